@@ -1,0 +1,36 @@
+"""didax: JAX's core, built from scratch in Python, for learning and inspecting how
+programs are transformed and compiled.
+
+`import didax, didax.numpy as jnp`; then `didax.make_jaxpr`, `didax.jvp`, `didax.vmap`, ...
+In IPython, `%load_ext didax` adds the `%jaxpr`, `%grad`, `%vmap` and `%jit` magics.
+This module only re-exports (layer 5).
+"""
+
+from didax import core, dtypes, tree_util  # noqa: F401
+from didax.array import Array
+from didax import lax  # noqa: F401
+from didax import numpy  # noqa: F401 - fills the operator table of Array and Tracer
+from didax import nn  # noqa: F401
+from didax.api import jvp, make_jaxpr, vmap
+from didax.core import ConcretizationTypeError, UnexpectedTracerError
+from didax.jaxpr import ClosedJaxpr, Jaxpr, JaxprTypeError, eval_jaxpr, typecheck
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Array", "ClosedJaxpr", "ConcretizationTypeError", "Jaxpr", "JaxprTypeError",
+    "UnexpectedTracerError", "eval_jaxpr", "jvp", "make_jaxpr", "typecheck", "vmap",
+]
+
+
+def load_ipython_extension(ipython):  # noqa: ANN001, ANN201
+    """`%load_ext didax`: register the magics. IPython is imported only here."""
+    from didax import magics  # noqa: PLC0415 - keeps `import didax` free of IPython
+
+    magics.load_ipython_extension(ipython)
+
+
+def unload_ipython_extension(ipython):  # noqa: ANN001, ANN201
+    from didax import magics  # noqa: PLC0415
+
+    magics.unload_ipython_extension(ipython)

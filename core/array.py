@@ -1,0 +1,126 @@
+"""`didax.Array`: what didax operations return, eager or jitted.
+
+Layer 1. An Array holds either a NumPy value (eager results) or a device buffer (results of a
+compiled call, which stay on the device until read). Reading `np.asarray(x)` copies a device
+buffer to the host once and keeps the copy. Operators forward to `core.operator_table`, which
+`didax.numpy` fills, so this module needs nothing above layer 1.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from didax import core, dtypes
+
+
+@core.install_operators
+class Array:
+    """An immutable n-dimensional array. Like `jax.Array`."""
+
+    __slots__ = ("_value", "_buffer", "aval", "__weakref__")
+    __array_priority__ = 100
+
+    def __init__(self, value: Any, weak_type: bool = False, *, buffer: Any = None,
+                 aval: core.ShapedArray | None = None) -> None:
+        if buffer is not None:
+            self._value = None
+            self._buffer = buffer
+            self.aval = aval
+            return
+        value = core.to_numpy(value)
+        self._value = value
+        self._buffer = None
+        self.aval = core.ShapedArray(value.shape, value.dtype, weak_type)
+
+    # ----- reading
+    def _host(self) -> np.ndarray:
+        if self._value is None:
+            self._value = np.asarray(self._buffer)
+        return self._value
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        value = np.asarray(self._host())
+        return value if dtype is None else value.astype(dtype)
+
+    def block_until_ready(self) -> Array:
+        if self._buffer is not None:
+            self._buffer.block_until_ready()
+        return self
+
+    def item(self) -> Any:
+        return np.asarray(self._host()).item()
+
+    def tolist(self) -> Any:
+        return np.asarray(self._host()).tolist()
+
+    # ----- abstract properties
+    shape = property(lambda self: self.aval.shape)
+    dtype = property(lambda self: self.aval.dtype)
+    ndim = property(lambda self: self.aval.ndim)
+    size = property(lambda self: self.aval.size)
+    weak_type = property(lambda self: self.aval.weak_type)
+    T = property(lambda self: core.operator_table["transpose"](self))
+
+    # ----- Python protocol
+    def __bool__(self) -> bool:
+        return bool(self._host())
+
+    def __int__(self) -> int:
+        return int(self._host())
+
+    def __float__(self) -> float:
+        return float(self._host())
+
+    def __index__(self) -> int:
+        return int(np.asarray(self._host()).__index__())
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of unsized object")
+        return self.shape[0]
+
+    def __iter__(self):
+        if not self.shape:
+            raise TypeError("iteration over a 0-d array")
+        return (self[i] for i in range(self.shape[0]))
+
+    def __hash__(self) -> int:
+        raise TypeError("unhashable type: 'Array'")
+
+    def __repr__(self) -> str:
+        body = np.array2string(np.asarray(self._host()), separator=", ", prefix="Array(")
+        weak = ", weak_type=True" if self.weak_type else ""
+        return f"Array({body}, dtype={self.dtype.name}{weak})"
+
+    def __str__(self) -> str:
+        return str(np.asarray(self._host()))
+
+    def __format__(self, spec: str) -> str:
+        return format(np.asarray(self._host()) if self.ndim else self.item(), spec)
+
+    def __reduce__(self):
+        return (Array, (np.asarray(self._host()), self.weak_type))
+
+
+def _wrap_eager(value: Any, weak: bool) -> Array:
+    # The eager hot path: skip __init__'s canonicalization, impl rules give canonical values.
+    out = Array.__new__(Array)
+    out._value = value
+    out._buffer = None
+    out.aval = core.ShapedArray(value.shape, value.dtype, weak)
+    return out
+
+
+core.wrap_eager = _wrap_eager
+
+
+def asarray(x: Any, dtype: Any = None) -> Array:
+    """`x` as an Array with a canonical dtype (float64 -> float32)."""
+    if isinstance(x, Array) and dtype is None:
+        return x
+    if dtypes.is_python_scalar(x) and dtype is None:
+        return Array(x, type(x) is not bool)
+    value = np.asarray(x, dtype=None if dtype is None else dtypes.canonicalize(dtype))
+    return Array(value.astype(dtypes.canonicalize(value.dtype), copy=False))

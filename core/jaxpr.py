@@ -1,0 +1,190 @@
+"""The jaxpr IR: variables, literals, equations, `Jaxpr`, `ClosedJaxpr`; typecheck; eval.
+
+Layer 1 (autodidax part 3, "Jaxprs"; "Understanding Jaxprs"). A jaxpr is a list of
+equations in A-normal form: each applies one primitive to variables or literals and binds its
+outputs to fresh variables. `typecheck` re-derives every equation's output types with the
+abstract-eval rules; `eval_jaxpr` binds each equation's primitive, so evaluating a jaxpr under
+a transformation transforms it (the interpreter is itself traceable).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+import numpy as np
+
+from didax import core, pretty
+from didax.core import ShapedArray
+
+
+@dataclass(frozen=True, eq=False, slots=True)
+class Var:
+    """A variable: identity matters, its name is chosen when the jaxpr is printed."""
+
+    aval: ShapedArray
+
+    def __repr__(self) -> str:
+        return f"Var({self.aval.str_short()})"
+
+
+@dataclass(frozen=True, eq=False, slots=True)
+class DropVar(Var):
+    """An output nobody reads; printed `_`."""
+
+
+@dataclass(frozen=True, eq=False, slots=True)
+class Literal:
+    """A scalar constant written inline, printed `3.0:f32[]`."""
+
+    val: Any
+    aval: ShapedArray
+
+    def __repr__(self) -> str:
+        return f"Literal({self.val!r}:{self.aval.str_short()})"
+
+
+Atom = Var | Literal
+
+
+@dataclass(frozen=True, slots=True)
+class JaxprEqn:
+    primitive: core.Primitive
+    invars: list[Atom]
+    outvars: list[Var]
+    params: dict[str, Any]
+
+
+@dataclass(frozen=True, eq=False, slots=True)
+class Jaxpr:
+    constvars: list[Var]
+    invars: list[Var]
+    outvars: list[Atom]
+    eqns: list[JaxprEqn]
+
+    @property
+    def in_avals(self) -> list[ShapedArray]:
+        return [v.aval for v in self.invars]
+
+    @property
+    def out_avals(self) -> list[ShapedArray]:
+        return [v.aval for v in self.outvars]
+
+    def __str__(self) -> str:
+        return pretty.pp_jaxpr(self)
+
+    __repr__ = __str__
+
+
+@dataclass(frozen=True, eq=False, slots=True)
+class ClosedJaxpr:
+    """A jaxpr with values for its constvars. Like `jax.core.ClosedJaxpr`."""
+
+    jaxpr: Jaxpr
+    consts: list[Any] = field(default_factory=list)
+
+    @property
+    def in_avals(self) -> list[ShapedArray]:
+        return self.jaxpr.in_avals
+
+    @property
+    def out_avals(self) -> list[ShapedArray]:
+        return self.jaxpr.out_avals
+
+    @property
+    def eqns(self) -> list[JaxprEqn]:
+        return self.jaxpr.eqns
+
+    def __str__(self) -> str:
+        return str(self.jaxpr)
+
+    __repr__ = __str__
+
+    def _repr_pretty_(self, p: Any, cycle: bool) -> None:
+        p.text(str(self))
+
+
+class JaxprTypeError(TypeError):
+    """A jaxpr is ill-typed: raised by `typecheck`."""
+
+
+def typecheck(jaxpr: Jaxpr) -> tuple[list[ShapedArray], list[ShapedArray]]:
+    """Check that every variable is bound once before use and every equation's output types
+    are what its primitive's abstract-eval rule gives. Returns (in_avals, out_avals)."""
+    env: set[Var] = set()
+
+    def bind_var(v: Var, where: str) -> None:
+        if v in env:
+            raise JaxprTypeError(f"variable {v} bound twice ({where})")
+        env.add(v)
+
+    def read(atom: Atom, eqn_index: int) -> ShapedArray:
+        if isinstance(atom, Literal):
+            return atom.aval
+        if atom not in env:
+            raise JaxprTypeError(
+                f"variable {_name_in(jaxpr, atom)}:{atom.aval.str_short()} used before it is "
+                f"bound, in equation {eqn_index}:\n{_context(jaxpr, eqn_index)}")
+        return atom.aval
+
+    for v in jaxpr.constvars:
+        bind_var(v, "constvars")
+    for v in jaxpr.invars:
+        bind_var(v, "invars")
+    for i, eqn in enumerate(jaxpr.eqns):
+        in_avals = [read(x, i) for x in eqn.invars]
+        try:
+            out_avals = core.abstract_eval_rules[eqn.primitive](*in_avals, **eqn.params)
+        except TypeError as e:
+            raise JaxprTypeError(f"{e}\nin equation {i}:\n{_context(jaxpr, i)}") from None
+        for v, aval in zip(eqn.outvars, out_avals, strict=True):
+            if not core.types_match(v.aval, aval):
+                raise JaxprTypeError(
+                    f"{eqn.primitive}: output type {v.aval.str_short()} does not match the "
+                    f"type {aval.str_short()} its rule gives, in equation {i}:\n"
+                    f"{_context(jaxpr, i)}")
+            bind_var(v, f"equation {i}")
+    out_avals = [read(x, len(jaxpr.eqns)) for x in jaxpr.outvars]
+    return [v.aval for v in jaxpr.invars], out_avals
+
+
+def _name_in(jaxpr: Jaxpr, var: Var) -> str:
+    return pretty.var_name_in(jaxpr, var)
+
+
+def _context(jaxpr: Jaxpr, i: int) -> str:
+    return pretty.pp_eqn_context(jaxpr, i)
+
+
+def eval_jaxpr(jaxpr: Jaxpr, consts: Sequence[Any], *args: Any) -> list[Any]:
+    """Evaluate `jaxpr` by binding each equation's primitive: traceable, so evaluating a
+    jaxpr under a transformation transforms it. Like `jax.core.eval_jaxpr`."""
+    env: dict[Var, Any] = {}
+
+    def read(atom: Atom) -> Any:
+        return atom.val if isinstance(atom, Literal) else env[atom]
+
+    for v, val in zip(jaxpr.constvars, consts, strict=True):
+        env[v] = val
+    if len(args) != len(jaxpr.invars):
+        raise TypeError(f"eval_jaxpr: the jaxpr takes {len(jaxpr.invars)} arguments, "
+                        f"got {len(args)}")
+    for v, val in zip(jaxpr.invars, args, strict=True):
+        env[v] = val
+    for eqn in jaxpr.eqns:
+        outs = core.bind(eqn.primitive, [read(x) for x in eqn.invars], eqn.params)
+        for v, val in zip(eqn.outvars, outs, strict=True):
+            env[v] = val
+    return [read(x) for x in jaxpr.outvars]
+
+
+def eval_closed_jaxpr(closed: ClosedJaxpr, *args: Any) -> list[Any]:
+    return eval_jaxpr(closed.jaxpr, closed.consts, *args)
+
+
+def literal(val: Any, aval: ShapedArray) -> Literal:
+    """A Literal holding `val` as a Python scalar of the aval's dtype."""
+    if type(val) in (bool, int, float) and (type(val) is not int or aval.dtype.kind in "iu"):
+        if type(val) is not float or aval.dtype.kind == "f":
+            return Literal(val, aval)
+    return Literal(np.asarray(val, aval.dtype).item(), aval)

@@ -1,0 +1,29 @@
+"""`didax.lax`: the primitives' own wrappers, by family, and (re-exported from layer 4)
+control flow. Like `jax.lax`.
+
+Layer 2 package. Family modules, in import order: common (rule factories), convert, shape
+(structural ops, reduce_sum, and the helpers other rules use), comparison, elementwise,
+reductions, dot. This `__init__` only re-exports.
+"""
+
+from didax.lax.convert import convert_element_type, stop_gradient
+from didax.lax.shape import (broadcast_in_dim, broadcasted_iota, concatenate, expand_dims,
+                             full, iota, pad, reduce_sum, reshape, slice, squeeze, stack,
+                             transpose)
+from didax.lax.comparison import (bitwise_and, bitwise_not, bitwise_or, eq, ge, gt,
+                                  is_finite, le, lt, ne, select_n)
+from didax.lax.elementwise import (abs, add, add_any, clamp, cos, div, exp, expm1, floor,
+                                   integer_pow, log, log1p, logistic, max, min, mul, neg, pow,
+                                   rem, sign, sin, sqrt, sub, tan, tanh)
+from didax.lax.reductions import argmax, reduce_max, reduce_min, reduce_prod
+from didax.lax.dot import dot_general
+
+__all__ = [
+    "abs", "add", "add_any", "argmax", "bitwise_and", "bitwise_not", "bitwise_or",
+    "broadcast_in_dim", "broadcasted_iota", "clamp", "concatenate", "convert_element_type",
+    "cos", "div", "dot_general", "eq", "exp", "expand_dims", "expm1", "floor", "full", "ge",
+    "gt", "integer_pow", "iota", "is_finite", "le", "log", "log1p", "logistic", "lt", "max",
+    "min", "mul", "ne", "neg", "pad", "pow", "reduce_max", "reduce_min", "reduce_prod",
+    "reduce_sum", "rem", "reshape", "select_n", "sign", "sin", "slice", "sqrt", "squeeze",
+    "stack", "stop_gradient", "sub", "tan", "tanh", "transpose",
+]

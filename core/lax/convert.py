@@ -1,0 +1,92 @@
+"""Dtype conversion: `convert_element_type`, and `stop_gradient`'s identity primitive.
+
+Layer 2. `convert_element_type` changes dtype and/or weak type; it is linear on floats.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from didax import core, dtypes
+from didax.core import ShapedArray, Zero
+from didax.lax import common
+
+convert_element_type_p = core.Primitive("convert_element_type")
+
+
+def convert_element_type(x: Any, new_dtype: Any, weak_type: bool = False) -> Any:
+    """Convert `x` to `new_dtype`. Like `jax.lax.convert_element_type`."""
+    new_dtype = dtypes.canonicalize(new_dtype)
+    aval = core.get_aval(x)
+    if aval.dtype == new_dtype and aval.weak_type == weak_type and not dtypes.is_python_scalar(x):
+        return x
+    if dtypes.is_python_scalar(x) and not isinstance(x, core.Tracer):
+        value = np.asarray(x).astype(new_dtype)  # converting a constant needs no equation
+        return _scalar_constant(value, weak_type)
+    return convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=weak_type)
+
+
+def _scalar_constant(value: np.ndarray, weak_type: bool) -> Any:
+    # A Python scalar of the right dtype stays a Python scalar (a weak literal); anything else
+    # becomes an eager Array, which make_jaxpr inlines as a literal.
+    if weak_type and value.dtype in (dtypes.float32, dtypes.int32):
+        return value.item() if value.dtype == dtypes.int32 else float(value)
+    return core.wrap_eager(value[()] if value.ndim == 0 else value, weak_type)
+
+
+def _convert_impl(x: np.ndarray, *, new_dtype: np.dtype, weak_type: bool) -> list:
+    return [np.asarray(x).astype(new_dtype)]
+
+
+core.impl_rules.register(convert_element_type_p, _convert_impl)
+
+
+@core.abstract_eval_rules.register(convert_element_type_p)
+def _convert_abstract_eval(x: ShapedArray, *, new_dtype: np.dtype, weak_type: bool) -> list:
+    return [ShapedArray(x.shape, new_dtype, weak_type)]
+
+
+@core.jvp_rules.register(convert_element_type_p)
+def _convert_jvp(primals, tangents, *, new_dtype, weak_type):
+    (x,), (x_dot,) = primals, tangents
+    out = convert_element_type(x, new_dtype, weak_type)
+    if isinstance(x_dot, Zero) or not dtypes.is_float(new_dtype):
+        return [out], [Zero.like(out)]
+    return [out], [convert_element_type(x_dot, new_dtype, weak_type)]
+
+
+@core.transpose_rules.register(convert_element_type_p)
+def _convert_transpose(cts, x, *, new_dtype, weak_type):
+    (ct,) = cts
+    if isinstance(ct, Zero):
+        return [Zero(x.aval)]
+    return [convert_element_type(ct, x.aval.dtype, x.aval.weak_type)]
+
+
+core.vmap_rules.register(convert_element_type_p, common.vectorized_vmap(convert_element_type_p.bind))
+
+# ----------------------------------------------------------------------------- stop_gradient
+
+stop_gradient_p = core.Primitive("stop_gradient")
+
+
+def stop_gradient(x: Any) -> Any:
+    """The identity whose derivative is zero. Like `jax.lax.stop_gradient`."""
+    return stop_gradient_p.bind(x)
+
+
+core.impl_rules.register(stop_gradient_p, lambda x: [x])
+core.abstract_eval_rules.register(stop_gradient_p, common.same_aval)
+
+
+@core.jvp_rules.register(stop_gradient_p)
+def _stop_gradient_jvp(primals, tangents):
+    (x,), _ = primals, tangents
+    out = stop_gradient(x)
+    return [out], [Zero.like(out)]
+
+
+# no transpose rule: stop_gradient is not linear (its jvp is zero)
+core.vmap_rules.register(stop_gradient_p, common.vectorized_vmap(stop_gradient))

@@ -1,0 +1,141 @@
+"""`dot_general`: contractions with batch dimensions (matmul, dot, einsum-like products).
+
+Layer 2. `dimension_numbers = ((lhs_contract, rhs_contract), (lhs_batch, rhs_batch))`; the
+output's axes are the batch axes, then lhs's free axes, then rhs's free axes. It is bilinear:
+its jvp is the sum of the two one-sided products and it transposes in either operand.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from didax import core, dtypes, pretty
+from didax.core import NOT_MAPPED, ShapedArray, UndefinedPrimal, Zero
+from didax.lax import shape
+from didax.lax.convert import convert_element_type
+from didax.lax.elementwise import add_tangents
+
+DimensionNumbers = tuple[tuple[tuple[int, ...], tuple[int, ...]],
+                         tuple[tuple[int, ...], tuple[int, ...]]]
+
+dot_general_p = core.Primitive("dot_general")
+
+
+def dot_general(x: Any, y: Any, dimension_numbers: Any,
+                preferred_element_type: Any = None) -> Any:
+    """Like `jax.lax.dot_general`."""
+    (lc, rc), (lb, rb) = dimension_numbers
+    dims = ((tuple(map(int, lc)), tuple(map(int, rc))), (tuple(map(int, lb)), tuple(map(int, rb))))
+    if preferred_element_type is None:
+        preferred_element_type = core.get_aval(x).dtype
+    return dot_general_p.bind(x, y, dimension_numbers=dims, precision=None,
+                              preferred_element_type=dtypes.canonicalize(preferred_element_type))
+
+
+def _free(ndim: int, *used: Sequence[int]) -> list[int]:
+    taken = {d for dims in used for d in dims}
+    return [d for d in range(ndim) if d not in taken]
+
+
+def _dot_general_impl(x, y, *, dimension_numbers, precision, preferred_element_type):
+    (lc, rc), (lb, rb) = dimension_numbers
+    x, y = np.asarray(x), np.asarray(y)
+    lf, rf = _free(x.ndim, lc, lb), _free(y.ndim, rc, rb)
+    batch = [x.shape[d] for d in lb]
+    size = lambda a, ds: int(np.prod([a.shape[d] for d in ds], dtype=np.int64))  # noqa: E731
+    xm = np.transpose(x, (*lb, *lf, *lc)).reshape(*batch, size(x, lf), size(x, lc))
+    ym = np.transpose(y, (*rb, *rc, *rf)).reshape(*batch, size(y, rc), size(y, rf))
+    out = np.matmul(xm, ym).reshape(*batch, *(x.shape[d] for d in lf), *(y.shape[d] for d in rf))
+    return [np.asarray(out).astype(preferred_element_type)]
+
+
+core.impl_rules.register(dot_general_p, _dot_general_impl)
+
+
+@core.abstract_eval_rules.register(dot_general_p)
+def _dot_general_abstract_eval(x, y, *, dimension_numbers, precision, preferred_element_type):
+    (lc, rc), (lb, rb) = dimension_numbers
+    if x.dtype != y.dtype:
+        raise TypeError(f"dot_general requires operands of the same dtype, got "
+                        f"{x.dtype.name} and {y.dtype.name}")
+    if len(lc) != len(rc) or len(lb) != len(rb) or any(
+            x.shape[a] != y.shape[b] for a, b in zip((*lc, *lb), (*rc, *rb))):
+        raise TypeError(f"dot_general: incompatible shapes {x.str_short()} and "
+                        f"{y.str_short()} for dimension_numbers {dimension_numbers}")
+    shape_out = (*(x.shape[d] for d in lb), *(x.shape[d] for d in _free(x.ndim, lc, lb)),
+                 *(y.shape[d] for d in _free(y.ndim, rc, rb)))
+    return [ShapedArray(shape_out, preferred_element_type)]
+
+
+@core.jvp_rules.register(dot_general_p)
+def _dot_general_jvp(primals, tangents, **params):
+    (x, y), (x_dot, y_dot) = primals, tangents
+    out = dot_general_p.bind(x, y, **params)  # d(x . y) = dx . y + x . dy
+    x_part = x_dot if isinstance(x_dot, Zero) else dot_general_p.bind(x_dot, y, **params)
+    y_part = y_dot if isinstance(y_dot, Zero) else dot_general_p.bind(x, y_dot, **params)
+    t = add_tangents(x_part, y_part)
+    return [out], [Zero.like(out) if isinstance(t, Zero) else t]
+
+
+def _transpose_lhs(ct, x_aval, y, dimension_numbers, preferred_element_type, swap_out=False):
+    (xc, yc), (xb, yb) = dimension_numbers
+    y_ndim = core.get_aval(y).ndim
+    x_free, y_free = _free(x_aval.ndim, xc, xb), _free(y_ndim, yc, yb)
+    nb = len(xb)
+    # positions of the batch, x-free and y-free axes in the cotangent
+    if swap_out:  # ct's layout is (batch, y_free, x_free)
+        ct_y = tuple(range(nb, nb + len(y_free)))
+    else:  # ct's layout is (batch, x_free, y_free)
+        ct_y = tuple(range(nb + len(x_free), nb + len(x_free) + len(y_free)))
+    dims = ((ct_y, tuple(y_free)), (tuple(range(nb)), tuple(yb)))
+    prod = dot_general(ct, y, dims, preferred_element_type)  # (batch, x_free, y's contracted)
+    xc_in_y_order = [xc[i] for i in np.argsort(yc)]
+    perm = np.argsort([*xb, *x_free, *xc_in_y_order])
+    out = shape.transpose(prod, tuple(int(p) for p in perm))
+    return convert_element_type(out, x_aval.dtype)
+
+
+@core.transpose_rules.register(dot_general_p)
+def _dot_general_transpose(cts, x, y, *, dimension_numbers, precision, preferred_element_type):
+    (ct,) = cts
+    if isinstance(x, UndefinedPrimal) and isinstance(y, UndefinedPrimal):
+        raise ValueError("dot_general: cannot transpose a product of two linear operands")
+    if isinstance(x, UndefinedPrimal):
+        if isinstance(ct, Zero):
+            return [Zero(x.aval), None]
+        return [_transpose_lhs(ct, x.aval, y, dimension_numbers, x.aval.dtype), None]
+    (xc, yc), (xb, yb) = dimension_numbers
+    swapped = ((yc, xc), (yb, xb))
+    if isinstance(ct, Zero):
+        return [None, Zero(y.aval)]
+    return [None, _transpose_lhs(ct, y.aval, x, swapped, y.aval.dtype, swap_out=True)]
+
+
+@core.vmap_rules.register(dot_general_p)
+def _dot_general_vmap(axis_size, vals, dims, *, dimension_numbers, precision,
+                      preferred_element_type):
+    (x, y), (dx, dy) = vals, dims
+    (lc, rc), (lb, rb) = dimension_numbers
+    shift = lambda ds: tuple(d + 1 for d in ds)  # noqa: E731
+    if dx is not NOT_MAPPED and dy is not NOT_MAPPED:
+        x, y = shape.move_axis(x, dx, 0, axis_size), shape.move_axis(y, dy, 0, axis_size)
+        new = ((shift(lc), shift(rc)), ((0, *shift(lb)), (0, *shift(rb))))
+        return [dot_general(x, y, new, preferred_element_type)], [0]
+    if dx is not NOT_MAPPED:
+        x = shape.move_axis(x, dx, 0, axis_size)
+        new = ((shift(lc), rc), (shift(lb), rb))
+        return [dot_general(x, y, new, preferred_element_type)], [len(lb)]
+    y = shape.move_axis(y, dy, 0, axis_size)
+    new = ((lc, shift(rc)), (lb, shift(rb)))
+    x_free = len(_free(core.get_aval(x).ndim, lc, lb))
+    return [dot_general(x, y, new, preferred_element_type)], [len(lb) + x_free]
+
+
+@pretty.pp_params_rules.register(dot_general_p)
+def _dot_general_pp(params):  # JAX prints the axis tuples as lists and hides precision=None
+    (lc, rc), (lb, rb) = params["dimension_numbers"]
+    dims = f"(({list(lc)}, {list(rc)}), ({list(lb)}, {list(rb)}))"
+    return [("dimension_numbers", dims),
+            ("preferred_element_type", params["preferred_element_type"])]

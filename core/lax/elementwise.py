@@ -1,0 +1,551 @@
+"""Elementwise arithmetic and transcendental primitives.
+
+Layer 2. Operands have equal shapes, or some are scalars (rank 0), as JAX 0.10's lax allows
+(`mul b 3.0:f32[]`); dtypes must be equal. Each op's jvp rule states its derivative; the
+linear ones (add, sub, neg, mul and div in one operand, add_any) also have transpose rules.
+Tangents may be symbolic zeros (`core.Zero`): rules skip the work for them.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from didax import core, dtypes
+from didax.core import ShapedArray, UndefinedPrimal, Zero
+from didax.lax import common, shape
+from didax.lax.comparison import and_p, eq, gt, lt, select_n
+from didax.lax.convert import _scalar_constant
+
+
+def _unary(name: str, fn: Callable[..., Any], *, floats_only: bool = True) -> core.Primitive:
+    prim = core.Primitive(name)
+    core.impl_rules.register(prim, common.elementwise_impl(fn))
+    aval = common.float_aval(name) if floats_only else common.same_aval
+    core.abstract_eval_rules.register(prim, aval)
+    core.vmap_rules.register(prim, common.vectorized_vmap(prim.bind))
+    return prim
+
+
+def _binary(name: str, fn: Callable[..., Any], allowed: str = "any") -> core.Primitive:
+    prim = core.Primitive(name)
+    core.impl_rules.register(prim, common.elementwise_impl(fn))
+    core.abstract_eval_rules.register(prim, common.naryop_aval(name, allowed))
+    core.vmap_rules.register(prim, shape.broadcasting_vmap(prim.bind))
+    return prim
+
+
+def _const(value: float, like: Any) -> Any:
+    """A scalar constant of `like`'s dtype (a literal when staged)."""
+    aval = core.get_aval(like)
+    return _scalar_constant(np.asarray(value, aval.dtype), aval.weak_type)
+
+
+def _mul_tangent(t: Any, factor: Any) -> Any:
+    return t if isinstance(t, Zero) else mul(t, factor)
+
+
+def _out_tangent(t: Any, out: Any) -> Any:
+    return shape.fit_shape(t, core.get_aval(out))
+
+
+# ----------------------------------------------------------------------------- add, add_any
+
+add_p = _binary("add", np.add)
+add_any_p = _binary("add_any", np.add)  # the sum of two tangents or cotangents
+
+
+def add(x: Any, y: Any) -> Any:
+    """Like `jax.lax.add`."""
+    return add_p.bind(x, y)
+
+
+def add_any(x: Any, y: Any) -> Any:
+    return add_any_p.bind(x, y)
+
+
+def add_tangents(a: Any, b: Any) -> Any:
+    """The sum of two tangents, either of which may be a symbolic zero."""
+    if isinstance(a, Zero):
+        return b
+    if isinstance(b, Zero):
+        return a
+    return add_any(a, b)
+
+
+@core.jvp_rules.register(add_p)
+def _add_jvp(primals, tangents):
+    (x, y), (x_dot, y_dot) = primals, tangents
+    out = add(x, y)
+    return [out], [add_tangents(_out_tangent(x_dot, out), _out_tangent(y_dot, out))]
+
+
+@core.jvp_rules.register(add_any_p)
+def _add_any_jvp(primals, tangents):
+    (x, y), (x_dot, y_dot) = primals, tangents
+    out = add_any(x, y)
+    return [out], [add_tangents(_out_tangent(x_dot, out), _out_tangent(y_dot, out))]
+
+
+def _add_transpose(cts, x, y):
+    (ct,) = cts
+    return [shape.unbroadcast(ct, v.aval) if isinstance(v, UndefinedPrimal) else None
+            for v in (x, y)]
+
+
+core.transpose_rules.register(add_p, _add_transpose)
+core.transpose_rules.register(add_any_p, _add_transpose)
+
+# ----------------------------------------------------------------------------- sub, neg
+
+sub_p = _binary("sub", np.subtract)
+neg_p = _unary("neg", np.negative, floats_only=False)
+
+
+def sub(x: Any, y: Any) -> Any:
+    """Like `jax.lax.sub`."""
+    return sub_p.bind(x, y)
+
+
+def neg(x: Any) -> Any:
+    """Like `jax.lax.neg`."""
+    return neg_p.bind(x)
+
+
+@core.jvp_rules.register(sub_p)
+def _sub_jvp(primals, tangents):
+    (x, y), (x_dot, y_dot) = primals, tangents
+    out = sub(x, y)
+    y_part = _out_tangent(y_dot, out)
+    neg_y = y_part if isinstance(y_part, Zero) else neg(y_part)
+    return [out], [add_tangents(_out_tangent(x_dot, out), neg_y)]
+
+
+@core.transpose_rules.register(sub_p)
+def _sub_transpose(cts, x, y):
+    (ct,) = cts
+    ct_x = shape.unbroadcast(ct, x.aval) if isinstance(x, UndefinedPrimal) else None
+    ct_y = None
+    if isinstance(y, UndefinedPrimal):
+        ct_y = shape.unbroadcast(ct if isinstance(ct, Zero) else neg(ct), y.aval)
+    return [ct_x, ct_y]
+
+
+core.jvp_rules.register(neg_p, common.linear_unary_jvp(neg_p.bind))
+core.transpose_rules.register(neg_p, common.linear_unary_transpose(neg_p.bind))
+
+# ----------------------------------------------------------------------------- mul, div
+
+mul_p = _binary("mul", np.multiply)
+
+
+def mul(x: Any, y: Any) -> Any:
+    """Like `jax.lax.mul`."""
+    return mul_p.bind(x, y)
+
+
+@core.jvp_rules.register(mul_p)
+def _mul_jvp(primals, tangents):
+    (x, y), (x_dot, y_dot) = primals, tangents
+    out = mul(x, y)  # d(xy) = dx y + x dy
+    t = add_tangents(_mul_tangent(x_dot, y), y_dot if isinstance(y_dot, Zero) else mul(x, y_dot))
+    return [out], [_out_tangent(t, out)]
+
+
+@core.transpose_rules.register(mul_p)
+def _mul_transpose(cts, x, y):
+    (ct,) = cts
+    if isinstance(x, UndefinedPrimal) and isinstance(y, UndefinedPrimal):
+        raise ValueError("mul: cannot transpose a product of two linear operands")
+    if isinstance(x, UndefinedPrimal):
+        return [Zero(x.aval) if isinstance(ct, Zero) else shape.unbroadcast(mul(ct, y), x.aval),
+                None]
+    return [None,
+            Zero(y.aval) if isinstance(ct, Zero) else shape.unbroadcast(mul(x, ct), y.aval)]
+
+
+def _div_impl(x, y):
+    x, y = np.asarray(x), np.asarray(y)
+    if dtypes.is_float(x.dtype):
+        return [np.divide(x, y).astype(x.dtype)]
+    with np.errstate(divide="ignore", invalid="ignore"):  # C-style: round toward zero
+        q = np.where(y == 0, 0, np.trunc(np.true_divide(x, np.where(y == 0, 1, y))))
+    return [np.asarray(q).astype(x.dtype)]
+
+
+div_p = core.Primitive("div")
+core.impl_rules.register(div_p, _div_impl)
+core.abstract_eval_rules.register(div_p, common.naryop_aval("div"))
+core.vmap_rules.register(div_p, shape.broadcasting_vmap(div_p.bind))
+
+
+def div(x: Any, y: Any) -> Any:
+    """Like `jax.lax.div` (integer division rounds toward zero)."""
+    return div_p.bind(x, y)
+
+
+@core.jvp_rules.register(div_p)
+def _div_jvp(primals, tangents):
+    (x, y), (x_dot, y_dot) = primals, tangents
+    out = div(x, y)  # d(x/y) = dx / y - (x/y) dy / y
+    x_part = x_dot if isinstance(x_dot, Zero) else div(x_dot, y)
+    y_part = y_dot if isinstance(y_dot, Zero) else neg(mul(y_dot, div(out, y)))
+    return [out], [_out_tangent(add_tangents(x_part, y_part), out)]
+
+
+@core.transpose_rules.register(div_p)
+def _div_transpose(cts, x, y):
+    (ct,) = cts
+    if isinstance(y, UndefinedPrimal):
+        raise ValueError("div: cannot transpose with respect to the denominator")
+    return [Zero(x.aval) if isinstance(ct, Zero) else shape.unbroadcast(div(ct, y), x.aval),
+            None]
+
+
+# ----------------------------------------------------------------------------- rem
+
+rem_p = core.Primitive("rem")
+core.impl_rules.register(rem_p, common.elementwise_impl(np.fmod))
+core.abstract_eval_rules.register(rem_p, common.naryop_aval("rem"))
+core.vmap_rules.register(rem_p, shape.broadcasting_vmap(rem_p.bind))
+
+
+def rem(x: Any, y: Any) -> Any:
+    """C-style remainder (sign of `x`). Like `jax.lax.rem`."""
+    return rem_p.bind(x, y)
+
+
+@core.jvp_rules.register(rem_p)
+def _rem_jvp(primals, tangents):
+    (x, y), (x_dot, y_dot) = primals, tangents
+    out = rem(x, y)  # x - y * trunc(x / y): d = dx - dy * trunc(x / y)
+    y_part = y_dot if isinstance(y_dot, Zero) else neg(mul(y_dot, round_toward_zero(div(x, y))))
+    return [out], [_out_tangent(add_tangents(x_dot, y_part), out)]
+
+
+def round_toward_zero(x: Any) -> Any:
+    return mul(sign(x), floor(abs(x)))
+
+
+# ----------------------------------------------------------------------------- max, min
+
+
+def _balanced_eq(x: Any, z: Any, y: Any) -> Any:
+    # 1 where x alone attains the extremum z, 0.5 where x and y tie, 0 elsewhere (as JAX)
+    one, half, zero = _const(1.0, z), _const(0.5, z), _const(0.0, z)
+    z_shape = core.get_aval(z).shape
+    pick = select_n(eq(y, z), _full(one, z_shape), _full(half, z_shape))
+    return select_n(eq(x, z), _full(zero, z_shape), pick)
+
+
+def _full(value: Any, shp: tuple[int, ...]) -> Any:
+    return shape.broadcast_in_dim(value, shp, ()) if shp else value
+
+
+def _extremum(name: str, fn: Callable[..., Any]) -> core.Primitive:
+    prim = _binary(name, fn)
+
+    @core.jvp_rules.register(prim)
+    def _jvp(primals, tangents):
+        (x, y), (x_dot, y_dot) = primals, tangents
+        out = prim.bind(x, y)
+        x_part = _mul_tangent(x_dot, _balanced_eq(x, out, y))
+        y_part = _mul_tangent(y_dot, _balanced_eq(y, out, x))
+        return [out], [_out_tangent(add_tangents(x_part, y_part), out)]
+
+    return prim
+
+
+max_p = _extremum("max", np.maximum)
+min_p = _extremum("min", np.minimum)
+
+
+def max(x: Any, y: Any) -> Any:  # noqa: A001 - JAX's name
+    """Elementwise maximum. Like `jax.lax.max`."""
+    return max_p.bind(x, y)
+
+
+def min(x: Any, y: Any) -> Any:  # noqa: A001 - JAX's name
+    """Elementwise minimum. Like `jax.lax.min`."""
+    return min_p.bind(x, y)
+
+
+# ----------------------------------------------------------------------------- clamp
+
+clamp_p = core.Primitive("clamp")
+
+
+def clamp(lo: Any, x: Any, hi: Any) -> Any:
+    """`min(max(x, lo), hi)`. Like `jax.lax.clamp`."""
+    return clamp_p.bind(lo, x, hi)
+
+
+core.impl_rules.register(clamp_p, lambda lo, x, hi: [np.asarray(np.clip(x, lo, hi))])
+
+
+@core.abstract_eval_rules.register(clamp_p)
+def _clamp_abstract_eval(lo, x, hi):
+    if lo.dtype != x.dtype or hi.dtype != x.dtype:
+        raise TypeError("clamp requires arguments to have the same dtypes, got "
+                        f"{lo.dtype.name}, {x.dtype.name}, {hi.dtype.name}.")
+    for bound in (lo, hi):
+        if bound.shape and bound.shape != x.shape:
+            raise TypeError(f"clamp: bounds must be scalars or have the operand's shape "
+                            f"{x.shape}, got {bound.shape}")
+    return [ShapedArray(x.shape, x.dtype, x.weak_type)]
+
+
+@core.jvp_rules.register(clamp_p)
+def _clamp_jvp(primals, tangents):
+    (lo, x, hi), (lo_dot, x_dot, hi_dot) = primals, tangents
+    out = clamp(lo, x, hi)
+    zero = _const(0.0, out)
+    out_shape = core.get_aval(out).shape
+    t = Zero.like(out)
+    if not isinstance(x_dot, Zero):
+        inside = and_p.bind(gt(x, lo), lt(x, hi))
+        t = select_n(inside, _full(zero, out_shape), x_dot)
+    for bound_dot, bound, test in ((lo_dot, lo, lt), (hi_dot, hi, gt)):
+        if not isinstance(bound_dot, Zero):
+            hit = test(x, bound)
+            t = add_tangents(t, select_n(hit, _full(zero, out_shape),
+                                         shape.fit_shape(bound_dot, core.get_aval(out))))
+    return [out], [t]
+
+
+core.vmap_rules.register(clamp_p, shape.broadcasting_vmap(clamp_p.bind))
+
+# ----------------------------------------------------------------------------- sign, abs
+
+sign_p = _unary("sign", np.sign, floats_only=False)
+abs_p = _unary("abs", np.abs, floats_only=False)
+
+
+def sign(x: Any) -> Any:
+    """Like `jax.lax.sign`."""
+    return sign_p.bind(x)
+
+
+def abs(x: Any) -> Any:  # noqa: A001 - JAX's name
+    """Like `jax.lax.abs`."""
+    return abs_p.bind(x)
+
+
+@core.jvp_rules.register(sign_p)
+def _sign_jvp(primals, tangents):
+    out = sign(primals[0])
+    return [out], [Zero.like(out)]
+
+
+@core.jvp_rules.register(abs_p)
+def _abs_jvp(primals, tangents):
+    (x,), (x_dot,) = primals, tangents
+    return [abs(x)], [mul(x_dot, sign(x))]  # d|x| = sign(x) dx
+
+
+# ----------------------------------------------------------------------------- floor
+
+floor_p = _unary("floor", np.floor)
+
+
+def floor(x: Any) -> Any:
+    """Like `jax.lax.floor`."""
+    return floor_p.bind(x)
+
+
+@core.jvp_rules.register(floor_p)
+def _floor_jvp(primals, tangents):
+    out = floor(primals[0])
+    return [out], [Zero.like(out)]
+
+
+# ----------------------------------------------------------------------------- transcendental
+
+sin_p = _unary("sin", np.sin)
+cos_p = _unary("cos", np.cos)
+tan_p = _unary("tan", np.tan)
+tanh_p = _unary("tanh", np.tanh)
+exp_p = _unary("exp", np.exp)
+log_p = _unary("log", np.log)
+log1p_p = _unary("log1p", np.log1p)
+expm1_p = _unary("expm1", np.expm1)
+sqrt_p = _unary("sqrt", np.sqrt)
+logistic_p = _unary("logistic", lambda x: 1 / (1 + np.exp(-x)))
+
+
+def sin(x: Any) -> Any:
+    """Elementwise sine. Like `jax.lax.sin`."""
+    return sin_p.bind(x)
+
+
+def cos(x: Any) -> Any:
+    """Like `jax.lax.cos`."""
+    return cos_p.bind(x)
+
+
+def tan(x: Any) -> Any:
+    """Like `jax.lax.tan`."""
+    return tan_p.bind(x)
+
+
+def tanh(x: Any) -> Any:
+    """Like `jax.lax.tanh`."""
+    return tanh_p.bind(x)
+
+
+def exp(x: Any) -> Any:
+    """Like `jax.lax.exp`."""
+    return exp_p.bind(x)
+
+
+def log(x: Any) -> Any:
+    """Like `jax.lax.log`."""
+    return log_p.bind(x)
+
+
+def log1p(x: Any) -> Any:
+    """Like `jax.lax.log1p`."""
+    return log1p_p.bind(x)
+
+
+def expm1(x: Any) -> Any:
+    """Like `jax.lax.expm1`."""
+    return expm1_p.bind(x)
+
+
+def sqrt(x: Any) -> Any:
+    """Like `jax.lax.sqrt`."""
+    return sqrt_p.bind(x)
+
+
+def logistic(x: Any) -> Any:
+    """`1 / (1 + exp(-x))`. Like `jax.lax.logistic`."""
+    return logistic_p.bind(x)
+
+
+@core.jvp_rules.register(sin_p)
+def _sin_jvp(primals, tangents):
+    (x,), (x_dot,) = primals, tangents
+    return [sin(x)], [mul(x_dot, cos(x))]  # d sin x = cos x dx
+
+
+@core.jvp_rules.register(cos_p)
+def _cos_jvp(primals, tangents):
+    (x,), (x_dot,) = primals, tangents
+    return [cos(x)], [mul(x_dot, neg(sin(x)))]  # d cos x = -sin x dx
+
+
+@core.jvp_rules.register(tan_p)
+def _tan_jvp(primals, tangents):
+    (x,), (x_dot,) = primals, tangents
+    out = tan(x)
+    return [out], [mul(x_dot, add(_const(1.0, out), integer_pow(out, 2)))]  # 1 + tan^2
+
+
+@core.jvp_rules.register(tanh_p)
+def _tanh_jvp(primals, tangents):
+    (x,), (x_dot,) = primals, tangents
+    out = tanh(x)
+    return [out], [mul(x_dot, sub(_const(1.0, out), integer_pow(out, 2)))]  # 1 - tanh^2
+
+
+@core.jvp_rules.register(exp_p)
+def _exp_jvp(primals, tangents):
+    (x,), (x_dot,) = primals, tangents
+    out = exp(x)
+    return [out], [mul(x_dot, out)]  # d e^x = e^x dx
+
+
+@core.jvp_rules.register(log_p)
+def _log_jvp(primals, tangents):
+    (x,), (x_dot,) = primals, tangents
+    return [log(x)], [div(x_dot, x)]  # d log x = dx / x
+
+
+@core.jvp_rules.register(log1p_p)
+def _log1p_jvp(primals, tangents):
+    (x,), (x_dot,) = primals, tangents
+    return [log1p(x)], [div(x_dot, add(x, _const(1.0, x)))]  # dx / (1 + x)
+
+
+@core.jvp_rules.register(expm1_p)
+def _expm1_jvp(primals, tangents):
+    (x,), (x_dot,) = primals, tangents
+    out = expm1(x)
+    return [out], [mul(x_dot, add(out, _const(1.0, out)))]  # e^x dx
+
+
+@core.jvp_rules.register(sqrt_p)
+def _sqrt_jvp(primals, tangents):
+    (x,), (x_dot,) = primals, tangents
+    out = sqrt(x)
+    return [out], [mul(x_dot, div(_const(0.5, out), out))]  # dx / (2 sqrt x)
+
+
+@core.jvp_rules.register(logistic_p)
+def _logistic_jvp(primals, tangents):
+    (x,), (x_dot,) = primals, tangents
+    out = logistic(x)  # s' = s (1 - s)
+    return [out], [mul(x_dot, mul(out, sub(_const(1.0, out), out)))]
+
+
+# ----------------------------------------------------------------------------- pow
+
+pow_p = _binary("pow", np.power, "float")
+
+
+def pow(x: Any, y: Any) -> Any:  # noqa: A001 - JAX's name
+    """`x ** y` for floating `y`. Like `jax.lax.pow`."""
+    return pow_p.bind(x, y)
+
+
+@core.jvp_rules.register(pow_p)
+def _pow_jvp(primals, tangents):
+    (x, y), (x_dot, y_dot) = primals, tangents
+    out = pow(x, y)
+    x_part = x_dot  # d/dx x^y = y x^(y-1)
+    if not isinstance(x_dot, Zero):
+        x_part = mul(x_dot, mul(y, pow(x, sub(y, _const(1.0, y)))))
+    y_part = y_dot  # d/dy x^y = log(x) x^y, taken as 0 where x == 0
+    if not isinstance(y_dot, Zero):
+        zero = _const(0.0, x)
+        x_shape = core.get_aval(x).shape
+        safe_log = select_n(eq(x, zero), log(x), _full(zero, x_shape))
+        y_part = mul(y_dot, mul(safe_log, out))
+    return [out], [_out_tangent(add_tangents(x_part, y_part), out)]
+
+
+integer_pow_p = core.Primitive("integer_pow")
+
+
+def integer_pow(x: Any, y: int) -> Any:
+    """`x ** y` for a static integer `y`. Like `jax.lax.integer_pow`."""
+    return integer_pow_p.bind(x, y=int(y))
+
+
+def _integer_pow_impl(x, *, y):
+    x = np.asarray(x)
+    if y < 0 and not dtypes.is_float(x.dtype):
+        raise ValueError("integer_pow: negative powers of integers")
+    return [np.asarray(np.power(x, y) if y >= 0 else 1 / np.power(x, -y)).astype(x.dtype)]
+
+
+core.impl_rules.register(integer_pow_p, _integer_pow_impl)
+core.abstract_eval_rules.register(integer_pow_p, common.same_aval)
+
+
+@core.jvp_rules.register(integer_pow_p)
+def _integer_pow_jvp(primals, tangents, *, y):
+    (x,), (x_dot,) = primals, tangents
+    out = integer_pow(x, y)
+    if y == 0:
+        return [out], [Zero.like(out)]
+    factor = _const(float(y), x) if y != 1 else None  # d x^y = y x^(y-1) dx
+    if factor is None:
+        return [out], [x_dot]
+    deriv = mul(factor, x if y == 2 else integer_pow(x, y - 1))
+    return [out], [mul(x_dot, deriv)]
+
+
+core.vmap_rules.register(integer_pow_p, common.vectorized_vmap(integer_pow))

@@ -1,0 +1,141 @@
+"""Reductions other than reduce_sum (which sits with broadcast_in_dim in shape.py):
+reduce_max, reduce_min, reduce_prod, argmax.
+
+Layer 2. The jvp of max/min spreads the tangent evenly over the positions that attain the
+extremum, as JAX does; argmax has an integer output and no derivative.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from didax import core, dtypes
+from didax.core import ShapedArray, Zero
+from didax.lax import shape
+from didax.lax.comparison import eq
+from didax.lax.convert import convert_element_type
+from didax.lax.elementwise import div, mul
+
+
+def _reducer(name: str, fn: Any) -> core.Primitive:
+    prim = core.Primitive(name)
+
+    def impl(x, *, axes, **params):
+        x = np.asarray(x)
+        return [np.asarray(fn(x, axis=axes)).astype(x.dtype)]
+
+    core.impl_rules.register(prim, impl)
+    core.abstract_eval_rules.register(prim, shape.reduction_aval(name))
+    core.vmap_rules.register(prim, shape.reduction_vmap(prim.bind))
+    return prim
+
+
+reduce_max_p = _reducer("reduce_max", np.max)
+reduce_min_p = _reducer("reduce_min", np.min)
+reduce_prod_p = _reducer("reduce_prod", np.prod)
+
+
+def reduce_max(x: Any, axes: tuple[int, ...]) -> Any:
+    """Like `jax.lax.reduce_max`."""
+    return reduce_max_p.bind(x, axes=tuple(sorted(axes)))
+
+
+def reduce_min(x: Any, axes: tuple[int, ...]) -> Any:
+    """Like `jax.lax.reduce_min`."""
+    return reduce_min_p.bind(x, axes=tuple(sorted(axes)))
+
+
+def reduce_prod(x: Any, axes: tuple[int, ...]) -> Any:
+    """Like `jax.lax.reduce_prod`."""
+    return reduce_prod_p.bind(x, axes=tuple(sorted(axes)))
+
+
+def _kept_dims(x: Any, axes: tuple[int, ...]) -> tuple[int, ...]:
+    return tuple(i for i in range(core.get_aval(x).ndim) if i not in axes)
+
+
+def _extremum_jvp(prim: core.Primitive) -> core.JvpRule:
+    def rule(primals, tangents, *, axes):
+        (x,), (x_dot,) = primals, tangents
+        out = prim.bind(x, axes=axes)
+        x_shape = core.get_aval(x).shape
+        location = eq(x, shape.broadcast_in_dim(out, x_shape, _kept_dims(x, axes)))
+        location = convert_element_type(location, core.get_aval(x).dtype)
+        counts = shape.reduce_sum(location, axes)
+        return [out], [div(shape.reduce_sum(mul(x_dot, location), axes), counts)]
+
+    return rule
+
+
+core.jvp_rules.register(reduce_max_p, _extremum_jvp(reduce_max_p))
+core.jvp_rules.register(reduce_min_p, _extremum_jvp(reduce_min_p))
+
+
+@core.jvp_rules.register(reduce_prod_p)
+def _reduce_prod_jvp(primals, tangents, *, axes):
+    (x,), (x_dot,) = primals, tangents
+    out = reduce_prod(x, axes)  # d prod(x) = sum(prod(x) / x_i dx_i); x_i == 0 handled below
+    others = _prod_of_others(x, axes)  # without dividing by x: exact where x == 0
+    return [out], [shape.reduce_sum(mul(x_dot, others), axes)]
+
+
+def _prod_of_others(x: Any, axes: tuple[int, ...]) -> Any:
+    # for each position, the product of the other entries along `axes`: exclusive cumulative
+    # products from the left and from the right, taken over the flattened reduced axes.
+    aval = core.get_aval(x)
+    kept = _kept_dims(x, axes)
+    perm = (*kept, *axes)
+    moved = shape.transpose(x, perm)
+    kept_shape = tuple(aval.shape[i] for i in kept)
+    n = int(np.prod([aval.shape[a] for a in axes], dtype=np.int64))
+    flat = shape.reshape(moved, (*kept_shape, n))
+    ones = shape.full((*kept_shape, 1), 1, aval.dtype)
+    left, right = [ones], [ones]
+    for i in range(1, n):
+        prev = _column(flat, i - 1, kept_shape)
+        left.append(mul(left[-1], prev))
+        nxt = _column(flat, n - i, kept_shape)
+        right.append(mul(right[-1], nxt))
+    pieces = [mul(left[i], right[n - 1 - i]) for i in range(n)]
+    others = shape.concatenate(pieces, len(kept_shape)) if n else flat
+    others = shape.reshape(others, tuple(aval.shape[i] for i in perm))
+    return shape.transpose(others, tuple(int(i) for i in np.argsort(perm)))
+
+
+def _column(flat: Any, i: int, kept_shape: tuple[int, ...]) -> Any:
+    nd = len(kept_shape)
+    return shape.slice(flat, (0,) * nd + (i,), (*kept_shape, i + 1))
+
+
+argmax_p = core.Primitive("argmax")
+
+
+def argmax(x: Any, axis: int, index_dtype: Any = dtypes.int32) -> Any:
+    """Index of the first maximum along `axis`. Like `jax.lax.argmax`."""
+    return argmax_p.bind(x, axes=(int(axis),), index_dtype=dtypes.canonicalize(index_dtype))
+
+
+def _argmax_impl(x, *, axes, index_dtype):
+    return [np.asarray(np.argmax(x, axis=axes[0])).astype(index_dtype)]
+
+
+core.impl_rules.register(argmax_p, _argmax_impl)
+
+
+@core.abstract_eval_rules.register(argmax_p)
+def _argmax_abstract_eval(x, *, axes, index_dtype):
+    (axis,) = axes
+    if not (0 <= axis < x.ndim) or x.shape[axis] == 0:
+        raise TypeError(f"argmax: axis {axis} is out of bounds or empty for {x.str_short()}")
+    return [ShapedArray(tuple(s for i, s in enumerate(x.shape) if i != axis), index_dtype)]
+
+
+@core.jvp_rules.register(argmax_p)
+def _argmax_jvp(primals, tangents, *, axes, index_dtype):
+    out = argmax_p.bind(primals[0], axes=axes, index_dtype=index_dtype)
+    return [out], [Zero.like(out)]
+
+
+core.vmap_rules.register(argmax_p, shape.reduction_vmap(argmax_p.bind))

@@ -1,0 +1,631 @@
+"""Shape primitives: broadcast_in_dim, reshape, transpose, squeeze, slice, pad, concatenate,
+stack, iota, and reduce_sum; the helpers that other families' rules build on.
+
+Layer 2. These are the linear structural operations. `reduce_sum` sits here, beside its
+transpose `broadcast_in_dim`, because the elementwise family's transpose rules need it to
+sum the cotangent of a broadcast scalar, and the shape family must come first. The helpers at
+the end (`full`, `instantiate`, `unbroadcast`, `move_axis`, `broadcasting_vmap`) are what
+jvp, transpose and vmap rules everywhere use to build zeros and move batch axes.
+"""
+
+from __future__ import annotations
+
+import builtins
+from typing import Any, Sequence
+
+import numpy as np
+
+from didax import core, dtypes, pretty
+from didax.core import NOT_MAPPED, ShapedArray, UndefinedPrimal, Zero
+from didax.lax import common
+from didax.lax.convert import _scalar_constant
+
+# ----------------------------------------------------------------------------- broadcast_in_dim
+
+broadcast_in_dim_p = core.Primitive("broadcast_in_dim")
+
+
+def broadcast_in_dim(x: Any, shape: Sequence[int], broadcast_dimensions: Sequence[int]) -> Any:
+    """Broadcast `x` to `shape`, its dim i going to `broadcast_dimensions[i]`. Like
+    `jax.lax.broadcast_in_dim`."""
+    shape, dims = tuple(int(d) for d in shape), tuple(int(d) for d in broadcast_dimensions)
+    if core.get_aval(x).shape == shape and dims == tuple(range(len(shape))):
+        return x
+    return broadcast_in_dim_p.bind(x, shape=shape, broadcast_dimensions=dims, sharding=None)
+
+
+def _broadcast_in_dim_impl(x, *, shape, broadcast_dimensions, sharding):
+    x = np.asarray(x)
+    expanded = [1] * len(shape)
+    for i, d in enumerate(broadcast_dimensions):
+        expanded[d] = x.shape[i]
+    return [np.broadcast_to(x.reshape(expanded), shape)]
+
+
+core.impl_rules.register(broadcast_in_dim_p, _broadcast_in_dim_impl)
+
+
+@core.abstract_eval_rules.register(broadcast_in_dim_p)
+def _broadcast_in_dim_abstract_eval(x, *, shape, broadcast_dimensions, sharding):
+    if len(broadcast_dimensions) != x.ndim or any(
+            not (0 <= d < len(shape)) or x.shape[i] not in (1, shape[d])
+            for i, d in enumerate(broadcast_dimensions)):
+        raise TypeError(f"broadcast_in_dim: cannot broadcast {x.str_short()} to shape {shape} "
+                        f"with broadcast_dimensions={broadcast_dimensions}")
+    return [ShapedArray(shape, x.dtype, x.weak_type)]
+
+
+core.jvp_rules.register(broadcast_in_dim_p, common.linear_unary_jvp(broadcast_in_dim_p.bind))
+
+
+@core.transpose_rules.register(broadcast_in_dim_p)
+def _broadcast_in_dim_transpose(cts, x, *, shape, broadcast_dimensions, sharding):
+    (ct,) = cts
+    if isinstance(ct, Zero):
+        return [Zero(x.aval)]
+    in_shape = x.aval.shape
+    new_axes = tuple(i for i in range(len(shape)) if i not in broadcast_dimensions)
+    size1_axes = tuple(d for i, d in enumerate(broadcast_dimensions)
+                       if in_shape[i] == 1 and shape[d] != 1)
+    summed = reduce_sum(ct, tuple(sorted(new_axes + size1_axes)))
+    return [reshape(summed, in_shape) if size1_axes else summed]
+
+
+@core.vmap_rules.register(broadcast_in_dim_p)
+def _broadcast_in_dim_vmap(axis_size, vals, dims, *, shape, broadcast_dimensions, sharding):
+    (x,), (d,) = vals, dims
+    x = move_axis(x, d, 0, axis_size)
+    new_dims = (0, *(b + 1 for b in broadcast_dimensions))
+    return [broadcast_in_dim(x, (axis_size, *shape), new_dims)], [0]
+
+
+@pretty.pp_params_rules.register(broadcast_in_dim_p)
+def _broadcast_in_dim_pp(params):  # JAX prints the dims only, and only when there are some
+    dims = params["broadcast_dimensions"]
+    return [("broadcast_dimensions", dims)] if dims else []
+
+
+# ----------------------------------------------------------------------------- reshape
+
+reshape_p = core.Primitive("reshape")
+
+
+def reshape(x: Any, new_sizes: Sequence[int], dimensions: Sequence[int] | None = None) -> Any:
+    """Like `jax.lax.reshape` (row-major)."""
+    new_sizes = tuple(int(d) for d in new_sizes)
+    if dimensions is not None:
+        x = transpose(x, tuple(dimensions))
+    if core.get_aval(x).shape == new_sizes:
+        return x
+    return reshape_p.bind(x, new_sizes=new_sizes, dimensions=None, sharding=None)
+
+
+core.impl_rules.register(reshape_p, lambda x, *, new_sizes, dimensions, sharding: [
+    np.reshape(x, new_sizes)])
+
+
+@core.abstract_eval_rules.register(reshape_p)
+def _reshape_abstract_eval(x, *, new_sizes, dimensions, sharding):
+    if int(np.prod(new_sizes, dtype=np.int64)) != x.size:
+        raise TypeError(f"reshape: cannot reshape {x.str_short()} to new_sizes={new_sizes}")
+    return [ShapedArray(new_sizes, x.dtype, x.weak_type)]
+
+
+core.jvp_rules.register(reshape_p, common.linear_unary_jvp(reshape_p.bind))
+
+
+@core.transpose_rules.register(reshape_p)
+def _reshape_transpose(cts, x, *, new_sizes, dimensions, sharding):
+    (ct,) = cts
+    return [Zero(x.aval) if isinstance(ct, Zero) else reshape(ct, x.aval.shape)]
+
+
+@core.vmap_rules.register(reshape_p)
+def _reshape_vmap(axis_size, vals, dims, *, new_sizes, dimensions, sharding):
+    (x,), (d,) = vals, dims
+    return [reshape(move_axis(x, d, 0, axis_size), (axis_size, *new_sizes))], [0]
+
+
+# ----------------------------------------------------------------------------- transpose
+
+transpose_p = core.Primitive("transpose")
+
+
+def transpose(x: Any, permutation: Sequence[int]) -> Any:
+    """Permute the axes of `x`. Like `jax.lax.transpose`."""
+    permutation = tuple(int(p) for p in permutation)
+    if permutation == tuple(range(len(permutation))):
+        return x
+    return transpose_p.bind(x, permutation=permutation)
+
+
+core.impl_rules.register(transpose_p, lambda x, *, permutation: [np.transpose(x, permutation)])
+
+
+@core.abstract_eval_rules.register(transpose_p)
+def _transpose_abstract_eval(x, *, permutation):
+    if sorted(permutation) != list(range(x.ndim)):
+        raise TypeError(f"transpose: permutation {permutation} is not a permutation of the "
+                        f"axes of {x.str_short()}")
+    return [ShapedArray(tuple(x.shape[p] for p in permutation), x.dtype, x.weak_type)]
+
+
+core.jvp_rules.register(transpose_p, common.linear_unary_jvp(transpose_p.bind))
+
+
+@core.transpose_rules.register(transpose_p)
+def _transpose_transpose(cts, x, *, permutation):
+    (ct,) = cts
+    inverse = tuple(int(i) for i in np.argsort(permutation))
+    return [Zero(x.aval) if isinstance(ct, Zero) else transpose(ct, inverse)]
+
+
+@core.vmap_rules.register(transpose_p)
+def _transpose_vmap(axis_size, vals, dims, *, permutation):
+    (x,), (d,) = vals, dims
+    x = move_axis(x, d, 0, axis_size)
+    return [transpose(x, (0, *(p + 1 for p in permutation)))], [0]
+
+
+# ----------------------------------------------------------------------------- squeeze
+
+squeeze_p = core.Primitive("squeeze")
+
+
+def squeeze(x: Any, dimensions: Sequence[int]) -> Any:
+    """Remove size-1 axes. Like `jax.lax.squeeze`."""
+    ndim = core.get_aval(x).ndim
+    dimensions = tuple(sorted(int(d) % ndim if ndim else int(d) for d in dimensions))
+    if not dimensions:
+        return x
+    return squeeze_p.bind(x, dimensions=dimensions)
+
+
+core.impl_rules.register(squeeze_p, lambda x, *, dimensions: [np.squeeze(x, dimensions)])
+
+
+@core.abstract_eval_rules.register(squeeze_p)
+def _squeeze_abstract_eval(x, *, dimensions):
+    if any(not (0 <= d < x.ndim) or x.shape[d] != 1 for d in dimensions):
+        raise TypeError(f"squeeze: dimensions {dimensions} of {x.str_short()} are not all of "
+                        "size 1")
+    shape = tuple(s for i, s in enumerate(x.shape) if i not in dimensions)
+    return [ShapedArray(shape, x.dtype, x.weak_type)]
+
+
+core.jvp_rules.register(squeeze_p, common.linear_unary_jvp(squeeze_p.bind))
+
+
+@core.transpose_rules.register(squeeze_p)
+def _squeeze_transpose(cts, x, *, dimensions):
+    (ct,) = cts
+    return [Zero(x.aval) if isinstance(ct, Zero) else reshape(ct, x.aval.shape)]
+
+
+@core.vmap_rules.register(squeeze_p)
+def _squeeze_vmap(axis_size, vals, dims, *, dimensions):
+    (x,), (d,) = vals, dims
+    x = move_axis(x, d, 0, axis_size)
+    return [squeeze(x, tuple(d + 1 for d in dimensions))], [0]
+
+
+def expand_dims(x: Any, dimensions: Sequence[int]) -> Any:
+    """Insert size-1 axes (a broadcast_in_dim, as in JAX)."""
+    shape = list(core.get_aval(x).shape)
+    ndim = len(shape) + len(dimensions)
+    dims = sorted(d % ndim for d in dimensions)
+    for d in dims:
+        shape.insert(d, 1)
+    kept = tuple(i for i in range(ndim) if i not in dims)
+    return broadcast_in_dim(x, tuple(shape), kept)
+
+
+# ----------------------------------------------------------------------------- slice
+
+slice_p = core.Primitive("slice")
+
+
+def slice(x: Any, start_indices: Sequence[int], limit_indices: Sequence[int],  # noqa: A001
+          strides: Sequence[int] | None = None) -> Any:
+    """A static slice. Like `jax.lax.slice`."""
+    strides = None if strides is None or all(s == 1 for s in strides) else tuple(strides)
+    return slice_p.bind(x, start_indices=tuple(int(i) for i in start_indices),
+                        limit_indices=tuple(int(i) for i in limit_indices), strides=strides)
+
+
+def _slice_impl(x, *, start_indices, limit_indices, strides):
+    steps = strides or (1,) * len(start_indices)
+    index = tuple(builtins.slice(s, e, st)
+                  for s, e, st in zip(start_indices, limit_indices, steps, strict=True))
+    return [np.asarray(x)[index]]
+
+
+core.impl_rules.register(slice_p, _slice_impl)
+
+
+@core.abstract_eval_rules.register(slice_p)
+def _slice_abstract_eval(x, *, start_indices, limit_indices, strides):
+    steps = strides or (1,) * x.ndim
+    if not (len(start_indices) == len(limit_indices) == len(steps) == x.ndim) or any(
+            not (0 <= s <= e <= n) for s, e, n in zip(start_indices, limit_indices, x.shape)):
+        raise TypeError(f"slice: indices start={start_indices} limit={limit_indices} are "
+                        f"out of bounds for {x.str_short()}")
+    shape = tuple(max(0, -(-(e - s) // st))
+                  for s, e, st in zip(start_indices, limit_indices, steps, strict=True))
+    return [ShapedArray(shape, x.dtype, x.weak_type)]
+
+
+core.jvp_rules.register(slice_p, common.linear_unary_jvp(slice_p.bind))
+
+
+@core.transpose_rules.register(slice_p)
+def _slice_transpose(cts, x, *, start_indices, limit_indices, strides):
+    (ct,) = cts
+    if isinstance(ct, Zero):
+        return [Zero(x.aval)]
+    steps = strides or (1,) * x.aval.ndim
+    out_shape = core.get_aval(ct).shape
+    config = tuple((s, n - (s + (o - 1) * st + 1) if o else n - s, st - 1 if o else 0)
+                   for s, n, o, st in zip(start_indices, x.aval.shape, out_shape, steps,
+                                          strict=True))
+    return [pad(ct, _scalar_constant(np.zeros((), x.aval.dtype), False), config)]
+
+
+@core.vmap_rules.register(slice_p)
+def _slice_vmap(axis_size, vals, dims, *, start_indices, limit_indices, strides):
+    (x,), (d,) = vals, dims
+    x = move_axis(x, d, 0, axis_size)
+    return [slice(x, (0, *start_indices), (axis_size, *limit_indices),
+                  None if strides is None else (1, *strides))], [0]
+
+
+# ----------------------------------------------------------------------------- pad
+
+pad_p = core.Primitive("pad")
+
+
+def pad(x: Any, padding_value: Any, padding_config: Sequence[tuple[int, int, int]]) -> Any:
+    """Pad with low, high and interior padding (non-negative here). Like `jax.lax.pad`."""
+    return pad_p.bind(x, padding_value,
+                      padding_config=tuple(tuple(int(i) for i in c) for c in padding_config))
+
+
+def _pad_impl(x, value, *, padding_config):
+    x = np.asarray(x)
+    shape = tuple(lo + hi + n + max(0, n - 1) * interior
+                  for n, (lo, hi, interior) in zip(x.shape, padding_config, strict=True))
+    out = np.full(shape, value, x.dtype)
+    index = tuple(builtins.slice(lo, lo + (n - 1) * (interior + 1) + 1 if n else lo,
+                                 interior + 1)
+                  for n, (lo, _, interior) in zip(x.shape, padding_config, strict=True))
+    out[index] = x
+    return [out]
+
+
+core.impl_rules.register(pad_p, _pad_impl)
+
+
+@core.abstract_eval_rules.register(pad_p)
+def _pad_abstract_eval(x, value, *, padding_config):
+    if len(padding_config) != x.ndim or any(c < 0 for cfg in padding_config for c in cfg):
+        raise TypeError(f"pad: bad padding_config {padding_config} for {x.str_short()}")
+    shape = tuple(lo + hi + n + max(0, n - 1) * interior
+                  for n, (lo, hi, interior) in zip(x.shape, padding_config, strict=True))
+    return [ShapedArray(shape, x.dtype, x.weak_type)]
+
+
+@core.jvp_rules.register(pad_p)
+def _pad_jvp(primals, tangents, *, padding_config):
+    (x, v), (x_dot, v_dot) = primals, tangents
+    out = pad(x, v, padding_config)
+    if isinstance(x_dot, Zero) and isinstance(v_dot, Zero):
+        return [out], [Zero.like(out)]
+    return [out], [pad(instantiate(x_dot), instantiate(v_dot), padding_config)]
+
+
+@core.transpose_rules.register(pad_p)
+def _pad_transpose(cts, x, v, *, padding_config):
+    (ct,) = cts
+    if isinstance(ct, Zero):
+        return [Zero(x.aval), None if not isinstance(v, UndefinedPrimal) else Zero(v.aval)]
+    shape = core.get_aval(ct).shape
+    starts = tuple(lo for lo, _, _ in padding_config)
+    limits = tuple(n - hi for n, (_, hi, _) in zip(shape, padding_config, strict=True))
+    strides = tuple(interior + 1 for _, _, interior in padding_config)
+    ct_x = slice(ct, starts, limits, strides)
+    ct_v = None
+    if isinstance(v, UndefinedPrimal):
+        total = reduce_sum(ct, tuple(range(len(shape))))
+        ct_v = total - reduce_sum(ct_x, tuple(range(len(shape))))
+    return [ct_x, ct_v]
+
+
+@core.vmap_rules.register(pad_p)
+def _pad_vmap(axis_size, vals, dims, *, padding_config):
+    (x, v), (dx, dv) = vals, dims
+    if dv is not NOT_MAPPED:
+        raise NotImplementedError("vmap of pad with a batched padding value")
+    x = move_axis(x, dx, 0, axis_size)
+    return [pad(x, v, ((0, 0, 0), *padding_config))], [0]
+
+
+# ----------------------------------------------------------------------------- concatenate
+
+concatenate_p = core.Primitive("concatenate")
+
+
+def concatenate(operands: Sequence[Any], dimension: int) -> Any:
+    """Join arrays along `dimension`. Like `jax.lax.concatenate`."""
+    return concatenate_p.bind(*operands, dimension=int(dimension))
+
+
+core.impl_rules.register(concatenate_p, lambda *xs, dimension: [
+    np.concatenate(xs, axis=dimension)])
+
+
+@core.abstract_eval_rules.register(concatenate_p)
+def _concatenate_abstract_eval(*xs, dimension):
+    first = xs[0]
+    if any(x.dtype != first.dtype for x in xs):
+        raise TypeError("concatenate: operands must have the same dtype, got "
+                        + ", ".join(x.dtype.name for x in xs))
+    if not (0 <= dimension < first.ndim) or any(
+            x.ndim != first.ndim or any(a != b for i, (a, b) in enumerate(
+                zip(x.shape, first.shape)) if i != dimension) for x in xs):
+        raise TypeError(f"concatenate: cannot concatenate shapes "
+                        f"{', '.join(str(x.shape) for x in xs)} along dimension {dimension}")
+    shape = list(first.shape)
+    shape[dimension] = sum(x.shape[dimension] for x in xs)
+    return [ShapedArray(tuple(shape), first.dtype, all(x.weak_type for x in xs))]
+
+
+@core.jvp_rules.register(concatenate_p)
+def _concatenate_jvp(primals, tangents, *, dimension):
+    out = concatenate(primals, dimension)
+    if all(isinstance(t, Zero) for t in tangents):
+        return [out], [Zero.like(out)]
+    return [out], [concatenate([instantiate(t) for t in tangents], dimension)]
+
+
+@core.transpose_rules.register(concatenate_p)
+def _concatenate_transpose(cts, *xs, dimension):
+    (ct,) = cts
+    cts_out, start = [], 0
+    for x in xs:
+        aval = x.aval if isinstance(x, UndefinedPrimal) else core.get_aval(x)
+        stop = start + aval.shape[dimension]
+        if isinstance(x, UndefinedPrimal):
+            if isinstance(ct, Zero):
+                cts_out.append(Zero(aval))
+            else:
+                starts = tuple(start if i == dimension else 0 for i in range(aval.ndim))
+                limits = tuple(stop if i == dimension else n for i, n in enumerate(aval.shape))
+                cts_out.append(slice(ct, starts, limits))
+        else:
+            cts_out.append(None)
+        start = stop
+    return cts_out
+
+
+@core.vmap_rules.register(concatenate_p)
+def _concatenate_vmap(axis_size, vals, dims, *, dimension):
+    moved = [move_axis(x, d, 0, axis_size) for x, d in zip(vals, dims, strict=True)]
+    return [concatenate(moved, dimension + 1)], [0]
+
+
+# ----------------------------------------------------------------------------- stack
+
+stack_p = core.Primitive("stack")  # JAX 0.10's jaxprs show jnp.stack as this primitive
+
+
+def stack(operands: Sequence[Any], axis: int = 0) -> Any:
+    """Stack equal-shaped arrays along a new `axis`."""
+    return stack_p.bind(*operands, axis=int(axis))
+
+
+core.impl_rules.register(stack_p, lambda *xs, axis: [np.stack(xs, axis=axis)])
+
+
+@core.abstract_eval_rules.register(stack_p)
+def _stack_abstract_eval(*xs, axis):
+    first = xs[0]
+    if any(x.shape != first.shape or x.dtype != first.dtype for x in xs):
+        raise TypeError("stack: all input arrays must have the same shape and dtype, got "
+                        + ", ".join(x.str_short() for x in xs))
+    if not (0 <= axis <= first.ndim):
+        raise TypeError(f"stack: axis {axis} is out of bounds for {first.str_short()}")
+    shape = (*first.shape[:axis], len(xs), *first.shape[axis:])
+    return [ShapedArray(shape, first.dtype, all(x.weak_type for x in xs))]
+
+
+@core.jvp_rules.register(stack_p)
+def _stack_jvp(primals, tangents, *, axis):
+    out = stack(primals, axis)
+    if all(isinstance(t, Zero) for t in tangents):
+        return [out], [Zero.like(out)]
+    return [out], [stack([instantiate(t) for t in tangents], axis)]
+
+
+@core.transpose_rules.register(stack_p)
+def _stack_transpose(cts, *xs, axis):
+    (ct,) = cts
+    out = []
+    for i, x in enumerate(xs):
+        if not isinstance(x, UndefinedPrimal):
+            out.append(None)
+        elif isinstance(ct, Zero):
+            out.append(Zero(x.aval))
+        else:
+            shape = core.get_aval(ct).shape
+            starts = tuple(i if d == axis else 0 for d in range(len(shape)))
+            limits = tuple(i + 1 if d == axis else n for d, n in enumerate(shape))
+            out.append(squeeze(slice(ct, starts, limits), (axis,)))
+    return out
+
+
+@core.vmap_rules.register(stack_p)
+def _stack_vmap(axis_size, vals, dims, *, axis):
+    moved = [move_axis(x, d, 0, axis_size) for x, d in zip(vals, dims, strict=True)]
+    return [stack(moved, axis + 1)], [0]
+
+
+# ----------------------------------------------------------------------------- iota
+
+iota_p = core.Primitive("iota")
+
+
+def iota(dtype: Any, size: int) -> Any:
+    """0, 1, ..., size-1. Like `jax.lax.iota`."""
+    return broadcasted_iota(dtype, (int(size),), 0)
+
+
+def broadcasted_iota(dtype: Any, shape: Sequence[int], dimension: int) -> Any:
+    """Like `jax.lax.broadcasted_iota`."""
+    return iota_p.bind(dtype=dtypes.canonicalize(dtype), shape=tuple(int(s) for s in shape),
+                       dimension=int(dimension), sharding=None)
+
+
+def _iota_impl(*, dtype, shape, dimension, sharding):
+    index = np.arange(shape[dimension], dtype=dtype)
+    expanded = [1] * len(shape)
+    expanded[dimension] = shape[dimension]
+    return [np.broadcast_to(index.reshape(expanded), shape)]
+
+
+core.impl_rules.register(iota_p, _iota_impl)
+core.abstract_eval_rules.register(iota_p, lambda *, dtype, shape, dimension, sharding: [
+    ShapedArray(shape, dtype)])
+# no jvp rule needed: iota has no operands, so its tangent is always a symbolic zero
+# no transpose rule: iota has no operands
+
+
+@core.vmap_rules.register(iota_p)
+def _iota_vmap(axis_size, vals, dims, **params):  # never called: iota has no batched operand
+    return [iota_p.bind(**params)], [NOT_MAPPED]
+
+
+# ----------------------------------------------------------------------------- reduce_sum
+
+reduce_sum_p = core.Primitive("reduce_sum")
+
+
+def reduce_sum(x: Any, axes: Sequence[int]) -> Any:
+    """Sum over `axes`. Like `jax.lax.reduce_sum`."""
+    return reduce_sum_p.bind(x, axes=tuple(sorted(int(a) for a in axes)), out_sharding=None)
+
+
+def _reduce_sum_impl(x, *, axes, out_sharding):
+    x = np.asarray(x)
+    return [np.asarray(np.sum(x, axis=axes, dtype=x.dtype))]
+
+
+core.impl_rules.register(reduce_sum_p, _reduce_sum_impl)
+
+
+def reduction_aval(name: str):
+    def rule(x: ShapedArray, *, axes: tuple[int, ...], **params: Any) -> list[ShapedArray]:
+        if any(not (0 <= a < x.ndim) for a in axes):
+            raise TypeError(f"{name}: axes {axes} are out of bounds for {x.str_short()}")
+        shape = tuple(s for i, s in enumerate(x.shape) if i not in axes)
+        return [ShapedArray(shape, x.dtype, x.weak_type)]
+
+    return rule
+
+
+core.abstract_eval_rules.register(reduce_sum_p, reduction_aval("reduce_sum"))
+core.jvp_rules.register(reduce_sum_p, common.linear_unary_jvp(reduce_sum_p.bind))
+
+
+@core.transpose_rules.register(reduce_sum_p)
+def _reduce_sum_transpose(cts, x, *, axes, out_sharding):
+    (ct,) = cts
+    if isinstance(ct, Zero):
+        return [Zero(x.aval)]
+    kept = tuple(i for i in range(x.aval.ndim) if i not in axes)
+    return [broadcast_in_dim(ct, x.aval.shape, kept)]
+
+
+def reduction_vmap(bind: Any):
+    def rule(axis_size, vals, dims, *, axes, **params):
+        (x,), (d,) = vals, dims
+        new_axes = tuple(a + (a >= d) for a in axes)
+        out_dim = d - sum(a < d for a in new_axes)
+        return [bind(x, axes=tuple(sorted(new_axes)), **params)], [out_dim]
+
+    return rule
+
+
+core.vmap_rules.register(reduce_sum_p, reduction_vmap(reduce_sum_p.bind))
+
+# ----------------------------------------------------------------------------- helpers
+
+
+def full(shape: Sequence[int], value: Any, dtype: Any) -> Any:
+    """`value` broadcast to `shape`, as JAX writes `jnp.zeros`: broadcast_in_dim of a literal."""
+    scalar = _scalar_constant(np.asarray(value, dtypes.canonicalize(dtype)), False)
+    return broadcast_in_dim(scalar, tuple(shape), ())
+
+
+def instantiate(t: Any) -> Any:
+    """A symbolic zero as an array of zeros; other tangents unchanged."""
+    return full(t.aval.shape, 0, t.aval.dtype) if isinstance(t, Zero) else t
+
+
+def fit_shape(t: Any, aval: ShapedArray) -> Any:
+    """A tangent of a scalar operand, broadcast to the elementwise output's shape."""
+    if isinstance(t, Zero):
+        return Zero(core.tangent_aval(aval))
+    if core.get_aval(t).shape != aval.shape:
+        return broadcast_in_dim(t, aval.shape, ())
+    return t
+
+
+def unbroadcast(ct: Any, aval: ShapedArray) -> Any:
+    """The cotangent of a scalar operand that an elementwise op broadcast: its sum."""
+    if isinstance(ct, Zero):
+        return Zero(aval)
+    ct_shape = core.get_aval(ct).shape
+    return ct if ct_shape == aval.shape else reduce_sum(ct, tuple(range(len(ct_shape))))
+
+
+def move_axis(x: Any, src: Any, dst: int, axis_size: int) -> Any:
+    """Move batch dim `src` of `x` to `dst`; an unmapped `x` is broadcast along a new axis."""
+    if src is NOT_MAPPED:
+        shape = list(core.get_aval(x).shape)
+        shape.insert(dst, axis_size)
+        return broadcast_in_dim(x, tuple(shape), tuple(i for i in range(len(shape)) if i != dst))
+    if src == dst:
+        return x
+    perm = [i for i in range(core.get_aval(x).ndim) if i != src]
+    perm.insert(dst, src)
+    return transpose(x, tuple(perm))
+
+
+def batch_to_front(x: Any, d: Any, out_shape: tuple[int, ...], axis_size: int) -> Any:
+    """`x` as an operand of shape [axis_size, *out_shape], or left alone if it is an
+    unbatched scalar (elementwise primitives accept scalars)."""
+    shape = core.get_aval(x).shape
+    if d is NOT_MAPPED:
+        if not shape:
+            return x
+        return broadcast_in_dim(x, (axis_size, *out_shape), tuple(range(1, len(out_shape) + 1)))
+    x = move_axis(x, d, 0, axis_size)
+    if len(shape) - 1 == len(out_shape):
+        return x
+    return broadcast_in_dim(x, (axis_size, *out_shape), (0,))
+
+
+def broadcasting_vmap(bind: Any) -> core.VmapRule:
+    """Batching of an n-ary elementwise primitive: batch dims to the front, unbatched arrays
+    broadcast along it, unbatched scalars left as they are."""
+
+    def rule(axis_size: int, vals: Sequence[Any], dims: Sequence[Any], **params: Any) -> tuple:
+        shapes = [core.get_aval(x).shape for x in vals]
+        unbatched = [s if d is NOT_MAPPED else s[:d] + s[d + 1:]
+                     for s, d in zip(shapes, dims, strict=True)]
+        out_shape = next((s for s in unbatched if s), ())
+        moved = [batch_to_front(x, d, out_shape, axis_size)
+                 for x, d in zip(vals, dims, strict=True)]
+        return [bind(*moved, **params)], [0]
+
+    return rule

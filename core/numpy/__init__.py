@@ -1,0 +1,11 @@
+"""`didax.numpy`: a NumPy-like API over didax's primitives. Like `jax.numpy`.
+
+Layer 5. Importing it fills `core.operator_table`, which gives `Array` and every `Tracer`
+their operators (`x + y`, `x[0]`, `x.sum()`).
+"""
+
+from didax import core
+from didax.numpy.lax_numpy import *  # noqa: F403 - this package is the public face of lax_numpy
+from didax.numpy.lax_numpy import OPERATORS, _ScalarType  # noqa: F401
+
+core.operator_table.update(OPERATORS)

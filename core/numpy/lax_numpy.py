@@ -1,0 +1,751 @@
+"""NumPy's API on top of `didax.lax`: broadcasting, dtype promotion, `axis`/`keepdims`.
+
+Layer 5. Declares no primitives: every function composes lax wrappers, so the jaxpr of a
+program written with `didax.numpy` has the equations JAX's has for the same program. Binary
+functions first promote dtypes (JAX's lattice, Python scalars weak) and broadcast shapes
+(scalars are left for the primitive to broadcast, as JAX 0.10 does).
+"""
+
+from __future__ import annotations
+
+import builtins
+import operator
+from typing import Any, Sequence
+
+import numpy as np
+
+from didax import core, dtypes, lax
+from didax.array import Array
+from didax.array import asarray as _asarray_concrete
+from didax.lax import shape as _shape
+
+# ----------------------------------------------------------------------------- dtypes
+
+
+class _ScalarType:
+    """`jnp.float32` and friends: a dtype (np.dtype(jnp.float32) works) and a constructor."""
+
+    def __init__(self, dtype: Any) -> None:
+        self.dtype = np.dtype(dtype)
+        self.__name__ = self.dtype.name if self.dtype != np.bool_ else "bool_"
+
+    def __call__(self, x: Any) -> Any:
+        return asarray(x, self.dtype)
+
+    def __repr__(self) -> str:
+        return f"didax.numpy.{self.__name__}"
+
+    def __eq__(self, other: object) -> bool:
+        try:
+            return self.dtype == np.dtype(other)  # type: ignore[arg-type]
+        except TypeError:
+            return False
+
+    def __hash__(self) -> int:
+        return hash(self.dtype)
+
+
+float32 = _ScalarType(np.float32)
+float16 = _ScalarType(np.float16)
+int32 = _ScalarType(np.int32)
+int8 = _ScalarType(np.int8)
+uint8 = _ScalarType(np.uint8)
+bool_ = _ScalarType(np.bool_)
+ndarray = Array
+inf, nan, pi, e = np.inf, np.nan, np.pi, np.e
+newaxis = None
+
+
+def _dtype(d: Any) -> np.dtype:
+    return dtypes.canonicalize(getattr(d, "dtype", d) if isinstance(d, _ScalarType) else d)
+
+
+# ----------------------------------------------------------------------------- promotion
+
+
+def _check_arraylike(name: str, *args: Any) -> None:
+    for i, x in enumerate(args):
+        if not core.is_arraylike(x):
+            raise TypeError(f"{name} requires ndarray or scalar arguments, got "
+                            f"{type(x).__name__} at position {i}.")
+
+
+def _promote(name: str, *args: Any) -> list[Any]:
+    """Convert `args` to their common dtype; Python scalars become literals of that dtype."""
+    _check_arraylike(name, *args)
+    avals = [core.get_aval(x) for x in args]
+    dtype, weak = dtypes.result_type(*((a.dtype, a.weak_type) for a in avals))
+    return [lax.convert_element_type(x, dtype, weak) if (a.dtype, a.weak_type) != (dtype, weak)
+            or dtypes.is_python_scalar(x) else x for x, a in zip(args, avals, strict=True)]
+
+
+def _broadcast(name: str, *args: Any) -> list[Any]:
+    """NumPy broadcasting: operands to one shape, scalars left as they are."""
+    shapes = [core.get_aval(x).shape for x in args]
+    try:
+        out = np.broadcast_shapes(*shapes)
+    except ValueError:
+        raise TypeError(f"{name} got incompatible shapes for broadcasting: "
+                        + ", ".join(map(str, shapes)) + ".") from None
+    result = []
+    for x, s in zip(args, shapes, strict=True):
+        if s == out or not s:
+            result.append(x)
+        else:
+            dims = tuple(range(len(out) - len(s), len(out)))
+            result.append(lax.broadcast_in_dim(x, out, dims))
+    return result
+
+
+def _binary(name: str, *args: Any) -> list[Any]:
+    return _broadcast(name, *_promote(name, *args))
+
+
+def _to_inexact(name: str, x: Any) -> Any:
+    _check_arraylike(name, x)
+    aval = core.get_aval(x)
+    if dtypes.is_float(aval.dtype) and not dtypes.is_python_scalar(x):
+        return x
+    if dtypes.is_float(aval.dtype):
+        return lax.convert_element_type(x, aval.dtype, aval.weak_type)
+    return lax.convert_element_type(x, dtypes.float32, aval.weak_type)
+
+
+# ----------------------------------------------------------------------------- creation
+
+
+def asarray(x: Any, dtype: Any = None) -> Any:
+    """Like `jax.numpy.asarray`."""
+    if isinstance(x, core.Tracer):
+        return x if dtype is None else lax.convert_element_type(x, _dtype(dtype), False)
+    if isinstance(x, (list, tuple)) and any(isinstance(leaf, core.Tracer) for leaf in _leaves(x)):
+        return _stack_nested(x, dtype)
+    if dtype is None and isinstance(x, Array):
+        return x
+    if dtype is not None and isinstance(x, Array):
+        return lax.convert_element_type(x, _dtype(dtype), False)
+    if isinstance(x, (list, tuple)):
+        x = [np.asarray(v) if isinstance(v, Array) else v for v in _leaves_tree(x)]
+    if isinstance(x, str) or (isinstance(x, np.ndarray) and x.dtype.kind in "OSU"):
+        raise TypeError(f"asarray: cannot convert {x!r} to an array")
+    return _asarray_concrete(x, None if dtype is None else _dtype(dtype))
+
+
+array = asarray
+
+
+def _leaves(x: Any) -> list[Any]:
+    if isinstance(x, (list, tuple)):
+        return [leaf for v in x for leaf in _leaves(v)]
+    return [x]
+
+
+def _leaves_tree(x: Any) -> Any:
+    return [_leaves_tree(v) if isinstance(v, (list, tuple)) else v for v in x]
+
+
+def _stack_nested(x: Any, dtype: Any) -> Any:
+    items = [_stack_nested(v, dtype) if isinstance(v, (list, tuple)) else v for v in x]
+    items = _promote("array", *items)
+    if dtype is not None:
+        items = [lax.convert_element_type(v, _dtype(dtype), False) for v in items]
+    items = [lax.convert_element_type(v, core.get_aval(v).dtype, False) for v in items]
+    expanded = [lax.broadcast_in_dim(v, (1, *core.get_aval(v).shape),
+                                     tuple(range(1, core.get_aval(v).ndim + 1))) for v in items]
+    return lax.concatenate(expanded, 0)
+
+
+def _shape_tuple(shape: Any) -> tuple[int, ...]:
+    return (operator.index(shape),) if np.ndim(shape) == 0 and not isinstance(
+        shape, (tuple, list)) else tuple(operator.index(s) for s in shape)
+
+
+def full(shape: Any, fill_value: Any, dtype: Any = None) -> Any:
+    """Like `jax.numpy.full`."""
+    shape = _shape_tuple(shape)
+    if dtype is None:
+        aval = core.get_aval(fill_value)
+        dtype = aval.dtype
+    value = lax.convert_element_type(fill_value, _dtype(dtype), False)
+    return lax.broadcast_in_dim(value, shape, ())
+
+
+def zeros(shape: Any, dtype: Any = float32) -> Any:
+    """Like `jax.numpy.zeros`."""
+    return _shape.full(_shape_tuple(shape), 0, _dtype(dtype))
+
+
+def ones(shape: Any, dtype: Any = float32) -> Any:
+    """Like `jax.numpy.ones`."""
+    return _shape.full(_shape_tuple(shape), 1, _dtype(dtype))
+
+
+def zeros_like(x: Any, dtype: Any = None) -> Any:
+    """Like `jax.numpy.zeros_like`."""
+    aval = core.get_aval(x)
+    return _shape.full(aval.shape, 0, aval.dtype if dtype is None else _dtype(dtype))
+
+
+def ones_like(x: Any, dtype: Any = None) -> Any:
+    """Like `jax.numpy.ones_like`."""
+    aval = core.get_aval(x)
+    return _shape.full(aval.shape, 1, aval.dtype if dtype is None else _dtype(dtype))
+
+
+def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None) -> Any:
+    """Like `jax.numpy.arange` (bounds must be concrete)."""
+    for v in (start, stop, step):
+        if isinstance(v, core.Tracer):
+            core.concrete_or_error(v, "arange with a traced bound")
+    if stop is None and step is None and dtype is None and dtypes.is_python_scalar(start) \
+            and type(start) is int:
+        return lax.iota(dtypes.int32, start)
+    values = np.arange(start, stop, step) if stop is not None else np.arange(start)
+    out_dtype = _dtype(dtype) if dtype is not None else dtypes.canonicalize(values.dtype)
+    return Array(values.astype(out_dtype))
+
+
+def linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True,
+             dtype: Any = None) -> Any:
+    """Like `jax.numpy.linspace` (bounds must be concrete here)."""
+    values = np.linspace(np.asarray(start), np.asarray(stop), num, endpoint=endpoint)
+    return Array(values.astype(_dtype(dtype) if dtype is not None else dtypes.float32))
+
+
+def eye(N: int, M: int | None = None, k: int = 0, dtype: Any = float32) -> Any:  # noqa: N803
+    """Like `jax.numpy.eye`."""
+    M = N if M is None else M  # noqa: N806
+    rows = lax.broadcasted_iota(dtypes.int32, (N, M), 0)
+    cols = lax.broadcasted_iota(dtypes.int32, (N, M), 1)
+    return lax.convert_element_type(lax.eq(lax.add(rows, k), cols), _dtype(dtype), False)
+
+
+# ----------------------------------------------------------------------------- elementwise
+
+
+def add(x: Any, y: Any) -> Any:
+    """Like `jax.numpy.add`."""
+    return lax.add(*_binary("add", x, y))
+
+
+def subtract(x: Any, y: Any) -> Any:
+    """Like `jax.numpy.subtract`."""
+    return lax.sub(*_binary("sub", x, y))
+
+
+def multiply(x: Any, y: Any) -> Any:
+    """Like `jax.numpy.multiply`."""
+    return lax.mul(*_binary("mul", x, y))
+
+
+def divide(x: Any, y: Any) -> Any:
+    """True division: integers are converted to float first. Like `jax.numpy.divide`."""
+    x, y = _promote("div", x, y)
+    if not dtypes.is_float(core.get_aval(x).dtype):
+        x, y = (_to_inexact("div", v) for v in (x, y))
+    return lax.div(*_broadcast("div", x, y))
+
+
+true_divide = divide
+
+
+def floor_divide(x: Any, y: Any) -> Any:
+    """Like `jax.numpy.floor_divide`."""
+    x, y = _binary("floor_divide", x, y)
+    if dtypes.is_float(core.get_aval(x).dtype):
+        return lax.floor(lax.div(x, y))
+    q = lax.div(x, y)
+    fix = lax.bitwise_and(lax.ne(lax.sign(x), lax.sign(y)), lax.ne(lax.rem(x, y), 0))
+    return lax.select_n(fix, q, lax.sub(q, 1))
+
+
+def remainder(x: Any, y: Any) -> Any:
+    """Remainder with the sign of `y`. Like `jax.numpy.remainder`."""
+    x, y = _binary("remainder", x, y)
+    r = lax.rem(x, y)
+    fix = lax.bitwise_and(lax.ne(lax.lt(r, 0), lax.lt(y, 0)), lax.ne(r, 0))
+    return lax.select_n(fix, r, lax.add(r, y))
+
+
+mod = remainder
+
+
+def negative(x: Any) -> Any:
+    """Like `jax.numpy.negative`."""
+    _check_arraylike("negative", x)
+    return lax.neg(x)
+
+
+def positive(x: Any) -> Any:
+    return x
+
+
+def _unary_float(name: str, fn: Any) -> Any:
+    def op(x: Any) -> Any:
+        return fn(_to_inexact(name, x))
+
+    op.__name__ = name
+    op.__doc__ = f"Like `jax.numpy.{name}`."
+    return op
+
+
+sin = _unary_float("sin", lax.sin)
+cos = _unary_float("cos", lax.cos)
+tan = _unary_float("tan", lax.tan)
+tanh = _unary_float("tanh", lax.tanh)
+exp = _unary_float("exp", lax.exp)
+log = _unary_float("log", lax.log)
+log1p = _unary_float("log1p", lax.log1p)
+expm1 = _unary_float("expm1", lax.expm1)
+sqrt = _unary_float("sqrt", lax.sqrt)
+
+
+def abs(x: Any) -> Any:  # noqa: A001
+    """Like `jax.numpy.abs`."""
+    _check_arraylike("abs", x)
+    return x if core.get_aval(x).dtype == dtypes.bool_ else lax.abs(x)
+
+
+absolute = abs
+
+
+def sign(x: Any) -> Any:
+    """Like `jax.numpy.sign`."""
+    _check_arraylike("sign", x)
+    return lax.sign(x)
+
+
+def power(x: Any, y: Any) -> Any:
+    """`x ** y`: a static integer exponent is `integer_pow`. Like `jax.numpy.power`."""
+    _check_arraylike("power", x, y)
+    if type(y) is int or (isinstance(y, (np.integer,)) and not isinstance(y, core.Tracer)):
+        (x,) = _promote("power", x)
+        return lax.integer_pow(x, int(y))
+    x, y = _binary("power", x, y)
+    if not dtypes.is_float(core.get_aval(x).dtype):
+        raise NotImplementedError("power: integer base with a traced integer exponent")
+    return lax.pow(x, y)
+
+
+def maximum(x: Any, y: Any) -> Any:
+    """Like `jax.numpy.maximum`."""
+    return lax.max(*_binary("maximum", x, y))
+
+
+def minimum(x: Any, y: Any) -> Any:
+    """Like `jax.numpy.minimum`."""
+    return lax.min(*_binary("minimum", x, y))
+
+
+def where(condition: Any, x: Any, y: Any) -> Any:
+    """Like `jax.numpy.where` (the three-argument form)."""
+    _check_arraylike("where", condition, x, y)
+    if core.get_aval(condition).dtype != dtypes.bool_:
+        condition = lax.ne(condition, lax.convert_element_type(0, core.get_aval(condition).dtype))
+    x, y = _promote("where", x, y)
+    x, y = (lax.convert_element_type(v, core.get_aval(v).dtype, False)
+            if dtypes.is_python_scalar(v) or core.get_aval(v).weak_type else v for v in (x, y))
+    condition, x, y = _broadcast("where", condition, x, y)
+    out_shape = np.broadcast_shapes(*(core.get_aval(v).shape for v in (condition, x, y)))
+    x, y = (lax.broadcast_in_dim(v, out_shape, ()) if not core.get_aval(v).shape and out_shape
+            else v for v in (x, y))
+    return lax.select_n(condition, y, x)
+
+
+def clip(x: Any, min: Any = None, max: Any = None) -> Any:  # noqa: A002
+    """Like `jax.numpy.clip`."""
+    _check_arraylike("clip", x)
+    dtype = core.get_aval(x).dtype
+    if min is not None:
+        x = lax.max(lax.convert_element_type(min, dtype, False), x)
+    if max is not None:
+        x = lax.min(lax.convert_element_type(max, dtype, False), x)
+    return x
+
+
+def _comparison(name: str, fn: Any) -> Any:
+    def op(x: Any, y: Any) -> Any:
+        return fn(*_binary(name, x, y))
+
+    op.__name__ = name
+    op.__doc__ = f"Like `jax.numpy.{name}`."
+    return op
+
+
+greater = _comparison("greater", lax.gt)
+less = _comparison("less", lax.lt)
+equal = _comparison("equal", lax.eq)
+greater_equal = _comparison("greater_equal", lax.ge)
+less_equal = _comparison("less_equal", lax.le)
+not_equal = _comparison("not_equal", lax.ne)
+
+
+def logical_and(x: Any, y: Any) -> Any:
+    return lax.bitwise_and(*_binary("logical_and", x, y))
+
+
+def logical_or(x: Any, y: Any) -> Any:
+    return lax.bitwise_or(*_binary("logical_or", x, y))
+
+
+def isfinite(x: Any) -> Any:
+    """Like `jax.numpy.isfinite`."""
+    return lax.is_finite(_to_inexact("isfinite", x))
+
+
+def square(x: Any) -> Any:
+    """Like `jax.numpy.square` (written as `integer_pow[y=2]`)."""
+    return lax.integer_pow(x, 2)
+
+
+# ----------------------------------------------------------------------------- reductions
+
+
+def _axes(name: str, x: Any, axis: Any) -> tuple[int, ...]:
+    ndim = core.get_aval(x).ndim
+    if axis is None:
+        return tuple(range(ndim))
+    axes = (axis,) if np.ndim(axis) == 0 and not isinstance(axis, tuple) else tuple(axis)
+    out = []
+    for a in axes:
+        a = operator.index(a)
+        if not -ndim <= a < ndim:
+            raise ValueError(f"{name}: axis {a} is out of bounds for array of dimension {ndim}")
+        out.append(a % ndim)
+    return tuple(out)
+
+
+def _keepdims(out: Any, x: Any, axes: tuple[int, ...]) -> Any:
+    shape = tuple(1 if i in axes else n for i, n in enumerate(core.get_aval(x).shape))
+    kept = tuple(i for i in range(len(shape)) if i not in axes)
+    return lax.broadcast_in_dim(out, shape, kept)
+
+
+def sum(x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Any:  # noqa: A001
+    """Like `jax.numpy.sum`."""
+    _check_arraylike("sum", x)
+    axes = _axes("sum", x, axis)
+    aval = core.get_aval(x)
+    if dtype is not None:
+        x = lax.convert_element_type(x, _dtype(dtype), False)
+    elif aval.dtype == dtypes.bool_ or (dtypes.is_int(aval.dtype) and aval.dtype.itemsize < 4):
+        x = lax.convert_element_type(x, dtypes.int32 if aval.dtype.kind != "u" else np.uint32,
+                                     False)
+    elif aval.weak_type:
+        x = lax.convert_element_type(x, aval.dtype, False)
+    out = lax.reduce_sum(x, axes)
+    return _keepdims(out, x, axes) if keepdims else out
+
+
+def mean(x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Any:
+    """Like `jax.numpy.mean`."""
+    _check_arraylike("mean", x)
+    axes = _axes("mean", x, axis)
+    aval = core.get_aval(x)
+    count = int(np.prod([aval.shape[a] for a in axes], dtype=np.int64))
+    out_dtype = _dtype(dtype) if dtype is not None else (
+        aval.dtype if dtypes.is_float(aval.dtype) else dtypes.float32)
+    total = sum(lax.convert_element_type(x, out_dtype, False), axis=axes, keepdims=keepdims)
+    return lax.div(total, lax.convert_element_type(float(count), out_dtype, False))
+
+
+def _reducer(name: str, fn: Any) -> Any:
+    def op(x: Any, axis: Any = None, keepdims: bool = False) -> Any:
+        _check_arraylike(name, x)
+        axes = _axes(name, x, axis)
+        if any(core.get_aval(x).shape[a] == 0 for a in axes):
+            raise ValueError(f"zero-size array to reduction operation {name} which has no "
+                             "identity")
+        out = fn(x, axes)
+        return _keepdims(out, x, axes) if keepdims else out
+
+    op.__name__ = name
+    op.__doc__ = f"Like `jax.numpy.{name}`."
+    return op
+
+
+max = _reducer("max", lax.reduce_max)  # noqa: A001
+min = _reducer("min", lax.reduce_min)  # noqa: A001
+amax, amin = max, min
+
+
+def prod(x: Any, axis: Any = None, keepdims: bool = False) -> Any:
+    """Like `jax.numpy.prod`."""
+    _check_arraylike("prod", x)
+    axes = _axes("prod", x, axis)
+    aval = core.get_aval(x)
+    if aval.dtype == dtypes.bool_ or (dtypes.is_int(aval.dtype) and aval.dtype.itemsize < 4):
+        x = lax.convert_element_type(x, dtypes.int32, False)
+    out = lax.reduce_prod(x, axes)
+    return _keepdims(out, x, axes) if keepdims else out
+
+
+def argmax(x: Any, axis: int | None = None, keepdims: bool = False) -> Any:
+    """Like `jax.numpy.argmax`."""
+    _check_arraylike("argmax", x)
+    if axis is None:
+        flat = reshape(x, (-1,))
+        out = lax.argmax(flat, 0)
+        axes = tuple(range(core.get_aval(x).ndim))
+    else:
+        (a,) = _axes("argmax", x, axis)
+        if core.get_aval(x).shape[a] == 0:
+            raise ValueError("attempt to get argmax of an empty sequence")
+        out = lax.argmax(x, a)
+        axes = (a,)
+    return _keepdims(out, x, axes) if keepdims else out
+
+
+# ----------------------------------------------------------------------------- linear algebra
+
+
+def dot(a: Any, b: Any) -> Any:
+    """Like `jax.numpy.dot`."""
+    a, b = _promote("dot", a, b)
+    na, nb = core.get_aval(a).ndim, core.get_aval(b).ndim
+    if na == 0 or nb == 0:
+        return multiply(a, b)
+    contract_b = 0 if nb == 1 else nb - 2
+    return lax.dot_general(a, b, (((na - 1,), (contract_b,)), ((), ())))
+
+
+def matmul(a: Any, b: Any) -> Any:
+    """Like `jax.numpy.matmul`."""
+    a, b = _promote("matmul", a, b)
+    sa, sb = core.get_aval(a).shape, core.get_aval(b).shape
+    if not sa or not sb:
+        raise ValueError("matmul: inputs must have at least one dimension, got shapes "
+                         f"{sa} and {sb}")
+    if len(sa) <= 2 and len(sb) <= 2:
+        if sa[-1] != sb[0 if len(sb) == 1 else -2]:
+            raise TypeError(f"dot_general requires contracting dimensions to have the same "
+                            f"shape, got {sa} and {sb}.")
+        return dot(a, b)
+    # batched: broadcast the leading (batch) dimensions
+    a_batch, b_batch = sa[:-2] if len(sa) > 1 else (), sb[:-2] if len(sb) > 1 else ()
+    batch = np.broadcast_shapes(a_batch, b_batch)
+    nbat = len(batch)
+    if len(sa) >= 2 and a_batch != batch and a_batch:
+        a = lax.broadcast_in_dim(a, (*batch, *sa[-2:]),
+                                 tuple(range(nbat - len(a_batch), nbat + 2)))
+    if len(sb) >= 2 and b_batch != batch and b_batch:
+        b = lax.broadcast_in_dim(b, (*batch, *sb[-2:]),
+                                 tuple(range(nbat - len(b_batch), nbat + 2)))
+    sa, sb = core.get_aval(a).shape, core.get_aval(b).shape
+    if len(sa) == 1:
+        return lax.dot_general(a, b, (((0,), (len(sb) - 2,)), ((), ())))
+    if len(sb) == 1:
+        return lax.dot_general(a, b, (((len(sa) - 1,), (0,)), ((), ())))
+    if len(sa) - 2 == 0:  # matrix @ batch: contract, then move the batch axes to the front
+        out = lax.dot_general(a, b, (((1,), (len(sb) - 2,)), ((), ())))
+        nb_ = len(sb) - 2
+        return lax.transpose(out, (*range(1, nb_ + 1), 0, nb_ + 1))
+    if len(sb) - 2 == 0:
+        return lax.dot_general(a, b, (((len(sa) - 1,), (0,)), ((), ())))
+    bdims = tuple(range(nbat))
+    return lax.dot_general(a, b, (((len(sa) - 1,), (len(sb) - 2,)), (bdims, bdims)))
+
+
+# ----------------------------------------------------------------------------- shapes
+
+
+def reshape(x: Any, shape: Any, order: str = "C") -> Any:
+    """Like `jax.numpy.reshape` (C order; one -1 allowed)."""
+    _check_arraylike("reshape", x)
+    if order != "C":
+        raise NotImplementedError("reshape: only order='C' is supported")
+    shape = list(_shape_tuple(shape))
+    size = core.get_aval(x).size
+    if shape.count(-1) > 1:
+        raise ValueError("can only specify one unknown dimension")
+    if -1 in shape:
+        known = int(np.prod([s for s in shape if s != -1], dtype=np.int64))
+        if known == 0 or size % known:
+            raise TypeError(f"cannot reshape array of size {size} into shape {tuple(shape)}")
+        shape[shape.index(-1)] = size // known
+    if int(np.prod(shape, dtype=np.int64)) != size:
+        raise TypeError(f"cannot reshape array of shape {core.get_aval(x).shape} (size {size}) "
+                        f"into shape {tuple(shape)} (size {int(np.prod(shape))})")
+    return lax.reshape(x, tuple(shape))
+
+
+def transpose(x: Any, axes: Sequence[int] | None = None) -> Any:
+    """Like `jax.numpy.transpose`."""
+    _check_arraylike("transpose", x)
+    ndim = core.get_aval(x).ndim
+    perm = tuple(reversed(range(ndim))) if axes is None else tuple(a % ndim for a in axes)
+    return lax.transpose(x, perm)
+
+
+def expand_dims(x: Any, axis: Any) -> Any:
+    """Like `jax.numpy.expand_dims`."""
+    axes = (axis,) if np.ndim(axis) == 0 and not isinstance(axis, tuple) else tuple(axis)
+    return lax.expand_dims(x, axes)
+
+
+def squeeze(x: Any, axis: Any = None) -> Any:
+    """Like `jax.numpy.squeeze`."""
+    shape = core.get_aval(x).shape
+    if axis is None:
+        axes = tuple(i for i, n in enumerate(shape) if n == 1)
+    else:
+        axes = _axes("squeeze", x, axis)
+        for a in axes:
+            if shape[a] != 1:
+                raise ValueError(f"cannot select an axis to squeeze out which has size not "
+                                 f"equal to one, got shape={shape} and dimensions={axes}")
+    return lax.squeeze(x, axes)
+
+
+def broadcast_to(x: Any, shape: Any) -> Any:
+    """Like `jax.numpy.broadcast_to`."""
+    shape = _shape_tuple(shape)
+    s = core.get_aval(x).shape
+    if np.broadcast_shapes(s, shape) != shape:
+        raise ValueError(f"Incompatible shapes for broadcasting: {s} and requested shape "
+                         f"{shape}")
+    return lax.broadcast_in_dim(x, shape, tuple(range(len(shape) - len(s), len(shape))))
+
+
+def concatenate(arrays: Sequence[Any], axis: int = 0) -> Any:
+    """Like `jax.numpy.concatenate`."""
+    if not len(arrays):
+        raise ValueError("Need at least one array to concatenate.")
+    arrays = _promote("concatenate", *arrays)
+    arrays = [lax.convert_element_type(a, core.get_aval(a).dtype, False)
+              if dtypes.is_python_scalar(a) else a for a in arrays]
+    ndim = core.get_aval(arrays[0]).ndim
+    if ndim == 0:
+        raise ValueError("Zero-dimensional arrays cannot be concatenated.")
+    if len(arrays) == 1:
+        return arrays[0]
+    return lax.concatenate(arrays, axis % ndim)
+
+
+def stack(arrays: Sequence[Any], axis: int = 0) -> Any:
+    """Like `jax.numpy.stack`."""
+    if not len(arrays):
+        raise ValueError("Need at least one array to stack.")
+    arrays = _promote("stack", *arrays)
+    shapes = {core.get_aval(a).shape for a in arrays}
+    if len(shapes) != 1:
+        raise ValueError("All input arrays must have the same shape.")
+    ndim = core.get_aval(arrays[0]).ndim
+    arrays = [lax.convert_element_type(a, core.get_aval(a).dtype, False)
+              if dtypes.is_python_scalar(a) else a for a in arrays]
+    return lax.stack(arrays, axis % (ndim + 1))
+
+
+def shape(x: Any) -> tuple[int, ...]:
+    return core.get_aval(x).shape
+
+
+def ndim(x: Any) -> int:
+    return core.get_aval(x).ndim
+
+
+# ----------------------------------------------------------------------------- indexing
+
+
+def getitem(x: Any, index: Any) -> Any:
+    """Static indexing and slicing: ints, slices (positive steps), `...` and None."""
+    aval = core.get_aval(x)
+    index = index if isinstance(index, tuple) else (index,)
+    for i in index:
+        if isinstance(i, core.Tracer) or (isinstance(i, (Array, np.ndarray)) and np.ndim(i)):
+            raise NotImplementedError(
+                "didax supports static indexing only (ints, slices, ..., None); indexing with "
+                "an array or a traced value needs gather, which didax does not implement")
+    n_real = builtins.sum(1 for i in index if i is not None and i is not Ellipsis)
+    if builtins.sum(1 for i in index if i is Ellipsis) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    if n_real > aval.ndim:
+        raise IndexError(f"Too many indices: {aval.ndim}-dimensional array indexed with "
+                         f"{n_real} regular indices.")
+    expanded: list[Any] = []
+    for i in index:
+        if i is Ellipsis:
+            expanded.extend([builtins.slice(None)] * (aval.ndim - n_real))
+        else:
+            expanded.append(i)
+    expanded.extend([builtins.slice(None)] * (aval.ndim - builtins.sum(
+        1 for i in expanded if i is not None)))
+    starts, limits, strides, squeeze_dims, new_axes = [], [], [], [], []
+    dim = 0
+    out_pos = 0
+    for i in expanded:
+        if i is None:
+            new_axes.append(out_pos)
+            out_pos += 1
+            continue
+        n = aval.shape[dim]
+        if isinstance(i, builtins.slice):
+            start, stop, step = i.indices(n)
+            if step < 0:
+                raise NotImplementedError("didax does not support negative slice steps")
+            stop = builtins.max(stop, start)
+            starts.append(start)
+            limits.append(stop)
+            strides.append(step)
+            out_pos += 1
+        else:
+            k = operator.index(i)
+            if not -n <= k < n:
+                raise IndexError(f"index {k} is out of bounds for axis {dim} with size {n}")
+            k %= n
+            starts.append(k)
+            limits.append(k + 1)
+            strides.append(1)
+            squeeze_dims.append(dim)
+        dim += 1
+    out = x
+    if tuple(starts) != (0,) * aval.ndim or tuple(limits) != aval.shape or any(
+            s != 1 for s in strides):
+        out = lax.slice(x, starts, limits, strides)
+    if squeeze_dims:
+        out = lax.squeeze(out, squeeze_dims)
+    if new_axes:
+        out = lax.expand_dims(out, new_axes)
+    return out
+
+
+# ----------------------------------------------------------------------------- methods
+
+
+def astype(x: Any, dtype: Any) -> Any:
+    return lax.convert_element_type(x, _dtype(dtype), False)
+
+
+def _reshape_method(x: Any, *shape: Any, order: str = "C") -> Any:
+    return reshape(x, shape[0] if len(shape) == 1 else shape, order)
+
+
+def _transpose_method(x: Any, *axes: Any) -> Any:
+    if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):
+        axes = axes[0]
+    return transpose(x, axes or None)
+
+
+OPERATORS = {
+    "add": add, "subtract": subtract, "multiply": multiply, "divide": divide,
+    "floor_divide": floor_divide, "remainder": remainder, "power": power, "matmul": matmul,
+    "less": less, "less_equal": less_equal, "greater": greater, "greater_equal": greater_equal,
+    "equal": equal, "not_equal": not_equal, "logical_and": logical_and,
+    "logical_or": logical_or, "negative": negative, "positive": positive, "abs": abs,
+    "getitem": getitem, "reshape_method": _reshape_method, "astype": astype, "sum": sum,
+    "mean": mean, "max": max, "min": min, "prod": prod, "argmax": argmax,
+    "transpose_method": _transpose_method, "transpose": transpose, "squeeze": squeeze,
+    "dot": dot,
+}
+
+__all__ = [
+    "abs", "absolute", "add", "amax", "amin", "arange", "argmax", "array", "asarray", "astype",
+    "bool_", "broadcast_to", "clip", "concatenate", "cos", "divide", "dot", "e", "equal", "exp",
+    "expand_dims", "expm1", "eye", "float16", "float32", "floor_divide", "full", "greater",
+    "greater_equal", "inf", "int32", "int8", "isfinite", "less", "less_equal", "linspace", "log",
+    "log1p", "logical_and", "logical_or", "matmul", "max", "maximum", "mean", "min", "minimum",
+    "mod", "multiply", "nan", "ndarray", "ndim", "negative", "newaxis", "not_equal", "ones",
+    "ones_like", "pi", "positive", "power", "prod", "remainder", "reshape", "shape", "sign",
+    "sin", "sqrt", "square", "squeeze", "stack", "subtract", "sum", "tan", "tanh", "transpose",
+    "true_divide", "uint8", "where", "zeros", "zeros_like",
+]
