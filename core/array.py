@@ -109,7 +109,7 @@ def _wrap_eager(value: Any, weak: bool) -> Array:
     out = Array.__new__(Array)
     out._value = value
     out._buffer = None
-    out.aval = core.ShapedArray(value.shape, value.dtype, weak)
+    out.aval = core.ShapedArray.make(value.shape, value.dtype, weak)
     return out
 
 

@@ -126,6 +126,13 @@ class ShapedArray:
     ndim = property(lambda self: len(self.shape))
     size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
 
+    @classmethod
+    def make(cls, shape: tuple[int, ...], dtype: np.dtype, weak_type: bool) -> ShapedArray:
+        """Construct from an already canonical tuple and np.dtype (the eager hot path)."""
+        aval = object.__new__(cls)
+        aval.shape, aval.dtype, aval.weak_type = shape, dtype, weak_type
+        return aval
+
     def update(self, **changes: Any) -> ShapedArray:
         fields = {"shape": self.shape, "dtype": self.dtype, "weak_type": self.weak_type}
         return ShapedArray(**{**fields, **changes})
@@ -425,15 +432,11 @@ install_operators(Tracer)
 # --------------------------------------------------------------------------- eval interpreter
 
 
-def _weak_result(primitive: Primitive, operands: Sequence[Any], out: Any) -> bool:
-    # Eager results carry a weak type without running abstract evaluation (too slow for the
-    # eager path): weak when every operand is weak and the dtype is unchanged.
-    if primitive.name == "convert_element_type":
-        return False
-    for x in operands:
-        if not getattr(x, "weak_type", dtypes.is_python_scalar(x) and type(x) is not bool):
-            return False
-    return True
+def _is_weak(x: Any) -> bool:
+    aval = getattr(x, "aval", None)
+    if aval is not None:
+        return aval.weak_type
+    return type(x) is float or type(x) is int
 
 
 class EvalTrace(Trace):
@@ -455,11 +458,21 @@ wrap_eager: Callable[[Any, bool], Any] = lambda value, weak: value
 
 
 def eval_primitive(primitive: Primitive, operands: Sequence[Any], params: dict) -> list[Any]:
-    outs = impl_rules[primitive](*map(to_numpy, operands), **params)
-    if not operands:
-        return [wrap_eager(o, False) for o in outs]
-    weak = _weak_result(primitive, operands, outs)
-    return [wrap_eager(o, weak and o.dtype == to_numpy(operands[0]).dtype) for o in outs]
+    rule = impl_rules._rules.get(primitive)
+    if rule is None:
+        raise NotImplementedError(f"no impl rule for '{primitive}'")
+    args = [to_numpy(x) for x in operands]
+    outs = rule(*args, **params)
+    # Eager results carry a weak type without running abstract evaluation (too slow for the
+    # eager path): weak when every operand is weak and the dtype is unchanged; a conversion
+    # says itself whether its result is weak.
+    if "weak_type" in params:
+        return [wrap_eager(o, params["weak_type"]) for o in outs]
+    for x in operands:
+        if not _is_weak(x):
+            return [wrap_eager(o, False) for o in outs]
+    dtype = args[0].dtype if args else None
+    return [wrap_eager(o, o.dtype == dtype) for o in outs]
 
 
 # --------------------------------------------------------------------------- trace state

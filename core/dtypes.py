@@ -48,13 +48,22 @@ def python_scalar_dtype(x: Any) -> np.dtype:
     return _WEAK_DEFAULT[type(x)]
 
 
+def _compute_kind(dtype: np.dtype) -> int:
+    return 0 if dtype == bool_ else 1 if np.issubdtype(dtype, np.integer) else 2
+
+
+# Precomputed for the dtypes didax meets, so the eager hot path is one dict lookup.
+_KINDS = {np.dtype(d): _compute_kind(np.dtype(d)) for d in (
+    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+    "float16", "float32", "float64", "complex64", "complex128")}
+if bfloat16 is not None:
+    _KINDS[np.dtype(bfloat16)] = 2
+
+
 def kind(dtype: np.dtype) -> int:
     """0 bool, 1 integer, 2 floating (the promotion lattice's kinds)."""
-    if dtype == bool_:
-        return 0
-    if np.issubdtype(dtype, np.integer):
-        return 1
-    return 2
+    k = _KINDS.get(dtype)
+    return _compute_kind(np.dtype(dtype)) if k is None else k
 
 
 def is_float(dtype: np.dtype) -> bool:

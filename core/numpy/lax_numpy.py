@@ -97,11 +97,30 @@ def _broadcast(name: str, *args: Any) -> list[Any]:
     return result
 
 
-def _binary(name: str, *args: Any) -> list[Any]:
-    return _broadcast(name, *_promote(name, *args))
+def _binary(name: str, x: Any, y: Any) -> list[Any]:
+    # Fast path (the eager hot loop): two arrays of one type and shape, or an array and a
+    # Python scalar that is already of the array's kind, need no conversion or broadcast.
+    ax, ay = getattr(x, "aval", None), getattr(y, "aval", None)
+    if ax is not None:
+        if ay is not None:
+            if ax.dtype == ay.dtype and ax.weak_type == ay.weak_type and ax.shape == ay.shape:
+                return [x, y]
+        elif _scalar_fits(y, ax.dtype):
+            return [x, y]
+    elif ay is not None and _scalar_fits(x, ay.dtype):
+        return [x, y]
+    return _broadcast(name, *_promote(name, x, y))
+
+
+def _scalar_fits(v: Any, dtype: np.dtype) -> bool:
+    t = type(v)
+    return (t is float and dtype == dtypes.float32) or (t is int and dtype == dtypes.int32)
 
 
 def _to_inexact(name: str, x: Any) -> Any:
+    aval = getattr(x, "aval", None)
+    if aval is not None and dtypes.kind(aval.dtype) == 2:
+        return x
     _check_arraylike(name, x)
     aval = core.get_aval(x)
     if dtypes.is_float(aval.dtype) and not dtypes.is_python_scalar(x):
