@@ -116,6 +116,16 @@ def _wrap_eager(value: Any, weak: bool) -> Array:
 core.wrap_eager = _wrap_eager
 
 
+def from_buffer(buffer: Any, aval: core.ShapedArray) -> Array:
+    """An Array backed by a device buffer (a compiled call's output): it stays on the device
+    until read. The hot path of `jit`: no checks, `aval` must describe `buffer`."""
+    out = Array.__new__(Array)
+    out._value = None
+    out._buffer = buffer
+    out.aval = aval
+    return out
+
+
 def asarray(x: Any, dtype: Any = None) -> Array:
     """`x` as an Array with a canonical dtype (float64 -> float32)."""
     if isinstance(x, Array) and dtype is None:

@@ -105,6 +105,38 @@ transpose_rules: RuleTable[TransposeRule] = RuleTable("transpose")
 vmap_rules: RuleTable[VmapRule] = RuleTable("vmap")
 lowering_rules: RuleTable[LoweringRule] = RuleTable("lowering")
 
+
+@dataclass(frozen=True)
+class LoweringContext:
+    """What a lowering rule sees besides its operands (`ir.Value`s), made by
+    `interpreters/lowering.py` for each equation:
+
+    - `hlo`, `ir`: jaxlib's StableHLO op builders and MLIR core (`ctx.hlo.sine(x)`,
+      `ctx.ir.DenseI64ArrayAttr`); loaded on the first compile, so `lax` never imports jaxlib.
+    - `avals_in`, `avals_out`: the equation's operand and result types.
+    - `tensor_type(aval)`, `constant(value, dtype)`: MLIR types and (deduplicated) constants.
+    - `lower_jaxpr(closed_jaxpr, args)`: lower a nested jaxpr at the current insertion point
+      on `ir.Value` arguments and return its results (control flow bodies, nested jit).
+    """
+
+    hlo: Any
+    ir: Any
+    avals_in: tuple[ShapedArray, ...]
+    avals_out: tuple[ShapedArray, ...]
+    module: Any  # lowering.ModuleBuilder: the module being built
+
+    def tensor_type(self, aval: ShapedArray) -> Any:
+        return self.module.tensor_type(aval)
+
+    def constant(self, value: Any, dtype: Any = None) -> Any:
+        return self.module.constant(value, dtype)
+
+    def lower_jaxpr(self, closed_jaxpr: Any, args: Sequence[Any]) -> list[Any]:
+        return self.module.lower_jaxpr(closed_jaxpr, args)
+
+    def replace(self, **changes: Any) -> LoweringContext:
+        return replace(self, **changes)
+
 # Operators of Array and Tracer (`x + y`, `x[0]`, `x.sum()`) dispatch through this table,
 # which `didax.numpy` fills at import: the array classes sit below the numpy layer.
 operator_table: dict[str, Callable[..., Any]] = {}
@@ -377,6 +409,7 @@ class Tracer:
 
 def _forward(name: str) -> Callable[..., Any]:
     def method(self: Any, *args: Any, **kwargs: Any) -> Any:
+        __tracebackhide__ = True  # engine frame: IPython leaves it out of tracebacks
         return operator_table[name](self, *args, **kwargs)
 
     method.__name__ = name
@@ -385,6 +418,7 @@ def _forward(name: str) -> Callable[..., Any]:
 
 def _reflected(name: str) -> Callable[..., Any]:
     def method(self: Any, other: Any) -> Any:
+        __tracebackhide__ = True
         return operator_table[name](other, self)
 
     method.__name__ = f"r{name}"
@@ -458,6 +492,7 @@ wrap_eager: Callable[[Any, bool], Any] = lambda value, weak: value
 
 
 def eval_primitive(primitive: Primitive, operands: Sequence[Any], params: dict) -> list[Any]:
+    __tracebackhide__ = True
     rule = impl_rules._rules.get(primitive)
     if rule is None:
         raise NotImplementedError(f"no impl rule for '{primitive}'")
@@ -539,6 +574,7 @@ def find_top_trace(operands: Sequence[Any]) -> Trace:
 
 def bind(primitive: Primitive, operands: Sequence[Any], params: dict[str, Any]) -> list[Any]:
     """Apply `primitive` under the current interpreter. Returns a list of outputs."""
+    __tracebackhide__ = True
     if _state.get() is _DEFAULT_STATE:  # eager fast path: nothing is being traced
         for x in operands:
             if isinstance(x, Tracer):

@@ -76,7 +76,7 @@ class Jaxpr:
     __repr__ = __str__
 
 
-@dataclass(frozen=True, eq=False, slots=True)
+@dataclass(frozen=True, eq=False, slots=True, weakref_slot=True)  # jit caches per jaxpr
 class ClosedJaxpr:
     """A jaxpr with values for its constvars. Like `jax.core.ClosedJaxpr`."""
 
@@ -113,18 +113,23 @@ def typecheck(jaxpr: Jaxpr) -> tuple[list[ShapedArray], list[ShapedArray]]:
     are what its primitive's abstract-eval rule gives. Returns (in_avals, out_avals)."""
     env: set[Var] = set()
 
-    def bind_var(v: Var, where: str) -> None:
+    def bind_var(v: Var, where: str, eqn_index: int | None = None) -> None:
         if v in env:
-            raise JaxprTypeError(f"variable {v} bound twice ({where})")
+            context = "" if eqn_index is None else f":\n{_context(jaxpr, eqn_index)}"
+            raise JaxprTypeError(f"variable {_name_in(jaxpr, v)}:{v.aval.str_short()} bound "
+                                 f"twice, the second time in {where}{context}")
         env.add(v)
 
     def read(atom: Atom, eqn_index: int) -> ShapedArray:
         if isinstance(atom, Literal):
             return atom.aval
         if atom not in env:
-            raise JaxprTypeError(
-                f"variable {_name_in(jaxpr, atom)}:{atom.aval.str_short()} used before it is "
-                f"bound, in equation {eqn_index}:\n{_context(jaxpr, eqn_index)}")
+            name = f"{_name_in(jaxpr, atom)}:{atom.aval.str_short()}"
+            if eqn_index == len(jaxpr.eqns):
+                raise JaxprTypeError(f"output variable {name} is not bound by the jaxpr's "
+                                     f"inputs or equations:\n{jaxpr}")
+            raise JaxprTypeError(f"variable {name} used before it is bound, in equation "
+                                 f"{eqn_index}:\n{_context(jaxpr, eqn_index)}")
         return atom.aval
 
     for v in jaxpr.constvars:
@@ -137,13 +142,17 @@ def typecheck(jaxpr: Jaxpr) -> tuple[list[ShapedArray], list[ShapedArray]]:
             out_avals = core.abstract_eval_rules[eqn.primitive](*in_avals, **eqn.params)
         except TypeError as e:
             raise JaxprTypeError(f"{e}\nin equation {i}:\n{_context(jaxpr, i)}") from None
+        if len(eqn.outvars) != len(out_avals):
+            raise JaxprTypeError(
+                f"{eqn.primitive}: the equation binds {len(eqn.outvars)} outputs but its "
+                f"rule gives {len(out_avals)}, in equation {i}:\n{_context(jaxpr, i)}")
         for v, aval in zip(eqn.outvars, out_avals, strict=True):
             if not core.types_match(v.aval, aval):
                 raise JaxprTypeError(
                     f"{eqn.primitive}: output type {v.aval.str_short()} does not match the "
                     f"type {aval.str_short()} its rule gives, in equation {i}:\n"
                     f"{_context(jaxpr, i)}")
-            bind_var(v, f"equation {i}")
+            bind_var(v, f"equation {i}", i)
     out_avals = [read(x, len(jaxpr.eqns)) for x in jaxpr.outvars]
     return [v.aval for v in jaxpr.invars], out_avals
 
@@ -184,7 +193,9 @@ def eval_closed_jaxpr(closed: ClosedJaxpr, *args: Any) -> list[Any]:
 
 def literal(val: Any, aval: ShapedArray) -> Literal:
     """A Literal holding `val` as a Python scalar of the aval's dtype."""
-    if type(val) in (bool, int, float) and (type(val) is not int or aval.dtype.kind in "iu"):
-        if type(val) is not float or aval.dtype.kind == "f":
-            return Literal(val, aval)
+    if type(val) in (bool, int) and (type(val) is not int or aval.dtype.kind in "iu"):
+        return Literal(val, aval)
+    if type(val) is float and aval.dtype == np.float32:
+        # the value the program computes with, as JAX prints it: 0.1 is 0.10000000149011612
+        return Literal(float(np.float32(val)), aval)
     return Literal(np.asarray(val, aval.dtype).item(), aval)

@@ -212,8 +212,10 @@ class _Printer:
     def binders(self, vs: Sequence[Any], unused: set[Any] = frozenset()) -> Doc:
         return Nest(2, Group(join(Break(), [self.binder(v, unused) for v in vs])))
 
-    def jaxpr(self, jaxpr: Any) -> Doc:
-        unused = _unused_outvars(jaxpr)
+    def jaxpr(self, jaxpr: Any, top: bool = True) -> Doc:
+        # JAX 0.10 prints an unread outvar as `_` in the top-level jaxpr only; inside a
+        # param (a scan body, a cond branch) it keeps its name. DropVars are `_` everywhere.
+        unused = _unused_outvars(jaxpr) if top else set()
         constvars = self.binders(jaxpr.constvars)
         invars = self.binders(jaxpr.invars)
         eqns = join(Break("; "), [self.eqn(e, unused) for e in jaxpr.eqns])
@@ -230,8 +232,10 @@ class _Printer:
         lhs = join(text(" "), [self.binder(v, unused) for v in eqn.outvars])
         if eqn.primitive.name == "jit":  # JAX names a jit's inner variables after the outer ones
             inner = _open(eqn.params["jaxpr"])
+            passed: set[Any] = set()  # an outer variable passed twice names one inner var
             for outer, var in zip(eqn.invars, inner.invars, strict=True):
-                if not hasattr(outer, "val"):
+                if not hasattr(outer, "val") and outer not in passed:
+                    passed.add(outer)
                     self.names.names.setdefault(var, self.names[outer])
             for outer, var in zip(eqn.outvars, inner.outvars, strict=True):
                 if not hasattr(var, "val") and var not in self.names.names and outer not in unused:
@@ -254,9 +258,9 @@ class _Printer:
 
     def param(self, v: Any) -> Doc:
         if _is_jaxpr(v) or _is_jaxpr(getattr(v, "jaxpr", None)):
-            return self.jaxpr(_open(v))
+            return self.jaxpr(_open(v), top=False)
         if isinstance(v, tuple) and v and all(_is_jaxpr(_open(x)) for x in v):
-            items = [self.jaxpr(_open(x)) for x in v]
+            items = [self.jaxpr(_open(x), top=False) for x in v]
             return Group(concat(Nest(2, concat(text("("), Break(""), join(Break(), items))),
                                 Break(""), text(")")))
         return text(param_text(v))

@@ -82,7 +82,9 @@ class PyTreeDef:
             return "[" + ", ".join(kids) + "]"
         if self.node is dict:
             return "{" + ", ".join(f"{k!r}: {v}" for k, v in zip(self.aux, kids)) + "}"
-        return f"CustomNode({self.node.__name__}[{self.aux!r}], [{', '.join(kids)}])"
+        if self.node not in _registry:  # a namedtuple, spelled as JAX spells it
+            return f"CustomNode(namedtuple[{self.node.__name__}], [{', '.join(kids)}])"
+        return f"CustomNode({self.node.__name__}[{self.aux}], [{', '.join(kids)}])"
 
 
 _LEAF = PyTreeDef(None, None, (), 1)

@@ -53,6 +53,7 @@ def jvp_flat(fn: Callable[..., Sequence[Any]], primals: Sequence[Any],
              ) -> tuple[list[Any], list[Any]]:
     """Push (primals, tangents) through `fn` (flat lists in, a flat list out). Tangents may be
     `Zero`s; with `instantiate`, zero output tangents come back as arrays of zeros."""
+    __tracebackhide__ = True  # engine frame: IPython leaves it out of tracebacks
     with core.new_main(JVPTrace) as main:
         trace = JVPTrace(main)
         tracers_in = [JVPTracer(trace, x, t) for x, t in zip(primals, tangents, strict=True)]

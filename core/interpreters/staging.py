@@ -118,6 +118,7 @@ class JaxprTrace(core.Trace):
 def trace_to_jaxpr(fn: Callable[..., Sequence[Any]], in_avals: Sequence[ShapedArray]
                    ) -> ClosedJaxpr:
     """Stage `fn` (flat list of arrays in, flat list out) at `in_avals` into a ClosedJaxpr."""
+    __tracebackhide__ = True  # engine frame: IPython leaves it out of tracebacks
     builder = JaxprBuilder()
     with core.new_main(JaxprTrace, builder, dynamic=True) as main:
         trace = JaxprTrace(main)

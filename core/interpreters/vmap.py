@@ -61,6 +61,7 @@ def vmap_flat(fn: Callable[..., Sequence[Any]], axis_size: int, in_dims: Sequenc
     """Map `fn` over `axis_size` elements. Inputs are batched along `in_dims`; outputs come
     back with their batch axis moved to `out_dims` (None: left where the rules put it,
     reported in the second list)."""
+    __tracebackhide__ = True  # engine frame: IPython leaves it out of tracebacks
     with core.new_main(BatchTrace, axis_size) as main:
         trace = BatchTrace(main)
         tracers_in = [BatchTracer(trace, x, NOT_MAPPED if d is None else d)

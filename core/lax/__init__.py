@@ -27,3 +27,11 @@ __all__ = [
     "reduce_sum", "rem", "reshape", "select_n", "sign", "sin", "slice", "sqrt", "squeeze",
     "stack", "stop_gradient", "sub", "tan", "tanh", "transpose",
 ]
+
+# lax re-exports layer-4 control flow (`lax.cond`, `lax.scan`, ...): imported last, once every
+# family module above is loaded, since the control-flow modules use them through the engines.
+from didax.control_flow.cond import cond, switch  # noqa: E402
+from didax.control_flow.scan import scan  # noqa: E402
+from didax.control_flow.while_loop import fori_loop, while_loop  # noqa: E402
+
+__all__ += ["cond", "fori_loop", "scan", "switch", "while_loop"]

@@ -52,12 +52,22 @@ def float_aval(name: str) -> core.AbstractEvalRule:
 
 
 def broadcast_shapes(name: str, *avals: ShapedArray) -> tuple[int, ...]:
-    """Operands of an n-ary elementwise primitive have equal shapes, or are scalars."""
+    """Operands of an n-ary elementwise primitive are scalars or arrays of one rank whose
+    sizes agree or are 1 (as in JAX 0.10's lax: `f32[2,1] + f32[1,3]` is `f32[2,3]`)."""
     shapes = [a.shape for a in avals if a.shape]
-    if any(s != shapes[0] for s in shapes):
-        raise TypeError(f"{name} got incompatible shapes for broadcasting: "
-                        + ", ".join(str(a.shape) for a in avals) + ".")
-    return shapes[0] if shapes else ()
+    if not shapes:
+        return ()
+    if any(len(s) != len(shapes[0]) for s in shapes):
+        raise TypeError(f"{name}: arrays must have same number of dimensions, got "
+                        + ", ".join(str(s) for s in shapes) + ".")
+    out = []
+    for sizes in zip(*shapes):
+        big = {d for d in sizes if d != 1}
+        if len(big) > 1:
+            raise TypeError(f"{name} got incompatible shapes for broadcasting: "
+                            + ", ".join(str(s) for s in shapes) + ".")
+        out.append(big.pop() if big else 1)
+    return tuple(out)
 
 
 def naryop_aval(name: str, allowed: str = "any") -> core.AbstractEvalRule:
@@ -116,5 +126,104 @@ def vectorized_vmap(fn: Callable[..., Any]) -> core.VmapRule:
     def rule(axis_size: int, vals: Sequence[Any], dims: Sequence[Any], **params: Any) -> tuple:
         (x,), (d,) = vals, dims
         return [fn(x, **params)], [d]
+
+    return rule
+
+
+# ----------------------------------------------------------------------------- lowering
+# Rules receive a `core.LoweringContext`: `ctx.hlo` holds jaxlib's StableHLO op builders,
+# loaded on the first compile, so this module never imports jaxlib.
+
+
+def broadcast_operands(ctx: core.LoweringContext, args: Sequence[Any]) -> list[Any]:
+    """Operands of an elementwise op broadcast to the result's shape: lax accepts rank-0
+    operands (`mul b 3.0:f32[]`) and size-1 axes, StableHLO wants equal shapes."""
+    shape = ctx.avals_out[0].shape
+    out = []
+    for x, aval in zip(args, ctx.avals_in, strict=True):
+        if aval.shape != shape:  # rank 0: dims (); same rank: size-1 axes stretch
+            out_type = ctx.tensor_type(aval.update(shape=shape))
+            x = ctx.hlo.broadcast_in_dim(out_type, x, tuple(range(aval.ndim)))
+        out.append(x)
+    return out
+
+
+def broadcast_constant(ctx: core.LoweringContext, value: Any, aval: ShapedArray) -> Any:
+    """`value` filled into an array of type `aval` (one scalar constant, broadcast)."""
+    scalar = ctx.constant(value, aval.dtype)
+    if not aval.shape:
+        return scalar
+    return ctx.hlo.broadcast_in_dim(ctx.tensor_type(aval), scalar, ())
+
+
+def direct_lowering(op: str, *, bool_op: str | None = None) -> core.LoweringRule:
+    """Lowering to the StableHLO op named `op` (`direct_lowering("sine")` is
+    `stablehlo.sine`), on operands broadcast to the result's shape; `bool_op` replaces `op`
+    for bool operands (a sum of bools is their `or`)."""
+
+    def rule(ctx: core.LoweringContext, *args: Any, **params: Any) -> list:
+        name = bool_op if bool_op and ctx.avals_in[0].dtype == dtypes.bool_ else op
+        return [getattr(ctx.hlo, name)(*broadcast_operands(ctx, args))]
+
+    return rule
+
+
+def compare_type(dtype: np.dtype) -> str:
+    """How StableHLO compares values of `dtype`."""
+    if dtypes.is_float(dtype):
+        return "FLOAT"
+    return "SIGNED" if dtype.kind == "i" else "UNSIGNED"  # unsigned integers and bool
+
+
+def compare(ctx: core.LoweringContext, x: Any, y: Any, direction: str, dtype: np.dtype) -> Any:
+    """`stablehlo.compare` of two equal-shaped values of `dtype` ("GT", "EQ", ...)."""
+    hlo = ctx.hlo
+    return hlo.compare(x, y, hlo.ComparisonDirectionAttr.get(direction),
+                       compare_type=hlo.ComparisonTypeAttr.get(compare_type(dtype)))
+
+
+def compare_lowering(direction: str) -> core.LoweringRule:
+    """Lowering of a comparison primitive (`direction` is "GT", "LT", "EQ", ...)."""
+
+    def rule(ctx: core.LoweringContext, x: Any, y: Any) -> list:
+        x, y = broadcast_operands(ctx, (x, y))
+        return [compare(ctx, x, y, direction, ctx.avals_in[0].dtype)]
+
+    return rule
+
+
+_BOOL_REDUCERS = {"add": "or_", "maximum": "or_", "multiply": "and_", "minimum": "and_"}
+
+
+def reduction_identity(op: str, dtype: np.dtype) -> Any:
+    """The start value of a reduction by the StableHLO op `op` over `dtype`."""
+    if op == "add":
+        return 0
+    if op == "multiply":
+        return 1
+    if dtype == dtypes.bool_:
+        return op == "minimum"
+    if dtypes.is_float(dtype):
+        return -np.inf if op == "maximum" else np.inf
+    info = np.iinfo(dtype)
+    return info.min if op == "maximum" else info.max
+
+
+def reduce_lowering(op: str) -> core.LoweringRule:
+    """Lowering of a reduction over `axes` by the binary StableHLO op `op` ("add",
+    "maximum", ...): a `stablehlo.reduce` whose body applies `op`, from its identity."""
+
+    def rule(ctx: core.LoweringContext, x: Any, *, axes: tuple[int, ...], **params: Any) -> list:
+        if not axes:
+            return [x]
+        dtype = ctx.avals_in[0].dtype
+        name = _BOOL_REDUCERS[op] if dtype == dtypes.bool_ else op
+        init = ctx.constant(reduction_identity(op, dtype), dtype)
+        reduce = ctx.hlo.ReduceOp([ctx.tensor_type(ctx.avals_out[0])], [x], [init], axes)
+        scalar = ctx.tensor_type(ShapedArray((), dtype))
+        body = reduce.regions[0].blocks.append(scalar, scalar)
+        with ctx.ir.InsertionPoint(body):
+            ctx.hlo.return_([getattr(ctx.hlo, name)(*body.arguments)])
+        return [reduce.results[0]]
 
     return rule

@@ -23,6 +23,7 @@ def _comparison(name: str, fn: Callable[..., Any]) -> core.Primitive:
     # jvp: handled by the all-zero-tangent path: comparisons never get a nonzero tangent out
     core.jvp_rules.register(prim, _zero_output_jvp(prim))
     core.vmap_rules.register(prim, shape.broadcasting_vmap(prim.bind))
+    core.lowering_rules.register(prim, common.compare_lowering(name.upper()))  # "GT", ...
     return prim
 
 
@@ -94,6 +95,7 @@ def _is_finite_abstract_eval(x):
 
 core.jvp_rules.register(is_finite_p, _zero_output_jvp(is_finite_p))
 core.vmap_rules.register(is_finite_p, common.vectorized_vmap(is_finite))
+core.lowering_rules.register(is_finite_p, common.direct_lowering("is_finite"))
 
 # ----------------------------------------------------------------------------- and, or, not
 
@@ -105,6 +107,7 @@ def _logical(name: str, fn: Callable[..., Any], arity: int) -> core.Primitive:
     core.jvp_rules.register(prim, _zero_output_jvp(prim))
     vmap = shape.broadcasting_vmap(prim.bind) if arity == 2 else common.vectorized_vmap(prim.bind)
     core.vmap_rules.register(prim, vmap)
+    core.lowering_rules.register(prim, common.direct_lowering(name + "_"))  # hlo.and_, ...
     return prim
 
 
@@ -211,3 +214,20 @@ def _select_n_vmap(axis_size, vals, dims):
     if not core.get_aval(which).shape:
         which = shape.broadcast_in_dim(which, (axis_size, *case_shape), ())
     return [select_n(which, *cases)], [0]
+
+
+@core.lowering_rules.register(select_n_p)
+def _select_n_lowering(ctx, which, *cases):
+    which_aval = ctx.avals_in[0]
+    if which_aval.dtype == dtypes.bool_:  # select(pred, on_true, on_false): case 1 if true
+        return [ctx.hlo.select(which, cases[1], cases[0])] if len(cases) == 2 else [cases[0]]
+
+    def pick(lo: int, hi: int) -> Any:  # cases[lo:hi] by bisection on `which < mid`
+        if hi - lo == 1:
+            return cases[lo]
+        mid = (lo + hi) // 2
+        below = common.compare(ctx, which, common.broadcast_constant(ctx, mid, which_aval),
+                               "LT", which_aval.dtype)
+        return ctx.hlo.select(below, pick(lo, mid), pick(mid, hi))
+
+    return [pick(0, len(cases))]

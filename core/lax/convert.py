@@ -22,8 +22,9 @@ def convert_element_type(x: Any, new_dtype: Any, weak_type: bool = False) -> Any
     aval = core.get_aval(x)
     if aval.dtype == new_dtype and aval.weak_type == weak_type and not dtypes.is_python_scalar(x):
         return x
-    if dtypes.is_python_scalar(x) and not isinstance(x, core.Tracer):
-        value = np.asarray(x).astype(new_dtype)  # converting a constant needs no equation
+    if not isinstance(x, core.Tracer) and aval.shape == ():
+        # converting a scalar constant needs no equation (JAX folds it while staging too)
+        value = np.asarray(core.to_numpy(x)).astype(new_dtype)
         return _scalar_constant(value, weak_type)
     return convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=weak_type)
 
@@ -67,6 +68,17 @@ def _convert_transpose(cts, x, *, new_dtype, weak_type):
 
 core.vmap_rules.register(convert_element_type_p, common.vectorized_vmap(convert_element_type_p.bind))
 
+
+@core.lowering_rules.register(convert_element_type_p)
+def _convert_lowering(ctx, x, *, new_dtype, weak_type):
+    aval = ctx.avals_in[0]
+    if aval.dtype == new_dtype:  # only the weak type changes
+        return [x]
+    if new_dtype == dtypes.bool_:  # nonzero is true (StableHLO's convert would truncate)
+        zero = common.broadcast_constant(ctx, 0, aval)
+        return [common.compare(ctx, x, zero, "NE", aval.dtype)]
+    return [ctx.hlo.convert(ctx.tensor_type(ctx.avals_out[0]), x)]
+
 # ----------------------------------------------------------------------------- stop_gradient
 
 stop_gradient_p = core.Primitive("stop_gradient")
@@ -90,3 +102,4 @@ def _stop_gradient_jvp(primals, tangents):
 
 # no transpose rule: stop_gradient is not linear (its jvp is zero)
 core.vmap_rules.register(stop_gradient_p, common.vectorized_vmap(stop_gradient))
+core.lowering_rules.register(stop_gradient_p, lambda ctx, x: [x])

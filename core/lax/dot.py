@@ -47,7 +47,8 @@ def _dot_general_impl(x, y, *, dimension_numbers, precision, preferred_element_t
     size = lambda a, ds: int(np.prod([a.shape[d] for d in ds], dtype=np.int64))  # noqa: E731
     xm = np.transpose(x, (*lb, *lf, *lc)).reshape(*batch, size(x, lf), size(x, lc))
     ym = np.transpose(y, (*rb, *rc, *rf)).reshape(*batch, size(y, rc), size(y, rf))
-    out = np.matmul(xm, ym).reshape(*batch, *(x.shape[d] for d in lf), *(y.shape[d] for d in rf))
+    out = np.matmul(xm, ym).reshape((*batch, *(x.shape[d] for d in lf),
+                                     *(y.shape[d] for d in rf)))
     return [np.asarray(out).astype(preferred_element_type)]
 
 
@@ -139,3 +140,26 @@ def _dot_general_pp(params):  # JAX prints the axis tuples as lists and hides pr
     dims = f"(({list(lc)}, {list(rc)}), ({list(lb)}, {list(rb)}))"
     return [("dimension_numbers", dims),
             ("preferred_element_type", params["preferred_element_type"])]
+
+
+@core.lowering_rules.register(dot_general_p)
+def _dot_general_lowering(ctx, x, y, *, dimension_numbers, precision, preferred_element_type):
+    (lc, rc), (lb, rb) = dimension_numbers
+    hlo, out = ctx.hlo, ctx.avals_out[0]
+    dims = hlo.DotDimensionNumbers.get(
+        lhs_batching_dimensions=list(lb), rhs_batching_dimensions=list(rb),
+        lhs_contracting_dimensions=list(lc), rhs_contracting_dimensions=list(rc))
+    x_aval, y_aval = ctx.avals_in
+    if x_aval.dtype != dtypes.bool_:
+        return [hlo.dot_general(ctx.tensor_type(out), x, y, dims)]
+    # XLA has no boolean dot: count the true products in int32, then test for nonzero
+    x = hlo.convert(ctx.tensor_type(x_aval.update(dtype=dtypes.int32)), x)
+    y = hlo.convert(ctx.tensor_type(y_aval.update(dtype=dtypes.int32)), y)
+    counts_aval = out.update(dtype=dtypes.int32)
+    counts = hlo.dot_general(ctx.tensor_type(counts_aval), x, y, dims)
+    if out.dtype == dtypes.bool_:
+        zero = ctx.hlo.broadcast_in_dim(ctx.tensor_type(counts_aval),
+                                        ctx.constant(0, dtypes.int32), ())
+        return [hlo.compare(counts, zero, hlo.ComparisonDirectionAttr.get("NE"),
+                            compare_type=hlo.ComparisonTypeAttr.get("SIGNED"))]
+    return [hlo.convert(ctx.tensor_type(out), counts)]

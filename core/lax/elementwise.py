@@ -8,6 +8,7 @@ Tangents may be symbolic zeros (`core.Zero`): rules skip the work for them.
 
 from __future__ import annotations
 
+import builtins
 from typing import Any, Callable
 
 import numpy as np
@@ -96,6 +97,8 @@ def _add_transpose(cts, x, y):
 
 core.transpose_rules.register(add_p, _add_transpose)
 core.transpose_rules.register(add_any_p, _add_transpose)
+core.lowering_rules.register(add_p, common.direct_lowering("add", bool_op="or_"))
+core.lowering_rules.register(add_any_p, common.direct_lowering("add", bool_op="or_"))
 
 # ----------------------------------------------------------------------------- sub, neg
 
@@ -134,6 +137,8 @@ def _sub_transpose(cts, x, y):
 
 core.jvp_rules.register(neg_p, common.linear_unary_jvp(neg_p.bind))
 core.transpose_rules.register(neg_p, common.linear_unary_transpose(neg_p.bind))
+core.lowering_rules.register(sub_p, common.direct_lowering("subtract"))
+core.lowering_rules.register(neg_p, common.direct_lowering("negate"))
 
 # ----------------------------------------------------------------------------- mul, div
 
@@ -163,6 +168,9 @@ def _mul_transpose(cts, x, y):
                 None]
     return [None,
             Zero(y.aval) if isinstance(ct, Zero) else shape.unbroadcast(mul(x, ct), y.aval)]
+
+
+core.lowering_rules.register(mul_p, common.direct_lowering("multiply", bool_op="and_"))
 
 
 def _div_impl(x, y):
@@ -203,6 +211,9 @@ def _div_transpose(cts, x, y):
             None]
 
 
+core.lowering_rules.register(div_p, common.direct_lowering("divide"))
+
+
 # ----------------------------------------------------------------------------- rem
 
 rem_p = core.Primitive("rem")
@@ -221,11 +232,14 @@ def _rem_jvp(primals, tangents):
     (x, y), (x_dot, y_dot) = primals, tangents
     out = rem(x, y)  # x - y * trunc(x / y): d = dx - dy * trunc(x / y)
     y_part = y_dot if isinstance(y_dot, Zero) else neg(mul(y_dot, round_toward_zero(div(x, y))))
-    return [out], [_out_tangent(add_tangents(x_dot, y_part), out)]
+    return [out], [add_tangents(_out_tangent(x_dot, out), _out_tangent(y_part, out))]
 
 
 def round_toward_zero(x: Any) -> Any:
     return mul(sign(x), floor(abs(x)))
+
+
+core.lowering_rules.register(rem_p, common.direct_lowering("remainder"))
 
 
 # ----------------------------------------------------------------------------- max, min
@@ -271,6 +285,10 @@ def min(x: Any, y: Any) -> Any:  # noqa: A001 - JAX's name
     return min_p.bind(x, y)
 
 
+core.lowering_rules.register(max_p, common.direct_lowering("maximum", bool_op="or_"))
+core.lowering_rules.register(min_p, common.direct_lowering("minimum", bool_op="and_"))
+
+
 # ----------------------------------------------------------------------------- clamp
 
 clamp_p = core.Primitive("clamp")
@@ -314,7 +332,9 @@ def _clamp_jvp(primals, tangents):
     return [out], [t]
 
 
-core.vmap_rules.register(clamp_p, shape.broadcasting_vmap(clamp_p.bind))
+core.vmap_rules.register(clamp_p, shape.front_broadcasting_vmap(clamp_p.bind))
+# StableHLO's clamp takes rank-0 bounds as they are
+core.lowering_rules.register(clamp_p, lambda ctx, lo, x, hi: [ctx.hlo.clamp(lo, x, hi)])
 
 # ----------------------------------------------------------------------------- sign, abs
 
@@ -344,6 +364,23 @@ def _abs_jvp(primals, tangents):
     return [abs(x)], [mul(x_dot, sign(x))]  # d|x| = sign(x) dx
 
 
+@core.lowering_rules.register(sign_p)
+def _sign_lowering(ctx, x):
+    aval = ctx.avals_in[0]
+    if aval.dtype == dtypes.bool_:
+        return [x]
+    if aval.dtype.kind == "u":  # StableHLO's sign wants signed operands: sign is x != 0
+        nonzero = common.compare(ctx, x, common.broadcast_constant(ctx, 0, aval), "NE", aval.dtype)
+        return [ctx.hlo.convert(ctx.tensor_type(aval), nonzero)]
+    return [ctx.hlo.sign(x)]
+
+
+@core.lowering_rules.register(abs_p)
+def _abs_lowering(ctx, x):
+    dtype = ctx.avals_in[0].dtype
+    return [x] if dtype == dtypes.bool_ or dtype.kind == "u" else [ctx.hlo.abs(x)]
+
+
 # ----------------------------------------------------------------------------- floor
 
 floor_p = _unary("floor", np.floor)
@@ -358,6 +395,9 @@ def floor(x: Any) -> Any:
 def _floor_jvp(primals, tangents):
     out = floor(primals[0])
     return [out], [Zero.like(out)]
+
+
+core.lowering_rules.register(floor_p, common.direct_lowering("floor"))
 
 
 # ----------------------------------------------------------------------------- transcendental
@@ -490,6 +530,18 @@ def _logistic_jvp(primals, tangents):
     return [out], [mul(x_dot, mul(out, sub(_const(1.0, out), out)))]
 
 
+core.lowering_rules.register(sin_p, common.direct_lowering("sine"))
+core.lowering_rules.register(cos_p, common.direct_lowering("cosine"))
+core.lowering_rules.register(tan_p, common.direct_lowering("tan"))
+core.lowering_rules.register(tanh_p, common.direct_lowering("tanh"))
+core.lowering_rules.register(exp_p, common.direct_lowering("exponential"))
+core.lowering_rules.register(log_p, common.direct_lowering("log"))
+core.lowering_rules.register(log1p_p, common.direct_lowering("log_plus_one"))
+core.lowering_rules.register(expm1_p, common.direct_lowering("exponential_minus_one"))
+core.lowering_rules.register(sqrt_p, common.direct_lowering("sqrt"))
+core.lowering_rules.register(logistic_p, common.direct_lowering("logistic"))
+
+
 # ----------------------------------------------------------------------------- pow
 
 pow_p = _binary("pow", np.power, "float")
@@ -515,6 +567,8 @@ def _pow_jvp(primals, tangents):
         y_part = mul(y_dot, mul(safe_log, out))
     return [out], [_out_tangent(add_tangents(x_part, y_part), out)]
 
+
+core.lowering_rules.register(pow_p, common.direct_lowering("power"))
 
 integer_pow_p = core.Primitive("integer_pow")
 
@@ -549,3 +603,20 @@ def _integer_pow_jvp(primals, tangents, *, y):
 
 
 core.vmap_rules.register(integer_pow_p, common.vectorized_vmap(integer_pow))
+
+
+@core.lowering_rules.register(integer_pow_p)
+def _integer_pow_lowering(ctx, x, *, y):
+    aval = ctx.avals_in[0]
+    if y == 0:
+        return [common.broadcast_constant(ctx, 1, aval)]
+    out, power, n = None, x, builtins.abs(y)
+    while n:  # by squaring: x^13 = x^8 x^4 x
+        if n & 1:
+            out = power if out is None else ctx.hlo.multiply(out, power)
+        n >>= 1
+        if n:
+            power = ctx.hlo.multiply(power, power)
+    if y < 0:
+        out = ctx.hlo.divide(common.broadcast_constant(ctx, 1, aval), out)
+    return [out]

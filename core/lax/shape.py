@@ -85,6 +85,11 @@ def _broadcast_in_dim_pp(params):  # JAX prints the dims only, and only when the
     return [("broadcast_dimensions", dims)] if dims else []
 
 
+@core.lowering_rules.register(broadcast_in_dim_p)
+def _broadcast_in_dim_lowering(ctx, x, *, shape, broadcast_dimensions, sharding):
+    return [ctx.hlo.broadcast_in_dim(ctx.tensor_type(ctx.avals_out[0]), x, broadcast_dimensions)]
+
+
 # ----------------------------------------------------------------------------- reshape
 
 reshape_p = core.Primitive("reshape")
@@ -124,6 +129,11 @@ def _reshape_transpose(cts, x, *, new_sizes, dimensions, sharding):
 def _reshape_vmap(axis_size, vals, dims, *, new_sizes, dimensions, sharding):
     (x,), (d,) = vals, dims
     return [reshape(move_axis(x, d, 0, axis_size), (axis_size, *new_sizes))], [0]
+
+
+@core.lowering_rules.register(reshape_p)
+def _reshape_lowering(ctx, x, *, new_sizes, dimensions, sharding):
+    return [ctx.hlo.reshape(ctx.tensor_type(ctx.avals_out[0]), x)]
 
 
 # ----------------------------------------------------------------------------- transpose
@@ -167,6 +177,10 @@ def _transpose_vmap(axis_size, vals, dims, *, permutation):
     return [transpose(x, (0, *(p + 1 for p in permutation)))], [0]
 
 
+core.lowering_rules.register(transpose_p, lambda ctx, x, *, permutation: [
+    ctx.hlo.transpose(x, permutation)])
+
+
 # ----------------------------------------------------------------------------- squeeze
 
 squeeze_p = core.Primitive("squeeze")
@@ -207,6 +221,10 @@ def _squeeze_vmap(axis_size, vals, dims, *, dimensions):
     (x,), (d,) = vals, dims
     x = move_axis(x, d, 0, axis_size)
     return [squeeze(x, tuple(d + 1 for d in dimensions))], [0]
+
+
+core.lowering_rules.register(squeeze_p, lambda ctx, x, *, dimensions: [
+    ctx.hlo.reshape(ctx.tensor_type(ctx.avals_out[0]), x)])
 
 
 def expand_dims(x: Any, dimensions: Sequence[int]) -> Any:
@@ -279,6 +297,11 @@ def _slice_vmap(axis_size, vals, dims, *, start_indices, limit_indices, strides)
                   None if strides is None else (1, *strides))], [0]
 
 
+@core.lowering_rules.register(slice_p)
+def _slice_lowering(ctx, x, *, start_indices, limit_indices, strides):
+    return [ctx.hlo.slice(x, start_indices, limit_indices, strides or (1,) * len(start_indices))]
+
+
 # ----------------------------------------------------------------------------- pad
 
 pad_p = core.Primitive("pad")
@@ -327,7 +350,8 @@ def _pad_jvp(primals, tangents, *, padding_config):
 def _pad_transpose(cts, x, v, *, padding_config):
     (ct,) = cts
     if isinstance(ct, Zero):
-        return [Zero(x.aval), None if not isinstance(v, UndefinedPrimal) else Zero(v.aval)]
+        return [Zero(x.aval) if isinstance(x, UndefinedPrimal) else None,
+                Zero(v.aval) if isinstance(v, UndefinedPrimal) else None]
     shape = core.get_aval(ct).shape
     starts = tuple(lo for lo, _, _ in padding_config)
     limits = tuple(n - hi for n, (_, hi, _) in zip(shape, padding_config, strict=True))
@@ -347,6 +371,12 @@ def _pad_vmap(axis_size, vals, dims, *, padding_config):
         raise NotImplementedError("vmap of pad with a batched padding value")
     x = move_axis(x, dx, 0, axis_size)
     return [pad(x, v, ((0, 0, 0), *padding_config))], [0]
+
+
+@core.lowering_rules.register(pad_p)
+def _pad_lowering(ctx, x, v, *, padding_config):
+    low, high, interior = zip(*padding_config) if padding_config else ((), (), ())
+    return [ctx.hlo.pad(x, v, low, high, interior)]
 
 
 # ----------------------------------------------------------------------------- concatenate
@@ -413,6 +443,10 @@ def _concatenate_vmap(axis_size, vals, dims, *, dimension):
     return [concatenate(moved, dimension + 1)], [0]
 
 
+core.lowering_rules.register(concatenate_p, lambda ctx, *xs, dimension: [
+    ctx.hlo.concatenate(list(xs), dimension)])
+
+
 # ----------------------------------------------------------------------------- stack
 
 stack_p = core.Primitive("stack")  # JAX 0.10's jaxprs show jnp.stack as this primitive
@@ -469,6 +503,15 @@ def _stack_vmap(axis_size, vals, dims, *, axis):
     return [stack(moved, axis + 1)], [0]
 
 
+@core.lowering_rules.register(stack_p)
+def _stack_lowering(ctx, *xs, axis):  # each operand gets a size-1 axis, then concatenate
+    pieces = []
+    for x, aval in zip(xs, ctx.avals_in, strict=True):
+        piece = aval.update(shape=(*aval.shape[:axis], 1, *aval.shape[axis:]))
+        pieces.append(ctx.hlo.reshape(ctx.tensor_type(piece), x))
+    return [ctx.hlo.concatenate(pieces, axis)]
+
+
 # ----------------------------------------------------------------------------- iota
 
 iota_p = core.Primitive("iota")
@@ -502,6 +545,10 @@ core.abstract_eval_rules.register(iota_p, lambda *, dtype, shape, dimension, sha
 @core.vmap_rules.register(iota_p)
 def _iota_vmap(axis_size, vals, dims, **params):  # never called: iota has no batched operand
     return [iota_p.bind(**params)], [NOT_MAPPED]
+
+
+core.lowering_rules.register(iota_p, lambda ctx, *, dtype, shape, dimension, sharding: [
+    ctx.hlo.iota(ctx.tensor_type(ctx.avals_out[0]), dimension)])
 
 
 # ----------------------------------------------------------------------------- reduce_sum
@@ -556,6 +603,7 @@ def reduction_vmap(bind: Any):
 
 
 core.vmap_rules.register(reduce_sum_p, reduction_vmap(reduce_sum_p.bind))
+core.lowering_rules.register(reduce_sum_p, common.reduce_lowering("add"))
 
 # ----------------------------------------------------------------------------- helpers
 
@@ -572,20 +620,31 @@ def instantiate(t: Any) -> Any:
 
 
 def fit_shape(t: Any, aval: ShapedArray) -> Any:
-    """A tangent of a scalar operand, broadcast to the elementwise output's shape."""
+    """A tangent of an operand that an elementwise op broadcast (a scalar, or size-1 axes),
+    broadcast to the output's shape: its size-1 axes dropped, then broadcast (as JAX does)."""
     if isinstance(t, Zero):
         return Zero(core.tangent_aval(aval))
-    if core.get_aval(t).shape != aval.shape:
+    t_shape = core.get_aval(t).shape
+    if t_shape == aval.shape:
+        return t
+    if not t_shape:
         return broadcast_in_dim(t, aval.shape, ())
-    return t
+    kept = tuple(i for i, (a, b) in enumerate(zip(t_shape, aval.shape, strict=True)) if a == b)
+    return broadcast_in_dim(reshape(t, tuple(t_shape[i] for i in kept)), aval.shape, kept)
 
 
 def unbroadcast(ct: Any, aval: ShapedArray) -> Any:
-    """The cotangent of a scalar operand that an elementwise op broadcast: its sum."""
+    """The cotangent of an operand that an elementwise op broadcast (a scalar, or size-1
+    axes): summed over the broadcast axes, then reshaped to the operand's shape."""
     if isinstance(ct, Zero):
         return Zero(aval)
     ct_shape = core.get_aval(ct).shape
-    return ct if ct_shape == aval.shape else reduce_sum(ct, tuple(range(len(ct_shape))))
+    if ct_shape == aval.shape:
+        return ct
+    if not aval.shape:
+        return reduce_sum(ct, tuple(range(len(ct_shape))))
+    axes = tuple(i for i, (a, b) in enumerate(zip(ct_shape, aval.shape, strict=True)) if a != b)
+    return reshape(reduce_sum(ct, axes), aval.shape)
 
 
 def move_axis(x: Any, src: Any, dst: int, axis_size: int) -> Any:
@@ -616,8 +675,30 @@ def batch_to_front(x: Any, d: Any, out_shape: tuple[int, ...], axis_size: int) -
 
 
 def broadcasting_vmap(bind: Any) -> core.VmapRule:
-    """Batching of an n-ary elementwise primitive: batch dims to the front, unbatched arrays
-    broadcast along it, unbatched scalars left as they are."""
+    """Batching of an n-ary elementwise primitive, as JAX batches it: operands of one shape
+    batched at one dim are bound as they are; otherwise batch dims go to the front, unbatched
+    arrays get a size-1 batch axis and batched scalars trailing size-1 axes, and the
+    primitive's size-1 broadcasting does the rest. Unbatched scalars are left alone."""
+
+    def rule(axis_size: int, vals: Sequence[Any], dims: Sequence[Any], **params: Any) -> tuple:
+        shapes = [core.get_aval(x).shape for x in vals]
+        shp, dim = next((s, d) for s, d in zip(shapes, dims, strict=True) if d is not NOT_MAPPED)
+        if all(s == shp and d == dim for s, d in zip(shapes, dims, strict=True) if s):
+            return [bind(*vals, **params)], [dim]
+        moved = [move_axis(x, d, 0, 1) if s else x
+                 for x, s, d in zip(vals, shapes, dims, strict=True)]
+        ndim = builtins.max(core.get_aval(x).ndim for x in moved)
+        moved = [x if d is NOT_MAPPED or len(s) == ndim
+                 else broadcast_in_dim(x, (axis_size,) + (1,) * (ndim - 1), (0,))
+                 for x, s, d in zip(moved, shapes, dims, strict=True)]
+        return [bind(*moved, **params)], [0]
+
+    return rule
+
+
+def front_broadcasting_vmap(bind: Any) -> core.VmapRule:
+    """Batching of an elementwise primitive that does not broadcast size-1 axes (`clamp`):
+    batch dims to the front, unbatched arrays broadcast along it, unbatched scalars left."""
 
     def rule(axis_size: int, vals: Sequence[Any], dims: Sequence[Any], **params: Any) -> tuple:
         shapes = [core.get_aval(x).shape for x in vals]

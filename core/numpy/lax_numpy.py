@@ -80,13 +80,31 @@ def _promote(name: str, *args: Any) -> list[Any]:
 
 
 def _broadcast(name: str, *args: Any) -> list[Any]:
-    """NumPy broadcasting: operands to one shape, scalars left as they are."""
+    """NumPy broadcasting as JAX's numpy does it: operands of different ranks get leading
+    size-1 axes (`f32[3]` -> `f32[1,3]`); the primitive broadcasts size-1 axes and scalars."""
+    shapes = [core.get_aval(x).shape for x in args]
+    if len({len(s) for s in shapes if s}) < 2:
+        return list(args)
+    try:
+        rank = len(np.broadcast_shapes(*shapes))
+    except ValueError:
+        raise ValueError("Incompatible shapes for broadcasting: shapes="
+                         f"{[tuple(s) for s in shapes]}") from None
+    return [x if len(s) == rank else
+            lax.broadcast_in_dim(x, (1,) * (rank - len(s)) + s,
+                                 tuple(range(rank - len(s), rank)))
+            for x, s in zip(args, shapes, strict=True)]
+
+
+def _broadcast_arrays(name: str, *args: Any) -> list[Any]:
+    """Operands broadcast to one shape, scalars left as they are (for `where`: `select_n`
+    does not broadcast)."""
     shapes = [core.get_aval(x).shape for x in args]
     try:
         out = np.broadcast_shapes(*shapes)
     except ValueError:
-        raise TypeError(f"{name} got incompatible shapes for broadcasting: "
-                        + ", ".join(map(str, shapes)) + ".") from None
+        raise ValueError("Incompatible shapes for broadcasting: shapes="
+                         f"{[tuple(s) for s in shapes]}") from None
     result = []
     for x, s in zip(args, shapes, strict=True):
         if s == out or not s:
@@ -364,7 +382,7 @@ def where(condition: Any, x: Any, y: Any) -> Any:
     x, y = _promote("where", x, y)
     x, y = (lax.convert_element_type(v, core.get_aval(v).dtype, False)
             if dtypes.is_python_scalar(v) or core.get_aval(v).weak_type else v for v in (x, y))
-    condition, x, y = _broadcast("where", condition, x, y)
+    condition, x, y = _broadcast_arrays("where", condition, x, y)
     out_shape = np.broadcast_shapes(*(core.get_aval(v).shape for v in (condition, x, y)))
     x, y = (lax.broadcast_in_dim(v, out_shape, ()) if not core.get_aval(v).shape and out_shape
             else v for v in (x, y))

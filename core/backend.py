@@ -1,0 +1,194 @@
+"""The bridge to jaxlib: the PJRT CPU client, device buffers, compiling and running programs.
+
+Layer 1 (after array.py). The only module that touches jaxlib's private API, pinned to the
+tested version (`JAXLIB_VERSION`): a jaxlib upgrade touches this file only. Nothing here is
+imported from jaxlib when `didax` is imported (jaxlib's client and MLIR bindings take about
+200 ms to load); the first compile, `device_put` or `devices()` loads jaxlib and makes the
+client, once (`runtime()`).
+
+This is JAX's `xla_bridge.py` (clients), `pxla.py` (device put, result handlers) and
+`compiler.py` (compile) reduced to one CPU device: no shardings, no multi-device programs.
+Results come back through jaxlib's C++ result handlers built from didax's own avals, which is
+both the fast path (a few microseconds per launch) and the one path that never imports `jax`
+(jaxlib's default `disassemble_into_single_device_arrays` imports `jax.core` for its avals).
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import io
+from typing import Any, Sequence
+
+import numpy as np
+
+from didax import core, dtypes
+from didax.array import Array
+
+JAXLIB_VERSION = "0.10.2"  # tested; jaxlib's private API changes between minor versions
+
+
+class _Runtime:
+    """jaxlib's modules, the PJRT CPU client and its one device."""
+
+    def __init__(self) -> None:
+        # Imported here, not at the top of the module: loading jaxlib costs ~200 ms, which
+        # `import didax` must not pay (this is not a cycle-dodging import).
+        version = importlib.import_module("jaxlib.version").__version__
+        if version.split(".")[:2] != JAXLIB_VERSION.split(".")[:2]:
+            raise ImportError(f"didax is tested with jaxlib {JAXLIB_VERSION} and drives its "
+                              f"private API; found jaxlib {version}. Install "
+                              f"jaxlib=={JAXLIB_VERSION}.")
+        self.xc = importlib.import_module("jaxlib.xla_client")
+        self.xla = importlib.import_module("jaxlib._jax")
+        self.ir = importlib.import_module("jaxlib.mlir.ir")
+        self.func = importlib.import_module("jaxlib.mlir.dialects.func")
+        self.hlo = importlib.import_module("jaxlib.mlir.dialects.stablehlo")
+        ext = importlib.import_module("jaxlib.mlir._mlir_libs._jax_mlir_ext")
+        self.dialects = self.ir.DialectRegistry()
+        ext.register_dialects(self.dialects)  # func and the other upstream dialects
+        self.client = self.xc.make_cpu_client()
+        self.devices = self.client.devices()
+        self.device = self.devices[0]
+        self.sharding = self.xc.GSPMDSharding((self.device,), self.xc.OpSharding())
+        self.put = self.xla.batched_device_put
+        # An eager Array's value is immutable: the device may alias it. A user's NumPy array
+        # may change after the call, so it is copied before the put returns.
+        self.alias = self.xla.HostBufferSemantics.ZERO_COPY
+        self.copy = self.xla.HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL
+
+
+@functools.cache
+def runtime() -> _Runtime:
+    """jaxlib and the PJRT client, loaded and made on first use."""
+    return _Runtime()
+
+
+def devices() -> list[Any]:
+    """The devices didax computes on (one CPU device). Like `jax.devices()`."""
+    return list(runtime().devices)
+
+
+# ----------------------------------------------------------------------------- buffers
+
+
+def put(value: np.ndarray, aval: core.ShapedArray, *, alias: bool = False) -> Any:
+    """Copy a canonical NumPy value to the device (or alias it, for immutable values).
+    `aval` must match the value's shape and dtype; the buffer keeps it as its type."""
+    rt = runtime()
+    return rt.put(aval, rt.sharding, [value], [rt.device], True, False,
+                  rt.alias if alias else rt.copy, enable_x64=True)
+
+
+def buffer_of(x: Array) -> Any:
+    """The device buffer behind `x`: an eager Array's value is put on the device once and
+    kept beside it, so passing the same Array to compiled code again costs no copy."""
+    buf = x._buffer
+    if buf is None:
+        buf = x._buffer = put(x._value, x.aval, alias=True)
+    return buf
+
+
+def host_buffer(x: Any, aval: core.ShapedArray) -> Any:
+    """A device buffer for any array-like argument of type `aval` (Arrays, NumPy values,
+    Python scalars)."""
+    if type(x) is Array:
+        return buffer_of(x)
+    return put(np.asarray(core.to_numpy(x), aval.dtype), aval)
+
+
+def device_put(x: Any) -> Array:
+    """`x` as an Array on the device. Like `jax.device_put` (one device, no sharding)."""
+    if isinstance(x, core.Tracer):
+        return x
+    out = x if type(x) is Array else Array(np.array(core.to_numpy(x)), core.get_aval(x).weak_type)
+    buffer_of(out)  # the Array keeps its (copied, immutable) host value too
+    return out
+
+
+def to_numpy(buffer: Any, aval: core.ShapedArray) -> np.ndarray:
+    """Copy a device buffer of type `aval` to the host."""
+    if aval.dtype != dtypes.bfloat16:
+        return np.asarray(buffer)  # the buffer protocol: a read-only view, no copy on CPU
+    # jaxlib's buffer protocol has no bfloat16: read its 16 bits through a bitcast program
+    (bits,) = _bfloat16_reader(aval.shape).execute([buffer])
+    return np.asarray(bits).view(dtypes.bfloat16)
+
+
+@functools.lru_cache(maxsize=16)
+def _bfloat16_reader(shape: tuple[int, ...]) -> Executable:
+    rt = runtime()
+    ir, hlo = rt.ir, rt.hlo
+    with new_context(), ir.Location.unknown():
+        module = ir.Module.create()
+        in_type = ir.RankedTensorType.get(shape, ir.BF16Type.get())
+        out_type = ir.RankedTensorType.get(shape, ir.IntegerType.get_unsigned(16))
+        with ir.InsertionPoint(module.body):
+            fn = rt.func.FuncOp("main", ir.FunctionType.get([in_type], [out_type]))
+            with ir.InsertionPoint(fn.add_entry_block()):
+                rt.func.ReturnOp([hlo.bitcast_convert(out_type, fn.arguments[0])])
+        return compile(module, [core.ShapedArray(shape, dtypes.bfloat16)],
+                       [core.ShapedArray(shape, np.uint16)])
+
+
+# ----------------------------------------------------------------------------- MLIR
+
+
+def new_context() -> Any:
+    """A fresh MLIR context that knows the func and StableHLO dialects (one per lowering, so
+    that nothing a lowering interns, e.g. large constants, outlives it)."""
+    rt = runtime()
+    ctx = rt.ir.Context()
+    ctx.append_dialect_registry(rt.dialects)
+    ctx.enable_multithreading(False)
+    rt.hlo.register_dialect(ctx)
+    ctx.dialects["func"]  # load the func dialect now: the printer needs it registered
+    return ctx
+
+
+# ----------------------------------------------------------------------------- executables
+
+
+class Executable:
+    """A program XLA compiled for the device, called with and returning device buffers."""
+
+    __slots__ = ("_exe", "_handlers", "in_avals", "out_avals")
+
+    def __init__(self, exe: Any, in_avals: Sequence[core.ShapedArray],
+                 out_avals: Sequence[core.ShapedArray]) -> None:
+        rt = runtime()
+        self._exe = exe
+        self.in_avals = tuple(in_avals)
+        self.out_avals = tuple(out_avals)
+        # One C++ result handler per output, built from didax's aval: results become
+        # buffers without a round trip through Python (and without importing `jax`).
+        self._handlers = [rt.xla.array_result_handler(a, rt.sharding, True, _skip_checks=True)
+                          for a in out_avals]
+
+    def execute(self, buffers: list[Any]) -> list[Any]:
+        """Launch on device buffers; returns the output buffers (the work may still be
+        running: reading one, or `block_until_ready`, waits for it)."""
+        return self._exe.execute_sharded(buffers, with_tokens=False).consume_with_handlers(
+            self._handlers)
+
+    def as_text(self) -> str:
+        """XLA's optimized HLO for this program."""
+        return self._exe.hlo_modules()[0].to_string()
+
+    def cost_analysis(self) -> dict[str, float]:
+        """XLA's cost estimate: 'flops', 'transcendentals', 'bytes accessed', and more."""
+        cost = dict(self._exe.cost_analysis())
+        cost.setdefault("flops", 0.0)
+        cost.setdefault("transcendentals", 0.0)
+        cost.setdefault("bytes accessed", 0.0)
+        return cost
+
+
+def compile(module: Any, in_avals: Sequence[core.ShapedArray],  # noqa: A001 - the verb
+            out_avals: Sequence[core.ShapedArray]) -> Executable:
+    """Compile an MLIR module (whose `main` takes `in_avals` and returns `out_avals`)."""
+    rt = runtime()
+    bytecode = io.BytesIO()
+    module.operation.write_bytecode(bytecode)  # faster to hand over than text
+    exe = rt.client.compile_and_load(bytecode.getvalue(), rt.devices[:1], rt.xc.CompileOptions())
+    return Executable(exe, in_avals, out_avals)

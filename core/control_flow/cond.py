@@ -1,0 +1,558 @@
+"""Conditionals: the `cond` primitive, `cond` and `switch`; and the helpers every
+initial-style control-flow primitive shares (while_loop.py and scan.py import them).
+
+Layer 4, first module (autodidax part 4, "Control flow: cond"; seed 004, "Conditionals").
+`cond` and `switch` stage each branch to a jaxpr at the operands' types before binding
+`cond[branches=(...)]` to an int32 index and the operands. Values the branches close over
+become leading operands ("consts"), shared by all branches as in JAX: each branch takes every
+branch's consts and ignores the others'. Branches are ordered (false, true) for `cond`;
+`switch` clamps its index. Outputs that every branch forwards from the same input are not
+outputs of the primitive (JAX prunes them too).
+
+The rules transform the branches as jaxprs: jvp with `jvp_jaxpr`, vmap with `vmap_jaxpr`
+(a batched index turns the cond into a `select_n` over every branch's outputs).
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from didax import array, core, dtypes
+from didax.core import NOT_MAPPED, ShapedArray, UndefinedPrimal, Zero
+from didax.interpreters import staging
+from didax.interpreters.jvp import jvp_jaxpr
+from didax.interpreters.partial_eval import (dce_jaxpr, partial_eval_jaxpr,
+                                             partial_eval_jaxpr_rules)
+from didax.interpreters.transpose import transpose_jaxpr
+from didax.interpreters.vmap import batched_out_dims, vmap_jaxpr
+from didax.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, eval_jaxpr
+from didax.lax import shape
+from didax.lax.comparison import eq, ne, select_n
+from didax.lax.convert import convert_element_type, stop_gradient
+from didax.lax.elementwise import clamp
+from didax.tree_util import PyTreeDef, tree_flatten, tree_unflatten
+
+# ============================================================================ shared helpers
+
+
+def flatten_fun(fn: Callable[..., Any], in_tree: PyTreeDef
+                ) -> tuple[Callable[..., list[Any]], Callable[[], PyTreeDef]]:
+    """`fn` as a function of flat leaves returning flat leaves; the second function gives the
+    output tree once the first has run (as `api.flatten_fun`, which layer 4 cannot import)."""
+    store: list[PyTreeDef] = []
+
+    def flat_fn(*leaves: Any) -> list[Any]:
+        out_leaves, out_tree = tree_flatten(fn(*tree_unflatten(in_tree, leaves)))
+        store[:] = [out_tree]
+        return out_leaves
+
+    return flat_fn, lambda: store[0]
+
+
+def hoist_consts(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list[Any]]:
+    """The jaxpr with its constvars turned into leading invars, and the consts' values."""
+    j = closed.jaxpr
+    return ClosedJaxpr(Jaxpr([], [*j.constvars, *j.invars], j.outvars, j.eqns)), list(closed.consts)
+
+
+def trace_to_subjaxpr(fn: Callable[..., Any], in_tree: PyTreeDef,
+                      in_avals: Sequence[ShapedArray]
+                      ) -> tuple[ClosedJaxpr, list[Any], PyTreeDef]:
+    """Stage a user's function (a pytree function) at `in_avals` for a control-flow primitive:
+    the jaxpr takes the closed-over values (consts) first, then the flat arguments."""
+    flat_fn, out_tree = flatten_fun(fn, in_tree)
+    closed, consts = hoist_consts(staging.trace_to_jaxpr(flat_fn, list(in_avals)))
+    return closed, consts, out_tree()
+
+
+def trace_jaxpr_fn(fn: Callable[..., Sequence[Any]], in_avals: Sequence[ShapedArray]
+                   ) -> tuple[ClosedJaxpr, list[Any]]:
+    """Stage a flat function written by a rule; its consts become leading invars."""
+    return hoist_consts(staging.trace_to_jaxpr(fn, list(in_avals)))
+
+
+def jaxpr_as_fun(closed: ClosedJaxpr) -> Callable[..., list[Any]]:
+    return lambda *args: eval_jaxpr(closed.jaxpr, closed.consts, *args)
+
+
+def join_consts(jaxprs: Sequence[ClosedJaxpr], consts: Sequence[Sequence[Any]]
+                ) -> tuple[list[ClosedJaxpr], list[Any]]:
+    """Give every jaxpr the consts of all of them (the same value once), as cond's branches
+    need one signature. Jaxpr i's leading `len(consts[i])` invars are its own consts."""
+    unique: list[Any] = []
+    for cs in consts:
+        for c in cs:
+            if not any(c is u for u in unique):
+                unique.append(c)
+    out = []
+    for closed, cs in zip(jaxprs, consts, strict=True):
+        j = closed.jaxpr
+        own = dict(zip(map(id, cs), j.invars[: len(cs)], strict=True))
+        constvars = [own[id(u)] if id(u) in own else Var(core.get_aval(u)) for u in unique]
+        out.append(ClosedJaxpr(Jaxpr([], [*constvars, *j.invars[len(cs):]], j.outvars, j.eqns)))
+    return out, unique
+
+
+def forwarding(jaxpr: Jaxpr) -> list[int | None]:
+    """For each output, the index of the input it returns unchanged, or None."""
+    index = {v: i for i, v in enumerate(jaxpr.invars)}
+    return [None if isinstance(v, Literal) else index.get(v) for v in jaxpr.outvars]
+
+
+def prune_outputs(closed: ClosedJaxpr, keep: Sequence[bool]) -> ClosedJaxpr:
+    j = closed.jaxpr
+    outvars = [v for v, k in zip(j.outvars, keep, strict=True) if k]
+    return ClosedJaxpr(Jaxpr(j.constvars, j.invars, outvars, j.eqns), closed.consts)
+
+
+def with_invars(closed: ClosedJaxpr, invars: Sequence[Var]) -> ClosedJaxpr:
+    j = closed.jaxpr
+    return ClosedJaxpr(Jaxpr(j.constvars, list(invars), j.outvars, j.eqns), closed.consts)
+
+
+def with_outvars(closed: ClosedJaxpr, outvars: Sequence[Any]) -> ClosedJaxpr:
+    j = closed.jaxpr
+    return ClosedJaxpr(Jaxpr(j.constvars, j.invars, list(outvars), j.eqns), closed.consts)
+
+
+def split(xs: Sequence[Any], sizes: Sequence[int]) -> list[list[Any]]:
+    """`xs` cut into consecutive pieces of the given sizes, then the rest."""
+    out, start = [], 0
+    for n in sizes:
+        out.append(list(xs[start:start + n]))
+        start += n
+    out.append(list(xs[start:]))
+    return out
+
+
+def as_array(x: Any) -> Any:
+    """A forwarded operand as an array (Python scalars become weak Arrays), as JAX returns."""
+    return array.asarray(x) if dtypes.is_python_scalar(x) else x
+
+
+def long_str(aval: ShapedArray) -> str:
+    """`float32[3]`: JAX's error messages spell dtypes out, unlike jaxprs (`f32[3]`)."""
+    return f"{aval.dtype.name}[{','.join(map(str, aval.shape))}]"
+
+
+def mismatch_extra(a: ShapedArray, b: ShapedArray) -> str:
+    reasons = []
+    if a.dtype != b.dtype:
+        reasons.append("the dtypes do not match")
+    if a.shape != b.shape:
+        reasons.append("the shapes do not match")
+    return ", so " + ", and ".join(reasons) if reasons else ""
+
+
+def fun_sourceinfo(fn: Callable[..., Any]) -> str:
+    fn = inspect.unwrap(fn)
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return str(fn)
+    return f"{fn.__name__} at {code.co_filename}:{code.co_firstlineno}"
+
+
+def child_keys(tree: PyTreeDef) -> list[str]:
+    """The key of each child of a node as JAX's `keystr` writes it: `[0]`, `['a']`, `.x`."""
+    if tree.node is dict:
+        return [f"[{k!r}]" for k in tree.aux]
+    if hasattr(tree.node, "_fields"):
+        return [f".{f}" for f in tree.node._fields]
+    return [f"[{i}]" for i in range(len(tree.children))]
+
+
+def leaf_paths(tree: PyTreeDef) -> list[str]:
+    """Each leaf's key path (`[1]['a']`; empty for a leaf at the root)."""
+    if tree.node is None:
+        return [""]
+    return [k + p for k, sub in zip(child_keys(tree), tree.children, strict=True)
+            for p in leaf_paths(sub)]
+
+
+def tree_differences(t1: PyTreeDef, t2: PyTreeDef, path: str = ""
+                     ) -> list[tuple[str, str, str, str]]:
+    """Where two tree structures differ: (path, first thing, second thing, explanation)."""
+    if t1.node is None and t2.node is None:
+        return []
+    if t1.node is not t2.node:
+        def thing(t: PyTreeDef) -> str:
+            return "pytree leaf" if t.node is None else str(t.node)
+        return [(path, thing(t1), thing(t2), "their Python types differ")]
+    if t1.node in (tuple, list) and len(t1.children) != len(t2.children):
+        name = t1.node.__name__
+        return [(path, f"{name} of length {len(t1.children)}",
+                 f"{name} of length {len(t2.children)}", "the lengths do not match")]
+    if t1.aux != t2.aux or len(t1.children) != len(t2.children):
+        return [(path, f"{t1.node} with pytree metadata {t1.aux}",
+                 f"{t2.node} with pytree metadata {t2.aux}", "their metadata differ")]
+    keys = child_keys(t1)
+    return [d for k, a, b in zip(keys, t1.children, t2.children, strict=True)
+            for d in tree_differences(a, b, path + k)]
+
+
+def bullets(diffs: Sequence[str], capitalize: bool = True) -> str:
+    if len(diffs) == 1:
+        return (diffs[0][0].upper() + diffs[0][1:] if capitalize else diffs[0]) + ".\n"
+    return "".join(f"  * {d};\n" for d in diffs[:-1]) + f"  * {diffs[-1]}.\n"
+
+
+def check_leaves(leaves: Sequence[Any], what: str) -> None:
+    for x in leaves:
+        if not core.is_arraylike(x):
+            raise TypeError(f"Value {x!r} of type {type(x).__name__} passed to {what} is not a "
+                            "valid didax type: expected arrays, scalars, or pytrees of them")
+
+
+def promote_weak_init(init: Sequence[Any], in_avals: Sequence[ShapedArray],
+                      out_avals: Sequence[ShapedArray]) -> tuple[list[Any], bool]:
+    """A weakly typed initial carry whose loop output has another type takes the joined
+    dtype (`while_loop(c, lambda x: x + 0.5, 0)` carries a float32), as JAX does."""
+    new, changed = [], False
+    for x, a, b in zip(init, in_avals, out_avals, strict=True):
+        if a.weak_type and not core.types_match(a, b):
+            dtype, _ = dtypes.result_type((a.dtype, True), (b.dtype, b.weak_type))
+            x, changed = convert_element_type(x, dtype), True
+        new.append(x)
+    return new, changed
+
+
+def check_carry_type(name: str, body_fun: Callable[..., Any], in_tree: PyTreeDef,
+                     out_tree: PyTreeDef, in_avals: Sequence[ShapedArray],
+                     out_avals: Sequence[ShapedArray]) -> None:
+    """A loop body must return a carry of the structure and types it takes (JAX's check)."""
+    try:
+        carry_name = next(iter(inspect.signature(body_fun).parameters), None)
+    except (TypeError, ValueError):
+        carry_name = None
+
+    def component(path: str) -> str:
+        if carry_name:
+            return (f"the input carry component {carry_name}{path}" if path
+                    else f"the input carry {carry_name}")
+        return f"the input carry at path {path}" if path else "the input carry"
+
+    if in_tree != out_tree:
+        diffs = [f"{component(p)} is a {a} but the corresponding component of the carry "
+                 f"output is a {b}, so {why}"
+                 for p, a, b, why in tree_differences(in_tree, out_tree)]
+        differences = bullets(diffs) if diffs else (
+            f"the input tree structure is:\n{in_tree}\nthe output tree structure is:\n"
+            f"{out_tree}\n")
+        raise TypeError(f"{name} function carry input and carry output must have the same "
+                        f"pytree structure, but they differ:\n\n{differences}\nRevise the "
+                        "function so that the carry output has the same pytree structure as "
+                        "the carry input.")
+    diffs = [f"{component(p)} has type {long_str(a)} but the corresponding output carry "
+             f"component has type {long_str(b)}{mismatch_extra(a, b)}"
+             for p, a, b in zip(leaf_paths(in_tree), in_avals, out_avals, strict=True)
+             if not core.types_match(a, b)]
+    if diffs:
+        raise TypeError(f"{name} function carry input and carry output must have equal types, "
+                        f"but they differ:\n\n{bullets(diffs)}\nRevise the function so that "
+                        "all output types match the corresponding input types.")
+
+
+def instantiate_zeros(tangents: Sequence[Any]) -> list[Any]:
+    return [shape.instantiate(t) for t in tangents]
+
+
+def dce_closed(closed: ClosedJaxpr, used_outputs: Sequence[bool]) -> ClosedJaxpr:
+    """`closed` without the outputs not in `used_outputs` and the equations only they need;
+    it keeps every input."""
+    jaxpr, _ = dce_jaxpr(closed.jaxpr, used_outputs, instantiate=True)
+    const_of = dict(zip(closed.jaxpr.constvars, closed.consts, strict=True))
+    return ClosedJaxpr(jaxpr, [const_of[v] for v in jaxpr.constvars])
+
+
+# ============================================================================ cond
+
+cond_p = core.Primitive("cond", multiple_results=True)
+
+
+def cond(pred: Any, true_fun: Callable[..., Any], false_fun: Callable[..., Any],
+         *operands: Any, operand: Any = inspect.Parameter.empty) -> Any:
+    """`true_fun(*operands)` if `pred` else `false_fun(*operands)`, staged as one `cond`
+    primitive (both branches are traced). Like `jax.lax.cond`."""
+    if not (callable(true_fun) and callable(false_fun)):
+        raise TypeError("lax.cond: true_fun and false_fun arguments should be callable.")
+    operands = _operand_keyword(operands, operand)
+    if pred is None:
+        raise TypeError("cond predicate is None")
+    if isinstance(pred, Sequence) or np.ndim(pred) != 0:
+        what = f"type {type(pred)}" if isinstance(pred, Sequence) else f"shape {np.shape(pred)}."
+        raise TypeError(f"Pred must be a scalar, got {pred} of {what}")
+    if not core.is_arraylike(pred):
+        raise TypeError(f"Pred type must be either boolean or number, got {pred}.")
+    pred_dtype = core.get_aval(pred).dtype
+    if pred_dtype != dtypes.bool_:  # a number is true when nonzero
+        zero = np.zeros((), pred_dtype)
+        pred = ne(pred, zero) if isinstance(pred, core.Tracer) else core.to_numpy(pred) != zero
+    index = convert_element_type(pred, dtypes.int32)
+    return _cond_bind(index, (false_fun, true_fun), ("false_fun", "true_fun"), operands, "cond",
+                      checks=[(1, 0)])
+
+
+def switch(index: Any, branches: Sequence[Callable[..., Any]], *operands: Any,
+           operand: Any = inspect.Parameter.empty) -> Any:
+    """`branches[index](*operands)`, the index clamped into range, staged as one `cond`
+    primitive. Like `jax.lax.switch`."""
+    if not all(callable(b) for b in branches):
+        raise TypeError("lax.switch: branches argument should be a sequence of callables.")
+    operands = _operand_keyword(operands, operand)
+    if np.ndim(index) != 0:
+        raise TypeError(f"Branch index must be scalar, got {index} of shape {np.shape(index)}.")
+    if not core.is_arraylike(index):
+        raise TypeError(f"Index type must be an integer, got {index}.")
+    index_dtype = core.get_aval(index).dtype
+    if index_dtype.kind not in "iu":
+        raise TypeError(f"Index type must be an integer, got {index} as {index_dtype}")
+    branches = tuple(branches)
+    if not branches:
+        raise ValueError("Empty branch sequence")
+    if len(branches) == 1:
+        return branches[0](*operands)
+    index = convert_element_type(index, dtypes.int32)
+    index = clamp(np.array(0, np.int32), index, np.array(len(branches) - 1, np.int32))
+    names = tuple(f"branch {i}" if i == 0 else f"branch{i}" for i in range(len(branches)))
+    return _cond_bind(index, branches, names, operands, "switch",
+                      checks=[(0, i) for i in range(1, len(branches))])
+
+
+def _operand_keyword(operands: tuple, operand: Any) -> tuple:
+    if operand is inspect.Parameter.empty:
+        return operands
+    if operands:
+        raise TypeError("if 'operand' keyword is passed then no positional operands can be "
+                        f"passed, got operand={operand!r} and positional operands {operands}")
+    return (operand,)
+
+
+def _cond_bind(index: Any, branches: Sequence[Callable[..., Any]], names: Sequence[str],
+               operands: tuple, api: str, checks: Sequence[tuple[int, int]]) -> Any:
+    leaves, in_tree = tree_flatten((operands, {}))
+    check_leaves(leaves, api)
+    in_avals = [core.get_aval(x) for x in leaves]
+
+    def call(fn: Callable[..., Any]) -> Callable[..., Any]:
+        return lambda args, kwargs: fn(*args, **kwargs)
+
+    traced = [trace_to_subjaxpr(call(fn), in_tree, in_avals) for fn in branches]
+    jaxprs, consts = join_consts([t[0] for t in traced], [t[1] for t in traced])
+    out_trees = [t[2] for t in traced]
+    for i, j in checks:  # in JAX's order: true_fun against false_fun, branch 0 against others
+        _check_branch_outputs(api, names[i], names[j], branches[i], branches[j], out_trees[i],
+                              out_trees[j], jaxprs[i].out_avals, jaxprs[j].out_avals)
+    # Outputs every branch forwards from the same input are that input (JAX prunes them).
+    fwds = [forwarding(j.jaxpr) for j in jaxprs]
+    in_fwd = [f[0] if len(set(f)) == 1 else None for f in zip(*fwds)]
+    keep = [f is None for f in in_fwd]
+    jaxprs = [prune_outputs(j, keep) for j in jaxprs]
+    outs = iter(cond_p.bind(index, *consts, *leaves, branches=tuple(jaxprs)))
+    all_inputs = [*consts, *leaves]
+    flat = [next(outs) if f is None else as_array(all_inputs[f]) for f in in_fwd]
+    return tree_unflatten(out_trees[0], flat)
+
+
+def _check_branch_outputs(api: str, name1: str, name2: str, f1: Callable[..., Any],
+                          f2: Callable[..., Any], tree1: PyTreeDef, tree2: PyTreeDef,
+                          avals1: Sequence[ShapedArray], avals2: Sequence[ShapedArray]) -> None:
+    where = f"{name1} is {fun_sourceinfo(f1)}\n{name2} is {fun_sourceinfo(f2)}\n\n"
+    if tree1 != tree2:
+        diffs = [f"{name1} output{' at path ' + p if p else ''} is a {a} but {name2} "
+                 f"output{' at path ' + p if p else ''} is a {b}, so {why}"
+                 for p, a, b, why in tree_differences(tree1, tree2)]
+        differences = bullets(diffs, capitalize=False) if diffs else ""
+        raise TypeError(f"{api} branch outputs must have the same pytree structure, but they "
+                        f"differ:\n\n{where}{differences}\nRevise {name1} and/or {name2} so "
+                        "that they have the same pytree structure.")
+    paths = leaf_paths(tree1)
+    diffs = [f"the output of {name1}{' at path ' + p if p else ''} has type {long_str(a)} "
+             f"but the corresponding output of {name2} has type {long_str(b)}"
+             f"{mismatch_extra(a, b)}"
+             for p, a, b in zip(paths, avals1, avals2, strict=True) if not core.types_match(a, b)]
+    if diffs:
+        raise TypeError(f"{api} branches must have equal output types but they differ.\n\n"
+                        f"{where}{bullets(diffs)}\nRevise {name1} and/or {name2} so that all "
+                        "output types match.")
+
+
+@core.impl_rules.register(cond_p)
+def _cond_impl(index, *args, branches):
+    branch = branches[int(np.clip(index, 0, len(branches) - 1))]
+    return [core.to_numpy(x) for x in jaxpr_as_fun(branch)(*args)]
+
+
+@core.abstract_eval_rules.register(cond_p)
+def _cond_abstract_eval(index, *avals, branches):
+    if index.shape != () or index.dtype != dtypes.int32:
+        raise TypeError(f"cond: the branch index must be an int32 scalar, got {index.str_short()}")
+    for i, branch in enumerate(branches):
+        ins = branch.in_avals
+        if len(ins) != len(avals) or not all(map(core.types_match, ins, avals)):
+            raise TypeError(f"cond: branch {i} takes ({', '.join(a.str_short() for a in ins)}) "
+                            f"but the operands are ({', '.join(a.str_short() for a in avals)})")
+        outs = branch.out_avals
+        first = branches[0].out_avals
+        if len(outs) != len(first) or not all(map(core.types_match, outs, first)):
+            raise TypeError(f"cond: branch {i} returns "
+                            f"({', '.join(a.str_short() for a in outs)}) but branch 0 returns "
+                            f"({', '.join(a.str_short() for a in first)})")
+    return list(branches[0].out_avals)
+
+
+@core.jvp_rules.register(cond_p)
+def _cond_jvp(primals, tangents, *, branches):
+    index, *ops = primals
+    _, *op_dots = tangents
+    nonzeros = [not isinstance(t, Zero) for t in op_dots]
+    out_nz = [any(nzs) for nzs in zip(*(jvp_jaxpr(b, nonzeros, False)[1] for b in branches))]
+    traced = [hoist_consts(jvp_jaxpr(b, nonzeros, out_nz)[0]) for b in branches]
+    new_branches, consts = join_consts([t[0] for t in traced], [t[1] for t in traced])
+    dots = [t for t in op_dots if not isinstance(t, Zero)]
+    outs = cond_p.bind(index, *consts, *ops, *dots, branches=tuple(new_branches))
+    n = len(out_nz)
+    primals_out, nz_dots = outs[:n], iter(outs[n:])
+    tangents_out = [next(nz_dots) if nz else Zero.like(p)
+                    for p, nz in zip(primals_out, out_nz, strict=True)]
+    return primals_out, tangents_out
+
+
+@partial_eval_jaxpr_rules.register(cond_p)
+def _cond_partial_eval(unks_in, eqn):
+    # Known operands run a cond of the branches' known halves now, which also returns the
+    # residuals the unknown halves need; the unknown halves become a cond of their own. The
+    # branches' residuals share slots of equal type (a slot a branch leaves is zeros).
+    index_uk, *ops_uk = unks_in
+    branches = eqn.params["branches"]
+    n_out = len(eqn.outvars)
+    if index_uk:
+        return None, eqn, [True] * n_out
+    out_uks = [any(uks) for uks in zip(*(partial_eval_jaxpr(b, ops_uk)[2] for b in branches))]
+    splits = [partial_eval_jaxpr(b, ops_uk, out_uks) for b in branches]
+    n_known = n_out - sum(out_uks)
+    slots, assigns = _residual_slots([known.out_avals[n_known:] for known, *_ in splits])
+    res_vars = [Var(a) for a in slots]
+    ops = eqn.invars[1:]
+    known_ops = [x for x, uk in zip(ops, ops_uk, strict=True) if not uk]
+    unknown_ops = [x for x, uk in zip(ops, ops_uk, strict=True) if uk]
+    known_outs = [v for v, uk in zip(eqn.outvars, out_uks, strict=True) if not uk]
+    known_branches = tuple(_fill_residuals(known, n_known, slots, assign)
+                           for (known, *_), assign in zip(splits, assigns, strict=True))
+    eqn_known = JaxprEqn(cond_p, [eqn.invars[0], *known_ops], [*known_outs, *res_vars],
+                         {"branches": known_branches})
+    if not any(out_uks):
+        return eqn_known, None, out_uks
+    unknown_branches = []
+    for (_, unknown, _, n_res), assign in zip(splits, assigns, strict=True):
+        own = dict(zip(assign, unknown.jaxpr.invars[:n_res], strict=True))
+        slot_vars = [own[i] if i in own else Var(a) for i, a in enumerate(slots)]
+        unknown_branches.append(with_invars(unknown, [*slot_vars,
+                                                      *unknown.jaxpr.invars[n_res:]]))
+    unknown_outs = [v for v, uk in zip(eqn.outvars, out_uks, strict=True) if uk]
+    eqn_unknown = JaxprEqn(cond_p, [eqn.invars[0], *res_vars, *unknown_ops], unknown_outs,
+                           {"branches": tuple(unknown_branches)})
+    return (eqn_known if known_outs or res_vars else None), eqn_unknown, out_uks
+
+
+def _residual_slots(res_avals: Sequence[Sequence[ShapedArray]]
+                    ) -> tuple[list[ShapedArray], list[list[int]]]:
+    # Slot of each branch's residuals: as many slots of a type as the branch needing most.
+    slots: list[ShapedArray] = []
+    assigns = []
+    for avals in res_avals:
+        taken: list[int] = []
+        for aval in avals:
+            free = [i for i, s in enumerate(slots) if i not in taken and core.types_match(s, aval)]
+            if not free:
+                slots.append(aval.strip_weak_type())
+                free = [len(slots) - 1]
+            taken.append(free[0])
+        assigns.append(taken)
+    return slots, assigns
+
+
+def _fill_residuals(known: ClosedJaxpr, n_known: int, slots: Sequence[ShapedArray],
+                    assign: Sequence[int]) -> ClosedJaxpr:
+    def fn(*args: Any) -> list[Any]:
+        outs = jaxpr_as_fun(known)(*args)
+        filled = dict(zip(assign, outs[n_known:], strict=True))
+        return [*outs[:n_known], *(filled[i] if i in filled else shape.full(a.shape, 0, a.dtype)
+                                   for i, a in enumerate(slots))]
+
+    return staging.trace_to_jaxpr(fn, known.in_avals)
+
+
+@core.transpose_rules.register(cond_p)
+def _cond_transpose(cts, index, *ops, branches):
+    if isinstance(index, UndefinedPrimal):
+        raise ValueError("cond: cannot transpose with respect to the branch index")
+    linear = [isinstance(x, UndefinedPrimal) for x in ops]
+    ct_nonzero = [not isinstance(ct, Zero) for ct in cts]
+    if not any(ct_nonzero):
+        return [None, *(Zero(x.aval) if lin else None for x, lin in zip(ops, linear, strict=True))]
+    traced = [hoist_consts(transpose_jaxpr(b, linear, ct_nonzero)) for b in branches]
+    new_branches, consts = join_consts([t[0] for t in traced], [t[1] for t in traced])
+    res = [x for x, lin in zip(ops, linear, strict=True) if not lin]
+    outs = iter(cond_p.bind(index, *consts, *res, *(ct for ct in cts if not isinstance(ct, Zero)),
+                            branches=tuple(new_branches)))
+    return [None, *(next(outs) if lin else None for lin in linear)]
+
+
+@core.vmap_rules.register(cond_p)
+def _cond_vmap(axis_size, vals, dims, *, branches):
+    index, *ops = vals
+    index_dim, *op_dims = dims
+    if index_dim is not NOT_MAPPED:
+        return _cond_vmap_select(axis_size, vals, dims, branches)
+    ops = [shape.move_axis(x, d, 0, axis_size) if d is not NOT_MAPPED else x
+           for x, d in zip(ops, op_dims, strict=True)]
+    in_dims = [NOT_MAPPED if d is NOT_MAPPED else 0 for d in op_dims]
+    out_bat = [any(d is not NOT_MAPPED for d in ds)
+               for ds in zip(*(batched_out_dims(b, axis_size, in_dims) for b in branches))]
+    out_dims = [0 if b else None for b in out_bat]
+    traced = [hoist_consts(vmap_jaxpr(b, axis_size, in_dims, out_dims)) for b in branches]
+    new_branches, consts = join_consts([t[0] for t in traced], [t[1] for t in traced])
+    outs = cond_p.bind(index, *consts, *ops, branches=tuple(new_branches))
+    return outs, [0 if b else NOT_MAPPED for b in out_bat]
+
+
+def _cond_vmap_select(axis_size, vals, dims, branches):
+    # A batched index picks a different branch per lane: run every branch on every lane and
+    # select. Each branch sees its operands through stop_gradient in the lanes it does not
+    # own, so that a NaN derivative of an unselected branch cannot leak (JAX issue #1052).
+    index, *ops = [_bdim_at_front(x, d, axis_size) for x, d in zip(vals, dims, strict=True)]
+    n_out = len(branches[0].out_avals)
+    branch_outs = []
+    for i, branch in enumerate(branches):
+        batched = vmap_jaxpr(branch, axis_size, [0] * len(ops), [0] * n_out)
+        lane = eq(index, np.array(i, np.int32))
+        ops_i = [_bcast_select_n(lane, stop_gradient(x), x) for x in ops]
+        branch_outs.append(jaxpr_as_fun(batched)(*ops_i))
+    outs = [_bcast_select_n(index, *cases) for cases in zip(*branch_outs)]
+    return outs, [0] * n_out
+
+
+def _bdim_at_front(x: Any, d: Any, axis_size: int) -> Any:
+    return shape.move_axis(x, d, 0, axis_size)
+
+
+def _bcast_select_n(which: Any, *cases: Any) -> Any:
+    which_shape = core.get_aval(which).shape
+    case_shape = core.get_aval(cases[0]).shape
+    if len(which_shape) != len(case_shape):
+        which = shape.broadcast_in_dim(which, case_shape, tuple(range(len(which_shape))))
+    return select_n(which, *cases)
+
+
+@core.lowering_rules.register(cond_p)
+def _cond_lowering(ctx, index, *args, branches):
+    # `stablehlo.case` runs region `index` (out of range: the last); regions read the
+    # operands from the enclosing block.
+    case = ctx.hlo.CaseOp([ctx.tensor_type(a) for a in ctx.avals_out], index, len(branches))
+    for region, branch in zip(case.regions, branches, strict=True):
+        with ctx.ir.InsertionPoint(region.blocks.append()):
+            ctx.hlo.return_(ctx.lower_jaxpr(branch, args))
+    return list(case.results)

@@ -1,0 +1,238 @@
+"""Lowering: a jaxpr to one StableHLO module, which XLA compiles.
+
+Layer 3 (autodidax part 3, "Adding jit": where autodidax calls xla_client's HLO builders, we
+build StableHLO with jaxlib's MLIR bindings, as JAX does). `lower_jaxpr_to_module` makes a
+module whose public `main` takes the jaxpr's inputs and returns its outputs. Each equation is
+lowered by its primitive's rule in `core.lowering_rules`, `rule(ctx, *operands, **params) ->
+[ir.Value]`, where `ctx` is a `core.LoweringContext` (StableHLO builders, avals, and this
+module's helpers). Constants (closed-over arrays, literals) are emitted once per block and
+reused. Nested jaxprs lower inline through `ctx.lower_jaxpr`, or as a private function
+(`call_function`, used by nested jit). jaxlib is loaded on the first lowering, not at import.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from didax import backend, core, dtypes
+from didax.core import ShapedArray
+from didax.jaxpr import ClosedJaxpr, Literal
+
+
+class LoweringError(ValueError):
+    """A primitive's lowering rule failed, or the module did not verify."""
+
+
+class ModuleBuilder:
+    """One MLIR module under construction: its context, types, constants and functions.
+    All methods run inside `with builder.context, ir.Location.unknown():`."""
+
+    def __init__(self, name: str) -> None:
+        rt = backend.runtime()
+        self.ir, self.hlo, self.func = rt.ir, rt.hlo, rt.func
+        self.context = backend.new_context()
+        self.name_stack: list[str] = []  # "jit(f)", "jit(g)": names ops in XLA's metadata
+        self._types: dict[tuple[tuple[int, ...], np.dtype], Any] = {}
+        self._element_types: dict[np.dtype, Any] = {}
+        self._consts: dict[tuple, Any] = {}
+        self._alive: list[Any] = []  # values whose id() keys a constant
+        self._functions: dict[int, tuple[ClosedJaxpr, str]] = {}
+        self._symbols: set[str] = {"main"}
+        with self.context, self.ir.Location.unknown():
+            self.module = self.ir.Module.create()
+            self.module.operation.attributes["sym_name"] = self.ir.StringAttr.get(
+                _symbol_name(name))
+
+    # ----- types
+    def element_type(self, dtype: np.dtype) -> Any:
+        t = self._element_types.get(dtype)
+        if t is None:
+            t = self._element_types[dtype] = _element_type(self.ir, np.dtype(dtype))
+        return t
+
+    def tensor_type(self, aval: ShapedArray) -> Any:
+        key = (aval.shape, aval.dtype)
+        t = self._types.get(key)
+        if t is None:
+            t = self._types[key] = self.ir.RankedTensorType.get(
+                aval.shape, self.element_type(aval.dtype))
+        return t
+
+    # ----- constants
+    def constant(self, value: Any, dtype: Any = None) -> Any:
+        """A constant holding `value` (an array or scalar, of `dtype` if given), emitted once
+        per block: later requests for the same value in the same block reuse it."""
+        if dtype is None:
+            array = np.asarray(core.to_numpy(value))
+        else:
+            array = np.asarray(value, dtypes.canonicalize(dtype))
+        block = self.ir.InsertionPoint.current.block
+        if array.size <= 64:  # small: by content, so equal literals share one constant
+            key: tuple = (block, array.dtype.str, array.shape, array.tobytes())
+        else:  # large: by identity (the value is kept alive, so its id is not reused)
+            key = (block, array.dtype.str, id(value))
+            self._alive.append(value)
+        const = self._consts.get(key)
+        if const is None:
+            const = self._consts[key] = self.hlo.constant(_dense_attr(self, array))
+        return const
+
+    # ----- jaxprs
+    def lower_jaxpr(self, closed: ClosedJaxpr, args: Sequence[Any]) -> list[Any]:
+        """Emit `closed` at the current insertion point on `args`; returns its outputs."""
+        jaxpr = closed.jaxpr
+        if len(args) != len(jaxpr.invars):
+            raise LoweringError(f"lower_jaxpr: the jaxpr takes {len(jaxpr.invars)} "
+                                f"arguments, got {len(args)}")
+        env: dict[Any, Any] = {}
+
+        def read(atom: Any) -> Any:
+            if isinstance(atom, Literal):
+                return self.constant(atom.val, atom.aval.dtype)
+            return env[atom]
+
+        for v, val in zip(jaxpr.constvars, closed.consts, strict=True):
+            env[v] = self.constant(val)
+        for v, val in zip(jaxpr.invars, args, strict=True):
+            env[v] = val
+        prefix = "/".join(self.name_stack)
+        for eqn in jaxpr.eqns:
+            operands = [read(x) for x in eqn.invars]
+            outs = self._lower_eqn(eqn, operands, prefix)
+            for v, val in zip(eqn.outvars, outs, strict=True):
+                env[v] = val
+        return [read(x) for x in jaxpr.outvars]
+
+    def _lower_eqn(self, eqn: Any, operands: list[Any], prefix: str) -> list[Any]:
+        prim = eqn.primitive
+        rule = core.lowering_rules[prim]  # NotImplementedError: "no lowering rule for 'foo'"
+        ctx = core.LoweringContext(self.hlo, self.ir, tuple(x.aval for x in eqn.invars),
+                                   tuple(v.aval for v in eqn.outvars), self)
+        with self.ir.Location.name(f"{prefix}/{prim.name}"):
+            try:
+                outs = rule(ctx, *operands, **eqn.params)
+            except (NotImplementedError, LoweringError):
+                raise
+            except Exception as e:
+                types_in = ", ".join(a.str_short() for a in ctx.avals_in)
+                types_out = ", ".join(a.str_short() for a in ctx.avals_out)
+                raise LoweringError(f"lowering '{prim}' on ({types_in}) -> ({types_out}) "
+                                    f"failed: {type(e).__name__}: {e}") from e
+        outs = list(outs)
+        if len(outs) != len(eqn.outvars):
+            raise LoweringError(f"the lowering rule for '{prim}' returned {len(outs)} values "
+                                f"for {len(eqn.outvars)} outputs")
+        return outs
+
+    def call_function(self, name: str, closed: ClosedJaxpr, args: Sequence[Any]) -> list[Any]:
+        """Lower `closed` once as a private function of this module (named after `name`)
+        and emit a call to it on `args`; returns the call's results."""
+        found = self._functions.get(id(closed))
+        if found is None:
+            symbol = self._fresh_symbol(name)
+            self._build_function(symbol, closed, public=False, scope=f"jit({name})")
+            self._functions[id(closed)] = found = (closed, symbol)  # keeps `closed` alive
+        symbol = found[1]
+        result_types = [self.tensor_type(a) for a in closed.out_avals]
+        call = self.func.CallOp(result_types, self.ir.FlatSymbolRefAttr.get(symbol), list(args))
+        return list(call.results)
+
+    def _fresh_symbol(self, name: str) -> str:
+        base = _symbol_name(name)
+        symbol, i = base, 0
+        while symbol in self._symbols:
+            symbol, i = f"{base}_{i}", i + 1
+        self._symbols.add(symbol)
+        return symbol
+
+    def _build_function(self, symbol: str, closed: ClosedJaxpr, *, public: bool,
+                        scope: str) -> None:
+        arg_types = [self.tensor_type(a) for a in closed.in_avals]
+        result_types = [self.tensor_type(a) for a in closed.out_avals]
+        with self.ir.InsertionPoint(self.module.body):
+            fn = self.func.FuncOp(symbol, self.ir.FunctionType.get(arg_types, result_types))
+        fn.attributes["sym_visibility"] = self.ir.StringAttr.get(
+            "public" if public else "private")
+        block = fn.add_entry_block()
+        self.name_stack.append(scope)
+        try:
+            with self.ir.InsertionPoint(block):
+                self.func.ReturnOp(self.lower_jaxpr(closed, list(block.arguments)))
+        finally:
+            self.name_stack.pop()
+
+
+def _symbol_name(name: str) -> str:  # "<lambda>" -> "_lambda", as JAX spells it
+    return "".join(c if c.isalnum() or c == "_" else "_" for c in name).rstrip("_") or "fn"
+
+
+def _element_type(ir: Any, dtype: np.dtype) -> Any:
+    if dtype == np.bool_:
+        return ir.IntegerType.get_signless(1)
+    if dtype.kind == "i":
+        return ir.IntegerType.get_signless(8 * dtype.itemsize)
+    if dtype.kind == "u":
+        return ir.IntegerType.get_unsigned(8 * dtype.itemsize)
+    if dtypes.bfloat16 is not None and dtype == dtypes.bfloat16:
+        return ir.BF16Type.get()
+    floats = {2: ir.F16Type, 4: ir.F32Type, 8: ir.F64Type}
+    if dtype.kind == "f" and dtype.itemsize in floats:
+        return floats[dtype.itemsize].get()
+    raise NotImplementedError(f"didax cannot lower arrays of dtype {dtype.name}")
+
+
+def _dense_attr(builder: ModuleBuilder, array: np.ndarray) -> Any:
+    ir = builder.ir
+    array = np.asarray(array, order="C")  # (ascontiguousarray would make 0-d 1-d)
+    tensor = builder.tensor_type(ShapedArray(array.shape, array.dtype))
+    flat = array.reshape(-1)
+    if flat.size and _all_equal(flat):  # a splat: one element stored, however large
+        return ir.DenseElementsAttr.get_splat(tensor, _scalar_attr(builder, flat[:1]))
+    if dtypes.bfloat16 is not None and array.dtype == dtypes.bfloat16:
+        # MLIR reads bfloat16 from its raw 16 bits
+        return ir.DenseElementsAttr.get(array.view(np.uint16), type=tensor.element_type,
+                                        shape=list(array.shape))
+    return ir.DenseElementsAttr.get(array, type=tensor.element_type, shape=list(array.shape))
+
+
+def _all_equal(flat: np.ndarray) -> bool:
+    bits = flat.view(f"u{flat.dtype.itemsize}")  # bitwise, so that NaNs compare equal
+    return bool((bits == bits[0]).all())
+
+
+def _scalar_attr(builder: ModuleBuilder, array: np.ndarray) -> Any:
+    ir = builder.ir
+    element = builder.element_type(array.dtype)
+    value = array[0].item()
+    if array.dtype == np.bool_:
+        return ir.BoolAttr.get(bool(value))
+    if array.dtype.kind in "iu":
+        return ir.IntegerAttr.get(element, int(value))
+    return ir.FloatAttr.get(element, float(value))
+
+
+def lower_jaxpr_to_module(closed: ClosedJaxpr, name: str) -> ModuleBuilder:
+    """The StableHLO module of `closed`: `main` takes its inputs, returns its outputs.
+    Raises NotImplementedError for a primitive without a lowering rule and LoweringError
+    (a ValueError) when a rule fails or the module does not verify."""
+    builder = ModuleBuilder(f"jit_{name}")
+    with builder.context, builder.ir.Location.unknown():
+        builder._build_function("main", closed, public=True, scope=f"jit({name})")
+        _verify(builder)
+    return builder
+
+
+def _verify(builder: ModuleBuilder) -> None:
+    try:
+        builder.module.operation.verify()
+    except Exception as e:  # jaxlib's MLIRError: the diagnostics name the failing op
+        raise LoweringError(f"the lowered module does not verify:\n{e}\n\n"
+                            f"{module_text(builder)}") from None
+
+
+def module_text(builder: ModuleBuilder) -> str:
+    """The module as StableHLO text (as `jax.jit(f).lower(x).as_text()` prints it)."""
+    with builder.context:
+        return str(builder.module)

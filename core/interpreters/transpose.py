@@ -1,0 +1,134 @@
+"""Transposition: run a linear jaxpr backwards, from output cotangents to input cotangents.
+
+Layer 3, after partial_eval (autodidax part 4, "vjp and grad"; seed 003, `backward_pass`).
+The inputs of a linear jaxpr are either known (residuals: values the linear map depends on)
+or `UndefinedPrimal`s (the linear inputs). `backward_pass` first evaluates the equations that
+read no linear input, then walks the rest in reverse, calling each primitive's transpose rule
+and summing the cotangents of a variable used more than once with `add_any`. Cotangents are
+symbolic zeros (`core.Zero`) until something nonzero reaches them: an equation whose output
+cotangents are all zero is skipped. `vjp_flat` is linearize followed by this.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+from didax import core
+from didax.core import UndefinedPrimal, Zero
+from didax.interpreters import partial_eval, staging
+from didax.jaxpr import Atom, ClosedJaxpr, Jaxpr, Literal, Var
+from didax.lax import shape
+from didax.lax.elementwise import add_tangents
+
+
+def backward_pass(jaxpr: Jaxpr, consts: Sequence[Any], args: Sequence[Any],
+                  cts: Sequence[Any]) -> list[Any]:
+    """Transpose `jaxpr`, linear in the inputs given as `UndefinedPrimal`s in `args`.
+
+    `cts` holds one cotangent per output (an array or a `Zero`). Returns, for each input, its
+    cotangent (possibly a `Zero`) where the input is an `UndefinedPrimal`, and None elsewhere.
+    Like JAX's `backward_pass`.
+    """
+    primal_env: dict[Var, Any] = dict(zip(jaxpr.constvars, consts, strict=True))
+    linear: set[Var] = set()
+    for v, x in zip(jaxpr.invars, args, strict=True):
+        if isinstance(x, UndefinedPrimal):
+            linear.add(v)
+        else:
+            primal_env[v] = x
+
+    def read_primal(x: Atom) -> Any:
+        if isinstance(x, Literal):
+            return x.val
+        return UndefinedPrimal(x.aval) if x in linear else primal_env[x]
+
+    # Forward: equations that read no linear variable are ordinary (nonlinear) computation.
+    linear_eqns = []
+    for eqn in jaxpr.eqns:
+        if any(isinstance(x, Var) and x in linear for x in eqn.invars):
+            linear_eqns.append(eqn)
+            linear.update(eqn.outvars)
+        else:
+            outs = core.bind(eqn.primitive, [read_primal(x) for x in eqn.invars], eqn.params)
+            primal_env.update(zip(eqn.outvars, outs, strict=True))
+
+    ct_env: dict[Var, Any] = {}
+
+    def write_ct(x: Atom, ct: Any) -> None:
+        if ct is None or isinstance(ct, Zero) or not isinstance(x, Var) or x not in linear:
+            return
+        ct_env[x] = add_tangents(ct_env[x], ct) if x in ct_env else ct
+
+    for x, ct in zip(jaxpr.outvars, cts, strict=True):
+        write_ct(x, ct)
+    for eqn in reversed(linear_eqns):
+        cts_out = [ct_env.pop(v, None) for v in eqn.outvars]
+        if all(ct is None for ct in cts_out):
+            continue  # every output cotangent is zero, so are the inputs'
+        cts_out = [Zero(core.tangent_aval(v.aval)) if ct is None else ct
+                   for v, ct in zip(eqn.outvars, cts_out, strict=True)]
+        operands = [read_primal(x) for x in eqn.invars]
+        cts_in = core.transpose_rules[eqn.primitive](cts_out, *operands, **eqn.params)
+        for x, ct in zip(eqn.invars, cts_in, strict=True):
+            write_ct(x, ct)
+    return [ct_env.pop(v, Zero(core.tangent_aval(v.aval))) if isinstance(x, UndefinedPrimal)
+            else None for v, x in zip(jaxpr.invars, args, strict=True)]
+
+
+def transpose_jaxpr(closed: ClosedJaxpr, linear: Sequence[bool],
+                    ct_nonzero: Sequence[bool] | None = None) -> ClosedJaxpr:
+    """The transpose of `closed` with respect to the inputs marked in `linear`.
+
+    The result maps (nonlinear inputs, cotangents of the outputs marked in `ct_nonzero`, by
+    default all) to the cotangents of the linear inputs, zeros made concrete. Used by the
+    transpose rules of higher-order primitives (jit, cond, scan).
+    """
+    in_avals, out_avals = closed.in_avals, closed.out_avals
+    if ct_nonzero is None:
+        ct_nonzero = [True] * len(out_avals)
+    res_avals = [a for a, lin in zip(in_avals, linear, strict=True) if not lin]
+    ct_avals = [core.tangent_aval(a) for a, nz in zip(out_avals, ct_nonzero, strict=True) if nz]
+    n_res = len(res_avals)
+
+    def fn(*args: Any) -> list[Any]:
+        res, cts = iter(args[:n_res]), iter(args[n_res:])
+        primals = [UndefinedPrimal(a) if lin else next(res)
+                   for a, lin in zip(in_avals, linear, strict=True)]
+        cts_out = [next(cts) if nz else Zero(core.tangent_aval(a))
+                   for a, nz in zip(out_avals, ct_nonzero, strict=True)]
+        cts_in = backward_pass(closed.jaxpr, closed.consts, primals, cts_out)
+        return [shape.instantiate(ct) for ct, lin in zip(cts_in, linear, strict=True) if lin]
+
+    return staging.trace_to_jaxpr(fn, [*res_avals, *ct_avals])
+
+
+def vjp_flat(fn: Callable[..., Sequence[Any]], primals: Sequence[Any]
+             ) -> tuple[list[Any], Callable[[Sequence[Any]], list[Any]]]:
+    """Evaluate `fn` at `primals`; return its outputs and the function from output
+    cotangents to input cotangents (a `Zero` for each input nothing reaches, and for integer
+    inputs). Flat lists in and out; like `jax.vjp`."""
+    __tracebackhide__ = True  # engine frame: IPython leaves it out of tracebacks
+    primals_out, lin, in_linear, out_nonzero = partial_eval.linearize_flat(fn, primals)
+    in_avals = [core.tangent_aval(core.get_aval(x)) for x in primals]
+
+    def fn_vjp(cts: Sequence[Any]) -> list[Any]:
+        cts_lin = [ct for ct, nz in zip(cts, out_nonzero, strict=True) if nz]
+        undefined = [UndefinedPrimal(v.aval) for v in lin.jaxpr.invars]
+        cts_in = iter(backward_pass(lin.jaxpr, lin.consts, undefined, cts_lin))
+        return [next(cts_in) if lin_in else Zero(aval)
+                for aval, lin_in in zip(in_avals, in_linear, strict=True)]
+
+    return primals_out, fn_vjp
+
+
+def linear_transpose_flat(fn: Callable[..., Sequence[Any]], in_avals: Sequence[Any]
+                          ) -> Callable[[Sequence[Any]], list[Any]]:
+    """The transpose of the linear function `fn` (flat lists), traced at `in_avals`."""
+    __tracebackhide__ = True
+    closed = staging.trace_to_jaxpr(fn, in_avals)
+
+    def fn_transpose(cts: Sequence[Any]) -> list[Any]:
+        undefined = [UndefinedPrimal(a) for a in in_avals]
+        return backward_pass(closed.jaxpr, closed.consts, undefined, cts)
+
+    return fn_transpose

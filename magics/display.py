@@ -1,0 +1,256 @@
+"""Rich display objects for the magics' reports: the `text/plain` and `text/html` of each.
+
+Layer 6, no IPython import: an object with `_repr_mimebundle_` is all IPython's `display`
+needs (the ipywidgets views of the widgets issue will take these objects' place). The
+`text/plain` is what a terminal and nbconvert show: the jaxpr, the gradient, the timing
+table. This is the only module of `didax.magics` that writes markup; every string that comes
+from the user (names, call text, jaxpr tokens, values, compiler output) goes through
+`html.escape`, and CSS classes come from the closed set of `pretty.TokenKind`s.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from didax import core, pretty
+from didax.magics import reports
+
+Row = tuple[str, str]  # (label, text); the text may span several lines
+
+# ----------------------------------------------------------------------------- text
+
+
+def value_text(x: Any) -> str:
+    """`f32[3] [1. 2. 3.]`: an array's type and values (other leaves: their repr)."""
+    if not core.is_arraylike(x):
+        return repr(x)
+    prefix = reports.type_str(x) + " "
+    return prefix + np.array2string(np.asarray(x), prefix=prefix)
+
+
+def value_rows(label: str, tree: Any) -> list[Row]:
+    """One row per leaf of a pytree, labelled with its path (`params['w']`)."""
+    return [(label + path, value_text(leaf)) for path, leaf in reports.leaf_paths(tree)]
+
+
+def rows_text(rows: Sequence[Row], indent: int = 2) -> str:
+    width = max((len(label) for label, _ in rows), default=0)
+    lines = []
+    for label, text in rows:
+        first, *rest = text.split("\n")
+        lines.append(" " * indent + label.ljust(width) + "  " + first)
+        lines += [" " * (indent + width + 2) + line for line in rest]
+    return "\n".join(lines)
+
+
+class Section:
+    """One part of a display: a heading with rows, a jaxpr, or a preformatted block. Its
+    `text` and `html` render the same data, so the two never disagree."""
+
+    def __init__(self, heading: str, *, rows: Sequence[Row] = (), jaxpr: Any = None,
+                 block: str | None = None, note: str | None = None, folded: bool = False
+                 ) -> None:
+        self.heading = heading
+        self.rows = list(rows)
+        self.jaxpr = jaxpr
+        self.block = block
+        self.note = note
+        self.folded = folded  # HTML: inside a closed <details>
+
+    def text(self) -> str:
+        parts = [self.heading] if self.heading else []
+        if self.rows:
+            parts.append(rows_text(self.rows))
+        if self.jaxpr is not None:
+            parts.append(str(self.jaxpr))
+        if self.block is not None:
+            parts.append(self.block.rstrip("\n"))
+        if self.note:
+            parts.append(self.note)
+        return "\n".join(parts)
+
+    def html(self) -> str:
+        body = []
+        if self.rows:
+            cells = "".join(f"<tr><th>{_esc(label)}</th><td><pre>{_esc(text)}</pre></td></tr>"
+                            for label, text in self.rows)
+            body.append(f'<table class="dx-rows">{cells}</table>')
+        if self.jaxpr is not None:
+            body.append(jaxpr_html(self.jaxpr))
+        if self.block is not None:
+            body.append(f'<pre class="dx-block">{_esc(self.block)}</pre>')
+        if self.note:
+            body.append(f'<div class="dx-note">{_esc(self.note)}</div>')
+        if self.folded:
+            return (f'<details class="dx-section"><summary>{_esc(self.heading)}</summary>'
+                    + "".join(body) + "</details>")
+        head = f'<div class="dx-heading">{_esc(self.heading)}</div>' if self.heading else ""
+        return f'<div class="dx-section">{head}{"".join(body)}</div>'
+
+
+# ----------------------------------------------------------------------------- html
+
+_STYLE = """<style>
+.didax-report { font-family: var(--jp-code-font-family, monospace); font-size: 13px; }
+.didax-report .dx-heading { font-weight: bold; margin: 6px 0 2px 0; }
+.didax-report details summary { font-weight: bold; cursor: pointer; margin: 6px 0 2px 0; }
+.didax-report pre { margin: 0; padding: 0; background: none; white-space: pre; }
+.didax-report table.dx-rows { border-collapse: collapse; margin: 0; }
+.didax-report table.dx-rows th { text-align: left; vertical-align: top; padding: 1px 12px 1px 0;
+  font-weight: normal; color: #666; white-space: nowrap; }
+.didax-report table.dx-rows td { text-align: left; padding: 1px 0; }
+.didax-report .dx-note { color: #a14f00; margin: 4px 0; }
+.didax-report .dx-keyword { color: #8700af; font-weight: bold; }
+.didax-report .dx-primitive { color: #0550ae; font-weight: bold; }
+.didax-report .dx-type { color: #6e7781; }
+.didax-report .dx-literal { color: #b35900; }
+.didax-report .dx-param { color: #116329; }
+.didax-report .dx-var { color: inherit; }
+</style>"""
+
+
+def _esc(s: str) -> str:
+    return html.escape(str(s), quote=True)
+
+
+def jaxpr_html(jaxpr: Any) -> str:
+    """The jaxpr as `<pre>` with one `<span class="dx-KIND">` per token."""
+    lines = []
+    for indent, tokens in pretty.jaxpr_lines(jaxpr):
+        spans = "".join(_esc(t.text) if t.kind is pretty.TokenKind.TEXT else
+                        f'<span class="dx-{_esc(t.kind.value)}">{_esc(t.text)}</span>'
+                        for t in tokens)
+        lines.append(" " * indent + spans)
+    return '<pre class="dx-jaxpr">' + "\n".join(lines) + "</pre>"
+
+
+class ReportDisplay:
+    """A report shown by IPython's `display`: `text/plain` and `text/html` of its sections."""
+
+    kind = "report"
+
+    def __init__(self, report: Any) -> None:
+        self.report = report
+
+    def sections(self) -> list[Section]:
+        raise NotImplementedError
+
+    def text(self) -> str:
+        return "\n".join(s.text() for s in self.sections())
+
+    def html(self) -> str:
+        body = "".join(s.html() for s in self.sections())
+        return f'{_STYLE}<div class="didax-report didax-{self.kind}">{body}</div>'
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
+        return {"text/plain": self.text(), "text/html": self.html()}
+
+    def __repr__(self) -> str:
+        return self.text()
+
+
+# ----------------------------------------------------------------------------- the four views
+
+
+def _binding(b: reports.Binding) -> str:
+    return f"{b.var}:{b.type}"
+
+
+class JaxprDisplay(ReportDisplay):
+    kind = "jaxpr"
+
+    def sections(self) -> list[Section]:
+        r: reports.JaxprReport = self.report
+        width = max((len(_binding(b)) for b in (*r.inputs, *r.outputs)), default=0)
+        inputs = "\n".join(f"{_binding(b).ljust(width)}  <- {b.label}" for b in r.inputs)
+        outputs = "\n".join(f"{_binding(b).ljust(width)}  -> {b.label}" for b in r.outputs)
+        consts = "\n".join(f"{c.var}:{c.type} = " + np.array2string(
+            np.asarray(c.value), prefix=f"{c.var}:{c.type} = ", threshold=20)
+            for c in r.constants)
+        rows = [("inputs", inputs or "none"), ("outputs", outputs or "none"),
+                ("constants", consts or "none")]
+        return [Section(f"jaxpr of {r.call}", jaxpr=r.jaxpr), Section("", rows=rows)]
+
+
+class GradDisplay(ReportDisplay):
+    kind = "grad"
+
+    def sections(self) -> list[Section]:
+        r: reports.GradReport = self.report
+        grads = (r.gradient,) if isinstance(r.argnums, int) else tuple(r.gradient)
+        rows = value_rows("value", r.value)
+        for name, g in zip(r.arg_names, grads, strict=True):
+            rows += value_rows(f"∂{r.fn_name}/∂{name}", g)
+        wrt = ", ".join(r.arg_names)
+        out = [Section(f"grad of {r.call} with respect to {wrt}", rows=rows)]
+        p = r.programs
+        if p is not None:
+            out += [
+                Section(f"forward program: {r.call}", jaxpr=p.forward),
+                Section(f"linearized program: tangents of {wrt} -> output tangent "
+                        "(its constants are residuals of the forward pass)",
+                        jaxpr=p.linearized),
+                Section(f"transposed program: output cotangent -> cotangents of {wrt}",
+                        jaxpr=p.transposed),
+            ]
+        return out
+
+
+class VmapDisplay(ReportDisplay):
+    kind = "vmap"
+
+    def sections(self) -> list[Section]:
+        r: reports.VmapReport = self.report
+        size = f", batch of {r.axis_size}" if r.axis_size is not None else ""
+        title = (f"vmap({r.fn_name}, in_axes={r.in_axes!r}, out_axes={r.out_axes!r}) on "
+                 f"{r.call}{size}")
+        out = [Section(title, rows=value_rows("output", r.output))]
+        if r.example_jaxpr is not None:
+            out.append(Section("per-example program", jaxpr=r.example_jaxpr))
+        out.append(Section("batched program", jaxpr=r.jaxpr))
+        return out
+
+
+def _cost_rows(cost: dict[str, float]) -> list[Row]:
+    def fmt(v: Any) -> str:
+        if isinstance(v, float) and v.is_integer():
+            return f"{int(v):,}"
+        return f"{v:,}" if isinstance(v, (int, float)) else str(v)
+
+    first = ("flops", "transcendentals", "bytes accessed")  # then XLA's per-operand keys
+    keys = [k for k in first if k in cost] + sorted(k for k in cost if k not in first)
+    return [(k, fmt(cost[k])) for k in keys]
+
+
+class JitDisplay(ReportDisplay):
+    kind = "jit"
+
+    def sections(self) -> list[Section]:
+        r: reports.JitReport = self.report
+        t = r.timings
+        phases = ([("trace", reports.format_time(t.trace))] if t.trace is not None else [])
+        phases += [("lower" if t.trace is not None else "trace + lower",
+                    reports.format_time(t.lower)),
+                   ("compile", reports.format_time(t.compile)),
+                   ("first run", reports.format_time(t.first_run)),
+                   ("steady state", str(t.steady)),
+                   ("eager", str(t.eager)),
+                   ("speed-up", f"{t.speedup:.1f}x (best eager / best compiled)")]
+        rows = value_rows("result", r.result) + phases
+        out = [Section(f"jit of {r.call}", rows=rows,
+                       note="\n".join(t.warnings) if t.warnings else None)]
+        if r.cost:
+            out.append(Section("cost analysis", rows=_cost_rows(r.cost), folded=True))
+        out.append(Section("StableHLO", block=r.stablehlo, folded=True))
+        out.append(Section("optimized HLO", block=r.hlo, folded=True))
+        return out
+
+
+def display_for(report: Any) -> ReportDisplay:
+    """The display object of a report."""
+    views = {reports.JaxprReport: JaxprDisplay, reports.GradReport: GradDisplay,
+             reports.VmapReport: VmapDisplay, reports.JitReport: JitDisplay}
+    return views[type(report)](report)

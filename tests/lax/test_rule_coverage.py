@@ -1,0 +1,93 @@
+"""Every first-order primitive in `didax.lax` has a rule in each standard table, except the
+named, commented exemptions below. An exemption that is no longer needed (the rule exists)
+fails too, so these sets stay current."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+
+import pytest
+
+import didax.lax
+from didax import core
+
+
+def _lax_primitives() -> dict[str, core.Primitive]:
+    found: dict[str, core.Primitive] = {}
+    for info in pkgutil.iter_modules(didax.lax.__path__):
+        module = importlib.import_module(f"didax.lax.{info.name}")
+        for value in vars(module).values():
+            if isinstance(value, core.Primitive):
+                other = found.setdefault(value.name, value)
+                assert other is value, f"two lax primitives are named {value.name!r}"
+    return found
+
+
+PRIMS = _lax_primitives()
+
+# ----------------------------------------------------------------------------- exemptions
+
+# Primitives that take no operands: nothing to differentiate.
+NO_OPERANDS = {"iota"}
+
+# Not linear in any operand, so reverse mode never transposes them: their jvp rules write
+# the tangent with linear primitives (mul, select_n, ...) instead.
+NONLINEAR = {"sin", "cos", "tan", "tanh", "exp", "expm1", "log", "log1p", "logistic", "sqrt",
+             "pow", "integer_pow", "abs", "max", "min", "clamp", "rem", "reduce_max",
+             "reduce_min", "reduce_prod"}
+
+# Piecewise constant: the tangent is a symbolic zero, so no linear use reaches transpose.
+ZERO_DERIVATIVE = {"floor", "sign", "argmax", "stop_gradient"}
+
+# Boolean outputs (comparisons, logic): not differentiable; tangents are symbolic zeros.
+BOOLEAN = {"eq", "ne", "gt", "ge", "lt", "le", "is_finite", "and", "or", "not"}
+
+EXEMPT: dict[str, set[str]] = {
+    "impl": set(),
+    "abstract_eval": set(),
+    "jvp": NO_OPERANDS,
+    "transpose": NO_OPERANDS | NONLINEAR | ZERO_DERIVATIVE | BOOLEAN,
+    "vmap": set(),
+    # Lowering rules come with core/interpreters/lowering.py (jit); list here any primitive
+    # still waiting for one.
+    "lowering": set(),
+}
+
+TABLES = {t.interpreter: t for t in (core.impl_rules, core.abstract_eval_rules, core.jvp_rules,
+                                     core.transpose_rules, core.vmap_rules,
+                                     core.lowering_rules)}
+
+
+def test_found_the_primitives() -> None:
+    # a sanity floor: the scan sees the families' primitives
+    assert {"add", "sin", "reduce_sum", "dot_general", "convert_element_type", "select_n",
+            "broadcast_in_dim"} <= set(PRIMS)
+
+
+def test_exemptions_name_real_primitives() -> None:
+    for table, names in EXEMPT.items():
+        assert names <= set(PRIMS), f"{table}: unknown {sorted(names - set(PRIMS))}"
+
+
+@pytest.mark.parametrize("table", sorted(TABLES))
+def test_every_primitive_has_a_rule(table: str) -> None:
+    rules = TABLES[table]
+    missing = sorted(n for n, p in PRIMS.items() if p not in rules and n not in EXEMPT[table])
+    assert not missing, f"no {table} rule for {missing}"
+
+
+@pytest.mark.parametrize("table", sorted(TABLES))
+def test_exemptions_are_still_needed(table: str) -> None:
+    rules = TABLES[table]
+    stale = sorted(n for n in EXEMPT[table] if PRIMS[n] in rules)
+    assert not stale, f"{table} rules now exist for {stale}: drop them from the exemptions"
+
+
+def test_linear_primitives_have_transpose_rules() -> None:
+    # the converse check, spelled out: these are linear in (some of) their operands
+    linear = {"add", "add_any", "sub", "neg", "mul", "div", "convert_element_type",
+              "broadcast_in_dim", "reshape", "transpose", "squeeze", "slice", "pad",
+              "concatenate", "reduce_sum", "dot_general", "select_n"}
+    assert linear <= set(PRIMS)
+    assert all(PRIMS[n] in core.transpose_rules for n in linear)

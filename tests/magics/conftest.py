@@ -1,0 +1,104 @@
+"""Fixtures for the magics tests: one in-process IPython shell with `%load_ext didax`, and a
+`run` helper that executes a cell and captures its display outputs, stdout and stderr."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+IPython = pytest.importorskip("IPython")
+
+from IPython.core.displaypub import CapturingDisplayPublisher
+from IPython.testing import globalipapp
+from IPython.utils.capture import capture_output
+
+SETUP = """
+import numpy as np
+import didax
+import didax.numpy as jnp
+
+def f(x):
+    return jnp.sin(x) * 3.0
+
+def loss(x, y):
+    return jnp.sum(jnp.sin(x) * y)
+
+def affine(x, w):
+    return x * w + 1.0
+
+x = jnp.array([0.5, 1.0, 2.0])
+xs = jnp.array([[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]])
+"""
+
+
+@dataclass
+class Ran:
+    result: Any  # the cell's value (what Out[] shows), None if hidden or failed
+    error: BaseException | None
+    displays: list[dict[str, str]]  # the mimebundle of each display() call
+    stdout: str
+    stderr: str
+
+    def plain(self, i: int = 0) -> str:
+        return self.displays[i]["text/plain"]
+
+    def html(self, i: int = 0) -> str:
+        return self.displays[i]["text/html"]
+
+
+@pytest.fixture(scope="session")
+def shell():
+    ip = globalipapp.get_ipython()
+    ip.InteractiveTB.set_colors("NoColor")
+    ip.run_line_magic("load_ext", "didax")
+    return ip
+
+
+@pytest.fixture
+def ip(shell):
+    """The shell with the extension loaded and SETUP's names defined afresh."""
+    if shell.find_line_magic("grad") is None:  # a test unloaded it
+        shell.run_line_magic("load_ext", "didax")
+    shell.run_cell(SETUP)
+    return shell
+
+
+@pytest.fixture
+def run(ip):
+    def run_cell(code: str) -> Ran:
+        # display() calls go to a capturing publisher; Out[] (the displayhook) to stdout
+        publisher, ip.display_pub = ip.display_pub, CapturingDisplayPublisher()
+        try:
+            with capture_output(display=False) as captured:
+                res = ip.run_cell(code)
+            displays = [o["data"] for o in ip.display_pub.outputs]
+        finally:
+            ip.display_pub = publisher
+        return Ran(res.result, res.error_before_exec or res.error_in_exec, displays,
+                   captured.stdout, captured.stderr)
+
+    return run_cell
+
+
+@pytest.fixture(scope="session")
+def kernel_name(tmp_path_factory):
+    """A kernelspec running this interpreter (the one didax is installed in), whatever
+    `python` on the PATH is."""
+    root = tmp_path_factory.mktemp("jupyter")
+    spec = root / "kernels" / "didax-test"
+    spec.mkdir(parents=True)
+    (spec / "kernel.json").write_text(json.dumps({
+        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+        "display_name": "didax test", "language": "python"}))
+    old = os.environ.get("JUPYTER_PATH")
+    os.environ["JUPYTER_PATH"] = os.pathsep.join(filter(None, [str(root), old]))
+    yield "didax-test"
+    if old is None:
+        os.environ.pop("JUPYTER_PATH", None)
+    else:
+        os.environ["JUPYTER_PATH"] = old

@@ -1,0 +1,98 @@
+"""Helpers of the oracle tests: compare a didax result with JAX's, and run JAX cheaply.
+
+`assert_matches` checks that a didax result is a `didax.Array` with JAX's shape, dtype, weak
+type and values (float32 within rtol 1e-4 / atol 1e-5, bfloat16 within 1e-2 as JAX's tests).
+
+`JaxOracle` computes JAX's answers for many cases at once: every case of one function goes
+into one `jax.jit` program, compiled once with XLA's quick settings. Eager JAX compiles each
+operation on its own (about 30 ms each on a 2-core machine), which would make a few thousand
+comparisons take minutes. `jit` keeps JAX's values, dtypes and weak types (they are JAX's
+semantics, not a property of eager execution); the inner `jit`s of `jnp.where`, `jnp.clip`
+... are inlined into the same program either way.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Hashable
+
+import jax
+import ml_dtypes
+import numpy as np
+
+import didax
+
+# XLA's CPU compiler spends most of its time optimizing kernels; these tests run each once.
+_QUICK_COMPILE = {
+    "xla_cpu_use_fusion_emitters": False,
+    "xla_backend_optimization_level": 0,
+    "xla_llvm_disable_expensive_passes": True,
+}
+
+
+# (rtol, atol) by result dtype: API.md's for float32; JAX's own test tolerances for the rest.
+TOLERANCES = {
+    np.dtype(np.float32): (1e-4, 1e-5),
+    np.dtype(np.float16): (1e-3, 1e-3),
+    np.dtype(ml_dtypes.bfloat16): (1e-2, 1e-2),
+}
+
+
+def assert_matches(out: Any, expected: Any) -> None:
+    """didax's `out` is an Array with JAX's shape, dtype, weak type and values."""
+    assert isinstance(out, didax.Array), f"expected a didax.Array, got {type(out).__name__}"
+    assert out.shape == expected.shape, f"shape {out.shape} != JAX's {expected.shape}"
+    assert out.dtype == expected.dtype, f"dtype {out.dtype} != JAX's {expected.dtype}"
+    assert out.weak_type == expected.weak_type, (
+        f"weak_type {out.weak_type} != JAX's {expected.weak_type} ({out.dtype})")
+    got, want = np.asarray(out), np.asarray(expected)
+    assert got.shape == want.shape and got.dtype == want.dtype, (got.shape, got.dtype)
+    if got.dtype.kind in "biu":
+        np.testing.assert_array_equal(got, want)
+    else:
+        rtol, atol = TOLERANCES[got.dtype]
+        np.testing.assert_allclose(got.astype(np.float32), want.astype(np.float32), rtol=rtol,
+                                   atol=atol, equal_nan=True)
+
+
+class JaxOracle:
+    """JAX's results for groups of computations, each group compiled as one program.
+
+    `result(group, key, fn, inputs)`: on the first request for `group`, `self.groups[group]`
+    (a list of `(key, fn, inputs)`) is evaluated at once; `fn(*inputs)` must be JAX code. If
+    the group fails to trace, each member is compiled alone, so that one bad member only
+    fails its own test. Returns the output, or raises what JAX raised for that member.
+    """
+
+    def __init__(self, groups: dict[Hashable, list[tuple[Hashable, Callable, list]]]) -> None:
+        self.groups = groups
+        self._done: dict[Hashable, dict[Hashable, Any]] = {}
+
+    def result(self, group: Hashable, key: Hashable) -> Any:
+        if group not in self._done:
+            self._done[group] = self._run(self.groups[group])
+        out = self._done[group][key]
+        if isinstance(out, Exception):
+            raise out
+        return out
+
+    @staticmethod
+    def _compiled(fns: list[Callable], inputs: list[list]) -> list[Any]:
+        def program(all_inputs: list[list]) -> list[Any]:
+            return [fn(*xs) for fn, xs in zip(fns, all_inputs, strict=True)]
+
+        executable = jax.jit(program).lower(inputs).compile(compiler_options=_QUICK_COMPILE)
+        return executable(inputs)
+
+    def _run(self, members: list[tuple[Hashable, Callable, list]]) -> dict[Hashable, Any]:
+        keys, fns, inputs = zip(*members, strict=True)
+        try:
+            return dict(zip(keys, self._compiled(list(fns), list(inputs)), strict=True))
+        except Exception:  # noqa: BLE001 - find the member that fails, below
+            pass
+        results = {}
+        for key, fn, xs in members:
+            try:
+                results[key] = self._compiled([fn], [xs])[0]
+            except Exception as err:  # noqa: BLE001 - reported to that member's test
+                results[key] = err
+        return results

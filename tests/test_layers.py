@@ -1,0 +1,211 @@
+"""The layer rule of STYLE.md §2, checked on the source: every module of core/ (`didax`),
+magics/ and widgets/ imports only from earlier layers, or from earlier in its own layer's
+list; nothing imports inside a function (except the IPython hook); nothing imports `jax`.
+
+Imports are read with `ast` (statements, and `importlib.import_module("...")` calls with a
+literal name), so the check needs no import of the package and sees imports that never run.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = {"core": "didax", "magics": "didax.magics", "widgets": "didax.widgets"}
+
+# Rank of each engine module: (layer, position in its layer's list). A module may import a
+# module of lower rank only. Package `__init__`s of interpreters/ and control_flow/ only hold a
+# docstring; they sit at the start of their layer.
+ORDER: dict[str, tuple[int, int]] = {}
+for i, name in enumerate(["dtypes", "core", "array", "backend",
+                          # pretty sits before jaxpr (pretty.py's docstring says why)
+                          "pretty", "jaxpr", "tree_util"]):
+    ORDER[f"didax.{name}"] = (1, i)
+for i, name in enumerate(["common", "convert", "shape", "comparison", "elementwise",
+                          "reductions", "dot"]):
+    ORDER[f"didax.lax.{name}"] = (2, i)
+ORDER["didax.lax"] = (2, 99)  # the package re-exports its families
+ORDER["didax.interpreters"] = (3, -1)
+for i, name in enumerate(["staging", "jvp", "vmap", "partial_eval", "transpose", "lowering"]):
+    ORDER[f"didax.interpreters.{name}"] = (3, i)
+ORDER["didax.control_flow"] = (4, -1)
+# jit and custom_derivatives import no other control flow; scan uses cond's helpers;
+# while_loop uses both (fori_loop with static bounds is a scan).
+for i, name in enumerate(["jit", "custom_derivatives", "cond", "scan", "while_loop"]):
+    ORDER[f"didax.control_flow.{name}"] = (4, i)
+for i, name in enumerate(["didax.api", "didax.numpy.lax_numpy", "didax.numpy", "didax.nn",
+                          "didax"]):
+    ORDER[name] = (5, i)
+
+# Layer 6 (magics/, widgets/) uses the public API only (+ didax.core and didax.pretty to
+# inspect), and its own modules; widgets never import magics.
+PUBLIC = {"didax", "didax.numpy", "didax.lax", "didax.nn", "didax.tree_util", "didax.core",
+          "didax.pretty"}
+
+# Known, deliberate exceptions: (importer, imported) -> why.
+ALLOWED = {
+    ("didax.lax", "didax.control_flow.cond"): "didax.lax re-exports layer-4 control flow "
+                                              "(cond, switch) at its end, as jax.lax does",
+    ("didax.lax", "didax.control_flow.scan"): "re-export of lax.scan",
+    ("didax.lax", "didax.control_flow.while_loop"): "re-export of while_loop, fori_loop",
+}
+
+# Functions that may import: `import didax` must not import IPython.
+HOOKS = {("didax", "load_ipython_extension"), ("didax", "unload_ipython_extension")}
+
+
+@dataclass(frozen=True)
+class Import:
+    importer: str
+    imported: str
+    line: int
+    function: str | None  # the enclosing function, if any
+
+
+def _module_name(path: Path) -> str:
+    rel = path.relative_to(ROOT)
+    parts = [PACKAGES[rel.parts[0]], *rel.parts[1:]]
+    parts[-1] = parts[-1].removesuffix(".py")
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _source_files() -> list[Path]:
+    return sorted(p for base in PACKAGES if (ROOT / base).is_dir()
+                  for p in (ROOT / base).rglob("*.py"))
+
+
+def _is_module(dotted: str) -> bool:
+    for base, pkg in PACKAGES.items():
+        if dotted == pkg or dotted.startswith(pkg + "."):
+            rest = dotted.removeprefix(pkg).lstrip(".").split(".") if dotted != pkg else []
+            target = ROOT / base / Path(*rest) if rest else ROOT / base
+            if target.with_suffix(".py").is_file() or (target / "__init__.py").is_file():
+                return True
+    return False
+
+
+def _imports(path: Path) -> list[Import]:
+    importer = _module_name(path)
+    is_pkg = path.name == "__init__.py"
+    tree = ast.parse(path.read_text(), filename=str(path))
+    found: list[Import] = []
+
+    def resolve(module: str | None, level: int) -> str:
+        if not level:
+            return module or ""
+        base = importer.split(".")
+        base = base if is_pkg else base[:-1]
+        base = base[: len(base) - (level - 1)]
+        return ".".join([*base, module] if module else base)
+
+    def visit(node: ast.AST, function: str | None) -> None:
+        for child in ast.iter_child_nodes(node):
+            fn = function
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                fn = getattr(child, "name", "<lambda>")
+            if isinstance(child, ast.Import):
+                for alias in child.names:
+                    found.append(Import(importer, alias.name, child.lineno, fn))
+            elif isinstance(child, ast.ImportFrom):
+                module = resolve(child.module, child.level)
+                for alias in child.names:
+                    sub = f"{module}.{alias.name}"
+                    target = sub if _is_module(sub) else module
+                    found.append(Import(importer, target, child.lineno, fn))
+            elif (isinstance(child, ast.Call) and isinstance(child.func, ast.Attribute)
+                  and child.func.attr == "import_module" and child.args
+                  and isinstance(child.args[0], ast.Constant)
+                  and isinstance(child.args[0].value, str)):
+                found.append(Import(importer, child.args[0].value, child.lineno, fn))
+            visit(child, fn)
+
+    visit(tree, None)
+    return found
+
+
+ALL_IMPORTS = [imp for path in _source_files() for imp in _imports(path)]
+
+
+def _rank(module: str) -> tuple[int, int] | None:
+    while module:
+        if module in ORDER:
+            return ORDER[module]
+        if module.startswith(("didax.magics", "didax.widgets")):
+            return (6, 0)
+        module = module.rpartition(".")[0]
+    return None
+
+
+def test_every_engine_module_has_a_rank() -> None:
+    unranked = sorted({_module_name(p) for p in _source_files()
+                       if _module_name(p).split(".")[:2] not in (["didax", "magics"],
+                                                                  ["didax", "widgets"])
+                       and _module_name(p) not in ORDER})
+    assert not unranked, f"add these modules to ORDER in tests/test_layers.py: {unranked}"
+
+
+def test_layer_order() -> None:
+    bad = []
+    for imp in ALL_IMPORTS:
+        if not (imp.imported == "didax" or imp.imported.startswith("didax.")):
+            continue
+        if (imp.importer, imp.imported) in ALLOWED or (imp.importer, imp.function) in HOOKS:
+            continue  # the IPython hook imports didax.magics on `%load_ext didax`
+        src, dst = _rank(imp.importer), _rank(imp.imported)
+        if src is None or src[0] == 6:
+            continue  # layer 6 is checked below
+        if dst is None or dst >= src:
+            bad.append(f"{imp.importer} (layer {src}) imports {imp.imported} "
+                       f"(layer {dst}), line {imp.line}")
+    assert not bad, "imports against STYLE §2's layer order:\n" + "\n".join(bad)
+
+
+def test_magics_and_widgets_use_the_public_api() -> None:
+    bad = []
+    for imp in ALL_IMPORTS:
+        if _rank(imp.importer) != (6, 0):
+            continue
+        dst = imp.imported
+        if not (dst == "didax" or dst.startswith("didax.")):
+            continue
+        own = dst.startswith(("didax.magics", "didax.widgets"))
+        if own and imp.importer.startswith("didax.widgets") and dst.startswith("didax.magics"):
+            bad.append(f"{imp.importer} imports {dst}: widgets must not depend on magics")
+        elif not own and dst not in PUBLIC:
+            bad.append(f"{imp.importer} imports {dst} (line {imp.line}); layer 6 uses "
+                       f"{sorted(PUBLIC)}")
+    assert not bad, "\n".join(bad)
+
+
+def test_no_imports_inside_functions() -> None:
+    bad = [f"{imp.importer}:{imp.line} imports {imp.imported} inside {imp.function}()"
+           for imp in ALL_IMPORTS
+           if imp.function is not None and (imp.importer, imp.function) not in HOOKS
+           # jaxlib is loaded lazily, on first compile only (backend.py)
+           and not imp.imported.startswith("jaxlib")]
+    assert not bad, "imports inside functions:\n" + "\n".join(bad)
+
+
+def test_the_package_never_imports_jax() -> None:
+    bad = [f"{imp.importer}:{imp.line} imports {imp.imported}" for imp in ALL_IMPORTS
+           if imp.imported == "jax" or imp.imported.startswith("jax.")]
+    assert not bad, "\n".join(bad)
+
+
+def test_allowed_exceptions_are_used() -> None:
+    edges = {(imp.importer, imp.imported) for imp in ALL_IMPORTS}
+    unused = sorted(set(ALLOWED) - edges)
+    assert not unused, f"drop stale exceptions from ALLOWED: {unused}"
+
+
+@pytest.mark.parametrize("path", [ROOT / "core" / "lax" / "dot.py"], ids=["dot.py"])
+def test_the_scanner_sees_imports(path: Path) -> None:
+    # guards against a scanner that finds nothing and so passes everything
+    edges = {imp.imported for imp in _imports(path)}
+    assert {"didax.core", "didax.lax.shape"} <= edges
