@@ -244,19 +244,27 @@ def _zeros_for(aval: core.ShapedArray) -> Any:
 def _flatten_fun_aux(fn: Callable[..., Any], in_tree: PyTreeDef
                      ) -> tuple[Callable[..., list[Any]], Callable[[], tuple]]:
     """Like `flatten_fun` for a function returning (output, aux): the flat function returns
-    the output's leaves, then aux's; the second function returns (out tree, aux tree)."""
+    the output's leaves, then aux's array leaves; the second function returns (out tree,
+    function rebuilding aux from its array leaves). Aux's other leaves pass through as-is."""
     store: list[tuple] = []
 
     def flat_fn(*leaves: Any) -> list[Any]:
-        __tracebackhide__ = True
         out = fn(*tree_unflatten(in_tree, leaves))
         if not (isinstance(out, (tuple, list)) and len(out) == 2):
             raise TypeError("expected function with aux output to return a two-element "
                             f"tuple, but got type {type(out)} with value {out!r}")
         out_leaves, out_tree = tree_flatten(out[0])
         aux_leaves, aux_tree = tree_flatten(out[1])
-        store[:] = [(out_tree, aux_tree)]
-        return [*out_leaves, *aux_leaves]
+        is_array = [core.is_arraylike(x) for x in aux_leaves]
+
+        def rebuild_aux(arrays: Sequence[Any]) -> Any:
+            it = iter(arrays)
+            return tree_unflatten(aux_tree, [next(it) if arr else x
+                                             for x, arr in zip(aux_leaves, is_array,
+                                                               strict=True)])
+
+        store[:] = [(out_tree, rebuild_aux)]
+        return [*out_leaves, *(x for x, arr in zip(aux_leaves, is_array, strict=True) if arr)]
 
     return flat_fn, lambda: store[0]
 
@@ -314,7 +322,7 @@ def _vjp(fn: Callable[..., Any], leaves: list[Any], in_tree: PyTreeDef, has_aux:
         flat_fn, out_tree = flatten_fun(fn, in_tree)
         trees = lambda: (out_tree(), None)  # noqa: E731
     outs, fn_vjp_flat = transpose.vjp_flat(flat_fn, leaves)
-    tree, aux_tree = trees()
+    tree, rebuild_aux = trees()
     n_out = tree.num_leaves
     out_avals = [core.get_aval(x) for x in outs[:n_out]]
     in_avals = [core.get_aval(x) for x in leaves]
@@ -348,7 +356,7 @@ def _vjp(fn: Callable[..., Any], leaves: list[Any], in_tree: PyTreeDef, has_aux:
 
     out = tree_unflatten(tree, outs[:n_out])
     if has_aux:
-        return out, fn_vjp, tree_unflatten(aux_tree, outs[n_out:])
+        return out, fn_vjp, rebuild_aux(outs[n_out:])
     return out, fn_vjp
 
 

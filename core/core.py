@@ -499,15 +499,18 @@ def eval_primitive(primitive: Primitive, operands: Sequence[Any], params: dict) 
     args = [to_numpy(x) for x in operands]
     outs = rule(*args, **params)
     # Eager results carry a weak type without running abstract evaluation (too slow for the
-    # eager path): weak when every operand is weak and the dtype is unchanged; a conversion
-    # says itself whether its result is weak.
+    # eager path): a result can only be weak when every operand is weak (select_n's predicate
+    # aside), and then the abstract evaluation rule says (`1.0 < 2.0` is a weak bool, an
+    # argmax is not weak); a conversion says itself whether its result is weak.
     if "weak_type" in params:
         return [wrap_eager(o, params["weak_type"]) for o in outs]
-    for x in operands:
+    for x in operands[1:] if primitive.name == "select_n" else operands:
         if not _is_weak(x):
             return [wrap_eager(o, False) for o in outs]
-    dtype = args[0].dtype if args else None
-    return [wrap_eager(o, o.dtype == dtype) for o in outs]
+    if not operands:
+        return [wrap_eager(o, False) for o in outs]
+    out_avals = abstract_eval_rules[primitive](*map(get_aval, operands), **params)
+    return [wrap_eager(o, a.weak_type) for o, a in zip(outs, out_avals, strict=True)]
 
 
 # --------------------------------------------------------------------------- trace state

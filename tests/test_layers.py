@@ -21,12 +21,22 @@ PACKAGES = {"core": "didax", "magics": "didax.magics", "widgets": "didax.widgets
 # module of lower rank only. Package `__init__`s of interpreters/ and control_flow/ only hold a
 # docstring; they sit at the start of their layer.
 ORDER: dict[str, tuple[int, int]] = {}
-for i, name in enumerate(["dtypes", "core", "array", "backend",
-                          # pretty sits before jaxpr (pretty.py's docstring says why)
-                          "pretty", "jaxpr", "tree_util"]):
+for i, name in enumerate(
+    [
+        "dtypes",
+        "core",
+        "array",
+        "backend",
+        # pretty sits before jaxpr (pretty.py's docstring says why)
+        "pretty",
+        "jaxpr",
+        "tree_util",
+    ]
+):
     ORDER[f"didax.{name}"] = (1, i)
-for i, name in enumerate(["common", "convert", "shape", "comparison", "elementwise",
-                          "reductions", "dot"]):
+for i, name in enumerate(
+    ["common", "convert", "shape", "comparison", "elementwise", "reductions", "dot"]
+):
     ORDER[f"didax.lax.{name}"] = (2, i)
 ORDER["didax.lax"] = (2, 99)  # the package re-exports its families
 ORDER["didax.interpreters"] = (3, -1)
@@ -37,19 +47,27 @@ ORDER["didax.control_flow"] = (4, -1)
 # while_loop uses both (fori_loop with static bounds is a scan).
 for i, name in enumerate(["jit", "custom_derivatives", "cond", "scan", "while_loop"]):
     ORDER[f"didax.control_flow.{name}"] = (4, i)
-for i, name in enumerate(["didax.api", "didax.numpy.lax_numpy", "didax.numpy", "didax.nn",
-                          "didax"]):
+for i, name in enumerate(
+    ["didax.api", "didax.numpy.lax_numpy", "didax.numpy", "didax.nn", "didax"]
+):
     ORDER[name] = (5, i)
 
 # Layer 6 (magics/, widgets/) uses the public API only (+ didax.core and didax.pretty to
 # inspect), and its own modules; widgets never import magics.
-PUBLIC = {"didax", "didax.numpy", "didax.lax", "didax.nn", "didax.tree_util", "didax.core",
-          "didax.pretty"}
+PUBLIC = {
+    "didax",
+    "didax.numpy",
+    "didax.lax",
+    "didax.nn",
+    "didax.tree_util",
+    "didax.core",
+    "didax.pretty",
+}
 
 # Known, deliberate exceptions: (importer, imported) -> why.
 ALLOWED = {
     ("didax.lax", "didax.control_flow.cond"): "didax.lax re-exports layer-4 control flow "
-                                              "(cond, switch) at its end, as jax.lax does",
+    "(cond, switch) at its end, as jax.lax does",
     ("didax.lax", "didax.control_flow.scan"): "re-export of lax.scan",
     ("didax.lax", "didax.control_flow.while_loop"): "re-export of while_loop, fori_loop",
 }
@@ -76,8 +94,9 @@ def _module_name(path: Path) -> str:
 
 
 def _source_files() -> list[Path]:
-    return sorted(p for base in PACKAGES if (ROOT / base).is_dir()
-                  for p in (ROOT / base).rglob("*.py"))
+    return sorted(
+        p for base in PACKAGES if (ROOT / base).is_dir() for p in (ROOT / base).rglob("*.py")
+    )
 
 
 def _is_module(dotted: str) -> bool:
@@ -118,10 +137,14 @@ def _imports(path: Path) -> list[Import]:
                     sub = f"{module}.{alias.name}"
                     target = sub if _is_module(sub) else module
                     found.append(Import(importer, target, child.lineno, fn))
-            elif (isinstance(child, ast.Call) and isinstance(child.func, ast.Attribute)
-                  and child.func.attr == "import_module" and child.args
-                  and isinstance(child.args[0], ast.Constant)
-                  and isinstance(child.args[0].value, str)):
+            elif (
+                isinstance(child, ast.Call)
+                and isinstance(child.func, ast.Attribute)
+                and child.func.attr == "import_module"
+                and child.args
+                and isinstance(child.args[0], ast.Constant)
+                and isinstance(child.args[0].value, str)
+            ):
                 found.append(Import(importer, child.args[0].value, child.lineno, fn))
             visit(child, fn)
 
@@ -143,10 +166,14 @@ def _rank(module: str) -> tuple[int, int] | None:
 
 
 def test_every_engine_module_has_a_rank() -> None:
-    unranked = sorted({_module_name(p) for p in _source_files()
-                       if _module_name(p).split(".")[:2] not in (["didax", "magics"],
-                                                                  ["didax", "widgets"])
-                       and _module_name(p) not in ORDER})
+    unranked = sorted(
+        {
+            _module_name(p)
+            for p in _source_files()
+            if _module_name(p).split(".")[:2] not in (["didax", "magics"], ["didax", "widgets"])
+            and _module_name(p) not in ORDER
+        }
+    )
     assert not unranked, f"add these modules to ORDER in tests/test_layers.py: {unranked}"
 
 
@@ -161,8 +188,10 @@ def test_layer_order() -> None:
         if src is None or src[0] == 6:
             continue  # layer 6 is checked below
         if dst is None or dst >= src:
-            bad.append(f"{imp.importer} (layer {src}) imports {imp.imported} "
-                       f"(layer {dst}), line {imp.line}")
+            bad.append(
+                f"{imp.importer} (layer {src}) imports {imp.imported} "
+                f"(layer {dst}), line {imp.line}"
+            )
     assert not bad, "imports against STYLE §2's layer order:\n" + "\n".join(bad)
 
 
@@ -178,23 +207,30 @@ def test_magics_and_widgets_use_the_public_api() -> None:
         if own and imp.importer.startswith("didax.widgets") and dst.startswith("didax.magics"):
             bad.append(f"{imp.importer} imports {dst}: widgets must not depend on magics")
         elif not own and dst not in PUBLIC:
-            bad.append(f"{imp.importer} imports {dst} (line {imp.line}); layer 6 uses "
-                       f"{sorted(PUBLIC)}")
+            bad.append(
+                f"{imp.importer} imports {dst} (line {imp.line}); layer 6 uses {sorted(PUBLIC)}"
+            )
     assert not bad, "\n".join(bad)
 
 
 def test_no_imports_inside_functions() -> None:
-    bad = [f"{imp.importer}:{imp.line} imports {imp.imported} inside {imp.function}()"
-           for imp in ALL_IMPORTS
-           if imp.function is not None and (imp.importer, imp.function) not in HOOKS
-           # jaxlib is loaded lazily, on first compile only (backend.py)
-           and not imp.imported.startswith("jaxlib")]
+    bad = [
+        f"{imp.importer}:{imp.line} imports {imp.imported} inside {imp.function}()"
+        for imp in ALL_IMPORTS
+        if imp.function is not None
+        and (imp.importer, imp.function) not in HOOKS
+        # jaxlib is loaded lazily, on first compile only (backend.py)
+        and not imp.imported.startswith("jaxlib")
+    ]
     assert not bad, "imports inside functions:\n" + "\n".join(bad)
 
 
 def test_the_package_never_imports_jax() -> None:
-    bad = [f"{imp.importer}:{imp.line} imports {imp.imported}" for imp in ALL_IMPORTS
-           if imp.imported == "jax" or imp.imported.startswith("jax.")]
+    bad = [
+        f"{imp.importer}:{imp.line} imports {imp.imported}"
+        for imp in ALL_IMPORTS
+        if imp.imported == "jax" or imp.imported.startswith("jax.")
+    ]
     assert not bad, "\n".join(bad)
 
 

@@ -107,7 +107,12 @@ class ModuleBuilder:
 
     def _lower_eqn(self, eqn: Any, operands: list[Any], prefix: str) -> list[Any]:
         prim = eqn.primitive
-        rule = core.lowering_rules[prim]  # NotImplementedError: "no lowering rule for 'foo'"
+        try:
+            rule = core.lowering_rules[prim]
+        except NotImplementedError as e:  # "no lowering rule for 'foo'"
+            e.add_note(f"while lowering {prefix} to StableHLO: register one with "
+                       f"didax.core.lowering_rules.register({prim.name}_p, rule)")
+            raise
         ctx = core.LoweringContext(self.hlo, self.ir, tuple(x.aval for x in eqn.invars),
                                    tuple(v.aval for v in eqn.outvars), self)
         with self.ir.Location.name(f"{prefix}/{prim.name}"):
@@ -124,6 +129,10 @@ class ModuleBuilder:
         if len(outs) != len(eqn.outvars):
             raise LoweringError(f"the lowering rule for '{prim}' returned {len(outs)} values "
                                 f"for {len(eqn.outvars)} outputs")
+        for out, v in zip(outs, eqn.outvars):
+            if out.type != self.tensor_type(v.aval):
+                raise LoweringError(f"the lowering rule for '{prim}' returned a value of type "
+                                    f"{out.type} for an output of type {v.aval.str_short()}")
         return outs
 
     def call_function(self, name: str, closed: ClosedJaxpr, args: Sequence[Any]) -> list[Any]:

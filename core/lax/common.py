@@ -92,7 +92,9 @@ def compare_aval(name: str) -> core.AbstractEvalRule:
         if x.dtype != y.dtype:
             raise TypeError(f"{name} requires arguments to have the same dtypes, got "
                             f"{x.dtype.name}, {y.dtype.name}.")
-        return [ShapedArray(broadcast_shapes(name, x, y), dtypes.bool_)]
+        # weak when both operands are: JAX's `1.0 < 2.0` is a weak bool
+        return [ShapedArray(broadcast_shapes(name, x, y), dtypes.bool_,
+                            x.weak_type and y.weak_type)]
 
     return rule
 

@@ -90,7 +90,7 @@ core.impl_rules.register(is_finite_p, common.predicate_impl(np.isfinite))
 def _is_finite_abstract_eval(x):
     if not dtypes.is_float(x.dtype):
         raise TypeError(f"is_finite does not accept dtype {x.dtype.name}")
-    return [ShapedArray(x.shape, dtypes.bool_)]
+    return [ShapedArray(x.shape, dtypes.bool_, x.weak_type)]
 
 
 core.jvp_rules.register(is_finite_p, _zero_output_jvp(is_finite_p))

@@ -83,13 +83,16 @@ def _broadcast(name: str, *args: Any) -> list[Any]:
     """NumPy broadcasting as JAX's numpy does it: operands of different ranks get leading
     size-1 axes (`f32[3]` -> `f32[1,3]`); the primitive broadcasts size-1 axes and scalars."""
     shapes = [core.get_aval(x).shape for x in args]
-    if len({len(s) for s in shapes if s}) < 2:
-        return list(args)
     try:
         rank = len(np.broadcast_shapes(*shapes))
     except ValueError:
+        if len({len(s) for s in shapes if s}) < 2:  # the primitive's error, raised eagerly too
+            raise TypeError(f"{name} got incompatible shapes for broadcasting: "
+                            + ", ".join(str(s) for s in shapes if s) + ".") from None
         raise ValueError("Incompatible shapes for broadcasting: shapes="
                          f"{[tuple(s) for s in shapes]}") from None
+    if len({len(s) for s in shapes if s}) < 2:
+        return list(args)
     return [x if len(s) == rank else
             lax.broadcast_in_dim(x, (1,) * (rank - len(s)) + s,
                                  tuple(range(rank - len(s), rank)))

@@ -54,13 +54,14 @@ def test_value_and_grad_has_aux() -> None:
     def build(lib, np_):
         def loss(w, x):
             y = np_.tanh(x @ w)
-            return np_.mean(y ** 2), {"y": y, "n": 3}
+            return np_.mean(y ** 2), {"y": y, "n": 3, "note": "any value"}
         return lib.value_and_grad(loss, has_aux=True)
 
     (d_val, d_aux), d_g = build(didax, dnp)(W, X)
     (j_val, j_aux), j_g = build(jax, jnp)(W, X)
     close(d_val, j_val)
     close(d_aux["y"], j_aux["y"])
+    assert d_aux["note"] == j_aux["note"] == "any value"
     close(d_g, j_g)
 
 

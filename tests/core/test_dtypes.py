@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import itertools
 
+import didax.numpy as dnp
 import numpy as np
 import pytest
-
-import didax.numpy as dnp
 from didax import core, dtypes
 
 bfloat16 = pytest.importorskip("ml_dtypes").bfloat16
@@ -61,18 +60,26 @@ def test_python_scalars_are_weak() -> None:
 
 
 def test_short_names() -> None:
-    names = [dtypes.short_name(np.dtype(d)) for d in
-             (np.float32, np.float16, bfloat16, np.int32, np.int8, np.uint8, np.bool_)]
+    names = [
+        dtypes.short_name(np.dtype(d))
+        for d in (np.float32, np.float16, bfloat16, np.int32, np.int8, np.uint8, np.bool_)
+    ]
     assert names == ["f32", "f16", "bf16", "i32", "i8", "u8", "bool"]
 
 
 def test_weak_float_with_int_array_is_weak_float32() -> None:
     assert dtypes.result_type((np.dtype(np.int32), False), (np.dtype(np.float32), True)) == (
-        np.float32, True)
+        np.float32,
+        True,
+    )
     assert dtypes.result_type((np.dtype(np.int8), False), (np.dtype(np.int32), True)) == (
-        np.int8, False)
+        np.int8,
+        False,
+    )
     assert dtypes.result_type((np.dtype(np.float16), False), (np.dtype(np.float32), True)) == (
-        np.float16, False)
+        np.float16,
+        False,
+    )
 
 
 @pytest.mark.oracle
@@ -94,8 +101,9 @@ def test_result_type_triples_match_jax() -> None:
 
 
 @pytest.mark.oracle
-@pytest.mark.parametrize("names", [p for p in itertools.product(LATTICE, repeat=2)
-                                   if "bool" not in p], ids="-".join)
+@pytest.mark.parametrize(
+    "names", [p for p in itertools.product(LATTICE, repeat=2) if "bool" not in p], ids="-".join
+)
 def test_eager_add_dtype_and_weak_type_match_jax(names) -> None:
     jnp = pytest.importorskip("jax.numpy")
     a, b = map(_value, names)

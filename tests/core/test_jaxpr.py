@@ -3,15 +3,22 @@ ill-typed jaxprs, and eval_jaxpr (which is itself traceable)."""
 
 from __future__ import annotations
 
-import numpy as np
-import pytest
-
 import didax
 import didax.numpy as jnp
+import numpy as np
+import pytest
 from didax import lax
 from didax.core import ShapedArray
-from didax.jaxpr import (ClosedJaxpr, Jaxpr, JaxprEqn, JaxprTypeError, Literal, Var,
-                         eval_jaxpr, typecheck)
+from didax.jaxpr import (
+    ClosedJaxpr,
+    Jaxpr,
+    JaxprEqn,
+    JaxprTypeError,
+    Literal,
+    Var,
+    eval_jaxpr,
+    typecheck,
+)
 from didax.lax import elementwise, shape
 
 
@@ -40,8 +47,7 @@ def test_closed_jaxpr_fields() -> None:
     assert closed.in_avals[1].weak_type
     assert [a.str_short() for a in closed.out_avals] == ["f32[3]", "f32[3]"]
     # the weak scalar input is made strong before it meets a float32 array, as in JAX
-    assert [e.primitive.name for e in closed.eqns] == ["sin", "mul", "convert_element_type",
-                                                       "add"]
+    assert [e.primitive.name for e in closed.eqns] == ["sin", "mul", "convert_element_type", "add"]
     assert jaxpr.outvars[1] is jaxpr.invars[0]
     mul = closed.eqns[1]
     assert mul.invars == [closed.eqns[0].outvars[0], jaxpr.constvars[0]]
@@ -91,8 +97,9 @@ def test_typecheck_incompatible_shapes_names_primitive_types_and_equation() -> N
 def test_typecheck_dtype_mismatch() -> None:
     a, b, c = Var(f32(3)), Var(i32(3)), Var(f32(3))
     jaxpr = Jaxpr([], [a, b], [c], [JaxprEqn(elementwise.mul_p, [a, b], [c], {})])
-    with pytest.raises(JaxprTypeError, match="mul requires arguments to have the same dtypes, "
-                                             "got float32, int32"):
+    with pytest.raises(
+        JaxprTypeError, match="mul requires arguments to have the same dtypes, got float32, int32"
+    ):
         typecheck(jaxpr)
 
 
@@ -125,10 +132,12 @@ def test_typecheck_wrong_output_dtype() -> None:
 def test_typecheck_unbound_variable_names_it_and_shows_neighbours() -> None:
     a, b, c, d, e = Var(f32(3)), Var(f32(3)), Var(f32(3)), Var(f32(3)), Var(f32(3))
     ghost = Var(f32(3))
-    eqns = [JaxprEqn(elementwise.sin_p, [a], [b], {}),
-            JaxprEqn(elementwise.cos_p, [b], [c], {}),
-            JaxprEqn(elementwise.mul_p, [c, ghost], [d], {}),
-            JaxprEqn(elementwise.neg_p, [d], [e], {})]
+    eqns = [
+        JaxprEqn(elementwise.sin_p, [a], [b], {}),
+        JaxprEqn(elementwise.cos_p, [b], [c], {}),
+        JaxprEqn(elementwise.mul_p, [c, ghost], [d], {}),
+        JaxprEqn(elementwise.neg_p, [d], [e], {}),
+    ]
     jaxpr = Jaxpr([], [a], [e], eqns)
     with pytest.raises(JaxprTypeError) as info:
         typecheck(jaxpr)
@@ -163,8 +172,9 @@ def test_typecheck_unbound_output() -> None:
 def test_typecheck_wrong_number_of_outputs() -> None:
     a, b, c = Var(f32(3)), Var(f32(3)), Var(f32(3))
     jaxpr = Jaxpr([], [a], [b], [JaxprEqn(elementwise.sin_p, [a], [b, c], {})])
-    with pytest.raises(JaxprTypeError, match="sin: the equation binds 2 outputs but its rule "
-                                             "gives 1"):
+    with pytest.raises(
+        JaxprTypeError, match="sin: the equation binds 2 outputs but its rule gives 1"
+    ):
         typecheck(jaxpr)
 
 
@@ -225,7 +235,7 @@ def _as_fn(closed: ClosedJaxpr):
 
 
 def test_eval_jaxpr_under_jvp() -> None:
-    f = lambda x: jnp.sin(x) * x  # noqa: E731
+    f = lambda x: jnp.sin(x) * x
     closed = didax.make_jaxpr(f)(X)
     t = np.ones_like(X)
     (p1,), (t1,) = didax.jvp(_as_fn(closed), (X,), (t,))

@@ -6,15 +6,15 @@ shares names across nested jaxprs; everything else must match)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from types import SimpleNamespace
-from typing import Any, Callable
-
-import numpy as np
-import pytest
+from typing import Any
 
 import didax
 import didax.numpy as dnp
+import numpy as np
+import pytest
 
 jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")
@@ -22,8 +22,9 @@ jnp = pytest.importorskip("jax.numpy")
 pytestmark = pytest.mark.oracle
 
 JAX = SimpleNamespace(np=jnp, lax=jax.lax, jvp=jax.jvp, vmap=jax.vmap, make_jaxpr=jax.make_jaxpr)
-DIDAX = SimpleNamespace(np=dnp, lax=didax.lax, jvp=didax.jvp, vmap=didax.vmap,
-                        make_jaxpr=didax.make_jaxpr)
+DIDAX = SimpleNamespace(
+    np=dnp, lax=didax.lax, jvp=didax.jvp, vmap=didax.vmap, make_jaxpr=didax.make_jaxpr
+)
 
 # A variable binder (`a:f32[3]`) or a variable read (`sin a`, `(a, b)`); not a primitive
 # (after `= `), a param name (before `=`) or a param value (after `=`).
@@ -49,15 +50,20 @@ def canonical(text: str) -> str:
 
 
 def test_canonical_renames_in_order_of_first_appearance() -> None:
-    text = "{ lambda a:f32[3]; b:f32[]. let\n    c:f32[3] = mul a b\n    _:f32[] = sin b\n  in (c,) }"
+    text = (
+        "{ lambda a:f32[3]; b:f32[]. let\n    c:f32[3] = mul a b\n    _:f32[] = sin b\n  in (c,) }"
+    )
     assert canonical(text) == (
         "{ lambda v0:f32[3]; v1:f32[]. let\n    v2:f32[3] = mul v0 v1\n    _:f32[] = sin v1\n"
-        "  in (v2,) }")
+        "  in (v2,) }"
+    )
 
 
 def test_canonical_keeps_primitives_params_and_literals() -> None:
-    text = "{ lambda ; a:i32[2]. let b:f32[2] = convert_element_type[new_dtype=float32 " \
-           "weak_type=False] a; c:f32[2] = add b 1.0:f32[] in (c,) }"
+    text = (
+        "{ lambda ; a:i32[2]. let b:f32[2] = convert_element_type[new_dtype=float32 "
+        "weak_type=False] a; c:f32[2] = add b 1.0:f32[] in (c,) }"
+    )
     out = canonical(text)
     assert "convert_element_type[new_dtype=float32 weak_type=False] v0" in out
     assert "add v1 1.0:f32[]" in out
@@ -89,6 +95,7 @@ def _long_chain(m: SimpleNamespace) -> Callable[..., Any]:
         z = m.np.sin(x) * y + m.np.cos(y) / 2.0
         w = m.np.exp(-z) - m.np.log1p(m.np.abs(x))
         return m.np.tanh(w) ** 2, m.np.sqrt(m.np.abs(z)) + 1.0
+
     return f
 
 
@@ -96,60 +103,70 @@ def _unused(m: SimpleNamespace) -> Callable[..., Any]:
     def f(x):
         m.np.sin(x)  # result unused: its binder prints `_`
         return m.np.cos(x)
+
     return f
 
 
 def _jvp_of_sin_mul(m: SimpleNamespace) -> Callable[..., Any]:
     def f(x, t):
         return m.jvp(lambda u: m.np.sin(u) * u, (x,), (t,))
+
     return f
 
 
 def _jvp_one_of_two(m: SimpleNamespace) -> Callable[..., Any]:
     def f(x, y, t):
         return m.jvp(lambda u: m.np.sin(u) * y, (x,), (t,))
+
     return f
 
 
 def _vmap_matvec(m: SimpleNamespace) -> Callable[..., Any]:
     def f(a, xs):
         return m.vmap(lambda x: m.np.dot(a, x) + 1.0)(xs)
+
     return f
 
 
 def _vmap_in_axes(m: SimpleNamespace) -> Callable[..., Any]:
     def f(x, y):
         return m.vmap(lambda u, v: m.np.sum(u * v), in_axes=(1, None))(x, y)
+
     return f
 
 
 def _vmap_out_axes(m: SimpleNamespace) -> Callable[..., Any]:
     def f(x):
         return m.vmap(lambda u: m.np.sin(u) + u[0], out_axes=1)(x)
+
     return f
 
 
 def _jvp_broadcast(m: SimpleNamespace) -> Callable[..., Any]:
     def f(x, y, t):  # the tangent of the size-1 operand is broadcast to the output
         return m.jvp(lambda u: u + y, (x,), (t,))
+
     return f
 
 
 def _vmap_unbatched_array(m: SimpleNamespace) -> Callable[..., Any]:
     def f(xs, c):  # the unbatched operand gets a size-1 batch axis
         return m.vmap(lambda x: x * c - c)(xs)
+
     return f
 
 
 def _vmap_batched_scalar(m: SimpleNamespace) -> Callable[..., Any]:
     def f(s, c):  # a batched scalar gets trailing size-1 axes
         return m.vmap(lambda u: u * c, in_axes=0)(s)
+
     return f
 
 
 def _vmap_nested(m: SimpleNamespace) -> Callable[..., Any]:
     def f(x, y):
         return m.vmap(lambda u: m.vmap(lambda v: m.np.sin(u) * v)(y))(x)
+
     return f
 
 
@@ -158,62 +175,98 @@ def _many_variables(m: SimpleNamespace) -> Callable[..., Any]:
         for _ in range(30):
             x = m.np.sin(x)
         return x
+
     return f
 
 
 PROGRAMS = [
     Program("sin_mul_literal", lambda m: lambda x: m.np.sin(x) * 3.0, lambda: (f32(3),)),
-    Program("elementwise_chain", lambda m: lambda x: m.np.exp(m.np.sin(x) + m.np.cos(x)) - x,
-            lambda: (f32(2, 3),)),
+    Program(
+        "elementwise_chain",
+        lambda m: lambda x: m.np.exp(m.np.sin(x) + m.np.cos(x)) - x,
+        lambda: (f32(2, 3),),
+    ),
     Program("neg_div_sub", lambda m: lambda x, y: -x / y - y, lambda: (f32(4), f32(4))),
-    Program("weak_python_scalar_arg", lambda m: lambda x, s: x * s + s,
-            lambda: (f32(3), 2.0)),
+    Program("weak_python_scalar_arg", lambda m: lambda x, s: x * s + s, lambda: (f32(3), 2.0)),
     Program("python_scalars_only", lambda m: lambda s, t: s * t + 1.0, lambda: (2.0, 3.0)),
     Program("int_arg_float_literal", lambda m: lambda n: n + 1.5, lambda: (i32(3),)),
     Program("int_times_float_array", lambda m: lambda n, x: n * x, lambda: (i32(3), f32(3))),
     Program("int_literal", lambda m: lambda n: n * 2 + 1, lambda: (i32(3),)),
-    Program("integer_pow", lambda m: lambda x: x ** 2 + x ** 3, lambda: (f32(3),)),
+    Program("integer_pow", lambda m: lambda x: x**2 + x**3, lambda: (f32(3),)),
     Program("sum_all", lambda m: lambda x: m.np.sum(x), lambda: (f32(2, 3),)),
-    Program("sum_axis_keepdims", lambda m: lambda x: m.np.sum(x, axis=0, keepdims=True),
-            lambda: (f32(2, 3),)),
-    Program("max_min_axis", lambda m: lambda x: m.np.max(x, axis=1) - m.np.min(x, axis=1),
-            lambda: (f32(2, 3),)),
+    Program(
+        "sum_axis_keepdims",
+        lambda m: lambda x: m.np.sum(x, axis=0, keepdims=True),
+        lambda: (f32(2, 3),),
+    ),
+    Program(
+        "max_min_axis",
+        lambda m: lambda x: m.np.max(x, axis=1) - m.np.min(x, axis=1),
+        lambda: (f32(2, 3),),
+    ),
     Program("mean", lambda m: lambda x: m.np.mean(x), lambda: (f32(2, 3),)),
-    Program("mean_axis_keepdims", lambda m: lambda x: m.np.mean(x, axis=1, keepdims=True),
-            lambda: (f32(2, 3),)),
-    Program("prod_argmax", lambda m: lambda x: (m.np.prod(x, axis=0), m.np.argmax(x, axis=1)),
-            lambda: (f32(2, 3),)),
+    Program(
+        "mean_axis_keepdims",
+        lambda m: lambda x: m.np.mean(x, axis=1, keepdims=True),
+        lambda: (f32(2, 3),),
+    ),
+    Program(
+        "prod_argmax",
+        lambda m: lambda x: (m.np.prod(x, axis=0), m.np.argmax(x, axis=1)),
+        lambda: (f32(2, 3),),
+    ),
     Program("dot_2d", lambda m: lambda a, b: m.np.dot(a, b), lambda: (f32(2, 3), f32(3, 4))),
     Program("dot_1d", lambda m: lambda a, b: m.np.dot(a, b), lambda: (f32(3), f32(3))),
     Program("matvec", lambda m: lambda a, b: a @ b, lambda: (f32(2, 3), f32(3))),
-    Program("matmul_batched", lambda m: lambda a, b: m.np.matmul(a, b),
-            lambda: (f32(5, 2, 3), f32(5, 3, 4))),
-    Program("transpose_reshape", lambda m: lambda x: m.np.reshape(m.np.transpose(x), (6,)),
-            lambda: (f32(2, 3),)),
+    Program(
+        "matmul_batched",
+        lambda m: lambda a, b: m.np.matmul(a, b),
+        lambda: (f32(5, 2, 3), f32(5, 3, 4)),
+    ),
+    Program(
+        "transpose_reshape",
+        lambda m: lambda x: m.np.reshape(m.np.transpose(x), (6,)),
+        lambda: (f32(2, 3),),
+    ),
     Program("dot_T", lambda m: lambda x: x.T @ x, lambda: (f32(2, 3),)),
-    Program("squeeze_expand_dims",
-            lambda m: lambda x: m.np.expand_dims(m.np.squeeze(x, axis=0), 2),
-            lambda: (f32(1, 2, 3),)),
+    Program(
+        "squeeze_expand_dims",
+        lambda m: lambda x: m.np.expand_dims(m.np.squeeze(x, axis=0), 2),
+        lambda: (f32(1, 2, 3),),
+    ),
     Program("broadcast_to", lambda m: lambda x: m.np.broadcast_to(x, (4, 3)), lambda: (f32(3),)),
     Program("broadcasting_add", lambda m: lambda x, y: x + y, lambda: (f32(2, 1), f32(3))),
-    Program("concatenate", lambda m: lambda x, y: m.np.concatenate([x, y], axis=1),
-            lambda: (f32(2, 3), f32(2, 1))),
-    Program("stack", lambda m: lambda x, y: m.np.stack([x, y], axis=1),
-            lambda: (f32(2, 3), f32(2, 3))),
+    Program(
+        "concatenate",
+        lambda m: lambda x, y: m.np.concatenate([x, y], axis=1),
+        lambda: (f32(2, 3), f32(2, 1)),
+    ),
+    Program(
+        "stack", lambda m: lambda x, y: m.np.stack([x, y], axis=1), lambda: (f32(2, 3), f32(2, 3))
+    ),
     Program("static_index", lambda m: lambda x: x[0] + x[:, 1].sum(), lambda: (f32(2, 3),)),
-    Program("static_slices", lambda m: lambda x: x[1:3] * x[..., ::2].sum(),
-            lambda: (f32(4, 3),)),
-    Program("comparisons", lambda m: lambda x, y: (x > y, m.np.less_equal(x, 0.5), x == y),
-            lambda: (f32(3), f32(3))),
-    Program("maximum_minimum", lambda m: lambda x, y: m.np.maximum(x, 0.0) + m.np.minimum(x, y),
-            lambda: (f32(3), f32(3))),
-    Program("closed_over_array", lambda m: lambda x: x * m.np.asarray(_CONST) + 1.0,
-            lambda: (f32(3),)),
+    Program("static_slices", lambda m: lambda x: x[1:3] * x[..., ::2].sum(), lambda: (f32(4, 3),)),
+    Program(
+        "comparisons",
+        lambda m: lambda x, y: (x > y, m.np.less_equal(x, 0.5), x == y),
+        lambda: (f32(3), f32(3)),
+    ),
+    Program(
+        "maximum_minimum",
+        lambda m: lambda x, y: m.np.maximum(x, 0.0) + m.np.minimum(x, y),
+        lambda: (f32(3), f32(3)),
+    ),
+    Program(
+        "closed_over_array", lambda m: lambda x: x * m.np.asarray(_CONST) + 1.0, lambda: (f32(3),)
+    ),
     Program("closed_over_numpy", lambda m: lambda x: m.np.sin(x) + _CONST, lambda: (f32(3),)),
     Program("unused_result", _unused, lambda: (f32(3),)),
     Program("multiple_outputs_long", _long_chain, lambda: (f32(3), f32(3))),
-    Program("zeros_ones_like", lambda m: lambda x: m.np.zeros_like(x) + m.np.ones((3,)) * x,
-            lambda: (f32(3),)),
+    Program(
+        "zeros_ones_like",
+        lambda m: lambda x: m.np.zeros_like(x) + m.np.ones((3,)) * x,
+        lambda: (f32(3),),
+    ),
     Program("jvp_inside", _jvp_of_sin_mul, lambda: (f32(3), f32(3))),
     Program("jvp_one_of_two", _jvp_one_of_two, lambda: (f32(3), f32(3), f32(3))),
     Program("vmap_inside", _vmap_matvec, lambda: (f32(2, 3), f32(5, 3))),
@@ -223,21 +276,32 @@ PROGRAMS = [
     Program("vmap_unbatched_array", _vmap_unbatched_array, lambda: (f32(5, 3), f32(3))),
     Program("vmap_batched_scalar", _vmap_batched_scalar, lambda: (f32(5), f32(2, 3))),
     Program("vmap_nested", _vmap_nested, lambda: (f32(4), f32(5))),
-    Program("float_literals_in_float32",
-            lambda m: lambda x: x * 0.1 - 1e-8 + 1e20 * m.np.float32(2.5) + (-2.5),
-            lambda: (f32(3),)),
-    Program("inf_nan_literals", lambda m: lambda x: m.np.maximum(x * m.np.inf, m.np.nan),
-            lambda: (f32(3),)),
+    Program(
+        "float_literals_in_float32",
+        lambda m: lambda x: x * 0.1 - 1e-8 + 1e20 * m.np.float32(2.5) + (-2.5),
+        lambda: (f32(3),),
+    ),
+    Program(
+        "inf_nan_literals",
+        lambda m: lambda x: m.np.maximum(x * m.np.inf, m.np.nan),
+        lambda: (f32(3),),
+    ),
     Program("bool_and_int_literals", lambda m: lambda n: (n > 0) & True, lambda: (i32(3),)),
-    Program("numpy_scalar_constants", lambda m: lambda x: x * np.float32(0.1) + np.float64(2),
-            lambda: (f32(3),)),
-    Program("asarray_scalar_constant", lambda m: lambda x: m.np.asarray(3.0) * x,
-            lambda: (f32(3),)),
+    Program(
+        "numpy_scalar_constants",
+        lambda m: lambda x: x * np.float32(0.1) + np.float64(2),
+        lambda: (f32(3),),
+    ),
+    Program(
+        "asarray_scalar_constant", lambda m: lambda x: m.np.asarray(3.0) * x, lambda: (f32(3),)
+    ),
     Program("many_variables", _many_variables, lambda: (f32(3),)),
-    Program("astype_float16", lambda m: lambda x: x.astype(m.np.float16) * 0.1,
-            lambda: (f32(3),)),
-    Program("rank_promotion_both", lambda m: lambda x, y: m.np.maximum(x, y) * (x > 0.0),
-            lambda: (f32(4, 1, 3), f32(2, 1))),
+    Program("astype_float16", lambda m: lambda x: x.astype(m.np.float16) * 0.1, lambda: (f32(3),)),
+    Program(
+        "rank_promotion_both",
+        lambda m: lambda x, y: m.np.maximum(x, y) * (x > 0.0),
+        lambda: (f32(4, 1, 3), f32(2, 1)),
+    ),
 ]
 
 # Not compared: programs where jax.numpy 0.10 wraps the function in an inner `jit` (its

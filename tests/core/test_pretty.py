@@ -3,10 +3,9 @@ layout of equations, `_` for unused outputs, and the kind-tagged tokens the widg
 
 from __future__ import annotations
 
-import numpy as np
-
 import didax
 import didax.numpy as jnp
+import numpy as np
 from didax import pretty
 from didax.core import ShapedArray
 from didax.jaxpr import DropVar, Jaxpr, JaxprEqn, Var
@@ -20,8 +19,7 @@ X = np.ones(3, np.float32)
 
 
 def _doc():
-    return Group(concat(text("aaa"), Nest(2, concat(Break(), text("bbb"), Break(),
-                                                   text("ccc")))))
+    return Group(concat(text("aaa"), Nest(2, concat(Break(), text("bbb"), Break(), text("ccc")))))
 
 
 def test_group_is_flat_when_it_fits() -> None:
@@ -50,8 +48,9 @@ def test_break_with_empty_flat_text() -> None:
 
 def test_short_program_prints_on_one_line() -> None:
     closed = didax.make_jaxpr(lambda x: jnp.sin(x) * 3.0)(X)
-    assert str(closed) == ("{ lambda ; a:f32[3]. let b:f32[3] = sin a; c:f32[3] = mul b "
-                           "3.0:f32[] in (c,) }")
+    assert str(closed) == (
+        "{ lambda ; a:f32[3]. let b:f32[3] = sin a; c:f32[3] = mul b 3.0:f32[] in (c,) }"
+    )
 
 
 def test_width_rule_at_the_boundary() -> None:
@@ -65,11 +64,12 @@ def test_width_rule_at_the_boundary() -> None:
     assert all(ln.startswith("    ") for ln in lines[1:-1])  # equations at 4 spaces
     assert lines[-1] == "  in (e, f) }"
     # the same equations, separated by newlines instead of "; "
-    assert [ln.strip() for ln in lines[1:-1]] == flat.split(". let ")[1].split(" in ")[0].split("; ")
+    eqns = flat.split(". let ")[1].split(" in ")[0].split("; ")
+    assert [ln.strip() for ln in lines[1:-1]] == eqns
 
 
 def test_default_width_is_80() -> None:
-    long_fn = lambda x: jnp.tanh(jnp.exp(jnp.sin(jnp.cos(x))))  # noqa: E731
+    long_fn = lambda x: jnp.tanh(jnp.exp(jnp.sin(jnp.cos(x))))
     closed = didax.make_jaxpr(long_fn)(X)
     assert len(pretty.pp_jaxpr(closed, width=10_000)) > 80
     assert str(closed) == pretty.pp_jaxpr(closed, width=80)
@@ -90,8 +90,12 @@ def test_unused_outputs_print_underscore() -> None:
 def test_drop_var_prints_underscore() -> None:
     a, b = Var(ShapedArray((3,), np.float32)), DropVar(ShapedArray((3,), np.float32))
     c = Var(ShapedArray((3,), np.float32))
-    jaxpr = Jaxpr([], [a], [c], [JaxprEqn(elementwise.sin_p, [a], [b], {}),
-                                 JaxprEqn(elementwise.cos_p, [a], [c], {})])
+    jaxpr = Jaxpr(
+        [],
+        [a],
+        [c],
+        [JaxprEqn(elementwise.sin_p, [a], [b], {}), JaxprEqn(elementwise.cos_p, [a], [c], {})],
+    )
     assert str(jaxpr) == "{ lambda ; a:f32[3]. let _:f32[3] = sin a; b:f32[3] = cos a in (b,) }"
 
 
@@ -104,8 +108,14 @@ def test_constvars_and_params() -> None:
 
 
 def test_names_after_z() -> None:
-    assert [pretty._letters(i) for i in (0, 25, 26, 27, 51, 52)] == ["a", "z", "ba", "bb",
-                                                                    "bz", "ca"]
+    assert [pretty._letters(i) for i in (0, 25, 26, 27, 51, 52)] == [
+        "a",
+        "z",
+        "ba",
+        "bb",
+        "bz",
+        "ca",
+    ]
 
 
 def test_output_that_is_an_input_and_literal_output() -> None:
@@ -139,5 +149,8 @@ def test_token_kinds() -> None:
 def test_eqn_context_marks_one_equation() -> None:
     closed = didax.make_jaxpr(lambda x: jnp.exp(jnp.cos(jnp.sin(x))) + 1.0)(X)
     ctx = pretty.pp_eqn_context(closed.jaxpr, 2, radius=1)
-    assert ctx.splitlines() == ["  c:f32[3] = cos b", "> d:f32[3] = exp c",
-                                "  e:f32[3] = add d 1.0:f32[]"]
+    assert ctx.splitlines() == [
+        "  c:f32[3] = cos b",
+        "> d:f32[3] = exp c",
+        "  e:f32[3] = add d 1.0:f32[]",
+    ]

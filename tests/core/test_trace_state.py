@@ -6,11 +6,10 @@ from __future__ import annotations
 import re
 import threading
 
-import numpy as np
-import pytest
-
 import didax
 import didax.numpy as jnp
+import numpy as np
+import pytest
 from didax import core
 
 
@@ -38,7 +37,8 @@ TRANSFORMS = {
     "jvp_of_vmap": lambda f: didax.jvp(didax.vmap(f), (X,), (X,)),
     "make_jaxpr_of_jvp": lambda f: didax.make_jaxpr(lambda x: didax.jvp(f, (x,), (x,)))(X),
     "vmap_of_make_jaxpr_eval": lambda f: didax.vmap(
-        lambda x: didax.eval_jaxpr(didax.make_jaxpr(f)(x).jaxpr, [], x))(X),
+        lambda x: didax.eval_jaxpr(didax.make_jaxpr(f)(x).jaxpr, [], x)
+    )(X),
 }
 
 
@@ -70,8 +70,7 @@ def test_state_inside_nested_transformations_is_a_stack() -> None:
 
     didax.jvp(lambda x: didax.vmap(f)(x), (X,), (X,))
     (state,) = seen
-    assert [m.trace_type.__name__ for m in state.stack] == ["EvalTrace", "JVPTrace",
-                                                             "BatchTrace"]
+    assert [m.trace_type.__name__ for m in state.stack] == ["EvalTrace", "JVPTrace", "BatchTrace"]
     assert [m.level for m in state.stack] == [0, 1, 2]
     assert state.dynamic is None
 
@@ -196,9 +195,15 @@ def test_python_if_on_traced_value_raises_concretization_type_error() -> None:
     _assert_default()
 
 
-@pytest.mark.parametrize("op,what", [(int, "int()"), (float, "float()"),
-                                     (lambda x: np.asarray(x), "NumPy"),
-                                     (lambda x: range(x), "index")])
+@pytest.mark.parametrize(
+    "op,what",
+    [
+        (int, "int()"),
+        (float, "float()"),
+        (lambda x: np.asarray(x), "NumPy"),
+        (lambda x: range(x), "index"),
+    ],
+)
 def test_other_concretizations_name_the_operation(op, what) -> None:
     with pytest.raises(didax.ConcretizationTypeError, match=re.escape(what)):
         didax.make_jaxpr(lambda x: op(x))(np.int32(3))

@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections import namedtuple
 
 import pytest
-
 from didax import tree_util as tu
 
 Point = namedtuple("Point", "x y")
@@ -18,8 +17,9 @@ class Box:
         self.value, self.label = value, label
 
 
-tu.register_pytree_node(Box, lambda b: ((b.value,), b.label),
-                        lambda label, children: Box(children[0], label))
+tu.register_pytree_node(
+    Box, lambda b: ((b.value,), b.label), lambda label, children: Box(children[0], label)
+)
 
 TREES = [
     1,

@@ -3,11 +3,10 @@ derivatives, symbolic zero tangents that never become arrays, pytrees and argume
 
 from __future__ import annotations
 
-import numpy as np
-import pytest
-
 import didax
 import didax.numpy as jnp
+import numpy as np
+import pytest
 from didax import lax
 
 X = np.linspace(-1.5, 1.5, 7, dtype=np.float32)
@@ -63,7 +62,7 @@ def test_nested_closure_other_order() -> None:
 
 
 def test_higher_derivatives_of_polynomial() -> None:
-    foo = lambda x: x * (x + 3.0)  # noqa: E731 (seed 001's example)
+    foo = lambda x: x * (x + 3.0)
     got = [float(nth_derivative(n, foo, 2.0)) for n in range(5)]
     assert got == [10.0, 7.0, 2.0, 0.0, 0.0]
 
@@ -91,8 +90,7 @@ def _jaxpr_has_zero_work(closed) -> list[str]:
     bad = []
     for eqn in closed.eqns:
         for a in eqn.invars:
-            if hasattr(a, "val") and a.val == 0 and eqn.primitive.name in ("mul", "add",
-                                                                            "add_any"):
+            if hasattr(a, "val") and a.val == 0 and eqn.primitive.name in ("mul", "add", "add_any"):
                 bad.append(str(eqn.primitive))
         if eqn.primitive.name == "broadcast_in_dim" and hasattr(eqn.invars[0], "val"):
             bad.append("broadcast of a constant")
@@ -120,7 +118,7 @@ def test_zero_tangents_of_integer_inputs_never_materialize() -> None:
 
 
 def test_unused_input_gives_instantiated_zero_tangent() -> None:
-    primal, tangent = didax.jvp(lambda x, y: y * 2.0, (X, X), (X, np.zeros_like(X)))
+    _, tangent = didax.jvp(lambda x, y: y * 2.0, (X, X), (X, np.zeros_like(X)))
     close(tangent, np.zeros_like(X))
     assert np.asarray(tangent).shape == X.shape
     _, tangent = didax.jvp(lambda x: jnp.ones(3), (X,), (X,))

@@ -5,14 +5,14 @@ loop over the batch stacked with NumPy."""
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
-
-import numpy as np
-import pytest
+from typing import Any
 
 import didax
 import didax.numpy as jnp
+import numpy as np
+import pytest
 from didax import core, lax
 from didax.lax import comparison, convert, dot, elementwise, reductions, shape
 
@@ -71,7 +71,7 @@ def test_out_axes_int() -> None:
 
 def test_out_axes_none_with_unbatched_output() -> None:
     c = randf(4)
-    f = lambda r: (r * 2.0, c + 1.0)  # noqa: E731
+    f = lambda r: (r * 2.0, c + 1.0)
     mapped, same = didax.vmap(f, out_axes=(0, None))(X)
     close(mapped, X * 2)
     close(same, c + 1)
@@ -91,18 +91,17 @@ def test_unbatched_output_is_broadcast() -> None:
 
 def test_pytree_in_axes_prefixes() -> None:
     args = {"a": X, "b": (Y, randf(5))}
-    f = lambda d: d["a"] * jnp.sum(d["b"][0]) + jnp.sum(d["b"][1])  # noqa: E731
+    f = lambda d: d["a"] * jnp.sum(d["b"][0]) + jnp.sum(d["b"][1])
     out = didax.vmap(f, in_axes=({"a": 0, "b": (1, None)},))(args)
     want = np.stack([X[i] * Y[:, i].sum() + args["b"][1].sum() for i in range(B)])
     close(out, want)
     # a None covering a whole subtree
-    out = didax.vmap(f, in_axes=({"a": 0, "b": None},))(
-        {"a": X, "b": (Y[:, 0], args["b"][1])})
+    out = didax.vmap(f, in_axes=({"a": 0, "b": None},))({"a": X, "b": (Y[:, 0], args["b"][1])})
     close(out, np.stack([X[i] * Y[:, 0].sum() + args["b"][1].sum() for i in range(B)]))
 
 
 def test_pytree_outputs_and_out_axes_prefix() -> None:
-    f = lambda r: {"s": jnp.sin(r), "pair": (r, jnp.sum(r))}  # noqa: E731
+    f = lambda r: {"s": jnp.sin(r), "pair": (r, jnp.sum(r))}
     out = didax.vmap(f, out_axes={"s": 1, "pair": 0})(X)
     close(out["s"], np.sin(X).T)
     close(out["pair"][0], X)
@@ -165,7 +164,7 @@ def test_vmap_of_closure_over_outer_batched_value() -> None:
 
 def test_vmap_of_jvp_and_jvp_of_vmap_agree() -> None:
     t = np.ones_like(X)
-    f = lambda r: jnp.sin(r) * r  # noqa: E731
+    f = lambda r: jnp.sin(r) * r
     _, t1 = didax.vmap(lambda r, s: didax.jvp(f, (r,), (s,)))(X, t)
     _, t2 = didax.jvp(didax.vmap(f), (X,), (t,))
     close(t1, t2)
@@ -191,15 +190,40 @@ def boolean(*s: int) -> np.ndarray:
     return rng.uniform(size=s) > 0.5
 
 
-UNARY_FLOAT = [elementwise.sin_p, elementwise.cos_p, elementwise.tan_p, elementwise.tanh_p,
-               elementwise.exp_p, elementwise.log_p, elementwise.log1p_p, elementwise.expm1_p,
-               elementwise.sqrt_p, elementwise.logistic_p, elementwise.neg_p,
-               elementwise.sign_p, elementwise.abs_p, elementwise.floor_p,
-               convert.stop_gradient_p]
-BINARY = [elementwise.add_p, elementwise.add_any_p, elementwise.sub_p, elementwise.mul_p,
-          elementwise.div_p, elementwise.rem_p, elementwise.max_p, elementwise.min_p,
-          elementwise.pow_p, comparison.gt_p, comparison.lt_p, comparison.ge_p,
-          comparison.le_p, comparison.eq_p, comparison.ne_p]
+UNARY_FLOAT = [
+    elementwise.sin_p,
+    elementwise.cos_p,
+    elementwise.tan_p,
+    elementwise.tanh_p,
+    elementwise.exp_p,
+    elementwise.log_p,
+    elementwise.log1p_p,
+    elementwise.expm1_p,
+    elementwise.sqrt_p,
+    elementwise.logistic_p,
+    elementwise.neg_p,
+    elementwise.sign_p,
+    elementwise.abs_p,
+    elementwise.floor_p,
+    convert.stop_gradient_p,
+]
+BINARY = [
+    elementwise.add_p,
+    elementwise.add_any_p,
+    elementwise.sub_p,
+    elementwise.mul_p,
+    elementwise.div_p,
+    elementwise.rem_p,
+    elementwise.max_p,
+    elementwise.min_p,
+    elementwise.pow_p,
+    comparison.gt_p,
+    comparison.lt_p,
+    comparison.ge_p,
+    comparison.le_p,
+    comparison.eq_p,
+    comparison.ne_p,
+]
 BINARY_SHAPES = {"same": ((2, 3), (2, 3)), "scalar": ((2, 3), ()), "size1": ((2, 1), (1, 3))}
 
 
@@ -209,8 +233,7 @@ def _unary_case(p: core.Primitive) -> Case:
 
 def _binary_case(p: core.Primitive, kind: str) -> Case:
     sx, sy = BINARY_SHAPES[kind]
-    return Case(p, lambda x, y, p=p: p.bind(x, y), lambda: [pos(*sx), pos(*sy)],
-                f"{p.name}-{kind}")
+    return Case(p, lambda x, y, p=p: p.bind(x, y), lambda: [pos(*sx), pos(*sy)], f"{p.name}-{kind}")
 
 
 CASES = [
@@ -220,44 +243,87 @@ CASES = [
     Case(comparison.and_p, lax.bitwise_and, lambda: [boolean(2, 3), boolean(2, 3)]),
     Case(comparison.or_p, lax.bitwise_or, lambda: [boolean(2, 3), boolean(1, 3)]),
     Case(comparison.not_p, lax.bitwise_not, lambda: [boolean(2, 3)]),
-    Case(comparison.select_n_p, lax.select_n,
-         lambda: [boolean(2, 3), randf(2, 3), randf(2, 3)]),
-    Case(comparison.select_n_p, lax.select_n, lambda: [np.bool_(True), randf(2, 3), randf(2, 3)],
-         "select_n-scalar_pred"),
+    Case(comparison.select_n_p, lax.select_n, lambda: [boolean(2, 3), randf(2, 3), randf(2, 3)]),
+    Case(
+        comparison.select_n_p,
+        lax.select_n,
+        lambda: [np.bool_(True), randf(2, 3), randf(2, 3)],
+        "select_n-scalar_pred",
+    ),
     Case(elementwise.clamp_p, lax.clamp, lambda: [randf(2, 3) - 1, randf(2, 3), randf(2, 3) + 1]),
-    Case(elementwise.clamp_p, lax.clamp, lambda: [np.float32(-0.5), randf(2, 3), np.float32(0.5)],
-         "clamp-scalar_bounds"),
+    Case(
+        elementwise.clamp_p,
+        lax.clamp,
+        lambda: [np.float32(-0.5), randf(2, 3), np.float32(0.5)],
+        "clamp-scalar_bounds",
+    ),
     Case(elementwise.integer_pow_p, lambda x: lax.integer_pow(x, 3), lambda: [randf(2, 3)]),
-    Case(convert.convert_element_type_p, lambda x: lax.convert_element_type(x, np.int32),
-         lambda: [randf(2, 3) * 3]),
-    Case(shape.broadcast_in_dim_p, lambda x: lax.broadcast_in_dim(x, (4, 2, 3), (1, 2)),
-         lambda: [randf(2, 3)]),
-    Case(shape.broadcast_in_dim_p, lambda x: lax.broadcast_in_dim(x, (2, 3), (0, 1)),
-         lambda: [randf(2, 1)], "broadcast_in_dim-size1"),
+    Case(
+        convert.convert_element_type_p,
+        lambda x: lax.convert_element_type(x, np.int32),
+        lambda: [randf(2, 3) * 3],
+    ),
+    Case(
+        shape.broadcast_in_dim_p,
+        lambda x: lax.broadcast_in_dim(x, (4, 2, 3), (1, 2)),
+        lambda: [randf(2, 3)],
+    ),
+    Case(
+        shape.broadcast_in_dim_p,
+        lambda x: lax.broadcast_in_dim(x, (2, 3), (0, 1)),
+        lambda: [randf(2, 1)],
+        "broadcast_in_dim-size1",
+    ),
     Case(shape.reshape_p, lambda x: lax.reshape(x, (3, 2)), lambda: [randf(2, 3)]),
     Case(shape.transpose_p, lambda x: lax.transpose(x, (2, 0, 1)), lambda: [randf(2, 3, 4)]),
     Case(shape.squeeze_p, lambda x: lax.squeeze(x, (1,)), lambda: [randf(2, 1, 3)]),
     Case(shape.slice_p, lambda x: lax.slice(x, (0, 1), (2, 3)), lambda: [randf(2, 3)]),
-    Case(shape.slice_p, lambda x: lax.slice(x, (1, 0), (5, 3), (2, 2)), lambda: [randf(5, 3)],
-         "slice-strided"),
-    Case(shape.pad_p, lambda x, v: lax.pad(x, v, ((1, 0, 0), (0, 2, 1))),
-         lambda: [randf(2, 3), np.float32(0.5)]),  # padding value unbatched: see below
-    Case(shape.concatenate_p, lambda x, y: lax.concatenate([x, y], 1),
-         lambda: [randf(2, 3), randf(2, 1)]),
+    Case(
+        shape.slice_p,
+        lambda x: lax.slice(x, (1, 0), (5, 3), (2, 2)),
+        lambda: [randf(5, 3)],
+        "slice-strided",
+    ),
+    Case(
+        shape.pad_p,
+        lambda x, v: lax.pad(x, v, ((1, 0, 0), (0, 2, 1))),
+        lambda: [randf(2, 3), np.float32(0.5)],
+    ),  # padding value unbatched: see below
+    Case(
+        shape.concatenate_p,
+        lambda x, y: lax.concatenate([x, y], 1),
+        lambda: [randf(2, 3), randf(2, 1)],
+    ),
     Case(shape.stack_p, lambda x, y: lax.stack([x, y], 1), lambda: [randf(2, 3), randf(2, 3)]),
     Case(shape.reduce_sum_p, lambda x: lax.reduce_sum(x, (1,)), lambda: [randf(2, 3, 4)]),
-    Case(shape.reduce_sum_p, lambda x: lax.reduce_sum(x, (0, 2)), lambda: [randf(2, 3, 4)],
-         "reduce_sum-two_axes"),
+    Case(
+        shape.reduce_sum_p,
+        lambda x: lax.reduce_sum(x, (0, 2)),
+        lambda: [randf(2, 3, 4)],
+        "reduce_sum-two_axes",
+    ),
     Case(reductions.reduce_max_p, lambda x: lax.reduce_max(x, (0,)), lambda: [randf(2, 3)]),
     Case(reductions.reduce_min_p, lambda x: lax.reduce_min(x, (1,)), lambda: [randf(2, 3)]),
     Case(reductions.reduce_prod_p, lambda x: lax.reduce_prod(x, (1,)), lambda: [randf(2, 3)]),
     Case(reductions.argmax_p, lambda x: lax.argmax(x, 1), lambda: [randf(2, 3)]),
-    Case(dot.dot_general_p, lambda x, y: lax.dot_general(x, y, (((1,), (0,)), ((), ()))),
-         lambda: [randf(2, 3), randf(3, 4)], "dot_general-matmul"),
-    Case(dot.dot_general_p, lambda x, y: lax.dot_general(x, y, (((2,), (1,)), ((0,), (0,)))),
-         lambda: [randf(2, 3, 4), randf(2, 4, 5)], "dot_general-batched"),
-    Case(dot.dot_general_p, lambda x, y: lax.dot_general(x, y, (((0,), (0,)), ((), ()))),
-         lambda: [randf(3), randf(3)], "dot_general-inner"),
+    Case(
+        dot.dot_general_p,
+        lambda x, y: lax.dot_general(x, y, (((1,), (0,)), ((), ()))),
+        lambda: [randf(2, 3), randf(3, 4)],
+        "dot_general-matmul",
+    ),
+    Case(
+        dot.dot_general_p,
+        lambda x, y: lax.dot_general(x, y, (((2,), (1,)), ((0,), (0,)))),
+        lambda: [randf(2, 3, 4), randf(2, 4, 5)],
+        "dot_general-batched",
+    ),
+    Case(
+        dot.dot_general_p,
+        lambda x, y: lax.dot_general(x, y, (((0,), (0,)), ((), ()))),
+        lambda: [randf(3), randf(3)],
+        "dot_general-inner",
+    ),
 ]
 
 # Primitives without a vmap case, and why.
@@ -278,9 +344,12 @@ def _in_axes_patterns(case: Case, operands: list[np.ndarray]) -> list[tuple]:
     return sorted(pats, key=str)
 
 
-@pytest.mark.xfail(raises=NotImplementedError, strict=True,
-                   reason="pad's vmap rule needs select_n (comparison.py, after shape.py in "
-                          "layer 2) to batch the padding value; JAX supports it")
+@pytest.mark.xfail(
+    raises=NotImplementedError,
+    strict=True,
+    reason="pad's vmap rule needs select_n (comparison.py, after shape.py in "
+    "layer 2) to batch the padding value; JAX supports it",
+)
 def test_pad_with_batched_padding_value() -> None:
     x, v = randf(B, 2), randf(B)
     got = didax.vmap(lambda a, b: lax.pad(a, b, ((1, 1, 0),)))(x, v)
@@ -303,8 +372,9 @@ def test_primitive_vmap_matches_loop(case: Case) -> None:
     rows = [case.operands() for _ in range(B)]  # rows[b][i]: operand i of example b
     for in_axes in _in_axes_patterns(case, rows[0]):
         args = [_batched([r[i] for r in rows], ax) for i, ax in enumerate(in_axes)]
-        unbatched = [[r[i] if ax is not None else rows[0][i] for i, ax in enumerate(in_axes)]
-                     for r in rows]
+        unbatched = [
+            [r[i] if ax is not None else rows[0][i] for i, ax in enumerate(in_axes)] for r in rows
+        ]
         want = np.stack([np.asarray(case.fn(*u)) for u in unbatched])
         got = didax.vmap(case.fn, in_axes=in_axes)(*args)
         try:
@@ -328,8 +398,9 @@ def test_nested_vmap_of_every_binary_primitive() -> None:
     for p in BINARY:
         x, y = pos(B, 2, 3), pos(2, B, 3)
         f = didax.vmap(didax.vmap(lambda a, b, p=p: p.bind(a, b)), in_axes=(0, 1))
-        want = np.stack([np.stack([np.asarray(p.bind(x[i, j], y[j, i])) for j in range(2)])
-                         for i in range(B)])
+        want = np.stack(
+            [np.stack([np.asarray(p.bind(x[i, j], y[j, i])) for j in range(2)]) for i in range(B)]
+        )
         close(f(x, y), want)
 
 
@@ -338,6 +409,10 @@ def test_broadcasting_add_all_in_axes(in_axes) -> None:
     x, y = randf(2, 1), randf(1, 3)
     xb = x if in_axes[0] is None else np.stack([x + i for i in range(B)], in_axes[0])
     yb = y if in_axes[1] is None else np.stack([y * i for i in range(B)], in_axes[1])
-    want = np.stack([(x if in_axes[0] is None else x + i) + (y if in_axes[1] is None else y * i)
-                     for i in range(B)])
+    want = np.stack(
+        [
+            (x if in_axes[0] is None else x + i) + (y if in_axes[1] is None else y * i)
+            for i in range(B)
+        ]
+    )
     close(didax.vmap(lax.add, in_axes=in_axes)(xb, yb), want)

@@ -7,9 +7,8 @@ from __future__ import annotations
 import importlib
 import pkgutil
 
-import pytest
-
 import didax.lax
+import pytest
 from didax import core
 
 
@@ -33,9 +32,28 @@ NO_OPERANDS = {"iota"}
 
 # Not linear in any operand, so reverse mode never transposes them: their jvp rules write
 # the tangent with linear primitives (mul, select_n, ...) instead.
-NONLINEAR = {"sin", "cos", "tan", "tanh", "exp", "expm1", "log", "log1p", "logistic", "sqrt",
-             "pow", "integer_pow", "abs", "max", "min", "clamp", "rem", "reduce_max",
-             "reduce_min", "reduce_prod"}
+NONLINEAR = {
+    "sin",
+    "cos",
+    "tan",
+    "tanh",
+    "exp",
+    "expm1",
+    "log",
+    "log1p",
+    "logistic",
+    "sqrt",
+    "pow",
+    "integer_pow",
+    "abs",
+    "max",
+    "min",
+    "clamp",
+    "rem",
+    "reduce_max",
+    "reduce_min",
+    "reduce_prod",
+}
 
 # Piecewise constant: the tangent is a symbolic zero, so no linear use reaches transpose.
 ZERO_DERIVATIVE = {"floor", "sign", "argmax", "stop_gradient"}
@@ -54,15 +72,30 @@ EXEMPT: dict[str, set[str]] = {
     "lowering": set(),
 }
 
-TABLES = {t.interpreter: t for t in (core.impl_rules, core.abstract_eval_rules, core.jvp_rules,
-                                     core.transpose_rules, core.vmap_rules,
-                                     core.lowering_rules)}
+TABLES = {
+    t.interpreter: t
+    for t in (
+        core.impl_rules,
+        core.abstract_eval_rules,
+        core.jvp_rules,
+        core.transpose_rules,
+        core.vmap_rules,
+        core.lowering_rules,
+    )
+}
 
 
 def test_found_the_primitives() -> None:
     # a sanity floor: the scan sees the families' primitives
-    assert {"add", "sin", "reduce_sum", "dot_general", "convert_element_type", "select_n",
-            "broadcast_in_dim"} <= set(PRIMS)
+    assert {
+        "add",
+        "sin",
+        "reduce_sum",
+        "dot_general",
+        "convert_element_type",
+        "select_n",
+        "broadcast_in_dim",
+    } <= set(PRIMS)
 
 
 def test_exemptions_name_real_primitives() -> None:
@@ -86,8 +119,24 @@ def test_exemptions_are_still_needed(table: str) -> None:
 
 def test_linear_primitives_have_transpose_rules() -> None:
     # the converse check, spelled out: these are linear in (some of) their operands
-    linear = {"add", "add_any", "sub", "neg", "mul", "div", "convert_element_type",
-              "broadcast_in_dim", "reshape", "transpose", "squeeze", "slice", "pad",
-              "concatenate", "reduce_sum", "dot_general", "select_n"}
+    linear = {
+        "add",
+        "add_any",
+        "sub",
+        "neg",
+        "mul",
+        "div",
+        "convert_element_type",
+        "broadcast_in_dim",
+        "reshape",
+        "transpose",
+        "squeeze",
+        "slice",
+        "pad",
+        "concatenate",
+        "reduce_sum",
+        "dot_general",
+        "select_n",
+    }
     assert linear <= set(PRIMS)
     assert all(PRIMS[n] in core.transpose_rules for n in linear)

@@ -12,19 +12,18 @@ Each program is data (`Program`), run by one interpreter loop against a NumPy-li
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
-
-import numpy as np
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from typing import Any
 
 import didax
 import didax.numpy as jnp
+import numpy as np
 from didax.jaxpr import eval_jaxpr, typecheck
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-SETTINGS = settings(max_examples=100, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 # ----------------------------------------------------------------------------- programs
 
@@ -44,7 +43,7 @@ OPS = [
     Op("tanh", 1, lambda m, x: m.tanh(x)),
     Op("negative", 1, lambda m, x: m.negative(x)),
     Op("square", 1, lambda m, x: x * x),
-    Op("cube", 1, lambda m, x: x ** 3 * 0.25),
+    Op("cube", 1, lambda m, x: x**3 * 0.25),
     Op("gauss", 1, lambda m, x: m.exp(-(x * x))),
     Op("log1p_sq", 1, lambda m, x: m.log1p(x * x)),
     Op("sqrt1", 1, lambda m, x: m.sqrt(x * x + 1.0)),
@@ -58,8 +57,13 @@ OPS = [
     Op("minimum", 2, lambda m, x, y: m.minimum(x, y), smooth=False),
     Op("sum_axis", 1, lambda m, x, axis: m.sum(x, axis=axis, keepdims=True), reduces=True),
     Op("mean_axis", 1, lambda m, x, axis: m.mean(x, axis=axis, keepdims=True), reduces=True),
-    Op("max_axis", 1, lambda m, x, axis: m.max(x, axis=axis, keepdims=True), smooth=False,
-       reduces=True),
+    Op(
+        "max_axis",
+        1,
+        lambda m, x, axis: m.max(x, axis=axis, keepdims=True),
+        smooth=False,
+        reduces=True,
+    ),
     Op("sum_all", 1, lambda m, x: m.sum(x)),
 ]
 
@@ -101,7 +105,7 @@ class Program:
 def compatible_shape(draw: Any, out: tuple[int, ...]) -> tuple[int, ...]:
     """A shape that broadcasts to `out`: a suffix of it, some sizes replaced by 1."""
     rank = draw(st.integers(0, len(out)))
-    suffix = out[len(out) - rank:]
+    suffix = out[len(out) - rank :]
     return tuple(draw(st.sampled_from([d, 1])) for d in suffix)
 
 
@@ -180,14 +184,13 @@ def test_eval_jaxpr_of_make_jaxpr_is_the_function(prog: Program, seed: int) -> N
 @given(programs(), seeds)
 def test_staged_jaxprs_typecheck(prog: Program, seed: int) -> None:
     xs = inputs(prog, seed)
-    f = lambda *a: prog(jnp, *a)  # noqa: E731
+    f = lambda *a: prog(jnp, *a)
     closed = didax.make_jaxpr(f)(*xs)
     in_avals, out_avals = typecheck(closed.jaxpr)
     assert in_avals == closed.in_avals
     assert [a.str_short() for a in out_avals] == [a.str_short() for a in closed.out_avals]
     ts = [np.ones_like(x) for x in xs]
-    typecheck(didax.make_jaxpr(lambda *a: didax.jvp(f, a[: len(xs)], a[len(xs):]))(*xs, *ts)
-              .jaxpr)
+    typecheck(didax.make_jaxpr(lambda *a: didax.jvp(f, a[: len(xs)], a[len(xs) :]))(*xs, *ts).jaxpr)
     batched = [np.stack([x, x]) for x in xs]
     typecheck(didax.make_jaxpr(didax.vmap(f))(*batched).jaxpr)
 
@@ -195,8 +198,9 @@ def test_staged_jaxprs_typecheck(prog: Program, seed: int) -> None:
 @st.composite
 def batched_case(draw: Any) -> tuple[Program, tuple[int | None, ...]]:
     prog = draw(programs())
-    in_axes = tuple(draw(st.sampled_from([None, *range(-len(s) - 1, len(s) + 1)]))
-                    for s in prog.in_shapes)
+    in_axes = tuple(
+        draw(st.sampled_from([None, *range(-len(s) - 1, len(s) + 1)])) for s in prog.in_shapes
+    )
     if all(a is None for a in in_axes):
         in_axes = (0, *in_axes[1:])
     return prog, in_axes
@@ -208,11 +212,15 @@ def test_vmap_equals_stacking(case: tuple[Program, tuple], seed: int) -> None:
     prog, in_axes = case
     b = 3
     rows = [inputs(prog, seed + k) for k in range(b)]
-    args = [rows[0][i] if ax is None else np.stack([r[i] for r in rows], axis=ax)
-            for i, ax in enumerate(in_axes)]
+    args = [
+        rows[0][i] if ax is None else np.stack([r[i] for r in rows], axis=ax)
+        for i, ax in enumerate(in_axes)
+    ]
     got = didax.vmap(lambda *a: prog(jnp, *a), in_axes=in_axes)(*args)
-    per_example = [prog(jnp, *[r[i] if ax is not None else rows[0][i]
-                               for i, ax in enumerate(in_axes)]) for r in rows]
+    per_example = [
+        prog(jnp, *[r[i] if ax is not None else rows[0][i] for i, ax in enumerate(in_axes)])
+        for r in rows
+    ]
     for k, g in enumerate(got):
         want = np.stack([np.asarray(p[k]) for p in per_example])
         g = np.asarray(g)
