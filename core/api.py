@@ -31,6 +31,12 @@ def _arg_names(fn: Callable[..., Any], n: int) -> list[str]:
     return [params[i] if i < len(params) else f"args[{i}]" for i in range(n)]
 
 
+def _numpy_to_arrays(leaves: Sequence[Any]) -> list[Any]:
+    # NumPy inputs become Arrays (canonical dtypes), so that outputs are Arrays even where a
+    # function returns an input, or a tangent, unchanged
+    return [Array(x) if isinstance(x, (np.ndarray, np.generic)) else x for x in leaves]
+
+
 def _check_leaves(leaves: Sequence[Any], fn: Callable[..., Any], what: str) -> None:
     for leaf in leaves:
         if not core.is_arraylike(leaf):
@@ -130,9 +136,15 @@ def jvp(fn: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]
             raise TypeError("primal and tangent arguments to jvp do not match; dtypes must be "
                             f"equal, got {pa.dtype.name} and {ta.dtype.name}")
     flat_fn, out_tree = flatten_fun(fn, in_tree)
+    primal_leaves = _numpy_to_arrays(primal_leaves)
+    tangent_leaves = _numpy_to_arrays(tangent_leaves)
     tangents_in = [t if dtypes.is_float(core.get_aval(p).dtype) else core.Zero.like(p)
                    for p, t in zip(primal_leaves, tangent_leaves, strict=True)]
     primals_out, tangents_out = jvp_interp.jvp_flat(flat_fn, primal_leaves, tangents_in)
+    # as in JAX, integer and bool outputs have float0 tangents (NumPy arrays of no bytes)
+    tangents_out = [t if dtypes.is_float(core.get_aval(p).dtype)
+                    else np.zeros(core.get_aval(p).shape, dtypes.float0)
+                    for p, t in zip(primals_out, tangents_out, strict=True)]
     tree = out_tree()
     return tree_unflatten(tree, primals_out), tree_unflatten(tree, tangents_out)
 
@@ -158,6 +170,7 @@ def vmap(fn: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0) -> Callabl
                                       "positionally")
         leaves, in_tree = tree_flatten(args)
         _check_leaves(leaves, fn, "vmap")
+        leaves = _numpy_to_arrays(leaves)
         if isinstance(in_axes, tuple) and len(in_axes) != len(args):
             raise ValueError(f"vmap in_axes must be an int, None, or a tuple of entries "
                              f"corresponding to the positional arguments passed to the "

@@ -30,6 +30,9 @@ _CANONICAL = {
     np.dtype("complex128"): np.dtype("complex64"),
 }
 
+# JAX's dtype of the tangents of integer and bool values: zero bytes per element.
+float0 = np.dtype([("float0", np.void, 0)])
+
 # The dtype a Python scalar takes when nothing else decides it.
 _WEAK_DEFAULT = {bool: bool_, int: int32, float: float32}
 

@@ -426,7 +426,9 @@ for y in (2, 3, 0, 1, -2):
 _add("lax", "integer_pow", Arr(V, I), 3, differentiable=False)
 _add("lax", "clamp", -0.5, Arr(M), 0.5)
 _add("lax", "clamp", Arr(M, F, "unit"), Arr(M), Arr(M, F, "positive"))
-_add("lax", "clamp", Arr(S, F, "unit"), Arr(V), Arr(S, F, "positive"))
+# JAX 0.10.2's clamp jvp fails for scalar bounds of an array ("select cases must have the
+# same shapes"): no derivative tests there
+_add("lax", "clamp", Arr(S, F, "unit"), Arr(V), Arr(S, F, "positive"), differentiable=False)
 _add("lax", "clamp", -1, Arr(V, I), 2, differentiable=False)
 _add("lax", "select_n", Arr(M, B), Arr(M), Arr(M), linear=True)
 _add("lax", "select_n", Arr(M, I, "index"), Arr(M), Arr(M), Arr(M), linear=True)

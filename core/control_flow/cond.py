@@ -487,8 +487,7 @@ def _fill_residuals(known: ClosedJaxpr, n_known: int, slots: Sequence[ShapedArra
 
 @core.transpose_rules.register(cond_p)
 def _cond_transpose(cts, index, *ops, branches):
-    if isinstance(index, UndefinedPrimal):
-        raise ValueError("cond: cannot transpose with respect to the branch index")
+    assert not isinstance(index, UndefinedPrimal), "cond: the branch index is never linear"
     linear = [isinstance(x, UndefinedPrimal) for x in ops]
     ct_nonzero = [not isinstance(ct, Zero) for ct in cts]
     if not any(ct_nonzero):

@@ -1,21 +1,14 @@
 """`jit`: compile a function with XLA. The higher-order primitive `jit_p` and its rules.
 
 Layer 4 (autodidax part 3, "Adding jit"; seed 003, jit as the `xla_call` primitive).
-`jit(f)(x)` stages `f` to a jaxpr at the types of its arguments (omnistaging: every primitive
-is staged, constants included), lowers the jaxpr to StableHLO (`interpreters/lowering.py`),
-compiles it with XLA and runs it on the device (`backend.py`); results stay on the device until
-read. Each jitted function owns a bounded cache of executables keyed on its arguments' types
-(shape, dtype, weak type), its static arguments and its pytree structure: a new shape
-compiles again, a new value never does.
-
-Under an outer transformation (make_jaxpr, jvp, vmap, grad) `jit` binds `jit_p`, whose
-params are `name` and `jaxpr` (a ClosedJaxpr), so the whole call is one equation,
-`jit[name=f jaxpr={ lambda ; ... }]`. Each interpreter's rule for `jit_p` transforms the inner
-jaxpr (`jvp_jaxpr`, `vmap_jaxpr`) and binds a new `jit` equation; the impl rule compiles the
-jaxpr and runs it, and the lowering rule makes it a private function of the outer module.
-Ahead of time, `jit(f).lower(x)` gives a `Lowered` (`.as_text()`: StableHLO) whose
-`.compile()` gives a `Compiled` (`.as_text()`: XLA's optimized HLO, `.cost_analysis()`), each
-with the time of every phase in `.timings`.
+`jit(f)(x)` stages `f` at its arguments' types (omnistaging), lowers the jaxpr to StableHLO
+(`interpreters/lowering.py`), compiles and runs it (`backend.py`); results stay on the device
+until read. Each jitted function owns a bounded executable cache keyed on argument types,
+static arguments and pytree structure: a new shape compiles again, a new value never does.
+Under an outer transformation `jit` binds `jit_p[name, jaxpr]`, one equation whose rules
+transform the inner jaxpr (`jvp_jaxpr`, `vmap_jaxpr`, partial evaluation, transposition)
+into a new `jit` equation. AOT: `jit(f).lower(x)` -> `Lowered` (StableHLO) -> `.compile()`
+-> `Compiled` (optimized HLO, cost analysis), with each phase's time in `.timings`.
 """
 
 from __future__ import annotations
@@ -128,8 +121,6 @@ core.lowering_rules.register(jit_p, lambda ctx, *args, name, jaxpr: ctx.module.c
 @pretty.pp_params_rules.register(jit_p)
 def _jit_pp(params):  # JAX prints the name, then the jaxpr; nothing else
     return [("name", params["name"]), ("jaxpr", params["jaxpr"])]
-
-
 
 
 # Reverse mode: the known part of a jit runs as one jit (outputs, then residuals), the unknown

@@ -116,7 +116,7 @@ def _bind_forwarding(jaxpr: ClosedJaxpr, consts: list, init: list, xs: list, len
                      reverse: bool, unroll: int) -> list[Any]:
     # As JAX does: a carry the body returns unchanged is read-only, so it becomes a const; a
     # `y` that is the current `x` is not computed, the `xs` array is returned for it.
-    num_consts, num_carry, num_xs = len(consts), len(init), len(xs)
+    num_consts, num_carry = len(consts), len(init)
     fwd = forwarding(jaxpr.jaxpr)
     carry_fwd, ys_fwd = fwd[:num_carry], fwd[num_carry:]
     to_const = [f == num_consts + i for i, f in enumerate(carry_fwd)]
@@ -136,7 +136,6 @@ def _bind_forwarding(jaxpr: ClosedJaxpr, consts: list, init: list, xs: list, len
     carry_out, ys_out = iter(outs[:len(init_kept)]), iter(outs[len(init_kept):])
     carry = [as_array(x) if m else next(carry_out) for x, m in zip(init, to_const, strict=True)]
     ys = [next(ys_out) if f is None else xs[f] for f in ys_from_xs]
-    assert num_xs == len(xs), "scan: xs changed length"
     return [*carry, *ys]
 
 

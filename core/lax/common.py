@@ -27,6 +27,29 @@ def elementwise_impl(fn: Callable[..., Any]) -> core.ImplRule:
     return impl
 
 
+def checked_impl(impl: core.ImplRule, aval_rule: core.AbstractEvalRule,
+                 floats_only: bool = False) -> core.ImplRule:
+    """`impl`, first running `aval_rule` on operands that may be ill-typed (dtypes differ,
+    arrays' shapes differ, a non-float operand of a float-only op), so that eager calls raise
+    the TypeError that staged ones raise. Well-typed operands skip the check."""
+
+    def rule(*args: Any, **params: Any) -> list:
+        x = args[0]
+        if (floats_only and dtypes.kind(x.dtype) != 2) or any(
+                a.dtype != x.dtype or (a.shape != x.shape and a.shape and x.shape)
+                for a in args[1:]):
+            aval_rule(*(ShapedArray(np.shape(a), a.dtype) for a in args), **params)
+        return impl(*args, **params)
+
+    return rule
+
+
+def is_didax_value(x: Any) -> bool:
+    """An Array or a Tracer: what a wrapper that has nothing to do may return as it is.
+    NumPy values and Python scalars still become Arrays, as JAX's wrappers return Arrays."""
+    return isinstance(x, core.Tracer) or isinstance(getattr(x, "aval", None), ShapedArray)
+
+
 def predicate_impl(fn: Callable[..., Any]) -> core.ImplRule:
     def impl(*args: Any) -> list:
         return [np.asarray(fn(*args))]

@@ -18,8 +18,9 @@ from didax.lax import common, shape
 
 def _comparison(name: str, fn: Callable[..., Any]) -> core.Primitive:
     prim = core.Primitive(name)
-    core.impl_rules.register(prim, common.predicate_impl(fn))
-    core.abstract_eval_rules.register(prim, common.compare_aval(name))
+    aval = common.compare_aval(name)
+    core.impl_rules.register(prim, common.checked_impl(common.predicate_impl(fn), aval))
+    core.abstract_eval_rules.register(prim, aval)
     # jvp: handled by the all-zero-tangent path: comparisons never get a nonzero tangent out
     core.jvp_rules.register(prim, _zero_output_jvp(prim))
     core.vmap_rules.register(prim, shape.broadcasting_vmap(prim.bind))
@@ -83,14 +84,15 @@ def is_finite(x: Any) -> Any:
     return is_finite_p.bind(x)
 
 
-core.impl_rules.register(is_finite_p, common.predicate_impl(np.isfinite))
-
-
 @core.abstract_eval_rules.register(is_finite_p)
 def _is_finite_abstract_eval(x):
     if not dtypes.is_float(x.dtype):
         raise TypeError(f"is_finite does not accept dtype {x.dtype.name}")
     return [ShapedArray(x.shape, dtypes.bool_, x.weak_type)]
+
+
+core.impl_rules.register(is_finite_p, common.checked_impl(common.predicate_impl(np.isfinite),
+                                                          _is_finite_abstract_eval, True))
 
 
 core.jvp_rules.register(is_finite_p, _zero_output_jvp(is_finite_p))
@@ -102,8 +104,9 @@ core.lowering_rules.register(is_finite_p, common.direct_lowering("is_finite"))
 
 def _logical(name: str, fn: Callable[..., Any], arity: int) -> core.Primitive:
     prim = core.Primitive(name)
-    core.impl_rules.register(prim, common.elementwise_impl(fn))
-    core.abstract_eval_rules.register(prim, common.naryop_aval(name, "int_or_bool"))
+    aval = common.naryop_aval(name, "int_or_bool")
+    core.impl_rules.register(prim, common.checked_impl(common.elementwise_impl(fn), aval))
+    core.abstract_eval_rules.register(prim, aval)
     core.jvp_rules.register(prim, _zero_output_jvp(prim))
     vmap = shape.broadcasting_vmap(prim.bind) if arity == 2 else common.vectorized_vmap(prim.bind)
     core.vmap_rules.register(prim, vmap)
@@ -144,6 +147,11 @@ def select_n(which: Any, *cases: Any) -> Any:
 
 def _select_n_impl(which, *cases):
     which = np.asarray(which)
+    first = cases[0] if cases else which
+    if (len(cases) != 2 or which.dtype != np.bool_ or (which.shape and which.shape != first.shape)
+            or any(c.shape != first.shape or c.dtype != first.dtype for c in cases)):
+        # eager calls raise what staged ones raise
+        _select_n_abstract_eval(*(ShapedArray(np.shape(v), v.dtype) for v in (which, *cases)))
     if which.dtype == np.bool_:
         which = which.astype(np.int32)
     out = np.choose(which, [np.broadcast_to(c, np.broadcast_shapes(*(np.shape(c) for c in cases)))

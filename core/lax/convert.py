@@ -20,7 +20,7 @@ def convert_element_type(x: Any, new_dtype: Any, weak_type: bool = False) -> Any
     """Convert `x` to `new_dtype`. Like `jax.lax.convert_element_type`."""
     new_dtype = dtypes.canonicalize(new_dtype)
     aval = core.get_aval(x)
-    if aval.dtype == new_dtype and aval.weak_type == weak_type and not dtypes.is_python_scalar(x):
+    if aval.dtype == new_dtype and aval.weak_type == weak_type and common.is_didax_value(x):
         return x
     if not isinstance(x, core.Tracer) and aval.shape == ():
         # converting a scalar constant needs no equation (JAX folds it while staging too)

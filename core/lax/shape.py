@@ -18,7 +18,7 @@ import numpy as np
 from didax import core, dtypes, pretty
 from didax.core import NOT_MAPPED, ShapedArray, UndefinedPrimal, Zero
 from didax.lax import common
-from didax.lax.convert import _scalar_constant
+from didax.lax.convert import _scalar_constant, convert_element_type
 
 # ----------------------------------------------------------------------------- broadcast_in_dim
 
@@ -29,7 +29,8 @@ def broadcast_in_dim(x: Any, shape: Sequence[int], broadcast_dimensions: Sequenc
     """Broadcast `x` to `shape`, its dim i going to `broadcast_dimensions[i]`. Like
     `jax.lax.broadcast_in_dim`."""
     shape, dims = tuple(int(d) for d in shape), tuple(int(d) for d in broadcast_dimensions)
-    if core.get_aval(x).shape == shape and dims == tuple(range(len(shape))):
+    if core.get_aval(x).shape == shape and dims == tuple(range(len(shape))) and \
+            common.is_didax_value(x):
         return x
     return broadcast_in_dim_p.bind(x, shape=shape, broadcast_dimensions=dims, sharding=None)
 
@@ -100,7 +101,7 @@ def reshape(x: Any, new_sizes: Sequence[int], dimensions: Sequence[int] | None =
     new_sizes = tuple(int(d) for d in new_sizes)
     if dimensions is not None:
         x = transpose(x, tuple(dimensions))
-    if core.get_aval(x).shape == new_sizes:
+    if core.get_aval(x).shape == new_sizes and common.is_didax_value(x):
         return x
     return reshape_p.bind(x, new_sizes=new_sizes, dimensions=None, sharding=None)
 
@@ -144,7 +145,7 @@ transpose_p = core.Primitive("transpose")
 def transpose(x: Any, permutation: Sequence[int]) -> Any:
     """Permute the axes of `x`. Like `jax.lax.transpose`."""
     permutation = tuple(int(p) for p in permutation)
-    if permutation == tuple(range(len(permutation))):
+    if permutation == tuple(range(len(permutation))) and common.is_didax_value(x):
         return x
     return transpose_p.bind(x, permutation=permutation)
 
@@ -190,7 +191,7 @@ def squeeze(x: Any, dimensions: Sequence[int]) -> Any:
     """Remove size-1 axes. Like `jax.lax.squeeze`."""
     ndim = core.get_aval(x).ndim
     dimensions = tuple(sorted(int(d) % ndim if ndim else int(d) for d in dimensions))
-    if not dimensions:
+    if not dimensions and common.is_didax_value(x):
         return x
     return squeeze_p.bind(x, dimensions=dimensions)
 
@@ -315,14 +316,19 @@ def pad(x: Any, padding_value: Any, padding_config: Sequence[tuple[int, int, int
 
 def _pad_impl(x, value, *, padding_config):
     x = np.asarray(x)
+    # negative low/high padding crops: pad by the positive parts, then cut the negative ones
+    grown = [(builtins.max(lo, 0), builtins.max(hi, 0), interior)
+             for lo, hi, interior in padding_config]
     shape = tuple(lo + hi + n + max(0, n - 1) * interior
-                  for n, (lo, hi, interior) in zip(x.shape, padding_config, strict=True))
+                  for n, (lo, hi, interior) in zip(x.shape, grown, strict=True))
     out = np.full(shape, value, x.dtype)
     index = tuple(builtins.slice(lo, lo + (n - 1) * (interior + 1) + 1 if n else lo,
                                  interior + 1)
-                  for n, (lo, _, interior) in zip(x.shape, padding_config, strict=True))
+                  for n, (lo, _, interior) in zip(x.shape, grown, strict=True))
     out[index] = x
-    return [out]
+    crop = tuple(builtins.slice(-builtins.min(lo, 0), n + builtins.min(hi, 0))
+                 for n, (lo, hi, _) in zip(shape, padding_config, strict=True))
+    return [out[crop]]
 
 
 core.impl_rules.register(pad_p, _pad_impl)
@@ -330,10 +336,13 @@ core.impl_rules.register(pad_p, _pad_impl)
 
 @core.abstract_eval_rules.register(pad_p)
 def _pad_abstract_eval(x, value, *, padding_config):
-    if len(padding_config) != x.ndim or any(c < 0 for cfg in padding_config for c in cfg):
+    if len(padding_config) != x.ndim or any(interior < 0 for _, _, interior in padding_config):
         raise TypeError(f"pad: bad padding_config {padding_config} for {x.str_short()}")
     shape = tuple(lo + hi + n + max(0, n - 1) * interior
                   for n, (lo, hi, interior) in zip(x.shape, padding_config, strict=True))
+    if any(d < 0 for d in shape):
+        raise TypeError(f"pad: padding_config {padding_config} gives {x.str_short()} the "
+                        f"negative shape {shape}")
     return [ShapedArray(shape, x.dtype, x.weak_type)]
 
 
@@ -608,10 +617,17 @@ core.lowering_rules.register(reduce_sum_p, common.reduce_lowering("add"))
 # ----------------------------------------------------------------------------- helpers
 
 
-def full(shape: Sequence[int], value: Any, dtype: Any) -> Any:
-    """`value` broadcast to `shape`, as JAX writes `jnp.zeros`: broadcast_in_dim of a literal."""
-    scalar = _scalar_constant(np.asarray(value, dtypes.canonicalize(dtype)), False)
-    return broadcast_in_dim(scalar, tuple(shape), ())
+def full(shape: Sequence[int], fill_value: Any, dtype: Any = None) -> Any:
+    """The scalar `fill_value` broadcast to `shape` (`broadcast_in_dim` of a literal, as JAX
+    writes `jnp.zeros`); a weak `fill_value` stays weak when `dtype` is None. Like
+    `jax.lax.full`. Rules use it to build zeros."""
+    aval = core.get_aval(fill_value)
+    if aval.shape:
+        raise TypeError(f"full must be called with scalar fill_value, got fill_value.shape "
+                        f"{aval.shape}.")
+    weak = dtype is None and aval.weak_type
+    value = convert_element_type(fill_value, aval.dtype if dtype is None else dtype, weak)
+    return broadcast_in_dim(value, tuple(shape), ())
 
 
 def instantiate(t: Any) -> Any:

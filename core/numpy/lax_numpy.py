@@ -203,11 +203,10 @@ def _shape_tuple(shape: Any) -> tuple[int, ...]:
 def full(shape: Any, fill_value: Any, dtype: Any = None) -> Any:
     """Like `jax.numpy.full`."""
     shape = _shape_tuple(shape)
-    if dtype is None:
-        aval = core.get_aval(fill_value)
-        dtype = aval.dtype
-    value = lax.convert_element_type(fill_value, _dtype(dtype), False)
-    return lax.broadcast_in_dim(value, shape, ())
+    _check_arraylike("full", fill_value)
+    if core.get_aval(fill_value).shape:
+        return broadcast_to(asarray(fill_value, dtype), shape)
+    return lax.full(shape, fill_value, None if dtype is None else _dtype(dtype))
 
 
 def zeros(shape: Any, dtype: Any = float32) -> Any:
@@ -220,16 +219,23 @@ def ones(shape: Any, dtype: Any = float32) -> Any:
     return _shape.full(_shape_tuple(shape), 1, _dtype(dtype))
 
 
+def _full_like(name: str, x: Any, fill_value: int, dtype: Any) -> Any:
+    _check_arraylike(name, x)
+    aval = core.get_aval(x)
+    if dtype is None and aval.weak_type:  # a weak input gives a weak result, as in JAX
+        return lax.full(aval.shape, float(fill_value) if dtypes.is_float(aval.dtype)
+                        else fill_value)
+    return lax.full(aval.shape, fill_value, aval.dtype if dtype is None else _dtype(dtype))
+
+
 def zeros_like(x: Any, dtype: Any = None) -> Any:
     """Like `jax.numpy.zeros_like`."""
-    aval = core.get_aval(x)
-    return _shape.full(aval.shape, 0, aval.dtype if dtype is None else _dtype(dtype))
+    return _full_like("zeros_like", x, 0, dtype)
 
 
 def ones_like(x: Any, dtype: Any = None) -> Any:
     """Like `jax.numpy.ones_like`."""
-    aval = core.get_aval(x)
-    return _shape.full(aval.shape, 1, aval.dtype if dtype is None else _dtype(dtype))
+    return _full_like("ones_like", x, 1, dtype)
 
 
 def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None) -> Any:
@@ -317,7 +323,8 @@ def negative(x: Any) -> Any:
 
 
 def positive(x: Any) -> Any:
-    return x
+    _check_arraylike("positive", x)
+    return asarray(x)
 
 
 def _unary_float(name: str, fn: Any) -> Any:
@@ -343,7 +350,7 @@ sqrt = _unary_float("sqrt", lax.sqrt)
 def abs(x: Any) -> Any:  # noqa: A001
     """Like `jax.numpy.abs`."""
     _check_arraylike("abs", x)
-    return x if core.get_aval(x).dtype == dtypes.bool_ else lax.abs(x)
+    return asarray(x) if core.get_aval(x).dtype == dtypes.bool_ else lax.abs(x)
 
 
 absolute = abs
@@ -382,9 +389,7 @@ def where(condition: Any, x: Any, y: Any) -> Any:
     _check_arraylike("where", condition, x, y)
     if core.get_aval(condition).dtype != dtypes.bool_:
         condition = lax.ne(condition, lax.convert_element_type(0, core.get_aval(condition).dtype))
-    x, y = _promote("where", x, y)
-    x, y = (lax.convert_element_type(v, core.get_aval(v).dtype, False)
-            if dtypes.is_python_scalar(v) or core.get_aval(v).weak_type else v for v in (x, y))
+    x, y = _promote("where", x, y)  # weak only when both are, as in JAX
     condition, x, y = _broadcast_arrays("where", condition, x, y)
     out_shape = np.broadcast_shapes(*(core.get_aval(v).shape for v in (condition, x, y)))
     x, y = (lax.broadcast_in_dim(v, out_shape, ()) if not core.get_aval(v).shape and out_shape
@@ -395,11 +400,11 @@ def where(condition: Any, x: Any, y: Any) -> Any:
 def clip(x: Any, min: Any = None, max: Any = None) -> Any:  # noqa: A002
     """Like `jax.numpy.clip`."""
     _check_arraylike("clip", x)
-    dtype = core.get_aval(x).dtype
-    if min is not None:
-        x = lax.max(lax.convert_element_type(min, dtype, False), x)
+    x = asarray(x)
+    if min is not None:  # NumPy's promotion: clip(int32, 0.5, 1.5) is float32
+        x = maximum(min, x)
     if max is not None:
-        x = lax.min(lax.convert_element_type(max, dtype, False), x)
+        x = minimum(max, x)
     return x
 
 
@@ -493,9 +498,12 @@ def _reducer(name: str, fn: Any) -> Any:
     def op(x: Any, axis: Any = None, keepdims: bool = False) -> Any:
         _check_arraylike(name, x)
         axes = _axes(name, x, axis)
-        if any(core.get_aval(x).shape[a] == 0 for a in axes):
+        aval = core.get_aval(x)
+        if any(aval.shape[a] == 0 for a in axes):
             raise ValueError(f"zero-size array to reduction operation {name} which has no "
                              "identity")
+        if aval.weak_type or dtypes.is_python_scalar(x):  # reductions give strong types
+            x = lax.convert_element_type(x, aval.dtype, False)
         out = fn(x, axes)
         return _keepdims(out, x, axes) if keepdims else out
 
@@ -516,6 +524,8 @@ def prod(x: Any, axis: Any = None, keepdims: bool = False) -> Any:
     aval = core.get_aval(x)
     if aval.dtype == dtypes.bool_ or (dtypes.is_int(aval.dtype) and aval.dtype.itemsize < 4):
         x = lax.convert_element_type(x, dtypes.int32, False)
+    elif aval.weak_type or dtypes.is_python_scalar(x):  # reductions give strong types
+        x = lax.convert_element_type(x, aval.dtype, False)
     out = lax.reduce_prod(x, axes)
     return _keepdims(out, x, axes) if keepdims else out
 
@@ -658,7 +668,7 @@ def concatenate(arrays: Sequence[Any], axis: int = 0) -> Any:
     if ndim == 0:
         raise ValueError("Zero-dimensional arrays cannot be concatenated.")
     if len(arrays) == 1:
-        return arrays[0]
+        return asarray(arrays[0])
     return lax.concatenate(arrays, axis % ndim)
 
 

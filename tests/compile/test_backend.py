@@ -106,3 +106,14 @@ def test_results_feed_eager_operations() -> None:
     y = didax.jit(lambda x: x + 1.0)(np.zeros(3, np.float32))
     np.testing.assert_array_equal(np.asarray(jnp.exp(y)), np.exp(np.ones(3, np.float32)))
     assert (y * 2).dtype == np.float32 and y.tolist() == [1.0, 1.0, 1.0]
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+def test_closed_over_constants_of_every_dtype(dtype) -> None:
+    small = (np.arange(4) % 3).astype(dtype)  # content-keyed constant
+    large = (np.arange(100) % 7).astype(dtype)  # identity-keyed constant
+    splat = np.ones((3, 3), dtype)  # stored as one element
+    out = didax.jit(lambda x: (small, large, splat, x))(1.0)
+    for got, want in zip(out, (small, large, splat), strict=False):
+        assert got.dtype == np.dtype(dtype)
+        np.testing.assert_array_equal(np.asarray(got), want)

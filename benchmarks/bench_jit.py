@@ -1,0 +1,114 @@
+"""didax.jit against jax.jit (0.10.2), side by side in one run: medians of repeats, ratios.
+
+    python benchmarks/bench_jit.py          # about a minute on a 2-core machine
+
+Rows: the first call of a 100-op and a 1,000-op elementwise chain (trace, lower, compile,
+run; a fresh function each repeat), cached dispatch with 1 and 3 float32[8] device arrays
+(call and wait), a jitted 20-op elementwise chain on 1e7 elements and a 2048x2048 float32
+matmul (steady state), and `import didax` / `import jax` in a fresh interpreter. A ratio is
+didax's time over JAX's: below 1.0, didax is faster.
+"""
+
+from __future__ import annotations
+
+import statistics
+import subprocess
+import sys
+import time
+from typing import Any, Callable
+
+import numpy as np
+
+import didax
+import didax.numpy as dnp
+import jax
+import jax.numpy as jnp
+import jaxlib.version
+
+
+def chain(np_: Any, n: int) -> Callable[[Any], Any]:
+    """n elementwise primitives in a row (sin, mul, add, cos, tanh, ...)."""
+    steps = [np_.sin, lambda x: x * 1.01, lambda x: x + 0.5, np_.cos, np_.tanh]
+
+    def f(x):
+        for i in range(n):
+            x = steps[i % len(steps)](x)
+        return x
+
+    return f
+
+
+def median_time(fn: Callable[[], Any], repeats: int, number: int = 1) -> float:
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        for _ in range(number):
+            fn()
+        times.append((time.perf_counter() - t0) / number)
+    return statistics.median(times)
+
+
+def first_call(lib: Any, np_: Any, n: int, x: np.ndarray, repeats: int) -> float:
+    def once():
+        lib.jit(chain(np_, n))(x).block_until_ready()  # a new function: nothing cached
+
+    return median_time(once, repeats)
+
+
+def dispatch(lib: Any, nargs: int, x: Any, number: int) -> float:
+    f = lib.jit({1: lambda a: a + 1.0, 3: lambda a, b, c: a * b + c}[nargs])
+    args = (x,) * nargs
+    f(*args).block_until_ready()
+    return median_time(lambda: f(*args).block_until_ready(), repeats=7, number=number)
+
+
+def steady(fn: Callable[..., Any], args: tuple, repeats: int) -> float:
+    fn(*args).block_until_ready()
+    return median_time(lambda: fn(*args).block_until_ready(), repeats)
+
+
+def import_time(module: str, repeats: int = 5) -> float:
+    code = (f"import time; t = time.perf_counter(); import {module}; "
+            "print(time.perf_counter() - t)")
+    return statistics.median(
+        float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                             check=True).stdout) for _ in range(repeats))
+
+
+def main() -> None:
+    rows: list[tuple[str, float, float, str]] = []
+
+    def row(name: str, ours: float, theirs: float, unit: str = "ms") -> None:
+        scale = {"ms": 1e3, "us": 1e6}[unit]
+        rows.append((name, ours * scale, theirs * scale, unit))
+        print(f"{name:<34} {ours * scale:>10.2f} {theirs * scale:>10.2f} {unit:<3}"
+              f"{ours / theirs:>8.2f}x", flush=True)
+
+    print(f"didax {didax.__version__}, jax {jax.__version__}, jaxlib {jaxlib.version.__version__}"
+          f", {jax.devices()[0].platform}; medians of repeats\n")
+    print(f"{'':<34} {'didax':>10} {'jax':>10}     {'ratio':>8}")
+    small = np.linspace(-1, 1, 1000, dtype=np.float32)
+    row("first call, 100-op chain", first_call(didax, dnp, 100, small, 5),
+        first_call(jax, jnp, 100, small, 5))
+    row("first call, 1000-op chain", first_call(didax, dnp, 1000, small, 3),
+        first_call(jax, jnp, 1000, small, 3))
+
+    x8 = np.arange(8, dtype=np.float32)
+    dx8, jx8 = didax.device_put(x8), jax.device_put(x8)
+    for nargs in (1, 3):
+        row(f"cached dispatch, {nargs} x f32[8]", dispatch(didax, nargs, dx8, 5000),
+            dispatch(jax, nargs, jx8, 5000), "us")
+
+    big = np.linspace(-1, 1, 10_000_000, dtype=np.float32)
+    row("20-op chain on 1e7 elements", steady(didax.jit(chain(dnp, 20)),
+                                              (didax.device_put(big),), 7),
+        steady(jax.jit(chain(jnp, 20)), (jax.device_put(big),), 7))
+    a = np.random.default_rng(0).standard_normal((2048, 2048)).astype(np.float32)
+    da = didax.device_put(a)
+    row("matmul f32[2048,2048]", steady(didax.jit(dnp.matmul), (da, da), 7),
+        steady(jax.jit(jnp.matmul), (jax.device_put(a), jax.device_put(a)), 7))
+    row("import (fresh interpreter)", import_time("didax"), import_time("jax"))
+
+
+if __name__ == "__main__":
+    main()
