@@ -20,7 +20,8 @@ from didax.interpreters import partial_eval, staging, transpose
 from didax.interpreters import vmap as vmap_interp
 from didax.jaxpr import ClosedJaxpr, eval_jaxpr
 from didax.lax import shape
-from didax.tree_util import (PyTreeDef, broadcast_prefix, tree_flatten, tree_unflatten)
+from didax.tree_util import (PyTreeDef, broadcast_prefix, tree_flatten, tree_map,
+                             tree_unflatten)
 
 
 def _arg_names(fn: Callable[..., Any], n: int) -> list[str]:
@@ -244,13 +245,10 @@ def _axis_size(fn: Callable[..., Any], args: tuple, leaves: list, dims: list,
 
 # ----------------------------------------------------------------------------- reverse mode
 
-# The dtype JAX gives the cotangent of an integer or bool input (a zero-size "float0").
-float0 = np.dtype([("float0", np.void, 0)])
-
-
 def _zeros_for(aval: core.ShapedArray) -> Any:
+    # JAX gives integer and bool values float0 (co)tangents: NumPy arrays of no bytes
     if not dtypes.is_float(aval.dtype):
-        return np.zeros(aval.shape, float0)
+        return np.zeros(aval.shape, dtypes.float0)
     return shape.full(aval.shape, 0, aval.dtype)
 
 
@@ -506,9 +504,14 @@ def jacfwd(fn: Callable[..., Any], argnums: int | Sequence[int] = 0,
             tangents = tree_unflatten(in_tree, basis)
             if has_aux:
                 (out, aux), (t_out, _) = jvp(partial_fn, dyn_args, tangents)
-                return out, t_out, aux
-            out, t_out = jvp(partial_fn, dyn_args, tangents)
-            return out, t_out
+            else:
+                out, t_out = jvp(partial_fn, dyn_args, tangents)
+            # JAX's Jacobian of an integer output is zeros of its dtype, not float0
+            t_out = tree_map(lambda y, t: shape.full(core.get_aval(y).shape, 0,
+                                                     core.get_aval(y).dtype)
+                             if isinstance(t, np.ndarray) and t.dtype == dtypes.float0
+                             else t, out, t_out)
+            return (out, t_out, aux) if has_aux else (out, t_out)
 
         out_axes = (None, -1, None) if has_aux else (None, -1)
         out, jac, *aux = vmap(push, out_axes=out_axes)(*_std_basis(leaves))

@@ -371,8 +371,8 @@ _SCALARS = (bool, int, float)
 
 
 def _fast_key(args: tuple) -> tuple | None:
-    """A cheap cache key for positional Arrays, NumPy arrays and Python scalars (None for
-    anything else): it determines the argument types as the full key does."""
+    """A cheap cache key for positional Arrays, NumPy arrays and scalars (None for anything
+    else): it determines the argument types as the full key does."""
     key = []
     for x in args:
         t = type(x)
@@ -380,7 +380,7 @@ def _fast_key(args: tuple) -> tuple | None:
             key.append(x.aval)
         elif t is np.ndarray:
             key.append((x.shape, x.dtype))
-        elif t in _SCALARS:
+        elif t in _SCALARS or issubclass(t, np.generic):  # the type decides the aval
             key.append(t)
         else:
             return None

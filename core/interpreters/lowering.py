@@ -236,7 +236,7 @@ def lower_jaxpr_to_module(closed: ClosedJaxpr, name: str) -> ModuleBuilder:
 def _verify(builder: ModuleBuilder) -> None:
     try:
         builder.module.operation.verify()
-    except Exception as e:  # jaxlib's MLIRError: the diagnostics name the failing op
+    except Exception as e:  # noqa: BLE001 - jaxlib's MLIRError, whose diagnostics name the op
         raise LoweringError(f"the lowered module does not verify:\n{e}\n\n"
                             f"{module_text(builder)}") from None
 

@@ -44,6 +44,19 @@ def checked_impl(impl: core.ImplRule, aval_rule: core.AbstractEvalRule,
     return rule
 
 
+def validated_impl(prim: core.Primitive, impl: core.ImplRule) -> core.ImplRule:
+    """`impl`, run after `prim`'s abstract evaluation rule has checked the operands, so that
+    eager calls raise the TypeError staged ones raise (structural primitives, whose NumPy
+    impls would raise other errors, or none)."""
+
+    def rule(*args: Any, **params: Any) -> list:
+        core.abstract_eval_rules[prim](*(ShapedArray(np.shape(a), a.dtype) for a in args),
+                                       **params)
+        return impl(*args, **params)
+
+    return rule
+
+
 def is_didax_value(x: Any) -> bool:
     """An Array or a Tracer: what a wrapper that has nothing to do may return as it is.
     NumPy values and Python scalars still become Arrays, as JAX's wrappers return Arrays."""

@@ -13,7 +13,7 @@ import numpy as np
 
 from didax import core, dtypes, pretty
 from didax.core import NOT_MAPPED, ShapedArray, UndefinedPrimal, Zero
-from didax.lax import shape
+from didax.lax import common, shape
 from didax.lax.convert import convert_element_type
 from didax.lax.elementwise import add_tangents
 
@@ -52,7 +52,7 @@ def _dot_general_impl(x, y, *, dimension_numbers, precision, preferred_element_t
     return [np.asarray(out).astype(preferred_element_type)]
 
 
-core.impl_rules.register(dot_general_p, _dot_general_impl)
+core.impl_rules.register(dot_general_p, common.validated_impl(dot_general_p, _dot_general_impl))
 
 
 @core.abstract_eval_rules.register(dot_general_p)

@@ -476,7 +476,7 @@ def _sin_jvp(primals, tangents):
 @core.jvp_rules.register(cos_p)
 def _cos_jvp(primals, tangents):
     (x,), (x_dot,) = primals, tangents
-    return [cos(x)], [mul(x_dot, neg(sin(x)))]  # d cos x = -sin x dx
+    return [cos(x)], [neg(mul(x_dot, sin(x)))]  # d cos x = -sin x dx
 
 
 @core.jvp_rules.register(tan_p)

@@ -43,7 +43,8 @@ def _broadcast_in_dim_impl(x, *, shape, broadcast_dimensions, sharding):
     return [np.broadcast_to(x.reshape(expanded), shape)]
 
 
-core.impl_rules.register(broadcast_in_dim_p, _broadcast_in_dim_impl)
+core.impl_rules.register(broadcast_in_dim_p,
+                         common.validated_impl(broadcast_in_dim_p, _broadcast_in_dim_impl))
 
 
 @core.abstract_eval_rules.register(broadcast_in_dim_p)
@@ -106,8 +107,8 @@ def reshape(x: Any, new_sizes: Sequence[int], dimensions: Sequence[int] | None =
     return reshape_p.bind(x, new_sizes=new_sizes, dimensions=None, sharding=None)
 
 
-core.impl_rules.register(reshape_p, lambda x, *, new_sizes, dimensions, sharding: [
-    np.reshape(x, new_sizes)])
+core.impl_rules.register(reshape_p, common.validated_impl(
+    reshape_p, lambda x, *, new_sizes, dimensions, sharding: [np.reshape(x, new_sizes)]))
 
 
 @core.abstract_eval_rules.register(reshape_p)
@@ -150,7 +151,8 @@ def transpose(x: Any, permutation: Sequence[int]) -> Any:
     return transpose_p.bind(x, permutation=permutation)
 
 
-core.impl_rules.register(transpose_p, lambda x, *, permutation: [np.transpose(x, permutation)])
+core.impl_rules.register(transpose_p, common.validated_impl(
+    transpose_p, lambda x, *, permutation: [np.transpose(x, permutation)]))
 
 
 @core.abstract_eval_rules.register(transpose_p)
@@ -196,14 +198,16 @@ def squeeze(x: Any, dimensions: Sequence[int]) -> Any:
     return squeeze_p.bind(x, dimensions=dimensions)
 
 
-core.impl_rules.register(squeeze_p, lambda x, *, dimensions: [np.squeeze(x, dimensions)])
+core.impl_rules.register(squeeze_p, common.validated_impl(
+    squeeze_p, lambda x, *, dimensions: [np.squeeze(x, dimensions)]))
 
 
 @core.abstract_eval_rules.register(squeeze_p)
 def _squeeze_abstract_eval(x, *, dimensions):
     if any(not (0 <= d < x.ndim) or x.shape[d] != 1 for d in dimensions):
-        raise TypeError(f"squeeze: dimensions {dimensions} of {x.str_short()} are not all of "
-                        "size 1")
+        # a ValueError, as in JAX
+        raise ValueError(f"squeeze: dimensions {dimensions} of {x.str_short()} are not all of "
+                         "size 1")
     shape = tuple(s for i, s in enumerate(x.shape) if i not in dimensions)
     return [ShapedArray(shape, x.dtype, x.weak_type)]
 
@@ -259,7 +263,7 @@ def _slice_impl(x, *, start_indices, limit_indices, strides):
     return [np.asarray(x)[index]]
 
 
-core.impl_rules.register(slice_p, _slice_impl)
+core.impl_rules.register(slice_p, common.validated_impl(slice_p, _slice_impl))
 
 
 @core.abstract_eval_rules.register(slice_p)
@@ -331,7 +335,7 @@ def _pad_impl(x, value, *, padding_config):
     return [out[crop]]
 
 
-core.impl_rules.register(pad_p, _pad_impl)
+core.impl_rules.register(pad_p, common.validated_impl(pad_p, _pad_impl))
 
 
 @core.abstract_eval_rules.register(pad_p)
@@ -362,10 +366,13 @@ def _pad_transpose(cts, x, v, *, padding_config):
         return [Zero(x.aval) if isinstance(x, UndefinedPrimal) else None,
                 Zero(v.aval) if isinstance(v, UndefinedPrimal) else None]
     shape = core.get_aval(ct).shape
-    starts = tuple(lo for lo, _, _ in padding_config)
-    limits = tuple(n - hi for n, (_, hi, _) in zip(shape, padding_config, strict=True))
+    # undo the low/high padding (negative padding cropped: pad those parts back with zeros),
+    # then take every (interior + 1)-th element
+    unpad = tuple((-lo, -hi, 0) for lo, hi, _ in padding_config)
+    unpadded = ct if not any(lo or hi for lo, hi, _ in unpad) else pad(
+        ct, _scalar_constant(np.zeros((), core.get_aval(ct).dtype), False), unpad)
     strides = tuple(interior + 1 for _, _, interior in padding_config)
-    ct_x = slice(ct, starts, limits, strides)
+    ct_x = slice(unpadded, (0,) * len(shape), core.get_aval(unpadded).shape, strides)
     ct_v = None
     if isinstance(v, UndefinedPrimal):
         total = reduce_sum(ct, tuple(range(len(shape))))
@@ -376,10 +383,17 @@ def _pad_transpose(cts, x, v, *, padding_config):
 @core.vmap_rules.register(pad_p)
 def _pad_vmap(axis_size, vals, dims, *, padding_config):
     (x, v), (dx, dv) = vals, dims
-    if dv is not NOT_MAPPED:
-        raise NotImplementedError("vmap of pad with a batched padding value")
     x = move_axis(x, dx, 0, axis_size)
-    return [pad(x, v, ((0, 0, 0), *padding_config))], [0]
+    config = ((0, 0, 0), *padding_config)
+    if dv is NOT_MAPPED:
+        return [pad(x, v, config)], [0]
+    # A batched padding value: one pad per example (JAX selects with a padded mask, but
+    # select_n belongs to a family defined after this one).
+    v = move_axis(v, dv, 0, axis_size)
+    shape = core.get_aval(x).shape
+    rows = [pad(slice(x, (b, *(0 for _ in shape[1:])), (b + 1, *shape[1:])),
+                reshape(slice(v, (b,), (b + 1,)), ()), config) for b in range(axis_size)]
+    return [concatenate(rows, 0)], [0]
 
 
 @core.lowering_rules.register(pad_p)
@@ -398,8 +412,8 @@ def concatenate(operands: Sequence[Any], dimension: int) -> Any:
     return concatenate_p.bind(*operands, dimension=int(dimension))
 
 
-core.impl_rules.register(concatenate_p, lambda *xs, dimension: [
-    np.concatenate(xs, axis=dimension)])
+core.impl_rules.register(concatenate_p, common.validated_impl(
+    concatenate_p, lambda *xs, dimension: [np.concatenate(xs, axis=dimension)]))
 
 
 @core.abstract_eval_rules.register(concatenate_p)

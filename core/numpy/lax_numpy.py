@@ -446,18 +446,24 @@ def square(x: Any) -> Any:
 # ----------------------------------------------------------------------------- reductions
 
 
+def _axis(axis: Any, ndim: int) -> int:
+    # Out of bounds is NumPy's AxisError, both a ValueError and an IndexError: JAX raises
+    # the one or the other, depending on the function.
+    axis = operator.index(axis)
+    if not -ndim <= axis < ndim:
+        raise np.exceptions.AxisError(axis, ndim)
+    return axis % ndim
+
+
 def _axes(name: str, x: Any, axis: Any) -> tuple[int, ...]:
     ndim = core.get_aval(x).ndim
     if axis is None:
         return tuple(range(ndim))
     axes = (axis,) if np.ndim(axis) == 0 and not isinstance(axis, tuple) else tuple(axis)
-    out = []
-    for a in axes:
-        a = operator.index(a)
-        if not -ndim <= a < ndim:
-            raise ValueError(f"{name}: axis {a} is out of bounds for array of dimension {ndim}")
-        out.append(a % ndim)
-    return tuple(out)
+    out = tuple(_axis(a, ndim) for a in axes)
+    if len(set(out)) != len(out):
+        raise ValueError(f"{name}: duplicate value in 'axis': {axis}")
+    return out
 
 
 def _keepdims(out: Any, x: Any, axes: tuple[int, ...]) -> Any:
@@ -611,11 +617,11 @@ def reshape(x: Any, shape: Any, order: str = "C") -> Any:
     if -1 in shape:
         known = int(np.prod([s for s in shape if s != -1], dtype=np.int64))
         if known == 0 or size % known:
-            raise TypeError(f"cannot reshape array of size {size} into shape {tuple(shape)}")
+            raise ValueError(f"cannot reshape array of size {size} into shape {tuple(shape)}")
         shape[shape.index(-1)] = size // known
     if int(np.prod(shape, dtype=np.int64)) != size:
-        raise TypeError(f"cannot reshape array of shape {core.get_aval(x).shape} (size {size}) "
-                        f"into shape {tuple(shape)} (size {int(np.prod(shape))})")
+        raise ValueError(f"cannot reshape array of shape {core.get_aval(x).shape} (size {size}) "
+                         f"into shape {tuple(shape)} (size {int(np.prod(shape))})")
     return lax.reshape(x, tuple(shape))
 
 
@@ -623,13 +629,18 @@ def transpose(x: Any, axes: Sequence[int] | None = None) -> Any:
     """Like `jax.numpy.transpose`."""
     _check_arraylike("transpose", x)
     ndim = core.get_aval(x).ndim
-    perm = tuple(reversed(range(ndim))) if axes is None else tuple(a % ndim for a in axes)
+    perm = tuple(reversed(range(ndim))) if axes is None else tuple(_axis(a, ndim) for a in axes)
     return lax.transpose(x, perm)
 
 
 def expand_dims(x: Any, axis: Any) -> Any:
     """Like `jax.numpy.expand_dims`."""
+    _check_arraylike("expand_dims", x)
     axes = (axis,) if np.ndim(axis) == 0 and not isinstance(axis, tuple) else tuple(axis)
+    ndim = core.get_aval(x).ndim + len(axes)
+    axes = tuple(_axis(a, ndim) for a in axes)
+    if len(set(axes)) != len(axes):
+        raise ValueError(f"expand_dims: repeated axis in {axis}")
     return lax.expand_dims(x, axes)
 
 
@@ -669,7 +680,7 @@ def concatenate(arrays: Sequence[Any], axis: int = 0) -> Any:
         raise ValueError("Zero-dimensional arrays cannot be concatenated.")
     if len(arrays) == 1:
         return asarray(arrays[0])
-    return lax.concatenate(arrays, axis % ndim)
+    return lax.concatenate(arrays, _axis(axis, ndim))
 
 
 def stack(arrays: Sequence[Any], axis: int = 0) -> Any:
@@ -683,7 +694,7 @@ def stack(arrays: Sequence[Any], axis: int = 0) -> Any:
     ndim = core.get_aval(arrays[0]).ndim
     arrays = [lax.convert_element_type(a, core.get_aval(a).dtype, False)
               if dtypes.is_python_scalar(a) else a for a in arrays]
-    return lax.stack(arrays, axis % (ndim + 1))
+    return lax.stack(arrays, _axis(axis, ndim + 1))
 
 
 def shape(x: Any) -> tuple[int, ...]:

@@ -3,7 +3,7 @@
 For each case with float32 array arguments: `grad` of a random weighting of the output (all
 float arguments at once, `argnums` a tuple), `vjp` with those weights as the cotangent, and
 `linearize` with random tangents; on a subset, `jacfwd`, `jacrev` and `hessian`. Results must
-have JAX's shapes and dtypes and its values within the case's tolerance. Where JAX itself
+have JAX's shapes and dtypes and its values within rtol 1e-4, atol 1e-5. Where JAX itself
 raises on a case, the case is skipped.
 """
 
@@ -23,7 +23,10 @@ jnp = pytest.importorskip("jax.numpy")
 
 pytestmark = pytest.mark.oracle
 
-DIFF_CASES = [c for c in CASES if c.differentiable and c.float_positions]
+# cases JAX rejects (`raises`) have no derivative to compare
+DIFF_CASES = [c for c in CASES if c.differentiable and c.float_positions
+              and getattr(c, "raises", None) is None]
+TOL = 1e-4  # JAX's float32 tolerance: rtol 1e-4, atol 1e-5
 # Jacobians and Hessians cost a vmap each: a deterministic third of the cases.
 JAC_CASES = DIFF_CASES[::4]
 
@@ -68,11 +71,11 @@ def test_grad_and_vjp(case: OpCase) -> None:
     argnums = tuple(range(len(xs)))
     want = _jax(jax.grad(lambda *a: jnp.sum(j_fn(*a) * w), argnums), *xs)
     got = didax.grad(lambda *a: dnp.sum(d_fn(*a) * w), argnums)(*xs)
-    assert_tree_close(got, want, case.tol)
+    assert_tree_close(got, want, TOL)
     # the same cotangent through vjp: the output and the cotangents of every argument
     d_out, d_vjp = didax.vjp(d_fn, *xs)
-    assert_tree_close(d_out, j_fn(*xs), case.tol)
-    assert_tree_close(d_vjp(w), want, case.tol)
+    assert_tree_close(d_out, j_fn(*xs), TOL)
+    assert_tree_close(d_vjp(w), want, TOL)
 
 
 @pytest.mark.parametrize("case", DIFF_CASES, ids=[c.id for c in DIFF_CASES])
@@ -81,8 +84,8 @@ def test_linearize(case: OpCase) -> None:
     tangents = [rng.standard_normal(np.shape(x)).astype(np.float32) for x in xs]
     j_out, j_t = _jax(jax.jvp, j_fn, tuple(xs), tuple(tangents))
     d_out, d_lin = didax.linearize(d_fn, *xs)
-    assert_tree_close(d_out, j_out, case.tol)
-    assert_tree_close(d_lin(*tangents), j_t, case.tol)
+    assert_tree_close(d_out, j_out, TOL)
+    assert_tree_close(d_lin(*tangents), j_t, TOL)
 
 
 @pytest.mark.parametrize("case", JAC_CASES, ids=[c.id for c in JAC_CASES])
@@ -92,7 +95,7 @@ def test_jacobian(case: OpCase, jac: str) -> None:
     argnums = tuple(range(len(xs)))
     want = _jax(getattr(jax, jac)(j_fn, argnums), *xs)
     got = getattr(didax, jac)(d_fn, argnums)(*xs)
-    assert_tree_close(got, want, case.tol)
+    assert_tree_close(got, want, TOL)
 
 
 @pytest.mark.parametrize("case", DIFF_CASES[1::6], ids=[c.id for c in DIFF_CASES[1::6]])
@@ -101,4 +104,4 @@ def test_hessian(case: OpCase) -> None:
     w = _weights(j_fn, xs, rng)
     want = _jax(jax.hessian(lambda *a: jnp.sum(j_fn(*a) * w)), *xs)
     got = didax.hessian(lambda *a: dnp.sum(d_fn(*a) * w))(*xs)
-    assert_tree_close(got, want, max(case.tol, 1e-3))
+    assert_tree_close(got, want, 1e-3)

@@ -45,7 +45,7 @@ def test_compiling_and_running_never_imports_jax() -> None:
 
 
 def test_jaxlib_version_is_the_pinned_one() -> None:
-    import jaxlib.version  # noqa: PLC0415 - only this test needs it
+    import jaxlib.version  # only this test needs it
 
     assert jaxlib.version.__version__.split(".")[:2] == backend.JAXLIB_VERSION.split(".")[:2]
 

@@ -26,6 +26,8 @@ _QUICK_COMPILE = {
     "xla_cpu_use_fusion_emitters": False,
     "xla_backend_optimization_level": 0,
     "xla_llvm_disable_expensive_passes": True,
+    "xla_cpu_parallel_codegen_split_count": 1,
+    "xla_cpu_use_xnnpack": False,
 }
 
 
