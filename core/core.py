@@ -147,7 +147,7 @@ operator_table: dict[str, Callable[..., Any]] = {}
 class ShapedArray:
     """The abstract value of an array: shape, dtype and whether the dtype is weak."""
 
-    __slots__ = ("shape", "dtype", "weak_type")
+    __slots__ = ("shape", "dtype", "weak_type", "_hash")
     array_abstraction_level = 1
 
     def __init__(self, shape: tuple[int, ...], dtype: Any, weak_type: bool = False) -> None:
@@ -184,7 +184,11 @@ class ShapedArray:
         )
 
     def __hash__(self) -> int:
-        return hash((self.shape, self.dtype, self.weak_type))
+        try:  # avals are immutable, and jit's cache hashes them on every dispatch
+            return self._hash
+        except AttributeError:
+            self._hash = hash((self.shape, self.dtype, self.weak_type))
+            return self._hash
 
     def __repr__(self) -> str:
         return f"ShapedArray({self.str_short()}{', weak_type=True' if self.weak_type else ''})"

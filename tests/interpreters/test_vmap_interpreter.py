@@ -339,17 +339,9 @@ def _in_axes_patterns(case: Case, operands: list[np.ndarray]) -> list[tuple]:
         pats.add(tuple(0 if j == i else None for j in range(n)))
     if np.ndim(operands[0]) >= 1:  # the first operand batched at an inner axis
         pats.add((1,) + (0,) * (n - 1))
-    if case.prim is shape.pad_p:  # a batched padding value is tested (xfail) on its own
-        pats = {p for p in pats if p[1] is None}
     return sorted(pats, key=str)
 
 
-@pytest.mark.xfail(
-    raises=NotImplementedError,
-    strict=True,
-    reason="pad's vmap rule needs select_n (comparison.py, after shape.py in "
-    "layer 2) to batch the padding value; JAX supports it",
-)
 def test_pad_with_batched_padding_value() -> None:
     x, v = randf(B, 2), randf(B)
     got = didax.vmap(lambda a, b: lax.pad(a, b, ((1, 1, 0),)))(x, v)
