@@ -502,15 +502,15 @@ def eval_primitive(primitive: Primitive, operands: Sequence[Any], params: dict) 
         raise NotImplementedError(f"no impl rule for '{primitive}'")
     args = [to_numpy(x) for x in operands]
     outs = rule(*args, **params)
-    # Eager results carry a weak type without running abstract evaluation (too slow for the
-    # eager path): a result can only be weak when every operand is weak (select_n's predicate
-    # aside), and then the abstract evaluation rule says (`1.0 < 2.0` is a weak bool, an
-    # argmax is not weak); a conversion says itself whether its result is weak.
+    # Eager results carry a weak type without running abstract evaluation on the hot path:
+    # with no weak operand a result is strong (the common case); otherwise the abstract
+    # evaluation rule says (`1.0 < 2.0` is a weak bool, `f32 * 2.0` is strong, a cond's
+    # index is strong but its branches may return weak values, so primitives with several
+    # results, the higher-order ones, always ask); a conversion says itself.
     if "weak_type" in params:
         return [wrap_eager(o, params["weak_type"]) for o in outs]
-    for x in operands[1:] if primitive.name == "select_n" else operands:
-        if not _is_weak(x):
-            return [wrap_eager(o, False) for o in outs]
+    if not any(_is_weak(x) for x in operands) and not primitive.multiple_results:
+        return [wrap_eager(o, False) for o in outs]
     if not operands:
         return [wrap_eager(o, False) for o in outs]
     out_avals = abstract_eval_rules[primitive](*map(get_aval, operands), **params)
