@@ -513,6 +513,10 @@ def eval_primitive(primitive: Primitive, operands: Sequence[Any], params: dict) 
         return [wrap_eager(o, False) for o in outs]
     if not operands:
         return [wrap_eager(o, False) for o in outs]
+    if primitive not in abstract_eval_rules:  # a user's impl-only primitive still runs eagerly
+        weak = all(_is_weak(x) for x in operands)
+        dtype = args[0].dtype
+        return [wrap_eager(o, weak and o.dtype == dtype) for o in outs]
     out_avals = abstract_eval_rules[primitive](*map(get_aval, operands), **params)
     return [wrap_eager(o, a.weak_type) for o, a in zip(outs, out_avals, strict=True)]
 

@@ -1,0 +1,414 @@
+"""The classroom notebooks in demo_notebooks/ run top to bottom in a real kernel on the
+current didax (marker `notebooks`), their stored outputs are what that run prints, and the
+key programs they print are the ones computed here, in this process, and by JAX.
+
+Every notebook in demo_notebooks/ is executed here except those in `COVERED_ELSEWHERE`.
+A cell tagged `raises-exception` must raise; any other cell must not, nor write to stderr
+(jaxlib's C++ log lines aside). To refresh the stored outputs after a change to didax:
+
+    python tests/notebooks/test_demo_notebooks.py [NAME.ipynb ...]
+
+(that executes the notebooks and drops jaxlib's log lines, which `nbconvert --execute` keeps).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import io
+import json
+import os
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+import didax
+import numpy as np
+import pytest
+
+pytestmark = pytest.mark.notebooks
+
+_CI = os.environ.get("CI", "").lower() not in ("", "0", "false")
+try:
+    import ipykernel  # noqa: F401 - the kernel the notebooks run in
+    import nbformat
+    from nbclient import NotebookClient
+except ImportError as e:  # pragma: no cover - depends on the environment
+    if _CI:  # CI must run the notebooks, never skip them
+        raise ImportError(f"notebook tests need nbclient, nbformat and ipykernel: {e}") from e
+    pytest.skip(
+        f"notebook tests need nbclient, nbformat and ipykernel: {e}", allow_module_level=True
+    )
+
+DEMOS = Path(__file__).parents[2] / "demo_notebooks"
+COVERED_ELSEWHERE = {"magics_tour.ipynb": "tests/magics/test_notebooks.py"}
+NOTEBOOKS = sorted(p.name for p in DEMOS.glob("*.ipynb") if p.name not in COVERED_ELSEWHERE)
+RAISES = "raises-exception"
+# glog lines that jaxlib's C++ code writes to stderr, e.g.
+# "I1122 08:57:51.036259   22512 pjrt_client.cc:579] PjRt-IFRT device count: ..."
+JAXLIB_LOG = re.compile(
+    r"^[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+\s+\d+ [\w.]+:\d+\] .*(\n|$)", re.MULTILINE
+)
+
+
+# --------------------------------------------------------------------------- running notebooks
+
+
+def write_kernelspec(root: Path) -> str:
+    """A kernelspec under `root` that runs this interpreter (the one didax is installed in),
+    whatever `python` on the PATH is; put `root` on JUPYTER_PATH to use it."""
+    spec = root / "kernels" / "didax-notebooks"
+    spec.mkdir(parents=True, exist_ok=True)
+    (spec / "kernel.json").write_text(
+        json.dumps(
+            {
+                "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+                "display_name": "didax notebooks",
+                "language": "python",
+            }
+        )
+    )
+    return "didax-notebooks"
+
+
+def execute(name: str, kernel_name: str) -> Any:
+    """Run a demo notebook in a fresh kernel; cells tagged raises-exception may raise."""
+    nb = nbformat.read(DEMOS / name, as_version=4)
+    NotebookClient(
+        nb,
+        kernel_name=kernel_name,
+        timeout=120,
+        startup_timeout=60,
+        resources={"metadata": {"path": str(DEMOS)}},
+    ).execute()
+    return nb
+
+
+def clean(nb: Any) -> Any:
+    """Drop what changes from run to run or is not the notebook's own output (execution
+    timestamps, jaxlib's log lines, how a stream happened to be split into messages)."""
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        cell.metadata.pop("execution", None)
+        outputs: list[Any] = []
+        for out in cell.outputs:
+            if out.output_type == "stream":
+                out.text = JAXLIB_LOG.sub("", out.text)
+                if not out.text:
+                    continue
+                last = outputs[-1] if outputs else None
+                if last and last.output_type == "stream" and last.name == out.name:
+                    last.text += out.text  # one block per stream, however it was flushed
+                    continue
+            outputs.append(out)
+        cell.outputs = outputs
+    return nb
+
+
+def shown(cell: Any) -> list[tuple[str, str]]:
+    """What a reader sees of a cell's outputs, as (kind, text) pairs."""
+    seen = []
+    for out in cell.outputs:
+        if out.output_type == "stream":
+            seen.append((out.name, out.text))
+        elif out.output_type in ("execute_result", "display_data"):
+            seen.append((out.output_type, out.data.get("text/plain", "")))
+        elif out.output_type == "error":
+            seen.append(("error", f"{out.ename}: {out.evalue}"))
+    return seen
+
+
+def stdout(cell: Any) -> str:
+    return "".join(o.text for o in cell.outputs if o.output_type == "stream" and o.name == "stdout")
+
+
+def result(cell: Any) -> str:
+    (out,) = [o for o in cell.outputs if o.output_type == "execute_result"]
+    return out.data["text/plain"]
+
+
+def code_cells(nb: Any) -> list[Any]:
+    return [c for c in nb.cells if c.cell_type == "code"]
+
+
+def cell_with(nb: Any, snippet: str) -> Any:
+    found = [c for c in code_cells(nb) if snippet in c.source]
+    assert len(found) == 1, f"{len(found)} cells contain {snippet!r}"
+    return found[0]
+
+
+@pytest.fixture(scope="module")
+def kernel_name(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    root = tmp_path_factory.mktemp("jupyter")
+    name = write_kernelspec(root)
+    old = os.environ.get("JUPYTER_PATH")
+    os.environ["JUPYTER_PATH"] = os.pathsep.join(filter(None, [str(root), old]))
+    yield name
+    if old is None:
+        os.environ.pop("JUPYTER_PATH", None)
+    else:
+        os.environ["JUPYTER_PATH"] = old
+
+
+@pytest.fixture(scope="module")
+def run(kernel_name: str) -> Any:
+    """`run(name)`: the notebook executed in a kernel, once per test module."""
+    return functools.cache(lambda name: clean(execute(name, kernel_name)))
+
+
+# --------------------------------------------------------------------------- in this process
+
+
+def replay(name: str, **names: Any) -> dict[str, Any]:
+    """Run a notebook's code cells here, in order, in a namespace that starts with `names`
+    (and imports rebound to them): the values a test compares with the kernel's output."""
+    ns: dict[str, Any] = {"__name__": "__notebook__"}
+    nb = nbformat.read(DEMOS / name, as_version=4)
+    for cell in code_cells(nb):
+        if RAISES in cell.metadata.get("tags", []):
+            continue
+        source = cell.source
+        for alias, module in names.items():  # `import didax.numpy as jnp` -> the given module
+            source = re.sub(
+                rf"^(import [\w.]+ as {alias}|from [\w.]+ import [\w, ]*\b{alias}\b.*"
+                rf"|import {alias})$",
+                "pass",
+                source,
+                flags=re.MULTILINE,
+            )
+            ns[alias] = module
+        with contextlib.redirect_stdout(io.StringIO()):
+            exec(compile(source, f"<{name} cell>", "exec"), ns)  # noqa: S102 - our notebook
+    return ns
+
+
+def as_jax(text: str) -> str:
+    # JAX 0.10 prints some params that vmap computed as numpy scalars: `axes=(np.int64(1),)`
+    return re.sub(r"np\.int64\((-?\d+)\)", r"\1", text)
+
+
+# --------------------------------------------------------------------------- every notebook
+
+
+def test_every_demo_notebook_is_tested() -> None:
+    assert NOTEBOOKS, "no demo notebooks found"
+    for name, test in COVERED_ELSEWHERE.items():
+        assert (DEMOS / name).exists() and (DEMOS.parent / test).exists(), (name, test)
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_stored_notebook_is_executed(name: str) -> None:
+    nb = nbformat.read(DEMOS / name, as_version=4)
+    nbformat.validate(nb)
+    cells = code_cells(nb)
+    assert [c.execution_count for c in cells] == list(range(1, len(cells) + 1)), (
+        "stored notebook is not executed top to bottom"
+    )
+    for cell in cells:
+        for kind, text in shown(cell):
+            assert not JAXLIB_LOG.search(text), (cell.source, text)
+            assert (kind == "error") == (RAISES in cell.metadata.get("tags", [])), cell.source
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_notebook_runs(name: str, run: Any) -> None:
+    nb = run(name)
+    for cell in code_cells(nb):
+        errors = [o for o in cell.outputs if o.output_type == "error"]
+        if RAISES in cell.metadata.get("tags", []):
+            assert errors, f"cell tagged {RAISES} did not raise:\n{cell.source}"
+            continue
+        assert not errors, (cell.source, [f"{o.ename}: {o.evalue}" for o in errors])
+        stderr = [o.text for o in cell.outputs if o.output_type == "stream" and o.name == "stderr"]
+        assert not stderr, (cell.source, stderr)
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_stored_outputs_are_current(name: str, run: Any) -> None:
+    stored = code_cells(nbformat.read(DEMOS / name, as_version=4))
+    fresh = code_cells(run(name))
+    assert [c.source for c in stored] == [c.source for c in fresh]
+    for old, new in zip(stored, fresh, strict=True):
+        assert shown(old) == shown(new), (
+            f"stored outputs of {name} are stale; refresh them with "
+            f"`python tests/notebooks/test_demo_notebooks.py {name}`\n{old.source}"
+        )
+
+
+# --------------------------------------------------------------------------- engine_tour
+
+TOUR = "engine_tour.ipynb"
+
+# (a snippet naming the cell, the program it prints): the cell's output is that program as
+# didax prints it here, and JAX prints the same program.
+TOUR_JAXPRS = [
+    ("closed = didax.make_jaxpr(f)(x)", "didax.make_jaxpr(f)(x)"),
+    ("closed_g = didax.make_jaxpr(g)(x)", "didax.make_jaxpr(g)(x)"),
+    (
+        "didax.jvp(f, (x,), (t,)))(x, t)",
+        "didax.make_jaxpr(lambda x, t: didax.jvp(f, (x,), (t,)))(x, t)",
+    ),
+    ("print(didax.make_jaxpr(didax.vmap(f))(xs))", "didax.make_jaxpr(didax.vmap(f))(xs)"),
+    ("in_axes=(0, None)", "didax.make_jaxpr(didax.vmap(scaled, in_axes=(0, None)))(xs, w)"),
+    ("print(didax.make_jaxpr(didax.grad(f))(x))", "didax.make_jaxpr(didax.grad(f))(x)"),
+    ("print(didax.make_jaxpr(f_jit)(x))", "didax.make_jaxpr(f_jit)(x)"),
+    ("print(didax.make_jaxpr(sin_or_neg)(x))", "didax.make_jaxpr(sin_or_neg)(x)"),
+    (
+        "didax.make_jaxpr(didax.vmap(sin_or_neg))(rows)",
+        "didax.make_jaxpr(didax.vmap(sin_or_neg))(rows)",
+    ),
+    ("print(didax.make_jaxpr(running_sum)(x))", "didax.make_jaxpr(running_sum)(x)"),
+    ("print(didax.make_jaxpr(didax.grad(loss))(x))", "didax.make_jaxpr(didax.grad(loss))(x)"),
+    ("print(didax.make_jaxpr(inner_slope)(2.0))", "didax.make_jaxpr(inner_slope)(2.0)"),
+]
+
+
+@functools.cache
+def tour_here() -> dict[str, Any]:
+    return replay(TOUR)
+
+
+def test_engine_tour_prints_the_programs_didax_computes(run: Any) -> None:
+    nb, ns = run(TOUR), tour_here()
+    for snippet, expr in TOUR_JAXPRS:
+        jaxpr = str(eval(expr, ns))
+        assert jaxpr + "\n" in stdout(cell_with(nb, snippet)), expr
+    first = stdout(cell_with(nb, "closed = didax.make_jaxpr(f)(x)"))
+    assert first == str(didax.make_jaxpr(ns["f"])(ns["x"])) + "\n"
+    lowered = stdout(cell_with(nb, "lowered = f_jit.lower(x)"))
+    assert lowered == didax.jit(ns["f"]).lower(ns["x"]).as_text() + "\n"
+    assert "stablehlo.sine" in lowered and "stablehlo.reduce" in lowered
+    assert "fusion" in stdout(cell_with(nb, "compiled = lowered.compile()"))
+    # jit traces once per shape: the print inside runs for the 1st and 3rd calls only
+    traces = stdout(cell_with(nb, "noisy_jit = didax.jit(noisy)")).count("tracing with")
+    assert traces == 2
+
+
+@pytest.mark.oracle
+def test_engine_tour_programs_are_jax_programs() -> None:
+    """What the intro promises: with `didax` replaced by `jax`, the tour runs unchanged and
+    prints the same programs, costs and derivatives."""
+    jax = pytest.importorskip("jax")
+    ns, jax_ns = tour_here(), replay(TOUR, didax=jax, jnp=jax.numpy, lax=jax.lax)
+    for _, expr in TOUR_JAXPRS:
+        assert str(eval(expr, ns)) == as_jax(str(eval(expr, jax_ns))), expr
+    for key in ("flops", "transcendentals", "bytes accessed"):
+        assert ns["cost"][key] == jax_ns["cost"][key], key
+    for expr in (
+        "didax.grad(f)(x)",
+        "f_vjp(1.0)[0]",
+        "didax.vmap(f)(xs)",
+        "didax.grad(loss)(x)",
+        "didax.grad(lambda x: jnp.sum(sin_or_neg(x)))(x)",
+        "inner_slope(2.0)",
+        "didax.grad(inner_slope)(2.0)",
+        "didax.grad(lambda x: x * didax.grad(lambda y: x + y)(1.0))(2.0)",
+    ):
+        np.testing.assert_allclose(
+            np.asarray(eval(expr, ns)),
+            np.asarray(eval(expr, jax_ns)),
+            rtol=1e-4,
+            atol=1e-5,
+            err_msg=expr,
+        )
+
+
+def test_engine_tour_perturbation_confusion(run: Any) -> None:
+    nb = run(TOUR)
+    zeros = result(cell_with(nb, "inner_slope(2.0), didax.grad(inner_slope)(2.0)"))
+    one = result(cell_with(nb, "didax.grad(lambda x: x * didax.grad(lambda y: x + y)"))
+    ns = tour_here()
+    assert zeros == repr((ns["inner_slope"](2.0), didax.grad(ns["inner_slope"])(2.0)))
+    assert one.startswith("Array(1., dtype=float32")  # 2. would be perturbation confusion
+
+
+# --------------------------------------------------------------------------- extending_didax
+
+EXTENDING = "extending_didax.ipynb"
+
+
+@functools.cache
+def extending_here() -> dict[str, Any]:
+    return replay(EXTENDING)
+
+
+def test_extending_prints_what_didax_computes(run: Any) -> None:
+    nb, ns = run(EXTENDING), extending_here()
+    a, b = ns["a"], ns["b"]
+    jaxpr = didax.make_jaxpr(ns["square_add"])(a, b)
+    assert [e.primitive for e in jaxpr.jaxpr.eqns] == [ns["multiply_add_p"]]
+    assert stdout(cell_with(nb, "def multiply_add_abstract_eval")) == str(jaxpr) + "\n"
+    grad_text = stdout(cell_with(nb, "def multiply_add_transpose"))
+    assert str(didax.make_jaxpr(didax.grad(ns["loss"]))(a, b)) + "\n" in grad_text
+    assert grad_text.count("multiply_add") == 3  # forward, and once per use of `a` backward
+    lowered = stdout(cell_with(nb, "def multiply_add_lowering"))
+    assert ns["square_add_jit"].lower(a, b).as_text() + "\n" in lowered
+    assert "stablehlo.multiply" in lowered and "stablehlo.add" in lowered
+    assert stdout(cell_with(nb, "ours = program(square_add)")).endswith("\nTrue\n")
+    inverse_jaxpr = didax.make_jaxpr(ns["f_inv"])(ns["f"](0.5))
+    assert stdout(cell_with(nb, "f_inv = inverse(f)")).endswith(str(inverse_jaxpr) + "\n")
+    assert "tanh" not in str(inverse_jaxpr) and "exp" not in str(inverse_jaxpr)
+
+
+@pytest.mark.oracle
+def test_extending_values_match_jax() -> None:
+    """The new primitive is `a * a + b` and `inverse(f)` is `arctanh(log(y))`: JAX computes
+    the notebook's compositions from those."""
+    jax = pytest.importorskip("jax")
+    jnp = jax.numpy
+    ns = extending_here()
+    a, b, batch, ys = (np.asarray(ns[k]) for k in ("a", "b", "batch", "ys"))
+
+    def close(got: Any, want: Any) -> None:
+        for g, w in zip(
+            jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want), strict=True
+        ):
+            np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-4, atol=1e-5)
+
+    square_add = lambda a, b: a * a + b
+    close(
+        ns["ours"],
+        (
+            jax.vmap(jax.grad(lambda a, b: jnp.sum(square_add(a, b) * a)), (0, None))(batch, b),
+            jax.grad(jax.grad(lambda s: jnp.sum(square_add(s * a, b) * (s * a))))(1.0),
+        ),
+    )
+    close(didax.jvp(ns["square_add"], (a, b), (b, a)), jax.jvp(square_add, (a, b), (b, a)))
+    close(
+        didax.vmap(ns["square_add"], in_axes=(0, None))(batch, b),
+        jax.vmap(square_add, in_axes=(0, None))(batch, b),
+    )
+    f_inverse = lambda y: jnp.arctanh(jnp.log(y))
+    close(
+        didax.jit(didax.vmap(didax.grad(ns["inverse"](ns["f"]))))(ys),
+        jax.jit(jax.vmap(jax.grad(f_inverse)))(ys),
+    )
+    close(ns["inverse"](ns["g"])(ns["g"](a)), a)
+
+
+# --------------------------------------------------------------------------- refreshing
+
+
+def refresh(names: list[str]) -> None:
+    """Execute the named notebooks (default: those this file tests) and store the outputs."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as root:
+        os.environ["JUPYTER_PATH"] = root
+        kernel = write_kernelspec(Path(root))
+        for name in names or NOTEBOOKS:
+            nb = clean(execute(name, kernel))
+            nb.metadata["kernelspec"] = {
+                "display_name": "Python 3 (ipykernel)",
+                "language": "python",
+                "name": "python3",
+            }
+            nbformat.validate(nb)
+            nbformat.write(nb, DEMOS / name)
+            print(f"refreshed {DEMOS / name}")
+
+
+if __name__ == "__main__":
+    refresh(sys.argv[1:])
