@@ -14,6 +14,11 @@ then the ratios the issue sets targets for (didax's, with JAX's beside them):
   XLA's CPU kernels for the batched outer products make the vmapped call the slower one, in
   JAX as in didax.
 Gradients are checked against JAX's before timing.
+
+Eager didax multiplies matrices with NumPy's OpenBLAS. On a small shared machine OpenBLAS's
+worker threads contend (on the 2-core machine a 128x512x512 product takes ~24 ms with two
+threads and ~1 ms with one), so this script runs it single-threaded unless
+OPENBLAS_NUM_THREADS is already set. JAX does not use OpenBLAS.
 """
 
 from __future__ import annotations
@@ -21,7 +26,9 @@ from __future__ import annotations
 import os
 import sys
 
-import numpy as np
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # before NumPy loads OpenBLAS
+
+import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(__file__))
 from _util import median_time  # noqa: E402
@@ -130,7 +137,8 @@ def main() -> None:
     j = measure(jax, jnp, params, x, y) if jax else None
     if j:
         check(d, j)
-    print(f"MLP {' -> '.join(map(str, SIZES))}, tanh, MSE, batch {BATCH}  (ms, median of 7)")
+    print(f"MLP {' -> '.join(map(str, SIZES))}, tanh, MSE, batch {BATCH}  (ms, median of 7; "
+          f"OPENBLAS_NUM_THREADS={os.environ['OPENBLAS_NUM_THREADS']})")
     print(f"{'':<60} {'didax':>9} {'jax':>9}")
     for key in ("jit loss", "jit value_and_grad", "eager loss", "eager grad"):
         print(f"{key:<60} {d[key]:9.3f} {'-' if j is None else f'{j[key]:9.3f}':>9}")

@@ -245,6 +245,7 @@ def _axis_size(fn: Callable[..., Any], args: tuple, leaves: list, dims: list,
 
 # ----------------------------------------------------------------------------- reverse mode
 
+
 def _zeros_for(aval: core.ShapedArray) -> Any:
     # JAX gives integer and bool values float0 (co)tangents: NumPy arrays of no bytes
     if not dtypes.is_float(aval.dtype):

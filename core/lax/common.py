@@ -18,30 +18,55 @@ from didax.core import ShapedArray, Zero
 # ----------------------------------------------------------------------------- impl
 
 
-def elementwise_impl(fn: Callable[..., Any]) -> core.ImplRule:
+def _ill_typed(args: tuple, floats_only: bool) -> bool:
+    # Cheap tests that let well-typed eager operands skip abstract evaluation: one or two
+    # operands, dtypes identical (builtin dtypes are singletons), array shapes equal.
+    x = args[0]
+    dtype = x.dtype
+    if floats_only and dtype.kind != "f" and dtypes.kind(dtype) != 2:  # bfloat16's kind is V
+        return True
+    if len(args) == 1:
+        return False
+    if len(args) > 2:
+        return True
+    y = args[1]
+    return y.dtype is not dtype or (y.shape != x.shape and bool(y.shape) and bool(x.shape))
+
+
+def _check(aval_rule: core.AbstractEvalRule, args: tuple, params: dict) -> None:
+    aval_rule(*(ShapedArray(np.shape(a), a.dtype) for a in args), **params)
+
+
+def elementwise_impl(fn: Callable[..., Any], aval_rule: core.AbstractEvalRule | None = None,
+                     floats_only: bool = False) -> core.ImplRule:
+    """Apply the NumPy function `fn`, keeping the operands' dtype. With `aval_rule`, operands
+    that may be ill-typed (dtypes differ, array shapes differ, a non-float operand of a
+    float-only op) go through it first, so that eager calls raise the TypeError that staged
+    calls raise."""
+
     def impl(*args: Any, **params: Any) -> list:
+        x, y = args[0], args[-1]
+        dtype = x.dtype
+        if aval_rule is not None and (
+                y.dtype is not dtype or (floats_only and dtype.kind != "f") or len(args) > 2
+                or (y.shape != x.shape and y.shape and x.shape)) and _ill_typed(args, floats_only):
+            _check(aval_rule, args, params)
         out = fn(*args)
-        dtype = args[0].dtype
         return [out if out.dtype == dtype else out.astype(dtype)]
 
     return impl
 
 
-def checked_impl(impl: core.ImplRule, aval_rule: core.AbstractEvalRule,
-                 floats_only: bool = False) -> core.ImplRule:
-    """`impl`, first running `aval_rule` on operands that may be ill-typed (dtypes differ,
-    arrays' shapes differ, a non-float operand of a float-only op), so that eager calls raise
-    the TypeError that staged ones raise. Well-typed operands skip the check."""
+def predicate_impl(fn: Callable[..., Any], aval_rule: core.AbstractEvalRule | None = None,
+                   floats_only: bool = False) -> core.ImplRule:
+    """Apply the NumPy predicate `fn` (a bool result); `aval_rule` as in `elementwise_impl`."""
 
-    def rule(*args: Any, **params: Any) -> list:
-        x = args[0]
-        if (floats_only and dtypes.kind(x.dtype) != 2) or any(
-                a.dtype != x.dtype or (a.shape != x.shape and a.shape and x.shape)
-                for a in args[1:]):
-            aval_rule(*(ShapedArray(np.shape(a), a.dtype) for a in args), **params)
-        return impl(*args, **params)
+    def impl(*args: Any, **params: Any) -> list:
+        if aval_rule is not None and _ill_typed(args, floats_only):
+            _check(aval_rule, args, params)
+        return [np.asarray(fn(*args))]
 
-    return rule
+    return impl
 
 
 def validated_impl(prim: core.Primitive, impl: core.ImplRule) -> core.ImplRule:
@@ -63,11 +88,6 @@ def is_didax_value(x: Any) -> bool:
     return isinstance(x, core.Tracer) or isinstance(getattr(x, "aval", None), ShapedArray)
 
 
-def predicate_impl(fn: Callable[..., Any]) -> core.ImplRule:
-    def impl(*args: Any) -> list:
-        return [np.asarray(fn(*args))]
-
-    return impl
 
 
 # ----------------------------------------------------------------------------- abstract eval

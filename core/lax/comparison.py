@@ -19,7 +19,7 @@ from didax.lax import common, shape
 def _comparison(name: str, fn: Callable[..., Any]) -> core.Primitive:
     prim = core.Primitive(name)
     aval = common.compare_aval(name)
-    core.impl_rules.register(prim, common.checked_impl(common.predicate_impl(fn), aval))
+    core.impl_rules.register(prim, common.predicate_impl(fn, aval))
     core.abstract_eval_rules.register(prim, aval)
     # jvp: handled by the all-zero-tangent path: comparisons never get a nonzero tangent out
     core.jvp_rules.register(prim, _zero_output_jvp(prim))
@@ -91,8 +91,8 @@ def _is_finite_abstract_eval(x):
     return [ShapedArray(x.shape, dtypes.bool_, x.weak_type)]
 
 
-core.impl_rules.register(is_finite_p, common.checked_impl(common.predicate_impl(np.isfinite),
-                                                          _is_finite_abstract_eval, True))
+core.impl_rules.register(is_finite_p,
+                         common.predicate_impl(np.isfinite, _is_finite_abstract_eval, True))
 
 
 core.jvp_rules.register(is_finite_p, _zero_output_jvp(is_finite_p))
@@ -105,7 +105,7 @@ core.lowering_rules.register(is_finite_p, common.direct_lowering("is_finite"))
 def _logical(name: str, fn: Callable[..., Any], arity: int) -> core.Primitive:
     prim = core.Primitive(name)
     aval = common.naryop_aval(name, "int_or_bool")
-    core.impl_rules.register(prim, common.checked_impl(common.elementwise_impl(fn), aval))
+    core.impl_rules.register(prim, common.elementwise_impl(fn, aval))
     core.abstract_eval_rules.register(prim, aval)
     core.jvp_rules.register(prim, _zero_output_jvp(prim))
     vmap = shape.broadcasting_vmap(prim.bind) if arity == 2 else common.vectorized_vmap(prim.bind)

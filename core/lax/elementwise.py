@@ -23,8 +23,7 @@ from didax.lax.convert import _scalar_constant
 def _unary(name: str, fn: Callable[..., Any], *, floats_only: bool = True) -> core.Primitive:
     prim = core.Primitive(name)
     aval = common.float_aval(name) if floats_only else common.same_aval
-    core.impl_rules.register(prim, common.checked_impl(common.elementwise_impl(fn), aval,
-                                                       floats_only))
+    core.impl_rules.register(prim, common.elementwise_impl(fn, aval, floats_only))
     core.abstract_eval_rules.register(prim, aval)
     core.vmap_rules.register(prim, common.vectorized_vmap(prim.bind))
     return prim
@@ -33,8 +32,7 @@ def _unary(name: str, fn: Callable[..., Any], *, floats_only: bool = True) -> co
 def _binary(name: str, fn: Callable[..., Any], allowed: str = "any") -> core.Primitive:
     prim = core.Primitive(name)
     aval = common.naryop_aval(name, allowed)
-    core.impl_rules.register(prim, common.checked_impl(common.elementwise_impl(fn), aval,
-                                                       allowed == "float"))
+    core.impl_rules.register(prim, common.elementwise_impl(fn, aval, allowed == "float"))
     core.abstract_eval_rules.register(prim, aval)
     core.vmap_rules.register(prim, shape.broadcasting_vmap(prim.bind))
     return prim

@@ -613,15 +613,18 @@ def reshape(x: Any, shape: Any, order: str = "C") -> Any:
     shape = list(_shape_tuple(shape))
     size = core.get_aval(x).size
     if shape.count(-1) > 1:
-        raise ValueError("can only specify one unknown dimension")
+        raise TypeError(f"can only specify one unknown axis size with a `-1` value, got "
+                        f"{tuple(shape)}")
     if -1 in shape:
         known = int(np.prod([s for s in shape if s != -1], dtype=np.int64))
         if known == 0 or size % known:
-            raise ValueError(f"cannot reshape array of size {size} into shape {tuple(shape)}")
+            raise TypeError(f"cannot reshape array of shape {core.get_aval(x).shape} into "
+                            f"shape {tuple(shape)} because the product of specified axis sizes "
+                            f"({known}) does not evenly divide {size}")
         shape[shape.index(-1)] = size // known
     if int(np.prod(shape, dtype=np.int64)) != size:
-        raise ValueError(f"cannot reshape array of shape {core.get_aval(x).shape} (size {size}) "
-                         f"into shape {tuple(shape)} (size {int(np.prod(shape))})")
+        raise TypeError(f"cannot reshape array of shape {core.get_aval(x).shape} (size {size}) "
+                        f"into shape {tuple(shape)} (size {int(np.prod(shape))})")
     return lax.reshape(x, tuple(shape))
 
 
@@ -751,9 +754,10 @@ def getitem(x: Any, index: Any) -> Any:
             out_pos += 1
         else:
             k = operator.index(i)
-            if not -n <= k < n:
-                raise IndexError(f"index {k} is out of bounds for axis {dim} with size {n}")
-            k %= n
+            if n == 0:
+                raise IndexError(f"index {k} is out of bounds for axis {dim} with size 0")
+            # Out of bounds indices are clamped, as JAX clamps them (NumPy raises IndexError)
+            k = builtins.min(builtins.max(k + n if k < 0 else k, 0), n - 1)
             starts.append(k)
             limits.append(k + 1)
             strides.append(1)

@@ -72,7 +72,8 @@ def inverse_jaxpr(jaxpr: Any, consts: list[Any], *outs: Any) -> list[Any]:
             depends.update(eqn.outvars)
         else:
             vals = eqn.primitive.bind(*map(read, eqn.invars), **eqn.params)
-            known.update(zip(eqn.outvars, vals if eqn.primitive.multiple_results else [vals]))
+            outs = vals if eqn.primitive.multiple_results else [vals]
+            known.update(zip(eqn.outvars, outs, strict=True))
     # Backward: each equation gives back its one input that depends on the function's input.
     for eqn in reversed(jaxpr.eqns):
         if not any(v in depends for v in eqn.outvars):

@@ -13,13 +13,13 @@ semantics, not a property of eager execution); the inner `jit`s of `jnp.where`, 
 
 from __future__ import annotations
 
-from typing import Any, Callable, Hashable
+from collections.abc import Callable, Hashable
+from typing import Any
 
+import didax
 import jax
 import ml_dtypes
 import numpy as np
-
-import didax
 
 # XLA's CPU compiler spends most of its time optimizing kernels; these tests run each once.
 _QUICK_COMPILE = {
@@ -92,9 +92,11 @@ class JaxOracle:
     def _run(self, members: list[tuple[Hashable, Callable, list]]) -> dict[Hashable, Any]:
         keys, fns, inputs = zip(*members, strict=True)
         try:
-            return dict(zip(keys, self._compiled(list(fns), list(inputs)), strict=True))
-        except Exception:  # noqa: BLE001 - find the member that fails, below
-            pass
+            outs = self._compiled(list(fns), list(inputs))
+        except Exception:  # noqa: BLE001 - a member fails: compile each alone, below
+            outs = None
+        if outs is not None:
+            return dict(zip(keys, outs, strict=True))
         results = {}
         for key, fn, xs in members:
             try:

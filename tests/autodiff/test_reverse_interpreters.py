@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 from hypothesis import given
-from test_properties import EAGER, Program, draw_like, programs, seeds
+from test_reverse_properties import EAGER, Program, draw_like, programs, seeds
 
 import didax
 import didax.numpy as dnp
