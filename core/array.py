@@ -109,11 +109,13 @@ def _wrap_eager(value: Any, weak: bool) -> Array:
     out = Array.__new__(Array)
     out._value = value
     out._buffer = None
-    out.aval = core.ShapedArray.make(value.shape, value.dtype, weak)
+    aval = out.aval = object.__new__(core.ShapedArray)  # ShapedArray.make, inlined
+    aval.shape, aval.dtype, aval.weak_type = value.shape, value.dtype, weak
     return out
 
 
 core.wrap_eager = _wrap_eager
+core.eager_array_type = Array
 
 
 def from_buffer(buffer: Any, aval: core.ShapedArray) -> Array:

@@ -493,6 +493,7 @@ class EvalTrace(Trace):
 
 # Set by array.py: wraps an impl rule's NumPy outputs as didax.Array.
 wrap_eager: Callable[[Any, bool], Any] = lambda value, weak: value
+eager_array_type: type = type(None)  # set by array.py to didax.Array, for the fast path above
 
 
 def eval_primitive(primitive: Primitive, operands: Sequence[Any], params: dict) -> list[Any]:
@@ -500,8 +501,15 @@ def eval_primitive(primitive: Primitive, operands: Sequence[Any], params: dict) 
     rule = impl_rules._rules.get(primitive)
     if rule is None:
         raise NotImplementedError(f"no impl rule for '{primitive}'")
-    args = [to_numpy(x) for x in operands]
+    args = [x._value if type(x) is eager_array_type and x._value is not None else to_numpy(x)
+            for x in operands]
     outs = rule(*args, **params)
+    weak_operand = False
+    for x in operands:
+        aval = getattr(x, "aval", None)
+        if aval.weak_type if aval is not None else (type(x) is float or type(x) is int):
+            weak_operand = True
+            break
     # Eager results carry a weak type without running abstract evaluation on the hot path:
     # with no weak operand a result is strong (the common case); otherwise the abstract
     # evaluation rule says (`1.0 < 2.0` is a weak bool, `f32 * 2.0` is strong, a cond's
@@ -509,7 +517,7 @@ def eval_primitive(primitive: Primitive, operands: Sequence[Any], params: dict) 
     # results, the higher-order ones, always ask); a conversion says itself.
     if "weak_type" in params:
         return [wrap_eager(o, params["weak_type"]) for o in outs]
-    if not any(_is_weak(x) for x in operands) and not primitive.multiple_results:
+    if not weak_operand and not primitive.multiple_results:
         return [wrap_eager(o, False) for o in outs]
     if not operands:
         return [wrap_eager(o, False) for o in outs]

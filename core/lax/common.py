@@ -23,7 +23,7 @@ def _ill_typed(args: tuple, floats_only: bool) -> bool:
     # operands, dtypes identical (builtin dtypes are singletons), array shapes equal.
     x = args[0]
     dtype = x.dtype
-    if floats_only and dtype.kind != "f" and dtypes.kind(dtype) != 2:  # bfloat16's kind is V
+    if floats_only and dtypes.kind(dtype) != 2:
         return True
     if len(args) == 1:
         return False
@@ -45,14 +45,11 @@ def elementwise_impl(fn: Callable[..., Any], aval_rule: core.AbstractEvalRule | 
     calls raise."""
 
     def impl(*args: Any, **params: Any) -> list:
-        x, y = args[0], args[-1]
-        dtype = x.dtype
-        if aval_rule is not None and (
-                y.dtype is not dtype or (floats_only and dtype.kind != "f") or len(args) > 2
-                or (y.shape != x.shape and y.shape and x.shape)) and _ill_typed(args, floats_only):
+        if aval_rule is not None and _ill_typed(args, floats_only):
             _check(aval_rule, args, params)
         out = fn(*args)
-        return [out if out.dtype == dtype else out.astype(dtype)]
+        dtype = args[0].dtype
+        return [out if out.dtype is dtype else out.astype(dtype)]
 
     return impl
 
