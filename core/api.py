@@ -250,7 +250,7 @@ def _zeros_for(aval: core.ShapedArray) -> Any:
     # JAX gives integer and bool values float0 (co)tangents: NumPy arrays of no bytes
     if not dtypes.is_float(aval.dtype):
         return np.zeros(aval.shape, dtypes.float0)
-    return shape.full(aval.shape, 0, aval.dtype)
+    return shape.instantiate(core.Zero(aval))  # a weak primal gets a weak zero, as in JAX
 
 
 def _flatten_fun_aux(fn: Callable[..., Any], in_tree: PyTreeDef

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import os
 import io
 from typing import Any, Sequence
 
@@ -34,6 +35,9 @@ class _Runtime:
     def __init__(self) -> None:
         # Imported here, not at the top of the module: loading jaxlib costs ~200 ms, which
         # `import didax` must not pay (this is not a cycle-dodging import).
+        # XLA logs an INFO line per client start to stderr, which lands in every notebook;
+        # keep warnings and errors (a user's own setting wins).
+        os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")
         version = importlib.import_module("jaxlib.version").__version__
         if version.split(".")[:2] != JAXLIB_VERSION.split(".")[:2]:
             raise ImportError(f"didax is tested with jaxlib {JAXLIB_VERSION} and drives its "

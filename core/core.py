@@ -256,9 +256,10 @@ class Zero:
 
 
 def tangent_aval(aval: ShapedArray) -> ShapedArray:
-    """Tangents of integer and bool values have no meaning; JAX gives them dtype float0.
-    didax keeps them as symbolic `Zero`s of the primal's aval and never materializes them."""
-    return aval.strip_weak_type() if dtypes.is_float(aval.dtype) else aval
+    """The aval of a tangent of a value of `aval`: the same, weak type included, as in JAX.
+    Tangents of integer and bool values have no meaning (JAX's dtype float0); didax keeps
+    them as symbolic `Zero`s of the primal's aval and never materializes them."""
+    return aval
 
 
 class UndefinedPrimal:

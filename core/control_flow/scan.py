@@ -307,8 +307,9 @@ def _scan_transpose(cts, *args, reverse, length, jaxpr, num_consts, num_carry, u
     y_avals = [core.tangent_aval(a) for a, nz in zip(jaxpr.out_avals[num_carry:], ys_nz,
                                                        strict=True) if nz]
     in_avals = [*(a for a, lin in zip(c_avals, const_lin, strict=True) if not lin),
-                *lin_const_avals, *map(core.tangent_aval, carry_avals), *y_avals,
+                *lin_const_avals, *(a.strip_weak_type() for a in carry_avals), *y_avals,
                 *(a for a, lin in zip(x_avals, xs_lin, strict=True) if not lin)]
+    # carry cotangents are strong, as in JAX: the transposed body's `add_any` returns strong
     body_t, body_consts = trace_jaxpr_fn(body, in_avals)
     acc_init = [shape.full(a.shape, 0, a.dtype) for a in lin_const_avals]
     outs = scan_p.bind(*body_consts, *res_consts, *acc_init, *ct_carry, *ct_ys, *res_xs,

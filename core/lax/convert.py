@@ -25,6 +25,8 @@ def convert_element_type(x: Any, new_dtype: Any, weak_type: bool = False) -> Any
     if not isinstance(x, core.Tracer) and aval.shape == ():
         # converting a scalar constant needs no equation (JAX folds it while staging too)
         value = np.asarray(core.to_numpy(x)).astype(new_dtype)
+        if not dtypes.is_python_scalar(x):  # an Array stays an Array
+            return core.wrap_eager(value[()], weak_type)
         return _scalar_constant(value, weak_type)
     return convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=weak_type)
 
@@ -63,6 +65,8 @@ def _convert_transpose(cts, x, *, new_dtype, weak_type):
     (ct,) = cts
     if isinstance(ct, Zero):
         return [Zero(x.aval)]
+    if core.get_aval(ct).dtype == x.aval.dtype:  # a weak-type-only change needs no undoing
+        return [ct]
     return [convert_element_type(ct, x.aval.dtype, x.aval.weak_type)]
 
 

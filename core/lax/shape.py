@@ -646,7 +646,10 @@ def full(shape: Sequence[int], fill_value: Any, dtype: Any = None) -> Any:
 
 def instantiate(t: Any) -> Any:
     """A symbolic zero as an array of zeros; other tangents unchanged."""
-    return full(t.aval.shape, 0, t.aval.dtype) if isinstance(t, Zero) else t
+    if not isinstance(t, Zero):
+        return t
+    zero = core.wrap_eager(np.zeros((), t.aval.dtype)[()], t.aval.weak_type)  # weak stays weak
+    return broadcast_in_dim(zero, t.aval.shape, ())
 
 
 def fit_shape(t: Any, aval: ShapedArray) -> Any:

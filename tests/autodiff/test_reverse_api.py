@@ -328,3 +328,19 @@ def test_python_control_flow_on_primal_values_works_under_grad() -> None:
 
     close(*both(build, 0.5))
     close(*both(build, -0.5))
+
+
+@pytest.mark.parametrize("name", ["grad", "vjp", "jvp"])
+def test_symbolic_zero_of_a_weak_input_is_weak(name: str) -> None:
+    # a derivative that is symbolically zero keeps the input's weak type, as in JAX
+    def run(lib: Any) -> Any:
+        const = lambda y: 2.0  # noqa: E731
+        if name == "grad":
+            return lib.grad(const)(1.0)
+        if name == "vjp":
+            return lib.vjp(const, 1.0)[1](1.0)[0]
+        return lib.jvp(const, (1.0,), (1.0,))[1]
+
+    got, want = run(didax), run(jax)
+    assert (got.dtype, got.weak_type) == (want.dtype, want.weak_type)
+    assert float(got) == float(want) == 0.0
