@@ -14,7 +14,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from didax import core, pretty
+from didax import core, dtypes, pretty
 from didax.core import ShapedArray
 
 
@@ -39,6 +39,16 @@ class Literal:
 
     val: Any
     aval: ShapedArray
+
+    @property
+    def value(self) -> Any:
+        """The literal as an operand: a Python scalar when that carries its exact type (its
+        default dtype and weakness), otherwise an array of the literal's dtype (bf16, i8...)."""
+        v, aval = self.val, self.aval
+        if (dtypes.is_python_scalar(v) and dtypes.python_scalar_dtype(v) == aval.dtype
+                and aval.weak_type == (type(v) is not bool)):
+            return v
+        return core.wrap_eager(np.asarray(v, aval.dtype)[()], aval.weak_type)
 
     def __repr__(self) -> str:
         return f"Literal({self.val!r}:{self.aval.str_short()})"
@@ -171,7 +181,7 @@ def eval_jaxpr(jaxpr: Jaxpr, consts: Sequence[Any], *args: Any) -> list[Any]:
     env: dict[Var, Any] = {}
 
     def read(atom: Atom) -> Any:
-        return atom.val if isinstance(atom, Literal) else env[atom]
+        return atom.value if isinstance(atom, Literal) else env[atom]
 
     for v, val in zip(jaxpr.constvars, consts, strict=True):
         env[v] = val

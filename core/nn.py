@@ -1,6 +1,7 @@
 """`didax.nn`: activation functions written with didax.numpy. Like `jax.nn`.
 
-Layer 5. No primitives of its own: each function composes `didax.numpy` and `didax.lax`.
+Layer 5. No primitives of its own: each function composes `didax.numpy` and `didax.lax`
+(`relu` carries a custom_jvp rule, as JAX's does).
 """
 
 from __future__ import annotations
@@ -8,12 +9,21 @@ from __future__ import annotations
 from typing import Any
 
 from didax import lax
+from didax.control_flow.custom_derivatives import custom_jvp
 from didax.numpy import lax_numpy as jnp  # the module: its private helpers are used here
 
 
+@custom_jvp
 def relu(x: Any) -> Any:
-    """`max(x, 0)`. Like `jax.nn.relu`."""
+    """`max(x, 0)`. Like `jax.nn.relu`, whose derivative at 0 is 0 (not max's 0.5)."""
     return jnp.maximum(x, 0)  # a weak 0 keeps integer inputs integer, as in JAX
+
+
+@relu.defjvp
+def _relu_jvp(primals: Any, tangents: Any) -> Any:
+    (x,), (x_dot,) = primals, tangents
+    out = relu(x)
+    return out, jnp.where(x > 0, x_dot, jnp.zeros_like(x_dot))
 
 
 def sigmoid(x: Any) -> Any:

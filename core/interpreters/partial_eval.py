@@ -160,7 +160,7 @@ class PartialEvalTrace(core.Trace):
         env: dict[Var, Any] = dict(zip(invars, tracers, strict=True))
 
         def read(x: Atom) -> Any:
-            return x.val if isinstance(x, Literal) else env[x]
+            return x.value if isinstance(x, Literal) else env[x]
 
         if eqn_known is not None:
             known_in = [self._known_value(read(x)) for x in eqn_known.invars]

@@ -39,7 +39,7 @@ def backward_pass(jaxpr: Jaxpr, consts: Sequence[Any], args: Sequence[Any],
 
     def read_primal(x: Atom) -> Any:
         if isinstance(x, Literal):
-            return x.val
+            return x.value
         return UndefinedPrimal(x.aval) if x in linear else primal_env[x]
 
     # Forward: equations that read no linear variable are ordinary (nonlinear) computation.

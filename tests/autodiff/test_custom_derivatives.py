@@ -275,3 +275,12 @@ def test_stop_gradient_under_grad_jit_vmap() -> None:
                           lib.vmap(lib.grad(lambda y: f(y[None])))(x))
 
     close(build(didax, dnp)(X), build(jax, jnp)(X))
+
+
+def test_relu_gradient_at_zero_matches_jax() -> None:
+    # jax.nn.relu is a custom_jvp whose derivative at 0 is 0; max's balanced rule would say 0.5
+    x = np.array([-1.0, 0.0, 2.0], np.float32)
+    got = didax.grad(lambda v: didax.numpy.sum(didax.nn.relu(v)))(x)
+    want = jax.grad(lambda v: jax.numpy.sum(jax.nn.relu(v)))(x)
+    np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+    assert float(got[1]) == 0.0
