@@ -434,6 +434,8 @@ class Lowered:
         t0 = time.perf_counter()
         exe = backend.compile(self._builder.module, self.in_avals, self.out_avals)
         timings = {**self.timings, "compile": time.perf_counter() - t0}
+        if self._entry.executable is None:  # the jitted function's next call reuses it
+            self._entry.executable = exe
         return Compiled(self.name, self._entry, exe, timings)
 
 

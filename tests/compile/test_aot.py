@@ -92,6 +92,14 @@ def test_lower_shares_the_trace_of_the_jitted_function() -> None:
     assert jf.compilations == 1  # lowering does not compile
 
 
+def test_aot_compile_serves_the_next_call() -> None:
+    # %jit times lower().compile() and then calls the function: that call must not compile again
+    jf = didax.jit(f)
+    compiled = jf.lower(X).compile()
+    np.testing.assert_allclose(np.asarray(jf(X)), np.asarray(compiled(X)))
+    assert jf.compilations == 0
+
+
 @pytest.mark.oracle
 def test_cost_analysis_matches_jax() -> None:
     jax = pytest.importorskip("jax")
