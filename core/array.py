@@ -115,7 +115,6 @@ def _wrap_eager(value: Any, weak: bool) -> Array:
 
 
 core.wrap_eager = _wrap_eager
-core.eager_array_type = Array
 
 
 def from_buffer(buffer: Any, aval: core.ShapedArray) -> Array:

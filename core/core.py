@@ -494,7 +494,6 @@ class EvalTrace(Trace):
 
 # Set by array.py: wraps an impl rule's NumPy outputs as didax.Array.
 wrap_eager: Callable[[Any, bool], Any] = lambda value, weak: value
-eager_array_type: type = type(None)  # set by array.py to didax.Array, for the fast path above
 
 
 def eval_primitive(primitive: Primitive, operands: Sequence[Any], params: dict) -> list[Any]:
@@ -502,15 +501,9 @@ def eval_primitive(primitive: Primitive, operands: Sequence[Any], params: dict) 
     rule = impl_rules._rules.get(primitive)
     if rule is None:
         raise NotImplementedError(f"no impl rule for '{primitive}'")
-    args = [x._value if type(x) is eager_array_type and x._value is not None else to_numpy(x)
-            for x in operands]
+    args = [to_numpy(x) for x in operands]
     outs = rule(*args, **params)
-    weak_operand = False
-    for x in operands:
-        aval = getattr(x, "aval", None)
-        if aval.weak_type if aval is not None else (type(x) is float or type(x) is int):
-            weak_operand = True
-            break
+    weak_operand = any(_is_weak(x) for x in operands)
     # Eager results carry a weak type without running abstract evaluation on the hot path:
     # with no weak operand a result is strong (the common case); otherwise the abstract
     # evaluation rule says (`1.0 < 2.0` is a weak bool, `f32 * 2.0` is strong, a cond's
