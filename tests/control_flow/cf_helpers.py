@@ -4,8 +4,9 @@ first appearance), the two namespaces a program is written against, and value co
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -57,3 +58,15 @@ def assert_close(got: Any, want: Any, rtol: float = 1e-4, atol: float = 1e-5) ->
         assert g.shape == w.shape, (g.shape, w.shape)
         assert g.dtype == w.dtype, (g.dtype, w.dtype)
         np.testing.assert_allclose(g, w, rtol=rtol, atol=atol)
+
+
+@dataclass(frozen=True)
+class Program:
+    """A test program written once against a namespace (`ns.np`, `ns.lax`), its arguments,
+    and optionally a batch of arguments (leading axis 3) with the in_axes to vmap it over."""
+
+    name: str
+    make: Callable[[SimpleNamespace], Callable[..., Any]]
+    args: tuple
+    batch: tuple | None = None
+    in_axes: Any = 0

@@ -4,7 +4,6 @@ included), grad, and the errors JAX raises. Each program is written once against
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any, Callable
 
@@ -15,7 +14,7 @@ from hypothesis import strategies as st
 
 import didax
 from didax.control_flow.cond import cond_p
-from cf_helpers import assert_close, canonical, namespaces
+from cf_helpers import Program, assert_close, canonical, namespaces
 
 jax = pytest.importorskip("jax")
 JX, DX = namespaces()
@@ -28,12 +27,6 @@ def f32(*shape: int) -> np.ndarray:
     return rng.standard_normal(shape).astype(np.float32)
 
 
-@dataclass(frozen=True)
-class Program:
-    name: str
-    make: Callable[[SimpleNamespace], Callable[..., Any]]
-    args: tuple
-    batch: tuple | None = None  # vmap arguments (a leading axis of 3), None: not batched
 
 
 def _branches(ns: SimpleNamespace) -> list[Callable[[Any], Any]]:

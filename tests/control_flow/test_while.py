@@ -5,7 +5,6 @@ JAX raises."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any, Callable
 
@@ -14,7 +13,7 @@ import pytest
 
 import didax
 from didax.control_flow.while_loop import while_p
-from cf_helpers import assert_close, canonical, namespaces
+from cf_helpers import Program, assert_close, canonical, namespaces
 
 jax = pytest.importorskip("jax")
 JX, DX = namespaces()
@@ -27,13 +26,6 @@ def f32(*shape: int) -> np.ndarray:
     return rng.standard_normal(shape).astype(np.float32)
 
 
-@dataclass(frozen=True)
-class Program:
-    name: str
-    make: Callable[[SimpleNamespace], Callable[..., Any]]
-    args: tuple
-    batch: tuple | None = None
-    in_axes: Any = 0
 
 
 def _collatz(ns: SimpleNamespace) -> Callable[..., Any]:
