@@ -19,7 +19,9 @@ from didax import core, dtypes
 class Array:
     """An immutable n-dimensional array. Like `jax.Array`."""
 
-    __slots__ = ("_value", "_buffer", "aval", "__weakref__")
+    # An eager Array keeps its NumPy value and weak flag and builds its `aval` on first use:
+    # most eager results feed the next operation without anyone asking for their aval.
+    __slots__ = ("_value", "_buffer", "_weak", "_aval", "__weakref__")
     __array_priority__ = 100
 
     def __init__(self, value: Any, weak_type: bool = False, *, buffer: Any = None,
@@ -27,12 +29,24 @@ class Array:
         if buffer is not None:
             self._value = None
             self._buffer = buffer
-            self.aval = aval
+            self._aval = aval
+            self._weak = aval.weak_type
             return
         value = core.to_numpy(value)
-        self._value = value
+        # A 0-d value is kept as a NumPy scalar, as NumPy's own 0-d results are: NumPy
+        # computes on scalars faster than on 0-d arrays.
+        self._value = value[()] if type(value) is np.ndarray and not value.ndim else value
         self._buffer = None
-        self.aval = core.ShapedArray(value.shape, value.dtype, weak_type)
+        self._weak = weak_type
+        self._aval = None
+
+    @property
+    def aval(self) -> core.ShapedArray:
+        aval = self._aval
+        if aval is None:
+            value = self._value
+            aval = self._aval = core.ShapedArray.make(value.shape, value.dtype, self._weak)
+        return aval
 
     # ----- reading
     def _host(self) -> np.ndarray:
@@ -60,7 +74,7 @@ class Array:
     dtype = property(lambda self: self.aval.dtype)
     ndim = property(lambda self: self.aval.ndim)
     size = property(lambda self: self.aval.size)
-    weak_type = property(lambda self: self.aval.weak_type)
+    weak_type = property(lambda self: self._weak)
     T = property(lambda self: core.operator_table["transpose"](self))
 
     # ----- Python protocol
@@ -104,17 +118,18 @@ class Array:
         return (Array, (np.asarray(self._host()), self.weak_type))
 
 
-def _wrap_eager(value: Any, weak: bool) -> Array:
-    # The eager hot path: skip __init__'s canonicalization, impl rules give canonical values.
+def eager_result(value: Any, weak: bool) -> Array:
+    """An Array holding an impl rule's NumPy result (the eager hot path: skips __init__'s
+    canonicalization, since impl rules give canonical values)."""
     out = Array.__new__(Array)
     out._value = value
     out._buffer = None
-    aval = out.aval = object.__new__(core.ShapedArray)  # ShapedArray.make, inlined
-    aval.shape, aval.dtype, aval.weak_type = value.shape, value.dtype, weak
+    out._weak = weak
+    out._aval = None
     return out
 
 
-core.wrap_eager = _wrap_eager
+core.wrap_eager = eager_result
 
 
 def from_buffer(buffer: Any, aval: core.ShapedArray) -> Array:
@@ -123,7 +138,8 @@ def from_buffer(buffer: Any, aval: core.ShapedArray) -> Array:
     out = Array.__new__(Array)
     out._value = None
     out._buffer = buffer
-    out.aval = aval
+    out._weak = aval.weak_type
+    out._aval = aval
     return out
 
 

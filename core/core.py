@@ -36,12 +36,25 @@ class Primitive:
     `lax.add_p`. Operands are positional, params keyword-only and hashable."""
 
     multiple_results = False
+    # An optional shortcut past the interpreters for eager calls (see `bind` below): given the
+    # operands (and params), it returns the result, or NotImplemented to decline. It must
+    # decline unless nothing is being traced (`trace_state() is EAGER_STATE`), and agree with
+    # the impl rule where it accepts. `lax` sets one for the elementwise primitives.
+    eager: Callable[..., Any] | None = None
 
     def __init__(self, name: str, *, multiple_results: bool = False) -> None:
         self.name = name
         self.multiple_results = multiple_results
 
     def bind(self, *operands: Any, **params: Any) -> Any:
+        # The eager shortcut: with nothing being traced, a plain eager call of a simple
+        # primitive (`sin` of an Array) is one NumPy call. Everything else, and every call
+        # the shortcut declines, goes through `bind` and the interpreters.
+        eager = self.eager
+        if eager is not None:
+            out = eager(*operands, **params)
+            if out is not NotImplemented:
+                return out
         out = bind(self, operands, params)
         return out if self.multiple_results else out[0]
 
@@ -421,6 +434,15 @@ def _forward(name: str) -> Callable[..., Any]:
     return method
 
 
+def _binary(name: str) -> Callable[..., Any]:
+    def method(self: Any, other: Any) -> Any:  # no *args: `x * y` is the eager hot loop
+        __tracebackhide__ = True
+        return operator_table[name](self, other)
+
+    method.__name__ = name
+    return method
+
+
 def _reflected(name: str) -> Callable[..., Any]:
     def method(self: Any, other: Any) -> Any:
         __tracebackhide__ = True
@@ -457,7 +479,10 @@ def install_operators(cls: type) -> type:
     A class decorator run once at class creation (not methods bolted on later): the table's
     entries are filled by `didax.numpy` at import.
     """
-    for dunder, name in {**BINARY_OPERATORS, **UNARY_METHODS}.items():
+    for dunder, name in BINARY_OPERATORS.items():
+        if dunder not in cls.__dict__:
+            setattr(cls, dunder, _binary(name))
+    for dunder, name in UNARY_METHODS.items():
         if dunder not in cls.__dict__:
             setattr(cls, dunder, _forward(name))
     for dunder, name in REFLECTED_OPERATORS.items():
@@ -537,8 +562,10 @@ _DEFAULT_STATE = TraceState((_EVAL_MAIN,))
 _state: ContextVar[TraceState] = ContextVar("didax_trace_state", default=_DEFAULT_STATE)
 
 
-def trace_state() -> TraceState:
-    return _state.get()
+# The current trace state, and the state while nothing is being traced: eager shortcuts test
+# `trace_state() is EAGER_STATE` (one C call, no Python frame).
+trace_state: Callable[[], TraceState] = _state.get
+EAGER_STATE = _DEFAULT_STATE
 
 
 @contextmanager

@@ -26,6 +26,7 @@ def _unary(name: str, fn: Callable[..., Any], *, floats_only: bool = True) -> co
     core.impl_rules.register(prim, common.elementwise_impl(fn, aval, floats_only))
     core.abstract_eval_rules.register(prim, aval)
     core.vmap_rules.register(prim, common.vectorized_vmap(prim.bind))
+    prim.eager = common.eager_unary(fn, floats_only)
     return prim
 
 
@@ -35,6 +36,7 @@ def _binary(name: str, fn: Callable[..., Any], allowed: str = "any") -> core.Pri
     core.impl_rules.register(prim, common.elementwise_impl(fn, aval, allowed == "float"))
     core.abstract_eval_rules.register(prim, aval)
     core.vmap_rules.register(prim, shape.broadcasting_vmap(prim.bind))
+    prim.eager = common.eager_binary(fn, allowed == "float")
     return prim
 
 

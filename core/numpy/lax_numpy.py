@@ -17,6 +17,7 @@ import numpy as np
 from didax import core, dtypes, lax
 from didax.array import Array
 from didax.array import asarray as _asarray_concrete
+from didax.lax import elementwise as _ew
 from didax.lax import shape as _shape
 
 # ----------------------------------------------------------------------------- dtypes
@@ -269,19 +270,24 @@ def eye(N: int, M: int | None = None, k: int = 0, dtype: Any = float32) -> Any: 
 # ----------------------------------------------------------------------------- elementwise
 
 
-def add(x: Any, y: Any) -> Any:
-    """Like `jax.numpy.add`."""
-    return lax.add(*_binary("add", x, y))
+def _elementwise(name: str, fn: Any, prim: core.Primitive) -> Any:
+    """A binary elementwise function: promote, broadcast, apply the lax op `fn`. Eager
+    Arrays of one dtype (or an Array and a Python scalar of its dtype) need neither: the
+    primitive's eager shortcut computes them in one NumPy call."""
+    eager = prim.eager
+
+    def op(x: Any, y: Any) -> Any:
+        out = eager(x, y)
+        return fn(*_binary(name, x, y)) if out is NotImplemented else out
+
+    op.__name__ = name
+    op.__doc__ = f"Like `jax.numpy.{name}`."
+    return op
 
 
-def subtract(x: Any, y: Any) -> Any:
-    """Like `jax.numpy.subtract`."""
-    return lax.sub(*_binary("sub", x, y))
-
-
-def multiply(x: Any, y: Any) -> Any:
-    """Like `jax.numpy.multiply`."""
-    return lax.mul(*_binary("mul", x, y))
+add = _elementwise("add", lax.add, _ew.add_p)
+subtract = _elementwise("subtract", lax.sub, _ew.sub_p)
+multiply = _elementwise("multiply", lax.mul, _ew.mul_p)
 
 
 def divide(x: Any, y: Any) -> Any:
@@ -327,24 +333,27 @@ def positive(x: Any) -> Any:
     return asarray(x)
 
 
-def _unary_float(name: str, fn: Any) -> Any:
+def _unary_float(name: str, fn: Any, prim: core.Primitive) -> Any:
+    eager = prim.eager
+
     def op(x: Any) -> Any:
-        return fn(_to_inexact(name, x))
+        out = eager(x)  # an eager float Array: one NumPy call
+        return fn(_to_inexact(name, x)) if out is NotImplemented else out
 
     op.__name__ = name
     op.__doc__ = f"Like `jax.numpy.{name}`."
     return op
 
 
-sin = _unary_float("sin", lax.sin)
-cos = _unary_float("cos", lax.cos)
-tan = _unary_float("tan", lax.tan)
-tanh = _unary_float("tanh", lax.tanh)
-exp = _unary_float("exp", lax.exp)
-log = _unary_float("log", lax.log)
-log1p = _unary_float("log1p", lax.log1p)
-expm1 = _unary_float("expm1", lax.expm1)
-sqrt = _unary_float("sqrt", lax.sqrt)
+sin = _unary_float("sin", lax.sin, _ew.sin_p)
+cos = _unary_float("cos", lax.cos, _ew.cos_p)
+tan = _unary_float("tan", lax.tan, _ew.tan_p)
+tanh = _unary_float("tanh", lax.tanh, _ew.tanh_p)
+exp = _unary_float("exp", lax.exp, _ew.exp_p)
+log = _unary_float("log", lax.log, _ew.log_p)
+log1p = _unary_float("log1p", lax.log1p, _ew.log1p_p)
+expm1 = _unary_float("expm1", lax.expm1, _ew.expm1_p)
+sqrt = _unary_float("sqrt", lax.sqrt, _ew.sqrt_p)
 
 
 def abs(x: Any) -> Any:  # noqa: A001
@@ -374,14 +383,10 @@ def power(x: Any, y: Any) -> Any:
     return lax.pow(x, y)
 
 
-def maximum(x: Any, y: Any) -> Any:
-    """Like `jax.numpy.maximum`."""
-    return lax.max(*_binary("maximum", x, y))
+maximum = _elementwise("maximum", lax.max, _ew.max_p)
 
 
-def minimum(x: Any, y: Any) -> Any:
-    """Like `jax.numpy.minimum`."""
-    return lax.min(*_binary("minimum", x, y))
+minimum = _elementwise("minimum", lax.min, _ew.min_p)
 
 
 def where(condition: Any, x: Any, y: Any) -> Any:
