@@ -311,12 +311,13 @@ class ConcretizationTypeError(TypeError):
 class MainTrace:
     """One interpreter on the trace stack: its level, its Trace class and global data."""
 
-    __slots__ = ("level", "trace_type", "global_data")
+    __slots__ = ("level", "trace_type", "global_data", "trace")
 
     def __init__(self, level: int, trace_type: type[Trace], global_data: Any = None) -> None:
         self.level = level
         self.trace_type = trace_type
         self.global_data = global_data
+        self.trace = trace_type(self)  # the interpreter `bind` hands this level's work to
 
     def __repr__(self) -> str:
         return f"MainTrace({self.level}, {self.trace_type.__name__})"
@@ -609,7 +610,7 @@ def find_top_trace(operands: Sequence[Any]) -> Trace:
                 )
             if level > top.level:
                 top = main
-    return top.trace_type(top)
+    return top.trace
 
 
 def bind(primitive: Primitive, operands: Sequence[Any], params: dict[str, Any]) -> list[Any]:
@@ -624,7 +625,7 @@ def bind(primitive: Primitive, operands: Sequence[Any], params: dict[str, Any]) 
     trace = find_top_trace(operands)
     tracers = [trace.full_raise(x) for x in operands]
     outs = trace.process_primitive(primitive, tracers, params)
-    return [full_lower(out) for out in outs]
+    return [out.full_lower() if isinstance(out, Tracer) else out for out in outs]
 
 
 def full_lower(val: Any) -> Any:

@@ -10,7 +10,7 @@ a transformation transforms it (the interpreter is itself traceable).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, NamedTuple, Sequence
 
 import numpy as np
 
@@ -18,19 +18,27 @@ from didax import core, dtypes, pretty
 from didax.core import ShapedArray
 
 
-@dataclass(frozen=True, eq=False, slots=True)
+# Var and JaxprEqn are made once per traced operation, so they are the cheapest immutable
+# shapes Python has: a one-slot class (compared by identity) and a NamedTuple. A frozen
+# dataclass would cost tracing a microsecond per equation.
+
+
 class Var:
     """A variable: identity matters, its name is chosen when the jaxpr is printed."""
 
-    aval: ShapedArray
+    __slots__ = ("aval",)
+
+    def __init__(self, aval: ShapedArray) -> None:
+        self.aval = aval
 
     def __repr__(self) -> str:
         return f"Var({self.aval.str_short()})"
 
 
-@dataclass(frozen=True, eq=False, slots=True)
 class DropVar(Var):
     """An output nobody reads; printed `_`."""
+
+    __slots__ = ()
 
 
 @dataclass(frozen=True, eq=False, slots=True)
@@ -57,8 +65,9 @@ class Literal:
 Atom = Var | Literal
 
 
-@dataclass(frozen=True, slots=True)
-class JaxprEqn:
+class JaxprEqn(NamedTuple):
+    """`outvars = primitive[params] invars`."""
+
     primitive: core.Primitive
     invars: list[Atom]
     outvars: list[Var]

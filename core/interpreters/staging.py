@@ -20,67 +20,49 @@ from didax.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, literal
 
 
 class JaxprTracer(core.Tracer):
-    __slots__ = ("_aval",)
+    """A variable of the jaxpr being built: its type, and the `Var` (or `Literal`) that
+    equations reading it will name."""
 
-    def __init__(self, trace: JaxprTrace, aval: ShapedArray) -> None:
+    __slots__ = ("aval", "var")
+
+    def __init__(self, trace: JaxprTrace, aval: ShapedArray, var: Var | Literal) -> None:
         self._trace = trace
-        self._aval = aval
-
-    @property
-    def aval(self) -> ShapedArray:
-        return self._aval
+        self.aval = aval
+        self.var = var
 
 
 class JaxprBuilder:
-    """The jaxpr under construction: equations, and a variable for each tracer/constant."""
+    """The jaxpr under construction: equations, and the constants captured so far."""
 
     def __init__(self) -> None:
         self.eqns: list[JaxprEqn] = []
-        self.tracer_to_var: dict[int, Var] = {}
         self.const_tracers: dict[int, JaxprTracer] = {}  # id(constant) -> its tracer
         self.constvals: dict[Var, Any] = {}
-        self.literals: dict[int, Literal] = {}  # id(tracer) -> Literal, for scalar constants
-        self.tracers: list[JaxprTracer] = []  # keeps tracers alive so their ids stay unique
-        self.consts_seen: list[Any] = []  # keeps constants alive, for the same reason
+        self.consts_seen: list[Any] = []  # keeps constants alive so their ids stay unique
 
     def new_tracer(self, trace: JaxprTrace, aval: ShapedArray) -> JaxprTracer:
-        tracer = JaxprTracer(trace, aval)
-        self.tracers.append(tracer)
-        return tracer
-
-    def add_var(self, tracer: JaxprTracer) -> Var:
-        var = self.tracer_to_var[id(tracer)] = Var(tracer.aval)
-        return var
-
-    def getvar(self, tracer: JaxprTracer) -> Var | Literal:
-        lit = self.literals.get(id(tracer))
-        if lit is not None:
-            return lit
-        var = self.tracer_to_var.get(id(tracer))
-        if var is None:
-            raise core.UnexpectedTracerError(
-                f"tracer {tracer!r} does not belong to the jaxpr being built")
-        return var
+        """A tracer for a fresh variable of type `aval`."""
+        return JaxprTracer(trace, aval, Var(aval))
 
     def add_const(self, trace: JaxprTrace, val: Any) -> JaxprTracer:
         tracer = self.const_tracers.get(id(val))
         if tracer is not None:
             return tracer
         aval = core.get_aval(val)
-        tracer = self.new_tracer(trace, aval)
         if aval.shape == () and not isinstance(val, core.Tracer):  # scalars become literals
-            self.literals[id(tracer)] = literal(_scalar_value(val), aval)
+            tracer = JaxprTracer(trace, aval, literal(_scalar_value(val), aval))
         else:
-            self.constvals[self.add_var(tracer)] = val
+            tracer = self.new_tracer(trace, aval)
+            self.constvals[tracer.var] = val
         self.const_tracers[id(val)] = tracer
         self.consts_seen.append(val)
         return tracer
 
-    def build(self, in_tracers: Sequence[JaxprTracer], out_tracers: Sequence[Any]
+    def build(self, in_tracers: Sequence[JaxprTracer], out_tracers: Sequence[JaxprTracer]
               ) -> ClosedJaxpr:
         constvars = list(self.constvals)
-        jaxpr = Jaxpr(constvars, [self.tracer_to_var[id(t)] for t in in_tracers],
-                      [self.getvar(t) for t in out_tracers], list(self.eqns))
+        jaxpr = Jaxpr(constvars, [t.var for t in in_tracers], [t.var for t in out_tracers],
+                      list(self.eqns))
         return ClosedJaxpr(jaxpr, [self.constvals[v] for v in constvars])
 
 
@@ -91,14 +73,12 @@ def _scalar_value(val: Any) -> Any:
 
 
 class JaxprTrace(core.Trace):
-    @property
-    def builder(self) -> JaxprBuilder:
-        return self.main.global_data
+    def __init__(self, main: core.MainTrace) -> None:
+        super().__init__(main)
+        self.builder: JaxprBuilder = main.global_data
 
     def new_arg(self, aval: ShapedArray) -> JaxprTracer:
-        tracer = self.builder.new_tracer(self, aval)
-        self.builder.add_var(tracer)
-        return tracer
+        return self.builder.new_tracer(self, aval)
 
     def lift(self, val: Any) -> JaxprTracer:
         return self.builder.add_const(self, val)
@@ -106,13 +86,10 @@ class JaxprTrace(core.Trace):
     pure = lift
 
     def process_primitive(self, primitive, tracers, params):
-        avals_in = [t.aval for t in tracers]
-        avals_out = core.abstract_eval_rules[primitive](*avals_in, **params)
-        out_tracers = [self.builder.new_tracer(self, a) for a in avals_out]
-        inputs = [self.builder.getvar(t) for t in tracers]
-        outvars = [self.builder.add_var(t) for t in out_tracers]
-        self.builder.eqns.append(JaxprEqn(primitive, inputs, outvars, params))
-        return out_tracers
+        avals_out = core.abstract_eval_rules[primitive](*[t.aval for t in tracers], **params)
+        outvars = [Var(a) for a in avals_out]
+        self.builder.eqns.append(JaxprEqn(primitive, [t.var for t in tracers], outvars, params))
+        return [JaxprTracer(self, v.aval, v) for v in outvars]
 
 
 def trace_to_jaxpr(fn: Callable[..., Sequence[Any]], in_avals: Sequence[ShapedArray]
@@ -121,7 +98,7 @@ def trace_to_jaxpr(fn: Callable[..., Sequence[Any]], in_avals: Sequence[ShapedAr
     __tracebackhide__ = True  # engine frame: IPython leaves it out of tracebacks
     builder = JaxprBuilder()
     with core.new_main(JaxprTrace, builder, dynamic=True) as main:
-        trace = JaxprTrace(main)
+        trace = main.trace
         tracers_in = [trace.new_arg(aval) for aval in in_avals]
         outs = fn(*tracers_in)
         tracers_out = [trace.full_raise(out) for out in outs]

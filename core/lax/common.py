@@ -186,6 +186,12 @@ def broadcast_shapes(name: str, *avals: ShapedArray) -> tuple[int, ...]:
 
 def naryop_aval(name: str, allowed: str = "any") -> core.AbstractEvalRule:
     def rule(*avals: ShapedArray, **params: Any) -> list[ShapedArray]:
+        if len(avals) == 2 and allowed == "any":  # the common case, decided without loops
+            x, y = avals
+            if x.dtype == y.dtype and (x.shape == y.shape or not y.shape):
+                return [x if x.weak_type <= y.weak_type else x.strip_weak_type()]
+            if x.dtype == y.dtype and not x.shape:
+                return [ShapedArray.make(y.shape, y.dtype, x.weak_type and y.weak_type)]
         dtype = avals[0].dtype
         if any(a.dtype != dtype for a in avals):
             raise TypeError(f"{name} requires arguments to have the same dtypes, got "
