@@ -13,6 +13,7 @@ that `Jaxpr.__str__` can call it without a cycle; it reads IR records by their f
 
 from __future__ import annotations
 
+import collections
 import enum
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Sequence
@@ -195,9 +196,61 @@ def _unused_outvars(jaxpr: Any) -> set[Any]:
     return {v for e in jaxpr.eqns for v in e.outvars if id(v) not in used}
 
 
+def _jaxprs_in_params(params: dict) -> Iterator[Any]:
+    for v in params.values():
+        for x in v if isinstance(v, tuple) else (v,):
+            if _is_jaxpr(_open(x)):
+                yield _open(x)
+
+
+def _shared_jaxprs(top: Any) -> dict[int, tuple[str, Any]]:
+    """The nested jaxprs JAX prints once, before the program, as `let name = {...} in`:
+    those reached more than once, and those of more than 10 equations. Each is named after
+    the `name` param of the equation holding it (`jit[name=f ...]`), else `jaxpr`; repeated
+    names get a number (`f`, `f1`). Keyed by id, in the order a breadth-first walk meets them."""
+    counts: dict[int, int] = {}
+    found: dict[int, Any] = {}
+    names: dict[int, str] = {}
+    queue = collections.deque([top])
+    while queue:
+        jaxpr = queue.popleft()
+        key = id(jaxpr)
+        found[key] = jaxpr
+        counts[key] = counts.get(key, 0) + (2 if jaxpr is not top and len(jaxpr.eqns) > 10
+                                            else 1)
+        for eqn in jaxpr.eqns:
+            subs = list(_jaxprs_in_params(eqn.params))
+            queue.extend(subs)
+            name = eqn.params.get("name")
+            if name is not None:
+                for sub in subs:
+                    names.setdefault(id(sub), str(name).strip("<>"))
+    shared: dict[int, tuple[str, Any]] = {}
+    taken: collections.Counter[str] = collections.Counter()
+    for key, count in counts.items():
+        if count == 1:
+            continue
+        name = names.get(key, "jaxpr")
+        if taken[name]:
+            taken[name] += 1
+            name += str(taken[name] - 1)
+        taken[name] += 1
+        shared[key] = (name, found[key])
+    return shared
+
+
 class _Printer:
-    def __init__(self, names: Names) -> None:
+    def __init__(self, names: Names, shared: dict[int, tuple[str, Any]] | None = None) -> None:
         self.names = names
+        self.shared = shared or {}  # jaxprs printed once up front, referred to by name
+
+    def program(self, jaxpr: Any) -> Doc:
+        """The top-level jaxpr, after the `let` bindings of its shared nested jaxprs."""
+        lets = [concat(text("let ", TokenKind.KEYWORD), text(name, TokenKind.VAR),
+                       text(" = "), self.jaxpr(sub, top=False), text(" in", TokenKind.KEYWORD),
+                       Break())
+                for name, sub in self.shared.values()]
+        return concat(*lets, self.jaxpr(jaxpr))
 
     def atom(self, a: Any) -> Doc:
         if hasattr(a, "val"):
@@ -230,8 +283,9 @@ class _Printer:
 
     def eqn(self, eqn: Any, unused: set[Any]) -> Doc:
         lhs = join(text(" "), [self.binder(v, unused) for v in eqn.outvars])
-        if eqn.primitive.name == "jit":  # JAX names a jit's inner variables after the outer ones
-            inner = _open(eqn.params["jaxpr"])
+        inner = _open(eqn.params["jaxpr"]) if eqn.primitive.name == "jit" else None
+        if inner is not None and id(inner) not in self.shared:
+            # JAX names an inline jit's inner variables after the outer ones
             passed: set[Any] = set()  # an outer variable passed twice names one inner var
             for outer, var in zip(eqn.invars, inner.invars, strict=True):
                 if not hasattr(outer, "val") and outer not in passed:
@@ -256,11 +310,15 @@ class _Printer:
         return Group(concat(Nest(2, concat(text("["), Break(""), join(Break(), kvs))),
                             Break(""), text("]")))
 
+    def nested(self, jaxpr: Any) -> Doc:
+        shared = self.shared.get(id(jaxpr))
+        return text(shared[0], TokenKind.VAR) if shared else self.jaxpr(jaxpr, top=False)
+
     def param(self, v: Any) -> Doc:
         if _is_jaxpr(v) or _is_jaxpr(getattr(v, "jaxpr", None)):
-            return self.jaxpr(_open(v), top=False)
+            return self.nested(_open(v))
         if isinstance(v, tuple) and v and all(_is_jaxpr(_open(x)) for x in v):
-            items = [self.jaxpr(_open(x), top=False) for x in v]
+            items = [self.nested(_open(x)) for x in v]
             return Group(concat(Nest(2, concat(text("("), Break(""), join(Break(), items))),
                                 Break(""), text(")")))
         return text(param_text(v))
@@ -284,7 +342,8 @@ def param_text(v: Any) -> str:
 
 def jaxpr_lines(jaxpr: Any, width: int = WIDTH) -> list[Line]:
     """The jaxpr as laid-out lines of kind-tagged tokens (the widgets' input)."""
-    return layout(_Printer(Names()).jaxpr(_open(jaxpr)), width)
+    jaxpr = _open(jaxpr)
+    return layout(_Printer(Names(), _shared_jaxprs(jaxpr)).program(jaxpr), width)
 
 
 def pp_jaxpr(jaxpr: Any, width: int = WIDTH) -> str:
@@ -294,16 +353,16 @@ def pp_jaxpr(jaxpr: Any, width: int = WIDTH) -> str:
 
 def var_name_in(jaxpr: Any, var: Any) -> str:
     names = Names()
-    printer = _Printer(names)
-    layout(printer.jaxpr(jaxpr))
+    printer = _Printer(names, _shared_jaxprs(jaxpr))
+    layout(printer.program(jaxpr))
     return names.names.get(var, "?")
 
 
 def pp_eqn_context(jaxpr: Any, i: int, radius: int = 2) -> str:
     """Equation `i` of `jaxpr` with its neighbours, the failing one marked, for errors."""
     names = Names()
-    printer = _Printer(names)
-    layout(printer.jaxpr(jaxpr))  # name every variable as the full printout would
+    printer = _Printer(names, _shared_jaxprs(jaxpr))
+    layout(printer.program(jaxpr))  # name every variable as the full printout would
     unused = _unused_outvars(jaxpr)
     out = []
     lo, hi = max(0, i - radius), min(len(jaxpr.eqns), i + radius + 1)

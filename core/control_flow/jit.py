@@ -27,8 +27,8 @@ from didax.array import Array
 from didax.core import Zero
 from didax.interpreters import lowering, partial_eval, staging, transpose
 from didax.interpreters.jvp import jvp_jaxpr
-from didax.interpreters.vmap import vmap_jaxpr
-from didax.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var
+from didax.interpreters.vmap import batched_out_dims, vmap_jaxpr
+from didax.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var, eval_jaxpr
 from didax.tree_util import PyTreeDef, tree_flatten, tree_map, tree_unflatten
 
 CACHE_SIZE = 64  # executables kept per jitted function (least recently used dropped first)
@@ -70,7 +70,11 @@ def _compile(jaxpr: ClosedJaxpr, name: str) -> tuple[backend.Executable, dict[st
 # ----------------------------------------------------------------------------- jit_p rules
 
 
-def _jit_impl(*args: Any, name: str, jaxpr: ClosedJaxpr) -> list:
+def _jit_impl(*args: Any, name: str, jaxpr: ClosedJaxpr, inline: bool = False) -> list:
+    if inline:  # part of its caller's program: evaluated the way the caller is, eagerly
+        with core.new_base_main():
+            outs = eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *args)
+        return [core.to_numpy(x) for x in outs]
     exe = executable(jaxpr, name)
     buffers = [backend.put(np.asarray(x, a.dtype), a) for x, a in zip(args, jaxpr.in_avals)]
     outs = exe.execute(buffers)
@@ -81,7 +85,7 @@ core.impl_rules.register(jit_p, _jit_impl)
 
 
 @core.abstract_eval_rules.register(jit_p)
-def _jit_abstract_eval(*avals, name, jaxpr):
+def _jit_abstract_eval(*avals, name, jaxpr, inline=False):
     expected = jaxpr.in_avals
     if len(avals) != len(expected) or not all(map(core.types_match, avals, expected)):
         raise TypeError(f"jit[name={name}]: called with arguments of types "
@@ -91,12 +95,12 @@ def _jit_abstract_eval(*avals, name, jaxpr):
 
 
 @core.jvp_rules.register(jit_p)
-def _jit_jvp(primals, tangents, *, name, jaxpr):
+def _jit_jvp(primals, tangents, *, name, jaxpr, inline=False):
     nonzeros = tuple(not isinstance(t, Zero) for t in tangents)
     jvp_closed, nonzeros_out = derived(
         jaxpr, ("jvp", nonzeros), lambda: jvp_jaxpr(jaxpr, nonzeros, instantiate=False))
     outs = jit_p.bind(*primals, *(t for t in tangents if not isinstance(t, Zero)),
-                      name=name, jaxpr=jvp_closed)
+                      name=name, jaxpr=jvp_closed, inline=inline)
     n = len(jaxpr.out_avals)
     nonzero_tangents = iter(outs[n:])
     tangents_out = [next(nonzero_tangents) if nz else Zero(core.tangent_aval(a))
@@ -105,21 +109,30 @@ def _jit_jvp(primals, tangents, *, name, jaxpr):
 
 
 @core.vmap_rules.register(jit_p)
-def _jit_vmap(axis_size, vals, dims, *, name, jaxpr):
-    # every output comes back batched along axis 0 (unbatched ones are broadcast)
-    out_dims = (0,) * len(jaxpr.out_avals)
-    batched = derived(jaxpr, ("vmap", axis_size, tuple(dims)),
-                      lambda: vmap_jaxpr(jaxpr, axis_size, dims, out_dims))
-    return jit_p.bind(*vals, name=name, jaxpr=batched), list(out_dims)
+def _jit_vmap(axis_size, vals, dims, *, name, jaxpr, inline=False):
+    # batched outputs come back along axis 0; unbatched ones stay unbatched (as in JAX, so
+    # that `jacfwd` of a jitted function keeps its primal output unbatched)
+    def batch() -> tuple[ClosedJaxpr, list]:
+        found = batched_out_dims(jaxpr, axis_size, dims)
+        out_dims = [None if d is None or d is core.NOT_MAPPED else 0 for d in found]
+        return vmap_jaxpr(jaxpr, axis_size, dims, out_dims), out_dims
+
+    batched, out_dims = derived(jaxpr, ("vmap", axis_size, tuple(dims)), batch)
+    outs = jit_p.bind(*vals, name=name, jaxpr=batched, inline=inline)
+    return outs, [core.NOT_MAPPED if d is None else d for d in out_dims]
 
 
-# A nested jit is a private function of the module, called where the equation was.
-core.lowering_rules.register(jit_p, lambda ctx, *args, name, jaxpr: ctx.module.call_function(
-    name, jaxpr, args))
+# A nested jit is a private function of the module, called where the equation was; an inline
+# one (`jit(f, inline=True)`, as didax.numpy's helpers are) is lowered in place, as in JAX.
+@core.lowering_rules.register(jit_p)
+def _jit_lowering(ctx, *args, name, jaxpr, inline=False):
+    if inline:
+        return ctx.lower_jaxpr(jaxpr, args)
+    return ctx.module.call_function(name, jaxpr, args)
 
 
 @pretty.pp_params_rules.register(jit_p)
-def _jit_pp(params):  # JAX prints the name, then the jaxpr; nothing else
+def _jit_pp(params):  # JAX prints the name, then the jaxpr; nothing else (not `inline`)
     return [("name", params["name"]), ("jaxpr", params["jaxpr"])]
 
 
@@ -129,48 +142,73 @@ def _jit_pp(params):  # JAX prints the name, then the jaxpr; nothing else
 @partial_eval.partial_eval_jaxpr_rules.register(jit_p)
 def _jit_partial_eval(unks_in, eqn):
     name, jaxpr = eqn.params["name"], eqn.params["jaxpr"]
-    known, unknown, unks_out, num_res = derived(
-        jaxpr, ("partial_eval", tuple(unks_in)),
-        lambda: partial_eval.partial_eval_jaxpr(jaxpr, unks_in))
-    residuals = [Var(a) for a in known.out_avals[len(known.out_avals) - num_res:]]
+    inline = eqn.params.get("inline", False)
+    known, unknown, unks_out, forwarded = derived(
+        jaxpr, ("partial_eval", tuple(unks_in)), lambda: _split(jaxpr, unks_in))
     ins_known = [x for x, unk in zip(eqn.invars, unks_in, strict=True) if not unk]
     ins_unknown = [x for x, unk in zip(eqn.invars, unks_in, strict=True) if unk]
+    num_res = len(forwarded)
+    new_res = iter([Var(a) for a in known.out_avals[len(known.out_avals) - sum(
+        f is None for f in forwarded):]])
+    # a residual that is one of the known inputs is passed on directly, not returned
+    residuals = [ins_known[f] if f is not None else next(new_res) for f in forwarded]
+    computed = [r for r, f in zip(residuals, forwarded, strict=True) if f is None]
     outs_known = [v for v, unk in zip(eqn.outvars, unks_out, strict=True) if not unk]
     outs_unknown = [v for v, unk in zip(eqn.outvars, unks_out, strict=True) if unk]
     eqn_known = eqn_unknown = None
-    if outs_known or residuals:
-        eqn_known = JaxprEqn(jit_p, ins_known, [*outs_known, *residuals],
-                             {"name": name, "jaxpr": known})
+    if outs_known or computed:
+        eqn_known = JaxprEqn(jit_p, ins_known, [*outs_known, *computed],
+                             {"name": name, "jaxpr": known, "inline": inline})
     if outs_unknown:
         eqn_unknown = JaxprEqn(jit_p, [*residuals, *ins_unknown], outs_unknown,
-                               {"name": name, "jaxpr": unknown})
+                               {"name": name, "jaxpr": unknown, "inline": inline})
     return eqn_known, eqn_unknown, unks_out
 
 
+def _split(jaxpr: ClosedJaxpr, unks_in: Sequence[bool]
+           ) -> tuple[ClosedJaxpr, ClosedJaxpr, list[bool], list[int | None]]:
+    """`partial_eval_jaxpr`, with residuals that are just known inputs taken out of the known
+    jaxpr's outputs (as JAX forwards them): for each residual, the index of the known input
+    it is, or None when the known jaxpr computes it."""
+    known, unknown, unks_out, num_res = partial_eval.partial_eval_jaxpr(jaxpr, unks_in)
+    k = known.jaxpr
+    n_out = len(k.outvars) - num_res
+    forwarded = [k.invars.index(v) if isinstance(v, Var) and v in k.invars else None
+                 for v in k.outvars[n_out:]]
+    if any(f is not None for f in forwarded):
+        outvars = k.outvars[:n_out] + [v for v, f in zip(k.outvars[n_out:], forwarded,
+                                                          strict=True) if f is None]
+        known = ClosedJaxpr(Jaxpr(k.constvars, k.invars, outvars, k.eqns), known.consts)
+    return known, unknown, unks_out, forwarded
+
+
 @core.transpose_rules.register(jit_p)
-def _jit_transpose(cts, *args, name, jaxpr):
+def _jit_transpose(cts, *args, name, jaxpr, inline=False):
     linear = tuple(isinstance(x, core.UndefinedPrimal) for x in args)
     ct_nonzero = tuple(not isinstance(ct, Zero) for ct in cts)
     transposed = derived(jaxpr, ("transpose", linear, ct_nonzero),
                          lambda: transpose.transpose_jaxpr(jaxpr, linear, ct_nonzero))
     residuals = [x for x, lin in zip(args, linear, strict=True) if not lin]
     outs = iter(jit_p.bind(*residuals, *(ct for ct in cts if not isinstance(ct, Zero)),
-                           name=name, jaxpr=transposed))
+                           name=name, jaxpr=transposed, inline=inline))
     return [next(outs) if lin else None for lin in linear]
 
 
 # ----------------------------------------------------------------------------- jit
 
 
-def jit(fn: Callable[..., Any], static_argnums: int | Sequence[int] = ()) -> JitFunction:
+def jit(fn: Callable[..., Any], static_argnums: int | Sequence[int] = (), *,
+        inline: bool = False) -> JitFunction:
     """`fn` compiled with XLA on first call for each new set of argument types. Like
     `jax.jit` (positional `static_argnums` only; no shardings, donation or `static_argnames`).
 
     Static arguments must be hashable: they key the cache, and each new value compiles anew.
+    `inline=True`: inside another program, `fn`'s equation is lowered in place rather than
+    as a called function (and evaluated eagerly when its caller is), as in JAX.
     """
     if not callable(fn):
         raise TypeError(f"Expected a callable value, got {fn!r}")
-    return JitFunction(fn, static_argnums)
+    return JitFunction(fn, static_argnums, inline)
 
 
 class _Entry:
@@ -211,8 +249,10 @@ def _host_output(buffer: Any, aval: core.ShapedArray) -> Array:
 class JitFunction:
     """A function compiled by `jit`: call it, or inspect it with `.lower(*args)`."""
 
-    def __init__(self, fn: Callable[..., Any], static_argnums: int | Sequence[int]) -> None:
+    def __init__(self, fn: Callable[..., Any], static_argnums: int | Sequence[int],
+                 inline: bool = False) -> None:
         functools.update_wrapper(self, fn)
+        self._inline = inline
         self._fn = fn
         self._name = getattr(fn, "__name__", type(fn).__name__)
         nums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
@@ -262,7 +302,8 @@ class JitFunction:
                     self._fast[key] = entry
             avals = entry.closed.in_avals
             return entry.run([backend.host_buffer(x, a) for x, a in zip(leaves, avals)])
-        outs = jit_p.bind(*consts, *leaves, name=self._name, jaxpr=entry.closed)
+        outs = jit_p.bind(*consts, *leaves, name=self._name, jaxpr=entry.closed,
+                          inline=self._inline)
         return tree_unflatten(entry.out_tree, outs)
 
     def _compile(self, entry: _Entry) -> None:

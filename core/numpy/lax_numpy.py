@@ -16,6 +16,7 @@ import numpy as np
 
 from didax import core, dtypes, lax
 from didax.array import Array
+from didax.control_flow.jit import jit as _jit
 from didax.array import asarray as _asarray_concrete
 from didax.lax import elementwise as _ew
 from didax.lax import shape as _shape
@@ -389,9 +390,25 @@ maximum = _elementwise("maximum", lax.max, _ew.max_p)
 minimum = _elementwise("minimum", lax.min, _ew.min_p)
 
 
+def _inner_jit(fn: Any) -> Any:
+    """`fn` as JAX's numpy runs it: an inner `jit(fn, inline=True)`, so that a jaxpr shows one
+    `jit[name=...]` equation for it as JAX's does. With nothing being traced it just runs,
+    eagerly with NumPy like the rest of didax.numpy (an inline jit is part of its caller)."""
+    jitted = _jit(fn, inline=True)
+
+    def call(*args: Any) -> Any:
+        return fn(*args) if core.trace_state() is core.EAGER_STATE else jitted(*args)
+
+    return call
+
+
 def where(condition: Any, x: Any, y: Any) -> Any:
     """Like `jax.numpy.where` (the three-argument form)."""
     _check_arraylike("where", condition, x, y)
+    return _where_jit(condition, x, y)
+
+
+def _where(condition: Any, x: Any, y: Any) -> Any:
     if core.get_aval(condition).dtype != dtypes.bool_:
         condition = lax.ne(condition, lax.convert_element_type(0, core.get_aval(condition).dtype))
     x, y = _promote("where", x, y)  # weak only when both are, as in JAX
@@ -402,15 +419,26 @@ def where(condition: Any, x: Any, y: Any) -> Any:
     return lax.select_n(condition, y, x)
 
 
+_where_jit = _inner_jit(_where)
+
+
 def clip(x: Any, min: Any = None, max: Any = None) -> Any:  # noqa: A002
     """Like `jax.numpy.clip`."""
     _check_arraylike("clip", x)
+    return _clip_jit(x, min, max)
+
+
+def _clip(x: Any, min: Any, max: Any) -> Any:  # noqa: A002
     x = asarray(x)
     if min is not None:  # NumPy's promotion: clip(int32, 0.5, 1.5) is float32
         x = maximum(min, x)
     if max is not None:
         x = minimum(max, x)
     return x
+
+
+_clip.__name__ = "clip"  # the name JAX's jaxprs show
+_clip_jit = _inner_jit(_clip)
 
 
 def _comparison(name: str, fn: Any) -> Any:

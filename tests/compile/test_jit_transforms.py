@@ -12,6 +12,7 @@ import pytest
 
 import didax
 import didax.numpy as dnp
+from didax import backend
 from didax.control_flow.jit import jit_p
 from didax.tree_util import tree_leaves
 
@@ -96,8 +97,9 @@ def test_jit_is_one_equation_with_name_and_jaxpr_params() -> None:
 
     closed = didax.make_jaxpr(didax.jit(f))(X3)
     (eqn,) = closed.eqns
-    assert eqn.primitive is jit_p and set(eqn.params) == {"name", "jaxpr"}
+    assert eqn.primitive is jit_p and set(eqn.params) == {"name", "jaxpr", "inline"}
     assert eqn.params["name"] == "f" and isinstance(eqn.params["jaxpr"], didax.ClosedJaxpr)
+    assert eqn.params["inline"] is False  # JAX's jit param, hidden when printed
     assert [e.primitive.name for e in eqn.params["jaxpr"].eqns] == ["sin", "mul"]
 
 
@@ -169,3 +171,43 @@ def test_values_match_jax(name: str) -> None:
     fn, args = PROGRAMS[name]
     jax_fn, _ = programs(jax, jax.numpy)[name]
     assert_tree_close(fn(*args), jax_fn(*args))
+
+
+# ----------------------------------------------------------------------------- inline jits
+
+
+def test_numpy_inner_jits_run_eagerly_without_compiling(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`jnp.where`/`jnp.clip` stage as `jit[name=_where]` like JAX's, but an eager call (and
+    grad of an eager call, whose jit equations are `inline`) runs with NumPy: no XLA compile."""
+    def no_compile(*args: Any, **kwargs: Any) -> None:
+        raise AssertionError("an eager didax.numpy call compiled with XLA")
+
+    monkeypatch.setattr(backend, "compile", no_compile)
+    x = dnp.asarray(X3)
+    np.testing.assert_array_equal(np.asarray(dnp.where(x > 0, x, 0.0)), np.maximum(X3, 0))
+    np.testing.assert_array_equal(np.asarray(dnp.clip(x, -1.0, 1.0)), np.clip(X3, -1, 1))
+    g = didax.grad(lambda v: dnp.where(v > 0, v, 0.0).sum())(x)
+    np.testing.assert_array_equal(np.asarray(g), (X3 > 0).astype(np.float32))
+    (eqn,) = didax.make_jaxpr(lambda v: dnp.where(v > 0, v, 0.0))(x).eqns[1:]
+    assert eqn.primitive is jit_p and eqn.params["name"] == "_where" and eqn.params["inline"]
+
+
+def test_inline_jit_lowers_in_place_and_plain_jit_as_a_call() -> None:
+    inner = didax.jit(lambda v: dnp.sin(v) * 2.0)
+    inline = didax.jit(lambda v: dnp.sin(v) * 2.0, inline=True)
+    called = didax.jit(lambda v: inner(v) + 1.0).lower(X3).as_text()
+    inlined = didax.jit(lambda v: inline(v) + 1.0).lower(X3).as_text()
+    assert "call @" in called and "call @" not in inlined
+    np.testing.assert_allclose(np.asarray(didax.jit(lambda v: inline(v) + 1.0)(X3)),
+                               np.sin(X3) * 2 + 1, rtol=1e-6)
+
+
+def test_jacfwd_of_jit_keeps_unbatched_outputs_unbatched() -> None:
+    # jacfwd vmaps a jvp whose primal output must stay unbatched; the jit vmap rule used to
+    # batch every output
+    f = didax.jit(lambda v: dnp.sin(v) * 2.0)
+    np.testing.assert_allclose(np.asarray(didax.jacfwd(f)(X3)), np.diag(2 * np.cos(X3)),
+                               rtol=1e-6)
+    out = didax.vmap(didax.jit(lambda v, c: (v * 2.0, c + 1.0)), in_axes=(0, None),
+                     out_axes=(0, None))(np.ones((2, 3), np.float32), X3)
+    np.testing.assert_allclose(np.asarray(out[1]), X3 + 1)

@@ -21,9 +21,11 @@ jnp = pytest.importorskip("jax.numpy")
 
 pytestmark = pytest.mark.oracle
 
-JAX = SimpleNamespace(np=jnp, lax=jax.lax, jvp=jax.jvp, vmap=jax.vmap, make_jaxpr=jax.make_jaxpr)
+JAX = SimpleNamespace(np=jnp, lax=jax.lax, jvp=jax.jvp, vmap=jax.vmap, make_jaxpr=jax.make_jaxpr,
+                      jit=jax.jit, grad=jax.grad)
 DIDAX = SimpleNamespace(
-    np=dnp, lax=didax.lax, jvp=didax.jvp, vmap=didax.vmap, make_jaxpr=didax.make_jaxpr
+    np=dnp, lax=didax.lax, jvp=didax.jvp, vmap=didax.vmap, make_jaxpr=didax.make_jaxpr,
+    jit=didax.jit, grad=didax.grad,
 )
 
 # A variable binder (`a:f32[3]`) or a variable read (`sin a`, `(a, b)`); not a primitive
@@ -304,9 +306,39 @@ PROGRAMS = [
     ),
 ]
 
-# Not compared: programs where jax.numpy 0.10 wraps the function in an inner `jit` (its
-# `where`, `clip`, `nn.relu`, `linspace` and `floor_divide` print a `pjit`/`jit` equation
-# with a nested jaxpr), which didax's numpy layer inlines.
+
+def _big_branch(m: SimpleNamespace) -> Callable[..., Any]:
+    def big(x):
+        for _ in range(6):  # 12 equations: JAX prints a nested jaxpr this long as `let jaxpr`
+            x = m.np.sin(x) * 2.0
+        return x
+
+    return lambda p, x: m.lax.cond(p, big, lambda x: x, x)
+
+
+def _jitted_twice(m: SimpleNamespace) -> Callable[..., Any]:
+    g = m.jit(lambda x: m.np.sin(x) * 2.0)
+    return lambda x: g(x) + g(x * 2.0)  # one jaxpr used twice: printed once, as `let`
+
+
+def _grad_of_where(m: SimpleNamespace) -> Callable[..., Any]:
+    return m.grad(lambda x: m.np.where(x > 0, x, 0.0).sum())
+
+
+# Functions jax.numpy wraps in an inner `jit(..., inline=True)`, shared nested jaxprs
+PROGRAMS += [
+    Program("where_scalars", lambda m: lambda c: m.np.where(c, 1, 2.0), lambda: (i32(2, 3),)),
+    Program(
+        "where_bool", lambda m: lambda c, x: m.np.where(c > 0, x, -x), lambda: (f32(3), f32(3))
+    ),
+    Program("where_twice", lambda m: lambda x: m.np.where(x > 0, x, 0.0) + m.np.where(
+        x < 1, x, 1.0), lambda: (f32(3),)),
+    Program("clip_both", lambda m: lambda x: m.np.clip(x, -0.5, 0.5), lambda: (f32(2, 3),)),
+    Program("clip_max_int", lambda m: lambda n: m.np.clip(n, max=3), lambda: (i32(2, 3),)),
+    Program("grad_of_where", _grad_of_where, lambda: (f32(5),)),
+    Program("big_cond_branch_hoisted", _big_branch, lambda: (True, f32(3))),
+    Program("jitted_twice_hoisted", _jitted_twice, lambda: (f32(3),)),
+]
 
 
 @pytest.mark.parametrize("program", PROGRAMS, ids=lambda p: p.name)
