@@ -8,22 +8,21 @@ from __future__ import annotations
 
 from typing import Any
 
-from didax import lax
+from didax import core, lax
 from didax.control_flow.custom_derivatives import custom_jvp
 from didax.numpy import lax_numpy as jnp  # the module: its private helpers are used here
 
 
-@custom_jvp
-def relu(x: Any) -> Any:
+def _relu(x: Any) -> Any:
     """`max(x, 0)`. Like `jax.nn.relu`, whose derivative at 0 is 0 (not max's 0.5)."""
     return jnp.maximum(x, 0)  # a weak 0 keeps integer inputs integer, as in JAX
 
 
-@relu.defjvp
-def _relu_jvp(primals: Any, tangents: Any) -> Any:
-    (x,), (x_dot,) = primals, tangents
-    out = relu(x)
-    return out, jnp.where(x > 0, x_dot, jnp.zeros_like(x_dot))
+_relu.__name__ = "relu"
+# As JAX's: a custom_jvp around an inner jit, with one jvp rule per argument.
+relu = custom_jvp(jnp._inner_jit(_relu))  # noqa: SLF001
+relu.defjvps(lambda g, ans, x: lax.select_n(x > 0, lax.full(core.get_aval(g).shape, 0,
+                                                            core.get_aval(g).dtype), g))
 
 
 def sigmoid(x: Any) -> Any:
@@ -31,25 +30,47 @@ def sigmoid(x: Any) -> Any:
     return lax.logistic(x)  # as in JAX, integer inputs are a TypeError
 
 
+def _max_from_minus_inf(x: Any, axes: tuple[int, ...]) -> Any:
+    # jnp.max(x, axes, initial=-inf) as JAX's nn functions write it: `max -inf (reduce_max x)`
+    return jnp.maximum(-jnp.inf, lax.reduce_max(x, axes))
+
+
 def logsumexp(x: Any, axis: Any = None, keepdims: bool = False) -> Any:
     """`log(sum(exp(x)))`, computed stably. Like `jax.nn.logsumexp`."""
     x = jnp._to_inexact("logsumexp", x)  # noqa: SLF001
     axes = jnp._axes("logsumexp", x, axis)  # noqa: SLF001
-    amax = jnp.max(x, axis=axes, keepdims=True)
-    amax = lax.stop_gradient(jnp.where(jnp.isfinite(amax), amax, 0.0))
-    out = jnp.log(jnp.sum(jnp.exp(x - amax), axis=axes, keepdims=True)) + amax
-    return out if keepdims else jnp.squeeze(out, axes)
+    amax = _max_from_minus_inf(x, axes)
+    if keepdims:
+        amax = jnp._keepdims(amax, x, axes)  # noqa: SLF001
+    amax = lax.stop_gradient(lax.select_n(lax.is_finite(amax), lax.full(
+        core.get_aval(amax).shape, 0.0, core.get_aval(amax).dtype), amax))
+    expanded = amax if keepdims else jnp._keepdims(amax, x, axes)  # noqa: SLF001
+    sumexp = jnp.sum(jnp.exp(x - expanded), axis=axes, keepdims=keepdims)
+    lax.sign(sumexp)  # JAX computes the sign too (for return_sign); it stays in the jaxpr
+    return jnp.log(jnp.abs(sumexp)) + amax
 
 
-def log_softmax(x: Any, axis: int = -1) -> Any:
+def _log_softmax(x: Any, axis: Any) -> Any:
     """`x - logsumexp(x)`. Like `jax.nn.log_softmax`."""
-    x = jnp._to_inexact("log_softmax", x)  # noqa: SLF001
-    shifted = x - lax.stop_gradient(jnp.max(x, axis=axis, keepdims=True))
-    return shifted - jnp.log(jnp.sum(jnp.exp(shifted), axis=axis, keepdims=True))
+    axes = jnp._axes("log_softmax", x, axis)  # noqa: SLF001
+    peak = lax.stop_gradient(jnp._keepdims(_max_from_minus_inf(x, axes), x, axes))  # noqa: SLF001
+    shifted = x - peak
+    return shifted - jnp.log(jnp.sum(jnp.exp(shifted), axis=axes, keepdims=True))
 
 
-def softmax(x: Any, axis: int = -1) -> Any:
+_log_softmax.__name__ = "log_softmax"
+_log_softmax_jit = jnp._inner_jit(_log_softmax, static_argnums=(1,))  # noqa: SLF001
+
+
+def log_softmax(x: Any, axis: Any = -1) -> Any:
+    """`x - logsumexp(x)`, computed stably. Like `jax.nn.log_softmax` (an inner jit)."""
+    return _log_softmax_jit(jnp._to_inexact("log_softmax", x), axis)  # noqa: SLF001
+
+
+def softmax(x: Any, axis: Any = -1) -> Any:
     """`exp(x) / sum(exp(x))`. Like `jax.nn.softmax`."""
     x = jnp._to_inexact("softmax", x)  # noqa: SLF001
-    unnormalized = jnp.exp(x - lax.stop_gradient(jnp.max(x, axis=axis, keepdims=True)))
-    return unnormalized / jnp.sum(unnormalized, axis=axis, keepdims=True)
+    axes = jnp._axes("softmax", x, axis)  # noqa: SLF001
+    peak = lax.stop_gradient(jnp._keepdims(_max_from_minus_inf(x, axes), x, axes))  # noqa: SLF001
+    unnormalized = jnp.exp(x - peak)
+    return unnormalized / jnp.sum(unnormalized, axis=axes, keepdims=True)

@@ -28,10 +28,10 @@ def dot_general(x: Any, y: Any, dimension_numbers: Any,
     """Like `jax.lax.dot_general`."""
     (lc, rc), (lb, rb) = dimension_numbers
     dims = ((tuple(map(int, lc)), tuple(map(int, rc))), (tuple(map(int, lb)), tuple(map(int, rb))))
-    if preferred_element_type is None:
-        preferred_element_type = core.get_aval(x).dtype
+    if preferred_element_type is not None:  # None (the operands' dtype) prints as JAX's does
+        preferred_element_type = dtypes.canonicalize(preferred_element_type)
     return dot_general_p.bind(x, y, dimension_numbers=dims, precision=None,
-                              preferred_element_type=dtypes.canonicalize(preferred_element_type))
+                              preferred_element_type=preferred_element_type)
 
 
 def _free(ndim: int, *used: Sequence[int]) -> list[int]:
@@ -49,7 +49,7 @@ def _dot_general_impl(x, y, *, dimension_numbers, precision, preferred_element_t
     ym = np.transpose(y, (*rb, *rc, *rf)).reshape(*batch, size(y, rc), size(y, rf))
     out = np.matmul(xm, ym).reshape((*batch, *(x.shape[d] for d in lf),
                                      *(y.shape[d] for d in rf)))
-    return [np.asarray(out).astype(preferred_element_type)]
+    return [np.asarray(out).astype(preferred_element_type or x.dtype)]
 
 
 core.impl_rules.register(dot_general_p, common.validated_impl(dot_general_p, _dot_general_impl))
@@ -67,7 +67,7 @@ def _dot_general_abstract_eval(x, y, *, dimension_numbers, precision, preferred_
                         f"{y.str_short()} for dimension_numbers {dimension_numbers}")
     shape_out = (*(x.shape[d] for d in lb), *(x.shape[d] for d in _free(x.ndim, lc, lb)),
                  *(y.shape[d] for d in _free(y.ndim, rc, rb)))
-    return [ShapedArray(shape_out, preferred_element_type)]
+    return [ShapedArray(shape_out, preferred_element_type or x.dtype)]
 
 
 @core.jvp_rules.register(dot_general_p)
@@ -138,8 +138,10 @@ def _dot_general_vmap(axis_size, vals, dims, *, dimension_numbers, precision,
 def _dot_general_pp(params):  # JAX prints the axis tuples as lists and hides precision=None
     (lc, rc), (lb, rb) = params["dimension_numbers"]
     dims = f"(({list(lc)}, {list(rc)}), ({list(lb)}, {list(rb)}))"
-    return [("dimension_numbers", dims),
-            ("preferred_element_type", params["preferred_element_type"])]
+    pairs = [("dimension_numbers", dims)]
+    if params["preferred_element_type"] is not None:
+        pairs.append(("preferred_element_type", params["preferred_element_type"]))
+    return pairs
 
 
 @core.lowering_rules.register(dot_general_p)

@@ -184,6 +184,24 @@ core.lowering_rules.register(transpose_p, lambda ctx, x, *, permutation: [
     ctx.hlo.transpose(x, permutation)])
 
 
+# ----------------------------------------------------------------------------- copy
+
+copy_p = core.Primitive("copy")  # what `jnp.array(x)` stages: a copy, as in JAX
+
+
+def copy(x: Any) -> Any:
+    return copy_p.bind(x)
+
+
+core.impl_rules.register(copy_p, lambda x: [np.array(x, copy=True)])
+core.abstract_eval_rules.register(copy_p, common.same_aval)
+core.jvp_rules.register(copy_p, common.linear_unary_jvp(copy_p.bind))
+core.transpose_rules.register(copy_p, lambda cts, x: [cts[0] if isinstance(cts[0], Zero)
+                                                      else copy(cts[0])])
+core.vmap_rules.register(copy_p, common.vectorized_vmap(copy_p.bind))
+core.lowering_rules.register(copy_p, lambda ctx, x: [x])  # values are immutable in XLA
+
+
 # ----------------------------------------------------------------------------- squeeze
 
 squeeze_p = core.Primitive("squeeze")
@@ -641,7 +659,11 @@ def full(shape: Sequence[int], fill_value: Any, dtype: Any = None) -> Any:
                         f"{aval.shape}.")
     weak = dtype is None and aval.weak_type
     value = convert_element_type(fill_value, aval.dtype if dtype is None else dtype, weak)
-    return broadcast_in_dim(value, tuple(shape), ())
+    if tuple(shape):
+        return broadcast_in_dim(value, tuple(shape), ())
+    # shape (): the converted scalar itself (no equation, as in JAX), always an Array
+    return value if common.is_didax_value(value) else core.wrap_eager(
+        np.asarray(value, core.get_aval(value).dtype)[()], weak)
 
 
 def instantiate(t: Any) -> Any:

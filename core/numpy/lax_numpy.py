@@ -9,6 +9,7 @@ functions first promote dtypes (JAX's lattice, Python scalars weak) and broadcas
 from __future__ import annotations
 
 import builtins
+import functools
 import operator
 from typing import Any, Sequence
 
@@ -153,6 +154,18 @@ def _to_inexact(name: str, x: Any) -> Any:
     return lax.convert_element_type(x, dtypes.float32, aval.weak_type)
 
 
+def _inner_jit(fn: Any, static_argnums: tuple[int, ...] = ()) -> Any:
+    """`fn` as JAX's numpy runs it: an inner `jit(fn, inline=True)`, so that a jaxpr shows one
+    `jit[name=...]` equation for it as JAX's does. With nothing being traced it just runs,
+    eagerly with NumPy like the rest of didax.numpy (an inline jit is part of its caller)."""
+    jitted = _jit(fn, static_argnums, inline=True)
+
+    def call(*args: Any) -> Any:
+        return fn(*args) if core.trace_state() is core.EAGER_STATE else jitted(*args)
+
+    return functools.update_wrapper(call, fn)
+
+
 # ----------------------------------------------------------------------------- creation
 
 
@@ -173,7 +186,12 @@ def asarray(x: Any, dtype: Any = None) -> Any:
     return _asarray_concrete(x, None if dtype is None else _dtype(dtype))
 
 
-array = asarray
+def array(x: Any, dtype: Any = None) -> Any:
+    """Like `jax.numpy.array`: a copy (a traced array is staged as `copy`)."""
+    if isinstance(x, core.Tracer):
+        x = _shape.copy(x)
+        return x if dtype is None else lax.convert_element_type(x, _dtype(dtype), False)
+    return asarray(x, dtype)
 
 
 def _leaves(x: Any) -> list[Any]:
@@ -245,19 +263,57 @@ def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None) ->
     for v in (start, stop, step):
         if isinstance(v, core.Tracer):
             core.concrete_or_error(v, "arange with a traced bound")
-    if stop is None and step is None and dtype is None and dtypes.is_python_scalar(start) \
-            and type(start) is int:
-        return lax.iota(dtypes.int32, start)
     values = np.arange(start, stop, step) if stop is not None else np.arange(start)
     out_dtype = _dtype(dtype) if dtype is not None else dtypes.canonicalize(values.dtype)
-    return Array(values.astype(out_dtype))
+    if not dtypes.is_float(out_dtype) and not dtypes.is_int(out_dtype):
+        return Array(values.astype(out_dtype))
+    # As JAX: `start + step * iota`, staged (not a captured constant)
+    out = lax.iota(out_dtype, len(values))
+    if stop is None:
+        return out
+    if step is not None:
+        out = lax.mul(_scalar_of(step, out_dtype), out)
+    return lax.add(_scalar_of(start, out_dtype), out)
+
+
+def _scalar_of(v: Any, dtype: np.dtype) -> Any:
+    return lax.convert_element_type(np.asarray(core.concrete_or_error(v, "arange")).item(),
+                                    dtype, False)
 
 
 def linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True,
              dtype: Any = None) -> Any:
-    """Like `jax.numpy.linspace` (bounds must be concrete here)."""
-    values = np.linspace(np.asarray(start), np.asarray(stop), num, endpoint=endpoint)
-    return Array(values.astype(_dtype(dtype) if dtype is not None else dtypes.float32))
+    """Like `jax.numpy.linspace` (scalar bounds; an inner jit, as JAX's)."""
+    _check_arraylike("linspace", start, stop)
+    num = core.concrete_or_error(num, "linspace's num")
+    if int(num) < 0:
+        raise ValueError(f"Number of samples, {num}, must be non-negative.")
+    out_dtype = _dtype(dtype) if dtype is not None else dtypes.float32
+    if int(num) < 2:  # nothing to interpolate
+        return lax.full((int(num),), 0, out_dtype) if not num else lax.broadcast_in_dim(
+            lax.convert_element_type(start, out_dtype, False), (1,), ())
+    if dtypes.is_float(out_dtype):
+        return _linspace_jit(start, stop, int(num), bool(endpoint), out_dtype)
+    # integers: computed in float32 and floored, as JAX does
+    out = _linspace_jit(start, stop, int(num), bool(endpoint), dtypes.float32)
+    return lax.convert_element_type(lax.floor(out), out_dtype, False)
+
+
+def _linspace(start: Any, stop: Any, num: int, endpoint: bool, dtype: np.dtype) -> Any:
+    # JAX's formula: start * (1 - t) + stop * t for t = iota / div, then stop appended
+    start = lax.convert_element_type(start, dtype, False)
+    stop = lax.convert_element_type(stop, dtype, False)
+    div = num - 1 if endpoint else num
+    lax.div(lax.sub(stop, start), float(div))  # the step (JAX computes it for retstep)
+    t = lax.div(lax.iota(dtype, div), float(div))
+    out = lax.add(lax.mul(lax.reshape(start, (1,)), lax.sub(1.0, t)),
+                  lax.mul(lax.reshape(stop, (1,)), t))
+    if endpoint:
+        out = lax.concatenate([out, lax.broadcast_in_dim(stop, (1,), ())], 0)
+    return out
+
+
+_linspace_jit = _inner_jit(_linspace, static_argnums=(2, 3, 4))
 
 
 def eye(N: int, M: int | None = None, k: int = 0, dtype: Any = float32) -> Any:  # noqa: N803
@@ -277,9 +333,16 @@ def _elementwise(name: str, fn: Any, prim: core.Primitive) -> Any:
     primitive's eager shortcut computes them in one NumPy call."""
     eager = prim.eager
 
+    on_bools = {"add": lax.bitwise_or, "multiply": lax.bitwise_and}.get(name)
+
     def op(x: Any, y: Any) -> Any:
         out = eager(x, y)
-        return fn(*_binary(name, x, y)) if out is NotImplemented else out
+        if out is not NotImplemented:
+            return out
+        x, y = _binary(name, x, y)
+        if on_bools is not None and core.get_aval(x).dtype == dtypes.bool_:
+            return on_bools(x, y)  # JAX adds bools with `or`, multiplies them with `and`
+        return fn(x, y)
 
     op.__name__ = name
     op.__doc__ = f"Like `jax.numpy.{name}`."
@@ -388,18 +451,6 @@ maximum = _elementwise("maximum", lax.max, _ew.max_p)
 
 
 minimum = _elementwise("minimum", lax.min, _ew.min_p)
-
-
-def _inner_jit(fn: Any) -> Any:
-    """`fn` as JAX's numpy runs it: an inner `jit(fn, inline=True)`, so that a jaxpr shows one
-    `jit[name=...]` equation for it as JAX's does. With nothing being traced it just runs,
-    eagerly with NumPy like the rest of didax.numpy (an inline jit is part of its caller)."""
-    jitted = _jit(fn, inline=True)
-
-    def call(*args: Any) -> Any:
-        return fn(*args) if core.trace_state() is core.EAGER_STATE else jitted(*args)
-
-    return call
 
 
 def where(condition: Any, x: Any, y: Any) -> Any:
@@ -515,10 +566,16 @@ def sum(x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> 
     elif aval.dtype == dtypes.bool_ or (dtypes.is_int(aval.dtype) and aval.dtype.itemsize < 4):
         x = lax.convert_element_type(x, dtypes.int32 if aval.dtype.kind != "u" else np.uint32,
                                      False)
+    elif aval.dtype in _LOW_PRECISION:  # summed in float32, as JAX does
+        out = sum(lax.convert_element_type(x, dtypes.float32, False), axes, keepdims=keepdims)
+        return lax.convert_element_type(out, aval.dtype, False)
     elif aval.weak_type:
         x = lax.convert_element_type(x, aval.dtype, False)
     out = lax.reduce_sum(x, axes)
     return _keepdims(out, x, axes) if keepdims else out
+
+
+_LOW_PRECISION = (dtypes.float16, np.dtype(dtypes.bfloat16))
 
 
 def mean(x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Any:
@@ -529,8 +586,13 @@ def mean(x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False) ->
     count = int(np.prod([aval.shape[a] for a in axes], dtype=np.int64))
     out_dtype = _dtype(dtype) if dtype is not None else (
         aval.dtype if dtypes.is_float(aval.dtype) else dtypes.float32)
-    total = sum(lax.convert_element_type(x, out_dtype, False), axis=axes, keepdims=keepdims)
-    return lax.div(total, lax.convert_element_type(float(count), out_dtype, False))
+    # As JAX: bools count as int32; float16/bfloat16 are averaged in float32
+    compute = dtypes.float32 if out_dtype in _LOW_PRECISION else out_dtype
+    if aval.dtype == dtypes.bool_:
+        x = lax.convert_element_type(x, dtypes.int32, False)
+    total = sum(lax.convert_element_type(x, compute, False), axis=axes, keepdims=keepdims)
+    out = lax.div(total, lax.convert_element_type(float(count), compute, False))
+    return out if compute == out_dtype else lax.convert_element_type(out, out_dtype, False)
 
 
 def _reducer(name: str, fn: Any) -> Any:
@@ -563,6 +625,9 @@ def prod(x: Any, axis: Any = None, keepdims: bool = False) -> Any:
     aval = core.get_aval(x)
     if aval.dtype == dtypes.bool_ or (dtypes.is_int(aval.dtype) and aval.dtype.itemsize < 4):
         x = lax.convert_element_type(x, dtypes.int32, False)
+    elif aval.dtype in _LOW_PRECISION:  # multiplied in float32, as JAX does
+        out = prod(lax.convert_element_type(x, dtypes.float32, False), axes, keepdims)
+        return lax.convert_element_type(out, aval.dtype, False)
     elif aval.weak_type or dtypes.is_python_scalar(x):  # reductions give strong types
         x = lax.convert_element_type(x, aval.dtype, False)
     out = lax.reduce_prod(x, axes)
@@ -588,6 +653,11 @@ def argmax(x: Any, axis: int | None = None, keepdims: bool = False) -> Any:
 # ----------------------------------------------------------------------------- linear algebra
 
 
+def _dot(a: Any, b: Any, dims: Any) -> Any:
+    # jax.numpy asks for the result dtype explicitly (`preferred_element_type=float32`)
+    return lax.dot_general(a, b, dims, preferred_element_type=core.get_aval(a).dtype)
+
+
 def dot(a: Any, b: Any) -> Any:
     """Like `jax.numpy.dot`."""
     a, b = _promote("dot", a, b)
@@ -595,7 +665,7 @@ def dot(a: Any, b: Any) -> Any:
     if na == 0 or nb == 0:
         return multiply(a, b)
     contract_b = 0 if nb == 1 else nb - 2
-    return lax.dot_general(a, b, (((na - 1,), (contract_b,)), ((), ())))
+    return _dot(a, b, (((na - 1,), (contract_b,)), ((), ())))
 
 
 def matmul(a: Any, b: Any) -> Any:
@@ -622,17 +692,17 @@ def matmul(a: Any, b: Any) -> Any:
                                  tuple(range(nbat - len(b_batch), nbat + 2)))
     sa, sb = core.get_aval(a).shape, core.get_aval(b).shape
     if len(sa) == 1:
-        return lax.dot_general(a, b, (((0,), (len(sb) - 2,)), ((), ())))
+        return _dot(a, b, (((0,), (len(sb) - 2,)), ((), ())))
     if len(sb) == 1:
-        return lax.dot_general(a, b, (((len(sa) - 1,), (0,)), ((), ())))
+        return _dot(a, b, (((len(sa) - 1,), (0,)), ((), ())))
     if len(sa) - 2 == 0:  # matrix @ batch: contract, then move the batch axes to the front
-        out = lax.dot_general(a, b, (((1,), (len(sb) - 2,)), ((), ())))
+        out = _dot(a, b, (((1,), (len(sb) - 2,)), ((), ())))
         nb_ = len(sb) - 2
         return lax.transpose(out, (*range(1, nb_ + 1), 0, nb_ + 1))
     if len(sb) - 2 == 0:
-        return lax.dot_general(a, b, (((len(sa) - 1,), (0,)), ((), ())))
+        return _dot(a, b, (((len(sa) - 1,), (0,)), ((), ())))
     bdims = tuple(range(nbat))
-    return lax.dot_general(a, b, (((len(sa) - 1,), (len(sb) - 2,)), (bdims, bdims)))
+    return _dot(a, b, (((len(sa) - 1,), (len(sb) - 2,)), (bdims, bdims)))
 
 
 # ----------------------------------------------------------------------------- shapes
