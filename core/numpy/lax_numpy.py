@@ -366,21 +366,46 @@ true_divide = divide
 
 
 def floor_divide(x: Any, y: Any) -> Any:
-    """Like `jax.numpy.floor_divide`."""
+    """Like `jax.numpy.floor_divide` (an inner jit)."""
+    _check_arraylike("floor_divide", x, y)
+    return _floor_divide_jit(x, y)
+
+
+def _floor_divide(x: Any, y: Any) -> Any:
     x, y = _binary("floor_divide", x, y)
-    if dtypes.is_float(core.get_aval(x).dtype):
+    if dtypes.is_float(core.get_aval(x).dtype):  # JAX's float path differs (divmod, round)
         return lax.floor(lax.div(x, y))
     q = lax.div(x, y)
     fix = lax.bitwise_and(lax.ne(lax.sign(x), lax.sign(y)), lax.ne(lax.rem(x, y), 0))
-    return lax.select_n(fix, q, lax.sub(q, 1))
+    return _where_jit(fix, lax.sub(q, 1), q)
+
+
+_floor_divide.__name__ = "floor_divide"
+_floor_divide_jit = _inner_jit(_floor_divide)
 
 
 def remainder(x: Any, y: Any) -> Any:
-    """Remainder with the sign of `y`. Like `jax.numpy.remainder`."""
+    """Remainder with the sign of `y`. Like `jax.numpy.remainder` (an inner jit)."""
+    _check_arraylike("remainder", x, y)
+    return _remainder_jit(x, y)
+
+
+def _remainder(x: Any, y: Any) -> Any:
     x, y = _binary("remainder", x, y)
+    aval = core.get_aval(y)
+    if not dtypes.is_float(aval.dtype):  # x % 0 is not a trap: divide by 1 instead, as JAX
+        zero_divisor = lax.eq(y, 0)
+        one = lax.full(aval.shape, 1, None if aval.weak_type else aval.dtype)  # full_like
+        y = _where_jit(zero_divisor, one, y)
+    zero = lax.convert_element_type(0, aval.dtype, False)
     r = lax.rem(x, y)
-    fix = lax.bitwise_and(lax.ne(lax.lt(r, 0), lax.lt(y, 0)), lax.ne(r, 0))
+    nonzero = lax.ne(r, zero)
+    fix = lax.bitwise_and(lax.ne(lax.lt(r, zero), lax.lt(y, zero)), nonzero)
     return lax.select_n(fix, r, lax.add(r, y))
+
+
+_remainder.__name__ = "remainder"
+_remainder_jit = _inner_jit(_remainder)
 
 
 mod = remainder
