@@ -100,19 +100,27 @@ reshape_p = core.Primitive("reshape")
 def reshape(x: Any, new_sizes: Sequence[int], dimensions: Sequence[int] | None = None) -> Any:
     """Like `jax.lax.reshape` (row-major)."""
     new_sizes = tuple(int(d) for d in new_sizes)
-    if dimensions is not None:
-        x = transpose(x, tuple(dimensions))
-    if core.get_aval(x).shape == new_sizes and common.is_didax_value(x):
+    if dimensions is not None:  # read `x` in this axis order first (one equation, as JAX)
+        dimensions = tuple(int(d) for d in dimensions)
+        if dimensions == tuple(range(len(dimensions))):
+            dimensions = None
+    if dimensions is None and core.get_aval(x).shape == new_sizes and common.is_didax_value(x):
         return x
-    return reshape_p.bind(x, new_sizes=new_sizes, dimensions=None, sharding=None)
+    return reshape_p.bind(x, new_sizes=new_sizes, dimensions=dimensions, sharding=None)
 
 
-core.impl_rules.register(reshape_p, common.validated_impl(
-    reshape_p, lambda x, *, new_sizes, dimensions, sharding: [np.reshape(x, new_sizes)]))
+def _reshape_impl(x, *, new_sizes, dimensions, sharding):
+    return [np.reshape(x if dimensions is None else np.transpose(x, dimensions), new_sizes)]
+
+
+core.impl_rules.register(reshape_p, common.validated_impl(reshape_p, _reshape_impl))
 
 
 @core.abstract_eval_rules.register(reshape_p)
 def _reshape_abstract_eval(x, *, new_sizes, dimensions, sharding):
+    if dimensions is not None and sorted(dimensions) != list(range(x.ndim)):
+        raise TypeError(f"reshape: dimensions {dimensions} is not a permutation of the axes "
+                        f"of {x.str_short()}")
     if int(np.prod(new_sizes, dtype=np.int64)) != x.size:
         raise TypeError(f"reshape: cannot reshape {x.str_short()} to new_sizes={new_sizes}")
     return [ShapedArray(new_sizes, x.dtype, x.weak_type)]
@@ -124,17 +132,25 @@ core.jvp_rules.register(reshape_p, common.linear_unary_jvp(reshape_p.bind))
 @core.transpose_rules.register(reshape_p)
 def _reshape_transpose(cts, x, *, new_sizes, dimensions, sharding):
     (ct,) = cts
-    return [Zero(x.aval) if isinstance(ct, Zero) else reshape(ct, x.aval.shape)]
+    if isinstance(ct, Zero):
+        return [Zero(x.aval)]
+    if dimensions is None:
+        return [reshape(ct, x.aval.shape)]
+    permuted = reshape(ct, tuple(x.aval.shape[d] for d in dimensions))
+    return [transpose(permuted, tuple(int(i) for i in np.argsort(dimensions)))]
 
 
 @core.vmap_rules.register(reshape_p)
 def _reshape_vmap(axis_size, vals, dims, *, new_sizes, dimensions, sharding):
     (x,), (d,) = vals, dims
-    return [reshape(move_axis(x, d, 0, axis_size), (axis_size, *new_sizes))], [0]
+    batched_dims = None if dimensions is None else (0, *(i + 1 for i in dimensions))
+    return [reshape(move_axis(x, d, 0, axis_size), (axis_size, *new_sizes), batched_dims)], [0]
 
 
 @core.lowering_rules.register(reshape_p)
 def _reshape_lowering(ctx, x, *, new_sizes, dimensions, sharding):
+    if dimensions is not None:
+        x = ctx.hlo.transpose(x, dimensions)
     return [ctx.hlo.reshape(ctx.tensor_type(ctx.avals_out[0]), x)]
 
 

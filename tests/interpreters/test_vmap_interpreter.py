@@ -276,6 +276,8 @@ CASES = [
         "broadcast_in_dim-size1",
     ),
     Case(shape.reshape_p, lambda x: lax.reshape(x, (3, 2)), lambda: [randf(2, 3)]),
+    Case(shape.reshape_p, lambda x: lax.reshape(x, (6,), (1, 0)), lambda: [randf(2, 3)],
+         "reshape-dimensions"),
     Case(shape.transpose_p, lambda x: lax.transpose(x, (2, 0, 1)), lambda: [randf(2, 3, 4)]),
     Case(shape.squeeze_p, lambda x: lax.squeeze(x, (1,)), lambda: [randf(2, 1, 3)]),
     Case(shape.slice_p, lambda x: lax.slice(x, (0, 1), (2, 3)), lambda: [randf(2, 3)]),

@@ -34,8 +34,6 @@ KNOWN_DIFFERENT = {
     # JAX shifts integer inputs by their max before converting to float
     "nn.softmax(int32[3])",
     "nn.log_softmax(int32[3])",
-    # lax.reshape with `dimensions`: JAX keeps one reshape[dimensions=...]; didax transposes
-    "lax.reshape(float32[2, 3], (3, 2), (1, 0))",
     # float floor_divide: JAX goes through divmod and `round`, didax floors the quotient
     "numpy.floor_divide(float32[3], float32[3]:nonzero)",
     "numpy.floor_divide(float32[], float32[3]:nonzero)",
