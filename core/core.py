@@ -51,7 +51,7 @@ class Primitive:
         # primitive (`sin` of an Array) is one NumPy call. Everything else, and every call
         # the shortcut declines, goes through `bind` and the interpreters.
         eager = self.eager
-        if eager is not None:
+        if eager is not None and _state.get() is _DEFAULT_STATE:
             out = eager(*operands, **params)
             if out is not NotImplemented:
                 return out
