@@ -423,6 +423,8 @@ for name, dy in [("add", "real"), ("sub", "real"), ("mul", "real"), ("div", "non
     if name != "pow":
         _add("lax", name, Arr(M, I, dx), Arr(M, I, dy), differentiable=False)
         _add("lax", name, Arr(V, I, dx), 3, differentiable=False)
+_add("lax", "pow", Arr(M, F, "positive"), Arr(M, I))  # JAX 0.10 takes an integer exponent
+_add("lax", "pow", Arr(M, F, "positive"), Arr(S, I))
 for name in ("gt", "lt", "ge", "le", "eq", "ne"):
     _add("lax", name, Arr(M), Arr(M), differentiable=False)
     _add("lax", name, Arr(V, I), Arr(V, I), differentiable=False)

@@ -17,7 +17,7 @@ from didax import core, dtypes
 from didax.core import ShapedArray, UndefinedPrimal, Zero
 from didax.lax import common, shape
 from didax.lax.comparison import and_p, eq, gt, lt, select_n
-from didax.lax.convert import _scalar_constant
+from didax.lax.convert import _scalar_constant, convert_element_type
 
 
 def _unary(name: str, fn: Callable[..., Any], *, floats_only: bool = True) -> core.Primitive:
@@ -551,8 +551,31 @@ pow_p = _binary("pow", np.power, "float")
 
 
 def pow(x: Any, y: Any) -> Any:  # noqa: A001 - JAX's name
-    """`x ** y` for floating `y`. Like `jax.lax.pow`."""
+    """`x ** y` for floating `x`; `y` of `x`'s dtype or an integer. Like `jax.lax.pow`."""
     return pow_p.bind(x, y)
+
+
+@core.abstract_eval_rules.register(pow_p, replace=True)
+def _pow_abstract_eval(x, y):
+    if not dtypes.is_float(x.dtype):
+        raise TypeError(f"pow does not accept dtype {x.dtype.name}")
+    if y.dtype != x.dtype and not dtypes.is_int(y.dtype):  # as JAX 0.10: an int exponent is ok
+        raise TypeError(f"pow requires arguments to have the same dtypes, or an integer "
+                        f"exponent, got {x.dtype.name}, {y.dtype.name}.")
+    shape = common.broadcast_shapes("pow", x, y)
+    return [ShapedArray(shape, x.dtype, x.weak_type and y.weak_type)]
+
+
+core.impl_rules.register(pow_p, common.elementwise_impl(np.power, _pow_abstract_eval, True),
+                         replace=True)
+
+
+@core.lowering_rules.register(pow_p)
+def _pow_lowering(ctx, x, y):
+    x, y = common.broadcast_operands(ctx, (x, y))
+    if ctx.avals_in[1].dtype != ctx.avals_in[0].dtype:  # an integer exponent: converted
+        y = ctx.hlo.convert(ctx.tensor_type(ctx.avals_out[0]), y)
+    return [ctx.hlo.power(x, y)]
 
 
 @core.jvp_rules.register(pow_p)
@@ -560,7 +583,15 @@ def _pow_jvp(primals, tangents):
     (x, y), (x_dot, y_dot) = primals, tangents
     out = pow(x, y)
     x_part = x_dot  # d/dx x^y = y x^(y-1)
-    if not isinstance(x_dot, Zero):
+    if not isinstance(x_dot, Zero) and core.get_aval(y).dtype != core.get_aval(x).dtype:
+        # an integer exponent: y x^(y-1) in x's dtype, and 0 where y == 0 (as JAX)
+        dtype = core.get_aval(x).dtype
+        yf = convert_element_type(y, dtype, False)
+        zero = _full(_const(0.0, x), core.get_aval(out).shape)
+        x_part = mul(x_dot, select_n(eq(yf, _const(0.0, x)),
+                                     mul(yf, pow(x, sub(yf, _const(1.0, x)))), zero))
+        y_dot = Zero(core.tangent_aval(core.get_aval(y)))  # integers have no tangent
+    elif not isinstance(x_dot, Zero):
         x_part = mul(x_dot, mul(y, pow(x, sub(y, _const(1.0, y)))))
     y_part = y_dot  # d/dy x^y = log(x) x^y, taken as 0 where x == 0
     if not isinstance(y_dot, Zero):
@@ -571,7 +602,6 @@ def _pow_jvp(primals, tangents):
     return [out], [_out_tangent(add_tangents(x_part, y_part), out)]
 
 
-core.lowering_rules.register(pow_p, common.direct_lowering("power"))
 
 integer_pow_p = core.Primitive("integer_pow")
 

@@ -466,10 +466,13 @@ def power(x: Any, y: Any) -> Any:
     if type(y) is int or (isinstance(y, (np.integer,)) and not isinstance(y, core.Tracer)):
         (x,) = _promote("power", x)
         return lax.integer_pow(x, int(y))
-    x, y = _binary("power", x, y)
-    if not dtypes.is_float(core.get_aval(x).dtype):
+    xp, yp = _binary("power", x, y)
+    if not dtypes.is_float(core.get_aval(xp).dtype):
         raise NotImplementedError("power: integer base with a traced integer exponent")
-    return lax.pow(x, y)
+    y_aval = core.get_aval(y)
+    if dtypes.is_int(y_aval.dtype) and y_aval.shape == core.get_aval(yp).shape:
+        return lax.pow(xp, y)  # as JAX: an integer exponent array is passed as it is
+    return lax.pow(xp, yp)
 
 
 maximum = _elementwise("maximum", lax.max, _ew.max_p)
