@@ -424,6 +424,9 @@ for name, dy in [("add", "real"), ("sub", "real"), ("mul", "real"), ("div", "non
         _add("lax", name, Arr(M, I, dx), Arr(M, I, dy), differentiable=False)
         _add("lax", name, Arr(V, I, dx), 3, differentiable=False)
 _add("lax", "pow", Arr(M, F, "positive"), Arr(M, I))  # JAX 0.10 takes an integer exponent
+_add("lax", "round", np.array([0.5, 1.5, -0.5, -2.5, 2.4], np.float32), differentiable=False)
+_add("lax", "round", np.array([0.5, 1.5, -0.5, -2.5, 2.4], np.float32), 1,
+     differentiable=False)
 _add("lax", "pow", Arr(M, F, "positive"), Arr(S, I))
 for name in ("gt", "lt", "ge", "le", "eq", "ne"):
     _add("lax", name, Arr(M), Arr(M), differentiable=False)

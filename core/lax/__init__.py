@@ -14,7 +14,7 @@ from didax.lax.comparison import (bitwise_and, bitwise_not, bitwise_or, eq, ge, 
                                   is_finite, le, lt, ne, select_n)
 from didax.lax.elementwise import (abs, add, add_any, clamp, cos, div, exp, expm1, floor,
                                    integer_pow, log, log1p, logistic, max, min, mul, neg, pow,
-                                   rem, sign, sin, sqrt, sub, tan, tanh)
+                                   rem, round, sign, sin, sqrt, sub, tan, tanh)
 from didax.lax.reductions import argmax, reduce_max, reduce_min, reduce_prod
 from didax.lax.dot import dot_general
 
@@ -24,7 +24,7 @@ __all__ = [
     "cos", "div", "dot_general", "eq", "exp", "expand_dims", "expm1", "floor", "full", "ge",
     "gt", "integer_pow", "iota", "is_finite", "le", "log", "log1p", "logistic", "lt", "max",
     "min", "mul", "ne", "neg", "pad", "pow", "reduce_max", "reduce_min", "reduce_prod",
-    "reduce_sum", "rem", "reshape", "select_n", "sign", "sin", "slice", "sqrt", "squeeze",
+    "reduce_sum", "rem", "reshape", "round", "select_n", "sign", "sin", "slice", "sqrt", "squeeze",
     "stack", "stop_gradient", "sub", "tan", "tanh", "transpose",
 ]
 

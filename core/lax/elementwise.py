@@ -402,6 +402,35 @@ def _floor_jvp(primals, tangents):
 
 core.lowering_rules.register(floor_p, common.direct_lowering("floor"))
 
+round_p = core.Primitive("round")
+
+
+def round(x: Any, rounding_method: int = 0) -> Any:  # noqa: A001 - JAX's name
+    """Round to the nearest integer: halves away from zero (`rounding_method=0`) or to even
+    (1). Like `jax.lax.round`."""
+    return round_p.bind(x, rounding_method=int(rounding_method))
+
+
+def _round_impl(x, *, rounding_method):
+    if rounding_method == 1:
+        return [np.asarray(np.round(x)).astype(x.dtype)]
+    return [np.asarray(np.sign(x) * np.floor(np.abs(x) + 0.5)).astype(x.dtype)]
+
+
+core.impl_rules.register(round_p, common.validated_impl(round_p, _round_impl))
+core.abstract_eval_rules.register(round_p, common.float_aval("round"))
+core.vmap_rules.register(round_p, common.vectorized_vmap(round_p.bind))
+
+
+@core.jvp_rules.register(round_p)
+def _round_jvp(primals, tangents, *, rounding_method):
+    out = round(primals[0], rounding_method)
+    return [out], [Zero.like(out)]
+
+
+core.lowering_rules.register(round_p, lambda ctx, x, *, rounding_method: [
+    ctx.hlo.round_nearest_even(x) if rounding_method == 1 else ctx.hlo.round_nearest_afz(x)])
+
 
 # ----------------------------------------------------------------------------- transcendental
 

@@ -373,8 +373,16 @@ def floor_divide(x: Any, y: Any) -> Any:
 
 def _floor_divide(x: Any, y: Any) -> Any:
     x, y = _binary("floor_divide", x, y)
-    if dtypes.is_float(core.get_aval(x).dtype):  # JAX's float path differs (divmod, round)
-        return lax.floor(lax.div(x, y))
+    dtype = core.get_aval(x).dtype
+    if dtypes.is_float(dtype):  # as JAX: Python's float divmod, then round
+        weak = core.get_aval(x).weak_type  # constants as weak as the operands
+        zero = lax.convert_element_type(0, dtype, weak)
+        one = lax.convert_element_type(1, dtype, weak)
+        mod = lax.rem(x, y)
+        div = lax.div(_where_jit(lax.eq(y, zero), x, lax.sub(x, mod)), y)
+        fix = lax.bitwise_and(lax.ne(mod, zero), lax.ne(lax.sign(y), lax.sign(mod)))
+        lax.select_n(fix, mod, lax.add(mod, y))  # divmod's remainder (unused here)
+        return lax.round(lax.select_n(fix, div, lax.sub(div, one)), 0)
     q = lax.div(x, y)
     fix = lax.bitwise_and(lax.ne(lax.sign(x), lax.sign(y)), lax.ne(lax.rem(x, y), 0))
     return _where_jit(fix, lax.sub(q, 1), q)

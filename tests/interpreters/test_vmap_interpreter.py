@@ -241,6 +241,7 @@ CASES = [
     *(_binary_case(p, k) for p in BINARY for k in BINARY_SHAPES),
     Case(comparison.is_finite_p, lax.is_finite, lambda: [randf(2, 3)]),
     Case(shape.copy_p, shape.copy, lambda: [randf(2, 3)]),
+    Case(elementwise.round_p, lambda x: lax.round(x, 1), lambda: [randf(2, 3) * 4]),
     Case(comparison.and_p, lax.bitwise_and, lambda: [boolean(2, 3), boolean(2, 3)]),
     Case(comparison.or_p, lax.bitwise_or, lambda: [boolean(2, 3), boolean(1, 3)]),
     Case(comparison.not_p, lax.bitwise_not, lambda: [boolean(2, 3)]),

@@ -56,7 +56,7 @@ NONLINEAR = {
 }
 
 # Piecewise constant: the tangent is a symbolic zero, so no linear use reaches transpose.
-ZERO_DERIVATIVE = {"floor", "sign", "argmax", "stop_gradient"}
+ZERO_DERIVATIVE = {"floor", "round", "sign", "argmax", "stop_gradient"}
 
 # Boolean outputs (comparisons, logic): not differentiable; tangents are symbolic zeros.
 BOOLEAN = {"eq", "ne", "gt", "ge", "lt", "le", "is_finite", "and", "or", "not"}
