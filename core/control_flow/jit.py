@@ -147,9 +147,8 @@ def _jit_partial_eval(unks_in, eqn):
         jaxpr, ("partial_eval", tuple(unks_in)), lambda: _split(jaxpr, unks_in))
     ins_known = [x for x, unk in zip(eqn.invars, unks_in, strict=True) if not unk]
     ins_unknown = [x for x, unk in zip(eqn.invars, unks_in, strict=True) if unk]
-    num_res = len(forwarded)
-    new_res = iter([Var(a) for a in known.out_avals[len(known.out_avals) - sum(
-        f is None for f in forwarded):]])
+    n_computed = sum(f is None for f in forwarded)  # residuals the known jit returns, last
+    new_res = iter([Var(a) for a in known.out_avals[len(known.out_avals) - n_computed:]])
     # a residual that is one of the known inputs is passed on directly, not returned
     residuals = [ins_known[f] if f is not None else next(new_res) for f in forwarded]
     computed = [r for r, f in zip(residuals, forwarded, strict=True) if f is None]

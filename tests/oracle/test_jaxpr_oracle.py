@@ -10,7 +10,7 @@ from pathlib import Path
 
 import didax
 import pytest
-from op_cases import CASES, close_over
+from op_cases import close_over
 
 jax = pytest.importorskip("jax")
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "core"))
