@@ -332,15 +332,16 @@ def _elementwise(name: str, fn: Any, prim: core.Primitive) -> Any:
     Arrays of one dtype (or an Array and a Python scalar of its dtype) need neither: the
     primitive's eager shortcut computes them in one NumPy call."""
     eager = prim.eager
-
     on_bools = {"add": lax.bitwise_or, "multiply": lax.bitwise_and}.get(name)
 
     def op(x: Any, y: Any) -> Any:
-        out = eager(x, y)
-        if out is not NotImplemented:
-            return out
+        if core.trace_state() is core.EAGER_STATE:
+            out = eager(x, y)
+            if out is not NotImplemented:
+                return out
         x, y = _binary(name, x, y)
-        if on_bools is not None and core.get_aval(x).dtype == dtypes.bool_:
+        if on_bools is not None and getattr(getattr(x, "aval", None), "dtype",
+                                            None) == dtypes.bool_:
             return on_bools(x, y)  # JAX adds bools with `or`, multiplies them with `and`
         return fn(x, y)
 
@@ -434,8 +435,11 @@ def _unary_float(name: str, fn: Any, prim: core.Primitive) -> Any:
     eager = prim.eager
 
     def op(x: Any) -> Any:
-        out = eager(x)  # an eager float Array: one NumPy call
-        return fn(_to_inexact(name, x)) if out is NotImplemented else out
+        if core.trace_state() is core.EAGER_STATE:
+            out = eager(x)  # an eager float Array: one NumPy call
+            if out is not NotImplemented:
+                return out
+        return fn(_to_inexact(name, x))
 
     op.__name__ = name
     op.__doc__ = f"Like `jax.numpy.{name}`."
