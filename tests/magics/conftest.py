@@ -54,7 +54,11 @@ class Ran:
 @pytest.fixture(scope="session")
 def shell():
     ip = globalipapp.get_ipython()
-    ip.InteractiveTB.set_colors("NoColor")
+    tb = ip.InteractiveTB
+    if hasattr(tb, "set_theme_name"):  # IPython 9 names themes in lower case
+        tb.set_theme_name("nocolor")
+    else:
+        tb.set_colors("NoColor")
     ip.run_line_magic("load_ext", "didax")
     return ip
 
