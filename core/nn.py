@@ -18,9 +18,8 @@ def _relu(x: Any) -> Any:
     return jnp.maximum(x, 0)  # a weak 0 keeps integer inputs integer, as in JAX
 
 
-_relu.__name__ = "relu"
 # As JAX's: a custom_jvp around an inner jit, with one jvp rule per argument.
-relu = custom_jvp(jnp._inner_jit(_relu))  # noqa: SLF001
+relu = custom_jvp(jnp._inner_jit(_relu, "relu"))  # noqa: SLF001
 relu.defjvps(lambda g, ans, x: lax.select_n(x > 0, lax.full(core.get_aval(g).shape, 0,
                                                             core.get_aval(g).dtype), g))
 
@@ -58,8 +57,8 @@ def _log_softmax(x: Any, axis: Any) -> Any:
     return shifted - jnp.log(jnp.sum(jnp.exp(shifted), axis=axes, keepdims=True))
 
 
-_log_softmax.__name__ = "log_softmax"
-_log_softmax_jit = jnp._inner_jit(_log_softmax, static_argnums=(1,))  # noqa: SLF001
+_log_softmax_jit = jnp._inner_jit(  # noqa: SLF001
+    _log_softmax, "log_softmax", static_argnums=(1,))
 
 
 def log_softmax(x: Any, axis: Any = -1) -> Any:

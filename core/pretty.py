@@ -340,10 +340,15 @@ def param_text(v: Any) -> str:
     return str(v)
 
 
+def _laid_out(jaxpr: Any, width: int = WIDTH) -> tuple[_Printer, list[Line]]:
+    # The whole program laid out; the printer keeps every variable's printed name.
+    printer = _Printer(Names(), _shared_jaxprs(jaxpr))
+    return printer, layout(printer.program(jaxpr), width)
+
+
 def jaxpr_lines(jaxpr: Any, width: int = WIDTH) -> list[Line]:
     """The jaxpr as laid-out lines of kind-tagged tokens (the widgets' input)."""
-    jaxpr = _open(jaxpr)
-    return layout(_Printer(Names(), _shared_jaxprs(jaxpr)).program(jaxpr), width)
+    return _laid_out(_open(jaxpr), width)[1]
 
 
 def pp_jaxpr(jaxpr: Any, width: int = WIDTH) -> str:
@@ -352,17 +357,13 @@ def pp_jaxpr(jaxpr: Any, width: int = WIDTH) -> str:
 
 
 def var_name_in(jaxpr: Any, var: Any) -> str:
-    names = Names()
-    printer = _Printer(names, _shared_jaxprs(jaxpr))
-    layout(printer.program(jaxpr))
-    return names.names.get(var, "?")
+    printer, _ = _laid_out(jaxpr)
+    return printer.names.names.get(var, "?")
 
 
 def pp_eqn_context(jaxpr: Any, i: int, radius: int = 2) -> str:
     """Equation `i` of `jaxpr` with its neighbours, the failing one marked, for errors."""
-    names = Names()
-    printer = _Printer(names, _shared_jaxprs(jaxpr))
-    layout(printer.program(jaxpr))  # name every variable as the full printout would
+    printer, _ = _laid_out(jaxpr)  # name every variable as the full printout would
     unused = _unused_outvars(jaxpr)
     out = []
     lo, hi = max(0, i - radius), min(len(jaxpr.eqns), i + radius + 1)

@@ -154,10 +154,12 @@ def _to_inexact(name: str, x: Any) -> Any:
     return lax.convert_element_type(x, dtypes.float32, aval.weak_type)
 
 
-def _inner_jit(fn: Any, static_argnums: tuple[int, ...] = ()) -> Any:
+def _inner_jit(fn: Any, name: str, static_argnums: tuple[int, ...] = ()) -> Any:
     """`fn` as JAX's numpy runs it: an inner `jit(fn, inline=True)`, so that a jaxpr shows one
-    `jit[name=...]` equation for it as JAX's does. With nothing being traced it just runs,
-    eagerly with NumPy like the rest of didax.numpy (an inline jit is part of its caller)."""
+    `jit[name=...]` equation for it as JAX's does (`name` is the one JAX's jaxprs show). With
+    nothing being traced it just runs, eagerly with NumPy like the rest of didax.numpy (an
+    inline jit is part of its caller)."""
+    fn.__name__ = name
     jitted = _jit(fn, static_argnums, inline=True)
 
     def call(*args: Any) -> Any:
@@ -313,7 +315,7 @@ def _linspace(start: Any, stop: Any, num: int, endpoint: bool, dtype: np.dtype) 
     return out
 
 
-_linspace_jit = _inner_jit(_linspace, static_argnums=(2, 3, 4))
+_linspace_jit = _inner_jit(_linspace, "_linspace", static_argnums=(2, 3, 4))
 
 
 def eye(N: int, M: int | None = None, k: int = 0, dtype: Any = float32) -> Any:  # noqa: N803
@@ -374,9 +376,9 @@ def floor_divide(x: Any, y: Any) -> Any:
 
 def _floor_divide(x: Any, y: Any) -> Any:
     x, y = _binary("floor_divide", x, y)
-    dtype = core.get_aval(x).dtype
+    dtype, weak = core.get_aval(x).dtype, core.get_aval(x).weak_type
     if dtypes.is_float(dtype):  # as JAX: Python's float divmod, then round
-        weak = core.get_aval(x).weak_type  # constants as weak as the operands
+        # constants as weak as the operands
         zero = lax.convert_element_type(0, dtype, weak)
         one = lax.convert_element_type(1, dtype, weak)
         mod = lax.rem(x, y)
@@ -389,8 +391,7 @@ def _floor_divide(x: Any, y: Any) -> Any:
     return _where_jit(fix, lax.sub(q, 1), q)
 
 
-_floor_divide.__name__ = "floor_divide"
-_floor_divide_jit = _inner_jit(_floor_divide)
+_floor_divide_jit = _inner_jit(_floor_divide, "floor_divide")
 
 
 def remainder(x: Any, y: Any) -> Any:
@@ -413,8 +414,7 @@ def _remainder(x: Any, y: Any) -> Any:
     return lax.select_n(fix, r, lax.add(r, y))
 
 
-_remainder.__name__ = "remainder"
-_remainder_jit = _inner_jit(_remainder)
+_remainder_jit = _inner_jit(_remainder, "remainder")
 
 
 mod = remainder
@@ -510,7 +510,7 @@ def _where(condition: Any, x: Any, y: Any) -> Any:
     return lax.select_n(condition, y, x)
 
 
-_where_jit = _inner_jit(_where)
+_where_jit = _inner_jit(_where, "_where")
 
 
 def clip(x: Any, min: Any = None, max: Any = None) -> Any:  # noqa: A002
@@ -528,8 +528,7 @@ def _clip(x: Any, min: Any, max: Any) -> Any:  # noqa: A002
     return x
 
 
-_clip.__name__ = "clip"  # the name JAX's jaxprs show
-_clip_jit = _inner_jit(_clip)
+_clip_jit = _inner_jit(_clip, "clip")
 
 
 def _comparison(name: str, fn: Any) -> Any:
@@ -596,6 +595,9 @@ def _keepdims(out: Any, x: Any, axes: tuple[int, ...]) -> Any:
     return lax.broadcast_in_dim(out, shape, kept)
 
 
+_LOW_PRECISION = (dtypes.float16, np.dtype(dtypes.bfloat16))  # reduced in float32, as JAX
+
+
 def sum(x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Any:  # noqa: A001
     """Like `jax.numpy.sum`."""
     _check_arraylike("sum", x)
@@ -614,8 +616,6 @@ def sum(x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> 
     out = lax.reduce_sum(x, axes)
     return _keepdims(out, x, axes) if keepdims else out
 
-
-_LOW_PRECISION = (dtypes.float16, np.dtype(dtypes.bfloat16))
 
 
 def mean(x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Any:
