@@ -30,9 +30,10 @@ def _unary(name: str, fn: Callable[..., Any], *, floats_only: bool = True) -> co
     return prim
 
 
-def _binary(name: str, fn: Callable[..., Any], allowed: str = "any") -> core.Primitive:
+def _binary(name: str, fn: Callable[..., Any], allowed: str = "any",
+            aval: core.AbstractEvalRule | None = None) -> core.Primitive:
     prim = core.Primitive(name)
-    aval = common.naryop_aval(name, allowed)
+    aval = aval or common.naryop_aval(name, allowed)
     core.impl_rules.register(prim, common.elementwise_impl(fn, aval, allowed == "float"))
     core.abstract_eval_rules.register(prim, aval)
     core.vmap_rules.register(prim, shape.broadcasting_vmap(prim.bind))
@@ -576,15 +577,6 @@ core.lowering_rules.register(logistic_p, common.direct_lowering("logistic"))
 
 # ----------------------------------------------------------------------------- pow
 
-pow_p = _binary("pow", np.power, "float")
-
-
-def pow(x: Any, y: Any) -> Any:  # noqa: A001 - JAX's name
-    """`x ** y` for floating `x`; `y` of `x`'s dtype or an integer. Like `jax.lax.pow`."""
-    return pow_p.bind(x, y)
-
-
-@core.abstract_eval_rules.register(pow_p, replace=True)
 def _pow_abstract_eval(x, y):
     if not dtypes.is_float(x.dtype):
         raise TypeError(f"pow does not accept dtype {x.dtype.name}")
@@ -595,8 +587,12 @@ def _pow_abstract_eval(x, y):
     return [ShapedArray(shape, x.dtype, x.weak_type and y.weak_type)]
 
 
-core.impl_rules.register(pow_p, common.elementwise_impl(np.power, _pow_abstract_eval, True),
-                         replace=True)
+pow_p = _binary("pow", np.power, "float", _pow_abstract_eval)
+
+
+def pow(x: Any, y: Any) -> Any:  # noqa: A001 - JAX's name
+    """`x ** y` for floating `x`; `y` of `x`'s dtype or an integer. Like `jax.lax.pow`."""
+    return pow_p.bind(x, y)
 
 
 @core.lowering_rules.register(pow_p)
