@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import statistics
 import timeit
-from typing import Callable
+from collections.abc import Callable
 
 
 def median_time(fn: Callable[[], object], *, repeat: int = 7, min_time: float = 0.05) -> float:
@@ -15,8 +15,14 @@ def median_time(fn: Callable[[], object], *, repeat: int = 7, min_time: float = 
     return statistics.median(t / number for t in timer.repeat(repeat=repeat, number=number))
 
 
-def row(name: str, didax_s: float, jax_s: float | None, numpy_s: float | None,
-        unit: float = 1e-6, target: str = "") -> str:
+def row(
+    name: str,
+    didax_s: float,
+    jax_s: float | None,
+    numpy_s: float | None,
+    unit: float = 1e-6,
+    target: str = "",
+) -> str:
     cells = [f"{name:<34}", f"{didax_s / unit:10.2f}"]
     cells.append(f"{jax_s / unit:10.2f}" if jax_s is not None else f"{'-':>10}")
     cells.append(f"{numpy_s / unit:10.2f}" if numpy_s is not None else f"{'-':>10}")
@@ -27,5 +33,7 @@ def row(name: str, didax_s: float, jax_s: float | None, numpy_s: float | None,
 
 
 def header(unit_name: str = "us") -> str:
-    return (f"{'benchmark':<34} {'didax ' + unit_name:>10} {'jax ' + unit_name:>10} "
-            f"{'numpy ' + unit_name:>10} {'vs jax':>10} {'vs numpy':>10}  target")
+    return (
+        f"{'benchmark':<34} {'didax ' + unit_name:>10} {'jax ' + unit_name:>10} "
+        f"{'numpy ' + unit_name:>10} {'vs jax':>10} {'vs numpy':>10}  target"
+    )

@@ -31,10 +31,9 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # before NumPy loads OpenBLA
 import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(__file__))
-from _util import median_time  # noqa: E402
-
 import didax  # noqa: E402
 import didax.numpy as dnp  # noqa: E402
+from _util import median_time  # noqa: E402
 
 try:
     import jax
@@ -48,16 +47,25 @@ BATCH = 128
 PER_EXAMPLE = [((16, 32, 32, 4), 128), (SIZES, 8)]
 
 
-def make_params(rng: np.random.Generator, sizes: tuple[int, ...] = SIZES
-                ) -> list[dict[str, np.ndarray]]:
-    return [{"w": (rng.standard_normal((m, n)) / np.sqrt(m)).astype(np.float32),
-             "b": np.zeros(n, np.float32)} for m, n in zip(sizes[:-1], sizes[1:], strict=True)]
+def make_params(
+    rng: np.random.Generator, sizes: tuple[int, ...] = SIZES
+) -> list[dict[str, np.ndarray]]:
+    return [
+        {
+            "w": (rng.standard_normal((m, n)) / np.sqrt(m)).astype(np.float32),
+            "b": np.zeros(n, np.float32),
+        }
+        for m, n in zip(sizes[:-1], sizes[1:], strict=True)
+    ]
 
 
-def make_data(rng: np.random.Generator, sizes: tuple[int, ...], n: int
-              ) -> tuple[np.ndarray, np.ndarray]:
-    return (rng.standard_normal((n, sizes[0])).astype(np.float32),
-            rng.standard_normal((n, sizes[-1])).astype(np.float32))
+def make_data(
+    rng: np.random.Generator, sizes: tuple[int, ...], n: int
+) -> tuple[np.ndarray, np.ndarray]:
+    return (
+        rng.standard_normal((n, sizes[0])).astype(np.float32),
+        rng.standard_normal((n, sizes[-1])).astype(np.float32),
+    )
 
 
 def make_loss(m):  # m: didax.numpy or jax.numpy
@@ -68,6 +76,7 @@ def make_loss(m):  # m: didax.numpy or jax.numpy
             if i < len(params) - 1:
                 h = m.tanh(h)
         return m.mean((h - y) ** 2)
+
     return loss
 
 
@@ -137,8 +146,10 @@ def main() -> None:
     j = measure(jax, jnp, params, x, y) if jax else None
     if j:
         check(d, j)
-    print(f"MLP {' -> '.join(map(str, SIZES))}, tanh, MSE, batch {BATCH}  (ms, median of 7; "
-          f"OPENBLAS_NUM_THREADS={os.environ['OPENBLAS_NUM_THREADS']})")
+    print(
+        f"MLP {' -> '.join(map(str, SIZES))}, tanh, MSE, batch {BATCH}  (ms, median of 7; "
+        f"OPENBLAS_NUM_THREADS={os.environ['OPENBLAS_NUM_THREADS']})"
+    )
     print(f"{'':<60} {'didax':>9} {'jax':>9}")
     for key in ("jit loss", "jit value_and_grad", "eager loss", "eager grad"):
         print(f"{key:<60} {d[key]:9.3f} {'-' if j is None else f'{j[key]:9.3f}':>9}")
@@ -153,19 +164,24 @@ def main() -> None:
         name = f"{' -> '.join(map(str, sizes))}, {n} examples"
         per_example.append((name, pd, pj))
         for key, label in (("vmap", "jit(vmap(grad))"), ("loop", "loop of jit(grad)")):
-            print(f"{label + ' (' + name + ')':<60} {pd[key]:9.3f} "
-                  f"{'-' if pj is None else f'{pj[key]:9.3f}':>9}")
+            print(
+                f"{label + ' (' + name + ')':<60} {pd[key]:9.3f} "
+                f"{'-' if pj is None else f'{pj[key]:9.3f}':>9}"
+            )
     print()
     print(f"{'ratio':<60} {'didax':>7} {'jax':>7}  target (didax)")
     for label, num, den, target in (
-            ("jit(value_and_grad) / jit(loss)", "jit value_and_grad", "jit loss", "<= 2.5x"),
-            ("eager grad / eager loss", "eager grad", "eager loss", "<= 4x")):
+        ("jit(value_and_grad) / jit(loss)", "jit value_and_grad", "jit loss", "<= 2.5x"),
+        ("eager grad / eager loss", "eager grad", "eager loss", "<= 4x"),
+    ):
         print(f"{label:<60} {ratio(d[num] / d[den], j and j[num] / j[den])}  {target}")
     for i, (name, pd, pj) in enumerate(per_example):
         label = f"per-example loop / vmap ({name})"
         target = ">= 2x" if i == 0 else "(information)"
-        print(f"{label:<60} {ratio(pd['loop'] / pd['vmap'], pj and pj['loop'] / pj['vmap'])}"
-              f"  {target}")
+        print(
+            f"{label:<60} {ratio(pd['loop'] / pd['vmap'], pj and pj['loop'] / pj['vmap'])}"
+            f"  {target}"
+        )
 
 
 if __name__ == "__main__":

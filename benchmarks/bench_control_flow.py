@@ -18,10 +18,9 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
-from _util import header, median_time, row  # noqa: E402
-
 import didax  # noqa: E402
 import didax.numpy as dnp  # noqa: E402
+from _util import header, median_time, row  # noqa: E402
 
 try:
     import jax
@@ -35,6 +34,7 @@ STEPS = 1000
 def _body(m):  # m: a NumPy-like namespace (didax.numpy or jax.numpy)
     def body(i, x):
         return x * 0.999 + m.sin(x) * 0.001 + i * 1e-6
+
     return body
 
 
@@ -60,15 +60,18 @@ def main() -> None:
     x = np.linspace(-1, 1, 16, dtype=np.float32)
     n = np.int32(STEPS)
     print(header())
-    for name, make, args in (("fori_loop static (scan), jit", static_loop, (x,)),
-                             ("fori_loop traced (while), jit", traced_loop, (x, n))):
+    for name, make, args in (
+        ("fori_loop static (scan), jit", static_loop, (x,)),
+        ("fori_loop traced (while), jit", traced_loop, (x, n)),
+    ):
         d_fn = didax.jit(make(dnp, didax.lax))
         j_fn = jax.jit(make(jnp, jax.lax)) if jax else None
         d_first = _first_call(d_fn, *args)
         j_first = _first_call(j_fn, *args) if jax else None
         if jax:  # the same program computes the same values
-            np.testing.assert_allclose(np.asarray(d_fn(*args)), np.asarray(j_fn(*args)),
-                                       rtol=1e-4, atol=1e-5)
+            np.testing.assert_allclose(
+                np.asarray(d_fn(*args)), np.asarray(j_fn(*args)), rtol=1e-4, atol=1e-5
+            )
         t_d = _steady(d_fn, *args)
         t_j = _steady(j_fn, *args) if jax else None
         print(row(name, t_d, t_j, None))

@@ -16,10 +16,9 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
-from _util import header, median_time, row  # noqa: E402
-
 import didax  # noqa: E402
 import didax.numpy as dnp  # noqa: E402
+from _util import header, median_time, row  # noqa: E402
 
 try:
     import jax
@@ -75,15 +74,17 @@ def main() -> None:
             for i in range(1000):
                 x = m.sin(x) if i % 2 else x * 1.5
             return x
+
         return f
 
     n_eqns = 1000
     t_d = median_time(lambda: didax.make_jaxpr(chain(dnp))(d_x), repeat=5) / n_eqns
-    t_j = (median_time(lambda: jax.make_jaxpr(chain(jnp))(j_x), repeat=5) / n_eqns
-           if jax else None)
+    t_j = median_time(lambda: jax.make_jaxpr(chain(jnp))(j_x), repeat=5) / n_eqns if jax else None
     print(row("make_jaxpr per equation (1000 ops)", t_d, t_j, None, target="<= 8 us"))
-    print(f"\n(python {sys.version.split()[0]}, numpy {np.__version__}"
-          f"{', jax ' + jax.__version__ if jax else ''}; {time.strftime('%Y-%m-%d %H:%M')})")
+    print(
+        f"\n(python {sys.version.split()[0]}, numpy {np.__version__}"
+        f"{', jax ' + jax.__version__ if jax else ''}; {time.strftime('%Y-%m-%d %H:%M')})"
+    )
 
 
 if __name__ == "__main__":

@@ -15,15 +15,15 @@ import statistics
 import subprocess
 import sys
 import time
-from typing import Any, Callable
-
-import numpy as np
+from collections.abc import Callable
+from typing import Any
 
 import didax
 import didax.numpy as dnp
 import jax
 import jax.numpy as jnp
 import jaxlib.version
+import numpy as np
 
 
 def chain(np_: Any, n: int) -> Callable[[Any], Any]:
@@ -68,11 +68,15 @@ def steady(fn: Callable[..., Any], args: tuple, repeats: int) -> float:
 
 
 def import_time(module: str, repeats: int = 5) -> float:
-    code = (f"import time; t = time.perf_counter(); import {module}; "
-            "print(time.perf_counter() - t)")
+    code = f"import time; t = time.perf_counter(); import {module}; print(time.perf_counter() - t)"
     return statistics.median(
-        float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                             check=True).stdout) for _ in range(repeats))
+        float(
+            subprocess.run(
+                [sys.executable, "-c", code], capture_output=True, text=True, check=True
+            ).stdout
+        )
+        for _ in range(repeats)
+    )
 
 
 def main() -> None:
@@ -81,32 +85,52 @@ def main() -> None:
     def row(name: str, ours: float, theirs: float, unit: str = "ms") -> None:
         scale = {"ms": 1e3, "us": 1e6}[unit]
         rows.append((name, ours * scale, theirs * scale, unit))
-        print(f"{name:<34} {ours * scale:>10.2f} {theirs * scale:>10.2f} {unit:<3}"
-              f"{ours / theirs:>8.2f}x", flush=True)
+        print(
+            f"{name:<34} {ours * scale:>10.2f} {theirs * scale:>10.2f} {unit:<3}"
+            f"{ours / theirs:>8.2f}x",
+            flush=True,
+        )
 
-    print(f"didax {didax.__version__}, jax {jax.__version__}, jaxlib {jaxlib.version.__version__}"
-          f", {jax.devices()[0].platform}; medians of repeats\n")
+    print(
+        f"didax {didax.__version__}, jax {jax.__version__}, jaxlib {jaxlib.version.__version__}"
+        f", {jax.devices()[0].platform}; medians of repeats\n"
+    )
     print(f"{'':<34} {'didax':>10} {'jax':>10}     {'ratio':>8}")
     small = np.linspace(-1, 1, 1000, dtype=np.float32)
-    row("first call, 100-op chain", first_call(didax, dnp, 100, small, 5),
-        first_call(jax, jnp, 100, small, 5))
-    row("first call, 1000-op chain", first_call(didax, dnp, 1000, small, 3),
-        first_call(jax, jnp, 1000, small, 3))
+    row(
+        "first call, 100-op chain",
+        first_call(didax, dnp, 100, small, 5),
+        first_call(jax, jnp, 100, small, 5),
+    )
+    row(
+        "first call, 1000-op chain",
+        first_call(didax, dnp, 1000, small, 3),
+        first_call(jax, jnp, 1000, small, 3),
+    )
 
     x8 = np.arange(8, dtype=np.float32)
     dx8, jx8 = didax.device_put(x8), jax.device_put(x8)
     for nargs in (1, 3):
-        row(f"cached dispatch, {nargs} x f32[8]", dispatch(didax, nargs, dx8, 5000),
-            dispatch(jax, nargs, jx8, 5000), "us")
+        row(
+            f"cached dispatch, {nargs} x f32[8]",
+            dispatch(didax, nargs, dx8, 5000),
+            dispatch(jax, nargs, jx8, 5000),
+            "us",
+        )
 
     big = np.linspace(-1, 1, 10_000_000, dtype=np.float32)
-    row("20-op chain on 1e7 elements", steady(didax.jit(chain(dnp, 20)),
-                                              (didax.device_put(big),), 7),
-        steady(jax.jit(chain(jnp, 20)), (jax.device_put(big),), 7))
+    row(
+        "20-op chain on 1e7 elements",
+        steady(didax.jit(chain(dnp, 20)), (didax.device_put(big),), 7),
+        steady(jax.jit(chain(jnp, 20)), (jax.device_put(big),), 7),
+    )
     a = np.random.default_rng(0).standard_normal((2048, 2048)).astype(np.float32)
     da = didax.device_put(a)
-    row("matmul f32[2048,2048]", steady(didax.jit(dnp.matmul), (da, da), 7),
-        steady(jax.jit(jnp.matmul), (jax.device_put(a), jax.device_put(a)), 7))
+    row(
+        "matmul f32[2048,2048]",
+        steady(didax.jit(dnp.matmul), (da, da), 7),
+        steady(jax.jit(jnp.matmul), (jax.device_put(a), jax.device_put(a)), 7),
+    )
     row("import (fresh interpreter)", import_time("didax"), import_time("jax"))
 
 

@@ -6,16 +6,30 @@ In IPython, `%load_ext didax` adds the `%jaxpr`, `%grad`, `%vmap` and `%jit` mag
 This module only re-exports (layer 5).
 """
 
-from didax import core, dtypes, tree_util  # noqa: F401
+from didax import (  # noqa: F401
+    core,
+    dtypes,
+    lax,  # noqa: F401
+    nn,  # noqa: F401
+    numpy,  # noqa: F401 - fills the operator table of Array and Tracer
+    tree_util,
+)
+from didax.api import (
+    grad,
+    hessian,
+    jacfwd,
+    jacrev,
+    jvp,
+    linear_transpose,
+    linearize,
+    make_jaxpr,
+    value_and_grad,
+    vjp,
+    vmap,
+)
 from didax.array import Array
-from didax import lax  # noqa: F401
-from didax import numpy  # noqa: F401 - fills the operator table of Array and Tracer
-from didax import nn  # noqa: F401
-from didax.api import jvp, make_jaxpr, vmap
-from didax.api import (grad, hessian, jacfwd, jacrev, linear_transpose, linearize,
-                       value_and_grad, vjp)
-from didax.control_flow.custom_derivatives import custom_jvp, custom_vjp
 from didax.backend import device_put, devices
+from didax.control_flow.custom_derivatives import custom_jvp, custom_vjp
 from didax.control_flow.jit import block_until_ready, jit
 from didax.core import ConcretizationTypeError, UnexpectedTracerError
 from didax.jaxpr import ClosedJaxpr, Jaxpr, JaxprTypeError, eval_jaxpr, typecheck
@@ -23,11 +37,31 @@ from didax.jaxpr import ClosedJaxpr, Jaxpr, JaxprTypeError, eval_jaxpr, typechec
 __version__ = "0.1.0"
 
 __all__ = [
-    "Array", "ClosedJaxpr", "ConcretizationTypeError", "Jaxpr", "JaxprTypeError",
-    "UnexpectedTracerError", "eval_jaxpr", "jvp", "make_jaxpr", "typecheck", "vmap",
-    "grad", "hessian", "jacfwd", "jacrev", "linear_transpose", "linearize", "value_and_grad",
-    "vjp", "custom_jvp", "custom_vjp",
-    "block_until_ready", "device_put", "devices", "jit",
+    "Array",
+    "ClosedJaxpr",
+    "ConcretizationTypeError",
+    "Jaxpr",
+    "JaxprTypeError",
+    "UnexpectedTracerError",
+    "eval_jaxpr",
+    "jvp",
+    "make_jaxpr",
+    "typecheck",
+    "vmap",
+    "grad",
+    "hessian",
+    "jacfwd",
+    "jacrev",
+    "linear_transpose",
+    "linearize",
+    "value_and_grad",
+    "vjp",
+    "custom_jvp",
+    "custom_vjp",
+    "block_until_ready",
+    "device_put",
+    "devices",
+    "jit",
 ]
 
 

@@ -8,20 +8,19 @@ from __future__ import annotations
 
 import functools
 import inspect
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
-
 from didax import core, dtypes
-from didax.core import NOT_MAPPED
 from didax.array import Array
+from didax.core import NOT_MAPPED
 from didax.interpreters import jvp as jvp_interp
 from didax.interpreters import partial_eval, staging, transpose
 from didax.interpreters import vmap as vmap_interp
 from didax.jaxpr import ClosedJaxpr, eval_jaxpr
 from didax.lax import shape
-from didax.tree_util import (PyTreeDef, broadcast_prefix, tree_flatten, tree_map,
-                             tree_unflatten)
+from didax.tree_util import PyTreeDef, broadcast_prefix, tree_flatten, tree_map, tree_unflatten
 
 
 def _arg_names(fn: Callable[..., Any], n: int) -> list[str]:
@@ -41,13 +40,16 @@ def _numpy_to_arrays(leaves: Sequence[Any]) -> list[Any]:
 def _check_leaves(leaves: Sequence[Any], fn: Callable[..., Any], what: str) -> None:
     for leaf in leaves:
         if not core.is_arraylike(leaf):
-            raise TypeError(f"Argument {leaf!r} of type {type(leaf).__name__} passed to {what} "
-                            f"of {getattr(fn, '__name__', fn)} is not a valid didax type: "
-                            "expected arrays, scalars, or pytrees of them")
+            raise TypeError(
+                f"Argument {leaf!r} of type {type(leaf).__name__} passed to {what} "
+                f"of {getattr(fn, '__name__', fn)} is not a valid didax type: "
+                "expected arrays, scalars, or pytrees of them"
+            )
 
 
-def flatten_fun(fn: Callable[..., Any], in_tree: PyTreeDef
-                ) -> tuple[Callable[..., list[Any]], Callable[[], PyTreeDef]]:
+def flatten_fun(
+    fn: Callable[..., Any], in_tree: PyTreeDef
+) -> tuple[Callable[..., list[Any]], Callable[[], PyTreeDef]]:
     """`fn` as a function of flat leaves returning flat leaves; the second function returns
     the output tree structure once the first has been called."""
     store: list[PyTreeDef] = []
@@ -77,8 +79,9 @@ def _static_split(args: tuple, static_argnums: Sequence[int]) -> tuple[list, Cal
 # ----------------------------------------------------------------------------- make_jaxpr
 
 
-def make_jaxpr(fn: Callable[..., Any], static_argnums: int | Sequence[int] = ()
-               ) -> Callable[..., ClosedJaxpr]:
+def make_jaxpr(
+    fn: Callable[..., Any], static_argnums: int | Sequence[int] = ()
+) -> Callable[..., ClosedJaxpr]:
     """The jaxpr of `fn` at the types of the given arguments. Like `jax.make_jaxpr`.
 
     Closed-over arrays become constvars; scalar constants become typed literals.
@@ -94,8 +97,9 @@ def make_jaxpr(fn: Callable[..., Any], static_argnums: int | Sequence[int] = ()
     return make
 
 
-def trace_fn(fn: Callable[..., Any], args: tuple, kwargs: dict,
-             static_argnums: Sequence[int] = ()) -> tuple[ClosedJaxpr, PyTreeDef]:
+def trace_fn(
+    fn: Callable[..., Any], args: tuple, kwargs: dict, static_argnums: Sequence[int] = ()
+) -> tuple[ClosedJaxpr, PyTreeDef]:
     """Stage `fn(*args, **kwargs)`; returns the jaxpr and the output tree."""
     __tracebackhide__ = True
     dynamic, merge = _static_split(args, static_argnums)
@@ -114,38 +118,50 @@ def trace_fn(fn: Callable[..., Any], args: tuple, kwargs: dict,
 # ----------------------------------------------------------------------------- jvp
 
 
-def jvp(fn: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]
-        ) -> tuple[Any, Any]:
+def jvp(fn: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any, Any]:
     """Forward-mode Jacobian-vector product. Like `jax.jvp`."""
     __tracebackhide__ = True
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
-        raise TypeError("primal and tangent arguments to jvp must be tuples or lists; found "
-                        f"{type(primals).__name__} and {type(tangents).__name__}.")
+        raise TypeError(
+            "primal and tangent arguments to jvp must be tuples or lists; found "
+            f"{type(primals).__name__} and {type(tangents).__name__}."
+        )
     primal_leaves, in_tree = tree_flatten(tuple(primals))
     tangent_leaves, tangent_tree = tree_flatten(tuple(tangents))
     if in_tree != tangent_tree:
-        raise TypeError("primal and tangent arguments to jvp must have the same tree "
-                        f"structure; primals have tree structure {in_tree} whereas tangents "
-                        f"have tree structure {tangent_tree}.")
+        raise TypeError(
+            "primal and tangent arguments to jvp must have the same tree "
+            f"structure; primals have tree structure {in_tree} whereas tangents "
+            f"have tree structure {tangent_tree}."
+        )
     _check_leaves(primal_leaves, fn, "jvp")
     for p, t in zip(primal_leaves, tangent_leaves, strict=True):
         pa, ta = core.get_aval(p), core.get_aval(t)
         if pa.shape != ta.shape:
-            raise ValueError("jvp called with different primal and tangent shapes; got primal "
-                             f"shape {pa.shape} and tangent shape {ta.shape}")
+            raise ValueError(
+                "jvp called with different primal and tangent shapes; got primal "
+                f"shape {pa.shape} and tangent shape {ta.shape}"
+            )
         if core.tangent_aval(pa).dtype != ta.dtype and dtypes.is_float(pa.dtype):
-            raise TypeError("primal and tangent arguments to jvp do not match; dtypes must be "
-                            f"equal, got {pa.dtype.name} and {ta.dtype.name}")
+            raise TypeError(
+                "primal and tangent arguments to jvp do not match; dtypes must be "
+                f"equal, got {pa.dtype.name} and {ta.dtype.name}"
+            )
     flat_fn, out_tree = flatten_fun(fn, in_tree)
     primal_leaves = _numpy_to_arrays(primal_leaves)
     tangent_leaves = _numpy_to_arrays(tangent_leaves)
-    tangents_in = [t if dtypes.is_float(core.get_aval(p).dtype) else core.Zero.like(p)
-                   for p, t in zip(primal_leaves, tangent_leaves, strict=True)]
+    tangents_in = [
+        t if dtypes.is_float(core.get_aval(p).dtype) else core.Zero.like(p)
+        for p, t in zip(primal_leaves, tangent_leaves, strict=True)
+    ]
     primals_out, tangents_out = jvp_interp.jvp_flat(flat_fn, primal_leaves, tangents_in)
     # as in JAX, integer and bool outputs have float0 tangents (NumPy arrays of no bytes)
-    tangents_out = [t if dtypes.is_float(core.get_aval(p).dtype)
-                    else np.zeros(core.get_aval(p).shape, dtypes.float0)
-                    for p, t in zip(primals_out, tangents_out, strict=True)]
+    tangents_out = [
+        t
+        if dtypes.is_float(core.get_aval(p).dtype)
+        else np.zeros(core.get_aval(p).shape, dtypes.float0)
+        for p, t in zip(primals_out, tangents_out, strict=True)
+    ]
     tree = out_tree()
     return tree_unflatten(tree, primals_out), tree_unflatten(tree, tangents_out)
 
@@ -167,18 +183,24 @@ def vmap(fn: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0) -> Callabl
     def batched(*args: Any, **kwargs: Any) -> Any:
         __tracebackhide__ = True
         if kwargs:
-            raise NotImplementedError("vmap: keyword arguments are not batched; pass them "
-                                      "positionally")
+            raise NotImplementedError(
+                "vmap: keyword arguments are not batched; pass them positionally"
+            )
         leaves, in_tree = tree_flatten(args)
         _check_leaves(leaves, fn, "vmap")
         leaves = _numpy_to_arrays(leaves)
         if isinstance(in_axes, tuple) and len(in_axes) != len(args):
-            raise ValueError(f"vmap in_axes must be an int, None, or a tuple of entries "
-                             f"corresponding to the positional arguments passed to the "
-                             f"function, but got len(in_axes)={len(in_axes)}, "
-                             f"len(args)={len(args)}")
-        dims = broadcast_prefix(in_axes if isinstance(in_axes, tuple) else (in_axes,) * len(args),
-                                in_tree, "vmap in_axes")
+            raise ValueError(
+                f"vmap in_axes must be an int, None, or a tuple of entries "
+                f"corresponding to the positional arguments passed to the "
+                f"function, but got len(in_axes)={len(in_axes)}, "
+                f"len(args)={len(args)}"
+            )
+        dims = broadcast_prefix(
+            in_axes if isinstance(in_axes, tuple) else (in_axes,) * len(args),
+            in_tree,
+            "vmap in_axes",
+        )
         dims = [_normalize_axis(d, x, "in_axes") for d, x in zip(dims, leaves, strict=True)]
         axis_size = _axis_size(fn, args, leaves, dims, in_tree)
         flat_fn, out_tree = flatten_fun(fn, in_tree)
@@ -194,8 +216,9 @@ def vmap(fn: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0) -> Callabl
             else:
                 ndim = core.get_aval(val).ndim + (1 if d is NOT_MAPPED else 0)
                 if not -ndim <= dst < ndim:
-                    raise ValueError(f"vmap out_axes {dst} is out of bounds for an output of "
-                                     f"rank {ndim}")
+                    raise ValueError(
+                        f"vmap out_axes {dst} is out of bounds for an output of rank {ndim}"
+                    )
                 moved.append(shape.move_axis(val, d, dst % ndim, axis_size))
         return tree_unflatten(tree, moved)
 
@@ -206,8 +229,10 @@ def _check_axes_spec(spec: Any, what: str) -> None:
     leaves, _ = tree_flatten(spec, is_leaf=lambda x: x is None)
     for leaf in leaves:
         if leaf is not None and not isinstance(leaf, (int, np.integer)):
-            raise TypeError(f"vmap {what} must be an int, None, or (nested) container with "
-                            f"those types as leaves, but got {spec!r}.")
+            raise TypeError(
+                f"vmap {what} must be an int, None, or (nested) container with "
+                f"those types as leaves, but got {spec!r}."
+            )
 
 
 def _normalize_axis(d: Any, x: Any, what: str) -> Any:
@@ -215,16 +240,18 @@ def _normalize_axis(d: Any, x: Any, what: str) -> Any:
         return None
     ndim = core.get_aval(x).ndim
     if not -ndim <= d < ndim:
-        raise ValueError(f"vmap was requested to map its argument along axis {d}, which "
-                         f"implies that its rank should be at least {d + 1 if d >= 0 else -d}, "
-                         f"but is only {ndim} (its shape is {core.get_aval(x).shape})")
+        raise ValueError(
+            f"vmap was requested to map its argument along axis {d}, which "
+            f"implies that its rank should be at least {d + 1 if d >= 0 else -d}, "
+            f"but is only {ndim} (its shape is {core.get_aval(x).shape})"
+        )
     return d % ndim
 
 
-def _axis_size(fn: Callable[..., Any], args: tuple, leaves: list, dims: list,
-               in_tree: PyTreeDef) -> int:
-    sizes = {core.get_aval(x).shape[d] for x, d in zip(leaves, dims, strict=True)
-             if d is not None}
+def _axis_size(
+    fn: Callable[..., Any], args: tuple, leaves: list, dims: list, in_tree: PyTreeDef
+) -> int:
+    sizes = {core.get_aval(x).shape[d] for x, d in zip(leaves, dims, strict=True) if d is not None}
     if not sizes:
         raise ValueError("vmap must have at least one non-None value in in_axes")
     if len(sizes) == 1:
@@ -237,10 +264,13 @@ def _axis_size(fn: Callable[..., Any], args: tuple, leaves: list, dims: list,
     for x, d, name in zip(leaves, dims, arg_of_leaf, strict=True):
         if d is not None:
             aval = core.get_aval(x)
-            lines.append(f"  * one axis had size {aval.shape[d]}: axis {d} of argument {name} "
-                         f"of type {aval.str_short()}")
-    raise ValueError("vmap got inconsistent sizes for array axes to be mapped:\n"
-                     + "\n".join(lines))
+            lines.append(
+                f"  * one axis had size {aval.shape[d]}: axis {d} of argument {name} "
+                f"of type {aval.str_short()}"
+            )
+    raise ValueError(
+        "vmap got inconsistent sizes for array axes to be mapped:\n" + "\n".join(lines)
+    )
 
 
 # ----------------------------------------------------------------------------- reverse mode
@@ -253,8 +283,9 @@ def _zeros_for(aval: core.ShapedArray) -> Any:
     return shape.instantiate(core.Zero(aval))  # a weak primal gets a weak zero, as in JAX
 
 
-def _flatten_fun_aux(fn: Callable[..., Any], in_tree: PyTreeDef
-                     ) -> tuple[Callable[..., list[Any]], Callable[[], tuple]]:
+def _flatten_fun_aux(
+    fn: Callable[..., Any], in_tree: PyTreeDef
+) -> tuple[Callable[..., list[Any]], Callable[[], tuple]]:
     """Like `flatten_fun` for a function returning (output, aux): the flat function returns
     the output's leaves, then aux's array leaves; the second function returns (out tree,
     function rebuilding aux from its array leaves). Aux's other leaves pass through as-is."""
@@ -263,17 +294,20 @@ def _flatten_fun_aux(fn: Callable[..., Any], in_tree: PyTreeDef
     def flat_fn(*leaves: Any) -> list[Any]:
         out = fn(*tree_unflatten(in_tree, leaves))
         if not (isinstance(out, (tuple, list)) and len(out) == 2):
-            raise TypeError("expected function with aux output to return a two-element "
-                            f"tuple, but got type {type(out)} with value {out!r}")
+            raise TypeError(
+                "expected function with aux output to return a two-element "
+                f"tuple, but got type {type(out)} with value {out!r}"
+            )
         out_leaves, out_tree = tree_flatten(out[0])
         aux_leaves, aux_tree = tree_flatten(out[1])
         is_array = [core.is_arraylike(x) for x in aux_leaves]
 
         def rebuild_aux(arrays: Sequence[Any]) -> Any:
             it = iter(arrays)
-            return tree_unflatten(aux_tree, [next(it) if arr else x
-                                             for x, arr in zip(aux_leaves, is_array,
-                                                               strict=True)])
+            return tree_unflatten(
+                aux_tree,
+                [next(it) if arr else x for x, arr in zip(aux_leaves, is_array, strict=True)],
+            )
 
         store[:] = [(out_tree, rebuild_aux)]
         return [*out_leaves, *(x for x, arr in zip(aux_leaves, is_array, strict=True) if arr)]
@@ -296,19 +330,28 @@ def linearize(fn: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[...,
         __tracebackhide__ = True
         t_leaves, t_tree = tree_flatten(tangents)
         if t_tree != in_tree:
-            raise ValueError(f"linearized function called with tangents of tree structure "
-                             f"{t_tree}, but the primals have tree structure {in_tree}")
+            raise ValueError(
+                f"linearized function called with tangents of tree structure "
+                f"{t_tree}, but the primals have tree structure {in_tree}"
+            )
         for p, t in zip(in_avals, t_leaves, strict=True):
             ta = core.get_aval(t)
             if ta.shape != p.shape or (dtypes.is_float(p.dtype) and ta.dtype != p.dtype):
-                raise ValueError("linearized function called on tangent values inconsistent "
-                                 "with the original primal values:\nGot tangent aval "
-                                 f"{ta.str_short()} for primal aval {p.str_short()} but "
-                                 f"expected {core.tangent_aval(p).str_short()}.")
+                raise ValueError(
+                    "linearized function called on tangent values inconsistent "
+                    "with the original primal values:\nGot tangent aval "
+                    f"{ta.str_short()} for primal aval {p.str_short()} but "
+                    f"expected {core.tangent_aval(p).str_short()}."
+                )
         lin_in = [t for t, is_lin in zip(t_leaves, in_linear, strict=True) if is_lin]
         outs = iter(eval_jaxpr(lin.jaxpr, lin.consts, *lin_in))
-        return tree_unflatten(tree, [next(outs) if nz else _zeros_for(a)
-                                     for a, nz in zip(out_avals, out_nonzero, strict=True)])
+        return tree_unflatten(
+            tree,
+            [
+                next(outs) if nz else _zeros_for(a)
+                for a, nz in zip(out_avals, out_nonzero, strict=True)
+            ],
+        )
 
     return tree_unflatten(tree, primals_out), fn_jvp
 
@@ -325,8 +368,7 @@ def vjp(fn: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple:
     return _vjp(fn, leaves, in_tree, has_aux)
 
 
-def _vjp(fn: Callable[..., Any], leaves: list[Any], in_tree: PyTreeDef, has_aux: bool
-         ) -> tuple:
+def _vjp(fn: Callable[..., Any], leaves: list[Any], in_tree: PyTreeDef, has_aux: bool) -> tuple:
     __tracebackhide__ = True
     if has_aux:
         flat_fn, trees = _flatten_fun_aux(fn, in_tree)
@@ -343,28 +385,40 @@ def _vjp(fn: Callable[..., Any], leaves: list[Any], in_tree: PyTreeDef, has_aux:
     def fn_vjp(*cts: Any) -> tuple:
         __tracebackhide__ = True
         if len(cts) != 1:
-            raise TypeError(f"The function returned by `vjp` applied to {name} was called "
-                            f"with {len(cts)} arguments, but functions returned by `vjp` must "
-                            "be called with a single argument corresponding to the single "
-                            "value returned by the function being differentiated (even if "
-                            "that returned value is a tuple or other container).")
+            raise TypeError(
+                f"The function returned by `vjp` applied to {name} was called "
+                f"with {len(cts)} arguments, but functions returned by `vjp` must "
+                "be called with a single argument corresponding to the single "
+                "value returned by the function being differentiated (even if "
+                "that returned value is a tuple or other container)."
+            )
         ct_leaves, ct_tree = tree_flatten(cts[0])
         if ct_tree != tree:
-            raise ValueError(f"Tree structure of cotangent input {ct_tree}, does not match "
-                             f"structure of primal output {tree}.")
+            raise ValueError(
+                f"Tree structure of cotangent input {ct_tree}, does not match "
+                f"structure of primal output {tree}."
+            )
         for ct, aval in zip(ct_leaves, out_avals, strict=True):
             ct_aval = core.get_aval(ct)
-            if ct_aval.shape != aval.shape or (dtypes.is_float(aval.dtype)
-                                               and ct_aval.dtype != aval.dtype):
-                raise ValueError("unexpected type (e.g. shape/dtype) for argument to VJP "
-                                 f"function: got {ct_aval.str_short()}, but expected "
-                                 f"{core.tangent_aval(aval).str_short()} because the "
-                                 "corresponding output of the differentiated function had "
-                                 f"type {aval.str_short()}")
+            if ct_aval.shape != aval.shape or (
+                dtypes.is_float(aval.dtype) and ct_aval.dtype != aval.dtype
+            ):
+                raise ValueError(
+                    "unexpected type (e.g. shape/dtype) for argument to VJP "
+                    f"function: got {ct_aval.str_short()}, but expected "
+                    f"{core.tangent_aval(aval).str_short()} because the "
+                    "corresponding output of the differentiated function had "
+                    f"type {aval.str_short()}"
+                )
         cts_all = [*ct_leaves, *(core.Zero.like(x) for x in outs[n_out:])]
         cts_in = fn_vjp_flat(cts_all)
-        return tree_unflatten(in_tree, [_zeros_for(a) if isinstance(ct, core.Zero) else ct
-                                        for ct, a in zip(cts_in, in_avals, strict=True)])
+        return tree_unflatten(
+            in_tree,
+            [
+                _zeros_for(a) if isinstance(ct, core.Zero) else ct
+                for ct, a in zip(cts_in, in_avals, strict=True)
+            ],
+        )
 
     out = tree_unflatten(tree, outs[:n_out])
     if has_aux:
@@ -372,14 +426,17 @@ def _vjp(fn: Callable[..., Any], leaves: list[Any], in_tree: PyTreeDef, has_aux:
     return out, fn_vjp
 
 
-def _argnums_partial(fn: Callable[..., Any], argnums: int | Sequence[int], args: tuple,
-                     kwargs: dict) -> tuple[Callable[..., Any], tuple]:
+def _argnums_partial(
+    fn: Callable[..., Any], argnums: int | Sequence[int], args: tuple, kwargs: dict
+) -> tuple[Callable[..., Any], tuple]:
     nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
     for i in nums:
         if not -len(args) <= i < len(args):
-            raise TypeError(f"differentiating with respect to argnums={argnums} requires at "
-                            f"least {max(nums) + 1} positional arguments to be passed by the "
-                            f"caller, but got only {len(args)} positional arguments.")
+            raise TypeError(
+                f"differentiating with respect to argnums={argnums} requires at "
+                f"least {max(nums) + 1} positional arguments to be passed by the "
+                f"caller, but got only {len(args)} positional arguments."
+            )
     nums = tuple(i % len(args) for i in nums)
 
     def partial_fn(*dyn_args: Any) -> Any:
@@ -396,26 +453,31 @@ def _check_input_dtype(name: str, leaves: Sequence[Any]) -> None:
     for x in leaves:
         dtype = core.get_aval(x).dtype
         if not dtypes.is_float(dtype):
-            raise TypeError(f"{name} requires real- or complex-valued inputs (input dtype that "
-                            "is a sub-dtype of np.inexact), but got "
-                            f"{'bool' if dtype == np.bool_ else dtype.name}. If you want to use "
-                            "Boolean- or integer-valued inputs, use vjp or set allow_int to "
-                            "True.")
+            raise TypeError(
+                f"{name} requires real- or complex-valued inputs (input dtype that "
+                "is a sub-dtype of np.inexact), but got "
+                f"{'bool' if dtype == np.bool_ else dtype.name}. If you want to use "
+                "Boolean- or integer-valued inputs, use vjp or set allow_int to "
+                "True."
+            )
 
 
 def _check_output_dtype(name: str, leaves: Sequence[Any]) -> None:
     for x in leaves:
         dtype = core.get_aval(x).dtype
         if not dtypes.is_float(dtype):
-            raise TypeError(f"{name} requires real-valued outputs (output dtype that is a "
-                            "sub-dtype of np.floating), but got "
-                            f"{'bool' if dtype == np.bool_ else dtype.name}. For "
-                            "differentiation of functions with integer outputs, use "
-                            "jax.vjp directly.")
+            raise TypeError(
+                f"{name} requires real-valued outputs (output dtype that is a "
+                "sub-dtype of np.floating), but got "
+                f"{'bool' if dtype == np.bool_ else dtype.name}. For "
+                "differentiation of functions with integer outputs, use "
+                "jax.vjp directly."
+            )
 
 
-def value_and_grad(fn: Callable[..., Any], argnums: int | Sequence[int] = 0,
-                   has_aux: bool = False) -> Callable[..., Any]:
+def value_and_grad(
+    fn: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False
+) -> Callable[..., Any]:
     """`fn`'s value and its gradient with respect to the `argnums` arguments. Like
     `jax.value_and_grad`. With `has_aux`, `fn` returns (value, aux) and so does this
     function's first output: ((value, aux), grad)."""
@@ -430,12 +492,15 @@ def value_and_grad(fn: Callable[..., Any], argnums: int | Sequence[int] = 0,
         out, fn_vjp, *aux = _vjp(partial_fn, leaves, in_tree, has_aux)
         out_leaves = tree_flatten(out)[0]
         if not (len(out_leaves) == 1 and out_leaves[0] is out):
-            raise TypeError(f"Gradient only defined for scalar-output functions. Output was "
-                            f"{out!r}.")
+            raise TypeError(
+                f"Gradient only defined for scalar-output functions. Output was {out!r}."
+            )
         aval = core.get_aval(out)
         if aval.shape != ():
-            raise TypeError("Gradient only defined for scalar-output functions. Output had "
-                            f"shape: {aval.shape}.")
+            raise TypeError(
+                "Gradient only defined for scalar-output functions. Output had "
+                f"shape: {aval.shape}."
+            )
         _check_output_dtype("grad", [out])
         grads = fn_vjp(_one_like(out))
         g = grads[0] if isinstance(argnums, int) else grads
@@ -449,8 +514,9 @@ def _one_like(x: Any) -> Any:
     return core.wrap_eager(np.ones((), aval.dtype), aval.weak_type)
 
 
-def grad(fn: Callable[..., Any], argnums: int | Sequence[int] = 0,
-         has_aux: bool = False) -> Callable[..., Any]:
+def grad(
+    fn: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False
+) -> Callable[..., Any]:
     """The gradient of scalar-valued `fn` with respect to the `argnums` arguments. Like
     `jax.grad`; with `has_aux`, returns (grad, aux)."""
     value_and_grad_fn = value_and_grad(fn, argnums, has_aux)
@@ -469,20 +535,25 @@ def _std_basis(leaves: Sequence[Any]) -> list[Any]:
     # an identity matrix split up by leaf.
     sizes = [core.get_aval(x).size for x in leaves]
     total = sum(sizes)
-    dtype = dtypes.result_type(*((core.get_aval(x).dtype, False) for x in leaves))[0] \
-        if leaves else dtypes.float32
+    dtype = (
+        dtypes.result_type(*((core.get_aval(x).dtype, False) for x in leaves))[0]
+        if leaves
+        else dtypes.float32
+    )
     eye = np.eye(total, dtype=dtype)
     out, start = [], 0
     for x, n in zip(leaves, sizes, strict=True):
         aval = core.get_aval(x)
-        out.append(Array(eye[:, start:start + n].reshape((total, *aval.shape))
-                         .astype(aval.dtype)))
+        out.append(
+            Array(eye[:, start : start + n].reshape((total, *aval.shape)).astype(aval.dtype))
+        )
         start += n
     return out
 
 
-def jacfwd(fn: Callable[..., Any], argnums: int | Sequence[int] = 0,
-           has_aux: bool = False) -> Callable[..., Any]:
+def jacfwd(
+    fn: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False
+) -> Callable[..., Any]:
     """The Jacobian of `fn` by forward mode (one jvp per input element, vmapped). Like
     `jax.jacfwd`: each output leaf gets an array of shape `out.shape + in.shape` per input."""
 
@@ -494,11 +565,13 @@ def jacfwd(fn: Callable[..., Any], argnums: int | Sequence[int] = 0,
         for x in leaves:
             dtype = core.get_aval(x).dtype
             if not dtypes.is_float(dtype):
-                raise TypeError("jacfwd requires real-valued inputs (input dtype that is a "
-                                f"sub-dtype of np.floating), but got {dtype.name}. For "
-                                "holomorphic differentiation, pass holomorphic=True. For "
-                                "differentiation of non-holomorphic functions involving "
-                                "complex inputs or integer inputs, use jax.jvp directly.")
+                raise TypeError(
+                    "jacfwd requires real-valued inputs (input dtype that is a "
+                    f"sub-dtype of np.floating), but got {dtype.name}. For "
+                    "holomorphic differentiation, pass holomorphic=True. For "
+                    "differentiation of non-holomorphic functions involving "
+                    "complex inputs or integer inputs, use jax.jvp directly."
+                )
 
         def push(*basis: Any) -> tuple:
             __tracebackhide__ = True
@@ -508,17 +581,21 @@ def jacfwd(fn: Callable[..., Any], argnums: int | Sequence[int] = 0,
             else:
                 out, t_out = jvp(partial_fn, dyn_args, tangents)
             # JAX's Jacobian of an integer output is zeros of its dtype, not float0
-            t_out = tree_map(lambda y, t: shape.full(core.get_aval(y).shape, 0,
-                                                     core.get_aval(y).dtype)
-                             if isinstance(t, np.ndarray) and t.dtype == dtypes.float0
-                             else t, out, t_out)
+            t_out = tree_map(
+                lambda y, t: (
+                    shape.full(core.get_aval(y).shape, 0, core.get_aval(y).dtype)
+                    if isinstance(t, np.ndarray) and t.dtype == dtypes.float0
+                    else t
+                ),
+                out,
+                t_out,
+            )
             return (out, t_out, aux) if has_aux else (out, t_out)
 
         out_axes = (None, -1, None) if has_aux else (None, -1)
         out, jac, *aux = vmap(push, out_axes=out_axes)(*_std_basis(leaves))
         jac_leaves, jac_tree = tree_flatten(jac)
-        unravelled = [_split_last(j, leaves, in_tree, isinstance(argnums, int))
-                      for j in jac_leaves]
+        unravelled = [_split_last(j, leaves, in_tree, isinstance(argnums, int)) for j in jac_leaves]
         result = tree_unflatten(jac_tree, unravelled)
         return (result, aux[0]) if has_aux else result
 
@@ -539,8 +616,9 @@ def _split_last(j: Any, leaves: Sequence[Any], in_tree: PyTreeDef, single: bool)
     return tree[0] if single else tree
 
 
-def jacrev(fn: Callable[..., Any], argnums: int | Sequence[int] = 0,
-           has_aux: bool = False) -> Callable[..., Any]:
+def jacrev(
+    fn: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False
+) -> Callable[..., Any]:
     """The Jacobian of `fn` by reverse mode (one vjp per output element, vmapped). Like
     `jax.jacrev`: each output leaf gets an array of shape `out.shape + in.shape` per input."""
 
@@ -562,8 +640,9 @@ def jacrev(fn: Callable[..., Any], argnums: int | Sequence[int] = 0,
             pieces = []
             for ct, x in zip(ct_leaves, leaves, strict=True):
                 x_shape = core.get_aval(x).shape
-                rows = shape.slice(ct, (start,) + (0,) * len(x_shape),
-                                   (start + y_aval.size, *x_shape))
+                rows = shape.slice(
+                    ct, (start,) + (0,) * len(x_shape), (start + y_aval.size, *x_shape)
+                )
                 pieces.append(shape.reshape(rows, (*y_aval.shape, *x_shape)))
             tree = tree_unflatten(in_tree, pieces)
             per_out.append(tree[0] if isinstance(argnums, int) else tree)
@@ -574,8 +653,9 @@ def jacrev(fn: Callable[..., Any], argnums: int | Sequence[int] = 0,
     return jacfun
 
 
-def hessian(fn: Callable[..., Any], argnums: int | Sequence[int] = 0,
-            has_aux: bool = False) -> Callable[..., Any]:
+def hessian(
+    fn: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False
+) -> Callable[..., Any]:
     """The Hessian of `fn`: `jacfwd(jacrev(fn))`. Like `jax.hessian`."""
     return jacfwd(jacrev(fn, argnums, has_aux), argnums, has_aux)
 
@@ -594,10 +674,16 @@ def linear_transpose(fn: Callable[..., Any], *primals: Any) -> Callable[..., Any
         __tracebackhide__ = True
         ct_leaves, ct_tree = tree_flatten(ct)
         if ct_tree != tree:
-            raise TypeError(f"cotangent tree does not match function output, expected {tree} "
-                            f"but got {ct_tree}")
+            raise TypeError(
+                f"cotangent tree does not match function output, expected {tree} but got {ct_tree}"
+            )
         cts_in = fn_transpose_flat(ct_leaves)
-        return tree_unflatten(in_tree, [_zeros_for(a) if isinstance(c, core.Zero) else c
-                                        for c, a in zip(cts_in, in_avals, strict=True)])
+        return tree_unflatten(
+            in_tree,
+            [
+                _zeros_for(a) if isinstance(c, core.Zero) else c
+                for c, a in zip(cts_in, in_avals, strict=True)
+            ],
+        )
 
     return fn_transpose

@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-
 from didax import core, dtypes
 
 
@@ -24,8 +23,14 @@ class Array:
     __slots__ = ("_value", "_buffer", "_weak", "_aval", "__weakref__")
     __array_priority__ = 100
 
-    def __init__(self, value: Any, weak_type: bool = False, *, buffer: Any = None,
-                 aval: core.ShapedArray | None = None) -> None:
+    def __init__(
+        self,
+        value: Any,
+        weak_type: bool = False,
+        *,
+        buffer: Any = None,
+        aval: core.ShapedArray | None = None,
+    ) -> None:
         if buffer is not None:
             self._value = None
             self._buffer = buffer

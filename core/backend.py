@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import functools
 import importlib
-import os
 import io
-from typing import Any, Sequence
+import os
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
-
 from didax import core, dtypes
 from didax.array import Array
 
@@ -40,9 +40,11 @@ class _Runtime:
         os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")
         version = importlib.import_module("jaxlib.version").__version__
         if version.split(".")[:2] != JAXLIB_VERSION.split(".")[:2]:
-            raise ImportError(f"didax is tested with jaxlib {JAXLIB_VERSION} and drives its "
-                              f"private API; found jaxlib {version}. Install "
-                              f"jaxlib=={JAXLIB_VERSION}.")
+            raise ImportError(
+                f"didax is tested with jaxlib {JAXLIB_VERSION} and drives its "
+                f"private API; found jaxlib {version}. Install "
+                f"jaxlib=={JAXLIB_VERSION}."
+            )
         self.xc = importlib.import_module("jaxlib.xla_client")
         self.xla = importlib.import_module("jaxlib._jax")
         self.ir = importlib.import_module("jaxlib.mlir.ir")
@@ -80,8 +82,16 @@ def put(value: np.ndarray, aval: core.ShapedArray, *, alias: bool = False) -> An
     """Copy a canonical NumPy value to the device (or alias it, for immutable values).
     `aval` must match the value's shape and dtype; the buffer keeps it as its type."""
     rt = runtime()
-    return rt.put(aval, rt.sharding, [value], [rt.device], True, False,
-                  rt.alias if alias else rt.copy, enable_x64=True)
+    return rt.put(
+        aval,
+        rt.sharding,
+        [value],
+        [rt.device],
+        True,
+        False,
+        rt.alias if alias else rt.copy,
+        enable_x64=True,
+    )
 
 
 def buffer_of(x: Array) -> Any:
@@ -131,8 +141,9 @@ def _bfloat16_reader(shape: tuple[int, ...]) -> Executable:
             fn = rt.func.FuncOp("main", ir.FunctionType.get([in_type], [out_type]))
             with ir.InsertionPoint(fn.add_entry_block()):
                 rt.func.ReturnOp([hlo.bitcast_convert(out_type, fn.arguments[0])])
-        return compile(module, [core.ShapedArray(shape, dtypes.bfloat16)],
-                       [core.ShapedArray(shape, np.uint16)])
+        return compile(
+            module, [core.ShapedArray(shape, dtypes.bfloat16)], [core.ShapedArray(shape, np.uint16)]
+        )
 
 
 # ----------------------------------------------------------------------------- MLIR
@@ -158,22 +169,25 @@ class Executable:
 
     __slots__ = ("_exe", "_handlers", "in_avals", "out_avals")
 
-    def __init__(self, exe: Any, in_avals: Sequence[core.ShapedArray],
-                 out_avals: Sequence[core.ShapedArray]) -> None:
+    def __init__(
+        self, exe: Any, in_avals: Sequence[core.ShapedArray], out_avals: Sequence[core.ShapedArray]
+    ) -> None:
         rt = runtime()
         self._exe = exe
         self.in_avals = tuple(in_avals)
         self.out_avals = tuple(out_avals)
         # One C++ result handler per output, built from didax's aval: results become
         # buffers without a round trip through Python (and without importing `jax`).
-        self._handlers = [rt.xla.array_result_handler(a, rt.sharding, True, _skip_checks=True)
-                          for a in out_avals]
+        self._handlers = [
+            rt.xla.array_result_handler(a, rt.sharding, True, _skip_checks=True) for a in out_avals
+        ]
 
     def execute(self, buffers: list[Any]) -> list[Any]:
         """Launch on device buffers; returns the output buffers (the work may still be
         running: reading one, or `block_until_ready`, waits for it)."""
         return self._exe.execute_sharded(buffers, with_tokens=False).consume_with_handlers(
-            self._handlers)
+            self._handlers
+        )
 
     def as_text(self) -> str:
         """XLA's optimized HLO for this program."""
@@ -188,8 +202,11 @@ class Executable:
         return cost
 
 
-def compile(module: Any, in_avals: Sequence[core.ShapedArray],  # noqa: A001 - the verb
-            out_avals: Sequence[core.ShapedArray]) -> Executable:
+def compile(
+    module: Any,
+    in_avals: Sequence[core.ShapedArray],  # noqa: A001 - the verb
+    out_avals: Sequence[core.ShapedArray],
+) -> Executable:
     """Compile an MLIR module (whose `main` takes `in_avals` and returns `out_avals`)."""
     rt = runtime()
     bytecode = io.BytesIO()

@@ -19,13 +19,13 @@ from __future__ import annotations
 
 import abc
 import operator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, replace
-from typing import Any, Callable, Generic, Iterator, Sequence, TypeVar
+from typing import Any, Generic, TypeVar
 
 import numpy as np
-
 from didax import dtypes
 
 # --------------------------------------------------------------------------- primitives
@@ -150,6 +150,7 @@ class LoweringContext:
     def replace(self, **changes: Any) -> LoweringContext:
         return replace(self, **changes)
 
+
 # Operators of Array and Tracer (`x + y`, `x[0]`, `x.sum()`) dispatch through this table,
 # which `didax.numpy` fills at import: the array classes sit below the numpy layer.
 operator_table: dict[str, Callable[..., Any]] = {}
@@ -229,8 +230,10 @@ def get_aval(x: Any) -> ShapedArray:
 
 
 def is_arraylike(x: Any) -> bool:
-    return isinstance(x, (Tracer, np.ndarray, np.generic)) or dtypes.is_python_scalar(x) or (
-        isinstance(getattr(x, "aval", None), ShapedArray)
+    return (
+        isinstance(x, (Tracer, np.ndarray, np.generic))
+        or dtypes.is_python_scalar(x)
+        or (isinstance(getattr(x, "aval", None), ShapedArray))
     )
 
 
@@ -344,8 +347,10 @@ class Trace(abc.ABC):
     def full_raise(self, val: Any) -> Tracer:
         if not isinstance(val, Tracer):
             if not is_arraylike(val):
-                raise TypeError(f"Value {val!r} of type {type(val).__name__} is not a valid "
-                                "didax type: expected an array or a scalar")
+                raise TypeError(
+                    f"Value {val!r} of type {type(val).__name__} is not a valid "
+                    "didax type: expected an array or a scalar"
+                )
             return self.pure(val)
         level = self.main.level
         if val._trace.main is self.main:
@@ -455,22 +460,49 @@ def _reflected(name: str) -> Callable[..., Any]:
 
 # Operator names shared by Tracer and Array; the array module reuses this list.
 BINARY_OPERATORS = {
-    "__add__": "add", "__sub__": "subtract", "__mul__": "multiply", "__truediv__": "divide",
-    "__floordiv__": "floor_divide", "__mod__": "remainder", "__pow__": "power",
-    "__matmul__": "matmul", "__lt__": "less", "__le__": "less_equal", "__gt__": "greater",
-    "__ge__": "greater_equal", "__eq__": "equal", "__ne__": "not_equal",
-    "__and__": "logical_and", "__or__": "logical_or",
+    "__add__": "add",
+    "__sub__": "subtract",
+    "__mul__": "multiply",
+    "__truediv__": "divide",
+    "__floordiv__": "floor_divide",
+    "__mod__": "remainder",
+    "__pow__": "power",
+    "__matmul__": "matmul",
+    "__lt__": "less",
+    "__le__": "less_equal",
+    "__gt__": "greater",
+    "__ge__": "greater_equal",
+    "__eq__": "equal",
+    "__ne__": "not_equal",
+    "__and__": "logical_and",
+    "__or__": "logical_or",
 }
 REFLECTED_OPERATORS = {
-    "__radd__": "add", "__rsub__": "subtract", "__rmul__": "multiply",
-    "__rtruediv__": "divide", "__rfloordiv__": "floor_divide", "__rmod__": "remainder",
-    "__rpow__": "power", "__rmatmul__": "matmul",
+    "__radd__": "add",
+    "__rsub__": "subtract",
+    "__rmul__": "multiply",
+    "__rtruediv__": "divide",
+    "__rfloordiv__": "floor_divide",
+    "__rmod__": "remainder",
+    "__rpow__": "power",
+    "__rmatmul__": "matmul",
 }
 UNARY_METHODS = {
-    "__neg__": "negative", "__pos__": "positive", "__abs__": "abs", "__getitem__": "getitem",
-    "reshape": "reshape_method", "astype": "astype", "sum": "sum", "mean": "mean",
-    "max": "max", "min": "min", "prod": "prod", "argmax": "argmax",
-    "transpose": "transpose_method", "squeeze": "squeeze", "dot": "dot",
+    "__neg__": "negative",
+    "__pos__": "positive",
+    "__abs__": "abs",
+    "__getitem__": "getitem",
+    "reshape": "reshape_method",
+    "astype": "astype",
+    "sum": "sum",
+    "mean": "mean",
+    "max": "max",
+    "min": "min",
+    "prod": "prod",
+    "argmax": "argmax",
+    "transpose": "transpose_method",
+    "squeeze": "squeeze",
+    "dot": "dot",
 }
 
 
@@ -570,8 +602,9 @@ EAGER_STATE = _DEFAULT_STATE
 
 
 @contextmanager
-def new_main(trace_type: type[Trace], global_data: Any = None, *, dynamic: bool = False
-             ) -> Iterator[MainTrace]:
+def new_main(
+    trace_type: type[Trace], global_data: Any = None, *, dynamic: bool = False
+) -> Iterator[MainTrace]:
     """Push an interpreter for the duration of a `with`; `dynamic=True` makes it catch
     every primitive bound below it, tracers or not (omnistaging)."""
     state = _state.get()

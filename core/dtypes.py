@@ -56,9 +56,25 @@ def _compute_kind(dtype: np.dtype) -> int:
 
 
 # Precomputed for the dtypes didax meets, so the eager hot path is one dict lookup.
-_KINDS = {np.dtype(d): _compute_kind(np.dtype(d)) for d in (
-    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-    "float16", "float32", "float64", "complex64", "complex128")}
+_KINDS = {
+    np.dtype(d): _compute_kind(np.dtype(d))
+    for d in (
+        "bool",
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "uint8",
+        "uint16",
+        "uint32",
+        "uint64",
+        "float16",
+        "float32",
+        "float64",
+        "complex64",
+        "complex128",
+    )
+}
 if bfloat16 is not None:
     _KINDS[np.dtype(bfloat16)] = 2
 

@@ -9,14 +9,13 @@ a transformation transforms it (the interpreter is itself traceable).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple, Sequence
+from typing import Any, NamedTuple
 
 import numpy as np
-
 from didax import core, dtypes, pretty
 from didax.core import ShapedArray
-
 
 # Var and JaxprEqn are made once per traced operation, so they are the cheapest immutable
 # shapes Python has: a one-slot class (compared by identity) and a NamedTuple. A frozen
@@ -53,8 +52,11 @@ class Literal:
         """The literal as an operand: a Python scalar when that carries its exact type (its
         default dtype and weakness), otherwise an array of the literal's dtype (bf16, i8...)."""
         v, aval = self.val, self.aval
-        if (dtypes.is_python_scalar(v) and dtypes.python_scalar_dtype(v) == aval.dtype
-                and aval.weak_type == (type(v) is not bool)):
+        if (
+            dtypes.is_python_scalar(v)
+            and dtypes.python_scalar_dtype(v) == aval.dtype
+            and aval.weak_type == (type(v) is not bool)
+        ):
             return v
         return core.wrap_eager(np.asarray(v, aval.dtype)[()], aval.weak_type)
 
@@ -135,8 +137,10 @@ def typecheck(jaxpr: Jaxpr) -> tuple[list[ShapedArray], list[ShapedArray]]:
     def bind_var(v: Var, where: str, eqn_index: int | None = None) -> None:
         if v in env:
             context = "" if eqn_index is None else f":\n{_context(jaxpr, eqn_index)}"
-            raise JaxprTypeError(f"variable {_name_in(jaxpr, v)}:{v.aval.str_short()} bound "
-                                 f"twice, the second time in {where}{context}")
+            raise JaxprTypeError(
+                f"variable {_name_in(jaxpr, v)}:{v.aval.str_short()} bound "
+                f"twice, the second time in {where}{context}"
+            )
         env.add(v)
 
     def read(atom: Atom, eqn_index: int) -> ShapedArray:
@@ -145,10 +149,14 @@ def typecheck(jaxpr: Jaxpr) -> tuple[list[ShapedArray], list[ShapedArray]]:
         if atom not in env:
             name = f"{_name_in(jaxpr, atom)}:{atom.aval.str_short()}"
             if eqn_index == len(jaxpr.eqns):
-                raise JaxprTypeError(f"output variable {name} is not bound by the jaxpr's "
-                                     f"inputs or equations:\n{jaxpr}")
-            raise JaxprTypeError(f"variable {name} used before it is bound, in equation "
-                                 f"{eqn_index}:\n{_context(jaxpr, eqn_index)}")
+                raise JaxprTypeError(
+                    f"output variable {name} is not bound by the jaxpr's "
+                    f"inputs or equations:\n{jaxpr}"
+                )
+            raise JaxprTypeError(
+                f"variable {name} used before it is bound, in equation "
+                f"{eqn_index}:\n{_context(jaxpr, eqn_index)}"
+            )
         return atom.aval
 
     for v in jaxpr.constvars:
@@ -164,13 +172,15 @@ def typecheck(jaxpr: Jaxpr) -> tuple[list[ShapedArray], list[ShapedArray]]:
         if len(eqn.outvars) != len(out_avals):
             raise JaxprTypeError(
                 f"{eqn.primitive}: the equation binds {len(eqn.outvars)} outputs but its "
-                f"rule gives {len(out_avals)}, in equation {i}:\n{_context(jaxpr, i)}")
+                f"rule gives {len(out_avals)}, in equation {i}:\n{_context(jaxpr, i)}"
+            )
         for v, aval in zip(eqn.outvars, out_avals, strict=True):
             if not core.types_match(v.aval, aval):
                 raise JaxprTypeError(
                     f"{eqn.primitive}: output type {v.aval.str_short()} does not match the "
                     f"type {aval.str_short()} its rule gives, in equation {i}:\n"
-                    f"{_context(jaxpr, i)}")
+                    f"{_context(jaxpr, i)}"
+                )
             bind_var(v, f"equation {i}", i)
     out_avals = [read(x, len(jaxpr.eqns)) for x in jaxpr.outvars]
     return [v.aval for v in jaxpr.invars], out_avals
@@ -195,8 +205,9 @@ def eval_jaxpr(jaxpr: Jaxpr, consts: Sequence[Any], *args: Any) -> list[Any]:
     for v, val in zip(jaxpr.constvars, consts, strict=True):
         env[v] = val
     if len(args) != len(jaxpr.invars):
-        raise TypeError(f"eval_jaxpr: the jaxpr takes {len(jaxpr.invars)} arguments, "
-                        f"got {len(args)}")
+        raise TypeError(
+            f"eval_jaxpr: the jaxpr takes {len(jaxpr.invars)} arguments, got {len(args)}"
+        )
     for v, val in zip(jaxpr.invars, args, strict=True):
         env[v] = val
     for eqn in jaxpr.eqns:

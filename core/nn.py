@@ -20,8 +20,11 @@ def _relu(x: Any) -> Any:
 
 # As JAX's: a custom_jvp around an inner jit, with one jvp rule per argument.
 relu = custom_jvp(jnp._inner_jit(_relu, "relu"))  # noqa: SLF001
-relu.defjvps(lambda g, ans, x: lax.select_n(x > 0, lax.full(core.get_aval(g).shape, 0,
-                                                            core.get_aval(g).dtype), g))
+relu.defjvps(
+    lambda g, ans, x: lax.select_n(
+        x > 0, lax.full(core.get_aval(g).shape, 0, core.get_aval(g).dtype), g
+    )
+)
 
 
 def sigmoid(x: Any) -> Any:
@@ -41,8 +44,13 @@ def logsumexp(x: Any, axis: Any = None, keepdims: bool = False) -> Any:
     amax = _max_from_minus_inf(x, axes)
     if keepdims:
         amax = jnp._keepdims(amax, x, axes)  # noqa: SLF001
-    amax = lax.stop_gradient(lax.select_n(lax.is_finite(amax), lax.full(
-        core.get_aval(amax).shape, 0.0, core.get_aval(amax).dtype), amax))
+    amax = lax.stop_gradient(
+        lax.select_n(
+            lax.is_finite(amax),
+            lax.full(core.get_aval(amax).shape, 0.0, core.get_aval(amax).dtype),
+            amax,
+        )
+    )
     expanded = amax if keepdims else jnp._keepdims(amax, x, axes)  # noqa: SLF001
     sumexp = jnp.sum(jnp.exp(x - expanded), axis=axes, keepdims=keepdims)
     lax.sign(sumexp)  # JAX computes the sign too (for return_sign); it stays in the jaxpr
@@ -58,7 +66,8 @@ def _log_softmax(x: Any, axis: Any) -> Any:
 
 
 _log_softmax_jit = jnp._inner_jit(  # noqa: SLF001
-    _log_softmax, "log_softmax", static_argnums=(1,))
+    _log_softmax, "log_softmax", static_argnums=(1,)
+)
 
 
 def log_softmax(x: Any, axis: Any = -1) -> Any:

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import collections
 import enum
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any
 
 import numpy as np
-
 from didax import core
 
 WIDTH = 80
@@ -180,7 +180,8 @@ class Names:
 # How a primitive's params print: primitives whose printed params differ from their params
 # (hidden defaults, JAX's spelling) register a rule here. The rule returns (name, value) pairs.
 pp_params_rules: core.RuleTable[Callable[[dict], list[tuple[str, Any]]]] = core.RuleTable(
-    "pp_params")
+    "pp_params"
+)
 
 
 def _is_jaxpr(x: Any) -> bool:
@@ -216,8 +217,7 @@ def _shared_jaxprs(top: Any) -> dict[int, tuple[str, Any]]:
         jaxpr = queue.popleft()
         key = id(jaxpr)
         found[key] = jaxpr
-        counts[key] = counts.get(key, 0) + (2 if jaxpr is not top and len(jaxpr.eqns) > 10
-                                            else 1)
+        counts[key] = counts.get(key, 0) + (2 if jaxpr is not top and len(jaxpr.eqns) > 10 else 1)
         for eqn in jaxpr.eqns:
             subs = list(_jaxprs_in_params(eqn.params))
             queue.extend(subs)
@@ -246,10 +246,17 @@ class _Printer:
 
     def program(self, jaxpr: Any) -> Doc:
         """The top-level jaxpr, after the `let` bindings of its shared nested jaxprs."""
-        lets = [concat(text("let ", TokenKind.KEYWORD), text(name, TokenKind.VAR),
-                       text(" = "), self.jaxpr(sub, top=False), text(" in", TokenKind.KEYWORD),
-                       Break())
-                for name, sub in self.shared.values()]
+        lets = [
+            concat(
+                text("let ", TokenKind.KEYWORD),
+                text(name, TokenKind.VAR),
+                text(" = "),
+                self.jaxpr(sub, top=False),
+                text(" in", TokenKind.KEYWORD),
+                Break(),
+            )
+            for name, sub in self.shared.values()
+        ]
         return concat(*lets, self.jaxpr(jaxpr))
 
     def atom(self, a: Any) -> Doc:
@@ -275,9 +282,17 @@ class _Printer:
         outs = [self.atom(v) for v in jaxpr.outvars]
         outvars = concat(text("("), join(text(", "), outs), text(",)" if len(outs) == 1 else ")"))
         body = concat(
-            text("{ "), text("lambda ", TokenKind.KEYWORD), constvars, text("; "), invars,
-            text(". "), text("let", TokenKind.KEYWORD), Nest(2, concat(Break(), eqns)), Break(),
-            text("in ", TokenKind.KEYWORD), outvars,
+            text("{ "),
+            text("lambda ", TokenKind.KEYWORD),
+            constvars,
+            text("; "),
+            invars,
+            text(". "),
+            text("let", TokenKind.KEYWORD),
+            Nest(2, concat(Break(), eqns)),
+            Break(),
+            text("in ", TokenKind.KEYWORD),
+            outvars,
         )
         return Group(concat(Nest(2, body), text(" }")))
 
@@ -295,8 +310,14 @@ class _Printer:
                 if not hasattr(var, "val") and var not in self.names.names and outer not in unused:
                     self.names.names[var] = self.names[outer]  # named already: lhs came first
         args = [self.atom(x) for x in eqn.invars]
-        return concat(lhs, text(" = "), text(eqn.primitive.name, TokenKind.PRIMITIVE),
-                      self.params(eqn), text(" "), join(text(" "), args))
+        return concat(
+            lhs,
+            text(" = "),
+            text(eqn.primitive.name, TokenKind.PRIMITIVE),
+            self.params(eqn),
+            text(" "),
+            join(text(" "), args),
+        )
 
     def params(self, eqn: Any) -> Doc:
         prim = eqn.primitive
@@ -307,8 +328,9 @@ class _Printer:
         if not pairs:
             return concat()
         kvs = [concat(text(k, TokenKind.PARAM), text("="), self.param(v)) for k, v in pairs]
-        return Group(concat(Nest(2, concat(text("["), Break(""), join(Break(), kvs))),
-                            Break(""), text("]")))
+        return Group(
+            concat(Nest(2, concat(text("["), Break(""), join(Break(), kvs))), Break(""), text("]"))
+        )
 
     def nested(self, jaxpr: Any) -> Doc:
         shared = self.shared.get(id(jaxpr))
@@ -319,8 +341,13 @@ class _Printer:
             return self.nested(_open(v))
         if isinstance(v, tuple) and v and all(_is_jaxpr(_open(x)) for x in v):
             items = [self.nested(_open(x)) for x in v]
-            return Group(concat(Nest(2, concat(text("("), Break(""), join(Break(), items))),
-                                Break(""), text(")")))
+            return Group(
+                concat(
+                    Nest(2, concat(text("("), Break(""), join(Break(), items))),
+                    Break(""),
+                    text(")"),
+                )
+            )
         return text(param_text(v))
 
 

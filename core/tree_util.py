@@ -7,8 +7,9 @@ flat lists of arrays; `tree_flatten` turns a user's nested arguments into leaves
 
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
-from typing import Any, Callable, Hashable, Iterable
+from typing import Any
 
 _Flatten = Callable[[Any], tuple[Iterable[Any], Hashable]]
 _Unflatten = Callable[[Hashable, Iterable[Any]], Any]
@@ -24,8 +25,9 @@ class _NodeType:
 _registry: dict[type, _NodeType] = {}
 
 
-def register_pytree_node(nodetype: type, flatten_func: _Flatten,
-                         unflatten_func: _Unflatten) -> None:
+def register_pytree_node(
+    nodetype: type, flatten_func: _Flatten, unflatten_func: _Unflatten
+) -> None:
     """Make `nodetype` a pytree node. Like `jax.tree_util.register_pytree_node`:
     `flatten_func(x) -> (children, aux_data)`, `unflatten_func(aux_data, children) -> x`."""
     if nodetype in _registry:
@@ -49,8 +51,7 @@ def _node_type(x: Any) -> tuple[type, _NodeType] | None:
     if node is not None:
         return t, node
     if isinstance(x, tuple) and hasattr(x, "_fields"):  # namedtuple
-        return t, _NodeType(t.__name__, lambda nt: (tuple(nt), None),
-                            lambda _, xs, t=t: t(*xs))
+        return t, _NodeType(t.__name__, lambda nt: (tuple(nt), None), lambda _, xs, t=t: t(*xs))
     return None
 
 
@@ -90,8 +91,9 @@ class PyTreeDef:
 _LEAF = PyTreeDef(None, None, (), 1)
 
 
-def tree_flatten(tree: Any, is_leaf: Callable[[Any], bool] | None = None
-                 ) -> tuple[list[Any], PyTreeDef]:
+def tree_flatten(
+    tree: Any, is_leaf: Callable[[Any], bool] | None = None
+) -> tuple[list[Any], PyTreeDef]:
     """Like `jax.tree_util.tree_flatten`."""
     leaves: list[Any] = []
     treedef = _flatten(tree, leaves, is_leaf)
@@ -142,8 +144,9 @@ def tree_structure(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> P
     return tree_flatten(tree, is_leaf)[1]
 
 
-def tree_map(f: Callable[..., Any], tree: Any, *rest: Any,
-             is_leaf: Callable[[Any], bool] | None = None) -> Any:
+def tree_map(
+    f: Callable[..., Any], tree: Any, *rest: Any, is_leaf: Callable[[Any], bool] | None = None
+) -> Any:
     """Like `jax.tree_util.tree_map`."""
     leaves, treedef = tree_flatten(tree, is_leaf)
     others = [flatten_up_to(treedef, r) for r in rest]
@@ -183,14 +186,18 @@ def broadcast_prefix(prefix: Any, full_treedef: PyTreeDef, tree_for_error: str =
             out.extend([p] * t.num_leaves)
             return
         if t.node is None:
-            raise ValueError(f"{tree_for_error} is not a tree prefix of the arguments: "
-                             f"got {prefix!r} for arguments of structure {full_treedef}")
+            raise ValueError(
+                f"{tree_for_error} is not a tree prefix of the arguments: "
+                f"got {prefix!r} for arguments of structure {full_treedef}"
+            )
         found = _node_type(p)
         children, aux = found[1].to_iterable(p)
         children = list(children)
         if found[0] is not t.node or aux != t.aux or len(children) != len(t.children):
-            raise ValueError(f"{tree_for_error} is not a tree prefix of the arguments: "
-                             f"got {prefix!r} for arguments of structure {full_treedef}")
+            raise ValueError(
+                f"{tree_for_error} is not a tree prefix of the arguments: "
+                f"got {prefix!r} for arguments of structure {full_treedef}"
+            )
         for c, sub in zip(children, t.children, strict=True):
             go(c, sub)
 

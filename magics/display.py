@@ -50,9 +50,16 @@ class Section:
     """One part of a display: a heading with rows, a jaxpr, or a preformatted block. Its
     `text` and `html` render the same data, so the two never disagree."""
 
-    def __init__(self, heading: str, *, rows: Sequence[Row] = (), jaxpr: Any = None,
-                 block: str | None = None, note: str | None = None, folded: bool = False
-                 ) -> None:
+    def __init__(
+        self,
+        heading: str,
+        *,
+        rows: Sequence[Row] = (),
+        jaxpr: Any = None,
+        block: str | None = None,
+        note: str | None = None,
+        folded: bool = False,
+    ) -> None:
         self.heading = heading
         self.rows = list(rows)
         self.jaxpr = jaxpr
@@ -75,8 +82,10 @@ class Section:
     def html(self) -> str:
         body = []
         if self.rows:
-            cells = "".join(f"<tr><th>{_esc(label)}</th><td><pre>{_esc(text)}</pre></td></tr>"
-                            for label, text in self.rows)
+            cells = "".join(
+                f"<tr><th>{_esc(label)}</th><td><pre>{_esc(text)}</pre></td></tr>"
+                for label, text in self.rows
+            )
             body.append(f'<table class="dx-rows">{cells}</table>')
         if self.jaxpr is not None:
             body.append(jaxpr_html(self.jaxpr))
@@ -85,8 +94,11 @@ class Section:
         if self.note:
             body.append(f'<div class="dx-note">{_esc(self.note)}</div>')
         if self.folded:
-            return (f'<details class="dx-section"><summary>{_esc(self.heading)}</summary>'
-                    + "".join(body) + "</details>")
+            return (
+                f'<details class="dx-section"><summary>{_esc(self.heading)}</summary>'
+                + "".join(body)
+                + "</details>"
+            )
         head = f'<div class="dx-heading">{_esc(self.heading)}</div>' if self.heading else ""
         return f'<div class="dx-section">{head}{"".join(body)}</div>'
 
@@ -120,9 +132,12 @@ def jaxpr_html(jaxpr: Any) -> str:
     """The jaxpr as `<pre>` with one `<span class="dx-KIND">` per token."""
     lines = []
     for indent, tokens in pretty.jaxpr_lines(jaxpr):
-        spans = "".join(_esc(t.text) if t.kind is pretty.TokenKind.TEXT else
-                        f'<span class="dx-{_esc(t.kind.value)}">{_esc(t.text)}</span>'
-                        for t in tokens)
+        spans = "".join(
+            _esc(t.text)
+            if t.kind is pretty.TokenKind.TEXT
+            else f'<span class="dx-{_esc(t.kind.value)}">{_esc(t.text)}</span>'
+            for t in tokens
+        )
         lines.append(" " * indent + spans)
     return '<pre class="dx-jaxpr">' + "\n".join(lines) + "</pre>"
 
@@ -167,11 +182,16 @@ class JaxprDisplay(ReportDisplay):
         width = max((len(_binding(b)) for b in (*r.inputs, *r.outputs)), default=0)
         inputs = "\n".join(f"{_binding(b).ljust(width)}  <- {b.label}" for b in r.inputs)
         outputs = "\n".join(f"{_binding(b).ljust(width)}  -> {b.label}" for b in r.outputs)
-        consts = "\n".join(f"{c.var}:{c.type} = " + np.array2string(
-            np.asarray(c.value), prefix=f"{c.var}:{c.type} = ", threshold=20)
-            for c in r.constants)
-        rows = [("inputs", inputs or "none"), ("outputs", outputs or "none"),
-                ("constants", consts or "none")]
+        consts = "\n".join(
+            f"{c.var}:{c.type} = "
+            + np.array2string(np.asarray(c.value), prefix=f"{c.var}:{c.type} = ", threshold=20)
+            for c in r.constants
+        )
+        rows = [
+            ("inputs", inputs or "none"),
+            ("outputs", outputs or "none"),
+            ("constants", consts or "none"),
+        ]
         return [Section(f"jaxpr of {r.call}", jaxpr=r.jaxpr), Section("", rows=rows)]
 
 
@@ -190,11 +210,15 @@ class GradDisplay(ReportDisplay):
         if p is not None:
             out += [
                 Section(f"forward program: {r.call}", jaxpr=p.forward),
-                Section(f"linearized program: tangents of {wrt} -> output tangent "
-                        "(its constants are residuals of the forward pass)",
-                        jaxpr=p.linearized),
-                Section(f"transposed program: output cotangent -> cotangents of {wrt}",
-                        jaxpr=p.transposed),
+                Section(
+                    f"linearized program: tangents of {wrt} -> output tangent "
+                    "(its constants are residuals of the forward pass)",
+                    jaxpr=p.linearized,
+                ),
+                Section(
+                    f"transposed program: output cotangent -> cotangents of {wrt}",
+                    jaxpr=p.transposed,
+                ),
             ]
         return out
 
@@ -205,8 +229,9 @@ class VmapDisplay(ReportDisplay):
     def sections(self) -> list[Section]:
         r: reports.VmapReport = self.report
         size = f", batch of {r.axis_size}" if r.axis_size is not None else ""
-        title = (f"vmap({r.fn_name}, in_axes={r.in_axes!r}, out_axes={r.out_axes!r}) on "
-                 f"{r.call}{size}")
+        title = (
+            f"vmap({r.fn_name}, in_axes={r.in_axes!r}, out_axes={r.out_axes!r}) on {r.call}{size}"
+        )
         out = [Section(title, rows=value_rows("output", r.output))]
         if r.example_jaxpr is not None:
             out.append(Section("per-example program", jaxpr=r.example_jaxpr))
@@ -231,17 +256,21 @@ class JitDisplay(ReportDisplay):
     def sections(self) -> list[Section]:
         r: reports.JitReport = self.report
         t = r.timings
-        phases = ([("trace", reports.format_time(t.trace))] if t.trace is not None else [])
-        phases += [("lower" if t.trace is not None else "trace + lower",
-                    reports.format_time(t.lower)),
-                   ("compile", reports.format_time(t.compile)),
-                   ("first run", reports.format_time(t.first_run)),
-                   ("steady state", str(t.steady)),
-                   ("eager", str(t.eager)),
-                   ("speed-up", f"{t.speedup:.1f}x (best eager / best compiled)")]
+        phases = [("trace", reports.format_time(t.trace))] if t.trace is not None else []
+        phases += [
+            ("lower" if t.trace is not None else "trace + lower", reports.format_time(t.lower)),
+            ("compile", reports.format_time(t.compile)),
+            ("first run", reports.format_time(t.first_run)),
+            ("steady state", str(t.steady)),
+            ("eager", str(t.eager)),
+            ("speed-up", f"{t.speedup:.1f}x (best eager / best compiled)"),
+        ]
         rows = value_rows("result", r.result) + phases
-        out = [Section(f"jit of {r.call}", rows=rows,
-                       note="\n".join(t.warnings) if t.warnings else None)]
+        out = [
+            Section(
+                f"jit of {r.call}", rows=rows, note="\n".join(t.warnings) if t.warnings else None
+            )
+        ]
         if r.cost:
             out.append(Section("cost analysis", rows=_cost_rows(r.cost), folded=True))
         out.append(Section("StableHLO", block=r.stablehlo, folded=True))
@@ -251,6 +280,10 @@ class JitDisplay(ReportDisplay):
 
 def display_for(report: Any) -> ReportDisplay:
     """The display object of a report."""
-    views = {reports.JaxprReport: JaxprDisplay, reports.GradReport: GradDisplay,
-             reports.VmapReport: VmapDisplay, reports.JitReport: JitDisplay}
+    views = {
+        reports.JaxprReport: JaxprDisplay,
+        reports.GradReport: GradDisplay,
+        reports.VmapReport: VmapDisplay,
+        reports.JitReport: JitDisplay,
+    }
     return views[type(report)](report)

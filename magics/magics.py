@@ -48,7 +48,8 @@ def argnums_value(text: str) -> int | tuple[int, ...]:
     if _is_int(value) or (isinstance(value, tuple) and value and all(map(_is_int, value))):
         return value
     raise argparse.ArgumentTypeError(
-        f"expected an argument position or positions like 0 or 0,1; got {text!r}")
+        f"expected an argument position or positions like 0 or 0,1; got {text!r}"
+    )
 
 
 def axes_value(text: str) -> Any:
@@ -61,7 +62,8 @@ def axes_value(text: str) -> Any:
         value = tuple(value)
     if not _is_axes(value):
         raise argparse.ArgumentTypeError(
-            f"expected an axis, None, or a tuple of them like 0,None; got {text!r}")
+            f"expected an axis, None, or a tuple of them like 0,None; got {text!r}"
+        )
     return value
 
 
@@ -94,8 +96,7 @@ def _count(text: str) -> int:
 _TOKEN = re.compile(r"""\s*((?:[^\s"'=]*=)?(?:"[^"]*"|'[^']*')|\S+)""")  # a word, or quoted
 
 
-def split_options(line: str, parser: argparse.ArgumentParser, magic: str
-                  ) -> tuple[list[str], str]:
+def split_options(line: str, parser: argparse.ArgumentParser, magic: str) -> tuple[list[str], str]:
     """Split `--argnums 0,1 --jaxpr f(x, y)` into `["--argnums=0,1", "--jaxpr"]` and the
     call `f(x, y)`. Options come first; each known option takes its value (`-n 10`, `-n10`,
     `--in-axes=0,None`, or quoted); the first word that is not an option starts the call."""
@@ -110,8 +111,7 @@ def split_options(line: str, parser: argparse.ArgumentParser, magic: str
         action = known.get(name)
         if action is None:
             options = ", ".join(sorted(known)) or "none"
-            raise UsageError(f"{magic}: unknown option {name} (options: {options}); "
-                             f"see {magic}?")
+            raise UsageError(f"{magic}: unknown option {name} (options: {options}); see {magic}?")
         if action.nargs == 0:
             if eq:
                 raise UsageError(f"{magic}: option {name} takes no value")
@@ -125,8 +125,10 @@ def split_options(line: str, parser: argparse.ArgumentParser, magic: str
         if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
             value = value[1:-1]
         elif value.endswith(","):  # `--argnums 0, 1`: the space cut the value in two
-            raise UsageError(f"{magic}: the value of {name} ends with a comma; write it "
-                             f"without spaces ({name} {value}1) or quote it")
+            raise UsageError(
+                f"{magic}: the value of {name} ends with a comma; write it "
+                f"without spaces ({name} {value}1) or quote it"
+            )
         argv.append(f"{name}={value}")
     return argv, line[pos:].strip()
 
@@ -139,8 +141,9 @@ def parse_call(source: str, magic: str) -> ast.Call:
     try:
         tree = ast.parse(source, mode="eval")
     except SyntaxError:
-        raise UsageError(f"{magic}: expected a call like f(x), got {source!r} "
-                         f"(not valid Python){example}") from None
+        raise UsageError(
+            f"{magic}: expected a call like f(x), got {source!r} (not valid Python){example}"
+        ) from None
     if not isinstance(tree.body, ast.Call):
         raise UsageError(f"{magic}: expected a call like f(x), got {source!r}")
     return tree.body
@@ -181,8 +184,9 @@ def _one_line(exc: BaseException) -> str:
 class DidaxMagics(Magics):
     """didax's magics: `%jaxpr`, `%grad`, `%vmap`, `%jit` and their cell forms."""
 
-    def _call(self, method: Any, magic: str, line: str, cell: str | None
-              ) -> tuple[argparse.Namespace, Callable[..., Any], tuple, dict, str]:
+    def _call(
+        self, method: Any, magic: str, line: str, cell: str | None
+    ) -> tuple[argparse.Namespace, Callable[..., Any], tuple, dict, str]:
         __tracebackhide__ = True
         name = f"%%{magic}" if cell is not None else f"%{magic}"
         argv, call_text = split_options(line, method.parser, name)
@@ -196,8 +200,10 @@ class DidaxMagics(Magics):
             filename = self.shell.compile.cache(source, self.shell.execution_count)
         else:
             if call_text:
-                raise UsageError(f"{name}: the call goes on the cell's last line, not after "
-                                 f"{name}; got {call_text!r}")
+                raise UsageError(
+                    f"{name}: the call goes on the cell's last line, not after "
+                    f"{name}; got {call_text!r}"
+                )
             source = self.shell.transform_cell(cell)
             filename = self.shell.compile.cache(source, self.shell.execution_count, cell)
             node = self._run_cell_body(source, filename, name)
@@ -209,13 +215,13 @@ class DidaxMagics(Magics):
         try:
             tree = ast.parse(source, filename)
         except SyntaxError as e:
-            raise UsageError(f"{name}: invalid syntax in the cell, line {e.lineno}: "
-                             f"{(e.text or '').strip()!r}") from None
+            raise UsageError(
+                f"{name}: invalid syntax in the cell, line {e.lineno}: {(e.text or '').strip()!r}"
+            ) from None
         last = tree.body[-1] if tree.body else None
         if not (isinstance(last, ast.Expr) and isinstance(last.value, ast.Call)):
             got = ast.get_source_segment(source, last) if last is not None else ""
-            raise UsageError(f"{name}: the cell's last line must be a call like f(x), got "
-                             f"{got!r}")
+            raise UsageError(f"{name}: the cell's last line must be a call like f(x), got {got!r}")
         body = ast.Module(body=tree.body[:-1], type_ignores=[])
         exec(self.shell.compile(body, filename, "exec"), self.shell.user_ns)  # noqa: S102
         return last.value
@@ -231,14 +237,17 @@ class DidaxMagics(Magics):
                 raise UsageError(f"{name}: {e}") from None
             raise
 
-    def _evaluate(self, call: ast.Call, filename: str, name: str
-                  ) -> tuple[Callable[..., Any], tuple, dict]:
+    def _evaluate(
+        self, call: ast.Call, filename: str, name: str
+    ) -> tuple[Callable[..., Any], tuple, dict]:
         __tracebackhide__ = True
         fn = self._eval(call.func, filename, name)
         if not callable(fn):
             what = ast.unparse(call.func)
-            raise UsageError(f"{name}: {what} is not callable (it is a value of type "
-                             f"{type(fn).__name__}); expected a call like f(x)")
+            raise UsageError(
+                f"{name}: {what} is not callable (it is a value of type "
+                f"{type(fn).__name__}); expected a call like f(x)"
+            )
         args: list[Any] = []
         for a in call.args:
             if isinstance(a, ast.Starred):
@@ -294,13 +303,22 @@ class DidaxMagics(Magics):
     # ------------------------------------------------------------------------- %grad
 
     @magic_arguments()
-    @kwds(usage="grad [--argnums 0,1] [--jaxpr] f(x, y)\n"
-                "  %%%%grad [--argnums 0,1] [--jaxpr]   (in a cell whose last line is the call)")
-    @argument("--argnums", type=argnums_value, default=0,
-              help="which positional arguments to differentiate: 0, or 0,1 for a tuple of "
-                   "gradients (default 0)")
-    @argument("--jaxpr", action="store_true",
-              help="also show the forward, linearized and transposed programs")
+    @kwds(
+        usage="grad [--argnums 0,1] [--jaxpr] f(x, y)\n"
+        "  %%%%grad [--argnums 0,1] [--jaxpr]   (in a cell whose last line is the call)"
+    )
+    @argument(
+        "--argnums",
+        type=argnums_value,
+        default=0,
+        help="which positional arguments to differentiate: 0, or 0,1 for a tuple of "
+        "gradients (default 0)",
+    )
+    @argument(
+        "--jaxpr",
+        action="store_true",
+        help="also show the forward, linearized and transposed programs",
+    )
     @no_var_expand
     @output_can_be_silenced
     @line_cell_magic
@@ -318,21 +336,39 @@ class DidaxMagics(Magics):
         __tracebackhide__ = True
         name = self._name("grad", cell)
         options, fn, args, kwargs, call = self._call(self.grad, "grad", line, cell)
-        report = self._report(name, reports.grad_report, fn, args, kwargs,
-                              argnums=options.argnums, programs=options.jaxpr, call=call)
+        report = self._report(
+            name,
+            reports.grad_report,
+            fn,
+            args,
+            kwargs,
+            argnums=options.argnums,
+            programs=options.jaxpr,
+            call=call,
+        )
         display(views.GradDisplay(report))
         return report.gradient
 
     # ------------------------------------------------------------------------- %vmap
 
     @magic_arguments()
-    @kwds(usage="vmap [--in-axes 0,None] [--out-axes 0] f(xs, w)\n"
-                "  %%%%vmap [--in-axes 0,None] [--out-axes 0]   (last line of the cell: a call)")
-    @argument("--in-axes", type=axes_value, default=0,
-              help="the axis of each argument to map over, None for an unmapped one: 0, or "
-                   "0,None, or a dict for a dict argument (default 0)")
-    @argument("--out-axes", type=axes_value, default=0,
-              help="where the batch axis goes in the output (default 0)")
+    @kwds(
+        usage="vmap [--in-axes 0,None] [--out-axes 0] f(xs, w)\n"
+        "  %%%%vmap [--in-axes 0,None] [--out-axes 0]   (last line of the cell: a call)"
+    )
+    @argument(
+        "--in-axes",
+        type=axes_value,
+        default=0,
+        help="the axis of each argument to map over, None for an unmapped one: 0, or "
+        "0,None, or a dict for a dict argument (default 0)",
+    )
+    @argument(
+        "--out-axes",
+        type=axes_value,
+        default=0,
+        help="where the batch axis goes in the output (default 0)",
+    )
     @no_var_expand
     @output_can_be_silenced
     @line_cell_magic
@@ -350,19 +386,33 @@ class DidaxMagics(Magics):
         __tracebackhide__ = True
         name = self._name("vmap", cell)
         options, fn, args, kwargs, call = self._call(self.vmap, "vmap", line, cell)
-        report = self._report(name, reports.vmap_report, fn, args, kwargs,
-                              in_axes=options.in_axes, out_axes=options.out_axes, call=call)
+        report = self._report(
+            name,
+            reports.vmap_report,
+            fn,
+            args,
+            kwargs,
+            in_axes=options.in_axes,
+            out_axes=options.out_axes,
+            call=call,
+        )
         display(views.VmapDisplay(report))
         return report.output
 
     # ------------------------------------------------------------------------- %jit
 
     @magic_arguments()
-    @kwds(usage="jit [-n N] [-r R] [-o] f(x)\n"
-                "  %%%%jit [-n N] [-r R] [-o]   (in a cell whose last line is the call)")
-    @argument("-n", type=_count, default=0,
-              help="calls per timing run (default: chosen as %%timeit does, so that a run "
-                   "takes at least 0.2 s)")
+    @kwds(
+        usage="jit [-n N] [-r R] [-o] f(x)\n"
+        "  %%%%jit [-n N] [-r R] [-o]   (in a cell whose last line is the call)"
+    )
+    @argument(
+        "-n",
+        type=_count,
+        default=0,
+        help="calls per timing run (default: chosen as %%timeit does, so that a run "
+        "takes at least 0.2 s)",
+    )
     @argument("-r", type=_count, default=7, help="timing runs; the best counts (default 7)")
     @argument("-o", action="store_true", help="return the JitReport instead of the result")
     @no_var_expand
@@ -385,8 +435,16 @@ class DidaxMagics(Magics):
         options, fn, args, kwargs, call = self._call(self.jit, "jit", line, cell)
         if options.r < 1:
             raise UsageError(f"{name}: -r must be at least 1, got {options.r}")
-        report = self._report(name, reports.jit_report, fn, args, kwargs,
-                              number=options.n, repeat=options.r, call=call)
+        report = self._report(
+            name,
+            reports.jit_report,
+            fn,
+            args,
+            kwargs,
+            number=options.n,
+            repeat=options.r,
+            call=call,
+        )
         display(views.JitDisplay(report))
         return report if options.o else report.result
 

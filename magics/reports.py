@@ -123,15 +123,17 @@ def _input_labels(fn: Callable[..., Any], args: Sequence[Any], kwargs: dict) -> 
     return labels
 
 
-def _bindings(closed: didax.ClosedJaxpr, atoms: Sequence[Any], labels: Sequence[str]
-              ) -> tuple[Binding, ...]:
+def _bindings(
+    closed: didax.ClosedJaxpr, atoms: Sequence[Any], labels: Sequence[str]
+) -> tuple[Binding, ...]:
     out = []
     for atom, label in zip(atoms, labels, strict=True):
         if hasattr(atom, "val"):  # a Literal output (a function returning a constant)
             out.append(Binding(pretty.literal_text(atom.val), atom.aval.str_short(), label))
         else:
-            out.append(Binding(pretty.var_name_in(closed.jaxpr, atom), atom.aval.str_short(),
-                               label))
+            out.append(
+                Binding(pretty.var_name_in(closed.jaxpr, atom), atom.aval.str_short(), label)
+            )
     return tuple(out)
 
 
@@ -159,8 +161,9 @@ class JaxprReport:
         return str(self.jaxpr)
 
 
-def jaxpr_report(fn: Callable[..., Any], args: Sequence[Any], kwargs: dict | None = None, *,
-                 call: str = "") -> JaxprReport:
+def jaxpr_report(
+    fn: Callable[..., Any], args: Sequence[Any], kwargs: dict | None = None, *, call: str = ""
+) -> JaxprReport:
     """Trace `fn(*args, **kwargs)` with `didax.make_jaxpr` and describe the jaxpr."""
     __tracebackhide__ = True
     kwargs = dict(kwargs or {})
@@ -181,8 +184,10 @@ def jaxpr_report(fn: Callable[..., Any], args: Sequence[Any], kwargs: dict | Non
         jaxpr=closed,
         inputs=_bindings(closed, jaxpr.invars, _input_labels(fn, args, kwargs)),
         outputs=_bindings(closed, jaxpr.outvars, _out_labels(out_trees[-1])),
-        constants=tuple(Constant(pretty.var_name_in(jaxpr, v), v.aval.str_short(), c)
-                        for v, c in zip(jaxpr.constvars, closed.consts, strict=True)),
+        constants=tuple(
+            Constant(pretty.var_name_in(jaxpr, v), v.aval.str_short(), c)
+            for v, c in zip(jaxpr.constvars, closed.consts, strict=True)
+        ),
     )
 
 
@@ -221,15 +226,23 @@ def normalize_argnums(argnums: int | Sequence[int], nargs: int) -> tuple[int, ..
     out = []
     for i in nums:
         if not -nargs <= i < nargs:
-            raise ValueError(f"argnums {i} is out of range for a call with {nargs} positional "
-                             f"argument{'s' if nargs != 1 else ''}")
+            raise ValueError(
+                f"argnums {i} is out of range for a call with {nargs} positional "
+                f"argument{'s' if nargs != 1 else ''}"
+            )
         out.append(i % nargs)
     return tuple(out)
 
 
-def grad_report(fn: Callable[..., Any], args: Sequence[Any], kwargs: dict | None = None, *,
-                argnums: int | Sequence[int] = 0, programs: bool = False, call: str = ""
-                ) -> GradReport:
+def grad_report(
+    fn: Callable[..., Any],
+    args: Sequence[Any],
+    kwargs: dict | None = None,
+    *,
+    argnums: int | Sequence[int] = 0,
+    programs: bool = False,
+    call: str = "",
+) -> GradReport:
     """Value and gradient of `fn(*args, **kwargs)` with `didax.value_and_grad`; with
     `programs`, also the forward, linearized and transposed jaxprs. Keyword arguments are
     not differentiated."""
@@ -243,9 +256,15 @@ def grad_report(fn: Callable[..., Any], args: Sequence[Any], kwargs: dict | None
     report_programs = None
     if programs:
         report_programs = _grad_programs(fn, fn_k, args, kwargs or {}, nums, value)
-    return GradReport(call=call or f"{fn_name(fn)}(...)", fn_name=fn_name(fn), argnums=argnums,
-                      arg_names=tuple(names[i] for i in nums), value=value, gradient=gradient,
-                      programs=report_programs)
+    return GradReport(
+        call=call or f"{fn_name(fn)}(...)",
+        fn_name=fn_name(fn),
+        argnums=argnums,
+        arg_names=tuple(names[i] for i in nums),
+        value=value,
+        gradient=gradient,
+        programs=report_programs,
+    )
 
 
 def _zeros_like_tangent(x: Any) -> Any:
@@ -254,8 +273,14 @@ def _zeros_like_tangent(x: Any) -> Any:
     return jnp.zeros(aval.shape, aval.dtype)
 
 
-def _grad_programs(fn: Callable[..., Any], fn_k: Callable[..., Any], args: tuple,
-                   kwargs: dict, nums: tuple[int, ...], value: Any) -> GradPrograms:
+def _grad_programs(
+    fn: Callable[..., Any],
+    fn_k: Callable[..., Any],
+    args: tuple,
+    kwargs: dict,
+    nums: tuple[int, ...],
+    value: Any,
+) -> GradPrograms:
     __tracebackhide__ = True
 
     def of_diff_args(*diff: Any) -> Any:  # fn as a function of the differentiated arguments
@@ -318,8 +343,15 @@ def _take_example(x: Any, axis: int | None) -> Any:
     return jnp.asarray(x)[(slice(None),) * (axis % np.ndim(x)) + (0,)]
 
 
-def vmap_report(fn: Callable[..., Any], args: Sequence[Any], kwargs: dict | None = None, *,
-                in_axes: Any = 0, out_axes: Any = 0, call: str = "") -> VmapReport:
+def vmap_report(
+    fn: Callable[..., Any],
+    args: Sequence[Any],
+    kwargs: dict | None = None,
+    *,
+    in_axes: Any = 0,
+    out_axes: Any = 0,
+    call: str = "",
+) -> VmapReport:
     """Run `didax.vmap(fn, in_axes, out_axes)(*args, **kwargs)` and stage its program."""
     __tracebackhide__ = True
     args, kwargs = tuple(args), dict(kwargs or {})
@@ -335,9 +367,16 @@ def vmap_report(fn: Callable[..., Any], args: Sequence[Any], kwargs: dict | None
         axis_size = sizes[0] if sizes else None
         examples = [_take_example(x, d) for x, d in zip(leaves, dims, strict=True)]
         example_jaxpr = didax.make_jaxpr(fn)(*tree_util.tree_unflatten(treedef, examples))
-    return VmapReport(call=call or f"{fn_name(fn)}(...)", fn_name=fn_name(fn),
-                      in_axes=in_axes, out_axes=out_axes, axis_size=axis_size, output=output,
-                      jaxpr=jaxpr, example_jaxpr=example_jaxpr)
+    return VmapReport(
+        call=call or f"{fn_name(fn)}(...)",
+        fn_name=fn_name(fn),
+        in_axes=in_axes,
+        out_axes=out_axes,
+        axis_size=axis_size,
+        output=output,
+        jaxpr=jaxpr,
+        example_jaxpr=example_jaxpr,
+    )
 
 
 # ----------------------------------------------------------------------------- %jit
@@ -385,19 +424,27 @@ class TimeitStats:
     def warning(self) -> str | None:
         """IPython's `%timeit` warning when the slowest run is over 4x the fastest."""
         if self.worst > 4 * self.best and self.best > 0 and self.worst > 1e-6:
-            return (f"The slowest run took {self.worst / self.best:0.2f} times longer than the "
-                    "fastest. This could mean that an intermediate result is being cached.")
+            return (
+                f"The slowest run took {self.worst / self.best:0.2f} times longer than the "
+                "fastest. This could mean that an intermediate result is being cached."
+            )
         return None
 
     def __str__(self) -> str:
         runs, loops = self.repeat, self.loops
-        return (f"{format_time(self.mean)} ± {format_time(self.stdev)} per loop (mean ± std. "
-                f"dev. of {runs} run{'s' if runs != 1 else ''}, {loops:,} "
-                f"loop{'s' if loops != 1 else ''} each)")
+        return (
+            f"{format_time(self.mean)} ± {format_time(self.stdev)} per loop (mean ± std. "
+            f"dev. of {runs} run{'s' if runs != 1 else ''}, {loops:,} "
+            f"loop{'s' if loops != 1 else ''} each)"
+        )
 
 
-def timeit_stats(call: Callable[[], Any], number: int = 0, repeat: int = 7,
-                 timer: Callable[[], float] = time.perf_counter) -> TimeitStats:
+def timeit_stats(
+    call: Callable[[], Any],
+    number: int = 0,
+    repeat: int = 7,
+    timer: Callable[[], float] = time.perf_counter,
+) -> TimeitStats:
     """Time `call()` (blocking on its result) as `%timeit` does; `number=0` picks the loop
     count: the smallest power of ten whose loop takes at least 0.2 s."""
     __tracebackhide__ = True
@@ -444,8 +491,11 @@ class JitTimings:
 
     @property
     def warnings(self) -> tuple[str, ...]:
-        return tuple(f"{what}: {stats.warning}" for what, stats in
-                     (("steady state", self.steady), ("eager", self.eager)) if stats.warning)
+        return tuple(
+            f"{what}: {stats.warning}"
+            for what, stats in (("steady state", self.steady), ("eager", self.eager))
+            if stats.warning
+        )
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -462,9 +512,11 @@ class JitReport:
 
     def __repr__(self) -> str:  # short, like IPython's <TimeitResult : ...>
         t = self.timings
-        return (f"<JitReport {self.call}: compiled {format_time(t.steady.best)}, eager "
-                f"{format_time(t.eager.best)} (best of {t.steady.repeat}), speed-up "
-                f"{t.speedup:.1f}x>")
+        return (
+            f"<JitReport {self.call}: compiled {format_time(t.steady.best)}, eager "
+            f"{format_time(t.eager.best)} (best of {t.steady.repeat}), speed-up "
+            f"{t.speedup:.1f}x>"
+        )
 
 
 def _timed(timer: Callable[[], float], fn: Callable[..., Any], *args: Any) -> tuple[Any, float]:
@@ -474,9 +526,16 @@ def _timed(timer: Callable[[], float], fn: Callable[..., Any], *args: Any) -> tu
     return out, timer() - start
 
 
-def jit_report(fn: Callable[..., Any], args: Sequence[Any], kwargs: dict | None = None, *,
-               number: int = 0, repeat: int = 7, call: str = "",
-               timer: Callable[[], float] = time.perf_counter) -> JitReport:
+def jit_report(
+    fn: Callable[..., Any],
+    args: Sequence[Any],
+    kwargs: dict | None = None,
+    *,
+    number: int = 0,
+    repeat: int = 7,
+    call: str = "",
+    timer: Callable[[], float] = time.perf_counter,
+) -> JitReport:
     """Compile `fn` with `didax.jit` ahead of time, phase by phase (trace, lower, compile,
     first run of the compiled executable), then time calls of the jitted function and eager
     calls as `%timeit` does. Keyword arguments that could be passed by position are; the
@@ -494,7 +553,12 @@ def jit_report(fn: Callable[..., Any], args: Sequence[Any], kwargs: dict | None 
     steady = timeit_stats(functools.partial(jitted, *args), number, repeat, timer)
     eager = timeit_stats(functools.partial(fn_k, *args), number, repeat, timer)
     cost = compiled.cost_analysis()
-    return JitReport(call=call or f"{fn_name(fn)}(...)", fn_name=fn_name(fn), result=result,
-                     timings=JitTimings(t_trace, t_lower, t_compile, t_first, steady, eager),
-                     stablehlo=lowered.as_text(), hlo=compiled.as_text(),
-                     cost=dict(cost) if cost else None)
+    return JitReport(
+        call=call or f"{fn_name(fn)}(...)",
+        fn_name=fn_name(fn),
+        result=result,
+        timings=JitTimings(t_trace, t_lower, t_compile, t_first, steady, eager),
+        stablehlo=lowered.as_text(),
+        hlo=compiled.as_text(),
+        cost=dict(cost) if cost else None,
+    )

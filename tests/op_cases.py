@@ -99,7 +99,9 @@ class OpCase:
 
     @property
     def id(self) -> str:
-        parts = [_short(a) for a in self.args] + [f"{k}={_short(v)}" for k, v in self.kwargs.items()]
+        parts = [_short(a) for a in self.args] + [
+            f"{k}={_short(v)}" for k, v in self.kwargs.items()
+        ]
         return f"{self.module}.{self.name}({', '.join(parts)})"
 
     @property
@@ -113,8 +115,9 @@ class OpCase:
     @property
     def float_positions(self) -> tuple[int, ...]:
         """Positions of float32 array arguments: the ones jvp/grad/vmap tests perturb."""
-        return tuple(i for i, a in enumerate(self.args)
-                     if isinstance(a, Arr) and a.dtype == "float32")
+        return tuple(
+            i for i, a in enumerate(self.args) if isinstance(a, Arr) and a.dtype == "float32"
+        )
 
     def make_inputs(self, rng: np.random.Generator) -> list[Any]:
         return [a.make(rng) if isinstance(a, Arr) else a for a in self.args]
@@ -147,8 +150,9 @@ def _short(v: Any) -> str:
     return repr(v)
 
 
-def close_over(fn: Callable[..., Any], args: list[Any], positions: tuple[int, ...]
-               ) -> tuple[Callable[..., Any], list[Any]]:
+def close_over(
+    fn: Callable[..., Any], args: list[Any], positions: tuple[int, ...]
+) -> tuple[Callable[..., Any], list[Any]]:
     """`fn` as a function of the arguments at `positions` only, the others fixed."""
 
     def partial(*chosen: Any) -> Any:
@@ -178,40 +182,92 @@ S, V, M = (), (3,), (2, 3)  # scalar, vector, matrix shapes
 CASES: list[OpCase] = []
 
 
-def _add(module: str, name: str, *args: Any, differentiable: bool = True, linear: bool = False,
-         call: Any = None, raises: Any = None, **kwargs: Any) -> None:
+def _add(
+    module: str,
+    name: str,
+    *args: Any,
+    differentiable: bool = True,
+    linear: bool = False,
+    call: Any = None,
+    raises: Any = None,
+    **kwargs: Any,
+) -> None:
     CASES.append(OpCase(module, name, args, kwargs, differentiable, linear, call, raises))
 
 
 # --- creation
 for args, kw in [
-    (([1, 2, 3],), {}), (([1.0, 2],), {}), (([[1, 2], [3, 4]],), {}), ((2.0,), {}), ((3,), {}),
-    ((True,), {}), (([1, 2],), {"dtype": np.float32}), ((Arr(V, "float64"),), {}),
-    ((Arr(V, "int64"),), {}), ((Arr(M),), {}), ((Arr(V, I),), {"dtype": np.float32}),
+    (([1, 2, 3],), {}),
+    (([1.0, 2],), {}),
+    (([[1, 2], [3, 4]],), {}),
+    ((2.0,), {}),
+    ((3,), {}),
+    ((True,), {}),
+    (([1, 2],), {"dtype": np.float32}),
+    ((Arr(V, "float64"),), {}),
+    ((Arr(V, "int64"),), {}),
+    ((Arr(M),), {}),
+    ((Arr(V, I),), {"dtype": np.float32}),
 ]:
     for name in ("array", "asarray"):
         differentiable = any(isinstance(a, Arr) and a.dtype == F for a in args)
         _add("numpy", name, *args, differentiable=differentiable, linear=differentiable, **kw)
 for name in ("zeros", "ones"):
-    for args, kw in [(((2, 3),), {}), ((3,), {}), (((),), {}), (((2,),), {"dtype": np.int32}),
-                     (((2,),), {"dtype": np.bool_})]:
+    for args, kw in [
+        (((2, 3),), {}),
+        ((3,), {}),
+        (((),), {}),
+        (((2,),), {"dtype": np.int32}),
+        (((2,),), {"dtype": np.bool_}),
+    ]:
         _add("numpy", name, *args, differentiable=False, **kw)
 for name in ("zeros_like", "ones_like"):
-    for args, kw in [((Arr(M),), {}), ((Arr(V, I),), {}), ((Arr(S),), {}),
-                     ((Arr(V),), {"dtype": np.int32}), ((2.0,), {})]:
+    for args, kw in [
+        ((Arr(M),), {}),
+        ((Arr(V, I),), {}),
+        ((Arr(S),), {}),
+        ((Arr(V),), {"dtype": np.int32}),
+        ((2.0,), {}),
+    ]:
         _add("numpy", name, *args, **kw)
-for args, kw in [(((2, 3), 2.0), {}), (((2,), 3), {}), (((2,), 1.5), {"dtype": np.int32}),
-                 ((3, True), {}), (((2, 3), Arr(V)), {}), (((2,), Arr(S, I)), {})]:
-    _add("numpy", "full", *args, differentiable=any(isinstance(a, Arr) and a.dtype == F
-                                                    for a in args), **kw)
-for args, kw in [((5,), {}), ((1, 7, 2), {}), ((0.0, 1.0, 0.25), {}), ((5,), {"dtype": np.float32}),
-                 ((-3, 3), {}), ((2.5,), {})]:
+for args, kw in [
+    (((2, 3), 2.0), {}),
+    (((2,), 3), {}),
+    (((2,), 1.5), {"dtype": np.int32}),
+    ((3, True), {}),
+    (((2, 3), Arr(V)), {}),
+    (((2,), Arr(S, I)), {}),
+]:
+    _add(
+        "numpy",
+        "full",
+        *args,
+        differentiable=any(isinstance(a, Arr) and a.dtype == F for a in args),
+        **kw,
+    )
+for args, kw in [
+    ((5,), {}),
+    ((1, 7, 2), {}),
+    ((0.0, 1.0, 0.25), {}),
+    ((5,), {"dtype": np.float32}),
+    ((-3, 3), {}),
+    ((2.5,), {}),
+]:
     _add("numpy", "arange", *args, differentiable=False, **kw)
-for args, kw in [((0, 1, 5), {}), ((0.0, 1.0, 4), {"endpoint": False}), ((-1, 1), {}),
-                 ((0, 10, 6), {"dtype": np.int32})]:
+for args, kw in [
+    ((0, 1, 5), {}),
+    ((0.0, 1.0, 4), {"endpoint": False}),
+    ((-1, 1), {}),
+    ((0, 10, 6), {"dtype": np.int32}),
+]:
     _add("numpy", "linspace", *args, differentiable=False, **kw)
-for args, kw in [((3,), {}), ((2, 3), {}), ((3,), {"k": 1}), ((3,), {"dtype": np.int32}),
-                 ((3, 4), {"k": -1})]:
+for args, kw in [
+    ((3,), {}),
+    ((2, 3), {}),
+    ((3,), {"k": 1}),
+    ((3,), {"dtype": np.int32}),
+    ((3, 4), {"k": -1}),
+]:
     _add("numpy", "eye", *args, differentiable=False, **kw)
 for name, arg_list in [
     ("float32", [Arr(V, I), Arr(M), Arr(V, "float64"), 2, 2.5, Arr(V, B)]),
@@ -219,16 +275,29 @@ for name, arg_list in [
     ("bool_", [Arr(V), Arr(V, I), 0, Arr(V, B)]),
 ]:
     for a in arg_list:
-        _add("numpy", name, a, differentiable=name == "float32" and isinstance(a, Arr)
-             and a.dtype == F, linear=name == "float32")
+        _add(
+            "numpy",
+            name,
+            a,
+            differentiable=name == "float32" and isinstance(a, Arr) and a.dtype == F,
+            linear=name == "float32",
+        )
 
 # --- elementwise binary (NumPy broadcasting, promotion, weak Python scalars)
 BROADCAST_PAIRS = [(V, V), (M, V), ((2, 1), (1, 3)), (S, V), (M, S), (S, S), ((2, 1, 3), (4, 1))]
 
 
-def _binary_cases(name: str, dx: str = "real", dy: str = "real", *, linear: bool = False,
-                  differentiable: bool = True, ints: bool = True, bools: bool = False,
-                  full: bool = True) -> None:
+def _binary_cases(
+    name: str,
+    dx: str = "real",
+    dy: str = "real",
+    *,
+    linear: bool = False,
+    differentiable: bool = True,
+    ints: bool = True,
+    bools: bool = False,
+    full: bool = True,
+) -> None:
     """`full=False` for an op made like one already tested in full (`less` like `greater`):
     fewer broadcasting pairs, and the dtype variants that decide the weak types only."""
     d = differentiable
@@ -285,9 +354,17 @@ for name in ("greater", "less", "equal", "greater_equal", "less_equal", "not_equ
     _add("numpy", name, Arr((4, 3), I), Arr(V, I), differentiable=False)  # ties are likely
 
 # --- elementwise unary
-for name, domain in [("sin", "real"), ("cos", "real"), ("tan", "unit"), ("tanh", "real"),
-                     ("exp", "real"), ("log", "positive"), ("log1p", "positive"),
-                     ("expm1", "real"), ("sqrt", "positive")]:
+for name, domain in [
+    ("sin", "real"),
+    ("cos", "real"),
+    ("tan", "unit"),
+    ("tanh", "real"),
+    ("exp", "real"),
+    ("log", "positive"),
+    ("log1p", "positive"),
+    ("expm1", "real"),
+    ("sqrt", "positive"),
+]:
     for shape in (S, V, M):
         _add("numpy", name, Arr(shape, F, domain))
     positive_int = "positive" if domain == "positive" else "real"
@@ -306,23 +383,44 @@ for name in ("negative", "abs", "sign"):
 _add("numpy", "abs", Arr(V, B), differentiable=False)
 
 # --- where, clip
-for c, x, y in [(Arr(V, B), Arr(V), Arr(V)), (Arr(M, B), Arr(V), Arr(M)),
-                (Arr((2, 1), B), Arr(V), Arr(S)), (Arr(V, B), Arr(V), 0.0),
-                (Arr(V, B), 1.0, 0.0), (Arr(V, I), Arr(V), Arr(V)), (Arr(V, F), Arr(V), Arr(V)),
-                (Arr(V, B), Arr(V, I), Arr(V)), (Arr(V, B), Arr(V, I), 2), (True, Arr(V), 2.0),
-                (Arr(V, B), Arr(V, I), Arr(V, I))]:
+for c, x, y in [
+    (Arr(V, B), Arr(V), Arr(V)),
+    (Arr(M, B), Arr(V), Arr(M)),
+    (Arr((2, 1), B), Arr(V), Arr(S)),
+    (Arr(V, B), Arr(V), 0.0),
+    (Arr(V, B), 1.0, 0.0),
+    (Arr(V, I), Arr(V), Arr(V)),
+    (Arr(V, F), Arr(V), Arr(V)),
+    (Arr(V, B), Arr(V, I), Arr(V)),
+    (Arr(V, B), Arr(V, I), 2),
+    (True, Arr(V), 2.0),
+    (Arr(V, B), Arr(V, I), Arr(V, I)),
+]:
     _add("numpy", "where", c, x, y, linear=True)
-for args, kw in [((Arr(M), -0.5, 0.5), {}), ((Arr(M),), {"min": -0.5}), ((Arr(M),), {"max": 0.5}),
-                 ((Arr(V), Arr(V, F, "unit"), 1.0), {}), ((Arr(V, I), -2, 2), {}),
-                 ((Arr(V, I), -1.5, 2.5), {}), ((1.5, 0.0, 1.0), {}),
-                 ((Arr(M), Arr(V, F, "unit")), {"max": 1.0})]:
+for args, kw in [
+    ((Arr(M), -0.5, 0.5), {}),
+    ((Arr(M),), {"min": -0.5}),
+    ((Arr(M),), {"max": 0.5}),
+    ((Arr(V), Arr(V, F, "unit"), 1.0), {}),
+    ((Arr(V, I), -2, 2), {}),
+    ((Arr(V, I), -1.5, 2.5), {}),
+    ((1.5, 0.0, 1.0), {}),
+    ((Arr(M), Arr(V, F, "unit")), {"max": 1.0}),
+]:
     _add("numpy", "clip", *args, **kw)
 
 # --- reductions
 for name in ("sum", "mean", "max", "min", "prod"):
     linear = name in ("sum", "mean")
-    for kw in [{}, {"axis": 0}, {"axis": 1}, {"axis": -1}, {"axis": (0, 1)}, {"keepdims": True},
-               {"axis": 1, "keepdims": True}]:
+    for kw in [
+        {},
+        {"axis": 0},
+        {"axis": 1},
+        {"axis": -1},
+        {"axis": (0, 1)},
+        {"keepdims": True},
+        {"axis": 1, "keepdims": True},
+    ]:
         _add("numpy", name, Arr(M), linear=linear, **kw)
     _add("numpy", name, Arr((2, 3, 4)), axis=(0, 2), linear=linear)
     _add("numpy", name, Arr(S), linear=linear)
@@ -334,19 +432,41 @@ for name in ("sum", "mean", "max", "min", "prod"):
 for name in ("sum", "mean"):
     _add("numpy", name, Arr(M, I), dtype=np.float32, differentiable=False)
     _add("numpy", name, Arr(M), dtype=np.int32, axis=0, differentiable=False)
-for kw in [{}, {"axis": 0}, {"axis": 1}, {"axis": -1}, {"keepdims": True},
-           {"axis": 1, "keepdims": True}]:
+for kw in [
+    {},
+    {"axis": 0},
+    {"axis": 1},
+    {"axis": -1},
+    {"keepdims": True},
+    {"axis": 1, "keepdims": True},
+]:
     _add("numpy", "argmax", Arr(M), differentiable=False, **kw)
     _add("numpy", "argmax", Arr(M, I), differentiable=False, **kw)
 _add("numpy", "argmax", Arr(V, B), differentiable=False)
 _add("numpy", "argmax", Arr(S), differentiable=False)
 
 # --- linear algebra
-DOT_PAIRS = [(V, V), (M, V), (M, (3, 4)), (V, (3, 4)), (S, V), ((2, 2, 3), (3, 4)),
-             ((2, 2, 3), (3,))]
-MATMUL_PAIRS = [(V, V), (M, V), (M, (3, 4)), (V, (3, 4)), ((2, 2, 3), (3, 4)),
-                ((2, 2, 3), (2, 3, 4)), (V, (2, 3, 4)), ((2, 3, 4), (4,)), ((3, 4), (2, 4, 5)),
-                ((1, 3, 4), (2, 4, 5))]
+DOT_PAIRS = [
+    (V, V),
+    (M, V),
+    (M, (3, 4)),
+    (V, (3, 4)),
+    (S, V),
+    ((2, 2, 3), (3, 4)),
+    ((2, 2, 3), (3,)),
+]
+MATMUL_PAIRS = [
+    (V, V),
+    (M, V),
+    (M, (3, 4)),
+    (V, (3, 4)),
+    ((2, 2, 3), (3, 4)),
+    ((2, 2, 3), (2, 3, 4)),
+    (V, (2, 3, 4)),
+    ((2, 3, 4), (4,)),
+    ((3, 4), (2, 4, 5)),
+    ((1, 3, 4), (2, 4, 5)),
+]
 for name, pairs in (("dot", DOT_PAIRS), ("matmul", MATMUL_PAIRS)):
     for sx, sy in pairs:
         _add("numpy", name, Arr(sx), Arr(sy))
@@ -355,23 +475,55 @@ for name, pairs in (("dot", DOT_PAIRS), ("matmul", MATMUL_PAIRS)):
     _add("numpy", name, Arr(M, B), Arr(V, B), differentiable=False)
 
 # --- shapes
-for args, kw in [((Arr(M),), {}), ((Arr((2, 3, 4)), (1, 0, 2)), {}),
-                 ((Arr((2, 3, 4)),), {"axes": (-1, 0, 1)}), ((Arr(V),), {}), ((Arr(S),), {}),
-                 ((Arr(M, I),), {})]:
+for args, kw in [
+    ((Arr(M),), {}),
+    ((Arr((2, 3, 4)), (1, 0, 2)), {}),
+    ((Arr((2, 3, 4)),), {"axes": (-1, 0, 1)}),
+    ((Arr(V),), {}),
+    ((Arr(S),), {}),
+    ((Arr(M, I),), {}),
+]:
     _add("numpy", "transpose", *args, linear=True, **kw)
-for x, shape in [(Arr(M), (3, 2)), (Arr(M), (6,)), (Arr(M), (-1,)), (Arr(M), (1, -1)),
-                 (Arr(M), 6), (Arr((2, 3, 4)), (4, -1, 2)), (Arr(S), (1, 1)), (Arr(V, I), (3, 1)),
-                 (Arr((1,)), ())]:
+for x, shape in [
+    (Arr(M), (3, 2)),
+    (Arr(M), (6,)),
+    (Arr(M), (-1,)),
+    (Arr(M), (1, -1)),
+    (Arr(M), 6),
+    (Arr((2, 3, 4)), (4, -1, 2)),
+    (Arr(S), (1, 1)),
+    (Arr(V, I), (3, 1)),
+    (Arr((1,)), ()),
+]:
     _add("numpy", "reshape", x, shape, linear=True)
-for x, axis in [(Arr(V), 0), (Arr(V), -1), (Arr(M), 1), (Arr(M), (0, 2)), (Arr(S), 0),
-                (Arr(M), (-1, 0)), (Arr(V, I), 1)]:
+for x, axis in [
+    (Arr(V), 0),
+    (Arr(V), -1),
+    (Arr(M), 1),
+    (Arr(M), (0, 2)),
+    (Arr(S), 0),
+    (Arr(M), (-1, 0)),
+    (Arr(V, I), 1),
+]:
     _add("numpy", "expand_dims", x, axis, linear=True)
-for x, kw in [(Arr((1, 3, 1)), {}), (Arr((1, 3, 1)), {"axis": 0}),
-              (Arr((1, 3, 1)), {"axis": (0, 2)}), (Arr((1, 3, 1)), {"axis": -1}), (Arr(V), {}),
-              (Arr((1, 1)), {}), (Arr((1, 2), I), {})]:
+for x, kw in [
+    (Arr((1, 3, 1)), {}),
+    (Arr((1, 3, 1)), {"axis": 0}),
+    (Arr((1, 3, 1)), {"axis": (0, 2)}),
+    (Arr((1, 3, 1)), {"axis": -1}),
+    (Arr(V), {}),
+    (Arr((1, 1)), {}),
+    (Arr((1, 2), I), {}),
+]:
     _add("numpy", "squeeze", x, linear=True, **kw)
-for x, shape in [(Arr(V), (2, 3)), (Arr(S), (2,)), (Arr((2, 1)), (2, 3)), (Arr(M), (4, 2, 3)),
-                 (Arr(V, I), (2, 3)), (Arr(V), (3,))]:
+for x, shape in [
+    (Arr(V), (2, 3)),
+    (Arr(S), (2,)),
+    (Arr((2, 1)), (2, 3)),
+    (Arr(M), (4, 2, 3)),
+    (Arr(V, I), (2, 3)),
+    (Arr(V), (3,)),
+]:
     _add("numpy", "broadcast_to", x, shape, linear=True)
 _add("numpy", "broadcast_to", 2.0, (2,), differentiable=False)
 for name in ("concatenate", "stack"):
@@ -394,8 +546,9 @@ for name in ("relu", "sigmoid", "softmax", "log_softmax"):
             continue
         _add("nn", name, Arr(shape, F, "nonzero"))
     # jax.nn.sigmoid is lax.logistic, which takes floats only; the others convert ints
-    _add("nn", name, Arr(V, I), differentiable=False,
-         raises=TypeError if name == "sigmoid" else None)
+    _add(
+        "nn", name, Arr(V, I), differentiable=False, raises=TypeError if name == "sigmoid" else None
+    )
     _add("nn", name, Arr(V, "bfloat16", "nonzero"), differentiable=False)
 for name in ("softmax", "log_softmax"):
     _add("nn", name, Arr(M), axis=0)
@@ -411,8 +564,16 @@ _add("nn", "logsumexp", Arr(V, I), differentiable=False)
 _add("nn", "logsumexp", Arr(V, F, "special"), differentiable=False)
 
 # --- didax.lax: the primitives' wrappers (equal dtypes; rank-0 operands broadcast)
-for name, dy in [("add", "real"), ("sub", "real"), ("mul", "real"), ("div", "nonzero"),
-                 ("max", "real"), ("min", "real"), ("pow", "real"), ("rem", "nonzero")]:
+for name, dy in [
+    ("add", "real"),
+    ("sub", "real"),
+    ("mul", "real"),
+    ("div", "nonzero"),
+    ("max", "real"),
+    ("min", "real"),
+    ("pow", "real"),
+    ("rem", "nonzero"),
+]:
     dx = "positive" if name == "pow" else "real"
     linear = name in ("add", "sub")
     differentiable = name != "rem"
@@ -425,18 +586,29 @@ for name, dy in [("add", "real"), ("sub", "real"), ("mul", "real"), ("div", "non
         _add("lax", name, Arr(V, I, dx), 3, differentiable=False)
 _add("lax", "pow", Arr(M, F, "positive"), Arr(M, I))  # JAX 0.10 takes an integer exponent
 _add("lax", "round", np.array([0.5, 1.5, -0.5, -2.5, 2.4], np.float32), differentiable=False)
-_add("lax", "round", np.array([0.5, 1.5, -0.5, -2.5, 2.4], np.float32), 1,
-     differentiable=False)
+_add("lax", "round", np.array([0.5, 1.5, -0.5, -2.5, 2.4], np.float32), 1, differentiable=False)
 _add("lax", "pow", Arr(M, F, "positive"), Arr(S, I))
 for name in ("gt", "lt", "ge", "le", "eq", "ne"):
     _add("lax", name, Arr(M), Arr(M), differentiable=False)
     _add("lax", name, Arr(V, I), Arr(V, I), differentiable=False)
     _add("lax", name, Arr(V), 0.5, differentiable=False)
-for name, domain in [("neg", "real"), ("sin", "real"), ("cos", "real"), ("tan", "unit"),
-                     ("tanh", "real"), ("exp", "real"), ("log", "positive"),
-                     ("log1p", "positive"), ("expm1", "real"), ("logistic", "real"),
-                     ("sqrt", "positive"), ("abs", "nonzero"), ("sign", "nonzero"),
-                     ("floor", "real"), ("stop_gradient", "real")]:
+for name, domain in [
+    ("neg", "real"),
+    ("sin", "real"),
+    ("cos", "real"),
+    ("tan", "unit"),
+    ("tanh", "real"),
+    ("exp", "real"),
+    ("log", "positive"),
+    ("log1p", "positive"),
+    ("expm1", "real"),
+    ("logistic", "real"),
+    ("sqrt", "positive"),
+    ("abs", "nonzero"),
+    ("sign", "nonzero"),
+    ("floor", "real"),
+    ("stop_gradient", "real"),
+]:
     _add("lax", name, Arr(M, F, domain), linear=name == "neg")
     _add("lax", name, Arr(S, F, domain), linear=name == "neg")
     if name in ("neg", "abs", "sign", "stop_gradient"):
@@ -486,16 +658,31 @@ _add("lax", "slice", Arr((4,), I), (1,), (3,), differentiable=False)
 _add("lax", "pad", Arr(M), 0.0, ((1, 2, 0), (0, 1, 1)), linear=True)
 _add("lax", "pad", Arr(M), Arr(S), ((0, 0, 0), (-1, 2, 0)))
 _add("lax", "concatenate", Arr(M), Arr(M), dimension=0, call=_lax_concatenate, linear=True)
-_add("lax", "concatenate", Arr(M), Arr((2, 1)), Arr(M), dimension=1, call=_lax_concatenate,
-     linear=True)
+_add(
+    "lax",
+    "concatenate",
+    Arr(M),
+    Arr((2, 1)),
+    Arr(M),
+    dimension=1,
+    call=_lax_concatenate,
+    linear=True,
+)
 _add("lax", "dot_general", Arr(M), Arr((3, 4)), (((1,), (0,)), ((), ())))
 _add("lax", "dot_general", Arr((2, 3, 4)), Arr((2, 4, 5)), (((2,), (1,)), ((0,), (0,))))
 _add("lax", "dot_general", Arr((3, 2)), Arr((3, 4)), (((0,), (0,)), ((), ())))
 _add("lax", "dot_general", Arr((3, 2, 4)), Arr((4, 3)), (((0, 2), (1, 0)), ((), ())))
-_add("lax", "dot_general", Arr(M, I), Arr((3, 2), I), (((1,), (0,)), ((), ())),
-     differentiable=False)
-_add("lax", "dot_general", Arr(M), Arr((3, 4)), (((1,), (0,)), ((), ())),
-     preferred_element_type=np.float32)
+_add(
+    "lax", "dot_general", Arr(M, I), Arr((3, 2), I), (((1,), (0,)), ((), ())), differentiable=False
+)
+_add(
+    "lax",
+    "dot_general",
+    Arr(M),
+    Arr((3, 4)),
+    (((1,), (0,)), ((), ())),
+    preferred_element_type=np.float32,
+)
 _add("lax", "convert_element_type", Arr(M), np.int32, differentiable=False)
 _add("lax", "convert_element_type", Arr(M, I), np.float32, differentiable=False)
 _add("lax", "convert_element_type", Arr(M), np.bool_, differentiable=False)

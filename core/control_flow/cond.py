@@ -16,16 +16,15 @@ The rules transform the branches as jaxprs: jvp with `jvp_jaxpr`, vmap with `vma
 from __future__ import annotations
 
 import inspect
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
-
 from didax import array, core, dtypes
 from didax.core import NOT_MAPPED, ShapedArray, UndefinedPrimal, Zero
 from didax.interpreters import staging
 from didax.interpreters.jvp import jvp_jaxpr
-from didax.interpreters.partial_eval import (dce_jaxpr, partial_eval_jaxpr,
-                                             partial_eval_jaxpr_rules)
+from didax.interpreters.partial_eval import dce_jaxpr, partial_eval_jaxpr, partial_eval_jaxpr_rules
 from didax.interpreters.transpose import transpose_jaxpr
 from didax.interpreters.vmap import batched_out_dims, vmap_jaxpr
 from didax.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, eval_jaxpr
@@ -38,8 +37,9 @@ from didax.tree_util import PyTreeDef, tree_flatten, tree_unflatten
 # ============================================================================ shared helpers
 
 
-def flatten_fun(fn: Callable[..., Any], in_tree: PyTreeDef
-                ) -> tuple[Callable[..., list[Any]], Callable[[], PyTreeDef]]:
+def flatten_fun(
+    fn: Callable[..., Any], in_tree: PyTreeDef
+) -> tuple[Callable[..., list[Any]], Callable[[], PyTreeDef]]:
     """`fn` as a function of flat leaves returning flat leaves; the second function gives the
     output tree once the first has run (as `api.flatten_fun`, which layer 4 cannot import)."""
     store: list[PyTreeDef] = []
@@ -58,9 +58,9 @@ def hoist_consts(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list[Any]]:
     return ClosedJaxpr(Jaxpr([], [*j.constvars, *j.invars], j.outvars, j.eqns)), list(closed.consts)
 
 
-def trace_to_subjaxpr(fn: Callable[..., Any], in_tree: PyTreeDef,
-                      in_avals: Sequence[ShapedArray]
-                      ) -> tuple[ClosedJaxpr, list[Any], PyTreeDef]:
+def trace_to_subjaxpr(
+    fn: Callable[..., Any], in_tree: PyTreeDef, in_avals: Sequence[ShapedArray]
+) -> tuple[ClosedJaxpr, list[Any], PyTreeDef]:
     """Stage a user's function (a pytree function) at `in_avals` for a control-flow primitive:
     the jaxpr takes the closed-over values (consts) first, then the flat arguments."""
     flat_fn, out_tree = flatten_fun(fn, in_tree)
@@ -68,8 +68,9 @@ def trace_to_subjaxpr(fn: Callable[..., Any], in_tree: PyTreeDef,
     return closed, consts, out_tree()
 
 
-def trace_jaxpr_fn(fn: Callable[..., Sequence[Any]], in_avals: Sequence[ShapedArray]
-                   ) -> tuple[ClosedJaxpr, list[Any]]:
+def trace_jaxpr_fn(
+    fn: Callable[..., Sequence[Any]], in_avals: Sequence[ShapedArray]
+) -> tuple[ClosedJaxpr, list[Any]]:
     """Stage a flat function written by a rule; its consts become leading invars."""
     return hoist_consts(staging.trace_to_jaxpr(fn, list(in_avals)))
 
@@ -78,8 +79,9 @@ def jaxpr_as_fun(closed: ClosedJaxpr) -> Callable[..., list[Any]]:
     return lambda *args: eval_jaxpr(closed.jaxpr, closed.consts, *args)
 
 
-def join_consts(jaxprs: Sequence[ClosedJaxpr], consts: Sequence[Sequence[Any]]
-                ) -> tuple[list[ClosedJaxpr], list[Any]]:
+def join_consts(
+    jaxprs: Sequence[ClosedJaxpr], consts: Sequence[Sequence[Any]]
+) -> tuple[list[ClosedJaxpr], list[Any]]:
     """Give every jaxpr the consts of all of them (the same value once), as cond's branches
     need one signature. Jaxpr i's leading `len(consts[i])` invars are its own consts."""
     unique: list[Any] = []
@@ -92,7 +94,7 @@ def join_consts(jaxprs: Sequence[ClosedJaxpr], consts: Sequence[Sequence[Any]]
         j = closed.jaxpr
         own = dict(zip(map(id, cs), j.invars[: len(cs)], strict=True))
         constvars = [own[id(u)] if id(u) in own else Var(core.get_aval(u)) for u in unique]
-        out.append(ClosedJaxpr(Jaxpr([], [*constvars, *j.invars[len(cs):]], j.outvars, j.eqns)))
+        out.append(ClosedJaxpr(Jaxpr([], [*constvars, *j.invars[len(cs) :]], j.outvars, j.eqns)))
     return out, unique
 
 
@@ -122,7 +124,7 @@ def split(xs: Sequence[Any], sizes: Sequence[int]) -> list[list[Any]]:
     """`xs` cut into consecutive pieces of the given sizes, then the rest."""
     out, start = [], 0
     for n in sizes:
-        out.append(list(xs[start:start + n]))
+        out.append(list(xs[start : start + n]))
         start += n
     out.append(list(xs[start:]))
     return out
@@ -168,29 +170,50 @@ def leaf_paths(tree: PyTreeDef) -> list[str]:
     """Each leaf's key path (`[1]['a']`; empty for a leaf at the root)."""
     if tree.node is None:
         return [""]
-    return [k + p for k, sub in zip(child_keys(tree), tree.children, strict=True)
-            for p in leaf_paths(sub)]
+    return [
+        k + p
+        for k, sub in zip(child_keys(tree), tree.children, strict=True)
+        for p in leaf_paths(sub)
+    ]
 
 
-def tree_differences(t1: PyTreeDef, t2: PyTreeDef, path: str = ""
-                     ) -> list[tuple[str, str, str, str]]:
+def tree_differences(
+    t1: PyTreeDef, t2: PyTreeDef, path: str = ""
+) -> list[tuple[str, str, str, str]]:
     """Where two tree structures differ: (path, first thing, second thing, explanation)."""
     if t1.node is None and t2.node is None:
         return []
     if t1.node is not t2.node:
+
         def thing(t: PyTreeDef) -> str:
             return "pytree leaf" if t.node is None else str(t.node)
+
         return [(path, thing(t1), thing(t2), "their Python types differ")]
     if t1.node in (tuple, list) and len(t1.children) != len(t2.children):
         name = t1.node.__name__
-        return [(path, f"{name} of length {len(t1.children)}",
-                 f"{name} of length {len(t2.children)}", "the lengths do not match")]
+        return [
+            (
+                path,
+                f"{name} of length {len(t1.children)}",
+                f"{name} of length {len(t2.children)}",
+                "the lengths do not match",
+            )
+        ]
     if t1.aux != t2.aux or len(t1.children) != len(t2.children):
-        return [(path, f"{t1.node} with pytree metadata {t1.aux}",
-                 f"{t2.node} with pytree metadata {t2.aux}", "their metadata differ")]
+        return [
+            (
+                path,
+                f"{t1.node} with pytree metadata {t1.aux}",
+                f"{t2.node} with pytree metadata {t2.aux}",
+                "their metadata differ",
+            )
+        ]
     keys = child_keys(t1)
-    return [d for k, a, b in zip(keys, t1.children, t2.children, strict=True)
-            for d in tree_differences(a, b, path + k)]
+    return [
+        d
+        for k, a, b in zip(keys, t1.children, t2.children, strict=True)
+        for d in tree_differences(a, b, path + k)
+    ]
 
 
 def bullets(diffs: Sequence[str], capitalize: bool = True) -> str:
@@ -202,12 +225,15 @@ def bullets(diffs: Sequence[str], capitalize: bool = True) -> str:
 def check_leaves(leaves: Sequence[Any], what: str) -> None:
     for x in leaves:
         if not core.is_arraylike(x):
-            raise TypeError(f"Value {x!r} of type {type(x).__name__} passed to {what} is not a "
-                            "valid didax type: expected arrays, scalars, or pytrees of them")
+            raise TypeError(
+                f"Value {x!r} of type {type(x).__name__} passed to {what} is not a "
+                "valid didax type: expected arrays, scalars, or pytrees of them"
+            )
 
 
-def promote_weak_init(init: Sequence[Any], in_avals: Sequence[ShapedArray],
-                      out_avals: Sequence[ShapedArray]) -> tuple[list[Any], bool]:
+def promote_weak_init(
+    init: Sequence[Any], in_avals: Sequence[ShapedArray], out_avals: Sequence[ShapedArray]
+) -> tuple[list[Any], bool]:
     """A weakly typed initial carry whose loop output has another type takes the joined
     dtype (`while_loop(c, lambda x: x + 0.5, 0)` carries a float32), as JAX does."""
     new, changed = [], False
@@ -219,9 +245,14 @@ def promote_weak_init(init: Sequence[Any], in_avals: Sequence[ShapedArray],
     return new, changed
 
 
-def check_carry_type(name: str, body_fun: Callable[..., Any], in_tree: PyTreeDef,
-                     out_tree: PyTreeDef, in_avals: Sequence[ShapedArray],
-                     out_avals: Sequence[ShapedArray]) -> None:
+def check_carry_type(
+    name: str,
+    body_fun: Callable[..., Any],
+    in_tree: PyTreeDef,
+    out_tree: PyTreeDef,
+    in_avals: Sequence[ShapedArray],
+    out_avals: Sequence[ShapedArray],
+) -> None:
     """A loop body must return a carry of the structure and types it takes (JAX's check)."""
     try:
         carry_name = next(iter(inspect.signature(body_fun).parameters), None)
@@ -230,29 +261,45 @@ def check_carry_type(name: str, body_fun: Callable[..., Any], in_tree: PyTreeDef
 
     def component(path: str) -> str:
         if carry_name:
-            return (f"the input carry component {carry_name}{path}" if path
-                    else f"the input carry {carry_name}")
+            return (
+                f"the input carry component {carry_name}{path}"
+                if path
+                else f"the input carry {carry_name}"
+            )
         return f"the input carry at path {path}" if path else "the input carry"
 
     if in_tree != out_tree:
-        diffs = [f"{component(p)} is a {a} but the corresponding component of the carry "
-                 f"output is a {b}, so {why}"
-                 for p, a, b, why in tree_differences(in_tree, out_tree)]
-        differences = bullets(diffs) if diffs else (
-            f"the input tree structure is:\n{in_tree}\nthe output tree structure is:\n"
-            f"{out_tree}\n")
-        raise TypeError(f"{name} function carry input and carry output must have the same "
-                        f"pytree structure, but they differ:\n\n{differences}\nRevise the "
-                        "function so that the carry output has the same pytree structure as "
-                        "the carry input.")
-    diffs = [f"{component(p)} has type {long_str(a)} but the corresponding output carry "
-             f"component has type {long_str(b)}{mismatch_extra(a, b)}"
-             for p, a, b in zip(leaf_paths(in_tree), in_avals, out_avals, strict=True)
-             if not core.types_match(a, b)]
+        diffs = [
+            f"{component(p)} is a {a} but the corresponding component of the carry "
+            f"output is a {b}, so {why}"
+            for p, a, b, why in tree_differences(in_tree, out_tree)
+        ]
+        differences = (
+            bullets(diffs)
+            if diffs
+            else (
+                f"the input tree structure is:\n{in_tree}\nthe output tree structure is:\n"
+                f"{out_tree}\n"
+            )
+        )
+        raise TypeError(
+            f"{name} function carry input and carry output must have the same "
+            f"pytree structure, but they differ:\n\n{differences}\nRevise the "
+            "function so that the carry output has the same pytree structure as "
+            "the carry input."
+        )
+    diffs = [
+        f"{component(p)} has type {long_str(a)} but the corresponding output carry "
+        f"component has type {long_str(b)}{mismatch_extra(a, b)}"
+        for p, a, b in zip(leaf_paths(in_tree), in_avals, out_avals, strict=True)
+        if not core.types_match(a, b)
+    ]
     if diffs:
-        raise TypeError(f"{name} function carry input and carry output must have equal types, "
-                        f"but they differ:\n\n{bullets(diffs)}\nRevise the function so that "
-                        "all output types match the corresponding input types.")
+        raise TypeError(
+            f"{name} function carry input and carry output must have equal types, "
+            f"but they differ:\n\n{bullets(diffs)}\nRevise the function so that "
+            "all output types match the corresponding input types."
+        )
 
 
 def instantiate_zeros(tangents: Sequence[Any]) -> list[Any]:
@@ -272,8 +319,13 @@ def dce_closed(closed: ClosedJaxpr, used_outputs: Sequence[bool]) -> ClosedJaxpr
 cond_p = core.Primitive("cond", multiple_results=True)
 
 
-def cond(pred: Any, true_fun: Callable[..., Any], false_fun: Callable[..., Any],
-         *operands: Any, operand: Any = inspect.Parameter.empty) -> Any:
+def cond(
+    pred: Any,
+    true_fun: Callable[..., Any],
+    false_fun: Callable[..., Any],
+    *operands: Any,
+    operand: Any = inspect.Parameter.empty,
+) -> Any:
     """`true_fun(*operands)` if `pred` else `false_fun(*operands)`, staged as one `cond`
     primitive (both branches are traced). Like `jax.lax.cond`."""
     if not (callable(true_fun) and callable(false_fun)):
@@ -291,12 +343,17 @@ def cond(pred: Any, true_fun: Callable[..., Any], false_fun: Callable[..., Any],
         zero = np.zeros((), pred_dtype)
         pred = ne(pred, zero) if isinstance(pred, core.Tracer) else core.to_numpy(pred) != zero
     index = convert_element_type(pred, dtypes.int32)
-    return _cond_bind(index, (false_fun, true_fun), ("false_fun", "true_fun"), operands, "cond",
-                      checks=[(1, 0)])
+    return _cond_bind(
+        index, (false_fun, true_fun), ("false_fun", "true_fun"), operands, "cond", checks=[(1, 0)]
+    )
 
 
-def switch(index: Any, branches: Sequence[Callable[..., Any]], *operands: Any,
-           operand: Any = inspect.Parameter.empty) -> Any:
+def switch(
+    index: Any,
+    branches: Sequence[Callable[..., Any]],
+    *operands: Any,
+    operand: Any = inspect.Parameter.empty,
+) -> Any:
     """`branches[index](*operands)`, the index clamped into range, staged as one `cond`
     primitive. Like `jax.lax.switch`."""
     if not all(callable(b) for b in branches):
@@ -317,21 +374,30 @@ def switch(index: Any, branches: Sequence[Callable[..., Any]], *operands: Any,
     index = convert_element_type(index, dtypes.int32)
     index = clamp(np.array(0, np.int32), index, np.array(len(branches) - 1, np.int32))
     names = tuple(f"branch {i}" if i == 0 else f"branch{i}" for i in range(len(branches)))
-    return _cond_bind(index, branches, names, operands, "switch",
-                      checks=[(0, i) for i in range(1, len(branches))])
+    return _cond_bind(
+        index, branches, names, operands, "switch", checks=[(0, i) for i in range(1, len(branches))]
+    )
 
 
 def _operand_keyword(operands: tuple, operand: Any) -> tuple:
     if operand is inspect.Parameter.empty:
         return operands
     if operands:
-        raise TypeError("if 'operand' keyword is passed then no positional operands can be "
-                        f"passed, got operand={operand!r} and positional operands {operands}")
+        raise TypeError(
+            "if 'operand' keyword is passed then no positional operands can be "
+            f"passed, got operand={operand!r} and positional operands {operands}"
+        )
     return (operand,)
 
 
-def _cond_bind(index: Any, branches: Sequence[Callable[..., Any]], names: Sequence[str],
-               operands: tuple, api: str, checks: Sequence[tuple[int, int]]) -> Any:
+def _cond_bind(
+    index: Any,
+    branches: Sequence[Callable[..., Any]],
+    names: Sequence[str],
+    operands: tuple,
+    api: str,
+    checks: Sequence[tuple[int, int]],
+) -> Any:
     leaves, in_tree = tree_flatten((operands, {}))
     check_leaves(leaves, api)
     in_avals = [core.get_aval(x) for x in leaves]
@@ -343,8 +409,17 @@ def _cond_bind(index: Any, branches: Sequence[Callable[..., Any]], names: Sequen
     jaxprs, consts = join_consts([t[0] for t in traced], [t[1] for t in traced])
     out_trees = [t[2] for t in traced]
     for i, j in checks:  # in JAX's order: true_fun against false_fun, branch 0 against others
-        _check_branch_outputs(api, names[i], names[j], branches[i], branches[j], out_trees[i],
-                              out_trees[j], jaxprs[i].out_avals, jaxprs[j].out_avals)
+        _check_branch_outputs(
+            api,
+            names[i],
+            names[j],
+            branches[i],
+            branches[j],
+            out_trees[i],
+            out_trees[j],
+            jaxprs[i].out_avals,
+            jaxprs[j].out_avals,
+        )
     # Outputs every branch forwards from the same input are that input (JAX prunes them).
     fwds = [forwarding(j.jaxpr) for j in jaxprs]
     in_fwd = [f[0] if len(set(f)) == 1 else None for f in zip(*fwds)]
@@ -356,27 +431,44 @@ def _cond_bind(index: Any, branches: Sequence[Callable[..., Any]], names: Sequen
     return tree_unflatten(out_trees[0], flat)
 
 
-def _check_branch_outputs(api: str, name1: str, name2: str, f1: Callable[..., Any],
-                          f2: Callable[..., Any], tree1: PyTreeDef, tree2: PyTreeDef,
-                          avals1: Sequence[ShapedArray], avals2: Sequence[ShapedArray]) -> None:
+def _check_branch_outputs(
+    api: str,
+    name1: str,
+    name2: str,
+    f1: Callable[..., Any],
+    f2: Callable[..., Any],
+    tree1: PyTreeDef,
+    tree2: PyTreeDef,
+    avals1: Sequence[ShapedArray],
+    avals2: Sequence[ShapedArray],
+) -> None:
     where = f"{name1} is {fun_sourceinfo(f1)}\n{name2} is {fun_sourceinfo(f2)}\n\n"
     if tree1 != tree2:
-        diffs = [f"{name1} output{' at path ' + p if p else ''} is a {a} but {name2} "
-                 f"output{' at path ' + p if p else ''} is a {b}, so {why}"
-                 for p, a, b, why in tree_differences(tree1, tree2)]
+        diffs = [
+            f"{name1} output{' at path ' + p if p else ''} is a {a} but {name2} "
+            f"output{' at path ' + p if p else ''} is a {b}, so {why}"
+            for p, a, b, why in tree_differences(tree1, tree2)
+        ]
         differences = bullets(diffs, capitalize=False) if diffs else ""
-        raise TypeError(f"{api} branch outputs must have the same pytree structure, but they "
-                        f"differ:\n\n{where}{differences}\nRevise {name1} and/or {name2} so "
-                        "that they have the same pytree structure.")
+        raise TypeError(
+            f"{api} branch outputs must have the same pytree structure, but they "
+            f"differ:\n\n{where}{differences}\nRevise {name1} and/or {name2} so "
+            "that they have the same pytree structure."
+        )
     paths = leaf_paths(tree1)
-    diffs = [f"the output of {name1}{' at path ' + p if p else ''} has type {long_str(a)} "
-             f"but the corresponding output of {name2} has type {long_str(b)}"
-             f"{mismatch_extra(a, b)}"
-             for p, a, b in zip(paths, avals1, avals2, strict=True) if not core.types_match(a, b)]
+    diffs = [
+        f"the output of {name1}{' at path ' + p if p else ''} has type {long_str(a)} "
+        f"but the corresponding output of {name2} has type {long_str(b)}"
+        f"{mismatch_extra(a, b)}"
+        for p, a, b in zip(paths, avals1, avals2, strict=True)
+        if not core.types_match(a, b)
+    ]
     if diffs:
-        raise TypeError(f"{api} branches must have equal output types but they differ.\n\n"
-                        f"{where}{bullets(diffs)}\nRevise {name1} and/or {name2} so that all "
-                        "output types match.")
+        raise TypeError(
+            f"{api} branches must have equal output types but they differ.\n\n"
+            f"{where}{bullets(diffs)}\nRevise {name1} and/or {name2} so that all "
+            "output types match."
+        )
 
 
 @core.impl_rules.register(cond_p)
@@ -392,14 +484,18 @@ def _cond_abstract_eval(index, *avals, branches):
     for i, branch in enumerate(branches):
         ins = branch.in_avals
         if len(ins) != len(avals) or not all(map(core.types_match, ins, avals)):
-            raise TypeError(f"cond: branch {i} takes ({', '.join(a.str_short() for a in ins)}) "
-                            f"but the operands are ({', '.join(a.str_short() for a in avals)})")
+            raise TypeError(
+                f"cond: branch {i} takes ({', '.join(a.str_short() for a in ins)}) "
+                f"but the operands are ({', '.join(a.str_short() for a in avals)})"
+            )
         outs = branch.out_avals
         first = branches[0].out_avals
         if len(outs) != len(first) or not all(map(core.types_match, outs, first)):
-            raise TypeError(f"cond: branch {i} returns "
-                            f"({', '.join(a.str_short() for a in outs)}) but branch 0 returns "
-                            f"({', '.join(a.str_short() for a in first)})")
+            raise TypeError(
+                f"cond: branch {i} returns "
+                f"({', '.join(a.str_short() for a in outs)}) but branch 0 returns "
+                f"({', '.join(a.str_short() for a in first)})"
+            )
     return list(branches[0].out_avals)
 
 
@@ -415,8 +511,9 @@ def _cond_jvp(primals, tangents, *, branches):
     outs = cond_p.bind(index, *consts, *ops, *dots, branches=tuple(new_branches))
     n = len(out_nz)
     primals_out, nz_dots = outs[:n], iter(outs[n:])
-    tangents_out = [next(nz_dots) if nz else Zero.like(p)
-                    for p, nz in zip(primals_out, out_nz, strict=True)]
+    tangents_out = [
+        next(nz_dots) if nz else Zero.like(p) for p, nz in zip(primals_out, out_nz, strict=True)
+    ]
     return primals_out, tangents_out
 
 
@@ -439,26 +536,33 @@ def _cond_partial_eval(unks_in, eqn):
     known_ops = [x for x, uk in zip(ops, ops_uk, strict=True) if not uk]
     unknown_ops = [x for x, uk in zip(ops, ops_uk, strict=True) if uk]
     known_outs = [v for v, uk in zip(eqn.outvars, out_uks, strict=True) if not uk]
-    known_branches = tuple(_fill_residuals(known, n_known, slots, assign)
-                           for (known, *_), assign in zip(splits, assigns, strict=True))
-    eqn_known = JaxprEqn(cond_p, [eqn.invars[0], *known_ops], [*known_outs, *res_vars],
-                         {"branches": known_branches})
+    known_branches = tuple(
+        _fill_residuals(known, n_known, slots, assign)
+        for (known, *_), assign in zip(splits, assigns, strict=True)
+    )
+    eqn_known = JaxprEqn(
+        cond_p, [eqn.invars[0], *known_ops], [*known_outs, *res_vars], {"branches": known_branches}
+    )
     if not any(out_uks):
         return eqn_known, None, out_uks
     unknown_branches = []
     for (_, unknown, _, n_res), assign in zip(splits, assigns, strict=True):
         own = dict(zip(assign, unknown.jaxpr.invars[:n_res], strict=True))
         slot_vars = [own[i] if i in own else Var(a) for i, a in enumerate(slots)]
-        unknown_branches.append(with_invars(unknown, [*slot_vars,
-                                                      *unknown.jaxpr.invars[n_res:]]))
+        unknown_branches.append(with_invars(unknown, [*slot_vars, *unknown.jaxpr.invars[n_res:]]))
     unknown_outs = [v for v, uk in zip(eqn.outvars, out_uks, strict=True) if uk]
-    eqn_unknown = JaxprEqn(cond_p, [eqn.invars[0], *res_vars, *unknown_ops], unknown_outs,
-                           {"branches": tuple(unknown_branches)})
+    eqn_unknown = JaxprEqn(
+        cond_p,
+        [eqn.invars[0], *res_vars, *unknown_ops],
+        unknown_outs,
+        {"branches": tuple(unknown_branches)},
+    )
     return (eqn_known if known_outs or res_vars else None), eqn_unknown, out_uks
 
 
-def _residual_slots(res_avals: Sequence[Sequence[ShapedArray]]
-                    ) -> tuple[list[ShapedArray], list[list[int]]]:
+def _residual_slots(
+    res_avals: Sequence[Sequence[ShapedArray]],
+) -> tuple[list[ShapedArray], list[list[int]]]:
     # Slot of each branch's residuals: as many slots of a type as the branch needing most.
     slots: list[ShapedArray] = []
     assigns = []
@@ -474,13 +578,19 @@ def _residual_slots(res_avals: Sequence[Sequence[ShapedArray]]
     return slots, assigns
 
 
-def _fill_residuals(known: ClosedJaxpr, n_known: int, slots: Sequence[ShapedArray],
-                    assign: Sequence[int]) -> ClosedJaxpr:
+def _fill_residuals(
+    known: ClosedJaxpr, n_known: int, slots: Sequence[ShapedArray], assign: Sequence[int]
+) -> ClosedJaxpr:
     def fn(*args: Any) -> list[Any]:
         outs = jaxpr_as_fun(known)(*args)
         filled = dict(zip(assign, outs[n_known:], strict=True))
-        return [*outs[:n_known], *(filled[i] if i in filled else shape.full(a.shape, 0, a.dtype)
-                                   for i, a in enumerate(slots))]
+        return [
+            *outs[:n_known],
+            *(
+                filled[i] if i in filled else shape.full(a.shape, 0, a.dtype)
+                for i, a in enumerate(slots)
+            ),
+        ]
 
     return staging.trace_to_jaxpr(fn, known.in_avals)
 
@@ -495,8 +605,15 @@ def _cond_transpose(cts, index, *ops, branches):
     traced = [hoist_consts(transpose_jaxpr(b, linear, ct_nonzero)) for b in branches]
     new_branches, consts = join_consts([t[0] for t in traced], [t[1] for t in traced])
     res = [x for x, lin in zip(ops, linear, strict=True) if not lin]
-    outs = iter(cond_p.bind(index, *consts, *res, *(ct for ct in cts if not isinstance(ct, Zero)),
-                            branches=tuple(new_branches)))
+    outs = iter(
+        cond_p.bind(
+            index,
+            *consts,
+            *res,
+            *(ct for ct in cts if not isinstance(ct, Zero)),
+            branches=tuple(new_branches),
+        )
+    )
     return [None, *(next(outs) if lin else None for lin in linear)]
 
 
@@ -506,11 +623,15 @@ def _cond_vmap(axis_size, vals, dims, *, branches):
     index_dim, *op_dims = dims
     if index_dim is not NOT_MAPPED:
         return _cond_vmap_select(axis_size, vals, dims, branches)
-    ops = [shape.move_axis(x, d, 0, axis_size) if d is not NOT_MAPPED else x
-           for x, d in zip(ops, op_dims, strict=True)]
+    ops = [
+        shape.move_axis(x, d, 0, axis_size) if d is not NOT_MAPPED else x
+        for x, d in zip(ops, op_dims, strict=True)
+    ]
     in_dims = [NOT_MAPPED if d is NOT_MAPPED else 0 for d in op_dims]
-    out_bat = [any(d is not NOT_MAPPED for d in ds)
-               for ds in zip(*(batched_out_dims(b, axis_size, in_dims) for b in branches))]
+    out_bat = [
+        any(d is not NOT_MAPPED for d in ds)
+        for ds in zip(*(batched_out_dims(b, axis_size, in_dims) for b in branches))
+    ]
     out_dims = [0 if b else None for b in out_bat]
     traced = [hoist_consts(vmap_jaxpr(b, axis_size, in_dims, out_dims)) for b in branches]
     new_branches, consts = join_consts([t[0] for t in traced], [t[1] for t in traced])

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import functools
 import inspect
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from didax import core, pretty
 from didax.core import NOT_MAPPED, ShapedArray, Zero
@@ -46,14 +47,20 @@ def _split_nondiff(args: tuple, nondiff_argnums: tuple[int, ...]) -> tuple[list,
     return nondiff, dyn
 
 
-def _merge_nondiff(nondiff: Sequence[Any], dyn: Sequence[Any], nondiff_argnums: tuple[int, ...]
-                   ) -> list[Any]:
+def _merge_nondiff(
+    nondiff: Sequence[Any], dyn: Sequence[Any], nondiff_argnums: tuple[int, ...]
+) -> list[Any]:
     nd, it = dict(zip(nondiff_argnums, nondiff, strict=True)), iter(dyn)
     return [nd[i] if i in nd else next(it) for i in range(len(nondiff) + len(dyn))]
 
 
-def _stage(fun: Callable[..., Any], nondiff: list, nondiff_argnums: tuple[int, ...],
-           leaves: list, in_tree: PyTreeDef) -> tuple[ClosedJaxpr, list[Any], PyTreeDef]:
+def _stage(
+    fun: Callable[..., Any],
+    nondiff: list,
+    nondiff_argnums: tuple[int, ...],
+    leaves: list,
+    in_tree: PyTreeDef,
+) -> tuple[ClosedJaxpr, list[Any], PyTreeDef]:
     # Trace `fun` at the types of the differentiable leaves; its consts become operands.
     store: list[PyTreeDef] = []
 
@@ -84,10 +91,12 @@ def _zeros_like_aval(aval: ShapedArray) -> Any:
 
 def _check_no_closure_tangents(kind: str, name: str, tangents: Sequence[Any]) -> None:
     if not all(isinstance(t, Zero) for t in tangents):
-        raise TypeError(f"Detected differentiation of a {kind} function ({name}) with respect "
-                        f"to a closed-over value. That isn't supported because the custom rule "
-                        f"only specifies how to differentiate the {kind} function with respect "
-                        "to explicit input parameters. Pass the value as an argument instead.")
+        raise TypeError(
+            f"Detected differentiation of a {kind} function ({name}) with respect "
+            f"to a closed-over value. That isn't supported because the custom rule "
+            f"only specifies how to differentiate the {kind} function with respect "
+            "to explicit input parameters. Pass the value as an argument instead."
+        )
 
 
 # =========================================================================== custom_jvp
@@ -119,8 +128,11 @@ class custom_jvp:  # noqa: N801 - JAX's name
 
         def jvp(primals: tuple, tangents: tuple) -> tuple:
             out = self(*primals)
-            parts = [rule(t, out, *primals) for rule, t in zip(jvps, tangents, strict=True)
-                     if rule is not None]
+            parts = [
+                rule(t, out, *primals)
+                for rule, t in zip(jvps, tangents, strict=True)
+                if rule is not None
+            ]
             total = parts[0]
             for p in parts[1:]:
                 total = core.operator_table["add"](total, p)
@@ -138,11 +150,17 @@ class custom_jvp:  # noqa: N801 - JAX's name
         leaves, in_tree = tree_flatten(tuple(dyn))
         if _eager() and not any(isinstance(x, core.Tracer) for x in leaves):
             return self.fun(*args)
-        closed, consts, out_tree = _stage(self.fun, nondiff, self.nondiff_argnums, leaves,
-                                          in_tree)
+        closed, consts, out_tree = _stage(self.fun, nondiff, self.nondiff_argnums, leaves, in_tree)
         rule = CustomJvpRule(self.jvp, name, nondiff, in_tree, out_tree, closed.out_avals)
-        outs = custom_jvp_call_p.bind(*consts, *leaves, call_jaxpr=closed, jvp=rule,
-                                      num_consts=len(consts), symbolic_zeros=False, name=name)
+        outs = custom_jvp_call_p.bind(
+            *consts,
+            *leaves,
+            call_jaxpr=closed,
+            jvp=rule,
+            num_consts=len(consts),
+            symbolic_zeros=False,
+            name=name,
+        )
         return tree_unflatten(out_tree, outs)
 
 
@@ -151,9 +169,15 @@ class CustomJvpRule:
     tangents out), checking what it returns. A param of `custom_jvp_call` (hashed by
     identity); it prints as the rule's name."""
 
-    def __init__(self, jvp: Callable[..., Any], fun_name: str, nondiff: list,
-                 in_tree: PyTreeDef, out_tree: PyTreeDef, out_avals: Sequence[ShapedArray]
-                 ) -> None:
+    def __init__(
+        self,
+        jvp: Callable[..., Any],
+        fun_name: str,
+        nondiff: list,
+        in_tree: PyTreeDef,
+        out_tree: PyTreeDef,
+        out_avals: Sequence[ShapedArray],
+    ) -> None:
         self.jvp, self.fun_name, self.nondiff = jvp, fun_name, nondiff
         self.in_tree, self.out_tree, self.out_avals = in_tree, out_tree, list(out_avals)
         self.__name__ = getattr(jvp, "__name__", "jvp")
@@ -163,31 +187,41 @@ class CustomJvpRule:
         py_tangents = tuple(tree_unflatten(self.in_tree, tangents))
         result = self.jvp(*self.nondiff, py_primals, py_tangents)
         if not (isinstance(result, (tuple, list)) and len(result) == 2):
-            raise TypeError(f"Custom JVP rule {self.__name__} for function {self.fun_name} "
-                            "must produce a pair (list or tuple of length two) representing "
-                            f"primal and tangent outputs, but got {result!r}.")
+            raise TypeError(
+                f"Custom JVP rule {self.__name__} for function {self.fun_name} "
+                "must produce a pair (list or tuple of length two) representing "
+                f"primal and tangent outputs, but got {result!r}."
+            )
         p_leaves, p_tree = tree_flatten(result[0])
         t_leaves, t_tree = tree_flatten(result[1])
         if p_tree != t_tree:
-            raise TypeError(f"Custom JVP rule {self.__name__} for function {self.fun_name} must "
-                            "produce primal and tangent outputs with equal container (pytree) "
-                            f"structures, but got {p_tree} and {t_tree} respectively.")
+            raise TypeError(
+                f"Custom JVP rule {self.__name__} for function {self.fun_name} must "
+                "produce primal and tangent outputs with equal container (pytree) "
+                f"structures, but got {p_tree} and {t_tree} respectively."
+            )
         if p_tree != self.out_tree:
-            raise TypeError(f"Custom JVP rule {self.__name__} for function {self.fun_name} must "
-                            "produce a primal output with the same container (pytree) "
-                            f"structure as the function's output, {self.out_tree}, but got "
-                            f"{p_tree}.")
+            raise TypeError(
+                f"Custom JVP rule {self.__name__} for function {self.fun_name} must "
+                "produce a primal output with the same container (pytree) "
+                f"structure as the function's output, {self.out_tree}, but got "
+                f"{p_tree}."
+            )
         for p, t, expected in zip(p_leaves, t_leaves, self.out_avals, strict=True):
             pa, ta = core.get_aval(p), core.get_aval(t)
             if not core.types_match(pa, expected):
-                raise TypeError("Custom JVP rule must produce primal outputs with the same "
-                                f"shapes and dtypes as the function: expected "
-                                f"{_long(expected)} but got {_long(pa)}.")
+                raise TypeError(
+                    "Custom JVP rule must produce primal outputs with the same "
+                    f"shapes and dtypes as the function: expected "
+                    f"{_long(expected)} but got {_long(pa)}."
+                )
             want = core.tangent_aval(expected)
             if ta.shape != want.shape or ta.dtype != want.dtype:
-                raise TypeError("Custom JVP rule must produce primal and tangent outputs with "
-                                f"corresponding shapes and dtypes. Expected {_long(want)} "
-                                f"(tangent type of {_long(expected)}) but got {_long(ta)}.")
+                raise TypeError(
+                    "Custom JVP rule must produce primal and tangent outputs with "
+                    f"corresponding shapes and dtypes. Expected {_long(want)} "
+                    f"(tangent type of {_long(expected)}) but got {_long(ta)}."
+                )
         return p_leaves, t_leaves
 
 
@@ -209,9 +243,10 @@ class BatchedJvpRule:
 
         dims = [None if d is NOT_MAPPED else d for d in self.in_dims]
         outs, out_dims = vmap_flat(flat, self.axis_size, dims + dims, [*primals, *tangents])
-        outs = [shape.move_axis(x, d, 0, self.axis_size)
-                for x, d in zip(outs, out_dims, strict=True)]
-        return outs[: n_out[0]], outs[n_out[0]:]
+        outs = [
+            shape.move_axis(x, d, 0, self.axis_size) for x, d in zip(outs, out_dims, strict=True)
+        ]
+        return outs[: n_out[0]], outs[n_out[0] :]
 
 
 custom_jvp_call_p = core.Primitive("custom_jvp_call", multiple_results=True)
@@ -223,8 +258,9 @@ def _custom_call_impl(*args: Any, call_jaxpr: ClosedJaxpr, **params: Any) -> lis
     return [core.to_numpy(x) for x in outs]
 
 
-def _custom_call_abstract_eval(*avals: ShapedArray, call_jaxpr: ClosedJaxpr, **params: Any
-                               ) -> list[ShapedArray]:
+def _custom_call_abstract_eval(
+    *avals: ShapedArray, call_jaxpr: ClosedJaxpr, **params: Any
+) -> list[ShapedArray]:
     return list(call_jaxpr.out_avals)
 
 
@@ -233,8 +269,7 @@ core.abstract_eval_rules.register(custom_jvp_call_p, _custom_call_abstract_eval)
 
 
 @core.jvp_rules.register(custom_jvp_call_p)
-def _custom_jvp_call_jvp(primals, tangents, *, call_jaxpr, jvp, num_consts, symbolic_zeros,
-                         name):
+def _custom_jvp_call_jvp(primals, tangents, *, call_jaxpr, jvp, num_consts, symbolic_zeros, name):
     _check_no_closure_tangents("custom_jvp", name, tangents[:num_consts])
     args = primals[num_consts:]
     arg_tangents = [shape.instantiate(t) for t in tangents[num_consts:]]
@@ -244,8 +279,9 @@ def _custom_jvp_call_jvp(primals, tangents, *, call_jaxpr, jvp, num_consts, symb
 # no transpose rule: custom_jvp_call is not linear (reverse mode transposes the user's rule)
 
 
-def _custom_call_lowering(ctx: core.LoweringContext, *args: Any, call_jaxpr: ClosedJaxpr,
-                          **params: Any) -> list:
+def _custom_call_lowering(
+    ctx: core.LoweringContext, *args: Any, call_jaxpr: ClosedJaxpr, **params: Any
+) -> list:
     return ctx.lower_jaxpr(call_jaxpr, args)  # compiled code runs the function itself
 
 
@@ -253,27 +289,40 @@ core.lowering_rules.register(custom_jvp_call_p, _custom_call_lowering)
 
 
 def _batched_operands(axis_size: int, vals: Sequence[Any], dims: Sequence[Any]) -> list[Any]:
-    return [x if d is NOT_MAPPED else shape.move_axis(x, d, 0, axis_size)
-            for x, d in zip(vals, dims, strict=True)]
+    return [
+        x if d is NOT_MAPPED else shape.move_axis(x, d, 0, axis_size)
+        for x, d in zip(vals, dims, strict=True)
+    ]
 
 
 @core.vmap_rules.register(custom_jvp_call_p)
-def _custom_jvp_call_vmap(axis_size, vals, dims, *, call_jaxpr, jvp, num_consts,
-                          symbolic_zeros, name):
+def _custom_jvp_call_vmap(
+    axis_size, vals, dims, *, call_jaxpr, jvp, num_consts, symbolic_zeros, name
+):
     vals = _batched_operands(axis_size, vals, dims)
     dims = [NOT_MAPPED if d is NOT_MAPPED else 0 for d in dims]
     n_out = len(call_jaxpr.out_avals)
     batched = vmap_jaxpr(call_jaxpr, axis_size, dims, [0] * n_out)
     rule = BatchedJvpRule(jvp, axis_size, dims[num_consts:])
-    outs = custom_jvp_call_p.bind(*vals, call_jaxpr=batched, jvp=rule, num_consts=num_consts,
-                                  symbolic_zeros=symbolic_zeros, name=name)
+    outs = custom_jvp_call_p.bind(
+        *vals,
+        call_jaxpr=batched,
+        jvp=rule,
+        num_consts=num_consts,
+        symbolic_zeros=symbolic_zeros,
+        name=name,
+    )
     return outs, [0] * n_out
 
 
 @pretty.pp_params_rules.register(custom_jvp_call_p)
 def _custom_jvp_call_pp(params):  # JAX hides num_consts
-    return [("name", params["name"]), ("call_jaxpr", params["call_jaxpr"]),
-            ("jvp", params["jvp"]), ("symbolic_zeros", params["symbolic_zeros"])]
+    return [
+        ("name", params["name"]),
+        ("call_jaxpr", params["call_jaxpr"]),
+        ("jvp", params["jvp"]),
+        ("symbolic_zeros", params["symbolic_zeros"]),
+    ]
 
 
 # =========================================================================== custom_vjp
@@ -294,8 +343,9 @@ class custom_vjp:  # noqa: N801 - JAX's name
         self.fwd: Callable[..., Any] | None = None
         self.bwd: Callable[..., Any] | None = None
 
-    def defvjp(self, fwd: Callable[..., Any], bwd: Callable[..., Any],
-               symbolic_zeros: bool = False) -> None:
+    def defvjp(
+        self, fwd: Callable[..., Any], bwd: Callable[..., Any], symbolic_zeros: bool = False
+    ) -> None:
         """Set the forward and backward functions."""
         if symbolic_zeros:
             raise NotImplementedError("custom_vjp: symbolic_zeros=True is not supported")
@@ -310,13 +360,21 @@ class custom_vjp:  # noqa: N801 - JAX's name
         leaves, in_tree = tree_flatten(tuple(dyn))
         if _eager() and not any(isinstance(x, core.Tracer) for x in leaves):
             return self.fun(*args)
-        closed, consts, out_tree = _stage(self.fun, nondiff, self.nondiff_argnums, leaves,
-                                          in_tree)
-        fwd = CustomVjpFwd(self.fwd, name, nondiff, self.nondiff_argnums, in_tree, out_tree,
-                           closed.out_avals)
+        closed, consts, out_tree = _stage(self.fun, nondiff, self.nondiff_argnums, leaves, in_tree)
+        fwd = CustomVjpFwd(
+            self.fwd, name, nondiff, self.nondiff_argnums, in_tree, out_tree, closed.out_avals
+        )
         bwd = CustomVjpBwd(self.bwd, name, nondiff, in_tree, [core.get_aval(x) for x in leaves])
-        outs = custom_vjp_call_p.bind(*consts, *leaves, call_jaxpr=closed, fwd=fwd, bwd=bwd,
-                                      num_consts=len(consts), symbolic_zeros=False, name=name)
+        outs = custom_vjp_call_p.bind(
+            *consts,
+            *leaves,
+            call_jaxpr=closed,
+            fwd=fwd,
+            bwd=bwd,
+            num_consts=len(consts),
+            symbolic_zeros=False,
+            name=name,
+        )
         return tree_unflatten(out_tree, outs)
 
 
@@ -324,9 +382,16 @@ class CustomVjpFwd:
     """The user's forward function on flat lists: args -> (outputs, residuals, residual
     tree). A param of `custom_vjp_call`; prints as the function's name."""
 
-    def __init__(self, fwd: Callable[..., Any], fun_name: str, nondiff: list,
-                 nondiff_argnums: tuple[int, ...], in_tree: PyTreeDef, out_tree: PyTreeDef,
-                 out_avals: Sequence[ShapedArray]) -> None:
+    def __init__(
+        self,
+        fwd: Callable[..., Any],
+        fun_name: str,
+        nondiff: list,
+        nondiff_argnums: tuple[int, ...],
+        in_tree: PyTreeDef,
+        out_tree: PyTreeDef,
+        out_avals: Sequence[ShapedArray],
+    ) -> None:
         self.fwd, self.fun_name, self.nondiff = fwd, fun_name, nondiff
         self.nondiff_argnums, self.in_tree, self.out_tree = nondiff_argnums, in_tree, out_tree
         self.out_avals = list(out_avals)
@@ -336,27 +401,33 @@ class CustomVjpFwd:
         dyn = tree_unflatten(self.in_tree, args)
         result = self.fwd(*_merge_nondiff(self.nondiff, dyn, self.nondiff_argnums))
         if not (isinstance(result, (tuple, list)) and len(result) == 2):
-            raise TypeError(f"Custom VJP fwd rule {self.__name__} for function "
-                            f"{self.fun_name} must produce a pair (list or tuple of length "
-                            "two) where the first element represents the primal output "
-                            "(equal in value to the output of the custom_vjp-decorated "
-                            "function), and the second element represents residuals (i.e. "
-                            f"values stored from the forward pass for use on the backward "
-                            f"pass), but instead the fwd rule output's type was {type(result)}.")
+            raise TypeError(
+                f"Custom VJP fwd rule {self.__name__} for function "
+                f"{self.fun_name} must produce a pair (list or tuple of length "
+                "two) where the first element represents the primal output "
+                "(equal in value to the output of the custom_vjp-decorated "
+                "function), and the second element represents residuals (i.e. "
+                f"values stored from the forward pass for use on the backward "
+                f"pass), but instead the fwd rule output's type was {type(result)}."
+            )
         out_leaves, out_tree = tree_flatten(result[0])
         if out_tree != self.out_tree:
-            raise TypeError(f"Custom VJP fwd rule {self.__name__} for function "
-                            f"{self.fun_name} must produce a pair (list or tuple of length "
-                            "two) where the first element represents the primal output "
-                            "(equal in value to the output of the custom_vjp-decorated "
-                            "function), but the primal output's structure was "
-                            f"{out_tree} while the function's was {self.out_tree}.")
+            raise TypeError(
+                f"Custom VJP fwd rule {self.__name__} for function "
+                f"{self.fun_name} must produce a pair (list or tuple of length "
+                "two) where the first element represents the primal output "
+                "(equal in value to the output of the custom_vjp-decorated "
+                "function), but the primal output's structure was "
+                f"{out_tree} while the function's was {self.out_tree}."
+            )
         for x, expected in zip(out_leaves, self.out_avals, strict=True):
             if not core.types_match(core.get_aval(x), expected):
-                raise TypeError(f"Custom VJP fwd rule {self.__name__} for function "
-                                f"{self.fun_name} must produce primal outputs of the "
-                                f"function's types: expected {_long(expected)} but got "
-                                f"{_long(core.get_aval(x))}.")
+                raise TypeError(
+                    f"Custom VJP fwd rule {self.__name__} for function "
+                    f"{self.fun_name} must produce primal outputs of the "
+                    f"function's types: expected {_long(expected)} but got "
+                    f"{_long(core.get_aval(x))}."
+                )
         res_leaves, res_tree = tree_flatten(result[1])
         return out_leaves, res_leaves, res_tree
 
@@ -365,25 +436,35 @@ class CustomVjpBwd:
     """The user's backward function on flat lists: (residuals, residual tree, output
     cotangents) -> one cotangent (or `Zero`) per input. Prints as the function's name."""
 
-    def __init__(self, bwd: Callable[..., Any], fun_name: str, nondiff: list,
-                 in_tree: PyTreeDef, in_avals: Sequence[ShapedArray]) -> None:
+    def __init__(
+        self,
+        bwd: Callable[..., Any],
+        fun_name: str,
+        nondiff: list,
+        in_tree: PyTreeDef,
+        in_avals: Sequence[ShapedArray],
+    ) -> None:
         self.bwd, self.fun_name, self.nondiff = bwd, fun_name, nondiff
         self.in_tree, self.in_avals = in_tree, list(in_avals)
         self.__name__ = getattr(bwd, "__name__", "bwd")
 
-    def __call__(self, res: Sequence[Any], res_tree: PyTreeDef, out_tree: PyTreeDef,
-                 cts: Sequence[Any]) -> list[Any]:
-        result = self.bwd(*self.nondiff, tree_unflatten(res_tree, res),
-                          tree_unflatten(out_tree, cts))
+    def __call__(
+        self, res: Sequence[Any], res_tree: PyTreeDef, out_tree: PyTreeDef, cts: Sequence[Any]
+    ) -> list[Any]:
+        result = self.bwd(
+            *self.nondiff, tree_unflatten(res_tree, res), tree_unflatten(out_tree, cts)
+        )
         args = tree_unflatten(self.in_tree, [None] * self.in_tree.num_leaves)
         if not isinstance(result, (tuple, list)) or len(result) != len(args):
             got = tree_flatten(result, is_leaf=lambda x: x is None)[1]
-            raise TypeError("Custom VJP bwd rule must produce an output with the same "
-                            "container (pytree) structure as the args tuple of the primal "
-                            "function, and in particular must produce a tuple of length equal "
-                            "to the number of arguments to the primal function, but got bwd "
-                            f"output structure {got} for primal input structure "
-                            f"{self.in_tree}.")
+            raise TypeError(
+                "Custom VJP bwd rule must produce an output with the same "
+                "container (pytree) structure as the args tuple of the primal "
+                "function, and in particular must produce a tuple of length equal "
+                "to the number of arguments to the primal function, but got bwd "
+                f"output structure {got} for primal input structure "
+                f"{self.in_tree}."
+            )
         leaves: list[Any] = []
         for i, (ct, arg_tree) in enumerate(zip(result, self.in_tree.children, strict=True)):
             if ct is None:
@@ -391,10 +472,12 @@ class CustomVjpBwd:
                 continue
             ct_leaves, ct_tree = tree_flatten(ct, is_leaf=lambda x: x is None)
             if ct_tree != arg_tree:
-                raise TypeError(f"Custom VJP bwd rule must produce an output with the same "
-                                f"container (pytree) structure as the args tuple of the "
-                                f"primal function, but at output[{i}] the bwd rule produced "
-                                f"structure {ct_tree} for an input of structure {arg_tree}.")
+                raise TypeError(
+                    f"Custom VJP bwd rule must produce an output with the same "
+                    f"container (pytree) structure as the args tuple of the "
+                    f"primal function, but at output[{i}] the bwd rule produced "
+                    f"structure {ct_tree} for an input of structure {arg_tree}."
+                )
             leaves += ct_leaves
         out = []
         for i, (ct, aval) in enumerate(zip(leaves, self.in_avals, strict=True)):
@@ -403,11 +486,13 @@ class CustomVjpBwd:
                 continue
             ct_aval = core.get_aval(ct)
             if ct_aval.shape != aval.shape:
-                raise ValueError("Custom VJP bwd rule must produce an output with the same "
-                                 "type as the args tuple of the primal function, but at "
-                                 f"output[{i}] the bwd rule produced an output of type "
-                                 f"{_long(ct_aval)} corresponding to an input of type "
-                                 f"{_long(aval)}, so the shapes do not match")
+                raise ValueError(
+                    "Custom VJP bwd rule must produce an output with the same "
+                    "type as the args tuple of the primal function, but at "
+                    f"output[{i}] the bwd rule produced an output of type "
+                    f"{_long(ct_aval)} corresponding to an input of type "
+                    f"{_long(aval)}, so the shapes do not match"
+                )
             out.append(ct)
         return out
 
@@ -430,8 +515,9 @@ class BatchedVjpFwd:
 
         dims = [None if d is NOT_MAPPED else d for d in self.in_dims]
         vals, out_dims = vmap_flat(flat, self.axis_size, dims, args)
-        vals = [shape.move_axis(x, d, 0, self.axis_size)
-                for x, d in zip(vals, out_dims, strict=True)]
+        vals = [
+            shape.move_axis(x, d, 0, self.axis_size) for x, d in zip(vals, out_dims, strict=True)
+        ]
         n_out, res_tree = found
         return vals[:n_out], vals[n_out:], res_tree
 
@@ -444,8 +530,9 @@ class BatchedVjpBwd:
         self.bwd, self.axis_size, self.in_dims = bwd, axis_size, list(in_dims)
         self.__name__ = bwd.__name__
 
-    def __call__(self, res: Sequence[Any], res_tree: PyTreeDef, out_tree: PyTreeDef,
-                 cts: Sequence[Any]) -> list[Any]:
+    def __call__(
+        self, res: Sequence[Any], res_tree: PyTreeDef, out_tree: PyTreeDef, cts: Sequence[Any]
+    ) -> list[Any]:
         n_res = len(res)
         zero_mask: list[bool] = []
 
@@ -463,8 +550,11 @@ class BatchedVjpBwd:
                 continue
             ct, d = next(it)
             ct = shape.move_axis(ct, d, 0, self.axis_size)
-            out.append(shape.reduce_sum(ct, (0,)) if d_in is NOT_MAPPED
-                       else shape.move_axis(ct, 0, d_in, self.axis_size))
+            out.append(
+                shape.reduce_sum(ct, (0,))
+                if d_in is NOT_MAPPED
+                else shape.move_axis(ct, 0, d_in, self.axis_size)
+            )
         return out
 
 
@@ -474,15 +564,22 @@ core.abstract_eval_rules.register(custom_vjp_call_p, _custom_call_abstract_eval)
 
 
 @core.jvp_rules.register(custom_vjp_call_p)
-def _custom_vjp_call_jvp(primals, tangents, *, call_jaxpr, fwd, bwd, num_consts,
-                         symbolic_zeros, name):
+def _custom_vjp_call_jvp(
+    primals, tangents, *, call_jaxpr, fwd, bwd, num_consts, symbolic_zeros, name
+):
     _check_no_closure_tangents("custom_vjp", name, tangents[:num_consts])
     outs, res, res_tree = fwd(primals[num_consts:])
     arg_tangents = [shape.instantiate(t) for t in tangents[num_consts:]]
     out_avals = tuple(core.tangent_aval(a) for a in call_jaxpr.out_avals)
-    tangents_out = custom_lin_p.bind(*res, *arg_tangents, num_res=len(res), bwd=bwd,
-                                     res_tree=res_tree, out_tree=fwd.out_tree,
-                                     out_avals=out_avals)
+    tangents_out = custom_lin_p.bind(
+        *res,
+        *arg_tangents,
+        num_res=len(res),
+        bwd=bwd,
+        res_tree=res_tree,
+        out_tree=fwd.out_tree,
+        out_avals=out_avals,
+    )
     return outs, tangents_out
 
 
@@ -491,25 +588,35 @@ core.lowering_rules.register(custom_vjp_call_p, _custom_call_lowering)
 
 
 @core.vmap_rules.register(custom_vjp_call_p)
-def _custom_vjp_call_vmap(axis_size, vals, dims, *, call_jaxpr, fwd, bwd, num_consts,
-                          symbolic_zeros, name):
+def _custom_vjp_call_vmap(
+    axis_size, vals, dims, *, call_jaxpr, fwd, bwd, num_consts, symbolic_zeros, name
+):
     vals = _batched_operands(axis_size, vals, dims)
     dims = [NOT_MAPPED if d is NOT_MAPPED else 0 for d in dims]
     n_out = len(call_jaxpr.out_avals)
     batched = vmap_jaxpr(call_jaxpr, axis_size, dims, [0] * n_out)
     arg_dims = dims[num_consts:]
     outs = custom_vjp_call_p.bind(
-        *vals, call_jaxpr=batched, fwd=BatchedVjpFwd(fwd, axis_size, arg_dims),
-        bwd=BatchedVjpBwd(bwd, axis_size, arg_dims), num_consts=num_consts,
-        symbolic_zeros=symbolic_zeros, name=name)
+        *vals,
+        call_jaxpr=batched,
+        fwd=BatchedVjpFwd(fwd, axis_size, arg_dims),
+        bwd=BatchedVjpBwd(bwd, axis_size, arg_dims),
+        num_consts=num_consts,
+        symbolic_zeros=symbolic_zeros,
+        name=name,
+    )
     return outs, [0] * n_out
 
 
 @pretty.pp_params_rules.register(custom_vjp_call_p)
 def _custom_vjp_call_pp(params):  # JAX hides num_consts
-    return [("name", params["name"]), ("bwd", params["bwd"]),
-            ("call_jaxpr", params["call_jaxpr"]), ("fwd", params["fwd"]),
-            ("symbolic_zeros", params["symbolic_zeros"])]
+    return [
+        ("name", params["name"]),
+        ("bwd", params["bwd"]),
+        ("call_jaxpr", params["call_jaxpr"]),
+        ("fwd", params["fwd"]),
+        ("symbolic_zeros", params["symbolic_zeros"]),
+    ]
 
 
 # --------------------------------------------------------------------------- custom_lin
@@ -524,8 +631,7 @@ def _custom_lin_impl(*args: Any, **params: Any) -> list:
 
 
 core.impl_rules.register(custom_lin_p, _custom_lin_impl)
-core.abstract_eval_rules.register(
-    custom_lin_p, lambda *avals, out_avals, **params: list(out_avals))
+core.abstract_eval_rules.register(custom_lin_p, lambda *avals, out_avals, **params: list(out_avals))
 
 
 @core.jvp_rules.register(custom_lin_p)

@@ -18,10 +18,10 @@ import functools
 import inspect
 import time
 import weakref
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
-
 from didax import array, backend, core, dtypes, pretty
 from didax.array import Array
 from didax.core import Zero
@@ -88,9 +88,11 @@ core.impl_rules.register(jit_p, _jit_impl)
 def _jit_abstract_eval(*avals, name, jaxpr, inline=False):
     expected = jaxpr.in_avals
     if len(avals) != len(expected) or not all(map(core.types_match, avals, expected)):
-        raise TypeError(f"jit[name={name}]: called with arguments of types "
-                        f"({', '.join(a.str_short() for a in avals)}) but its jaxpr takes "
-                        f"({', '.join(a.str_short() for a in expected)})")
+        raise TypeError(
+            f"jit[name={name}]: called with arguments of types "
+            f"({', '.join(a.str_short() for a in avals)}) but its jaxpr takes "
+            f"({', '.join(a.str_short() for a in expected)})"
+        )
     return list(jaxpr.out_avals)
 
 
@@ -98,13 +100,21 @@ def _jit_abstract_eval(*avals, name, jaxpr, inline=False):
 def _jit_jvp(primals, tangents, *, name, jaxpr, inline=False):
     nonzeros = tuple(not isinstance(t, Zero) for t in tangents)
     jvp_closed, nonzeros_out = derived(
-        jaxpr, ("jvp", nonzeros), lambda: jvp_jaxpr(jaxpr, nonzeros, instantiate=False))
-    outs = jit_p.bind(*primals, *(t for t in tangents if not isinstance(t, Zero)),
-                      name=name, jaxpr=jvp_closed, inline=inline)
+        jaxpr, ("jvp", nonzeros), lambda: jvp_jaxpr(jaxpr, nonzeros, instantiate=False)
+    )
+    outs = jit_p.bind(
+        *primals,
+        *(t for t in tangents if not isinstance(t, Zero)),
+        name=name,
+        jaxpr=jvp_closed,
+        inline=inline,
+    )
     n = len(jaxpr.out_avals)
     nonzero_tangents = iter(outs[n:])
-    tangents_out = [next(nonzero_tangents) if nz else Zero(core.tangent_aval(a))
-                    for nz, a in zip(nonzeros_out, jaxpr.out_avals, strict=True)]
+    tangents_out = [
+        next(nonzero_tangents) if nz else Zero(core.tangent_aval(a))
+        for nz, a in zip(nonzeros_out, jaxpr.out_avals, strict=True)
+    ]
     return outs[:n], tangents_out
 
 
@@ -144,11 +154,12 @@ def _jit_partial_eval(unks_in, eqn):
     name, jaxpr = eqn.params["name"], eqn.params["jaxpr"]
     inline = eqn.params.get("inline", False)
     known, unknown, unks_out, forwarded = derived(
-        jaxpr, ("partial_eval", tuple(unks_in)), lambda: _split(jaxpr, unks_in))
+        jaxpr, ("partial_eval", tuple(unks_in)), lambda: _split(jaxpr, unks_in)
+    )
     ins_known = [x for x, unk in zip(eqn.invars, unks_in, strict=True) if not unk]
     ins_unknown = [x for x, unk in zip(eqn.invars, unks_in, strict=True) if unk]
     n_computed = sum(f is None for f in forwarded)  # residuals the known jit returns, last
-    new_res = iter([Var(a) for a in known.out_avals[len(known.out_avals) - n_computed:]])
+    new_res = iter([Var(a) for a in known.out_avals[len(known.out_avals) - n_computed :]])
     # a residual that is one of the known inputs is passed on directly, not returned
     residuals = [ins_known[f] if f is not None else next(new_res) for f in forwarded]
     computed = [r for r, f in zip(residuals, forwarded, strict=True) if f is None]
@@ -156,27 +167,39 @@ def _jit_partial_eval(unks_in, eqn):
     outs_unknown = [v for v, unk in zip(eqn.outvars, unks_out, strict=True) if unk]
     eqn_known = eqn_unknown = None
     if outs_known or computed:
-        eqn_known = JaxprEqn(jit_p, ins_known, [*outs_known, *computed],
-                             {"name": name, "jaxpr": known, "inline": inline})
+        eqn_known = JaxprEqn(
+            jit_p,
+            ins_known,
+            [*outs_known, *computed],
+            {"name": name, "jaxpr": known, "inline": inline},
+        )
     if outs_unknown:
-        eqn_unknown = JaxprEqn(jit_p, [*residuals, *ins_unknown], outs_unknown,
-                               {"name": name, "jaxpr": unknown, "inline": inline})
+        eqn_unknown = JaxprEqn(
+            jit_p,
+            [*residuals, *ins_unknown],
+            outs_unknown,
+            {"name": name, "jaxpr": unknown, "inline": inline},
+        )
     return eqn_known, eqn_unknown, unks_out
 
 
-def _split(jaxpr: ClosedJaxpr, unks_in: Sequence[bool]
-           ) -> tuple[ClosedJaxpr, ClosedJaxpr, list[bool], list[int | None]]:
+def _split(
+    jaxpr: ClosedJaxpr, unks_in: Sequence[bool]
+) -> tuple[ClosedJaxpr, ClosedJaxpr, list[bool], list[int | None]]:
     """`partial_eval_jaxpr`, with residuals that are just known inputs taken out of the known
     jaxpr's outputs (as JAX forwards them): for each residual, the index of the known input
     it is, or None when the known jaxpr computes it."""
     known, unknown, unks_out, num_res = partial_eval.partial_eval_jaxpr(jaxpr, unks_in)
     k = known.jaxpr
     n_out = len(k.outvars) - num_res
-    forwarded = [k.invars.index(v) if isinstance(v, Var) and v in k.invars else None
-                 for v in k.outvars[n_out:]]
+    forwarded = [
+        k.invars.index(v) if isinstance(v, Var) and v in k.invars else None
+        for v in k.outvars[n_out:]
+    ]
     if any(f is not None for f in forwarded):
-        outvars = k.outvars[:n_out] + [v for v, f in zip(k.outvars[n_out:], forwarded,
-                                                          strict=True) if f is None]
+        outvars = k.outvars[:n_out] + [
+            v for v, f in zip(k.outvars[n_out:], forwarded, strict=True) if f is None
+        ]
         known = ClosedJaxpr(Jaxpr(k.constvars, k.invars, outvars, k.eqns), known.consts)
     return known, unknown, unks_out, forwarded
 
@@ -185,19 +208,30 @@ def _split(jaxpr: ClosedJaxpr, unks_in: Sequence[bool]
 def _jit_transpose(cts, *args, name, jaxpr, inline=False):
     linear = tuple(isinstance(x, core.UndefinedPrimal) for x in args)
     ct_nonzero = tuple(not isinstance(ct, Zero) for ct in cts)
-    transposed = derived(jaxpr, ("transpose", linear, ct_nonzero),
-                         lambda: transpose.transpose_jaxpr(jaxpr, linear, ct_nonzero))
+    transposed = derived(
+        jaxpr,
+        ("transpose", linear, ct_nonzero),
+        lambda: transpose.transpose_jaxpr(jaxpr, linear, ct_nonzero),
+    )
     residuals = [x for x, lin in zip(args, linear, strict=True) if not lin]
-    outs = iter(jit_p.bind(*residuals, *(ct for ct in cts if not isinstance(ct, Zero)),
-                           name=name, jaxpr=transposed, inline=inline))
+    outs = iter(
+        jit_p.bind(
+            *residuals,
+            *(ct for ct in cts if not isinstance(ct, Zero)),
+            name=name,
+            jaxpr=transposed,
+            inline=inline,
+        )
+    )
     return [next(outs) if lin else None for lin in linear]
 
 
 # ----------------------------------------------------------------------------- jit
 
 
-def jit(fn: Callable[..., Any], static_argnums: int | Sequence[int] = (), *,
-        inline: bool = False) -> JitFunction:
+def jit(
+    fn: Callable[..., Any], static_argnums: int | Sequence[int] = (), *, inline: bool = False
+) -> JitFunction:
     """`fn` compiled with XLA on first call for each new set of argument types. Like
     `jax.jit` (positional `static_argnums` only; no shardings, donation or `static_argnames`).
 
@@ -227,9 +261,10 @@ class _Entry:
 
     def run_args(self, args: Sequence[Any]) -> Any:
         # the fast path's arguments: Arrays, NumPy arrays and Python scalars
-        buffers = [backend.buffer_of(x) if type(x) is Array else
-                   backend.put(np.asarray(x, a.dtype), a)
-                   for x, a in zip(args, self.closed.jaxpr.in_avals)]
+        buffers = [
+            backend.buffer_of(x) if type(x) is Array else backend.put(np.asarray(x, a.dtype), a)
+            for x, a in zip(args, self.closed.jaxpr.in_avals)
+        ]
         return self.run(buffers)
 
     def run(self, buffers: list[Any]) -> Any:
@@ -248,16 +283,18 @@ def _host_output(buffer: Any, aval: core.ShapedArray) -> Array:
 class JitFunction:
     """A function compiled by `jit`: call it, or inspect it with `.lower(*args)`."""
 
-    def __init__(self, fn: Callable[..., Any], static_argnums: int | Sequence[int],
-                 inline: bool = False) -> None:
+    def __init__(
+        self, fn: Callable[..., Any], static_argnums: int | Sequence[int], inline: bool = False
+    ) -> None:
         functools.update_wrapper(self, fn)
         self._inline = inline
         self._fn = fn
         self._name = getattr(fn, "__name__", type(fn).__name__)
         nums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
         if not all(isinstance(i, int) for i in nums):
-            raise TypeError(f"static_argnums must be an int or a sequence of ints, got "
-                            f"{static_argnums!r}")
+            raise TypeError(
+                f"static_argnums must be an int or a sequence of ints, got {static_argnums!r}"
+            )
         self._static_argnums = nums
         self._cache: collections.OrderedDict[tuple, _Entry] = collections.OrderedDict()
         self._fast: dict[tuple, _Entry] = {}  # positional calls, keyed by `_fast_key`
@@ -290,8 +327,11 @@ class JitFunction:
         __tracebackhide__ = True
         entry, leaves, consts = self._entry(args, kwargs)
         state = core.trace_state()
-        if state.dynamic is None and not consts and \
-                not any(isinstance(x, core.Tracer) for x in leaves):
+        if (
+            state.dynamic is None
+            and not consts
+            and not any(isinstance(x, core.Tracer) for x in leaves)
+        ):
             if entry.executable is None:
                 self._compile(entry)
             if not kwargs and not self._static_argnums:  # later calls take the fast path
@@ -301,8 +341,9 @@ class JitFunction:
                     self._fast[key] = entry
             avals = entry.closed.in_avals
             return entry.run([backend.host_buffer(x, a) for x, a in zip(leaves, avals)])
-        outs = jit_p.bind(*consts, *leaves, name=self._name, jaxpr=entry.closed,
-                          inline=self._inline)
+        outs = jit_p.bind(
+            *consts, *leaves, name=self._name, jaxpr=entry.closed, inline=self._inline
+        )
         return tree_unflatten(entry.out_tree, outs)
 
     def _compile(self, entry: _Entry) -> None:
@@ -325,7 +366,8 @@ class JitFunction:
             raise ValueError(
                 f"Non-hashable static arguments are not supported. An error occurred while "
                 f"trying to hash an object of type {type(bad)}, {bad!r}. The error was:\n"
-                f"TypeError: {e}") from None
+                f"TypeError: {e}"
+            ) from None
         dynamic = tuple(a for i, a in enumerate(args) if i not in static)
         leaves, in_tree = tree_flatten((dynamic, kwargs))
         self._check_leaves(args, static, kwargs, leaves)
@@ -345,8 +387,9 @@ class JitFunction:
                 del self._fast[k]
         return entry, leaves, []
 
-    def _trace(self, args: tuple, static: set[int], in_tree: PyTreeDef,
-               avals: tuple[core.ShapedArray, ...]) -> tuple[_Entry, list[Any]]:
+    def _trace(
+        self, args: tuple, static: set[int], in_tree: PyTreeDef, avals: tuple[core.ShapedArray, ...]
+    ) -> tuple[_Entry, list[Any]]:
         __tracebackhide__ = True
         out_trees: list[PyTreeDef] = []
 
@@ -363,10 +406,12 @@ class JitFunction:
         try:
             closed = staging.trace_to_jaxpr(flat_fn, avals)
         except core.ConcretizationTypeError as e:
-            e.add_note(f"This happened while jit was tracing {self._name} for arguments of "
-                       f"types ({', '.join(a.str_short() for a in avals)}): under jit, array "
-                       "arguments are abstract. Branch on them with lax.cond, or pass the "
-                       f"argument as static: jit({self._name}, static_argnums=...).")
+            e.add_note(
+                f"This happened while jit was tracing {self._name} for arguments of "
+                f"types ({', '.join(a.str_short() for a in avals)}): under jit, array "
+                "arguments are abstract. Branch on them with lax.cond, or pass the "
+                f"argument as static: jit({self._name}, static_argnums=...)."
+            )
             raise
         trace_time = time.perf_counter() - t0
         consts: list[Any] = []
@@ -377,8 +422,7 @@ class JitFunction:
             closed = ClosedJaxpr(Jaxpr([], [*j.constvars, *j.invars], j.outvars, j.eqns), [])
         return _Entry(closed, out_trees[-1], trace_time), consts
 
-    def _check_leaves(self, args: tuple, static: set[int], kwargs: dict,
-                      leaves: list[Any]) -> None:
+    def _check_leaves(self, args: tuple, static: set[int], kwargs: dict, leaves: list[Any]) -> None:
         for leaf in leaves:
             if not core.is_arraylike(leaf):
                 break
@@ -399,8 +443,10 @@ class JitFunction:
         __tracebackhide__ = True
         entry, _, consts = self._entry(args, kwargs)
         if consts:
-            raise TypeError(f"jit({self._name}).lower: cannot lower a function that closes "
-                            "over values of an enclosing transformation")
+            raise TypeError(
+                f"jit({self._name}).lower: cannot lower a function that closes "
+                "over values of an enclosing transformation"
+            )
         t0 = time.perf_counter()
         builder = lowering.lower_jaxpr_to_module(entry.closed, self._name)
         timings = {"trace": entry.timings["trace"], "lower": time.perf_counter() - t0}
@@ -443,10 +489,12 @@ def _param_names(fn: Callable[..., Any]) -> list[str]:
 
 
 def _bad_argument(name: str, where: str, value: Any) -> str:
-    return (f"Error interpreting {where} of jitted function {name} as an abstract array: "
-            f"the value {value!r:.80} is of type {type(value).__name__}, which is not a "
-            "valid didax type. A jitted function takes arrays, scalars and pytrees of them; "
-            f"pass other values as static arguments: jit({name}, static_argnums=...).")
+    return (
+        f"Error interpreting {where} of jitted function {name} as an abstract array: "
+        f"the value {value!r:.80} is of type {type(value).__name__}, which is not a "
+        "valid didax type. A jitted function takes arrays, scalars and pytrees of them; "
+        f"pass other values as static arguments: jit({name}, static_argnums=...)."
+    )
 
 
 # ----------------------------------------------------------------------------- AOT
@@ -455,8 +503,9 @@ def _bad_argument(name: str, where: str, value: Any) -> str:
 class Lowered:
     """A jitted function lowered for one signature. Like `jax.stages.Lowered`."""
 
-    def __init__(self, name: str, entry: _Entry, builder: lowering.ModuleBuilder,
-                 timings: dict[str, float]) -> None:
+    def __init__(
+        self, name: str, entry: _Entry, builder: lowering.ModuleBuilder, timings: dict[str, float]
+    ) -> None:
         self.name = name
         self._entry = entry
         self._builder = builder
@@ -483,8 +532,9 @@ class Compiled:
     """A jitted function compiled for one signature: call it, or read XLA's program and its
     cost. Like `jax.stages.Compiled`."""
 
-    def __init__(self, name: str, entry: _Entry, exe: backend.Executable,
-                 timings: dict[str, float]) -> None:
+    def __init__(
+        self, name: str, entry: _Entry, exe: backend.Executable, timings: dict[str, float]
+    ) -> None:
         self.name = name
         self._entry = entry
         self._exe = exe
@@ -505,14 +555,17 @@ class Compiled:
         leaves, _ = tree_flatten(args)
         for x, aval in zip(leaves, self.in_avals, strict=True):
             if not core.types_match(core.get_aval(x), aval):
-                raise TypeError(f"Compiled {self.name} was compiled for arguments of types "
-                                f"({', '.join(a.str_short() for a in self.in_avals)}), got "
-                                f"{core.get_aval(x).str_short()}")
+                raise TypeError(
+                    f"Compiled {self.name} was compiled for arguments of types "
+                    f"({', '.join(a.str_short() for a in self.in_avals)}), got "
+                    f"{core.get_aval(x).str_short()}"
+                )
         buffers = [backend.host_buffer(x, a) for x, a in zip(leaves, self.in_avals)]
         outs = self._exe.execute(buffers)
         wrap = self._entry.wrap
-        return tree_unflatten(self._entry.out_tree, [
-            wrap(b, a) for b, a in zip(outs, self.out_avals, strict=True)])
+        return tree_unflatten(
+            self._entry.out_tree, [wrap(b, a) for b, a in zip(outs, self.out_avals, strict=True)]
+        )
 
 
 # ----------------------------------------------------------------------------- utilities
@@ -521,7 +574,7 @@ class Compiled:
 def block_until_ready(x: Any) -> Any:
     """Wait until every array in the pytree `x` is computed; returns `x`. Like
     `jax.block_until_ready`."""
-    tree_map(lambda leaf: leaf.block_until_ready() if hasattr(leaf, "block_until_ready")
-             else leaf, x)
+    tree_map(
+        lambda leaf: leaf.block_until_ready() if hasattr(leaf, "block_until_ready") else leaf, x
+    )
     return x
-

@@ -14,15 +14,27 @@ batch axes by iterating to a fixpoint.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
-
 from didax import core
-from didax.control_flow.cond import (as_array, check_carry_type, check_leaves, forwarding,
-                                     hoist_consts, instantiate_zeros, jaxpr_as_fun,
-                                     promote_weak_init, prune_outputs, split, trace_jaxpr_fn,
-                                     trace_to_subjaxpr, with_invars, with_outvars)
+from didax.control_flow.cond import (
+    as_array,
+    check_carry_type,
+    check_leaves,
+    forwarding,
+    hoist_consts,
+    instantiate_zeros,
+    jaxpr_as_fun,
+    promote_weak_init,
+    prune_outputs,
+    split,
+    trace_jaxpr_fn,
+    trace_to_subjaxpr,
+    with_invars,
+    with_outvars,
+)
 from didax.core import NOT_MAPPED, ShapedArray, UndefinedPrimal, Zero
 from didax.interpreters.jvp import jvp_jaxpr
 from didax.interpreters.partial_eval import partial_eval_jaxpr, partial_eval_jaxpr_rules
@@ -36,8 +48,14 @@ from didax.tree_util import PyTreeDef, tree_flatten, tree_unflatten
 scan_p = core.Primitive("scan", multiple_results=True)
 
 
-def scan(f: Callable[[Any, Any], tuple[Any, Any]], init: Any, xs: Any = None,
-         length: int | None = None, reverse: bool = False, unroll: int | bool = 1) -> Any:
+def scan(
+    f: Callable[[Any, Any], tuple[Any, Any]],
+    init: Any,
+    xs: Any = None,
+    length: int | None = None,
+    reverse: bool = False,
+    unroll: int | bool = 1,
+) -> Any:
     """Loop `carry, y = f(carry, x)` over the leading axis of `xs`; returns the final carry
     and the stacked `y`s. Like `jax.lax.scan`.
 
@@ -57,8 +75,9 @@ def scan(f: Callable[[Any, Any], tuple[Any, Any]], init: Any, xs: Any = None,
     in_tree = tree_flatten(((init, xs), {}))[1]
 
     def create(carry_avals: list[ShapedArray]) -> tuple[ClosedJaxpr, list, PyTreeDef]:
-        jaxpr, consts, out_tree = trace_to_subjaxpr(lambda args, kw: f(*args, **kw), in_tree,
-                                                    [*carry_avals, *x_avals])
+        jaxpr, consts, out_tree = trace_to_subjaxpr(
+            lambda args, kw: f(*args, **kw), in_tree, [*carry_avals, *x_avals]
+        )
         if out_tree.node not in (tuple, list) or len(out_tree.children) != 2:
             raise TypeError(f"scan body output must be a pair, got {_tree_text(out_tree)}.")
         return jaxpr, consts, out_tree
@@ -67,15 +86,15 @@ def scan(f: Callable[[Any, Any], tuple[Any, Any]], init: Any, xs: Any = None,
     carry_tree = out_tree.children[0]
     num_carry = carry_tree.num_leaves
     if num_carry != len(init_flat):
-        check_carry_type("scan body", f, init_tree, carry_tree, init_avals,
-                         jaxpr.out_avals[:num_carry])
+        check_carry_type(
+            "scan body", f, init_tree, carry_tree, init_avals, jaxpr.out_avals[:num_carry]
+        )
     init_flat, changed = promote_weak_init(init_flat, init_avals, jaxpr.out_avals[:num_carry])
     if changed:
         init_avals = [core.get_aval(x) for x in init_flat]
         jaxpr, consts, out_tree = create(init_avals)
         carry_tree = out_tree.children[0]
-    check_carry_type("scan body", f, init_tree, carry_tree, init_avals,
-                     jaxpr.out_avals[:num_carry])
+    check_carry_type("scan body", f, init_tree, carry_tree, init_avals, jaxpr.out_avals[:num_carry])
     if isinstance(unroll, bool):
         unroll = max(length, 1) if unroll else 1
     unroll = int(core.concrete_or_error(unroll, "the `unroll` argument to `scan`"))
@@ -86,7 +105,7 @@ def scan(f: Callable[[Any, Any], tuple[Any, Any]], init: Any, xs: Any = None,
 
 
 def _tree_text(tree: PyTreeDef) -> str:
-    return str(tree)[len("PyTreeDef("):-1]
+    return str(tree)[len("PyTreeDef(") : -1]
 
 
 def _infer_length(xs_flat: Sequence[Any], length: Any) -> int:
@@ -97,23 +116,31 @@ def _infer_length(xs_flat: Sequence[Any], length: Any) -> int:
             raise ValueError(f"scan got value with no leading axis to scan over: {x}.")
         lengths.append(shp[0])
     if length is not None:
-        length = int(core.concrete_or_error(
-            length, "the `length` argument to `scan` (it expects a concrete `int` value; for "
-            "scan-like iteration with a dynamic length, use `while_loop` or `fori_loop`)"))
+        length = int(
+            core.concrete_or_error(
+                length,
+                "the `length` argument to `scan` (it expects a concrete `int` value; for "
+                "scan-like iteration with a dynamic length, use `while_loop` or `fori_loop`)",
+            )
+        )
         if any(n != length for n in lengths):
-            raise ValueError(f"scan got `length` argument of {length} which disagrees with "
-                             f"leading axis sizes {lengths}.")
+            raise ValueError(
+                f"scan got `length` argument of {length} which disagrees with "
+                f"leading axis sizes {lengths}."
+            )
         return length
     if len(set(lengths)) > 1:
-        raise ValueError("scan got values with different leading axis sizes: "
-                         f"{', '.join(map(str, lengths))}.")
+        raise ValueError(
+            f"scan got values with different leading axis sizes: {', '.join(map(str, lengths))}."
+        )
     if not lengths:
         raise ValueError("scan got no values to scan over and `length` not provided.")
     return lengths[0]
 
 
-def _bind_forwarding(jaxpr: ClosedJaxpr, consts: list, init: list, xs: list, length: int,
-                     reverse: bool, unroll: int) -> list[Any]:
+def _bind_forwarding(
+    jaxpr: ClosedJaxpr, consts: list, init: list, xs: list, length: int, reverse: bool, unroll: int
+) -> list[Any]:
     # As JAX does: a carry the body returns unchanged is read-only, so it becomes a const; a
     # `y` that is the current `x` is not computed, the `xs` array is returned for it.
     num_consts, num_carry = len(consts), len(init)
@@ -127,13 +154,24 @@ def _bind_forwarding(jaxpr: ClosedJaxpr, consts: list, init: list, xs: list, len
     jaxpr = with_invars(jaxpr, [*moved, *const_vars, *kept_carry, *x_vars])
     new_consts = [x for x, m in zip(init, to_const, strict=True) if m]
     init_kept = [x for x, m in zip(init, to_const, strict=True) if not m]
-    ys_from_xs = [f - num_consts - num_carry if f is not None and f >= num_consts + num_carry
-                  else None for f in ys_fwd]
+    ys_from_xs = [
+        f - num_consts - num_carry if f is not None and f >= num_consts + num_carry else None
+        for f in ys_fwd
+    ]
     jaxpr = prune_outputs(jaxpr, [not m for m in to_const] + [f is None for f in ys_from_xs])
-    outs = scan_p.bind(*new_consts, *consts, *init_kept, *xs, reverse=reverse, length=length,
-                       jaxpr=jaxpr, num_consts=len(new_consts) + num_consts,
-                       num_carry=len(init_kept), unroll=unroll)
-    carry_out, ys_out = iter(outs[:len(init_kept)]), iter(outs[len(init_kept):])
+    outs = scan_p.bind(
+        *new_consts,
+        *consts,
+        *init_kept,
+        *xs,
+        reverse=reverse,
+        length=length,
+        jaxpr=jaxpr,
+        num_consts=len(new_consts) + num_consts,
+        num_carry=len(init_kept),
+        unroll=unroll,
+    )
+    carry_out, ys_out = iter(outs[: len(init_kept)]), iter(outs[len(init_kept) :])
     carry = [as_array(x) if m else next(carry_out) for x, m in zip(init, to_const, strict=True)]
     ys = [next(ys_out) if f is None else xs[f] for f in ys_from_xs]
     return [*carry, *ys]
@@ -149,7 +187,7 @@ def _scan_impl(*args, reverse, length, jaxpr, num_consts, num_carry, unroll):
     body = jaxpr_as_fun(jaxpr)
     y_avals = jaxpr.out_avals[num_carry:]
     ys = [np.empty((length, *a.shape), a.dtype) for a in y_avals]
-    for i in (reversed(range(length)) if reverse else range(length)):
+    for i in reversed(range(length)) if reverse else range(length):
         outs = body(*consts, *carry, *(x[i] for x in xs))
         carry = [core.to_numpy(c) for c in outs[:num_carry]]
         for y, out in zip(ys, outs[num_carry:], strict=True):
@@ -163,19 +201,25 @@ def _scan_abstract_eval(*avals, reverse, length, jaxpr, num_consts, num_carry, u
     x_avals = []
     for x in xs:
         if not x.shape or x.shape[0] != length:
-            raise TypeError(f"scan: each scanned operand needs a leading axis of size {length}, "
-                            f"got {x.str_short()}")
+            raise TypeError(
+                f"scan: each scanned operand needs a leading axis of size {length}, "
+                f"got {x.str_short()}"
+            )
         x_avals.append(x.update(shape=x.shape[1:]))
     ins = jaxpr.in_avals
     given = [*consts, *carry, *x_avals]
     if len(ins) != len(given) or not all(map(core.types_match, ins, given)):
-        raise TypeError(f"scan: the body takes ({', '.join(a.str_short() for a in ins)}) but "
-                        f"the operands give ({', '.join(a.str_short() for a in given)})")
+        raise TypeError(
+            f"scan: the body takes ({', '.join(a.str_short() for a in ins)}) but "
+            f"the operands give ({', '.join(a.str_short() for a in given)})"
+        )
     outs = jaxpr.out_avals
     if not all(map(core.types_match, outs[:num_carry], carry)):
-        raise TypeError("scan: the body's carry output types "
-                        f"({', '.join(a.str_short() for a in outs[:num_carry])}) differ from "
-                        f"its carry input types ({', '.join(a.str_short() for a in carry)})")
+        raise TypeError(
+            "scan: the body's carry output types "
+            f"({', '.join(a.str_short() for a in outs[:num_carry])}) differ from "
+            f"its carry input types ({', '.join(a.str_short() for a in carry)})"
+        )
     return [*outs[:num_carry], *(_stacked(a, length) for a in outs[num_carry:])]
 
 
@@ -195,8 +239,7 @@ def _scan_jvp(primals, tangents, *, reverse, length, jaxpr, num_consts, num_carr
     jvp_body, jvp_consts = hoist_consts(jvp_body)
     # jvp_jaxpr's signature is (jvp consts, primals, nonzero tangents) -> (primals, tangents);
     # scan's is (consts, carry, xs) -> (carry, ys): interleave.
-    counts = [len(jvp_consts), num_consts, num_carry, len(xs_nz),
-              sum(const_nz), sum(carry_nz)]
+    counts = [len(jvp_consts), num_consts, num_carry, len(xs_nz), sum(const_nz), sum(carry_nz)]
     h, c, cr, x, c_dot, cr_dot, x_dot = split(jvp_body.jaxpr.invars, counts)
     body = with_invars(jvp_body, [*h, *c, *c_dot, *cr, *cr_dot, *x, *x_dot])
     o_cr, o_y, o_cr_dot, o_y_dot = split(body.jaxpr.outvars, [num_carry, num_ys, sum(carry_nz)])
@@ -206,14 +249,26 @@ def _scan_jvp(primals, tangents, *, reverse, length, jaxpr, num_consts, num_carr
     const_dots = [t for t in const_dots if not isinstance(t, Zero)]
     init_dots = instantiate_zeros([t for t, nz in zip(init_dots, carry_nz, strict=True) if nz])
     xs_dots = [t for t in xs_dots if not isinstance(t, Zero)]
-    outs = scan_p.bind(*jvp_consts, *consts, *const_dots, *init, *init_dots, *xs, *xs_dots,
-                       reverse=reverse, length=length, jaxpr=body,
-                       num_consts=len(jvp_consts) + num_consts + len(const_dots),
-                       num_carry=num_carry + len(init_dots), unroll=unroll)
+    outs = scan_p.bind(
+        *jvp_consts,
+        *consts,
+        *const_dots,
+        *init,
+        *init_dots,
+        *xs,
+        *xs_dots,
+        reverse=reverse,
+        length=length,
+        jaxpr=body,
+        num_consts=len(jvp_consts) + num_consts + len(const_dots),
+        num_carry=num_carry + len(init_dots),
+        unroll=unroll,
+    )
     carry, carry_dots, ys, ys_dots = split(outs, [num_carry, len(init_dots), num_ys])
     carry_dots, ys_dots = iter(carry_dots), iter(ys_dots)
-    tangents_out = [next(carry_dots) if nz else Zero.like(p)
-                    for p, nz in zip(carry, carry_nz, strict=True)]
+    tangents_out = [
+        next(carry_dots) if nz else Zero.like(p) for p, nz in zip(carry, carry_nz, strict=True)
+    ]
     tangents_out += [next(ys_dots) if nz else Zero.like(p) for p, nz in zip(ys, ys_nz, strict=True)]
     return [*carry, *ys], tangents_out
 
@@ -228,31 +283,40 @@ def _scan_partial_eval(unks_in, eqn):
     const_uk, carry_uk, xs_uk = split(unks_in, [num_consts, num_carry])
     num_ys = len(jaxpr.out_avals) - num_carry
     for _ in range(num_carry + 1):
-        out_uks = partial_eval_jaxpr(jaxpr, [*const_uk, *carry_uk, *xs_uk],
-                                     [*carry_uk, *[False] * num_ys])[2]
+        out_uks = partial_eval_jaxpr(
+            jaxpr, [*const_uk, *carry_uk, *xs_uk], [*carry_uk, *[False] * num_ys]
+        )[2]
         if out_uks[:num_carry] == carry_uk:
             break
         carry_uk = [a or b for a, b in zip(carry_uk, out_uks[:num_carry], strict=True)]
     ins_uk = [*const_uk, *carry_uk, *xs_uk]
-    known, unknown, out_uks, n_res = partial_eval_jaxpr(jaxpr, ins_uk,
-                                                        [*carry_uk, *[False] * num_ys])
+    known, unknown, out_uks, n_res = partial_eval_jaxpr(
+        jaxpr, ins_uk, [*carry_uk, *[False] * num_ys]
+    )
     consts, init, xs = split(eqn.invars, [num_consts, num_carry])
     # A residual that is a known const is the same in every iteration: pass it, not a stack.
     n_known_consts = num_consts - sum(const_uk)
     known_consts = [x for x, uk in zip(consts, const_uk, strict=True) if not uk]
     n_known_out = len(known.out_avals) - n_res
-    res_fwd = [f if f is not None and f < n_known_consts else None
-               for f in forwarding(known.jaxpr)[n_known_out:]]
+    res_fwd = [
+        f if f is not None and f < n_known_consts else None
+        for f in forwarding(known.jaxpr)[n_known_out:]
+    ]
     known = prune_outputs(known, [True] * n_known_out + [f is None for f in res_fwd])
     res_vars = unknown.jaxpr.invars[:n_res]
-    stacked = [Var(_stacked(v.aval, params["length"]))
-               for v, f in zip(res_vars, res_fwd, strict=True) if f is None]
+    stacked = [
+        Var(_stacked(v.aval, params["length"]))
+        for v, f in zip(res_vars, res_fwd, strict=True)
+        if f is None
+    ]
     known_outs = [v for v, uk in zip(eqn.outvars, out_uks, strict=True) if not uk]
     n_known_carry = num_carry - sum(carry_uk)
-    eqn_known = JaxprEqn(scan_p, [*known_consts, *_known(init, carry_uk), *_known(xs, xs_uk)],
-                         [*known_outs, *stacked],
-                         {**params, "jaxpr": known, "num_consts": n_known_consts,
-                          "num_carry": n_known_carry})
+    eqn_known = JaxprEqn(
+        scan_p,
+        [*known_consts, *_known(init, carry_uk), *_known(xs, xs_uk)],
+        [*known_outs, *stacked],
+        {**params, "jaxpr": known, "num_consts": n_known_consts, "num_carry": n_known_carry},
+    )
     eqn_known = eqn_known if eqn_known.outvars else None
     if not any(out_uks):
         return eqn_known, None, out_uks
@@ -261,14 +325,25 @@ def _scan_partial_eval(unks_in, eqn):
     n_uk_consts, n_uk_carry = sum(const_uk), sum(carry_uk)
     u_consts, u_carry, u_xs = split(unknown.jaxpr.invars[n_res:], [n_uk_consts, n_uk_carry])
     unknown = with_invars(unknown, [*const_res, *u_consts, *u_carry, *u_xs, *stacked_res])
-    unknown_ins = [*(known_consts[f] for f in res_fwd if f is not None),
-                   *(x for x, uk in zip(consts, const_uk, strict=True) if uk),
-                   *(x for x, uk in zip(init, carry_uk, strict=True) if uk),
-                   *(x for x, uk in zip(xs, xs_uk, strict=True) if uk), *stacked]
+    unknown_ins = [
+        *(known_consts[f] for f in res_fwd if f is not None),
+        *(x for x, uk in zip(consts, const_uk, strict=True) if uk),
+        *(x for x, uk in zip(init, carry_uk, strict=True) if uk),
+        *(x for x, uk in zip(xs, xs_uk, strict=True) if uk),
+        *stacked,
+    ]
     unknown_outs = [v for v, uk in zip(eqn.outvars, out_uks, strict=True) if uk]
-    eqn_unknown = JaxprEqn(scan_p, unknown_ins, unknown_outs,
-                           {**params, "jaxpr": unknown, "num_consts": len(const_res) + n_uk_consts,
-                            "num_carry": n_uk_carry})
+    eqn_unknown = JaxprEqn(
+        scan_p,
+        unknown_ins,
+        unknown_outs,
+        {
+            **params,
+            "jaxpr": unknown,
+            "num_consts": len(const_res) + n_uk_consts,
+            "num_carry": n_uk_carry,
+        },
+    )
     return eqn_known, eqn_unknown, out_uks
 
 
@@ -289,39 +364,59 @@ def _scan_transpose(cts, *args, reverse, length, jaxpr, num_consts, num_carry, u
     ct_carry = instantiate_zeros(ct_carry)
     ys_nz = [not isinstance(ct, Zero) for ct in ct_ys]
     ct_ys = [ct for ct in ct_ys if not isinstance(ct, Zero)]
-    body_t = transpose_jaxpr(jaxpr, [*const_lin, *[True] * num_carry, *xs_lin],
-                             [*[True] * num_carry, *ys_nz])
+    body_t = transpose_jaxpr(
+        jaxpr, [*const_lin, *[True] * num_carry, *xs_lin], [*[True] * num_carry, *ys_nz]
+    )
     res_consts = [x for x, lin in zip(consts, const_lin, strict=True) if not lin]
     res_xs = [x for x, lin in zip(xs, xs_lin, strict=True) if not lin]
     c_avals, carry_avals, x_avals = split(jaxpr.in_avals, [num_consts, num_carry])
-    lin_const_avals = [core.tangent_aval(a) for a, lin in zip(c_avals, const_lin, strict=True)
-                       if lin]
+    lin_const_avals = [
+        core.tangent_aval(a) for a, lin in zip(c_avals, const_lin, strict=True) if lin
+    ]
     n_rc, n_lc = len(res_consts), len(lin_const_avals)
 
     def body(*args: Any) -> list[Any]:
         rc, acc, ct_c, ct_y, rx = split(args, [n_rc, n_lc, num_carry, len(ct_ys)])
-        ct_lc, ct_c, ct_lx = split(jaxpr_as_fun(body_t)(*rc, *rx, *ct_c, *ct_y),
-                                   [n_lc, num_carry])
+        ct_lc, ct_c, ct_lx = split(jaxpr_as_fun(body_t)(*rc, *rx, *ct_c, *ct_y), [n_lc, num_carry])
         return [*map(add_any, acc, ct_lc), *ct_c, *ct_lx]
 
-    y_avals = [core.tangent_aval(a) for a, nz in zip(jaxpr.out_avals[num_carry:], ys_nz,
-                                                       strict=True) if nz]
-    in_avals = [*(a for a, lin in zip(c_avals, const_lin, strict=True) if not lin),
-                *lin_const_avals, *(a.strip_weak_type() for a in carry_avals), *y_avals,
-                *(a for a, lin in zip(x_avals, xs_lin, strict=True) if not lin)]
+    y_avals = [
+        core.tangent_aval(a) for a, nz in zip(jaxpr.out_avals[num_carry:], ys_nz, strict=True) if nz
+    ]
+    in_avals = [
+        *(a for a, lin in zip(c_avals, const_lin, strict=True) if not lin),
+        *lin_const_avals,
+        *(a.strip_weak_type() for a in carry_avals),
+        *y_avals,
+        *(a for a, lin in zip(x_avals, xs_lin, strict=True) if not lin),
+    ]
     # carry cotangents are strong, as in JAX: the transposed body's `add_any` returns strong
     body_t, body_consts = trace_jaxpr_fn(body, in_avals)
     acc_init = [shape.full(a.shape, 0, a.dtype) for a in lin_const_avals]
-    outs = scan_p.bind(*body_consts, *res_consts, *acc_init, *ct_carry, *ct_ys, *res_xs,
-                       reverse=not reverse, length=length, jaxpr=body_t,
-                       num_consts=len(body_consts) + n_rc, num_carry=n_lc + num_carry,
-                       unroll=unroll)
+    outs = scan_p.bind(
+        *body_consts,
+        *res_consts,
+        *acc_init,
+        *ct_carry,
+        *ct_ys,
+        *res_xs,
+        reverse=not reverse,
+        length=length,
+        jaxpr=body_t,
+        num_consts=len(body_consts) + n_rc,
+        num_carry=n_lc + num_carry,
+        unroll=unroll,
+    )
     ct_consts, ct_init, ct_xs = split(outs, [n_lc, num_carry])
     ct_consts, ct_xs = iter(ct_consts), iter(ct_xs)
-    return [*(next(ct_consts) if lin else None for lin in const_lin),
-            *(ct if isinstance(x, UndefinedPrimal) else None for x, ct in zip(init, ct_init,
-                                                                               strict=True)),
-            *(next(ct_xs) if lin else None for lin in xs_lin)]
+    return [
+        *(next(ct_consts) if lin else None for lin in const_lin),
+        *(
+            ct if isinstance(x, UndefinedPrimal) else None
+            for x, ct in zip(init, ct_init, strict=True)
+        ),
+        *(next(ct_xs) if lin else None for lin in xs_lin),
+    ]
 
 
 @core.vmap_rules.register(scan_p)
@@ -340,18 +435,33 @@ def _scan_vmap(axis_size, vals, dims, *, reverse, length, jaxpr, num_consts, num
     out_dims = [0 if b else None for b in (*carry_bat, *ys_bat)]
     body, body_consts = hoist_consts(vmap_jaxpr(jaxpr, axis_size, in_dims, out_dims))
     consts, init, xs = split(vals, [num_consts, num_carry])
-    consts = [x if d is NOT_MAPPED else shape.move_axis(x, d, 0, axis_size)
-              for x, d in zip(consts, const_dims, strict=True)]
-    init = [shape.move_axis(x, d, 0, axis_size) if b else x
-            for x, d, b in zip(init, init_dims, carry_bat, strict=True)]
-    xs = [x if d is NOT_MAPPED else shape.move_axis(x, d, 1, axis_size)
-          for x, d in zip(xs, xs_dims, strict=True)]
-    outs = scan_p.bind(*body_consts, *consts, *init, *xs, reverse=reverse, length=length,
-                       jaxpr=body, num_consts=len(body_consts) + num_consts,
-                       num_carry=num_carry, unroll=unroll)
+    consts = [
+        x if d is NOT_MAPPED else shape.move_axis(x, d, 0, axis_size)
+        for x, d in zip(consts, const_dims, strict=True)
+    ]
+    init = [
+        shape.move_axis(x, d, 0, axis_size) if b else x
+        for x, d, b in zip(init, init_dims, carry_bat, strict=True)
+    ]
+    xs = [
+        x if d is NOT_MAPPED else shape.move_axis(x, d, 1, axis_size)
+        for x, d in zip(xs, xs_dims, strict=True)
+    ]
+    outs = scan_p.bind(
+        *body_consts,
+        *consts,
+        *init,
+        *xs,
+        reverse=reverse,
+        length=length,
+        jaxpr=body,
+        num_consts=len(body_consts) + num_consts,
+        num_carry=num_carry,
+        unroll=unroll,
+    )
     return outs, [0 if b else NOT_MAPPED for b in carry_bat] + [
-        1 if b else NOT_MAPPED for b in ys_bat]
-
+        1 if b else NOT_MAPPED for b in ys_bat
+    ]
 
 
 @core.lowering_rules.register(scan_p)

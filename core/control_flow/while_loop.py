@@ -16,15 +16,27 @@ loop has no transpose rule: reverse-mode differentiation raises JAX's ValueError
 from __future__ import annotations
 
 import operator
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
-
 from didax import core, dtypes
-from didax.control_flow.cond import (as_array, check_carry_type, check_leaves, dce_closed,
-                                     forwarding, hoist_consts, instantiate_zeros, jaxpr_as_fun,
-                                     long_str, promote_weak_init, prune_outputs, split,
-                                     trace_to_subjaxpr, with_invars)
+from didax.control_flow.cond import (
+    as_array,
+    check_carry_type,
+    check_leaves,
+    dce_closed,
+    forwarding,
+    hoist_consts,
+    instantiate_zeros,
+    jaxpr_as_fun,
+    long_str,
+    promote_weak_init,
+    prune_outputs,
+    split,
+    trace_to_subjaxpr,
+    with_invars,
+)
 from didax.control_flow.scan import scan
 from didax.core import NOT_MAPPED, ShapedArray, Zero
 from didax.interpreters.jvp import jvp_jaxpr
@@ -40,13 +52,16 @@ from didax.tree_util import tree_flatten, tree_unflatten
 
 while_p = core.Primitive("while", multiple_results=True)
 
-_NO_REVERSE_MODE = ("Reverse-mode differentiation does not work for lax.while_loop or "
-                    "lax.fori_loop with dynamic start/stop values. Try using lax.scan, or using "
-                    "fori_loop with static start/stop.")
+_NO_REVERSE_MODE = (
+    "Reverse-mode differentiation does not work for lax.while_loop or "
+    "lax.fori_loop with dynamic start/stop values. Try using lax.scan, or using "
+    "fori_loop with static start/stop."
+)
 
 
-def while_loop(cond_fun: Callable[[Any], Any], body_fun: Callable[[Any], Any],
-               init_val: Any) -> Any:
+def while_loop(
+    cond_fun: Callable[[Any], Any], body_fun: Callable[[Any], Any], init_val: Any
+) -> Any:
     """`val = init_val; while cond_fun(val): val = body_fun(val)`, staged as one `while`
     primitive. Like `jax.lax.while_loop`: differentiable in forward mode only.
 
@@ -62,17 +77,23 @@ def while_loop(cond_fun: Callable[[Any], Any], body_fun: Callable[[Any], Any],
 
     def create(avals: list[ShapedArray]) -> tuple:
         cond_jaxpr, cond_consts, cond_tree = trace_to_subjaxpr(
-            lambda args, kw: cond_fun(*args, **kw), in_tree, avals)
+            lambda args, kw: cond_fun(*args, **kw), in_tree, avals
+        )
         body_jaxpr, body_consts, body_tree = trace_to_subjaxpr(
-            lambda args, kw: body_fun(*args, **kw), in_tree, avals)
+            lambda args, kw: body_fun(*args, **kw), in_tree, avals
+        )
         if cond_tree.node is not None:
-            raise TypeError("cond_fun must return a boolean scalar, but got pytree "
-                            f"{str(cond_tree)[len('PyTreeDef('):-1]}.")
+            raise TypeError(
+                "cond_fun must return a boolean scalar, but got pytree "
+                f"{str(cond_tree)[len('PyTreeDef(') : -1]}."
+            )
         (pred,) = cond_jaxpr.out_avals
         if pred.shape != () or pred.dtype != dtypes.bool_:
             weak = ", weak_type=True" if pred.weak_type else ""
-            raise TypeError("cond_fun must return a boolean scalar, but got output type(s) "
-                            f"[ShapedArray({long_str(pred)}{weak})].")
+            raise TypeError(
+                "cond_fun must return a boolean scalar, but got output type(s) "
+                f"[ShapedArray({long_str(pred)}{weak})]."
+            )
         return cond_jaxpr, cond_consts, body_jaxpr, body_consts, body_tree
 
     init_avals = [core.get_aval(x) for x in init_flat]
@@ -84,14 +105,20 @@ def while_loop(cond_fun: Callable[[Any], Any], body_fun: Callable[[Any], Any],
     if changed:
         init_avals = [core.get_aval(x) for x in init_flat]
         cond_jaxpr, cond_consts, body_jaxpr, body_consts, body_tree = create(init_avals)
-    check_carry_type("while_loop body", body_fun, init_tree, body_tree, init_avals,
-                     body_jaxpr.out_avals)
+    check_carry_type(
+        "while_loop body", body_fun, init_tree, body_tree, init_avals, body_jaxpr.out_avals
+    )
     outs = _bind_forwarding(cond_jaxpr, cond_consts, body_jaxpr, body_consts, init_flat)
     return tree_unflatten(body_tree, outs)
 
 
-def _bind_forwarding(cond_jaxpr: ClosedJaxpr, cond_consts: list, body_jaxpr: ClosedJaxpr,
-                     body_consts: list, init: list) -> list[Any]:
+def _bind_forwarding(
+    cond_jaxpr: ClosedJaxpr,
+    cond_consts: list,
+    body_jaxpr: ClosedJaxpr,
+    body_consts: list,
+    init: list,
+) -> list[Any]:
     # As JAX does: a carry the body returns unchanged and the predicate never reads is a
     # constant of the loop, so it becomes a body const (batching it then costs nothing).
     n_cc, n_bc = len(cond_consts), len(body_consts)
@@ -101,18 +128,28 @@ def _bind_forwarding(cond_jaxpr: ClosedJaxpr, cond_consts: list, body_jaxpr: Clo
     if any(to_const):
         c = cond_jaxpr.jaxpr
         c_consts, c_carry = split(c.invars, [n_cc])
-        cond_jaxpr = with_invars(cond_jaxpr, [*c_consts, *(v for v, m in zip(
-            c_carry, to_const, strict=True) if not m)])
+        cond_jaxpr = with_invars(
+            cond_jaxpr, [*c_consts, *(v for v, m in zip(c_carry, to_const, strict=True) if not m)]
+        )
         b_consts, b_carry = split(body_jaxpr.jaxpr.invars, [n_bc])
         moved = [v for v, m in zip(b_carry, to_const, strict=True) if m]
         kept = [v for v, m in zip(b_carry, to_const, strict=True) if not m]
-        body_jaxpr = prune_outputs(with_invars(body_jaxpr, [*moved, *b_consts, *kept]),
-                                   [not m for m in to_const])
+        body_jaxpr = prune_outputs(
+            with_invars(body_jaxpr, [*moved, *b_consts, *kept]), [not m for m in to_const]
+        )
         body_consts = [*(x for x, m in zip(init, to_const, strict=True) if m), *body_consts]
     kept_init = [x for x, m in zip(init, to_const, strict=True) if not m]
-    outs = iter(while_p.bind(*cond_consts, *body_consts, *kept_init, cond_nconsts=n_cc,
-                             cond_jaxpr=cond_jaxpr, body_nconsts=len(body_consts),
-                             body_jaxpr=body_jaxpr))
+    outs = iter(
+        while_p.bind(
+            *cond_consts,
+            *body_consts,
+            *kept_init,
+            cond_nconsts=n_cc,
+            cond_jaxpr=cond_jaxpr,
+            body_nconsts=len(body_consts),
+            body_jaxpr=body_jaxpr,
+        )
+    )
     return [as_array(x) if m else next(outs) for x, m in zip(init, to_const, strict=True)]
 
 
@@ -125,8 +162,14 @@ def _live_invars(jaxpr: Jaxpr) -> list[bool]:
     return [v in live for v in jaxpr.invars]
 
 
-def fori_loop(lower: Any, upper: Any, body_fun: Callable[[Any, Any], Any], init_val: Any,
-              *, unroll: int | bool | None = None) -> Any:
+def fori_loop(
+    lower: Any,
+    upper: Any,
+    body_fun: Callable[[Any, Any], Any],
+    init_val: Any,
+    *,
+    unroll: int | bool | None = None,
+) -> Any:
     """`val = init_val; for i in range(lower, upper): val = body_fun(i, val)`. Like
     `jax.lax.fori_loop`: with concrete bounds a `scan` (reverse-differentiable), with traced
     bounds a `while`."""
@@ -142,8 +185,10 @@ def fori_loop(lower: Any, upper: Any, body_fun: Callable[[Any, Any], Any], init_
         elif both_int and upper_aval.weak_type and not lower_aval.weak_type:
             dtype = lower_aval.dtype
         else:
-            raise TypeError("lower and upper arguments to fori_loop must have equal types, "
-                            f"got {lower_aval.dtype.name} and {upper_aval.dtype.name}")
+            raise TypeError(
+                "lower and upper arguments to fori_loop must have equal types, "
+                f"got {lower_aval.dtype.name} and {upper_aval.dtype.name}"
+            )
     lo, hi = core.concrete_value(lower), core.concrete_value(upper)
     if lo is not None and hi is not None:
         lo, hi = int(lo), int(hi)
@@ -152,12 +197,18 @@ def fori_loop(lower: Any, upper: Any, body_fun: Callable[[Any, Any], Any], init_
             i, x = carry
             return (i + 1, body_fun(i, x)), None
 
-        (_, result), _ = scan(scan_body, (lo, init_val), None, length=max(hi - lo, 0),
-                              unroll=1 if unroll is None else unroll)
+        (_, result), _ = scan(
+            scan_body,
+            (lo, init_val),
+            None,
+            length=max(hi - lo, 0),
+            unroll=1 if unroll is None else unroll,
+        )
         return result
     if unroll is not None and unroll is not False and unroll != 1:
-        raise ValueError("Can only use `unroll` in `fori_loop` if the loop bounds are "
-                         "statically known.")
+        raise ValueError(
+            "Can only use `unroll` in `fori_loop` if the loop bounds are statically known."
+        )
     lower = convert_element_type(lower, dtype) if lower_aval.dtype != dtype else lower
     upper = convert_element_type(upper, dtype) if upper_aval.dtype != dtype else upper
 
@@ -195,8 +246,11 @@ def _while_impl(*args, cond_nconsts, cond_jaxpr, body_nconsts, body_jaxpr):
     pred = pred_of(carry)
     while pred.any():
         new = [core.to_numpy(x) for x in body_fn(*bconsts, *carry)]
-        carry = new if pred.ndim == 0 else [_pred_select(pred, n, c) for n, c in
-                                            zip(new, carry, strict=True)]
+        carry = (
+            new
+            if pred.ndim == 0
+            else [_pred_select(pred, n, c) for n, c in zip(new, carry, strict=True)]
+        )
         pred = pred_of(carry)
     return [np.asarray(c) for c in carry]
 
@@ -204,20 +258,28 @@ def _while_impl(*args, cond_nconsts, cond_jaxpr, body_nconsts, body_jaxpr):
 @core.abstract_eval_rules.register(while_p)
 def _while_abstract_eval(*avals, cond_nconsts, cond_jaxpr, body_nconsts, body_jaxpr):
     cconsts, bconsts, carry = split(avals, [cond_nconsts, body_nconsts])
-    for name, jaxpr, given in (("cond_jaxpr", cond_jaxpr, [*cconsts, *carry]),
-                               ("body_jaxpr", body_jaxpr, [*bconsts, *carry])):
+    for name, jaxpr, given in (
+        ("cond_jaxpr", cond_jaxpr, [*cconsts, *carry]),
+        ("body_jaxpr", body_jaxpr, [*bconsts, *carry]),
+    ):
         ins = jaxpr.in_avals
         if len(ins) != len(given) or not all(map(core.types_match, ins, given)):
-            raise TypeError(f"while: {name} takes ({', '.join(a.str_short() for a in ins)}) "
-                            f"but the operands give ({', '.join(a.str_short() for a in given)})")
+            raise TypeError(
+                f"while: {name} takes ({', '.join(a.str_short() for a in ins)}) "
+                f"but the operands give ({', '.join(a.str_short() for a in given)})"
+            )
     outs = body_jaxpr.out_avals
     if len(outs) != len(carry) or not all(map(core.types_match, outs, carry)):
-        raise TypeError(f"while: body_jaxpr returns ({', '.join(a.str_short() for a in outs)}) "
-                        f"but the carry is ({', '.join(a.str_short() for a in carry)})")
+        raise TypeError(
+            f"while: body_jaxpr returns ({', '.join(a.str_short() for a in outs)}) "
+            f"but the carry is ({', '.join(a.str_short() for a in carry)})"
+        )
     (pred,) = cond_jaxpr.out_avals
-    if pred.dtype != dtypes.bool_ or any(c.shape[:pred.ndim] != pred.shape for c in carry):
-        raise TypeError(f"while: cond_jaxpr must return a bool scalar, or a bool array whose "
-                        f"shape prefixes every carry's; got {pred.str_short()}")
+    if pred.dtype != dtypes.bool_ or any(c.shape[: pred.ndim] != pred.shape for c in carry):
+        raise TypeError(
+            f"while: cond_jaxpr must return a bool scalar, or a bool array whose "
+            f"shape prefixes every carry's; got {pred.str_short()}"
+        )
     return list(outs)
 
 
@@ -235,24 +297,40 @@ def _while_jvp(primals, tangents, *, cond_nconsts, cond_jaxpr, body_nconsts, bod
     body_jvp, jvp_consts = hoist_consts(body_jvp)
     # jvp_jaxpr gives (jvp consts, bconsts, carry, bconst dots, carry dots); the loop needs
     # (consts..., carry, carry dots): the bconst dots join the consts.
-    h, bc, cr, bc_dot, cr_dot = split(body_jvp.jaxpr.invars,
-                                      [len(jvp_consts), body_nconsts, num_carry, sum(bconst_nz)])
+    h, bc, cr, bc_dot, cr_dot = split(
+        body_jvp.jaxpr.invars, [len(jvp_consts), body_nconsts, num_carry, sum(bconst_nz)]
+    )
     body = with_invars(body_jvp, [*h, *bc, *bc_dot, *cr, *cr_dot])
     cconsts, bconsts, init = split(primals, [cond_nconsts, body_nconsts])
     _, bconst_dots, init_dots = split(tangents, [cond_nconsts, body_nconsts])
     bconst_dots = [t for t in bconst_dots if not isinstance(t, Zero)]
     init_dots = instantiate_zeros([t for t, nz in zip(init_dots, carry_nz, strict=True) if nz])
     c = cond_jaxpr.jaxpr
-    cond_aug = ClosedJaxpr(Jaxpr(c.constvars, [*c.invars, *(Var(core.get_aval(t).strip_weak_type())
-                                                            for t in init_dots)],
-                                 c.outvars, c.eqns), cond_jaxpr.consts)
-    outs = while_p.bind(*cconsts, *jvp_consts, *bconsts, *bconst_dots, *init, *init_dots,
-                        cond_nconsts=cond_nconsts, cond_jaxpr=cond_aug,
-                        body_nconsts=len(jvp_consts) + body_nconsts + len(bconst_dots),
-                        body_jaxpr=body)
+    cond_aug = ClosedJaxpr(
+        Jaxpr(
+            c.constvars,
+            [*c.invars, *(Var(core.get_aval(t).strip_weak_type()) for t in init_dots)],
+            c.outvars,
+            c.eqns,
+        ),
+        cond_jaxpr.consts,
+    )
+    outs = while_p.bind(
+        *cconsts,
+        *jvp_consts,
+        *bconsts,
+        *bconst_dots,
+        *init,
+        *init_dots,
+        cond_nconsts=cond_nconsts,
+        cond_jaxpr=cond_aug,
+        body_nconsts=len(jvp_consts) + body_nconsts + len(bconst_dots),
+        body_jaxpr=body,
+    )
     carry, dots = outs[:num_carry], iter(outs[num_carry:])
-    return carry, [next(dots) if nz else Zero.like(p)
-                   for p, nz in zip(carry, carry_nz, strict=True)]
+    return carry, [
+        next(dots) if nz else Zero.like(p) for p, nz in zip(carry, carry_nz, strict=True)
+    ]
 
 
 @partial_eval_jaxpr_rules.register(while_p)
@@ -278,11 +356,17 @@ def _while_partial_eval(unks_in, eqn):
     body_known = dce_closed(body_known, [True] * n_known + [False] * n_res)
     cconsts, bconsts, init = split(eqn.invars, [n_cc, n_bc])
     bconsts_known = [x for x, uk in zip(bconsts, bc_uk, strict=True) if not uk]
-    eqn_known = JaxprEqn(while_p, [*cconsts, *bconsts_known,
-                                   *(x for x, uk in zip(init, carry_uk, strict=True) if not uk)],
-                         [v for v, uk in zip(eqn.outvars, carry_uk, strict=True) if not uk],
-                         {**params, "cond_jaxpr": cond_known, "body_jaxpr": body_known,
-                          "body_nconsts": len(bconsts_known)})
+    eqn_known = JaxprEqn(
+        while_p,
+        [*cconsts, *bconsts_known, *(x for x, uk in zip(init, carry_uk, strict=True) if not uk)],
+        [v for v, uk in zip(eqn.outvars, carry_uk, strict=True) if not uk],
+        {
+            **params,
+            "cond_jaxpr": cond_known,
+            "body_jaxpr": body_known,
+            "body_nconsts": len(bconsts_known),
+        },
+    )
     outvars = [v if uk else DropVar(v.aval) for v, uk in zip(eqn.outvars, carry_uk, strict=True)]
     eqn_unknown = JaxprEqn(while_p, eqn.invars, outvars, params)
     return (eqn_known if n_known else None), eqn_unknown, carry_uk
@@ -299,8 +383,10 @@ def _while_vmap(axis_size, vals, dims, *, cond_nconsts, cond_jaxpr, body_nconsts
     carry_bat = [d is not NOT_MAPPED for d in init_dims]
     for _ in range(len(carry_bat) + 1):
         carry_in = [0 if b else NOT_MAPPED for b in carry_bat]
-        out_bat = [d is not NOT_MAPPED for d in
-                   batched_out_dims(body_jaxpr, axis_size, [*bconst_dims, *carry_in])]
+        out_bat = [
+            d is not NOT_MAPPED
+            for d in batched_out_dims(body_jaxpr, axis_size, [*bconst_dims, *carry_in])
+        ]
         if all(o <= b for o, b in zip(out_bat, carry_bat, strict=True)):
             break
         carry_bat = list(map(operator.or_, carry_bat, out_bat))
@@ -320,11 +406,21 @@ def _while_vmap(axis_size, vals, dims, *, cond_nconsts, cond_jaxpr, body_nconsts
     body, body_consts = hoist_consts(body)
     cond, cond_consts = hoist_consts(cond)
     cconsts, bconsts, init = split(vals, [cond_nconsts, body_nconsts])
-    init = [x if new is NOT_MAPPED else shape.move_axis(x, old, new, axis_size)
-            for x, old, new in zip(init, init_dims, carry_dims, strict=True)]
-    outs = while_p.bind(*cond_consts, *cconsts, *body_consts, *bconsts, *init,
-                        cond_nconsts=len(cond_consts) + cond_nconsts, cond_jaxpr=cond,
-                        body_nconsts=len(body_consts) + body_nconsts, body_jaxpr=body)
+    init = [
+        x if new is NOT_MAPPED else shape.move_axis(x, old, new, axis_size)
+        for x, old, new in zip(init, init_dims, carry_dims, strict=True)
+    ]
+    outs = while_p.bind(
+        *cond_consts,
+        *cconsts,
+        *body_consts,
+        *bconsts,
+        *init,
+        cond_nconsts=len(cond_consts) + cond_nconsts,
+        cond_jaxpr=cond,
+        body_nconsts=len(body_consts) + body_nconsts,
+        body_jaxpr=body,
+    )
     return outs, carry_dims
 
 
@@ -335,7 +431,7 @@ def _while_lowering(ctx, *args, cond_nconsts, cond_jaxpr, body_nconsts, body_jax
     # and keeps the finished lanes' carries with a select.
     hlo, ir = ctx.hlo, ctx.ir
     cconsts, bconsts, init = split(args, [cond_nconsts, body_nconsts])
-    carry_avals = ctx.avals_in[cond_nconsts + body_nconsts:]
+    carry_avals = ctx.avals_in[cond_nconsts + body_nconsts :]
     types = [ctx.tensor_type(a) for a in carry_avals]
     (pred_aval,) = cond_jaxpr.out_avals
     loop = hlo.WhileOp(types, init)
@@ -351,8 +447,10 @@ def _while_lowering(ctx, *args, cond_nconsts, cond_jaxpr, body_nconsts, body_jax
         new = ctx.lower_jaxpr(body_jaxpr, [*bconsts, *carry])
         if pred_aval.shape:
             (pred,) = ctx.lower_jaxpr(cond_jaxpr, [*cconsts, *carry])
-            new = [_select_lanes(ctx, pred, pred_aval, n, c, a)
-                   for n, c, a in zip(new, carry, carry_avals, strict=True)]
+            new = [
+                _select_lanes(ctx, pred, pred_aval, n, c, a)
+                for n, c, a in zip(new, carry, carry_avals, strict=True)
+            ]
         hlo.return_(new)
     return list(loop.results)
 
@@ -360,14 +458,22 @@ def _while_lowering(ctx, *args, cond_nconsts, cond_jaxpr, body_nconsts, body_jax
 def _any(ctx: core.LoweringContext, pred: Any, aval: ShapedArray) -> Any:
     scalar = ShapedArray((), dtypes.bool_)
     rule = core.lowering_rules[reduce_max_p]  # a max of bools is their `or`
-    (out,) = rule(ctx.replace(avals_in=(aval,), avals_out=(scalar,)), pred,
-                  axes=tuple(range(aval.ndim)))
+    (out,) = rule(
+        ctx.replace(avals_in=(aval,), avals_out=(scalar,)), pred, axes=tuple(range(aval.ndim))
+    )
     return out
 
 
-def _select_lanes(ctx: core.LoweringContext, pred: Any, pred_aval: ShapedArray, new: Any,
-                  old: Any, aval: ShapedArray) -> Any:
+def _select_lanes(
+    ctx: core.LoweringContext,
+    pred: Any,
+    pred_aval: ShapedArray,
+    new: Any,
+    old: Any,
+    aval: ShapedArray,
+) -> Any:
     if aval.shape != pred_aval.shape:
-        pred = ctx.hlo.broadcast_in_dim(ctx.tensor_type(aval.update(dtype=dtypes.bool_)), pred,
-                                        tuple(range(pred_aval.ndim)))
+        pred = ctx.hlo.broadcast_in_dim(
+            ctx.tensor_type(aval.update(dtype=dtypes.bool_)), pred, tuple(range(pred_aval.ndim))
+        )
     return ctx.hlo.select(pred, new, old)

@@ -9,7 +9,8 @@ main trace, so nested derivatives of closures never confuse their perturbations.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from didax import core
 from didax.core import Zero
@@ -48,9 +49,13 @@ class JVPTrace(core.Trace):
         return [JVPTracer(self, x, t) for x, t in zip(primals_out, tangents_out, strict=True)]
 
 
-def jvp_flat(fn: Callable[..., Sequence[Any]], primals: Sequence[Any],
-             tangents: Sequence[Any], *, instantiate: bool | Sequence[bool] = True
-             ) -> tuple[list[Any], list[Any]]:
+def jvp_flat(
+    fn: Callable[..., Sequence[Any]],
+    primals: Sequence[Any],
+    tangents: Sequence[Any],
+    *,
+    instantiate: bool | Sequence[bool] = True,
+) -> tuple[list[Any], list[Any]]:
     """Push (primals, tangents) through `fn` (flat lists in, a flat list out). Tangents may be
     `Zero`s; with `instantiate`, zero output tangents come back as arrays of zeros."""
     __tracebackhide__ = True  # engine frame: IPython leaves it out of tracebacks
@@ -59,17 +64,22 @@ def jvp_flat(fn: Callable[..., Sequence[Any]], primals: Sequence[Any],
         tracers_in = [JVPTracer(trace, x, t) for x, t in zip(primals, tangents, strict=True)]
         outs = [trace.full_raise(out) for out in fn(*tracers_in)]
         primals_out = [core.full_lower(t.primal) for t in outs]
-        tangents_out = [core.full_lower(t.tangent) if not isinstance(t.tangent, Zero)
-                        else t.tangent for t in outs]
+        tangents_out = [
+            core.full_lower(t.tangent) if not isinstance(t.tangent, Zero) else t.tangent
+            for t in outs
+        ]
     if isinstance(instantiate, bool):
         instantiate = [instantiate] * len(tangents_out)
-    tangents_out = [shape.instantiate(t) if inst else t
-                    for t, inst in zip(tangents_out, instantiate, strict=True)]
+    tangents_out = [
+        shape.instantiate(t) if inst else t
+        for t, inst in zip(tangents_out, instantiate, strict=True)
+    ]
     return primals_out, tangents_out
 
 
-def jvp_jaxpr(closed: ClosedJaxpr, nonzeros: Sequence[bool], instantiate: bool | Sequence[bool]
-              ) -> tuple[ClosedJaxpr, list[bool]]:
+def jvp_jaxpr(
+    closed: ClosedJaxpr, nonzeros: Sequence[bool], instantiate: bool | Sequence[bool]
+) -> tuple[ClosedJaxpr, list[bool]]:
     """The jaxpr of (primals, nonzero tangents) -> (primals out, tangents out), and which
     output tangents are nonzero. Used by the rules of higher-order primitives."""
     n = len(closed.in_avals)
@@ -77,13 +87,21 @@ def jvp_jaxpr(closed: ClosedJaxpr, nonzeros: Sequence[bool], instantiate: bool |
 
     def fn(*args: Any) -> list[Any]:
         primals, tangent_args = args[:n], list(args[n:])
-        tangents = [tangent_args.pop(0) if nz else Zero(core.tangent_aval(a))
-                    for nz, a in zip(nonzeros, closed.in_avals, strict=True)]
-        p_out, t_out = jvp_flat(lambda *xs: eval_jaxpr(closed.jaxpr, closed.consts, *xs),
-                                primals, tangents, instantiate=instantiate)
+        tangents = [
+            tangent_args.pop(0) if nz else Zero(core.tangent_aval(a))
+            for nz, a in zip(nonzeros, closed.in_avals, strict=True)
+        ]
+        p_out, t_out = jvp_flat(
+            lambda *xs: eval_jaxpr(closed.jaxpr, closed.consts, *xs),
+            primals,
+            tangents,
+            instantiate=instantiate,
+        )
         nonzero_out[:] = [not isinstance(t, Zero) for t in t_out]
         return [*p_out, *(t for t in t_out if not isinstance(t, Zero))]
 
-    in_avals = [*closed.in_avals,
-                *(core.tangent_aval(a) for a, nz in zip(closed.in_avals, nonzeros) if nz)]
+    in_avals = [
+        *closed.in_avals,
+        *(core.tangent_aval(a) for a, nz in zip(closed.in_avals, nonzeros) if nz),
+    ]
     return staging.trace_to_jaxpr(fn, in_avals), nonzero_out

@@ -12,10 +12,10 @@ reused. Nested jaxprs lower inline through `ctx.lower_jaxpr`, or as a private fu
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
-
 from didax import backend, core, dtypes
 from didax.core import ShapedArray
 from didax.jaxpr import ClosedJaxpr, Literal
@@ -43,7 +43,8 @@ class ModuleBuilder:
         with self.context, self.ir.Location.unknown():
             self.module = self.ir.Module.create()
             self.module.operation.attributes["sym_name"] = self.ir.StringAttr.get(
-                _symbol_name(name))
+                _symbol_name(name)
+            )
 
     # ----- types
     def element_type(self, dtype: np.dtype) -> Any:
@@ -57,7 +58,8 @@ class ModuleBuilder:
         t = self._types.get(key)
         if t is None:
             t = self._types[key] = self.ir.RankedTensorType.get(
-                aval.shape, self.element_type(aval.dtype))
+                aval.shape, self.element_type(aval.dtype)
+            )
         return t
 
     # ----- constants
@@ -84,8 +86,9 @@ class ModuleBuilder:
         """Emit `closed` at the current insertion point on `args`; returns its outputs."""
         jaxpr = closed.jaxpr
         if len(args) != len(jaxpr.invars):
-            raise LoweringError(f"lower_jaxpr: the jaxpr takes {len(jaxpr.invars)} "
-                                f"arguments, got {len(args)}")
+            raise LoweringError(
+                f"lower_jaxpr: the jaxpr takes {len(jaxpr.invars)} arguments, got {len(args)}"
+            )
         env: dict[Any, Any] = {}
 
         def read(atom: Any) -> Any:
@@ -110,11 +113,18 @@ class ModuleBuilder:
         try:
             rule = core.lowering_rules[prim]
         except NotImplementedError as e:  # "no lowering rule for 'foo'"
-            e.add_note(f"while lowering {prefix} to StableHLO: register one with "
-                       f"didax.core.lowering_rules.register({prim.name}_p, rule)")
+            e.add_note(
+                f"while lowering {prefix} to StableHLO: register one with "
+                f"didax.core.lowering_rules.register({prim.name}_p, rule)"
+            )
             raise
-        ctx = core.LoweringContext(self.hlo, self.ir, tuple(x.aval for x in eqn.invars),
-                                   tuple(v.aval for v in eqn.outvars), self)
+        ctx = core.LoweringContext(
+            self.hlo,
+            self.ir,
+            tuple(x.aval for x in eqn.invars),
+            tuple(v.aval for v in eqn.outvars),
+            self,
+        )
         with self.ir.Location.name(f"{prefix}/{prim.name}"):
             try:
                 outs = rule(ctx, *operands, **eqn.params)
@@ -123,16 +133,22 @@ class ModuleBuilder:
             except Exception as e:
                 types_in = ", ".join(a.str_short() for a in ctx.avals_in)
                 types_out = ", ".join(a.str_short() for a in ctx.avals_out)
-                raise LoweringError(f"lowering '{prim}' on ({types_in}) -> ({types_out}) "
-                                    f"failed: {type(e).__name__}: {e}") from e
+                raise LoweringError(
+                    f"lowering '{prim}' on ({types_in}) -> ({types_out}) "
+                    f"failed: {type(e).__name__}: {e}"
+                ) from e
         outs = list(outs)
         if len(outs) != len(eqn.outvars):
-            raise LoweringError(f"the lowering rule for '{prim}' returned {len(outs)} values "
-                                f"for {len(eqn.outvars)} outputs")
+            raise LoweringError(
+                f"the lowering rule for '{prim}' returned {len(outs)} values "
+                f"for {len(eqn.outvars)} outputs"
+            )
         for out, v in zip(outs, eqn.outvars):
             if out.type != self.tensor_type(v.aval):
-                raise LoweringError(f"the lowering rule for '{prim}' returned a value of type "
-                                    f"{out.type} for an output of type {v.aval.str_short()}")
+                raise LoweringError(
+                    f"the lowering rule for '{prim}' returned a value of type "
+                    f"{out.type} for an output of type {v.aval.str_short()}"
+                )
         return outs
 
     def call_function(self, name: str, closed: ClosedJaxpr, args: Sequence[Any]) -> list[Any]:
@@ -156,14 +172,14 @@ class ModuleBuilder:
         self._symbols.add(symbol)
         return symbol
 
-    def _build_function(self, symbol: str, closed: ClosedJaxpr, *, public: bool,
-                        scope: str) -> None:
+    def _build_function(
+        self, symbol: str, closed: ClosedJaxpr, *, public: bool, scope: str
+    ) -> None:
         arg_types = [self.tensor_type(a) for a in closed.in_avals]
         result_types = [self.tensor_type(a) for a in closed.out_avals]
         with self.ir.InsertionPoint(self.module.body):
             fn = self.func.FuncOp(symbol, self.ir.FunctionType.get(arg_types, result_types))
-        fn.attributes["sym_visibility"] = self.ir.StringAttr.get(
-            "public" if public else "private")
+        fn.attributes["sym_visibility"] = self.ir.StringAttr.get("public" if public else "private")
         block = fn.add_entry_block()
         self.name_stack.append(scope)
         try:
@@ -201,8 +217,9 @@ def _dense_attr(builder: ModuleBuilder, array: np.ndarray) -> Any:
         return ir.DenseElementsAttr.get_splat(tensor, _scalar_attr(builder, flat[:1]))
     if dtypes.bfloat16 is not None and array.dtype == dtypes.bfloat16:
         # MLIR reads bfloat16 from its raw 16 bits
-        return ir.DenseElementsAttr.get(array.view(np.uint16), type=tensor.element_type,
-                                        shape=list(array.shape))
+        return ir.DenseElementsAttr.get(
+            array.view(np.uint16), type=tensor.element_type, shape=list(array.shape)
+        )
     return ir.DenseElementsAttr.get(array, type=tensor.element_type, shape=list(array.shape))
 
 
@@ -237,8 +254,9 @@ def _verify(builder: ModuleBuilder) -> None:
     try:
         builder.module.operation.verify()
     except Exception as e:  # noqa: BLE001 - jaxlib's MLIRError, whose diagnostics name the op
-        raise LoweringError(f"the lowered module does not verify:\n{e}\n\n"
-                            f"{module_text(builder)}") from None
+        raise LoweringError(
+            f"the lowered module does not verify:\n{e}\n\n{module_text(builder)}"
+        ) from None
 
 
 def module_text(builder: ModuleBuilder) -> str:

@@ -17,7 +17,8 @@ to a one-equation jaxpr, binding the known half and recording the unknown half.
 
 from __future__ import annotations
 
-from typing import Any, Callable, NamedTuple, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
 
 from didax import core, dtypes
 from didax.core import ShapedArray, Zero
@@ -37,7 +38,8 @@ from didax.jaxpr import Atom, ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, litera
 # eqn_known's primitive on the known values and records eqn_unknown.
 PartialEvalJaxprRule = Callable[..., tuple]
 partial_eval_jaxpr_rules: core.RuleTable[PartialEvalJaxprRule] = core.RuleTable(
-    "partial_eval_jaxpr")
+    "partial_eval_jaxpr"
+)
 
 # --------------------------------------------------------------------------- partial values
 
@@ -109,8 +111,9 @@ class PartialEvalTrace(core.Trace):
     def instantiate_const(self, tracer: PartialEvalTracer) -> PartialEvalTracer:
         if not tracer.pval.is_known:
             return tracer
-        return PartialEvalTracer(self, PartialVal.unknown(tracer.aval),
-                                 self._const_atom(tracer.pval.const))
+        return PartialEvalTracer(
+            self, PartialVal.unknown(tracer.aval), self._const_atom(tracer.pval.const)
+        )
 
     def _const_atom(self, val: Any) -> Atom:
         builder = self.builder
@@ -134,14 +137,17 @@ class PartialEvalTrace(core.Trace):
             return self._process_with_rule(primitive, tracers, params)
         return self.stage(primitive, tracers, params)
 
-    def stage(self, primitive: core.Primitive, tracers: Sequence[PartialEvalTracer],
-              params: dict[str, Any]) -> list[PartialEvalTracer]:
+    def stage(
+        self,
+        primitive: core.Primitive,
+        tracers: Sequence[PartialEvalTracer],
+        params: dict[str, Any],
+    ) -> list[PartialEvalTracer]:
         """Record `primitive` applied to `tracers` (known ones become constants)."""
         tracers_in = [self.instantiate_const(t) for t in tracers]
         avals_out = core.abstract_eval_rules[primitive](*(t.aval for t in tracers_in), **params)
         outvars = [Var(a) for a in avals_out]
-        self.builder.eqns.append(JaxprEqn(primitive, [t.atom for t in tracers_in], outvars,
-                                          params))
+        self.builder.eqns.append(JaxprEqn(primitive, [t.atom for t in tracers_in], outvars, params))
         return [PartialEvalTracer(self, PartialVal.unknown(v.aval), v) for v in outvars]
 
     def _known_value(self, x: Any) -> Any:
@@ -174,9 +180,11 @@ class PartialEvalTrace(core.Trace):
         return [env[v] for v in eqn.outvars]
 
 
-def partial_eval_flat(fn: Callable[..., Sequence[Any]], pvals_in: Sequence[PartialVal],
-                      instantiate: bool | Sequence[bool] = False
-                      ) -> tuple[ClosedJaxpr, list[PartialVal]]:
+def partial_eval_flat(
+    fn: Callable[..., Sequence[Any]],
+    pvals_in: Sequence[PartialVal],
+    instantiate: bool | Sequence[bool] = False,
+) -> tuple[ClosedJaxpr, list[PartialVal]]:
     """Run `fn` (flat lists in and out) on partly known inputs. Returns the jaxpr of the
     unknown part -- unknown inputs to unknown outputs, reading known values as constants --
     and the outputs as PartialVals (known ones carry their value). Outputs marked in
@@ -189,10 +197,14 @@ def partial_eval_flat(fn: Callable[..., Sequence[Any]], pvals_in: Sequence[Parti
         outs = [trace.full_raise(out) for out in fn(*tracers_in)]
         if isinstance(instantiate, bool):
             instantiate = [instantiate] * len(outs)
-        outs = [trace.instantiate_const(t) if inst else t
-                for t, inst in zip(outs, instantiate, strict=True)]
-        pvals_out = [PartialVal(t.aval, core.full_lower(t.pval.const)) if t.pval.is_known
-                     else t.pval for t in outs]
+        outs = [
+            trace.instantiate_const(t) if inst else t
+            for t, inst in zip(outs, instantiate, strict=True)
+        ]
+        pvals_out = [
+            PartialVal(t.aval, core.full_lower(t.pval.const)) if t.pval.is_known else t.pval
+            for t in outs
+        ]
         invars = [t.atom for t in tracers_in if not t.pval.is_known]
         outvars = [t.atom for t in outs if not t.pval.is_known]
         return _build(builder, invars, outvars), pvals_out
@@ -222,8 +234,9 @@ def live_eqns(eqns: Sequence[JaxprEqn], outvars: Sequence[Atom]) -> list[JaxprEq
     return kept
 
 
-def dce_jaxpr(jaxpr: Jaxpr, used_outputs: Sequence[bool], instantiate: bool = False
-              ) -> tuple[Jaxpr, list[bool]]:
+def dce_jaxpr(
+    jaxpr: Jaxpr, used_outputs: Sequence[bool], instantiate: bool = False
+) -> tuple[Jaxpr, list[bool]]:
     """Drop the outputs not in `used_outputs` and the equations only they needed. Returns the
     smaller jaxpr and which inputs it still reads; with `instantiate` it keeps every input."""
     outvars = [x for x, u in zip(jaxpr.outvars, used_outputs, strict=True) if u]
@@ -239,9 +252,9 @@ def dce_jaxpr(jaxpr: Jaxpr, used_outputs: Sequence[bool], instantiate: bool = Fa
 # --------------------------------------------------------------------------- jaxprs
 
 
-def partial_eval_jaxpr(closed: ClosedJaxpr, unknowns: Sequence[bool],
-                       instantiate: bool | Sequence[bool] = False
-                       ) -> tuple[ClosedJaxpr, ClosedJaxpr, list[bool], int]:
+def partial_eval_jaxpr(
+    closed: ClosedJaxpr, unknowns: Sequence[bool], instantiate: bool | Sequence[bool] = False
+) -> tuple[ClosedJaxpr, ClosedJaxpr, list[bool], int]:
     """Split `closed` into a known and an unknown jaxpr.
 
     If `closed` maps (a1, a2) -> (b1, b2), where a2 are the inputs marked in `unknowns` and b2
@@ -278,8 +291,9 @@ def partial_eval_jaxpr(closed: ClosedJaxpr, unknowns: Sequence[bool],
             unknown_eqns.append(eqn)
             unknown.update((v, True) for v in eqn.outvars)
 
-    out_unknowns = [is_unknown(x) or inst
-                    for x, inst in zip(jaxpr.outvars, instantiate, strict=True)]
+    out_unknowns = [
+        is_unknown(x) or inst for x, inst in zip(jaxpr.outvars, instantiate, strict=True)
+    ]
     unknown_outs = [x for x, u in zip(jaxpr.outvars, out_unknowns, strict=True) if u]
     unknown_eqns = live_eqns(unknown_eqns, unknown_outs)
     residuals: dict[Var, None] = {}  # ordered set: known vars the unknown side reads
@@ -290,8 +304,11 @@ def partial_eval_jaxpr(closed: ClosedJaxpr, unknowns: Sequence[bool],
     known_ins = [v for v, u in zip(jaxpr.invars, unknowns, strict=True) if not u]
     unknown_ins = [v for v, u in zip(jaxpr.invars, unknowns, strict=True) if u]
     known_outs = [x for x, u in zip(jaxpr.outvars, out_unknowns, strict=True) if not u]
-    known_jaxpr, _ = dce_jaxpr(Jaxpr(jaxpr.constvars, known_ins, [*known_outs, *res], known_eqns),
-                               [True] * (len(known_outs) + len(res)), instantiate=True)
+    known_jaxpr, _ = dce_jaxpr(
+        Jaxpr(jaxpr.constvars, known_ins, [*known_outs, *res], known_eqns),
+        [True] * (len(known_outs) + len(res)),
+        instantiate=True,
+    )
     const_of = dict(zip(jaxpr.constvars, closed.consts, strict=True))
     known = ClosedJaxpr(known_jaxpr, [const_of[v] for v in known_jaxpr.constvars])
     unknown_jaxpr = Jaxpr([], [*res, *unknown_ins], unknown_outs, unknown_eqns)
@@ -301,8 +318,9 @@ def partial_eval_jaxpr(closed: ClosedJaxpr, unknowns: Sequence[bool],
 # --------------------------------------------------------------------------- linearize
 
 
-def linearize_flat(fn: Callable[..., Sequence[Any]], primals: Sequence[Any]
-                   ) -> tuple[list[Any], ClosedJaxpr, list[bool], list[bool]]:
+def linearize_flat(
+    fn: Callable[..., Sequence[Any]], primals: Sequence[Any]
+) -> tuple[list[Any], ClosedJaxpr, list[bool], list[bool]]:
     """Evaluate `fn` at `primals` and stage its linear part (jvp + partial evaluation).
 
     Returns the primal outputs; the linear jaxpr, from the tangents of the floating-point
@@ -315,16 +333,21 @@ def linearize_flat(fn: Callable[..., Sequence[Any]], primals: Sequence[Any]
     in_linear = [dtypes.is_float(core.get_aval(x).dtype) for x in primals]
     with core.new_main(PartialEvalTrace, builder) as main:
         trace = PartialEvalTrace(main)
-        tangents_in = [trace.new_arg(PartialVal.unknown(core.tangent_aval(core.get_aval(x))))
-                       if lin else Zero.like(x) for x, lin in zip(primals, in_linear, strict=True)]
-        primals_out, tangents_out = jvp_interp.jvp_flat(fn, primals, tangents_in,
-                                                        instantiate=False)
+        tangents_in = [
+            trace.new_arg(PartialVal.unknown(core.tangent_aval(core.get_aval(x))))
+            if lin
+            else Zero.like(x)
+            for x, lin in zip(primals, in_linear, strict=True)
+        ]
+        primals_out, tangents_out = jvp_interp.jvp_flat(fn, primals, tangents_in, instantiate=False)
         for x in primals_out:
             if isinstance(x, PartialEvalTracer) and x._trace.main is main:
                 raise AssertionError("linearize: a primal output depends on a tangent")
         # A tangent output that is known is constant in the tangents, so (being linear) zero.
-        out_nonzero = [isinstance(t, PartialEvalTracer) and t._trace.main is main
-                       and not t.pval.is_known for t in tangents_out]
+        out_nonzero = [
+            isinstance(t, PartialEvalTracer) and t._trace.main is main and not t.pval.is_known
+            for t in tangents_out
+        ]
         invars = [t.atom for t in tangents_in if isinstance(t, PartialEvalTracer)]
         outvars = [t.atom for t, nz in zip(tangents_out, out_nonzero, strict=True) if nz]
         return list(primals_out), _build(builder, invars, outvars), in_linear, out_nonzero

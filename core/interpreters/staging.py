@@ -10,10 +10,10 @@ constvars; scalar constants become typed literals.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
-
 from didax import core
 from didax.core import ShapedArray
 from didax.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, literal
@@ -58,11 +58,13 @@ class JaxprBuilder:
         self.consts_seen.append(val)
         return tracer
 
-    def build(self, in_tracers: Sequence[JaxprTracer], out_tracers: Sequence[JaxprTracer]
-              ) -> ClosedJaxpr:
+    def build(
+        self, in_tracers: Sequence[JaxprTracer], out_tracers: Sequence[JaxprTracer]
+    ) -> ClosedJaxpr:
         constvars = list(self.constvals)
-        jaxpr = Jaxpr(constvars, [t.var for t in in_tracers], [t.var for t in out_tracers],
-                      list(self.eqns))
+        jaxpr = Jaxpr(
+            constvars, [t.var for t in in_tracers], [t.var for t in out_tracers], list(self.eqns)
+        )
         return ClosedJaxpr(jaxpr, [self.constvals[v] for v in constvars])
 
 
@@ -92,8 +94,9 @@ class JaxprTrace(core.Trace):
         return [JaxprTracer(self, v.aval, v) for v in outvars]
 
 
-def trace_to_jaxpr(fn: Callable[..., Sequence[Any]], in_avals: Sequence[ShapedArray]
-                   ) -> ClosedJaxpr:
+def trace_to_jaxpr(
+    fn: Callable[..., Sequence[Any]], in_avals: Sequence[ShapedArray]
+) -> ClosedJaxpr:
     """Stage `fn` (flat list of arrays in, flat list out) at `in_avals` into a ClosedJaxpr."""
     __tracebackhide__ = True  # engine frame: IPython leaves it out of tracebacks
     builder = JaxprBuilder()

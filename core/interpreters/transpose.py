@@ -11,7 +11,8 @@ cotangents are all zero is skipped. `vjp_flat` is linearize followed by this.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from didax import core
 from didax.core import UndefinedPrimal, Zero
@@ -21,8 +22,9 @@ from didax.lax import shape
 from didax.lax.elementwise import add_tangents
 
 
-def backward_pass(jaxpr: Jaxpr, consts: Sequence[Any], args: Sequence[Any],
-                  cts: Sequence[Any]) -> list[Any]:
+def backward_pass(
+    jaxpr: Jaxpr, consts: Sequence[Any], args: Sequence[Any], cts: Sequence[Any]
+) -> list[Any]:
     """Transpose `jaxpr`, linear in the inputs given as `UndefinedPrimal`s in `args`.
 
     `cts` holds one cotangent per output (an array or a `Zero`). Returns, for each input, its
@@ -65,18 +67,23 @@ def backward_pass(jaxpr: Jaxpr, consts: Sequence[Any], args: Sequence[Any],
         cts_out = [ct_env.pop(v, None) for v in eqn.outvars]
         if all(ct is None for ct in cts_out):
             continue  # every output cotangent is zero, so are the inputs'
-        cts_out = [Zero(core.tangent_aval(v.aval)) if ct is None else ct
-                   for v, ct in zip(eqn.outvars, cts_out, strict=True)]
+        cts_out = [
+            Zero(core.tangent_aval(v.aval)) if ct is None else ct
+            for v, ct in zip(eqn.outvars, cts_out, strict=True)
+        ]
         operands = [read_primal(x) for x in eqn.invars]
         cts_in = core.transpose_rules[eqn.primitive](cts_out, *operands, **eqn.params)
         for x, ct in zip(eqn.invars, cts_in, strict=True):
             write_ct(x, ct)
-    return [ct_env.pop(v, Zero(core.tangent_aval(v.aval))) if isinstance(x, UndefinedPrimal)
-            else None for v, x in zip(jaxpr.invars, args, strict=True)]
+    return [
+        ct_env.pop(v, Zero(core.tangent_aval(v.aval))) if isinstance(x, UndefinedPrimal) else None
+        for v, x in zip(jaxpr.invars, args, strict=True)
+    ]
 
 
-def transpose_jaxpr(closed: ClosedJaxpr, linear: Sequence[bool],
-                    ct_nonzero: Sequence[bool] | None = None) -> ClosedJaxpr:
+def transpose_jaxpr(
+    closed: ClosedJaxpr, linear: Sequence[bool], ct_nonzero: Sequence[bool] | None = None
+) -> ClosedJaxpr:
     """The transpose of `closed` with respect to the inputs marked in `linear`.
 
     The result maps (nonlinear inputs, cotangents of the outputs marked in `ct_nonzero`, by
@@ -92,18 +99,23 @@ def transpose_jaxpr(closed: ClosedJaxpr, linear: Sequence[bool],
 
     def fn(*args: Any) -> list[Any]:
         res, cts = iter(args[:n_res]), iter(args[n_res:])
-        primals = [UndefinedPrimal(a) if lin else next(res)
-                   for a, lin in zip(in_avals, linear, strict=True)]
-        cts_out = [next(cts) if nz else Zero(core.tangent_aval(a))
-                   for a, nz in zip(out_avals, ct_nonzero, strict=True)]
+        primals = [
+            UndefinedPrimal(a) if lin else next(res)
+            for a, lin in zip(in_avals, linear, strict=True)
+        ]
+        cts_out = [
+            next(cts) if nz else Zero(core.tangent_aval(a))
+            for a, nz in zip(out_avals, ct_nonzero, strict=True)
+        ]
         cts_in = backward_pass(closed.jaxpr, closed.consts, primals, cts_out)
         return [shape.instantiate(ct) for ct, lin in zip(cts_in, linear, strict=True) if lin]
 
     return staging.trace_to_jaxpr(fn, [*res_avals, *ct_avals])
 
 
-def vjp_flat(fn: Callable[..., Sequence[Any]], primals: Sequence[Any]
-             ) -> tuple[list[Any], Callable[[Sequence[Any]], list[Any]]]:
+def vjp_flat(
+    fn: Callable[..., Sequence[Any]], primals: Sequence[Any]
+) -> tuple[list[Any], Callable[[Sequence[Any]], list[Any]]]:
     """Evaluate `fn` at `primals`; return its outputs and the function from output
     cotangents to input cotangents (a `Zero` for each input nothing reaches, and for integer
     inputs). Flat lists in and out; like `jax.vjp`."""
@@ -115,14 +127,17 @@ def vjp_flat(fn: Callable[..., Sequence[Any]], primals: Sequence[Any]
         cts_lin = [ct for ct, nz in zip(cts, out_nonzero, strict=True) if nz]
         undefined = [UndefinedPrimal(v.aval) for v in lin.jaxpr.invars]
         cts_in = iter(backward_pass(lin.jaxpr, lin.consts, undefined, cts_lin))
-        return [next(cts_in) if lin_in else Zero(aval)
-                for aval, lin_in in zip(in_avals, in_linear, strict=True)]
+        return [
+            next(cts_in) if lin_in else Zero(aval)
+            for aval, lin_in in zip(in_avals, in_linear, strict=True)
+        ]
 
     return primals_out, fn_vjp
 
 
-def linear_transpose_flat(fn: Callable[..., Sequence[Any]], in_avals: Sequence[Any]
-                          ) -> Callable[[Sequence[Any]], list[Any]]:
+def linear_transpose_flat(
+    fn: Callable[..., Sequence[Any]], in_avals: Sequence[Any]
+) -> Callable[[Sequence[Any]], list[Any]]:
     """The transpose of the linear function `fn` (flat lists), traced at `in_avals`."""
     __tracebackhide__ = True
     closed = staging.trace_to_jaxpr(fn, in_avals)

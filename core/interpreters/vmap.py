@@ -8,7 +8,8 @@ rule, which returns the batched outputs and their batch dims.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from didax import core
 from didax.core import NOT_MAPPED
@@ -30,7 +31,7 @@ class BatchTracer(core.Tracer):
         aval = core.get_aval(self.val)
         if self.batch_dim is NOT_MAPPED:
             return aval
-        shp = aval.shape[: self.batch_dim] + aval.shape[self.batch_dim + 1:]
+        shp = aval.shape[: self.batch_dim] + aval.shape[self.batch_dim + 1 :]
         return core.ShapedArray(shp, aval.dtype, aval.weak_type)
 
     def full_lower(self) -> Any:
@@ -55,17 +56,23 @@ class BatchTrace(core.Trace):
         return [BatchTracer(self, x, d) for x, d in zip(vals_out, dims_out, strict=True)]
 
 
-def vmap_flat(fn: Callable[..., Sequence[Any]], axis_size: int, in_dims: Sequence[Any],
-              args: Sequence[Any], out_dims: Sequence[Any] | None = None
-              ) -> tuple[list[Any], list[Any]]:
+def vmap_flat(
+    fn: Callable[..., Sequence[Any]],
+    axis_size: int,
+    in_dims: Sequence[Any],
+    args: Sequence[Any],
+    out_dims: Sequence[Any] | None = None,
+) -> tuple[list[Any], list[Any]]:
     """Map `fn` over `axis_size` elements. Inputs are batched along `in_dims`; outputs come
     back with their batch axis moved to `out_dims` (None: left where the rules put it,
     reported in the second list)."""
     __tracebackhide__ = True  # engine frame: IPython leaves it out of tracebacks
     with core.new_main(BatchTrace, axis_size) as main:
         trace = BatchTrace(main)
-        tracers_in = [BatchTracer(trace, x, NOT_MAPPED if d is None else d)
-                      for x, d in zip(args, in_dims, strict=True)]
+        tracers_in = [
+            BatchTracer(trace, x, NOT_MAPPED if d is None else d)
+            for x, d in zip(args, in_dims, strict=True)
+        ]
         outs = [trace.full_raise(out) for out in fn(*tracers_in)]
         vals = [core.full_lower(t.val) for t in outs]
         dims = [t.batch_dim for t in outs]
@@ -82,8 +89,9 @@ def vmap_flat(fn: Callable[..., Sequence[Any]], axis_size: int, in_dims: Sequenc
     return moved, list(out_dims)
 
 
-def vmap_jaxpr(closed: ClosedJaxpr, axis_size: int, in_dims: Sequence[Any],
-               out_dims: Sequence[Any]) -> ClosedJaxpr:
+def vmap_jaxpr(
+    closed: ClosedJaxpr, axis_size: int, in_dims: Sequence[Any], out_dims: Sequence[Any]
+) -> ClosedJaxpr:
     """The batched jaxpr: inputs batched at `in_dims` (NOT_MAPPED for unbatched), outputs at
     `out_dims` (each an int: unbatched outputs are broadcast). For higher-order rules."""
     in_avals = []
@@ -97,8 +105,13 @@ def vmap_jaxpr(closed: ClosedJaxpr, axis_size: int, in_dims: Sequence[Any],
 
     def fn(*args: Any) -> list[Any]:
         dims = [None if d is NOT_MAPPED else d for d in in_dims]
-        outs, _ = vmap_flat(lambda *xs: eval_jaxpr(closed.jaxpr, closed.consts, *xs),
-                            axis_size, dims, args, out_dims)
+        outs, _ = vmap_flat(
+            lambda *xs: eval_jaxpr(closed.jaxpr, closed.consts, *xs),
+            axis_size,
+            dims,
+            args,
+            out_dims,
+        )
         return outs
 
     return staging.trace_to_jaxpr(fn, in_avals)
@@ -116,8 +129,9 @@ def batched_out_dims(closed: ClosedJaxpr, axis_size: int, in_dims: Sequence[Any]
 
     def fn(*args: Any) -> list[Any]:
         dims = [None if d is NOT_MAPPED else d for d in in_dims]
-        outs, out_dims = vmap_flat(lambda *xs: eval_jaxpr(closed.jaxpr, closed.consts, *xs),
-                                   axis_size, dims, args)
+        outs, out_dims = vmap_flat(
+            lambda *xs: eval_jaxpr(closed.jaxpr, closed.consts, *xs), axis_size, dims, args
+        )
         found[:] = out_dims
         return outs
 

@@ -8,10 +8,10 @@ and cotangents are never materialized.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
-
 from didax import core, dtypes
 from didax.array import Array
 from didax.core import ShapedArray, Zero
@@ -38,8 +38,11 @@ def _check(aval_rule: core.AbstractEvalRule, args: tuple, params: dict) -> None:
     aval_rule(*(ShapedArray(np.shape(a), a.dtype) for a in args), **params)
 
 
-def elementwise_impl(fn: Callable[..., Any], aval_rule: core.AbstractEvalRule | None = None,
-                     floats_only: bool = False) -> core.ImplRule:
+def elementwise_impl(
+    fn: Callable[..., Any],
+    aval_rule: core.AbstractEvalRule | None = None,
+    floats_only: bool = False,
+) -> core.ImplRule:
     """Apply the NumPy function `fn`, keeping the operands' dtype. With `aval_rule`, operands
     that may be ill-typed (dtypes differ, array shapes differ, a non-float operand of a
     float-only op) go through it first, so that eager calls raise the TypeError that staged
@@ -94,8 +97,12 @@ def eager_binary(fn: Callable[..., Any], floats_only: bool) -> Callable[..., Any
         if tx is Array and ty is Array:
             v, w = x._value, y._value
             # same dtype; same rank or a scalar (NumPy then broadcasts as lax does)
-            if (v is None or w is None or w.dtype is not v.dtype
-                    or (w.ndim != v.ndim and w.ndim and v.ndim)):
+            if (
+                v is None
+                or w is None
+                or w.dtype is not v.dtype
+                or (w.ndim != v.ndim and w.ndim and v.ndim)
+            ):
                 return NotImplemented
             dtype, weak = v.dtype, x._weak and y._weak
         elif tx is Array:  # y a Python scalar of x's default dtype: `x * 2.0`
@@ -126,8 +133,11 @@ def eager_binary(fn: Callable[..., Any], floats_only: bool) -> Callable[..., Any
     return eager
 
 
-def predicate_impl(fn: Callable[..., Any], aval_rule: core.AbstractEvalRule | None = None,
-                   floats_only: bool = False) -> core.ImplRule:
+def predicate_impl(
+    fn: Callable[..., Any],
+    aval_rule: core.AbstractEvalRule | None = None,
+    floats_only: bool = False,
+) -> core.ImplRule:
     """Apply the NumPy predicate `fn` (a bool result); `aval_rule` as in `elementwise_impl`."""
 
     def impl(*args: Any, **params: Any) -> list:
@@ -144,8 +154,7 @@ def validated_impl(prim: core.Primitive, impl: core.ImplRule) -> core.ImplRule:
     impls would raise other errors, or none)."""
 
     def rule(*args: Any, **params: Any) -> list:
-        core.abstract_eval_rules[prim](*(ShapedArray(np.shape(a), a.dtype) for a in args),
-                                       **params)
+        core.abstract_eval_rules[prim](*(ShapedArray(np.shape(a), a.dtype) for a in args), **params)
         return impl(*args, **params)
 
     return rule
@@ -155,8 +164,6 @@ def is_didax_value(x: Any) -> bool:
     """An Array or a Tracer: what a wrapper that has nothing to do may return as it is.
     NumPy values and Python scalars still become Arrays, as JAX's wrappers return Arrays."""
     return isinstance(x, core.Tracer) or isinstance(getattr(x, "aval", None), ShapedArray)
-
-
 
 
 # ----------------------------------------------------------------------------- abstract eval
@@ -169,8 +176,9 @@ def same_aval(x: ShapedArray, **params: Any) -> list[ShapedArray]:
 def float_aval(name: str) -> core.AbstractEvalRule:
     def rule(x: ShapedArray, **params: Any) -> list[ShapedArray]:
         if not dtypes.is_float(x.dtype):
-            raise TypeError(f"{name} does not accept dtype {x.dtype.name}: it needs a "
-                            "floating-point operand")
+            raise TypeError(
+                f"{name} does not accept dtype {x.dtype.name}: it needs a floating-point operand"
+            )
         return [x]
 
     return rule
@@ -183,14 +191,20 @@ def broadcast_shapes(name: str, *avals: ShapedArray) -> tuple[int, ...]:
     if not shapes:
         return ()
     if any(len(s) != len(shapes[0]) for s in shapes):
-        raise TypeError(f"{name}: arrays must have same number of dimensions, got "
-                        + ", ".join(str(s) for s in shapes) + ".")
+        raise TypeError(
+            f"{name}: arrays must have same number of dimensions, got "
+            + ", ".join(str(s) for s in shapes)
+            + "."
+        )
     out = []
     for sizes in zip(*shapes):
         big = {d for d in sizes if d != 1}
         if len(big) > 1:
-            raise TypeError(f"{name} got incompatible shapes for broadcasting: "
-                            + ", ".join(str(s) for s in shapes) + ".")
+            raise TypeError(
+                f"{name} got incompatible shapes for broadcasting: "
+                + ", ".join(str(s) for s in shapes)
+                + "."
+            )
         out.append(big.pop() if big else 1)
     return tuple(out)
 
@@ -205,8 +219,11 @@ def naryop_aval(name: str, allowed: str = "any") -> core.AbstractEvalRule:
                 return [ShapedArray.make(y.shape, y.dtype, x.weak_type and y.weak_type)]
         dtype = avals[0].dtype
         if any(a.dtype != dtype for a in avals):
-            raise TypeError(f"{name} requires arguments to have the same dtypes, got "
-                            + ", ".join(a.dtype.name for a in avals) + ".")
+            raise TypeError(
+                f"{name} requires arguments to have the same dtypes, got "
+                + ", ".join(a.dtype.name for a in avals)
+                + "."
+            )
         if allowed == "float" and not dtypes.is_float(dtype):
             raise TypeError(f"{name} does not accept dtype {dtype.name}")
         if allowed == "int_or_bool" and dtypes.is_float(dtype):
@@ -221,11 +238,14 @@ def naryop_aval(name: str, allowed: str = "any") -> core.AbstractEvalRule:
 def compare_aval(name: str) -> core.AbstractEvalRule:
     def rule(x: ShapedArray, y: ShapedArray) -> list[ShapedArray]:
         if x.dtype != y.dtype:
-            raise TypeError(f"{name} requires arguments to have the same dtypes, got "
-                            f"{x.dtype.name}, {y.dtype.name}.")
+            raise TypeError(
+                f"{name} requires arguments to have the same dtypes, got "
+                f"{x.dtype.name}, {y.dtype.name}."
+            )
         # weak when both operands are: JAX's `1.0 < 2.0` is a weak bool
-        return [ShapedArray(broadcast_shapes(name, x, y), dtypes.bool_,
-                            x.weak_type and y.weak_type)]
+        return [
+            ShapedArray(broadcast_shapes(name, x, y), dtypes.bool_, x.weak_type and y.weak_type)
+        ]
 
     return rule
 
@@ -311,8 +331,12 @@ def compare_type(dtype: np.dtype) -> str:
 def compare(ctx: core.LoweringContext, x: Any, y: Any, direction: str, dtype: np.dtype) -> Any:
     """`stablehlo.compare` of two equal-shaped values of `dtype` ("GT", "EQ", ...)."""
     hlo = ctx.hlo
-    return hlo.compare(x, y, hlo.ComparisonDirectionAttr.get(direction),
-                       compare_type=hlo.ComparisonTypeAttr.get(compare_type(dtype)))
+    return hlo.compare(
+        x,
+        y,
+        hlo.ComparisonDirectionAttr.get(direction),
+        compare_type=hlo.ComparisonTypeAttr.get(compare_type(dtype)),
+    )
 
 
 def compare_lowering(direction: str) -> core.LoweringRule:

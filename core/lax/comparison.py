@@ -7,10 +7,10 @@ the cases.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
-
 from didax import core, dtypes
 from didax.core import NOT_MAPPED, ShapedArray, UndefinedPrimal, Zero
 from didax.lax import common, shape
@@ -91,8 +91,9 @@ def _is_finite_abstract_eval(x):
     return [ShapedArray(x.shape, dtypes.bool_, x.weak_type)]
 
 
-core.impl_rules.register(is_finite_p,
-                         common.predicate_impl(np.isfinite, _is_finite_abstract_eval, True))
+core.impl_rules.register(
+    is_finite_p, common.predicate_impl(np.isfinite, _is_finite_abstract_eval, True)
+)
 
 
 core.jvp_rules.register(is_finite_p, _zero_output_jvp(is_finite_p))
@@ -148,14 +149,24 @@ def select_n(which: Any, *cases: Any) -> Any:
 def _select_n_impl(which, *cases):
     which = np.asarray(which)
     first = cases[0] if cases else which
-    if (len(cases) != 2 or which.dtype != np.bool_ or (which.shape and which.shape != first.shape)
-            or any(c.shape != first.shape or c.dtype != first.dtype for c in cases)):
+    if (
+        len(cases) != 2
+        or which.dtype != np.bool_
+        or (which.shape and which.shape != first.shape)
+        or any(c.shape != first.shape or c.dtype != first.dtype for c in cases)
+    ):
         # eager calls raise what staged ones raise
         _select_n_abstract_eval(*(ShapedArray(np.shape(v), v.dtype) for v in (which, *cases)))
     if which.dtype == np.bool_:
         which = which.astype(np.int32)
-    out = np.choose(which, [np.broadcast_to(c, np.broadcast_shapes(*(np.shape(c) for c in cases)))
-                            for c in cases]) if which.ndim else cases[int(which)]
+    out = (
+        np.choose(
+            which,
+            [np.broadcast_to(c, np.broadcast_shapes(*(np.shape(c) for c in cases))) for c in cases],
+        )
+        if which.ndim
+        else cases[int(which)]
+    )
     return [np.asarray(out)]
 
 
@@ -172,11 +183,15 @@ def _select_n_abstract_eval(which, *cases):
         raise TypeError("select_n: a bool predicate selects between at most two cases")
     first = cases[0]
     if any(c.shape != first.shape or c.dtype != first.dtype for c in cases):
-        raise TypeError("select_n: cases must have the same shapes and dtypes, got "
-                        + ", ".join(c.str_short() for c in cases))
+        raise TypeError(
+            "select_n: cases must have the same shapes and dtypes, got "
+            + ", ".join(c.str_short() for c in cases)
+        )
     if which.shape and which.shape != first.shape:
-        raise TypeError(f"select_n: the predicate's shape {which.shape} must be scalar or "
-                        f"equal to the cases' shape {first.shape}")
+        raise TypeError(
+            f"select_n: the predicate's shape {which.shape} must be scalar or "
+            f"equal to the cases' shape {first.shape}"
+        )
     return [ShapedArray(first.shape, first.dtype, all(c.weak_type for c in cases))]
 
 
@@ -212,9 +227,12 @@ def _select_n_transpose(cts, which, *cases):
 def _select_n_vmap(axis_size, vals, dims):
     which, *cases = vals
     which_dim, *case_dims = dims
-    case_shape = next(core.get_aval(c).shape if d is NOT_MAPPED
-                      else core.get_aval(c).shape[:d] + core.get_aval(c).shape[d + 1:]
-                      for c, d in zip(cases, case_dims, strict=True))
+    case_shape = next(
+        core.get_aval(c).shape
+        if d is NOT_MAPPED
+        else core.get_aval(c).shape[:d] + core.get_aval(c).shape[d + 1 :]
+        for c, d in zip(cases, case_dims, strict=True)
+    )
     cases = [shape.move_axis(c, d, 0, axis_size) for c, d in zip(cases, case_dims, strict=True)]
     if which_dim is NOT_MAPPED and not core.get_aval(which).shape:
         return [select_n(which, *cases)], [0]
@@ -234,8 +252,9 @@ def _select_n_lowering(ctx, which, *cases):
         if hi - lo == 1:
             return cases[lo]
         mid = (lo + hi) // 2
-        below = common.compare(ctx, which, common.broadcast_constant(ctx, mid, which_aval),
-                               "LT", which_aval.dtype)
+        below = common.compare(
+            ctx, which, common.broadcast_constant(ctx, mid, which_aval), "LT", which_aval.dtype
+        )
         return ctx.hlo.select(below, pick(lo, mid), pick(mid, hi))
 
     return [pick(0, len(cases))]

@@ -8,7 +8,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-
 from didax import core, dtypes
 from didax.core import ShapedArray, Zero
 from didax.lax import common
@@ -70,7 +69,9 @@ def _convert_transpose(cts, x, *, new_dtype, weak_type):
     return [convert_element_type(ct, x.aval.dtype, x.aval.weak_type)]
 
 
-core.vmap_rules.register(convert_element_type_p, common.vectorized_vmap(convert_element_type_p.bind))
+core.vmap_rules.register(
+    convert_element_type_p, common.vectorized_vmap(convert_element_type_p.bind)
+)
 
 
 @core.lowering_rules.register(convert_element_type_p)
@@ -82,6 +83,7 @@ def _convert_lowering(ctx, x, *, new_dtype, weak_type):
         zero = common.broadcast_constant(ctx, 0, aval)
         return [common.compare(ctx, x, zero, "NE", aval.dtype)]
     return [ctx.hlo.convert(ctx.tensor_type(ctx.avals_out[0]), x)]
+
 
 # ----------------------------------------------------------------------------- stop_gradient
 

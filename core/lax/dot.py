@@ -7,31 +7,32 @@ its jvp is the sum of the two one-sided products and it transposes in either ope
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
-
 from didax import core, dtypes, pretty
 from didax.core import NOT_MAPPED, ShapedArray, UndefinedPrimal, Zero
 from didax.lax import common, shape
 from didax.lax.convert import convert_element_type
 from didax.lax.elementwise import add_tangents
 
-DimensionNumbers = tuple[tuple[tuple[int, ...], tuple[int, ...]],
-                         tuple[tuple[int, ...], tuple[int, ...]]]
+DimensionNumbers = tuple[
+    tuple[tuple[int, ...], tuple[int, ...]], tuple[tuple[int, ...], tuple[int, ...]]
+]
 
 dot_general_p = core.Primitive("dot_general")
 
 
-def dot_general(x: Any, y: Any, dimension_numbers: Any,
-                preferred_element_type: Any = None) -> Any:
+def dot_general(x: Any, y: Any, dimension_numbers: Any, preferred_element_type: Any = None) -> Any:
     """Like `jax.lax.dot_general`."""
     (lc, rc), (lb, rb) = dimension_numbers
     dims = ((tuple(map(int, lc)), tuple(map(int, rc))), (tuple(map(int, lb)), tuple(map(int, rb))))
     if preferred_element_type is not None:  # None (the operands' dtype) prints as JAX's does
         preferred_element_type = dtypes.canonicalize(preferred_element_type)
-    return dot_general_p.bind(x, y, dimension_numbers=dims, precision=None,
-                              preferred_element_type=preferred_element_type)
+    return dot_general_p.bind(
+        x, y, dimension_numbers=dims, precision=None, preferred_element_type=preferred_element_type
+    )
 
 
 def _free(ndim: int, *used: Sequence[int]) -> list[int]:
@@ -47,8 +48,7 @@ def _dot_general_impl(x, y, *, dimension_numbers, precision, preferred_element_t
     size = lambda a, ds: int(np.prod([a.shape[d] for d in ds], dtype=np.int64))  # noqa: E731
     xm = np.transpose(x, (*lb, *lf, *lc)).reshape(*batch, size(x, lf), size(x, lc))
     ym = np.transpose(y, (*rb, *rc, *rf)).reshape(*batch, size(y, rc), size(y, rf))
-    out = np.matmul(xm, ym).reshape((*batch, *(x.shape[d] for d in lf),
-                                     *(y.shape[d] for d in rf)))
+    out = np.matmul(xm, ym).reshape((*batch, *(x.shape[d] for d in lf), *(y.shape[d] for d in rf)))
     return [np.asarray(out).astype(preferred_element_type or x.dtype)]
 
 
@@ -59,14 +59,24 @@ core.impl_rules.register(dot_general_p, common.validated_impl(dot_general_p, _do
 def _dot_general_abstract_eval(x, y, *, dimension_numbers, precision, preferred_element_type):
     (lc, rc), (lb, rb) = dimension_numbers
     if x.dtype != y.dtype:
-        raise TypeError(f"dot_general requires operands of the same dtype, got "
-                        f"{x.dtype.name} and {y.dtype.name}")
-    if len(lc) != len(rc) or len(lb) != len(rb) or any(
-            x.shape[a] != y.shape[b] for a, b in zip((*lc, *lb), (*rc, *rb))):
-        raise TypeError(f"dot_general: incompatible shapes {x.str_short()} and "
-                        f"{y.str_short()} for dimension_numbers {dimension_numbers}")
-    shape_out = (*(x.shape[d] for d in lb), *(x.shape[d] for d in _free(x.ndim, lc, lb)),
-                 *(y.shape[d] for d in _free(y.ndim, rc, rb)))
+        raise TypeError(
+            f"dot_general requires operands of the same dtype, got "
+            f"{x.dtype.name} and {y.dtype.name}"
+        )
+    if (
+        len(lc) != len(rc)
+        or len(lb) != len(rb)
+        or any(x.shape[a] != y.shape[b] for a, b in zip((*lc, *lb), (*rc, *rb)))
+    ):
+        raise TypeError(
+            f"dot_general: incompatible shapes {x.str_short()} and "
+            f"{y.str_short()} for dimension_numbers {dimension_numbers}"
+        )
+    shape_out = (
+        *(x.shape[d] for d in lb),
+        *(x.shape[d] for d in _free(x.ndim, lc, lb)),
+        *(y.shape[d] for d in _free(y.ndim, rc, rb)),
+    )
     return [ShapedArray(shape_out, preferred_element_type or x.dtype)]
 
 
@@ -115,8 +125,9 @@ def _dot_general_transpose(cts, x, y, *, dimension_numbers, precision, preferred
 
 
 @core.vmap_rules.register(dot_general_p)
-def _dot_general_vmap(axis_size, vals, dims, *, dimension_numbers, precision,
-                      preferred_element_type):
+def _dot_general_vmap(
+    axis_size, vals, dims, *, dimension_numbers, precision, preferred_element_type
+):
     (x, y), (dx, dy) = vals, dims
     (lc, rc), (lb, rb) = dimension_numbers
     shift = lambda ds: tuple(d + 1 for d in ds)  # noqa: E731
@@ -149,8 +160,11 @@ def _dot_general_lowering(ctx, x, y, *, dimension_numbers, precision, preferred_
     (lc, rc), (lb, rb) = dimension_numbers
     hlo, out = ctx.hlo, ctx.avals_out[0]
     dims = hlo.DotDimensionNumbers.get(
-        lhs_batching_dimensions=list(lb), rhs_batching_dimensions=list(rb),
-        lhs_contracting_dimensions=list(lc), rhs_contracting_dimensions=list(rc))
+        lhs_batching_dimensions=list(lb),
+        rhs_batching_dimensions=list(rb),
+        lhs_contracting_dimensions=list(lc),
+        rhs_contracting_dimensions=list(rc),
+    )
     x_aval, y_aval = ctx.avals_in
     if x_aval.dtype != dtypes.bool_:
         return [hlo.dot_general(ctx.tensor_type(out), x, y, dims)]
@@ -160,8 +174,15 @@ def _dot_general_lowering(ctx, x, y, *, dimension_numbers, precision, preferred_
     counts_aval = out.update(dtype=dtypes.int32)
     counts = hlo.dot_general(ctx.tensor_type(counts_aval), x, y, dims)
     if out.dtype == dtypes.bool_:
-        zero = ctx.hlo.broadcast_in_dim(ctx.tensor_type(counts_aval),
-                                        ctx.constant(0, dtypes.int32), ())
-        return [hlo.compare(counts, zero, hlo.ComparisonDirectionAttr.get("NE"),
-                            compare_type=hlo.ComparisonTypeAttr.get("SIGNED"))]
+        zero = ctx.hlo.broadcast_in_dim(
+            ctx.tensor_type(counts_aval), ctx.constant(0, dtypes.int32), ()
+        )
+        return [
+            hlo.compare(
+                counts,
+                zero,
+                hlo.ComparisonDirectionAttr.get("NE"),
+                compare_type=hlo.ComparisonTypeAttr.get("SIGNED"),
+            )
+        ]
     return [hlo.convert(ctx.tensor_type(out), counts)]

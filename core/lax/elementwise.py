@@ -9,10 +9,10 @@ Tangents may be symbolic zeros (`core.Zero`): rules skip the work for them.
 from __future__ import annotations
 
 import builtins
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
-
 from didax import core, dtypes
 from didax.core import ShapedArray, UndefinedPrimal, Zero
 from didax.lax import common, shape
@@ -30,8 +30,12 @@ def _unary(name: str, fn: Callable[..., Any], *, floats_only: bool = True) -> co
     return prim
 
 
-def _binary(name: str, fn: Callable[..., Any], allowed: str = "any",
-            aval: core.AbstractEvalRule | None = None) -> core.Primitive:
+def _binary(
+    name: str,
+    fn: Callable[..., Any],
+    allowed: str = "any",
+    aval: core.AbstractEvalRule | None = None,
+) -> core.Primitive:
     prim = core.Primitive(name)
     aval = aval or common.naryop_aval(name, allowed)
     core.impl_rules.register(prim, common.elementwise_impl(fn, aval, allowed == "float"))
@@ -95,8 +99,9 @@ def _add_any_jvp(primals, tangents):
 
 def _add_transpose(cts, x, y):
     (ct,) = cts
-    return [shape.unbroadcast(ct, v.aval) if isinstance(v, UndefinedPrimal) else None
-            for v in (x, y)]
+    return [
+        shape.unbroadcast(ct, v.aval) if isinstance(v, UndefinedPrimal) else None for v in (x, y)
+    ]
 
 
 core.transpose_rules.register(add_p, _add_transpose)
@@ -168,10 +173,11 @@ def _mul_transpose(cts, x, y):
     if isinstance(x, UndefinedPrimal) and isinstance(y, UndefinedPrimal):
         raise ValueError("mul: cannot transpose a product of two linear operands")
     if isinstance(x, UndefinedPrimal):
-        return [Zero(x.aval) if isinstance(ct, Zero) else shape.unbroadcast(mul(ct, y), x.aval),
-                None]
-    return [None,
-            Zero(y.aval) if isinstance(ct, Zero) else shape.unbroadcast(mul(x, ct), y.aval)]
+        return [
+            Zero(x.aval) if isinstance(ct, Zero) else shape.unbroadcast(mul(ct, y), x.aval),
+            None,
+        ]
+    return [None, Zero(y.aval) if isinstance(ct, Zero) else shape.unbroadcast(mul(x, ct), y.aval)]
 
 
 core.lowering_rules.register(mul_p, common.direct_lowering("multiply", bool_op="and_"))
@@ -211,8 +217,7 @@ def _div_transpose(cts, x, y):
     (ct,) = cts
     if isinstance(y, UndefinedPrimal):
         raise ValueError("div: cannot transpose with respect to the denominator")
-    return [Zero(x.aval) if isinstance(ct, Zero) else shape.unbroadcast(div(ct, y), x.aval),
-            None]
+    return [Zero(x.aval) if isinstance(ct, Zero) else shape.unbroadcast(div(ct, y), x.aval), None]
 
 
 core.lowering_rules.register(div_p, common.direct_lowering("divide"))
@@ -309,12 +314,16 @@ core.impl_rules.register(clamp_p, lambda lo, x, hi: [np.asarray(np.clip(x, lo, h
 @core.abstract_eval_rules.register(clamp_p)
 def _clamp_abstract_eval(lo, x, hi):
     if lo.dtype != x.dtype or hi.dtype != x.dtype:
-        raise TypeError("clamp requires arguments to have the same dtypes, got "
-                        f"{lo.dtype.name}, {x.dtype.name}, {hi.dtype.name}.")
+        raise TypeError(
+            "clamp requires arguments to have the same dtypes, got "
+            f"{lo.dtype.name}, {x.dtype.name}, {hi.dtype.name}."
+        )
     for bound in (lo, hi):
         if bound.shape and bound.shape != x.shape:
-            raise TypeError(f"clamp: bounds must be scalars or have the operand's shape "
-                            f"{x.shape}, got {bound.shape}")
+            raise TypeError(
+                f"clamp: bounds must be scalars or have the operand's shape "
+                f"{x.shape}, got {bound.shape}"
+            )
     return [ShapedArray(x.shape, x.dtype, x.weak_type)]
 
 
@@ -331,8 +340,12 @@ def _clamp_jvp(primals, tangents):
     for bound_dot, bound, test in ((lo_dot, lo, lt), (hi_dot, hi, gt)):
         if not isinstance(bound_dot, Zero):
             hit = test(x, bound)
-            t = add_tangents(t, select_n(hit, _full(zero, out_shape),
-                                         shape.fit_shape(bound_dot, core.get_aval(out))))
+            t = add_tangents(
+                t,
+                select_n(
+                    hit, _full(zero, out_shape), shape.fit_shape(bound_dot, core.get_aval(out))
+                ),
+            )
     return [out], [t]
 
 
@@ -429,8 +442,12 @@ def _round_jvp(primals, tangents, *, rounding_method):
     return [out], [Zero.like(out)]
 
 
-core.lowering_rules.register(round_p, lambda ctx, x, *, rounding_method: [
-    ctx.hlo.round_nearest_even(x) if rounding_method == 1 else ctx.hlo.round_nearest_afz(x)])
+core.lowering_rules.register(
+    round_p,
+    lambda ctx, x, *, rounding_method: [
+        ctx.hlo.round_nearest_even(x) if rounding_method == 1 else ctx.hlo.round_nearest_afz(x)
+    ],
+)
 
 
 # ----------------------------------------------------------------------------- transcendental
@@ -577,12 +594,15 @@ core.lowering_rules.register(logistic_p, common.direct_lowering("logistic"))
 
 # ----------------------------------------------------------------------------- pow
 
+
 def _pow_abstract_eval(x, y):
     if not dtypes.is_float(x.dtype):
         raise TypeError(f"pow does not accept dtype {x.dtype.name}")
     if y.dtype != x.dtype and not dtypes.is_int(y.dtype):  # as JAX 0.10: an int exponent is ok
-        raise TypeError(f"pow requires arguments to have the same dtypes, or an integer "
-                        f"exponent, got {x.dtype.name}, {y.dtype.name}.")
+        raise TypeError(
+            f"pow requires arguments to have the same dtypes, or an integer "
+            f"exponent, got {x.dtype.name}, {y.dtype.name}."
+        )
     shape = common.broadcast_shapes("pow", x, y)
     return [ShapedArray(shape, x.dtype, x.weak_type and y.weak_type)]
 
@@ -613,8 +633,9 @@ def _pow_jvp(primals, tangents):
         dtype = core.get_aval(x).dtype
         yf = convert_element_type(y, dtype, False)
         zero = _full(_const(0.0, x), core.get_aval(out).shape)
-        x_part = mul(x_dot, select_n(eq(yf, _const(0.0, x)),
-                                     mul(yf, pow(x, sub(yf, _const(1.0, x)))), zero))
+        x_part = mul(
+            x_dot, select_n(eq(yf, _const(0.0, x)), mul(yf, pow(x, sub(yf, _const(1.0, x)))), zero)
+        )
         y_dot = Zero(core.tangent_aval(core.get_aval(y)))  # integers have no tangent
     elif not isinstance(x_dot, Zero):
         x_part = mul(x_dot, mul(y, pow(x, sub(y, _const(1.0, y)))))
@@ -625,7 +646,6 @@ def _pow_jvp(primals, tangents):
         safe_log = select_n(eq(x, zero), log(x), _full(zero, x_shape))
         y_part = mul(y_dot, mul(safe_log, out))
     return [out], [_out_tangent(add_tangents(x_part, y_part), out)]
-
 
 
 integer_pow_p = core.Primitive("integer_pow")

@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-
 from didax import core, dtypes
 from didax.core import ShapedArray, Zero
 from didax.lax import common, shape
@@ -152,10 +151,16 @@ def _argmax_lowering(ctx, x, *, axes, index_dtype):
     # (as NumPy), and the smaller index among equals: the first maximum.
     hlo, aval, out = ctx.hlo, ctx.avals_in[0], ctx.avals_out[0]
     indices = hlo.iota(ctx.tensor_type(ShapedArray(aval.shape, index_dtype)), axes[0])
-    inits = [ctx.constant(common.reduction_identity("maximum", aval.dtype), aval.dtype),
-             ctx.constant(0, index_dtype)]
-    reduce = hlo.ReduceOp([ctx.tensor_type(out.update(dtype=aval.dtype)), ctx.tensor_type(out)],
-                          [x, indices], inits, axes)
+    inits = [
+        ctx.constant(common.reduction_identity("maximum", aval.dtype), aval.dtype),
+        ctx.constant(0, index_dtype),
+    ]
+    reduce = hlo.ReduceOp(
+        [ctx.tensor_type(out.update(dtype=aval.dtype)), ctx.tensor_type(out)],
+        [x, indices],
+        inits,
+        axes,
+    )
     value_t = ctx.tensor_type(ShapedArray((), aval.dtype))
     index_t = ctx.tensor_type(ShapedArray((), index_dtype))
     body = reduce.regions[0].blocks.append(value_t, index_t, value_t, index_t)

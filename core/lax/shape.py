@@ -11,10 +11,10 @@ jvp, transpose and vmap rules everywhere use to build zeros and move batch axes.
 from __future__ import annotations
 
 import builtins
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
-
 from didax import core, dtypes, pretty
 from didax.core import NOT_MAPPED, ShapedArray, UndefinedPrimal, Zero
 from didax.lax import common
@@ -29,8 +29,11 @@ def broadcast_in_dim(x: Any, shape: Sequence[int], broadcast_dimensions: Sequenc
     """Broadcast `x` to `shape`, its dim i going to `broadcast_dimensions[i]`. Like
     `jax.lax.broadcast_in_dim`."""
     shape, dims = tuple(int(d) for d in shape), tuple(int(d) for d in broadcast_dimensions)
-    if core.get_aval(x).shape == shape and dims == tuple(range(len(shape))) and \
-            common.is_didax_value(x):
+    if (
+        core.get_aval(x).shape == shape
+        and dims == tuple(range(len(shape)))
+        and common.is_didax_value(x)
+    ):
         return x
     return broadcast_in_dim_p.bind(x, shape=shape, broadcast_dimensions=dims, sharding=None)
 
@@ -43,17 +46,21 @@ def _broadcast_in_dim_impl(x, *, shape, broadcast_dimensions, sharding):
     return [np.broadcast_to(x.reshape(expanded), shape)]
 
 
-core.impl_rules.register(broadcast_in_dim_p,
-                         common.validated_impl(broadcast_in_dim_p, _broadcast_in_dim_impl))
+core.impl_rules.register(
+    broadcast_in_dim_p, common.validated_impl(broadcast_in_dim_p, _broadcast_in_dim_impl)
+)
 
 
 @core.abstract_eval_rules.register(broadcast_in_dim_p)
 def _broadcast_in_dim_abstract_eval(x, *, shape, broadcast_dimensions, sharding):
     if len(broadcast_dimensions) != x.ndim or any(
-            not (0 <= d < len(shape)) or x.shape[i] not in (1, shape[d])
-            for i, d in enumerate(broadcast_dimensions)):
-        raise TypeError(f"broadcast_in_dim: cannot broadcast {x.str_short()} to shape {shape} "
-                        f"with broadcast_dimensions={broadcast_dimensions}")
+        not (0 <= d < len(shape)) or x.shape[i] not in (1, shape[d])
+        for i, d in enumerate(broadcast_dimensions)
+    ):
+        raise TypeError(
+            f"broadcast_in_dim: cannot broadcast {x.str_short()} to shape {shape} "
+            f"with broadcast_dimensions={broadcast_dimensions}"
+        )
     return [ShapedArray(shape, x.dtype, x.weak_type)]
 
 
@@ -67,8 +74,9 @@ def _broadcast_in_dim_transpose(cts, x, *, shape, broadcast_dimensions, sharding
         return [Zero(x.aval)]
     in_shape = x.aval.shape
     new_axes = tuple(i for i in range(len(shape)) if i not in broadcast_dimensions)
-    size1_axes = tuple(d for i, d in enumerate(broadcast_dimensions)
-                       if in_shape[i] == 1 and shape[d] != 1)
+    size1_axes = tuple(
+        d for i, d in enumerate(broadcast_dimensions) if in_shape[i] == 1 and shape[d] != 1
+    )
     summed = reduce_sum(ct, tuple(sorted(new_axes + size1_axes)))
     return [reshape(summed, in_shape) if size1_axes else summed]
 
@@ -119,8 +127,9 @@ core.impl_rules.register(reshape_p, common.validated_impl(reshape_p, _reshape_im
 @core.abstract_eval_rules.register(reshape_p)
 def _reshape_abstract_eval(x, *, new_sizes, dimensions, sharding):
     if dimensions is not None and sorted(dimensions) != list(range(x.ndim)):
-        raise TypeError(f"reshape: dimensions {dimensions} is not a permutation of the axes "
-                        f"of {x.str_short()}")
+        raise TypeError(
+            f"reshape: dimensions {dimensions} is not a permutation of the axes of {x.str_short()}"
+        )
     if int(np.prod(new_sizes, dtype=np.int64)) != x.size:
         raise TypeError(f"reshape: cannot reshape {x.str_short()} to new_sizes={new_sizes}")
     return [ShapedArray(new_sizes, x.dtype, x.weak_type)]
@@ -167,15 +176,19 @@ def transpose(x: Any, permutation: Sequence[int]) -> Any:
     return transpose_p.bind(x, permutation=permutation)
 
 
-core.impl_rules.register(transpose_p, common.validated_impl(
-    transpose_p, lambda x, *, permutation: [np.transpose(x, permutation)]))
+core.impl_rules.register(
+    transpose_p,
+    common.validated_impl(transpose_p, lambda x, *, permutation: [np.transpose(x, permutation)]),
+)
 
 
 @core.abstract_eval_rules.register(transpose_p)
 def _transpose_abstract_eval(x, *, permutation):
     if sorted(permutation) != list(range(x.ndim)):
-        raise TypeError(f"transpose: permutation {permutation} is not a permutation of the "
-                        f"axes of {x.str_short()}")
+        raise TypeError(
+            f"transpose: permutation {permutation} is not a permutation of the "
+            f"axes of {x.str_short()}"
+        )
     return [ShapedArray(tuple(x.shape[p] for p in permutation), x.dtype, x.weak_type)]
 
 
@@ -196,8 +209,9 @@ def _transpose_vmap(axis_size, vals, dims, *, permutation):
     return [transpose(x, (0, *(p + 1 for p in permutation)))], [0]
 
 
-core.lowering_rules.register(transpose_p, lambda ctx, x, *, permutation: [
-    ctx.hlo.transpose(x, permutation)])
+core.lowering_rules.register(
+    transpose_p, lambda ctx, x, *, permutation: [ctx.hlo.transpose(x, permutation)]
+)
 
 
 # ----------------------------------------------------------------------------- copy
@@ -212,8 +226,9 @@ def copy(x: Any) -> Any:
 core.impl_rules.register(copy_p, lambda x: [np.array(x, copy=True)])
 core.abstract_eval_rules.register(copy_p, common.same_aval)
 core.jvp_rules.register(copy_p, common.linear_unary_jvp(copy_p.bind))
-core.transpose_rules.register(copy_p, lambda cts, x: [cts[0] if isinstance(cts[0], Zero)
-                                                      else copy(cts[0])])
+core.transpose_rules.register(
+    copy_p, lambda cts, x: [cts[0] if isinstance(cts[0], Zero) else copy(cts[0])]
+)
 core.vmap_rules.register(copy_p, common.vectorized_vmap(copy_p.bind))
 core.lowering_rules.register(copy_p, lambda ctx, x: [x])  # values are immutable in XLA
 
@@ -232,16 +247,19 @@ def squeeze(x: Any, dimensions: Sequence[int]) -> Any:
     return squeeze_p.bind(x, dimensions=dimensions)
 
 
-core.impl_rules.register(squeeze_p, common.validated_impl(
-    squeeze_p, lambda x, *, dimensions: [np.squeeze(x, dimensions)]))
+core.impl_rules.register(
+    squeeze_p,
+    common.validated_impl(squeeze_p, lambda x, *, dimensions: [np.squeeze(x, dimensions)]),
+)
 
 
 @core.abstract_eval_rules.register(squeeze_p)
 def _squeeze_abstract_eval(x, *, dimensions):
     if any(not (0 <= d < x.ndim) or x.shape[d] != 1 for d in dimensions):
         # a ValueError, as in JAX
-        raise ValueError(f"squeeze: dimensions {dimensions} of {x.str_short()} are not all of "
-                         "size 1")
+        raise ValueError(
+            f"squeeze: dimensions {dimensions} of {x.str_short()} are not all of size 1"
+        )
     shape = tuple(s for i, s in enumerate(x.shape) if i not in dimensions)
     return [ShapedArray(shape, x.dtype, x.weak_type)]
 
@@ -262,8 +280,9 @@ def _squeeze_vmap(axis_size, vals, dims, *, dimensions):
     return [squeeze(x, tuple(d + 1 for d in dimensions))], [0]
 
 
-core.lowering_rules.register(squeeze_p, lambda ctx, x, *, dimensions: [
-    ctx.hlo.reshape(ctx.tensor_type(ctx.avals_out[0]), x)])
+core.lowering_rules.register(
+    squeeze_p, lambda ctx, x, *, dimensions: [ctx.hlo.reshape(ctx.tensor_type(ctx.avals_out[0]), x)]
+)
 
 
 def expand_dims(x: Any, dimensions: Sequence[int]) -> Any:
@@ -282,18 +301,28 @@ def expand_dims(x: Any, dimensions: Sequence[int]) -> Any:
 slice_p = core.Primitive("slice")
 
 
-def slice(x: Any, start_indices: Sequence[int], limit_indices: Sequence[int],  # noqa: A001
-          strides: Sequence[int] | None = None) -> Any:
+def slice(
+    x: Any,
+    start_indices: Sequence[int],
+    limit_indices: Sequence[int],  # noqa: A001
+    strides: Sequence[int] | None = None,
+) -> Any:
     """A static slice. Like `jax.lax.slice`."""
     strides = None if strides is None or all(s == 1 for s in strides) else tuple(strides)
-    return slice_p.bind(x, start_indices=tuple(int(i) for i in start_indices),
-                        limit_indices=tuple(int(i) for i in limit_indices), strides=strides)
+    return slice_p.bind(
+        x,
+        start_indices=tuple(int(i) for i in start_indices),
+        limit_indices=tuple(int(i) for i in limit_indices),
+        strides=strides,
+    )
 
 
 def _slice_impl(x, *, start_indices, limit_indices, strides):
     steps = strides or (1,) * len(start_indices)
-    index = tuple(builtins.slice(s, e, st)
-                  for s, e, st in zip(start_indices, limit_indices, steps, strict=True))
+    index = tuple(
+        builtins.slice(s, e, st)
+        for s, e, st in zip(start_indices, limit_indices, steps, strict=True)
+    )
     return [np.asarray(x)[index]]
 
 
@@ -304,11 +333,16 @@ core.impl_rules.register(slice_p, common.validated_impl(slice_p, _slice_impl))
 def _slice_abstract_eval(x, *, start_indices, limit_indices, strides):
     steps = strides or (1,) * x.ndim
     if not (len(start_indices) == len(limit_indices) == len(steps) == x.ndim) or any(
-            not (0 <= s <= e <= n) for s, e, n in zip(start_indices, limit_indices, x.shape)):
-        raise TypeError(f"slice: indices start={start_indices} limit={limit_indices} are "
-                        f"out of bounds for {x.str_short()}")
-    shape = tuple(max(0, -(-(e - s) // st))
-                  for s, e, st in zip(start_indices, limit_indices, steps, strict=True))
+        not (0 <= s <= e <= n) for s, e, n in zip(start_indices, limit_indices, x.shape)
+    ):
+        raise TypeError(
+            f"slice: indices start={start_indices} limit={limit_indices} are "
+            f"out of bounds for {x.str_short()}"
+        )
+    shape = tuple(
+        max(0, -(-(e - s) // st))
+        for s, e, st in zip(start_indices, limit_indices, steps, strict=True)
+    )
     return [ShapedArray(shape, x.dtype, x.weak_type)]
 
 
@@ -322,9 +356,10 @@ def _slice_transpose(cts, x, *, start_indices, limit_indices, strides):
         return [Zero(x.aval)]
     steps = strides or (1,) * x.aval.ndim
     out_shape = core.get_aval(ct).shape
-    config = tuple((s, n - (s + (o - 1) * st + 1) if o else n - s, st - 1 if o else 0)
-                   for s, n, o, st in zip(start_indices, x.aval.shape, out_shape, steps,
-                                          strict=True))
+    config = tuple(
+        (s, n - (s + (o - 1) * st + 1) if o else n - s, st - 1 if o else 0)
+        for s, n, o, st in zip(start_indices, x.aval.shape, out_shape, steps, strict=True)
+    )
     return [pad(ct, _scalar_constant(np.zeros((), x.aval.dtype), False), config)]
 
 
@@ -332,8 +367,14 @@ def _slice_transpose(cts, x, *, start_indices, limit_indices, strides):
 def _slice_vmap(axis_size, vals, dims, *, start_indices, limit_indices, strides):
     (x,), (d,) = vals, dims
     x = move_axis(x, d, 0, axis_size)
-    return [slice(x, (0, *start_indices), (axis_size, *limit_indices),
-                  None if strides is None else (1, *strides))], [0]
+    return [
+        slice(
+            x,
+            (0, *start_indices),
+            (axis_size, *limit_indices),
+            None if strides is None else (1, *strides),
+        )
+    ], [0]
 
 
 @core.lowering_rules.register(slice_p)
@@ -348,24 +389,31 @@ pad_p = core.Primitive("pad")
 
 def pad(x: Any, padding_value: Any, padding_config: Sequence[tuple[int, int, int]]) -> Any:
     """Pad with low, high and interior padding (non-negative here). Like `jax.lax.pad`."""
-    return pad_p.bind(x, padding_value,
-                      padding_config=tuple(tuple(int(i) for i in c) for c in padding_config))
+    return pad_p.bind(
+        x, padding_value, padding_config=tuple(tuple(int(i) for i in c) for c in padding_config)
+    )
 
 
 def _pad_impl(x, value, *, padding_config):
     x = np.asarray(x)
     # negative low/high padding crops: pad by the positive parts, then cut the negative ones
-    grown = [(builtins.max(lo, 0), builtins.max(hi, 0), interior)
-             for lo, hi, interior in padding_config]
-    shape = tuple(lo + hi + n + max(0, n - 1) * interior
-                  for n, (lo, hi, interior) in zip(x.shape, grown, strict=True))
+    grown = [
+        (builtins.max(lo, 0), builtins.max(hi, 0), interior) for lo, hi, interior in padding_config
+    ]
+    shape = tuple(
+        lo + hi + n + max(0, n - 1) * interior
+        for n, (lo, hi, interior) in zip(x.shape, grown, strict=True)
+    )
     out = np.full(shape, value, x.dtype)
-    index = tuple(builtins.slice(lo, lo + (n - 1) * (interior + 1) + 1 if n else lo,
-                                 interior + 1)
-                  for n, (lo, _, interior) in zip(x.shape, grown, strict=True))
+    index = tuple(
+        builtins.slice(lo, lo + (n - 1) * (interior + 1) + 1 if n else lo, interior + 1)
+        for n, (lo, _, interior) in zip(x.shape, grown, strict=True)
+    )
     out[index] = x
-    crop = tuple(builtins.slice(-builtins.min(lo, 0), n + builtins.min(hi, 0))
-                 for n, (lo, hi, _) in zip(shape, padding_config, strict=True))
+    crop = tuple(
+        builtins.slice(-builtins.min(lo, 0), n + builtins.min(hi, 0))
+        for n, (lo, hi, _) in zip(shape, padding_config, strict=True)
+    )
     return [out[crop]]
 
 
@@ -376,11 +424,14 @@ core.impl_rules.register(pad_p, common.validated_impl(pad_p, _pad_impl))
 def _pad_abstract_eval(x, value, *, padding_config):
     if len(padding_config) != x.ndim or any(interior < 0 for _, _, interior in padding_config):
         raise TypeError(f"pad: bad padding_config {padding_config} for {x.str_short()}")
-    shape = tuple(lo + hi + n + max(0, n - 1) * interior
-                  for n, (lo, hi, interior) in zip(x.shape, padding_config, strict=True))
+    shape = tuple(
+        lo + hi + n + max(0, n - 1) * interior
+        for n, (lo, hi, interior) in zip(x.shape, padding_config, strict=True)
+    )
     if any(d < 0 for d in shape):
-        raise TypeError(f"pad: padding_config {padding_config} gives {x.str_short()} the "
-                        f"negative shape {shape}")
+        raise TypeError(
+            f"pad: padding_config {padding_config} gives {x.str_short()} the negative shape {shape}"
+        )
     return [ShapedArray(shape, x.dtype, x.weak_type)]
 
 
@@ -397,14 +448,19 @@ def _pad_jvp(primals, tangents, *, padding_config):
 def _pad_transpose(cts, x, v, *, padding_config):
     (ct,) = cts
     if isinstance(ct, Zero):
-        return [Zero(x.aval) if isinstance(x, UndefinedPrimal) else None,
-                Zero(v.aval) if isinstance(v, UndefinedPrimal) else None]
+        return [
+            Zero(x.aval) if isinstance(x, UndefinedPrimal) else None,
+            Zero(v.aval) if isinstance(v, UndefinedPrimal) else None,
+        ]
     shape = core.get_aval(ct).shape
     # undo the low/high padding (negative padding cropped: pad those parts back with zeros),
     # then take every (interior + 1)-th element
     unpad = tuple((-lo, -hi, 0) for lo, hi, _ in padding_config)
-    unpadded = ct if not any(lo or hi for lo, hi, _ in unpad) else pad(
-        ct, _scalar_constant(np.zeros((), core.get_aval(ct).dtype), False), unpad)
+    unpadded = (
+        ct
+        if not any(lo or hi for lo, hi, _ in unpad)
+        else pad(ct, _scalar_constant(np.zeros((), core.get_aval(ct).dtype), False), unpad)
+    )
     strides = tuple(interior + 1 for _, _, interior in padding_config)
     ct_x = slice(unpadded, (0,) * len(shape), core.get_aval(unpadded).shape, strides)
     ct_v = None
@@ -425,8 +481,14 @@ def _pad_vmap(axis_size, vals, dims, *, padding_config):
     # select_n belongs to a family defined after this one).
     v = move_axis(v, dv, 0, axis_size)
     shape = core.get_aval(x).shape
-    rows = [pad(slice(x, (b, *(0 for _ in shape[1:])), (b + 1, *shape[1:])),
-                reshape(slice(v, (b,), (b + 1,)), ()), config) for b in range(axis_size)]
+    rows = [
+        pad(
+            slice(x, (b, *(0 for _ in shape[1:])), (b + 1, *shape[1:])),
+            reshape(slice(v, (b,), (b + 1,)), ()),
+            config,
+        )
+        for b in range(axis_size)
+    ]
     return [concatenate(rows, 0)], [0]
 
 
@@ -446,21 +508,31 @@ def concatenate(operands: Sequence[Any], dimension: int) -> Any:
     return concatenate_p.bind(*operands, dimension=int(dimension))
 
 
-core.impl_rules.register(concatenate_p, common.validated_impl(
-    concatenate_p, lambda *xs, dimension: [np.concatenate(xs, axis=dimension)]))
+core.impl_rules.register(
+    concatenate_p,
+    common.validated_impl(
+        concatenate_p, lambda *xs, dimension: [np.concatenate(xs, axis=dimension)]
+    ),
+)
 
 
 @core.abstract_eval_rules.register(concatenate_p)
 def _concatenate_abstract_eval(*xs, dimension):
     first = xs[0]
     if any(x.dtype != first.dtype for x in xs):
-        raise TypeError("concatenate: operands must have the same dtype, got "
-                        + ", ".join(x.dtype.name for x in xs))
+        raise TypeError(
+            "concatenate: operands must have the same dtype, got "
+            + ", ".join(x.dtype.name for x in xs)
+        )
     if not (0 <= dimension < first.ndim) or any(
-            x.ndim != first.ndim or any(a != b for i, (a, b) in enumerate(
-                zip(x.shape, first.shape)) if i != dimension) for x in xs):
-        raise TypeError(f"concatenate: cannot concatenate shapes "
-                        f"{', '.join(str(x.shape) for x in xs)} along dimension {dimension}")
+        x.ndim != first.ndim
+        or any(a != b for i, (a, b) in enumerate(zip(x.shape, first.shape)) if i != dimension)
+        for x in xs
+    ):
+        raise TypeError(
+            f"concatenate: cannot concatenate shapes "
+            f"{', '.join(str(x.shape) for x in xs)} along dimension {dimension}"
+        )
     shape = list(first.shape)
     shape[dimension] = sum(x.shape[dimension] for x in xs)
     return [ShapedArray(tuple(shape), first.dtype, all(x.weak_type for x in xs))]
@@ -500,8 +572,9 @@ def _concatenate_vmap(axis_size, vals, dims, *, dimension):
     return [concatenate(moved, dimension + 1)], [0]
 
 
-core.lowering_rules.register(concatenate_p, lambda ctx, *xs, dimension: [
-    ctx.hlo.concatenate(list(xs), dimension)])
+core.lowering_rules.register(
+    concatenate_p, lambda ctx, *xs, dimension: [ctx.hlo.concatenate(list(xs), dimension)]
+)
 
 
 # ----------------------------------------------------------------------------- stack
@@ -521,8 +594,10 @@ core.impl_rules.register(stack_p, lambda *xs, axis: [np.stack(xs, axis=axis)])
 def _stack_abstract_eval(*xs, axis):
     first = xs[0]
     if any(x.shape != first.shape or x.dtype != first.dtype for x in xs):
-        raise TypeError("stack: all input arrays must have the same shape and dtype, got "
-                        + ", ".join(x.str_short() for x in xs))
+        raise TypeError(
+            "stack: all input arrays must have the same shape and dtype, got "
+            + ", ".join(x.str_short() for x in xs)
+        )
     if not (0 <= axis <= first.ndim):
         raise TypeError(f"stack: axis {axis} is out of bounds for {first.str_short()}")
     shape = (*first.shape[:axis], len(xs), *first.shape[axis:])
@@ -581,8 +656,12 @@ def iota(dtype: Any, size: int) -> Any:
 
 def broadcasted_iota(dtype: Any, shape: Sequence[int], dimension: int) -> Any:
     """Like `jax.lax.broadcasted_iota`."""
-    return iota_p.bind(dtype=dtypes.canonicalize(dtype), shape=tuple(int(s) for s in shape),
-                       dimension=int(dimension), sharding=None)
+    return iota_p.bind(
+        dtype=dtypes.canonicalize(dtype),
+        shape=tuple(int(s) for s in shape),
+        dimension=int(dimension),
+        sharding=None,
+    )
 
 
 def _iota_impl(*, dtype, shape, dimension, sharding):
@@ -593,8 +672,9 @@ def _iota_impl(*, dtype, shape, dimension, sharding):
 
 
 core.impl_rules.register(iota_p, _iota_impl)
-core.abstract_eval_rules.register(iota_p, lambda *, dtype, shape, dimension, sharding: [
-    ShapedArray(shape, dtype)])
+core.abstract_eval_rules.register(
+    iota_p, lambda *, dtype, shape, dimension, sharding: [ShapedArray(shape, dtype)]
+)
 # no jvp rule needed: iota has no operands, so its tangent is always a symbolic zero
 # no transpose rule: iota has no operands
 
@@ -604,8 +684,12 @@ def _iota_vmap(axis_size, vals, dims, **params):  # never called: iota has no ba
     return [iota_p.bind(**params)], [NOT_MAPPED]
 
 
-core.lowering_rules.register(iota_p, lambda ctx, *, dtype, shape, dimension, sharding: [
-    ctx.hlo.iota(ctx.tensor_type(ctx.avals_out[0]), dimension)])
+core.lowering_rules.register(
+    iota_p,
+    lambda ctx, *, dtype, shape, dimension, sharding: [
+        ctx.hlo.iota(ctx.tensor_type(ctx.avals_out[0]), dimension)
+    ],
+)
 
 
 # ----------------------------------------------------------------------------- reduce_sum
@@ -671,15 +755,19 @@ def full(shape: Sequence[int], fill_value: Any, dtype: Any = None) -> Any:
     `jax.lax.full`. Rules use it to build zeros."""
     aval = core.get_aval(fill_value)
     if aval.shape:
-        raise TypeError(f"full must be called with scalar fill_value, got fill_value.shape "
-                        f"{aval.shape}.")
+        raise TypeError(
+            f"full must be called with scalar fill_value, got fill_value.shape {aval.shape}."
+        )
     weak = dtype is None and aval.weak_type
     value = convert_element_type(fill_value, aval.dtype if dtype is None else dtype, weak)
     if tuple(shape):
         return broadcast_in_dim(value, tuple(shape), ())
     # shape (): the converted scalar itself (no equation, as in JAX), always an Array
-    return value if common.is_didax_value(value) else core.wrap_eager(
-        np.asarray(value, core.get_aval(value).dtype)[()], weak)
+    return (
+        value
+        if common.is_didax_value(value)
+        else core.wrap_eager(np.asarray(value, core.get_aval(value).dtype)[()], weak)
+    )
 
 
 def instantiate(t: Any) -> Any:
@@ -756,12 +844,16 @@ def broadcasting_vmap(bind: Any) -> core.VmapRule:
         shp, dim = next((s, d) for s, d in zip(shapes, dims, strict=True) if d is not NOT_MAPPED)
         if all(s == shp and d == dim for s, d in zip(shapes, dims, strict=True) if s):
             return [bind(*vals, **params)], [dim]
-        moved = [move_axis(x, d, 0, 1) if s else x
-                 for x, s, d in zip(vals, shapes, dims, strict=True)]
+        moved = [
+            move_axis(x, d, 0, 1) if s else x for x, s, d in zip(vals, shapes, dims, strict=True)
+        ]
         ndim = builtins.max(core.get_aval(x).ndim for x in moved)
-        moved = [x if d is NOT_MAPPED or len(s) == ndim
-                 else broadcast_in_dim(x, (axis_size,) + (1,) * (ndim - 1), (0,))
-                 for x, s, d in zip(moved, shapes, dims, strict=True)]
+        moved = [
+            x
+            if d is NOT_MAPPED or len(s) == ndim
+            else broadcast_in_dim(x, (axis_size,) + (1,) * (ndim - 1), (0,))
+            for x, s, d in zip(moved, shapes, dims, strict=True)
+        ]
         return [bind(*moved, **params)], [0]
 
     return rule
@@ -773,11 +865,13 @@ def front_broadcasting_vmap(bind: Any) -> core.VmapRule:
 
     def rule(axis_size: int, vals: Sequence[Any], dims: Sequence[Any], **params: Any) -> tuple:
         shapes = [core.get_aval(x).shape for x in vals]
-        unbatched = [s if d is NOT_MAPPED else s[:d] + s[d + 1:]
-                     for s, d in zip(shapes, dims, strict=True)]
+        unbatched = [
+            s if d is NOT_MAPPED else s[:d] + s[d + 1 :] for s, d in zip(shapes, dims, strict=True)
+        ]
         out_shape = next((s for s in unbatched if s), ())
-        moved = [batch_to_front(x, d, out_shape, axis_size)
-                 for x, d in zip(vals, dims, strict=True)]
+        moved = [
+            batch_to_front(x, d, out_shape, axis_size) for x, d in zip(vals, dims, strict=True)
+        ]
         return [bind(*moved, **params)], [0]
 
     return rule

@@ -11,14 +11,14 @@ from __future__ import annotations
 import builtins
 import functools
 import operator
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
-
 from didax import core, dtypes, lax
 from didax.array import Array
-from didax.control_flow.jit import jit as _jit
 from didax.array import asarray as _asarray_concrete
+from didax.control_flow.jit import jit as _jit
 from didax.lax import elementwise as _ew
 from didax.lax import shape as _shape
 
@@ -69,8 +69,10 @@ def _dtype(d: Any) -> np.dtype:
 def _check_arraylike(name: str, *args: Any) -> None:
     for i, x in enumerate(args):
         if not core.is_arraylike(x):
-            raise TypeError(f"{name} requires ndarray or scalar arguments, got "
-                            f"{type(x).__name__} at position {i}.")
+            raise TypeError(
+                f"{name} requires ndarray or scalar arguments, got "
+                f"{type(x).__name__} at position {i}."
+            )
 
 
 def _promote(name: str, *args: Any) -> list[Any]:
@@ -78,8 +80,12 @@ def _promote(name: str, *args: Any) -> list[Any]:
     _check_arraylike(name, *args)
     avals = [core.get_aval(x) for x in args]
     dtype, weak = dtypes.result_type(*((a.dtype, a.weak_type) for a in avals))
-    return [lax.convert_element_type(x, dtype, weak) if (a.dtype, a.weak_type) != (dtype, weak)
-            or dtypes.is_python_scalar(x) else x for x, a in zip(args, avals, strict=True)]
+    return [
+        lax.convert_element_type(x, dtype, weak)
+        if (a.dtype, a.weak_type) != (dtype, weak) or dtypes.is_python_scalar(x)
+        else x
+        for x, a in zip(args, avals, strict=True)
+    ]
 
 
 def _broadcast(name: str, *args: Any) -> list[Any]:
@@ -90,16 +96,22 @@ def _broadcast(name: str, *args: Any) -> list[Any]:
         rank = len(np.broadcast_shapes(*shapes))
     except ValueError:
         if len({len(s) for s in shapes if s}) < 2:  # the primitive's error, raised eagerly too
-            raise TypeError(f"{name} got incompatible shapes for broadcasting: "
-                            + ", ".join(str(s) for s in shapes if s) + ".") from None
-        raise ValueError("Incompatible shapes for broadcasting: shapes="
-                         f"{[tuple(s) for s in shapes]}") from None
+            raise TypeError(
+                f"{name} got incompatible shapes for broadcasting: "
+                + ", ".join(str(s) for s in shapes if s)
+                + "."
+            ) from None
+        raise ValueError(
+            f"Incompatible shapes for broadcasting: shapes={[tuple(s) for s in shapes]}"
+        ) from None
     if len({len(s) for s in shapes if s}) < 2:
         return list(args)
-    return [x if len(s) == rank else
-            lax.broadcast_in_dim(x, (1,) * (rank - len(s)) + s,
-                                 tuple(range(rank - len(s), rank)))
-            for x, s in zip(args, shapes, strict=True)]
+    return [
+        x
+        if len(s) == rank
+        else lax.broadcast_in_dim(x, (1,) * (rank - len(s)) + s, tuple(range(rank - len(s), rank)))
+        for x, s in zip(args, shapes, strict=True)
+    ]
 
 
 def _broadcast_arrays(name: str, *args: Any) -> list[Any]:
@@ -109,8 +121,9 @@ def _broadcast_arrays(name: str, *args: Any) -> list[Any]:
     try:
         out = np.broadcast_shapes(*shapes)
     except ValueError:
-        raise ValueError("Incompatible shapes for broadcasting: shapes="
-                         f"{[tuple(s) for s in shapes]}") from None
+        raise ValueError(
+            f"Incompatible shapes for broadcasting: shapes={[tuple(s) for s in shapes]}"
+        ) from None
     result = []
     for x, s in zip(args, shapes, strict=True):
         if s == out or not s:
@@ -212,14 +225,21 @@ def _stack_nested(x: Any, dtype: Any) -> Any:
     if dtype is not None:
         items = [lax.convert_element_type(v, _dtype(dtype), False) for v in items]
     items = [lax.convert_element_type(v, core.get_aval(v).dtype, False) for v in items]
-    expanded = [lax.broadcast_in_dim(v, (1, *core.get_aval(v).shape),
-                                     tuple(range(1, core.get_aval(v).ndim + 1))) for v in items]
+    expanded = [
+        lax.broadcast_in_dim(
+            v, (1, *core.get_aval(v).shape), tuple(range(1, core.get_aval(v).ndim + 1))
+        )
+        for v in items
+    ]
     return lax.concatenate(expanded, 0)
 
 
 def _shape_tuple(shape: Any) -> tuple[int, ...]:
-    return (operator.index(shape),) if np.ndim(shape) == 0 and not isinstance(
-        shape, (tuple, list)) else tuple(operator.index(s) for s in shape)
+    return (
+        (operator.index(shape),)
+        if np.ndim(shape) == 0 and not isinstance(shape, (tuple, list))
+        else tuple(operator.index(s) for s in shape)
+    )
 
 
 def full(shape: Any, fill_value: Any, dtype: Any = None) -> Any:
@@ -245,8 +265,9 @@ def _full_like(name: str, x: Any, fill_value: int, dtype: Any) -> Any:
     _check_arraylike(name, x)
     aval = core.get_aval(x)
     if dtype is None and aval.weak_type:  # a weak input gives a weak result, as in JAX
-        return lax.full(aval.shape, float(fill_value) if dtypes.is_float(aval.dtype)
-                        else fill_value)
+        return lax.full(
+            aval.shape, float(fill_value) if dtypes.is_float(aval.dtype) else fill_value
+        )
     return lax.full(aval.shape, fill_value, aval.dtype if dtype is None else _dtype(dtype))
 
 
@@ -279,12 +300,12 @@ def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None) ->
 
 
 def _scalar_of(v: Any, dtype: np.dtype) -> Any:
-    return lax.convert_element_type(np.asarray(core.concrete_or_error(v, "arange")).item(),
-                                    dtype, False)
+    return lax.convert_element_type(
+        np.asarray(core.concrete_or_error(v, "arange")).item(), dtype, False
+    )
 
 
-def linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True,
-             dtype: Any = None) -> Any:
+def linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, dtype: Any = None) -> Any:
     """Like `jax.numpy.linspace` (scalar bounds; an inner jit, as JAX's)."""
     _check_arraylike("linspace", start, stop)
     num = core.concrete_or_error(num, "linspace's num")
@@ -292,8 +313,11 @@ def linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True,
         raise ValueError(f"Number of samples, {num}, must be non-negative.")
     out_dtype = _dtype(dtype) if dtype is not None else dtypes.float32
     if int(num) < 2:  # nothing to interpolate
-        return lax.full((int(num),), 0, out_dtype) if not num else lax.broadcast_in_dim(
-            lax.convert_element_type(start, out_dtype, False), (1,), ())
+        return (
+            lax.full((int(num),), 0, out_dtype)
+            if not num
+            else lax.broadcast_in_dim(lax.convert_element_type(start, out_dtype, False), (1,), ())
+        )
     if dtypes.is_float(out_dtype):
         return _linspace_jit(start, stop, int(num), bool(endpoint), out_dtype)
     # integers: computed in float32 and floored, as JAX does
@@ -308,8 +332,9 @@ def _linspace(start: Any, stop: Any, num: int, endpoint: bool, dtype: np.dtype) 
     div = num - 1 if endpoint else num
     lax.div(lax.sub(stop, start), float(div))  # the step (JAX computes it for retstep)
     t = lax.div(lax.iota(dtype, div), float(div))
-    out = lax.add(lax.mul(lax.reshape(start, (1,)), lax.sub(1.0, t)),
-                  lax.mul(lax.reshape(stop, (1,)), t))
+    out = lax.add(
+        lax.mul(lax.reshape(start, (1,)), lax.sub(1.0, t)), lax.mul(lax.reshape(stop, (1,)), t)
+    )
     if endpoint:
         out = lax.concatenate([out, lax.broadcast_in_dim(stop, (1,), ())], 0)
     return out
@@ -342,8 +367,10 @@ def _elementwise(name: str, fn: Any, prim: core.Primitive) -> Any:
             if out is not NotImplemented:
                 return out
         x, y = _binary(name, x, y)
-        if on_bools is not None and getattr(getattr(x, "aval", None), "dtype",
-                                            None) == dtypes.bool_:
+        if (
+            on_bools is not None
+            and getattr(getattr(x, "aval", None), "dtype", None) == dtypes.bool_
+        ):
             return on_bools(x, y)  # JAX adds bools with `or`, multiplies them with `and`
         return fn(x, y)
 
@@ -505,8 +532,10 @@ def _where(condition: Any, x: Any, y: Any) -> Any:
     x, y = _promote("where", x, y)  # weak only when both are, as in JAX
     condition, x, y = _broadcast_arrays("where", condition, x, y)
     out_shape = np.broadcast_shapes(*(core.get_aval(v).shape for v in (condition, x, y)))
-    x, y = (lax.broadcast_in_dim(v, out_shape, ()) if not core.get_aval(v).shape and out_shape
-            else v for v in (x, y))
+    x, y = (
+        lax.broadcast_in_dim(v, out_shape, ()) if not core.get_aval(v).shape and out_shape else v
+        for v in (x, y)
+    )
     return lax.select_n(condition, y, x)
 
 
@@ -606,8 +635,9 @@ def sum(x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> 
     if dtype is not None:
         x = lax.convert_element_type(x, _dtype(dtype), False)
     elif aval.dtype == dtypes.bool_ or (dtypes.is_int(aval.dtype) and aval.dtype.itemsize < 4):
-        x = lax.convert_element_type(x, dtypes.int32 if aval.dtype.kind != "u" else np.uint32,
-                                     False)
+        x = lax.convert_element_type(
+            x, dtypes.int32 if aval.dtype.kind != "u" else np.uint32, False
+        )
     elif aval.dtype in _LOW_PRECISION:  # summed in float32, as JAX does
         out = sum(lax.convert_element_type(x, dtypes.float32, False), axes, keepdims=keepdims)
         return lax.convert_element_type(out, aval.dtype, False)
@@ -617,15 +647,17 @@ def sum(x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> 
     return _keepdims(out, x, axes) if keepdims else out
 
 
-
 def mean(x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Any:
     """Like `jax.numpy.mean`."""
     _check_arraylike("mean", x)
     axes = _axes("mean", x, axis)
     aval = core.get_aval(x)
     count = int(np.prod([aval.shape[a] for a in axes], dtype=np.int64))
-    out_dtype = _dtype(dtype) if dtype is not None else (
-        aval.dtype if dtypes.is_float(aval.dtype) else dtypes.float32)
+    out_dtype = (
+        _dtype(dtype)
+        if dtype is not None
+        else (aval.dtype if dtypes.is_float(aval.dtype) else dtypes.float32)
+    )
     # As JAX: bools count as int32; float16/bfloat16 are averaged in float32
     compute = dtypes.float32 if out_dtype in _LOW_PRECISION else out_dtype
     if aval.dtype == dtypes.bool_:
@@ -641,8 +673,7 @@ def _reducer(name: str, fn: Any) -> Any:
         axes = _axes(name, x, axis)
         aval = core.get_aval(x)
         if any(aval.shape[a] == 0 for a in axes):
-            raise ValueError(f"zero-size array to reduction operation {name} which has no "
-                             "identity")
+            raise ValueError(f"zero-size array to reduction operation {name} which has no identity")
         if aval.weak_type or dtypes.is_python_scalar(x):  # reductions give strong types
             x = lax.convert_element_type(x, aval.dtype, False)
         out = fn(x, axes)
@@ -713,23 +744,24 @@ def matmul(a: Any, b: Any) -> Any:
     a, b = _promote("matmul", a, b)
     sa, sb = core.get_aval(a).shape, core.get_aval(b).shape
     if not sa or not sb:
-        raise ValueError("matmul: inputs must have at least one dimension, got shapes "
-                         f"{sa} and {sb}")
+        raise ValueError(
+            f"matmul: inputs must have at least one dimension, got shapes {sa} and {sb}"
+        )
     if len(sa) <= 2 and len(sb) <= 2:
         if sa[-1] != sb[0 if len(sb) == 1 else -2]:
-            raise TypeError(f"dot_general requires contracting dimensions to have the same "
-                            f"shape, got {sa} and {sb}.")
+            raise TypeError(
+                f"dot_general requires contracting dimensions to have the same "
+                f"shape, got {sa} and {sb}."
+            )
         return dot(a, b)
     # batched: broadcast the leading (batch) dimensions
     a_batch, b_batch = sa[:-2] if len(sa) > 1 else (), sb[:-2] if len(sb) > 1 else ()
     batch = np.broadcast_shapes(a_batch, b_batch)
     nbat = len(batch)
     if len(sa) >= 2 and a_batch != batch and a_batch:
-        a = lax.broadcast_in_dim(a, (*batch, *sa[-2:]),
-                                 tuple(range(nbat - len(a_batch), nbat + 2)))
+        a = lax.broadcast_in_dim(a, (*batch, *sa[-2:]), tuple(range(nbat - len(a_batch), nbat + 2)))
     if len(sb) >= 2 and b_batch != batch and b_batch:
-        b = lax.broadcast_in_dim(b, (*batch, *sb[-2:]),
-                                 tuple(range(nbat - len(b_batch), nbat + 2)))
+        b = lax.broadcast_in_dim(b, (*batch, *sb[-2:]), tuple(range(nbat - len(b_batch), nbat + 2)))
     sa, sb = core.get_aval(a).shape, core.get_aval(b).shape
     if len(sa) == 1:
         return _dot(a, b, (((0,), (len(sb) - 2,)), ((), ())))
@@ -756,18 +788,23 @@ def reshape(x: Any, shape: Any, order: str = "C") -> Any:
     shape = list(_shape_tuple(shape))
     size = core.get_aval(x).size
     if shape.count(-1) > 1:
-        raise TypeError(f"can only specify one unknown axis size with a `-1` value, got "
-                        f"{tuple(shape)}")
+        raise TypeError(
+            f"can only specify one unknown axis size with a `-1` value, got {tuple(shape)}"
+        )
     if -1 in shape:
         known = int(np.prod([s for s in shape if s != -1], dtype=np.int64))
         if known == 0 or size % known:
-            raise TypeError(f"cannot reshape array of shape {core.get_aval(x).shape} into "
-                            f"shape {tuple(shape)} because the product of specified axis sizes "
-                            f"({known}) does not evenly divide {size}")
+            raise TypeError(
+                f"cannot reshape array of shape {core.get_aval(x).shape} into "
+                f"shape {tuple(shape)} because the product of specified axis sizes "
+                f"({known}) does not evenly divide {size}"
+            )
         shape[shape.index(-1)] = size // known
     if int(np.prod(shape, dtype=np.int64)) != size:
-        raise TypeError(f"cannot reshape array of shape {core.get_aval(x).shape} (size {size}) "
-                        f"into shape {tuple(shape)} (size {int(np.prod(shape))})")
+        raise TypeError(
+            f"cannot reshape array of shape {core.get_aval(x).shape} (size {size}) "
+            f"into shape {tuple(shape)} (size {int(np.prod(shape))})"
+        )
     return lax.reshape(x, tuple(shape))
 
 
@@ -799,8 +836,10 @@ def squeeze(x: Any, axis: Any = None) -> Any:
         axes = _axes("squeeze", x, axis)
         for a in axes:
             if shape[a] != 1:
-                raise ValueError(f"cannot select an axis to squeeze out which has size not "
-                                 f"equal to one, got shape={shape} and dimensions={axes}")
+                raise ValueError(
+                    f"cannot select an axis to squeeze out which has size not "
+                    f"equal to one, got shape={shape} and dimensions={axes}"
+                )
     return lax.squeeze(x, axes)
 
 
@@ -809,8 +848,7 @@ def broadcast_to(x: Any, shape: Any) -> Any:
     shape = _shape_tuple(shape)
     s = core.get_aval(x).shape
     if np.broadcast_shapes(s, shape) != shape:
-        raise ValueError(f"Incompatible shapes for broadcasting: {s} and requested shape "
-                         f"{shape}")
+        raise ValueError(f"Incompatible shapes for broadcasting: {s} and requested shape {shape}")
     return lax.broadcast_in_dim(x, shape, tuple(range(len(shape) - len(s), len(shape))))
 
 
@@ -819,8 +857,12 @@ def concatenate(arrays: Sequence[Any], axis: int = 0) -> Any:
     if not len(arrays):
         raise ValueError("Need at least one array to concatenate.")
     arrays = _promote("concatenate", *arrays)
-    arrays = [lax.convert_element_type(a, core.get_aval(a).dtype, False)
-              if dtypes.is_python_scalar(a) else a for a in arrays]
+    arrays = [
+        lax.convert_element_type(a, core.get_aval(a).dtype, False)
+        if dtypes.is_python_scalar(a)
+        else a
+        for a in arrays
+    ]
     ndim = core.get_aval(arrays[0]).ndim
     if ndim == 0:
         raise ValueError("Zero-dimensional arrays cannot be concatenated.")
@@ -838,8 +880,12 @@ def stack(arrays: Sequence[Any], axis: int = 0) -> Any:
     if len(shapes) != 1:
         raise ValueError("All input arrays must have the same shape.")
     ndim = core.get_aval(arrays[0]).ndim
-    arrays = [lax.convert_element_type(a, core.get_aval(a).dtype, False)
-              if dtypes.is_python_scalar(a) else a for a in arrays]
+    arrays = [
+        lax.convert_element_type(a, core.get_aval(a).dtype, False)
+        if dtypes.is_python_scalar(a)
+        else a
+        for a in arrays
+    ]
     return lax.stack(arrays, _axis(axis, ndim + 1))
 
 
@@ -862,21 +908,25 @@ def getitem(x: Any, index: Any) -> Any:
         if isinstance(i, core.Tracer) or (isinstance(i, (Array, np.ndarray)) and np.ndim(i)):
             raise NotImplementedError(
                 "didax supports static indexing only (ints, slices, ..., None); indexing with "
-                "an array or a traced value needs gather, which didax does not implement")
+                "an array or a traced value needs gather, which didax does not implement"
+            )
     n_real = builtins.sum(1 for i in index if i is not None and i is not Ellipsis)
     if builtins.sum(1 for i in index if i is Ellipsis) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
     if n_real > aval.ndim:
-        raise IndexError(f"Too many indices: {aval.ndim}-dimensional array indexed with "
-                         f"{n_real} regular indices.")
+        raise IndexError(
+            f"Too many indices: {aval.ndim}-dimensional array indexed with "
+            f"{n_real} regular indices."
+        )
     expanded: list[Any] = []
     for i in index:
         if i is Ellipsis:
             expanded.extend([builtins.slice(None)] * (aval.ndim - n_real))
         else:
             expanded.append(i)
-    expanded.extend([builtins.slice(None)] * (aval.ndim - builtins.sum(
-        1 for i in expanded if i is not None)))
+    expanded.extend(
+        [builtins.slice(None)] * (aval.ndim - builtins.sum(1 for i in expanded if i is not None))
+    )
     starts, limits, strides, squeeze_dims, new_axes = [], [], [], [], []
     dim = 0
     out_pos = 0
@@ -907,8 +957,11 @@ def getitem(x: Any, index: Any) -> Any:
             squeeze_dims.append(dim)
         dim += 1
     out = x
-    if tuple(starts) != (0,) * aval.ndim or tuple(limits) != aval.shape or any(
-            s != 1 for s in strides):
+    if (
+        tuple(starts) != (0,) * aval.ndim
+        or tuple(limits) != aval.shape
+        or any(s != 1 for s in strides)
+    ):
         out = lax.slice(x, starts, limits, strides)
     if squeeze_dims:
         out = lax.squeeze(out, squeeze_dims)
@@ -935,25 +988,118 @@ def _transpose_method(x: Any, *axes: Any) -> Any:
 
 
 OPERATORS = {
-    "add": add, "subtract": subtract, "multiply": multiply, "divide": divide,
-    "floor_divide": floor_divide, "remainder": remainder, "power": power, "matmul": matmul,
-    "less": less, "less_equal": less_equal, "greater": greater, "greater_equal": greater_equal,
-    "equal": equal, "not_equal": not_equal, "logical_and": logical_and,
-    "logical_or": logical_or, "negative": negative, "positive": positive, "abs": abs,
-    "getitem": getitem, "reshape_method": _reshape_method, "astype": astype, "sum": sum,
-    "mean": mean, "max": max, "min": min, "prod": prod, "argmax": argmax,
-    "transpose_method": _transpose_method, "transpose": transpose, "squeeze": squeeze,
+    "add": add,
+    "subtract": subtract,
+    "multiply": multiply,
+    "divide": divide,
+    "floor_divide": floor_divide,
+    "remainder": remainder,
+    "power": power,
+    "matmul": matmul,
+    "less": less,
+    "less_equal": less_equal,
+    "greater": greater,
+    "greater_equal": greater_equal,
+    "equal": equal,
+    "not_equal": not_equal,
+    "logical_and": logical_and,
+    "logical_or": logical_or,
+    "negative": negative,
+    "positive": positive,
+    "abs": abs,
+    "getitem": getitem,
+    "reshape_method": _reshape_method,
+    "astype": astype,
+    "sum": sum,
+    "mean": mean,
+    "max": max,
+    "min": min,
+    "prod": prod,
+    "argmax": argmax,
+    "transpose_method": _transpose_method,
+    "transpose": transpose,
+    "squeeze": squeeze,
     "dot": dot,
 }
 
 __all__ = [
-    "abs", "absolute", "add", "amax", "amin", "arange", "argmax", "array", "asarray", "astype",
-    "bool_", "broadcast_to", "clip", "concatenate", "cos", "divide", "dot", "e", "equal", "exp",
-    "expand_dims", "expm1", "eye", "float16", "float32", "floor_divide", "full", "greater",
-    "greater_equal", "inf", "int32", "int8", "isfinite", "less", "less_equal", "linspace", "log",
-    "log1p", "logical_and", "logical_or", "matmul", "max", "maximum", "mean", "min", "minimum",
-    "mod", "multiply", "nan", "ndarray", "ndim", "negative", "newaxis", "not_equal", "ones",
-    "ones_like", "pi", "positive", "power", "prod", "remainder", "reshape", "shape", "sign",
-    "sin", "sqrt", "square", "squeeze", "stack", "subtract", "sum", "tan", "tanh", "transpose",
-    "true_divide", "uint8", "where", "zeros", "zeros_like",
+    "abs",
+    "absolute",
+    "add",
+    "amax",
+    "amin",
+    "arange",
+    "argmax",
+    "array",
+    "asarray",
+    "astype",
+    "bool_",
+    "broadcast_to",
+    "clip",
+    "concatenate",
+    "cos",
+    "divide",
+    "dot",
+    "e",
+    "equal",
+    "exp",
+    "expand_dims",
+    "expm1",
+    "eye",
+    "float16",
+    "float32",
+    "floor_divide",
+    "full",
+    "greater",
+    "greater_equal",
+    "inf",
+    "int32",
+    "int8",
+    "isfinite",
+    "less",
+    "less_equal",
+    "linspace",
+    "log",
+    "log1p",
+    "logical_and",
+    "logical_or",
+    "matmul",
+    "max",
+    "maximum",
+    "mean",
+    "min",
+    "minimum",
+    "mod",
+    "multiply",
+    "nan",
+    "ndarray",
+    "ndim",
+    "negative",
+    "newaxis",
+    "not_equal",
+    "ones",
+    "ones_like",
+    "pi",
+    "positive",
+    "power",
+    "prod",
+    "remainder",
+    "reshape",
+    "shape",
+    "sign",
+    "sin",
+    "sqrt",
+    "square",
+    "squeeze",
+    "stack",
+    "subtract",
+    "sum",
+    "tan",
+    "tanh",
+    "transpose",
+    "true_divide",
+    "uint8",
+    "where",
+    "zeros",
+    "zeros_like",
 ]

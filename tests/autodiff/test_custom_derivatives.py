@@ -7,11 +7,10 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
-import numpy as np
-import pytest
-
 import didax
 import didax.numpy as dnp
+import numpy as np
+import pytest
 from didax.control_flow.jit import jit
 
 jax = pytest.importorskip("jax")
@@ -66,10 +65,23 @@ D_F, J_F = make_log1pexp(didax, dnp), make_log1pexp(jax, jnp)
 D_C, J_C = make_clip_gradient(didax, dnp), make_clip_gradient(jax, jnp)
 
 
-@pytest.mark.parametrize("transform", [
-    "eval", "grad", "jvp", "vmap_grad", "grad_vmap", "jit", "jit_grad", "grad_jit", "hessian",
-    "jacfwd", "jacrev", "vmap_jvp",
-])
+@pytest.mark.parametrize(
+    "transform",
+    [
+        "eval",
+        "grad",
+        "jvp",
+        "vmap_grad",
+        "grad_vmap",
+        "jit",
+        "jit_grad",
+        "grad_jit",
+        "hessian",
+        "jacfwd",
+        "jacrev",
+        "vmap_jvp",
+    ],
+)
 def test_custom_jvp_under_transformations(transform: str) -> None:
     def run(lib: Any, np_: Any, f: Any) -> Any:
         jit_ = jax.jit if lib is jax else jit
@@ -116,7 +128,7 @@ def test_custom_jvp_nondiff_argnums_and_defjvps() -> None:
     def build(lib, np_):
         @partial(lib.custom_jvp, nondiff_argnums=(1,))
         def power(x, n):
-            return x ** n
+            return x**n
 
         power.defjvp(lambda n, p, t: (power(p[0], n), n * p[0] ** (n - 1) * t[0]))
 
@@ -125,14 +137,19 @@ def test_custom_jvp_nondiff_argnums_and_defjvps() -> None:
             return x * y
 
         mul.defjvps(lambda g, ans, x, y: g * y * 3.0, lambda g, ans, x, y: g * x)
-        return lambda x: (lib.grad(power)(x, 3), lib.grad(mul, (0, 1))(x, 2.0),
-                          lib.grad(lambda z: power(z, 2) * mul(z, z))(x))
+        return lambda x: (
+            lib.grad(power)(x, 3),
+            lib.grad(mul, (0, 1))(x, 2.0),
+            lib.grad(lambda z: power(z, 2) * mul(z, z))(x),
+        )
 
     close(build(didax, dnp)(1.5), build(jax, jnp)(1.5))
 
 
-@pytest.mark.parametrize("transform", ["eval", "grad", "vmap_grad", "grad_vmap", "jit_grad",
-                                       "grad_jit", "jacrev", "grad_grad_free"])
+@pytest.mark.parametrize(
+    "transform",
+    ["eval", "grad", "vmap_grad", "grad_vmap", "jit_grad", "grad_jit", "jacrev", "grad_grad_free"],
+)
 def test_custom_vjp_under_transformations(transform: str) -> None:
     def run(lib: Any, np_: Any, clip: Any) -> Any:
         jit_ = jax.jit if lib is jax else jit
@@ -147,8 +164,9 @@ def test_custom_vjp_under_transformations(transform: str) -> None:
             "grad_jit": lambda: lib.grad(jit_(total))(X),
             "jacrev": lambda: lib.jacrev(f)(X),
             # second derivative: the first grad's backward pass differentiated again
-            "grad_grad_free": lambda: lib.grad(lib.grad(
-                lambda x: np_.sin(x) * clip(-1.0, 1.0, x)))(0.3),
+            "grad_grad_free": lambda: lib.grad(lib.grad(lambda x: np_.sin(x) * clip(-1.0, 1.0, x)))(
+                0.3
+            ),
         }[transform]()
 
     close(run(didax, dnp, D_C), run(jax, jnp, J_C))
@@ -166,7 +184,7 @@ def test_custom_vjp_residuals_and_pytrees() -> None:
 
         def bwd(res, ct):
             y, w, x = res
-            g = ct["out"] * (1 - y ** 2)
+            g = ct["out"] * (1 - y**2)
             return {"w": np_.sum(g * x), "b": np_.sum(g)}, g * w
 
         f.defvjp(fwd, bwd)
@@ -195,7 +213,8 @@ def test_custom_vjp_jaxpr_text_matches_jax() -> None:
     d, j = build(didax, dnp), build(jax, jnp)
     assert str(didax.make_jaxpr(d)(1.0, 2.0)) == str(jax.make_jaxpr(j)(1.0, 2.0))
     assert str(didax.make_jaxpr(didax.grad(d))(1.0, 2.0)) == str(
-        jax.make_jaxpr(jax.grad(j))(1.0, 2.0))
+        jax.make_jaxpr(jax.grad(j))(1.0, 2.0)
+    )
 
 
 def _same_error(d_call: Any, j_call: Any) -> str:
@@ -207,18 +226,24 @@ def _same_error(d_call: Any, j_call: Any) -> str:
 
 
 def test_forward_mode_of_custom_vjp_raises() -> None:
-    msg = _same_error(lambda: didax.jvp(lambda x: D_C(-1.0, 1.0, x), (1.0,), (1.0,)),
-                      lambda: jax.jvp(lambda x: J_C(-1.0, 1.0, x), (1.0,), (1.0,)))
+    msg = _same_error(
+        lambda: didax.jvp(lambda x: D_C(-1.0, 1.0, x), (1.0,), (1.0,)),
+        lambda: jax.jvp(lambda x: J_C(-1.0, 1.0, x), (1.0,), (1.0,)),
+    )
     assert msg == "can't apply forward-mode autodiff (jvp) to a custom_vjp function."
-    _same_error(lambda: didax.jacfwd(lambda x: D_C(-1.0, 1.0, x))(X),
-                lambda: jax.jacfwd(lambda x: J_C(-1.0, 1.0, x))(X))
+    _same_error(
+        lambda: didax.jacfwd(lambda x: D_C(-1.0, 1.0, x))(X),
+        lambda: jax.jacfwd(lambda x: J_C(-1.0, 1.0, x))(X),
+    )
 
 
 def test_missing_rules_raise() -> None:
-    _same_error(lambda: didax.custom_jvp(lambda x: x)(1.0),
-                lambda: jax.custom_jvp(lambda x: x)(1.0))
-    _same_error(lambda: didax.custom_vjp(lambda x: x)(1.0),
-                lambda: jax.custom_vjp(lambda x: x)(1.0))
+    _same_error(
+        lambda: didax.custom_jvp(lambda x: x)(1.0), lambda: jax.custom_jvp(lambda x: x)(1.0)
+    )
+    _same_error(
+        lambda: didax.custom_vjp(lambda x: x)(1.0), lambda: jax.custom_vjp(lambda x: x)(1.0)
+    )
 
 
 @pytest.mark.parametrize("bad", ["structure", "shape"])
@@ -270,9 +295,13 @@ def test_custom_vjp_bwd_may_return_none_for_an_argument() -> None:
 def test_stop_gradient_under_grad_jit_vmap() -> None:
     def build(lib, np_):
         jit_ = jax.jit if lib is jax else jit
-        f = lambda x: np_.sum(x * lib.lax.stop_gradient(np_.sin(x)) + x ** 2)  # noqa: E731
-        return lambda x: (lib.grad(f)(x), jit_(lib.grad(f))(x), lib.grad(jit_(f))(x),
-                          lib.vmap(lib.grad(lambda y: f(y[None])))(x))
+        f = lambda x: np_.sum(x * lib.lax.stop_gradient(np_.sin(x)) + x**2)  # noqa: E731
+        return lambda x: (
+            lib.grad(f)(x),
+            jit_(lib.grad(f))(x),
+            lib.grad(jit_(f))(x),
+            lib.vmap(lib.grad(lambda y: f(y[None])))(x),
+        )
 
     close(build(didax, dnp)(X), build(jax, jnp)(X))
 

@@ -6,11 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-import pytest
-
 import didax
 import didax.numpy as dnp
+import numpy as np
+import pytest
 from didax.control_flow.jit import jit
 
 jax = pytest.importorskip("jax")
@@ -54,7 +53,8 @@ def test_value_and_grad_has_aux() -> None:
     def build(lib, np_):
         def loss(w, x):
             y = np_.tanh(x @ w)
-            return np_.mean(y ** 2), {"y": y, "n": 3, "note": "any value"}
+            return np_.mean(y**2), {"y": y, "n": 3, "note": "any value"}
+
         return lib.value_and_grad(loss, has_aux=True)
 
     (d_val, d_aux), d_g = build(didax, dnp)(W, X)
@@ -75,6 +75,7 @@ def test_pytree_inputs_and_outputs() -> None:
         def loss(params, batch):
             h = np_.tanh(batch["x"] @ params["w"] + params["b"])
             return np_.sum((h - batch["y"]) ** 2)
+
         return lib.grad(loss)
 
     params = {"w": W, "b": np.ones(4, np.float32)}
@@ -110,7 +111,8 @@ def test_linearize_pytrees() -> None:
 def test_jacobians_pytrees_and_has_aux(jac: str) -> None:
     def build(lib, np_):
         def f(x, y):
-            return {"p": np_.sin(x) * y, "q": np_.sum(x ** 2) * y}, x
+            return {"p": np_.sin(x) * y, "q": np_.sum(x**2) * y}, x
+
         return getattr(lib, jac)(f, argnums=(0, 1), has_aux=True)
 
     close(*both(build, X, np.float32(1.5)))
@@ -118,20 +120,23 @@ def test_jacobians_pytrees_and_has_aux(jac: str) -> None:
 
 def test_stop_gradient() -> None:
     def build(lib, np_):
-        return lib.grad(lambda x: np_.sum(lib.lax.stop_gradient(x ** 2) * x + x ** 2))
+        return lib.grad(lambda x: np_.sum(lib.lax.stop_gradient(x**2) * x + x**2))
 
     close(*both(build, X))
 
 
 def test_zero_gradient_of_unused_input_is_concrete_zeros() -> None:
-    close(didax.grad(lambda x, y: dnp.sum(x), argnums=(0, 1))(X, W),
-          jax.grad(lambda x, y: jnp.sum(x), argnums=(0, 1))(X, W))
+    close(
+        didax.grad(lambda x, y: dnp.sum(x), argnums=(0, 1))(X, W),
+        jax.grad(lambda x, y: jnp.sum(x), argnums=(0, 1))(X, W),
+    )
 
 
 def test_linear_transpose() -> None:
     def build(lib, np_):
-        return lib.linear_transpose(lambda x, y: (x @ W + 2 * y, -x.sum()), X,
-                                    np.ones(4, np.float32))
+        return lib.linear_transpose(
+            lambda x, y: (x @ W + 2 * y, -x.sum()), X, np.ones(4, np.float32)
+        )
 
     d_t, j_t = build(didax, dnp), build(jax, jnp)
     ct = (np.arange(4, dtype=np.float32), np.float32(3.0))
@@ -178,6 +183,7 @@ def test_perturbation_confusion_nested_closures() -> None:
         def f(x):
             g = lambda y: np_.sin(x * y)  # noqa: E731
             return lib.grad(g)(x) * x
+
         return lib.grad(f)
 
     close(*both(build, 0.8), tol=1e-3)
@@ -186,8 +192,9 @@ def test_perturbation_confusion_nested_closures() -> None:
 def test_perturbation_confusion_jvp_inside_grad() -> None:
     def build(lib, _):
         def f(x):
-            _, t = lib.jvp(lambda y: x * y ** 2, (x,), (1.0,))
+            _, t = lib.jvp(lambda y: x * y**2, (x,), (1.0,))
             return t
+
         return lib.grad(f)
 
     close(*both(build, 1.5))
@@ -215,8 +222,10 @@ def test_grad_of_jit_and_jit_of_grad() -> None:
     close(didax.grad(jit(f_d), (0, 1))(X, W), want)
     close(jit(didax.grad(f_d, (0, 1)))(X, W), want)
     close(jit(didax.grad(jit(f_d), (0, 1)))(X, W), want)
-    close(didax.grad(didax.grad(jit(lambda x: dnp.sin(x) * x)))(0.5),
-          jax.grad(jax.grad(jax.jit(lambda x: jnp.sin(x) * x)))(0.5))
+    close(
+        didax.grad(didax.grad(jit(lambda x: dnp.sin(x) * x)))(0.5),
+        jax.grad(jax.grad(jax.jit(lambda x: jnp.sin(x) * x)))(0.5),
+    )
 
 
 def test_grad_of_jit_keeps_one_jit_forward_and_one_backward() -> None:
@@ -261,49 +270,58 @@ def _same_error(d_call: Any, j_call: Any) -> str:
 
 
 def test_grad_of_non_scalar_output() -> None:
-    msg = _same_error(lambda: didax.grad(lambda x: x * 2)(X),
-                      lambda: jax.grad(lambda x: x * 2)(X))
+    msg = _same_error(lambda: didax.grad(lambda x: x * 2)(X), lambda: jax.grad(lambda x: x * 2)(X))
     assert msg == "Gradient only defined for scalar-output functions. Output had shape: (3,)."
 
 
 def test_grad_of_tuple_output() -> None:
-    msg = _same_error(lambda: didax.grad(lambda x: (x, x))(1.0),
-                      lambda: jax.grad(lambda x: (x, x))(1.0))
+    msg = _same_error(
+        lambda: didax.grad(lambda x: (x, x))(1.0), lambda: jax.grad(lambda x: (x, x))(1.0)
+    )
     assert msg.startswith("Gradient only defined for scalar-output functions. Output was")
 
 
-@pytest.mark.parametrize("value, dtype", [(1, "int32"), (True, "bool"),
-                                          (np.arange(3, dtype=np.int32), "int32")])
+@pytest.mark.parametrize(
+    "value, dtype", [(1, "int32"), (True, "bool"), (np.arange(3, dtype=np.int32), "int32")]
+)
 def test_grad_of_integer_input(value: Any, dtype: str) -> None:
-    msg = _same_error(lambda: didax.grad(lambda x: x * 2.0)(value),
-                      lambda: jax.grad(lambda x: x * 2.0)(value))
-    assert msg.startswith("grad requires real- or complex-valued inputs (input dtype that is a "
-                          f"sub-dtype of np.inexact), but got {dtype}.")
+    msg = _same_error(
+        lambda: didax.grad(lambda x: x * 2.0)(value), lambda: jax.grad(lambda x: x * 2.0)(value)
+    )
+    assert msg.startswith(
+        "grad requires real- or complex-valued inputs (input dtype that is a "
+        f"sub-dtype of np.inexact), but got {dtype}."
+    )
 
 
 def test_grad_of_integer_output() -> None:
-    msg = _same_error(lambda: didax.grad(lambda x: (x > 0).astype(dnp.int32))(1.0),
-                      lambda: jax.grad(lambda x: (x > 0).astype(jnp.int32))(1.0))
+    msg = _same_error(
+        lambda: didax.grad(lambda x: (x > 0).astype(dnp.int32))(1.0),
+        lambda: jax.grad(lambda x: (x > 0).astype(jnp.int32))(1.0),
+    )
     assert msg.startswith("grad requires real-valued outputs")
 
 
 def test_argnums_out_of_range() -> None:
-    msg = _same_error(lambda: didax.grad(lambda x, y: x, argnums=2)(1.0, 2.0),
-                      lambda: jax.grad(lambda x, y: x, argnums=2)(1.0, 2.0))
+    msg = _same_error(
+        lambda: didax.grad(lambda x, y: x, argnums=2)(1.0, 2.0),
+        lambda: jax.grad(lambda x, y: x, argnums=2)(1.0, 2.0),
+    )
     assert "argnums=2" in msg
 
 
 def test_has_aux_without_pair() -> None:
-    _same_error(lambda: didax.grad(lambda x: x, has_aux=True)(1.0),
-                lambda: jax.grad(lambda x: x, has_aux=True)(1.0))
+    _same_error(
+        lambda: didax.grad(lambda x: x, has_aux=True)(1.0),
+        lambda: jax.grad(lambda x: x, has_aux=True)(1.0),
+    )
 
 
 def test_vjp_called_with_wrong_arguments() -> None:
     _, d_vjp = didax.vjp(lambda x: x, X)
     _, j_vjp = jax.vjp(lambda x: x, jnp.asarray(X))
     _same_error(lambda: d_vjp(X, X), lambda: j_vjp(X, X))
-    msg = _same_error(lambda: d_vjp(np.ones(2, np.float32)),
-                      lambda: j_vjp(np.ones(2, np.float32)))
+    msg = _same_error(lambda: d_vjp(np.ones(2, np.float32)), lambda: j_vjp(np.ones(2, np.float32)))
     assert "got float32[2], but expected float32[3]" in msg.replace("f32", "float32")
 
 
@@ -316,14 +334,17 @@ def test_linearized_called_with_wrong_shape() -> None:
 def test_jacobian_input_and_output_dtypes() -> None:
     _same_error(lambda: didax.jacfwd(lambda x: x)(1), lambda: jax.jacfwd(lambda x: x)(1))
     _same_error(lambda: didax.jacrev(lambda x: x)(1), lambda: jax.jacrev(lambda x: x)(1))
-    _same_error(lambda: didax.jacrev(lambda x: (x > 0).astype(dnp.int32))(1.0),
-                lambda: jax.jacrev(lambda x: (x > 0).astype(jnp.int32))(1.0))
+    _same_error(
+        lambda: didax.jacrev(lambda x: (x > 0).astype(dnp.int32))(1.0),
+        lambda: jax.jacrev(lambda x: (x > 0).astype(jnp.int32))(1.0),
+    )
 
 
 def test_python_control_flow_on_primal_values_works_under_grad() -> None:
     def build(lib, np_):
         def f(x):
             return np_.sin(x) if x > 0 else np_.cos(x)
+
         return lib.grad(f)
 
     close(*both(build, 0.5))

@@ -6,17 +6,16 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-import pytest
-from hypothesis import given
-from test_reverse_properties import EAGER, Program, draw_like, programs, seeds
-
 import didax
 import didax.numpy as dnp
+import numpy as np
+import pytest
 from didax import core, lax
 from didax.interpreters import partial_eval as pe
 from didax.interpreters import transpose as tr
 from didax.jaxpr import eval_jaxpr, typecheck
+from hypothesis import given
+from test_reverse_properties import EAGER, Program, draw_like, programs, seeds
 
 X = np.array([0.5, -1.0, 2.0], np.float32)
 Y = np.array([1.5, 0.25, -0.5], np.float32)
@@ -55,7 +54,8 @@ def test_partial_eval_jaxpr_splits_known_from_unknown() -> None:
 def test_partial_eval_jaxpr_instantiate() -> None:
     closed = didax.make_jaxpr(f3)(X, Y)
     known, unknown, out_unknowns, num_res = pe.partial_eval_jaxpr(
-        closed, [False, True], instantiate=[True, False, False])
+        closed, [False, True], instantiate=[True, False, False]
+    )
     assert out_unknowns == [True, True, True]
     assert len(known.out_avals) == num_res == 1  # the known output is now a residual
     (res,) = run(known, X)
@@ -150,13 +150,15 @@ def test_backward_pass_skips_equations_whose_cotangents_are_zero() -> None:
     closed = didax.make_jaxpr(lambda x, y: (counted_p.bind(x), y * 2.0))(X, Y)
     args = [core.UndefinedPrimal(core.get_aval(X)), core.UndefinedPrimal(core.get_aval(Y))]
     CALLS.clear()
-    cts = tr.backward_pass(closed.jaxpr, closed.consts, args,
-                           [core.Zero(core.get_aval(X)), np.ones(3, np.float32)])
+    cts = tr.backward_pass(
+        closed.jaxpr, closed.consts, args, [core.Zero(core.get_aval(X)), np.ones(3, np.float32)]
+    )
     assert CALLS == []
     assert isinstance(cts[0], core.Zero)
     np.testing.assert_allclose(np.asarray(cts[1]), 2.0)
-    cts = tr.backward_pass(closed.jaxpr, closed.consts, args,
-                           [np.ones(3, np.float32), core.Zero(core.get_aval(Y))])
+    cts = tr.backward_pass(
+        closed.jaxpr, closed.consts, args, [np.ones(3, np.float32), core.Zero(core.get_aval(Y))]
+    )
     assert CALLS == [1]
     np.testing.assert_allclose(np.asarray(cts[0]), 3.0)
     assert isinstance(cts[1], core.Zero)

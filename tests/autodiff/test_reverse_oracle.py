@@ -11,12 +11,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import didax
+import didax.numpy as dnp
 import numpy as np
 import pytest
 from op_cases import CASES, OpCase, close_over
-
-import didax
-import didax.numpy as dnp
 
 jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")
@@ -24,8 +23,11 @@ jnp = pytest.importorskip("jax.numpy")
 pytestmark = pytest.mark.oracle
 
 # cases JAX rejects (`raises`) have no derivative to compare
-DIFF_CASES = [c for c in CASES if c.differentiable and c.float_positions
-              and getattr(c, "raises", None) is None]
+DIFF_CASES = [
+    c
+    for c in CASES
+    if c.differentiable and c.float_positions and getattr(c, "raises", None) is None
+]
 TOL = 1e-4  # JAX's float32 tolerance: rtol 1e-4, atol 1e-5
 # Jacobians and Hessians cost a vmap each: a deterministic third of the cases.
 JAC_CASES = DIFF_CASES[::4]

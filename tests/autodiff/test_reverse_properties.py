@@ -12,15 +12,15 @@ it against `didax.numpy` (float32) or NumPy (float64, the reference). Properties
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
-
-import numpy as np
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from typing import Any
 
 import didax
 import didax.numpy as dnp
+import numpy as np
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 EAGER = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 COMPILED = settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -44,7 +44,7 @@ OPS = [
     Op("gauss", 1, lambda m, x: m.exp(-(x * x))),
     Op("log1p_sq", 1, lambda m, x: m.log1p(x * x)),
     Op("sqrt1", 1, lambda m, x: m.sqrt(x * x + 1.0)),
-    Op("square", 1, lambda m, x: x ** 2),
+    Op("square", 1, lambda m, x: x**2),
     Op("affine", 1, lambda m, x: 1.5 - x * 0.5),
     Op("add", 2, lambda m, x, y: x + y),
     Op("subtract", 2, lambda m, x, y: x - y),
@@ -115,14 +115,19 @@ def programs(draw: Any) -> Program:
 seeds = st.integers(0, 2**32 - 1)
 
 
-def draw_like(rng: np.random.Generator, shapes: Any, low: float = -1.5, high: float = 1.5
-              ) -> list[np.ndarray]:
+def draw_like(
+    rng: np.random.Generator, shapes: Any, low: float = -1.5, high: float = 1.5
+) -> list[np.ndarray]:
     return [rng.uniform(low, high, s).astype(np.float32) for s in shapes]
 
 
 def vdot(xs: Any, ys: Any) -> float:
-    return float(sum(np.sum(np.asarray(x, np.float64) * np.asarray(y, np.float64))
-                     for x, y in zip(xs, ys, strict=True)))
+    return float(
+        sum(
+            np.sum(np.asarray(x, np.float64) * np.asarray(y, np.float64))
+            for x, y in zip(xs, ys, strict=True)
+        )
+    )
 
 
 def abs_vdot(xs: Any, ys: Any) -> float:
@@ -159,8 +164,7 @@ def test_linearize_agrees_with_jvp(prog: Program, seed: int) -> None:
     out_l, f_lin = didax.linearize(f, *xs)
     np.testing.assert_array_equal(np.asarray(out_l), np.asarray(out))
     scale = float(np.max(np.abs(np.asarray(jt)), initial=1.0))
-    np.testing.assert_allclose(np.asarray(f_lin(*ts)), np.asarray(jt), rtol=1e-5,
-                               atol=1e-6 * scale)
+    np.testing.assert_allclose(np.asarray(f_lin(*ts)), np.asarray(jt), rtol=1e-5, atol=1e-6 * scale)
 
 
 @EAGER
@@ -194,8 +198,10 @@ def test_jit_of_grad_equals_grad(prog: Program, seed: int) -> None:
     loss = lambda *a: dnp.sum(prog(dnp, *a) * w)  # noqa: E731
     argnums = tuple(range(len(xs)))
     want = didax.grad(loss, argnums)(*xs)
-    for got in (didax.jit(didax.grad(loss, argnums))(*xs),
-                didax.grad(didax.jit(loss), argnums)(*xs)):
+    for got in (
+        didax.jit(didax.grad(loss, argnums))(*xs),
+        didax.grad(didax.jit(loss), argnums)(*xs),
+    ):
         for g, e in zip(got, want, strict=True):
             e = np.asarray(e)
             assert np.shape(g) == e.shape and np.asarray(g).dtype == e.dtype

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import re
 
-import numpy as np
-import pytest
-
 import didax
 import didax.numpy as jnp
+import numpy as np
+import pytest
 from didax import lax
 
 X = np.linspace(-1, 1, 8, dtype=np.float32).reshape(2, 4)
@@ -23,25 +22,38 @@ def test_lowered_text_is_a_stablehlo_module_with_the_expected_ops() -> None:
     text = didax.jit(f).lower(X).as_text()
     assert text.startswith("module @jit_f")
     assert "func.func public @main(%arg0: tensor<2x4xf32>) -> tensor<4xf32>" in text
-    for op in ("stablehlo.sine", "stablehlo.multiply", "stablehlo.dot_general",
-               "stablehlo.transpose", "stablehlo.slice", "stablehlo.reduce",
-               "stablehlo.add"):
+    for op in (
+        "stablehlo.sine",
+        "stablehlo.multiply",
+        "stablehlo.dot_general",
+        "stablehlo.transpose",
+        "stablehlo.slice",
+        "stablehlo.reduce",
+        "stablehlo.add",
+    ):
         assert op in text, op
 
 
-@pytest.mark.parametrize("fn, ops", [
-    (lambda x: lax.cos(x), ["stablehlo.cosine"]),
-    (lambda x: jnp.exp(x) + jnp.log1p(x * x), ["stablehlo.exponential",
-                                               "stablehlo.log_plus_one"]),
-    (lambda x: jnp.max(x, axis=1), ["stablehlo.reduce", "stablehlo.maximum"]),
-    (lambda x: jnp.argmax(x, axis=1), ["stablehlo.reduce", "stablehlo.iota",
-                                       "stablehlo.select"]),
-    (lambda x: jnp.where(x > 0, x, 0.0), ["stablehlo.compare GT", "stablehlo.select"]),
-    (lambda x: x.astype(jnp.int32), ["stablehlo.convert"]),
-    (lambda x: jnp.concatenate([x, x]), ["stablehlo.concatenate"]),
-    (lambda x: x.reshape(8), ["stablehlo.reshape"]),
-    (lambda x: x ** 3, ["stablehlo.multiply"]),
-])
+@pytest.mark.parametrize(
+    "fn, ops",
+    [
+        (lambda x: lax.cos(x), ["stablehlo.cosine"]),
+        (
+            lambda x: jnp.exp(x) + jnp.log1p(x * x),
+            ["stablehlo.exponential", "stablehlo.log_plus_one"],
+        ),
+        (lambda x: jnp.max(x, axis=1), ["stablehlo.reduce", "stablehlo.maximum"]),
+        (
+            lambda x: jnp.argmax(x, axis=1),
+            ["stablehlo.reduce", "stablehlo.iota", "stablehlo.select"],
+        ),
+        (lambda x: jnp.where(x > 0, x, 0.0), ["stablehlo.compare GT", "stablehlo.select"]),
+        (lambda x: x.astype(jnp.int32), ["stablehlo.convert"]),
+        (lambda x: jnp.concatenate([x, x]), ["stablehlo.concatenate"]),
+        (lambda x: x.reshape(8), ["stablehlo.reshape"]),
+        (lambda x: x**3, ["stablehlo.multiply"]),
+    ],
+)
 def test_each_primitive_lowers_to_its_stablehlo_op(fn, ops) -> None:
     text = didax.jit(fn).lower(X).as_text()
     for op in ops:

@@ -7,40 +7,50 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import didax
+import didax.numpy as jnp
 import ml_dtypes
 import numpy as np
 import pytest
-
-import didax
-import didax.numpy as jnp
 from didax import backend
 
-DTYPES = [np.float32, np.float16, ml_dtypes.bfloat16, np.int32, np.int8, np.uint8, np.uint32,
-          np.bool_]
+DTYPES = [
+    np.float32,
+    np.float16,
+    ml_dtypes.bfloat16,
+    np.int32,
+    np.int8,
+    np.uint8,
+    np.uint32,
+    np.bool_,
+]
 
 
 def _run(code: str) -> str:
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     return out.stdout.strip()
 
 
 def test_import_didax_loads_no_jaxlib_and_no_jax() -> None:
-    modules = _run("import sys, didax, didax.numpy; "
-                   "print(sorted(m for m in sys.modules if m.split('.')[0] in "
-                   "('jaxlib', 'jax')))")
+    modules = _run(
+        "import sys, didax, didax.numpy; "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in "
+        "('jaxlib', 'jax')))"
+    )
     assert modules == "[]"
 
 
 def test_compiling_and_running_never_imports_jax() -> None:
-    out = _run("import sys, numpy as np, didax, didax.numpy as jnp\n"
-               "f = didax.jit(lambda x: (jnp.sin(x) * 2, x.astype(jnp.bfloat16) "
-               "if hasattr(jnp, 'bfloat16') else x))\n"
-               "y = f(np.ones(3, np.float32))\n"
-               "c = f.lower(np.ones(3, np.float32)).compile(); c.as_text(); c.cost_analysis()\n"
-               "np.asarray(y[0]); np.asarray(y[1]); didax.block_until_ready(y)\n"
-               "didax.jvp(f, (np.ones(3, np.float32),), (np.ones(3, np.float32),))\n"
-               "print('jaxlib' in sys.modules, 'jax' in sys.modules)")
+    out = _run(
+        "import sys, numpy as np, didax, didax.numpy as jnp\n"
+        "f = didax.jit(lambda x: (jnp.sin(x) * 2, x.astype(jnp.bfloat16) "
+        "if hasattr(jnp, 'bfloat16') else x))\n"
+        "y = f(np.ones(3, np.float32))\n"
+        "c = f.lower(np.ones(3, np.float32)).compile(); c.as_text(); c.cost_analysis()\n"
+        "np.asarray(y[0]); np.asarray(y[1]); didax.block_until_ready(y)\n"
+        "didax.jvp(f, (np.ones(3, np.float32),), (np.ones(3, np.float32),))\n"
+        "print('jaxlib' in sys.modules, 'jax' in sys.modules)"
+    )
     assert out == "True False"
 
 
@@ -54,8 +64,11 @@ def test_jaxlib_version_is_the_pinned_one() -> None:
 @pytest.mark.parametrize("shape", [(), (3,), (2, 0), (2, 3)])
 def test_buffers_of_every_dtype_round_trip(dtype, shape) -> None:
     rng = np.random.default_rng(0)
-    x = (rng.random(shape) * 10).astype(dtype) if np.dtype(dtype) != np.bool_ else (
-        rng.random(shape) < 0.5)
+    x = (
+        (rng.random(shape) * 10).astype(dtype)
+        if np.dtype(dtype) != np.bool_
+        else (rng.random(shape) < 0.5)
+    )
     out = didax.jit(lambda a: a)(x)
     assert out.dtype == np.dtype(dtype) and out.shape == shape
     np.testing.assert_array_equal(np.asarray(out), x)
@@ -75,8 +88,9 @@ def test_arithmetic_in_every_dtype(dtype) -> None:
     got, want = didax.jit(f)(x, y), f(x, y)
     for g, w in zip(got, want, strict=True):
         assert g.dtype == w.dtype and g.shape == w.shape
-        np.testing.assert_array_equal(np.asarray(g).astype(np.float32),
-                                      np.asarray(w).astype(np.float32))
+        np.testing.assert_array_equal(
+            np.asarray(g).astype(np.float32), np.asarray(w).astype(np.float32)
+        )
 
 
 def test_device_put_devices_block_until_ready() -> None:

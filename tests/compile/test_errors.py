@@ -3,11 +3,10 @@ non-array argument, a primitive that cannot be lowered, a lowering rule that fai
 
 from __future__ import annotations
 
-import numpy as np
-import pytest
-
 import didax
 import didax.numpy as jnp
+import numpy as np
+import pytest
 from didax import core
 from didax.interpreters.lowering import LoweringError
 
@@ -87,7 +86,8 @@ def test_missing_lowering_rule_names_the_primitive() -> None:
 def test_failing_lowering_rule_names_the_primitive() -> None:
     bar_p = _user_primitive("bar")
     core.lowering_rules.register(
-        bar_p, lambda ctx, x: [ctx.hlo.add(x, ctx.constant(np.ones(5, np.float32)))])
+        bar_p, lambda ctx, x: [ctx.hlo.add(x, ctx.constant(np.ones(5, np.float32)))]
+    )
     with pytest.raises(LoweringError, match=r"lowering 'bar' on \(f32\[3\]\)"):
         didax.jit(lambda x: bar_p.bind(x))(np.ones(3, np.float32))
     assert issubclass(LoweringError, ValueError)
@@ -95,10 +95,17 @@ def test_failing_lowering_rule_names_the_primitive() -> None:
 
 def test_lowering_rule_with_a_wrong_result_type_names_the_primitive() -> None:
     baz_p = _user_primitive("baz")
-    core.lowering_rules.register(baz_p, lambda ctx, x: [
-        ctx.hlo.convert(ctx.tensor_type(ctx.avals_out[0].update(dtype=np.int32)), x)])
-    with pytest.raises(LoweringError, match="rule for 'baz' returned a value of type "
-                                            r"tensor<3xi32> for an output of type f32\[3\]"):
+    core.lowering_rules.register(
+        baz_p,
+        lambda ctx, x: [
+            ctx.hlo.convert(ctx.tensor_type(ctx.avals_out[0].update(dtype=np.int32)), x)
+        ],
+    )
+    with pytest.raises(
+        LoweringError,
+        match="rule for 'baz' returned a value of type "
+        r"tensor<3xi32> for an output of type f32\[3\]",
+    ):
         didax.jit(lambda x: baz_p.bind(x))(np.ones(3, np.float32))
 
 

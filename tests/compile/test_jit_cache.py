@@ -8,11 +8,10 @@ from __future__ import annotations
 import functools
 from collections import namedtuple
 
-import numpy as np
-import pytest
-
 import didax
 import didax.numpy as jnp
+import numpy as np
+import pytest
 from didax.control_flow import jit as jit_module
 
 
@@ -72,12 +71,12 @@ def test_device_array_results_feed_back_without_recompiling() -> None:
 
 def test_static_argnums_key_the_cache_by_value() -> None:
     def f(x, n):
-        return x ** n  # `n` must be concrete for integer_pow
+        return x**n  # `n` must be concrete for integer_pow
 
     jf = didax.jit(f, static_argnums=1)
     x = np.arange(3, dtype=np.float32)
-    np.testing.assert_array_equal(np.asarray(jf(x, 2)), x ** 2)
-    np.testing.assert_array_equal(np.asarray(jf(x, 3)), x ** 3)
+    np.testing.assert_array_equal(np.asarray(jf(x, 2)), x**2)
+    np.testing.assert_array_equal(np.asarray(jf(x, 3)), x**3)
     jf(x, 2)
     jf(x + 1, 3)
     assert jf.compilations == 2
@@ -178,4 +177,6 @@ def test_jitted_function_keeps_the_wrapped_name_and_doc() -> None:
         return 2 * x
 
     jf = didax.jit(my_function)
-    assert jf.__name__ == "my_function" and jf.__doc__ == "Doubles." and jf.__wrapped__ is my_function
+    assert (
+        jf.__name__ == "my_function" and jf.__doc__ == "Doubles." and jf.__wrapped__ is my_function
+    )

@@ -11,16 +11,16 @@ together, as one program: a failing member is then run alone to name it.
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
+import didax
 import ml_dtypes
 import numpy as np
 import pytest
-from op_cases import CASES, OpCase
-
-import didax
 from didax.lax import comparison, convert, dot, elementwise, reductions, shape
 from didax.tree_util import tree_leaves
+from op_cases import CASES, OpCase
 
 # Cases that eager didax runs but that fail to stage (a bug outside compilation): each is an
 # xfail(strict) so that its test reports when the bug is fixed.
@@ -60,8 +60,14 @@ def assert_close(got: np.ndarray, want: np.ndarray, what: str) -> None:
         np.testing.assert_array_equal(got, want, err_msg=what)
     else:
         rtol, atol = TOLERANCES[want.dtype]
-        np.testing.assert_allclose(got.astype(np.float32), want.astype(np.float32), rtol=rtol,
-                                   atol=atol, equal_nan=True, err_msg=what)
+        np.testing.assert_allclose(
+            got.astype(np.float32),
+            want.astype(np.float32),
+            rtol=rtol,
+            atol=atol,
+            equal_nan=True,
+            err_msg=what,
+        )
 
 
 def assert_same(got: Any, want: Any, what: str) -> None:
@@ -102,9 +108,14 @@ def test_jit_matches_eager(group: str) -> None:
         assert_same(got, want, case.id)
 
 
-@pytest.mark.parametrize("case", [
-    pytest.param(c, marks=pytest.mark.xfail(strict=True, reason=STAGING_BUGS[c.id]), id=c.id)
-    for c in EAGER_CASES if c.id in STAGING_BUGS])
+@pytest.mark.parametrize(
+    "case",
+    [
+        pytest.param(c, marks=pytest.mark.xfail(strict=True, reason=STAGING_BUGS[c.id]), id=c.id)
+        for c in EAGER_CASES
+        if c.id in STAGING_BUGS
+    ],
+)
 def test_jit_matches_eager_known_bugs(case: OpCase) -> None:
     for _, want, got in _run_group([case]):
         assert_same(got, want, case.id)
@@ -133,12 +144,14 @@ def test_jit_matches_jax_jit(group: str) -> None:
     for case, _, _ in results:
         args = case.make_inputs(np.random.default_rng(case.seed))
         fn, positions = case.jax_fn, case.array_positions
-        jax_fns.append(lambda *xs, fn=fn, args=args, positions=positions: fn(
-            *[xs[positions.index(i)] if i in positions else a for i, a in enumerate(args)]))
+        jax_fns.append(
+            lambda *xs, fn=fn, args=args, positions=positions: fn(
+                *[xs[positions.index(i)] if i in positions else a for i, a in enumerate(args)]
+            )
+        )
         jax_inputs.append([args[i] for i in positions])
 
-    want = jax.jit(lambda all_inputs: [f(*xs) for f, xs in zip(jax_fns, all_inputs)])(
-        jax_inputs)
+    want = jax.jit(lambda all_inputs: [f(*xs) for f, xs in zip(jax_fns, all_inputs)])(jax_inputs)
     for (case, _, got), w in zip(results, want, strict=True):
         for g, wl in zip(tree_leaves(got), jax.tree_util.tree_leaves(w), strict=True):
             assert g.shape == wl.shape and g.dtype == wl.dtype, case.id

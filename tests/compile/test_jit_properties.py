@@ -4,13 +4,12 @@ returned inputs, strided and broadcast NumPy inputs, unbatched arguments under v
 
 from __future__ import annotations
 
+import didax
+import didax.numpy as jnp
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
-
-import didax
-import didax.numpy as jnp
 
 
 def program(x, y):

@@ -7,11 +7,10 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any
 
-import numpy as np
-import pytest
-
 import didax
 import didax.numpy as dnp
+import numpy as np
+import pytest
 from didax import backend
 from didax.control_flow.jit import jit_p
 from didax.tree_util import tree_leaves
@@ -62,10 +61,15 @@ def programs(lib: Any, np_: Any) -> dict[str, tuple[Any, tuple]]:
         return g(x) + g(x * 2)
 
     return {
-        "jit_f": (jit(f), (X3,)), "nested": (nested, (X3,)), "jvp_of_jit": (jvp_of_jit, (X3,)),
-        "vmap_of_jit": (vmap_of_jit, (XS,)), "jit_of_vmap": (jit_of_vmap, (XS,)),
-        "jit_of_jvp": (jit_of_jvp, (X3,)), "closure": (closure, (1.5,)),
-        "weak_scalar": (weak_scalar, (1.5,)), "called_twice": (called_twice, (X3[:2],)),
+        "jit_f": (jit(f), (X3,)),
+        "nested": (nested, (X3,)),
+        "jvp_of_jit": (jvp_of_jit, (X3,)),
+        "vmap_of_jit": (vmap_of_jit, (XS,)),
+        "jit_of_vmap": (jit_of_vmap, (XS,)),
+        "jit_of_jvp": (jit_of_jvp, (X3,)),
+        "closure": (closure, (1.5,)),
+        "weak_scalar": (weak_scalar, (1.5,)),
+        "called_twice": (called_twice, (X3[:2],)),
     }
 
 
@@ -87,8 +91,7 @@ def test_staged_jaxprs_typecheck_and_evaluate(name: str) -> None:
     closed = didax.make_jaxpr(fn)(*args)
     didax.typecheck(closed.jaxpr)
     # evaluating the jaxpr runs each jit equation's impl rule (compile, then run)
-    assert_tree_close(didax.eval_jaxpr(closed.jaxpr, closed.consts, *args), tree_leaves(
-        fn(*args)))
+    assert_tree_close(didax.eval_jaxpr(closed.jaxpr, closed.consts, *args), tree_leaves(fn(*args)))
 
 
 def test_jit_is_one_equation_with_name_and_jaxpr_params() -> None:
@@ -113,8 +116,10 @@ def test_under_make_jaxpr_nothing_is_compiled() -> None:
 
 def test_jvp_of_jit_reuses_its_jvp_jaxpr() -> None:
     jf = didax.jit(lambda x: dnp.sin(x) * x)
-    inner = [didax.make_jaxpr(lambda x: didax.jvp(jf, (x,), (x,)))(X3).eqns[0].params["jaxpr"]
-             for _ in range(2)]
+    inner = [
+        didax.make_jaxpr(lambda x: didax.jvp(jf, (x,), (x,)))(X3).eqns[0].params["jaxpr"]
+        for _ in range(2)
+    ]
     assert inner[0] is inner[1]  # derived once from jf's jaxpr, then cached with it
 
 
@@ -179,6 +184,7 @@ def test_values_match_jax(name: str) -> None:
 def test_numpy_inner_jits_run_eagerly_without_compiling(monkeypatch: pytest.MonkeyPatch) -> None:
     """`jnp.where`/`jnp.clip` stage as `jit[name=_where]` like JAX's, but an eager call (and
     grad of an eager call, whose jit equations are `inline`) runs with NumPy: no XLA compile."""
+
     def no_compile(*args: Any, **kwargs: Any) -> None:
         raise AssertionError("an eager didax.numpy call compiled with XLA")
 
@@ -198,16 +204,17 @@ def test_inline_jit_lowers_in_place_and_plain_jit_as_a_call() -> None:
     called = didax.jit(lambda v: inner(v) + 1.0).lower(X3).as_text()
     inlined = didax.jit(lambda v: inline(v) + 1.0).lower(X3).as_text()
     assert "call @" in called and "call @" not in inlined
-    np.testing.assert_allclose(np.asarray(didax.jit(lambda v: inline(v) + 1.0)(X3)),
-                               np.sin(X3) * 2 + 1, rtol=1e-6)
+    np.testing.assert_allclose(
+        np.asarray(didax.jit(lambda v: inline(v) + 1.0)(X3)), np.sin(X3) * 2 + 1, rtol=1e-6
+    )
 
 
 def test_jacfwd_of_jit_keeps_unbatched_outputs_unbatched() -> None:
     # jacfwd vmaps a jvp whose primal output must stay unbatched; the jit vmap rule used to
     # batch every output
     f = didax.jit(lambda v: dnp.sin(v) * 2.0)
-    np.testing.assert_allclose(np.asarray(didax.jacfwd(f)(X3)), np.diag(2 * np.cos(X3)),
-                               rtol=1e-6)
-    out = didax.vmap(didax.jit(lambda v, c: (v * 2.0, c + 1.0)), in_axes=(0, None),
-                     out_axes=(0, None))(np.ones((2, 3), np.float32), X3)
+    np.testing.assert_allclose(np.asarray(didax.jacfwd(f)(X3)), np.diag(2 * np.cos(X3)), rtol=1e-6)
+    out = didax.vmap(
+        didax.jit(lambda v, c: (v * 2.0, c + 1.0)), in_axes=(0, None), out_axes=(0, None)
+    )(np.ones((2, 3), np.float32), X3)
     np.testing.assert_allclose(np.asarray(out[1]), X3 + 1)

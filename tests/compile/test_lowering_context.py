@@ -4,10 +4,9 @@ primitive (cond, while, scan) uses it: StableHLO builders and types through `ctx
 
 from __future__ import annotations
 
-import numpy as np
-
 import didax
 import didax.numpy as jnp
+import numpy as np
 from didax import core
 from didax.interpreters import staging
 
@@ -23,7 +22,7 @@ def test_a_user_primitive_with_its_own_lowering_rule() -> None:
         return [ctx.hlo.multiply(x, ctx.hlo.multiply(x, x))]
 
     x = np.array([1.0, 2.0, -3.0], np.float32)
-    np.testing.assert_array_equal(np.asarray(didax.jit(lambda x: cube_p.bind(x))(x)), x ** 3)
+    np.testing.assert_array_equal(np.asarray(didax.jit(lambda x: cube_p.bind(x))(x)), x**3)
     assert "cube" in didax.jit(lambda x: cube_p.bind(x)).lower(x).compile().as_text()
 
 
@@ -35,8 +34,14 @@ def test_lower_jaxpr_inline_in_a_user_higher_order_primitive() -> None:
     # apply_twice[jaxpr=f] x = f(f(x)): its rule lowers the jaxpr twice at the call site
     twice_p = core.Primitive("apply_twice", multiple_results=True)
     twice_p.def_abstract_eval(lambda *avals, jaxpr: list(jaxpr.out_avals))
-    twice_p.def_impl(lambda *xs, jaxpr: [np.asarray(v) for v in didax.eval_jaxpr(
-        jaxpr.jaxpr, jaxpr.consts, *didax.eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *xs))])
+    twice_p.def_impl(
+        lambda *xs, jaxpr: [
+            np.asarray(v)
+            for v in didax.eval_jaxpr(
+                jaxpr.jaxpr, jaxpr.consts, *didax.eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *xs)
+            )
+        ]
+    )
 
     @core.lowering_rules.register(twice_p)
     def _twice_lowering(ctx, *args, jaxpr):

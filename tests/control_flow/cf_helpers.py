@@ -4,14 +4,14 @@ first appearance), the two namespaces a program is written against, and value co
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from types import SimpleNamespace
-from typing import Any, Callable
-
-import numpy as np
+from typing import Any
 
 import didax
 import didax.numpy as dnp
+import numpy as np
 
 # A name that is a variable: a binder (`a:f32[]`) or a read (`sin a`, `(a, b)`), never a
 # primitive (after `= `), a param name (before `=`) or a dtype in a param (`new_dtype=int32`).
@@ -39,11 +39,26 @@ def namespaces() -> tuple[SimpleNamespace, SimpleNamespace]:
     import jax
     import jax.numpy as jnp
 
-    jx = SimpleNamespace(np=jnp, lax=jax.lax, jvp=jax.jvp, vmap=jax.vmap, grad=jax.grad,
-                         jit=jax.jit, make_jaxpr=jax.make_jaxpr, name="jax")
-    dx = SimpleNamespace(np=dnp, lax=didax.lax, jvp=didax.jvp, vmap=didax.vmap,
-                         grad=getattr(didax, "grad", None), jit=getattr(didax, "jit", None),
-                         make_jaxpr=didax.make_jaxpr, name="didax")
+    jx = SimpleNamespace(
+        np=jnp,
+        lax=jax.lax,
+        jvp=jax.jvp,
+        vmap=jax.vmap,
+        grad=jax.grad,
+        jit=jax.jit,
+        make_jaxpr=jax.make_jaxpr,
+        name="jax",
+    )
+    dx = SimpleNamespace(
+        np=dnp,
+        lax=didax.lax,
+        jvp=didax.jvp,
+        vmap=didax.vmap,
+        grad=getattr(didax, "grad", None),
+        jit=getattr(didax, "jit", None),
+        make_jaxpr=didax.make_jaxpr,
+        name="didax",
+    )
     return jx, dx
 
 

@@ -4,17 +4,17 @@ included), grad, and the errors JAX raises. Each program is written once against
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from types import SimpleNamespace
-from typing import Any, Callable
-
-import numpy as np
-import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from typing import Any
 
 import didax
-from didax.control_flow.cond import cond_p
+import numpy as np
+import pytest
 from cf_helpers import Program, assert_close, canonical, namespaces
+from didax.control_flow.cond import cond_p
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 jax = pytest.importorskip("jax")
 JX, DX = namespaces()
@@ -27,40 +27,83 @@ def f32(*shape: int) -> np.ndarray:
     return rng.standard_normal(shape).astype(np.float32)
 
 
-
-
 def _branches(ns: SimpleNamespace) -> list[Callable[[Any], Any]]:
     return [lambda y: y + 1.0, lambda y: ns.np.sin(y) * 2.0, lambda y: y * y]
 
 
 PROGRAMS = [
-    Program("cond_gt", lambda ns: lambda x: ns.lax.cond(
-        x > 0, lambda y: ns.np.sin(y), lambda y: y * 2.0, x), (np.float32(0.7),),
-        (np.array([0.5, -1.0, 2.0], np.float32),)),
-    Program("cond_false", lambda ns: lambda x: ns.lax.cond(
-        x > 0, lambda y: ns.np.sin(y), lambda y: y * 2.0, x), (np.float32(-0.7),)),
-    Program("cond_closure", lambda ns: lambda x, w: ns.lax.cond(
-        x.sum() > 0, lambda y: y * w + ns.np.cos(w), lambda y: y - w, x), (f32(3), f32(3)),
-        (f32(3, 3), f32(3, 3))),
-    Program("cond_pytree", lambda ns: lambda x, y: ns.lax.cond(
-        x[0] < y, lambda a, b: {"s": a * b, "t": (a, b + 1.0)},
-        lambda a, b: {"s": a - b, "t": (a * 2.0, b)}, x, y), (f32(2), np.float32(0.3)),
-        (f32(3, 2), f32(3))),
-    Program("cond_int_pred", lambda ns: lambda n, x: ns.lax.cond(
-        n, lambda y: ns.np.exp(y), lambda y: -y, x), (np.int32(2), np.float32(0.4))),
-    Program("cond_operand_kw", lambda ns: lambda x: ns.lax.cond(
-        x < 1.0, lambda y: y * 3.0, lambda y: y, operand=x), (np.float32(0.5),)),
-    Program("switch", lambda ns: lambda i, x: ns.lax.switch(i, _branches(ns), x),
-            (np.int32(1), np.float32(0.3)),
-            (np.array([0, 1, 2], np.int32), np.array([0.1, 0.2, 0.3], np.float32))),
-    Program("switch_clamps_low", lambda ns: lambda i, x: ns.lax.switch(i, _branches(ns), x),
-            (np.int32(-4), np.float32(0.3))),
-    Program("switch_clamps_high", lambda ns: lambda i, x: ns.lax.switch(i, _branches(ns), x),
-            (np.int32(9), np.float32(0.3)),
-            (np.array([-1, 5, 1], np.int32), np.array([0.1, 0.2, 0.3], np.float32))),
-    Program("nested", lambda ns: lambda x: ns.lax.cond(
-        x > 0, lambda y: ns.lax.cond(y > 1.0, ns.np.sin, ns.np.cos, y), lambda y: y * y, x),
-        (np.float32(1.5),), (np.array([1.5, 0.5, -2.0], np.float32),)),
+    Program(
+        "cond_gt",
+        lambda ns: lambda x: ns.lax.cond(x > 0, lambda y: ns.np.sin(y), lambda y: y * 2.0, x),
+        (np.float32(0.7),),
+        (np.array([0.5, -1.0, 2.0], np.float32),),
+    ),
+    Program(
+        "cond_false",
+        lambda ns: lambda x: ns.lax.cond(x > 0, lambda y: ns.np.sin(y), lambda y: y * 2.0, x),
+        (np.float32(-0.7),),
+    ),
+    Program(
+        "cond_closure",
+        lambda ns: (
+            lambda x, w: ns.lax.cond(
+                x.sum() > 0, lambda y: y * w + ns.np.cos(w), lambda y: y - w, x
+            )
+        ),
+        (f32(3), f32(3)),
+        (f32(3, 3), f32(3, 3)),
+    ),
+    Program(
+        "cond_pytree",
+        lambda ns: (
+            lambda x, y: ns.lax.cond(
+                x[0] < y,
+                lambda a, b: {"s": a * b, "t": (a, b + 1.0)},
+                lambda a, b: {"s": a - b, "t": (a * 2.0, b)},
+                x,
+                y,
+            )
+        ),
+        (f32(2), np.float32(0.3)),
+        (f32(3, 2), f32(3)),
+    ),
+    Program(
+        "cond_int_pred",
+        lambda ns: lambda n, x: ns.lax.cond(n, lambda y: ns.np.exp(y), lambda y: -y, x),
+        (np.int32(2), np.float32(0.4)),
+    ),
+    Program(
+        "cond_operand_kw",
+        lambda ns: lambda x: ns.lax.cond(x < 1.0, lambda y: y * 3.0, lambda y: y, operand=x),
+        (np.float32(0.5),),
+    ),
+    Program(
+        "switch",
+        lambda ns: lambda i, x: ns.lax.switch(i, _branches(ns), x),
+        (np.int32(1), np.float32(0.3)),
+        (np.array([0, 1, 2], np.int32), np.array([0.1, 0.2, 0.3], np.float32)),
+    ),
+    Program(
+        "switch_clamps_low",
+        lambda ns: lambda i, x: ns.lax.switch(i, _branches(ns), x),
+        (np.int32(-4), np.float32(0.3)),
+    ),
+    Program(
+        "switch_clamps_high",
+        lambda ns: lambda i, x: ns.lax.switch(i, _branches(ns), x),
+        (np.int32(9), np.float32(0.3)),
+        (np.array([-1, 5, 1], np.int32), np.array([0.1, 0.2, 0.3], np.float32)),
+    ),
+    Program(
+        "nested",
+        lambda ns: (
+            lambda x: ns.lax.cond(
+                x > 0, lambda y: ns.lax.cond(y > 1.0, ns.np.sin, ns.np.cos, y), lambda y: y * y, x
+            )
+        ),
+        (np.float32(1.5),),
+        (np.array([1.5, 0.5, -2.0], np.float32),),
+    ),
 ]
 BY_NAME = {p.name: p for p in PROGRAMS}
 
@@ -133,8 +176,9 @@ def test_vmap_batched_predicate_is_a_select() -> None:
 
 
 def test_vmap_unbatched_predicate_stays_a_cond() -> None:
-    fn = didax.vmap(lambda p, x: didax.lax.cond(p, didax.numpy.sin, didax.numpy.cos, x),
-                    in_axes=(None, 0))
+    fn = didax.vmap(
+        lambda p, x: didax.lax.cond(p, didax.numpy.sin, didax.numpy.cos, x), in_axes=(None, 0)
+    )
     closed = didax.make_jaxpr(fn)(True, f32(4))
     assert [e.primitive for e in closed.eqns].count(cond_p) == 1
     assert_close(fn(True, np.ones(4, np.float32)), np.sin(np.ones(4, np.float32)))
@@ -143,19 +187,33 @@ def test_vmap_unbatched_predicate_stays_a_cond() -> None:
 def test_vmap_in_axes_other_than_zero() -> None:
     make = BY_NAME["cond_closure"].make
     xs, ws = f32(3, 4), f32(3)
-    assert_close(didax.vmap(make(DX), in_axes=(1, None))(xs, ws),
-                 jax.vmap(make(JX), in_axes=(1, None))(xs, ws))
+    assert_close(
+        didax.vmap(make(DX), in_axes=(1, None))(xs, ws),
+        jax.vmap(make(JX), in_axes=(1, None))(xs, ws),
+    )
 
 
-GRADS = ["cond_gt", "cond_false", "cond_closure", "cond_pytree", "switch", "switch_clamps_high",
-         "nested"]
+GRADS = [
+    "cond_gt",
+    "cond_false",
+    "cond_closure",
+    "cond_pytree",
+    "switch",
+    "switch_clamps_high",
+    "nested",
+]
 
 
 def _scalar_loss(ns: SimpleNamespace, prog: Program) -> Callable[..., Any]:
     fn = prog.make(ns)
-    return lambda *args: sum(ns.np.sum(leaf) for leaf in
-                             (jax.tree_util.tree_leaves(fn(*args)) if ns is JX
-                              else didax.tree_util.tree_leaves(fn(*args))))
+    return lambda *args: sum(
+        ns.np.sum(leaf)
+        for leaf in (
+            jax.tree_util.tree_leaves(fn(*args))
+            if ns is JX
+            else didax.tree_util.tree_leaves(fn(*args))
+        )
+    )
 
 
 @pytest.mark.parametrize("name", GRADS)
@@ -223,8 +281,9 @@ def test_eager_cond_binds_the_primitive() -> None:
 
 
 def test_branch_returning_operand_is_forwarded() -> None:
-    fn = lambda ns: lambda x, y: ns.lax.cond(
-        x > 0, lambda a, b: (a, b + 1.0), lambda a, b: (a, b * 2.0), x, y)
+    fn = lambda ns: (
+        lambda x, y: ns.lax.cond(x > 0, lambda a, b: (a, b + 1.0), lambda a, b: (a, b * 2.0), x, y)
+    )
     args = (np.float32(1.0), np.float32(2.0))
     closed = didax.make_jaxpr(fn(DX))(*args)
     (eqn,) = [e for e in closed.eqns if e.primitive is cond_p]
@@ -238,8 +297,9 @@ def test_switch_is_the_clamped_python_choice(index: int, x: float) -> None:
     branches = [lambda y: y + 1.0, lambda y: y * 3.0, lambda y: -y, lambda y: y * y]
     want = branches[min(max(index, 0), 3)](np.float32(x))
     got = didax.lax.switch(index, branches, np.float32(x))
-    staged = didax.jit(lambda i, y: didax.lax.switch(i, branches, y))(np.int32(index),
-                                                                      np.float32(x))
+    staged = didax.jit(lambda i, y: didax.lax.switch(i, branches, y))(
+        np.int32(index), np.float32(x)
+    )
     # JAX's float32 tolerance (XLA flushes subnormal results such as (1e-20)**2 to zero)
     np.testing.assert_allclose(np.asarray(got), want, rtol=1e-4, atol=1e-5)
     np.testing.assert_allclose(np.asarray(staged), want, rtol=1e-4, atol=1e-5)
@@ -247,7 +307,8 @@ def test_switch_is_the_clamped_python_choice(index: int, x: float) -> None:
 
 def test_single_branch_switch_calls_it() -> None:
     closed = didax.make_jaxpr(lambda i, x: didax.lax.switch(i, [didax.numpy.sin], x))(
-        np.int32(0), np.float32(1.0))
+        np.int32(0), np.float32(1.0)
+    )
     assert [e.primitive.name for e in closed.eqns] == ["sin"]
 
 
@@ -262,25 +323,33 @@ def _error(fn: Callable[[], Any]) -> BaseException:
 
 ERRORS = {
     "dtype_mismatch": lambda ns: ns.lax.cond(
-        True, lambda y: y, lambda y: y.astype(ns.np.int32), np.float32(1.0)),
+        True, lambda y: y, lambda y: y.astype(ns.np.int32), np.float32(1.0)
+    ),
     "shape_mismatch": lambda ns: ns.lax.cond(
-        True, lambda y: y, lambda y: ns.np.stack([y, y]), np.float32(1.0)),
+        True, lambda y: y, lambda y: ns.np.stack([y, y]), np.float32(1.0)
+    ),
     "tree_mismatch": lambda ns: ns.lax.cond(True, lambda y: (y, y), lambda y: y, np.float32(1.0)),
     "length_mismatch": lambda ns: ns.lax.cond(
-        True, lambda y: (y, y), lambda y: (y, y, y), np.float32(1.0)),
+        True, lambda y: (y, y), lambda y: (y, y, y), np.float32(1.0)
+    ),
     "pred_not_scalar": lambda ns: ns.lax.cond(
-        np.array([True, False]), lambda y: y, lambda y: y, np.float32(1.0)),
+        np.array([True, False]), lambda y: y, lambda y: y, np.float32(1.0)
+    ),
     "pred_none": lambda ns: ns.lax.cond(None, lambda y: y, lambda y: y, np.float32(1.0)),
     "not_callable": lambda ns: ns.lax.cond(True, 1.0, lambda y: y, np.float32(1.0)),
     "switch_float_index": lambda ns: ns.lax.switch(
-        1.0, [lambda y: y, lambda y: y], np.float32(1.0)),
+        1.0, [lambda y: y, lambda y: y], np.float32(1.0)
+    ),
     "switch_index_not_scalar": lambda ns: ns.lax.switch(
-        np.array([1, 0]), [lambda y: y, lambda y: y], np.float32(1.0)),
+        np.array([1, 0]), [lambda y: y, lambda y: y], np.float32(1.0)
+    ),
     "switch_empty": lambda ns: ns.lax.switch(1, [], np.float32(1.0)),
     "switch_dtype_mismatch": lambda ns: ns.lax.switch(
-        1, [lambda y: y, lambda y: y, lambda y: y > 0], np.float32(1.0)),
+        1, [lambda y: y, lambda y: y, lambda y: y > 0], np.float32(1.0)
+    ),
     "operand_and_operands": lambda ns: ns.lax.cond(
-        True, lambda y: y, lambda y: y, np.float32(1.0), operand=np.float32(1.0)),
+        True, lambda y: y, lambda y: y, np.float32(1.0), operand=np.float32(1.0)
+    ),
 }
 
 
@@ -295,8 +364,10 @@ def test_errors_match_jax(name: str) -> None:
 def test_dtype_mismatch_names_the_types() -> None:
     e = _error(lambda: ERRORS["dtype_mismatch"](DX))
     assert isinstance(e, TypeError)
-    assert "The output of true_fun has type float32[] but the corresponding output of " \
-           "false_fun has type int32[], so the dtypes do not match." in str(e)
+    assert (
+        "The output of true_fun has type float32[] but the corresponding output of "
+        "false_fun has type int32[], so the dtypes do not match." in str(e)
+    )
 
 
 def test_cond_primitive_rejects_a_float_index() -> None:

@@ -4,13 +4,13 @@ jit with vmap (a batched predicate included), jvp and grad in both orders."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from types import SimpleNamespace
-from typing import Any, Callable
-
-import numpy as np
-import pytest
+from typing import Any
 
 import didax
+import numpy as np
+import pytest
 import test_cond
 import test_scan
 import test_while
@@ -18,8 +18,10 @@ from cf_helpers import assert_close, namespaces
 
 jax = pytest.importorskip("jax")
 JX, DX = namespaces()
-pytestmark = [pytest.mark.oracle,
-              pytest.mark.skipif(DX.jit is None, reason="didax.jit not available")]
+pytestmark = [
+    pytest.mark.oracle,
+    pytest.mark.skipif(DX.jit is None, reason="didax.jit not available"),
+]
 
 PROGRAMS = [*test_cond.PROGRAMS, *test_scan.PROGRAMS, *test_while.PROGRAMS]
 BATCHED = [p for p in PROGRAMS if p.batch is not None]
@@ -55,8 +57,11 @@ def _loss(ns: SimpleNamespace, fn: Callable[..., Any]) -> Callable[..., Any]:
     return lambda *args: sum(ns.np.sum(ns.np.sin(leaf)) for leaf in leaves(fn(*args)))
 
 
-GRADS = [*(test_cond.BY_NAME[n] for n in test_cond.GRADS), *test_scan.PROGRAMS,
-         *(test_while.BY_NAME[n] for n in test_while.GRADS)]
+GRADS = [
+    *(test_cond.BY_NAME[n] for n in test_cond.GRADS),
+    *test_scan.PROGRAMS,
+    *(test_while.BY_NAME[n] for n in test_while.GRADS),
+]
 
 
 @pytest.mark.parametrize("prog", GRADS, ids=lambda p: p.name)
@@ -100,8 +105,9 @@ def test_grad_of_jit_of_vmap_with_batched_predicate() -> None:
 
 def test_jit_of_grad_of_while_raises_like_jax() -> None:
     def make(ns: SimpleNamespace) -> Callable[..., Any]:
-        return ns.jit(ns.grad(lambda x: ns.lax.while_loop(lambda c: c < 10.0,
-                                                          lambda c: c * 2.0, x)))
+        return ns.jit(
+            ns.grad(lambda x: ns.lax.while_loop(lambda c: c < 10.0, lambda c: c * 2.0, x))
+        )
 
     with pytest.raises(ValueError) as want:
         make(JX)(np.float32(1))
@@ -117,13 +123,20 @@ def test_fori_loop_with_bounds_traced_by_jit_is_a_while() -> None:
     assert "stablehlo.while" in text
 
 
-@pytest.mark.parametrize("fn, ops", [
-    (lambda x: didax.lax.cond(x > 0, didax.numpy.sin, didax.numpy.cos, x), ["stablehlo.case"]),
-    (lambda x: didax.lax.while_loop(lambda c: c < 5.0, lambda c: c + 1.0, x),
-     ["stablehlo.while"]),
-    (lambda x: didax.lax.scan(lambda c, a: (c + a, c), x, didax.numpy.ones(3)),
-     ["stablehlo.while", "stablehlo.dynamic_slice", "stablehlo.dynamic_update_slice"]),
-])
+@pytest.mark.parametrize(
+    "fn, ops",
+    [
+        (lambda x: didax.lax.cond(x > 0, didax.numpy.sin, didax.numpy.cos, x), ["stablehlo.case"]),
+        (
+            lambda x: didax.lax.while_loop(lambda c: c < 5.0, lambda c: c + 1.0, x),
+            ["stablehlo.while"],
+        ),
+        (
+            lambda x: didax.lax.scan(lambda c, a: (c + a, c), x, didax.numpy.ones(3)),
+            ["stablehlo.while", "stablehlo.dynamic_slice", "stablehlo.dynamic_update_slice"],
+        ),
+    ],
+)
 def test_lowered_text_uses_the_stablehlo_ops(fn: Callable[..., Any], ops: list[str]) -> None:
     text = didax.jit(fn).lower(np.float32(1)).as_text()
     for op in ops:
@@ -131,12 +144,14 @@ def test_lowered_text_uses_the_stablehlo_ops(fn: Callable[..., Any], ops: list[s
 
 
 def test_batched_while_lowers_an_or_reduction_and_a_select() -> None:
-    fn = didax.jit(didax.vmap(lambda x: didax.lax.while_loop(lambda c: c < 10.0,
-                                                             lambda c: c * 2.0, x)))
+    fn = didax.jit(
+        didax.vmap(lambda x: didax.lax.while_loop(lambda c: c < 10.0, lambda c: c * 2.0, x))
+    )
     text = fn.lower(np.ones(3, np.float32)).as_text()
     assert "stablehlo.reduce" in text and "stablehlo.select" in text
-    assert_close(fn(np.array([0.2, 4.0, 20.0], np.float32)),
-                 np.array([12.8, 16.0, 20.0], np.float32))
+    assert_close(
+        fn(np.array([0.2, 4.0, 20.0], np.float32)), np.array([12.8, 16.0, 20.0], np.float32)
+    )
 
 
 def test_jit_compiles_once_per_shape_not_per_predicate_value() -> None:

@@ -3,17 +3,17 @@ differentiable loop), the primitive's own rules, and the errors JAX raises."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from types import SimpleNamespace
-from typing import Any, Callable
-
-import numpy as np
-import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from typing import Any
 
 import didax
-from didax.control_flow.scan import scan_p
+import numpy as np
+import pytest
 from cf_helpers import Program, assert_close, canonical, namespaces
+from didax.control_flow.scan import scan_p
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 jax = pytest.importorskip("jax")
 JX, DX = namespaces()
@@ -26,45 +26,98 @@ def f32(*shape: int) -> np.ndarray:
     return rng.standard_normal(shape).astype(np.float32)
 
 
-
-
 def _rnn(ns: SimpleNamespace) -> Callable[..., Any]:
     def fn(w, h0, xs):
         def step(h, x):
             h = ns.np.tanh(ns.np.dot(w, h) + x)
             return h, ns.np.sum(h * h)
+
         return ns.lax.scan(step, h0, xs)
+
     return fn
 
 
 PROGRAMS = [
-    Program("cumsum", lambda ns: lambda xs: ns.lax.scan(
-        lambda c, x: (c + x, c * x), np.float32(0), xs), (f32(5),), (f32(3, 5),)),
-    Program("reverse", lambda ns: lambda xs: ns.lax.scan(
-        lambda c, x: (c * 0.9 + x, ns.np.sin(c)), np.float32(1), xs, reverse=True),
-        (f32(4),), (f32(3, 4),)),
-    Program("closure", lambda ns: lambda w, xs: ns.lax.scan(
-        lambda c, x: (c * w + x, c - w), w, xs), (np.float32(0.8), f32(6)),
-        (f32(3), f32(6)), (0, None)),
-    Program("rnn", _rnn, (f32(3, 3) * 0.5, f32(3), f32(4, 3)),
-            (f32(3, 3, 3) * 0.5, f32(3, 3), f32(3, 4, 3))),
-    Program("pytree", lambda ns: lambda a, b: ns.lax.scan(
-        lambda c, x: ({"p": c["p"] * x[0], "q": c["q"] + x[1]}, (x[0] + c["q"], None)),
-        {"p": a, "q": b}, (ns.np.ones(3) * a, ns.np.arange(3.0))),
-        (np.float32(1.1), np.float32(0.5)), (f32(3), f32(3))),
-    Program("length_only", lambda ns: lambda x: ns.lax.scan(
-        lambda c, _: (c * 1.5, c), x, None, length=4), (f32(2),), (f32(3, 2),)),
-    Program("forwarded_carry", lambda ns: lambda x, xs: ns.lax.scan(
-        lambda c, a: ((c[0], c[1] + a * c[0]), a), (x, x), xs), (np.float32(2.0), f32(4)),
-        (f32(3), f32(3, 4))),
-    Program("nested", lambda ns: lambda x, xs: ns.lax.scan(
-        lambda c, row: (ns.lax.scan(lambda d, y: (d + y * c, d), c, row)[0], c), x, xs),
-        (np.float32(0.3), f32(3, 2)), (f32(3), f32(3, 3, 2))),
-    Program("cond_in_scan", lambda ns: lambda xs: ns.lax.scan(
-        lambda c, x: (ns.lax.cond(x > 0, lambda u: u + x, lambda u: u * x, c), c), 
-        np.float32(1), xs), (f32(6),), (f32(3, 6),)),
-    Program("zero_length", lambda ns: lambda x, xs: ns.lax.scan(
-        lambda c, a: (c + a, c * a), x, xs), (np.float32(1.0), np.zeros(0, np.float32))),
+    Program(
+        "cumsum",
+        lambda ns: lambda xs: ns.lax.scan(lambda c, x: (c + x, c * x), np.float32(0), xs),
+        (f32(5),),
+        (f32(3, 5),),
+    ),
+    Program(
+        "reverse",
+        lambda ns: (
+            lambda xs: ns.lax.scan(
+                lambda c, x: (c * 0.9 + x, ns.np.sin(c)), np.float32(1), xs, reverse=True
+            )
+        ),
+        (f32(4),),
+        (f32(3, 4),),
+    ),
+    Program(
+        "closure",
+        lambda ns: lambda w, xs: ns.lax.scan(lambda c, x: (c * w + x, c - w), w, xs),
+        (np.float32(0.8), f32(6)),
+        (f32(3), f32(6)),
+        (0, None),
+    ),
+    Program(
+        "rnn",
+        _rnn,
+        (f32(3, 3) * 0.5, f32(3), f32(4, 3)),
+        (f32(3, 3, 3) * 0.5, f32(3, 3), f32(3, 4, 3)),
+    ),
+    Program(
+        "pytree",
+        lambda ns: (
+            lambda a, b: ns.lax.scan(
+                lambda c, x: ({"p": c["p"] * x[0], "q": c["q"] + x[1]}, (x[0] + c["q"], None)),
+                {"p": a, "q": b},
+                (ns.np.ones(3) * a, ns.np.arange(3.0)),
+            )
+        ),
+        (np.float32(1.1), np.float32(0.5)),
+        (f32(3), f32(3)),
+    ),
+    Program(
+        "length_only",
+        lambda ns: lambda x: ns.lax.scan(lambda c, _: (c * 1.5, c), x, None, length=4),
+        (f32(2),),
+        (f32(3, 2),),
+    ),
+    Program(
+        "forwarded_carry",
+        lambda ns: lambda x, xs: ns.lax.scan(lambda c, a: ((c[0], c[1] + a * c[0]), a), (x, x), xs),
+        (np.float32(2.0), f32(4)),
+        (f32(3), f32(3, 4)),
+    ),
+    Program(
+        "nested",
+        lambda ns: (
+            lambda x, xs: ns.lax.scan(
+                lambda c, row: (ns.lax.scan(lambda d, y: (d + y * c, d), c, row)[0], c), x, xs
+            )
+        ),
+        (np.float32(0.3), f32(3, 2)),
+        (f32(3), f32(3, 3, 2)),
+    ),
+    Program(
+        "cond_in_scan",
+        lambda ns: (
+            lambda xs: ns.lax.scan(
+                lambda c, x: (ns.lax.cond(x > 0, lambda u: u + x, lambda u: u * x, c), c),
+                np.float32(1),
+                xs,
+            )
+        ),
+        (f32(6),),
+        (f32(3, 6),),
+    ),
+    Program(
+        "zero_length",
+        lambda ns: lambda x, xs: ns.lax.scan(lambda c, a: (c + a, c * a), x, xs),
+        (np.float32(1.0), np.zeros(0, np.float32)),
+    ),
 ]
 BY_NAME = {p.name: p for p in PROGRAMS}
 
@@ -76,8 +129,16 @@ def test_eval_matches_jax(prog: Program) -> None:
 
 # The scan programs whose jaxprs JAX and didax write alike (`arange` and `dot` are written
 # differently by didax.numpy, not by scan).
-TEXT = ["cumsum", "reverse", "closure", "length_only", "forwarded_carry", "nested",
-        "cond_in_scan", "zero_length"]
+TEXT = [
+    "cumsum",
+    "reverse",
+    "closure",
+    "length_only",
+    "forwarded_carry",
+    "nested",
+    "cond_in_scan",
+    "zero_length",
+]
 
 
 @pytest.mark.parametrize("name", TEXT)
@@ -122,7 +183,8 @@ def test_jvp_jaxpr_text_matches_jax() -> None:
 
     args = (np.float32(0.5), f32(3))
     assert canonical(str(didax.make_jaxpr(make(DX))(*args))) == canonical(
-        str(jax.make_jaxpr(make(JX))(*args)))
+        str(jax.make_jaxpr(make(JX))(*args))
+    )
 
 
 BATCHED = [p for p in PROGRAMS if p.batch is not None]
@@ -167,7 +229,8 @@ def test_grad_jaxpr_text_matches_jax() -> None:
 
     args = (np.float32(1.0), f32(3))
     assert canonical(str(didax.make_jaxpr(make(DX))(*args))) == canonical(
-        str(jax.make_jaxpr(make(JX))(*args)))
+        str(jax.make_jaxpr(make(JX))(*args))
+    )
 
 
 def test_vjp_matches_jax() -> None:
@@ -181,8 +244,9 @@ def test_vjp_matches_jax() -> None:
 
 def test_hessian_through_scan() -> None:
     def make(ns: SimpleNamespace) -> Callable[..., Any]:
-        return lambda w: ns.lax.scan(lambda c, x: (ns.np.sin(c * w) + x, c), w, ns.np.ones(3)
-                                     * 0.5)[0]
+        return lambda w: ns.lax.scan(
+            lambda c, x: (ns.np.sin(c * w) + x, c), w, ns.np.ones(3) * 0.5
+        )[0]
 
     for w in (np.float32(0.3), np.float32(1.2)):
         assert_close(didax.grad(didax.grad(make(DX)))(w), jax.grad(jax.grad(make(JX)))(w))
@@ -194,10 +258,14 @@ def test_grad_of_vmap_and_vmap_of_grad() -> None:
     def batched_loss(ns: SimpleNamespace) -> Callable[..., Any]:
         return lambda *args: ns.np.sum(ns.vmap(_loss(ns, prog))(*args))
 
-    assert_close(didax.grad(batched_loss(DX), (0, 1, 2))(*prog.batch),
-                 jax.grad(batched_loss(JX), (0, 1, 2))(*prog.batch))
-    assert_close(didax.vmap(didax.grad(_loss(DX, prog)))(*prog.batch),
-                 jax.vmap(jax.grad(_loss(JX, prog)))(*prog.batch))
+    assert_close(
+        didax.grad(batched_loss(DX), (0, 1, 2))(*prog.batch),
+        jax.grad(batched_loss(JX), (0, 1, 2))(*prog.batch),
+    )
+    assert_close(
+        didax.vmap(didax.grad(_loss(DX, prog)))(*prog.batch),
+        jax.vmap(jax.grad(_loss(JX, prog)))(*prog.batch),
+    )
 
 
 @settings(max_examples=20, deadline=None)
@@ -205,18 +273,19 @@ def test_grad_of_vmap_and_vmap_of_grad() -> None:
 def test_scan_is_the_python_loop(length: int, reverse: bool, scale: float) -> None:
     xs = (np.arange(length, dtype=np.float32) - 2.0) * np.float32(scale)
     carry, ys = np.float32(0.5), [None] * length
-    for i in (reversed(range(length)) if reverse else range(length)):
+    for i in reversed(range(length)) if reverse else range(length):
         carry, ys[i] = carry * np.float32(0.5) + xs[i], carry * xs[i]
-    got_c, got_ys = didax.lax.scan(lambda c, x: (c * 0.5 + x, c * x), np.float32(0.5), xs,
-                                   reverse=reverse)
+    got_c, got_ys = didax.lax.scan(
+        lambda c, x: (c * 0.5 + x, c * x), np.float32(0.5), xs, reverse=reverse
+    )
     np.testing.assert_allclose(np.asarray(got_c), carry, rtol=1e-5, atol=1e-6)
-    np.testing.assert_allclose(np.asarray(got_ys), np.array(ys, np.float32).reshape(length),
-                               rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(
+        np.asarray(got_ys), np.array(ys, np.float32).reshape(length), rtol=1e-5, atol=1e-6
+    )
 
 
 def test_ys_forwarded_from_xs_are_not_outputs() -> None:
-    closed = didax.make_jaxpr(lambda xs: didax.lax.scan(lambda c, x: (c + x, x), 0.0, xs))(
-        f32(3))
+    closed = didax.make_jaxpr(lambda xs: didax.lax.scan(lambda c, x: (c + x, x), 0.0, xs))(f32(3))
     (eqn,) = closed.eqns
     assert len(eqn.outvars) == 1  # only the carry: the ys are the xs themselves
 
@@ -238,18 +307,24 @@ def _error(fn: Callable[[], Any]) -> BaseException:
 
 
 ERRORS = {
-    "carry_shape": lambda ns: ns.lax.scan(lambda c, a: (ns.np.stack([c, c]), a),
-                                          np.float32(1), np.ones(3, np.float32)),
-    "carry_dtype": lambda ns: ns.lax.scan(lambda c, a: ((c[0], c[1].astype(ns.np.int32)), a),
-                                          (np.float32(1), np.float32(2)),
-                                          np.ones(3, np.float32)),
-    "carry_tree": lambda ns: ns.lax.scan(lambda c, a: ((c, c), a), np.float32(1),
-                                         np.ones(3, np.float32)),
+    "carry_shape": lambda ns: ns.lax.scan(
+        lambda c, a: (ns.np.stack([c, c]), a), np.float32(1), np.ones(3, np.float32)
+    ),
+    "carry_dtype": lambda ns: ns.lax.scan(
+        lambda c, a: ((c[0], c[1].astype(ns.np.int32)), a),
+        (np.float32(1), np.float32(2)),
+        np.ones(3, np.float32),
+    ),
+    "carry_tree": lambda ns: ns.lax.scan(
+        lambda c, a: ((c, c), a), np.float32(1), np.ones(3, np.float32)
+    ),
     "not_a_pair": lambda ns: ns.lax.scan(lambda c, a: c, np.float32(1), np.ones(3, np.float32)),
-    "lengths_differ": lambda ns: ns.lax.scan(lambda c, a: (c, a), np.float32(1),
-                                             (np.ones(3, np.float32), np.ones(4, np.float32))),
-    "length_disagrees": lambda ns: ns.lax.scan(lambda c, a: (c, a), np.float32(1),
-                                               np.ones(3, np.float32), length=4),
+    "lengths_differ": lambda ns: ns.lax.scan(
+        lambda c, a: (c, a), np.float32(1), (np.ones(3, np.float32), np.ones(4, np.float32))
+    ),
+    "length_disagrees": lambda ns: ns.lax.scan(
+        lambda c, a: (c, a), np.float32(1), np.ones(3, np.float32), length=4
+    ),
     "no_length": lambda ns: ns.lax.scan(lambda c, a: (c, a), np.float32(1), None),
     "not_callable": lambda ns: ns.lax.scan(3, np.float32(1), None, length=2),
 }
@@ -269,5 +344,7 @@ def test_errors_match_jax(name: str) -> None:
 def test_carry_type_error_names_the_types() -> None:
     e = _error(lambda: ERRORS["carry_dtype"](DX))
     assert isinstance(e, TypeError)
-    assert "The input carry component c[1] has type float32[] but the corresponding output " \
-           "carry component has type int32[], so the dtypes do not match." in str(e)
+    assert (
+        "The input carry component c[1] has type float32[] but the corresponding output "
+        "carry component has type int32[], so the dtypes do not match." in str(e)
+    )

@@ -5,15 +5,15 @@ JAX raises."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from types import SimpleNamespace
-from typing import Any, Callable
-
-import numpy as np
-import pytest
+from typing import Any
 
 import didax
-from didax.control_flow.while_loop import while_p
+import numpy as np
+import pytest
 from cf_helpers import Program, assert_close, canonical, namespaces
+from didax.control_flow.while_loop import while_p
 
 jax = pytest.importorskip("jax")
 JX, DX = namespaces()
@@ -26,50 +26,107 @@ def f32(*shape: int) -> np.ndarray:
     return rng.standard_normal(shape).astype(np.float32)
 
 
-
-
 def _collatz(ns: SimpleNamespace) -> Callable[..., Any]:
     def fn(n):
         def body(c):
             k, steps = c
             k = ns.np.where(k % 2 == 0, k // 2, 3 * k + 1)
             return k, steps + 1
+
         return ns.lax.while_loop(lambda c: c[0] > 1, body, (n, 0))[1]
+
     return fn
 
 
 PROGRAMS = [
-    Program("doubling", lambda ns: lambda x: ns.lax.while_loop(
-        lambda c: c < 10.0, lambda c: c * 2.0, x), (np.float32(0.3),),
-        (np.array([0.3, 4.0, 20.0], np.float32),)),
-    Program("tuple_carry", lambda ns: lambda x, y: ns.lax.while_loop(
-        lambda c: c[0] < 5.0, lambda c: (c[0] + 1.0, c[1] * ns.np.cos(c[0]), c[2]), (x, y, y)),
-        (np.float32(0.5), f32(2)), (np.array([0.5, 3.0, 7.0], np.float32), f32(3, 2))),
-    Program("consts", lambda ns: lambda x, w: ns.lax.while_loop(
-        lambda c: ns.np.sum(c) < w * 10.0, lambda c: c * w + 1.0, x),
-        (f32(3), np.float32(1.5)), (f32(3, 3), np.array([1.5, 2.0, 1.1], np.float32))),
+    Program(
+        "doubling",
+        lambda ns: lambda x: ns.lax.while_loop(lambda c: c < 10.0, lambda c: c * 2.0, x),
+        (np.float32(0.3),),
+        (np.array([0.3, 4.0, 20.0], np.float32),),
+    ),
+    Program(
+        "tuple_carry",
+        lambda ns: (
+            lambda x, y: ns.lax.while_loop(
+                lambda c: c[0] < 5.0,
+                lambda c: (c[0] + 1.0, c[1] * ns.np.cos(c[0]), c[2]),
+                (x, y, y),
+            )
+        ),
+        (np.float32(0.5), f32(2)),
+        (np.array([0.5, 3.0, 7.0], np.float32), f32(3, 2)),
+    ),
+    Program(
+        "consts",
+        lambda ns: (
+            lambda x, w: ns.lax.while_loop(
+                lambda c: ns.np.sum(c) < w * 10.0, lambda c: c * w + 1.0, x
+            )
+        ),
+        (f32(3), np.float32(1.5)),
+        (f32(3, 3), np.array([1.5, 2.0, 1.1], np.float32)),
+    ),
     Program("collatz", _collatz, (np.int32(27),), (np.array([27, 1, 6], np.int32),)),
-    Program("fori_static", lambda ns: lambda x: ns.lax.fori_loop(
-        0, 5, lambda i, c: c * 0.5 + ns.np.sin(c) + i, x), (f32(3),), (f32(3, 3),)),
-    Program("fori_static_pytree", lambda ns: lambda x, y: ns.lax.fori_loop(
-        2, 6, lambda i, c: (c[0] * c[1], c[1] + 1.0), (x, y)),
-        (np.float32(0.9), np.float32(0.2)), (f32(3), f32(3))),
-    Program("fori_traced", lambda ns: lambda x, n: ns.lax.fori_loop(
-        0, n, lambda i, c: c * 1.5 + i, x), (np.float32(0.5), np.int32(4)),
-        (f32(3), np.array([0, 3, 5], np.int32))),
-    Program("fori_traced_lower", lambda ns: lambda x, n: ns.lax.fori_loop(
-        n, 6, lambda i, c: c + ns.np.sin(c * i), x), (np.float32(0.5), np.int32(2)),
-        (np.float32(0.5), np.array([0, 3, 7], np.int32)), (None, 0)),
-    Program("fori_empty", lambda ns: lambda x: ns.lax.fori_loop(
-        5, 2, lambda i, c: c * 100.0, x), (np.float32(1.5),)),
-    Program("cond_in_while", lambda ns: lambda x: ns.lax.while_loop(
-        lambda c: c[1] < 6, lambda c: (ns.lax.cond(c[0] > 1.0, lambda u: u * 0.5,
-                                                   lambda u: u * 3.0, c[0]), c[1] + 1),
-        (x, 0))[0], (np.float32(0.7),), (np.array([0.7, 2.0, 9.0], np.float32),)),
-    Program("scan_in_while", lambda ns: lambda x: ns.lax.while_loop(
-        lambda c: c[0] < 30.0, lambda c: (ns.lax.scan(lambda a, b: (a + b, a), c[0], c[1])[0],
-                                          c[1] * 1.5), (x, ns.np.ones(3))),
-        (np.float32(0.5),), (np.array([0.5, 10.0, 40.0], np.float32),)),
+    Program(
+        "fori_static",
+        lambda ns: lambda x: ns.lax.fori_loop(0, 5, lambda i, c: c * 0.5 + ns.np.sin(c) + i, x),
+        (f32(3),),
+        (f32(3, 3),),
+    ),
+    Program(
+        "fori_static_pytree",
+        lambda ns: (
+            lambda x, y: ns.lax.fori_loop(2, 6, lambda i, c: (c[0] * c[1], c[1] + 1.0), (x, y))
+        ),
+        (np.float32(0.9), np.float32(0.2)),
+        (f32(3), f32(3)),
+    ),
+    Program(
+        "fori_traced",
+        lambda ns: lambda x, n: ns.lax.fori_loop(0, n, lambda i, c: c * 1.5 + i, x),
+        (np.float32(0.5), np.int32(4)),
+        (f32(3), np.array([0, 3, 5], np.int32)),
+    ),
+    Program(
+        "fori_traced_lower",
+        lambda ns: lambda x, n: ns.lax.fori_loop(n, 6, lambda i, c: c + ns.np.sin(c * i), x),
+        (np.float32(0.5), np.int32(2)),
+        (np.float32(0.5), np.array([0, 3, 7], np.int32)),
+        (None, 0),
+    ),
+    Program(
+        "fori_empty",
+        lambda ns: lambda x: ns.lax.fori_loop(5, 2, lambda i, c: c * 100.0, x),
+        (np.float32(1.5),),
+    ),
+    Program(
+        "cond_in_while",
+        lambda ns: (
+            lambda x: ns.lax.while_loop(
+                lambda c: c[1] < 6,
+                lambda c: (
+                    ns.lax.cond(c[0] > 1.0, lambda u: u * 0.5, lambda u: u * 3.0, c[0]),
+                    c[1] + 1,
+                ),
+                (x, 0),
+            )[0]
+        ),
+        (np.float32(0.7),),
+        (np.array([0.7, 2.0, 9.0], np.float32),),
+    ),
+    Program(
+        "scan_in_while",
+        lambda ns: (
+            lambda x: ns.lax.while_loop(
+                lambda c: c[0] < 30.0,
+                lambda c: (ns.lax.scan(lambda a, b: (a + b, a), c[0], c[1])[0], c[1] * 1.5),
+                (x, ns.np.ones(3)),
+            )
+        ),
+        (np.float32(0.5),),
+        (np.array([0.5, 10.0, 40.0], np.float32),),
+    ),
 ]
 BY_NAME = {p.name: p for p in PROGRAMS}
 
@@ -79,8 +136,16 @@ def test_eval_matches_jax(prog: Program) -> None:
     assert_close(prog.make(DX)(*prog.args), prog.make(JX)(*prog.args))
 
 
-TEXT = ["doubling", "tuple_carry", "fori_static", "fori_static_pytree", "fori_traced",
-        "fori_traced_lower", "fori_empty", "cond_in_while"]
+TEXT = [
+    "doubling",
+    "tuple_carry",
+    "fori_static",
+    "fori_static_pytree",
+    "fori_traced",
+    "fori_traced_lower",
+    "fori_empty",
+    "cond_in_while",
+]
 
 
 @pytest.mark.parametrize("name", TEXT)
@@ -135,13 +200,14 @@ def test_jvp_matches_jax(prog: Program) -> None:
 def test_jvp_jaxpr_text_matches_jax() -> None:
     def make(ns: SimpleNamespace) -> Callable[..., Any]:
         inner = lambda x, y: ns.lax.while_loop(
-            lambda c: c[0] < 5.0, lambda c: (c[0] + 1.0, c[1] * ns.np.sin(c[0]), c[2]),
-            (x, y, y))
+            lambda c: c[0] < 5.0, lambda c: (c[0] + 1.0, c[1] * ns.np.sin(c[0]), c[2]), (x, y, y)
+        )
         return lambda x, y: ns.jvp(inner, (x, y), (x, y))
 
     args = BY_NAME["tuple_carry"].args
     assert canonical(str(didax.make_jaxpr(make(DX))(*args))) == canonical(
-        str(jax.make_jaxpr(make(JX))(*args)))
+        str(jax.make_jaxpr(make(JX))(*args))
+    )
 
 
 BATCHED = [p for p in PROGRAMS if p.batch is not None]
@@ -180,7 +246,8 @@ def test_vmap_of_vmap_with_batched_predicates() -> None:
     xs = np.abs(f32(2, 3)) * 5
     assert_close(make(DX)(xs), make(JX)(xs))
     assert canonical(str(didax.make_jaxpr(make(DX))(xs))) == canonical(
-        str(jax.make_jaxpr(make(JX))(xs)))
+        str(jax.make_jaxpr(make(JX))(xs))
+    )
 
 
 def test_vmap_of_jvp_of_while() -> None:
@@ -204,8 +271,7 @@ def test_grad_of_static_fori_loop_matches_jax(name: str) -> None:
         return lambda *args: sum(ns.np.sum(leaf) for leaf in leaves(fn(*args)))
 
     argnums = tuple(_float_argnums(prog.args))
-    assert_close(didax.grad(loss(DX), argnums)(*prog.args),
-                 jax.grad(loss(JX), argnums)(*prog.args))
+    assert_close(didax.grad(loss(DX), argnums)(*prog.args), jax.grad(loss(JX), argnums)(*prog.args))
 
 
 def test_linearize_of_while_works() -> None:
@@ -253,23 +319,31 @@ def _error(fn: Callable[[], Any]) -> BaseException:
 
 
 ERRORS = {
-    "carry_dtype": lambda ns: ns.lax.while_loop(lambda c: c < 10, lambda c: c.astype(ns.np.int32),
-                                                np.float32(1)),
+    "carry_dtype": lambda ns: ns.lax.while_loop(
+        lambda c: c < 10, lambda c: c.astype(ns.np.int32), np.float32(1)
+    ),
     "carry_component_dtype": lambda ns: ns.lax.while_loop(
-        lambda c: c[0] < 10, lambda c: (c[0] * 2, c[1].astype(ns.np.int32)),
-        (np.float32(1), np.float32(1))),
-    "carry_shape": lambda ns: ns.lax.while_loop(lambda c: c.sum() < 10,
-                                                lambda c: ns.np.stack([c, c]), np.float32(1)),
-    "pred_not_scalar": lambda ns: ns.lax.while_loop(lambda c: ns.np.array([True, False]),
-                                                    lambda c: c * 2, np.float32(1)),
+        lambda c: c[0] < 10,
+        lambda c: (c[0] * 2, c[1].astype(ns.np.int32)),
+        (np.float32(1), np.float32(1)),
+    ),
+    "carry_shape": lambda ns: ns.lax.while_loop(
+        lambda c: c.sum() < 10, lambda c: ns.np.stack([c, c]), np.float32(1)
+    ),
+    "pred_not_scalar": lambda ns: ns.lax.while_loop(
+        lambda c: ns.np.array([True, False]), lambda c: c * 2, np.float32(1)
+    ),
     "pred_not_bool": lambda ns: ns.lax.while_loop(lambda c: 1.0, lambda c: c * 2, np.float32(1)),
-    "pred_tuple": lambda ns: ns.lax.while_loop(lambda c: (c < 1, c < 2), lambda c: c * 2,
-                                               np.float32(1)),
+    "pred_tuple": lambda ns: ns.lax.while_loop(
+        lambda c: (c < 1, c < 2), lambda c: c * 2, np.float32(1)
+    ),
     "not_callable": lambda ns: ns.lax.while_loop(1, lambda c: c, np.float32(1)),
-    "fori_bound_types": lambda ns: ns.lax.fori_loop(np.int32(0), np.float32(3),
-                                                    lambda i, c: c, np.float32(1)),
-    "fori_unroll_traced": lambda ns: ns.jit(lambda n: ns.lax.fori_loop(
-        0, n, lambda i, c: c, np.float32(1), unroll=2))(3),
+    "fori_bound_types": lambda ns: ns.lax.fori_loop(
+        np.int32(0), np.float32(3), lambda i, c: c, np.float32(1)
+    ),
+    "fori_unroll_traced": lambda ns: ns.jit(
+        lambda n: ns.lax.fori_loop(0, n, lambda i, c: c, np.float32(1), unroll=2)
+    )(3),
 }
 
 
@@ -286,5 +360,7 @@ def test_errors_match_jax(name: str) -> None:
 def test_carry_type_error_names_the_types() -> None:
     e = _error(lambda: ERRORS["carry_component_dtype"](DX))
     assert isinstance(e, TypeError)
-    assert "The input carry component c[1] has type float32[] but the corresponding output " \
-           "carry component has type int32[], so the dtypes do not match." in str(e)
+    assert (
+        "The input carry component c[1] has type float32[] but the corresponding output "
+        "carry component has type int32[], so the dtypes do not match." in str(e)
+    )

@@ -21,11 +21,23 @@ jnp = pytest.importorskip("jax.numpy")
 
 pytestmark = pytest.mark.oracle
 
-JAX = SimpleNamespace(np=jnp, lax=jax.lax, jvp=jax.jvp, vmap=jax.vmap, make_jaxpr=jax.make_jaxpr,
-                      jit=jax.jit, grad=jax.grad)
+JAX = SimpleNamespace(
+    np=jnp,
+    lax=jax.lax,
+    jvp=jax.jvp,
+    vmap=jax.vmap,
+    make_jaxpr=jax.make_jaxpr,
+    jit=jax.jit,
+    grad=jax.grad,
+)
 DIDAX = SimpleNamespace(
-    np=dnp, lax=didax.lax, jvp=didax.jvp, vmap=didax.vmap, make_jaxpr=didax.make_jaxpr,
-    jit=didax.jit, grad=didax.grad,
+    np=dnp,
+    lax=didax.lax,
+    jvp=didax.jvp,
+    vmap=didax.vmap,
+    make_jaxpr=didax.make_jaxpr,
+    jit=didax.jit,
+    grad=didax.grad,
 )
 
 # A variable binder (`a:f32[3]`) or a variable read (`sin a`, `(a, b)`); not a primitive
@@ -331,8 +343,11 @@ PROGRAMS += [
     Program(
         "where_bool", lambda m: lambda c, x: m.np.where(c > 0, x, -x), lambda: (f32(3), f32(3))
     ),
-    Program("where_twice", lambda m: lambda x: m.np.where(x > 0, x, 0.0) + m.np.where(
-        x < 1, x, 1.0), lambda: (f32(3),)),
+    Program(
+        "where_twice",
+        lambda m: lambda x: m.np.where(x > 0, x, 0.0) + m.np.where(x < 1, x, 1.0),
+        lambda: (f32(3),),
+    ),
     Program("clip_both", lambda m: lambda x: m.np.clip(x, -0.5, 0.5), lambda: (f32(2, 3),)),
     Program("clip_max_int", lambda m: lambda n: m.np.clip(n, max=3), lambda: (i32(2, 3),)),
     Program("grad_of_where", _grad_of_where, lambda: (f32(5),)),

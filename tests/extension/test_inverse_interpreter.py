@@ -12,13 +12,13 @@ interpreters are traceable, `inverse(f)` can itself be jitted, vmapped and diffe
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable
-
-import numpy as np
-import pytest
+from collections.abc import Callable
+from typing import Any
 
 import didax
 import didax.numpy as dnp
+import numpy as np
+import pytest
 from didax import core, lax
 from didax.jaxpr import Literal
 
@@ -32,8 +32,9 @@ inverse_rules: core.RuleTable[Callable[..., Any]] = core.RuleTable("inverse")
 
 inverse_rules.register(lax.elementwise.exp_p, lambda out, x: dnp.log(out))
 inverse_rules.register(lax.elementwise.log_p, lambda out, x: dnp.exp(out))
-inverse_rules.register(lax.elementwise.tanh_p,
-                       lambda out, x: 0.5 * dnp.log((1 + out) / (1 - out)))  # artanh
+inverse_rules.register(
+    lax.elementwise.tanh_p, lambda out, x: 0.5 * dnp.log((1 + out) / (1 - out))
+)  # artanh
 inverse_rules.register(lax.elementwise.neg_p, lambda out, x: -out)
 
 
@@ -78,8 +79,9 @@ def inverse_jaxpr(jaxpr: Any, consts: list[Any], *outs: Any) -> list[Any]:
     for eqn in reversed(jaxpr.eqns):
         if not any(v in depends for v in eqn.outvars):
             continue
-        unknown = [i for i, v in enumerate(eqn.invars)
-                   if not isinstance(v, Literal) and v in depends]
+        unknown = [
+            i for i, v in enumerate(eqn.invars) if not isinstance(v, Literal) and v in depends
+        ]
         if len(unknown) != 1:
             raise NotImplementedError(f"{eqn.primitive}: can only invert one unknown operand")
         ins = [None if i == unknown[0] else read(v) for i, v in enumerate(eqn.invars)]
@@ -161,8 +163,12 @@ def test_inverse_in_other_compositions(compose: str) -> None:
             "jacrev": lambda: lib.jacrev(g)(YS),
         }[compose]()
 
-    np.testing.assert_allclose(np.asarray(run(didax, inverse(f))),
-                               np.asarray(run(jax, f_inverse_jax)), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(
+        np.asarray(run(didax, inverse(f))),
+        np.asarray(run(jax, f_inverse_jax)),
+        rtol=1e-4,
+        atol=1e-5,
+    )
 
 
 def test_inverse_of_a_jitted_function_needs_a_rule_for_jit() -> None:

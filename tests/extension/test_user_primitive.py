@@ -19,11 +19,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-import pytest
-
 import didax
 import didax.numpy as dnp
+import numpy as np
+import pytest
 from didax import core
 
 jax = pytest.importorskip("jax")
@@ -49,8 +48,10 @@ def _multiply_add_impl(x, y, z):
 @core.abstract_eval_rules.register(multiply_add_p)
 def _multiply_add_abstract_eval(x, y, z):
     if not (x.shape == y.shape == z.shape and x.dtype == y.dtype == z.dtype):
-        raise TypeError(f"multiply_add: operands must agree, got {x.str_short()}, "
-                        f"{y.str_short()}, {z.str_short()}")
+        raise TypeError(
+            f"multiply_add: operands must agree, got {x.str_short()}, "
+            f"{y.str_short()}, {z.str_short()}"
+        )
     return [core.ShapedArray(x.shape, x.dtype)]
 
 
@@ -86,9 +87,12 @@ def _multiply_add_transpose(cts, x, y, z):
 # none); it moves every batch axis to the front, broadcasting unbatched operands
 @core.vmap_rules.register(multiply_add_p)
 def _multiply_add_vmap(axis_size, vals, dims):
-    moved = [dnp.broadcast_to(v, (axis_size, *v.shape)) if d is core.NOT_MAPPED
-             else dnp.transpose(v, (d, *(i for i in range(v.ndim) if i != d)))
-             for v, d in zip(vals, dims, strict=True)]
+    moved = [
+        dnp.broadcast_to(v, (axis_size, *v.shape))
+        if d is core.NOT_MAPPED
+        else dnp.transpose(v, (d, *(i for i in range(v.ndim) if i != d)))
+        for v, d in zip(vals, dims, strict=True)
+    ]
     return [multiply_add(*moved)], [0]
 
 
@@ -131,8 +135,9 @@ def test_eval() -> None:
 
 def test_make_jaxpr() -> None:
     jaxpr = didax.make_jaxpr(square_add)(A, B)
-    assert str(jaxpr) == ("{ lambda ; a:f32[3] b:f32[3]. let c:f32[3] = multiply_add a a b "
-                          "in (c,) }")
+    assert str(jaxpr) == (
+        "{ lambda ; a:f32[3] b:f32[3]. let c:f32[3] = multiply_add a a b in (c,) }"
+    )
     didax.typecheck(jaxpr.jaxpr)
     close(didax.eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, A, B), [square_add_jax(A, B)])
 
@@ -150,8 +155,10 @@ def test_grad(argnums: Any) -> None:
 
 
 def test_second_derivative() -> None:
-    close(didax.grad(didax.grad(lambda a: square_add(a, a).sum() * a))(2.0),
-          jax.grad(jax.grad(lambda a: square_add_jax(a, a).sum() * a))(2.0))
+    close(
+        didax.grad(didax.grad(lambda a: square_add(a, a).sum() * a))(2.0),
+        jax.grad(jax.grad(lambda a: square_add_jax(a, a).sum() * a))(2.0),
+    )
 
 
 def test_jacobians() -> None:
@@ -159,12 +166,15 @@ def test_jacobians() -> None:
     close(didax.jacrev(square_add, (0, 1))(A, B), jax.jacrev(square_add_jax, (0, 1))(A, B))
 
 
-@pytest.mark.parametrize("in_axes, a, b", [
-    (0, np.outer(A, B), np.outer(B, A)),
-    ((0, None), np.outer(A, B), B),
-    ((None, 0), A, np.outer(B, A)),
-    ((1, 0), np.outer(A, B), np.outer(B, A)),
-])
+@pytest.mark.parametrize(
+    "in_axes, a, b",
+    [
+        (0, np.outer(A, B), np.outer(B, A)),
+        ((0, None), np.outer(A, B), B),
+        ((None, 0), A, np.outer(B, A)),
+        ((1, 0), np.outer(A, B), np.outer(B, A)),
+    ],
+)
 def test_vmap(in_axes: Any, a: np.ndarray, b: np.ndarray) -> None:
     close(didax.vmap(square_add, in_axes)(a, b), jax.vmap(square_add_jax, in_axes)(a, b))
 

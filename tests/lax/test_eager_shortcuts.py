@@ -53,9 +53,13 @@ def test_shortcut_agrees_with_impl_rule(prim: core.Primitive, dtype: str) -> Non
         cases = [(v,) for v in vals] + [(Array(vals[0]._value, True),)]
     else:
         weak = Array(vals[2]._value, True)
-        cases = list(itertools.product(vals, vals)) + [(vals[0], weak), (weak, weak),
-                                                       (vals[0], 2.0), (3, vals[1]),
-                                                       (vals[1], 2)]
+        cases = list(itertools.product(vals, vals)) + [
+            (vals[0], weak),
+            (weak, weak),
+            (vals[0], 2.0),
+            (3, vals[1]),
+            (vals[1], 2),
+        ]
     accepted = 0
     for operands in cases:
         with warnings.catch_warnings(), np.errstate(all="ignore"):
@@ -120,6 +124,7 @@ def test_shortcut_declines_while_tracing() -> None:
 
 def test_hot_path_skips_the_interpreters(monkeypatch: pytest.MonkeyPatch) -> None:
     """jnp.sin on an Array and `x * y + x` on Arrays never reach `bind`."""
+
     def boom(*args: object, **kwargs: object) -> None:
         raise AssertionError("the eager hot path reached bind")
 

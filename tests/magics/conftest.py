@@ -83,8 +83,13 @@ def run(ip):
             displays = [o["data"] for o in ip.display_pub.outputs]
         finally:
             ip.display_pub = publisher
-        return Ran(res.result, res.error_before_exec or res.error_in_exec, displays,
-                   captured.stdout, captured.stderr)
+        return Ran(
+            res.result,
+            res.error_before_exec or res.error_in_exec,
+            displays,
+            captured.stdout,
+            captured.stderr,
+        )
 
     return run_cell
 
@@ -96,9 +101,15 @@ def kernel_name(tmp_path_factory):
     root = tmp_path_factory.mktemp("jupyter")
     spec = root / "kernels" / "didax-test"
     spec.mkdir(parents=True)
-    (spec / "kernel.json").write_text(json.dumps({
-        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-        "display_name": "didax test", "language": "python"}))
+    (spec / "kernel.json").write_text(
+        json.dumps(
+            {
+                "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+                "display_name": "didax test",
+                "language": "python",
+            }
+        )
+    )
     old = os.environ.get("JUPYTER_PATH")
     os.environ["JUPYTER_PATH"] = os.pathsep.join(filter(None, [str(root), old]))
     yield "didax-test"

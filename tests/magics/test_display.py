@@ -14,7 +14,8 @@ from didax.magics import display, reports
 def test_value_text_and_rows():
     assert display.value_text(np.float32(2.5)) == "f32[] 2.5"
     assert display.value_text(np.array([[1, 2], [3, 4]], np.int32)) == (
-        "i32[2,2] [[1 2]\n          [3 4]]")
+        "i32[2,2] [[1 2]\n          [3 4]]"
+    )
     rows = display.value_rows("∂f/∂p", {"w": np.zeros(2, np.float32), "b": 1.0})
     assert rows == [("∂f/∂p['b']", "f32[] 1."), ("∂f/∂p['w']", "f32[2] [0. 0.]")]
     text = display.rows_text([("a", "1\n2"), ("long", "3")])
@@ -23,13 +24,21 @@ def test_value_text_and_rows():
 
 def _jit_report(name: str, steady_runs: tuple[float, ...], hlo: str = "HloModule m") -> Any:
     return reports.JitReport(
-        call=f"{name}(x)", fn_name=name, result=np.float32(1.0),
-        timings=reports.JitTimings(trace=1e-3, lower=2e-3, compile=3e-2, first_run=1e-4,
-                                   steady=reports.TimeitStats(10, len(steady_runs),
-                                                              steady_runs),
-                                   eager=reports.TimeitStats(10, 2, (4e-4, 4.1e-4))),
+        call=f"{name}(x)",
+        fn_name=name,
+        result=np.float32(1.0),
+        timings=reports.JitTimings(
+            trace=1e-3,
+            lower=2e-3,
+            compile=3e-2,
+            first_run=1e-4,
+            steady=reports.TimeitStats(10, len(steady_runs), steady_runs),
+            eager=reports.TimeitStats(10, 2, (4e-4, 4.1e-4)),
+        ),
         stablehlo="module @jit_f { func.func public @main(%arg0: tensor<3xf32>) }",
-        hlo=hlo, cost={"flops": 6.0, "bytes accessed": 24.0, "utilization0{}": 1.0})
+        hlo=hlo,
+        cost={"flops": 6.0, "bytes accessed": 24.0, "utilization0{}": 1.0},
+    )
 
 
 def test_jit_table_text():
@@ -52,8 +61,10 @@ def test_jit_table_text():
 
 def test_jit_warning_when_slowest_run_is_over_four_times_the_fastest():
     d = display.JitDisplay(_jit_report("f", (1e-5, 5e-5)))
-    assert ("steady state: The slowest run took 5.00 times longer than the fastest. This "
-            "could mean that an intermediate result is being cached.") in d.text()
+    assert (
+        "steady state: The slowest run took 5.00 times longer than the fastest. This "
+        "could mean that an intermediate result is being cached."
+    ) in d.text()
     assert "The slowest run took 5.00 times" in d.html()
 
 

@@ -20,8 +20,7 @@ try:
 except ImportError as e:  # pragma: no cover - depends on the environment
     if os.environ.get("CI"):
         raise ImportError(f"kernel tests need ipykernel, nbclient and nbformat: {e}") from e
-    pytest.skip(f"kernel tests need ipykernel, nbclient and nbformat: {e}",
-                allow_module_level=True)
+    pytest.skip(f"kernel tests need ipykernel, nbclient and nbformat: {e}", allow_module_level=True)
 
 import didax
 
@@ -70,11 +69,18 @@ CELLS = [
 def run_notebook(kernel_name, sources, *, allow_errors, errors=None):
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell(s) for s in sources]
-    client = NotebookClient(nb, kernel_name=kernel_name, timeout=60, startup_timeout=60,
-                            allow_errors=allow_errors, resources={"metadata": {"path": "."}})
+    client = NotebookClient(
+        nb,
+        kernel_name=kernel_name,
+        timeout=60,
+        startup_timeout=60,
+        allow_errors=allow_errors,
+        resources={"metadata": {"path": "."}},
+    )
     if errors is not None:
         client.on_cell_error = lambda cell, cell_index, execute_reply: errors.__setitem__(
-            cell_index, execute_reply["content"])
+            cell_index, execute_reply["content"]
+        )
     client.execute()
     return nb
 
@@ -112,7 +118,8 @@ def test_no_unexpected_errors(executed):
     assert sorted(errors) == [8, 9, 10, 15], errors
     for i in (0, 1, 14):
         assert nb.cells[i].outputs == [] or all(
-            o.output_type == "stream" and o.name == "stdout" for o in nb.cells[i].outputs)
+            o.output_type == "stream" and o.name == "stdout" for o in nb.cells[i].outputs
+        )
 
 
 def test_jaxpr_cell(executed):
@@ -133,7 +140,8 @@ def test_grad_cells(executed):
     ns = local_names()
     assert out_text(nb.cells[3]) == repr(didax.grad(ns["loss"])(ns["x"], 2.0))
     assert display(nb.cells[3])["text/plain"].startswith(
-        "grad of loss(x, 2.0) with respect to x\n  value")
+        "grad of loss(x, 2.0) with respect to x\n  value"
+    )
     gx, gy = didax.grad(ns["loss"], argnums=(0, 1))(ns["x"], 2.0)
     assert out_text(nb.cells[4]) == repr((gx, gy)).replace("), Array", "),\n Array")
     plain = display(nb.cells[4])["text/plain"]
@@ -158,16 +166,25 @@ def test_jit_cell(executed):
     assert out_text(nb.cells[6]) == repr(didax.jit(ns["f"])(ns["x"]))  # XLA's sin, not NumPy's
     plain = display(nb.cells[6])["text/plain"]
     assert "per loop (mean ± std. dev. of 2 runs, 2 loops each)" in plain
-    for needle in ("  compile  ", "  first run  ", "  speed-up  ", "\nStableHLO\n",
-                   "\noptimized HLO\n", "\ncost analysis\n"):
+    for needle in (
+        "  compile  ",
+        "  first run  ",
+        "  speed-up  ",
+        "\nStableHLO\n",
+        "\noptimized HLO\n",
+        "\ncost analysis\n",
+    ):
         assert needle in plain
 
 
-@pytest.mark.parametrize("index, message", [
-    (8, "%grad: expected a call like f(x), got '3 + 4'"),
-    (9, "%grad: unknown option --bogus (options: --argnums, --jaxpr); see %grad?"),
-    (15, "Line magic function `%grad` not found."),
-])
+@pytest.mark.parametrize(
+    "index, message",
+    [
+        (8, "%grad: expected a call like f(x), got '3 + 4'"),
+        (9, "%grad: unknown option --bogus (options: --argnums, --jaxpr); see %grad?"),
+        (15, "Line magic function `%grad` not found."),
+    ],
+)
 def test_usage_error_replies(executed, index, message):
     nb, errors = executed
     cell = nb.cells[index]
@@ -199,6 +216,9 @@ def test_semicolon_hides_out_but_not_the_display(executed):
 
 def test_usage_error_stops_a_run(kernel_name):
     with pytest.raises(CellExecutionError) as exc:
-        run_notebook(kernel_name, ["%load_ext didax", "%vmap --in-axes 0,x len(1)", "1 + 1"],
-                     allow_errors=False)
+        run_notebook(
+            kernel_name,
+            ["%load_ext didax", "%vmap --in-axes 0,x len(1)", "1 + 1"],
+            allow_errors=False,
+        )
     assert exc.value.ename == "UsageError"

@@ -17,8 +17,11 @@ X = np.array([0.5, 1.0, 2.0], np.float32)
 XS = np.array([[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]], np.float32)
 MAGICS = ("jaxpr", "grad", "vmap", "jit")
 # how IPython prints paths of didax's own files in tracebacks
-ENGINE_DIRS = [p for d in (didax.__path__[0], magics_mod.__file__.rsplit(os.sep, 1)[0])
-               for p in (d + os.sep, compress_user(d) + os.sep)]
+ENGINE_DIRS = [
+    p
+    for d in (didax.__path__[0], magics_mod.__file__.rsplit(os.sep, 1)[0])
+    for p in (d + os.sep, compress_user(d) + os.sep)
+]
 
 
 def _f(x):
@@ -81,9 +84,11 @@ def test_jaxpr_value_is_out(run):
 
 
 def test_jaxpr_constants_kwargs_and_starred(run):
-    run("c = jnp.array([1.0, 2.0, 3.0])\n"
+    run(
+        "c = jnp.array([1.0, 2.0, 3.0])\n"
         "def g(a, b, *, scale):\n    return (a * c + b) * scale\n"
-        "pair = (x, 2.0)")
+        "pair = (x, 2.0)"
+    )
     ran = run("%jaxpr g(*pair, scale=x)")
     assert ran.error is None
     plain = ran.plain()
@@ -145,8 +150,11 @@ def test_grad_jaxpr_shows_three_programs(run):
     assert ran.error is None
     plain = ran.plain()
     assert str(didax.make_jaxpr(_loss)(X, 2.0)) in plain
-    for heading in ("forward program: loss(x, 2.0)", "linearized program: tangents of x",
-                    "transposed program: output cotangent -> cotangents of x"):
+    for heading in (
+        "forward program: loss(x, 2.0)",
+        "linearized program: tangents of x",
+        "transposed program: output cotangent -> cotangents of x",
+    ):
         assert heading in plain
     assert plain.count("{ lambda") == 3
     assert ran.html().count('<pre class="dx-jaxpr">') == 3
@@ -166,8 +174,9 @@ def test_vmap_output_and_programs(run):
     assert ran.error is None
     np.testing.assert_allclose(np.asarray(run("ys").result), XS * 2.0 + 1.0)
     plain = ran.plain()
-    assert plain.splitlines()[0] == ("vmap(affine, in_axes=(0, None), out_axes=0) on "
-                                     "affine(xs, 2.0), batch of 2")
+    assert plain.splitlines()[0] == (
+        "vmap(affine, in_axes=(0, None), out_axes=0) on affine(xs, 2.0), batch of 2"
+    )
     assert "per-example program\n{ lambda ; a:f32[3] b:f32[]." in plain
     assert "batched program\n{ lambda ; a:f32[2,3] b:f32[]." in plain
 
@@ -188,45 +197,98 @@ def test_vmap_quoted_and_equals_option_values(run):
 # ----------------------------------------------------------------------------- usage errors
 
 
-@pytest.mark.parametrize("line, message", [
-    ("%grad", ("%grad: expected a call like f(x); options go before the call, e.g. "
-              "%grad --argnums 0,1 f(x, y)")),
-    ("%grad 3 + 4", "%grad: expected a call like f(x), got '3 + 4'"),
-    ("%jaxpr f", "%jaxpr: expected a call like f(x), got 'f'"),
-    ("%grad f(x) --argnums 1", ("%grad: expected a call like f(x), got 'f(x) --argnums 1' "
-                               "(not valid Python); options go before the call, e.g. "
-                               "%grad --argnums 0,1 f(x, y)")),
-    ("%grad --foo f(x)", ("%grad: unknown option --foo (options: --argnums, --jaxpr); "
-                         "see %grad?")),
-    ("%jit -q f(x)", "%jit: unknown option -q (options: -n, -o, -r); see %jit?"),
-    ("%grad --argnums x f(x)", ("%grad: argument --argnums: expected an argument position or "
-                               "positions like 0 or 0,1; got 'x'")),
-    ("%grad --argnums", "%grad: option --argnums needs a value; see %grad?"),
-    ("%grad --jaxpr=1 f(x)", "%grad: option --jaxpr takes no value"),
-    ("%grad --argnums 0, 1 loss(x, x)", ("%grad: the value of --argnums ends with a comma; "
-                                         "write it without spaces (--argnums 0,1) or quote it")),
-    ("%vmap --in-axes 0,zero f(x)", ("%vmap: argument --in-axes: expected an axis, None, or a "
-                                    "tuple of them like 0,None; got '0,zero'")),
-    ("%vmap --out-axes 1.5 f(x)", ("%vmap: argument --out-axes: expected an axis, None, or a "
-                                  "tuple of them like 0,None; got '1.5'")),
-    ("%grad x(1.0)", ("%grad: x is not callable (it is a value of type Array); expected a "
-                     "call like f(x)")),
-    ("%grad 3(4)", ("%grad: 3 is not callable (it is a value of type int); expected a call "
-                   "like f(x)")),
-    ("%jaxpr f(undefined_name)", "%jaxpr: name 'undefined_name' is not defined"),
-    ("%jit -n x f(x)", "%jit: argument -n: expected a whole number; got 'x'"),
-    ("%jit -r 0 f(x)", "%jit: -r must be at least 1, got 0"),
-    # the transformation rejects the call before or after running f: one line too
-    ("%grad --argnums 3 loss(x, 1.0)", ("%grad: ValueError: argnums 3 is out of range for a "
-                                       "call with 2 positional arguments")),
-    ("%grad f(x)", ("%grad: TypeError: Gradient only defined for scalar-output functions. "
-                   "Output had shape: (3,).")),
-    ("%jaxpr f('text')", ("%jaxpr: TypeError: Argument 'text' of type str passed to "
-                         "make_jaxpr of f is not a valid didax type: expected arrays, "
-                         "scalars, or pytrees of them")),
-    ("%vmap --in-axes 0,0 affine(xs, jnp.ones(3))", ("%vmap: ValueError: vmap got "
-                                                    "inconsistent sizes")),
-])
+@pytest.mark.parametrize(
+    "line, message",
+    [
+        (
+            "%grad",
+            (
+                "%grad: expected a call like f(x); options go before the call, e.g. "
+                "%grad --argnums 0,1 f(x, y)"
+            ),
+        ),
+        ("%grad 3 + 4", "%grad: expected a call like f(x), got '3 + 4'"),
+        ("%jaxpr f", "%jaxpr: expected a call like f(x), got 'f'"),
+        (
+            "%grad f(x) --argnums 1",
+            (
+                "%grad: expected a call like f(x), got 'f(x) --argnums 1' "
+                "(not valid Python); options go before the call, e.g. "
+                "%grad --argnums 0,1 f(x, y)"
+            ),
+        ),
+        (
+            "%grad --foo f(x)",
+            ("%grad: unknown option --foo (options: --argnums, --jaxpr); see %grad?"),
+        ),
+        ("%jit -q f(x)", "%jit: unknown option -q (options: -n, -o, -r); see %jit?"),
+        (
+            "%grad --argnums x f(x)",
+            (
+                "%grad: argument --argnums: expected an argument position or "
+                "positions like 0 or 0,1; got 'x'"
+            ),
+        ),
+        ("%grad --argnums", "%grad: option --argnums needs a value; see %grad?"),
+        ("%grad --jaxpr=1 f(x)", "%grad: option --jaxpr takes no value"),
+        (
+            "%grad --argnums 0, 1 loss(x, x)",
+            (
+                "%grad: the value of --argnums ends with a comma; "
+                "write it without spaces (--argnums 0,1) or quote it"
+            ),
+        ),
+        (
+            "%vmap --in-axes 0,zero f(x)",
+            (
+                "%vmap: argument --in-axes: expected an axis, None, or a "
+                "tuple of them like 0,None; got '0,zero'"
+            ),
+        ),
+        (
+            "%vmap --out-axes 1.5 f(x)",
+            (
+                "%vmap: argument --out-axes: expected an axis, None, or a "
+                "tuple of them like 0,None; got '1.5'"
+            ),
+        ),
+        (
+            "%grad x(1.0)",
+            ("%grad: x is not callable (it is a value of type Array); expected a call like f(x)"),
+        ),
+        (
+            "%grad 3(4)",
+            ("%grad: 3 is not callable (it is a value of type int); expected a call like f(x)"),
+        ),
+        ("%jaxpr f(undefined_name)", "%jaxpr: name 'undefined_name' is not defined"),
+        ("%jit -n x f(x)", "%jit: argument -n: expected a whole number; got 'x'"),
+        ("%jit -r 0 f(x)", "%jit: -r must be at least 1, got 0"),
+        # the transformation rejects the call before or after running f: one line too
+        (
+            "%grad --argnums 3 loss(x, 1.0)",
+            ("%grad: ValueError: argnums 3 is out of range for a call with 2 positional arguments"),
+        ),
+        (
+            "%grad f(x)",
+            (
+                "%grad: TypeError: Gradient only defined for scalar-output functions. "
+                "Output had shape: (3,)."
+            ),
+        ),
+        (
+            "%jaxpr f('text')",
+            (
+                "%jaxpr: TypeError: Argument 'text' of type str passed to "
+                "make_jaxpr of f is not a valid didax type: expected arrays, "
+                "scalars, or pytrees of them"
+            ),
+        ),
+        (
+            "%vmap --in-axes 0,0 affine(xs, jnp.ones(3))",
+            ("%vmap: ValueError: vmap got inconsistent sizes"),
+        ),
+    ],
+)
 def test_usage_errors_are_one_line(ip, run, line, message):
     ran = run(line)
     assert isinstance(ran.error, UsageError)
@@ -242,10 +304,13 @@ def test_grad_of_int_argument_is_usage_error(run):
     assert str(ran.error).startswith("%grad: TypeError: grad requires real")
 
 
-@pytest.mark.parametrize("cell, message", [
-    ("y = 1\nz = 2", "%%grad: the cell's last line must be a call like f(x), got 'z = 2'"),
-    ("y = (1", "%%grad: invalid syntax in the cell, line 1"),
-])
+@pytest.mark.parametrize(
+    "cell, message",
+    [
+        ("y = 1\nz = 2", "%%grad: the cell's last line must be a call like f(x), got 'z = 2'"),
+        ("y = (1", "%%grad: invalid syntax in the cell, line 1"),
+    ],
+)
 def test_cell_usage_errors(run, cell, message):
     ran = run(f"%%grad\n{cell}")
     assert isinstance(ran.error, UsageError) and str(ran.error).startswith(message)
@@ -303,9 +368,11 @@ def test_error_in_cell_body_propagates(run):
 
 
 def test_html_escapes_user_strings(run):
-    run("def evil(v):\n    return jnp.sum(v * 2.0)\n"
+    run(
+        "def evil(v):\n    return jnp.sum(v * 2.0)\n"
         "evil.__name__ = '<script>alert(1)</script>'\n"
-        "evil.__qualname__ = evil.__name__")
+        "evil.__qualname__ = evil.__name__"
+    )
     for line in ("%jaxpr evil(x)", "%grad --jaxpr evil(x)", "%vmap evil(xs)"):
         ran = run(line)
         assert ran.error is None, line
@@ -322,7 +389,9 @@ def test_html_escapes_user_strings(run):
 def test_split_options_helper():
     parser = magics_mod.DidaxMagics.jit.parser
     assert magics_mod.split_options("-n10 -r 3 -o f(x, '-n')", parser, "%jit") == (
-        ["-n=10", "-r=3", "-o"], "f(x, '-n')")
+        ["-n=10", "-r=3", "-o"],
+        "f(x, '-n')",
+    )
     assert magics_mod.argnums_value("0,1") == (0, 1)
     assert magics_mod.argnums_value("2") == 2
     assert magics_mod.axes_value("0,None") == (0, None)
@@ -338,8 +407,16 @@ def test_jit_result_timings_and_programs(run):
     np.testing.assert_allclose(np.asarray(run("r").result), np.sin(X) * 3.0, rtol=1e-6)
     plain = ran.plain()
     assert plain.splitlines()[0] == "jit of f(x)"
-    for phase in ("result", "trace", "lower", "compile", "first run", "steady state", "eager",
-                  "speed-up"):
+    for phase in (
+        "result",
+        "trace",
+        "lower",
+        "compile",
+        "first run",
+        "steady state",
+        "eager",
+        "speed-up",
+    ):
         assert any(line.strip().startswith(phase) for line in plain.splitlines()), phase
     assert "per loop (mean ± std. dev. of 3 runs, 2 loops each)" in plain
     assert "(best eager / best compiled)" in plain

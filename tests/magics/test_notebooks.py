@@ -25,26 +25,37 @@ MAGICS = ("%jaxpr", "%%jaxpr", "%grad", "%vmap", "%jit")
 
 def test_magics_tour_runs(kernel_name):
     stored = nbformat.read(TOUR, as_version=4)
-    assert all(c.outputs for c in stored.cells if c.cell_type == "code" and
-               c.source.lstrip().startswith(MAGICS)), "stored notebook is not executed"
+    assert all(
+        c.outputs
+        for c in stored.cells
+        if c.cell_type == "code" and c.source.lstrip().startswith(MAGICS)
+    ), "stored notebook is not executed"
     nb = nbformat.read(TOUR, as_version=4)
-    NotebookClient(nb, kernel_name=kernel_name, timeout=120, startup_timeout=60,
-                   resources={"metadata": {"path": str(TOUR.parent)}}).execute()
+    NotebookClient(
+        nb,
+        kernel_name=kernel_name,
+        timeout=120,
+        startup_timeout=60,
+        resources={"metadata": {"path": str(TOUR.parent)}},
+    ).execute()
     magic_cells = 0
     for cell in nb.cells:
         if cell.cell_type != "code":
             continue
         errors = [o for o in cell.outputs if o.output_type == "error"]
         assert not errors, (cell.source, errors)
-        stderr = "".join(o.text for o in cell.outputs
-                         if o.output_type == "stream" and o.name == "stderr"
-                         and "pjrt_client" not in o.text)
+        stderr = "".join(
+            o.text
+            for o in cell.outputs
+            if o.output_type == "stream" and o.name == "stderr" and "pjrt_client" not in o.text
+        )
         if "raises-exception" in cell.metadata.get("tags", []):
             assert stderr.startswith("UsageError: %grad: ") and stderr.count("\n") == 1
             continue
         assert stderr == "", (cell.source, stderr)
-        if any(line.lstrip().startswith(MAGICS) or "= %" in line
-               for line in cell.source.splitlines()):
+        if any(
+            line.lstrip().startswith(MAGICS) or "= %" in line for line in cell.source.splitlines()
+        ):
             magic_cells += 1
             displays = [o for o in cell.outputs if o.output_type == "display_data"]
             assert len(displays) == 1, cell.source

@@ -26,12 +26,14 @@ X = np.array([0.5, 1.0, 2.0], np.float32)
 
 
 def test_import_didax_does_not_import_ipython():
-    code = ("import sys, didax, didax.numpy as jnp\n"
-            "didax.make_jaxpr(jnp.sin)(1.0)\n"
-            "bad = sorted(m for m in sys.modules if m.split('.')[0] in "
-            "('IPython', 'ipykernel', 'ipywidgets', 'didax.magics'))\n"
-            "bad += [m for m in sys.modules if m.startswith('didax.magics')]\n"
-            "assert not bad, bad\n")
+    code = (
+        "import sys, didax, didax.numpy as jnp\n"
+        "didax.make_jaxpr(jnp.sin)(1.0)\n"
+        "bad = sorted(m for m in sys.modules if m.split('.')[0] in "
+        "('IPython', 'ipykernel', 'ipywidgets', 'didax.magics'))\n"
+        "bad += [m for m in sys.modules if m.startswith('didax.magics')]\n"
+        "assert not bad, bad\n"
+    )
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
@@ -40,8 +42,7 @@ def test_reports_and_display_modules_import_no_ipython():
     for module in (reports, display):
         tree = ast.parse(Path(module.__file__).read_text())
         imported = [n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
-        imported += [a.name for n in ast.walk(tree) if isinstance(n, ast.Import)
-                     for a in n.names]
+        imported += [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
         assert not [m for m in imported if m.split(".")[0] in ("IPython", "ipywidgets")]
 
 
@@ -140,8 +141,10 @@ def test_format_time_like_timeit():
 def test_timeit_stats_warning_over_four_times():
     stats = reports.TimeitStats(loops=10, repeat=3, runs=(1e-3, 1.1e-3, 5e-3))
     assert stats.best == 1e-3 and stats.worst == 5e-3
-    assert stats.warning == ("The slowest run took 5.00 times longer than the fastest. This "
-                             "could mean that an intermediate result is being cached.")
+    assert stats.warning == (
+        "The slowest run took 5.00 times longer than the fastest. This "
+        "could mean that an intermediate result is being cached."
+    )
     assert reports.TimeitStats(10, 3, (1e-3, 1.1e-3, 3.9e-3)).warning is None
     assert reports.TimeitStats(10, 2, (1e-8, 9e-7)).warning is None  # worst under 1 µs
     assert str(stats).endswith("per loop (mean ± std. dev. of 3 runs, 10 loops each)")
@@ -195,8 +198,12 @@ def test_timeit_rejects_bad_counts():
 
 def test_leaf_paths_and_arg_names():
     tree = ({"b": 1, "a": [2, 3]}, None, 4)
-    assert reports.leaf_paths(tree) == [("[0]['a'][0]", 2), ("[0]['a'][1]", 3),
-                                        ("[0]['b']", 1), ("[2]", 4)]
+    assert reports.leaf_paths(tree) == [
+        ("[0]['a'][0]", 2),
+        ("[0]['a'][1]", 3),
+        ("[0]['b']", 1),
+        ("[2]", 4),
+    ]
     assert reports.arg_names(lambda a, b, *rest: 0, 4) == ["a", "b", "args[2]", "args[3]"]
     assert reports.fn_name(jnp.sin) == "sin"
 

@@ -23,11 +23,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import IPython.lib.pretty
-
 import didax
-import numpy as np
 import IPython.lib.pretty
+import numpy as np
 import pytest
 
 pytestmark = pytest.mark.notebooks

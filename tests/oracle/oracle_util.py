@@ -49,15 +49,17 @@ def assert_matches(out: Any, expected: Any) -> None:
     assert out.shape == expected.shape, f"shape {out.shape} != JAX's {expected.shape}"
     assert out.dtype == expected.dtype, f"dtype {out.dtype} != JAX's {expected.dtype}"
     assert out.weak_type == expected.weak_type, (
-        f"weak_type {out.weak_type} != JAX's {expected.weak_type} ({out.dtype})")
+        f"weak_type {out.weak_type} != JAX's {expected.weak_type} ({out.dtype})"
+    )
     got, want = np.asarray(out), np.asarray(expected)
     assert got.shape == want.shape and got.dtype == want.dtype, (got.shape, got.dtype)
     if got.dtype.kind in "biu":
         np.testing.assert_array_equal(got, want)
     else:
         rtol, atol = TOLERANCES[got.dtype]
-        np.testing.assert_allclose(got.astype(np.float32), want.astype(np.float32), rtol=rtol,
-                                   atol=atol, equal_nan=True)
+        np.testing.assert_allclose(
+            got.astype(np.float32), want.astype(np.float32), rtol=rtol, atol=atol, equal_nan=True
+        )
 
 
 class JaxOracle:

@@ -74,9 +74,9 @@ EXPRESSIONS: dict[str, Callable[[Any, Any], Any]] = {
     "sub": lambda m, a: a.x - a.y,
     "mul": lambda m, a: a.x * a.y,
     "div": lambda m, a: a.x / a.y,
-    "pow": lambda m, a: a.y ** a.y,
-    "pow_int": lambda m, a: a.x ** 3,
-    "pow_float": lambda m, a: a.y ** 0.5,
+    "pow": lambda m, a: a.y**a.y,
+    "pow_int": lambda m, a: a.x**3,
+    "pow_float": lambda m, a: a.y**0.5,
     "matmul": lambda m, a: a.x @ a.m,
     "matmul_vec": lambda m, a: a.x @ a.y,
     "neg": lambda m, a: -a.x,
@@ -106,7 +106,7 @@ EXPRESSIONS: dict[str, Callable[[Any, Any], Any]] = {
     "rsub": lambda m, a: 1.5 - a.x,
     "rmul_int": lambda m, a: 3 * a.i,
     "rdiv": lambda m, a: 1.0 / a.y,
-    "rpow": lambda m, a: 2.0 ** a.x,
+    "rpow": lambda m, a: 2.0**a.x,
     "np_rmul": lambda m, a: NP_X * a.x,
     "np_radd": lambda m, a: NP_X + a.x,
     "np_rsub": lambda m, a: NP_X - a.x,
@@ -144,8 +144,10 @@ def _arrays(namespace: Any) -> SimpleNamespace:
 
 @pytest.fixture(scope="module")
 def oracle() -> JaxOracle:
-    members = [(name, lambda inputs, fn=fn: fn(jnp, SimpleNamespace(**inputs)), [INPUTS])
-               for name, fn in EXPRESSIONS.items()]
+    members = [
+        (name, lambda inputs, fn=fn: fn(jnp, SimpleNamespace(**inputs)), [INPUTS])
+        for name, fn in EXPRESSIONS.items()
+    ]
     return JaxOracle({"array": members})
 
 
@@ -248,7 +250,8 @@ def test_error_type(name: str) -> None:
         ERRORS[name](dnp, _arrays(dnp))
     assert isinstance(got.value, type(want.value)), (
         f"didax raised {type(got.value).__name__}: {got.value}; JAX raises "
-        f"{type(want.value).__name__}: {want.value}")
+        f"{type(want.value).__name__}: {want.value}"
+    )
 
 
 def test_reflected_ops_return_didax_arrays() -> None:

@@ -38,8 +38,9 @@ def value_inputs(case: OpCase) -> list[Any]:
 def jvp_inputs(case: OpCase) -> tuple[list[Any], list[np.ndarray]]:
     rng = _rng(case, 1)
     args = case.make_inputs(rng)
-    tangents = [rng.standard_normal(np.shape(args[i])).astype(np.float32)
-                for i in case.float_positions]
+    tangents = [
+        rng.standard_normal(np.shape(args[i])).astype(np.float32) for i in case.float_positions
+    ]
     return args, tangents
 
 
@@ -164,8 +165,15 @@ _X3, _X4, _M23 = np.ones(3, f32), np.ones(4, f32), np.ones((2, 3), f32)
 
 def _namespace(np_module: Any, nn: Any, lax: Any, vmap: Any) -> SimpleNamespace:
     # the operands are the library's own arrays: JAX raises other errors for NumPy inputs
-    return SimpleNamespace(np=np_module, nn=nn, lax=lax, vmap=vmap, x3=np_module.asarray(_X3),
-                           x4=np_module.asarray(_X4), m23=np_module.asarray(_M23))
+    return SimpleNamespace(
+        np=np_module,
+        nn=nn,
+        lax=lax,
+        vmap=vmap,
+        x3=np_module.asarray(_X3),
+        x4=np_module.asarray(_X4),
+        m23=np_module.asarray(_M23),
+    )
 
 
 DIDAX = _namespace(dnp, didax.nn, didax.lax, didax.vmap)
@@ -223,7 +231,8 @@ def test_error_type(name: str) -> None:
         call(DIDAX)
     assert isinstance(got.value, type(want.value)), (
         f"didax raised {type(got.value).__name__}: {got.value}; JAX raises "
-        f"{type(want.value).__name__}: {want.value}")
+        f"{type(want.value).__name__}: {want.value}"
+    )
 
 
 def test_add_shapes_error_names_both_shapes() -> None:
