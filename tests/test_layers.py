@@ -23,6 +23,7 @@ PACKAGES = {"core": "didax", "magics": "didax.magics", "widgets": "didax.widgets
 ORDER: dict[str, tuple[int, int]] = {}
 for i, name in enumerate(
     [
+        "source_info",
         "dtypes",
         "core",
         "array",
