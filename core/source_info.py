@@ -29,31 +29,42 @@ from typing import NamedTuple
 
 
 class SourceInfo(NamedTuple):
-    """Where an equation was bound: the user's file, line and function, and the bytecode
-    offset of the call (which gives the column). Immutable; a NamedTuple rather than a frozen
-    dataclass because one is made per staged equation (~0.25 us against ~0.8 us)."""
+    """Where an equation was bound: the calling instruction of the user's code (its code
+    object and bytecode offset), from which the file, line, column, function and the line's
+    text are read when asked for. Immutable. A NamedTuple of two fields, made with
+    `tuple.__new__`, because one is made per staged equation: a frozen dataclass costs
+    ~0.8 us, and reading `frame.f_lineno` at staging time ~0.5 us (it decodes the line table)."""
 
-    file: str
-    line: int
-    function: str  # the code's qualified name, as JAX prints it: `f`, `<lambda>`, `g.<locals>.h`
-    code: CodeType | None = None  # to find the column, lazily
-    lasti: int = -1  # offset of the instruction that called into didax
+    code: CodeType
+    lasti: int  # offset of the instruction that called into didax
+
+    @property
+    def file(self) -> str:
+        return self.code.co_filename
+
+    @property
+    def function(self) -> str:
+        """The code's qualified name, as JAX prints it: `f`, `<lambda>`, `g.<locals>.h`."""
+        return self.code.co_qualname
+
+    def _position(self) -> tuple[int | None, int | None, int | None, int | None]:
+        # (line, end_line, column, end_column) of the calling instruction
+        positions = itertools.islice(self.code.co_positions(), max(self.lasti, 0) // 2, None)
+        return next(positions, (None, None, None, None))
+
+    @property
+    def line(self) -> int:
+        line = self._position()[0]
+        return self.code.co_firstlineno if line is None else line
 
     @property
     def column(self) -> int:
         """The 0-based column where the calling expression starts (0 when unknown)."""
-        if self.code is None or self.lasti < 0:
-            return 0
-        positions = itertools.islice(self.code.co_positions(), self.lasti // 2, None)
-        _, _, col, _ = next(positions, (None, None, None, None))
-        return col or 0
+        return self._position()[2] or 0
 
     @property
     def end_column(self) -> int | None:
-        if self.code is None or self.lasti < 0:
-            return None
-        positions = itertools.islice(self.code.co_positions(), self.lasti // 2, None)
-        return next(positions, (None,) * 4)[3]
+        return self._position()[3]
 
     @property
     def text(self) -> str:
@@ -63,12 +74,19 @@ class SourceInfo(NamedTuple):
     def summary(self) -> str:
         """`file:line:column (function)`, or `file:line (function)` at column 0, as JAX's
         `source_info_util.summarize` writes it."""
-        col = self.column
-        where = f"{self.file}:{self.line}:{col}" if col else f"{self.file}:{self.line}"
+        line, _, col, _ = self._position()
+        line = self.code.co_firstlineno if line is None else line
+        where = f"{self.file}:{line}:{col}" if col else f"{self.file}:{line}"
         return f"{where} ({self.function})"
 
     def __str__(self) -> str:
         return self.summary()
+
+    def __repr__(self) -> str:
+        return f"SourceInfo({self.summary()})"
+
+
+_new_source_info = tuple.__new__  # skips NamedTuple's argument parsing on the hot path
 
 
 def summarize(info: SourceInfo | None) -> str:
@@ -147,6 +165,6 @@ def current() -> SourceInfo | None:
         if flag is None:
             flag = is_internal(filename)
         if not flag:
-            return SourceInfo(filename, frame.f_lineno, code.co_qualname, code, frame.f_lasti)
+            return _new_source_info(SourceInfo, (code, frame.f_lasti))
         frame = frame.f_back
     return None
