@@ -51,7 +51,7 @@ class Primitive:
         # primitive (`sin` of an Array) is one NumPy call. Everything else, and every call
         # the shortcut declines, goes through `bind` and the interpreters.
         eager = self.eager
-        if eager is not None and _state.get() is _DEFAULT_STATE:
+        if eager is not None and trace_state() is EAGER_STATE:
             out = eager(*operands, **params)
             if out is not NotImplemented:
                 return out
@@ -256,7 +256,11 @@ def to_numpy(x: Any) -> np.ndarray | np.generic:
 
 
 class Zero:
-    """A tangent (or cotangent) known to be zero, kept symbolic so it costs nothing."""
+    """A tangent (or cotangent) known to be zero, kept symbolic so it costs nothing.
+
+    A tangent has its primal's aval, weak type included, as in JAX. Tangents of integer and
+    bool values have no meaning (JAX's dtype float0); didax keeps them as `Zero`s of the
+    primal's aval and never materializes them."""
 
     __slots__ = ("aval",)
 
@@ -265,17 +269,10 @@ class Zero:
 
     @staticmethod
     def like(x: Any) -> Zero:
-        return Zero(tangent_aval(get_aval(x)))
+        return Zero(get_aval(x))
 
     def __repr__(self) -> str:
         return f"Zero({self.aval.str_short()})"
-
-
-def tangent_aval(aval: ShapedArray) -> ShapedArray:
-    """The aval of a tangent of a value of `aval`: the same, weak type included, as in JAX.
-    Tangents of integer and bool values have no meaning (JAX's dtype float0); didax keeps
-    them as symbolic `Zero`s of the primal's aval and never materializes them."""
-    return aval
 
 
 class UndefinedPrimal:
@@ -327,14 +324,11 @@ class MainTrace:
 
 
 class Trace(abc.ABC):
-    """An interpreter. `pure` and `lift` box values of lower levels; `process_primitive`
-    applies one primitive to this trace's tracers."""
+    """An interpreter. `lift` boxes a value of a lower level (or a constant) as a tracer of
+    this trace; `process_primitive` applies one primitive to this trace's tracers."""
 
     def __init__(self, main: MainTrace) -> None:
         self.main = main
-
-    def pure(self, val: Any) -> Tracer:
-        return self.lift(val)
 
     @abc.abstractmethod
     def lift(self, val: Any) -> Tracer: ...
@@ -351,7 +345,7 @@ class Trace(abc.ABC):
                     f"Value {val!r} of type {type(val).__name__} is not a valid "
                     "didax type: expected an array or a scalar"
                 )
-            return self.pure(val)
+            return self.lift(val)
         level = self.main.level
         if val._trace.main is self.main:
             return val
@@ -542,8 +536,6 @@ class EvalTrace(Trace):
     def lift(self, val: Any) -> Any:
         return val
 
-    pure = lift
-
     def process_primitive(
         self, primitive: Primitive, tracers: Sequence[Any], params: dict[str, Any]
     ) -> list[Any]:
@@ -591,14 +583,11 @@ class TraceState:
 
 
 _EVAL_MAIN = MainTrace(0, EvalTrace)
-_DEFAULT_STATE = TraceState((_EVAL_MAIN,))
-_state: ContextVar[TraceState] = ContextVar("didax_trace_state", default=_DEFAULT_STATE)
-
-
-# The current trace state, and the state while nothing is being traced: eager shortcuts test
-# `trace_state() is EAGER_STATE` (one C call, no Python frame).
+# The state while nothing is being traced: eager paths test `trace_state() is EAGER_STATE`.
+EAGER_STATE = TraceState((_EVAL_MAIN,))
+_state: ContextVar[TraceState] = ContextVar("didax_trace_state", default=EAGER_STATE)
+# The current trace state (the ContextVar's own `get`: one C call, no Python frame).
 trace_state: Callable[[], TraceState] = _state.get
-EAGER_STATE = _DEFAULT_STATE
 
 
 @contextmanager
@@ -607,7 +596,7 @@ def new_main(
 ) -> Iterator[MainTrace]:
     """Push an interpreter for the duration of a `with`; `dynamic=True` makes it catch
     every primitive bound below it, tracers or not (omnistaging)."""
-    state = _state.get()
+    state = trace_state()
     main = MainTrace(len(state.stack), trace_type, global_data)
     new = replace(state, stack=(*state.stack, main), dynamic=main if dynamic else state.dynamic)
     token = _state.set(new)
@@ -620,7 +609,7 @@ def new_main(
 @contextmanager
 def new_base_main() -> Iterator[None]:
     """Evaluate eagerly below every current trace (used by `jit`'s impl rule)."""
-    token = _state.set(_DEFAULT_STATE)
+    token = _state.set(EAGER_STATE)
     try:
         yield
     finally:
@@ -628,7 +617,7 @@ def new_base_main() -> Iterator[None]:
 
 
 def find_top_trace(operands: Sequence[Any]) -> Trace:
-    state = _state.get()
+    state = trace_state()
     top = state.dynamic or _EVAL_MAIN
     for x in operands:
         if isinstance(x, Tracer):
@@ -649,7 +638,7 @@ def find_top_trace(operands: Sequence[Any]) -> Trace:
 def bind(primitive: Primitive, operands: Sequence[Any], params: dict[str, Any]) -> list[Any]:
     """Apply `primitive` under the current interpreter. Returns a list of outputs."""
     __tracebackhide__ = True
-    if _state.get() is _DEFAULT_STATE:  # eager fast path: nothing is being traced
+    if trace_state() is EAGER_STATE:  # eager fast path: nothing is being traced
         for x in operands:
             if isinstance(x, Tracer):
                 break

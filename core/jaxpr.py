@@ -217,10 +217,6 @@ def eval_jaxpr(jaxpr: Jaxpr, consts: Sequence[Any], *args: Any) -> list[Any]:
     return [read(x) for x in jaxpr.outvars]
 
 
-def eval_closed_jaxpr(closed: ClosedJaxpr, *args: Any) -> list[Any]:
-    return eval_jaxpr(closed.jaxpr, closed.consts, *args)
-
-
 def literal(val: Any, aval: ShapedArray) -> Literal:
     """A Literal holding `val` as a Python scalar of the aval's dtype."""
     if type(val) in (bool, int) and (type(val) is not int or aval.dtype.kind in "iu"):

@@ -112,7 +112,7 @@ def _jit_jvp(primals, tangents, *, name, jaxpr, inline=False):
     n = len(jaxpr.out_avals)
     nonzero_tangents = iter(outs[n:])
     tangents_out = [
-        next(nonzero_tangents) if nz else Zero(core.tangent_aval(a))
+        next(nonzero_tangents) if nz else Zero(a)
         for nz, a in zip(nonzeros_out, jaxpr.out_avals, strict=True)
     ]
     return outs[:n], tangents_out

@@ -17,10 +17,6 @@ from didax.primitives import common, shape
 from didax.primitives.convert import convert_element_type
 from didax.primitives.elementwise import add_tangents
 
-DimensionNumbers = tuple[
-    tuple[tuple[int, ...], tuple[int, ...]], tuple[tuple[int, ...], tuple[int, ...]]
-]
-
 dot_general_p = core.Primitive("dot_general")
 
 

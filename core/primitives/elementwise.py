@@ -636,7 +636,7 @@ def _pow_jvp(primals, tangents):
         x_part = mul(
             x_dot, select_n(eq(yf, _const(0.0, x)), mul(yf, pow(x, sub(yf, _const(1.0, x)))), zero)
         )
-        y_dot = Zero(core.tangent_aval(core.get_aval(y)))  # integers have no tangent
+        y_dot = Zero(core.get_aval(y))  # integers have no tangent
     elif not isinstance(x_dot, Zero):
         x_part = mul(x_dot, mul(y, pow(x, sub(y, _const(1.0, y)))))
     y_part = y_dot  # d/dy x^y = log(x) x^y, taken as 0 where x == 0
