@@ -214,8 +214,6 @@ def _select_n_transpose(cts, which, *cases):
     for i, c in enumerate(cases):
         if not isinstance(c, UndefinedPrimal):
             out.append(None)
-        elif isinstance(ct, Zero):
-            out.append(Zero(c.aval))
         else:
             zeros = shape.full(c.aval.shape, 0, c.aval.dtype)
             picks = [ct if j == i else zeros for j in range(len(cases))]

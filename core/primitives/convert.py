@@ -62,8 +62,6 @@ def _convert_jvp(primals, tangents, *, new_dtype, weak_type):
 @core.transpose_rules.register(convert_element_type_p)
 def _convert_transpose(cts, x, *, new_dtype, weak_type):
     (ct,) = cts
-    if isinstance(ct, Zero):
-        return [Zero(x.aval)]
     if core.get_aval(ct).dtype == x.aval.dtype:  # a weak-type-only change needs no undoing
         return [ct]
     return [convert_element_type(ct, x.aval.dtype, x.aval.weak_type)]
