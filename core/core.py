@@ -429,7 +429,7 @@ class Tracer:
         return f"Traced<{self.aval!r}> with {type(self).__name__}"
 
 
-def _forward(name: str) -> Callable[..., Any]:
+def _method(name: str) -> Callable[..., Any]:
     def method(self: Any, *args: Any, **kwargs: Any) -> Any:
         __tracebackhide__ = True  # engine frame: IPython leaves it out of tracebacks
         return operator_table[name](self, *args, **kwargs)
@@ -438,7 +438,7 @@ def _forward(name: str) -> Callable[..., Any]:
     return method
 
 
-def _binary(name: str) -> Callable[..., Any]:
+def _binary_operator(name: str) -> Callable[..., Any]:
     def method(self: Any, other: Any) -> Any:  # no *args: `x * y` is the eager hot loop
         __tracebackhide__ = True
         return operator_table[name](self, other)
@@ -447,7 +447,7 @@ def _binary(name: str) -> Callable[..., Any]:
     return method
 
 
-def _reflected(name: str) -> Callable[..., Any]:
+def _reflected_operator(name: str) -> Callable[..., Any]:
     def method(self: Any, other: Any) -> Any:
         __tracebackhide__ = True
         return operator_table[name](other, self)
@@ -512,13 +512,13 @@ def install_operators(cls: type) -> type:
     """
     for dunder, name in BINARY_OPERATORS.items():
         if dunder not in cls.__dict__:
-            setattr(cls, dunder, _binary(name))
+            setattr(cls, dunder, _binary_operator(name))
     for dunder, name in UNARY_METHODS.items():
         if dunder not in cls.__dict__:
-            setattr(cls, dunder, _forward(name))
+            setattr(cls, dunder, _method(name))
     for dunder, name in REFLECTED_OPERATORS.items():
         if dunder not in cls.__dict__:
-            setattr(cls, dunder, _reflected(name))
+            setattr(cls, dunder, _reflected_operator(name))
     return cls
 
 

@@ -136,14 +136,14 @@ def child_keys(tree: PyTreeDef) -> list[str]:
     return [f"[{i}]" for i in range(len(tree.children))]
 
 
-def leaf_paths(tree: PyTreeDef) -> list[str]:
+def leaf_path_names(tree: PyTreeDef) -> list[str]:
     """Each leaf's key path (`[1]['a']`; empty for a leaf at the root)."""
     if tree.node is None:
         return [""]
     return [
         k + p
         for k, sub in zip(child_keys(tree), tree.children, strict=True)
-        for p in leaf_paths(sub)
+        for p in leaf_path_names(sub)
     ]
 
 
@@ -261,7 +261,7 @@ def check_carry_type(
     diffs = [
         f"{component(p)} has type {long_str(a)} but the corresponding output carry "
         f"component has type {long_str(b)}{mismatch_extra(a, b)}"
-        for p, a, b in zip(leaf_paths(in_tree), in_avals, out_avals, strict=True)
+        for p, a, b in zip(leaf_path_names(in_tree), in_avals, out_avals, strict=True)
         if not core.types_match(a, b)
     ]
     if diffs:

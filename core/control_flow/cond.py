@@ -29,7 +29,7 @@ from didax.control_flow.common import (
     hoist_consts,
     jaxpr_as_fun,
     join_consts,
-    leaf_paths,
+    leaf_path_names,
     long_str,
     mismatch_extra,
     prune_outputs,
@@ -191,7 +191,7 @@ def _check_branch_outputs(
             f"differ:\n\n{where}{differences}\nRevise {name1} and/or {name2} so "
             "that they have the same pytree structure."
         )
-    paths = leaf_paths(tree1)
+    paths = leaf_path_names(tree1)
     diffs = [
         f"the output of {name1}{' at path ' + p if p else ''} has type {long_str(a)} "
         f"but the corresponding output of {name2} has type {long_str(b)}"

@@ -63,7 +63,7 @@ def _compile(jaxpr: ClosedJaxpr, name: str) -> tuple[backend.Executable, dict[st
     t0 = time.perf_counter()
     builder = lowering.lower_jaxpr_to_module(jaxpr, name)
     t1 = time.perf_counter()
-    exe = backend.compile(builder.module, jaxpr.in_avals, jaxpr.out_avals)
+    exe = backend.compile_module(builder.module, jaxpr.in_avals, jaxpr.out_avals)
     return exe, {"lower": t1 - t0, "compile": time.perf_counter() - t1}
 
 
@@ -78,7 +78,7 @@ def _jit_impl(*args: Any, name: str, jaxpr: ClosedJaxpr, inline: bool = False) -
     exe = executable(jaxpr, name)
     buffers = [backend.put(np.asarray(x, a.dtype), a) for x, a in zip(args, jaxpr.in_avals)]
     outs = exe.execute(buffers)
-    return [backend.to_numpy(b, a) for b, a in zip(outs, jaxpr.out_avals)]  # NumPy out
+    return [backend.buffer_to_numpy(b, a) for b, a in zip(outs, jaxpr.out_avals)]  # NumPy out
 
 
 core.impl_rules.register(jit_p, _jit_impl)
@@ -276,8 +276,8 @@ class _Entry:
 
 
 def _host_output(buffer: Any, aval: core.ShapedArray) -> Array:
-    # bfloat16 buffers cannot be read lazily through the buffer protocol (`backend.to_numpy`)
-    return core.wrap_eager(backend.to_numpy(buffer, aval), aval.weak_type)
+    # bfloat16 buffers cannot be read lazily through the buffer protocol (`backend.buffer_to_numpy`)
+    return core.wrap_eager(backend.buffer_to_numpy(buffer, aval), aval.weak_type)
 
 
 class JitFunction:
@@ -521,7 +521,7 @@ class Lowered:
     def compile(self) -> Compiled:
         """Compile with XLA. Like `jax.stages.Lowered.compile`."""
         t0 = time.perf_counter()
-        exe = backend.compile(self._builder.module, self.in_avals, self.out_avals)
+        exe = backend.compile_module(self._builder.module, self.in_avals, self.out_avals)
         timings = {**self.timings, "compile": time.perf_counter() - t0}
         if self._entry.executable is None:  # the jitted function's next call reuses it
             self._entry.executable = exe

@@ -20,7 +20,9 @@ from didax.primitives.comparison import and_p, eq, gt, lt, select_n
 from didax.primitives.convert import _scalar_constant, convert_element_type
 
 
-def _unary(name: str, fn: Callable[..., Any], *, floats_only: bool = True) -> core.Primitive:
+def _unary_primitive(
+    name: str, fn: Callable[..., Any], *, floats_only: bool = True
+) -> core.Primitive:
     prim = core.Primitive(name)
     aval = common.float_aval(name) if floats_only else common.same_aval
     core.impl_rules.register(prim, common.elementwise_impl(fn, aval, floats_only))
@@ -30,7 +32,7 @@ def _unary(name: str, fn: Callable[..., Any], *, floats_only: bool = True) -> co
     return prim
 
 
-def _binary(
+def _binary_primitive(
     name: str,
     fn: Callable[..., Any],
     allowed: str = "any",
@@ -74,8 +76,8 @@ def _out_tangent(t: Any, out: Any) -> Any:
 
 # ----------------------------------------------------------------------------- add, add_any
 
-add_p = _binary("add", np.add)
-add_any_p = _binary("add_any", np.add)  # the sum of two tangents or cotangents
+add_p = _binary_primitive("add", np.add)
+add_any_p = _binary_primitive("add_any", np.add)  # the sum of two tangents or cotangents
 
 
 def add(x: Any, y: Any) -> Any:
@@ -124,8 +126,8 @@ core.lowering_rules.register(add_any_p, common.direct_lowering("add", bool_op="o
 
 # ----------------------------------------------------------------------------- sub, neg
 
-sub_p = _binary("sub", np.subtract)
-neg_p = _unary("neg", np.negative, floats_only=False)
+sub_p = _binary_primitive("sub", np.subtract)
+neg_p = _unary_primitive("neg", np.negative, floats_only=False)
 
 
 def sub(x: Any, y: Any) -> Any:
@@ -164,7 +166,7 @@ core.lowering_rules.register(neg_p, common.direct_lowering("negate"))
 
 # ----------------------------------------------------------------------------- mul, div
 
-mul_p = _binary("mul", np.multiply)
+mul_p = _binary_primitive("mul", np.multiply)
 
 
 def mul(x: Any, y: Any) -> Any:
@@ -277,7 +279,7 @@ def _full(value: Any, shp: tuple[int, ...]) -> Any:
 
 
 def _extremum(name: str, fn: Callable[..., Any]) -> core.Primitive:
-    prim = _binary(name, fn)
+    prim = _binary_primitive(name, fn)
 
     @core.jvp_rules.register(prim)
     def _jvp(primals, tangents):
@@ -365,8 +367,8 @@ core.lowering_rules.register(clamp_p, lambda ctx, lo, x, hi: [ctx.hlo.clamp(lo, 
 
 # ----------------------------------------------------------------------------- sign, abs
 
-sign_p = _unary("sign", np.sign, floats_only=False)
-abs_p = _unary("abs", np.abs, floats_only=False)
+sign_p = _unary_primitive("sign", np.sign, floats_only=False)
+abs_p = _unary_primitive("abs", np.abs, floats_only=False)
 
 
 def sign(x: Any) -> Any:
@@ -410,7 +412,7 @@ def _abs_lowering(ctx, x):
 
 # ----------------------------------------------------------------------------- floor
 
-floor_p = _unary("floor", np.floor)
+floor_p = _unary_primitive("floor", np.floor)
 
 
 def floor(x: Any) -> Any:
@@ -456,16 +458,16 @@ core.lowering_rules.register(
 
 # ----------------------------------------------------------------------------- transcendental
 
-sin_p = _unary("sin", np.sin)
-cos_p = _unary("cos", np.cos)
-tan_p = _unary("tan", np.tan)
-tanh_p = _unary("tanh", np.tanh)
-exp_p = _unary("exp", np.exp)
-log_p = _unary("log", np.log)
-log1p_p = _unary("log1p", np.log1p)
-expm1_p = _unary("expm1", np.expm1)
-sqrt_p = _unary("sqrt", np.sqrt)
-logistic_p = _unary("logistic", lambda x: 1 / (1 + np.exp(-x)))
+sin_p = _unary_primitive("sin", np.sin)
+cos_p = _unary_primitive("cos", np.cos)
+tan_p = _unary_primitive("tan", np.tan)
+tanh_p = _unary_primitive("tanh", np.tanh)
+exp_p = _unary_primitive("exp", np.exp)
+log_p = _unary_primitive("log", np.log)
+log1p_p = _unary_primitive("log1p", np.log1p)
+expm1_p = _unary_primitive("expm1", np.expm1)
+sqrt_p = _unary_primitive("sqrt", np.sqrt)
+logistic_p = _unary_primitive("logistic", lambda x: 1 / (1 + np.exp(-x)))
 
 
 def sin(x: Any) -> Any:
@@ -573,7 +575,7 @@ def _pow_abstract_eval(x, y):
     return [ShapedArray(shape, x.dtype, x.weak_type and y.weak_type)]
 
 
-pow_p = _binary("pow", np.power, "float", _pow_abstract_eval)
+pow_p = _binary_primitive("pow", np.power, "float", _pow_abstract_eval)
 
 
 def pow(x: Any, y: Any) -> Any:  # noqa: A001 - JAX's name
