@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-from didax import core, dtypes
+from didax import array, core, dtypes
 from didax.array import Array
 from didax.interpreters import jvp as jvp_interp
 from didax.interpreters import partial_eval, staging, transpose
@@ -486,7 +486,7 @@ def value_and_grad(
 
 def _one_like(x: Any) -> Any:
     aval = core.get_aval(x)
-    return core.wrap_eager(np.ones((), aval.dtype), aval.weak_type)
+    return array.eager_result(np.ones((), aval.dtype), aval.weak_type)
 
 
 def grad(

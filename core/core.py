@@ -1,4 +1,6 @@
-"""The heart of didax: primitives, rule tables, abstract values, traces and `bind`.
+"""The heart of didax: primitives, rule tables, traces and `bind`. (`ShapedArray`, `Array`
+and the operator table sit just below, in array.py; this module re-exports the table and
+`ShapedArray`, and its eval interpreter returns `Array`s.)
 
 Layer 1 (autodidax part 1, "Transformations as interpreters"). A program is a Python function
 calling primitives. `bind` hands each primitive application to the *current interpreter*: the
@@ -27,6 +29,16 @@ from typing import Any, Generic, TypeVar
 
 import numpy as np
 from didax import dtypes
+from didax.array import (  # noqa: F401 - below core; `core.ShapedArray` etc. stay importable
+    BINARY_OPERATORS,
+    REFLECTED_OPERATORS,
+    UNARY_METHODS,
+    ShapedArray,
+    eager_result,
+    install_operators,
+    operator_table,
+    to_numpy,
+)
 
 # --------------------------------------------------------------------------- primitives
 
@@ -155,63 +167,7 @@ class LoweringContext:
         return replace(self, **changes)
 
 
-# Operators of Array and Tracer (`x + y`, `x[0]`, `x.sum()`) dispatch through this table,
-# which `didax.numpy` fills at import: the array classes sit below the numpy layer.
-operator_table: dict[str, Callable[..., Any]] = {}
-
 # --------------------------------------------------------------------------- abstract values
-
-
-class ShapedArray:
-    """The abstract value of an array: shape, dtype and whether the dtype is weak."""
-
-    __slots__ = ("shape", "dtype", "weak_type", "_hash")
-    array_abstraction_level = 1
-
-    def __init__(self, shape: tuple[int, ...], dtype: Any, weak_type: bool = False) -> None:
-        self.shape = tuple(shape)
-        self.dtype = np.dtype(dtype)
-        self.weak_type = weak_type
-
-    ndim = property(lambda self: len(self.shape))
-    size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
-
-    @classmethod
-    def make(cls, shape: tuple[int, ...], dtype: np.dtype, weak_type: bool) -> ShapedArray:
-        """Construct from an already canonical tuple and np.dtype (the eager hot path)."""
-        aval = object.__new__(cls)
-        aval.shape, aval.dtype, aval.weak_type = shape, dtype, weak_type
-        return aval
-
-    def update(self, **changes: Any) -> ShapedArray:
-        fields = {"shape": self.shape, "dtype": self.dtype, "weak_type": self.weak_type}
-        return ShapedArray(**{**fields, **changes})
-
-    def strip_weak_type(self) -> ShapedArray:
-        return ShapedArray(self.shape, self.dtype) if self.weak_type else self
-
-    def str_short(self) -> str:
-        return f"{dtypes.short_name(self.dtype)}[{','.join(map(str, self.shape))}]"
-
-    def __eq__(self, other: object) -> bool:
-        return (
-            type(other) is ShapedArray
-            and self.shape == other.shape
-            and self.dtype == other.dtype
-            and self.weak_type == other.weak_type
-        )
-
-    def __hash__(self) -> int:
-        try:  # avals are immutable, and jit's cache hashes them on every dispatch
-            return self._hash
-        except AttributeError:
-            self._hash = hash((self.shape, self.dtype, self.weak_type))
-            return self._hash
-
-    def __repr__(self) -> str:
-        return f"ShapedArray({self.str_short()}{', weak_type=True' if self.weak_type else ''})"
-
-    __str__ = str_short
 
 
 def types_match(a: ShapedArray, b: ShapedArray) -> bool:
@@ -239,21 +195,6 @@ def is_arraylike(x: Any) -> bool:
         or dtypes.is_python_scalar(x)
         or (isinstance(getattr(x, "aval", None), ShapedArray))
     )
-
-
-def to_numpy(x: Any) -> np.ndarray | np.generic:
-    """A concrete operand as a canonical NumPy value (Array, NumPy value or Python scalar)."""
-    value = getattr(x, "_value", None)  # didax.Array keeps its host value here
-    if value is not None:
-        return value
-    if isinstance(x, (np.ndarray, np.generic)):
-        dtype = dtypes.canonicalize(x.dtype)
-        return x if dtype == x.dtype else x.astype(dtype)
-    if dtypes.is_python_scalar(x):
-        return np.array(x, dtypes.python_scalar_dtype(x))
-    if hasattr(x, "__array__"):
-        return to_numpy(np.asarray(x))
-    raise TypeError(f"Value {x!r} of type {type(x).__name__} is not a valid didax type")
 
 
 # --------------------------------------------------------------------------- symbolic zeros
@@ -429,99 +370,6 @@ class Tracer:
         return f"Traced<{self.aval!r}> with {type(self).__name__}"
 
 
-def _method(name: str) -> Callable[..., Any]:
-    def method(self: Any, *args: Any, **kwargs: Any) -> Any:
-        __tracebackhide__ = True  # engine frame: IPython leaves it out of tracebacks
-        return operator_table[name](self, *args, **kwargs)
-
-    method.__name__ = name
-    return method
-
-
-def _binary_operator(name: str) -> Callable[..., Any]:
-    def method(self: Any, other: Any) -> Any:  # no *args: `x * y` is the eager hot loop
-        __tracebackhide__ = True
-        return operator_table[name](self, other)
-
-    method.__name__ = name
-    return method
-
-
-def _reflected_operator(name: str) -> Callable[..., Any]:
-    def method(self: Any, other: Any) -> Any:
-        __tracebackhide__ = True
-        return operator_table[name](other, self)
-
-    method.__name__ = f"r{name}"
-    return method
-
-
-# Operator names shared by Tracer and Array; the array module reuses this list.
-BINARY_OPERATORS = {
-    "__add__": "add",
-    "__sub__": "subtract",
-    "__mul__": "multiply",
-    "__truediv__": "divide",
-    "__floordiv__": "floor_divide",
-    "__mod__": "remainder",
-    "__pow__": "power",
-    "__matmul__": "matmul",
-    "__lt__": "less",
-    "__le__": "less_equal",
-    "__gt__": "greater",
-    "__ge__": "greater_equal",
-    "__eq__": "equal",
-    "__ne__": "not_equal",
-    "__and__": "logical_and",
-    "__or__": "logical_or",
-}
-REFLECTED_OPERATORS = {
-    "__radd__": "add",
-    "__rsub__": "subtract",
-    "__rmul__": "multiply",
-    "__rtruediv__": "divide",
-    "__rfloordiv__": "floor_divide",
-    "__rmod__": "remainder",
-    "__rpow__": "power",
-    "__rmatmul__": "matmul",
-}
-UNARY_METHODS = {
-    "__neg__": "negative",
-    "__pos__": "positive",
-    "__abs__": "abs",
-    "__getitem__": "getitem",
-    "reshape": "reshape_method",
-    "astype": "astype",
-    "sum": "sum",
-    "mean": "mean",
-    "max": "max",
-    "min": "min",
-    "prod": "prod",
-    "argmax": "argmax",
-    "transpose": "transpose_method",
-    "squeeze": "squeeze",
-    "dot": "dot",
-}
-
-
-def install_operators(cls: type) -> type:
-    """Give an array class its operators, each forwarding to `operator_table`.
-
-    A class decorator run once at class creation (not methods bolted on later): the table's
-    entries are filled by `didax.numpy` at import.
-    """
-    for dunder, name in BINARY_OPERATORS.items():
-        if dunder not in cls.__dict__:
-            setattr(cls, dunder, _binary_operator(name))
-    for dunder, name in UNARY_METHODS.items():
-        if dunder not in cls.__dict__:
-            setattr(cls, dunder, _method(name))
-    for dunder, name in REFLECTED_OPERATORS.items():
-        if dunder not in cls.__dict__:
-            setattr(cls, dunder, _reflected_operator(name))
-    return cls
-
-
 install_operators(Tracer)
 
 # --------------------------------------------------------------------------- eval interpreter
@@ -546,10 +394,6 @@ class EvalTrace(Trace):
         return eval_primitive(primitive, tracers, params)
 
 
-# Set by array.py: wraps an impl rule's NumPy outputs as didax.Array.
-wrap_eager: Callable[[Any, bool], Any] = lambda value, weak: value
-
-
 def eval_primitive(primitive: Primitive, operands: Sequence[Any], params: dict) -> list[Any]:
     __tracebackhide__ = True
     rule = impl_rules._rules.get(primitive)
@@ -564,17 +408,17 @@ def eval_primitive(primitive: Primitive, operands: Sequence[Any], params: dict) 
     # index is strong but its branches may return weak values, so primitives with several
     # results, the higher-order ones, always ask); a conversion says itself.
     if "weak_type" in params:
-        return [wrap_eager(o, params["weak_type"]) for o in outs]
+        return [eager_result(o, params["weak_type"]) for o in outs]
     if not weak_operand and not primitive.multiple_results:
-        return [wrap_eager(o, False) for o in outs]
+        return [eager_result(o, False) for o in outs]
     if not operands:
-        return [wrap_eager(o, False) for o in outs]
+        return [eager_result(o, False) for o in outs]
     if primitive not in abstract_eval_rules:  # a user's impl-only primitive still runs eagerly
         weak = all(_is_weak(x) for x in operands)
         dtype = args[0].dtype
-        return [wrap_eager(o, weak and o.dtype == dtype) for o in outs]
+        return [eager_result(o, weak and o.dtype == dtype) for o in outs]
     out_avals = abstract_eval_rules[primitive](*map(get_aval, operands), **params)
-    return [wrap_eager(o, a.weak_type) for o, a in zip(outs, out_avals, strict=True)]
+    return [eager_result(o, a.weak_type) for o, a in zip(outs, out_avals, strict=True)]
 
 
 # --------------------------------------------------------------------------- trace state

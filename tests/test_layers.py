@@ -28,8 +28,8 @@ ORDER: dict[str, tuple[int, int]] = {}
 for i, name in enumerate(
     [
         "dtypes",
-        "core",
         "array",
+        "core",
         "backend",
         # pretty sits before jaxpr (pretty.py's docstring says why)
         "pretty",

@@ -285,7 +285,7 @@ class _Entry:
 
 def _host_output(buffer: Any, aval: core.ShapedArray) -> Array:
     # bfloat16 buffers cannot be read lazily through the buffer protocol (`backend.buffer_to_numpy`)
-    return core.wrap_eager(backend.buffer_to_numpy(buffer, aval), aval.weak_type)
+    return array.eager_result(backend.buffer_to_numpy(buffer, aval), aval.weak_type)
 
 
 class JitFunction:

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from didax import core, dtypes, pretty
+from didax import array, core, dtypes, pretty
 from didax.core import NOT_MAPPED, ShapedArray, UndefinedPrimal, Zero
 from didax.primitives import common
 from didax.primitives.convert import _scalar_constant, convert_element_type
@@ -748,7 +748,7 @@ def full(shape: Sequence[int], fill_value: Any, dtype: Any = None) -> Any:
     return (
         value
         if common.is_didax_value(value)
-        else core.wrap_eager(np.asarray(value, core.get_aval(value).dtype)[()], weak)
+        else array.eager_result(np.asarray(value, core.get_aval(value).dtype)[()], weak)
     )
 
 
@@ -756,7 +756,7 @@ def instantiate(t: Any) -> Any:
     """A symbolic zero as an array of zeros; other tangents unchanged."""
     if not isinstance(t, Zero):
         return t
-    zero = core.wrap_eager(np.zeros((), t.aval.dtype)[()], t.aval.weak_type)  # weak stays weak
+    zero = array.eager_result(np.zeros((), t.aval.dtype)[()], t.aval.weak_type)  # weak stays weak
     return broadcast_in_dim(zero, t.aval.shape, ())
 
 
