@@ -48,25 +48,12 @@ class Primitive:
     `lax.add_p`. Operands are positional, params keyword-only and hashable."""
 
     multiple_results = False
-    # An optional shortcut past the interpreters for eager calls (see `bind` below): given the
-    # operands (and params), it returns the result, or NotImplemented to decline. It must
-    # decline unless nothing is being traced (`trace_state() is EAGER_STATE`), and agree with
-    # the impl rule where it accepts. `lax` sets one for the elementwise primitives.
-    eager: Callable[..., Any] | None = None
 
     def __init__(self, name: str, *, multiple_results: bool = False) -> None:
         self.name = name
         self.multiple_results = multiple_results
 
     def bind(self, *operands: Any, **params: Any) -> Any:
-        # The eager shortcut: with nothing being traced, a plain eager call of a simple
-        # primitive (`sin` of an Array) is one NumPy call. Everything else, and every call
-        # the shortcut declines, goes through `bind` and the interpreters.
-        eager = self.eager
-        if eager is not None and trace_state() is EAGER_STATE:
-            out = eager(*operands, **params)
-            if out is not NotImplemented:
-                return out
         out = bind(self, operands, params)
         return out if self.multiple_results else out[0]
 
@@ -126,6 +113,10 @@ JvpRule = Callable[..., tuple]  # (primals, tangents, **params) -> (primals_out,
 TransposeRule = Callable[..., list]
 VmapRule = Callable[..., tuple]  # (axis_size, vals, dims, **params) -> (vals_out, dims_out)
 LoweringRule = Callable[..., list]  # (ctx, *ir.Value, **params) -> [ir.Value]
+# (*operands, **params) -> the single result, or NotImplemented to decline. An optional
+# shortcut past the eval interpreter, consulted by `bind` only while nothing is traced: it
+# must agree with the impl rule where it accepts. `lax` registers one per elementwise op.
+EagerRule = Callable[..., Any]
 
 impl_rules: RuleTable[ImplRule] = RuleTable("impl")
 abstract_eval_rules: RuleTable[AbstractEvalRule] = RuleTable("abstract_eval")
@@ -133,6 +124,7 @@ jvp_rules: RuleTable[JvpRule] = RuleTable("jvp")
 transpose_rules: RuleTable[TransposeRule] = RuleTable("transpose")
 vmap_rules: RuleTable[VmapRule] = RuleTable("vmap")
 lowering_rules: RuleTable[LoweringRule] = RuleTable("lowering")
+eager_rules: RuleTable[EagerRule] = RuleTable("eager")
 
 
 @dataclass(frozen=True)
@@ -486,7 +478,12 @@ def find_top_trace(operands: Sequence[Any]) -> Trace:
 def bind(primitive: Primitive, operands: Sequence[Any], params: dict[str, Any]) -> list[Any]:
     """Apply `primitive` under the current interpreter. Returns a list of outputs."""
     __tracebackhide__ = True
-    if trace_state() is EAGER_STATE:  # eager fast path: nothing is being traced
+    if trace_state() is EAGER_STATE:  # the eager hook: nothing is being traced
+        eager = eager_rules._rules.get(primitive)
+        if eager is not None:  # a simple op on eager Arrays (`sin`) is one NumPy call
+            out = eager(*operands, **params)
+            if out is not NotImplemented:
+                return [out]
         for x in operands:
             if isinstance(x, Tracer):
                 break

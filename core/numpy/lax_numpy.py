@@ -358,7 +358,7 @@ def _elementwise(name: str, fn: Any, prim: core.Primitive) -> Any:
     """A binary elementwise function: promote, broadcast, apply the lax op `fn`. Eager
     Arrays of one dtype (or an Array and a Python scalar of its dtype) need neither: the
     primitive's eager shortcut computes them in one NumPy call."""
-    eager = prim.eager
+    eager = core.eager_rules[prim]  # `bind`'s eager hook, called here without the wrappers
     on_bools = {"add": lax.bitwise_or, "multiply": lax.bitwise_and}.get(name)
 
     def op(x: Any, y: Any) -> Any:
@@ -459,7 +459,7 @@ def positive(x: Any) -> Any:
 
 
 def _unary_float(name: str, fn: Any, prim: core.Primitive) -> Any:
-    eager = prim.eager
+    eager = core.eager_rules[prim]  # `bind`'s eager hook, called here without the wrappers
 
     def op(x: Any) -> Any:
         if core.trace_state() is core.EAGER_STATE:

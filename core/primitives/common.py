@@ -58,7 +58,7 @@ def elementwise_impl(
     return impl
 
 
-# Eager shortcuts (`Primitive.eager`): the impl rule above, minus the interpreter, for the
+# Eager rules (`core.eager_rules`): the impl rule above, minus the interpreter, for the
 # common case of well-typed eager Arrays (and Python scalars of the array's default dtype).
 # They decline (NotImplemented) whatever needs more: tracers, device-resident values, mixed
 # dtypes, broadcasting beyond scalars. Declined calls take `bind`'s ordinary path, which

@@ -28,7 +28,7 @@ def _unary_primitive(
     core.impl_rules.register(prim, common.elementwise_impl(fn, aval, floats_only))
     core.abstract_eval_rules.register(prim, aval)
     core.vmap_rules.register(prim, common.vectorized_vmap(prim.bind))
-    prim.eager = common.eager_unary(fn, floats_only)
+    core.eager_rules.register(prim, common.eager_unary(fn, floats_only))
     return prim
 
 
@@ -43,7 +43,7 @@ def _binary_primitive(
     core.impl_rules.register(prim, common.elementwise_impl(fn, aval, allowed == "float"))
     core.abstract_eval_rules.register(prim, aval)
     core.vmap_rules.register(prim, shape.broadcasting_vmap(prim.bind))
-    prim.eager = common.eager_binary(fn, allowed == "float")
+    core.eager_rules.register(prim, common.eager_binary(fn, allowed == "float"))
     return prim
 
 
