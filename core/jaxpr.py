@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 import numpy as np
-from didax import core, dtypes, pretty
+from didax import array, core, dtypes, pretty
 from didax import source_info as si
 from didax.core import ShapedArray
 
@@ -59,7 +59,7 @@ class Literal:
             and aval.weak_type == (type(v) is not bool)
         ):
             return v
-        return core.wrap_eager(np.asarray(v, aval.dtype)[()], aval.weak_type)
+        return array.eager_result(np.asarray(v, aval.dtype)[()], aval.weak_type)
 
     def __repr__(self) -> str:
         return f"Literal({self.val!r}:{self.aval.str_short()})"
@@ -237,10 +237,6 @@ def bind_eqn(eqn: JaxprEqn, operands: Sequence[Any]) -> list[Any]:
         return core.bind(eqn.primitive, operands, eqn.params)
     finally:
         si.leave(token)
-
-
-def eval_closed_jaxpr(closed: ClosedJaxpr, *args: Any) -> list[Any]:
-    return eval_jaxpr(closed.jaxpr, closed.consts, *args)
 
 
 def literal(val: Any, aval: ShapedArray) -> Literal:

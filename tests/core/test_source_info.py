@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from didax import lax, source_info
 from didax.jaxpr import Jaxpr, JaxprEqn, Var, eval_jaxpr
-from didax.lax import elementwise
+from didax.primitives import elementwise
 
 HERE = os.path.abspath(__file__)
 CORE = os.path.dirname(os.path.abspath(didax.__file__))
