@@ -59,7 +59,7 @@ def _fresh_venv(root: Path, *pip_args: str) -> Path:
         env=env,
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=540,
     )
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-3000:]
     return python
@@ -71,6 +71,7 @@ def test_the_installed_didax_is_imported_beside_a_clone(course: Path) -> None:
 
 
 @pytest.mark.install
+@pytest.mark.timeout(600)
 def test_editable_install_is_imported_beside_a_clone(course: Path, tmp_path: Path) -> None:
     python = _fresh_venv(tmp_path / "venv", "-e", str(course / "didax"))
     source = (course / "didax" / "core" / "__init__.py").resolve()
@@ -78,6 +79,7 @@ def test_editable_install_is_imported_beside_a_clone(course: Path, tmp_path: Pat
 
 
 @pytest.mark.install
+@pytest.mark.timeout(600)
 def test_non_editable_install_is_imported_beside_a_clone(course: Path, tmp_path: Path) -> None:
     python = _fresh_venv(tmp_path / "venv", str(course / "didax"))
     site = subprocess.run(

@@ -65,6 +65,19 @@ def _require_browser_stack() -> None:
     pytest.skip(f"browser tests skipped (CI unset): {missing}")
 
 
+BROWSER_TIME_LIMIT = 600  # s: the first test also starts JupyterLab, Chromium and a kernel
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Every test under tests/browser is marked `browser` and gets BROWSER_TIME_LIMIT (an
+    explicit @pytest.mark.timeout on the test still wins)."""
+    here = Path(__file__).parent
+    for item in items:
+        if here in item.path.parents:
+            item.add_marker(pytest.mark.browser)
+            item.add_marker(pytest.mark.timeout(BROWSER_TIME_LIMIT))
+
+
 # --------------------------------------------------------------------------- the browser
 
 
