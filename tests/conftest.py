@@ -30,7 +30,10 @@ def _time_limit(item: pytest.Item) -> float:
     else:
         value = item.config.getoption("timeout", None)
         if value is None:
-            value = item.config.getini("timeout") if "timeout" in item.config.inicfg else None
+            try:
+                value = item.config.getini("timeout")
+            except ValueError:  # pytest-timeout not installed: the watchdog alone guards
+                value = item.config.inicfg.get("timeout")
     return float(value) if value else 0.0
 
 

@@ -65,6 +65,7 @@ def _require_browser_stack() -> None:
     pytest.skip(f"browser tests skipped (CI unset): {missing}")
 
 
+OUTSIDE = pytest.StashKey[list]()  # the URLs a test's page tried to reach outside 127.0.0.1
 BROWSER_TIME_LIMIT = 600  # s: the first test also starts JupyterLab, Chromium and a kernel
 
 
@@ -113,6 +114,7 @@ def page(browser: Any, request: pytest.FixtureRequest) -> Iterator[Any]:
             route.abort()
 
     pg.route("**/*", guard)
+    request.node.stash[OUTSIDE] = outside
     yield pg
     artifacts = request.config.rootpath / "test-artifacts"
     artifacts.mkdir(exist_ok=True)
@@ -121,6 +123,13 @@ def page(browser: Any, request: pytest.FixtureRequest) -> Iterator[Any]:
         pg.screenshot(path=str(artifacts / f"{name}.png"), full_page=True)
     ctx.close()
     assert not outside, f"requests to non-local hosts: {outside}"
+
+
+@pytest.fixture
+def outside_requests(page: Any, request: pytest.FixtureRequest) -> list[str]:
+    """The list `page`'s guard fills with the non-local URLs it aborted (the test fails at
+    teardown unless it is empty then)."""
+    return request.node.stash[OUTSIDE]
 
 
 # --------------------------------------------------------------------------- the server

@@ -81,3 +81,13 @@ def test_ipywidgets_widget_renders(notebook):
     probe.wait_for(state="visible", timeout=30_000)
     assert probe.inner_text() == "widget manager works: 42"
     _assert_clean(page)
+
+
+def test_requests_leaving_localhost_are_aborted_and_reported(page, outside_requests):
+    """The guard itself: an image on a non-local host is never fetched, and is reported."""
+    url = "http://192.0.2.1/probe.png"  # TEST-NET-1: never a real host
+    page.set_content(f'<img id="probe" src="{url}">')
+    page.wait_for_function("() => document.getElementById('probe').complete")
+    loaded = page.evaluate("() => document.getElementById('probe').naturalWidth")
+    assert loaded == 0 and outside_requests == [url]
+    outside_requests.clear()  # seen and checked: the teardown's assertion has nothing left
