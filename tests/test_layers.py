@@ -35,7 +35,18 @@ for i, name in enumerate(
 ):
     ORDER[f"didax.{name}"] = (1, i)
 for i, name in enumerate(
-    ["common", "convert", "shape", "comparison", "elementwise", "reductions", "dot"]
+    [
+        "common",
+        "convert",
+        "shape",
+        "comparison",
+        "elementwise",
+        "reductions",
+        "dot",
+        "bits",
+        "special",
+        "sort",
+    ]
 ):
     ORDER[f"didax.lax.{name}"] = (2, i)
 ORDER["didax.lax"] = (2, 99)  # the package re-exports its families
@@ -48,7 +59,16 @@ ORDER["didax.control_flow"] = (4, -1)
 for i, name in enumerate(["jit", "custom_derivatives", "cond", "scan", "while_loop"]):
     ORDER[f"didax.control_flow.{name}"] = (4, i)
 for i, name in enumerate(
-    ["didax.api", "didax.numpy.lax_numpy", "didax.numpy", "didax.nn", "didax.test_util", "didax"]
+    [
+        "didax.api",
+        "didax.numpy.lax_numpy",
+        "didax.numpy",
+        "didax.nn",
+        "didax.random",
+        "didax.tree",
+        "didax.test_util",
+        "didax",
+    ]
 ):
     ORDER[name] = (5, i)
 
@@ -60,6 +80,8 @@ PUBLIC = {
     "didax.lax",
     "didax.nn",
     "didax.tree_util",
+    "didax.random",
+    "didax.tree",
     "didax.core",
     "didax.pretty",
 }

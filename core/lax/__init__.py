@@ -6,6 +6,13 @@ Layer 2 package. Family modules, in import order: common (rule factories), conve
 reductions, dot. This `__init__` only re-exports.
 """
 
+from didax.lax.bits import (
+    bitcast_convert_type,
+    bitwise_xor,
+    shift_left,
+    shift_right_arithmetic,
+    shift_right_logical,
+)
 from didax.lax.comparison import (
     bitwise_and,
     bitwise_not,
@@ -65,8 +72,20 @@ from didax.lax.shape import (
     stack,
     transpose,
 )
+from didax.lax.sort import sort, sort_key_val
+from didax.lax.special import erf, erf_inv, nextafter
 
 __all__ = [
+    "bitcast_convert_type",
+    "bitwise_xor",
+    "erf",
+    "erf_inv",
+    "nextafter",
+    "shift_left",
+    "shift_right_arithmetic",
+    "shift_right_logical",
+    "sort",
+    "sort_key_val",
     "abs",
     "add",
     "add_any",

@@ -1,0 +1,552 @@
+"""`didax.random`: JAX's counter-based PRNG on the `threefry2x32` primitive. Like `jax.random`.
+
+Layer 5. A key is the pair of uint32 words of a Threefry key. Every draw hashes counters
+(`iota_2x32_shape`: each element's flat index) under the key with `threefry2x32`, then turns
+the bits into the distribution with bit operations, exactly as JAX 0.10.2 does with its
+default `jax_threefry_partitionable=True`; so the same key gives the same bits as JAX's,
+eagerly, under `jit` and under `vmap`.
+
+Keys come in JAX's two kinds. `PRNGKey(seed)` is a raw key: a uint32[2] Array (a batch of
+keys is uint32[..., 2]). `key(seed)` is a typed key: JAX gives it the extended dtype
+`key<fry>`; didax represents it as a `KeyArray`, a pytree holding the uint32[..., 2] data,
+whose shape, dtype and repr read as JAX's (`Array((), dtype=key<fry>) overlaying: ...`).
+Being a pytree, a `KeyArray` goes through `jit`, `vmap`, `scan` and friends as its data,
+so a jaxpr shows `u32[2]` where JAX shows `key<fry>[]`, and no `random_wrap`/`random_bits`
+equations (JAX's key-typed primitives); the `threefry2x32` equations JAX emits when it
+lowers `random_bits` appear in the jaxpr itself.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from didax import core, dtypes, lax, tree_util
+from didax import numpy as jnp
+from didax.lax import bits as _bits
+from didax.lax import sort as _sort
+from didax.lax import special as _special
+
+uint32 = np.dtype("uint32")
+_UINT = {8: np.dtype("uint8"), 16: np.dtype("uint16"), 32: uint32}
+
+__all__ = [
+    "KeyArray",
+    "PRNGKey",
+    "bernoulli",
+    "bits",
+    "categorical",
+    "choice",
+    "exponential",
+    "fold_in",
+    "gumbel",
+    "key",
+    "key_data",
+    "normal",
+    "permutation",
+    "randint",
+    "split",
+    "truncated_normal",
+    "uniform",
+    "wrap_key_data",
+]
+
+# ----------------------------------------------------------------------------- typed keys
+
+
+class KeyDType:
+    """The dtype of typed Threefry keys; prints as JAX's `key<fry>`."""
+
+    name = "key<fry>"
+
+    def __repr__(self) -> str:
+        return "key<fry>"
+
+    __str__ = __repr__
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, KeyDType) or other == "key<fry>"
+
+    def __hash__(self) -> int:
+        return hash("key<fry>")
+
+
+key_fry = KeyDType()
+
+
+class KeyArray:
+    """An array of typed PRNG keys (JAX's `key<fry>` dtype), holding uint32[*shape, 2]."""
+
+    __slots__ = ("_data",)
+
+    def __init__(self, data: Any) -> None:
+        self._data = data
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(core.get_aval(self._data).shape[:-1])
+
+    @property
+    def dtype(self) -> KeyDType:
+        return key_fry
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.shape)
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of unsized object")
+        return self.shape[0]
+
+    def __iter__(self) -> Any:
+        return (self[i] for i in range(len(self)))
+
+    def __getitem__(self, idx: Any) -> KeyArray:
+        idx = idx if isinstance(idx, tuple) else (idx,)
+        if any(i is Ellipsis for i in idx):
+            raise IndexError("didax KeyArray indexing takes ints and slices, not ...")
+        return KeyArray(self._data[(*idx, slice(None))])
+
+    def __eq__(self, other: object) -> Any:
+        if not isinstance(other, KeyArray):
+            return NotImplemented
+        return jnp.all(jnp.equal(self._data, other._data), axis=-1)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        if isinstance(self._data, core.Tracer):
+            return f"KeyArray({self.dtype}{list(self.shape)})"
+        return f"Array({self.shape}, dtype={self.dtype}) overlaying:\n{np.asarray(self._data)}"
+
+
+tree_util.register_pytree_node(KeyArray, lambda k: ((k._data,), None), lambda _, xs: KeyArray(*xs))
+
+
+def _key_data_of(name: str, k: Any, allow_batched: bool = False) -> tuple[Any, bool]:
+    # (uint32[..., 2] data, typed?)
+    if isinstance(k, KeyArray):
+        data, typed = k._data, True
+    else:
+        data, typed = k, False
+        aval = core.get_aval(k)
+        if aval.dtype != uint32 or not aval.shape or aval.shape[-1] != 2:
+            raise TypeError(
+                f"{name}: a raw PRNG key must be a uint32 array whose last axis has size 2, "
+                f"got {aval.str_short()}"
+            )
+    if not allow_batched and core.get_aval(data).ndim != 1:
+        shape = core.get_aval(data).shape[:-1]
+        raise ValueError(
+            f"{name} accepts a single key, but was given a key array of shape {shape} != (). "
+            "Use jax.vmap for batching."
+        )
+    return data, typed
+
+
+def _wrap(data: Any, typed: bool) -> Any:
+    return KeyArray(data) if typed else data
+
+
+# ----------------------------------------------------------------------------- seeding
+
+
+def _seed(name: str, seed: Any) -> Any:
+    if isinstance(seed, KeyArray):
+        raise TypeError(f"{name} accepts a scalar seed, but was given a PRNG key.")
+    if np.ndim(seed):
+        raise TypeError(
+            f"{name} accepts a scalar seed, but was given an array of shape "
+            f"{np.shape(seed)} != (). Use jax.vmap for batching"
+        )
+    if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
+        return jnp.asarray(np.array([0, int(seed) & 0xFFFFFFFF], uint32))
+    aval = core.get_aval(seed)
+    if not dtypes.is_int(aval.dtype):
+        raise TypeError(f"PRNG key seed must be an integer; got {seed!r}")
+    # the high word is the seed shifted right by 32: zero for 32-bit seeds, as in JAX
+    high = lax.convert_element_type(
+        _bits.shift_right_logical(seed, np.array(32, aval.dtype)), uint32
+    )
+    low = lax.convert_element_type(seed, uint32)
+    return lax.concatenate([lax.expand_dims(high, (0,)), lax.expand_dims(low, (0,))], 0)
+
+
+def PRNGKey(seed: Any) -> Any:
+    """A raw (uint32[2]) key from an integer seed. Like `jax.random.PRNGKey`."""
+    return _seed("PRNGKey", seed)
+
+
+def key(seed: Any) -> KeyArray:
+    """A typed key (dtype `key<fry>`) from an integer seed. Like `jax.random.key`."""
+    return KeyArray(_seed("key", seed))
+
+
+def key_data(keys: Any) -> Any:
+    """The uint32[..., 2] data of keys. Like `jax.random.key_data`."""
+    data, _ = _key_data_of("key_data", keys, allow_batched=True)
+    return data
+
+
+def wrap_key_data(key_bits_array: Any) -> KeyArray:
+    """Typed keys from uint32[..., 2] data. Like `jax.random.wrap_key_data`."""
+    data, _ = _key_data_of("wrap_key_data", key_bits_array, allow_batched=True)
+    return KeyArray(data)
+
+
+# ----------------------------------------------------------------------------- split, fold_in
+
+
+def _hash_counts(data: Any, shape: tuple[int, ...]) -> list[Any]:
+    high, low = _bits.iota_2x32_shape(shape)
+    return _bits.threefry2x32(data[0], data[1], high, low)
+
+
+def split(key: Any, num: int | Sequence[int] = 2) -> Any:
+    """`num` new keys (a shape if a tuple) from one key. Like `jax.random.split`."""
+    data, typed = _key_data_of("split", key)
+    shape = tuple(int(n) for n in num) if isinstance(num, Sequence) else (int(num),)
+    b1, b2 = _hash_counts(data, shape)
+    out = lax.concatenate(
+        [lax.expand_dims(b1, (len(shape),)), lax.expand_dims(b2, (len(shape),))], len(shape)
+    )
+    return _wrap(out, typed)
+
+
+def fold_in(key: Any, data: Any) -> Any:
+    """A new key from a key and an integer. Like `jax.random.fold_in`."""
+    kdata, typed = _key_data_of("fold_in", key)
+    if np.ndim(data):
+        raise TypeError(
+            "fold_in accepts a scalar, but was given an array of"
+            f"shape {np.shape(data)} != (). Use jax.vmap for batching."
+        )
+    if isinstance(data, (int, np.integer)):
+        count = jnp.asarray(np.array(int(data) & 0xFFFFFFFF, uint32))
+    else:
+        count = lax.convert_element_type(data, uint32)
+    high = _bits.shift_right_logical(count, np.uint32(32))
+    b1, b2 = _bits.threefry2x32(kdata[0], kdata[1], high, count)
+    out = lax.concatenate([lax.expand_dims(b1, (0,)), lax.expand_dims(b2, (0,))], 0)
+    return _wrap(out, typed)
+
+
+# ----------------------------------------------------------------------------- bits, uniform
+
+
+def _shape(shape: Any) -> tuple[int, ...]:
+    return (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(d) for d in shape)
+
+
+def _random_bits(data: Any, bit_width: int, shape: tuple[int, ...]) -> Any:
+    b1, b2 = _hash_counts(data, shape)
+    out = _bits.bitwise_xor(b1, b2)
+    return out if bit_width == 32 else lax.convert_element_type(out, _UINT[bit_width])
+
+
+def bits(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Any:
+    """Uniform random unsigned integers. Like `jax.random.bits` (x64 off: up to uint32)."""
+    data, _ = _key_data_of("bits", key)
+    dtype = uint32 if dtype is None else dtypes.canonicalize(dtype)
+    if dtype.kind != "u":
+        raise ValueError(f"dtype argument to `bits` must be an unsigned int dtype, got {dtype}")
+    return _random_bits(data, dtype.itemsize * 8, _shape(shape))
+
+
+def _float_dtype(name: str, dtype: Any) -> np.dtype:
+    dtype = dtypes.float32 if dtype is None else dtypes.canonicalize(dtype)
+    if not dtypes.is_float(dtype):
+        raise ValueError(f"dtype argument to `{name}` must be a float dtype, got {dtype}")
+    return dtype
+
+
+def _broadcast_to_rank(x: Any, rank: int) -> Any:
+    ndim = core.get_aval(x).ndim
+    return (
+        x
+        if ndim == rank
+        else lax.broadcast_in_dim(
+            x, (1,) * (rank - ndim) + core.get_aval(x).shape, tuple(range(rank - ndim, rank))
+        )
+    )
+
+
+def _uniform(data: Any, shape: tuple[int, ...], dtype: np.dtype, minval: Any, maxval: Any) -> Any:
+    finfo = np.finfo(dtype)
+    nbits, nmant = finfo.bits, finfo.nmant
+    rng_bits = 8 if nmant < 8 else nbits
+    uint = _UINT[nbits]
+    r = _random_bits(data, rng_bits, shape)
+    if rng_bits != nbits:
+        r = lax.convert_element_type(r, uint)
+    minval = _broadcast_to_rank(lax.convert_element_type(minval, dtype), len(shape))
+    maxval = _broadcast_to_rank(lax.convert_element_type(maxval, dtype), len(shape))
+    # random mantissa bits under the exponent of 1.0 give a float in [1, 2); minus one
+    float_bits = _bits.shift_right_logical(r, np.array(rng_bits - nmant, uint))
+    float_bits = lax.bitwise_or(float_bits, np.array(1.0, dtype).view(uint))
+    floats = lax.sub(_bits.bitcast_convert_type(float_bits, dtype), np.array(1.0, dtype))
+    return lax.max(minval, lax.add(lax.mul(floats, lax.sub(maxval, minval)), minval))
+
+
+def uniform(
+    key: Any, shape: Sequence[int] = (), dtype: Any = None, minval: Any = 0.0, maxval: Any = 1.0
+) -> Any:
+    """Uniform floats in [minval, maxval). Like `jax.random.uniform`."""
+    data, _ = _key_data_of("uniform", key)
+    return _uniform(data, _shape(shape), _float_dtype("uniform", dtype), minval, maxval)
+
+
+# ----------------------------------------------------------------------------- distributions
+
+
+def _normal(data: Any, shape: tuple[int, ...], dtype: np.dtype) -> Any:
+    lo = np.nextafter(np.array(-1.0, dtype), np.array(0.0, dtype), dtype=dtype)
+    u = _uniform(data, shape, dtype, lo, np.array(1.0, dtype))
+    return lax.mul(np.array(np.sqrt(2), dtype), _special.erf_inv(u))
+
+
+def normal(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Any:
+    """Standard normal floats. Like `jax.random.normal` (real dtypes)."""
+    data, _ = _key_data_of("normal", key)
+    return _normal(data, _shape(shape), _float_dtype("normal", dtype))
+
+
+def truncated_normal(
+    key: Any, lower: Any, upper: Any, shape: Sequence[int] | None = None, dtype: Any = None
+) -> Any:
+    """Normal floats truncated to (lower, upper). Like `jax.random.truncated_normal`."""
+    data, _ = _key_data_of("truncated_normal", key)
+    dtype = _float_dtype("truncated_normal", dtype)
+    shape = (
+        np.broadcast_shapes(np.shape(lower), np.shape(upper)) if shape is None else _shape(shape)
+    )
+    sqrt2 = np.array(np.sqrt(2), dtype)
+    lower = lax.convert_element_type(lower, dtype)
+    upper = lax.convert_element_type(upper, dtype)
+    a = _special.erf(lax.div(lower, sqrt2))
+    b = _special.erf(lax.div(upper, sqrt2))
+    out = lax.mul(sqrt2, _special.erf_inv(_uniform(data, tuple(shape), dtype, a, b)))
+    low = _special.nextafter(lax.stop_gradient(lower), np.array(np.inf, dtype))
+    high = _special.nextafter(lax.stop_gradient(upper), np.array(-np.inf, dtype))
+    return jnp.clip(out, low, high)
+
+
+def bernoulli(key: Any, p: Any = 0.5, shape: Sequence[int] | None = None) -> Any:
+    """Random booleans, true with probability `p`. Like `jax.random.bernoulli`."""
+    data, _ = _key_data_of("bernoulli", key)
+    dtype = core.get_aval(p).dtype
+    if not dtypes.is_float(dtype):
+        raise TypeError(f"bernoulli probability `p` must have a floating dtype, got {dtype}.")
+    shape = np.shape(p) if shape is None else _shape(shape)
+    return lax.lt(_uniform(data, tuple(shape), dtype, 0.0, 1.0), jnp.asarray(p, dtype))
+
+
+def exponential(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Any:
+    """Standard exponential floats. Like `jax.random.exponential`."""
+    data, _ = _key_data_of("exponential", key)
+    dtype = _float_dtype("exponential", dtype)
+    u = _uniform(data, _shape(shape), dtype, 0.0, 1.0)
+    return lax.neg(lax.log1p(lax.neg(u)))
+
+
+def gumbel(key: Any, shape: Sequence[int] = (), dtype: Any = None, mode: str | None = None) -> Any:
+    """Standard Gumbel floats. Like `jax.random.gumbel` (mode "low", JAX's default)."""
+    data, _ = _key_data_of("gumbel", key)
+    dtype = _float_dtype("gumbel", dtype)
+    if mode not in (None, "low"):
+        raise NotImplementedError(f"didax's gumbel has mode='low' only, got {mode!r}")
+    return _gumbel(data, _shape(shape), dtype)
+
+
+def _gumbel(data: Any, shape: tuple[int, ...], dtype: np.dtype) -> Any:
+    u = _uniform(data, shape, dtype, np.finfo(dtype).tiny, 1.0)
+    return lax.neg(lax.log(lax.neg(lax.log(u))))
+
+
+def categorical(key: Any, logits: Any, axis: int = -1, shape: Sequence[int] | None = None) -> Any:
+    """Indices drawn from categorical distributions (Gumbel-max). Like
+    `jax.random.categorical` (with replacement)."""
+    data, _ = _key_data_of("categorical", key)
+    logits = jnp.asarray(logits)
+    lshape = core.get_aval(logits).shape
+    ndim = len(lshape)
+    batch_shape = tuple(np.delete(lshape, axis))
+    shape = batch_shape if shape is None else _shape(shape)
+    prefix = shape[: len(shape) - len(batch_shape)]
+    if axis >= 0:
+        axis -= ndim
+    logits_shape = list(shape[len(shape) - len(batch_shape) :])
+    logits_shape.insert(axis % ndim, lshape[axis])
+    g = _gumbel(data, (*prefix, *logits_shape), core.get_aval(logits).dtype)
+    expanded = lax.expand_dims(logits, tuple(range(len(prefix)))) if prefix else logits
+    return jnp.argmax(jnp.add(g, expanded), axis=axis)
+
+
+def _randint_span(minval: Any, maxval: Any, dtype: np.dtype) -> tuple[Any, Any]:
+    info = np.iinfo(dtype)
+    minval, maxval = jnp.asarray(minval), jnp.asarray(maxval)
+    if not dtypes.is_int(core.get_aval(minval).dtype):
+        minval = minval.astype(dtypes.int32)
+    if not dtypes.is_int(core.get_aval(maxval).dtype):
+        maxval = maxval.astype(dtypes.int32)
+    return minval, maxval, info
+
+
+def _clip_to(x: Any, dtype: np.dtype) -> Any:
+    # convert integers, clipping to dtype's range instead of wrapping
+    src = core.get_aval(x).dtype
+    lo = max(int(np.iinfo(dtype).min), int(np.iinfo(src).min))
+    hi = min(int(np.iinfo(dtype).max), int(np.iinfo(src).max))
+    return jnp.clip(x, np.array(lo, src), np.array(hi, src)).astype(dtype)
+
+
+def randint(
+    key: Any, shape: Sequence[int], minval: Any, maxval: Any, dtype: Any = dtypes.int32
+) -> Any:
+    """Uniform integers in [minval, maxval). Like `jax.random.randint` (32-bit sampling)."""
+    data, _ = _key_data_of("randint", key)
+    shape = _shape(shape)
+    dtype = dtypes.canonicalize(dtype)
+    if not dtypes.is_int(dtype):
+        raise TypeError(f"randint only accepts integer dtypes, got {dtype}")
+    out_dtype = dtype
+    info = np.iinfo(dtype)
+    if info.bits < 32:  # sampled in 32 bits, as JAX does
+        minval = jnp.clip(jnp.asarray(minval).astype(dtypes.int32), int(info.min), int(info.max))
+        maxval = jnp.clip(
+            jnp.asarray(maxval).astype(dtypes.int32), int(info.min), int(info.max) + 1
+        )
+        dtype = dtypes.int32
+    minval, maxval, info = _randint_span(minval, maxval, dtype)
+    too_big = lax.gt(
+        maxval, _clip_to(jnp.asarray(np.array(info.max, dtype)), core.get_aval(maxval).dtype)
+    )
+    minval = _broadcast_to_rank(_clip_to(minval, dtype), len(shape))
+    maxval = _broadcast_to_rank(_clip_to(maxval, dtype), len(shape))
+    keys = split(data)
+    k1, k2 = keys[0], keys[1]
+    higher, lower = _random_bits(k1, 32, shape), _random_bits(k2, 32, shape)
+    span = lax.convert_element_type(lax.sub(maxval, minval), uint32)
+    one = np.array(1, uint32)
+    span = jnp.where(lax.le(maxval, minval), jnp.ones_like(span), span)
+    span = jnp.where(lax.bitwise_and(too_big, lax.gt(maxval, minval)), lax.add(span, one), span)
+    multiplier = lax.rem(np.array(2**16, uint32), span)
+    multiplier = lax.rem(lax.mul(multiplier, multiplier), span)
+    offset = lax.add(lax.mul(lax.rem(higher, span), multiplier), lax.rem(lower, span))
+    offset = lax.rem(offset, span)
+    out = lax.add(minval, lax.convert_element_type(offset, dtype))
+    return out if out_dtype == dtype else out.astype(out_dtype)
+
+
+# ----------------------------------------------------------------------------- shuffles
+
+
+def _shuffle(data: Any, x: Any, axis: int, key_shape: tuple[int, ...] | None = None) -> Any:
+    # Sort by fresh random 32-bit keys, enough rounds to make key collisions unlikely (JAX's
+    # count). With `key_shape` (n,), one key per index along `axis`, shared by the other
+    # axes: the stable sort then moves whole slices, as `take(x, permutation(n), axis)`.
+    x_shape = core.get_aval(x).shape
+    key_shape = x_shape if key_shape is None else key_shape
+    size = math.prod(key_shape)
+    rounds = int(np.ceil(3 * np.log(max(1, size)) / np.log(np.iinfo(np.uint32).max)))
+    for _ in range(rounds):
+        keys = split(data)
+        data, subkey = keys[0], keys[1]
+        sort_keys = _random_bits(subkey, 32, key_shape)
+        if key_shape != x_shape:
+            sort_keys = lax.broadcast_in_dim(sort_keys, x_shape, (axis,))
+        _, x = _sort.sort_key_val(sort_keys, x, axis)
+    return x
+
+
+def permutation(key: Any, x: Any, axis: int = 0, independent: bool = False) -> Any:
+    """A shuffled `arange(x)` or a shuffle of `x` along `axis`. Like `jax.random.permutation`."""
+    data, _ = _key_data_of("permutation", key)
+    if not np.ndim(x):
+        if not dtypes.is_int(core.get_aval(x).dtype):
+            raise TypeError("x must be an integer or at least 1-dimensional")
+        n = int(core.concrete_or_error(x, "argument x of jax.random.permutation()"))
+        return _shuffle(data, jnp.arange(n), 0)
+    x = jnp.asarray(x)
+    ndim = core.get_aval(x).ndim
+    axis = axis + ndim if axis < 0 else axis
+    if independent or ndim == 1:
+        return _shuffle(data, x, axis)
+    return _shuffle(data, x, axis, (core.get_aval(x).shape[axis],))
+
+
+def choice(
+    key: Any,
+    a: Any,
+    shape: Sequence[int] = (),
+    replace: bool = True,
+    p: Any = None,
+    axis: int = 0,
+) -> Any:
+    """A random sample of `a` (or `arange(a)`). Like `jax.random.choice` (without `p`, or
+    with `p` and replace=True)."""
+    data, _ = _key_data_of("choice", key)
+    if not isinstance(shape, Sequence):
+        raise TypeError(f"shape argument of jax.random.choice must be a sequence, got {shape}")
+    arr = jnp.asarray(a)
+    aval = core.get_aval(arr)
+    if aval.ndim == 0:
+        n_inputs = int(core.concrete_or_error(a, "The error occurred in jax.random.choice()"))
+    else:
+        axis = axis + aval.ndim if axis < 0 else axis
+        n_inputs = aval.shape[axis]
+    n_draws = math.prod(shape)
+    if n_draws == 0:
+        return jnp.zeros(tuple(shape), dtype=aval.dtype)
+    if n_inputs <= 0:
+        raise ValueError("a must be greater than 0 unless no samples are taken")
+    if not replace and n_draws > n_inputs:
+        raise ValueError(
+            f"Cannot take a larger sample (size {n_draws}) than "
+            f"population (size {n_inputs}) when 'replace=False'"
+        )
+    if p is None and replace:
+        ind = randint(data, shape, 0, n_inputs)
+        result = ind if aval.ndim == 0 else _take(arr, ind, axis)
+    elif p is None:
+        perm = permutation(data, n_inputs if aval.ndim == 0 else arr, axis)
+        index = (slice(None),) * axis + (slice(0, n_draws),)
+        result = perm[index]
+    else:
+        raise NotImplementedError("didax's random.choice does not take p= yet")
+    out_shape = (
+        tuple(shape)
+        if aval.ndim == 0
+        else aval.shape[:axis] + tuple(shape) + aval.shape[axis + 1 :]
+    )
+    return jnp.reshape(result, out_shape)
+
+
+def _take(arr: Any, ind: Any, axis: int) -> Any:
+    # `jnp.take(arr, ind, axis)` without gather: a `select_n` among the slices of `arr`
+    # (TODO(issue 11): jnp.take once gather lands)
+    aval = core.get_aval(arr)
+    ind_shape = core.get_aval(ind).shape
+    out_shape = aval.shape[:axis] + ind_shape + aval.shape[axis + 1 :]
+    rest = tuple(range(axis)) + tuple(range(axis + len(ind_shape), len(out_shape)))
+    cases = [
+        lax.broadcast_in_dim(_slice_at(arr, i, axis), out_shape, rest)
+        for i in range(aval.shape[axis])
+    ]
+    which = lax.broadcast_in_dim(ind, out_shape, tuple(range(axis, axis + len(ind_shape))))
+    return cases[0] if len(cases) == 1 else lax.select_n(which, *cases)
+
+
+def _slice_at(arr: Any, i: int, axis: int) -> Any:
+    shape = core.get_aval(arr).shape
+    start = [0] * len(shape)
+    limit = list(shape)
+    start[axis], limit[axis] = i, i + 1
+    return lax.squeeze(lax.slice(arr, start, limit), (axis,))
