@@ -22,11 +22,12 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 from didax import core, dtypes, lax, tree_util
 from didax import numpy as jnp
 from didax.lax import bits as _bits
-from didax.lax import sort as _sort
+from didax.lax import sorting as _sort
 from didax.lax import special as _special
 
 uint32 = np.dtype("uint32")
@@ -117,7 +118,8 @@ class KeyArray:
     def __eq__(self, other: object) -> Any:
         if not isinstance(other, KeyArray):
             return NotImplemented
-        return jnp.all(jnp.equal(self._data, other._data), axis=-1)
+        same = jnp.equal(self._data, other._data)
+        return lax.bitwise_and(same[..., 0], same[..., 1])
 
     __hash__ = None  # type: ignore[assignment]
 
@@ -228,8 +230,10 @@ def fold_in(key: Any, data: Any) -> Any:
             "fold_in accepts a scalar, but was given an array of"
             f"shape {np.shape(data)} != (). Use jax.vmap for batching."
         )
-    if isinstance(data, (int, np.integer)):
-        count = jnp.asarray(np.array(int(data) & 0xFFFFFFFF, uint32))
+    if isinstance(data, int):
+        if not 0 <= data < 2**32:  # as JAX's `jnp.asarray(data, dtype="uint32")`
+            raise OverflowError(f"Python integer {data} out of bounds for uint32")
+        count = jnp.asarray(np.array(data, uint32))
     else:
         count = lax.convert_element_type(data, uint32)
     high = _bits.shift_right_logical(count, np.uint32(32))
@@ -279,7 +283,7 @@ def _broadcast_to_rank(x: Any, rank: int) -> Any:
 
 
 def _uniform(data: Any, shape: tuple[int, ...], dtype: np.dtype, minval: Any, maxval: Any) -> Any:
-    finfo = np.finfo(dtype)
+    finfo = ml_dtypes.finfo(dtype)
     nbits, nmant = finfo.bits, finfo.nmant
     rng_bits = 8 if nmant < 8 else nbits
     uint = _UINT[nbits]
@@ -366,7 +370,7 @@ def gumbel(key: Any, shape: Sequence[int] = (), dtype: Any = None, mode: str | N
 
 
 def _gumbel(data: Any, shape: tuple[int, ...], dtype: np.dtype) -> Any:
-    u = _uniform(data, shape, dtype, np.finfo(dtype).tiny, 1.0)
+    u = _uniform(data, shape, dtype, ml_dtypes.finfo(dtype).tiny, 1.0)
     return lax.neg(lax.log(lax.neg(lax.log(u))))
 
 

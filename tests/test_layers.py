@@ -45,7 +45,7 @@ for i, name in enumerate(
         "dot",
         "bits",
         "special",
-        "sort",
+        "sorting",
     ]
 ):
     ORDER[f"didax.lax.{name}"] = (2, i)

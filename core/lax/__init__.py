@@ -72,7 +72,7 @@ from didax.lax.shape import (
     stack,
     transpose,
 )
-from didax.lax.sort import sort, sort_key_val
+from didax.lax.sorting import sort, sort_key_val
 from didax.lax.special import erf, erf_inv, nextafter
 
 __all__ = [

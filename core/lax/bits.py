@@ -141,7 +141,7 @@ def _bitcast_shape(x: ShapedArray, new_dtype: np.dtype) -> tuple[int, ...]:
 
 
 def _bitcast_impl(x: Any, *, new_dtype: np.dtype) -> list:
-    x = np.ascontiguousarray(x)
+    x = np.asarray(x, order="C")  # (ascontiguousarray would make 0-d 1-d)
     out_shape = _bitcast_shape(ShapedArray(x.shape, x.dtype), new_dtype)
     return [x.reshape(-1).view(new_dtype).reshape(out_shape)]
 
