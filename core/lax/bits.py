@@ -133,7 +133,7 @@ def _bitcast_shape(x: ShapedArray, new_dtype: np.dtype) -> tuple[int, ...]:
     if old > new:
         return (*x.shape, old // new)
     if not x.shape or x.shape[-1] != new // old:
-        raise TypeError(
+        raise ValueError(  # JAX's type
             f"bitcast_convert_type: {x.str_short()} to {np.dtype(new_dtype).name} needs a "
             f"last axis of size {new // old}"
         )

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 from didax import core, dtypes
-from didax.core import ShapedArray, Zero
+from didax.core import ShapedArray, UndefinedPrimal, Zero
 from didax.lax import common, shape
 
 sort_p = core.Primitive("sort", multiple_results=True)
@@ -67,7 +67,7 @@ def _sort_impl(*operands, dimension, is_stable, num_keys):
     ]
 
 
-core.impl_rules.register(sort_p, _sort_impl)
+core.impl_rules.register(sort_p, common.validated_impl(sort_p, _sort_impl))
 
 
 @core.abstract_eval_rules.register(sort_p)
@@ -83,23 +83,37 @@ def _sort_abstract_eval(*operands, dimension, is_stable, num_keys):
 
 @core.jvp_rules.register(sort_p)
 def _sort_jvp(primals, tangents, *, dimension, is_stable, num_keys):
-    # tangents travel with their primals: sort them as extra (non-key) operands
-    live = [i for i, t in enumerate(tangents) if not isinstance(t, Zero)]
-    outs = sort_p.bind(
-        *primals,
-        *(tangents[i] for i in live),
-        dimension=dimension,
-        is_stable=is_stable,
-        num_keys=num_keys,
-    )
-    n = len(primals)
-    tangents_out: list[Any] = [Zero.like(o) for o in outs[:n]]
-    for j, i in enumerate(live):
-        tangents_out[i] = outs[n + j]
-    return list(outs[:n]), tangents_out
+    # each tangent is carried by a sort on the primal keys: linear in the tangent
+    params = dict(dimension=dimension, is_stable=is_stable, num_keys=num_keys)
+    outs = sort_p.bind(*primals, **params)
+    keys = primals[:num_keys]
+    tangents_out = [
+        Zero.like(o) if isinstance(t, Zero) else sort_p.bind(*keys, t, **params)[-1]
+        for o, t in zip(outs, tangents, strict=True)
+    ]
+    return list(outs), tangents_out
 
 
-# no transpose rule: a sort's permutation depends on its keys (NONLINEAR in the coverage test)
+@core.transpose_rules.register(sort_p)
+def _sort_transpose(cts, *operands, dimension, is_stable, num_keys):
+    # linear in the carried operands: undo the permutation, by sorting the cotangent on the
+    # sorted positions (the permutation itself, from a sorted iota)
+    keys = operands[:num_keys]
+    if any(isinstance(k, UndefinedPrimal) for k in keys):
+        raise ValueError("sort: cannot transpose with respect to the sort keys")
+    params = dict(dimension=dimension, is_stable=is_stable, num_keys=num_keys)
+    aval = core.get_aval(keys[0])
+    iota = shape.broadcasted_iota(dtypes.int32, aval.shape, dimension)
+    perm = sort_p.bind(*keys, iota, **params)[-1]
+    out: list[Any] = [None] * num_keys
+    for x, ct in zip(operands[num_keys:], cts[num_keys:], strict=True):
+        if not isinstance(x, UndefinedPrimal):
+            out.append(None)
+        elif isinstance(ct, Zero):
+            out.append(Zero(x.aval))
+        else:
+            out.append(sort_p.bind(perm, ct, dimension=dimension, is_stable=True, num_keys=1)[1])
+    return out
 
 
 @core.vmap_rules.register(sort_p)

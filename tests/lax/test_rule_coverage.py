@@ -55,7 +55,6 @@ NONLINEAR = {
     "reduce_prod",
     "erf_inv",
     "erf",
-    "sort",  # linear in its carried operands, but JAX has no transpose rule either
 }
 
 # Piecewise constant: the tangent is a symbolic zero, so no linear use reaches transpose.
