@@ -26,6 +26,7 @@ import ml_dtypes
 import numpy as np
 from didax import core, dtypes, lax, tree_util
 from didax import numpy as jnp
+from didax.control_flow.scan import scan as control_flow_scan
 from didax.lax import bits as _bits
 from didax.lax import sorting as _sort
 from didax.lax import special as _special
@@ -494,8 +495,8 @@ def choice(
     p: Any = None,
     axis: int = 0,
 ) -> Any:
-    """A random sample of `a` (or `arange(a)`). Like `jax.random.choice` (without `p`, or
-    with `p` and replace=True)."""
+    """A random sample of `a` (or `arange(a)`), uniform or with probabilities `p`. Like
+    `jax.random.choice`."""
     data, _ = _key_data_of("choice", key)
     if not isinstance(shape, Sequence):
         raise TypeError(f"shape argument of jax.random.choice must be a sequence, got {shape}")
@@ -524,7 +525,8 @@ def choice(
         index = (slice(None),) * axis + (slice(0, n_draws),)
         result = perm[index]
     else:
-        raise NotImplementedError("didax's random.choice does not take p= yet")
+        ind = _choice_p_indices(data, jnp.asarray(p), n_inputs, n_draws, tuple(shape), replace)
+        result = ind if aval.ndim == 0 else _take(arr, ind, axis)
     out_shape = (
         tuple(shape)
         if aval.ndim == 0
@@ -554,3 +556,32 @@ def _slice_at(arr: Any, i: int, axis: int) -> Any:
     limit = list(shape)
     start[axis], limit[axis] = i, i + 1
     return lax.squeeze(lax.slice(arr, start, limit), (axis,))
+
+
+def _choice_p_indices(
+    data: Any, p: Any, n_inputs: int, n_draws: int, shape: tuple[int, ...], replace: bool
+) -> Any:
+    p_aval = core.get_aval(p)
+    if not dtypes.is_float(p_aval.dtype):
+        p = lax.convert_element_type(p, dtypes.float32)
+        p_aval = core.get_aval(p)
+    if p_aval.shape != (n_inputs,):
+        raise ValueError(
+            "p must be None or a 1D vector with the same size as a.shape[axis]. "
+            f"p has shape {p_aval.shape} and a.shape[axis] is {n_inputs}."
+        )
+    if replace:
+        # inverse CDF: the first index whose running total reaches r
+        _, p_cuml = control_flow_scan(
+            lambda c, v: (lax.add(c, v), lax.add(c, v)), np.array(0, p_aval.dtype), p
+        )
+        total = p_cuml[n_inputs - 1]
+        u = _uniform(data, shape, p_aval.dtype, 0.0, 1.0)
+        r = lax.mul(total, lax.sub(np.array(1, p_aval.dtype), u))
+        r = lax.broadcast_in_dim(r, (*shape, n_inputs), tuple(range(len(shape))))
+        below = lax.lt(lax.broadcast_in_dim(p_cuml, (*shape, n_inputs), (len(shape),)), r)
+        return jnp.sum(lax.convert_element_type(below, dtypes.int32), axis=-1)
+    # Gumbel top-k: the n_draws largest of gumbel + log p (ties: the lower index first)
+    g = lax.add(_gumbel(data, (n_inputs,), p_aval.dtype), lax.log(p))
+    _, order = _sort.sort_key_val(lax.neg(g), lax.iota(dtypes.int32, n_inputs))
+    return lax.slice(order, (0,), (n_draws,))

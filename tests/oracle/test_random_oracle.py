@@ -39,6 +39,8 @@ def assert_same_bits(d: Any, j: Any) -> None:
     )
 
 
+_P7 = np.random.default_rng(1).uniform(0, 1, 7).astype(np.float32)
+
 # Each case: a function of (random module, key) -> array, run with both libraries.
 EXACT_EAGER: dict[str, Callable[[Any, Any], Any]] = {
     "split": lambda r, k: r.split(k),
@@ -71,12 +73,15 @@ EXACT_EAGER: dict[str, Callable[[Any, Any], Any]] = {
     "choice": lambda r, k: r.choice(k, 10, (3,)),
     "choice_no_replace": lambda r, k: r.choice(k, 10, (4,), replace=False),
     "choice_array": lambda r, k: r.choice(k, np.arange(12.0, dtype=np.float32).reshape(4, 3), (2,)),
+    "choice_p": lambda r, k: r.choice(k, 7, (40,), p=_P7),
+    "choice_p_array": lambda r, k: r.choice(k, np.arange(14).reshape(7, 2), (3,), p=_P7),
     "choice_array_axis1": lambda r, k: r.choice(
         k, np.arange(12).reshape(3, 4), (2, 2), replace=False, axis=1
     ),
 }
 
 FLOAT_TRANSFORMS: dict[str, Callable[[Any, Any], Any]] = {
+    "choice_p_no_replace": lambda r, k: r.choice(k, 7, (3,), replace=False, p=_P7),
     "normal": lambda r, k: r.normal(k, (200,)),
     "normal_2d": lambda r, k: r.normal(k, (3, 4)),
     "exponential": lambda r, k: r.exponential(k, (50,)),
@@ -223,6 +228,7 @@ def test_traced_seed_matches() -> None:
         lambda r: r.permutation(r.PRNGKey(0), 2.5),
         lambda r: r.fold_in(r.PRNGKey(0), -3),
         lambda r: r.fold_in(r.PRNGKey(0), 2**32),
+        lambda r: r.choice(r.PRNGKey(0), 3, (2,), p=np.float32([0.5, 0.5])),
     ],
 )
 def test_errors_as_jax(call: Callable[[Any], Any]) -> None:
