@@ -2,30 +2,37 @@
 
 Layer 5. A key is the pair of uint32 words of a Threefry key. Every draw hashes counters
 (`iota_2x32_shape`: each element's flat index) under the key with `threefry2x32`, then turns
-the bits into the distribution with bit operations, exactly as JAX 0.10.2 does with its
-default `jax_threefry_partitionable=True`; so the same key gives the same bits as JAX's,
-eagerly, under `jit` and under `vmap`.
+the bits into the distribution with bit operations, as JAX 0.10.2 does with its default
+`jax_threefry_partitionable=True`; so the same key gives the same bits as JAX's, eagerly,
+under `jit` and under `vmap`. The samplers are jitted functions with JAX's names (`_uniform`,
+`_normal`, `_randint`, ...): jaxprs show JAX's `jit[name=_uniform]` equations, and an eager
+call runs the compiled program, as JAX's does, so float draws are XLA's arithmetic (its
+`log`, its fused multiply-adds) and equal JAX's bit for bit. Keys, `split`, `fold_in` and
+`bits` are integer arithmetic: NumPy computes them exactly.
 
 Keys come in JAX's two kinds. `PRNGKey(seed)` is a raw key: a uint32[2] Array (a batch of
 keys is uint32[..., 2]). `key(seed)` is a typed key: JAX gives it the extended dtype
 `key<fry>`; didax represents it as a `KeyArray`, a pytree holding the uint32[..., 2] data,
 whose shape, dtype and repr read as JAX's (`Array((), dtype=key<fry>) overlaying: ...`).
-Being a pytree, a `KeyArray` goes through `jit`, `vmap`, `scan` and friends as its data,
-so a jaxpr shows `u32[2]` where JAX shows `key<fry>[]`, and no `random_wrap`/`random_bits`
-equations (JAX's key-typed primitives); the `threefry2x32` equations JAX emits when it
-lowers `random_bits` appear in the jaxpr itself.
+Being a pytree, a `KeyArray` goes through `jit`, `vmap`, `scan` and friends as its data, so a
+jaxpr shows `u32[2]` where JAX shows `key<fry>[]`, and writes out what JAX's key-typed
+primitives stand for (`random_bits` is `iota_2x32_shape`, `threefry2x32`, `xor`;
+tests/oracle/test_random_jaxpr.py lists the correspondence and the differences left).
+Not here: `dirichlet`, `gamma`, `beta` and the other samplers built on rejection loops,
+64-bit `bits` (x64 is off), `gumbel(mode="high")`.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import ml_dtypes
 import numpy as np
 from didax import core, dtypes, lax, tree_util
 from didax import numpy as jnp
+from didax.control_flow.jit import jit
 from didax.control_flow.scan import scan as control_flow_scan
 from didax.lax import bits as _bits
 from didax.lax import sorting as _sort
@@ -283,7 +290,19 @@ def _broadcast_to_rank(x: Any, rank: int) -> Any:
     )
 
 
-def _uniform(data: Any, shape: tuple[int, ...], dtype: np.dtype, minval: Any, maxval: Any) -> Any:
+def _named_jit(fn: Callable[..., Any], name: str, static_argnums: tuple[int, ...]) -> Any:
+    # JAX's samplers are jitted functions (`_uniform`, `_normal`, ...): their jaxprs show a
+    # `jit[name=_uniform]` equation, and an eager call runs the compiled program, so eager
+    # draws are XLA's arithmetic (its `log`, its fused multiply-adds) and equal JAX's
+    fn.__name__ = fn.__qualname__ = name
+    return jit(fn, static_argnums)
+
+
+def _uniform_body(data: Any, minval: Any, maxval: Any, shape: tuple[int, ...], dtype: Any) -> Any:
+    minval = lax.convert_element_type(minval, dtype)
+    maxval = lax.convert_element_type(maxval, dtype)
+    minval = _broadcast_to_rank(minval, len(shape))
+    maxval = _broadcast_to_rank(maxval, len(shape))
     finfo = ml_dtypes.finfo(dtype)
     nbits, nmant = finfo.bits, finfo.nmant
     rng_bits = 8 if nmant < 8 else nbits
@@ -291,8 +310,6 @@ def _uniform(data: Any, shape: tuple[int, ...], dtype: np.dtype, minval: Any, ma
     r = _random_bits(data, rng_bits, shape)
     if rng_bits != nbits:
         r = lax.convert_element_type(r, uint)
-    minval = _broadcast_to_rank(lax.convert_element_type(minval, dtype), len(shape))
-    maxval = _broadcast_to_rank(lax.convert_element_type(maxval, dtype), len(shape))
     # random mantissa bits under the exponent of 1.0 give a float in [1, 2); minus one
     float_bits = _bits.shift_right_logical(r, np.array(rng_bits - nmant, uint))
     float_bits = lax.bitwise_or(float_bits, np.array(1.0, dtype).view(uint))
@@ -300,21 +317,28 @@ def _uniform(data: Any, shape: tuple[int, ...], dtype: np.dtype, minval: Any, ma
     return lax.max(minval, lax.add(lax.mul(floats, lax.sub(maxval, minval)), minval))
 
 
+_uniform = _named_jit(_uniform_body, "_uniform", (3, 4))
+
+
 def uniform(
     key: Any, shape: Sequence[int] = (), dtype: Any = None, minval: Any = 0.0, maxval: Any = 1.0
 ) -> Any:
     """Uniform floats in [minval, maxval). Like `jax.random.uniform`."""
     data, _ = _key_data_of("uniform", key)
-    return _uniform(data, _shape(shape), _float_dtype("uniform", dtype), minval, maxval)
+    return _uniform(data, minval, maxval, _shape(shape), _float_dtype("uniform", dtype))
 
 
 # ----------------------------------------------------------------------------- distributions
 
 
-def _normal(data: Any, shape: tuple[int, ...], dtype: np.dtype) -> Any:
+def _normal_real_body(data: Any, shape: tuple[int, ...], dtype: Any) -> Any:
     lo = np.nextafter(np.array(-1.0, dtype), np.array(0.0, dtype), dtype=dtype)
-    u = _uniform(data, shape, dtype, lo, np.array(1.0, dtype))
+    u = _uniform(data, lo, np.array(1.0, dtype), shape, dtype)
     return lax.mul(np.array(np.sqrt(2), dtype), _special.erf_inv(u))
+
+
+_normal_real = _named_jit(_normal_real_body, "_normal_real", (1, 2))
+_normal = _named_jit(lambda data, shape, dtype: _normal_real(data, shape, dtype), "_normal", (1, 2))
 
 
 def normal(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Any:
@@ -323,24 +347,43 @@ def normal(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Any:
     return _normal(data, _shape(shape), _float_dtype("normal", dtype))
 
 
+def _truncated_normal_body(
+    data: Any, lower: Any, upper: Any, shape: tuple[int, ...] | None, dtype: Any
+) -> Any:
+    if shape is None:
+        shape = np.broadcast_shapes(np.shape(lower), np.shape(upper))
+    sqrt2 = np.array(np.sqrt(2), dtype)
+    lower = lax.convert_element_type(lower, dtype)
+    upper = lax.convert_element_type(upper, dtype)
+    a = _special.erf(lax.div(lower, sqrt2))
+    b = _special.erf(lax.div(upper, sqrt2))
+    out = lax.mul(sqrt2, _special.erf_inv(_uniform(data, a, b, tuple(shape), dtype)))
+    # clamp into the open interval (lower, upper): rounding may reach its ends
+    low = _special.nextafter(lax.stop_gradient(lower), np.array(np.inf, dtype))
+    high = _special.nextafter(lax.stop_gradient(upper), np.array(-np.inf, dtype))
+    return jnp.clip(out, low, high)
+
+
+_truncated_normal = _named_jit(_truncated_normal_body, "_truncated_normal", (3, 4))
+
+
 def truncated_normal(
     key: Any, lower: Any, upper: Any, shape: Sequence[int] | None = None, dtype: Any = None
 ) -> Any:
     """Normal floats truncated to (lower, upper). Like `jax.random.truncated_normal`."""
     data, _ = _key_data_of("truncated_normal", key)
     dtype = _float_dtype("truncated_normal", dtype)
-    shape = (
-        np.broadcast_shapes(np.shape(lower), np.shape(upper)) if shape is None else _shape(shape)
-    )
-    sqrt2 = np.array(np.sqrt(2), dtype)
-    lower = lax.convert_element_type(lower, dtype)
-    upper = lax.convert_element_type(upper, dtype)
-    a = _special.erf(lax.div(lower, sqrt2))
-    b = _special.erf(lax.div(upper, sqrt2))
-    out = lax.mul(sqrt2, _special.erf_inv(_uniform(data, tuple(shape), dtype, a, b)))
-    low = _special.nextafter(lax.stop_gradient(lower), np.array(np.inf, dtype))
-    high = _special.nextafter(lax.stop_gradient(upper), np.array(-np.inf, dtype))
-    return jnp.clip(out, low, high)
+    shape = None if shape is None else _shape(shape)
+    return _truncated_normal(data, lower, upper, shape, dtype)
+
+
+def _bernoulli_body(data: Any, p: Any, shape: tuple[int, ...] | None) -> Any:
+    dtype = core.get_aval(p).dtype
+    shape = core.get_aval(p).shape if shape is None else shape
+    return lax.lt(_uniform(data, 0.0, 1.0, shape, dtype), p)
+
+
+_bernoulli = _named_jit(_bernoulli_body, "_bernoulli", (2,))
 
 
 def bernoulli(key: Any, p: Any = 0.5, shape: Sequence[int] | None = None) -> Any:
@@ -349,16 +392,30 @@ def bernoulli(key: Any, p: Any = 0.5, shape: Sequence[int] | None = None) -> Any
     dtype = core.get_aval(p).dtype
     if not dtypes.is_float(dtype):
         raise TypeError(f"bernoulli probability `p` must have a floating dtype, got {dtype}.")
-    shape = np.shape(p) if shape is None else _shape(shape)
-    return lax.lt(_uniform(data, tuple(shape), dtype, 0.0, 1.0), jnp.asarray(p, dtype))
+    p = lax.convert_element_type(p, dtype)
+    return _bernoulli(data, p, None if shape is None else _shape(shape))
+
+
+def _exponential_body(data: Any, shape: tuple[int, ...], dtype: Any) -> Any:
+    u = _uniform(data, 0.0, 1.0, shape, dtype)
+    return lax.neg(lax.log1p(lax.neg(u)))  # -log(1 - u): log's argument in (0, 1]
+
+
+_exponential = _named_jit(_exponential_body, "_exponential", (1, 2))
 
 
 def exponential(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Any:
     """Standard exponential floats. Like `jax.random.exponential`."""
     data, _ = _key_data_of("exponential", key)
-    dtype = _float_dtype("exponential", dtype)
-    u = _uniform(data, _shape(shape), dtype, 0.0, 1.0)
-    return lax.neg(lax.log1p(lax.neg(u)))
+    return _exponential(data, _shape(shape), _float_dtype("exponential", dtype))
+
+
+def _gumbel_body(data: Any, shape: tuple[int, ...], dtype: Any, mode: str) -> Any:
+    u = _uniform(data, ml_dtypes.finfo(dtype).tiny, 1.0, shape, dtype)
+    return lax.neg(lax.log(lax.neg(lax.log(u))))
+
+
+_gumbel = _named_jit(_gumbel_body, "_gumbel", (1, 2, 3))
 
 
 def gumbel(key: Any, shape: Sequence[int] = (), dtype: Any = None, mode: str | None = None) -> Any:
@@ -367,12 +424,7 @@ def gumbel(key: Any, shape: Sequence[int] = (), dtype: Any = None, mode: str | N
     dtype = _float_dtype("gumbel", dtype)
     if mode not in (None, "low"):
         raise NotImplementedError(f"didax's gumbel has mode='low' only, got {mode!r}")
-    return _gumbel(data, _shape(shape), dtype)
-
-
-def _gumbel(data: Any, shape: tuple[int, ...], dtype: np.dtype) -> Any:
-    u = _uniform(data, shape, dtype, ml_dtypes.finfo(dtype).tiny, 1.0)
-    return lax.neg(lax.log(lax.neg(lax.log(u))))
+    return _gumbel(data, _shape(shape), dtype, "low")
 
 
 def categorical(key: Any, logits: Any, axis: int = -1, shape: Sequence[int] | None = None) -> Any:
@@ -389,7 +441,7 @@ def categorical(key: Any, logits: Any, axis: int = -1, shape: Sequence[int] | No
         axis -= ndim
     logits_shape = list(shape[len(shape) - len(batch_shape) :])
     logits_shape.insert(axis % ndim, lshape[axis])
-    g = _gumbel(data, (*prefix, *logits_shape), core.get_aval(logits).dtype)
+    g = _gumbel(data, (*prefix, *logits_shape), core.get_aval(logits).dtype, "low")
     expanded = lax.expand_dims(logits, tuple(range(len(prefix)))) if prefix else logits
     return jnp.argmax(jnp.add(g, expanded), axis=axis)
 
@@ -409,7 +461,37 @@ def _clip_to(x: Any, dtype: np.dtype) -> Any:
     src = core.get_aval(x).dtype
     lo = max(int(np.iinfo(dtype).min), int(np.iinfo(src).min))
     hi = min(int(np.iinfo(dtype).max), int(np.iinfo(src).max))
-    return jnp.clip(x, np.array(lo, src), np.array(hi, src)).astype(dtype)
+    if not core.get_aval(x).weak_type:  # bounds of x's type: weak for a weak x, as JAX's
+        lo, hi = np.array(lo, src), np.array(hi, src)
+    return jnp.clip(x, lo, hi).astype(dtype)
+
+
+def _randint_body(data: Any, minval: Any, maxval: Any, shape: tuple[int, ...], dtype: Any) -> Any:
+    # 2 x 32 random bits per value, reduced modulo the span: biased only by span**2 / 2**64
+    minval, maxval, info = _randint_span(minval, maxval, dtype)
+    too_big = lax.gt(
+        maxval, _clip_to(jnp.asarray(np.array(info.max, dtype)), core.get_aval(maxval).dtype)
+    )
+    minval, maxval = _clip_to(minval, dtype), _clip_to(maxval, dtype)
+    minval, maxval = _broadcast_to_rank(minval, len(shape)), _broadcast_to_rank(maxval, len(shape))
+    keys = split(data)
+    k1, k2 = keys[0], keys[1]
+    higher, lower = _random_bits(k1, 32, shape), _random_bits(k2, 32, shape)
+    span = lax.convert_element_type(lax.sub(maxval, minval), uint32)
+    one = np.array(1, uint32)
+    # select_n(pred, on_false, on_true), as JAX's `lax.select`
+    span = lax.select_n(
+        lax.le(maxval, minval), span, lax.full(core.get_aval(span).shape, 1, uint32)
+    )
+    span = lax.select_n(lax.bitwise_and(too_big, lax.gt(maxval, minval)), span, lax.add(span, one))
+    multiplier = lax.rem(np.array(2**16, uint32), span)
+    multiplier = lax.rem(lax.mul(multiplier, multiplier), span)
+    offset = lax.add(lax.mul(lax.rem(higher, span), multiplier), lax.rem(lower, span))
+    offset = lax.rem(offset, span)
+    return lax.add(minval, lax.convert_element_type(offset, dtype))
+
+
+_randint = _named_jit(_randint_body, "_randint", (3, 4))
 
 
 def randint(
@@ -429,31 +511,14 @@ def randint(
             jnp.asarray(maxval).astype(dtypes.int32), int(info.min), int(info.max) + 1
         )
         dtype = dtypes.int32
-    minval, maxval, info = _randint_span(minval, maxval, dtype)
-    too_big = lax.gt(
-        maxval, _clip_to(jnp.asarray(np.array(info.max, dtype)), core.get_aval(maxval).dtype)
-    )
-    minval = _broadcast_to_rank(_clip_to(minval, dtype), len(shape))
-    maxval = _broadcast_to_rank(_clip_to(maxval, dtype), len(shape))
-    keys = split(data)
-    k1, k2 = keys[0], keys[1]
-    higher, lower = _random_bits(k1, 32, shape), _random_bits(k2, 32, shape)
-    span = lax.convert_element_type(lax.sub(maxval, minval), uint32)
-    one = np.array(1, uint32)
-    span = jnp.where(lax.le(maxval, minval), jnp.ones_like(span), span)
-    span = jnp.where(lax.bitwise_and(too_big, lax.gt(maxval, minval)), lax.add(span, one), span)
-    multiplier = lax.rem(np.array(2**16, uint32), span)
-    multiplier = lax.rem(lax.mul(multiplier, multiplier), span)
-    offset = lax.add(lax.mul(lax.rem(higher, span), multiplier), lax.rem(lower, span))
-    offset = lax.rem(offset, span)
-    out = lax.add(minval, lax.convert_element_type(offset, dtype))
+    out = _randint(data, minval, maxval, shape, dtype)
     return out if out_dtype == dtype else out.astype(out_dtype)
 
 
 # ----------------------------------------------------------------------------- shuffles
 
 
-def _shuffle(data: Any, x: Any, axis: int, key_shape: tuple[int, ...] | None = None) -> Any:
+def _shuffle_body(data: Any, x: Any, axis: int, key_shape: tuple[int, ...] | None) -> Any:
     # Sort by fresh random 32-bit keys, enough rounds to make key collisions unlikely (JAX's
     # count). With `key_shape` (n,), one key per index along `axis`, shared by the other
     # axes: the stable sort then moves whole slices, as `take(x, permutation(n), axis)`.
@@ -471,6 +536,9 @@ def _shuffle(data: Any, x: Any, axis: int, key_shape: tuple[int, ...] | None = N
     return x
 
 
+_shuffle = _named_jit(_shuffle_body, "_shuffle", (2, 3))
+
+
 def permutation(key: Any, x: Any, axis: int = 0, independent: bool = False) -> Any:
     """A shuffled `arange(x)` or a shuffle of `x` along `axis`. Like `jax.random.permutation`."""
     data, _ = _key_data_of("permutation", key)
@@ -478,12 +546,12 @@ def permutation(key: Any, x: Any, axis: int = 0, independent: bool = False) -> A
         if not dtypes.is_int(core.get_aval(x).dtype):
             raise TypeError("x must be an integer or at least 1-dimensional")
         n = int(core.concrete_or_error(x, "argument x of jax.random.permutation()"))
-        return _shuffle(data, jnp.arange(n), 0)
+        return _shuffle(data, jnp.arange(n), 0, None)
     x = jnp.asarray(x)
     ndim = core.get_aval(x).ndim
     axis = axis + ndim if axis < 0 else axis
     if independent or ndim == 1:
-        return _shuffle(data, x, axis)
+        return _shuffle(data, x, axis, None)
     return _shuffle(data, x, axis, (core.get_aval(x).shape[axis],))
 
 
@@ -576,12 +644,12 @@ def _choice_p_indices(
             lambda c, v: (lax.add(c, v), lax.add(c, v)), np.array(0, p_aval.dtype), p
         )
         total = p_cuml[n_inputs - 1]
-        u = _uniform(data, shape, p_aval.dtype, 0.0, 1.0)
+        u = _uniform(data, 0.0, 1.0, shape, p_aval.dtype)
         r = lax.mul(total, lax.sub(np.array(1, p_aval.dtype), u))
         r = lax.broadcast_in_dim(r, (*shape, n_inputs), tuple(range(len(shape))))
         below = lax.lt(lax.broadcast_in_dim(p_cuml, (*shape, n_inputs), (len(shape),)), r)
         return jnp.sum(lax.convert_element_type(below, dtypes.int32), axis=-1)
     # Gumbel top-k: the n_draws largest of gumbel + log p (ties: the lower index first)
-    g = lax.add(_gumbel(data, (n_inputs,), p_aval.dtype), lax.log(p))
+    g = lax.add(_gumbel(data, (n_inputs,), p_aval.dtype, "low"), lax.log(p))
     _, order = _sort.sort_key_val(lax.neg(g), lax.iota(dtypes.int32, n_inputs))
     return lax.slice(order, (0,), (n_draws,))
