@@ -34,9 +34,9 @@ from didax import core, dtypes, lax, tree_util
 from didax import numpy as jnp
 from didax.control_flow.jit import jit
 from didax.control_flow.scan import scan as control_flow_scan
-from didax.lax import bits as _bits
-from didax.lax import sorting as _sort
-from didax.lax import special as _special
+from didax.primitives import bits as _bits
+from didax.primitives import sorting as _sort
+from didax.primitives import special as _special
 
 uint32 = np.dtype("uint32")
 _UINT = {8: np.dtype("uint8"), 16: np.dtype("uint16"), 32: uint32}

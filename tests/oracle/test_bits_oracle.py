@@ -13,7 +13,7 @@ import didax
 import didax.lax as dlax
 import numpy as np
 import pytest
-from didax.lax import bits as dbits
+from didax.primitives import bits as dbits
 
 jax = pytest.importorskip("jax")
 jlax = pytest.importorskip("jax.lax")

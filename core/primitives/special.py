@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 from didax import backend, core
-from didax.lax import common, elementwise, shape
+from didax.primitives import common, elementwise, shape
 
 erf_inv_p = core.Primitive("erf_inv")
 

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 from didax import core, dtypes
 from didax.core import NOT_MAPPED, ShapedArray, Zero
-from didax.lax import common, shape
+from didax.primitives import common, shape
 
 uint32 = np.dtype("uint32")
 uint64 = np.dtype("uint64")

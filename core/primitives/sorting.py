@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 from didax import core, dtypes
 from didax.core import ShapedArray, UndefinedPrimal, Zero
-from didax.lax import common, shape
+from didax.primitives import common, shape
 
 sort_p = core.Primitive("sort", multiple_results=True)
 
