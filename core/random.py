@@ -18,8 +18,8 @@ Being a pytree, a `KeyArray` goes through `jit`, `vmap`, `scan` and friends as i
 jaxpr shows `u32[2]` where JAX shows `key<fry>[]`, and writes out what JAX's key-typed
 primitives stand for (`random_bits` is `iota_2x32_shape`, `threefry2x32`, `xor`;
 tests/oracle/test_random_jaxpr.py lists the correspondence and the differences left).
-Not here: `dirichlet`, `gamma`, `beta` and the other samplers built on rejection loops,
-64-bit `bits` (x64 is off), `gumbel(mode="high")`.
+Not here: `beta`, `poisson` and JAX's other samplers, 64-bit `bits` (x64 is off),
+`gumbel(mode="high")`.
 """
 
 from __future__ import annotations
@@ -30,8 +30,9 @@ from typing import Any
 
 import ml_dtypes
 import numpy as np
-from didax import core, dtypes, lax, tree_util
+from didax import core, dtypes, lax, nn, tree_util
 from didax import numpy as jnp
+from didax.api import vmap as didax_vmap
 from didax.control_flow.jit import jit
 from didax.control_flow.scan import scan as control_flow_scan
 from didax.primitives import bits as _bits
@@ -48,11 +49,14 @@ __all__ = [
     "bits",
     "categorical",
     "choice",
+    "dirichlet",
     "exponential",
     "fold_in",
+    "gamma",
     "gumbel",
     "key",
     "key_data",
+    "loggamma",
     "normal",
     "permutation",
     "randint",
@@ -653,3 +657,109 @@ def _choice_p_indices(
     g = lax.add(_gumbel(data, (n_inputs,), p_aval.dtype, "low"), lax.log(p))
     _, order = _sort.sort_key_val(lax.neg(g), lax.iota(dtypes.int32, n_inputs))
     return lax.slice(order, (0,), (n_draws,))
+
+
+# ----------------------------------------------------------------------------- gamma, dirichlet
+
+
+def _gamma_one(data: Any, alpha: Any, log_space: bool) -> Any:
+    # Marsaglia & Tsang, "A simple method for generating gamma variables" (2000), drawn as
+    # JAX draws it (same key splits, same loops), so the samples are JAX's
+    dtype = core.get_aval(alpha).dtype
+
+    def const(v: float) -> Any:
+        return np.array(v, dtype)
+
+    zero, one, minus_one = const(0), const(1), const(-1)
+    # alpha < 1 is boosted to alpha + 1: Gamma(alpha) ~ Gamma(alpha + 1) * U^(1 / alpha)
+    boost_mask = lax.ge(alpha, one)
+    alpha_orig = alpha
+    alpha = lax.select_n(boost_mask, lax.add(alpha, one), alpha)
+    d = lax.sub(alpha, const(1.0 / 3.0))
+    c = lax.div(const(1.0 / 3.0), lax.sqrt(d))
+
+    def cond_fn(state: tuple) -> Any:
+        _, x, v, u = state
+        squeeze = lax.ge(u, lax.sub(one, lax.mul(const(0.0331), lax.mul(x, x))))
+        log_test = lax.ge(
+            lax.log(u),
+            lax.add(lax.mul(x, const(0.5)), lax.mul(d, lax.add(lax.sub(one, v), lax.log(v)))),
+        )
+        return lax.bitwise_and(squeeze, log_test)
+
+    def next_xv(state: tuple) -> tuple:
+        keys = split(state[0])
+        x = _normal(keys[1], (), dtype)
+        return keys[0], x, lax.add(one, lax.mul(x, c))
+
+    def body_fn(state: tuple) -> tuple:
+        keys = split(state[0], 3)
+        _, x, v = lax.while_loop(lambda s: lax.le(s[2], zero), next_xv, (keys[1], zero, minus_one))
+        u = _uniform(keys[2], 0.0, 1.0, (), dtype)
+        return keys[0], lax.mul(x, x), lax.mul(lax.mul(v, v), v), u
+
+    keys = split(data)
+    _, _, v, _ = lax.while_loop(cond_fn, body_fn, (keys[0], zero, one, const(2)))
+    subkey = keys[1]
+    if log_space:
+        log_samples = lax.neg(_exponential(subkey, (), dtype))
+        skip = lax.bitwise_or(boost_mask, lax.eq(log_samples, zero))
+        log_boost = lax.select_n(skip, lax.mul(log_samples, lax.div(one, alpha_orig)), zero)
+        return lax.add(lax.add(lax.log(d), lax.log(v)), log_boost)
+    samples = lax.sub(one, _uniform(subkey, 0.0, 1.0, (), dtype))
+    boost = lax.select_n(boost_mask, lax.pow(samples, lax.div(one, alpha_orig)), one)
+    return lax.mul(lax.mul(d, v), boost)
+
+
+def _gamma_body(
+    data: Any, a: Any, shape: tuple[int, ...] | None, dtype: Any, log_space: bool
+) -> Any:
+    shape = core.get_aval(a).shape if shape is None else shape
+    a = lax.convert_element_type(a, dtype)
+    if core.get_aval(a).shape != shape:
+        a = jnp.broadcast_to(a, shape)
+    # one key per sample, split from the key as JAX's `random_gamma` does
+    keys = jnp.reshape(split(data, math.prod(shape)), (-1, 2))
+    alphas = jnp.reshape(a, (-1,))
+    samples = didax_vmap(lambda k, al: _gamma_one(k, al, log_space))(keys, alphas)
+    return jnp.reshape(samples, shape)
+
+
+_gamma = _named_jit(_gamma_body, "_gamma", (2, 3, 4))
+
+
+def gamma(key: Any, a: Any, shape: Sequence[int] | None = None, dtype: Any = None) -> Any:
+    """Gamma(a) floats. Like `jax.random.gamma`."""
+    data, _ = _key_data_of("gamma", key)
+    dtype = _float_dtype("gamma", dtype)
+    return _gamma(data, a, None if shape is None else _shape(shape), dtype, False)
+
+
+def loggamma(key: Any, a: Any, shape: Sequence[int] | None = None, dtype: Any = None) -> Any:
+    """The log of Gamma(a) floats, computed in log space. Like `jax.random.loggamma`."""
+    data, _ = _key_data_of("loggamma", key)
+    dtype = _float_dtype("loggamma", dtype)
+    return _gamma(data, a, None if shape is None else _shape(shape), dtype, True)
+
+
+def _dirichlet_body(data: Any, alpha: Any, shape: tuple[int, ...] | None, dtype: Any) -> Any:
+    alpha_shape = core.get_aval(alpha).shape
+    if not alpha_shape:
+        raise ValueError(
+            f"dirichlet requires alpha.ndim >= 1, got alpha.ndim == {len(alpha_shape)}"
+        )
+    shape = alpha_shape[:-1] if shape is None else shape
+    alpha = lax.convert_element_type(alpha, dtype)
+    # in log space: small alphas would underflow
+    log_samples = _gamma(data, alpha, (*shape, alpha_shape[-1]), dtype, True)
+    return nn.softmax(log_samples, -1)
+
+
+_dirichlet = _named_jit(_dirichlet_body, "_dirichlet", (2, 3))
+
+
+def dirichlet(key: Any, alpha: Any, shape: Sequence[int] | None = None, dtype: Any = None) -> Any:
+    """Dirichlet(alpha) vectors along the last axis. Like `jax.random.dirichlet`."""
+    data, _ = _key_data_of("dirichlet", key)
+    dtype = _float_dtype("dirichlet", dtype)
+    return _dirichlet(data, alpha, None if shape is None else _shape(shape), dtype)

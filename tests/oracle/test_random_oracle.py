@@ -209,6 +209,8 @@ def test_traced_seed_matches() -> None:
         lambda r: r.fold_in(r.PRNGKey(0), -3),
         lambda r: r.fold_in(r.PRNGKey(0), 2**32),
         lambda r: r.choice(r.PRNGKey(0), 3, (2,), p=np.float32([0.5, 0.5])),
+        lambda r: r.dirichlet(r.PRNGKey(0), np.float32(1.0)),
+        lambda r: r.gamma(r.PRNGKey(0), 1.0, dtype=np.int32),
     ],
 )
 def test_errors_as_jax(call: Callable[[Any], Any]) -> None:
@@ -216,3 +218,29 @@ def test_errors_as_jax(call: Callable[[Any], Any]) -> None:
         call(jrandom)
     with pytest.raises(want.type):
         call(drandom)
+
+
+# ----------------------------------------------------------------------------- gamma family
+# Marsaglia-Tsang rejection loops (nested while_loops under vmap): slow to compile, so a few
+# cases, each eagerly (the jitted `_gamma` program) and one inside a user's jit.
+
+GAMMA_CASES: dict[str, Callable[[Any, Any], Any]] = {
+    "gamma": lambda r, k: r.gamma(k, np.float32([0.3, 1.0, 2.5, 7.0])),
+    "gamma_shape": lambda r, k: r.gamma(k, np.float32(2.0), (2, 3)),
+    "loggamma": lambda r, k: r.loggamma(k, np.float32([0.05, 3.0])),
+    "dirichlet": lambda r, k: r.dirichlet(k, np.float32([0.5, 1.0, 2.0])),
+    "dirichlet_batch": lambda r, k: r.dirichlet(k, np.float32([[0.5, 1.0], [3.0, 0.2]]), (2,)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GAMMA_CASES))
+def test_gamma_family_exact(name: str) -> None:
+    fn = GAMMA_CASES[name]
+    for seed in (0, 7):
+        assert_same_bits(fn(drandom, drandom.PRNGKey(seed)), fn(jrandom, jrandom.PRNGKey(seed)))
+
+
+def test_gamma_under_user_jit() -> None:
+    fn = GAMMA_CASES["dirichlet"]
+    got = didax.jit(lambda k: fn(drandom, k))(drandom.PRNGKey(3))
+    assert_same_bits(got, fn(jrandom, jrandom.PRNGKey(3)))
