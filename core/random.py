@@ -49,6 +49,7 @@ __all__ = [
     "bits",
     "categorical",
     "choice",
+    "clone",
     "dirichlet",
     "exponential",
     "fold_in",
@@ -431,23 +432,59 @@ def gumbel(key: Any, shape: Sequence[int] = (), dtype: Any = None, mode: str | N
     return _gumbel(data, _shape(shape), dtype, "low")
 
 
-def categorical(key: Any, logits: Any, axis: int = -1, shape: Sequence[int] | None = None) -> Any:
-    """Indices drawn from categorical distributions (Gumbel-max). Like
-    `jax.random.categorical` (with replacement)."""
+def categorical(
+    key: Any,
+    logits: Any,
+    axis: int = -1,
+    shape: Sequence[int] | None = None,
+    replace: bool = True,
+    mode: str | None = None,
+) -> Any:
+    """Indices drawn from categorical distributions: Gumbel-max with replacement, Gumbel
+    top-k without. Like `jax.random.categorical` (mode "low", JAX's default)."""
     data, _ = _key_data_of("categorical", key)
+    if mode not in (None, "low"):
+        raise NotImplementedError(f"didax's categorical has mode='low' only, got {mode!r}")
     logits = jnp.asarray(logits)
+    dtype = core.get_aval(logits).dtype
     lshape = core.get_aval(logits).shape
     ndim = len(lshape)
     batch_shape = tuple(np.delete(lshape, axis))
     shape = batch_shape if shape is None else _shape(shape)
     prefix = shape[: len(shape) - len(batch_shape)]
+    if not replace:
+        return _categorical_no_replace(data, logits, axis % ndim, shape, prefix)
     if axis >= 0:
         axis -= ndim
     logits_shape = list(shape[len(shape) - len(batch_shape) :])
     logits_shape.insert(axis % ndim, lshape[axis])
-    g = _gumbel(data, (*prefix, *logits_shape), core.get_aval(logits).dtype, "low")
+    g = _gumbel(data, (*prefix, *logits_shape), dtype, "low")
     expanded = lax.expand_dims(logits, tuple(range(len(prefix)))) if prefix else logits
     return jnp.argmax(jnp.add(g, expanded), axis=axis)
+
+
+def _categorical_no_replace(
+    data: Any, logits: Any, axis: int, shape: tuple[int, ...], prefix: tuple[int, ...]
+) -> Any:
+    aval = core.get_aval(logits)
+    perturbed = lax.add(logits, _gumbel(data, aval.shape, aval.dtype, "low"))
+    k = math.prod(prefix)
+    if k > aval.shape[axis]:
+        raise ValueError(
+            f"Number of samples without replacement ({k}) cannot exceed number of "
+            f"categories ({aval.shape[axis]})."
+        )
+    # top-k along the last axis: a stable sort of the negated values, ties to the lower index
+    perm = tuple(i for i in range(aval.ndim) if i != axis) + (axis,)
+    moved = perturbed if perm == tuple(range(aval.ndim)) else lax.transpose(perturbed, perm)
+    mshape = core.get_aval(moved).shape
+    iota = lax.broadcasted_iota(dtypes.int32, mshape, len(mshape) - 1)
+    _, order = _sort.sort_key_val(lax.neg(moved), iota, len(mshape) - 1)
+    start, limit = [0] * len(mshape), list(mshape)
+    limit[-1] = k
+    indices = lax.slice(order, start, limit)
+    nd = len(mshape)
+    return lax.reshape(indices, shape, (nd - 1, *range(nd - 1)))
 
 
 def _randint_span(minval: Any, maxval: Any, dtype: np.dtype) -> tuple[Any, Any]:
@@ -763,3 +800,8 @@ def dirichlet(key: Any, alpha: Any, shape: Sequence[int] | None = None, dtype: A
     data, _ = _key_data_of("dirichlet", key)
     dtype = _float_dtype("dirichlet", dtype)
     return _dirichlet(data, alpha, None if shape is None else _shape(shape), dtype)
+
+
+def clone(key: Any) -> Any:
+    """The same key (keys are immutable values here). Like `jax.random.clone`."""
+    return key

@@ -87,6 +87,12 @@ FLOAT_TRANSFORMS: dict[str, Callable[[Any, Any], Any]] = {
     "truncated_normal": lambda r, k: r.truncated_normal(k, -1.0, 2.0, (50,)),
     "uniform_range": lambda r, k: r.uniform(k, (20,), minval=-2.0, maxval=3.0),
     "categorical": lambda r, k: r.categorical(k, np.log(np.float32([0.1, 0.2, 0.3, 0.4]))),
+    "categorical_no_replace": lambda r, k: r.categorical(
+        k, np.log(np.float32([0.1, 0.2, 0.3, 0.4])), shape=(3,), replace=False
+    ),
+    "categorical_no_replace_axis0": lambda r, k: r.categorical(
+        k, np.float32([[0.1, 0.9, 0.3], [0.5, 0.5, 0.0]]), axis=0, shape=(2, 3), replace=False
+    ),
     "categorical_shape": lambda r, k: r.categorical(
         k, np.log(np.float32([[0.1, 0.9], [0.5, 0.5], [0.8, 0.2]])), shape=(4, 3)
     ),
@@ -211,6 +217,7 @@ def test_traced_seed_matches() -> None:
         lambda r: r.choice(r.PRNGKey(0), 3, (2,), p=np.float32([0.5, 0.5])),
         lambda r: r.dirichlet(r.PRNGKey(0), np.float32(1.0)),
         lambda r: r.gamma(r.PRNGKey(0), 1.0, dtype=np.int32),
+        lambda r: r.categorical(r.PRNGKey(0), np.zeros(3, np.float32), shape=(4,), replace=False),
     ],
 )
 def test_errors_as_jax(call: Callable[[Any], Any]) -> None:
