@@ -18,7 +18,7 @@ Being a pytree, a `KeyArray` goes through `jit`, `vmap`, `scan` and friends as i
 jaxpr shows `u32[2]` where JAX shows `key<fry>[]`, and writes out what JAX's key-typed
 primitives stand for (`random_bits` is `iota_2x32_shape`, `threefry2x32`, `xor`;
 tests/oracle/test_random_jaxpr.py lists the correspondence and the differences left).
-Not here: `beta`, `poisson` and JAX's other samplers, 64-bit `bits` (x64 is off),
+Not here: `poisson`, `laplace` and JAX's other samplers, 64-bit `bits` (x64 is off),
 `gumbel(mode="high")`.
 """
 
@@ -46,6 +46,7 @@ __all__ = [
     "KeyArray",
     "PRNGKey",
     "bernoulli",
+    "beta",
     "bits",
     "categorical",
     "choice",
@@ -805,3 +806,29 @@ def dirichlet(key: Any, alpha: Any, shape: Sequence[int] | None = None, dtype: A
 def clone(key: Any) -> Any:
     """The same key (keys are immutable values here). Like `jax.random.clone`."""
     return key
+
+
+def _beta_body(data: Any, a: Any, b: Any, shape: tuple[int, ...] | None, dtype: Any) -> Any:
+    if shape is None:
+        shape = np.broadcast_shapes(core.get_aval(a).shape, core.get_aval(b).shape)
+    a = lax.convert_element_type(a, dtype)
+    b = lax.convert_element_type(b, dtype)
+    keys = split(data)
+    a, b = jnp.broadcast_to(a, shape), jnp.broadcast_to(b, shape)
+    log_gamma_a = _gamma(keys[0], a, shape, dtype, True)
+    log_gamma_b = _gamma(keys[1], b, shape, dtype, True)
+    # gamma_a / (gamma_a + gamma_b), scaled by the larger so nothing underflows
+    log_max = lax.max(log_gamma_a, log_gamma_b)
+    gamma_a_scaled = jnp.exp(jnp.subtract(log_gamma_a, log_max))
+    gamma_b_scaled = jnp.exp(jnp.subtract(log_gamma_b, log_max))
+    return jnp.divide(gamma_a_scaled, jnp.add(gamma_a_scaled, gamma_b_scaled))
+
+
+_beta = _named_jit(_beta_body, "_beta", (3, 4))
+
+
+def beta(key: Any, a: Any, b: Any, shape: Sequence[int] | None = None, dtype: Any = None) -> Any:
+    """Beta(a, b) floats. Like `jax.random.beta`."""
+    data, _ = _key_data_of("beta", key)
+    dtype = _float_dtype("beta", dtype)
+    return _beta(data, a, b, None if shape is None else _shape(shape), dtype)

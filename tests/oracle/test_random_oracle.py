@@ -236,6 +236,7 @@ GAMMA_CASES: dict[str, Callable[[Any, Any], Any]] = {
     "gamma_shape": lambda r, k: r.gamma(k, np.float32(2.0), (2, 3)),
     "loggamma": lambda r, k: r.loggamma(k, np.float32([0.05, 3.0])),
     "dirichlet": lambda r, k: r.dirichlet(k, np.float32([0.5, 1.0, 2.0])),
+    "beta": lambda r, k: r.beta(k, np.float32([0.5, 2.0]), 1.5),
     "dirichlet_batch": lambda r, k: r.dirichlet(k, np.float32([[0.5, 1.0], [3.0, 0.2]]), (2,)),
 }
 
