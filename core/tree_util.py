@@ -399,6 +399,20 @@ def register_pytree_node_class(cls: type) -> type:
     return cls
 
 
+def register_pytree_with_keys_class(cls: type) -> type:
+    """Class decorator: `cls.tree_flatten_with_keys()` and `cls.tree_unflatten(aux,
+    children)` make it a pytree node with keys. Like
+    `jax.tree_util.register_pytree_with_keys_class`."""
+    flatten = getattr(cls, "tree_flatten", None)
+    register_pytree_with_keys(
+        cls,
+        operator.methodcaller("tree_flatten_with_keys"),
+        cls.tree_unflatten,
+        None if flatten is None else operator.methodcaller("tree_flatten"),
+    )
+    return cls
+
+
 def register_dataclass(
     nodetype: type,
     data_fields: Sequence[str] | None = None,

@@ -76,6 +76,26 @@ def _keyed_flatten(tu: Any) -> Any:
     return lambda k: (((tu.GetAttrKey("a"), k.a), (tu.DictKey("bee"), k.b)), None)
 
 
+class KeyedClass:  # register_pytree_with_keys_class
+    def __init__(self, u: Any, w: Any) -> None:
+        self.u, self.w = u, w
+
+    def tree_flatten_with_keys(self) -> tuple:
+        return ((jtu.GetAttrKey("u"), self.u), (jtu.GetAttrKey("w"), self.w)), None
+
+    @classmethod
+    def tree_unflatten(cls, aux: None, children: Any) -> KeyedClass:
+        return cls(*children)
+
+
+class DKeyedClass(KeyedClass):  # the same, with didax's key entries
+    def tree_flatten_with_keys(self) -> tuple:
+        return ((dtu.GetAttrKey("u"), self.u), (dtu.GetAttrKey("w"), self.w)), None
+
+
+jtu.register_pytree_with_keys_class(KeyedClass)
+dtu.register_pytree_with_keys_class(DKeyedClass)
+
 for _tu in (jtu, dtu):
     _tu.register_pytree_node(Box, _box_flatten, _box_unflatten)
     _tu.register_dataclass(Params)
@@ -127,6 +147,15 @@ def test_map_round_trip_and_map_with_path(name: str) -> None:
     d = didax.tree.map_with_path(lambda p, x, y: (dtu.keystr(p), x + y), tree, tree)
     j = jax.tree.map_with_path(lambda p, x, y: (jtu.keystr(p), x + y), tree, tree)
     assert didax.tree.leaves(d) == jax.tree.leaves(j)
+
+
+def test_register_pytree_with_keys_class() -> None:
+    d, j = DKeyedClass(1.0, [2.0, 3.0]), KeyedClass(1.0, [2.0, 3.0])
+    assert [dtu.keystr(p) for p, _ in dtu.tree_leaves_with_path(d)] == [
+        jtu.keystr(p) for p, _ in jtu.tree_leaves_with_path(j)
+    ]
+    doubled = didax.tree.map(lambda x: x * 2, d)
+    assert isinstance(doubled, DKeyedClass) and doubled.w == [4.0, 6.0]
 
 
 def test_reduce_all_transpose() -> None:
