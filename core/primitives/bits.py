@@ -210,11 +210,7 @@ def _threefry_rounds(
 
 def _threefry2x32_impl(k1, k2, x1, x2):
     out_shape = np.broadcast_shapes(*(np.shape(a) for a in (k1, k2, x1, x2)))
-    args = [np.broadcast_to(np.asarray(a, uint32), out_shape) for a in (k1, k2, x1, x2)]
-    if any(np.asarray(a).dtype != uint32 for a in (k1, k2, x1, x2)):
-        _threefry2x32_abstract_eval(
-            *(ShapedArray(np.shape(a), np.asarray(a).dtype) for a in (k1, k2, x1, x2))
-        )
+    args = [np.broadcast_to(a, out_shape) for a in (k1, k2, x1, x2)]
     with np.errstate(over="ignore"):
         x = _threefry_rounds(
             *args,
@@ -226,7 +222,8 @@ def _threefry2x32_impl(k1, k2, x1, x2):
     return [np.asarray(v, uint32) for v in x]
 
 
-core.impl_rules.register(threefry2x32_p, _threefry2x32_impl)
+# checked first by the abstract evaluation rule: eager calls raise the staged TypeError
+core.impl_rules.register(threefry2x32_p, common.validated_impl(threefry2x32_p, _threefry2x32_impl))
 
 
 @core.abstract_eval_rules.register(threefry2x32_p)

@@ -217,3 +217,13 @@ def test_errors_as_jax(call: Callable[[Any], Any]) -> None:
         call(jlax)
     with pytest.raises(want.type):
         call(dlax)
+
+
+def test_threefry2x32_rejects_non_uint32_as_jax() -> None:
+    args = (np.int32(1), np.uint32(1), np.uint32([1]), np.uint32([2]))
+    with pytest.raises(TypeError):
+        _jax_threefry(*args)
+    with pytest.raises(TypeError, match="threefry2x32"):
+        dbits.threefry2x32(*args)
+    with pytest.raises(TypeError, match="threefry2x32"):
+        didax.jit(dbits.threefry2x32)(*args)
