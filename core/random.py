@@ -68,6 +68,28 @@ __all__ = [
     "wrap_key_data",
 ]
 
+# ----------------------------------------------------------------------------- helpers
+
+
+def _named_jit(fn: Callable[..., Any], name: str, static_argnums: tuple[int, ...]) -> Any:
+    # JAX's samplers are jitted functions (`_uniform`, `_normal`, ...): their jaxprs show a
+    # `jit[name=_uniform]` equation, and an eager call runs the compiled program, so eager
+    # draws are XLA's arithmetic (its `log`, its fused multiply-adds) and equal JAX's
+    fn.__name__ = fn.__qualname__ = name
+    return jit(fn, static_argnums)
+
+
+def _eager_jit(fn: Callable[..., Any], name: str, static_argnums: tuple[int, ...]) -> Any:
+    # JAX's `split`, `fold_in` and `bits` are primitives whose eager calls run compiled: so do
+    # these eagerly; while tracing, their equations are staged inline, as JAX's lower
+    jitted = _named_jit(fn, name, static_argnums)
+
+    def call(*args: Any) -> Any:
+        return jitted(*args) if core.trace_state() is core.EAGER_STATE else fn(*args)
+
+    return call
+
+
 # ----------------------------------------------------------------------------- typed keys
 
 
@@ -225,15 +247,20 @@ def _hash_counts(data: Any, shape: tuple[int, ...]) -> list[Any]:
     return _bits.threefry2x32(data[0], data[1], high, low)
 
 
+def _split_body(data: Any, shape: tuple[int, ...]) -> Any:
+    b1, b2 = _hash_counts(data, shape)
+    n = len(shape)
+    return lax.concatenate([lax.expand_dims(b1, (n,)), lax.expand_dims(b2, (n,))], n)
+
+
+_split = _eager_jit(_split_body, "_split", (1,))
+
+
 def split(key: Any, num: int | Sequence[int] = 2) -> Any:
     """`num` new keys (a shape if a tuple) from one key. Like `jax.random.split`."""
     data, typed = _key_data_of("split", key)
     shape = tuple(int(n) for n in num) if isinstance(num, Sequence) else (int(num),)
-    b1, b2 = _hash_counts(data, shape)
-    out = lax.concatenate(
-        [lax.expand_dims(b1, (len(shape),)), lax.expand_dims(b2, (len(shape),))], len(shape)
-    )
-    return _wrap(out, typed)
+    return _wrap(_split(data, shape), typed)
 
 
 def fold_in(key: Any, data: Any) -> Any:
@@ -250,10 +277,16 @@ def fold_in(key: Any, data: Any) -> Any:
         count = jnp.asarray(np.array(data, uint32))
     else:
         count = lax.convert_element_type(data, uint32)
+    return _wrap(_fold_in(kdata, count), typed)
+
+
+def _fold_in_body(kdata: Any, count: Any) -> Any:
     high = _bits.shift_right_logical(count, np.uint32(32))
     b1, b2 = _bits.threefry2x32(kdata[0], kdata[1], high, count)
-    out = lax.concatenate([lax.expand_dims(b1, (0,)), lax.expand_dims(b2, (0,))], 0)
-    return _wrap(out, typed)
+    return lax.concatenate([lax.expand_dims(b1, (0,)), lax.expand_dims(b2, (0,))], 0)
+
+
+_fold_in = _eager_jit(_fold_in_body, "_fold_in", ())
 
 
 # ----------------------------------------------------------------------------- bits, uniform
@@ -275,7 +308,10 @@ def bits(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Any:
     dtype = uint32 if dtype is None else dtypes.canonicalize(dtype)
     if dtype.kind != "u":
         raise ValueError(f"dtype argument to `bits` must be an unsigned int dtype, got {dtype}")
-    return _random_bits(data, dtype.itemsize * 8, _shape(shape))
+    return _bits_eager(data, dtype.itemsize * 8, _shape(shape))
+
+
+_bits_eager = _eager_jit(lambda data, w, shape: _random_bits(data, w, shape), "_bits", (1, 2))
 
 
 def _float_dtype(name: str, dtype: Any) -> np.dtype:
@@ -294,14 +330,6 @@ def _broadcast_to_rank(x: Any, rank: int) -> Any:
             x, (1,) * (rank - ndim) + core.get_aval(x).shape, tuple(range(rank - ndim, rank))
         )
     )
-
-
-def _named_jit(fn: Callable[..., Any], name: str, static_argnums: tuple[int, ...]) -> Any:
-    # JAX's samplers are jitted functions (`_uniform`, `_normal`, ...): their jaxprs show a
-    # `jit[name=_uniform]` equation, and an eager call runs the compiled program, so eager
-    # draws are XLA's arithmetic (its `log`, its fused multiply-adds) and equal JAX's
-    fn.__name__ = fn.__qualname__ = name
-    return jit(fn, static_argnums)
 
 
 def _uniform_body(data: Any, minval: Any, maxval: Any, shape: tuple[int, ...], dtype: Any) -> Any:
