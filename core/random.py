@@ -160,8 +160,10 @@ class KeyArray:
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
-        if isinstance(self._data, core.Tracer):
-            return f"KeyArray({self.dtype}{list(self.shape)})"
+        if isinstance(self._data, core.Tracer):  # the tracer's own text, with the key's type
+            data_type = core.get_aval(self._data).str_short()
+            key_type = f"key<fry>[{','.join(map(str, self.shape))}]"
+            return repr(self._data).replace(data_type, key_type)
         return f"Array({self.shape}, dtype={self.dtype}) overlaying:\n{np.asarray(self._data)}"
 
 

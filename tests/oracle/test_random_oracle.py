@@ -252,3 +252,12 @@ def test_gamma_under_user_jit() -> None:
     fn = GAMMA_CASES["dirichlet"]
     got = didax.jit(lambda k: fn(drandom, k))(drandom.PRNGKey(3))
     assert_same_bits(got, fn(jrandom, jrandom.PRNGKey(3)))
+
+
+def test_traced_typed_key_prints_its_key_type() -> None:
+    seen: dict[str, str] = {}
+    for lib, r in (("jax", jrandom), ("didax", drandom)):
+        jit = jax.jit if lib == "jax" else didax.jit
+        jit(lambda k, lib=lib: seen.setdefault(lib, repr(k)) and k)(r.split(r.key(0), 3))
+    for text in seen.values():
+        assert "key<fry>[3]" in text and "u32" not in text, seen
