@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 from didax import core, dtypes
+from didax.array import eager_result
 from didax.core import NOT_MAPPED, ShapedArray, Zero
 from didax.primitives import common, shape
 
@@ -294,7 +295,7 @@ def iota_2x32_shape(shape: Sequence[int]) -> list[Any]:
     shape = tuple(int(d) for d in shape)
     if not shape:
         zero = np.zeros((), uint32)
-        return [core.wrap_eager(zero, False), core.wrap_eager(zero, False)]
+        return [eager_result(zero, False), eager_result(zero, False)]
     return iota_2x32_shape_p.bind(shape=shape)
 
 
