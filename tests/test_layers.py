@@ -41,7 +41,18 @@ for i, name in enumerate(
     ORDER[f"didax.{name}"] = (1, i)
 ORDER["didax.primitives"] = (2, -1)
 for i, name in enumerate(
-    ["common", "convert", "shape", "comparison", "elementwise", "reductions", "dot"]
+    [
+        "common",
+        "convert",
+        "shape",
+        "comparison",
+        "elementwise",
+        "reductions",
+        "dot",
+        "bits",
+        "special",
+        "sorting",
+    ]
 ):
     ORDER[f"didax.primitives.{name}"] = (2, i)
 ORDER["didax.interpreters"] = (3, -1)
@@ -60,6 +71,8 @@ for i, name in enumerate(
         "didax.numpy.lax_numpy",
         "didax.numpy",
         "didax.nn",
+        "didax.random",
+        "didax.tree",
         "didax.test_util",
         "didax",
     ]
@@ -74,6 +87,8 @@ PUBLIC = {
     "didax.lax",
     "didax.nn",
     "didax.tree_util",
+    "didax.random",
+    "didax.tree",
     "didax.core",
     "didax.pretty",
 }
