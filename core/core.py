@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import abc
 import operator
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -78,15 +79,18 @@ class RuleTable(Generic[R]):
     def __init__(self, interpreter: str) -> None:
         self.interpreter = interpreter
         self._rules: dict[Primitive, R] = {}
+        # Registration checks then inserts, so it locks; lookups are single dict reads.
+        self._lock = threading.Lock()
 
     def register(self, prim: Primitive, rule: R | None = None, *, replace: bool = False) -> Any:
         def add(rule: R) -> R:
-            if prim in self._rules and not replace:
-                raise ValueError(
-                    f"{self.interpreter} rule for '{prim}' already registered; "
-                    "pass replace=True to redefine it"
-                )
-            self._rules[prim] = rule
+            with self._lock:
+                if prim in self._rules and not replace:
+                    raise ValueError(
+                        f"{self.interpreter} rule for '{prim}' already registered; "
+                        "pass replace=True to redefine it"
+                    )
+                self._rules[prim] = rule
             return rule
 
         return add if rule is None else add(rule)

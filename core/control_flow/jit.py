@@ -16,6 +16,7 @@ from __future__ import annotations
 import collections
 import functools
 import inspect
+import threading
 import time
 import weakref
 from collections.abc import Callable, Sequence
@@ -41,17 +42,22 @@ jit_p = core.Primitive("jit", multiple_results=True)
 # jaxprs), kept exactly as long as the jaxpr: transforming or evaluating the same equation
 # again (a jitted function called under jvp in a loop) reuses them instead of recompiling.
 _derived: weakref.WeakKeyDictionary[ClosedJaxpr, dict] = weakref.WeakKeyDictionary()
+_derived_lock = threading.Lock()  # guards the table, not `make()` (which may nest `derived`)
 
 
 def derived(jaxpr: ClosedJaxpr, key: Any, make: Callable[[], Any]) -> Any:
     """`make()`, computed once per (jaxpr, key) while `jaxpr` is alive. Rules of `jit_p`
-    (and of other higher-order primitives) use it to cache what they derive from a jaxpr."""
-    table = _derived.get(jaxpr)
-    if table is None:
-        table = _derived[jaxpr] = {}
-    if key not in table:
-        table[key] = make()
-    return table[key]
+    (and of other higher-order primitives) use it to cache what they derive from a jaxpr.
+    Threads racing on a miss may each compute it; the first result stored is kept."""
+    with _derived_lock:
+        table = _derived.get(jaxpr)
+        if table is None:
+            table = _derived[jaxpr] = {}
+        if key in table:
+            return table[key]
+    value = make()
+    with _derived_lock:
+        return table.setdefault(key, value)
 
 
 def executable(jaxpr: ClosedJaxpr, name: str) -> backend.Executable:
@@ -298,6 +304,9 @@ class JitFunction:
         self._static_argnums = nums
         self._cache: collections.OrderedDict[tuple, _Entry] = collections.OrderedDict()
         self._fast: dict[tuple, _Entry] = {}  # positional calls, keyed by `_fast_key`
+        # Guards both tables and compilation; the fast path only reads `_fast` (a dict get
+        # is atomic), so it takes no lock.
+        self._lock = threading.RLock()
         self.compilations = 0  # XLA compilations so far (tests and the %jit magic read it)
 
     def __repr__(self) -> str:
@@ -332,13 +341,14 @@ class JitFunction:
             and not consts
             and not any(isinstance(x, core.Tracer) for x in leaves)
         ):
-            if entry.executable is None:
-                self._compile(entry)
-            if not kwargs and not self._static_argnums:  # later calls take the fast path
-                key = _fast_key(args)
-                if key is not None and key not in self._fast:
-                    entry.fast_keys.append(key)
-                    self._fast[key] = entry
+            with self._lock:
+                if entry.executable is None:
+                    self._compile(entry)
+                if not kwargs and not self._static_argnums:  # later calls: the fast path
+                    key = _fast_key(args)
+                    if key is not None and key not in self._fast:
+                        entry.fast_keys.append(key)
+                        self._fast[key] = entry
             avals = entry.closed.in_avals
             return entry.run([backend.host_buffer(x, a) for x, a in zip(leaves, avals)])
         outs = jit_p.bind(
@@ -373,18 +383,22 @@ class JitFunction:
         self._check_leaves(args, static, kwargs, leaves)
         avals = tuple(core.get_aval(x) for x in leaves)
         key = (in_tree, avals, statics)
-        entry = self._cache.get(key)
-        if entry is not None:
-            self._cache.move_to_end(key)
-            return entry, leaves, []
-        entry, consts = self._trace(args, static, in_tree, avals)
+        with self._lock:
+            entry = self._cache.get(key)
+            if entry is not None:
+                self._cache.move_to_end(key)
+                return entry, leaves, []
+        entry, consts = self._trace(args, static, in_tree, avals)  # unlocked: may be slow
         if consts:
             return entry, leaves, consts
-        self._cache[key] = entry
-        if len(self._cache) > CACHE_SIZE:
-            _, old = self._cache.popitem(last=False)
-            for k in old.fast_keys:
-                del self._fast[k]
+        with self._lock:
+            if key in self._cache:  # another thread traced the same signature meanwhile
+                return self._cache[key], leaves, []
+            self._cache[key] = entry
+            if len(self._cache) > CACHE_SIZE:
+                _, old = self._cache.popitem(last=False)
+                for k in old.fast_keys:
+                    self._fast.pop(k, None)
         return entry, leaves, []
 
     def _trace(
