@@ -48,7 +48,7 @@ ORDER["didax.control_flow"] = (4, -1)
 for i, name in enumerate(["jit", "custom_derivatives", "cond", "scan", "while_loop"]):
     ORDER[f"didax.control_flow.{name}"] = (4, i)
 for i, name in enumerate(
-    ["didax.api", "didax.numpy.lax_numpy", "didax.numpy", "didax.nn", "didax"]
+    ["didax.api", "didax.errors", "didax.numpy.lax_numpy", "didax.numpy", "didax.nn", "didax"]
 ):
     ORDER[name] = (5, i)
 
@@ -60,6 +60,7 @@ PUBLIC = {
     "didax.lax",
     "didax.nn",
     "didax.tree_util",
+    "didax.errors",
     "didax.core",
     "didax.pretty",
 }

@@ -419,7 +419,11 @@ class JitFunction:
         t0 = time.perf_counter()
         try:
             closed = staging.trace_to_jaxpr(flat_fn, avals)
-        except core.ConcretizationTypeError as e:
+        except (
+            core.ConcretizationTypeError,
+            core.TracerIntegerConversionError,
+            core.TracerArrayConversionError,
+        ) as e:
             e.add_note(
                 f"This happened while jit was tracing {self._name} for arguments of "
                 f"types ({', '.join(a.str_short() for a in avals)}): under jit, array "
