@@ -31,6 +31,7 @@ for i, name in enumerate(
         "pretty",
         "jaxpr",
         "tree_util",
+        "api_util",
     ]
 ):
     ORDER[f"didax.{name}"] = (1, i)

@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-from didax import array, backend, core, dtypes, pretty
+from didax import api_util, array, backend, core, dtypes, pretty
 from didax.array import Array
 from didax.core import Zero
 from didax.interpreters import lowering, partial_eval, staging, transpose
@@ -296,11 +296,8 @@ class JitFunction:
         self._inline = inline
         self._fn = fn
         self._name = getattr(fn, "__name__", type(fn).__name__)
-        nums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
-        if not all(isinstance(i, int) for i in nums):
-            raise TypeError(
-                f"static_argnums must be an int or a sequence of ints, got {static_argnums!r}"
-            )
+        nums = api_util.ensure_index_tuple(static_argnums, "static_argnums")
+        api_util.validate_argnums(fn, nums, "static_argnums")
         self._static_argnums = nums
         self._cache: collections.OrderedDict[tuple, _Entry] = collections.OrderedDict()
         self._fast: dict[tuple, _Entry] = {}  # positional calls, keyed by `_fast_key`
@@ -367,7 +364,7 @@ class JitFunction:
         the values of tracers `fn` closes over (leading operands; the entry is then not
         cached: those tracers belong to the current transformation)."""
         __tracebackhide__ = True
-        static = {i % len(args) for i in self._static_argnums if -len(args) <= i < len(args)}
+        static = set(api_util.ensure_inbounds(self._static_argnums, len(args), allow_invalid=True))
         statics = tuple(args[i] for i in sorted(static))
         try:
             hash(statics)
