@@ -1,0 +1,437 @@
+"""Checks that derivatives and rules are right, for tests and for learners' exercises.
+
+Layer 5 (it calls the public transformations). Two entry points:
+
+- `check_grads(f, args, order)`: like `jax.test_util.check_grads`. Forward mode is compared
+  with central differences, reverse mode with forward mode through the dot-product identity
+  <ct, J t> == <J^T ct, t>, recursively up to `order`. Raises AssertionError.
+- `check_rules(prim, *args, **params)`: didax's own. Checks each rule a user registered for a
+  primitive against what the rule must agree with, one rule and one input at a time, so that
+  the message says which rule is wrong, for which input, expected against got:
+      abstract_eval  vs the impl's output type      jvp        vs finite differences
+      transpose      vs <ct, f(t)> == <f^T ct, t>    vmap       vs a loop over the batch
+      lowering       vs the impl (under `jit`)
+  Returns the list of checks that ran (printable); raises AssertionError at the first wrong
+  rule.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from didax import api, core
+from didax.control_flow.jit import jit
+from didax.tree_util import tree_flatten, tree_map
+
+EPS = 1e-4  # step of the central differences, as JAX's
+
+# Gradient tolerances by dtype, as JAX's defaults for check_grads.
+_GRAD_TOL = {
+    np.dtype(np.float16): 1e-2,
+    np.dtype(np.float32): 2e-3,
+    np.dtype(np.float64): 1e-5,
+    np.dtype(np.complex64): 2e-3,
+    np.dtype(np.complex128): 1e-5,
+}
+
+
+# --------------------------------------------------------------------------- check_grads
+
+
+def _tol(dtype: np.dtype, given: float | None) -> float:
+    return given if given is not None else _GRAD_TOL.get(np.dtype(dtype), 1e-5)
+
+
+def _assert_close(got: Any, want: Any, atol: float | None, rtol: float | None, what: str) -> None:
+    got_leaves, got_tree = tree_flatten(got)
+    want_leaves, want_tree = tree_flatten(want)
+    if got_tree != want_tree:
+        raise AssertionError(f"{what}: tree structures differ: {got_tree} vs {want_tree}")
+    for g, w in zip(got_leaves, want_leaves, strict=True):
+        g, w = np.asarray(g), np.asarray(w)
+        dtype = np.promote_types(g.dtype, w.dtype)
+        a, r = _tol(dtype, atol), _tol(dtype, rtol)
+        np.testing.assert_allclose(g.astype(dtype), w.astype(dtype), atol=a, rtol=r, err_msg=what)
+
+
+def _inner(xs: Any, ys: Any) -> np.ndarray:
+    # summed in float64, returned in the operands' dtype so that it is compared at their
+    # tolerance (as JAX's inner product keeps the dtype)
+    pairs = list(zip(tree_flatten(xs)[0], tree_flatten(ys)[0], strict=True))
+    dtype = np.result_type(*(np.asarray(v).dtype for pair in pairs for v in pair))
+    total = sum(np.sum(np.asarray(x, np.float64) * np.asarray(y, np.float64)) for x, y in pairs)
+    return np.asarray(total, dtype)
+
+
+def _random_like(rng: np.random.Generator, tree: Any) -> Any:
+    def draw(x: Any) -> Any:
+        x = np.asarray(x)
+        return rng.standard_normal(x.shape).astype(x.dtype)
+
+    return tree_map(draw, tree)
+
+
+def _numerical_jvp(f: Callable, primals: Sequence, tangents: Sequence, eps: float) -> Any:
+    def shifted(sign: float) -> Any:
+        return f(
+            *(
+                tree_map(lambda p, t: p + sign * eps * t, x, t)
+                for x, t in zip(primals, tangents, strict=True)
+            )
+        )
+
+    plus, minus = shifted(1.0), shifted(-1.0)
+    return tree_map(lambda a, b: (np.asarray(a) - np.asarray(b)) / (2 * eps), plus, minus)
+
+
+def check_jvp(
+    f: Callable, f_jvp: Callable, args: Sequence, atol=None, rtol=None, eps=EPS, err_msg=""
+):
+    """Compare `f_jvp(primals, tangents)` with central differences of `f`."""
+    rng = np.random.default_rng(0)
+    tangents = _random_like(rng, tuple(args))
+    v_out, t_out = f_jvp(args, tangents)
+    _assert_close(v_out, f(*args), atol, rtol, f"{err_msg or 'JVP'} primal output")
+    t_num = _numerical_jvp(f, args, tangents, eps)
+    # finite differences lose precision: compare at the looser of the two tolerances
+    _assert_close(t_out, t_num, atol, rtol, f"{err_msg or 'JVP'} tangent vs finite differences")
+
+
+def check_vjp(
+    f: Callable, f_vjp: Callable, args: Sequence, atol=None, rtol=None, eps=EPS, err_msg=""
+):
+    """Check <ct, J t> (by finite differences) == <J^T ct, t> (by `f_vjp`)."""
+    rng = np.random.default_rng(1)
+    v_out, pullback = f_vjp(*args)
+    _assert_close(v_out, f(*args), atol, rtol, f"{err_msg or 'VJP'} primal output")
+    tangents = _random_like(rng, tuple(args))
+    cts = _random_like(rng, v_out)
+    ct_in = pullback(cts)
+    lhs = _inner(cts, _numerical_jvp(f, args, tangents, eps))
+    rhs = _inner(ct_in, tangents)
+    _assert_close(rhs, lhs, atol, rtol, f"{err_msg or 'VJP'}: <ct, J t> != <J^T ct, t>")
+
+
+def check_grads(
+    f: Callable,
+    args: Sequence,
+    order: int,
+    modes: Sequence[str] = ("fwd", "rev"),
+    atol: float | None = None,
+    rtol: float | None = None,
+    eps: float | None = None,
+) -> None:
+    """Check `f`'s derivatives up to `order` against finite differences. Like
+    `jax.test_util.check_grads`: forward mode against central differences, reverse mode
+    against them through the dot-product identity. Raises AssertionError on a mismatch."""
+    eps = eps or EPS
+    for mode in modes:
+        if mode not in ("fwd", "rev"):
+            raise ValueError(f"check_grads: unknown mode {mode!r}; expected 'fwd' or 'rev'")
+
+    def check(f: Callable, args: tuple, order: int, msg: str) -> None:
+        if "fwd" in modes:
+            fwd_msg = f"JVP of {msg}" if msg else "JVP"
+            check_jvp(f, lambda p, t: api.jvp(f, p, t), args, atol, rtol, eps, fwd_msg)
+            if order > 1:
+                check(lambda p, t: api.jvp(f, p, t), (args, args), order - 1, fwd_msg)
+        if "rev" in modes:
+            rev_msg = f"VJP of {msg}" if msg else "VJP"
+            check_vjp(f, lambda *a: api.vjp(f, *a), args, atol, rtol, eps, rev_msg)
+            if order > 1:
+
+                def f_vjp(*a: Any) -> Any:
+                    out, pullback = api.vjp(f, *a)
+                    return pullback(out)
+
+                check(f_vjp, args, order - 1, rev_msg)
+
+    check(f, tuple(args), order, "")
+
+
+# --------------------------------------------------------------------------- check_rules
+
+
+@dataclass(frozen=True)
+class RuleCheck:
+    """One check that `check_rules` ran and passed."""
+
+    rule: str  # "abstract_eval", "jvp", "transpose", "vmap" or "lowering"
+    case: str  # e.g. "input 1", "linear in (0, 2)", "in_axes (0, None)"
+
+    def __str__(self) -> str:
+        return f"ok  {self.rule:<13} {self.case}"
+
+
+class RuleChecks(list):
+    """The checks `check_rules` ran; prints one line each."""
+
+    def __str__(self) -> str:
+        return "\n".join(map(str, self))
+
+    def _repr_pretty_(self, p: Any, cycle: bool) -> None:
+        p.text(str(self))
+
+
+def _fmt(x: Any) -> str:
+    return np.array2string(np.asarray(x), precision=5, threshold=20, separator=", ")
+
+
+def _mismatch(prim: core.Primitive, rule: str, case: str, what: str, want: Any, got: Any) -> str:
+    want, got = np.asarray(want, np.float64), np.asarray(got, np.float64)
+    lines = [
+        f"check_rules({prim.name}): the {rule} rule is wrong for {case}.",
+        f"  {what}",
+        f"  expected: {_fmt(want)}",
+        f"  got:      {_fmt(got)}",
+    ]
+    if want.shape == got.shape and want.size:
+        diff = np.abs(want - got)
+        at = ""
+        if diff.ndim:
+            where = np.unravel_index(int(np.nanargmax(diff)), diff.shape)
+            at = f" at index {tuple(int(i) for i in where)}"
+        lines.append(f"  largest difference {float(np.nanmax(diff)):.3g}{at}")
+    return "\n".join(lines)
+
+
+def _close(want: Any, got: Any, tol: float) -> bool:
+    want, got = np.asarray(want, np.float64), np.asarray(got, np.float64)
+    return want.shape == got.shape and np.allclose(got, want, atol=tol, rtol=tol, equal_nan=True)
+
+
+def _bind(prim: core.Primitive, params: dict) -> Callable[..., Any]:
+    def call(*args: Any) -> Any:
+        return prim.bind(*args, **params)
+
+    return call
+
+
+def _as_list(prim: core.Primitive, out: Any) -> list[Any]:
+    return list(out) if prim.multiple_results else [out]
+
+
+def _impl64(prim: core.Primitive, params: dict, args: Sequence[np.ndarray]) -> list[np.ndarray]:
+    # Finite differences want float64; the impl rule is NumPy, so it usually takes it.
+    out = core.impl_rules[prim](*[np.asarray(a, np.float64) for a in args], **params)
+    return [np.asarray(o, np.float64) for o in out]
+
+
+def check_rules(
+    prim: core.Primitive,
+    *args: Any,
+    eps: float = 1e-6,
+    tol: float = 1e-3,
+    batch_size: int = 3,
+    seed: int = 0,
+    **params: Any,
+) -> RuleChecks:
+    """Check a primitive's rules at the example operands `args` (and `params`).
+
+    Each registered rule is checked against what it must agree with (see the module
+    docstring); a missing rule is not checked. Inputs and tangents are drawn at random around
+    the example operands, with `seed`. Raises AssertionError naming the rule, the input and
+    the expected and received values at the first wrong rule; returns the checks that ran.
+    """
+    rng = np.random.default_rng(seed)
+    args = [np.asarray(a, np.float32) for a in args]
+    f = _bind(prim, params)
+    checks = RuleChecks()
+
+    out = _as_list(prim, f(*args))
+    if prim in core.abstract_eval_rules:
+        avals = core.abstract_eval_rules[prim](*[core.get_aval(a) for a in args], **params)
+        for i, (aval, o) in enumerate(zip(avals, out, strict=True)):
+            o = np.asarray(o)
+            if tuple(aval.shape) != o.shape or np.dtype(aval.dtype) != o.dtype:
+                raise AssertionError(
+                    f"check_rules({prim.name}): the abstract_eval rule is wrong for output {i}.\n"
+                    f"  the impl rule returns {core.get_aval(o).str_short()}, "
+                    f"the abstract_eval rule says {aval.str_short()}"
+                )
+        checks.append(RuleCheck("abstract_eval", f"{len(avals)} output(s)"))
+
+    if prim in core.jvp_rules:
+        _check_jvp_rule(prim, f, params, args, rng, eps, tol)
+        checks.append(RuleCheck("jvp", f"each of {len(args)} input(s) vs finite differences"))
+
+    if prim in core.transpose_rules:
+        subsets = _check_transpose_rule(prim, f, params, args, rng, tol)
+        checks.append(RuleCheck("transpose", f"linear in {', '.join(map(str, subsets))}"))
+
+    if prim in core.vmap_rules:
+        n = _check_vmap_rule(prim, f, args, rng, tol, batch_size)
+        checks.append(RuleCheck("vmap", f"{n} in_axes patterns vs a loop"))
+
+    if prim in core.lowering_rules:
+        got = _as_list(prim, jit(f)(*args))
+        for i, (w, g) in enumerate(zip(out, got, strict=True)):
+            if not _close(w, g, tol):
+                raise AssertionError(
+                    _mismatch(prim, "lowering", f"output {i}", "jit(f) against the impl rule", w, g)
+                )
+        checks.append(RuleCheck("lowering", "jit against the impl rule"))
+    return checks
+
+
+def _check_jvp_rule(prim, f, params, args, rng, eps, tol) -> None:
+    # One input at a time, the others closed over: their tangents reach the rule as symbolic
+    # zeros (`core.Zero`), as they do under `grad` of a function of one argument, and the
+    # message can say which input's derivative is wrong.
+    for i, x in enumerate(args):
+        t = rng.standard_normal(x.shape).astype(np.float32)
+
+        def f_i(x_i, i=i):
+            return f(*args[:i], x_i, *args[i + 1 :])
+
+        try:
+            _, got = api.jvp(f_i, (x,), (t,))
+        except Exception as e:
+            raise AssertionError(
+                f"check_rules({prim.name}): the jvp rule failed for input {i} "
+                f"(the other inputs' tangents are symbolic zeros, core.Zero): "
+                f"{type(e).__name__}: {e}"
+            ) from e
+        x64 = np.asarray(x, np.float64)  # in float64, or a step of 1e-6 is lost in rounding
+        shifted = [[*args[:i], x64 + s * eps * t, *args[i + 1 :]] for s in (1.0, -1.0)]
+        plus, minus = (_impl64(prim, params, a) for a in shifted)
+        for k, (p, m, g) in enumerate(zip(plus, minus, _as_list(prim, got), strict=True)):
+            want = (p - m) / (2 * eps)
+            if not _close(want, g, tol):
+                what = f"tangent t = {_fmt(t)} on input {i}, zero on the others" + (
+                    f"; output {k}" if len(plus) > 1 else ""
+                )
+                raise AssertionError(_mismatch(prim, "jvp", f"input {i}", what, want, g))
+
+
+def _linear_subsets(f, args, rng, tol) -> list[tuple[int, ...]]:
+    # the sets of inputs in which f is linear (the others held at their example values)
+    found = []
+    for r in range(1, len(args) + 1):
+        for subset in itertools.combinations(range(len(args)), r):
+
+            def g(ts, subset=subset):
+                full = list(args)
+                for j, t in zip(subset, ts, strict=True):
+                    full[j] = t
+                return [np.asarray(o, np.float64) for o in _as_list_any(f(*full))]
+
+            t1 = [rng.standard_normal(args[j].shape).astype(np.float32) for j in subset]
+            t2 = [rng.standard_normal(args[j].shape).astype(np.float32) for j in subset]
+            add = g([a + b for a, b in zip(t1, t2, strict=True)])
+            sep = [a + b for a, b in zip(g(t1), g(t2), strict=True)]
+            twice = g([2 * a for a in t1])
+            scaled = [2 * a for a in g(t1)]
+            if all(_close(a, b, tol) for a, b in zip(add + twice, sep + scaled, strict=True)):
+                found.append(subset)
+    return found
+
+
+def _as_list_any(out: Any) -> list[Any]:
+    return list(out) if isinstance(out, (list, tuple)) else [out]
+
+
+def _check_transpose_rule(prim, f, params, args, rng, tol) -> list[tuple[int, ...]]:
+    subsets = _linear_subsets(f, args, rng, tol)
+    if not subsets:
+        raise AssertionError(
+            f"check_rules({prim.name}): a transpose rule is registered, but the primitive is "
+            "not linear in any set of its inputs at these operands (f(a + b) != f(a) + f(b)), "
+            "so there is nothing for it to transpose"
+        )
+    rule = core.transpose_rules[prim]
+    for subset in subsets:
+        ts = {j: rng.standard_normal(args[j].shape).astype(np.float32) for j in subset}
+        full = [ts.get(j, a) for j, a in enumerate(args)]
+        outs = _as_list(prim, f(*full))
+        cts = [rng.standard_normal(np.shape(o)).astype(np.float32) for o in outs]
+        operands = [
+            core.UndefinedPrimal(core.get_aval(a)) if j in ts else a for j, a in enumerate(args)
+        ]
+        try:
+            ct_ins = rule(cts, *operands, **params)
+        except Exception as e:
+            raise AssertionError(
+                f"check_rules({prim.name}): the transpose rule failed for linear inputs "
+                f"{subset}: {type(e).__name__}: {e}"
+            ) from e
+        lhs = sum(
+            float(np.sum(np.asarray(c, np.float64) * np.asarray(o)))
+            for c, o in zip(cts, outs, strict=True)
+        )
+        rhs = 0.0
+        for j in subset:
+            ct_j = ct_ins[j]
+            if ct_j is None or isinstance(ct_j, core.Zero):
+                ct_j = np.zeros_like(args[j])
+            if np.shape(ct_j) != args[j].shape:
+                raise AssertionError(
+                    f"check_rules({prim.name}): the transpose rule is wrong for linear inputs "
+                    f"{subset}: the cotangent of input {j} has shape {np.shape(ct_j)}, "
+                    f"the input has shape {args[j].shape}"
+                )
+            rhs += float(np.sum(np.asarray(ct_j, np.float64) * ts[j]))
+        if not _close(lhs, rhs, tol * max(1.0, abs(lhs))):
+            raise AssertionError(
+                _mismatch(
+                    prim,
+                    "transpose",
+                    f"linear inputs {subset}",
+                    "the dot-product identity <ct, f(t)> == <f^T(ct), t>: expected <ct, f(t)>, "
+                    "got <f^T(ct), t>",
+                    lhs,
+                    rhs,
+                )
+            )
+    return subsets
+
+
+def _check_vmap_rule(prim, f, args, rng, tol, batch_size) -> int:
+    n = 0
+    for pattern in itertools.product((None, 0, -1), repeat=len(args)):
+        if all(d is None for d in pattern):
+            continue
+        batched = []
+        for a, d in zip(args, pattern, strict=True):
+            if d is None:
+                batched.append(a)
+                continue
+            stack = np.stack(
+                [a + rng.standard_normal(a.shape).astype(np.float32) for _ in range(batch_size)]
+            )
+            batched.append(np.moveaxis(stack, 0, d if d >= 0 else stack.ndim - 1))
+        in_axes = tuple(
+            d if d is None or d >= 0 else batched[j].ndim - 1 for j, d in enumerate(pattern)
+        )
+        try:
+            got = _as_list(prim, api.vmap(f, in_axes=in_axes)(*batched))
+        except Exception as e:
+            raise AssertionError(
+                f"check_rules({prim.name}): the vmap rule failed for in_axes {in_axes}: "
+                f"{type(e).__name__}: {e}"
+            ) from e
+        for b in range(batch_size):
+            example = [
+                a if d is None else np.take(a, b, axis=d)
+                for a, d in zip(batched, in_axes, strict=True)
+            ]
+            want = _as_list(prim, f(*example))
+            for k, (w, g) in enumerate(zip(want, got, strict=True)):
+                if not _close(w, np.asarray(g)[b], tol):
+                    raise AssertionError(
+                        _mismatch(
+                            prim,
+                            "vmap",
+                            f"in_axes {in_axes}",
+                            f"example {b} of the batch (output {k}), against calling the "
+                            "primitive on that example alone",
+                            w,
+                            np.asarray(g)[b],
+                        )
+                    )
+        n += 1
+    return n
