@@ -390,6 +390,8 @@ class Tracer:
             )
         raise TracerBoolConversionError(
             f"Attempted boolean conversion of {self._error_repr()}.\n{_origin_message(self)}"
+            "\nBranch on traced values with lax.cond / lax.while_loop, or mark the argument "
+            "static (static_argnums)."
         )
 
     def __int__(self) -> int:
