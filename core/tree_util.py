@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import operator
+import threading
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -30,6 +31,7 @@ class _NodeType:
 
 
 _registry: dict[type, _NodeType] = {}
+_registry_lock = threading.Lock()  # registration checks then inserts; lookups need no lock
 
 
 def register_pytree_node(
@@ -37,9 +39,10 @@ def register_pytree_node(
 ) -> None:
     """Make `nodetype` a pytree node. Like `jax.tree_util.register_pytree_node`:
     `flatten_func(x) -> (children, aux_data)`, `unflatten_func(aux_data, children) -> x`."""
-    if nodetype in _registry:
-        raise ValueError(f"Duplicate custom PyTreeDef type registration for {nodetype}.")
-    _registry[nodetype] = _NodeType(nodetype.__name__, flatten_func, unflatten_func)
+    with _registry_lock:
+        if nodetype in _registry:
+            raise ValueError(f"Duplicate custom PyTreeDef type registration for {nodetype}.")
+        _registry[nodetype] = _NodeType(nodetype.__name__, flatten_func, unflatten_func)
 
 
 register_pytree_node(tuple, lambda t: (t, None), lambda _, xs: tuple(xs))

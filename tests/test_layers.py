@@ -36,6 +36,7 @@ for i, name in enumerate(
         "pretty",
         "jaxpr",
         "tree_util",
+        "api_util",
     ]
 ):
     ORDER[f"didax.{name}"] = (1, i)
@@ -68,6 +69,7 @@ for i, name in enumerate(
     [
         "didax.lax",
         "didax.api",
+        "didax.errors",
         "didax.numpy.lax_numpy",
         "didax.numpy",
         "didax.nn",
@@ -89,6 +91,7 @@ PUBLIC = {
     "didax.tree_util",
     "didax.random",
     "didax.tree",
+    "didax.errors",
     "didax.core",
     "didax.pretty",
 }
