@@ -3,7 +3,7 @@ control flow. Like `jax.lax`.
 
 Layer 2 package. Family modules, in import order: common (rule factories), convert, shape
 (structural ops, reduce_sum, and the helpers other rules use), comparison, elementwise,
-reductions, dot. This `__init__` only re-exports.
+reductions, dot, slicing (gather/scatter, dynamic_slice). This `__init__` only re-exports.
 """
 
 from didax.lax.comparison import (
@@ -65,8 +65,42 @@ from didax.lax.shape import (
     stack,
     transpose,
 )
+from didax.lax.slicing import (
+    GatherDimensionNumbers,
+    GatherScatterMode,
+    ScatterDimensionNumbers,
+    dynamic_index_in_dim,
+    dynamic_slice,
+    dynamic_slice_in_dim,
+    dynamic_update_index_in_dim,
+    dynamic_update_slice,
+    dynamic_update_slice_in_dim,
+    gather,
+    rev,
+    scatter,
+    scatter_add,
+    scatter_max,
+    scatter_min,
+    scatter_mul,
+)
 
 __all__ = [
+    "GatherDimensionNumbers",
+    "GatherScatterMode",
+    "ScatterDimensionNumbers",
+    "dynamic_index_in_dim",
+    "dynamic_slice",
+    "dynamic_slice_in_dim",
+    "dynamic_update_index_in_dim",
+    "dynamic_update_slice",
+    "dynamic_update_slice_in_dim",
+    "gather",
+    "rev",
+    "scatter",
+    "scatter_add",
+    "scatter_max",
+    "scatter_min",
+    "scatter_mul",
     "abs",
     "add",
     "add_any",

@@ -53,6 +53,9 @@ NONLINEAR = {
     "reduce_max",
     "reduce_min",
     "reduce_prod",
+    # scatter-min/max pick a winner (their jvp selects and scatter-adds tangents)
+    "scatter-min",
+    "scatter-max",
 }
 
 # Piecewise constant: the tangent is a symbolic zero, so no linear use reaches transpose.
