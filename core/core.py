@@ -387,6 +387,7 @@ class Tracer:
     size = property(lambda self: self.aval.size)
     weak_type = property(lambda self: self.aval.weak_type)
     T = property(lambda self: operator_table["transpose"](self))
+    at = property(lambda self: operator_table["at"](self))  # `x.at[idx].set(v)`
 
     def _concrete(self, what: str) -> Any:
         value = self.to_concrete_value()

@@ -48,7 +48,15 @@ ORDER["didax.control_flow"] = (4, -1)
 for i, name in enumerate(["jit", "custom_derivatives", "cond", "scan", "while_loop"]):
     ORDER[f"didax.control_flow.{name}"] = (4, i)
 for i, name in enumerate(
-    ["didax.api", "didax.numpy.lax_numpy", "didax.numpy", "didax.nn", "didax.test_util", "didax"]
+    [
+        "didax.api",
+        "didax.numpy.lax_numpy",
+        "didax.numpy.indexing",
+        "didax.numpy",
+        "didax.nn",
+        "didax.test_util",
+        "didax",
+    ]
 ):
     ORDER[name] = (5, i)
 

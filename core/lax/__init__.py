@@ -82,6 +82,7 @@ from didax.lax.slicing import (
     scatter_max,
     scatter_min,
     scatter_mul,
+    scatter_sub,
 )
 
 __all__ = [
@@ -101,6 +102,7 @@ __all__ = [
     "scatter_max",
     "scatter_min",
     "scatter_mul",
+    "scatter_sub",
     "abs",
     "add",
     "add_any",

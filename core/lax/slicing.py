@@ -416,6 +416,7 @@ def _scatter_bind(
 
 scatter_p = core.Primitive("scatter")
 scatter_add_p = core.Primitive("scatter-add")
+scatter_sub_p = core.Primitive("scatter-sub")
 scatter_mul_p = core.Primitive("scatter-mul")
 scatter_min_p = core.Primitive("scatter-min")
 scatter_max_p = core.Primitive("scatter-max")
@@ -423,6 +424,7 @@ scatter_max_p = core.Primitive("scatter-max")
 _COMBINERS = {
     scatter_p: None,
     scatter_add_p: elementwise.add_p,
+    scatter_sub_p: elementwise.sub_p,
     scatter_mul_p: elementwise.mul_p,
     scatter_min_p: elementwise.min_p,
     scatter_max_p: elementwise.max_p,
@@ -458,6 +460,7 @@ def _scatter_wrapper(prim: core.Primitive, doc: str) -> Any:
 
 scatter = _scatter_wrapper(scatter_p, "Overwrite windows of `operand`. Like `jax.lax.scatter`.")
 scatter_add = _scatter_wrapper(scatter_add_p, "Add into windows. Like `jax.lax.scatter_add`.")
+scatter_sub = _scatter_wrapper(scatter_sub_p, "Subtract from windows. Like `jax.lax.scatter_sub`.")
 scatter_mul = _scatter_wrapper(scatter_mul_p, "Multiply windows. Like `jax.lax.scatter_mul`.")
 scatter_min = _scatter_wrapper(scatter_min_p, "Minimum into windows. Like `jax.lax.scatter_min`.")
 scatter_max = _scatter_wrapper(scatter_max_p, "Maximum into windows. Like `jax.lax.scatter_max`.")
@@ -467,6 +470,7 @@ scatter.__name__, scatter_add.__name__, scatter_mul.__name__ = (
     "scatter_mul",
 )
 scatter_min.__name__, scatter_max.__name__ = "scatter_min", "scatter_max"
+scatter_sub.__name__ = "scatter_sub"
 
 
 def _scatter_window_sizes(operand_ndim, updates_shape, dn) -> list[int]:
@@ -486,6 +490,7 @@ def _scatter_impl_rule(ufunc: Any) -> core.ImplRule:
         _scatter_abstract_eval(
             *(ShapedArray(np.shape(v), v.dtype) for v in (operand, indices, updates)),
             dimension_numbers=dimension_numbers,
+            **params,
         )
         dn = dimension_numbers
         x = np.array(operand, copy=True)
@@ -517,9 +522,14 @@ def _scatter_impl_rule(ufunc: Any) -> core.ImplRule:
     return impl
 
 
-def _scatter_abstract_eval(operand, indices, updates, *, dimension_numbers, **_):
+def _scatter_abstract_eval(operand, indices, updates, *, dimension_numbers, **params):
     dn = dimension_numbers
     _index_aval_check("scatter", indices)
+    combiner = params.get("update_jaxpr")
+    if combiner is not None and operand.dtype == dtypes.bool_:
+        name = combiner.eqns[0].primitive.name
+        if name in ("add", "sub"):  # as lax.add and lax.sub, which take no bools
+            raise TypeError(f"{name} does not accept dtype bool at position 0.")
     if updates.dtype != operand.dtype:
         raise TypeError(
             f"scatter: updates {updates.str_short()} must have the dtype of the operand "
@@ -550,6 +560,7 @@ def _scatter_abstract_eval(operand, indices, updates, *, dimension_numbers, **_)
 _UFUNCS = {
     scatter_p: None,
     scatter_add_p: np.add,
+    scatter_sub_p: np.subtract,
     scatter_mul_p: np.multiply,
     scatter_min_p: np.minimum,
     scatter_max_p: np.maximum,
@@ -617,6 +628,32 @@ def _scatter_add_transpose(cts, x, idx, u, **params):
         ]
     x_ct = ct if isinstance(x, UndefinedPrimal) else None
     u_ct = _gather_updates(ct, idx, u.aval, params) if isinstance(u, UndefinedPrimal) else None
+    return [x_ct, None, u_ct]
+
+
+@core.jvp_rules.register(scatter_sub_p)
+def _scatter_sub_jvp(primals, tangents, **params):
+    (x, idx, u), (x_dot, _, u_dot) = primals, tangents
+    out = scatter_sub_p.bind(x, idx, u, **params)
+    if isinstance(x_dot, Zero) and isinstance(u_dot, Zero):
+        return [out], [Zero.like(out)]
+    t = scatter_sub_p.bind(shape.instantiate(x_dot), idx, shape.instantiate(u_dot), **params)
+    return [out], [t]
+
+
+@core.transpose_rules.register(scatter_sub_p)
+def _scatter_sub_transpose(cts, x, idx, u, **params):
+    (ct,) = cts
+    if isinstance(ct, Zero):
+        return [
+            Zero(x.aval) if isinstance(x, UndefinedPrimal) else None,
+            None,
+            Zero(u.aval) if isinstance(u, UndefinedPrimal) else None,
+        ]
+    x_ct = ct if isinstance(x, UndefinedPrimal) else None
+    u_ct = None
+    if isinstance(u, UndefinedPrimal):
+        u_ct = elementwise.neg(_gather_updates(ct, idx, u.aval, params))
     return [x_ct, None, u_ct]
 
 
@@ -776,6 +813,7 @@ def _scatter_lowering(prim: core.Primitive) -> core.LoweringRule:
 _HLO_COMBINERS = {
     scatter_p: None,
     scatter_add_p: "add",
+    scatter_sub_p: "subtract",
     scatter_mul_p: "multiply",
     scatter_min_p: "minimum",
     scatter_max_p: "maximum",
