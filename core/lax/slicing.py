@@ -685,7 +685,26 @@ def _scatter_transpose(cts, x, idx, u, **params):
         x_ct = scatter_p.bind(ct, idx, shape.full(u_aval.shape, 0, u_aval.dtype), **params)
     if isinstance(u, UndefinedPrimal):
         u_ct = _gather_updates(ct, idx, u.aval, params)
+        if not params["unique_indices"]:  # only the update that was written gets the cotangent
+            won = _winning_updates(x.aval.shape, idx, u.aval, params)
+            u_ct = comparison.select_n(won, shape.full(u.aval.shape, 0, u.aval.dtype), u_ct)
     return [x_ct, None, u_ct]
+
+
+def _winning_updates(x_shape: tuple[int, ...], idx: Any, u_aval: ShapedArray, params: dict) -> Any:
+    """Which elements of the updates a scatter with repeated indices kept: scatter each
+    update window's number, read the numbers back, compare."""
+    dn = params["dimension_numbers"]
+    scatter_dims = [d for d in range(u_aval.ndim) if d not in dn.update_window_dims]
+    scatter_shape = tuple(u_aval.shape[d] for d in scatter_dims)
+    one = convert_element_type(1, dtypes.int32)
+    ids = elementwise.add(shape.iota(dtypes.int32, int(np.prod(scatter_shape, dtype=int))), one)
+    ids = shape.broadcast_in_dim(shape.reshape(ids, scatter_shape), u_aval.shape, scatter_dims)
+    zeros = shape.full(x_shape, 0, dtypes.int32)
+    written = _rebind(scatter_p, zeros, idx, ids, params)
+    return comparison.eq(
+        _gather_updates(written, idx, u_aval.update(dtype=dtypes.int32), params), ids
+    )
 
 
 @core.jvp_rules.register(scatter_mul_p)

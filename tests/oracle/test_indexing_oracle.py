@@ -191,3 +191,80 @@ def test_errors_match_jax(expr: str) -> None:
         _fn(expr, "didax")(dnp.asarray(X))
     builtin = next(t for t in type(want.value).__mro__ if t.__module__ == "builtins")
     assert isinstance(got.value, builtin), f"jax raised {want.value!r}, didax {got.value!r}"
+
+
+# ----------------------------------------------------------------------------- transformations
+
+GRAD = [
+    "x[1]",
+    "x[::-1, 1]",
+    "x[i]",
+    "x[i, :, i]",
+    "x[m2]",
+    "x[jnp_int(1)]",
+    "x.at[np.array([0, 0, 1])].get(mode='fill', fill_value=0.0)",
+    "x.at[np.array([0, 5])].get(mode='clip')",
+    "x.at[i].set(x[0] * 2)",
+    "x.at[np.array([0, 0, 1])].add(x[2])",
+    "x.at[:, i].multiply(3.0)",
+    "x.at[1].multiply(x[0], unique_indices=True)",
+    "x.at[np.array([0, 2])].min(x[1])",
+    "x.at[np.array([0, 2])].max(30.0)",
+    "x.at[0].subtract(x[1])",
+    "x.at[0].divide(x[1] + 1)",
+]
+
+
+def _loss(expr: str, lib: str):
+    f = _fn(expr, lib)
+    mod = jnp if lib == "jax" else dnp
+    return lambda x: mod.sum(mod.sin(f(x)))
+
+
+@pytest.mark.parametrize("expr", GRAD)
+def test_grad_matches_jax(expr: str) -> None:
+    want = jax.grad(_loss(expr, "jax"))(jnp.asarray(X))
+    got = didax.grad(_loss(expr, "didax"))(dnp.asarray(X))
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-4, atol=1e-5)
+    got_jit = didax.jit(didax.grad(_loss(expr, "didax")))(dnp.asarray(X))
+    np.testing.assert_allclose(np.asarray(got_jit), np.asarray(want), rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("expr", GRAD)
+def test_vmap_matches_jax(expr: str) -> None:
+    xs = np.stack([X, X[::-1] * 0.5])
+    want = jax.vmap(_fn(expr, "jax"))(jnp.asarray(xs))
+    got = didax.vmap(_fn(expr, "didax"))(dnp.asarray(xs))
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6)
+    got_jit = didax.jit(didax.vmap(_fn(expr, "didax")))(dnp.asarray(xs))
+    np.testing.assert_allclose(np.asarray(got_jit), np.asarray(want), rtol=1e-6)
+
+
+def test_vmap_of_batched_indices_matches_jax() -> None:
+    idx = np.array([[0, 2], [1, -1]], np.int32)
+    xs = np.stack([X, X + 1])
+    for lib, mod, vmap in (("jax", jnp, jax.vmap), ("didax", dnp, didax.vmap)):
+        outs = (
+            vmap(lambda i: mod.asarray(X)[i])(mod.asarray(idx)),
+            vmap(lambda x, i: x[i, 1])(mod.asarray(xs), mod.asarray(idx)),
+            vmap(lambda x, i: x.at[i].add(1.0))(mod.asarray(xs), mod.asarray(idx)),
+            vmap(lambda i: mod.asarray(X).at[i].set(0.0))(mod.asarray(idx)),
+            vmap(lambda x, i: x[i[0]])(mod.asarray(xs), mod.asarray(idx)),
+        )
+        if lib == "jax":
+            want = outs
+        else:
+            for g, w in zip(outs, want, strict=True):
+                np.testing.assert_allclose(np.asarray(g), np.asarray(w))
+
+
+def test_boolean_mask_under_jit_raises_as_jax() -> None:
+    with pytest.raises(jax.errors.NonConcreteBooleanIndexError):
+        jax.jit(lambda x: x[x > 3])(jnp.asarray(X))
+    from didax.numpy.indexing import NonConcreteBooleanIndexError
+
+    with pytest.raises(NonConcreteBooleanIndexError, match=r"bool\[3,4,5\]") as info:
+        didax.jit(lambda x: x[x > 3])(dnp.asarray(X))
+    assert isinstance(info.value, IndexError)
+    eager = dnp.asarray(X)[dnp.asarray(X) > 50]  # a concrete mask works eagerly
+    np.testing.assert_array_equal(np.asarray(eager), X[X > 50])
