@@ -581,7 +581,8 @@ def _gather_dnums_of(dn: ScatterDimensionNumbers) -> GatherDimensionNumbers:
 
 
 def _gather_updates(ct: Any, idx: Any, updates_aval: ShapedArray, params: dict) -> Any:
-    """The windows of `ct` a scatter wrote from `updates` (dropped windows read as 0)."""
+    """The windows of `ct` a scatter wrote from `updates`, read in the scatter's mode as JAX
+    reads them (FILL_OR_DROP: dropped windows read 0; PROMISE_IN_BOUNDS: they clamp)."""
     dn = params["dimension_numbers"]
     sizes = _scatter_window_sizes(core.get_aval(ct).ndim, updates_aval.shape, dn)
     mode = params["mode"]
@@ -592,9 +593,7 @@ def _gather_updates(ct: Any, idx: Any, updates_aval: ShapedArray, params: dict) 
         sizes,
         indices_are_sorted=params["indices_are_sorted"],
         unique_indices=params["unique_indices"],
-        mode=GatherScatterMode.CLIP
-        if mode == GatherScatterMode.CLIP
-        else GatherScatterMode.FILL_OR_DROP,
+        mode=mode,
         fill_value=0,
     )
 
@@ -863,7 +862,16 @@ def _normalize_start(i: Any, n: int, allow_negative: bool) -> Any:
 def _start_list(x: Any, start_indices: Any, allow_negative_indices: Any, name: str) -> list[Any]:
     aval = core.get_aval(x)
     if not isinstance(start_indices, (list, tuple)):
-        start_indices = [start_indices[k] for k in range(core.get_aval(start_indices).shape[0])]
+        # one `slice` (strides printed, as JAX's array iteration writes it) and `squeeze` each
+        start_indices = [
+            shape.squeeze(
+                shape.slice_p.bind(
+                    start_indices, start_indices=(k,), limit_indices=(k + 1,), strides=(1,)
+                ),
+                (0,),
+            )
+            for k in range(core.get_aval(start_indices).shape[0])
+        ]
     if len(start_indices) != aval.ndim:
         raise ValueError(
             "Length of slice indices must match number of operand dimensions "
