@@ -21,9 +21,13 @@ from typing import Any
 import numpy as np
 from didax import core, dtypes, lax
 from didax.array import Array
-from didax.lax import slicing
-from didax.lax.slicing import GatherDimensionNumbers, GatherScatterMode, ScatterDimensionNumbers
 from didax.numpy import lax_numpy as jnp
+from didax.primitives import slicing
+from didax.primitives.slicing import (
+    GatherDimensionNumbers,
+    GatherScatterMode,
+    ScatterDimensionNumbers,
+)
 
 
 class NonConcreteBooleanIndexError(IndexError):

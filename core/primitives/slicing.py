@@ -1,7 +1,7 @@
 """Indexing primitives: gather, the scatter family (scatter, scatter-add, scatter-mul,
 scatter-min, scatter-max), dynamic_slice, dynamic_update_slice and rev.
 
-Layer 2, after `dot`. The dimension numbers (`GatherDimensionNumbers`,
+Layer 2 (`didax.primitives`), after `dot`. The dimension numbers (`GatherDimensionNumbers`,
 `ScatterDimensionNumbers`) and `GatherScatterMode` are JAX's, and print as JAX prints them,
 so a jaxpr of `x[idx]` or `x.at[i].add(y)` reads as JAX's. Out of bounds: gather clamps
 (CLIP, PROMISE_IN_BOUNDS) or fills (FILL_OR_DROP); scatter drops out-of-bounds windows
@@ -19,8 +19,8 @@ from typing import Any, NamedTuple
 import numpy as np
 from didax import core, dtypes, jaxpr
 from didax.core import NOT_MAPPED, ShapedArray, UndefinedPrimal, Zero
-from didax.lax import common, comparison, elementwise, shape
-from didax.lax.convert import convert_element_type
+from didax.primitives import common, comparison, elementwise, shape
+from didax.primitives.convert import convert_element_type
 
 # ----------------------------------------------------------------------------- dimension numbers
 
