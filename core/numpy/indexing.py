@@ -316,7 +316,8 @@ def _normalize(e: _Index, n: int) -> _Index:
     dtype = dtypes.canonicalize(e.value.dtype)
     if dtype.kind == "u":
         return e
-    size = lax.convert_element_type(n, dtype)
+    weak = core.get_aval(e.value).weak_type  # the size takes the index's weak type, as in JAX
+    size = n if weak and dtype == dtypes.int32 else lax.convert_element_type(n, dtype)
     if isinstance(e.value, np.ndarray):
         negative = np.asarray(e.value < 0)
         value = e.value.astype(dtype)

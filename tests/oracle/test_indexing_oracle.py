@@ -270,3 +270,34 @@ def test_boolean_mask_under_jit_raises_as_jax() -> None:
     assert isinstance(info.value, IndexError)
     eager = dnp.asarray(X)[dnp.asarray(X) > 50]  # a concrete mask works eagerly
     np.testing.assert_array_equal(np.asarray(eager), X[X > 50])
+
+
+TRACED_INDEX = [
+    "x[k]",
+    "x[k, 2]",
+    "x[1, k]",
+    "x[k, ::-1]",
+    "x[k, i]",
+    "x[i, k]",
+    "x.at[k].set(0.0)",
+    "x.at[k, i].add(1.0)",
+    "x.at[k].get(mode='fill', fill_value=0.0)",
+]
+
+
+@pytest.mark.parametrize("expr", TRACED_INDEX)
+def test_traced_scalar_index_matches_jax(expr: str) -> None:
+    def fn(lib):
+        env = _env(lib)
+        return lambda x, k: eval(expr, env, {"x": x, "k": k})  # noqa: S307
+
+    for k in (1, -1, np.int32(2), 7):
+        want = jax.jit(fn("jax"))(jnp.asarray(X), k)
+        got = didax.jit(fn("didax"))(dnp.asarray(X), k)
+        assert (got.shape, got.dtype) == (want.shape, want.dtype)
+        np.testing.assert_allclose(np.asarray(got), np.asarray(want))
+    jax_text = str(jax.make_jaxpr(fn("jax"))(jnp.asarray(X), 1))
+    didax_text = str(didax.make_jaxpr(fn("didax"))(dnp.asarray(X), 1))
+    assert canonical(jax_text) == canonical(didax_text), (
+        f"\n--- jax\n{jax_text}\n--- didax\n{didax_text}"
+    )

@@ -269,3 +269,47 @@ def test_bad_operands_raise_type_errors() -> None:
         dlax.dynamic_slice(x, (0, 0), (5, 1))
     with pytest.raises(ValueError, match="Length of slice indices"):
         dlax.dynamic_slice(x, (0,), (1, 1))
+
+
+def _vmapped_outputs(lax, mod, vmap):
+    xs = mod.asarray(np.stack([X, X[::-1] * 2]))
+    starts = mod.asarray(np.array([[1, 2], [3, -1]], np.int32))
+    idxs = mod.asarray(np.stack([IDX, IDX[::-1]]))
+    us = mod.asarray(np.stack([U_ROWS, -U_ROWS]))
+    x0, u0 = mod.asarray(X), mod.asarray(U_ROWS)
+    out = [
+        vmap(lambda x, s: lax.dynamic_slice(x, (s[0], s[1]), (2, 3)))(xs, starts),
+        vmap(lambda s: lax.dynamic_slice(x0, (s[0], s[1]), (2, 3)))(starts),
+        vmap(lambda x: lax.dynamic_slice(x, (1, 2), (2, 3)))(xs),
+        vmap(lambda x, s: lax.dynamic_update_slice(x, mod.ones((2, 3)), (s[0], s[1])))(xs, starts),
+        vmap(lambda s: lax.dynamic_update_slice(x0, mod.ones((2, 3)), (s[0], s[1])))(starts),
+        vmap(lambda x: lax.rev(x, (1,)))(xs),
+    ]
+    for m in MODES:
+        out.append(vmap(lambda x, i, m=m: lax.gather(x, i, _g_rows(lax), (1, 6), mode=m))(xs, idxs))
+        out.append(vmap(lambda i, m=m: lax.gather(x0, i, _g_rows(lax), (1, 6), mode=m))(idxs))
+        out.append(vmap(lambda x, m=m: lax.gather(x, IDX, _g_rows(lax), (1, 6), mode=m))(xs))
+        for op in (
+            "scatter",
+            "scatter_add",
+            "scatter_sub",
+            "scatter_mul",
+            "scatter_min",
+            "scatter_max",
+        ):
+            f = getattr(lax, op)
+            out.append(
+                vmap(lambda x, i, u, f=f, m=m: f(x, i, u, _s_rows(lax), mode=m))(xs, idxs, us)
+            )
+            out.append(vmap(lambda u, f=f, m=m: f(x0, IDX, u, _s_rows(lax), mode=m))(us))
+            out.append(vmap(lambda i, f=f, m=m: f(x0, i, u0, _s_rows(lax), mode=m))(idxs))
+    return out
+
+
+def test_vmap_matches_jax() -> None:
+    want = _vmapped_outputs(jlax, jnp, jax.vmap)
+    got = _vmapped_outputs(dlax, dnp, didax.vmap)
+    jitted = _vmapped_outputs(dlax, dnp, lambda f: didax.jit(didax.vmap(f)))
+    for k, (g, j, w) in enumerate(zip(got, jitted, want, strict=True)):
+        np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-6, err_msg=str(k))
+        np.testing.assert_allclose(np.asarray(j), np.asarray(w), rtol=1e-6, err_msg=str(k))
