@@ -6,6 +6,7 @@ their operators (`x + y`, `x[0]`, `x.sum()`, `x.at[i].set(v)`).
 
 from didax import core
 from didax.numpy import indexing as _indexing
+from didax.numpy.indexing import take, take_along_axis  # noqa: F401
 from didax.numpy.lax_numpy import *  # noqa: F403 - this package is the public face of lax_numpy
 from didax.numpy.lax_numpy import OPERATORS, _ScalarType  # noqa: F401
 
