@@ -16,7 +16,7 @@ import builtins
 import operator
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from didax import core, dtypes, lax
@@ -38,11 +38,29 @@ class NonConcreteBooleanIndexError(IndexError):
 # ----------------------------------------------------------------------------- parsing
 
 
-@dataclass(frozen=True)
-class _Index:
+class _Index(NamedTuple):
     kind: str  # "int", "array", "bool", "slice", "none", "ellipsis"
     value: Any
     axes: tuple[int, ...] = ()  # the axes of the indexed array it consumes
+
+
+def _basic(index: Any, shape: tuple[int, ...]) -> list[_Index] | None:
+    """The fast path of `parse` for what eager code indexes with most: Python ints and
+    slices of Python ints (no None, `...` or arrays); None for anything else."""
+    entries = []
+    for axis, i in enumerate(index if type(index) is tuple else (index,)):
+        t = type(i)
+        if t is int:
+            entries.append(_Index("int", i, (axis,)))
+        elif t is builtins.slice and all(
+            type(v) is int or v is None for v in (i.start, i.stop, i.step)
+        ):
+            if i.step == 0:
+                return None
+            entries.append(_Index("slice", i, (axis,)))
+        else:
+            return None
+    return entries if len(entries) <= len(shape) else None
 
 
 def _is_array(i: Any) -> bool:
@@ -137,6 +155,8 @@ def parse(index: Any, shape: tuple[int, ...]) -> list[_Index]:
 
 
 def _expand_ellipsis(entries: list[_Index], ndim: int) -> list[_Index]:
+    if len(entries) == ndim and all(len(e.axes) == 1 and e.kind != "ellipsis" for e in entries):
+        return entries  # one entry per axis already
     out = []
     for e in entries:
         if e.kind == "ellipsis":
@@ -151,29 +171,33 @@ def _expand_ellipsis(entries: list[_Index], ndim: int) -> list[_Index]:
 # ----------------------------------------------------------------------------- static slicing
 
 
+_STATIC_KINDS = frozenset(("int", "slice", "none", "ellipsis"))
+
+
 def _static_slice(x: Any, entries: list[_Index], mode: GatherScatterMode) -> Any:
     """`x[idx]` by `slice`/`rev`/`squeeze`/`broadcast_in_dim`, or None when `idx` is not
     made of static ints (in bounds unless clipping) and slices."""
     shape = core.get_aval(x).shape
-    if any(e.kind not in ("int", "slice", "none", "ellipsis") for e in entries):
-        return None
-    for e in entries:
-        if e.kind == "int" and mode != GatherScatterMode.CLIP:
-            i, n = int(e.value), shape[e.axes[0]]
-            if not 0 <= (i + n if i < 0 else i) < n:
-                return None  # JAX then takes the dynamic_slice path, which clamps
+    clip = mode is GatherScatterMode.CLIP
     starts, limits, strides, rev_axes, squeeze_axes, new_axes = [], [], [], [], [], []
     for e in _expand_ellipsis(entries, len(shape)):
-        if e.kind == "none":
+        kind = e.kind
+        if kind not in _STATIC_KINDS:
+            return None
+        if kind == "none":
             new_axes.append(len(starts) - len(squeeze_axes) + len(new_axes))
             continue
-        (axis,) = e.axes
+        axis = e.axes[0]
         n = shape[axis]
-        if e.kind == "int":
-            if n == 0:
-                raise IndexError(f"index is out of bounds for axis {axis} with size 0")
+        if kind == "int":
             i = int(e.value)
-            i = builtins.min(builtins.max(i + n if i < 0 else i, 0), n - 1)
+            i = i + n if i < 0 else i
+            if not 0 <= i < n:
+                if not clip:
+                    return None  # JAX then takes the dynamic_slice path, which clamps
+                if n == 0:
+                    raise IndexError(f"index is out of bounds for axis {axis} with size 0")
+                i = builtins.min(builtins.max(i, 0), n - 1)
             starts.append(i)
             limits.append(i + 1)
             strides.append(1)
@@ -191,11 +215,9 @@ def _static_slice(x: Any, entries: list[_Index], mode: GatherScatterMode) -> Any
             limits.append(builtins.max(start, stop))
             strides.append(step)
     out = x
-    trivial = all(s == 1 for s in strides) and all(
-        (a, b) == (0, n) for a, b, n in zip(starts, limits, shape, strict=True)
-    )
-    if not trivial:
-        out = lax.slice(out, starts, limits, None if all(s == 1 for s in strides) else strides)
+    unit = strides.count(1) == len(strides)
+    if not unit or starts.count(0) != len(starts) or tuple(limits) != shape:
+        out = lax.slice(out, starts, limits, None if unit else strides)
     if rev_axes:
         out = slicing.rev(out, rev_axes)
     if squeeze_axes:
@@ -484,7 +506,10 @@ def rewriting_take(
 ) -> Any:
     """`x[index]` with JAX's options (what `x.at[index].get(...)` computes)."""
     x = jnp.asarray(x)
-    entries = parse(index, core.get_aval(x).shape)
+    shape = core.get_aval(x).shape
+    entries = _basic(index, shape) if mode is None else None
+    if entries is None:
+        entries = parse(index, shape)
     parsed = (
         GatherScatterMode.PROMISE_IN_BOUNDS if mode is None else GatherScatterMode.from_any(mode)
     )
@@ -499,6 +524,11 @@ def rewriting_take(
 
 def getitem(x: Any, index: Any) -> Any:
     """`x[index]`: NumPy's basic and advanced indexing. Like `jax.Array.__getitem__`."""
+    entries = _basic(index, core.get_aval(x).shape)
+    if entries is not None:  # the common eager case, straight to the static path
+        out = _static_slice(x, entries, GatherScatterMode.PROMISE_IN_BOUNDS)
+        if out is not None:
+            return out
     return rewriting_take(x, index)
 
 
