@@ -21,6 +21,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from didax import core, dtypes, lax
 from didax.array import Array
+from didax.interpreters import staging
 from didax.numpy import lax_numpy as jnp
 from didax.primitives import slicing
 from didax.primitives.slicing import (
@@ -834,19 +835,24 @@ class _IndexUpdateRef:
         return self._update(slicing.scatter_max, values, kwargs)
 
     def apply(self, func: Callable[[Any], Any], **kwargs: Any) -> Any:
-        """`x[idx] = func(x[idx])` (didax reads, applies and writes back: one gather, the
-        function, one scatter, where JAX records `func` inside one scatter)."""
-        get_kwargs = {
-            k: v for k, v in kwargs.items() if k in ("indices_are_sorted", "unique_indices")
-        }
-        mode = kwargs.get("mode")
-        get_mode = (
-            "fill" if GatherScatterMode.from_any(mode) == GatherScatterMode.FILL_OR_DROP else mode
-        )
-        current = self.get(
-            mode=get_mode, fill_value=0 if get_mode == "fill" else None, **get_kwargs
-        )
-        return self.set(func(current), **kwargs)
+        """`x[idx] = func(x[idx])`, `func` applied once per occurrence of an index: one
+        `scatter` carrying `func`'s jaxpr, as JAX's. Not differentiable (as in JAX)."""
+        dtype = core.get_aval(jnp.asarray(self.array)).dtype
+        scalar = core.ShapedArray((), dtype)
+        closed = staging.trace_to_jaxpr(lambda v, _: [func(v)], [scalar, scalar])
+        if closed.consts:
+            raise NotImplementedError(
+                "didax: .at[].apply of a function closing over arrays is not supported"
+            )
+
+        def op(x: Any, indices: Any, y: Any, dnums: Any, **options: Any) -> Any:
+            update_shape = core.get_aval(y).shape
+            return slicing.scatter_apply(
+                x, indices, closed.jaxpr, dnums, update_shape=update_shape, **options
+            )
+
+        zero = lax.convert_element_type(0, dtype)
+        return self._update(op, zero, kwargs)
 
 
 class _IndexUpdateHelper:

@@ -380,6 +380,35 @@ def _gather_lowering(ctx, x, idx, *, dimension_numbers, slice_sizes, mode, fill_
 # ----------------------------------------------------------------------------- scatter family
 
 
+def scatter_apply(
+    operand: Any,
+    scatter_indices: Any,
+    update_jaxpr: jaxpr.Jaxpr,
+    dimension_numbers: ScatterDimensionNumbers,
+    *,
+    update_shape: Sequence[int] = (),
+    indices_are_sorted: bool = False,
+    unique_indices: bool = False,
+    mode: Any = None,
+) -> Any:
+    """`operand` with the scalar function staged as `update_jaxpr` (two scalar arguments,
+    the second unused) applied at the indexed windows: a `scatter` carrying the function,
+    as `jax.lax.scatter_apply` binds it. Tracing the function is the caller's job (this
+    layer sits below the tracers); `didax.numpy`'s `x.at[idx].apply(f)` does it."""
+    unused = shape.full(tuple(update_shape), 0, core.get_aval(operand).dtype)
+    return scatter_p.bind(
+        operand,
+        scatter_indices,
+        unused,
+        dimension_numbers=ScatterDimensionNumbers(*(_tuple_ints(d) for d in dimension_numbers)),
+        indices_are_sorted=bool(indices_are_sorted),
+        mode=GatherScatterMode.from_any(mode),
+        unique_indices=bool(unique_indices),
+        update_consts=(),
+        update_jaxpr=update_jaxpr,
+    )
+
+
 def _scatter_update_jaxpr(prim: core.Primitive | None, dtype: np.dtype) -> Any:
     """The scalar combiner JAX records in a scatter's params (`add i j` for scatter-add)."""
     if prim is None:
@@ -513,7 +542,10 @@ def _scatter_impl_rule(ufunc: Any) -> core.ImplRule:
         u = u.reshape(batch_shape + tuple(sizes))
         mask = np.broadcast_to(in_bounds.reshape(batch_shape + (1,) * x.ndim), u.shape)
         coords = tuple(c[mask] for c in _window_coords(np.clip(starts, 0, upper), sizes))
-        if ufunc is None:
+        update_jaxpr = params.get("update_jaxpr")
+        if ufunc is None and update_jaxpr is not None:  # scatter-apply: x[c] = f(x[c])
+            _apply_at(x, coords, update_jaxpr)
+        elif ufunc is None:
             x[coords] = u[mask]
         else:
             ufunc.at(x, coords, u[mask])
@@ -522,11 +554,28 @@ def _scatter_impl_rule(ufunc: Any) -> core.ImplRule:
     return impl
 
 
+def _apply_at(x: np.ndarray, coords: tuple[np.ndarray, ...], update_jaxpr: Any) -> None:
+    """`x[c] = f(x[c])` at each coordinate, once per occurrence (a coordinate listed twice
+    gets `f(f(x[c]))`, as XLA applies the update computation per update)."""
+    flat = x.reshape(-1)  # a view: x is a fresh copy
+    lin = np.ravel_multi_index(coords, x.shape) if x.ndim else np.zeros(0, np.int64)
+    order = np.argsort(lin, kind="stable")
+    first = np.r_[True, lin[order][1:] != lin[order][:-1]] if lin.size else np.zeros(0, bool)
+    starts = np.maximum.accumulate(np.where(first, np.arange(lin.size), 0)) if lin.size else lin
+    rank = np.empty(lin.size, np.int64)
+    rank[order] = np.arange(lin.size) - starts
+    for r in range(int(rank.max(initial=-1)) + 1):  # the r-th occurrence of every coordinate
+        sel = lin[rank == r]
+        values = flat[sel]
+        (out,) = jaxpr.eval_jaxpr(update_jaxpr, [], values, values)
+        flat[sel] = np.asarray(out, x.dtype)
+
+
 def _scatter_abstract_eval(operand, indices, updates, *, dimension_numbers, **params):
     dn = dimension_numbers
     _index_aval_check("scatter", indices)
     combiner = params.get("update_jaxpr")
-    if combiner is not None and operand.dtype == dtypes.bool_:
+    if combiner is not None and combiner.eqns and operand.dtype == dtypes.bool_:
         name = combiner.eqns[0].primitive.name
         if name in ("add", "sub"):  # as lax.add and lax.sub, which take no bools
             raise TypeError(f"{name} does not accept dtype bool at position 0.")
@@ -661,6 +710,8 @@ def _scatter_jvp(primals, tangents, **params):
     # Duplicate indices: the same (last) update wins in the primal and the tangent here, as
     # in NumPy; XLA does not promise which one wins.
     (x, idx, u), (x_dot, _, u_dot) = primals, tangents
+    if params["update_jaxpr"] is not None:
+        raise NotImplementedError("scatter_apply JVP not implemented")
     out = scatter_p.bind(x, idx, u, **params)
     if isinstance(x_dot, Zero) and isinstance(u_dot, Zero):
         return [out], [Zero.like(out)]
@@ -788,7 +839,9 @@ def _scatter_vmap(prim: core.Primitive) -> core.VmapRule:
 
 
 def _scatter_lowering(prim: core.Primitive) -> core.LoweringRule:
-    def rule(ctx, x, idx, u, *, dimension_numbers, mode, unique_indices, indices_are_sorted, **_):
+    def rule(
+        ctx, x, idx, u, *, dimension_numbers, mode, unique_indices, indices_are_sorted, **params
+    ):
         x_aval, idx_aval, u_aval = ctx.avals_in
         dn = dimension_numbers
         if mode == GatherScatterMode.CLIP:
@@ -822,7 +875,12 @@ def _scatter_lowering(prim: core.Primitive) -> core.LoweringRule:
                 combine = {"add": "or_", "multiply": "and_", "minimum": "and_", "maximum": "or_"}[
                     combine
                 ]
-            ctx.hlo.return_([new if combine is None else getattr(ctx.hlo, combine)(old, new)])
+            update_jaxpr = params.get("update_jaxpr")
+            if combine is None and update_jaxpr is not None:  # scatter-apply: f(old)
+                (out,) = ctx.lower_jaxpr(jaxpr.ClosedJaxpr(update_jaxpr, []), [old, new])
+            else:
+                out = new if combine is None else getattr(ctx.hlo, combine)(old, new)
+            ctx.hlo.return_([out])
         return [op.results[0]]
 
     return rule
