@@ -40,7 +40,7 @@ class NonConcreteBooleanIndexError(IndexError):
 
 
 class _Index(NamedTuple):
-    kind: str  # "int", "array", "bool", "slice", "none", "ellipsis"
+    kind: str  # "int", "array", "bool", "slice", "none", "ellipsis"; "scalar_bool" (gather)
     value: Any
     axes: tuple[int, ...] = ()  # the axes of the indexed array it consumes
 
@@ -293,6 +293,27 @@ class _GatherPlan:
     indices_are_sorted: bool
     reversed_y_dims: tuple[int, ...]
     newaxis_dims: tuple[int, ...]
+    scalar_bool_dims: tuple[int, ...]  # axes to add to x first (`x[True]` indexes a new axis)
+
+
+def _expand_scalar_bools(
+    entries: list[_Index], shape: tuple[int, ...]
+) -> tuple[list[_Index], tuple[int, ...], tuple[int, ...]]:
+    """Each scalar boolean becomes an index array (`[0]` or `[]`) into a new size-1 axis,
+    inserted at the boolean's position in the index, as JAX does."""
+    dims = tuple(n for n, e in enumerate(entries) if e.kind == "scalar_bool")
+    if not dims:
+        return entries, shape, dims
+    new_shape, out, axis = list(shape), [], 0
+    for n, e in enumerate(entries):
+        if e.kind == "scalar_bool":
+            new_shape.insert(n, 1)
+            out.append(_Index("array", np.arange(int(e.value), dtype=np.int32), (axis,)))
+            axis += 1
+        else:
+            out.append(e._replace(axes=tuple(range(axis, axis + len(e.axes)))))
+            axis += len(e.axes)
+    return out, tuple(new_shape), dims
 
 
 def _expand_bool(entries: list[_Index]) -> list[_Index]:
@@ -309,8 +330,9 @@ def _expand_bool(entries: list[_Index]) -> list[_Index]:
                     f"Array boolean indices must be concrete; got {e.value.aval.str_short()}"
                 )
         value = np.asarray(value)
-        if value.ndim == 0:
-            raise IndexError("didax does not support scalar boolean indices")
+        if value.ndim == 0:  # kept for `_gather_plan`, which gives it a new axis
+            out.append(_Index("scalar_bool", bool(value), ()))
+            continue
         out.extend(
             _Index("array", nz.astype(np.int32), (a,))
             for nz, a in zip(np.nonzero(value), e.axes, strict=True)
@@ -354,6 +376,7 @@ def _gather_plan(entries: list[_Index], shape: tuple[int, ...]) -> _GatherPlan:
     is_adv = [i for i, e in enumerate(entries) if e.kind in ("array", "int")]
     contiguous = all(b - a == 1 for a, b in zip(is_adv, is_adv[1:]))
     entries = _expand_ellipsis(entries, len(shape))
+    entries, shape, scalar_bool_dims = _expand_scalar_bools(entries, shape)
     entries = [
         e if e.kind not in ("int", "array") else _normalize(e, shape[e.axes[0]]) for e in entries
     ]
@@ -463,6 +486,7 @@ def _gather_plan(entries: list[_Index], shape: tuple[int, ...]) -> _GatherPlan:
         indices_are_sorted=not advanced,
         reversed_y_dims=tuple(reversed_y_dims),
         newaxis_dims=tuple(newaxis_dims),
+        scalar_bool_dims=scalar_bool_dims,
     )
 
 
@@ -477,9 +501,9 @@ def _gather(
     shape = core.get_aval(x).shape
     _check_bool_shapes(entries, shape)
     plan = _gather_plan(_expand_bool(entries), shape)
+    y = lax.expand_dims(x, plan.scalar_bool_dims) if plan.scalar_bool_dims else x
     if 0 in plan.slice_shape:
         return lax.full(plan.slice_shape, 0, core.get_aval(x).dtype)
-    y = x
     if 0 not in core.get_aval(plan.indices).shape:
         y = slicing.gather(
             y,
@@ -733,6 +757,8 @@ def _scatter(
         y = lax.squeeze(y, plan.newaxis_dims)
     if plan.reversed_y_dims:
         y = slicing.rev(y, plan.reversed_y_dims)
+    if plan.scalar_bool_dims:
+        x = lax.expand_dims(x, plan.scalar_bool_dims)
     dnums = ScatterDimensionNumbers(
         update_window_dims=plan.dnums.offset_dims,
         inserted_window_dims=plan.dnums.collapsed_slice_dims,
@@ -747,6 +773,8 @@ def _scatter(
         unique_indices=plan.unique_indices or unique_indices,
         mode=mode,
     )
+    if plan.scalar_bool_dims:
+        out = lax.squeeze(out, plan.scalar_bool_dims)
     return lax.convert_element_type(out, x_aval.dtype, x_aval.weak_type)
 
 

@@ -71,6 +71,12 @@ GETITEM = [
     "x[jnp_int(1), ::2]",
     "x[jnp_int(1), 1:3]",
     "x[1:1]",
+    "x[True]",
+    "x[False]",
+    "x[1, True]",
+    "x[True, i]",
+    "x[..., True]",
+    "x[None, True, ::2]",
     "x[i[:0]]",
 ]
 
@@ -100,6 +106,9 @@ AT = [
     "x.at[None, 1].set(9.0)",
     "x.at[1:3, ::2].add(1)",
     "x.at[0].apply(lambda v: v * 2)",
+    "x.at[True].set(1.0)",
+    "x.at[0, False].add(1.0)",
+    "x.at[1, True, i].multiply(3.0)",
     "x.at[np.array([0, 0, 2])].apply(lambda v: v + 1)",
     "x.at[i, ::-1].apply(np_sin)",
     "xi.at[1].apply(lambda v: v * 3)",
