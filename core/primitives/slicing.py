@@ -1,5 +1,6 @@
-"""Indexing primitives: gather, the scatter family (scatter, scatter-add, scatter-mul,
-scatter-min, scatter-max), dynamic_slice, dynamic_update_slice and rev.
+"""Indexing primitives: gather, the scatter family (scatter, scatter-add, scatter-sub,
+scatter-mul, scatter-min, scatter-max; `scatter` with a function is `.at[].apply`),
+dynamic_slice, dynamic_update_slice and rev.
 
 Layer 2 (`didax.primitives`), after `dot`. The dimension numbers (`GatherDimensionNumbers`,
 `ScatterDimensionNumbers`) and `GatherScatterMode` are JAX's, and print as JAX prints them,
@@ -115,6 +116,11 @@ def _window_coords(starts: np.ndarray, sizes: Sequence[int]) -> tuple[np.ndarray
         )
         coords.append(np.broadcast_to(start + offsets, starts.shape[:-1] + tuple(sizes)))
     return tuple(coords)
+
+
+def _shifted(dims: Sequence[int]) -> tuple[int, ...]:
+    """Dimension numbers after a new leading (batch) axis."""
+    return tuple(d + 1 for d in dims)
 
 
 def _index_aval_check(name: str, indices: ShapedArray) -> None:
@@ -289,8 +295,8 @@ def _gather_vmap(axis_size, vals, dims, *, dimension_numbers, slice_sizes, **par
     idx = shape.move_axis(idx, idx_bdim, 0, axis_size) if idx_bdim is not NOT_MAPPED else idx
     if x_bdim is NOT_MAPPED:  # a new leading batch dim of the indices: a new output batch dim
         new_dn = dn._replace(
-            offset_dims=tuple(d + 1 for d in dn.offset_dims),
-            start_indices_batching_dims=tuple(d + 1 for d in dn.start_indices_batching_dims),
+            offset_dims=_shifted(dn.offset_dims),
+            start_indices_batching_dims=_shifted(dn.start_indices_batching_dims),
         )
         return [
             gather_p.bind(x, idx, dimension_numbers=new_dn, slice_sizes=slice_sizes, **params)
@@ -298,13 +304,12 @@ def _gather_vmap(axis_size, vals, dims, *, dimension_numbers, slice_sizes, **par
     x = shape.move_axis(x, x_bdim, 0, axis_size)
     if idx_bdim is NOT_MAPPED:
         idx = shape.move_axis(idx, NOT_MAPPED, 0, axis_size)
-    up = lambda ds: tuple(d + 1 for d in ds)  # noqa: E731
     new_dn = GatherDimensionNumbers(
-        offset_dims=up(dn.offset_dims),
-        collapsed_slice_dims=up(dn.collapsed_slice_dims),
-        start_index_map=up(dn.start_index_map),
-        operand_batching_dims=(0, *up(dn.operand_batching_dims)),
-        start_indices_batching_dims=(0, *up(dn.start_indices_batching_dims)),
+        offset_dims=_shifted(dn.offset_dims),
+        collapsed_slice_dims=_shifted(dn.collapsed_slice_dims),
+        start_index_map=_shifted(dn.start_index_map),
+        operand_batching_dims=(0, *_shifted(dn.operand_batching_dims)),
+        start_indices_batching_dims=(0, *_shifted(dn.start_indices_batching_dims)),
     )
     out = gather_p.bind(x, idx, dimension_numbers=new_dn, slice_sizes=(1, *slice_sizes), **params)
     return [out], [0]
@@ -329,9 +334,9 @@ def _index_bounds(ctx, idx_aval, index_map, operand_shape, window_sizes):
 
 
 def _clamp_indices(ctx, idx, idx_aval, index_map, operand_shape, window_sizes):
-    from_common = ctx.constant(np.zeros(idx_aval.shape, idx_aval.dtype), idx_aval.dtype)
+    zeros = ctx.constant(np.zeros(idx_aval.shape, idx_aval.dtype), idx_aval.dtype)
     upper = _index_bounds(ctx, idx_aval, index_map, operand_shape, window_sizes)
-    return ctx.hlo.clamp(from_common, idx, upper)
+    return ctx.hlo.clamp(zeros, idx, upper)
 
 
 @core.lowering_rules.register(gather_p)
@@ -825,13 +830,12 @@ def _scatter_vmap(prim: core.Primitive) -> core.VmapRule:
     def rule(axis_size, vals, dims, *, dimension_numbers, **params):
         x, idx, u = (shape.move_axis(v, d, 0, axis_size) for v, d in zip(vals, dims, strict=True))
         dn = dimension_numbers
-        up = lambda ds: tuple(d + 1 for d in ds)  # noqa: E731
         new_dn = ScatterDimensionNumbers(
-            update_window_dims=up(dn.update_window_dims),
-            inserted_window_dims=up(dn.inserted_window_dims),
-            scatter_dims_to_operand_dims=up(dn.scatter_dims_to_operand_dims),
-            operand_batching_dims=(0, *up(dn.operand_batching_dims)),
-            scatter_indices_batching_dims=(0, *up(dn.scatter_indices_batching_dims)),
+            update_window_dims=_shifted(dn.update_window_dims),
+            inserted_window_dims=_shifted(dn.inserted_window_dims),
+            scatter_dims_to_operand_dims=_shifted(dn.scatter_dims_to_operand_dims),
+            operand_batching_dims=(0, *_shifted(dn.operand_batching_dims)),
+            scatter_indices_batching_dims=(0, *_shifted(dn.scatter_indices_batching_dims)),
         )
         return [prim.bind(x, idx, u, dimension_numbers=new_dn, **params)], [0]
 
