@@ -3,7 +3,7 @@ control flow. Like `jax.lax`.
 
 Layer 2 package. Family modules, in import order: common (rule factories), convert, shape
 (structural ops, reduce_sum, and the helpers other rules use), comparison, elementwise,
-reductions, dot. This `__init__` only re-exports.
+reductions, dot, sort. This `__init__` only re-exports.
 """
 
 from didax.lax.comparison import (
@@ -65,6 +65,7 @@ from didax.lax.shape import (
     stack,
     transpose,
 )
+from didax.lax.sort import sort
 
 __all__ = [
     "abs",
@@ -116,6 +117,7 @@ __all__ = [
     "sign",
     "sin",
     "slice",
+    "sort",
     "sqrt",
     "squeeze",
     "stack",
