@@ -35,7 +35,7 @@ for i, name in enumerate(
 ):
     ORDER[f"didax.{name}"] = (1, i)
 for i, name in enumerate(
-    ["common", "convert", "shape", "comparison", "elementwise", "reductions", "dot"]
+    ["common", "convert", "shape", "comparison", "elementwise", "reductions", "dot", "sort"]
 ):
     ORDER[f"didax.lax.{name}"] = (2, i)
 ORDER["didax.lax"] = (2, 99)  # the package re-exports its families
