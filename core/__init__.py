@@ -27,7 +27,7 @@ from didax.api import (
     vjp,
     vmap,
 )
-from didax.array import Array
+from didax.array import Array, ShapeDtypeStruct
 from didax.backend import device_put, devices
 from didax.control_flow.custom_derivatives import custom_jvp, custom_vjp
 from didax.control_flow.jit import block_until_ready, jit
@@ -38,6 +38,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Array",
+    "ShapeDtypeStruct",
     "ClosedJaxpr",
     "ConcretizationTypeError",
     "Jaxpr",

@@ -45,7 +45,7 @@ for i, name in enumerate(["staging", "jvp", "vmap", "partial_eval", "transpose",
 ORDER["didax.control_flow"] = (4, -1)
 # jit and custom_derivatives import no other control flow; scan uses cond's helpers;
 # while_loop uses both (fori_loop with static bounds is a scan).
-for i, name in enumerate(["jit", "custom_derivatives", "cond", "scan", "while_loop"]):
+for i, name in enumerate(["argnums", "jit", "custom_derivatives", "cond", "scan", "while_loop"]):
     ORDER[f"didax.control_flow.{name}"] = (4, i)
 for i, name in enumerate(
     ["didax.api", "didax.numpy.lax_numpy", "didax.numpy", "didax.nn", "didax.test_util", "didax"]

@@ -173,7 +173,7 @@ def _inner_jit(fn: Any, name: str, static_argnums: tuple[int, ...] = ()) -> Any:
     nothing being traced it just runs, eagerly with NumPy like the rest of didax.numpy (an
     inline jit is part of its caller)."""
     fn.__name__ = name
-    jitted = _jit(fn, static_argnums, inline=True)
+    jitted = _jit(fn, static_argnums=static_argnums, inline=True)
 
     def call(*args: Any) -> Any:
         return fn(*args) if core.trace_state() is core.EAGER_STATE else jitted(*args)
