@@ -8,6 +8,7 @@ This module only re-exports (layer 5).
 
 from didax import (  # noqa: F401
     core,
+    debug,
     dtypes,
     lax,  # noqa: F401
     nn,  # noqa: F401
@@ -27,8 +28,10 @@ from didax.api import (
     vjp,
     vmap,
 )
+from didax.api_more import device_get, device_put, eval_shape, jacobian, typeof
 from didax.array import Array, ShapeDtypeStruct
-from didax.backend import device_put, devices
+from didax.backend import devices
+from didax.config import config
 from didax.control_flow.custom_derivatives import custom_jvp, custom_vjp
 from didax.control_flow.jit import block_until_ready, jit
 from didax.core import ConcretizationTypeError, UnexpectedTracerError
@@ -60,7 +63,12 @@ __all__ = [
     "custom_jvp",
     "custom_vjp",
     "block_until_ready",
+    "config",
+    "device_get",
     "device_put",
+    "eval_shape",
+    "jacobian",
+    "typeof",
     "devices",
     "jit",
 ]

@@ -151,6 +151,10 @@ class LoweringContext:
         return replace(self, **changes)
 
 
+# Primitives with an effect (a print): dead-code elimination keeps their equations even when
+# nothing reads their outputs, and `jit` evaluates programs holding them eagerly.
+effectful: set[Primitive] = set()
+
 # Operators of Array and Tracer (`x + y`, `x[0]`, `x.sum()`) dispatch through this table,
 # which `didax.numpy` fills at import: the array classes sit below the numpy layer.
 operator_table: dict[str, Callable[..., Any]] = {}
@@ -204,10 +208,14 @@ class ShapedArray:
             self._hash = hash((self.shape, self.dtype, self.weak_type))
             return self._hash
 
-    def __repr__(self) -> str:
-        return f"ShapedArray({self.str_short()}{', weak_type=True' if self.weak_type else ''})"
+    def __str__(self) -> str:  # JAX spells the dtype out here: float32[3], ~float32[] if weak
+        weak = "~" if self.weak_type else ""
+        return f"{weak}{self.dtype.name}[{','.join(map(str, self.shape))}]"
 
-    __str__ = str_short
+    def __repr__(self) -> str:
+        shape = ",".join(map(str, self.shape))
+        weak = ", weak_type=True" if self.weak_type else ""
+        return f"ShapedArray({self.dtype.name}[{shape}]{weak})"
 
 
 def types_match(a: ShapedArray, b: ShapedArray) -> bool:
@@ -503,7 +511,27 @@ UNARY_METHODS = {
     "transpose": "transpose_method",
     "squeeze": "squeeze",
     "dot": "dot",
+    "std": "std",
+    "var": "var",
+    "round": "round",
+    "conj": "conj",
+    "conjugate": "conjugate",
+    "cumsum": "cumsum",
+    "cumprod": "cumprod",
+    "argmin": "argmin",
+    "argsort": "argsort",
+    "sort": "sort",
+    "all": "all",
+    "any": "any",
+    "ravel": "ravel",
+    "flatten": "flatten",
+    "clip": "clip",
 }
+PROPERTIES = {"real": "real", "imag": "imag"}
+
+
+def _property(name: str) -> property:
+    return property(lambda self: operator_table[name](self))
 
 
 def install_operators(cls: type) -> type:
@@ -521,6 +549,9 @@ def install_operators(cls: type) -> type:
     for dunder, name in REFLECTED_OPERATORS.items():
         if dunder not in cls.__dict__:
             setattr(cls, dunder, _reflected(name))
+    for attr, name in PROPERTIES.items():
+        if attr not in cls.__dict__:
+            setattr(cls, attr, _property(name))
     return cls
 
 

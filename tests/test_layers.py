@@ -23,6 +23,7 @@ PACKAGES = {"core": "didax", "magics": "didax.magics", "widgets": "didax.widgets
 ORDER: dict[str, tuple[int, int]] = {}
 for i, name in enumerate(
     [
+        "config",
         "dtypes",
         "core",
         "array",
@@ -35,7 +36,17 @@ for i, name in enumerate(
 ):
     ORDER[f"didax.{name}"] = (1, i)
 for i, name in enumerate(
-    ["common", "convert", "shape", "comparison", "elementwise", "reductions", "dot", "sort"]
+    [
+        "common",
+        "convert",
+        "shape",
+        "comparison",
+        "elementwise",
+        "reductions",
+        "dot",
+        "sort",
+        "debugging",
+    ]
 ):
     ORDER[f"didax.lax.{name}"] = (2, i)
 ORDER["didax.lax"] = (2, 99)  # the package re-exports its families
@@ -48,7 +59,20 @@ ORDER["didax.control_flow"] = (4, -1)
 for i, name in enumerate(["argnums", "jit", "custom_derivatives", "cond", "scan", "while_loop"]):
     ORDER[f"didax.control_flow.{name}"] = (4, i)
 for i, name in enumerate(
-    ["didax.api", "didax.numpy.lax_numpy", "didax.numpy", "didax.nn", "didax.test_util", "didax"]
+    [
+        "didax.api",
+        "didax.api_more",
+        "didax.debug",
+        "didax.numpy.lax_numpy",
+        "didax.numpy.extra",
+        "didax.numpy.linalg",
+        "didax.numpy",
+        "didax.nn",
+        "didax.scipy.special",
+        "didax.scipy",
+        "didax.test_util",
+        "didax",
+    ]
 ):
     ORDER[name] = (5, i)
 

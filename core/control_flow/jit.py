@@ -29,7 +29,7 @@ from didax.core import Zero
 from didax.interpreters import lowering, partial_eval, staging, transpose
 from didax.interpreters.jvp import jvp_jaxpr
 from didax.interpreters.vmap import batched_out_dims, vmap_jaxpr
-from didax.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var, eval_jaxpr
+from didax.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var, eval_jaxpr, has_effects
 from didax.tree_util import PyTreeDef, tree_flatten, tree_map, tree_unflatten
 
 CACHE_SIZE = 64  # executables kept per jitted function (least recently used dropped first)
@@ -72,7 +72,10 @@ def _compile(jaxpr: ClosedJaxpr, name: str) -> tuple[backend.Executable, dict[st
 
 
 def _jit_impl(*args: Any, name: str, jaxpr: ClosedJaxpr, inline: bool = False) -> list:
-    if inline:  # part of its caller's program: evaluated the way the caller is, eagerly
+    # a program that prints (debug_print) runs equation by equation: no host callbacks
+    if inline or derived(
+        jaxpr, ("effects",), lambda: has_effects(jaxpr)
+    ):  # part of its caller's program: evaluated the way the caller is, eagerly
         with core.new_base_main():
             outs = eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *args)
         return [core.to_numpy(x) for x in outs]
@@ -362,6 +365,7 @@ class JitFunction:
             state.dynamic is None
             and not consts
             and not any(isinstance(x, core.Tracer) for x in leaves)
+            and not derived(entry.closed, ("effects",), lambda: has_effects(entry.closed))
         ):
             if entry.executable is None:
                 self._compile(entry)

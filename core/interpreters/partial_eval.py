@@ -23,7 +23,16 @@ from typing import Any, NamedTuple
 from didax import core, dtypes
 from didax.core import ShapedArray, Zero
 from didax.interpreters import jvp as jvp_interp
-from didax.jaxpr import Atom, ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, literal
+from didax.jaxpr import (
+    Atom,
+    ClosedJaxpr,
+    Jaxpr,
+    JaxprEqn,
+    Literal,
+    Var,
+    eqn_has_effects,
+    literal,
+)
 
 # --------------------------------------------------------------------------- rules
 
@@ -227,7 +236,7 @@ def live_eqns(eqns: Sequence[JaxprEqn], outvars: Sequence[Atom]) -> list[JaxprEq
     live = {x for x in outvars if isinstance(x, Var)}
     kept = []
     for eqn in reversed(eqns):
-        if any(v in live for v in eqn.outvars):
+        if any(v in live for v in eqn.outvars) or eqn_has_effects(eqn):
             kept.append(eqn)
             live.update(x for x in eqn.invars if isinstance(x, Var))
     kept.reverse()

@@ -23,12 +23,12 @@ class JaxprTracer(core.Tracer):
     """A variable of the jaxpr being built: its type, and the `Var` (or `Literal`) that
     equations reading it will name."""
 
-    __slots__ = ("aval", "var")
+    __slots__ = ("aval", "jaxpr_var")  # not `var`: that is the `x.var()` method
 
     def __init__(self, trace: JaxprTrace, aval: ShapedArray, var: Var | Literal) -> None:
         self._trace = trace
         self.aval = aval
-        self.var = var
+        self.jaxpr_var = var
 
 
 class JaxprBuilder:
@@ -53,7 +53,7 @@ class JaxprBuilder:
             tracer = JaxprTracer(trace, aval, literal(_scalar_value(val), aval))
         else:
             tracer = self.new_tracer(trace, aval)
-            self.constvals[tracer.var] = val
+            self.constvals[tracer.jaxpr_var] = val
         self.const_tracers[id(val)] = tracer
         self.consts_seen.append(val)
         return tracer
@@ -63,7 +63,10 @@ class JaxprBuilder:
     ) -> ClosedJaxpr:
         constvars = list(self.constvals)
         jaxpr = Jaxpr(
-            constvars, [t.var for t in in_tracers], [t.var for t in out_tracers], list(self.eqns)
+            constvars,
+            [t.jaxpr_var for t in in_tracers],
+            [t.jaxpr_var for t in out_tracers],
+            list(self.eqns),
         )
         return ClosedJaxpr(jaxpr, [self.constvals[v] for v in constvars])
 
@@ -90,7 +93,9 @@ class JaxprTrace(core.Trace):
     def process_primitive(self, primitive, tracers, params):
         avals_out = core.abstract_eval_rules[primitive](*[t.aval for t in tracers], **params)
         outvars = [Var(a) for a in avals_out]
-        self.builder.eqns.append(JaxprEqn(primitive, [t.var for t in tracers], outvars, params))
+        self.builder.eqns.append(
+            JaxprEqn(primitive, [t.jaxpr_var for t in tracers], outvars, params)
+        )
         return [JaxprTracer(self, v.aval, v) for v in outvars]
 
 
