@@ -74,6 +74,7 @@ class PartialVal(NamedTuple):
 
 class PartialEvalTracer(core.Tracer):
     __slots__ = ("pval", "atom")
+    stands_for_linear_tangent = True  # a JVPTracer holding one prints as JAX's GradTracer
 
     def __init__(self, trace: PartialEvalTrace, pval: PartialVal, atom: Atom | None) -> None:
         self._trace = trace

@@ -25,6 +25,9 @@ class JaxprTracer(core.Tracer):
 
     __slots__ = ("aval", "jaxpr_var")  # not `var`: that is the `x.var()` method
 
+    def __repr__(self) -> str:  # as JAX 0.10.2 prints the tracer of jit and make_jaxpr
+        return f"JitTracer({self.aval})"
+
     def __init__(self, trace: JaxprTrace, aval: ShapedArray, var: Var | Literal) -> None:
         self._trace = trace
         self.aval = aval
