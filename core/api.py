@@ -19,7 +19,7 @@ from didax.interpreters import jvp as jvp_interp
 from didax.interpreters import partial_eval, staging, transpose
 from didax.interpreters import vmap as vmap_interp
 from didax.jaxpr import ClosedJaxpr, eval_jaxpr
-from didax.lax import shape
+from didax.primitives import shape
 from didax.tree_util import PyTreeDef, broadcast_prefix, tree_flatten, tree_map, tree_unflatten
 
 

@@ -28,10 +28,10 @@ from didax.interpreters.partial_eval import dce_jaxpr, partial_eval_jaxpr, parti
 from didax.interpreters.transpose import transpose_jaxpr
 from didax.interpreters.vmap import batched_out_dims, vmap_jaxpr
 from didax.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, eval_jaxpr
-from didax.lax import shape
-from didax.lax.comparison import eq, ne, select_n
-from didax.lax.convert import convert_element_type, stop_gradient
-from didax.lax.elementwise import clamp
+from didax.primitives import shape
+from didax.primitives.comparison import eq, ne, select_n
+from didax.primitives.convert import convert_element_type, stop_gradient
+from didax.primitives.elementwise import clamp
 from didax.tree_util import PyTreeDef, tree_flatten, tree_unflatten
 
 # ============================================================================ shared helpers

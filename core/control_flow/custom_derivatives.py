@@ -24,7 +24,7 @@ from didax.interpreters import staging
 from didax.interpreters.jvp import JVPTrace, JVPTracer
 from didax.interpreters.vmap import vmap_flat, vmap_jaxpr
 from didax.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr
-from didax.lax import shape
+from didax.primitives import shape
 from didax.tree_util import PyTreeDef, tree_flatten, tree_unflatten
 
 # --------------------------------------------------------------------------- helpers

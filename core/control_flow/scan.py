@@ -41,8 +41,8 @@ from didax.interpreters.partial_eval import partial_eval_jaxpr, partial_eval_jax
 from didax.interpreters.transpose import transpose_jaxpr
 from didax.interpreters.vmap import batched_out_dims, vmap_jaxpr
 from didax.jaxpr import ClosedJaxpr, JaxprEqn, Var
-from didax.lax import common, shape
-from didax.lax.elementwise import add_any
+from didax.primitives import common, shape
+from didax.primitives.elementwise import add_any
 from didax.tree_util import PyTreeDef, tree_flatten, tree_unflatten
 
 scan_p = core.Primitive("scan", multiple_results=True)

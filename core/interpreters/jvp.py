@@ -16,7 +16,7 @@ from didax import core
 from didax.core import Zero
 from didax.interpreters import staging
 from didax.jaxpr import ClosedJaxpr, eval_jaxpr
-from didax.lax import shape
+from didax.primitives import shape
 
 
 class JVPTracer(core.Tracer):

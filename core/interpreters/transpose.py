@@ -18,8 +18,8 @@ from didax import core
 from didax.core import UndefinedPrimal, Zero
 from didax.interpreters import partial_eval, staging
 from didax.jaxpr import Atom, ClosedJaxpr, Jaxpr, Literal, Var
-from didax.lax import shape
-from didax.lax.elementwise import add_tangents
+from didax.primitives import shape
+from didax.primitives.elementwise import add_tangents
 
 
 def backward_pass(

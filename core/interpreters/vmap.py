@@ -15,7 +15,7 @@ from didax import core
 from didax.core import NOT_MAPPED
 from didax.interpreters import staging
 from didax.jaxpr import ClosedJaxpr, eval_jaxpr
-from didax.lax import shape
+from didax.primitives import shape
 
 
 class BatchTracer(core.Tracer):

@@ -19,8 +19,8 @@ from didax import core, dtypes, lax
 from didax.array import Array
 from didax.array import asarray as _asarray_concrete
 from didax.control_flow.jit import jit as _jit
-from didax.lax import elementwise as _ew
-from didax.lax import shape as _shape
+from didax.primitives import elementwise as _ew
+from didax.primitives import shape as _shape
 
 # ----------------------------------------------------------------------------- dtypes
 

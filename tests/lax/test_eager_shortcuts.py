@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from didax import core, dtypes
 from didax.array import Array
-from didax.lax import elementwise as ew
+from didax.primitives import elementwise as ew
 
 SHORTCUT_PRIMS = sorted(
     (p for p in vars(ew).values() if isinstance(p, core.Primitive) and p.eager is not None),

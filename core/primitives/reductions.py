@@ -12,10 +12,10 @@ from typing import Any
 import numpy as np
 from didax import core, dtypes
 from didax.core import ShapedArray, Zero
-from didax.lax import common, shape
-from didax.lax.comparison import eq
-from didax.lax.convert import convert_element_type
-from didax.lax.elementwise import div, mul
+from didax.primitives import common, shape
+from didax.primitives.comparison import eq
+from didax.primitives.convert import convert_element_type
+from didax.primitives.elementwise import div, mul
 
 
 def _reducer(name: str, fn: Any) -> core.Primitive:

@@ -17,8 +17,8 @@ from typing import Any
 import numpy as np
 from didax import core, dtypes, pretty
 from didax.core import NOT_MAPPED, ShapedArray, UndefinedPrimal, Zero
-from didax.lax import common
-from didax.lax.convert import _scalar_constant, convert_element_type
+from didax.primitives import common
+from didax.primitives.convert import _scalar_constant, convert_element_type
 
 # ----------------------------------------------------------------------------- broadcast_in_dim
 

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 from didax import core, dtypes, tree_util
 from didax.core import ShapedArray, Zero
-from didax.lax import common
+from didax.primitives import common
 
 convert_element_type_p = core.Primitive("convert_element_type")
 

@@ -1,7 +1,7 @@
 """`sort`: a multi-operand sort along one dimension, ordered lexicographically by the first
 `num_keys` operands; the others ride along. Like `jax.lax.sort` (`sort_p`).
 
-Layer 2. NaNs sort last and -0.0 equals 0.0, as in NumPy and JAX. The jvp sorts the tangents
+Layer 2 (`didax.primitives`). NaNs sort last and -0.0 equals 0.0, as in NumPy and JAX. The jvp sorts the tangents
 together with the keys, as a second `sort`; that sort is linear in its non-key operands, and
 its transpose applies the inverse permutation by sorting the cotangent by the permutation.
 """
@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 from didax import core, dtypes
 from didax.core import ShapedArray, UndefinedPrimal, Zero
-from didax.lax import common, shape
+from didax.primitives import common, shape
 
 sort_p = core.Primitive("sort", multiple_results=True)
 

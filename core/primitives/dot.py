@@ -13,9 +13,9 @@ from typing import Any
 import numpy as np
 from didax import core, dtypes, pretty
 from didax.core import NOT_MAPPED, ShapedArray, UndefinedPrimal, Zero
-from didax.lax import common, shape
-from didax.lax.convert import convert_element_type
-from didax.lax.elementwise import add_tangents
+from didax.primitives import common, shape
+from didax.primitives.convert import convert_element_type
+from didax.primitives.elementwise import add_tangents
 
 DimensionNumbers = tuple[
     tuple[tuple[int, ...], tuple[int, ...]], tuple[tuple[int, ...], tuple[int, ...]]

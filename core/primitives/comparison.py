@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 from didax import core, dtypes
 from didax.core import NOT_MAPPED, ShapedArray, UndefinedPrimal, Zero
-from didax.lax import common, shape
+from didax.primitives import common, shape
 
 
 def _comparison(name: str, fn: Callable[..., Any]) -> core.Primitive:

@@ -15,9 +15,9 @@ from typing import Any
 import numpy as np
 from didax import core, dtypes
 from didax.core import ShapedArray, UndefinedPrimal, Zero
-from didax.lax import common, shape
-from didax.lax.comparison import and_p, eq, gt, lt, select_n
-from didax.lax.convert import _scalar_constant, convert_element_type
+from didax.primitives import common, shape
+from didax.primitives.comparison import and_p, eq, gt, lt, select_n
+from didax.primitives.convert import _scalar_constant, convert_element_type
 
 
 def _unary(name: str, fn: Callable[..., Any], *, floats_only: bool = True) -> core.Primitive:

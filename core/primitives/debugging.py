@@ -1,7 +1,7 @@
 """`debug_print`: print formatted array values from inside transformed code. The primitive
 behind `didax.debug.print`; like JAX 0.10.2's `debug_print_p`.
 
-Layer 2. A primitive with an effect and no outputs: dead-code elimination keeps it
+Layer 2 (`didax.primitives`). A primitive with an effect and no outputs: dead-code elimination keeps it
 (`core.effectful`), its jvp prints the primal values, its vmap rule prints once per batch
 element in order (as JAX's does), and it has no transpose (it takes no linear input). There
 is no host callback in didax's compiled programs: a jitted function whose program holds a
@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 from didax import core
-from didax.lax import shape
+from didax.primitives import shape
 from didax.tree_util import PyTreeDef, tree_flatten, tree_unflatten
 
 debug_print_p = core.Primitive("debug_print", multiple_results=True)
