@@ -20,7 +20,14 @@ from didax.interpreters import partial_eval, staging, transpose
 from didax.interpreters import vmap as vmap_interp
 from didax.jaxpr import ClosedJaxpr, eval_jaxpr
 from didax.primitives import shape
-from didax.tree_util import PyTreeDef, broadcast_prefix, tree_flatten, tree_map, tree_unflatten
+from didax.tree_util import (
+    Partial,
+    PyTreeDef,
+    broadcast_prefix,
+    tree_flatten,
+    tree_map,
+    tree_unflatten,
+)
 
 
 def _arg_names(fn: Callable[..., Any], n: int) -> list[str]:
@@ -375,14 +382,14 @@ def _vjp(fn: Callable[..., Any], leaves: list[Any], in_tree: PyTreeDef, has_aux:
     else:
         flat_fn, out_tree = flatten_fun(fn, in_tree)
         trees = lambda: (out_tree(), None)  # noqa: E731
-    outs, fn_vjp_flat = transpose.vjp_flat(flat_fn, leaves)
+    outs, fn_vjp_flat, residuals = transpose.vjp_flat(flat_fn, leaves)
     tree, rebuild_aux = trees()
     n_out = tree.num_leaves
     out_avals = [core.get_aval(x) for x in outs[:n_out]]
     in_avals = [core.get_aval(x) for x in leaves]
     name = getattr(fn, "__name__", "fn")
 
-    def fn_vjp(*cts: Any) -> tuple:
+    def pullback(residuals: list[Any], *cts: Any) -> tuple:
         __tracebackhide__ = True
         if len(cts) != 1:
             raise TypeError(
@@ -411,7 +418,7 @@ def _vjp(fn: Callable[..., Any], leaves: list[Any], in_tree: PyTreeDef, has_aux:
                     f"type {aval.str_short()}"
                 )
         cts_all = [*ct_leaves, *(core.Zero.like(x) for x in outs[n_out:])]
-        cts_in = fn_vjp_flat(cts_all)
+        cts_in = fn_vjp_flat(residuals, cts_all)
         return tree_unflatten(
             in_tree,
             [
@@ -420,6 +427,8 @@ def _vjp(fn: Callable[..., Any], leaves: list[Any], in_tree: PyTreeDef, has_aux:
             ],
         )
 
+    # a pytree holding the residuals, as JAX's: it can be passed into and out of `jit`
+    fn_vjp = Partial(pullback, residuals)
     out = tree_unflatten(tree, outs[:n_out])
     if has_aux:
         return out, fn_vjp, rebuild_aux(outs[n_out:])

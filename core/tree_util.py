@@ -7,6 +7,7 @@ flat lists of arrays; `tree_flatten` turns a user's nested arguments into leaves
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -203,3 +204,27 @@ def broadcast_prefix(prefix: Any, full_treedef: PyTreeDef, tree_for_error: str =
 
     go(prefix, full_treedef)
     return out
+
+
+class Partial(functools.partial):
+    """A `functools.partial` that is a pytree: its arguments are children, its function the
+    aux data, so it can go into and out of transformed functions. Like
+    `jax.tree_util.Partial`."""
+
+    def __new__(cls, func: Callable[..., Any], *args: Any, **kw: Any) -> Partial:
+        if isinstance(func, functools.partial):
+            # keep `func`'s own bound arguments out of this node's children (Python would
+            # merge them): call it through a plain function
+            inner = func
+
+            def func(*a: Any, **k: Any) -> Any:
+                return inner(*a, **k)
+
+        return super().__new__(cls, func, *args, **kw)
+
+
+register_pytree_node(
+    Partial,
+    lambda p: ((p.args, p.keywords), p.func),
+    lambda func, xs: Partial(func, *xs[0], **xs[1]),
+)

@@ -88,8 +88,9 @@ def _jvp_trace(leaves: Sequence[Any]) -> JVPTrace | None:
 
 
 def _eager() -> bool:
-    state = core.trace_state()
-    return len(state.stack) == 1 and state.dynamic is None
+    # nothing stages this call: the arguments are values (an outer jvp's rule may be running,
+    # as JAX's rules run on values) and no jit or make_jaxpr is tracing
+    return core.trace_state().dynamic is None
 
 
 def _long(aval: ShapedArray) -> str:

@@ -64,8 +64,9 @@ def _convert_transpose(cts, x, *, new_dtype, weak_type):
     (ct,) = cts
     if isinstance(ct, Zero):
         return [Zero(x.aval)]
-    if core.get_aval(ct).dtype == x.aval.dtype:  # a weak-type-only change needs no undoing
-        return [ct]
+    ct_aval = core.get_aval(ct)
+    if ct_aval.dtype == x.aval.dtype and ct_aval.weak_type == x.aval.weak_type:
+        return [ct]  # JAX undoes a weak-type-only change too: grad of a weak input is weak
     return [convert_element_type(ct, x.aval.dtype, x.aval.weak_type)]
 
 
