@@ -79,7 +79,7 @@ from didax.primitives.shape import (
     stack,
     transpose,
 )
-from didax.primitives.sort import sort
+from didax.primitives.sort import rev, sort
 
 __all__ = [
     "abs",
@@ -127,6 +127,7 @@ __all__ = [
     "reduce_prod",
     "reduce_sum",
     "rem",
+    "rev",
     "reshape",
     "scan",
     "round",

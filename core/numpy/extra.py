@@ -273,14 +273,22 @@ def sort(
     stable: bool = True,
     descending: bool = False,
 ) -> Any:
-    """Like `jax.numpy.sort` (NaNs last; `descending=True` is not supported)."""
+    """Like `jax.numpy.sort` (NaNs last; with `descending`, first)."""
     jnp._check_arraylike("sort", a)
-    _no_descending("sort", descending, order)
+    _no_order("sort", order)
     a = jnp.asarray(a)
     if axis is None:
         a, axis = ravel(a), 0
     axis = jnp._axis(axis, _aval(a).ndim)
-    return lax.sort(a, dimension=axis, is_stable=stable)
+    return _sort_jit(a, axis, bool(stable), bool(descending))
+
+
+def _sort(a: Any, axis: int, stable: bool, descending: bool) -> Any:
+    out = lax.sort(a, dimension=axis, is_stable=stable)
+    return lax.rev(out, (axis,)) if descending else out
+
+
+_sort_jit = jnp._inner_jit(_sort, "sort", static_argnums=(1, 2, 3))
 
 
 def argsort(
@@ -292,22 +300,30 @@ def argsort(
     stable: bool = True,
     descending: bool = False,
 ) -> Any:
-    """Like `jax.numpy.argsort` (`descending=True` is not supported)."""
+    """Like `jax.numpy.argsort` (ties keep their order, descending too, as in JAX)."""
     jnp._check_arraylike("argsort", a)
-    _no_descending("argsort", descending, order)
+    _no_order("argsort", order)
     a = jnp.asarray(a)
     if axis is None:
         a, axis = ravel(a), 0
     axis = jnp._axis(axis, _aval(a).ndim)
+    return _argsort_jit(a, axis, bool(stable), bool(descending))
+
+
+def _argsort(a: Any, axis: int, stable: bool, descending: bool) -> Any:
     iota = lax.broadcasted_iota(_i32, _aval(a).shape, axis)
-    return lax.sort((a, iota), dimension=axis, is_stable=stable, num_keys=1)[1]
+    if descending:  # reversed, sorted, reversed back: stable ties in descending order
+        a, iota = lax.rev(a, (axis,)), lax.rev(iota, (axis,))
+    out = lax.sort((a, iota), dimension=axis, is_stable=stable, num_keys=1)[1]
+    return lax.rev(out, (axis,)) if descending else out
 
 
-def _no_descending(name: str, descending: bool, order: Any) -> None:
+_argsort_jit = jnp._inner_jit(_argsort, "argsort", static_argnums=(1, 2, 3))
+
+
+def _no_order(name: str, order: Any) -> None:
     if order is not None:
         raise TypeError(f"'order' argument to {name} is not supported.")
-    if descending:
-        raise NotImplementedError(f"{name}(descending=True) is not supported by didax yet")
 
 
 # ----------------------------------------------------------------------------- products

@@ -1,5 +1,6 @@
 """`sort`: a multi-operand sort along one dimension, ordered lexicographically by the first
-`num_keys` operands; the others ride along. Like `jax.lax.sort` (`sort_p`).
+`num_keys` operands; the others ride along. Like `jax.lax.sort` (`sort_p`). And `rev`, which
+reverses dimensions (`jax.lax.rev`): descending sorts are a sort between two reversals.
 
 Layer 2 (`didax.primitives`). NaNs sort last and -0.0 equals 0.0, as in NumPy and JAX. The jvp sorts the tangents
 together with the keys, as a second `sort`; that sort is linear in its non-key operands, and
@@ -150,3 +151,34 @@ def _equal(ctx: core.LoweringContext, a: Any, b: Any, dtype: np.dtype) -> Any:
 
 def _isnan(ctx: core.LoweringContext, a: Any, dtype: np.dtype) -> Any:
     return common.compare(ctx, a, a, "NE", dtype)
+
+
+# ----------------------------------------------------------------------------- rev
+
+rev_p = core.Primitive("rev")
+
+
+def rev(operand: Any, dimensions: Sequence[int]) -> Any:
+    """Reverse `operand` along `dimensions`. Like `jax.lax.rev`."""
+    ndim = core.get_aval(operand).ndim
+    dims = tuple(int(d) for d in dimensions)
+    if any(not 0 <= d < ndim for d in dims) or len(set(dims)) != len(dims):
+        raise ValueError(f"rev: dimensions {dims} are out of range or repeated for rank {ndim}")
+    return rev_p.bind(operand, dimensions=dims)
+
+
+core.impl_rules.register(rev_p, lambda x, *, dimensions: [np.flip(x, dimensions).copy()])
+core.abstract_eval_rules.register(rev_p, common.same_aval)
+core.jvp_rules.register(rev_p, common.linear_unary_jvp(rev))
+core.transpose_rules.register(rev_p, common.linear_unary_transpose(rev))
+
+
+@core.vmap_rules.register(rev_p)
+def _rev_vmap(axis_size, vals, dims, *, dimensions):
+    (x,), (d,) = vals, dims
+    return [rev(x, tuple(i + (i >= d) for i in dimensions))], [d]
+
+
+core.lowering_rules.register(
+    rev_p, lambda ctx, x, *, dimensions: [ctx.hlo.reverse(x, list(dimensions))]
+)

@@ -93,3 +93,22 @@ def test_sort_errors():
         dlax.sort((np.ones(3), np.ones(4)))
     with pytest.raises(ValueError, match="num_keys"):
         dlax.sort((np.ones(3),), num_keys=2)
+
+
+@pytest.mark.parametrize("dims", [(0,), (1,), (0, 1)])
+def test_rev_eval_jit_vmap_grad(dims):
+    want = jax.lax.rev(X, dims)
+    for fn in (dlax.rev, didax.jit(dlax.rev, static_argnums=1)):
+        np.testing.assert_array_equal(np.asarray(fn(X, dims)), np.asarray(want))
+    got = didax.vmap(lambda x: dlax.rev(x, (0,)), in_axes=1)(X)
+    np.testing.assert_array_equal(
+        np.asarray(got), np.asarray(jax.vmap(lambda x: jax.lax.rev(x, (0,)), in_axes=1)(X))
+    )
+    w = np.arange(12.0, dtype=np.float32).reshape(2, 6)
+    x = X[:, :2].repeat(3, axis=1)
+    got = didax.grad(lambda x: (dlax.rev(x, dims) * w).sum())(np.nan_to_num(x))
+    want = jax.grad(lambda x: (jax.lax.rev(x, dims) * w).sum())(np.nan_to_num(x))
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want))
+    assert str(didax.make_jaxpr(lambda x: dlax.rev(x, dims))(X)) == str(
+        jax.make_jaxpr(lambda x: jax.lax.rev(x, dims))(X)
+    )

@@ -66,6 +66,15 @@ CASES = [
     ("sort_none", lambda m, x: m.sort(x, axis=None), (M,), True),
     ("sort_special", lambda m, x: m.sort(x), (SPECIAL,), False),
     ("argsort", lambda m, x: m.argsort(x), (M,), False),
+    ("sort_desc", lambda m, x: m.sort(x, descending=True), (SPECIAL,), False),
+    ("sort_desc_grad", lambda m, x: m.sort(x, axis=0, descending=True), (M,), True),
+    (
+        "argsort_desc",
+        lambda m, x: m.argsort(x, descending=True),
+        (np.array([2, 1, 2, 1, 0], np.int32),),
+        False,
+    ),
+    ("argsort_desc_axis0", lambda m, x: m.argsort(x, axis=0, descending=True), (M,), False),
     ("argsort_ties", lambda m, x: m.argsort(x), (np.array([2, 1, 2, 1, 0], np.int32),), False),
     ("outer", lambda m, x, y: m.outer(x, y), (V, M[0]), True),
     ("kron", lambda m, x, y: m.kron(x, y), (M[:2, :2], S[:3, :2]), True),
@@ -202,9 +211,22 @@ def test_vmap_of_new_functions():
 
 
 def test_unsupported_raise():
-    with pytest.raises(NotImplementedError, match="descending"):
-        dnp.sort(V, descending=True)
     with pytest.raises(NotImplementedError, match="einsum"):
         dnp.einsum("ii->", S)
     with pytest.raises(NotImplementedError, match="ord=2"):
         dnp.linalg.norm(M, ord=2)
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda m, x: m.sort(x),
+        lambda m, x: m.sort(x, axis=0, descending=True),
+        lambda m, x: m.argsort(x),
+        lambda m, x: m.argsort(x, axis=0, descending=True),
+    ],
+)
+def test_sort_jaxprs_as_jax(fn):
+    got = didax.make_jaxpr(lambda x: fn(dnp, x))(M)
+    want = jax.make_jaxpr(lambda x: fn(jnp, x))(M)
+    assert str(got) == str(want)
