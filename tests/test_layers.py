@@ -29,8 +29,8 @@ for i, name in enumerate(
     [
         "config",
         "dtypes",
-        "core",
         "array",
+        "core",
         "backend",
         # pretty sits before jaxpr (pretty.py's docstring says why)
         "pretty",
@@ -58,9 +58,11 @@ ORDER["didax.interpreters"] = (3, -1)
 for i, name in enumerate(["staging", "jvp", "vmap", "partial_eval", "transpose", "lowering"]):
     ORDER[f"didax.interpreters.{name}"] = (3, i)
 ORDER["didax.control_flow"] = (4, -1)
-# jit and custom_derivatives import no other control flow; scan uses cond's helpers;
-# while_loop uses both (fori_loop with static bounds is a scan).
-for i, name in enumerate(["argnums", "jit", "custom_derivatives", "cond", "scan", "while_loop"]):
+# common holds the helpers cond, scan and while_loop share; jit and custom_derivatives import
+# no other control flow; while_loop uses scan (fori_loop with static bounds is a scan).
+for i, name in enumerate(
+    ["common", "argnums", "jit", "custom_derivatives", "cond", "scan", "while_loop"]
+):
     ORDER[f"didax.control_flow.{name}"] = (4, i)
 for i, name in enumerate(
     # didax.lax is the facade over primitives (layer 2) and control flow (layer 4)

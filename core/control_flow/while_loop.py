@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 from didax import core, dtypes
-from didax.control_flow.cond import (
+from didax.control_flow.common import (
     as_array,
     check_carry_type,
     check_leaves,
