@@ -62,9 +62,8 @@ def _convert_jvp(primals, tangents, *, new_dtype, weak_type):
 @core.transpose_rules.register(convert_element_type_p)
 def _convert_transpose(cts, x, *, new_dtype, weak_type):
     (ct,) = cts
-    ct_aval = core.get_aval(ct)
-    if ct_aval.dtype == x.aval.dtype and ct_aval.weak_type == x.aval.weak_type:
-        return [ct]  # JAX undoes a weak-type-only change too: grad of a weak input is weak
+    if core.get_aval(ct).dtype == x.aval.dtype:  # a weak-type-only change needs no undoing
+        return [ct]
     return [convert_element_type(ct, x.aval.dtype, x.aval.weak_type)]
 
 
