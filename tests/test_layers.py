@@ -28,6 +28,7 @@ ORDER: dict[str, tuple[int, int]] = {}
 for i, name in enumerate(
     [
         "config",
+        "source_info",
         "dtypes",
         "array",
         "core",
@@ -36,6 +37,7 @@ for i, name in enumerate(
         "pretty",
         "jaxpr",
         "tree_util",
+        "api_util",
     ]
 ):
     ORDER[f"didax.{name}"] = (1, i)
@@ -49,7 +51,10 @@ for i, name in enumerate(
         "elementwise",
         "reductions",
         "dot",
-        "sort",
+        "bits",
+        "special",
+        "sorting",
+        "rev",
         "debugging",
     ]
 ):
@@ -71,11 +76,14 @@ for i, name in enumerate(
         "didax.api",
         "didax.api_more",
         "didax.debug",
+        "didax.errors",
         "didax.numpy.lax_numpy",
         "didax.numpy.extra",
         "didax.numpy.linalg",
         "didax.numpy",
         "didax.nn",
+        "didax.random",
+        "didax.tree",
         "didax.scipy.special",
         "didax.scipy",
         "didax.test_util",
@@ -92,6 +100,9 @@ PUBLIC = {
     "didax.lax",
     "didax.nn",
     "didax.tree_util",
+    "didax.random",
+    "didax.tree",
+    "didax.errors",
     "didax.core",
     "didax.pretty",
 }

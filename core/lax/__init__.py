@@ -20,6 +20,13 @@ from didax.primitives import (  # noqa: F401 - the families, for `lax.elementwis
     reductions,
     shape,
 )
+from didax.primitives.bits import (
+    bitcast_convert_type,
+    bitwise_xor,
+    shift_left,
+    shift_right_arithmetic,
+    shift_right_logical,
+)
 from didax.primitives.comparison import (
     bitwise_and,
     bitwise_not,
@@ -64,6 +71,7 @@ from didax.primitives.elementwise import (
     tanh,
 )
 from didax.primitives.reductions import argmax, reduce_max, reduce_min, reduce_prod
+from didax.primitives.rev import rev
 from didax.primitives.shape import (
     broadcast_in_dim,
     broadcasted_iota,
@@ -79,9 +87,20 @@ from didax.primitives.shape import (
     stack,
     transpose,
 )
-from didax.primitives.sort import rev, sort
+from didax.primitives.sorting import sort, sort_key_val
+from didax.primitives.special import erf, erf_inv, nextafter
 
 __all__ = [
+    "bitcast_convert_type",
+    "bitwise_xor",
+    "erf",
+    "erf_inv",
+    "nextafter",
+    "shift_left",
+    "shift_right_arithmetic",
+    "shift_right_logical",
+    "sort",
+    "sort_key_val",
     "abs",
     "add",
     "add_any",
