@@ -15,6 +15,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from didax import api_util
+
 _POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
 _KEYWORD = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
 
@@ -30,7 +32,9 @@ class ArgSpec:
 
     def static_positions(self, nargs: int) -> set[int]:
         """Indices of the static positional arguments of a call with `nargs` of them."""
-        return {i % nargs for i in self.static_argnums if -nargs <= i < nargs}
+        # as JAX: numbers past the end are dropped (a `*args` function called with fewer
+        # arguments), a negative one out of range is an error
+        return set(api_util.ensure_inbounds(self.static_argnums, nargs, allow_invalid=True))
 
 
 def index_tuple(x: Any, what: str) -> tuple[int, ...]:
