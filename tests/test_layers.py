@@ -73,7 +73,12 @@ ALLOWED = {
 }
 
 # Functions that may import: `import didax` must not import IPython.
-HOOKS = {("didax", "load_ipython_extension"), ("didax", "unload_ipython_extension")}
+HOOKS = {
+    ("didax", "load_ipython_extension"),
+    ("didax", "unload_ipython_extension"),
+    # ClosedJaxpr's rich display (called by IPython only) builds a didax.widgets view
+    ("didax.jaxpr", "_repr_mimebundle_"),
+}
 
 
 @dataclass(frozen=True)

@@ -72,6 +72,19 @@ def ip(shell):
     return shell
 
 
+def _final_displays(outputs: list[dict]) -> list[dict]:
+    # what a front end ends up showing: an update (`display(..., display_id=True)` then
+    # `handle.update(...)`, as %jit's progress) replaces the output with its display id
+    shown: list[dict] = []
+    for o in outputs:
+        did = (o.get("transient") or {}).get("display_id")
+        if o.get("update") and did is not None:
+            shown = [o if (p.get("transient") or {}).get("display_id") == did else p for p in shown]
+        else:
+            shown.append(o)
+    return [o["data"] for o in shown]
+
+
 @pytest.fixture
 def run(ip):
     def run_cell(code: str) -> Ran:
@@ -80,7 +93,7 @@ def run(ip):
         try:
             with capture_output(display=False) as captured:
                 res = ip.run_cell(code)
-            displays = [o["data"] for o in ip.display_pub.outputs]
+            displays = _final_displays(ip.display_pub.outputs)
         finally:
             ip.display_pub = publisher
         return Ran(

@@ -68,7 +68,7 @@ def test_jaxpr_returns_closed_jaxpr_and_displays_it(run):
     expected = str(didax.make_jaxpr(_f)(X))
     assert str(j) == expected
     [bundle] = ran.displays
-    assert set(bundle) == {"text/plain", "text/html"}
+    assert set(bundle) == {"text/plain", "text/html", "application/vnd.jupyter.widget-view+json"}
     plain = bundle["text/plain"]
     assert plain.splitlines()[0] == "jaxpr of f(x)"
     assert expected in plain
@@ -221,7 +221,7 @@ def test_vmap_quoted_and_equals_option_values(run):
             "%grad --foo f(x)",
             ("%grad: unknown option --foo (options: --argnums, --jaxpr); see %grad?"),
         ),
-        ("%jit -q f(x)", "%jit: unknown option -q (options: -n, -o, -r); see %jit?"),
+        ("%jit -q f(x)", "%jit: unknown option -q (options: --budget, -n, -o, -r); see %jit?"),
         (
             "%grad --argnums x f(x)",
             (

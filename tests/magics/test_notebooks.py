@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+WIDGET = "application/vnd.jupyter.widget-view+json"
+
 pytestmark = pytest.mark.notebooks
 
 try:
@@ -59,5 +61,5 @@ def test_magics_tour_runs(kernel_name):
             magic_cells += 1
             displays = [o for o in cell.outputs if o.output_type == "display_data"]
             assert len(displays) == 1, cell.source
-            assert set(displays[0]["data"]) == {"text/plain", "text/html"}
+            assert set(displays[0]["data"]) == {"text/plain", "text/html", WIDGET}
     assert magic_cells == 6
