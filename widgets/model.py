@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from didax import pretty
+from didax import core, pretty
 from grandalf.graphs import Edge as _GEdge
 from grandalf.graphs import Graph as _GGraph
 from grandalf.graphs import Vertex as _GVertex
@@ -39,7 +39,18 @@ TokenKind = pretty.TokenKind
 def printed_lines(jaxpr: Any) -> list[tuple[int, tuple[Any, ...]]]:
     """The jaxpr as the printer lays it out: (indent, tokens) lines, each token with a
     `.kind` (a `TokenKind`) and `.text`. Every view reads the printer through here."""
-    return pretty.jaxpr_lines(jaxpr)
+    return printed(jaxpr)[0]
+
+
+def printed(jaxpr: Any) -> tuple[list[tuple[int, tuple[Any, ...]]], dict[int, str]]:
+    """The printer's lines and the names it gave the variables (id(var) -> name), from one
+    layout of the program."""
+    top = _open(jaxpr)
+    laid_out = getattr(pretty, "_laid_out", None)
+    if laid_out is None:  # pragma: no cover - a printer without it: name var by var
+        return pretty.jaxpr_lines(top), {id(v): pretty.var_name_in(top, v) for v in _all_vars(top)}
+    printer, lines = laid_out(top)
+    return lines, {id(v): name for v, name in printer.names.names.items()}
 
 
 def print_params(eqn: Any) -> list[tuple[str, Any]]:
@@ -241,10 +252,16 @@ def _folds(lines: Sequence[Line], eqn_lines: Sequence[tuple[int, int]]) -> tuple
     return tuple(Fold(a, b, kind) for a, b, kind in kept)
 
 
-def jaxpr_model(closed: Any, inputs: Sequence[Row] = (), outputs: Sequence[Row] = ()) -> JaxprModel:
-    """The model of a (closed) jaxpr: its printed tokens, annotated."""
+def jaxpr_model(
+    closed: Any, inputs: Sequence[Row] | None = None, outputs: Sequence[Row] | None = None
+) -> JaxprModel:
+    """The model of a (closed) jaxpr: its printed tokens, annotated. `inputs`/`outputs`
+    None: rows of each input's and output's variable and type."""
     top = _open(closed)
-    raw = printed_lines(closed)
+    raw, names = printed(closed)
+    default_ins, default_outs = _io_rows(top, names)
+    inputs = default_ins if inputs is None else inputs
+    outputs = default_outs if outputs is None else outputs
     order = _print_order(top)
     prim_tokens = [t.text for _, ts in raw for t in ts if t.kind is TokenKind.PRIMITIVE]
     aligned = prim_tokens == [e.primitive.name for e, _, _ in order]
@@ -311,8 +328,10 @@ def _eqn_ranges(starts: Sequence[tuple[int, int]], n_lines: int) -> list[tuple[i
 
 def io_rows(closed: Any) -> tuple[tuple[Row, ...], tuple[Row, ...]]:
     """Input and output rows of a jaxpr without call labels: `a:f32[3]` and its position."""
-    top = _open(closed)
-    names = var_names(closed)
+    return _io_rows(_open(closed), printed_names(closed))
+
+
+def _io_rows(top: Any, names: dict[int, str]) -> tuple[tuple[Row, ...], tuple[Row, ...]]:
     ins = tuple(
         Row(f"{names.get(id(v), '?')}:{v.aval.str_short()}", f"argument {i}")
         for i, v in enumerate(top.invars)
@@ -333,12 +352,7 @@ def _atom_text(v: Any, names: dict[int, str]) -> str:
 def printed_names(closed: Any) -> dict[int, str]:
     """id(var) -> the name the printer gives it, for every variable it prints (nested
     jaxprs included: one naming is shared by the whole printout)."""
-    top = _open(closed)
-    laid_out = getattr(pretty, "_laid_out", None)
-    if laid_out is not None:  # one layout names every variable
-        printer, _ = laid_out(top)
-        return {id(v): name for v, name in printer.names.names.items()}
-    return {id(v): pretty.var_name_in(top, v) for v in _all_vars(top)}  # pragma: no cover
+    return printed(closed)[1]
 
 
 def _all_vars(j: Any) -> Iterator[Any]:
@@ -677,8 +691,7 @@ def value_text(x: Any, threshold: int = 20) -> str:
         arr = np.asarray(x)
     except Exception:  # noqa: BLE001 - anything without an array form shows its repr
         return repr(x)
-    aval = getattr(x, "aval", None)
-    kind = aval.str_short() if aval is not None else f"{arr.dtype.name}{list(arr.shape)}"
+    kind = core.get_aval(x).str_short() if core.is_arraylike(x) else arr.dtype.name
     body = np.array2string(arr, threshold=threshold, edgeitems=3, prefix=kind + " ")
     return f"{kind} {body}"
 

@@ -84,10 +84,6 @@ class JaxprView(_Fallbacks, w.VBox):
         args: Sequence[Any] | None = None,
         graph: bool = True,
     ) -> None:
-        if inputs is None or outputs is None:
-            ins, outs = m.io_rows(closed)
-            inputs = ins if inputs is None else inputs
-            outputs = outs if outputs is None else outputs
         self.closed = closed
         self.jaxpr_model = m.jaxpr_model(closed, inputs, outputs)
         self.uid = mk.new_uid()
