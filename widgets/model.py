@@ -835,7 +835,42 @@ class StepperState:
             return True
         if name == "while":
             return self._enter_while(f, eqn, invals, done)
+        if name == "scan":
+            return self._enter_scan(f, eqn, invals, done)
         return False
+
+    def _enter_scan(self, f: Frame, eqn: Any, invals: list[Any], done: Any) -> bool:
+        p = eqn.params
+        nc, nk, length = p["num_consts"], p["num_carry"], p["length"]
+        consts, carry, xs = invals[:nc], invals[nc : nc + nk], invals[nc + nk :]
+        body = p["jaxpr"]
+        ys: list[list[Any]] = []
+        step = [0]
+
+        def index(i: int) -> int:
+            return length - 1 - i if p.get("reverse") else i
+
+        def next_iteration(outs: list[Any] | None) -> None:
+            nonlocal carry
+            if outs is not None:
+                carry, y = outs[:nk], outs[nk:]
+                ys.append(y)
+            if step[0] == length:
+                order = ys[::-1] if p.get("reverse") else ys
+                n_ys = len(_open(body).outvars) - nk
+                stacked = [np.stack([np.asarray(y[k]) for y in order]) for k in range(n_ys)]
+                done([*carry, *stacked])
+                return
+            i = index(step[0])
+            step[0] += 1
+            label = f"{f.label} > scan iteration {step[0]} of {length}"
+            x_i = [np.asarray(x)[i] for x in xs]
+            self._push(
+                body, getattr(body, "consts", []), [*consts, *carry, *x_i], label, next_iteration
+            )
+
+        next_iteration(None)
+        return True
 
     def _enter_while(self, f: Frame, eqn: Any, invals: list[Any], done: Any) -> bool:
         p = eqn.params

@@ -145,7 +145,7 @@ class JaxprView(_Fallbacks, w.VBox):
 class Stepper(_Fallbacks, w.VBox):
     """Evaluates a closed jaxpr one equation at a time through the kernel: next, previous,
     run to the end, reset. The next equation is highlighted; each variable's type and value
-    appear as it is defined; `jit`, `cond`'s taken branch and `while` iterations are entered
+    appear as it is defined; `jit`, `cond`'s taken branch, `while` and `scan` iterations are entered
     (the values table says where: `program > while iteration 2`)."""
 
     def __init__(self, closed: Any, *args: Any) -> None:

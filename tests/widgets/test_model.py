@@ -209,3 +209,17 @@ def test_value_text_and_seconds():
     assert m.value_text(X).startswith("f32[3] [0.5")
     assert m.format_seconds(0.0123) == "12.3 ms"
     assert m.format_seconds(None) == "-"
+
+
+def test_stepper_enters_scan_iterations_with_a_counter():
+    def f(x):
+        return lax.scan(lambda c, a: (c + a, c * a), 0.0, x, reverse=True)
+
+    closed = didax.make_jaxpr(f)(X)
+    s = m.StepperState(closed, (X,))
+    s.run()
+    carry, ys = f(X)
+    np.testing.assert_allclose(np.asarray(s.outputs[0]), np.asarray(carry), rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(s.outputs[1]), np.asarray(ys), rtol=1e-6)
+    wheres = [w for w, _, _ in s.log]
+    assert "program > scan iteration 3 of 3" in wheres
