@@ -12,15 +12,21 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-from didax import core, dtypes
+from didax import array, core, dtypes
 from didax.array import Array
-from didax.core import NOT_MAPPED
 from didax.interpreters import jvp as jvp_interp
 from didax.interpreters import partial_eval, staging, transpose
 from didax.interpreters import vmap as vmap_interp
 from didax.jaxpr import ClosedJaxpr, eval_jaxpr
-from didax.lax import shape
-from didax.tree_util import PyTreeDef, broadcast_prefix, tree_flatten, tree_map, tree_unflatten
+from didax.primitives import shape
+from didax.tree_util import (
+    PyTreeDef,
+    broadcast_prefix,
+    flatten_fun,
+    tree_flatten,
+    tree_map,
+    tree_unflatten,
+)
 
 
 def _arg_names(fn: Callable[..., Any], n: int) -> list[str]:
@@ -45,24 +51,6 @@ def _check_leaves(leaves: Sequence[Any], fn: Callable[..., Any], what: str) -> N
                 f"of {getattr(fn, '__name__', fn)} is not a valid didax type: "
                 "expected arrays, scalars, or pytrees of them"
             )
-
-
-def flatten_fun(
-    fn: Callable[..., Any], in_tree: PyTreeDef
-) -> tuple[Callable[..., list[Any]], Callable[[], PyTreeDef]]:
-    """`fn` as a function of flat leaves returning flat leaves; the second function returns
-    the output tree structure once the first has been called."""
-    store: list[PyTreeDef] = []
-
-    def flat_fn(*leaves: Any) -> list[Any]:
-        __tracebackhide__ = True  # engine frame: IPython leaves it out of tracebacks
-        args = tree_unflatten(in_tree, leaves)
-        out = fn(*args)
-        out_leaves, out_tree = tree_flatten(out)
-        store[:] = [out_tree]
-        return out_leaves
-
-    return flat_fn, lambda: store[0]
 
 
 def _static_split(args: tuple, static_argnums: Sequence[int]) -> tuple[list, Callable]:
@@ -142,7 +130,7 @@ def jvp(fn: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any])
                 "jvp called with different primal and tangent shapes; got primal "
                 f"shape {pa.shape} and tangent shape {ta.shape}"
             )
-        if core.tangent_aval(pa).dtype != ta.dtype and dtypes.is_float(pa.dtype):
+        if pa.dtype != ta.dtype and dtypes.is_float(pa.dtype):
             raise TypeError(
                 "primal and tangent arguments to jvp do not match; dtypes must be "
                 f"equal, got {pa.dtype.name} and {ta.dtype.name}"
@@ -207,20 +195,7 @@ def vmap(fn: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0) -> Callabl
         outs, out_dims = vmap_interp.vmap_flat(flat_fn, axis_size, dims, leaves)
         tree = out_tree()
         dsts = broadcast_prefix(out_axes, tree, "vmap out_axes")
-        moved = []
-        for val, d, dst in zip(outs, out_dims, dsts, strict=True):
-            if dst is None:
-                if d is not NOT_MAPPED:
-                    raise ValueError("vmap has mapped output but out_axes is None")
-                moved.append(val)
-            else:
-                ndim = core.get_aval(val).ndim + (1 if d is NOT_MAPPED else 0)
-                if not -ndim <= dst < ndim:
-                    raise ValueError(
-                        f"vmap out_axes {dst} is out of bounds for an output of rank {ndim}"
-                    )
-                moved.append(shape.move_axis(val, d, dst % ndim, axis_size))
-        return tree_unflatten(tree, moved)
+        return tree_unflatten(tree, vmap_interp.move_out_axes(outs, out_dims, dsts, axis_size))
 
     return batched
 
@@ -324,7 +299,7 @@ def linearize(fn: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[...,
     primals_out, lin, in_linear, out_nonzero = partial_eval.linearize_flat(flat_fn, leaves)
     tree = out_tree()
     in_avals = [core.get_aval(x) for x in leaves]
-    out_avals = [core.tangent_aval(core.get_aval(x)) for x in primals_out]
+    out_avals = [core.get_aval(x) for x in primals_out]
 
     def fn_jvp(*tangents: Any) -> Any:
         __tracebackhide__ = True
@@ -341,7 +316,7 @@ def linearize(fn: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[...,
                     "linearized function called on tangent values inconsistent "
                     "with the original primal values:\nGot tangent aval "
                     f"{ta.str_short()} for primal aval {p.str_short()} but "
-                    f"expected {core.tangent_aval(p).str_short()}."
+                    f"expected {p.str_short()}."
                 )
         lin_in = [t for t, is_lin in zip(t_leaves, in_linear, strict=True) if is_lin]
         outs = iter(eval_jaxpr(lin.jaxpr, lin.consts, *lin_in))
@@ -406,7 +381,7 @@ def _vjp(fn: Callable[..., Any], leaves: list[Any], in_tree: PyTreeDef, has_aux:
                 raise ValueError(
                     "unexpected type (e.g. shape/dtype) for argument to VJP "
                     f"function: got {ct_aval.str_short()}, but expected "
-                    f"{core.tangent_aval(aval).str_short()} because the "
+                    f"{aval.str_short()} because the "
                     "corresponding output of the differentiated function had "
                     f"type {aval.str_short()}"
                 )
@@ -511,7 +486,7 @@ def value_and_grad(
 
 def _one_like(x: Any) -> Any:
     aval = core.get_aval(x)
-    return core.wrap_eager(np.ones((), aval.dtype), aval.weak_type)
+    return array.eager_result(np.ones((), aval.dtype), aval.weak_type)
 
 
 def grad(

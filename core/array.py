@@ -1,20 +1,196 @@
-"""`didax.Array`: what didax operations return, eager or jitted.
+"""`didax.Array`: what didax operations return, eager or jitted; its abstract value
+`ShapedArray`; and the operator table through which Array and Tracer operators dispatch.
 
-Layer 1. An Array holds either a NumPy value (eager results) or a device buffer (results of a
-compiled call, which stay on the device until read). Reading `np.asarray(x)` copies a device
-buffer to the host once and keeps the copy. Operators forward to `core.operator_table`, which
-`didax.numpy` fills, so this module needs nothing above layer 1.
+Layer 1, below core.py: core's eval interpreter builds its results with `eager_result`
+directly, and core.py re-exports `ShapedArray`, `to_numpy` and the operator table (the
+extension API's `ShapedArray`). An Array holds either a NumPy value (eager results) or a
+device buffer (results of a compiled call, which stay on the device until read). Reading
+`np.asarray(x)` copies a device buffer to the host once and keeps the copy. Operators forward
+to `operator_table`, which `didax.numpy` fills, so this module needs nothing above it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from didax import core, dtypes
+from didax import dtypes
+
+# Operators of Array and Tracer (`x + y`, `x[0]`, `x.sum()`) dispatch through this table,
+# which `didax.numpy` fills at import: the array classes sit below the numpy layer.
+operator_table: dict[str, Callable[..., Any]] = {}
+
+# --------------------------------------------------------------------------- abstract values
 
 
-@core.install_operators
+class ShapedArray:
+    """The abstract value of an array: shape, dtype and whether the dtype is weak."""
+
+    __slots__ = ("shape", "dtype", "weak_type", "_hash")
+    array_abstraction_level = 1
+
+    def __init__(self, shape: tuple[int, ...], dtype: Any, weak_type: bool = False) -> None:
+        self.shape = tuple(shape)
+        self.dtype = np.dtype(dtype)
+        self.weak_type = weak_type
+
+    ndim = property(lambda self: len(self.shape))
+    size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
+
+    @classmethod
+    def make(cls, shape: tuple[int, ...], dtype: np.dtype, weak_type: bool) -> ShapedArray:
+        """Construct from an already canonical tuple and np.dtype (the eager hot path)."""
+        aval = object.__new__(cls)
+        aval.shape, aval.dtype, aval.weak_type = shape, dtype, weak_type
+        return aval
+
+    def update(self, **changes: Any) -> ShapedArray:
+        fields = {"shape": self.shape, "dtype": self.dtype, "weak_type": self.weak_type}
+        return ShapedArray(**{**fields, **changes})
+
+    def strip_weak_type(self) -> ShapedArray:
+        return ShapedArray(self.shape, self.dtype) if self.weak_type else self
+
+    def str_short(self) -> str:
+        return f"{dtypes.short_name(self.dtype)}[{','.join(map(str, self.shape))}]"
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            type(other) is ShapedArray
+            and self.shape == other.shape
+            and self.dtype == other.dtype
+            and self.weak_type == other.weak_type
+        )
+
+    def __hash__(self) -> int:
+        try:  # avals are immutable, and jit's cache hashes them on every dispatch
+            return self._hash
+        except AttributeError:
+            self._hash = hash((self.shape, self.dtype, self.weak_type))
+            return self._hash
+
+    def __repr__(self) -> str:
+        return f"ShapedArray({self.str_short()}{', weak_type=True' if self.weak_type else ''})"
+
+    __str__ = str_short
+
+
+def to_numpy(x: Any) -> np.ndarray | np.generic:
+    """A concrete operand as a canonical NumPy value (Array, NumPy value or Python scalar)."""
+    value = getattr(x, "_value", None)  # didax.Array keeps its host value here
+    if value is not None:
+        return value
+    if isinstance(x, (np.ndarray, np.generic)):
+        dtype = dtypes.canonicalize(x.dtype)
+        return x if dtype == x.dtype else x.astype(dtype)
+    if dtypes.is_python_scalar(x):
+        return np.array(x, dtypes.python_scalar_dtype(x))
+    if hasattr(x, "__array__"):
+        return to_numpy(np.asarray(x))
+    raise TypeError(f"Value {x!r} of type {type(x).__name__} is not a valid didax type")
+
+
+# --------------------------------------------------------------------------- operators
+
+
+def _method(name: str) -> Callable[..., Any]:
+    def method(self: Any, *args: Any, **kwargs: Any) -> Any:
+        __tracebackhide__ = True  # engine frame: IPython leaves it out of tracebacks
+        return operator_table[name](self, *args, **kwargs)
+
+    method.__name__ = name
+    return method
+
+
+def _binary_operator(name: str) -> Callable[..., Any]:
+    def method(self: Any, other: Any) -> Any:  # no *args: `x * y` is the eager hot loop
+        __tracebackhide__ = True
+        return operator_table[name](self, other)
+
+    method.__name__ = name
+    return method
+
+
+def _reflected_operator(name: str) -> Callable[..., Any]:
+    def method(self: Any, other: Any) -> Any:
+        __tracebackhide__ = True
+        return operator_table[name](other, self)
+
+    method.__name__ = f"r{name}"
+    return method
+
+
+# Operator names shared by Tracer and Array; the array module reuses this list.
+BINARY_OPERATORS = {
+    "__add__": "add",
+    "__sub__": "subtract",
+    "__mul__": "multiply",
+    "__truediv__": "divide",
+    "__floordiv__": "floor_divide",
+    "__mod__": "remainder",
+    "__pow__": "power",
+    "__matmul__": "matmul",
+    "__lt__": "less",
+    "__le__": "less_equal",
+    "__gt__": "greater",
+    "__ge__": "greater_equal",
+    "__eq__": "equal",
+    "__ne__": "not_equal",
+    "__and__": "logical_and",
+    "__or__": "logical_or",
+}
+REFLECTED_OPERATORS = {
+    "__radd__": "add",
+    "__rsub__": "subtract",
+    "__rmul__": "multiply",
+    "__rtruediv__": "divide",
+    "__rfloordiv__": "floor_divide",
+    "__rmod__": "remainder",
+    "__rpow__": "power",
+    "__rmatmul__": "matmul",
+}
+UNARY_METHODS = {
+    "__neg__": "negative",
+    "__pos__": "positive",
+    "__abs__": "abs",
+    "__getitem__": "getitem",
+    "reshape": "reshape_method",
+    "astype": "astype",
+    "sum": "sum",
+    "mean": "mean",
+    "max": "max",
+    "min": "min",
+    "prod": "prod",
+    "argmax": "argmax",
+    "transpose": "transpose_method",
+    "squeeze": "squeeze",
+    "dot": "dot",
+}
+
+
+def install_operators(cls: type) -> type:
+    """Give an array class its operators, each forwarding to `operator_table`.
+
+    A class decorator run once at class creation (not methods bolted on later): the table's
+    entries are filled by `didax.numpy` at import.
+    """
+    for dunder, name in BINARY_OPERATORS.items():
+        if dunder not in cls.__dict__:
+            setattr(cls, dunder, _binary_operator(name))
+    for dunder, name in UNARY_METHODS.items():
+        if dunder not in cls.__dict__:
+            setattr(cls, dunder, _method(name))
+    for dunder, name in REFLECTED_OPERATORS.items():
+        if dunder not in cls.__dict__:
+            setattr(cls, dunder, _reflected_operator(name))
+    return cls
+
+
+# --------------------------------------------------------------------------- Array
+
+
+@install_operators
 class Array:
     """An immutable n-dimensional array. Like `jax.Array`."""
 
@@ -29,7 +205,7 @@ class Array:
         weak_type: bool = False,
         *,
         buffer: Any = None,
-        aval: core.ShapedArray | None = None,
+        aval: ShapedArray | None = None,
     ) -> None:
         if buffer is not None:
             self._value = None
@@ -37,7 +213,7 @@ class Array:
             self._aval = aval
             self._weak = aval.weak_type
             return
-        value = core.to_numpy(value)
+        value = to_numpy(value)
         # A 0-d value is kept as a NumPy scalar, as NumPy's own 0-d results are: NumPy
         # computes on scalars faster than on 0-d arrays.
         self._value = value[()] if type(value) is np.ndarray and not value.ndim else value
@@ -46,11 +222,11 @@ class Array:
         self._aval = None
 
     @property
-    def aval(self) -> core.ShapedArray:
+    def aval(self) -> ShapedArray:
         aval = self._aval
         if aval is None:
             value = self._value
-            aval = self._aval = core.ShapedArray.make(value.shape, value.dtype, self._weak)
+            aval = self._aval = ShapedArray.make(value.shape, value.dtype, self._weak)
         return aval
 
     # ----- reading
@@ -80,7 +256,7 @@ class Array:
     ndim = property(lambda self: self.aval.ndim)
     size = property(lambda self: self.aval.size)
     weak_type = property(lambda self: self._weak)
-    T = property(lambda self: core.operator_table["transpose"](self))
+    T = property(lambda self: operator_table["transpose"](self))
 
     # ----- Python protocol
     def __bool__(self) -> bool:
@@ -134,10 +310,7 @@ def eager_result(value: Any, weak: bool) -> Array:
     return out
 
 
-core.wrap_eager = eager_result
-
-
-def from_buffer(buffer: Any, aval: core.ShapedArray) -> Array:
+def from_buffer(buffer: Any, aval: ShapedArray) -> Array:
     """An Array backed by a device buffer (a compiled call's output): it stays on the device
     until read. The hot path of `jit`: no checks, `aval` must describe `buffer`."""
     out = Array.__new__(Array)

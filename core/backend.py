@@ -120,7 +120,7 @@ def device_put(x: Any) -> Array:
     return out
 
 
-def to_numpy(buffer: Any, aval: core.ShapedArray) -> np.ndarray:
+def buffer_to_numpy(buffer: Any, aval: core.ShapedArray) -> np.ndarray:
     """Copy a device buffer of type `aval` to the host."""
     if aval.dtype != dtypes.bfloat16:
         return np.asarray(buffer)  # the buffer protocol: a read-only view, no copy on CPU
@@ -141,7 +141,7 @@ def _bfloat16_reader(shape: tuple[int, ...]) -> Executable:
             fn = rt.func.FuncOp("main", ir.FunctionType.get([in_type], [out_type]))
             with ir.InsertionPoint(fn.add_entry_block()):
                 rt.func.ReturnOp([hlo.bitcast_convert(out_type, fn.arguments[0])])
-        return compile(
+        return compile_module(
             module, [core.ShapedArray(shape, dtypes.bfloat16)], [core.ShapedArray(shape, np.uint16)]
         )
 
@@ -202,7 +202,7 @@ class Executable:
         return cost
 
 
-def compile(
+def compile_module(
     module: Any,
     in_avals: Sequence[core.ShapedArray],  # noqa: A001 - the verb
     out_avals: Sequence[core.ShapedArray],

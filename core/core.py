@@ -1,4 +1,6 @@
-"""The heart of didax: primitives, rule tables, abstract values, traces and `bind`.
+"""The heart of didax: primitives, rule tables, traces and `bind`. (`ShapedArray`, `Array`
+and the operator table sit just below, in array.py; this module re-exports the table and
+`ShapedArray`, and its eval interpreter returns `Array`s.)
 
 Layer 1 (autodidax part 1, "Transformations as interpreters"). A program is a Python function
 calling primitives. `bind` hands each primitive application to the *current interpreter*: the
@@ -27,6 +29,16 @@ from typing import Any, Generic, TypeVar
 
 import numpy as np
 from didax import dtypes
+from didax.array import (  # noqa: F401 - below core; `core.ShapedArray` etc. stay importable
+    BINARY_OPERATORS,
+    REFLECTED_OPERATORS,
+    UNARY_METHODS,
+    ShapedArray,
+    eager_result,
+    install_operators,
+    operator_table,
+    to_numpy,
+)
 
 # --------------------------------------------------------------------------- primitives
 
@@ -36,25 +48,12 @@ class Primitive:
     `lax.add_p`. Operands are positional, params keyword-only and hashable."""
 
     multiple_results = False
-    # An optional shortcut past the interpreters for eager calls (see `bind` below): given the
-    # operands (and params), it returns the result, or NotImplemented to decline. It must
-    # decline unless nothing is being traced (`trace_state() is EAGER_STATE`), and agree with
-    # the impl rule where it accepts. `lax` sets one for the elementwise primitives.
-    eager: Callable[..., Any] | None = None
 
     def __init__(self, name: str, *, multiple_results: bool = False) -> None:
         self.name = name
         self.multiple_results = multiple_results
 
     def bind(self, *operands: Any, **params: Any) -> Any:
-        # The eager shortcut: with nothing being traced, a plain eager call of a simple
-        # primitive (`sin` of an Array) is one NumPy call. Everything else, and every call
-        # the shortcut declines, goes through `bind` and the interpreters.
-        eager = self.eager
-        if eager is not None and _state.get() is _DEFAULT_STATE:
-            out = eager(*operands, **params)
-            if out is not NotImplemented:
-                return out
         out = bind(self, operands, params)
         return out if self.multiple_results else out[0]
 
@@ -107,9 +106,17 @@ class RuleTable(Generic[R]):
 ImplRule = Callable[..., list]  # (*np.ndarray, **params) -> [np.ndarray]
 AbstractEvalRule = Callable[..., list]  # (*ShapedArray, **params) -> [ShapedArray]
 JvpRule = Callable[..., tuple]  # (primals, tangents, **params) -> (primals_out, tangents_out)
-TransposeRule = Callable[..., list]  # (cts, *operands, **params) -> [ct or None per operand]
+# (cts, *operands, **params) -> [ct or None per operand]. `cts` has one cotangent per output;
+# `backward_pass` skips an equation whose output cotangents are all zero, so the rule of a
+# single-output primitive never sees a `Zero` (a multiple-output rule may, for some outputs).
+# Linear operands are `UndefinedPrimal`s; the rule returns None for the others.
+TransposeRule = Callable[..., list]
 VmapRule = Callable[..., tuple]  # (axis_size, vals, dims, **params) -> (vals_out, dims_out)
 LoweringRule = Callable[..., list]  # (ctx, *ir.Value, **params) -> [ir.Value]
+# (*operands, **params) -> the single result, or NotImplemented to decline. An optional
+# shortcut past the eval interpreter, consulted by `bind` only while nothing is traced: it
+# must agree with the impl rule where it accepts. `lax` registers one per elementwise op.
+EagerRule = Callable[..., Any]
 
 impl_rules: RuleTable[ImplRule] = RuleTable("impl")
 abstract_eval_rules: RuleTable[AbstractEvalRule] = RuleTable("abstract_eval")
@@ -117,6 +124,7 @@ jvp_rules: RuleTable[JvpRule] = RuleTable("jvp")
 transpose_rules: RuleTable[TransposeRule] = RuleTable("transpose")
 vmap_rules: RuleTable[VmapRule] = RuleTable("vmap")
 lowering_rules: RuleTable[LoweringRule] = RuleTable("lowering")
+eager_rules: RuleTable[EagerRule] = RuleTable("eager")
 
 
 @dataclass(frozen=True)
@@ -151,63 +159,7 @@ class LoweringContext:
         return replace(self, **changes)
 
 
-# Operators of Array and Tracer (`x + y`, `x[0]`, `x.sum()`) dispatch through this table,
-# which `didax.numpy` fills at import: the array classes sit below the numpy layer.
-operator_table: dict[str, Callable[..., Any]] = {}
-
 # --------------------------------------------------------------------------- abstract values
-
-
-class ShapedArray:
-    """The abstract value of an array: shape, dtype and whether the dtype is weak."""
-
-    __slots__ = ("shape", "dtype", "weak_type", "_hash")
-    array_abstraction_level = 1
-
-    def __init__(self, shape: tuple[int, ...], dtype: Any, weak_type: bool = False) -> None:
-        self.shape = tuple(shape)
-        self.dtype = np.dtype(dtype)
-        self.weak_type = weak_type
-
-    ndim = property(lambda self: len(self.shape))
-    size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
-
-    @classmethod
-    def make(cls, shape: tuple[int, ...], dtype: np.dtype, weak_type: bool) -> ShapedArray:
-        """Construct from an already canonical tuple and np.dtype (the eager hot path)."""
-        aval = object.__new__(cls)
-        aval.shape, aval.dtype, aval.weak_type = shape, dtype, weak_type
-        return aval
-
-    def update(self, **changes: Any) -> ShapedArray:
-        fields = {"shape": self.shape, "dtype": self.dtype, "weak_type": self.weak_type}
-        return ShapedArray(**{**fields, **changes})
-
-    def strip_weak_type(self) -> ShapedArray:
-        return ShapedArray(self.shape, self.dtype) if self.weak_type else self
-
-    def str_short(self) -> str:
-        return f"{dtypes.short_name(self.dtype)}[{','.join(map(str, self.shape))}]"
-
-    def __eq__(self, other: object) -> bool:
-        return (
-            type(other) is ShapedArray
-            and self.shape == other.shape
-            and self.dtype == other.dtype
-            and self.weak_type == other.weak_type
-        )
-
-    def __hash__(self) -> int:
-        try:  # avals are immutable, and jit's cache hashes them on every dispatch
-            return self._hash
-        except AttributeError:
-            self._hash = hash((self.shape, self.dtype, self.weak_type))
-            return self._hash
-
-    def __repr__(self) -> str:
-        return f"ShapedArray({self.str_short()}{', weak_type=True' if self.weak_type else ''})"
-
-    __str__ = str_short
 
 
 def types_match(a: ShapedArray, b: ShapedArray) -> bool:
@@ -237,26 +189,15 @@ def is_arraylike(x: Any) -> bool:
     )
 
 
-def to_numpy(x: Any) -> np.ndarray | np.generic:
-    """A concrete operand as a canonical NumPy value (Array, NumPy value or Python scalar)."""
-    value = getattr(x, "_value", None)  # didax.Array keeps its host value here
-    if value is not None:
-        return value
-    if isinstance(x, (np.ndarray, np.generic)):
-        dtype = dtypes.canonicalize(x.dtype)
-        return x if dtype == x.dtype else x.astype(dtype)
-    if dtypes.is_python_scalar(x):
-        return np.array(x, dtypes.python_scalar_dtype(x))
-    if hasattr(x, "__array__"):
-        return to_numpy(np.asarray(x))
-    raise TypeError(f"Value {x!r} of type {type(x).__name__} is not a valid didax type")
-
-
 # --------------------------------------------------------------------------- symbolic zeros
 
 
 class Zero:
-    """A tangent (or cotangent) known to be zero, kept symbolic so it costs nothing."""
+    """A tangent (or cotangent) known to be zero, kept symbolic so it costs nothing.
+
+    A tangent has its primal's aval, weak type included, as in JAX. Tangents of integer and
+    bool values have no meaning (JAX's dtype float0); didax keeps them as `Zero`s of the
+    primal's aval and never materializes them."""
 
     __slots__ = ("aval",)
 
@@ -265,17 +206,10 @@ class Zero:
 
     @staticmethod
     def like(x: Any) -> Zero:
-        return Zero(tangent_aval(get_aval(x)))
+        return Zero(get_aval(x))
 
     def __repr__(self) -> str:
         return f"Zero({self.aval.str_short()})"
-
-
-def tangent_aval(aval: ShapedArray) -> ShapedArray:
-    """The aval of a tangent of a value of `aval`: the same, weak type included, as in JAX.
-    Tangents of integer and bool values have no meaning (JAX's dtype float0); didax keeps
-    them as symbolic `Zero`s of the primal's aval and never materializes them."""
-    return aval
 
 
 class UndefinedPrimal:
@@ -327,14 +261,11 @@ class MainTrace:
 
 
 class Trace(abc.ABC):
-    """An interpreter. `pure` and `lift` box values of lower levels; `process_primitive`
-    applies one primitive to this trace's tracers."""
+    """An interpreter. `lift` boxes a value of a lower level (or a constant) as a tracer of
+    this trace; `process_primitive` applies one primitive to this trace's tracers."""
 
     def __init__(self, main: MainTrace) -> None:
         self.main = main
-
-    def pure(self, val: Any) -> Tracer:
-        return self.lift(val)
 
     @abc.abstractmethod
     def lift(self, val: Any) -> Tracer: ...
@@ -351,7 +282,7 @@ class Trace(abc.ABC):
                     f"Value {val!r} of type {type(val).__name__} is not a valid "
                     "didax type: expected an array or a scalar"
                 )
-            return self.pure(val)
+            return self.lift(val)
         level = self.main.level
         if val._trace.main is self.main:
             return val
@@ -431,99 +362,6 @@ class Tracer:
         return f"Traced<{self.aval!r}> with {type(self).__name__}"
 
 
-def _forward(name: str) -> Callable[..., Any]:
-    def method(self: Any, *args: Any, **kwargs: Any) -> Any:
-        __tracebackhide__ = True  # engine frame: IPython leaves it out of tracebacks
-        return operator_table[name](self, *args, **kwargs)
-
-    method.__name__ = name
-    return method
-
-
-def _binary(name: str) -> Callable[..., Any]:
-    def method(self: Any, other: Any) -> Any:  # no *args: `x * y` is the eager hot loop
-        __tracebackhide__ = True
-        return operator_table[name](self, other)
-
-    method.__name__ = name
-    return method
-
-
-def _reflected(name: str) -> Callable[..., Any]:
-    def method(self: Any, other: Any) -> Any:
-        __tracebackhide__ = True
-        return operator_table[name](other, self)
-
-    method.__name__ = f"r{name}"
-    return method
-
-
-# Operator names shared by Tracer and Array; the array module reuses this list.
-BINARY_OPERATORS = {
-    "__add__": "add",
-    "__sub__": "subtract",
-    "__mul__": "multiply",
-    "__truediv__": "divide",
-    "__floordiv__": "floor_divide",
-    "__mod__": "remainder",
-    "__pow__": "power",
-    "__matmul__": "matmul",
-    "__lt__": "less",
-    "__le__": "less_equal",
-    "__gt__": "greater",
-    "__ge__": "greater_equal",
-    "__eq__": "equal",
-    "__ne__": "not_equal",
-    "__and__": "logical_and",
-    "__or__": "logical_or",
-}
-REFLECTED_OPERATORS = {
-    "__radd__": "add",
-    "__rsub__": "subtract",
-    "__rmul__": "multiply",
-    "__rtruediv__": "divide",
-    "__rfloordiv__": "floor_divide",
-    "__rmod__": "remainder",
-    "__rpow__": "power",
-    "__rmatmul__": "matmul",
-}
-UNARY_METHODS = {
-    "__neg__": "negative",
-    "__pos__": "positive",
-    "__abs__": "abs",
-    "__getitem__": "getitem",
-    "reshape": "reshape_method",
-    "astype": "astype",
-    "sum": "sum",
-    "mean": "mean",
-    "max": "max",
-    "min": "min",
-    "prod": "prod",
-    "argmax": "argmax",
-    "transpose": "transpose_method",
-    "squeeze": "squeeze",
-    "dot": "dot",
-}
-
-
-def install_operators(cls: type) -> type:
-    """Give an array class its operators, each forwarding to `operator_table`.
-
-    A class decorator run once at class creation (not methods bolted on later): the table's
-    entries are filled by `didax.numpy` at import.
-    """
-    for dunder, name in BINARY_OPERATORS.items():
-        if dunder not in cls.__dict__:
-            setattr(cls, dunder, _binary(name))
-    for dunder, name in UNARY_METHODS.items():
-        if dunder not in cls.__dict__:
-            setattr(cls, dunder, _forward(name))
-    for dunder, name in REFLECTED_OPERATORS.items():
-        if dunder not in cls.__dict__:
-            setattr(cls, dunder, _reflected(name))
-    return cls
-
-
 install_operators(Tracer)
 
 # --------------------------------------------------------------------------- eval interpreter
@@ -542,16 +380,10 @@ class EvalTrace(Trace):
     def lift(self, val: Any) -> Any:
         return val
 
-    pure = lift
-
     def process_primitive(
         self, primitive: Primitive, tracers: Sequence[Any], params: dict[str, Any]
     ) -> list[Any]:
         return eval_primitive(primitive, tracers, params)
-
-
-# Set by array.py: wraps an impl rule's NumPy outputs as didax.Array.
-wrap_eager: Callable[[Any, bool], Any] = lambda value, weak: value
 
 
 def eval_primitive(primitive: Primitive, operands: Sequence[Any], params: dict) -> list[Any]:
@@ -568,17 +400,17 @@ def eval_primitive(primitive: Primitive, operands: Sequence[Any], params: dict) 
     # index is strong but its branches may return weak values, so primitives with several
     # results, the higher-order ones, always ask); a conversion says itself.
     if "weak_type" in params:
-        return [wrap_eager(o, params["weak_type"]) for o in outs]
+        return [eager_result(o, params["weak_type"]) for o in outs]
     if not weak_operand and not primitive.multiple_results:
-        return [wrap_eager(o, False) for o in outs]
+        return [eager_result(o, False) for o in outs]
     if not operands:
-        return [wrap_eager(o, False) for o in outs]
+        return [eager_result(o, False) for o in outs]
     if primitive not in abstract_eval_rules:  # a user's impl-only primitive still runs eagerly
         weak = all(_is_weak(x) for x in operands)
         dtype = args[0].dtype
-        return [wrap_eager(o, weak and o.dtype == dtype) for o in outs]
+        return [eager_result(o, weak and o.dtype == dtype) for o in outs]
     out_avals = abstract_eval_rules[primitive](*map(get_aval, operands), **params)
-    return [wrap_eager(o, a.weak_type) for o, a in zip(outs, out_avals, strict=True)]
+    return [eager_result(o, a.weak_type) for o, a in zip(outs, out_avals, strict=True)]
 
 
 # --------------------------------------------------------------------------- trace state
@@ -591,14 +423,11 @@ class TraceState:
 
 
 _EVAL_MAIN = MainTrace(0, EvalTrace)
-_DEFAULT_STATE = TraceState((_EVAL_MAIN,))
-_state: ContextVar[TraceState] = ContextVar("didax_trace_state", default=_DEFAULT_STATE)
-
-
-# The current trace state, and the state while nothing is being traced: eager shortcuts test
-# `trace_state() is EAGER_STATE` (one C call, no Python frame).
+# The state while nothing is being traced: eager paths test `trace_state() is EAGER_STATE`.
+EAGER_STATE = TraceState((_EVAL_MAIN,))
+_state: ContextVar[TraceState] = ContextVar("didax_trace_state", default=EAGER_STATE)
+# The current trace state (the ContextVar's own `get`: one C call, no Python frame).
 trace_state: Callable[[], TraceState] = _state.get
-EAGER_STATE = _DEFAULT_STATE
 
 
 @contextmanager
@@ -607,7 +436,7 @@ def new_main(
 ) -> Iterator[MainTrace]:
     """Push an interpreter for the duration of a `with`; `dynamic=True` makes it catch
     every primitive bound below it, tracers or not (omnistaging)."""
-    state = _state.get()
+    state = trace_state()
     main = MainTrace(len(state.stack), trace_type, global_data)
     new = replace(state, stack=(*state.stack, main), dynamic=main if dynamic else state.dynamic)
     token = _state.set(new)
@@ -620,7 +449,7 @@ def new_main(
 @contextmanager
 def new_base_main() -> Iterator[None]:
     """Evaluate eagerly below every current trace (used by `jit`'s impl rule)."""
-    token = _state.set(_DEFAULT_STATE)
+    token = _state.set(EAGER_STATE)
     try:
         yield
     finally:
@@ -628,7 +457,7 @@ def new_base_main() -> Iterator[None]:
 
 
 def find_top_trace(operands: Sequence[Any]) -> Trace:
-    state = _state.get()
+    state = trace_state()
     top = state.dynamic or _EVAL_MAIN
     for x in operands:
         if isinstance(x, Tracer):
@@ -649,7 +478,12 @@ def find_top_trace(operands: Sequence[Any]) -> Trace:
 def bind(primitive: Primitive, operands: Sequence[Any], params: dict[str, Any]) -> list[Any]:
     """Apply `primitive` under the current interpreter. Returns a list of outputs."""
     __tracebackhide__ = True
-    if _state.get() is _DEFAULT_STATE:  # eager fast path: nothing is being traced
+    if trace_state() is EAGER_STATE:  # the eager hook: nothing is being traced
+        eager = eager_rules._rules.get(primitive)
+        if eager is not None:  # a simple op on eager Arrays (`sin`) is one NumPy call
+            out = eager(*operands, **params)
+            if out is not NotImplemented:
+                return [out]
         for x in operands:
             if isinstance(x, Tracer):
                 break

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 import numpy as np
-from didax import core, dtypes, pretty
+from didax import array, core, dtypes, pretty
 from didax.core import ShapedArray
 
 # Var and JaxprEqn are made once per traced operation, so they are the cheapest immutable
@@ -59,7 +59,7 @@ class Literal:
             and aval.weak_type == (type(v) is not bool)
         ):
             return v
-        return core.wrap_eager(np.asarray(v, aval.dtype)[()], aval.weak_type)
+        return array.eager_result(np.asarray(v, aval.dtype)[()], aval.weak_type)
 
     def __repr__(self) -> str:
         return f"Literal({self.val!r}:{self.aval.str_short()})"
@@ -223,10 +223,6 @@ def eval_jaxpr(jaxpr: Jaxpr, consts: Sequence[Any], *args: Any) -> list[Any]:
         for v, val in zip(eqn.outvars, outs, strict=True):
             env[v] = val
     return [read(x) for x in jaxpr.outvars]
-
-
-def eval_closed_jaxpr(closed: ClosedJaxpr, *args: Any) -> list[Any]:
-    return eval_jaxpr(closed.jaxpr, closed.consts, *args)
 
 
 def literal(val: Any, aval: ShapedArray) -> Literal:

@@ -153,6 +153,24 @@ def tree_map(
     return tree_unflatten(treedef, [f(*xs) for xs in zip(leaves, *others, strict=True)])
 
 
+def flatten_fun(
+    fn: Callable[..., Any], in_tree: PyTreeDef
+) -> tuple[Callable[..., list[Any]], Callable[[], PyTreeDef]]:
+    """`fn` as a function of flat leaves returning flat leaves; the second function returns
+    the output tree structure once the first has been called."""
+    store: list[PyTreeDef] = []
+
+    def flat_fn(*leaves: Any) -> list[Any]:
+        __tracebackhide__ = True  # engine frame: IPython leaves it out of tracebacks
+        args = tree_unflatten(in_tree, leaves)
+        out = fn(*args)
+        out_leaves, out_tree = tree_flatten(out)
+        store[:] = [out_tree]
+        return out_leaves
+
+    return flat_fn, lambda: store[0]
+
+
 def flatten_up_to(treedef: PyTreeDef, tree: Any) -> list[Any]:
     """Flatten `tree` to the leaves of `treedef`, a prefix of its structure (vmap's
     `in_axes` are such prefixes). Raises ValueError when the structures disagree."""

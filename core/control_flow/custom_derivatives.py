@@ -23,7 +23,7 @@ from didax.core import NOT_MAPPED, ShapedArray, Zero
 from didax.interpreters import staging
 from didax.interpreters.vmap import vmap_flat, vmap_jaxpr
 from didax.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr
-from didax.lax import shape
+from didax.primitives import shape
 from didax.tree_util import PyTreeDef, tree_flatten, tree_unflatten
 
 # --------------------------------------------------------------------------- helpers
@@ -85,10 +85,6 @@ def _long(aval: ShapedArray) -> str:
     return f"{aval.dtype.name}[{','.join(map(str, aval.shape))}]"
 
 
-def _zeros_like_aval(aval: ShapedArray) -> Any:
-    return shape.full(aval.shape, 0, aval.dtype)
-
-
 def _check_no_closure_tangents(kind: str, name: str, tangents: Sequence[Any]) -> None:
     if not all(isinstance(t, Zero) for t in tangents):
         raise TypeError(
@@ -102,7 +98,44 @@ def _check_no_closure_tangents(kind: str, name: str, tangents: Sequence[Any]) ->
 # =========================================================================== custom_jvp
 
 
-class custom_jvp:  # noqa: N801 - JAX's name
+class _CustomFunction:
+    """What `custom_jvp` and `custom_vjp` share: a call runs `fun` itself when nothing is
+    traced, else stages it and binds the subclass's primitive with the user's rules."""
+
+    def __init__(self, fun: Callable[..., Any], nondiff_argnums: Sequence[int] = ()) -> None:
+        functools.update_wrapper(self, fun)
+        self.fun = fun
+        self.nondiff_argnums = tuple(sorted(nondiff_argnums))
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        name = getattr(self.fun, "__name__", "fun")
+        self._check_defined(name)
+        args = _resolve_args(self.fun, args, kwargs)
+        nondiff, dyn = _split_nondiff(args, self.nondiff_argnums)
+        leaves, in_tree = tree_flatten(tuple(dyn))
+        if _eager() and not any(isinstance(x, core.Tracer) for x in leaves):
+            return self.fun(*args)
+        closed, consts, out_tree = _stage(self.fun, nondiff, self.nondiff_argnums, leaves, in_tree)
+        outs = self._bind(name, nondiff, leaves, in_tree, closed, consts, out_tree)
+        return tree_unflatten(out_tree, outs)
+
+    def _check_defined(self, name: str) -> None:
+        raise NotImplementedError
+
+    def _bind(
+        self,
+        name: str,
+        nondiff: list,
+        leaves: list,
+        in_tree: PyTreeDef,
+        closed: ClosedJaxpr,
+        consts: list,
+        out_tree: PyTreeDef,
+    ) -> list[Any]:
+        raise NotImplementedError
+
+
+class custom_jvp(_CustomFunction):  # noqa: N801 - JAX's name
     """A function with a user-defined jvp rule. Like `jax.custom_jvp`.
 
     Decorate `fun`, then give the rule with `@f.defjvp`: `jvp(primals, tangents) ->
@@ -111,9 +144,7 @@ class custom_jvp:  # noqa: N801 - JAX's name
     """
 
     def __init__(self, fun: Callable[..., Any], nondiff_argnums: Sequence[int] = ()) -> None:
-        functools.update_wrapper(self, fun)
-        self.fun = fun
-        self.nondiff_argnums = tuple(sorted(nondiff_argnums))
+        super().__init__(fun, nondiff_argnums)
         self.jvp: Callable[..., Any] | None = None
 
     def defjvp(self, jvp: Callable[..., Any], symbolic_zeros: bool = False) -> Callable[..., Any]:
@@ -141,18 +172,13 @@ class custom_jvp:  # noqa: N801 - JAX's name
         jvp.__name__ = "jvp"
         self.defjvp(jvp)
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        name = getattr(self.fun, "__name__", "fun")
+    def _check_defined(self, name: str) -> None:
         if self.jvp is None:
             raise AttributeError(f"No JVP defined for custom_jvp function {name} using defjvp.")
-        args = _resolve_args(self.fun, args, kwargs)
-        nondiff, dyn = _split_nondiff(args, self.nondiff_argnums)
-        leaves, in_tree = tree_flatten(tuple(dyn))
-        if _eager() and not any(isinstance(x, core.Tracer) for x in leaves):
-            return self.fun(*args)
-        closed, consts, out_tree = _stage(self.fun, nondiff, self.nondiff_argnums, leaves, in_tree)
+
+    def _bind(self, name, nondiff, leaves, in_tree, closed, consts, out_tree):  # noqa: ANN001, ANN202
         rule = CustomJvpRule(self.jvp, name, nondiff, in_tree, out_tree, closed.out_avals)
-        outs = custom_jvp_call_p.bind(
+        return custom_jvp_call_p.bind(
             *consts,
             *leaves,
             call_jaxpr=closed,
@@ -161,7 +187,6 @@ class custom_jvp:  # noqa: N801 - JAX's name
             symbolic_zeros=False,
             name=name,
         )
-        return tree_unflatten(out_tree, outs)
 
 
 class CustomJvpRule:
@@ -215,7 +240,7 @@ class CustomJvpRule:
                     f"shapes and dtypes as the function: expected "
                     f"{_long(expected)} but got {_long(pa)}."
                 )
-            want = core.tangent_aval(expected)
+            want = expected
             if ta.shape != want.shape or ta.dtype != want.dtype:
                 raise TypeError(
                     "Custom JVP rule must produce primal and tangent outputs with "
@@ -328,7 +353,7 @@ def _custom_jvp_call_pp(params):  # JAX hides num_consts
 # =========================================================================== custom_vjp
 
 
-class custom_vjp:  # noqa: N801 - JAX's name
+class custom_vjp(_CustomFunction):  # noqa: N801 - JAX's name
     """A function with a user-defined vjp. Like `jax.custom_vjp`.
 
     Give the rule with `f.defvjp(fwd, bwd)`: `fwd(*args) -> (out, residuals)` and
@@ -337,9 +362,7 @@ class custom_vjp:  # noqa: N801 - JAX's name
     """
 
     def __init__(self, fun: Callable[..., Any], nondiff_argnums: Sequence[int] = ()) -> None:
-        functools.update_wrapper(self, fun)
-        self.fun = fun
-        self.nondiff_argnums = tuple(sorted(nondiff_argnums))
+        super().__init__(fun, nondiff_argnums)
         self.fwd: Callable[..., Any] | None = None
         self.bwd: Callable[..., Any] | None = None
 
@@ -351,21 +374,16 @@ class custom_vjp:  # noqa: N801 - JAX's name
             raise NotImplementedError("custom_vjp: symbolic_zeros=True is not supported")
         self.fwd, self.bwd = fwd, bwd
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        name = getattr(self.fun, "__name__", "fun")
+    def _check_defined(self, name: str) -> None:
         if self.fwd is None or self.bwd is None:
             raise AttributeError(f"No VJP defined for custom_vjp function {name} using defvjp.")
-        args = _resolve_args(self.fun, args, kwargs)
-        nondiff, dyn = _split_nondiff(args, self.nondiff_argnums)
-        leaves, in_tree = tree_flatten(tuple(dyn))
-        if _eager() and not any(isinstance(x, core.Tracer) for x in leaves):
-            return self.fun(*args)
-        closed, consts, out_tree = _stage(self.fun, nondiff, self.nondiff_argnums, leaves, in_tree)
+
+    def _bind(self, name, nondiff, leaves, in_tree, closed, consts, out_tree):  # noqa: ANN001, ANN202
         fwd = CustomVjpFwd(
             self.fwd, name, nondiff, self.nondiff_argnums, in_tree, out_tree, closed.out_avals
         )
         bwd = CustomVjpBwd(self.bwd, name, nondiff, in_tree, [core.get_aval(x) for x in leaves])
-        outs = custom_vjp_call_p.bind(
+        return custom_vjp_call_p.bind(
             *consts,
             *leaves,
             call_jaxpr=closed,
@@ -375,7 +393,6 @@ class custom_vjp:  # noqa: N801 - JAX's name
             symbolic_zeros=False,
             name=name,
         )
-        return tree_unflatten(out_tree, outs)
 
 
 class CustomVjpFwd:
@@ -482,7 +499,7 @@ class CustomVjpBwd:
         out = []
         for i, (ct, aval) in enumerate(zip(leaves, self.in_avals, strict=True)):
             if ct is None:
-                out.append(Zero(core.tangent_aval(aval)))
+                out.append(Zero(aval))
                 continue
             ct_aval = core.get_aval(ct)
             if ct_aval.shape != aval.shape:
@@ -570,7 +587,7 @@ def _custom_vjp_call_jvp(
     _check_no_closure_tangents("custom_vjp", name, tangents[:num_consts])
     outs, res, res_tree = fwd(primals[num_consts:])
     arg_tangents = [shape.instantiate(t) for t in tangents[num_consts:]]
-    out_avals = tuple(core.tangent_aval(a) for a in call_jaxpr.out_avals)
+    out_avals = tuple(a for a in call_jaxpr.out_avals)
     tangents_out = custom_lin_p.bind(
         *res,
         *arg_tangents,

@@ -40,6 +40,14 @@ jit_p = core.Primitive("jit", multiple_results=True)
 # What the rules derive from a `jit` equation's jaxpr (its executable, its jvp and vmap
 # jaxprs), kept exactly as long as the jaxpr: transforming or evaluating the same equation
 # again (a jitted function called under jvp in a loop) reuses them instead of recompiling.
+#
+# Where caches live (STYLE.md §4): a `jit` object owns its executable cache (keyed on argument
+# types, `CACHE_SIZE` entries). This table is the one module-level cache, and it is not a
+# global keyed by object ids: it is a WeakKeyDictionary keyed by the jaxpr objects themselves,
+# so an entry is state *of that jaxpr* and dies with it. It must sit here, not on a `jit`
+# object, because the same jaxpr reaches the rules from many places (a staged `jit` equation,
+# its jvp, its transpose) that share no jit object; and not on `ClosedJaxpr` (layer 1),
+# which would then hold executables of layer 4.
 _derived: weakref.WeakKeyDictionary[ClosedJaxpr, dict] = weakref.WeakKeyDictionary()
 
 
@@ -63,7 +71,7 @@ def _compile(jaxpr: ClosedJaxpr, name: str) -> tuple[backend.Executable, dict[st
     t0 = time.perf_counter()
     builder = lowering.lower_jaxpr_to_module(jaxpr, name)
     t1 = time.perf_counter()
-    exe = backend.compile(builder.module, jaxpr.in_avals, jaxpr.out_avals)
+    exe = backend.compile_module(builder.module, jaxpr.in_avals, jaxpr.out_avals)
     return exe, {"lower": t1 - t0, "compile": time.perf_counter() - t1}
 
 
@@ -78,7 +86,7 @@ def _jit_impl(*args: Any, name: str, jaxpr: ClosedJaxpr, inline: bool = False) -
     exe = executable(jaxpr, name)
     buffers = [backend.put(np.asarray(x, a.dtype), a) for x, a in zip(args, jaxpr.in_avals)]
     outs = exe.execute(buffers)
-    return [backend.to_numpy(b, a) for b, a in zip(outs, jaxpr.out_avals)]  # NumPy out
+    return [backend.buffer_to_numpy(b, a) for b, a in zip(outs, jaxpr.out_avals)]  # NumPy out
 
 
 core.impl_rules.register(jit_p, _jit_impl)
@@ -112,7 +120,7 @@ def _jit_jvp(primals, tangents, *, name, jaxpr, inline=False):
     n = len(jaxpr.out_avals)
     nonzero_tangents = iter(outs[n:])
     tangents_out = [
-        next(nonzero_tangents) if nz else Zero(core.tangent_aval(a))
+        next(nonzero_tangents) if nz else Zero(a)
         for nz, a in zip(nonzeros_out, jaxpr.out_avals, strict=True)
     ]
     return outs[:n], tangents_out
@@ -276,8 +284,8 @@ class _Entry:
 
 
 def _host_output(buffer: Any, aval: core.ShapedArray) -> Array:
-    # bfloat16 buffers cannot be read lazily through the buffer protocol (`backend.to_numpy`)
-    return core.wrap_eager(backend.to_numpy(buffer, aval), aval.weak_type)
+    # bfloat16 buffers cannot be read lazily through the buffer protocol (`backend.buffer_to_numpy`)
+    return array.eager_result(backend.buffer_to_numpy(buffer, aval), aval.weak_type)
 
 
 class JitFunction:
@@ -521,7 +529,7 @@ class Lowered:
     def compile(self) -> Compiled:
         """Compile with XLA. Like `jax.stages.Lowered.compile`."""
         t0 = time.perf_counter()
-        exe = backend.compile(self._builder.module, self.in_avals, self.out_avals)
+        exe = backend.compile_module(self._builder.module, self.in_avals, self.out_avals)
         timings = {**self.timings, "compile": time.perf_counter() - t0}
         if self._entry.executable is None:  # the jitted function's next call reuses it
             self._entry.executable = exe

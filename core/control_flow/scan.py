@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 from didax import core
-from didax.control_flow.cond import (
+from didax.control_flow.common import (
     as_array,
     check_carry_type,
     check_leaves,
@@ -41,8 +41,8 @@ from didax.interpreters.partial_eval import partial_eval_jaxpr, partial_eval_jax
 from didax.interpreters.transpose import transpose_jaxpr
 from didax.interpreters.vmap import batched_out_dims, vmap_jaxpr
 from didax.jaxpr import ClosedJaxpr, JaxprEqn, Var
-from didax.lax import common, shape
-from didax.lax.elementwise import add_any
+from didax.primitives import common, shape
+from didax.primitives.elementwise import add_any
 from didax.tree_util import PyTreeDef, tree_flatten, tree_unflatten
 
 scan_p = core.Primitive("scan", multiple_results=True)
@@ -370,9 +370,7 @@ def _scan_transpose(cts, *args, reverse, length, jaxpr, num_consts, num_carry, u
     res_consts = [x for x, lin in zip(consts, const_lin, strict=True) if not lin]
     res_xs = [x for x, lin in zip(xs, xs_lin, strict=True) if not lin]
     c_avals, carry_avals, x_avals = split(jaxpr.in_avals, [num_consts, num_carry])
-    lin_const_avals = [
-        core.tangent_aval(a) for a, lin in zip(c_avals, const_lin, strict=True) if lin
-    ]
+    lin_const_avals = [a for a, lin in zip(c_avals, const_lin, strict=True) if lin]
     n_rc, n_lc = len(res_consts), len(lin_const_avals)
 
     def body(*args: Any) -> list[Any]:
@@ -380,9 +378,7 @@ def _scan_transpose(cts, *args, reverse, length, jaxpr, num_consts, num_carry, u
         ct_lc, ct_c, ct_lx = split(jaxpr_as_fun(body_t)(*rc, *rx, *ct_c, *ct_y), [n_lc, num_carry])
         return [*map(add_any, acc, ct_lc), *ct_c, *ct_lx]
 
-    y_avals = [
-        core.tangent_aval(a) for a, nz in zip(jaxpr.out_avals[num_carry:], ys_nz, strict=True) if nz
-    ]
+    y_avals = [a for a, nz in zip(jaxpr.out_avals[num_carry:], ys_nz, strict=True) if nz]
     in_avals = [
         *(a for a, lin in zip(c_avals, const_lin, strict=True) if not lin),
         *lin_const_avals,

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 from didax import core, dtypes
-from didax.control_flow.cond import (
+from didax.control_flow.common import (
     as_array,
     check_carry_type,
     check_leaves,
@@ -43,11 +43,11 @@ from didax.interpreters.jvp import jvp_jaxpr
 from didax.interpreters.partial_eval import partial_eval_jaxpr, partial_eval_jaxpr_rules
 from didax.interpreters.vmap import batched_out_dims, vmap_jaxpr
 from didax.jaxpr import ClosedJaxpr, DropVar, Jaxpr, JaxprEqn, Literal, Var
-from didax.lax import shape
-from didax.lax.comparison import lt
-from didax.lax.convert import convert_element_type
-from didax.lax.elementwise import add
-from didax.lax.reductions import reduce_max_p
+from didax.primitives import shape
+from didax.primitives.comparison import lt
+from didax.primitives.convert import convert_element_type
+from didax.primitives.elementwise import add
+from didax.primitives.reductions import reduce_max_p
 from didax.tree_util import tree_flatten, tree_unflatten
 
 while_p = core.Primitive("while", multiple_results=True)

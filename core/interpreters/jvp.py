@@ -16,7 +16,7 @@ from didax import core
 from didax.core import Zero
 from didax.interpreters import staging
 from didax.jaxpr import ClosedJaxpr, eval_jaxpr
-from didax.lax import shape
+from didax.primitives import shape
 
 
 class JVPTracer(core.Tracer):
@@ -60,7 +60,7 @@ def jvp_flat(
     `Zero`s; with `instantiate`, zero output tangents come back as arrays of zeros."""
     __tracebackhide__ = True  # engine frame: IPython leaves it out of tracebacks
     with core.new_main(JVPTrace) as main:
-        trace = JVPTrace(main)
+        trace = main.trace
         tracers_in = [JVPTracer(trace, x, t) for x, t in zip(primals, tangents, strict=True)]
         outs = [trace.full_raise(out) for out in fn(*tracers_in)]
         primals_out = [core.full_lower(t.primal) for t in outs]
@@ -88,7 +88,7 @@ def jvp_jaxpr(
     def fn(*args: Any) -> list[Any]:
         primals, tangent_args = args[:n], list(args[n:])
         tangents = [
-            tangent_args.pop(0) if nz else Zero(core.tangent_aval(a))
+            tangent_args.pop(0) if nz else Zero(a)
             for nz, a in zip(nonzeros, closed.in_avals, strict=True)
         ]
         p_out, t_out = jvp_flat(
@@ -102,6 +102,6 @@ def jvp_jaxpr(
 
     in_avals = [
         *closed.in_avals,
-        *(core.tangent_aval(a) for a, nz in zip(closed.in_avals, nonzeros) if nz),
+        *(a for a, nz in zip(closed.in_avals, nonzeros) if nz),
     ]
     return staging.trace_to_jaxpr(fn, in_avals), nonzero_out

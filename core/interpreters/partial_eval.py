@@ -106,8 +106,6 @@ class PartialEvalTrace(core.Trace):
     def lift(self, val: Any) -> PartialEvalTracer:
         return PartialEvalTracer(self, PartialVal.known(val), None)
 
-    pure = lift
-
     def instantiate_const(self, tracer: PartialEvalTracer) -> PartialEvalTracer:
         if not tracer.pval.is_known:
             return tracer
@@ -192,7 +190,7 @@ def partial_eval_flat(
     __tracebackhide__ = True  # engine frame: IPython leaves it out of tracebacks
     builder = PartialEvalBuilder()
     with core.new_main(PartialEvalTrace, builder) as main:
-        trace = PartialEvalTrace(main)
+        trace = main.trace
         tracers_in = [trace.new_arg(pval) for pval in pvals_in]
         outs = [trace.full_raise(out) for out in fn(*tracers_in)]
         if isinstance(instantiate, bool):
@@ -332,11 +330,9 @@ def linearize_flat(
     builder = PartialEvalBuilder()
     in_linear = [dtypes.is_float(core.get_aval(x).dtype) for x in primals]
     with core.new_main(PartialEvalTrace, builder) as main:
-        trace = PartialEvalTrace(main)
+        trace = main.trace
         tangents_in = [
-            trace.new_arg(PartialVal.unknown(core.tangent_aval(core.get_aval(x))))
-            if lin
-            else Zero.like(x)
+            trace.new_arg(PartialVal.unknown(core.get_aval(x))) if lin else Zero.like(x)
             for x, lin in zip(primals, in_linear, strict=True)
         ]
         primals_out, tangents_out = jvp_interp.jvp_flat(fn, primals, tangents_in, instantiate=False)

@@ -85,8 +85,6 @@ class JaxprTrace(core.Trace):
     def lift(self, val: Any) -> JaxprTracer:
         return self.builder.add_const(self, val)
 
-    pure = lift
-
     def process_primitive(self, primitive, tracers, params):
         avals_out = core.abstract_eval_rules[primitive](*[t.aval for t in tracers], **params)
         outvars = [Var(a) for a in avals_out]

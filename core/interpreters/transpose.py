@@ -18,8 +18,8 @@ from didax import core
 from didax.core import UndefinedPrimal, Zero
 from didax.interpreters import partial_eval, staging
 from didax.jaxpr import Atom, ClosedJaxpr, Jaxpr, Literal, Var
-from didax.lax import shape
-from didax.lax.elementwise import add_tangents
+from didax.primitives import shape
+from didax.primitives.elementwise import add_tangents
 
 
 def backward_pass(
@@ -68,15 +68,14 @@ def backward_pass(
         if all(ct is None for ct in cts_out):
             continue  # every output cotangent is zero, so are the inputs'
         cts_out = [
-            Zero(core.tangent_aval(v.aval)) if ct is None else ct
-            for v, ct in zip(eqn.outvars, cts_out, strict=True)
+            Zero(v.aval) if ct is None else ct for v, ct in zip(eqn.outvars, cts_out, strict=True)
         ]
         operands = [read_primal(x) for x in eqn.invars]
         cts_in = core.transpose_rules[eqn.primitive](cts_out, *operands, **eqn.params)
         for x, ct in zip(eqn.invars, cts_in, strict=True):
             write_ct(x, ct)
     return [
-        ct_env.pop(v, Zero(core.tangent_aval(v.aval))) if isinstance(x, UndefinedPrimal) else None
+        ct_env.pop(v, Zero(v.aval)) if isinstance(x, UndefinedPrimal) else None
         for v, x in zip(jaxpr.invars, args, strict=True)
     ]
 
@@ -94,7 +93,7 @@ def transpose_jaxpr(
     if ct_nonzero is None:
         ct_nonzero = [True] * len(out_avals)
     res_avals = [a for a, lin in zip(in_avals, linear, strict=True) if not lin]
-    ct_avals = [core.tangent_aval(a) for a, nz in zip(out_avals, ct_nonzero, strict=True) if nz]
+    ct_avals = [a for a, nz in zip(out_avals, ct_nonzero, strict=True) if nz]
     n_res = len(res_avals)
 
     def fn(*args: Any) -> list[Any]:
@@ -104,8 +103,7 @@ def transpose_jaxpr(
             for a, lin in zip(in_avals, linear, strict=True)
         ]
         cts_out = [
-            next(cts) if nz else Zero(core.tangent_aval(a))
-            for a, nz in zip(out_avals, ct_nonzero, strict=True)
+            next(cts) if nz else Zero(a) for a, nz in zip(out_avals, ct_nonzero, strict=True)
         ]
         cts_in = backward_pass(closed.jaxpr, closed.consts, primals, cts_out)
         return [shape.instantiate(ct) for ct, lin in zip(cts_in, linear, strict=True) if lin]
@@ -121,7 +119,7 @@ def vjp_flat(
     inputs). Flat lists in and out; like `jax.vjp`."""
     __tracebackhide__ = True  # engine frame: IPython leaves it out of tracebacks
     primals_out, lin, in_linear, out_nonzero = partial_eval.linearize_flat(fn, primals)
-    in_avals = [core.tangent_aval(core.get_aval(x)) for x in primals]
+    in_avals = [core.get_aval(x) for x in primals]
 
     def fn_vjp(cts: Sequence[Any]) -> list[Any]:
         cts_lin = [ct for ct, nz in zip(cts, out_nonzero, strict=True) if nz]

@@ -15,7 +15,7 @@ from didax import core
 from didax.core import NOT_MAPPED
 from didax.interpreters import staging
 from didax.jaxpr import ClosedJaxpr, eval_jaxpr
-from didax.lax import shape
+from didax.primitives import shape
 
 
 class BatchTracer(core.Tracer):
@@ -68,7 +68,7 @@ def vmap_flat(
     reported in the second list)."""
     __tracebackhide__ = True  # engine frame: IPython leaves it out of tracebacks
     with core.new_main(BatchTrace, axis_size) as main:
-        trace = BatchTrace(main)
+        trace = main.trace
         tracers_in = [
             BatchTracer(trace, x, NOT_MAPPED if d is None else d)
             for x, d in zip(args, in_dims, strict=True)
@@ -78,15 +78,27 @@ def vmap_flat(
         dims = [t.batch_dim for t in outs]
     if out_dims is None:
         return vals, dims
+    return move_out_axes(vals, dims, out_dims, axis_size), list(out_dims)
+
+
+def move_out_axes(
+    vals: Sequence[Any], dims: Sequence[Any], out_dims: Sequence[Any], axis_size: int
+) -> list[Any]:
+    """Move each output's batch axis from `dims` (where the rules left it) to `out_dims`
+    (`vmap`'s `out_axes`: an axis, negative ones counted from the end, or None for an
+    unmapped output)."""
     moved = []
     for val, d, dst in zip(vals, dims, out_dims, strict=True):
         if dst is None:
             if d is not NOT_MAPPED:
                 raise ValueError("vmap has mapped output but out_axes is None")
             moved.append(val)
-        else:
-            moved.append(shape.move_axis(val, d, dst, axis_size))
-    return moved, list(out_dims)
+            continue
+        ndim = core.get_aval(val).ndim + (1 if d is NOT_MAPPED else 0)
+        if not -ndim <= dst < ndim:
+            raise ValueError(f"vmap out_axes {dst} is out of bounds for an output of rank {ndim}")
+        moved.append(shape.move_axis(val, d, dst % ndim, axis_size))
+    return moved
 
 
 def vmap_jaxpr(

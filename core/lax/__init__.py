@@ -1,12 +1,26 @@
-"""`didax.lax`: the primitives' own wrappers, by family, and (re-exported from layer 4)
-control flow. Like `jax.lax`.
+"""`didax.lax`: the public facade over the first-order primitive families
+(`didax.primitives`, layer 2) and control flow (`didax.control_flow`, layer 4). Like `jax.lax`
+over `jax._src.lax`.
 
-Layer 2 package. Family modules, in import order: common (rule factories), convert, shape
-(structural ops, reduce_sum, and the helpers other rules use), comparison, elementwise,
-reductions, dot. This `__init__` only re-exports.
+Layer 5: it mixes first-order primitives (`sin`) with higher-order ones (`cond`, `scan`), so it
+sits above both. Code inside the engine imports the family modules, never this facade. This
+`__init__` only re-exports: the wrappers, and the family modules themselves, so that the
+extension API's `lax.elementwise.exp_p` keeps naming the primitives.
 """
 
-from didax.lax.comparison import (
+from didax.control_flow.cond import cond, switch
+from didax.control_flow.scan import scan
+from didax.control_flow.while_loop import fori_loop, while_loop
+from didax.primitives import (  # noqa: F401 - the families, for `lax.elementwise.exp_p`
+    common,
+    comparison,
+    convert,
+    dot,
+    elementwise,
+    reductions,
+    shape,
+)
+from didax.primitives.comparison import (
     bitwise_and,
     bitwise_not,
     bitwise_or,
@@ -19,9 +33,9 @@ from didax.lax.comparison import (
     ne,
     select_n,
 )
-from didax.lax.convert import convert_element_type, stop_gradient
-from didax.lax.dot import dot_general
-from didax.lax.elementwise import (
+from didax.primitives.convert import convert_element_type, stop_gradient
+from didax.primitives.dot import dot_general
+from didax.primitives.elementwise import (
     abs,
     add,
     add_any,
@@ -49,8 +63,8 @@ from didax.lax.elementwise import (
     tan,
     tanh,
 )
-from didax.lax.reductions import argmax, reduce_max, reduce_min, reduce_prod
-from didax.lax.shape import (
+from didax.primitives.reductions import argmax, reduce_max, reduce_min, reduce_prod
+from didax.primitives.shape import (
     broadcast_in_dim,
     broadcasted_iota,
     concatenate,
@@ -77,6 +91,7 @@ __all__ = [
     "broadcast_in_dim",
     "broadcasted_iota",
     "clamp",
+    "cond",
     "concatenate",
     "convert_element_type",
     "cos",
@@ -87,6 +102,7 @@ __all__ = [
     "expand_dims",
     "expm1",
     "floor",
+    "fori_loop",
     "full",
     "ge",
     "gt",
@@ -111,6 +127,7 @@ __all__ = [
     "reduce_sum",
     "rem",
     "reshape",
+    "scan",
     "round",
     "select_n",
     "sign",
@@ -120,16 +137,10 @@ __all__ = [
     "squeeze",
     "stack",
     "stop_gradient",
+    "switch",
     "sub",
     "tan",
     "tanh",
     "transpose",
+    "while_loop",
 ]
-
-# lax re-exports layer-4 control flow (`lax.cond`, `lax.scan`, ...): imported last, once every
-# family module above is loaded, since the control-flow modules use them through the engines.
-from didax.control_flow.cond import cond, switch  # noqa: E402
-from didax.control_flow.scan import scan  # noqa: E402
-from didax.control_flow.while_loop import fori_loop, while_loop  # noqa: E402
-
-__all__ += ["cond", "fori_loop", "scan", "switch", "while_loop"]

@@ -19,8 +19,8 @@ from didax import core, dtypes, lax
 from didax.array import Array
 from didax.array import asarray as _asarray_concrete
 from didax.control_flow.jit import jit as _jit
-from didax.lax import elementwise as _ew
-from didax.lax import shape as _shape
+from didax.primitives import elementwise as _ew
+from didax.primitives import shape as _shape
 
 # ----------------------------------------------------------------------------- dtypes
 
@@ -134,7 +134,7 @@ def _broadcast_arrays(name: str, *args: Any) -> list[Any]:
     return result
 
 
-def _binary(name: str, x: Any, y: Any) -> list[Any]:
+def _promote_pair(name: str, x: Any, y: Any) -> list[Any]:
     # Fast path (the eager hot loop): two arrays of one type and shape, or an array and a
     # Python scalar that is already of the array's kind, need no conversion or broadcast.
     ax, ay = getattr(x, "aval", None), getattr(y, "aval", None)
@@ -358,7 +358,7 @@ def _elementwise(name: str, fn: Any, prim: core.Primitive) -> Any:
     """A binary elementwise function: promote, broadcast, apply the lax op `fn`. Eager
     Arrays of one dtype (or an Array and a Python scalar of its dtype) need neither: the
     primitive's eager shortcut computes them in one NumPy call."""
-    eager = prim.eager
+    eager = core.eager_rules[prim]  # `bind`'s eager hook, called here without the wrappers
     on_bools = {"add": lax.bitwise_or, "multiply": lax.bitwise_and}.get(name)
 
     def op(x: Any, y: Any) -> Any:
@@ -366,7 +366,7 @@ def _elementwise(name: str, fn: Any, prim: core.Primitive) -> Any:
             out = eager(x, y)
             if out is not NotImplemented:
                 return out
-        x, y = _binary(name, x, y)
+        x, y = _promote_pair(name, x, y)
         if (
             on_bools is not None
             and getattr(getattr(x, "aval", None), "dtype", None) == dtypes.bool_
@@ -402,7 +402,7 @@ def floor_divide(x: Any, y: Any) -> Any:
 
 
 def _floor_divide(x: Any, y: Any) -> Any:
-    x, y = _binary("floor_divide", x, y)
+    x, y = _promote_pair("floor_divide", x, y)
     dtype, weak = core.get_aval(x).dtype, core.get_aval(x).weak_type
     if dtypes.is_float(dtype):  # as JAX: Python's float divmod, then round
         # constants as weak as the operands
@@ -428,7 +428,7 @@ def remainder(x: Any, y: Any) -> Any:
 
 
 def _remainder(x: Any, y: Any) -> Any:
-    x, y = _binary("remainder", x, y)
+    x, y = _promote_pair("remainder", x, y)
     aval = core.get_aval(y)
     if not dtypes.is_float(aval.dtype):  # x % 0 is not a trap: divide by 1 instead, as JAX
         zero_divisor = lax.eq(y, 0)
@@ -459,7 +459,7 @@ def positive(x: Any) -> Any:
 
 
 def _unary_float(name: str, fn: Any, prim: core.Primitive) -> Any:
-    eager = prim.eager
+    eager = core.eager_rules[prim]  # `bind`'s eager hook, called here without the wrappers
 
     def op(x: Any) -> Any:
         if core.trace_state() is core.EAGER_STATE:
@@ -505,7 +505,7 @@ def power(x: Any, y: Any) -> Any:
     if type(y) is int or (isinstance(y, (np.integer,)) and not isinstance(y, core.Tracer)):
         (x,) = _promote("power", x)
         return lax.integer_pow(x, int(y))
-    xp, yp = _binary("power", x, y)
+    xp, yp = _promote_pair("power", x, y)
     if not dtypes.is_float(core.get_aval(xp).dtype):
         raise NotImplementedError("power: integer base with a traced integer exponent")
     y_aval = core.get_aval(y)
@@ -560,29 +560,29 @@ def _clip(x: Any, min: Any, max: Any) -> Any:  # noqa: A002
 _clip_jit = _inner_jit(_clip, "clip")
 
 
-def _comparison(name: str, fn: Any) -> Any:
+def _comparison_function(name: str, fn: Any) -> Any:
     def op(x: Any, y: Any) -> Any:
-        return fn(*_binary(name, x, y))
+        return fn(*_promote_pair(name, x, y))
 
     op.__name__ = name
     op.__doc__ = f"Like `jax.numpy.{name}`."
     return op
 
 
-greater = _comparison("greater", lax.gt)
-less = _comparison("less", lax.lt)
-equal = _comparison("equal", lax.eq)
-greater_equal = _comparison("greater_equal", lax.ge)
-less_equal = _comparison("less_equal", lax.le)
-not_equal = _comparison("not_equal", lax.ne)
+greater = _comparison_function("greater", lax.gt)
+less = _comparison_function("less", lax.lt)
+equal = _comparison_function("equal", lax.eq)
+greater_equal = _comparison_function("greater_equal", lax.ge)
+less_equal = _comparison_function("less_equal", lax.le)
+not_equal = _comparison_function("not_equal", lax.ne)
 
 
 def logical_and(x: Any, y: Any) -> Any:
-    return lax.bitwise_and(*_binary("logical_and", x, y))
+    return lax.bitwise_and(*_promote_pair("logical_and", x, y))
 
 
 def logical_or(x: Any, y: Any) -> Any:
-    return lax.bitwise_or(*_binary("logical_or", x, y))
+    return lax.bitwise_or(*_promote_pair("logical_or", x, y))
 
 
 def isfinite(x: Any) -> Any:
@@ -667,7 +667,7 @@ def mean(x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False) ->
     return out if compute == out_dtype else lax.convert_element_type(out, out_dtype, False)
 
 
-def _reducer(name: str, fn: Any) -> Any:
+def _reduction_function(name: str, fn: Any) -> Any:
     def op(x: Any, axis: Any = None, keepdims: bool = False) -> Any:
         _check_arraylike(name, x)
         axes = _axes(name, x, axis)
@@ -684,8 +684,8 @@ def _reducer(name: str, fn: Any) -> Any:
     return op
 
 
-max = _reducer("max", lax.reduce_max)  # noqa: A001
-min = _reducer("min", lax.reduce_min)  # noqa: A001
+max = _reduction_function("max", lax.reduce_max)  # noqa: A001
+min = _reduction_function("min", lax.reduce_min)  # noqa: A001
 amax, amin = max, min
 
 

@@ -18,7 +18,7 @@ import didax
 import ml_dtypes
 import numpy as np
 import pytest
-from didax.lax import comparison, convert, dot, elementwise, reductions, shape
+from didax.primitives import comparison, convert, dot, elementwise, reductions, shape
 from didax.tree_util import tree_leaves
 from op_cases import CASES, OpCase
 

@@ -19,7 +19,7 @@ from didax.jaxpr import (
     eval_jaxpr,
     typecheck,
 )
-from didax.lax import elementwise, shape
+from didax.primitives import elementwise, shape
 
 
 def f32(*shape_: int) -> ShapedArray:

@@ -9,8 +9,8 @@ import numpy as np
 from didax import pretty
 from didax.core import ShapedArray
 from didax.jaxpr import DropVar, Jaxpr, JaxprEqn, Var
-from didax.lax import elementwise
 from didax.pretty import Break, Group, Nest, TokenKind, concat, layout, render, text
+from didax.primitives import elementwise
 
 X = np.ones(3, np.float32)
 

@@ -14,7 +14,7 @@ import didax.numpy as jnp
 import numpy as np
 import pytest
 from didax import core, lax
-from didax.lax import comparison, convert, dot, elementwise, reductions, shape
+from didax.primitives import comparison, convert, dot, elementwise, reductions, shape
 
 B = 3  # batch size
 rng = np.random.default_rng(1)

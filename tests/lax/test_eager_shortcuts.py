@@ -1,4 +1,4 @@
-"""The eager shortcuts (`Primitive.eager`) agree with the impl rules they skip, decline what
+"""The eager shortcuts (`core.eager_rules`) agree with the impl rules they skip, decline what
 they must leave to `bind`, and carry the eager hot path (jnp.sin, x * y) on their own."""
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 from didax import core, dtypes
 from didax.array import Array
-from didax.lax import elementwise as ew
+from didax.primitives import elementwise as ew
 
 SHORTCUT_PRIMS = sorted(
-    (p for p in vars(ew).values() if isinstance(p, core.Primitive) and p.eager is not None),
+    (p for p in vars(ew).values() if isinstance(p, core.Primitive) and p in core.eager_rules),
     key=lambda p: p.name,
 )
 DTYPES = ["float32", "float16", "bfloat16", "int32", "int8", "uint8", "uint32", "bool"]
@@ -48,7 +48,7 @@ def test_shortcut_agrees_with_impl_rule(prim: core.Primitive, dtype: str) -> Non
     """Where the shortcut accepts, it gives the impl rule's value, dtype, shape and weak type;
     where it declines, `bind` takes the ordinary path."""
     vals = _values(dtype)
-    arity = 1 if prim.eager.__code__.co_argcount == 1 else 2
+    arity = 1 if core.eager_rules[prim].__code__.co_argcount == 1 else 2
     if arity == 1:
         cases = [(v,) for v in vals] + [(Array(vals[0]._value, True),)]
     else:
@@ -65,7 +65,7 @@ def test_shortcut_agrees_with_impl_rule(prim: core.Primitive, dtype: str) -> Non
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")
             try:
-                fast = prim.eager(*operands)
+                fast = core.eager_rules[prim](*operands)
             except Exception as e:  # noqa: BLE001
                 fast, fast_error = None, e
             else:
@@ -98,7 +98,7 @@ def test_shortcut_agrees_with_impl_rule(prim: core.Primitive, dtype: str) -> Non
 )
 def test_shortcut_declines_what_needs_promotion_or_broadcasting(operands: tuple) -> None:
     args = [Array(v) if isinstance(v, np.ndarray) else v for v in operands]
-    assert ew.mul_p.eager(*args) is NotImplemented
+    assert core.eager_rules[ew.mul_p](*args) is NotImplemented
 
 
 def test_declined_calls_still_raise_jax_errors() -> None:
@@ -112,10 +112,10 @@ def test_declined_calls_still_raise_jax_errors() -> None:
 
 def test_shortcut_declines_while_tracing() -> None:
     x = jnp.asarray(np.float32(0.5))
-    assert ew.sin_p.eager(x) is not NotImplemented
+    assert core.eager_rules[ew.sin_p](x) is not NotImplemented
     with core.new_main(core.EvalTrace, dynamic=True):
-        assert ew.sin_p.eager(x) is NotImplemented
-        assert ew.mul_p.eager(x, x) is NotImplemented
+        assert core.eager_rules[ew.sin_p](x) is NotImplemented
+        assert core.eager_rules[ew.mul_p](x, x) is NotImplemented
     c = jnp.ones(3)
     jaxpr = didax.make_jaxpr(lambda y: jnp.sin(c) * y)(jnp.ones(3))
     assert [e.primitive.name for e in jaxpr.eqns] == ["sin", "mul"]
@@ -135,6 +135,25 @@ def test_hot_path_skips_the_interpreters(monkeypatch: pytest.MonkeyPatch) -> Non
     np.testing.assert_allclose(np.asarray(a * b + a), 2 * np.arange(4.0))
     np.testing.assert_allclose(np.asarray(2.0 * a - 1.0), 2 * np.arange(4.0) - 1)
     assert (a * 2.0).dtype == np.float32 and not (a * 2.0).weak_type
+
+
+def test_bind_is_the_one_eager_hook(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`lax.sin(x)` / `prim.bind` on eager Arrays take the eager rule inside `bind`, before
+    the eval interpreter; a declined call (mixed dtypes) reaches the interpreter."""
+    calls: list[str] = []
+    real = core.eval_primitive
+
+    def counted(prim: core.Primitive, *args: object) -> object:
+        calls.append(prim.name)
+        return real(prim, *args)
+
+    monkeypatch.setattr(core, "eval_primitive", counted)
+    x = jnp.asarray(np.float32(0.5))
+    assert float(didax.lax.sin(x)) == pytest.approx(np.sin(0.5))
+    assert float(ew.mul_p.bind(x, x)) == pytest.approx(0.25)
+    assert calls == []
+    didax.lax.reshape(x, (1,))  # no eager rule: the eval interpreter runs it
+    assert calls == ["reshape"]
 
 
 def test_eager_results_build_their_aval_lazily() -> None:

@@ -8,9 +8,9 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from didax import core, dtypes
+from didax import array, core, dtypes
 from didax.core import ShapedArray, Zero
-from didax.lax import common
+from didax.primitives import common
 
 convert_element_type_p = core.Primitive("convert_element_type")
 
@@ -25,7 +25,7 @@ def convert_element_type(x: Any, new_dtype: Any, weak_type: bool = False) -> Any
         # converting a scalar constant needs no equation (JAX folds it while staging too)
         value = np.asarray(core.to_numpy(x)).astype(new_dtype)
         if not dtypes.is_python_scalar(x):  # an Array stays an Array
-            return core.wrap_eager(value[()], weak_type)
+            return array.eager_result(value[()], weak_type)
         return _scalar_constant(value, weak_type)
     return convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=weak_type)
 
@@ -35,7 +35,7 @@ def _scalar_constant(value: np.ndarray, weak_type: bool) -> Any:
     # becomes an eager Array, which make_jaxpr inlines as a literal.
     if weak_type and value.dtype in (dtypes.float32, dtypes.int32):
         return value.item() if value.dtype == dtypes.int32 else float(value)
-    return core.wrap_eager(value[()] if value.ndim == 0 else value, weak_type)
+    return array.eager_result(value[()] if value.ndim == 0 else value, weak_type)
 
 
 def _convert_impl(x: np.ndarray, *, new_dtype: np.dtype, weak_type: bool) -> list:
@@ -62,8 +62,6 @@ def _convert_jvp(primals, tangents, *, new_dtype, weak_type):
 @core.transpose_rules.register(convert_element_type_p)
 def _convert_transpose(cts, x, *, new_dtype, weak_type):
     (ct,) = cts
-    if isinstance(ct, Zero):
-        return [Zero(x.aval)]
     if core.get_aval(ct).dtype == x.aval.dtype:  # a weak-type-only change needs no undoing
         return [ct]
     return [convert_element_type(ct, x.aval.dtype, x.aval.weak_type)]

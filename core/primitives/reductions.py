@@ -12,13 +12,13 @@ from typing import Any
 import numpy as np
 from didax import core, dtypes
 from didax.core import ShapedArray, Zero
-from didax.lax import common, shape
-from didax.lax.comparison import eq
-from didax.lax.convert import convert_element_type
-from didax.lax.elementwise import div, mul
+from didax.primitives import common, shape
+from didax.primitives.comparison import eq
+from didax.primitives.convert import convert_element_type
+from didax.primitives.elementwise import div, mul
 
 
-def _reducer(name: str, fn: Any) -> core.Primitive:
+def _reduction_primitive(name: str, fn: Any) -> core.Primitive:
     prim = core.Primitive(name)
 
     def impl(x, *, axes, **params):
@@ -31,9 +31,9 @@ def _reducer(name: str, fn: Any) -> core.Primitive:
     return prim
 
 
-reduce_max_p = _reducer("reduce_max", np.max)
-reduce_min_p = _reducer("reduce_min", np.min)
-reduce_prod_p = _reducer("reduce_prod", np.prod)
+reduce_max_p = _reduction_primitive("reduce_max", np.max)
+reduce_min_p = _reduction_primitive("reduce_min", np.min)
+reduce_prod_p = _reduction_primitive("reduce_prod", np.prod)
 
 
 def reduce_max(x: Any, axes: tuple[int, ...]) -> Any:

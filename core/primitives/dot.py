@@ -13,13 +13,9 @@ from typing import Any
 import numpy as np
 from didax import core, dtypes, pretty
 from didax.core import NOT_MAPPED, ShapedArray, UndefinedPrimal, Zero
-from didax.lax import common, shape
-from didax.lax.convert import convert_element_type
-from didax.lax.elementwise import add_tangents
-
-DimensionNumbers = tuple[
-    tuple[tuple[int, ...], tuple[int, ...]], tuple[tuple[int, ...], tuple[int, ...]]
-]
+from didax.primitives import common, shape
+from didax.primitives.convert import convert_element_type
+from didax.primitives.elementwise import add_tangents
 
 dot_general_p = core.Primitive("dot_general")
 
@@ -114,13 +110,9 @@ def _dot_general_transpose(cts, x, y, *, dimension_numbers, precision, preferred
     if isinstance(x, UndefinedPrimal) and isinstance(y, UndefinedPrimal):
         raise ValueError("dot_general: cannot transpose a product of two linear operands")
     if isinstance(x, UndefinedPrimal):
-        if isinstance(ct, Zero):
-            return [Zero(x.aval), None]
         return [_transpose_lhs(ct, x.aval, y, dimension_numbers, x.aval.dtype), None]
     (xc, yc), (xb, yb) = dimension_numbers
     swapped = ((yc, xc), (yb, xb))
-    if isinstance(ct, Zero):
-        return [None, Zero(y.aval)]
     return [None, _transpose_lhs(ct, y.aval, x, swapped, y.aval.dtype, swap_out=True)]
 
 

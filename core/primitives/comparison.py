@@ -13,10 +13,10 @@ from typing import Any
 import numpy as np
 from didax import core, dtypes
 from didax.core import NOT_MAPPED, ShapedArray, UndefinedPrimal, Zero
-from didax.lax import common, shape
+from didax.primitives import common, shape
 
 
-def _comparison(name: str, fn: Callable[..., Any]) -> core.Primitive:
+def _comparison_primitive(name: str, fn: Callable[..., Any]) -> core.Primitive:
     prim = core.Primitive(name)
     aval = common.compare_aval(name)
     core.impl_rules.register(prim, common.predicate_impl(fn, aval))
@@ -36,12 +36,12 @@ def _zero_output_jvp(prim: core.Primitive) -> core.JvpRule:
     return rule
 
 
-gt_p = _comparison("gt", np.greater)
-lt_p = _comparison("lt", np.less)
-ge_p = _comparison("ge", np.greater_equal)
-le_p = _comparison("le", np.less_equal)
-eq_p = _comparison("eq", np.equal)
-ne_p = _comparison("ne", np.not_equal)
+gt_p = _comparison_primitive("gt", np.greater)
+lt_p = _comparison_primitive("lt", np.less)
+ge_p = _comparison_primitive("ge", np.greater_equal)
+le_p = _comparison_primitive("le", np.less_equal)
+eq_p = _comparison_primitive("eq", np.equal)
+ne_p = _comparison_primitive("ne", np.not_equal)
 
 
 def gt(x: Any, y: Any) -> Any:
@@ -214,8 +214,6 @@ def _select_n_transpose(cts, which, *cases):
     for i, c in enumerate(cases):
         if not isinstance(c, UndefinedPrimal):
             out.append(None)
-        elif isinstance(ct, Zero):
-            out.append(Zero(c.aval))
         else:
             zeros = shape.full(c.aval.shape, 0, c.aval.dtype)
             picks = [ct if j == i else zeros for j in range(len(cases))]

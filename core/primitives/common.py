@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 from didax import core, dtypes
 from didax.array import Array
-from didax.core import ShapedArray, Zero
+from didax.core import ShapedArray
 
 # ----------------------------------------------------------------------------- impl
 
@@ -58,7 +58,7 @@ def elementwise_impl(
     return impl
 
 
-# Eager shortcuts (`Primitive.eager`): the impl rule above, minus the interpreter, for the
+# Eager rules (`core.eager_rules`): the impl rule above, minus the interpreter, for the
 # common case of well-typed eager Arrays (and Python scalars of the array's default dtype).
 # They decline (NotImplemented) whatever needs more: tracers, device-resident values, mixed
 # dtypes, broadcasting beyond scalars. Declined calls take `bind`'s ordinary path, which
@@ -268,7 +268,7 @@ def linear_unary_transpose(fn: Callable[..., Any]) -> core.TransposeRule:
 
     def rule(cts: Sequence[Any], x: Any, **params: Any) -> list:
         (ct,) = cts
-        return [Zero(x.aval) if isinstance(ct, Zero) else fn(ct, **params)]
+        return [fn(ct, **params)]
 
     return rule
 

@@ -15,10 +15,10 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from didax import core, dtypes, pretty
+from didax import array, core, dtypes, pretty
 from didax.core import NOT_MAPPED, ShapedArray, UndefinedPrimal, Zero
-from didax.lax import common
-from didax.lax.convert import _scalar_constant, convert_element_type
+from didax.primitives import common
+from didax.primitives.convert import _scalar_constant, convert_element_type
 
 # ----------------------------------------------------------------------------- broadcast_in_dim
 
@@ -70,8 +70,6 @@ core.jvp_rules.register(broadcast_in_dim_p, common.linear_unary_jvp(broadcast_in
 @core.transpose_rules.register(broadcast_in_dim_p)
 def _broadcast_in_dim_transpose(cts, x, *, shape, broadcast_dimensions, sharding):
     (ct,) = cts
-    if isinstance(ct, Zero):
-        return [Zero(x.aval)]
     in_shape = x.aval.shape
     new_axes = tuple(i for i in range(len(shape)) if i not in broadcast_dimensions)
     size1_axes = tuple(
@@ -141,8 +139,6 @@ core.jvp_rules.register(reshape_p, common.linear_unary_jvp(reshape_p.bind))
 @core.transpose_rules.register(reshape_p)
 def _reshape_transpose(cts, x, *, new_sizes, dimensions, sharding):
     (ct,) = cts
-    if isinstance(ct, Zero):
-        return [Zero(x.aval)]
     if dimensions is None:
         return [reshape(ct, x.aval.shape)]
     permuted = reshape(ct, tuple(x.aval.shape[d] for d in dimensions))
@@ -199,7 +195,7 @@ core.jvp_rules.register(transpose_p, common.linear_unary_jvp(transpose_p.bind))
 def _transpose_transpose(cts, x, *, permutation):
     (ct,) = cts
     inverse = tuple(int(i) for i in np.argsort(permutation))
-    return [Zero(x.aval) if isinstance(ct, Zero) else transpose(ct, inverse)]
+    return [transpose(ct, inverse)]
 
 
 @core.vmap_rules.register(transpose_p)
@@ -270,7 +266,7 @@ core.jvp_rules.register(squeeze_p, common.linear_unary_jvp(squeeze_p.bind))
 @core.transpose_rules.register(squeeze_p)
 def _squeeze_transpose(cts, x, *, dimensions):
     (ct,) = cts
-    return [Zero(x.aval) if isinstance(ct, Zero) else reshape(ct, x.aval.shape)]
+    return [reshape(ct, x.aval.shape)]
 
 
 @core.vmap_rules.register(squeeze_p)
@@ -352,8 +348,6 @@ core.jvp_rules.register(slice_p, common.linear_unary_jvp(slice_p.bind))
 @core.transpose_rules.register(slice_p)
 def _slice_transpose(cts, x, *, start_indices, limit_indices, strides):
     (ct,) = cts
-    if isinstance(ct, Zero):
-        return [Zero(x.aval)]
     steps = strides or (1,) * x.aval.ndim
     out_shape = core.get_aval(ct).shape
     config = tuple(
@@ -447,11 +441,6 @@ def _pad_jvp(primals, tangents, *, padding_config):
 @core.transpose_rules.register(pad_p)
 def _pad_transpose(cts, x, v, *, padding_config):
     (ct,) = cts
-    if isinstance(ct, Zero):
-        return [
-            Zero(x.aval) if isinstance(x, UndefinedPrimal) else None,
-            Zero(v.aval) if isinstance(v, UndefinedPrimal) else None,
-        ]
     shape = core.get_aval(ct).shape
     # undo the low/high padding (negative padding cropped: pad those parts back with zeros),
     # then take every (interior + 1)-th element
@@ -554,12 +543,9 @@ def _concatenate_transpose(cts, *xs, dimension):
         aval = x.aval if isinstance(x, UndefinedPrimal) else core.get_aval(x)
         stop = start + aval.shape[dimension]
         if isinstance(x, UndefinedPrimal):
-            if isinstance(ct, Zero):
-                cts_out.append(Zero(aval))
-            else:
-                starts = tuple(start if i == dimension else 0 for i in range(aval.ndim))
-                limits = tuple(stop if i == dimension else n for i, n in enumerate(aval.shape))
-                cts_out.append(slice(ct, starts, limits))
+            starts = tuple(start if i == dimension else 0 for i in range(aval.ndim))
+            limits = tuple(stop if i == dimension else n for i, n in enumerate(aval.shape))
+            cts_out.append(slice(ct, starts, limits))
         else:
             cts_out.append(None)
         start = stop
@@ -619,8 +605,6 @@ def _stack_transpose(cts, *xs, axis):
     for i, x in enumerate(xs):
         if not isinstance(x, UndefinedPrimal):
             out.append(None)
-        elif isinstance(ct, Zero):
-            out.append(Zero(x.aval))
         else:
             shape = core.get_aval(ct).shape
             starts = tuple(i if d == axis else 0 for d in range(len(shape)))
@@ -727,8 +711,6 @@ core.jvp_rules.register(reduce_sum_p, common.linear_unary_jvp(reduce_sum_p.bind)
 @core.transpose_rules.register(reduce_sum_p)
 def _reduce_sum_transpose(cts, x, *, axes, out_sharding):
     (ct,) = cts
-    if isinstance(ct, Zero):
-        return [Zero(x.aval)]
     kept = tuple(i for i in range(x.aval.ndim) if i not in axes)
     return [broadcast_in_dim(ct, x.aval.shape, kept)]
 
@@ -766,7 +748,7 @@ def full(shape: Sequence[int], fill_value: Any, dtype: Any = None) -> Any:
     return (
         value
         if common.is_didax_value(value)
-        else core.wrap_eager(np.asarray(value, core.get_aval(value).dtype)[()], weak)
+        else array.eager_result(np.asarray(value, core.get_aval(value).dtype)[()], weak)
     )
 
 
@@ -774,7 +756,7 @@ def instantiate(t: Any) -> Any:
     """A symbolic zero as an array of zeros; other tangents unchanged."""
     if not isinstance(t, Zero):
         return t
-    zero = core.wrap_eager(np.zeros((), t.aval.dtype)[()], t.aval.weak_type)  # weak stays weak
+    zero = array.eager_result(np.zeros((), t.aval.dtype)[()], t.aval.weak_type)  # weak stays weak
     return broadcast_in_dim(zero, t.aval.shape, ())
 
 
@@ -782,7 +764,7 @@ def fit_shape(t: Any, aval: ShapedArray) -> Any:
     """A tangent of an operand that an elementwise op broadcast (a scalar, or size-1 axes),
     broadcast to the output's shape: its size-1 axes dropped, then broadcast (as JAX does)."""
     if isinstance(t, Zero):
-        return Zero(core.tangent_aval(aval))
+        return Zero(aval)
     t_shape = core.get_aval(t).shape
     if t_shape == aval.shape:
         return t

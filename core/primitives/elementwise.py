@@ -9,28 +9,30 @@ Tangents may be symbolic zeros (`core.Zero`): rules skip the work for them.
 from __future__ import annotations
 
 import builtins
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 from didax import core, dtypes
 from didax.core import ShapedArray, UndefinedPrimal, Zero
-from didax.lax import common, shape
-from didax.lax.comparison import and_p, eq, gt, lt, select_n
-from didax.lax.convert import _scalar_constant, convert_element_type
+from didax.primitives import common, shape
+from didax.primitives.comparison import and_p, eq, gt, lt, select_n
+from didax.primitives.convert import _scalar_constant, convert_element_type
 
 
-def _unary(name: str, fn: Callable[..., Any], *, floats_only: bool = True) -> core.Primitive:
+def _unary_primitive(
+    name: str, fn: Callable[..., Any], *, floats_only: bool = True
+) -> core.Primitive:
     prim = core.Primitive(name)
     aval = common.float_aval(name) if floats_only else common.same_aval
     core.impl_rules.register(prim, common.elementwise_impl(fn, aval, floats_only))
     core.abstract_eval_rules.register(prim, aval)
     core.vmap_rules.register(prim, common.vectorized_vmap(prim.bind))
-    prim.eager = common.eager_unary(fn, floats_only)
+    core.eager_rules.register(prim, common.eager_unary(fn, floats_only))
     return prim
 
 
-def _binary(
+def _binary_primitive(
     name: str,
     fn: Callable[..., Any],
     allowed: str = "any",
@@ -41,8 +43,21 @@ def _binary(
     core.impl_rules.register(prim, common.elementwise_impl(fn, aval, allowed == "float"))
     core.abstract_eval_rules.register(prim, aval)
     core.vmap_rules.register(prim, shape.broadcasting_vmap(prim.bind))
-    prim.eager = common.eager_binary(fn, allowed == "float")
+    core.eager_rules.register(prim, common.eager_binary(fn, allowed == "float"))
     return prim
+
+
+def _unary_jvp(prim: core.Primitive, tangent: Callable[..., Any]) -> core.JvpRule:
+    """The jvp rule of a unary primitive from its derivative: `tangent(t, x, out, **params)`
+    is the output tangent for the input tangent `t` (never a `Zero`: the jvp interpreter
+    does not run rules whose tangents are all zero)."""
+
+    def rule(primals: Sequence[Any], tangents: Sequence[Any], **params: Any) -> tuple:
+        (x,), (t,) = primals, tangents
+        out = prim.bind(x, **params)
+        return [out], [tangent(t, x, out, **params)]
+
+    return rule
 
 
 def _const(value: float, like: Any) -> Any:
@@ -61,8 +76,8 @@ def _out_tangent(t: Any, out: Any) -> Any:
 
 # ----------------------------------------------------------------------------- add, add_any
 
-add_p = _binary("add", np.add)
-add_any_p = _binary("add_any", np.add)  # the sum of two tangents or cotangents
+add_p = _binary_primitive("add", np.add)
+add_any_p = _binary_primitive("add_any", np.add)  # the sum of two tangents or cotangents
 
 
 def add(x: Any, y: Any) -> Any:
@@ -111,8 +126,8 @@ core.lowering_rules.register(add_any_p, common.direct_lowering("add", bool_op="o
 
 # ----------------------------------------------------------------------------- sub, neg
 
-sub_p = _binary("sub", np.subtract)
-neg_p = _unary("neg", np.negative, floats_only=False)
+sub_p = _binary_primitive("sub", np.subtract)
+neg_p = _unary_primitive("neg", np.negative, floats_only=False)
 
 
 def sub(x: Any, y: Any) -> Any:
@@ -140,7 +155,7 @@ def _sub_transpose(cts, x, y):
     ct_x = shape.unbroadcast(ct, x.aval) if isinstance(x, UndefinedPrimal) else None
     ct_y = None
     if isinstance(y, UndefinedPrimal):
-        ct_y = shape.unbroadcast(ct if isinstance(ct, Zero) else neg(ct), y.aval)
+        ct_y = shape.unbroadcast(neg(ct), y.aval)
     return [ct_x, ct_y]
 
 
@@ -151,7 +166,7 @@ core.lowering_rules.register(neg_p, common.direct_lowering("negate"))
 
 # ----------------------------------------------------------------------------- mul, div
 
-mul_p = _binary("mul", np.multiply)
+mul_p = _binary_primitive("mul", np.multiply)
 
 
 def mul(x: Any, y: Any) -> Any:
@@ -173,11 +188,8 @@ def _mul_transpose(cts, x, y):
     if isinstance(x, UndefinedPrimal) and isinstance(y, UndefinedPrimal):
         raise ValueError("mul: cannot transpose a product of two linear operands")
     if isinstance(x, UndefinedPrimal):
-        return [
-            Zero(x.aval) if isinstance(ct, Zero) else shape.unbroadcast(mul(ct, y), x.aval),
-            None,
-        ]
-    return [None, Zero(y.aval) if isinstance(ct, Zero) else shape.unbroadcast(mul(x, ct), y.aval)]
+        return [shape.unbroadcast(mul(ct, y), x.aval), None]
+    return [None, shape.unbroadcast(mul(x, ct), y.aval)]
 
 
 core.lowering_rules.register(mul_p, common.direct_lowering("multiply", bool_op="and_"))
@@ -217,7 +229,7 @@ def _div_transpose(cts, x, y):
     (ct,) = cts
     if isinstance(y, UndefinedPrimal):
         raise ValueError("div: cannot transpose with respect to the denominator")
-    return [Zero(x.aval) if isinstance(ct, Zero) else shape.unbroadcast(div(ct, y), x.aval), None]
+    return [shape.unbroadcast(div(ct, y), x.aval), None]
 
 
 core.lowering_rules.register(div_p, common.direct_lowering("divide"))
@@ -267,7 +279,7 @@ def _full(value: Any, shp: tuple[int, ...]) -> Any:
 
 
 def _extremum(name: str, fn: Callable[..., Any]) -> core.Primitive:
-    prim = _binary(name, fn)
+    prim = _binary_primitive(name, fn)
 
     @core.jvp_rules.register(prim)
     def _jvp(primals, tangents):
@@ -355,8 +367,8 @@ core.lowering_rules.register(clamp_p, lambda ctx, lo, x, hi: [ctx.hlo.clamp(lo, 
 
 # ----------------------------------------------------------------------------- sign, abs
 
-sign_p = _unary("sign", np.sign, floats_only=False)
-abs_p = _unary("abs", np.abs, floats_only=False)
+sign_p = _unary_primitive("sign", np.sign, floats_only=False)
+abs_p = _unary_primitive("abs", np.abs, floats_only=False)
 
 
 def sign(x: Any) -> Any:
@@ -400,7 +412,7 @@ def _abs_lowering(ctx, x):
 
 # ----------------------------------------------------------------------------- floor
 
-floor_p = _unary("floor", np.floor)
+floor_p = _unary_primitive("floor", np.floor)
 
 
 def floor(x: Any) -> Any:
@@ -408,10 +420,7 @@ def floor(x: Any) -> Any:
     return floor_p.bind(x)
 
 
-@core.jvp_rules.register(floor_p)
-def _floor_jvp(primals, tangents):
-    out = floor(primals[0])
-    return [out], [Zero.like(out)]
+core.jvp_rules.register(floor_p, _unary_jvp(floor_p, lambda t, x, out: Zero.like(out)))
 
 
 core.lowering_rules.register(floor_p, common.direct_lowering("floor"))
@@ -436,10 +445,7 @@ core.abstract_eval_rules.register(round_p, common.float_aval("round"))
 core.vmap_rules.register(round_p, common.vectorized_vmap(round_p.bind))
 
 
-@core.jvp_rules.register(round_p)
-def _round_jvp(primals, tangents, *, rounding_method):
-    out = round(primals[0], rounding_method)
-    return [out], [Zero.like(out)]
+core.jvp_rules.register(round_p, _unary_jvp(round_p, lambda t, x, out, **_: Zero.like(out)))
 
 
 core.lowering_rules.register(
@@ -452,16 +458,16 @@ core.lowering_rules.register(
 
 # ----------------------------------------------------------------------------- transcendental
 
-sin_p = _unary("sin", np.sin)
-cos_p = _unary("cos", np.cos)
-tan_p = _unary("tan", np.tan)
-tanh_p = _unary("tanh", np.tanh)
-exp_p = _unary("exp", np.exp)
-log_p = _unary("log", np.log)
-log1p_p = _unary("log1p", np.log1p)
-expm1_p = _unary("expm1", np.expm1)
-sqrt_p = _unary("sqrt", np.sqrt)
-logistic_p = _unary("logistic", lambda x: 1 / (1 + np.exp(-x)))
+sin_p = _unary_primitive("sin", np.sin)
+cos_p = _unary_primitive("cos", np.cos)
+tan_p = _unary_primitive("tan", np.tan)
+tanh_p = _unary_primitive("tanh", np.tanh)
+exp_p = _unary_primitive("exp", np.exp)
+log_p = _unary_primitive("log", np.log)
+log1p_p = _unary_primitive("log1p", np.log1p)
+expm1_p = _unary_primitive("expm1", np.expm1)
+sqrt_p = _unary_primitive("sqrt", np.sqrt)
+logistic_p = _unary_primitive("logistic", lambda x: 1 / (1 + np.exp(-x)))
 
 
 def sin(x: Any) -> Any:
@@ -514,70 +520,32 @@ def logistic(x: Any) -> Any:
     return logistic_p.bind(x)
 
 
-@core.jvp_rules.register(sin_p)
-def _sin_jvp(primals, tangents):
-    (x,), (x_dot,) = primals, tangents
-    return [sin(x)], [mul(x_dot, cos(x))]  # d sin x = cos x dx
-
-
-@core.jvp_rules.register(cos_p)
-def _cos_jvp(primals, tangents):
-    (x,), (x_dot,) = primals, tangents
-    return [cos(x)], [neg(mul(x_dot, sin(x)))]  # d cos x = -sin x dx
-
-
-@core.jvp_rules.register(tan_p)
-def _tan_jvp(primals, tangents):
-    (x,), (x_dot,) = primals, tangents
-    out = tan(x)
-    return [out], [mul(x_dot, add(_const(1.0, out), integer_pow(out, 2)))]  # 1 + tan^2
-
-
-@core.jvp_rules.register(tanh_p)
-def _tanh_jvp(primals, tangents):
-    (x,), (x_dot,) = primals, tangents
-    out = tanh(x)
-    return [out], [mul(x_dot, sub(_const(1.0, out), integer_pow(out, 2)))]  # 1 - tanh^2
-
-
-@core.jvp_rules.register(exp_p)
-def _exp_jvp(primals, tangents):
-    (x,), (x_dot,) = primals, tangents
-    out = exp(x)
-    return [out], [mul(x_dot, out)]  # d e^x = e^x dx
-
-
-@core.jvp_rules.register(log_p)
-def _log_jvp(primals, tangents):
-    (x,), (x_dot,) = primals, tangents
-    return [log(x)], [div(x_dot, x)]  # d log x = dx / x
-
-
-@core.jvp_rules.register(log1p_p)
-def _log1p_jvp(primals, tangents):
-    (x,), (x_dot,) = primals, tangents
-    return [log1p(x)], [div(x_dot, add(x, _const(1.0, x)))]  # dx / (1 + x)
-
-
-@core.jvp_rules.register(expm1_p)
-def _expm1_jvp(primals, tangents):
-    (x,), (x_dot,) = primals, tangents
-    out = expm1(x)
-    return [out], [mul(x_dot, add(out, _const(1.0, out)))]  # e^x dx
-
-
-@core.jvp_rules.register(sqrt_p)
-def _sqrt_jvp(primals, tangents):
-    (x,), (x_dot,) = primals, tangents
-    out = sqrt(x)
-    return [out], [mul(x_dot, div(_const(0.5, out), out))]  # dx / (2 sqrt x)
-
-
-@core.jvp_rules.register(logistic_p)
-def _logistic_jvp(primals, tangents):
-    (x,), (x_dot,) = primals, tangents
-    out = logistic(x)  # s' = s (1 - s)
-    return [out], [mul(x_dot, mul(out, sub(_const(1.0, out), out)))]
+# Each jvp is `d out = t * f'(x)`, written with the primal `x` and the output `out` (computed
+# first, as JAX's jaxprs show it).
+core.jvp_rules.register(sin_p, _unary_jvp(sin_p, lambda t, x, out: mul(t, cos(x))))
+core.jvp_rules.register(cos_p, _unary_jvp(cos_p, lambda t, x, out: neg(mul(t, sin(x)))))
+core.jvp_rules.register(  # 1 + tan^2
+    tan_p, _unary_jvp(tan_p, lambda t, x, out: mul(t, add(_const(1.0, out), integer_pow(out, 2))))
+)
+core.jvp_rules.register(  # 1 - tanh^2
+    tanh_p,
+    _unary_jvp(tanh_p, lambda t, x, out: mul(t, sub(_const(1.0, out), integer_pow(out, 2)))),
+)
+core.jvp_rules.register(exp_p, _unary_jvp(exp_p, lambda t, x, out: mul(t, out)))
+core.jvp_rules.register(log_p, _unary_jvp(log_p, lambda t, x, out: div(t, x)))
+core.jvp_rules.register(  # dx / (1 + x)
+    log1p_p, _unary_jvp(log1p_p, lambda t, x, out: div(t, add(x, _const(1.0, x))))
+)
+core.jvp_rules.register(  # e^x dx
+    expm1_p, _unary_jvp(expm1_p, lambda t, x, out: mul(t, add(out, _const(1.0, out))))
+)
+core.jvp_rules.register(  # dx / (2 sqrt x)
+    sqrt_p, _unary_jvp(sqrt_p, lambda t, x, out: mul(t, div(_const(0.5, out), out)))
+)
+core.jvp_rules.register(  # s' = s (1 - s)
+    logistic_p,
+    _unary_jvp(logistic_p, lambda t, x, out: mul(t, mul(out, sub(_const(1.0, out), out)))),
+)
 
 
 core.lowering_rules.register(sin_p, common.direct_lowering("sine"))
@@ -607,7 +575,7 @@ def _pow_abstract_eval(x, y):
     return [ShapedArray(shape, x.dtype, x.weak_type and y.weak_type)]
 
 
-pow_p = _binary("pow", np.power, "float", _pow_abstract_eval)
+pow_p = _binary_primitive("pow", np.power, "float", _pow_abstract_eval)
 
 
 def pow(x: Any, y: Any) -> Any:  # noqa: A001 - JAX's name
@@ -636,7 +604,7 @@ def _pow_jvp(primals, tangents):
         x_part = mul(
             x_dot, select_n(eq(yf, _const(0.0, x)), mul(yf, pow(x, sub(yf, _const(1.0, x)))), zero)
         )
-        y_dot = Zero(core.tangent_aval(core.get_aval(y)))  # integers have no tangent
+        y_dot = Zero(core.get_aval(y))  # integers have no tangent
     elif not isinstance(x_dot, Zero):
         x_part = mul(x_dot, mul(y, pow(x, sub(y, _const(1.0, y)))))
     y_part = y_dot  # d/dy x^y = log(x) x^y, taken as 0 where x == 0
