@@ -36,6 +36,7 @@ def new_uid(prefix: str = "dx") -> str:
 
 # token colours: (light theme, dark theme); each >= 4.5:1 on its theme's backgrounds
 PALETTE: dict[str, tuple[str, str]] = {
+    "fg": ("#1f1f1f", "#e8e8e8"),  # plain text where JupyterLab's variables are missing
     "keyword": ("#7b2fa0", "#d2a8ff"),
     "primitive": ("#0b4f9c", "#79b8ff"),
     "type": ("#5a5f66", "#b3bac1"),
@@ -57,14 +58,15 @@ HIGHLIGHT = ("#fff3b0", "#4a4000")
 
 def _palette_vars(which: int) -> str:
     items = [f"--dx-{k}: {v[which]};" for k, v in PALETTE.items()]
-    return " ".join([*items, f"--dx-hl: {HIGHLIGHT[which]};"])
+    bg = ("#ffffff", "#1e1e1e")[which]
+    return " ".join([*items, f"--dx-hl: {HIGHLIGHT[which]};", f"--dx-bg: {bg};"])
 
 
 CSS = (
     """
 .dx-view { """
     + _palette_vars(0)
-    + """ color: var(--jp-content-font-color1, #1f1f1f);
+    + """ color: var(--jp-content-font-color1, var(--dx-fg));
   font-family: var(--jp-code-font-family, monospace); font-size: var(--jp-code-font-size, 13px); }
 body[data-jp-theme-light="false"] .dx-view { """
     + _palette_vars(1)
@@ -102,14 +104,14 @@ body[data-jp-theme-light="false"] .dx-view { """
 .dx-view .dx-note { color: var(--dx-type); margin: 2px 0; white-space: pre-wrap; }
 .dx-view .dx-scroll { overflow: auto; max-height: 480px; border: 1px solid
   var(--jp-border-color2, #e0e0e0); }
-.dx-view svg text { fill: var(--jp-content-font-color1, #1f1f1f);
+.dx-view svg text { fill: var(--jp-content-font-color1, var(--dx-fg));
   font-family: var(--jp-code-font-family, monospace); font-size: 12px; }
-.dx-view svg .dx-node rect { fill: var(--jp-layout-color1, #fff);
+.dx-view svg .dx-node rect { fill: var(--jp-layout-color1, var(--dx-bg));
   stroke: var(--jp-border-color1, #9e9e9e); }
 .dx-view svg .dx-node-input rect, .dx-view svg .dx-node-const rect { stroke: var(--dx-param); }
 .dx-view svg .dx-node-output rect { stroke: var(--dx-keyword); }
 .dx-view svg .dx-node-eqn text { fill: var(--dx-primitive); font-weight: bold; }
-.dx-view svg path.dx-edge { fill: none; stroke: var(--jp-border-color0, #757575); }
+.dx-view svg path.dx-edge { fill: none; stroke: var(--jp-border-color0, var(--dx-type)); }
 .dx-view svg .dx-edge-label { font-size: 10px; fill: var(--dx-type); }
 .dx-view svg .dx-bar-compiled { fill: var(--dx-primitive); }
 .dx-view svg .dx-bar-eager { fill: var(--dx-literal); }
