@@ -9,7 +9,9 @@ import didax
 import didax.numpy as jnp
 import numpy as np
 import pytest
+from didax.magics import display as display_mod
 from didax.magics import magics as magics_mod
+from didax.magics import reports
 from IPython.core.error import UsageError
 from IPython.utils.path import compress_user
 
@@ -459,3 +461,45 @@ def test_jit_bad_argument_is_usage_error(run):
     ran = run("%jit -n 1 -r 1 f('abc')")
     assert isinstance(ran.error, UsageError) and "\n" not in str(ran.error)
     assert str(ran.error).startswith("%jit: TypeError: Error interpreting argument 'x'")
+
+
+def test_jit_budget_option(run):
+    report = run("%jit --budget 0.5 -o loss(x, 2.0)").result
+    t = report.timings
+    assert t.budget == 0.5 and t.steady.repeat >= 1 and t.eager.repeat >= 1
+    unlimited = run("%jit --budget 0 -n 1 -r 2 -o loss(x, 2.0)").result
+    assert unlimited.timings.budget is None and unlimited.timings.steady.repeat == 2
+    ran = run("%jit --budget -1 f(x)")
+    assert isinstance(ran.error, UsageError) and "seconds >= 0" in str(ran.error)
+
+
+def _html_values(widget):
+    out = [widget.value] if type(widget).__name__ == "HTML" else []
+    for child in getattr(widget, "children", ()):
+        out += _html_values(child)
+    return out
+
+
+def test_hostile_function_name_is_text_in_every_view(ip, run):
+    ip.run_cell(
+        "def evil(x):\n    return jnp.sum(jnp.sin(x) * 3.0)\n"
+        "evil.__name__ = '<img src=x onerror=alert(1)>'\n"
+        "ev = didax.jit(evil)"
+    )
+    lines = ("%jaxpr ev(x);", "%grad --jaxpr evil(x)", "%vmap evil(xs)", "%jit -n 1 -r 1 evil(x)")
+    for line in lines:
+        ran = run(line)
+        assert ran.error is None, (line, ran.error)
+        [bundle] = ran.displays
+        assert "<img" not in bundle["text/html"], line
+    ns = ip.user_ns
+    views = [
+        display_mod.jaxpr_view(reports.jaxpr_report(ns["ev"], (ns["x"],))),
+        display_mod.grad_view(reports.grad_report(ns["evil"], (ns["x"],), programs=True)),
+        display_mod.vmap_view(reports.vmap_report(ns["evil"], (ns["xs"],))),
+        display_mod.jit_view(reports.jit_report(ns["ev"], (ns["x"],), number=1, repeat=1)),
+    ]
+    for v in views:
+        values = _html_values(v)
+        assert any("&lt;img src=x onerror=alert(1)&gt;" in h for h in values), values
+        assert not any("<img" in h for h in values)
