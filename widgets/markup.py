@@ -96,6 +96,8 @@ body[data-jp-theme-light="false"] .dx-view { """
 .dx-view .dx-warn { color: var(--dx-warn); }
 .dx-view .dx-new { color: var(--dx-new); }
 .dx-view .dx-dropped { color: var(--dx-dropped); text-decoration: line-through; }
+.dx-view .dx-mark { font-style: italic; }
+.dx-view .dx-unchanged { color: var(--dx-type); }
 .dx-view table.dx-rows { border-collapse: collapse; margin: 2px 0; }
 .dx-view table.dx-rows th { text-align: left; vertical-align: top; padding: 1px 12px 1px 0;
   font-weight: normal; color: var(--dx-type); white-space: nowrap; }
@@ -192,7 +194,14 @@ def _span(s: m.Span, uid: str, title: str | None = None) -> str:
     return f'<span class="dx-{esc(kind)}"{t}>{text}</span>'
 
 
-def _line_html(model: m.JaxprModel, i: int, uid: str, current: int | None, tag: str = "div") -> str:
+def _line_html(
+    model: m.JaxprModel,
+    i: int,
+    uid: str,
+    current: int | None,
+    tag: str = "div",
+    mark: tuple[str, str] | None = None,
+) -> str:
     indent, spans = model.lines[i]
     parts = []
     for s in spans:
@@ -206,6 +215,9 @@ def _line_html(model: m.JaxprModel, i: int, uid: str, current: int | None, tag: 
         parts.append(_span(s, uid, title))
     cls = "dx-l dx-current" if i == current else "dx-l"
     src_marker = ""
+    if mark is not None:  # the stage diff's status, at the end of the equation's line
+        text, status = mark
+        src_marker = f'<span class="dx-mark dx-{esc(status)}">  {esc(text)}</span>'
     return (
         f'<{tag} class="{cls}" data-line="{i}">{" " * indent}{"".join(parts)}{src_marker}</{tag}>'
     )
@@ -227,6 +239,7 @@ def jaxpr_code(
     *,
     current_line: int | None = None,
     folded: Iterable[int] = (),
+    links: Sequence[m.EqnLink] = (),
 ) -> str:
     """The jaxpr's lines as a `dx-code` block: tokens coloured by kind, multi-line equations
     and nested jaxprs as `<details>` (open unless their first line is in `folded`), each
@@ -234,6 +247,7 @@ def jaxpr_code(
     equations with hover titles."""
     uid = uid or new_uid()
     folded = set(folded)
+    marks = _link_marks(model, links)
     starts: dict[int, list[m.Fold]] = {}
     for f in model.folds:
         starts.setdefault(f.start, []).append(f)
@@ -245,10 +259,10 @@ def jaxpr_code(
             f = opening[0]
             is_open = "" if f.start in folded else " open"
             out.append(f'<details class="dx-fold dx-fold-{esc(f.label)}"{is_open}>')
-            out.append(_line_html(model, i, uid, current_line, tag="summary"))
+            out.append(_line_html(model, i, uid, current_line, "summary", marks.get(i)))
             ends.append(f.end)
         else:
-            out.append(_line_html(model, i, uid, current_line))
+            out.append(_line_html(model, i, uid, current_line, mark=marks.get(i)))
         while ends and ends[-1] == i:
             out.append("</details>")
             ends.pop()
@@ -261,6 +275,25 @@ def jaxpr_code(
         f'<div id="{uid}" class="dx-jaxpr">{radios}{_var_rules(uid, len(model.var_names))}'
         f'<div class="dx-code">{"".join(out)}</div></div>'
     )
+
+
+_STATUSES = ("unchanged", "new", "dropped")  # the closed set of status classes
+
+
+def _link_marks(model: m.JaxprModel, links: Sequence[m.EqnLink]) -> dict[int, tuple[str, str]]:
+    by_eqn = {link.eqn: link for link in links}
+    out = {}
+    for info in model.eqns:
+        link = by_eqn.get(info.top_index) if info.top_index is not None else None
+        if link is not None:
+            src = (
+                f" \u2190 {link.source_stage} eqn {link.source_eqn}"
+                if link.source_eqn is not None
+                else ""
+            )
+            status = link.status if link.status in _STATUSES else "other"
+            out[info.line] = (f"{link.status}{src}", status)
+    return out
 
 
 def rows_table(rows: Sequence[m.Row], cls: str = "dx-rows") -> str:

@@ -936,3 +936,50 @@ def eqn_lines(closed: Any, model: JaxprModel) -> dict[int, int]:
     return {
         id(top.eqns[info.top_index]): info.line for info in model.eqns if info.top_index is not None
     }
+
+
+# ----------------------------------------------------------------------------- provenance joins
+# The provenance models (stage diff, per-equation HLO cost) address equations by index path
+# (`(i,)` top level, `(i, j)` nested). These adapters read them by attribute, so the views'
+# plain-data slots take them without this module importing theirs.
+
+
+def links_from_diff(diff: Any, base_name: str = "f") -> tuple[EqnLink, ...]:
+    """A stage's EqnLinks from a stage diff (`.links`: each with `.eqn.path`, `.status`,
+    `.origins`): one per top-level equation of the stage."""
+    out = []
+    for link in diff.links:
+        path = tuple(link.eqn.path)
+        if len(path) != 1:
+            continue
+        status = getattr(link.status, "value", link.status)
+        origins = [tuple(o) for o in link.origins]
+        source = origins[0][0] if origins else None
+        out.append(EqnLink(path[0], str(status), base_name if origins else None, source))
+    return tuple(out)
+
+
+def dropped_links(diff: Any) -> tuple[EqnLink, ...]:
+    """EqnLinks marking the base program's top-level equations that a stage dropped."""
+    return tuple(EqnLink(p[0], "dropped") for p in diff.dropped if len(p) == 1)
+
+
+def costs_from_table(table: Any) -> tuple[EqnCost, ...]:
+    """CompiledView's per-equation rows from a cost table (`.rows`: each with `.eqn` (path,
+    primitive, location), `.flops`, `.bytes`, `.landed`, `.kinds`)."""
+    out = []
+    for row in table.rows:
+        path = tuple(row.eqn.path)
+        depth = "  " * (len(path) - 1)
+        out.append(
+            EqnCost(
+                eqn=path[0],
+                primitive=depth + row.eqn.primitive,
+                fusion=", ".join(dict.fromkeys(row.landed)) or None,
+                fusion_kind=", ".join(k for k in dict.fromkeys(row.kinds) if k) or None,
+                flops=float(row.flops),
+                bytes=float(row.bytes),
+                source=getattr(row.eqn, "location", "") or "",
+            )
+        )
+    return tuple(out)

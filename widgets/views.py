@@ -347,9 +347,8 @@ class TransformView(_Fallbacks, w.VBox):
         return (
             mk.heading(stage.name)
             + (mk.note(stage.note) if stage.note else "")
-            + mk.jaxpr_code(model)
+            + mk.jaxpr_code(model, links=stage.links)
             + mk.io_tables(model)
-            + mk.links_column(model, stage.links)
         )
 
     def text(self) -> str:

@@ -223,3 +223,57 @@ def test_stepper_enters_scan_iterations_with_a_counter():
     np.testing.assert_allclose(np.asarray(s.outputs[1]), np.asarray(ys), rtol=1e-6)
     wheres = [w for w, _, _ in s.log]
     assert "program > scan iteration 3 of 3" in wheres
+
+
+class _Ref(NamedTuple):
+    path: tuple
+    primitive: str
+    location: str = ""
+
+
+class _Link(NamedTuple):
+    eqn: Any
+    origins: tuple
+    status: Any
+
+
+class _Diff(NamedTuple):
+    links: tuple
+    dropped: tuple
+
+
+class _Row(NamedTuple):
+    eqn: Any
+    flops: int
+    transcendentals: int
+    bytes: int
+    instructions: tuple
+    landed: tuple
+    kinds: tuple
+
+
+def test_adapters_from_the_provenance_models():
+    diff = _Diff(
+        links=(
+            _Link(_Ref((0,), "cos"), ((0,),), "new"),
+            _Link(_Ref((1,), "mul"), ((1,),), "unchanged"),
+            _Link(_Ref((1, 0), "sin"), (), "new"),  # nested: not a top-level row
+            _Link(_Ref((2,), "add_any"), (), "new"),
+        ),
+        dropped=((0,), (0, 1)),
+    )
+    assert m.links_from_diff(diff) == (
+        m.EqnLink(0, "new", "f", 0),
+        m.EqnLink(1, "unchanged", "f", 1),
+        m.EqnLink(2, "new", None, None),
+    )
+    assert m.dropped_links(diff) == (m.EqnLink(0, "dropped"),)
+    table = type("T", (), {})()
+    table.rows = (
+        _Row(_Ref((0,), "sin", "f.py:3:4 (f)"), 3, 3, 24, ("sine.1",), ("fusion",), ("kLoop",)),
+        _Row(_Ref((0, 1), "mul"), 3, 0, 36, (), (), ()),
+    )
+    assert m.costs_from_table(table) == (
+        m.EqnCost(0, "sin", "fusion", "kLoop", 3.0, 24.0, "f.py:3:4 (f)"),
+        m.EqnCost(0, "  mul", None, None, 3.0, 36.0, ""),
+    )

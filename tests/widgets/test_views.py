@@ -102,7 +102,7 @@ def test_transform_view_columns_and_stage_diff_slot():
     v = widgets.TransformView(stages, title="grad of f(x)")
     assert v.text() == f"grad of f(x)\nf\n{closed}\nlinearized\n{lin}"
     html = v.fallback_html()
-    assert "new ← f eqn 1" in html and "dx-new" in html
+    assert '<span class="dx-mark dx-new">  new ← f eqn 1</span>' in html
 
 
 def test_timing_view_text_and_bars():
