@@ -431,3 +431,14 @@ def jit_view(report: reports.JitReport) -> Any:
     result = views.html_widget(markup.rows_table(_rows(value_rows("result", report.result))))
     compiled = views.CompiledView(report.stablehlo, report.hlo, report.cost)
     return _report_view(d, [result, views.TimingView(timing_model(report)), compiled])
+
+
+def view_for(report: Any) -> Any:
+    """The widget view of a report (what the magic displays)."""
+    if isinstance(report, reports.JaxprReport):
+        return jaxpr_view(report)
+    if isinstance(report, reports.GradReport):
+        return grad_view(report)
+    if isinstance(report, reports.VmapReport):
+        return vmap_view(report)
+    return jit_view(report)

@@ -285,32 +285,35 @@ class DidaxMagics(Magics):
                 raise
             raise UsageError(f"{name}: {_one_line(e)}") from None
 
-    def _value_is_shown(self, cell: str | None) -> bool:
-        """Whether IPython will show this magic's value as Out[]: the magic is the cell's
-        last statement (a cell magic always is), and no `;` ends it. IPython's display
-        hook reads the same stored cell (`DisplayHook.quiet`)."""
-        hook = getattr(self.shell, "displayhook", None)
-        hist = getattr(getattr(self.shell, "history_manager", None), "input_hist_parsed", None)
-        if hook is None or not hist:
+    def _value_is_shown(self, line: str, cell: str | None, magic: str) -> bool:
+        """Whether IPython will show this magic's value as Out[]: the running cell (the
+        display hook's `exec_result`) ends with this magic as an expression, without `;`
+        (`%jaxpr f(x);` keeps its `;` in the line: IPython then drops the value)."""
+        if cell is None and line.rstrip().endswith(";"):
             return False
+        hook = getattr(self.shell, "displayhook", None)
+        info = getattr(getattr(hook, "exec_result", None), "info", None)
+        raw = getattr(info, "raw_cell", None)
+        if not raw:
+            return False  # not run by run_cell: nothing shows the value
         try:
-            if hook.quiet():
+            source = self.shell.transform_cell(raw)
+            if hook.semicolon_at_end_of_expression(source):
                 return False
-            tree = ast.parse(hist[-1])
+            tree = ast.parse(source)
         except Exception:  # noqa: BLE001 - no way to tell: display it
             return False
         last = tree.body[-1] if tree.body else None
         if not (isinstance(last, ast.Expr) and isinstance(last.value, ast.Call)):
             return False
-        fn = last.value.func
+        fn, args = last.value.func, last.value.args
         kind = "run_cell_magic" if cell is not None else "run_line_magic"
         return (
             isinstance(fn, ast.Attribute)
             and fn.attr == kind
-            and bool(last.value.args)
-            and (
-                isinstance(last.value.args[0], ast.Constant) and last.value.args[0].value == "jaxpr"
-            )
+            and bool(args)
+            and isinstance(args[0], ast.Constant)
+            and args[0].value == magic
         )
 
     def _name(self, magic: str, cell: str | None) -> str:
@@ -339,7 +342,7 @@ class DidaxMagics(Magics):
         report = self._report(name, reports.jaxpr_report, fn, args, kwargs, call=call)
         leaves = tree_util.tree_leaves((args, [kwargs[k] for k in sorted(kwargs)]))
         view = views.jaxpr_view(report, leaves)
-        if self._value_is_shown(cell):
+        if self._value_is_shown(line, cell, "jaxpr"):
             widget_views.attach_view(report.jaxpr, view)  # Out[] shows it, once
         else:
             display(view)
@@ -501,6 +504,11 @@ class DidaxMagics(Magics):
             call=call,
             progress=lambda what, done, total: progress.update(done, total, what),
         )
+        if options.o and self._value_is_shown(line, cell, "jit"):
+            # Out[] shows the report's own view: clear the progress, show it once
+            if handle is not None:
+                handle.update({"text/plain": ""}, raw=True)
+            return report
         view = views.jit_view(report)
         if handle is not None:
             handle.update(view)

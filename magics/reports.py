@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import gc
+import importlib
 import inspect
 import math
 import time
@@ -26,6 +27,16 @@ import numpy as np
 from didax import core, pretty, tree_util
 
 # ----------------------------------------------------------------------------- helpers
+
+
+class _RichDisplay:
+    """A report's rich display: its didax.widgets view, with text/plain and text/html
+    fallbacks (display.py builds it). Imported when IPython asks, as ClosedJaxpr's view is,
+    so that this module stays free of IPython and ipywidgets."""
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        display = importlib.import_module("didax.magics.display")
+        return display.view_for(self)._repr_mimebundle_(include=include, exclude=exclude)
 
 
 @dataclass(frozen=True)
@@ -146,7 +157,7 @@ def _out_labels(out_tree: tree_util.PyTreeDef) -> list[str]:
 
 
 @dataclass(frozen=True, eq=False)
-class JaxprReport:
+class JaxprReport(_RichDisplay):
     """`%jaxpr`: the program of a call, its input and output types, and its constants."""
 
     call: str
@@ -207,7 +218,7 @@ class GradPrograms:
 
 
 @dataclass(frozen=True, eq=False)
-class GradReport:
+class GradReport(_RichDisplay):
     """`%grad`: the value of a call and its gradient with respect to `argnums`."""
 
     call: str
@@ -357,7 +368,7 @@ def residuals_as_constants(closed: didax.ClosedJaxpr, keep: set[str]) -> didax.C
 
 
 @dataclass(frozen=True, eq=False)
-class VmapReport:
+class VmapReport(_RichDisplay):
     """`%vmap`: the batched call's output, the batched program and, where the axes allow
     slicing out one example, the per-example program it came from."""
 
@@ -583,7 +594,7 @@ class JitTimings:
 
 
 @dataclass(frozen=True, eq=False, repr=False)
-class JitReport:
+class JitReport(_RichDisplay):
     """`%jit`: the compiled call's result, its timings, StableHLO, optimized HLO and cost."""
 
     call: str

@@ -86,6 +86,7 @@ HOOKS = {
     ("didax", "unload_ipython_extension"),
     # ClosedJaxpr's rich display (called by IPython only) builds a didax.widgets view
     ("didax.jaxpr", "_repr_mimebundle_"),
+    ("didax.magics.reports", "_repr_mimebundle_"),  # a report's view, as ClosedJaxpr's
 }
 
 

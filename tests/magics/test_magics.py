@@ -441,7 +441,9 @@ def test_jit_report_object_with_o(run):
     np.testing.assert_allclose(np.asarray(report.result), 2 * np.sum(np.sin(X)), rtol=1e-5)
     assert "func.func" in report.stablehlo and "HloModule" in report.hlo
     assert report.cost["flops"] > 0
-    assert ran.stdout.startswith("Out[") and "<JitReport loss(x, 2.0): compiled" in ran.stdout
+    # Out[] is the report's view (its text: the timing table), shown once
+    assert ran.stdout.startswith("Out[") and "jit of loss(x, 2.0)\n" in ran.stdout
+    assert repr(report).startswith("<JitReport loss(x, 2.0): compiled")
 
 
 def test_jit_user_error_and_recovery(run):
@@ -503,3 +505,16 @@ def test_hostile_function_name_is_text_in_every_view(ip, run):
         values = _html_values(v)
         assert any("&lt;img src=x onerror=alert(1)&gt;" in h for h in values), values
         assert not any("<img" in h for h in values)
+
+
+def test_reports_render_as_views_and_jit_o_shows_once(run):
+    ran = run("%jit -n 1 -r 1 -o loss(x, 2.0)")
+    report = ran.result
+    bundle = report._repr_mimebundle_()
+    assert set(bundle) == {"text/plain", "text/html", "application/vnd.jupyter.widget-view+json"}
+    assert bundle["text/plain"].startswith("jit of loss(x, 2.0)\n")
+    assert all(d.get("text/plain", "") == "" for d in ran.displays)  # progress cleared
+    assigned = run("r = %jit -n 1 -r 1 -o loss(x, 2.0)")
+    assert assigned.plain().startswith("jit of loss(x, 2.0)\n")  # not shown as Out[]: displayed
+    g = run("%grad loss(x, 2.0)")
+    assert g.plain().startswith("grad of loss(x, 2.0)")
