@@ -278,8 +278,8 @@ class CompiledView(_Fallbacks, w.VBox):
         self.metadata.observe(lambda _: self.render(), names="value")
         tabs = w.Tab(
             [
-                w.VBox([w.HBox([self.search, self.metadata]), self.code_views[0]]),
-                w.VBox([self.code_views[1]]),
+                self.code_views[0],
+                self.code_views[1],
                 _html(mk.cost_html(self.cost), "cost"),
                 _html(mk.eqn_cost_html(self.eqn_costs), "eqn-cost"),
             ]
@@ -288,7 +288,8 @@ class CompiledView(_Fallbacks, w.VBox):
             tabs.set_title(i, title)
         self.tabs = tabs
         self.render()
-        super().__init__([tabs])
+        # the search box and the metadata switch act on both compiler texts
+        super().__init__([w.HBox([self.search, self.metadata]), tabs])
 
     def render(self) -> None:
         for view, model in zip(self.code_views, (self.stablehlo, self.hlo), strict=True):
