@@ -393,6 +393,16 @@ def _bar_rows(items: Sequence[tuple[str, float, str]], width: float = 360.0) -> 
     return "".join(parts)
 
 
+def _spread(runs: Sequence[float]) -> str:
+    mean = sum(runs) / len(runs)
+    std = (sum((r - mean) ** 2 for r in runs) / len(runs)) ** 0.5
+    return (
+        f"{m.format_seconds(mean)} \u00b1 {m.format_seconds(std)} per call "
+        f"(min {m.format_seconds(min(runs))}, max {m.format_seconds(max(runs))}, "
+        f"{len(runs)} run{'s' if len(runs) != 1 else ''})"
+    )
+
+
 def timing_html(t: m.TimingModel) -> str:
     """Compiled against eager per call as bars (best and each run), the phase split, the
     runs made, the speed-up with what eager means, and the %timeit warnings."""
@@ -407,12 +417,17 @@ def timing_html(t: m.TimingModel) -> str:
         for p in t.phases
     ]
     speed = f"speed-up {t.speedup:.1f}x (best eager / best compiled)"
+    spread = [
+        m.Row(name, _spread(runs))
+        for name, runs in (("compiled", t.steady_runs), ("eager", t.eager_runs))
+    ]
     warn = "".join(note(w, "dx-note dx-warn") for w in t.warnings)
     return (
         heading(t.title)
         + _bar_rows(best)
         + note(speed)
         + note(m.EAGER_MEANING)
+        + rows_table(spread)
         + warn
         + heading("phases (once per new input type)")
         + rows_table(phases)

@@ -122,4 +122,5 @@ def test_timing_view_text_and_bars():
     html = v.fallback_html()
     assert html.count("dx-bar-compiled") >= 3 and "speed-up 40.0x" in html
     assert "one Python call per operation" in html
+    assert "15 µs ± 5 µs per call (min 10 µs, max 20 µs, 2 runs)" in html
     assert "compiled: 2 runs of 10 calls; eager: 1 run of 10 calls (time budget 4 s)" in html
