@@ -1,9 +1,66 @@
 """Shared pytest set-up: makes the case table (`tests/op_cases.py`) importable as `op_cases`
-from every test folder."""
+from every test folder, and backs pytest-timeout up against hangs it cannot interrupt.
+
+Every test has a time limit (`timeout` in pyproject.toml, a `@pytest.mark.timeout(N)` marker
+to change it). pytest-timeout's signal method fails the test and the run goes on, but its
+SIGALRM handler only runs when the main thread returns to Python: a program looping forever
+inside XLA never does. So a watchdog thread also arms at each test's start, and if the test is
+still running `_GRACE` seconds after its limit it names the test, dumps every thread's stack and
+ends the run with exit status 1 (a report instead of a hang)."""
 
 from __future__ import annotations
 
+import faulthandler
+import os
 import sys
+import threading
 from pathlib import Path
 
+import pytest
+
 sys.path.insert(0, str(Path(__file__).parent))
+
+_GRACE = 30.0  # seconds past the limit before the watchdog gives up on pytest-timeout
+
+
+def _time_limit(item: pytest.Item) -> float:
+    marker = item.get_closest_marker("timeout")
+    if marker is not None:
+        value = marker.kwargs.get("timeout", marker.args[0] if marker.args else None)
+    else:
+        value = item.config.getoption("timeout", None)
+        if value is None:
+            try:
+                value = item.config.getini("timeout")
+            except ValueError:  # pytest-timeout not installed: the watchdog alone guards
+                value = item.config.inicfg.get("timeout")
+    return float(value) if value else 0.0
+
+
+def _abort(config: pytest.Config, nodeid: str, limit: float) -> None:
+    capture = config.pluginmanager.getplugin("capturemanager")
+    if capture is not None:  # give fd 2 back to the terminal: the run ends with os._exit
+        capture.suspend_global_capture(in_=False)
+    sys.stderr.write(
+        f"\n\n+++ {nodeid} is still running {limit + _GRACE:.0f} s after its start "
+        f"(time limit {limit:.0f} s) and pytest-timeout could not interrupt it: "
+        "ending the run +++\n"
+    )
+    faulthandler.dump_traceback(file=sys.stderr, all_threads=True)
+    sys.stderr.flush()
+    os._exit(1)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
+    limit = _time_limit(item)
+    watchdog = None
+    if limit > 0:
+        watchdog = threading.Timer(limit + _GRACE, _abort, (item.config, item.nodeid, limit))
+        watchdog.daemon = True
+        watchdog.start()
+    try:
+        yield
+    finally:
+        if watchdog is not None:
+            watchdog.cancel()

@@ -1,0 +1,258 @@
+"""Browser-test fixtures: ONE JupyterLab server and ONE Debian Chromium (driven by Playwright)
+per pytest session, a fresh page per test that fails the test on any request leaving
+127.0.0.1, a screenshot per test in `test-artifacts/`, and `notebook(cells)`: write a notebook,
+open it in JupyterLab, run all cells and return the page once every cell has run.
+
+Nothing is downloaded at run time: Chromium is Debian's `chromium` package (never
+`playwright install`). With CI set, a missing browser, Playwright or JupyterLab is an ERROR;
+without CI the tests skip and say what is missing. Pitfalls worked around here are listed
+in shared/recipes/README.md (announcement toast, persisted workspaces, kernel readiness,
+kernelspec dialog, one sync_playwright per process, no time.sleep under a route guard).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from labpage import KERNEL_DISPLAY, TOKEN, open_and_run_all, write_notebook
+
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")  # Debian package `chromium`
+CHROME_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+LOCAL = re.compile(r"^(https?|wss?)://(127\.0\.0\.1|localhost)[:/]")
+_CI = os.environ.get("CI", "").lower() not in ("", "0", "false")
+
+
+def _missing() -> str | None:
+    """What the browser tests lack on this machine, or None."""
+    if not Path(CHROMIUM).exists():
+        return f"{CHROMIUM} is missing (apt-get install -y chromium)"
+    for module in ("playwright", "jupyterlab", "nbformat", "ipykernel", "ipywidgets"):
+        try:
+            __import__(module)
+        except ImportError as e:
+            return f"Python package {module} is missing ({e}); pip install -e '.[test]'"
+    return None
+
+
+def _require_browser_stack() -> None:
+    missing = _missing()
+    if missing is None:
+        return
+    if _CI:  # CI must run the browser tests: a missing install is an error, never a skip
+        raise RuntimeError(f"browser tests cannot run: {missing}")
+    pytest.skip(f"browser tests skipped (CI unset): {missing}")
+
+
+OUTSIDE = pytest.StashKey[list]()  # the URLs a test's page tried to reach outside 127.0.0.1
+BROWSER_TIME_LIMIT = 600  # s: the first test also starts JupyterLab, Chromium and a kernel
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Every test under tests/browser is marked `browser` and gets BROWSER_TIME_LIMIT (an
+    explicit @pytest.mark.timeout on the test still wins)."""
+    here = Path(__file__).parent
+    for item in items:
+        if here in item.path.parents:
+            item.add_marker(pytest.mark.browser)
+            item.add_marker(pytest.mark.timeout(BROWSER_TIME_LIMIT))
+
+
+# --------------------------------------------------------------------------- the browser
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    """One Chromium for the session (two sync_playwright() alive at once fail)."""
+    _require_browser_stack()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROME_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser: Any, request: pytest.FixtureRequest) -> Iterator[Any]:
+    """A fresh context and page. Every request that leaves 127.0.0.1 is aborted and fails the
+    test at teardown; a full-page screenshot goes to test-artifacts/<test name>.png.
+    The guard runs in Python: never time.sleep() in a test (requests stall while Python
+    sleeps), use page.wait_for_timeout(ms) or expect(...)."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    pg = ctx.new_page()
+    pg.set_default_timeout(30_000)
+    outside: list[str] = []
+
+    def guard(route: Any) -> None:
+        url = route.request.url
+        if LOCAL.match(url) or url.startswith(("data:", "blob:")):
+            route.continue_()
+        else:
+            outside.append(url)
+            route.abort()
+
+    pg.route("**/*", guard)
+    request.node.stash[OUTSIDE] = outside
+    yield pg
+    artifacts = request.config.rootpath / "test-artifacts"
+    artifacts.mkdir(exist_ok=True)
+    name = re.sub(r"[^\w.-]", "_", request.node.name)
+    with contextlib.suppress(Exception):  # a screenshot must not hide the test's own failure
+        pg.screenshot(path=str(artifacts / f"{name}.png"), full_page=True)
+    ctx.close()
+    assert not outside, f"requests to non-local hosts: {outside}"
+
+
+@pytest.fixture
+def outside_requests(page: Any, request: pytest.FixtureRequest) -> list[str]:
+    """The list `page`'s guard fills with the non-local URLs it aborted (the test fails at
+    teardown unless it is empty then)."""
+    return request.node.stash[OUTSIDE]
+
+
+# --------------------------------------------------------------------------- the server
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _api(base: str, path: str, method: str = "GET") -> Any:
+    req = urllib.request.Request(
+        f"{base}{path}", method=method, headers={"Authorization": f"token {TOKEN}"}
+    )
+    with urllib.request.urlopen(req, timeout=10) as r:
+        body = r.read()
+    return json.loads(body) if body else None
+
+
+def _shutdown_kernels(base: str) -> None:
+    for k in _api(base, "/api/kernels"):
+        _api(base, f"/api/kernels/{k['id']}", "DELETE")
+
+
+def _write_config(home: Path) -> None:
+    """Temporary Jupyter config: no announcements toast, every cell kept in the DOM, and a
+    `python3` kernelspec running this interpreter (the one didax is installed in)."""
+    labconfig = home / "config" / "labconfig"
+    labconfig.mkdir(parents=True)
+    (labconfig / "page_config.json").write_text(
+        json.dumps({"disabledExtensions": {"@jupyterlab/apputils-extension:announcements": True}})
+    )
+    tracker = home / "settings" / "@jupyterlab" / "notebook-extension"
+    tracker.mkdir(parents=True)
+    (tracker / "tracker.jupyterlab-settings").write_text(json.dumps({"windowingMode": "none"}))
+    spec = home / "data" / "kernels" / "python3"
+    spec.mkdir(parents=True)
+    argv = [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"]
+    spec_json = {"argv": argv, "display_name": KERNEL_DISPLAY, "language": "python"}
+    (spec / "kernel.json").write_text(json.dumps(spec_json))
+
+
+@pytest.fixture(scope="session")
+def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    """JupyterLab on 127.0.0.1:<free port> with a fixed token; yields (base_url, notebook_dir)."""
+    _require_browser_stack()
+    root = tmp_path_factory.mktemp("lab")
+    nbdir, home = root / "notebooks", root / "jhome"
+    nbdir.mkdir()
+    _write_config(home)
+    env = dict(
+        os.environ,
+        JUPYTER_CONFIG_DIR=str(home / "config"),
+        JUPYTER_RUNTIME_DIR=str(home / "runtime"),
+        # the base interpreter's share/jupyter too: a venv made with --system-site-packages
+        # does not search it, and ipywidgets' lab extension may be installed there
+        JUPYTER_PATH=os.pathsep.join(
+            [str(home / "data"), str(Path(sys.base_prefix, "share", "jupyter"))]
+        ),
+        JUPYTER_PLATFORM_DIRS="1",
+    )
+    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+    port = _free_port()
+    cmd = [
+        sys.executable,
+        "-m",
+        "jupyterlab",
+        "--no-browser",
+        "--allow-root",
+        "--ip=127.0.0.1",
+        f"--port={port}",
+        "--ServerApp.port_retries=0",
+        f"--ServerApp.root_dir={nbdir}",
+        f"--IdentityProvider.token={TOKEN}",
+        f"--LabApp.workspaces_dir={home / 'ws'}",
+        f"--LabApp.user_settings_dir={home / 'settings'}",
+        "--LabApp.news_url=None",
+        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+        "--LabApp.extension_manager=readonly",
+    ]
+    log_path = root / "lab.log"
+    with open(log_path, "w") as log:
+        proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT, cwd=nbdir)
+        base = f"http://127.0.0.1:{port}"
+        deadline = time.time() + 90
+        while True:
+            try:
+                urllib.request.urlopen(f"{base}/api/status?token={TOKEN}", timeout=1)
+                break
+            except OSError:
+                if proc.poll() is not None or time.time() > deadline:
+                    proc.kill()
+                    pytest.fail("JupyterLab did not start:\n" + log_path.read_text()[-3000:])
+                time.sleep(0.2)
+        try:
+            yield base, nbdir
+        finally:
+            with contextlib.suppress(OSError):
+                _shutdown_kernels(base)
+            proc.send_signal(signal.SIGTERM)  # the server shuts its kernels down on SIGTERM
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
+@pytest.fixture
+def notebook(
+    lab: tuple[str, Path], page: Any, request: pytest.FixtureRequest
+) -> Iterator[Callable[..., Any]]:
+    """`notebook(cells, name=None)`: write the cells (a list of sources) as a notebook, open it
+    in JupyterLab, run all cells and return the page after every cell ran. Kernels are shut
+    down after the test."""
+    base, nbdir = lab
+
+    def run(cells: list[str], name: str | None = None) -> Any:
+        name = name or re.sub(r"[^\w-]", "_", request.node.name) + ".ipynb"
+        write_notebook(nbdir / name, cells)
+        open_and_run_all(page, base, name)
+        return page
+
+    yield run
+    with contextlib.suppress(OSError):
+        _shutdown_kernels(base)

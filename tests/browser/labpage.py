@@ -1,0 +1,84 @@
+"""Helpers for the browser tests: write a notebook, open it in JupyterLab and run all cells,
+and read what the page shows (a cell's output area, error outputs, normalized text)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+TOKEN = "didax-browser-test"
+KERNEL_DISPLAY = "Python 3 (ipykernel)"
+
+# --------------------------------------------------------------------------- notebooks
+
+_ALL_RAN = """() => {
+  const prompts = [...document.querySelectorAll('.jp-Notebook .jp-CodeCell .jp-InputPrompt')];
+  if (prompts.length === 0 || prompts.some(p => p.innerText.includes('*'))) return false;
+  if (prompts.every(p => /\\[\\d+\\]/.test(p.innerText))) return true;
+  // Run All stops at a cell that raised: done once that error is shown
+  return document.querySelector('.jp-Notebook .jp-OutputArea-output.jp-mod-error, ' +
+    '.jp-Notebook [data-mime-type="application/vnd.jupyter.stderr"]') !== null;
+}"""
+
+
+def write_notebook(path: Path, sources: list[str]) -> None:
+    """A notebook of code cells, with a kernelspec (without one JupyterLab opens a blocking
+    "Select Kernel" dialog)."""
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": KERNEL_DISPLAY,
+        "language": "python",
+    }
+    nb.cells = [nbformat.v4.new_code_cell(s) for s in sources]
+    nbformat.write(nb, path)
+
+
+def open_and_run_all(page: Any, base: str, name: str, timeout_ms: int = 180_000) -> None:
+    """Open `name` in its own empty workspace (the default one is saved server-side and would
+    reopen earlier tests' tabs), wait for the kernel, Run All, wait until every cell ran."""
+    from playwright.sync_api import expect
+
+    ws = re.sub(r"\W", "_", name)
+    page.goto(f"{base}/lab/workspaces/{ws}/tree/{name}?token={TOKEN}")
+    tab = page.get_by_role("tab", name=name)
+    expect(tab).to_have_attribute("aria-selected", "true", timeout=90_000)
+    # the status bar's "Python 3 (ipykernel) | Idle": the notebook's indicator says idle
+    # while the kernel is still initializing
+    idle = page.get_by_role("contentinfo").get_by_role("button", name=re.compile(r"\| Idle$"))
+    expect(idle).to_be_visible(timeout=90_000)
+    page.get_by_role("menuitem", name="Run", exact=True).click()
+    page.get_by_role("menuitem", name="Run All Cells", exact=True).click()
+    page.wait_for_function(_ALL_RAN, timeout=timeout_ms)
+
+
+# --------------------------------------------------------------------------- reading outputs
+
+# glog lines jaxlib's C++ code writes to fd 2, which ipykernel forwards to the notebook, e.g.
+# "I1122 08:57:51.036259   22512 pjrt_client.cc:579] PjRt-IFRT device count: ..."
+JAXLIB_LOG = re.compile(r"^[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+\s+\d+ [\w.]+:\d+\] .*$", re.MULTILINE)
+
+
+def cell_output(page: Any, index: int) -> Any:
+    """Locator of the output area of code cell `index` (0-based)."""
+    return page.locator(".jp-Notebook .jp-CodeCell").nth(index).locator(".jp-OutputArea")
+
+
+def error_outputs(page: Any) -> list[str]:
+    """Texts of every error / stderr output on the page (tracebacks, UsageErrors, warnings),
+    jaxlib's C++ log lines left out."""
+    shown = page.locator(
+        ".jp-Notebook .jp-OutputArea-output.jp-mod-error, "
+        '.jp-Notebook [data-mime-type="application/vnd.jupyter.stderr"]'
+    ).all_inner_texts()
+    texts = (JAXLIB_LOG.sub("", t).strip() for t in shown)
+    return [t for t in texts if t]
+
+
+def normalized(text: str) -> str:
+    """Whitespace runs collapsed to one space, so a check holds for a `<pre>` block and for a
+    widget that lays tokens out in spans or table rows."""
+    return " ".join(text.split())
