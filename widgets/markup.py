@@ -76,12 +76,14 @@ body[data-jp-theme-light="false"] .dx-view { """
     + """ } }
 .dx-view .dx-code { white-space: pre; overflow-x: auto; line-height: 1.4; }
 .dx-view .dx-l { display: block; padding-left: 1.3em; position: relative; min-height: 1.4em; }
-.dx-view details > summary { list-style: none; cursor: pointer; }
-.dx-view details > summary::-webkit-details-marker { display: none; }
-.dx-view details > summary::before { content: "\\25BE"; position: absolute; left: 0.2em;
+.dx-view details > summary { cursor: pointer; }
+.dx-view details.dx-fold > summary { list-style: none; }
+.dx-view details.dx-fold > summary::-webkit-details-marker { display: none; }
+.dx-view details.dx-fold > summary::before { content: "\\25BE"; position: absolute;
+  left: 0.2em; color: var(--dx-type); }
+.dx-view details.dx-fold:not([open]) > summary::before { content: "\\25B8"; }
+.dx-view details.dx-fold:not([open]) > summary::after { content: " \\2026";
   color: var(--dx-type); }
-.dx-view details:not([open]) > summary::before { content: "\\25B8"; }
-.dx-view details:not([open]) > summary::after { content: " \\2026"; color: var(--dx-type); }
 .dx-view .dx-keyword { color: var(--dx-keyword); font-weight: bold; }
 .dx-view .dx-primitive { color: var(--dx-primitive); font-weight: bold; }
 .dx-view .dx-type { color: var(--dx-type); }
