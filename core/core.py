@@ -54,6 +54,14 @@ class Primitive:
         self.multiple_results = multiple_results
 
     def bind(self, *operands: Any, **params: Any) -> Any:
+        # The one eager hook: while nothing is traced, a primitive with an eager rule (`sin`
+        # of an Array) is one NumPy call; a declined call goes on to `bind` and the eval
+        # interpreter, as does every call while something is traced.
+        eager = eager_rules._rules.get(self)
+        if eager is not None and trace_state() is EAGER_STATE:
+            out = eager(*operands, **params)
+            if out is not NotImplemented:
+                return out
         out = bind(self, operands, params)
         return out if self.multiple_results else out[0]
 
@@ -114,8 +122,9 @@ TransposeRule = Callable[..., list]
 VmapRule = Callable[..., tuple]  # (axis_size, vals, dims, **params) -> (vals_out, dims_out)
 LoweringRule = Callable[..., list]  # (ctx, *ir.Value, **params) -> [ir.Value]
 # (*operands, **params) -> the single result, or NotImplemented to decline. An optional
-# shortcut past the eval interpreter, consulted by `bind` only while nothing is traced: it
-# must agree with the impl rule where it accepts. `lax` registers one per elementwise op.
+# shortcut past the eval interpreter, consulted by `Primitive.bind` only while nothing is
+# traced: it must agree with the impl rule where it accepts. `lax` registers one per
+# elementwise op.
 EagerRule = Callable[..., Any]
 
 impl_rules: RuleTable[ImplRule] = RuleTable("impl")
@@ -478,12 +487,7 @@ def find_top_trace(operands: Sequence[Any]) -> Trace:
 def bind(primitive: Primitive, operands: Sequence[Any], params: dict[str, Any]) -> list[Any]:
     """Apply `primitive` under the current interpreter. Returns a list of outputs."""
     __tracebackhide__ = True
-    if trace_state() is EAGER_STATE:  # the eager hook: nothing is being traced
-        eager = eager_rules._rules.get(primitive)
-        if eager is not None:  # a simple op on eager Arrays (`sin`) is one NumPy call
-            out = eager(*operands, **params)
-            if out is not NotImplemented:
-                return [out]
+    if trace_state() is EAGER_STATE:  # nothing is traced: straight to the eval interpreter
         for x in operands:
             if isinstance(x, Tracer):
                 break

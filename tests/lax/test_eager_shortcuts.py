@@ -137,9 +137,9 @@ def test_hot_path_skips_the_interpreters(monkeypatch: pytest.MonkeyPatch) -> Non
     assert (a * 2.0).dtype == np.float32 and not (a * 2.0).weak_type
 
 
-def test_bind_is_the_one_eager_hook(monkeypatch: pytest.MonkeyPatch) -> None:
-    """`lax.sin(x)` / `prim.bind` on eager Arrays take the eager rule inside `bind`, before
-    the eval interpreter; a declined call (mixed dtypes) reaches the interpreter."""
+def test_primitive_bind_is_the_one_eager_hook(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`lax.sin(x)` / `prim.bind` on eager Arrays take the eager rule in `Primitive.bind`,
+    before the eval interpreter; a primitive without one reaches the interpreter."""
     calls: list[str] = []
     real = core.eval_primitive
 
