@@ -522,9 +522,10 @@ class Lowered:
         self.in_avals = entry.closed.in_avals
         self.out_avals = entry.closed.out_avals
 
-    def as_text(self) -> str:
-        """The StableHLO module, as text."""
-        return lowering.module_text(self._builder)
+    def as_text(self, debug_info: bool = False) -> str:
+        """The StableHLO module, as text; `debug_info` adds each op's location (op name and
+        the user's file:line). Like `jax.stages.Lowered.as_text`."""
+        return lowering.module_text(self._builder, debug_info)
 
     def compile(self) -> Compiled:
         """Compile with XLA. Like `jax.stages.Lowered.compile`."""
