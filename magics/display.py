@@ -13,12 +13,13 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 from didax import core, pretty
 from didax.magics import reports
-from didax.widgets import markup, views
+from didax.widgets import markup, provenance, views
 from didax.widgets import model as widget_model
 
 Row = tuple[str, str]  # (label, text); the text may span several lines
@@ -355,6 +356,22 @@ def jaxpr_view(report: reports.JaxprReport, arg_leaves: Sequence[Any] | None = N
     return _report_view(JaxprDisplay(report), children)
 
 
+def _linked(stages: list[widget_model.Stage]) -> list[widget_model.Stage]:
+    """The stage diff: each later stage's equations linked to the first stage's equations
+    bound at the same source line (unchanged / new); the first stage's equations that the
+    second stage dropped are marked dropped."""
+    if len(stages) < 2:
+        return stages
+    base = stages[0]
+    out = []
+    for k, stage in enumerate(stages[1:], 1):
+        diff = provenance.stage_diff(base.jaxpr, stage.jaxpr, stage.name)
+        if k == 1:
+            base = replace(base, links=widget_model.dropped_links(diff))
+        out.append(replace(stage, links=widget_model.links_from_diff(diff, "f")))
+    return [base, *out]
+
+
 def grad_view(report: reports.GradReport) -> Any:
     """`%grad`'s view: value and gradient rows; with the programs, a TransformView of
     f -> jvp(f) -> linearized -> transposed."""
@@ -384,7 +401,7 @@ def grad_view(report: reports.GradReport) -> Any:
                 inputs=tuple(_rows(residual_rows(p.transposed))),
             ),
         ]
-        children.append(views.TransformView(stages))
+        children.append(views.TransformView(_linked(stages)))
     return _report_view(d, children)
 
 
@@ -396,6 +413,7 @@ def vmap_view(report: reports.VmapReport) -> Any:
     if report.example_jaxpr is not None:
         stages.append(widget_model.Stage("per-example program", report.example_jaxpr))
     stages.append(widget_model.Stage("batched program", report.jaxpr))
+    stages = _linked(stages)
     children = [
         views.html_widget(markup.heading(first.heading) + markup.rows_table(_rows(first.rows))),
         views.TransformView(stages),
@@ -429,7 +447,10 @@ def jit_view(report: reports.JitReport) -> Any:
     """`%jit`'s view: the result, the TimingView and the CompiledView."""
     d = JitDisplay(report)
     result = views.html_widget(markup.rows_table(_rows(value_rows("result", report.result))))
-    compiled = views.CompiledView(report.stablehlo, report.hlo, report.cost)
+    costs: tuple[widget_model.EqnCost, ...] = ()
+    if report.jaxpr is not None:  # each equation with the HLO fusion it landed in
+        costs = widget_model.costs_from_table(provenance.cost_table(report.jaxpr, report.hlo))
+    compiled = views.CompiledView(report.stablehlo, report.hlo, report.cost, eqn_costs=costs)
     return _report_view(d, [result, views.TimingView(timing_model(report)), compiled])
 
 

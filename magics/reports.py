@@ -604,6 +604,7 @@ class JitReport(_RichDisplay):
     stablehlo: str
     hlo: str
     cost: dict[str, float] | None
+    jaxpr: didax.ClosedJaxpr | None = None  # the program jit lowered (for the cost join)
 
     def __repr__(self) -> str:  # short, like IPython's <TimeitResult : ...>
         t = self.timings
@@ -706,4 +707,5 @@ def jit_report(
         stablehlo=lowered.as_text(),
         hlo=compiled.as_text(),
         cost=dict(cost) if cost else None,
+        jaxpr=didax.make_jaxpr(fn_k)(*args),
     )

@@ -58,6 +58,8 @@ def test_views_render_and_respond(notebook, request):
         view.wait_for(state="visible")
     _shot(cell_output(page, 2), request, "jaxpr")
     _shot(cell_output(page, 3), request, "grad")
+    # %grad --jaxpr: the stage diff marks the later stages' equations (new / unchanged)
+    assert cell_output(page, 3).locator(".dx-mark.dx-new").count() >= 1
     _shot(cell_output(page, 5), request, "jit")
 
     out = cell_output(page, 2)

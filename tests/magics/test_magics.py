@@ -518,3 +518,20 @@ def test_reports_render_as_views_and_jit_o_shows_once(run):
     assert assigned.plain().startswith("jit of loss(x, 2.0)\n")  # not shown as Out[]: displayed
     g = run("%grad loss(x, 2.0)")
     assert g.plain().startswith("grad of loss(x, 2.0)")
+
+
+def test_grad_and_jit_views_carry_the_provenance_joins(ip):
+    ns = ip.user_ns
+    grad = display_mod.grad_view(reports.grad_report(ns["loss"], (ns["x"], 2.0), programs=True))
+    [transform] = [c for c in grad.children if type(c).__name__ == "TransformView"]
+    linearized = transform.stages[2]
+    assert linearized.name.startswith("linearized")
+    # sin's equation of f became a new equation (cos's residual times the tangent)
+    assert any(link.status == "new" and link.source_eqn == 0 for link in linearized.links)
+    assert '<span class="dx-mark dx-new">' in "".join(_html_values(transform))
+    jit = display_mod.jit_view(reports.jit_report(ns["loss"], (ns["x"], 2.0), number=1, repeat=1))
+    [compiled] = [c for c in jit.children if type(c).__name__ == "CompiledView"]
+    prims = [r.primitive for r in compiled.eqn_costs]
+    assert prims == [e.primitive.name for e in didax.make_jaxpr(ns["loss"])(ns["x"], 2.0).eqns]
+    sin_row = compiled.eqn_costs[prims.index("sin")]
+    assert sin_row.fusion and sin_row.flops == 3.0  # it landed in an HLO fusion

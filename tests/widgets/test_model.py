@@ -121,7 +121,11 @@ class Info(NamedTuple):
 def with_source(closed: Any) -> Any:
     eqns = closed.jaxpr.eqns
     for i, e in enumerate(eqns):
-        eqns[i] = EqnWithSource(*e, Info("model.py", 10 + i, "simple", f"line {i} <b>"))
+        info = Info("model.py", 10 + i, "simple", f"line {i} <b>")
+        if "source_info" in e._fields:  # the engine records provenance: replace it
+            eqns[i] = e._replace(source_info=info)
+        else:
+            eqns[i] = EqnWithSource(*e, info)
     return closed
 
 
@@ -132,8 +136,13 @@ def test_source_info_is_read_when_equations_have_it():
     sources = [i.source for i in model.eqns]
     assert [s.where() for s in sources] == ["model.py:10", "model.py:11"]
     assert sources[0].describe() == "model.py:10 in simple\n    line 0 <b>"
-    plain = m.jaxpr_model(didax.make_jaxpr(simple)(X))
-    assert all(i.source is None for i in plain.eqns)
+    # the engine's own provenance: both equations of `simple` come from its return line
+    traced = m.jaxpr_model(didax.make_jaxpr(simple)(X))
+    assert all(info.source is not None for info in traced.eqns)
+    for info in traced.eqns:
+        if info.source is not None:
+            assert info.source.file.endswith("test_model.py")
+            assert info.source.text.strip() == "return jnp.sin(x) * 3.0"
 
 
 def test_graph_has_a_node_per_equation_and_a_layered_layout():
