@@ -19,6 +19,7 @@ import functools
 import importlib
 import io
 import os
+import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -50,6 +51,7 @@ class _Runtime:
         self.ir = importlib.import_module("jaxlib.mlir.ir")
         self.func = importlib.import_module("jaxlib.mlir.dialects.func")
         self.hlo = importlib.import_module("jaxlib.mlir.dialects.stablehlo")
+        self.chlo = importlib.import_module("jaxlib.mlir.dialects.chlo")  # erf_inv, as JAX
         ext = importlib.import_module("jaxlib.mlir._mlir_libs._jax_mlir_ext")
         self.dialects = self.ir.DialectRegistry()
         ext.register_dialects(self.dialects)  # func and the other upstream dialects
@@ -64,10 +66,26 @@ class _Runtime:
         self.copy = self.xla.HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL
 
 
-@functools.cache
+_runtime: _Runtime | None = None
+_runtime_lock = threading.Lock()
+
+
 def runtime() -> _Runtime:
-    """jaxlib and the PJRT client, loaded and made on first use."""
-    return _Runtime()
+    """jaxlib and the PJRT client, loaded and made on first use, once per process: threads
+    racing to the first use wait for one client (buffers of a second client would be
+    rejected by executables of the first)."""
+    rt = _runtime
+    if rt is None:
+        rt = _make_runtime()
+    return rt
+
+
+def _make_runtime() -> _Runtime:
+    global _runtime
+    with _runtime_lock:
+        if _runtime is None:
+            _runtime = _Runtime()
+        return _runtime
 
 
 def devices() -> list[Any]:
@@ -157,6 +175,7 @@ def new_context() -> Any:
     ctx.append_dialect_registry(rt.dialects)
     ctx.enable_multithreading(False)
     rt.hlo.register_dialect(ctx)
+    rt.chlo.register_dialect(ctx)
     ctx.dialects["func"]  # load the func dialect now: the printer needs it registered
     return ctx
 

@@ -20,6 +20,13 @@ from didax.primitives import (  # noqa: F401 - the families, for `lax.elementwis
     reductions,
     shape,
 )
+from didax.primitives.bits import (
+    bitcast_convert_type,
+    bitwise_xor,
+    shift_left,
+    shift_right_arithmetic,
+    shift_right_logical,
+)
 from didax.primitives.comparison import (
     bitwise_and,
     bitwise_not,
@@ -79,8 +86,20 @@ from didax.primitives.shape import (
     stack,
     transpose,
 )
+from didax.primitives.sorting import sort, sort_key_val
+from didax.primitives.special import erf, erf_inv, nextafter
 
 __all__ = [
+    "bitcast_convert_type",
+    "bitwise_xor",
+    "erf",
+    "erf_inv",
+    "nextafter",
+    "shift_left",
+    "shift_right_arithmetic",
+    "shift_right_logical",
+    "sort",
+    "sort_key_val",
     "abs",
     "add",
     "add_any",

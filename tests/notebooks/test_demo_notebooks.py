@@ -124,8 +124,13 @@ def shown(cell: Any) -> list[tuple[str, str]]:
         elif out.output_type in ("execute_result", "display_data"):
             seen.append((out.output_type, out.data.get("text/plain", "")))
         elif out.output_type == "error":
-            seen.append(("error", f"{out.ename}: {out.evalue}"))
+            seen.append(("error", _KERNEL_FILE.sub("<cell>", f"{out.ename}: {out.evalue}")))
     return seen
+
+
+# A conversion error names the line that asked for a value, in the kernel's file for the cell,
+# whose name (the kernel's pid) changes with every run
+_KERNEL_FILE = re.compile(r"/\S*ipykernel_\d+/\d+\.py")
 
 
 def stdout(cell: Any) -> str:
