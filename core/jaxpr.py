@@ -9,6 +9,7 @@ a transformation transforms it (the interpreter is itself traceable).
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -135,6 +136,13 @@ class ClosedJaxpr:
 
     def _repr_pretty_(self, p: Any, cycle: bool) -> None:
         p.text(str(self))
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        # IPython's rich display: the didax.widgets view, with text/plain and text/html
+        # fallbacks. Imported here, like the IPython hook, so that `import didax` never
+        # imports ipywidgets; only a front end asking for a rich display pays for it.
+        views = importlib.import_module("didax.widgets.views")
+        return views.jaxpr_bundle(self, include=include, exclude=exclude)
 
 
 class JaxprTypeError(TypeError):

@@ -112,7 +112,13 @@ PUBLIC = {
 ALLOWED: dict[tuple[str, str], str] = {}
 
 # Functions that may import: `import didax` must not import IPython.
-HOOKS = {("didax", "load_ipython_extension"), ("didax", "unload_ipython_extension")}
+HOOKS = {
+    ("didax", "load_ipython_extension"),
+    ("didax", "unload_ipython_extension"),
+    # ClosedJaxpr's rich display (called by IPython only) builds a didax.widgets view
+    ("didax.jaxpr", "_repr_mimebundle_"),
+    ("didax.magics.reports", "_repr_mimebundle_"),  # a report's view, as ClosedJaxpr's
+}
 
 
 @dataclass(frozen=True)
