@@ -43,8 +43,13 @@ except ImportError as e:  # pragma: no cover - depends on the environment
     )
 
 DEMOS = Path(__file__).parents[2] / "demo_notebooks"
-COVERED_ELSEWHERE = {"magics_tour.ipynb": "tests/magics/test_notebooks.py"}
-NOTEBOOKS = sorted(p.name for p in DEMOS.glob("*.ipynb") if p.name not in COVERED_ELSEWHERE)
+COVERED_ELSEWHERE = {"01_tour.ipynb": "tests/magics/test_notebooks.py"}
+# the course's notebooks and, under solutions/, the worked solutions of their exercises
+NOTEBOOKS = sorted(
+    str(p.relative_to(DEMOS))
+    for p in [*DEMOS.glob("*.ipynb"), *DEMOS.glob("solutions/*.ipynb")]
+    if p.name not in COVERED_ELSEWHERE
+)
 RAISES = "raises-exception"
 # glog lines that jaxlib's C++ code writes to stderr, e.g.
 # "I1122 08:57:51.036259   22512 pjrt_client.cc:579] PjRt-IFRT device count: ..."
@@ -252,7 +257,7 @@ def test_stored_outputs_are_current(name: str, run: Any) -> None:
 
 # --------------------------------------------------------------------------- engine_tour
 
-TOUR = "engine_tour.ipynb"
+TOUR = "02_engine_tour.ipynb"
 
 # (a snippet naming the cell, the program it prints): the cell's output is that program as
 # didax prints it here, and JAX prints the same program.
@@ -340,7 +345,7 @@ def test_engine_tour_perturbation_confusion(run: Any) -> None:
 
 # --------------------------------------------------------------------------- extending_didax
 
-EXTENDING = "extending_didax.ipynb"
+EXTENDING = "08_your_own_primitive_and_interpreter.ipynb"
 
 
 @functools.cache
@@ -400,6 +405,51 @@ def test_extending_values_match_jax() -> None:
         jax.jit(jax.vmap(jax.grad(f_inverse)))(ys),
     )
     close(ns["inverse"](ns["g"])(ns["g"](a)), a)
+
+
+# --------------------------------------------------------------------------- exercises
+
+# (notebook, a snippet naming an exercise's checker cell, what the learner must read there):
+# the first tries in the course are wrong, and the checker says which rule and input; the
+# solutions pass the same checkers.
+EXERCISES = [
+    (
+        "03_forward_mode.ipynb",
+        "def cube_jvp",
+        "✗ not yet — check_rules(cube): the jvp rule is wrong for input 0.",
+    ),
+    (
+        "03_forward_mode.ipynb",
+        "def softplus_jvp",
+        "✗ not yet — check_rules(softplus): the jvp rule is wrong for input 0.",
+    ),
+    ("03_forward_mode.ipynb", "def energy", "✗ not yet — check_grads:\n  Not equal to tolerance"),
+    ("solutions/03_solutions.ipynb", "def cube_jvp", "✓ all rules pass: abstract_eval, jvp"),
+    ("solutions/03_solutions.ipynb", "def softplus_jvp", "✓ all rules pass: abstract_eval, jvp"),
+    (
+        "solutions/03_solutions.ipynb",
+        "def energy",
+        "✓ energy: forward mode matches finite differences",
+    ),
+]
+
+
+@pytest.mark.parametrize(("name", "snippet", "message"), EXERCISES)
+def test_exercise_checkers_tell_the_learner(
+    name: str, snippet: str, message: str, run: Any
+) -> None:
+    assert message in stdout(cell_with(run(name), snippet))
+
+
+def test_forward_mode_avoids_perturbation_confusion(run: Any) -> None:
+    nb = run("03_forward_mode.ipynb")
+    assert result(cell_with(nb, "naive_derivative(lambda x")) == "2.0"  # the naive Dual's answer
+    assert result(cell_with(nb, "derivative(lambda x: x * derivative")).startswith("Array(1.")
+    jaxpr = stdout(cell_with(nb, "didax.jvp(g, (x,), (t,))"))
+    g = lambda x: didax.numpy.sin(x) * 2.0 + x * x
+    x = didax.numpy.array([0.0, 1.5, 3.0])
+    t = didax.numpy.ones(3)
+    assert jaxpr == str(didax.make_jaxpr(lambda x, t: didax.jvp(g, (x,), (t,)))(x, t)) + "\n"
 
 
 # --------------------------------------------------------------------------- refreshing
