@@ -452,6 +452,20 @@ def test_forward_mode_avoids_perturbation_confusion(run: Any) -> None:
     assert jaxpr == str(didax.make_jaxpr(lambda x, t: didax.jvp(g, (x,), (t,)))(x, t)) + "\n"
 
 
+def test_mlp_trains_and_takes_per_example_gradients(run: Any) -> None:
+    nb = run("09_train_an_mlp.ipynb")
+    start, end = map(float, re.findall(r"(\d+\.\d+)", stdout(cell_with(nb, "def sgd_step"))))
+    assert end < start / 5, (start, end)
+    shapes = result(cell_with(nb, "per_example = didax.vmap"))
+    assert shapes.startswith(
+        "([((8, 1, 32), (8, 32)), ((8, 32, 32), (8, 32)), ((8, 32, 1), (8, 1))]"
+    )
+    svg = [
+        o for o in cell_with(nb, "curve(losses)").outputs if "image/svg+xml" in o.get("data", {})
+    ]
+    assert len(svg) == 1 and "<polyline" in svg[0].data["image/svg+xml"]
+
+
 # --------------------------------------------------------------------------- refreshing
 
 
