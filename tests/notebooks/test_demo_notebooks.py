@@ -452,6 +452,29 @@ def test_forward_mode_avoids_perturbation_confusion(run: Any) -> None:
     assert jaxpr == str(didax.make_jaxpr(lambda x, t: didax.jvp(g, (x,), (t,)))(x, t)) + "\n"
 
 
+def test_reverse_mode_prints_the_programs_didax_computes(run: Any) -> None:
+    nb = run("04_reverse_mode.ipynb")
+    x = didax.numpy.array([0.5, 1.0, 2.0])
+    f = lambda x: didax.numpy.sum(didax.numpy.sin(x) * x)
+    _, f_lin = didax.linearize(f, x)
+    _, f_vjp = didax.vjp(f, x)
+    lin = str(didax.make_jaxpr(f_lin)(didax.numpy.ones(3)))
+    assert stdout(cell_with(nb, "y, f_lin = didax.linearize(f, x)")).startswith(lin + "\n")
+    assert stdout(cell_with(nb, "y, f_vjp = didax.vjp(f, x)")).startswith(
+        str(didax.make_jaxpr(f_vjp)(1.0)) + "\n"
+    )
+    assert "broadcast_in_dim" in str(didax.make_jaxpr(f_vjp)(1.0))  # what the text predicts
+
+
+def test_vmap_notebook_prints_the_batched_program(run: Any) -> None:
+    nb, ns = run("05_vmap.ipynb"), replay("05_vmap.ipynb")
+    batched = didax.make_jaxpr(didax.vmap(ns["f"], in_axes=(0, None)))(ns["xs"], ns["w"])
+    assert stdout(cell_with(nb, "print(didax.vmap(f, in_axes=(0, None))(xs, w))")).endswith(
+        str(batched) + "\n"
+    )
+    assert stdout(cell_with(nb, "looped = jnp.stack")).endswith("same as a loop: True\n")
+
+
 def test_mlp_trains_and_takes_per_example_gradients(run: Any) -> None:
     nb = run("09_train_an_mlp.ipynb")
     start, end = map(float, re.findall(r"(\d+\.\d+)", stdout(cell_with(nb, "def sgd_step"))))
