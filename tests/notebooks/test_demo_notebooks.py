@@ -475,6 +475,22 @@ def test_vmap_notebook_prints_the_batched_program(run: Any) -> None:
     assert stdout(cell_with(nb, "looped = jnp.stack")).endswith("same as a loop: True\n")
 
 
+def test_jit_notebook_follows_the_pipeline(run: Any) -> None:
+    nb = run("06_jit_and_xla.ipynb")
+
+    def f(x: Any) -> Any:
+        return didax.numpy.sum(didax.numpy.exp(x) * 2.0)
+
+    x = didax.numpy.arange(4.0)
+    text = stdout(cell_with(nb, "lowered = f_jit.lower(x)"))
+    assert text == f"{didax.make_jaxpr(f)(x)}\n{didax.jit(f).lower(x).as_text()}\n"
+    assert "fusion" in stdout(cell_with(nb, "compiled = lowered.compile()"))
+    assert stdout(cell_with(nb, "fast = didax.jit(normalize_and_gelu)")).endswith(": True\n")
+    assert stdout(cell_with(nb, "tiny = lambda v")).endswith(": True\n")
+    hint = stdout(cell_with(nb, "def repeat_double"))
+    assert "static_argnums" in hint and "ipykernel" not in hint and hint.endswith("8.0\n")
+
+
 def test_mlp_trains_and_takes_per_example_gradients(run: Any) -> None:
     nb = run("09_train_an_mlp.ipynb")
     start, end = map(float, re.findall(r"(\d+\.\d+)", stdout(cell_with(nb, "def sgd_step"))))
