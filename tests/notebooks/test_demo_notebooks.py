@@ -491,6 +491,16 @@ def test_jit_notebook_follows_the_pipeline(run: Any) -> None:
     assert "static_argnums" in hint and "ipykernel" not in hint and hint.endswith("8.0\n")
 
 
+def test_control_flow_notebook_prints_the_programs_didax_computes(run: Any) -> None:
+    nb, ns = run("07_control_flow.ipynb"), replay("07_control_flow.ipynb")
+    cond = str(didax.make_jaxpr(ns["relu_cond"])(2.0))
+    assert stdout(cell_with(nb, "def relu_cond")).endswith(cond + "\n")
+    loop = str(didax.make_jaxpr(ns["doublings_to_exceed"])(1.0, 100.0))
+    assert stdout(cell_with(nb, "def doublings_to_exceed")) == f"7\n{loop}\n"
+    assert "static_argnums" in stdout(cell_with(nb, "def relu_python"))
+    assert "lax.scan" in stdout(cell_with(nb, "explain(didax.grad("))
+
+
 def test_mlp_trains_and_takes_per_example_gradients(run: Any) -> None:
     nb = run("09_train_an_mlp.ipynb")
     start, end = map(float, re.findall(r"(\d+\.\d+)", stdout(cell_with(nb, "def sgd_step"))))
