@@ -257,6 +257,7 @@ class Array:
     size = property(lambda self: self.aval.size)
     weak_type = property(lambda self: self._weak)
     T = property(lambda self: operator_table["transpose"](self))
+    at = property(lambda self: operator_table["at"](self))  # `x.at[idx].set(v)`
 
     # ----- Python protocol
     def __bool__(self) -> bool:

@@ -358,6 +358,7 @@ class Tracer:
     size = property(lambda self: self.aval.size)
     weak_type = property(lambda self: self.aval.weak_type)
     T = property(lambda self: operator_table["transpose"](self))
+    at = property(lambda self: operator_table["at"](self))  # `x.at[idx].set(v)`
 
     # Conversions to Python and NumPy values follow JAX: `bool`, `int` and `__index__` (and
     # `item`) use a concrete value where the tracer has one (under `jvp`/`grad` of a function

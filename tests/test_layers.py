@@ -53,6 +53,7 @@ for i, name in enumerate(
         "bits",
         "special",
         "sorting",
+        "slicing",
     ]
 ):
     ORDER[f"didax.primitives.{name}"] = (2, i)
@@ -71,6 +72,7 @@ for i, name in enumerate(
         "didax.api",
         "didax.errors",
         "didax.numpy.lax_numpy",
+        "didax.numpy.indexing",
         "didax.numpy",
         "didax.nn",
         "didax.random",

@@ -19,6 +19,7 @@ from didax.primitives import (  # noqa: F401 - the families, for `lax.elementwis
     elementwise,
     reductions,
     shape,
+    slicing,
 )
 from didax.primitives.bits import (
     bitcast_convert_type,
@@ -86,6 +87,25 @@ from didax.primitives.shape import (
     stack,
     transpose,
 )
+from didax.primitives.slicing import (
+    GatherDimensionNumbers,
+    GatherScatterMode,
+    ScatterDimensionNumbers,
+    dynamic_index_in_dim,
+    dynamic_slice,
+    dynamic_slice_in_dim,
+    dynamic_update_index_in_dim,
+    dynamic_update_slice,
+    dynamic_update_slice_in_dim,
+    gather,
+    rev,
+    scatter,
+    scatter_add,
+    scatter_max,
+    scatter_min,
+    scatter_mul,
+    scatter_sub,
+)
 from didax.primitives.sorting import sort, sort_key_val
 from didax.primitives.special import erf, erf_inv, nextafter
 
@@ -100,6 +120,23 @@ __all__ = [
     "shift_right_logical",
     "sort",
     "sort_key_val",
+    "GatherDimensionNumbers",
+    "GatherScatterMode",
+    "ScatterDimensionNumbers",
+    "dynamic_index_in_dim",
+    "dynamic_slice",
+    "dynamic_slice_in_dim",
+    "dynamic_update_index_in_dim",
+    "dynamic_update_slice",
+    "dynamic_update_slice_in_dim",
+    "gather",
+    "rev",
+    "scatter",
+    "scatter_add",
+    "scatter_max",
+    "scatter_min",
+    "scatter_mul",
+    "scatter_sub",
     "abs",
     "add",
     "add_any",

@@ -55,6 +55,9 @@ NONLINEAR = {
     "reduce_prod",
     "erf_inv",
     "erf",
+    # scatter-min/max pick a winner (their jvp selects and scatter-adds tangents)
+    "scatter-min",
+    "scatter-max",
 }
 
 # Piecewise constant: the tangent is a symbolic zero, so no linear use reaches transpose.
