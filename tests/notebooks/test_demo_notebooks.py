@@ -230,6 +230,24 @@ def test_stored_notebook_is_executed(name: str) -> None:
             assert (kind == "error") == (RAISES in cell.metadata.get("tags", [])), cell.source
 
 
+# what a reader must not meet in a stored output: this machine's paths, didax's internal
+# reprs, tracebacks through didax's own files
+NOT_FOR_READERS = re.compile(
+    r"/work/|/home/|/root/|/tmp/|site-packages|\bVar\(|\bLiteral\(|object at 0x|core/\w+\.py"
+)
+
+
+@pytest.mark.parametrize("name", [*NOTEBOOKS, *COVERED_ELSEWHERE])
+def test_stored_outputs_hide_machine_paths_and_internal_reprs(name: str) -> None:
+    for cell in code_cells(nbformat.read(DEMOS / name, as_version=4)):
+        for out in cell.outputs:
+            texts = [out.get("text", ""), *out.get("traceback", [])]
+            texts += [v for v in out.get("data", {}).values() if isinstance(v, str)]
+            for text in texts:
+                found = NOT_FOR_READERS.search(text)
+                assert not found, (name, cell.source, text[max(0, found.start() - 80) :][:200])
+
+
 @pytest.mark.parametrize("name", NOTEBOOKS)
 def test_notebook_runs(name: str, run: Any) -> None:
     nb = run(name)
