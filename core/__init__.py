@@ -8,6 +8,7 @@ This module only re-exports (layer 5).
 
 from didax import (  # noqa: F401
     core,
+    debug,
     dtypes,
     errors,  # noqa: F401
     lax,  # noqa: F401
@@ -30,8 +31,10 @@ from didax.api import (
     vjp,
     vmap,
 )
-from didax.array import Array
-from didax.backend import device_put, devices
+from didax.api_more import device_get, device_put, eval_shape, jacobian, typeof
+from didax.array import Array, ShapeDtypeStruct
+from didax.backend import devices
+from didax.config import config
 from didax.control_flow.custom_derivatives import custom_jvp, custom_vjp
 from didax.control_flow.jit import block_until_ready, jit
 from didax.core import ConcretizationTypeError, UnexpectedTracerError
@@ -41,6 +44,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Array",
+    "ShapeDtypeStruct",
     "ClosedJaxpr",
     "ConcretizationTypeError",
     "Jaxpr",
@@ -62,7 +66,12 @@ __all__ = [
     "custom_jvp",
     "custom_vjp",
     "block_until_ready",
+    "config",
+    "device_get",
     "device_put",
+    "eval_shape",
+    "jacobian",
+    "typeof",
     "devices",
     "jit",
 ]

@@ -174,6 +174,10 @@ class LoweringContext:
         return replace(self, **changes)
 
 
+# Primitives with an effect (a print): dead-code elimination keeps their equations even when
+# nothing reads their outputs, and `jit` evaluates programs holding them eagerly.
+effectful: set[Primitive] = set()
+
 # --------------------------------------------------------------------------- abstract values
 
 

@@ -206,6 +206,23 @@ def _context(jaxpr: Jaxpr, i: int) -> str:
     return pretty.pp_eqn_context(jaxpr, i)
 
 
+def has_effects(jaxpr: Any) -> bool:
+    """Whether `jaxpr` (a Jaxpr or ClosedJaxpr), or a jaxpr nested in one of its equations'
+    params, holds an effectful primitive (`core.effectful`)."""
+    return any(map(eqn_has_effects, getattr(jaxpr, "jaxpr", jaxpr).eqns))
+
+
+def eqn_has_effects(eqn: JaxprEqn) -> bool:
+    """Whether `eqn` is effectful, or holds an effectful jaxpr in its params."""
+    return eqn.primitive in core.effectful or any(map(_param_has_effects, eqn.params.values()))
+
+
+def _param_has_effects(v: Any) -> bool:
+    if isinstance(v, (Jaxpr, ClosedJaxpr)):
+        return has_effects(v)
+    return isinstance(v, tuple) and any(map(_param_has_effects, v))
+
+
 def eval_jaxpr(jaxpr: Jaxpr, consts: Sequence[Any], *args: Any) -> list[Any]:
     """Evaluate `jaxpr` by binding each equation's primitive: traceable, so evaluating a
     jaxpr under a transformation transforms it. Like `jax.core.eval_jaxpr`."""

@@ -76,7 +76,7 @@ def _named_jit(fn: Callable[..., Any], name: str, static_argnums: tuple[int, ...
     # `jit[name=_uniform]` equation, and an eager call runs the compiled program, so eager
     # draws are XLA's arithmetic (its `log`, its fused multiply-adds) and equal JAX's
     fn.__name__ = fn.__qualname__ = name
-    return jit(fn, static_argnums)
+    return jit(fn, static_argnums=static_argnums)
 
 
 def _eager_jit(fn: Callable[..., Any], name: str, static_argnums: tuple[int, ...]) -> Any:

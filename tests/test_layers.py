@@ -27,6 +27,7 @@ PACKAGES = {"core": "didax", "magics": "didax.magics", "widgets": "didax.widgets
 ORDER: dict[str, tuple[int, int]] = {}
 for i, name in enumerate(
     [
+        "config",
         "source_info",
         "dtypes",
         "array",
@@ -54,6 +55,7 @@ for i, name in enumerate(
         "special",
         "sorting",
         "slicing",
+        "debugging",
     ]
 ):
     ORDER[f"didax.primitives.{name}"] = (2, i)
@@ -63,20 +65,28 @@ for i, name in enumerate(["staging", "jvp", "vmap", "partial_eval", "transpose",
 ORDER["didax.control_flow"] = (4, -1)
 # common holds the helpers cond, scan and while_loop share; jit and custom_derivatives import
 # no other control flow; while_loop uses scan (fori_loop with static bounds is a scan).
-for i, name in enumerate(["common", "jit", "custom_derivatives", "cond", "scan", "while_loop"]):
+for i, name in enumerate(
+    ["common", "argnums", "jit", "custom_derivatives", "cond", "scan", "while_loop"]
+):
     ORDER[f"didax.control_flow.{name}"] = (4, i)
 for i, name in enumerate(
     # didax.lax is the facade over primitives (layer 2) and control flow (layer 4)
     [
         "didax.lax",
         "didax.api",
+        "didax.api_more",
+        "didax.debug",
         "didax.errors",
         "didax.numpy.lax_numpy",
         "didax.numpy.indexing",
+        "didax.numpy.extra",
+        "didax.numpy.linalg",
         "didax.numpy",
         "didax.nn",
         "didax.random",
         "didax.tree",
+        "didax.scipy.special",
+        "didax.scipy",
         "didax.test_util",
         "didax",
     ]

@@ -189,6 +189,7 @@ __all__ = [
     "sign",
     "sin",
     "slice",
+    "sort",
     "sqrt",
     "squeeze",
     "stack",

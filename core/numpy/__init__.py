@@ -11,4 +11,9 @@ from didax.numpy.lax_numpy import *  # noqa: F403 - this package is the public f
 from didax.numpy.lax_numpy import OPERATORS, _ScalarType  # noqa: F401
 
 core.operator_table.update(OPERATORS)
+from didax.numpy import linalg  # noqa: E402, F401
+from didax.numpy.extra import *  # noqa: E402, F403
+from didax.numpy.extra import METHODS  # noqa: E402
+
+core.operator_table.update(METHODS)
 core.operator_table.update(_indexing.OPERATORS)  # `x[idx]` and `x.at` (numpy/indexing.py)

@@ -172,7 +172,7 @@ def _inner_jit(fn: Any, name: str, static_argnums: tuple[int, ...] = ()) -> Any:
     nothing being traced it just runs, eagerly with NumPy like the rest of didax.numpy (an
     inline jit is part of its caller)."""
     fn.__name__ = name
-    jitted = _jit(fn, static_argnums, inline=True)
+    jitted = _jit(fn, static_argnums=static_argnums, inline=True)
 
     def call(*args: Any) -> Any:
         return fn(*args) if core.trace_state() is core.EAGER_STATE else jitted(*args)
@@ -241,14 +241,14 @@ def _stack_nested(x: Any, dtype: Any) -> Any:
     items = _promote("array", *items)
     if dtype is not None:
         items = [lax.convert_element_type(v, _dtype(dtype), False) for v in items]
-    items = [lax.convert_element_type(v, core.get_aval(v).dtype, False) for v in items]
-    expanded = [
-        lax.broadcast_in_dim(
-            v, (1, *core.get_aval(v).shape), tuple(range(1, core.get_aval(v).ndim + 1))
-        )
-        for v in items
-    ]
+    expanded = [_strong_row(v) for v in items]  # each converted, then expanded: JAX's order
     return lax.concatenate(expanded, 0)
+
+
+def _strong_row(v: Any) -> Any:
+    v = lax.convert_element_type(v, core.get_aval(v).dtype, False)
+    aval = core.get_aval(v)
+    return lax.broadcast_in_dim(v, (1, *aval.shape), tuple(range(1, aval.ndim + 1)))
 
 
 def _shape_tuple(shape: Any) -> tuple[int, ...]:

@@ -76,11 +76,14 @@ BITS = {
 # Boolean outputs (comparisons, logic): not differentiable; tangents are symbolic zeros.
 BOOLEAN = {"eq", "ne", "gt", "ge", "lt", "le", "is_finite", "and", "or", "not"}
 
+# Effects only: debug_print has no outputs, and its jvp drops the tangents.
+EFFECTS = {"debug_print"}
+
 EXEMPT: dict[str, set[str]] = {
     "impl": set(),
     "abstract_eval": set(),
     "jvp": NO_OPERANDS,
-    "transpose": NO_OPERANDS | NONLINEAR | ZERO_DERIVATIVE | BOOLEAN | BITS,
+    "transpose": NO_OPERANDS | NONLINEAR | ZERO_DERIVATIVE | BOOLEAN | BITS | EFFECTS,
     "vmap": set(),
     # Lowering rules come with core/interpreters/lowering.py (jit); list here any primitive
     # still waiting for one.
