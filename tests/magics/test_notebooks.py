@@ -1,6 +1,6 @@
-"""The demo notebook demo_notebooks/magics_tour.ipynb runs top to bottom in a real kernel
+"""The demo notebook demo_notebooks/01_tour.ipynb runs top to bottom in a real kernel
 (marker `notebooks`). To refresh its stored outputs after a change:
-`jupyter nbconvert --to notebook --execute --inplace demo_notebooks/magics_tour.ipynb`."""
+`jupyter nbconvert --to notebook --execute --inplace demo_notebooks/01_tour.ipynb`."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ except ImportError as e:  # pragma: no cover - depends on the environment
         raise ImportError(f"notebook tests need nbclient and nbformat: {e}") from e
     pytest.skip(f"notebook tests need nbclient and nbformat: {e}", allow_module_level=True)
 
-TOUR = Path(__file__).parents[2] / "demo_notebooks" / "magics_tour.ipynb"
+TOUR = Path(__file__).parents[2] / "demo_notebooks" / "01_tour.ipynb"
 MAGICS = ("%jaxpr", "%%jaxpr", "%grad", "%vmap", "%jit")
 
 

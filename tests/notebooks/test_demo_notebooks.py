@@ -43,8 +43,13 @@ except ImportError as e:  # pragma: no cover - depends on the environment
     )
 
 DEMOS = Path(__file__).parents[2] / "demo_notebooks"
-COVERED_ELSEWHERE = {"magics_tour.ipynb": "tests/magics/test_notebooks.py"}
-NOTEBOOKS = sorted(p.name for p in DEMOS.glob("*.ipynb") if p.name not in COVERED_ELSEWHERE)
+COVERED_ELSEWHERE = {"01_tour.ipynb": "tests/magics/test_notebooks.py"}
+# the course's notebooks and, under solutions/, the worked solutions of their exercises
+NOTEBOOKS = sorted(
+    str(p.relative_to(DEMOS))
+    for p in [*DEMOS.glob("*.ipynb"), *DEMOS.glob("solutions/*.ipynb")]
+    if p.name not in COVERED_ELSEWHERE
+)
 RAISES = "raises-exception"
 # glog lines that jaxlib's C++ code writes to stderr, e.g.
 # "I1122 08:57:51.036259   22512 pjrt_client.cc:579] PjRt-IFRT device count: ..."
@@ -225,6 +230,24 @@ def test_stored_notebook_is_executed(name: str) -> None:
             assert (kind == "error") == (RAISES in cell.metadata.get("tags", [])), cell.source
 
 
+# what a reader must not meet in a stored output: this machine's paths, didax's internal
+# reprs, tracebacks through didax's own files
+NOT_FOR_READERS = re.compile(
+    r"/work/|/home/|/root/|/tmp/|site-packages|\bVar\(|\bLiteral\(|object at 0x|core/\w+\.py"
+)
+
+
+@pytest.mark.parametrize("name", [*NOTEBOOKS, *COVERED_ELSEWHERE])
+def test_stored_outputs_hide_machine_paths_and_internal_reprs(name: str) -> None:
+    for cell in code_cells(nbformat.read(DEMOS / name, as_version=4)):
+        for out in cell.outputs:
+            texts = [out.get("text", ""), *out.get("traceback", [])]
+            texts += [v for v in out.get("data", {}).values() if isinstance(v, str)]
+            for text in texts:
+                found = NOT_FOR_READERS.search(text)
+                assert not found, (name, cell.source, text[max(0, found.start() - 80) :][:200])
+
+
 @pytest.mark.parametrize("name", NOTEBOOKS)
 def test_notebook_runs(name: str, run: Any) -> None:
     nb = run(name)
@@ -252,7 +275,7 @@ def test_stored_outputs_are_current(name: str, run: Any) -> None:
 
 # --------------------------------------------------------------------------- engine_tour
 
-TOUR = "engine_tour.ipynb"
+TOUR = "02_engine_tour.ipynb"
 
 # (a snippet naming the cell, the program it prints): the cell's output is that program as
 # didax prints it here, and JAX prints the same program.
@@ -340,7 +363,7 @@ def test_engine_tour_perturbation_confusion(run: Any) -> None:
 
 # --------------------------------------------------------------------------- extending_didax
 
-EXTENDING = "extending_didax.ipynb"
+EXTENDING = "08_your_own_primitive_and_interpreter.ipynb"
 
 
 @functools.cache
@@ -400,6 +423,114 @@ def test_extending_values_match_jax() -> None:
         jax.jit(jax.vmap(jax.grad(f_inverse)))(ys),
     )
     close(ns["inverse"](ns["g"])(ns["g"](a)), a)
+
+
+# --------------------------------------------------------------------------- exercises
+
+# (notebook, a snippet naming an exercise's checker cell, what the learner must read there):
+# the first tries in the course are wrong, and the checker says which rule and input; the
+# solutions pass the same checkers.
+EXERCISES = [
+    (
+        "03_forward_mode.ipynb",
+        "def cube_jvp",
+        "✗ not yet — check_rules(cube): the jvp rule is wrong for input 0.",
+    ),
+    (
+        "03_forward_mode.ipynb",
+        "def softplus_jvp",
+        "✗ not yet — check_rules(softplus): the jvp rule is wrong for input 0.",
+    ),
+    ("03_forward_mode.ipynb", "def energy", "✗ not yet — check_grads:\n  Not equal to tolerance"),
+    ("solutions/03_solutions.ipynb", "def cube_jvp", "✓ all rules pass: abstract_eval, jvp"),
+    ("solutions/03_solutions.ipynb", "def softplus_jvp", "✓ all rules pass: abstract_eval, jvp"),
+    (
+        "solutions/03_solutions.ipynb",
+        "def energy",
+        "✓ energy: forward mode matches finite differences",
+    ),
+]
+
+
+@pytest.mark.parametrize(("name", "snippet", "message"), EXERCISES)
+def test_exercise_checkers_tell_the_learner(
+    name: str, snippet: str, message: str, run: Any
+) -> None:
+    assert message in stdout(cell_with(run(name), snippet))
+
+
+def test_forward_mode_avoids_perturbation_confusion(run: Any) -> None:
+    nb = run("03_forward_mode.ipynb")
+    assert result(cell_with(nb, "naive_derivative(lambda x")) == "2.0"  # the naive Dual's answer
+    assert result(cell_with(nb, "derivative(lambda x: x * derivative")).startswith("Array(1.")
+    jaxpr = stdout(cell_with(nb, "didax.jvp(g, (x,), (t,))"))
+    g = lambda x: didax.numpy.sin(x) * 2.0 + x * x
+    x = didax.numpy.array([0.0, 1.5, 3.0])
+    t = didax.numpy.ones(3)
+    assert jaxpr == str(didax.make_jaxpr(lambda x, t: didax.jvp(g, (x,), (t,)))(x, t)) + "\n"
+
+
+def test_reverse_mode_prints_the_programs_didax_computes(run: Any) -> None:
+    nb = run("04_reverse_mode.ipynb")
+    x = didax.numpy.array([0.5, 1.0, 2.0])
+    f = lambda x: didax.numpy.sum(didax.numpy.sin(x) * x)
+    _, f_lin = didax.linearize(f, x)
+    _, f_vjp = didax.vjp(f, x)
+    lin = str(didax.make_jaxpr(f_lin)(didax.numpy.ones(3)))
+    assert stdout(cell_with(nb, "y, f_lin = didax.linearize(f, x)")).startswith(lin + "\n")
+    assert stdout(cell_with(nb, "y, f_vjp = didax.vjp(f, x)")).startswith(
+        str(didax.make_jaxpr(f_vjp)(1.0)) + "\n"
+    )
+    assert "broadcast_in_dim" in str(didax.make_jaxpr(f_vjp)(1.0))  # what the text predicts
+
+
+def test_vmap_notebook_prints_the_batched_program(run: Any) -> None:
+    nb, ns = run("05_vmap.ipynb"), replay("05_vmap.ipynb")
+    batched = didax.make_jaxpr(didax.vmap(ns["f"], in_axes=(0, None)))(ns["xs"], ns["w"])
+    assert stdout(cell_with(nb, "print(didax.vmap(f, in_axes=(0, None))(xs, w))")).endswith(
+        str(batched) + "\n"
+    )
+    assert stdout(cell_with(nb, "looped = jnp.stack")).endswith("same as a loop: True\n")
+
+
+def test_jit_notebook_follows_the_pipeline(run: Any) -> None:
+    nb = run("06_jit_and_xla.ipynb")
+
+    def f(x: Any) -> Any:
+        return didax.numpy.sum(didax.numpy.exp(x) * 2.0)
+
+    x = didax.numpy.arange(4.0)
+    text = stdout(cell_with(nb, "lowered = f_jit.lower(x)"))
+    assert text == f"{didax.make_jaxpr(f)(x)}\n{didax.jit(f).lower(x).as_text()}\n"
+    assert "fusion" in stdout(cell_with(nb, "compiled = lowered.compile()"))
+    assert stdout(cell_with(nb, "fast = didax.jit(normalize_and_gelu)")).endswith(": True\n")
+    assert stdout(cell_with(nb, "tiny = lambda v")).endswith(": True\n")
+    hint = stdout(cell_with(nb, "def repeat_double"))
+    assert "static_argnums" in hint and "ipykernel" not in hint and hint.endswith("8.0\n")
+
+
+def test_control_flow_notebook_prints_the_programs_didax_computes(run: Any) -> None:
+    nb, ns = run("07_control_flow.ipynb"), replay("07_control_flow.ipynb")
+    cond = str(didax.make_jaxpr(ns["relu_cond"])(2.0))
+    assert stdout(cell_with(nb, "def relu_cond")).endswith(cond + "\n")
+    loop = str(didax.make_jaxpr(ns["doublings_to_exceed"])(1.0, 100.0))
+    assert stdout(cell_with(nb, "def doublings_to_exceed")) == f"7\n{loop}\n"
+    assert "static_argnums" in stdout(cell_with(nb, "def relu_python"))
+    assert "lax.scan" in stdout(cell_with(nb, "explain(didax.grad("))
+
+
+def test_mlp_trains_and_takes_per_example_gradients(run: Any) -> None:
+    nb = run("09_train_an_mlp.ipynb")
+    start, end = map(float, re.findall(r"(\d+\.\d+)", stdout(cell_with(nb, "def sgd_step"))))
+    assert end < start / 5, (start, end)
+    shapes = result(cell_with(nb, "per_example = didax.vmap"))
+    assert shapes.startswith(
+        "([((8, 1, 32), (8, 32)), ((8, 32, 32), (8, 32)), ((8, 32, 1), (8, 1))]"
+    )
+    svg = [
+        o for o in cell_with(nb, "curve(losses)").outputs if "image/svg+xml" in o.get("data", {})
+    ]
+    assert len(svg) == 1 and "<polyline" in svg[0].data["image/svg+xml"]
 
 
 # --------------------------------------------------------------------------- refreshing
