@@ -28,7 +28,16 @@ from didax.api import (
     vmap,
 )
 from didax.array import Array
-from didax.backend import device_put, devices
+from didax.backend import (
+    device_count,
+    device_put,
+    devices,
+    local_device_count,
+    local_devices,
+    process_count,
+    process_index,
+)
+from didax.config import config
 from didax.control_flow.custom_derivatives import custom_jvp, custom_vjp
 from didax.control_flow.jit import block_until_ready, jit
 from didax.core import ConcretizationTypeError, UnexpectedTracerError
@@ -59,8 +68,14 @@ __all__ = [
     "custom_jvp",
     "custom_vjp",
     "block_until_ready",
+    "config",
+    "device_count",
     "device_put",
     "devices",
+    "local_device_count",
+    "local_devices",
+    "process_count",
+    "process_index",
     "jit",
 ]
 

@@ -244,6 +244,10 @@ class Array:
             self._buffer.block_until_ready()
         return self
 
+    def devices(self) -> set[Any]:
+        """The devices holding this array. Like `jax.Array.devices`."""
+        return operator_table["devices"](self)
+
     def item(self) -> Any:
         return np.asarray(self._host()).item()
 
