@@ -41,7 +41,7 @@ for i, name in enumerate(
     ORDER[f"didax.{name}"] = (1, i)
 ORDER["didax.primitives"] = (2, -1)
 for i, name in enumerate(
-    ["common", "convert", "shape", "comparison", "elementwise", "reductions", "dot"]
+    ["common", "convert", "shape", "comparison", "elementwise", "reductions", "dot", "parallel"]
 ):
     ORDER[f"didax.primitives.{name}"] = (2, i)
 ORDER["didax.interpreters"] = (3, -1)

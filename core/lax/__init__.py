@@ -17,6 +17,7 @@ from didax.primitives import (  # noqa: F401 - the families, for `lax.elementwis
     convert,
     dot,
     elementwise,
+    parallel,
     reductions,
     shape,
 )
@@ -63,6 +64,7 @@ from didax.primitives.elementwise import (
     tan,
     tanh,
 )
+from didax.primitives.parallel import axis_index, pmax, pmean, pmin, psum
 from didax.primitives.reductions import argmax, reduce_max, reduce_min, reduce_prod
 from didax.primitives.shape import (
     broadcast_in_dim,
@@ -81,6 +83,11 @@ from didax.primitives.shape import (
 )
 
 __all__ = [
+    "axis_index",
+    "pmax",
+    "pmean",
+    "pmin",
+    "psum",
     "abs",
     "add",
     "add_any",
