@@ -64,7 +64,16 @@ from didax.primitives.elementwise import (
     tan,
     tanh,
 )
-from didax.primitives.parallel import axis_index, pmax, pmean, pmin, psum
+from didax.primitives.parallel import (
+    all_gather,
+    axis_index,
+    pmax,
+    pmean,
+    pmin,
+    ppermute,
+    psum,
+    psum_scatter,
+)
 from didax.primitives.reductions import argmax, reduce_max, reduce_min, reduce_prod
 from didax.primitives.shape import (
     broadcast_in_dim,
@@ -83,7 +92,10 @@ from didax.primitives.shape import (
 )
 
 __all__ = [
+    "all_gather",
     "axis_index",
+    "ppermute",
+    "psum_scatter",
     "pmax",
     "pmean",
     "pmin",
