@@ -66,6 +66,7 @@ from didax.primitives.elementwise import (
 )
 from didax.primitives.parallel import (
     all_gather,
+    all_to_all,
     axis_index,
     pmax,
     pmean,
@@ -93,6 +94,7 @@ from didax.primitives.shape import (
 
 __all__ = [
     "all_gather",
+    "all_to_all",
     "axis_index",
     "ppermute",
     "psum_scatter",

@@ -528,3 +528,130 @@ def _take_along(x: Any, d: int, indices: list[int]) -> Any:
 @core.lowering_rules.register(ppermute_p)
 def _ppermute_lowering(ctx, x, *, axis_name, perm):
     raise NameError(f"unbound axis name: {axis_name[0]}")
+
+
+# ----------------------------------------------------------------------------- all_to_all
+
+all_to_all_p = core.Primitive("all_to_all")
+core.axis_name_params[all_to_all_p] = "axis_name"
+
+
+def all_to_all(
+    x: Any,
+    axis_name: Any,
+    split_axis: int,
+    concat_axis: int,
+    *,
+    axis_index_groups: Any = None,
+    tiled: bool = False,
+) -> Any:
+    """Split `x` along `split_axis` into one chunk per index of the named axis, send chunk k
+    to index k, and stack what arrives along `concat_axis` (concatenate, with `tiled=True`).
+    Like `jax.lax.all_to_all`."""
+    _check_groups("all_to_all", axis_index_groups)
+    leaves, tree = tree_flatten(x)
+    return tree_unflatten(
+        tree, [_all_to_all_leaf(v, axis_name, split_axis, concat_axis, tiled) for v in leaves]
+    )
+
+
+def _all_to_all_leaf(x: Any, axis_name: Any, split: int, concat: int, tiled: bool) -> Any:
+    size = _names_size(_axes_tuple(axis_name))
+    n = core.get_aval(x).shape[split]
+    if tiled:
+        if n % size:
+            raise ValueError(
+                f"The size of all_to_all split_axis ({n}) has to be divisible by the size of "
+                f"the named axis {axis_name} ({size})"
+            )
+    else:
+        if n != size:
+            raise ValueError(
+                "all_to_all requires the size of the mapped axis axis_name to equal "
+                f"x.shape[split_axis], but they are {size} and {n} respectively."
+            )
+        if split < concat:
+            concat += 1  # concat_axis counts positions after split_axis is removed
+            x = shape.expand_dims(x, (concat,))
+        elif concat < split:
+            x = shape.expand_dims(x, (concat,))
+            split += 1
+    out = all_to_all_p.bind(
+        x,
+        axis_name=axis_name,
+        split_axis=split,
+        concat_axis=concat,
+        axis_index_groups=None,
+        tiled=tiled,
+    )
+    if not tiled and split != concat:
+        out = shape.squeeze(out, (split,))
+    return out
+
+
+core.impl_rules.register(all_to_all_p, _unbound_impl("all_to_all"))
+
+
+@core.abstract_eval_rules.register(all_to_all_p)
+def _all_to_all_abstract_eval(x, *, axis_name, split_axis, concat_axis, axis_index_groups, tiled):
+    size = _names_size(_axes_tuple(axis_name))
+    shp = list(x.shape)
+    if shp[split_axis] % size:
+        raise ValueError(
+            f"all_to_all: split axis size {shp[split_axis]} is not divisible by {size}"
+        )
+    shp[split_axis] //= size
+    shp[concat_axis] *= size
+    return [ShapedArray(tuple(shp), x.dtype)]
+
+
+core.jvp_rules.register(all_to_all_p, common.linear_unary_jvp(all_to_all_p.bind))
+
+
+@core.transpose_rules.register(all_to_all_p)
+def _all_to_all_transpose(cts, x, *, axis_name, split_axis, concat_axis, axis_index_groups, tiled):
+    (ct,) = cts  # the chunks go back: split where they were stacked, stack where split
+    return [
+        all_to_all_p.bind(
+            ct,
+            axis_name=axis_name,
+            split_axis=concat_axis,
+            concat_axis=split_axis,
+            axis_index_groups=axis_index_groups,
+            tiled=tiled,
+        )
+    ]
+
+
+@core.vmap_rules.register(all_to_all_p)
+def _all_to_all_vmap(
+    frame_size, vals, dims, *, axis_name, split_axis, concat_axis, axis_index_groups, tiled
+):
+    (x,), (d,) = vals, dims
+    frame = getattr(frame_size, "name", None)
+    names = _axes_tuple(axis_name)
+    params = dict(axis_name=axis_name, axis_index_groups=axis_index_groups, tiled=tiled)
+    if frame not in names:  # another frame's axis
+        if d is not NOT_MAPPED:
+            split_axis += d <= split_axis
+            concat_axis += d <= concat_axis
+        out = all_to_all_p.bind(x, split_axis=split_axis, concat_axis=concat_axis, **params)
+        return [out], [d]
+    _one_name("all_to_all", names, frame)
+    size = int(frame_size)
+    if d is NOT_MAPPED:
+        x, d = shape.move_axis(x, NOT_MAPPED, 0, size), 0
+    if split_axis == concat_axis:
+        axis = split_axis + (d <= split_axis)
+        x = _split_axis(x, axis, size)
+        moved = d + (axis <= d)
+        perm = list(range(core.get_aval(x).ndim))
+        perm[moved], perm[axis] = axis, moved
+        return [_fold_axis(shape.transpose(x, tuple(perm)), axis)], [d]
+    stacked = _fold_axis(shape.move_axis(x, d, concat_axis, size), concat_axis)
+    return [_split_axis(stacked, split_axis, size)], [split_axis]
+
+
+@core.lowering_rules.register(all_to_all_p)
+def _all_to_all_lowering(ctx, x, *, axis_name, **params):
+    raise NameError(f"unbound axis name: {_axes_tuple(axis_name)[0]}")

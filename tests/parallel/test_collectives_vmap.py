@@ -20,6 +20,7 @@ pytestmark = pytest.mark.oracle
 
 X = np.arange(6.0, dtype=np.float32).reshape(3, 2) - 2.5
 X3 = np.arange(24.0, dtype=np.float32).reshape(3, 4, 2) / 7 - 1
+X4 = np.arange(72.0, dtype=np.float32).reshape(3, 4, 3, 2) / 5 - 3
 
 
 # Each case builds the same program from a namespace (didax or jax): (D, L, N) = the top
@@ -107,11 +108,25 @@ CASES = {
         D.grad(lambda v: (L.ppermute(v, "i", [(0, 1), (1, 2), (2, 0)]) * v).sum()),
         axis_name="i",
     ),
+    "all_to_all": lambda D, L, N: D.vmap(lambda v: L.all_to_all(v, "i", 1, 0), axis_name="i"),
+    "all_to_all_same_axis": lambda D, L, N: D.vmap(
+        lambda v: L.all_to_all(v, "i", 1, 1), axis_name="i"
+    ),
+    "all_to_all_concat_after": lambda D, L, N: D.vmap(
+        lambda v: L.all_to_all(v, "i", 1, 2), axis_name="i"
+    ),
+    "all_to_all_in_axes_2": lambda D, L, N: D.vmap(
+        lambda v: L.all_to_all(v, "i", 0, 2), in_axes=2, axis_name="i"
+    ),
+    "all_to_all_tiled": lambda D, L, N: D.vmap(
+        lambda v: L.all_to_all(v.reshape(6, -1), "i", 0, 1, tiled=True), axis_name="i"
+    ),
 }
 # The arguments, when not (X,).
 ARGS = {"unbatched_operand": (X, X[0])}
 ARGS.update({name: (X3,) for name in CASES if "gather" in name or "scatter" in name})
 ARGS.update({name: (X3,) for name in CASES if "ppermute" in name})
+ARGS.update({name: (X4,) for name in CASES if "all_to_all" in name})
 
 # Cases whose jaxpr differs from JAX's for a reason outside the collectives: ppermute's vmap
 # rule takes the permuted slices with slice+concatenate where JAX uses a gather; in the
@@ -190,6 +205,14 @@ NAMED = {
     ),
     "grad_ppermute": lambda D, L, N: D.grad(
         lambda v: (L.ppermute(v, "i", [(0, 1), (1, 2), (2, 0)]) * v).sum()
+    ),
+    "all_to_all": lambda D, L, N: lambda v: L.all_to_all(N.ones((3, 3)) * v[0], "i", 1, 0),
+    "all_to_all_tiled": lambda D, L, N: (
+        lambda v: L.all_to_all(N.ones((6, 2)) * v, "i", 0, 1, tiled=True)
+    ),
+    # (not the untiled all_to_all: JAX 0.10.2's own transpose of it fails on a shape check)
+    "grad_all_to_all_tiled": lambda D, L, N: D.grad(
+        lambda v: (L.all_to_all(N.ones((6, 2)) * v, "i", 0, 1, tiled=True) ** 2).sum()
     ),
 }
 
