@@ -108,6 +108,19 @@ CASES = {
         D.grad(lambda v: (L.ppermute(v, "i", [(0, 1), (1, 2), (2, 0)]) * v).sum()),
         axis_name="i",
     ),
+    # higher-order primitives hand the named axis size on to their bodies
+    "scan_body": lambda D, L, N: D.vmap(
+        lambda v: L.scan(lambda c, u: (c + L.psum(u, "i"), c), 0.0, v)[1], axis_name="i"
+    ),
+    "cond_branch": lambda D, L, N: D.vmap(
+        lambda v: L.cond(v[0] > 1, lambda u: L.psum(u, "i"), lambda u: u * 2, v), axis_name="i"
+    ),
+    "fori_body": lambda D, L, N: D.vmap(
+        lambda v: L.fori_loop(0, 3, lambda k, u: u + L.pmean(u, "i"), v), axis_name="i"
+    ),
+    "jit_grad_all_gather": lambda D, L, N: D.jit(
+        D.vmap(D.grad(lambda v: (L.all_gather(v, "i") * L.axis_index("i")).sum()), axis_name="i")
+    ),
     "all_to_all": lambda D, L, N: D.vmap(lambda v: L.all_to_all(v, "i", 1, 0), axis_name="i"),
     "all_to_all_same_axis": lambda D, L, N: D.vmap(
         lambda v: L.all_to_all(v, "i", 1, 1), axis_name="i"
