@@ -9,9 +9,12 @@ This module only re-exports (layer 5).
 from didax import (  # noqa: F401
     core,
     dtypes,
+    errors,  # noqa: F401
     lax,  # noqa: F401
     nn,  # noqa: F401
     numpy,  # noqa: F401 - fills the operator table of Array and Tracer
+    random,  # noqa: F401
+    tree,  # noqa: F401
     tree_util,
 )
 from didax.api import (

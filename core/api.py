@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-from didax import array, core, dtypes
+from didax import api_util, array, core, dtypes
 from didax.array import Array
 from didax.interpreters import jvp as jvp_interp
 from didax.interpreters import partial_eval, staging, transpose
@@ -55,7 +55,7 @@ def _check_leaves(leaves: Sequence[Any], fn: Callable[..., Any], what: str) -> N
 
 
 def _static_split(args: tuple, static_argnums: Sequence[int]) -> tuple[list, Callable]:
-    static = {i % len(args) for i in static_argnums} if args else set()
+    static = set(api_util.ensure_inbounds(static_argnums, len(args), allow_invalid=True))
     dynamic = [a for i, a in enumerate(args) if i not in static]
 
     def merge(dyn: Sequence[Any]) -> list[Any]:
@@ -79,7 +79,8 @@ def make_jaxpr(
     `axis_env` binds axis names to sizes, so that collectives stage with their names
     (`psum[axes=('i',) ...]`) instead of raising NameError.
     """
-    static_argnums = (static_argnums,) if isinstance(static_argnums, int) else static_argnums
+    static_argnums = api_util.ensure_index_tuple(static_argnums, "static_argnums")
+    api_util.validate_argnums(fn, static_argnums, "static_argnums")
 
     @functools.wraps(fn)
     def make(*args: Any, **kwargs: Any) -> ClosedJaxpr:
@@ -415,17 +416,21 @@ def _vjp(fn: Callable[..., Any], leaves: list[Any], in_tree: PyTreeDef, has_aux:
 
 
 def _argnums_partial(
-    fn: Callable[..., Any], argnums: int | Sequence[int], args: tuple, kwargs: dict
+    fn: Callable[..., Any],
+    argnums: int | Sequence[int],
+    args: tuple,
+    kwargs: dict,
+    *,
+    count_check: bool = False,
 ) -> tuple[Callable[..., Any], tuple]:
-    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
-    for i in nums:
-        if not -len(args) <= i < len(args):
-            raise TypeError(
-                f"differentiating with respect to argnums={argnums} requires at "
-                f"least {max(nums) + 1} positional arguments to be passed by the "
-                f"caller, but got only {len(args)} positional arguments."
-            )
-    nums = tuple(i % len(args) for i in nums)
+    nums = api_util.ensure_index_tuple(argnums, "argnums")
+    if count_check and nums and max(nums) >= len(args):  # grad's own message, as in JAX
+        raise TypeError(
+            f"differentiating with respect to argnums={argnums} requires at "
+            f"least {max(nums) + 1} positional arguments to be passed by the "
+            f"caller, but got only {len(args)} positional arguments."
+        )
+    nums = api_util.ensure_inbounds(nums, len(args), allow_invalid=False)
 
     def partial_fn(*dyn_args: Any) -> Any:
         __tracebackhide__ = True
@@ -473,7 +478,7 @@ def value_and_grad(
     @functools.wraps(fn)
     def value_and_grad_fn(*args: Any, **kwargs: Any) -> tuple:
         __tracebackhide__ = True
-        partial_fn, dyn_args = _argnums_partial(fn, argnums, args, kwargs)
+        partial_fn, dyn_args = _argnums_partial(fn, argnums, args, kwargs, count_check=True)
         leaves, in_tree = tree_flatten(dyn_args)
         _check_leaves(leaves, fn, "grad")
         _check_input_dtype("grad", leaves)

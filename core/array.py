@@ -291,6 +291,8 @@ class Array:
     def __repr__(self) -> str:
         body = np.array2string(np.asarray(self._host()), separator=", ", prefix="Array(")
         weak = ", weak_type=True" if self.weak_type else ""
+        if self.size == 0:  # as JAX: `[]` alone would hide the shape
+            return f"Array([], shape={self.shape}, dtype={self.dtype.name}{weak})"
         return f"Array({body}, dtype={self.dtype.name}{weak})"
 
     def __str__(self) -> str:

@@ -9,8 +9,8 @@ client, once (`runtime()`).
 This is JAX's `xla_bridge.py` (clients), `pxla.py` (device put, result handlers) and
 `compiler.py` (compile) reduced to CPU devices of one process: the client has one device, or N
 when asked before it starts (`XLA_FLAGS=--xla_force_host_platform_device_count=N`, which
-jaxlib's client reads itself, or `config.update("jax_num_cpu_devices", N)`). Compiled programs run on the first device; `device_put` may place
-an Array on any of them.
+jaxlib's client reads itself, or `config.update("jax_num_cpu_devices", N)`). Compiled
+programs run on the first device; `device_put` may place an Array on any of them.
 Results come back through jaxlib's C++ result handlers built from didax's own avals, which is
 both the fast path (a few microseconds per launch) and the one path that never imports `jax`
 (jaxlib's default `disassemble_into_single_device_arrays` imports `jax.core` for its avals).
@@ -22,6 +22,7 @@ import functools
 import importlib
 import io
 import os
+import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -54,6 +55,7 @@ class _Runtime:
         self.ir = importlib.import_module("jaxlib.mlir.ir")
         self.func = importlib.import_module("jaxlib.mlir.dialects.func")
         self.hlo = importlib.import_module("jaxlib.mlir.dialects.stablehlo")
+        self.chlo = importlib.import_module("jaxlib.mlir.dialects.chlo")  # erf_inv, as JAX
         ext = importlib.import_module("jaxlib.mlir._mlir_libs._jax_mlir_ext")
         self.dialects = self.ir.DialectRegistry()
         ext.register_dialects(self.dialects)  # func and the other upstream dialects
@@ -70,10 +72,26 @@ class _Runtime:
         self.copy = self.xla.HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL
 
 
-@functools.cache
+_runtime: _Runtime | None = None
+_runtime_lock = threading.Lock()
+
+
 def runtime() -> _Runtime:
-    """jaxlib and the PJRT client, loaded and made on first use."""
-    return _Runtime()
+    """jaxlib and the PJRT client, loaded and made on first use, once per process: threads
+    racing to the first use wait for one client (buffers of a second client would be
+    rejected by executables of the first)."""
+    rt = _runtime
+    if rt is None:
+        rt = _make_runtime()
+    return rt
+
+
+def _make_runtime() -> _Runtime:
+    global _runtime
+    with _runtime_lock:
+        if _runtime is None:
+            _runtime = _Runtime()
+        return _runtime
 
 
 def devices() -> list[Any]:
@@ -228,6 +246,7 @@ def new_context() -> Any:
     ctx.append_dialect_registry(rt.dialects)
     ctx.enable_multithreading(False)
     rt.hlo.register_dialect(ctx)
+    rt.chlo.register_dialect(ctx)
     ctx.dialects["func"]  # load the func dialect now: the printer needs it registered
     return ctx
 

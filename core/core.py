@@ -21,6 +21,9 @@ from __future__ import annotations
 
 import abc
 import operator
+import os
+import sys
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -85,15 +88,18 @@ class RuleTable(Generic[R]):
     def __init__(self, interpreter: str) -> None:
         self.interpreter = interpreter
         self._rules: dict[Primitive, R] = {}
+        # Registration checks then inserts, so it locks; lookups are single dict reads.
+        self._lock = threading.Lock()
 
     def register(self, prim: Primitive, rule: R | None = None, *, replace: bool = False) -> Any:
         def add(rule: R) -> R:
-            if prim in self._rules and not replace:
-                raise ValueError(
-                    f"{self.interpreter} rule for '{prim}' already registered; "
-                    "pass replace=True to redefine it"
-                )
-            self._rules[prim] = rule
+            with self._lock:
+                if prim in self._rules and not replace:
+                    raise ValueError(
+                        f"{self.interpreter} rule for '{prim}' already registered; "
+                        "pass replace=True to redefine it"
+                    )
+                self._rules[prim] = rule
             return rule
 
         return add if rule is None else add(rule)
@@ -276,12 +282,37 @@ def axis_names(primitive: Primitive, params: dict[str, Any]) -> tuple[Any, ...] 
 # --------------------------------------------------------------------------- errors
 
 
-class UnexpectedTracerError(Exception):
+_ERRORS_PAGE = "https://docs.jax.dev/en/latest/errors.html"
+
+
+class JAXTypeError(TypeError):
+    """A TypeError of the engine's own; its message ends with the page that explains it, as
+    `jax.errors.JAXTypeError`'s does (the class hierarchy below is JAX's)."""
+
+    def __init__(self, message: str) -> None:
+        name = type(self).__name__
+        super().__init__(f"{message}\nSee {_ERRORS_PAGE}#jax.errors.{name}")
+
+
+class UnexpectedTracerError(JAXTypeError):
     """A tracer was used after the transformation that made it had returned."""
 
 
-class ConcretizationTypeError(TypeError):
+class ConcretizationTypeError(JAXTypeError):
     """A traced value was used where Python needs a concrete one (`if x > 0:` under jit)."""
+
+
+class TracerBoolConversionError(ConcretizationTypeError):
+    """`bool()` (an `if`, `while`, `and`, `or`) of a traced value with no concrete value."""
+
+
+class TracerIntegerConversionError(JAXTypeError):
+    """`__index__` (`range(x)`, `[...][x]`) of a traced value with no concrete value."""
+
+
+class TracerArrayConversionError(JAXTypeError):
+    """`np.asarray(x)` / `x.__array__()` of a traced value: never allowed, concrete or not,
+    since NumPy's result would drop the tracer (and with it derivatives or the batch)."""
 
 
 # --------------------------------------------------------------------------- traces
@@ -361,31 +392,88 @@ class Tracer:
     weak_type = property(lambda self: self.aval.weak_type)
     T = property(lambda self: operator_table["transpose"](self))
 
+    # Conversions to Python and NumPy values follow JAX: `bool`, `int` and `__index__` (and
+    # `item`) use a concrete value where the tracer has one (under `jvp`/`grad` of a function
+    # that is not jitted); `float`, `complex`, `__array__` and `tolist` never do, because
+    # their result would silently drop the derivative (`float(x) * x`).
     def _concrete(self, what: str) -> Any:
         value = self.to_concrete_value()
         if value is None:
-            raise ConcretizationTypeError(
-                f"Attempted {what} on an abstract value {self.aval.str_short()} "
-                f"(a {type(self).__name__}). The value is only known when the program runs: "
-                "use lax.cond / lax.while_loop for control flow on traced values, or mark the "
-                "argument static with static_argnums."
-            )
+            raise ConcretizationTypeError(self._abstract_message(what))
         return value
 
+    def _error_repr(self) -> str:
+        dims = ",".join(map(str, self.aval.shape))
+        return f"traced array with shape {self.aval.dtype.name}[{dims}]"
+
+    def _abstract_message(self, context: str) -> str:
+        return (
+            "Abstract tracer value encountered where concrete value is expected: "
+            f"{self._error_repr()}\n{context}\n{_origin_message(self)}"
+        )
+
+    def _check_scalar(self) -> None:
+        if self.ndim > 0:
+            raise TypeError(
+                f"Only scalar arrays can be converted to Python scalars; got arr.ndim={self.ndim}"
+            )
+
     def __bool__(self) -> bool:
-        return bool(self._concrete("boolean conversion (`if`, `while`, `and`, `or`)"))
+        value = self.to_concrete_value()
+        if value is not None:
+            return bool(value)
+        if self.size != 1:
+            raise ValueError(
+                "The truth value of an empty array is ambiguous. Use `array.size > 0` to "
+                "check that an array is not empty."
+                if self.size == 0
+                else "The truth value of an array with more than one element is ambiguous. "
+                "Use a.any() or a.all()"
+            )
+        raise TracerBoolConversionError(
+            f"Attempted boolean conversion of {self._error_repr()}.\n{_origin_message(self)}"
+            "\nBranch on traced values with lax.cond / lax.while_loop, or mark the argument "
+            "static (static_argnums)."
+        )
 
     def __int__(self) -> int:
-        return int(self._concrete("int()"))
+        value = self.to_concrete_value()
+        if value is not None:
+            return int(value)
+        self._check_scalar()
+        raise ConcretizationTypeError(self._abstract_message(_conversion_context(int)))
 
     def __float__(self) -> float:
-        return float(self._concrete("float()"))
+        self._check_scalar()
+        raise ConcretizationTypeError(self._abstract_message(_conversion_context(float)))
+
+    def __complex__(self) -> complex:
+        self._check_scalar()
+        raise ConcretizationTypeError(self._abstract_message(_conversion_context(complex)))
 
     def __index__(self) -> int:
-        return operator.index(self._concrete("use as an index"))
+        value = self.to_concrete_value()
+        if value is not None:
+            return operator.index(value)
+        if self.shape != () or not dtypes.is_int(self.dtype):
+            raise TypeError("Only integer scalar arrays can be converted to a scalar index.")
+        raise TracerIntegerConversionError(
+            f"The __index__() method was called on {self._error_repr()}\n{_origin_message(self)}"
+        )
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        return np.asarray(self._concrete("conversion to a NumPy array"), dtype)
+        raise TracerArrayConversionError(
+            "The numpy.ndarray conversion method __array__() was called on "
+            f"{self._error_repr()}\n{_origin_message(self)}"
+        )
+
+    def item(self, *args: int) -> Any:
+        context = "This occurred in the item() method of jax.Array"
+        return np.asarray(self._concrete(context)).item(*args)
+
+    def tolist(self) -> Any:
+        context = f"The tolist() method was called on {self._error_repr()}."
+        raise ConcretizationTypeError(self._abstract_message(context))
 
     def __len__(self) -> int:
         if not self.shape:
@@ -402,6 +490,27 @@ class Tracer:
 
     def __repr__(self) -> str:
         return f"Traced<{self.aval!r}> with {type(self).__name__}"
+
+
+def _conversion_context(fn: type) -> str:
+    name = fn.__name__
+    return (
+        f"The problem arose with the `{name}` function. If trying to convert the data type of "
+        f"a value, try using `x.astype({name})` or `jnp.array(x, {name})` instead."
+    )
+
+
+_ENGINE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def _origin_message(tracer: Tracer) -> str:
+    # The user's line that asked for the value: the innermost frame outside the engine.
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code.co_filename.startswith(_ENGINE_DIR):
+        frame = frame.f_back
+    where = "" if frame is None else f" at {frame.f_code.co_filename}:{frame.f_lineno}"
+    func = "" if frame is None else f" (in {frame.f_code.co_name})"
+    return f"The error occurred{where}{func}, on a {type(tracer).__name__}."
 
 
 install_operators(Tracer)

@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 from didax import array, core, dtypes, pretty
+from didax import source_info as si
 from didax.core import ShapedArray
 
 # Var and JaxprEqn are made once per traced operation, so they are the cheapest immutable
@@ -74,6 +75,7 @@ class JaxprEqn(NamedTuple):
     invars: list[Atom]
     outvars: list[Var]
     params: dict[str, Any]
+    source_info: si.SourceInfo | None = None  # the user's line that bound it (source_info.py)
 
 
 @dataclass(frozen=True, eq=False, slots=True)
@@ -95,6 +97,11 @@ class Jaxpr:
         return pretty.pp_jaxpr(self)
 
     __repr__ = __str__
+
+    def pretty_print(self, *, source_info: bool = False, width: int = pretty.WIDTH) -> str:
+        """The jaxpr as text; with `source_info`, each equation's user source location.
+        Like `jax.core.Jaxpr.pretty_print`."""
+        return pretty.pp_jaxpr(self, width, source_info=source_info)
 
 
 @dataclass(frozen=True, eq=False, slots=True, weakref_slot=True)  # jit caches per jaxpr
@@ -120,6 +127,11 @@ class ClosedJaxpr:
         return str(self.jaxpr)
 
     __repr__ = __str__
+
+    def pretty_print(self, *, source_info: bool = False, width: int = pretty.WIDTH) -> str:
+        """The jaxpr as text; with `source_info`, each equation's user source location
+        (`# file:line:column (function)`). Like `jax.core.ClosedJaxpr.pretty_print`."""
+        return self.jaxpr.pretty_print(source_info=source_info, width=width)
 
     def _repr_pretty_(self, p: Any, cycle: bool) -> None:
         p.text(str(self))
@@ -211,10 +223,20 @@ def eval_jaxpr(jaxpr: Jaxpr, consts: Sequence[Any], *args: Any) -> list[Any]:
     for v, val in zip(jaxpr.invars, args, strict=True):
         env[v] = val
     for eqn in jaxpr.eqns:
-        outs = core.bind(eqn.primitive, [read(x) for x in eqn.invars], eqn.params)
+        outs = bind_eqn(eqn, [read(x) for x in eqn.invars])
         for v, val in zip(eqn.outvars, outs, strict=True):
             env[v] = val
     return [read(x) for x in jaxpr.outvars]
+
+
+def bind_eqn(eqn: JaxprEqn, operands: Sequence[Any]) -> list[Any]:
+    """Bind `eqn`'s primitive on `operands`; what the interpreters stage meanwhile inherits
+    the equation's source (source_info.py). The interpreters' loops call this."""
+    token = si.enter(eqn.source_info)
+    try:
+        return core.bind(eqn.primitive, operands, eqn.params)
+    finally:
+        si.leave(token)
 
 
 def literal(val: Any, aval: ShapedArray) -> Literal:

@@ -73,7 +73,15 @@ class Concat:
     children: tuple[Doc, ...]
 
 
-Doc = Text | Break | Nest | Group | Concat
+@dataclass(frozen=True, slots=True)
+class Annotation:
+    """A note for the line this lands on, printed after the text as `# note` (an equation's
+    source location): no width, so the layout is the same with or without notes."""
+
+    note: str
+
+
+Doc = Text | Break | Nest | Group | Concat | Annotation
 
 
 def text(s: str, kind: TokenKind = TokenKind.TEXT) -> Doc:
@@ -98,6 +106,8 @@ def _flat_width(doc: Doc) -> int:
         return len(doc.token.text)
     if isinstance(doc, Break):
         return len(doc.flat)
+    if isinstance(doc, Annotation):
+        return 0
     if isinstance(doc, (Nest, Group)):
         return _flat_width(doc.child)
     return sum(_flat_width(c) for c in doc.children)
@@ -105,8 +115,15 @@ def _flat_width(doc: Doc) -> int:
 
 def layout(doc: Doc, width: int = WIDTH) -> list[Line]:
     """Lay `doc` out in lines of at most `width` columns where groups allow it."""
+    return layout_annotated(doc, width)[0]
+
+
+def layout_annotated(doc: Doc, width: int = WIDTH) -> tuple[list[Line], list[tuple[str, ...]]]:
+    """`layout`, and for each line the annotations that landed on it."""
     lines: list[Line] = []
+    notes: list[tuple[str, ...]] = []
     current: list[Token] = []
+    current_notes: list[str] = []
     state = {"indent": 0, "col": 0}
 
     def walk(d: Doc, indent: int, flat: bool) -> None:
@@ -120,8 +137,12 @@ def layout(doc: Doc, width: int = WIDTH) -> list[Line]:
                 state["col"] += len(d.flat)
             else:
                 lines.append((state["indent"], tuple(current)))
+                notes.append(tuple(current_notes))
                 current.clear()
+                current_notes.clear()
                 state["indent"], state["col"] = indent, indent
+        elif isinstance(d, Annotation):
+            current_notes.append(d.note)
         elif isinstance(d, Nest):
             walk(d.child, indent + d.indent, flat)
         elif isinstance(d, Group):
@@ -132,7 +153,8 @@ def layout(doc: Doc, width: int = WIDTH) -> list[Line]:
 
     walk(doc, 0, False)
     lines.append((state["indent"], tuple(current)))
-    return [(n, _merge(ts)) for n, ts in lines]
+    notes.append(tuple(current_notes))
+    return [(n, _merge(ts)) for n, ts in lines], notes
 
 
 def _merge(tokens: Sequence[Token]) -> tuple[Token, ...]:
@@ -147,6 +169,22 @@ def _merge(tokens: Sequence[Token]) -> tuple[Token, ...]:
 
 def render(lines: Sequence[Line]) -> str:
     return "\n".join(" " * n + "".join(t.text for t in ts) for n, ts in lines)
+
+
+def render_annotated(lines: Sequence[Line], notes: Sequence[Sequence[str]]) -> str:
+    """The text with each line's notes after it, as JAX's printer places them: every note
+    at one column (past the longest line) as ` # note`; a line's further notes on lines of
+    their own below it."""
+    texts = [" " * n + "".join(t.text for t in ts) for n, ts in lines]
+    width = max(map(len, texts), default=0)
+    out = []
+    for text_, line_notes in zip(texts, notes, strict=True):
+        if not line_notes:
+            out.append(text_)
+            continue
+        out.append(f"{text_.ljust(width)} # {line_notes[0]}")
+        out.extend(f"{' ' * width} # {note}" for note in line_notes[1:])
+    return "\n".join(out)
 
 
 # ----------------------------------------------------------------------------- naming
@@ -240,9 +278,15 @@ def _shared_jaxprs(top: Any) -> dict[int, tuple[str, Any]]:
 
 
 class _Printer:
-    def __init__(self, names: Names, shared: dict[int, tuple[str, Any]] | None = None) -> None:
+    def __init__(
+        self,
+        names: Names,
+        shared: dict[int, tuple[str, Any]] | None = None,
+        source_info: bool = False,
+    ) -> None:
         self.names = names
         self.shared = shared or {}  # jaxprs printed once up front, referred to by name
+        self.source_info = source_info  # annotate each equation with its user file:line
 
     def program(self, jaxpr: Any) -> Doc:
         """The top-level jaxpr, after the `let` bindings of its shared nested jaxprs."""
@@ -310,9 +354,12 @@ class _Printer:
                 if not hasattr(var, "val") and var not in self.names.names and outer not in unused:
                     self.names.names[var] = self.names[outer]  # named already: lhs came first
         args = [self.atom(x) for x in eqn.invars]
+        # JAX notes the source on the line of the ` = ` (none for an equation without outputs)
+        note = Annotation(summarize(eqn)) if self.source_info and eqn.outvars else concat()
         return concat(
             lhs,
             text(" = "),
+            note,
             text(eqn.primitive.name, TokenKind.PRIMITIVE),
             self.params(eqn),
             text(" "),
@@ -373,14 +420,25 @@ def _laid_out(jaxpr: Any, width: int = WIDTH) -> tuple[_Printer, list[Line]]:
     return printer, layout(printer.program(jaxpr), width)
 
 
+def summarize(eqn: Any) -> str:
+    """An equation's source as JAX prints it, `file:line:column (function)`; '' if none."""
+    info = getattr(eqn, "source_info", None)
+    return "" if info is None else info.summary()
+
+
 def jaxpr_lines(jaxpr: Any, width: int = WIDTH) -> list[Line]:
     """The jaxpr as laid-out lines of kind-tagged tokens (the widgets' input)."""
     return _laid_out(_open(jaxpr), width)[1]
 
 
-def pp_jaxpr(jaxpr: Any, width: int = WIDTH) -> str:
-    """The jaxpr in JAX's text format."""
-    return render(jaxpr_lines(jaxpr, width))
+def pp_jaxpr(jaxpr: Any, width: int = WIDTH, *, source_info: bool = False) -> str:
+    """The jaxpr in JAX's text format; with `source_info`, each equation's user source
+    location after it (`# file:line:column (function)`), as JAX's `pretty_print` does."""
+    if not source_info:
+        return render(jaxpr_lines(jaxpr, width))
+    jaxpr = _open(jaxpr)
+    printer = _Printer(Names(), _shared_jaxprs(jaxpr), source_info=True)
+    return render_annotated(*layout_annotated(printer.program(jaxpr), width))
 
 
 def var_name_in(jaxpr: Any, var: Any) -> str:

@@ -2,12 +2,18 @@
 
 Layer 1 (autodidax part 2, "Pytrees and flattening user functions"). Transformations work on
 flat lists of arrays; `tree_flatten` turns a user's nested arguments into leaves and a
-`PyTreeDef` that `tree_unflatten` uses to rebuild them. Like `jax.tree_util`.
+`PyTreeDef` that `tree_unflatten` uses to rebuild them. Like `jax.tree_util`, with its key
+paths (`tree_flatten_with_path`, `keystr`) and registration helpers (`register_dataclass`,
+`register_pytree_node_class`, `register_pytree_with_keys`) and `Partial`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable
+import dataclasses
+import functools
+import operator
+import threading
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,9 +26,12 @@ class _NodeType:
     name: str
     to_iterable: _Flatten
     from_iterable: _Unflatten
+    # (children's key entries, aux) for key paths; None: FlattenedIndexKey(i)
+    with_keys: Callable[[Any], tuple[Iterable[tuple[Any, Any]], Hashable]] | None = None
 
 
 _registry: dict[type, _NodeType] = {}
+_registry_lock = threading.Lock()  # registration checks then inserts; lookups need no lock
 
 
 def register_pytree_node(
@@ -30,9 +39,10 @@ def register_pytree_node(
 ) -> None:
     """Make `nodetype` a pytree node. Like `jax.tree_util.register_pytree_node`:
     `flatten_func(x) -> (children, aux_data)`, `unflatten_func(aux_data, children) -> x`."""
-    if nodetype in _registry:
-        raise ValueError(f"Duplicate custom PyTreeDef type registration for {nodetype}.")
-    _registry[nodetype] = _NodeType(nodetype.__name__, flatten_func, unflatten_func)
+    with _registry_lock:
+        if nodetype in _registry:
+            raise ValueError(f"Duplicate custom PyTreeDef type registration for {nodetype}.")
+        _registry[nodetype] = _NodeType(nodetype.__name__, flatten_func, unflatten_func)
 
 
 register_pytree_node(tuple, lambda t: (t, None), lambda _, xs: tuple(xs))
@@ -63,6 +73,20 @@ class PyTreeDef:
     aux: Hashable
     children: tuple[PyTreeDef, ...]
     num_leaves: int
+
+    def __hash__(self) -> int:
+        # aux data may be unhashable (a dict): JAX's treedefs hash, and compare it by ==
+        try:
+            aux = hash(self.aux)
+        except TypeError:
+            aux = 0
+        return hash((self.node, aux, self.children, self.num_leaves))
+
+    def unflatten(self, leaves: Iterable[Any]) -> Any:
+        return tree_unflatten(self, leaves)
+
+    def flatten_up_to(self, tree: Any) -> list[Any]:
+        return flatten_up_to(self, tree)
 
     @property
     def num_nodes(self) -> int:
@@ -221,3 +245,249 @@ def broadcast_prefix(prefix: Any, full_treedef: PyTreeDef, tree_for_error: str =
 
     go(prefix, full_treedef)
     return out
+
+
+# ----------------------------------------------------------------------------- tree functions
+
+
+def tree_reduce(
+    function: Callable[[Any, Any], Any],
+    tree: Any,
+    initializer: Any = _SENTINEL,
+    is_leaf: Callable[[Any], bool] | None = None,
+) -> Any:
+    """Like `jax.tree_util.tree_reduce`."""
+    leaves = tree_leaves(tree, is_leaf)
+    if initializer is _SENTINEL:
+        return functools.reduce(function, leaves)
+    return functools.reduce(function, leaves, initializer)
+
+
+def tree_all(tree: Any, *, is_leaf: Callable[[Any], bool] | None = None) -> bool:
+    """Like `jax.tree_util.tree_all`."""
+    return all(tree_leaves(tree, is_leaf))
+
+
+def tree_transpose(
+    outer_treedef: PyTreeDef, inner_treedef: PyTreeDef, pytree_to_transpose: Any
+) -> Any:
+    """Turn a tree of structure outer-of-inner into inner-of-outer. Like
+    `jax.tree_util.tree_transpose`."""
+    leaves, treedef = tree_flatten(pytree_to_transpose)
+    if treedef.num_leaves != outer_treedef.num_leaves * inner_treedef.num_leaves:
+        raise TypeError(
+            f"Tree structure mismatch; expected {outer_treedef} of {inner_treedef}, got {treedef}"
+        )
+    inners = [
+        flatten_up_to(inner_treedef, x) for x in flatten_up_to(outer_treedef, pytree_to_transpose)
+    ]
+    columns = [tree_unflatten(outer_treedef, list(col)) for col in zip(*inners, strict=True)]
+    return tree_unflatten(inner_treedef, columns)
+
+
+# ----------------------------------------------------------------------------- key paths
+# A leaf's key path names how to reach it: one key entry per node on the way, of the kind
+# the node type gives (sequences by index, dicts by key, namedtuples and dataclasses by
+# attribute, other registered nodes by their flattened child's index).
+
+
+@dataclass(frozen=True)
+class SequenceKey:
+    """Like `jax.tree_util.SequenceKey`."""
+
+    idx: int
+
+    def __str__(self) -> str:
+        return f"[{self.idx!r}]"
+
+
+@dataclass(frozen=True)
+class DictKey:
+    """Like `jax.tree_util.DictKey`."""
+
+    key: Hashable
+
+    def __str__(self) -> str:
+        return f"[{self.key!r}]"
+
+
+@dataclass(frozen=True)
+class GetAttrKey:
+    """Like `jax.tree_util.GetAttrKey`."""
+
+    name: str
+
+    def __str__(self) -> str:
+        return f".{self.name}"
+
+
+@dataclass(frozen=True)
+class FlattenedIndexKey:
+    """Like `jax.tree_util.FlattenedIndexKey`."""
+
+    key: int
+
+    def __str__(self) -> str:
+        return f"[<flat index {self.key}>]"
+
+
+def _simple_key_str(entry: Any) -> str:
+    for field in ("key", "idx", "name"):
+        if hasattr(entry, field):
+            return str(getattr(entry, field))
+    return str(entry)
+
+
+def keystr(keys: tuple[Any, ...], *, simple: bool = False, separator: str = "") -> str:
+    """A key path as text (`['a'][0].x`). Like `jax.tree_util.keystr`."""
+    return separator.join(map(_simple_key_str if simple else str, keys))
+
+
+def _keyed_children(tree: Any, t: type, node: _NodeType) -> list[tuple[Any, Any]]:
+    if node.with_keys is not None:
+        return [tuple(kc) for kc in node.with_keys(tree)[0]]
+    if t is tuple or t is list:
+        return [(SequenceKey(i), c) for i, c in enumerate(tree)]
+    if t is dict:
+        return [(DictKey(k), tree[k]) for k in sorted(tree)]
+    if t not in _registry and hasattr(tree, "_fields"):  # namedtuple
+        return [(GetAttrKey(f), getattr(tree, f)) for f in tree._fields]
+    return [(FlattenedIndexKey(i), c) for i, c in enumerate(node.to_iterable(tree)[0])]
+
+
+def _with_path(tree: Any, path: tuple, out: list, is_leaf: Callable[[Any], bool] | None) -> None:
+    found = None if (is_leaf is not None and is_leaf(tree)) else _node_type(tree)
+    if found is None:
+        out.append((path, tree))
+        return
+    for key, child in _keyed_children(tree, *found):
+        _with_path(child, (*path, key), out, is_leaf)
+
+
+def tree_flatten_with_path(
+    tree: Any, is_leaf: Callable[[Any], bool] | None = None
+) -> tuple[list[tuple[tuple[Any, ...], Any]], PyTreeDef]:
+    """(key path, leaf) pairs and the structure. Like `jax.tree_util.tree_flatten_with_path`."""
+    out: list[tuple[tuple[Any, ...], Any]] = []
+    _with_path(tree, (), out, is_leaf)
+    return out, tree_structure(tree, is_leaf)
+
+
+def tree_leaves_with_path(
+    tree: Any, is_leaf: Callable[[Any], bool] | None = None
+) -> list[tuple[tuple[Any, ...], Any]]:
+    """Like `jax.tree_util.tree_leaves_with_path`."""
+    return tree_flatten_with_path(tree, is_leaf)[0]
+
+
+def tree_map_with_path(
+    f: Callable[..., Any], tree: Any, *rest: Any, is_leaf: Callable[[Any], bool] | None = None
+) -> Any:
+    """`tree_map` whose `f` also gets each leaf's key path first. Like
+    `jax.tree_util.tree_map_with_path`."""
+    pairs, treedef = tree_flatten_with_path(tree, is_leaf)
+    others = [flatten_up_to(treedef, r) for r in rest]
+    outs = [f(path, x, *xs) for (path, x), *xs in zip(pairs, *others, strict=True)]
+    return tree_unflatten(treedef, outs)
+
+
+# ----------------------------------------------------------------------------- registration
+
+
+def register_pytree_with_keys(
+    nodetype: type,
+    flatten_with_keys: Callable[[Any], tuple[Iterable[tuple[Any, Any]], Hashable]],
+    unflatten_func: _Unflatten,
+    flatten_func: _Flatten | None = None,
+) -> None:
+    """Make `nodetype` a pytree node whose children have key entries. Like
+    `jax.tree_util.register_pytree_with_keys`."""
+    if nodetype in _registry:
+        raise ValueError(f"Duplicate custom PyTreeDef type registration for {nodetype}.")
+
+    def flatten(x: Any) -> tuple[list[Any], Hashable]:
+        pairs, aux = flatten_with_keys(x)
+        return [c for _, c in pairs], aux
+
+    node = _NodeType(nodetype.__name__, flatten_func or flatten, unflatten_func, flatten_with_keys)
+    _registry[nodetype] = node
+
+
+def register_pytree_node_class(cls: type) -> type:
+    """Class decorator: `cls.tree_flatten()` and `cls.tree_unflatten(aux, children)` make it
+    a pytree node. Like `jax.tree_util.register_pytree_node_class`."""
+    register_pytree_node(cls, operator.methodcaller("tree_flatten"), cls.tree_unflatten)
+    return cls
+
+
+def register_pytree_with_keys_class(cls: type) -> type:
+    """Class decorator: `cls.tree_flatten_with_keys()` and `cls.tree_unflatten(aux,
+    children)` make it a pytree node with keys. Like
+    `jax.tree_util.register_pytree_with_keys_class`."""
+    flatten = getattr(cls, "tree_flatten", None)
+    register_pytree_with_keys(
+        cls,
+        operator.methodcaller("tree_flatten_with_keys"),
+        cls.tree_unflatten,
+        None if flatten is None else operator.methodcaller("tree_flatten"),
+    )
+    return cls
+
+
+def register_dataclass(
+    nodetype: type,
+    data_fields: Sequence[str] | None = None,
+    meta_fields: Sequence[str] | None = None,
+    drop_fields: Sequence[str] = (),
+) -> type:
+    """A dataclass as a pytree node: `data_fields` are children, `meta_fields` aux data
+    (by default, fields with `metadata=dict(static=True)`). Like
+    `jax.tree_util.register_dataclass`; usable as a decorator."""
+    if data_fields is None or meta_fields is None:
+        if not dataclasses.is_dataclass(nodetype):
+            raise TypeError(
+                "register_dataclass: data_fields and meta_fields are required when "
+                f"{nodetype} is not a dataclass"
+            )
+        fields = [f for f in dataclasses.fields(nodetype) if f.init and f.name not in drop_fields]
+        meta = [f.name for f in fields if f.metadata.get("static", False)]
+        data = [f.name for f in fields if not f.metadata.get("static", False)]
+        data_fields = data if data_fields is None else data_fields
+        meta_fields = meta if meta_fields is None else meta_fields
+    data_names, meta_names = tuple(data_fields), tuple(meta_fields)
+
+    def flatten_with_keys(x: Any) -> tuple[list[tuple[Any, Any]], Hashable]:
+        pairs = [(GetAttrKey(n), getattr(x, n)) for n in data_names]
+        return pairs, tuple(getattr(x, n) for n in meta_names)
+
+    def unflatten(aux: Hashable, children: Iterable[Any]) -> Any:
+        kwargs = dict(zip(data_names, children, strict=True))
+        kwargs.update(zip(meta_names, aux, strict=True))  # type: ignore[arg-type]
+        return nodetype(**kwargs)
+
+    register_pytree_with_keys(nodetype, flatten_with_keys, unflatten)
+    return nodetype
+
+
+class Partial(functools.partial):
+    """A `functools.partial` that is a pytree: its arguments are children, its function the
+    aux data, so it can go into and out of transformed functions. Like
+    `jax.tree_util.Partial`."""
+
+    def __new__(cls, func: Callable[..., Any], *args: Any, **kw: Any) -> Partial:
+        if isinstance(func, functools.partial):
+            # keep `func`'s own bound arguments out of this node's children (Python would
+            # merge them): call it through a plain function
+            inner = func
+
+            def func(*a: Any, **k: Any) -> Any:
+                return inner(*a, **k)
+
+        return super().__new__(cls, func, *args, **kw)
+
+
+register_pytree_node(
+    Partial,
+    lambda p: ((p.args, p.keywords), p.func),
+    lambda func, xs: Partial(func, *xs[0], **xs[1]),
+)

@@ -125,12 +125,20 @@ def split_options(line: str, parser: argparse.ArgumentParser, magic: str) -> tup
         if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
             value = value[1:-1]
         elif value.endswith(","):  # `--argnums 0, 1`: the space cut the value in two
+            quoted = _QUOTED_EXAMPLES.get(name, '"..."')
             raise UsageError(
-                f"{magic}: the value of {name} ends with a comma; write it "
-                f"without spaces ({name} {value}1) or quote it"
+                f"{magic}: the value of {name}, {value!r}, ends with a comma: a space cut it "
+                f"in two. Write the value without spaces, or in quotes: {name} {quoted}"
             )
         argv.append(f"{name}={value}")
     return argv, line[pos:].strip()
+
+
+_QUOTED_EXAMPLES = {
+    "--argnums": '"0, 1"',
+    "--in-axes": '"(0, None)"',
+    "--out-axes": '"(0, None)"',
+}
 
 
 def parse_call(source: str, magic: str) -> ast.Call:
@@ -141,12 +149,25 @@ def parse_call(source: str, magic: str) -> ast.Call:
     try:
         tree = ast.parse(source, mode="eval")
     except SyntaxError:
+        if _is_statement(source):  # `%grad x = 3`: Python, but not an expression
+            raise UsageError(
+                f"{magic} expects a call like f(x), got the statement {source!r}; to keep "
+                f"the result, assign the magic: y = {magic} f(x)"
+            ) from None
         raise UsageError(
             f"{magic}: expected a call like f(x), got {source!r} (not valid Python){example}"
         ) from None
     if not isinstance(tree.body, ast.Call):
         raise UsageError(f"{magic}: expected a call like f(x), got {source!r}")
     return tree.body
+
+
+def _is_statement(source: str) -> bool:
+    try:
+        ast.parse(source, mode="exec")
+    except SyntaxError:
+        return False
+    return True
 
 
 _EXAMPLES = {

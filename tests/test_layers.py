@@ -27,6 +27,7 @@ PACKAGES = {"core": "didax", "magics": "didax.magics", "widgets": "didax.widgets
 ORDER: dict[str, tuple[int, int]] = {}
 for i, name in enumerate(
     [
+        "source_info",
         "config",
         "dtypes",
         "array",
@@ -36,12 +37,25 @@ for i, name in enumerate(
         "pretty",
         "jaxpr",
         "tree_util",
+        "api_util",
     ]
 ):
     ORDER[f"didax.{name}"] = (1, i)
 ORDER["didax.primitives"] = (2, -1)
 for i, name in enumerate(
-    ["common", "convert", "shape", "comparison", "elementwise", "reductions", "dot", "parallel"]
+    [
+        "common",
+        "convert",
+        "shape",
+        "comparison",
+        "elementwise",
+        "reductions",
+        "dot",
+        "bits",
+        "special",
+        "sorting",
+        "parallel",
+    ]
 ):
     ORDER[f"didax.primitives.{name}"] = (2, i)
 ORDER["didax.interpreters"] = (3, -1)
@@ -57,9 +71,12 @@ for i, name in enumerate(
     [
         "didax.lax",
         "didax.api",
+        "didax.errors",
         "didax.numpy.lax_numpy",
         "didax.numpy",
         "didax.nn",
+        "didax.random",
+        "didax.tree",
         "didax.test_util",
         "didax",
     ]
@@ -74,6 +91,9 @@ PUBLIC = {
     "didax.lax",
     "didax.nn",
     "didax.tree_util",
+    "didax.random",
+    "didax.tree",
+    "didax.errors",
     "didax.core",
     "didax.pretty",
 }

@@ -16,13 +16,14 @@ from __future__ import annotations
 import collections
 import functools
 import inspect
+import threading
 import time
 import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-from didax import array, backend, core, dtypes, pretty
+from didax import api_util, array, backend, core, dtypes, pretty
 from didax.array import Array
 from didax.core import Zero
 from didax.interpreters import lowering, partial_eval, staging, transpose
@@ -49,17 +50,22 @@ jit_p = core.Primitive("jit", multiple_results=True)
 # its jvp, its transpose) that share no jit object; and not on `ClosedJaxpr` (layer 1),
 # which would then hold executables of layer 4.
 _derived: weakref.WeakKeyDictionary[ClosedJaxpr, dict] = weakref.WeakKeyDictionary()
+_derived_lock = threading.Lock()  # guards the table, not `make()` (which may nest `derived`)
 
 
 def derived(jaxpr: ClosedJaxpr, key: Any, make: Callable[[], Any]) -> Any:
     """`make()`, computed once per (jaxpr, key) while `jaxpr` is alive. Rules of `jit_p`
-    (and of other higher-order primitives) use it to cache what they derive from a jaxpr."""
-    table = _derived.get(jaxpr)
-    if table is None:
-        table = _derived[jaxpr] = {}
-    if key not in table:
-        table[key] = make()
-    return table[key]
+    (and of other higher-order primitives) use it to cache what they derive from a jaxpr.
+    Threads racing on a miss may each compute it; the first result stored is kept."""
+    with _derived_lock:
+        table = _derived.get(jaxpr)
+        if table is None:
+            table = _derived[jaxpr] = {}
+        if key in table:
+            return table[key]
+    value = make()
+    with _derived_lock:
+        return table.setdefault(key, value)
 
 
 def executable(jaxpr: ClosedJaxpr, name: str) -> backend.Executable:
@@ -300,14 +306,14 @@ class JitFunction:
         self._inline = inline
         self._fn = fn
         self._name = getattr(fn, "__name__", type(fn).__name__)
-        nums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
-        if not all(isinstance(i, int) for i in nums):
-            raise TypeError(
-                f"static_argnums must be an int or a sequence of ints, got {static_argnums!r}"
-            )
+        nums = api_util.ensure_index_tuple(static_argnums, "static_argnums")
+        api_util.validate_argnums(fn, nums, "static_argnums")
         self._static_argnums = nums
         self._cache: collections.OrderedDict[tuple, _Entry] = collections.OrderedDict()
         self._fast: dict[tuple, _Entry] = {}  # positional calls, keyed by `_fast_key`
+        # Guards both tables and compilation; the fast path only reads `_fast` (a dict get
+        # is atomic), so it takes no lock.
+        self._lock = threading.RLock()
         self.compilations = 0  # XLA compilations so far (tests and the %jit magic read it)
 
     def __repr__(self) -> str:
@@ -342,13 +348,14 @@ class JitFunction:
             and not consts
             and not any(isinstance(x, core.Tracer) for x in leaves)
         ):
-            if entry.executable is None:
-                self._compile(entry)
-            if not kwargs and not self._static_argnums:  # later calls take the fast path
-                key = _fast_key(args)
-                if key is not None and key not in self._fast:
-                    entry.fast_keys.append(key)
-                    self._fast[key] = entry
+            with self._lock:
+                if entry.executable is None:
+                    self._compile(entry)
+                if not kwargs and not self._static_argnums:  # later calls: the fast path
+                    key = _fast_key(args)
+                    if key is not None and key not in self._fast:
+                        entry.fast_keys.append(key)
+                        self._fast[key] = entry
             avals = entry.closed.in_avals
             return entry.run([backend.host_buffer(x, a) for x, a in zip(leaves, avals)])
         outs = jit_p.bind(
@@ -367,7 +374,7 @@ class JitFunction:
         the values of tracers `fn` closes over (leading operands; the entry is then not
         cached: those tracers belong to the current transformation)."""
         __tracebackhide__ = True
-        static = {i % len(args) for i in self._static_argnums if -len(args) <= i < len(args)}
+        static = set(api_util.ensure_inbounds(self._static_argnums, len(args), allow_invalid=True))
         statics = tuple(args[i] for i in sorted(static))
         try:
             hash(statics)
@@ -383,18 +390,22 @@ class JitFunction:
         self._check_leaves(args, static, kwargs, leaves)
         avals = tuple(core.get_aval(x) for x in leaves)
         key = (in_tree, avals, statics)
-        entry = self._cache.get(key)
-        if entry is not None:
-            self._cache.move_to_end(key)
-            return entry, leaves, []
-        entry, consts = self._trace(args, static, in_tree, avals)
+        with self._lock:
+            entry = self._cache.get(key)
+            if entry is not None:
+                self._cache.move_to_end(key)
+                return entry, leaves, []
+        entry, consts = self._trace(args, static, in_tree, avals)  # unlocked: may be slow
         if consts:
             return entry, leaves, consts
-        self._cache[key] = entry
-        if len(self._cache) > CACHE_SIZE:
-            _, old = self._cache.popitem(last=False)
-            for k in old.fast_keys:
-                del self._fast[k]
+        with self._lock:
+            if key in self._cache:  # another thread traced the same signature meanwhile
+                return self._cache[key], leaves, []
+            self._cache[key] = entry
+            if len(self._cache) > CACHE_SIZE:
+                _, old = self._cache.popitem(last=False)
+                for k in old.fast_keys:
+                    self._fast.pop(k, None)
         return entry, leaves, []
 
     def _trace(
@@ -415,7 +426,11 @@ class JitFunction:
         t0 = time.perf_counter()
         try:
             closed = staging.trace_to_jaxpr(flat_fn, avals)
-        except core.ConcretizationTypeError as e:
+        except (
+            core.ConcretizationTypeError,
+            core.TracerIntegerConversionError,
+            core.TracerArrayConversionError,
+        ) as e:
             e.add_note(
                 f"This happened while jit was tracing {self._name} for arguments of "
                 f"types ({', '.join(a.str_short() for a in avals)}): under jit, array "
@@ -524,9 +539,10 @@ class Lowered:
         self.in_avals = entry.closed.in_avals
         self.out_avals = entry.closed.out_avals
 
-    def as_text(self) -> str:
-        """The StableHLO module, as text."""
-        return lowering.module_text(self._builder)
+    def as_text(self, debug_info: bool = False) -> str:
+        """The StableHLO module, as text; `debug_info` adds each op's location (op name and
+        the user's file:line). Like `jax.stages.Lowered.as_text`."""
+        return lowering.module_text(self._builder, debug_info)
 
     def compile(self) -> Compiled:
         """Compile with XLA. Like `jax.stages.Lowered.compile`."""

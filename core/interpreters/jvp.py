@@ -34,6 +34,11 @@ class JVPTracer(core.Tracer):
     def to_concrete_value(self) -> Any:
         return core.concrete_value(self.primal)
 
+    def full_lower(self) -> Any:
+        # A result with a symbolic-zero tangent is its primal, as in JAX: it carries no
+        # derivative, so `float()` of it (an integer index, a stop_gradient) is allowed.
+        return core.full_lower(self.primal) if isinstance(self.tangent, Zero) else self
+
 
 class JVPTrace(core.Trace):
     def lift(self, val: Any) -> JVPTracer:

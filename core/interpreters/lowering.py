@@ -8,6 +8,20 @@ lowered by its primitive's rule in `core.lowering_rules`, `rule(ctx, *operands, 
 module's helpers). Constants (closed-over arrays, literals) are emitted once per block and
 reused. Nested jaxprs lower inline through `ctx.lower_jaxpr`, or as a private function
 (`call_function`, used by nested jit). jaxlib is loaded on the first lowering, not at import.
+
+Locations: each equation's ops carry `loc("<op name>"("<function>"("<file>":line:col to :end)))`
+-- a NameLoc naming the equation around the user's source (a NameLoc of the function around a
+FileLineColLoc), as JAX writes them; XLA copies them into the optimized HLO's metadata
+(`op_name`, and `stack_frame_id` into its FileLocations table). The op name is JAX's name
+stack and primitive (`jit(f)/sin`, `jit(f)/jit(g)/cos`) with each segment that stands for an
+equation followed by `#` and the equation's index in its jaxpr: `jit(f)/sin#3` is equation 3
+of f's jaxpr; `jit(f)/jit(g)#2/cos#0` equation 0 of the jaxpr of equation 2 (a nested jit);
+`jit(f)/cond#4/sin#0` equation 0 of a branch of the cond of equation 4 (the path names no
+branch or body). So the `#` indices, read left to right, are the equation's index path. A
+nested jit lowers once, as a private function whose ops are named relative to it; XLA's
+inliner puts the call's name before them, so each call site gets its own path. XLA drops
+what follows an `@` in an op name, hence `#`. `Lowered.as_text(debug_info=True)` shows the
+locations.
 """
 
 from __future__ import annotations
@@ -17,6 +31,7 @@ from typing import Any
 
 import numpy as np
 from didax import backend, core, dtypes
+from didax import source_info as si
 from didax.core import ShapedArray
 from didax.jaxpr import ClosedJaxpr, Literal
 
@@ -34,6 +49,7 @@ class ModuleBuilder:
         self.ir, self.hlo, self.func = rt.ir, rt.hlo, rt.func
         self.context = backend.new_context()
         self.name_stack: list[str] = []  # "jit(f)", "jit(g)": names ops in XLA's metadata
+        self._eqns: list[Any] = []  # the equations being lowered, outermost first
         self._types: dict[tuple[tuple[int, ...], np.dtype], Any] = {}
         self._element_types: dict[np.dtype, Any] = {}
         self._consts: dict[tuple, Any] = {}
@@ -100,10 +116,18 @@ class ModuleBuilder:
             env[v] = self.constant(val)
         for v, val in zip(jaxpr.invars, args, strict=True):
             env[v] = val
-        prefix = "/".join(self.name_stack)
-        for eqn in jaxpr.eqns:
+        for i, eqn in enumerate(jaxpr.eqns):
             operands = [read(x) for x in eqn.invars]
-            outs = self._lower_eqn(eqn, operands, prefix)
+            segment = f"{eqn.primitive.name}#{i}"
+            location = self.location(eqn, [*self.name_stack, segment])
+            self.name_stack.append(segment)  # names what the rule lowers inline
+            self._eqns.append(eqn)
+            try:
+                with location:
+                    outs = self._lower_eqn(eqn, operands, "/".join(self.name_stack[:-1]))
+            finally:
+                self.name_stack.pop()
+                self._eqns.pop()
             for v, val in zip(eqn.outvars, outs, strict=True):
                 env[v] = val
         return [read(x) for x in jaxpr.outvars]
@@ -125,18 +149,17 @@ class ModuleBuilder:
             tuple(v.aval for v in eqn.outvars),
             self,
         )
-        with self.ir.Location.name(f"{prefix}/{prim.name}"):
-            try:
-                outs = rule(ctx, *operands, **eqn.params)
-            except (NotImplementedError, LoweringError):
-                raise
-            except Exception as e:
-                types_in = ", ".join(a.str_short() for a in ctx.avals_in)
-                types_out = ", ".join(a.str_short() for a in ctx.avals_out)
-                raise LoweringError(
-                    f"lowering '{prim}' on ({types_in}) -> ({types_out}) "
-                    f"failed: {type(e).__name__}: {e}"
-                ) from e
+        try:
+            outs = rule(ctx, *operands, **eqn.params)
+        except (NotImplementedError, LoweringError):
+            raise
+        except Exception as e:
+            types_in = ", ".join(a.str_short() for a in ctx.avals_in)
+            types_out = ", ".join(a.str_short() for a in ctx.avals_out)
+            raise LoweringError(
+                f"lowering '{prim}' on ({types_in}) -> ({types_out}) "
+                f"failed: {type(e).__name__}: {e}"
+            ) from e
         outs = list(outs)
         if len(outs) != len(eqn.outvars):
             raise LoweringError(
@@ -151,17 +174,46 @@ class ModuleBuilder:
                 )
         return outs
 
+    def location(self, eqn: Any, names: Sequence[str]) -> Any:
+        """The MLIR location of `eqn`'s ops, named `names` joined by `/` (see the module
+        docstring)."""
+        op_name = "/".join(names)
+        info: si.SourceInfo | None = eqn.source_info
+        if info is None:
+            return self.ir.Location.name(op_name)
+        line, end_line, col, end_col = info._position()
+        line = info.code.co_firstlineno if line is None else line
+        if end_line is None or end_col is None:
+            file_loc = self.ir.Location.file(info.file, line, col or 0)
+        else:
+            file_loc = self.ir.Location.file(info.file, line, col or 0, end_line, end_col)
+        return self.ir.Location.name(op_name, self.ir.Location.name(info.function, file_loc))
+
     def call_function(self, name: str, closed: ClosedJaxpr, args: Sequence[Any]) -> list[Any]:
         """Lower `closed` once as a private function of this module (named after `name`)
         and emit a call to it on `args`; returns the call's results."""
         found = self._functions.get(id(closed))
         if found is None:
             symbol = self._fresh_symbol(name)
-            self._build_function(symbol, closed, public=False, scope=f"jit({name})")
+            # named relative to the function: XLA's inliner puts the call's name before
+            outer, self.name_stack = self.name_stack, []
+            try:
+                with self.ir.Location.unknown():
+                    self._build_function(symbol, closed, public=False, scope=None)
+            finally:
+                self.name_stack = outer
             self._functions[id(closed)] = found = (closed, symbol)  # keeps `closed` alive
         symbol = found[1]
         result_types = [self.tensor_type(a) for a in closed.out_avals]
-        call = self.func.CallOp(result_types, self.ir.FlatSymbolRefAttr.get(symbol), list(args))
+        # the call is named as JAX names it, `jit(g)`, with the index of the calling equation
+        names = list(self.name_stack)
+        if names and self._eqns:
+            names[-1] = f"jit({name})#{names[-1].rpartition('#')[2]}"
+            location = self.location(self._eqns[-1], names)
+        else:
+            location = self.ir.Location.name("/".join([*names, f"jit({name})"]))
+        with location:
+            call = self.func.CallOp(result_types, self.ir.FlatSymbolRefAttr.get(symbol), list(args))
         return list(call.results)
 
     def _fresh_symbol(self, name: str) -> str:
@@ -173,7 +225,7 @@ class ModuleBuilder:
         return symbol
 
     def _build_function(
-        self, symbol: str, closed: ClosedJaxpr, *, public: bool, scope: str
+        self, symbol: str, closed: ClosedJaxpr, *, public: bool, scope: str | None
     ) -> None:
         arg_types = [self.tensor_type(a) for a in closed.in_avals]
         result_types = [self.tensor_type(a) for a in closed.out_avals]
@@ -181,12 +233,14 @@ class ModuleBuilder:
             fn = self.func.FuncOp(symbol, self.ir.FunctionType.get(arg_types, result_types))
         fn.attributes["sym_visibility"] = self.ir.StringAttr.get("public" if public else "private")
         block = fn.add_entry_block()
-        self.name_stack.append(scope)
+        if scope is not None:
+            self.name_stack.append(scope)
         try:
             with self.ir.InsertionPoint(block):
                 self.func.ReturnOp(self.lower_jaxpr(closed, list(block.arguments)))
         finally:
-            self.name_stack.pop()
+            if scope is not None:
+                self.name_stack.pop()
 
 
 def _symbol_name(name: str) -> str:  # "<lambda>" -> "_lambda", as JAX spells it
@@ -259,7 +313,10 @@ def _verify(builder: ModuleBuilder) -> None:
         ) from None
 
 
-def module_text(builder: ModuleBuilder) -> str:
-    """The module as StableHLO text (as `jax.jit(f).lower(x).as_text()` prints it)."""
+def module_text(builder: ModuleBuilder, debug_info: bool = False) -> str:
+    """The module as StableHLO text (as `jax.jit(f).lower(x).as_text()` prints it); with
+    `debug_info`, each op's location (its op name and the user's source)."""
     with builder.context:
+        if debug_info:
+            return builder.module.operation.get_asm(enable_debug_info=True)
         return str(builder.module)

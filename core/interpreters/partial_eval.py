@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 from didax import core, dtypes
+from didax import source_info as si
 from didax.core import ShapedArray, Zero
 from didax.interpreters import jvp as jvp_interp
 from didax.jaxpr import Atom, ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, literal
@@ -145,7 +146,8 @@ class PartialEvalTrace(core.Trace):
         tracers_in = [self.instantiate_const(t) for t in tracers]
         avals_out = core.abstract_eval_rules[primitive](*(t.aval for t in tracers_in), **params)
         outvars = [Var(a) for a in avals_out]
-        self.builder.eqns.append(JaxprEqn(primitive, [t.atom for t in tracers_in], outvars, params))
+        invars = [t.atom for t in tracers_in]
+        self.builder.eqns.append(JaxprEqn(primitive, invars, outvars, params, si.current()))
         return [PartialEvalTracer(self, PartialVal.unknown(v.aval), v) for v in outvars]
 
     def _known_value(self, x: Any) -> Any:
@@ -279,6 +281,7 @@ def partial_eval_jaxpr(
             unknown.update((v, False) for v in eqn.outvars)
         elif eqn.primitive in partial_eval_jaxpr_rules:
             eqn_known, eqn_unknown, _ = partial_eval_jaxpr_rules[eqn.primitive](unks_in, eqn)
+            eqn_known, eqn_unknown = _sourced(eqn_known, eqn), _sourced(eqn_unknown, eqn)
             if eqn_known is not None:
                 known_eqns.append(eqn_known)
                 unknown.update((v, False) for v in eqn_known.outvars)
@@ -311,6 +314,13 @@ def partial_eval_jaxpr(
     known = ClosedJaxpr(known_jaxpr, [const_of[v] for v in known_jaxpr.constvars])
     unknown_jaxpr = Jaxpr([], [*res, *unknown_ins], unknown_outs, unknown_eqns)
     return known, ClosedJaxpr(unknown_jaxpr, []), out_unknowns, len(res)
+
+
+def _sourced(new: JaxprEqn | None, old: JaxprEqn) -> JaxprEqn | None:
+    # the halves a rule splits an equation into come from the equation's line
+    if new is None or new.source_info is not None:
+        return new
+    return new._replace(source_info=old.source_info)
 
 
 # --------------------------------------------------------------------------- linearize

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 from didax import core
+from didax import source_info as si
 from didax.core import ShapedArray
 from didax.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, literal
 
@@ -88,7 +89,8 @@ class JaxprTrace(core.Trace):
     def process_primitive(self, primitive, tracers, params):
         avals_out = core.abstract_eval_rules[primitive](*[t.aval for t in tracers], **params)
         outvars = [Var(a) for a in avals_out]
-        self.builder.eqns.append(JaxprEqn(primitive, [t.var for t in tracers], outvars, params))
+        eqn = JaxprEqn(primitive, [t.var for t in tracers], outvars, params, si.current())
+        self.builder.eqns.append(eqn)
         return [JaxprTracer(self, v.aval, v) for v in outvars]
 
 

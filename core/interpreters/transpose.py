@@ -15,9 +15,10 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from didax import core
+from didax import source_info as si
 from didax.core import UndefinedPrimal, Zero
 from didax.interpreters import partial_eval, staging
-from didax.jaxpr import Atom, ClosedJaxpr, Jaxpr, Literal, Var
+from didax.jaxpr import Atom, ClosedJaxpr, Jaxpr, Literal, Var, bind_eqn
 from didax.primitives import shape
 from didax.primitives.elementwise import add_tangents
 
@@ -51,7 +52,7 @@ def backward_pass(
             linear_eqns.append(eqn)
             linear.update(eqn.outvars)
         else:
-            outs = core.bind(eqn.primitive, [read_primal(x) for x in eqn.invars], eqn.params)
+            outs = bind_eqn(eqn, [read_primal(x) for x in eqn.invars])
             primal_env.update(zip(eqn.outvars, outs, strict=True))
 
     ct_env: dict[Var, Any] = {}
@@ -71,9 +72,13 @@ def backward_pass(
             Zero(v.aval) if ct is None else ct for v, ct in zip(eqn.outvars, cts_out, strict=True)
         ]
         operands = [read_primal(x) for x in eqn.invars]
-        cts_in = core.transpose_rules[eqn.primitive](cts_out, *operands, **eqn.params)
-        for x, ct in zip(eqn.invars, cts_in, strict=True):
-            write_ct(x, ct)
+        token = si.enter(eqn.source_info)  # what the rule stages comes from eqn's line
+        try:
+            cts_in = core.transpose_rules[eqn.primitive](cts_out, *operands, **eqn.params)
+            for x, ct in zip(eqn.invars, cts_in, strict=True):
+                write_ct(x, ct)
+        finally:
+            si.leave(token)
     return [
         ct_env.pop(v, Zero(v.aval)) if isinstance(x, UndefinedPrimal) else None
         for v, x in zip(jaxpr.invars, args, strict=True)

@@ -21,6 +21,13 @@ from didax.primitives import (  # noqa: F401 - the families, for `lax.elementwis
     reductions,
     shape,
 )
+from didax.primitives.bits import (
+    bitcast_convert_type,
+    bitwise_xor,
+    shift_left,
+    shift_right_arithmetic,
+    shift_right_logical,
+)
 from didax.primitives.comparison import (
     bitwise_and,
     bitwise_not,
@@ -91,6 +98,8 @@ from didax.primitives.shape import (
     stack,
     transpose,
 )
+from didax.primitives.sorting import sort, sort_key_val
+from didax.primitives.special import erf, erf_inv, nextafter
 
 __all__ = [
     "all_gather",
@@ -102,6 +111,16 @@ __all__ = [
     "pmean",
     "pmin",
     "psum",
+    "bitcast_convert_type",
+    "bitwise_xor",
+    "erf",
+    "erf_inv",
+    "nextafter",
+    "shift_left",
+    "shift_right_arithmetic",
+    "shift_right_logical",
+    "sort",
+    "sort_key_val",
     "abs",
     "add",
     "add_any",

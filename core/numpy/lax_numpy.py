@@ -196,9 +196,27 @@ def asarray(x: Any, dtype: Any = None) -> Any:
         return lax.convert_element_type(x, _dtype(dtype), False)
     if isinstance(x, (list, tuple)):
         x = [np.asarray(v) if isinstance(v, Array) else v for v in _leaves_tree(x)]
-    if isinstance(x, str) or (isinstance(x, np.ndarray) and x.dtype.kind in "OSU"):
-        raise TypeError(f"asarray: cannot convert {x!r} to an array")
+    _check_array_value(x)
     return _asarray_concrete(x, None if dtype is None else _dtype(dtype))
+
+
+def _check_array_value(x: Any) -> None:
+    # At once, with JAX's errors: None, strings, bytes and other objects would otherwise make
+    # object or string arrays that fail later, under jit
+    leaves = _leaves(x) if isinstance(x, (list, tuple)) else [x]
+    if any(leaf is None for leaf in leaves):
+        raise ValueError("None is not a valid value for jnp.array")
+    for leaf in leaves:
+        if dtypes.is_python_scalar(leaf):
+            continue
+        array_like = hasattr(leaf, "__array__") or isinstance(leaf, (str, bytes))
+        value = np.asarray(leaf) if array_like else np.asarray(leaf, dtype=object)
+        if value.dtype.kind in "OSU":
+            name = value.dtype.name if value.dtype.kind == "O" else value.dtype.str
+            raise TypeError(
+                f"Value '{leaf}' with dtype {name} is not a valid JAX array type. "
+                "Only arrays of numeric types are supported by JAX."
+            )
 
 
 def array(x: Any, dtype: Any = None) -> Any:
@@ -414,8 +432,12 @@ def _floor_divide(x: Any, y: Any) -> Any:
         lax.select_n(fix, mod, lax.add(mod, y))  # divmod's remainder (unused here)
         return lax.round(lax.select_n(fix, div, lax.sub(div, one)), 0)
     q = lax.div(x, y)
-    fix = lax.bitwise_and(lax.ne(lax.sign(x), lax.sign(y)), lax.ne(lax.rem(x, y), 0))
-    return _where_jit(fix, lax.sub(q, 1), q)
+    if np.issubdtype(dtype, np.unsignedinteger):  # as JAX: no negative quotients to fix
+        return q
+    zero = lax.convert_element_type(0, dtype, weak)  # of the operands' dtype (int8, ...)
+    one = lax.convert_element_type(1, dtype, weak)
+    fix = lax.bitwise_and(lax.ne(lax.sign(x), lax.sign(y)), lax.ne(lax.rem(x, y), zero))
+    return _where_jit(fix, lax.sub(q, one), q)
 
 
 _floor_divide_jit = _inner_jit(_floor_divide, "floor_divide")
@@ -430,11 +452,11 @@ def remainder(x: Any, y: Any) -> Any:
 def _remainder(x: Any, y: Any) -> Any:
     x, y = _promote_pair("remainder", x, y)
     aval = core.get_aval(y)
+    zero = lax.convert_element_type(0, aval.dtype, False)
     if not dtypes.is_float(aval.dtype):  # x % 0 is not a trap: divide by 1 instead, as JAX
-        zero_divisor = lax.eq(y, 0)
+        zero_divisor = lax.eq(y, zero)
         one = lax.full(aval.shape, 1, None if aval.weak_type else aval.dtype)  # full_like
         y = _where_jit(zero_divisor, one, y)
-    zero = lax.convert_element_type(0, aval.dtype, False)
     r = lax.rem(x, y)
     nonzero = lax.ne(r, zero)
     fix = lax.bitwise_and(lax.ne(lax.lt(r, zero), lax.lt(y, zero)), nonzero)

@@ -23,7 +23,7 @@ def convert_element_type(x: Any, new_dtype: Any, weak_type: bool = False) -> Any
         return x
     if not isinstance(x, core.Tracer) and aval.shape == ():
         # converting a scalar constant needs no equation (JAX folds it while staging too)
-        value = np.asarray(core.to_numpy(x)).astype(new_dtype)
+        value = convert_values(np.asarray(core.to_numpy(x)), new_dtype)
         if not dtypes.is_python_scalar(x):  # an Array stays an Array
             return array.eager_result(value[()], weak_type)
         return _scalar_constant(value, weak_type)
@@ -38,8 +38,24 @@ def _scalar_constant(value: np.ndarray, weak_type: bool) -> Any:
     return array.eager_result(value[()] if value.ndim == 0 else value, weak_type)
 
 
+def convert_values(x: np.ndarray, new_dtype: np.dtype) -> np.ndarray:
+    """`x.astype(new_dtype)` as XLA converts: a float becomes an integer by truncation,
+    saturating at the integer type's extremes, NaN giving 0 (NumPy's cast of NaN, inf and
+    out-of-range values is undefined: INT_MIN on x86)."""
+    if not (dtypes.is_float(x.dtype) and np.issubdtype(new_dtype, np.integer)):
+        return x.astype(new_dtype)
+    bits = np.iinfo(new_dtype).bits
+    signed = np.issubdtype(new_dtype, np.signedinteger)
+    t = np.trunc(x.astype(np.float64))  # powers of two below are exact in float64
+    high = t >= 2.0 ** (bits - 1 if signed else bits)
+    low = t < (-(2.0 ** (bits - 1)) if signed else 0.0)
+    info = np.iinfo(new_dtype)
+    safe = np.where(high | low | np.isnan(t), 0.0, t).astype(new_dtype)
+    return np.where(high, info.max, np.where(low, info.min, safe)).astype(new_dtype)
+
+
 def _convert_impl(x: np.ndarray, *, new_dtype: np.dtype, weak_type: bool) -> list:
-    return [np.asarray(x).astype(new_dtype)]
+    return [convert_values(np.asarray(x), new_dtype)]
 
 
 core.impl_rules.register(convert_element_type_p, _convert_impl)

@@ -195,13 +195,26 @@ def _mul_transpose(cts, x, y):
 core.lowering_rules.register(mul_p, common.direct_lowering("multiply", bool_op="and_"))
 
 
+def _safe_divisor(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    # XLA's integer division never traps: x / 0 and INT_MIN / -1 are defined (below); NumPy
+    # divides by 1 in their place, and the results are then put right
+    bad = y == 0
+    if np.issubdtype(x.dtype, np.signedinteger):
+        bad = bad | ((x == np.iinfo(x.dtype).min) & (y == -1))
+    return np.where(bad, np.ones_like(y), y)
+
+
 def _div_impl(x, y):
     x, y = np.asarray(x), np.asarray(y)
     if dtypes.is_float(x.dtype):
         return [np.divide(x, y).astype(x.dtype)]
-    with np.errstate(divide="ignore", invalid="ignore"):  # C-style: round toward zero
-        q = np.where(y == 0, 0, np.trunc(np.true_divide(x, np.where(y == 0, 1, y))))
-    return [np.asarray(q).astype(x.dtype)]
+    ys = _safe_divisor(x, y)
+    q = np.floor_divide(x, ys)
+    q = q + ((np.remainder(x, ys) != 0) & ((x < 0) != (ys < 0))).astype(q.dtype)  # toward 0
+    # as XLA: x / 0 is -1 (all bits set: the maximum of an unsigned type); INT_MIN / -1 is
+    # INT_MIN, which dividing by 1 gave already
+    q = np.where(y == 0, np.array(-1).astype(x.dtype), q)
+    return [np.asarray(q, x.dtype)]
 
 
 div_p = core.Primitive("div")
@@ -237,8 +250,19 @@ core.lowering_rules.register(div_p, common.direct_lowering("divide"))
 
 # ----------------------------------------------------------------------------- rem
 
+
+def _xla_fmod(x: Any, y: Any) -> np.ndarray:
+    # C's fmod for floats (NumPy's and XLA's agree); for integers XLA defines x % 0 = x and
+    # INT_MIN % -1 = 0 (where NumPy gives 0 and warns)
+    x, y = np.asarray(x), np.asarray(y)
+    if dtypes.is_float(x.dtype) or x.dtype == np.bool_:
+        return np.fmod(x, y)
+    r = np.fmod(x, _safe_divisor(x, y))
+    return np.where(y == 0, x, r)
+
+
 rem_p = core.Primitive("rem")
-core.impl_rules.register(rem_p, common.elementwise_impl(np.fmod))
+core.impl_rules.register(rem_p, common.elementwise_impl(_xla_fmod))
 core.abstract_eval_rules.register(rem_p, common.naryop_aval("rem"))
 core.vmap_rules.register(rem_p, shape.broadcasting_vmap(rem_p.bind))
 
@@ -292,8 +316,29 @@ def _extremum(name: str, fn: Callable[..., Any]) -> core.Primitive:
     return prim
 
 
-max_p = _extremum("max", np.maximum)
-min_p = _extremum("min", np.minimum)
+def _xla_maximum(x: Any, y: Any) -> Any:
+    # XLA orders -0.0 below +0.0 (NumPy returns the first operand of equal ones):
+    # max(-0, 0) = 0 = -0 + 0, and max(-0, -0) = -0 = -0 + -0
+    out = np.maximum(x, y)
+    if dtypes.kind(out.dtype) == 2:
+        zeros = (x == 0) & (y == 0)
+        if zeros.any():
+            out = np.where(zeros, np.add(x, y, dtype=out.dtype), out)
+    return out
+
+
+def _xla_minimum(x: Any, y: Any) -> Any:
+    # min(-0, 0) = -0 = -(-(-0) + -0); min(0, 0) = 0
+    out = np.minimum(x, y)
+    if dtypes.kind(out.dtype) == 2:
+        zeros = (x == 0) & (y == 0)
+        if zeros.any():
+            out = np.where(zeros, np.negative(np.add(np.negative(x), np.negative(y))), out)
+    return out
+
+
+max_p = _extremum("max", _xla_maximum)
+min_p = _extremum("min", _xla_minimum)
 
 
 def max(x: Any, y: Any) -> Any:  # noqa: A001 - JAX's name
@@ -367,7 +412,16 @@ core.lowering_rules.register(clamp_p, lambda ctx, lo, x, hi: [ctx.hlo.clamp(lo, 
 
 # ----------------------------------------------------------------------------- sign, abs
 
-sign_p = _unary_primitive("sign", np.sign, floats_only=False)
+
+def _xla_sign(x: Any) -> Any:
+    # XLA keeps the zero it is given: sign(-0.0) is -0.0 (NumPy's is 0.0)
+    out = np.sign(x)
+    if dtypes.kind(out.dtype) == 2:
+        out = np.where(x == 0, x, out)[()]
+    return out
+
+
+sign_p = _unary_primitive("sign", _xla_sign, floats_only=False)
 abs_p = _unary_primitive("abs", np.abs, floats_only=False)
 
 
@@ -437,7 +491,12 @@ def round(x: Any, rounding_method: int = 0) -> Any:  # noqa: A001 - JAX's name
 def _round_impl(x, *, rounding_method):
     if rounding_method == 1:
         return [np.asarray(np.round(x)).astype(x.dtype)]
-    return [np.asarray(np.sign(x) * np.floor(np.abs(x) + 0.5)).astype(x.dtype)]
+    # half away from zero, as XLA: exact (floor(|x| + 0.5) rounds 0.49999997 up in float32)
+    # and keeping the sign of zeros (round(-0.0) and round(-0.4) are -0.0)
+    a = np.abs(x)
+    whole = np.floor(a)
+    out = np.copysign(whole + (a - whole >= 0.5), x)
+    return [np.asarray(out).astype(x.dtype)]
 
 
 core.impl_rules.register(round_p, common.validated_impl(round_p, _round_impl))
@@ -575,7 +634,22 @@ def _pow_abstract_eval(x, y):
     return [ShapedArray(shape, x.dtype, x.weak_type and y.weak_type)]
 
 
-pow_p = _binary_primitive("pow", np.power, "float", _pow_abstract_eval)
+def _xla_power(x: Any, y: Any) -> Any:
+    # an integer exponent is converted to the base's dtype first, as the lowering does:
+    # (-1.0) ** 2147483647 is 1.0 (the exponent rounds to 2**31), as under jit and in JAX
+    if getattr(y, "dtype", np.dtype(np.float32)).kind in "iu":
+        y = np.asarray(y).astype(np.asarray(x).dtype)
+    out = np.power(x, y)
+    # NumPy computes x ** 0.5 as sqrt(x); XLA as C's pow: (-0.0) ** 0.5 = 0.0, (-inf) ** 0.5
+    # = inf
+    half = y == 0.5
+    if np.any(half):
+        fixed = np.where(x == 0, np.zeros_like(out), np.where(np.isneginf(x), -x, out))
+        out = np.where(half, fixed, out)[()]
+    return out
+
+
+pow_p = _binary_primitive("pow", _xla_power, "float", _pow_abstract_eval)
 
 
 def pow(x: Any, y: Any) -> Any:  # noqa: A001 - JAX's name

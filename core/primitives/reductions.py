@@ -31,8 +31,25 @@ def _reduction_primitive(name: str, fn: Any) -> core.Primitive:
     return prim
 
 
-reduce_max_p = _reduction_primitive("reduce_max", np.max)
-reduce_min_p = _reduction_primitive("reduce_min", np.min)
+def _xla_max(x: np.ndarray, axis: tuple[int, ...]) -> np.ndarray:
+    # XLA orders -0.0 below +0.0: a zero maximum is +0.0 if the slice holds one
+    out = np.max(x, axis=axis)
+    if dtypes.kind(x.dtype) == 2 and x.size:
+        positive_zero = np.any((x == 0) & ~np.signbit(x), axis=axis)
+        out = np.where(out == 0, np.where(positive_zero, 0.0, -0.0), out).astype(x.dtype)
+    return out
+
+
+def _xla_min(x: np.ndarray, axis: tuple[int, ...]) -> np.ndarray:
+    out = np.min(x, axis=axis)  # a zero minimum is -0.0 if the slice holds one
+    if dtypes.kind(x.dtype) == 2 and x.size:
+        negative_zero = np.any((x == 0) & np.signbit(x), axis=axis)
+        out = np.where(out == 0, np.where(negative_zero, -0.0, 0.0), out).astype(x.dtype)
+    return out
+
+
+reduce_max_p = _reduction_primitive("reduce_max", _xla_max)
+reduce_min_p = _reduction_primitive("reduce_min", _xla_min)
 reduce_prod_p = _reduction_primitive("reduce_prod", np.prod)
 
 

@@ -688,6 +688,8 @@ def reduce_sum(x: Any, axes: Sequence[int]) -> Any:
 
 def _reduce_sum_impl(x, *, axes, out_sharding):
     x = np.asarray(x)
+    if not axes:  # XLA returns the operand (NumPy adds 0.0: -0.0 would become 0.0)
+        return [x]
     return [np.asarray(np.sum(x, axis=axes, dtype=x.dtype))]
 
 

@@ -26,10 +26,19 @@ def test_python_if_on_a_traced_value_is_a_concretization_error() -> None:
     assert "tracing f" in message  # the function
 
 
-@pytest.mark.parametrize("use", [int, float, lambda x: np.asarray(x), lambda x: range(x)])
-def test_other_concrete_uses_of_a_traced_value(use) -> None:
-    with pytest.raises(didax.ConcretizationTypeError):
+@pytest.mark.parametrize(
+    "use,error",
+    [
+        (int, didax.errors.ConcretizationTypeError),
+        (float, didax.errors.ConcretizationTypeError),
+        (lambda x: np.asarray(x), didax.errors.TracerArrayConversionError),
+        (lambda x: range(x), didax.errors.TracerIntegerConversionError),
+    ],
+)
+def test_other_concrete_uses_of_a_traced_value(use, error) -> None:
+    with pytest.raises(error) as info:
         didax.jit(lambda x: use(x))(3)
+    assert "static_argnums" in "\n".join(info.value.__notes__)  # jit's note: the ways out
 
 
 def test_static_argnums_is_the_way_out() -> None:

@@ -196,16 +196,16 @@ def test_python_if_on_traced_value_raises_concretization_type_error() -> None:
 
 
 @pytest.mark.parametrize(
-    "op,what",
+    "op,error,what",
     [
-        (int, "int()"),
-        (float, "float()"),
-        (lambda x: np.asarray(x), "NumPy"),
-        (lambda x: range(x), "index"),
+        (int, didax.errors.ConcretizationTypeError, "`int` function"),
+        (float, didax.errors.ConcretizationTypeError, "`float` function"),
+        (lambda x: np.asarray(x), didax.errors.TracerArrayConversionError, "__array__()"),
+        (lambda x: range(x), didax.errors.TracerIntegerConversionError, "__index__()"),
     ],
 )
-def test_other_concretizations_name_the_operation(op, what) -> None:
-    with pytest.raises(didax.ConcretizationTypeError, match=re.escape(what)):
+def test_other_concretizations_name_the_operation(op, error, what) -> None:
+    with pytest.raises(error, match=re.escape(what)):
         didax.make_jaxpr(lambda x: op(x))(np.int32(3))
     _assert_default()
 

@@ -28,7 +28,7 @@ PRIMS = _lax_primitives()
 # ----------------------------------------------------------------------------- exemptions
 
 # Primitives that take no operands: nothing to differentiate.
-NO_OPERANDS = {"iota", "axis_index"}
+NO_OPERANDS = {"iota", "iota_2x32_shape", "axis_index"}
 
 # JAX 0.10.2 has no derivative for these collectives either ("Differentiation rule for
 # 'pmax' not implemented"): didax raises NotImplementedError, as JAX does.
@@ -57,10 +57,22 @@ NONLINEAR = {
     "reduce_max",
     "reduce_min",
     "reduce_prod",
+    "erf_inv",
+    "erf",
 }
 
 # Piecewise constant: the tangent is a symbolic zero, so no linear use reaches transpose.
-ZERO_DERIVATIVE = {"floor", "round", "sign", "argmax", "stop_gradient"}
+ZERO_DERIVATIVE = {"floor", "round", "sign", "argmax", "stop_gradient", "nextafter"}
+
+# Integer bit manipulation and hashing (lax/bits.py): integer results, zero tangents.
+BITS = {
+    "shift_left",
+    "shift_right_logical",
+    "shift_right_arithmetic",
+    "xor",
+    "bitcast_convert_type",
+    "threefry2x32",
+}
 
 # Boolean outputs (comparisons, logic): not differentiable; tangents are symbolic zeros.
 BOOLEAN = {"eq", "ne", "gt", "ge", "lt", "le", "is_finite", "and", "or", "not"}
@@ -69,7 +81,7 @@ EXEMPT: dict[str, set[str]] = {
     "impl": set(),
     "abstract_eval": set(),
     "jvp": NO_OPERANDS | NO_DERIVATIVE_IN_JAX,
-    "transpose": NO_OPERANDS | NONLINEAR | ZERO_DERIVATIVE | BOOLEAN | NO_DERIVATIVE_IN_JAX,
+    "transpose": NO_OPERANDS | NONLINEAR | ZERO_DERIVATIVE | BOOLEAN | BITS | NO_DERIVATIVE_IN_JAX,
     "vmap": set(),
     # Lowering rules come with core/interpreters/lowering.py (jit); list here any primitive
     # still waiting for one.

@@ -145,6 +145,22 @@ def test_grad_two_argnums_value_and_text(run):
     assert any(r.strip().startswith("∂loss/∂y") for r in rows)
 
 
+def _loss_for_check(x, y):  # the shell's `loss` (conftest.SETUP)
+    return jnp.sum(jnp.sin(x) * y)
+
+
+@pytest.mark.parametrize("argnums", ["[0,1]", "(0,1)", '"[0, 1]"'])
+def test_grad_argnums_as_a_list_or_tuple(run, argnums):
+    # a bracketed list is the spelling of `jax.grad(f, argnums=[0, 1])`: a tuple of gradients
+    ran = run(f"%grad --argnums {argnums} loss(x, 2.0)")
+    assert ran.error is None
+    gx, gy = ran.result
+    want_x, want_y = didax.grad(_loss_for_check, argnums=(0, 1))(X, 2.0)
+    np.testing.assert_allclose(np.asarray(gx), np.asarray(want_x), rtol=1e-6)
+    np.testing.assert_allclose(float(gy), float(want_y), rtol=1e-6)
+    assert ran.plain().splitlines()[0] == "grad of loss(x, 2.0) with respect to x, y"
+
+
 def test_grad_jaxpr_shows_three_programs(run):
     ran = run("%grad --jaxpr loss(x, 2.0)")
     assert ran.error is None
@@ -234,8 +250,22 @@ def test_vmap_quoted_and_equals_option_values(run):
         (
             "%grad --argnums 0, 1 loss(x, x)",
             (
-                "%grad: the value of --argnums ends with a comma; "
-                "write it without spaces (--argnums 0,1) or quote it"
+                "%grad: the value of --argnums, '0,', ends with a comma: a space cut it in "
+                'two. Write the value without spaces, or in quotes: --argnums "0, 1"'
+            ),
+        ),
+        (  # a parenthesis once made the suggested fix garbled: `--in-axes (0,1)`
+            "%vmap --in-axes (0, f(x)",
+            (
+                "%vmap: the value of --in-axes, '(0,', ends with a comma: a space cut it in "
+                'two. Write the value without spaces, or in quotes: --in-axes "(0, None)"'
+            ),
+        ),
+        (  # valid Python, but a statement: once reported as "not valid Python"
+            "%grad x = 3",
+            (
+                "%grad expects a call like f(x), got the statement 'x = 3'; to keep the "
+                "result, assign the magic: y = %grad f(x)"
             ),
         ),
         (

@@ -51,6 +51,9 @@ RAISES = "raises-exception"
 JAXLIB_LOG = re.compile(
     r"^[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+\s+\d+ [\w.]+:\d+\] .*(\n|$)", re.MULTILINE
 )
+# A cell's file name holds the kernel's process id (`/tmp/ipykernel_4242/1234.py`); it shows
+# wherever a cell's source location is printed (compiled HLO's FileNames, source_info).
+KERNEL_PID = re.compile(r"ipykernel_\d+")
 
 
 # --------------------------------------------------------------------------- running notebooks
@@ -96,13 +99,17 @@ def clean(nb: Any) -> Any:
         outputs: list[Any] = []
         for out in cell.outputs:
             if out.output_type == "stream":
-                out.text = JAXLIB_LOG.sub("", out.text)
+                out.text = KERNEL_PID.sub("ipykernel_0", JAXLIB_LOG.sub("", out.text))
                 if not out.text:
                     continue
                 last = outputs[-1] if outputs else None
                 if last and last.output_type == "stream" and last.name == out.name:
                     last.text += out.text  # one block per stream, however it was flushed
                     continue
+            elif out.output_type in ("execute_result", "display_data"):
+                for key, value in out.data.items():
+                    if isinstance(value, str):
+                        out.data[key] = KERNEL_PID.sub("ipykernel_0", value)
             outputs.append(out)
         cell.outputs = outputs
     return nb
@@ -117,8 +124,13 @@ def shown(cell: Any) -> list[tuple[str, str]]:
         elif out.output_type in ("execute_result", "display_data"):
             seen.append((out.output_type, out.data.get("text/plain", "")))
         elif out.output_type == "error":
-            seen.append(("error", f"{out.ename}: {out.evalue}"))
+            seen.append(("error", _KERNEL_FILE.sub("<cell>", f"{out.ename}: {out.evalue}")))
     return seen
+
+
+# A conversion error names the line that asked for a value, in the kernel's file for the cell,
+# whose name (the kernel's pid) changes with every run
+_KERNEL_FILE = re.compile(r"/\S*ipykernel_\d+/\d+\.py")
 
 
 def stdout(cell: Any) -> str:

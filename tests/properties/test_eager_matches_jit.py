@@ -1,0 +1,129 @@
+"""Property: eager evaluation gives what `jit` gives, for every case of the op table, on
+edge values (issue 14, item 4).
+
+The eager path runs each primitive's impl rule on NumPy, the compiled path XLA's kernels;
+where NumPy and XLA differ (float->int conversion of NaN/inf/out-of-range values, integer
+division and remainder by zero, rounding of `lax.div`, `sign(-0.0)`), the impl rule follows
+XLA. Each case's array arguments are redrawn from pools of edge values (NaN, +-inf, +-0,
+huge and tiny floats, the extremes of each integer type, zero divisors), keeping shapes,
+dtypes and index domains. Integers, booleans, NaN and infinity positions, and the sign of
+zeros must agree exactly; other floats within the float tolerances (transcendental
+functions of NumPy and XLA differ in the last bits).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import didax
+import ml_dtypes
+import numpy as np
+import pytest
+from didax.tree_util import tree_leaves
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from op_cases import CASES, Arr, OpCase
+
+FLOAT_EDGES = [
+    np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 1.5, -2.5, 3e9, -3e9,
+    300.7, -300.7, 65504.0, 2.0,
+]  # fmt: skip
+# Left out: subnormals (XLA's CPU kernels flush them to zero, as JAX's do; NumPy keeps
+# them) and values near float32's maximum, whose sums overflow or not by summation order.
+TOLERANCES = {
+    np.dtype(np.float32): (1e-4, 1e-5),
+    np.dtype(np.float16): (1e-3, 1e-3),
+    np.dtype(ml_dtypes.bfloat16): (1e-2, 1e-2),
+}
+
+
+def _int_edges(dtype: np.dtype) -> list[int]:
+    info = np.iinfo(dtype)
+    values = [0, 1, 2, 7, info.max, info.max - 1, info.min, info.min + 1]
+    return values + ([-1, -2, -7] if info.min < 0 else [])
+
+
+def edge_array(spec: Arr, rng: np.random.Generator) -> np.ndarray:
+    dtype = spec.np_dtype
+    if spec.domain == "index" or dtype == np.bool_:
+        return spec.make(rng)
+    pool = _int_edges(dtype) if np.issubdtype(dtype, np.integer) else FLOAT_EDGES
+    with np.errstate(over="ignore"):
+        return np.asarray(rng.choice(np.asarray(pool, np.float64), spec.shape)).astype(dtype)
+
+
+def _outcome(fn: Any, args: list[Any]) -> Any:
+    try:
+        return [np.asarray(leaf) for leaf in tree_leaves(fn(*args))]
+    except Exception as e:  # compared: both paths must raise the same type
+        return type(e)
+
+
+def assert_same_bits(got: np.ndarray, want: np.ndarray, what: str, scale: float = 1.0) -> None:
+    assert got.dtype == want.dtype and got.shape == want.shape, what
+    if want.dtype.kind in "biu":
+        np.testing.assert_array_equal(got, want, err_msg=what)
+        return
+    g, w = got.astype(np.float32), want.astype(np.float32)
+    np.testing.assert_array_equal(np.isnan(g), np.isnan(w), err_msg=f"NaN positions: {what}")
+    np.testing.assert_array_equal(np.isposinf(g), np.isposinf(w), err_msg=f"+inf: {what}")
+    np.testing.assert_array_equal(np.isneginf(g), np.isneginf(w), err_msg=f"-inf: {what}")
+    zeros = (g == 0) & (w == 0)
+    np.testing.assert_array_equal(
+        np.signbit(g[zeros]), np.signbit(w[zeros]), err_msg=f"sign of zero: {what}"
+    )
+    finite = np.isfinite(g) & np.isfinite(w)
+    rtol, atol = TOLERANCES[want.dtype]
+    atol = atol * scale  # sums of huge terms cancel differently in another order
+    np.testing.assert_allclose(g[finite], w[finite], rtol=rtol, atol=atol, err_msg=what)
+
+
+EDGE_CASES = [c for c in CASES if c.raises is None and c.array_positions]
+_FUNCTIONS: dict[str, tuple[Any, Any]] = {}
+
+
+def _functions(case: OpCase) -> tuple[Any, Any]:
+    """The case as a function of its arrays (other arguments fixed), and its `jit`, made once
+    per case so that every example reuses one compiled program."""
+    if case.id not in _FUNCTIONS:
+        fn, positions = case.didax_fn, case.array_positions
+
+        def on_arrays(*arrays: Any) -> Any:
+            full = list(case.args)
+            for i, x in zip(positions, arrays, strict=True):
+                full[i] = x
+            return fn(*full)
+
+        _FUNCTIONS[case.id] = (on_arrays, didax.jit(on_arrays))
+    return _FUNCTIONS[case.id]
+
+
+@pytest.mark.parametrize("case", EDGE_CASES, ids=[c.id for c in EDGE_CASES])
+@settings(max_examples=3, deadline=None, derandomize=True, database=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_eager_equals_jit_on_edge_values(case: OpCase, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    arrays = [didax.numpy.asarray(edge_array(case.args[i], rng)) for i in case.array_positions]
+    eager_fn, jitted_fn = _functions(case)
+    with np.errstate(all="ignore"):
+        eager = _outcome(eager_fn, arrays)
+    jitted = _outcome(jitted_fn, arrays)
+    inputs = ", ".join(np.array2string(np.asarray(a), separator=",") for a in arrays)
+    what = f"{case.id} on {inputs}"
+    if isinstance(eager, type) or isinstance(jitted, type):
+        assert eager == jitted, f"{what}: eager {eager}, jit {jitted}"
+        return
+    assert len(eager) == len(jitted), what
+    for e, j in zip(eager, jitted, strict=True):
+        assert_same_bits(e, j, what, _cancellation_scale(arrays))
+
+
+def _cancellation_scale(arrays: list[Any]) -> float:
+    # The size of the largest product of inputs a sum may add and cancel (a matmul's terms):
+    # the absolute error a different summation order may make, in units of float32's ulp
+    scale = 1.0
+    for a in arrays:
+        v = np.asarray(a).astype(np.float64)
+        finite = np.abs(v[np.isfinite(v)])
+        scale *= max(1.0, float(finite.max()) if finite.size else 1.0) * max(1, v.size)
+    return scale * 1e-2  # atol (1e-5 for float32) * scale ~ 1e-7 * size * max|terms|
