@@ -165,10 +165,7 @@ def host_buffer(x: Any, aval: core.ShapedArray) -> Any:
     """A device buffer for any array-like argument of type `aval` (Arrays, NumPy values,
     Python scalars)."""
     if type(x) is Array:
-        buf = buffer_of(x)
-        if buf._sharding is not runtime().sharding:  # placed on another device by device_put
-            return put(x._host(), aval)  # compiled programs run on the first device (for now)
-        return buf
+        return buffer_of(x)
     return put(np.asarray(core.to_numpy(x), aval.dtype), aval)
 
 
@@ -275,9 +272,20 @@ class Executable:
     def execute(self, buffers: list[Any]) -> list[Any]:
         """Launch on device buffers; returns the output buffers (the work may still be
         running: reading one, or `block_until_ready`, waits for it)."""
-        return self._exe.execute_sharded(buffers, with_tokens=False).consume_with_handlers(
-            self._handlers
-        )
+        try:
+            results = self._exe.execute_sharded(buffers, with_tokens=False)
+        except runtime().xla.JaxRuntimeError:
+            # an argument that device_put placed on another device: programs run on the
+            # first device (for now), so copy it there; the fast path pays nothing for this
+            results = self._exe.execute_sharded(self._on_first_device(buffers), with_tokens=False)
+        return results.consume_with_handlers(self._handlers)
+
+    def _on_first_device(self, buffers: list[Any]) -> list[Any]:
+        rt = runtime()
+        return [
+            b if b._sharding is rt.sharding else put(np.asarray(b), a)
+            for b, a in zip(buffers, self.in_avals, strict=True)
+        ]
 
     def as_text(self) -> str:
         """XLA's optimized HLO for this program."""

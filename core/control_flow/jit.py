@@ -276,9 +276,7 @@ class _Entry:
     def run_args(self, args: Sequence[Any]) -> Any:
         # the fast path's arguments: Arrays, NumPy arrays and Python scalars
         buffers = [
-            backend.host_buffer(x, a)
-            if type(x) is Array
-            else backend.put(np.asarray(x, a.dtype), a)
+            backend.buffer_of(x) if type(x) is Array else backend.put(np.asarray(x, a.dtype), a)
             for x, a in zip(args, self.closed.jaxpr.in_avals)
         ]
         return self.run(buffers)
