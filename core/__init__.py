@@ -8,6 +8,7 @@ This module only re-exports (layer 5).
 
 from didax import (  # noqa: F401
     core,
+    debug,
     dtypes,
     errors,  # noqa: F401
     lax,  # noqa: F401
@@ -30,10 +31,10 @@ from didax.api import (
     vjp,
     vmap,
 )
-from didax.array import Array
+from didax.api_more import device_get, device_put, eval_shape, jacobian, typeof
+from didax.array import Array, ShapeDtypeStruct
 from didax.backend import (
     device_count,
-    device_put,
     devices,
     local_device_count,
     local_devices,
@@ -50,6 +51,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Array",
+    "ShapeDtypeStruct",
     "ClosedJaxpr",
     "ConcretizationTypeError",
     "Jaxpr",
@@ -73,7 +75,11 @@ __all__ = [
     "block_until_ready",
     "config",
     "device_count",
+    "device_get",
     "device_put",
+    "eval_shape",
+    "jacobian",
+    "typeof",
     "devices",
     "local_device_count",
     "local_devices",

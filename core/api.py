@@ -19,8 +19,9 @@ from didax.interpreters import jvp as jvp_interp
 from didax.interpreters import partial_eval, staging, transpose
 from didax.interpreters import vmap as vmap_interp
 from didax.jaxpr import ClosedJaxpr, eval_jaxpr
-from didax.primitives import shape
+from didax.primitives import convert, shape
 from didax.tree_util import (
+    Partial,
     PyTreeDef,
     broadcast_prefix,
     flatten_fun,
@@ -364,14 +365,14 @@ def _vjp(fn: Callable[..., Any], leaves: list[Any], in_tree: PyTreeDef, has_aux:
     else:
         flat_fn, out_tree = flatten_fun(fn, in_tree)
         trees = lambda: (out_tree(), None)  # noqa: E731
-    outs, fn_vjp_flat = transpose.vjp_flat(flat_fn, leaves)
+    outs, fn_vjp_flat, residuals = transpose.vjp_flat(flat_fn, leaves)
     tree, rebuild_aux = trees()
     n_out = tree.num_leaves
     out_avals = [core.get_aval(x) for x in outs[:n_out]]
     in_avals = [core.get_aval(x) for x in leaves]
     name = getattr(fn, "__name__", "fn")
 
-    def fn_vjp(*cts: Any) -> tuple:
+    def pullback(residuals: list[Any], *cts: Any) -> tuple:
         __tracebackhide__ = True
         if len(cts) != 1:
             raise TypeError(
@@ -400,19 +401,30 @@ def _vjp(fn: Callable[..., Any], leaves: list[Any], in_tree: PyTreeDef, has_aux:
                     f"type {aval.str_short()}"
                 )
         cts_all = [*ct_leaves, *(core.Zero.like(x) for x in outs[n_out:])]
-        cts_in = fn_vjp_flat(cts_all)
+        cts_in = fn_vjp_flat(residuals, cts_all)
         return tree_unflatten(
             in_tree,
             [
-                _zeros_for(a) if isinstance(ct, core.Zero) else ct
+                _zeros_for(a) if isinstance(ct, core.Zero) else _with_weak_type(ct, a)
                 for ct, a in zip(cts_in, in_avals, strict=True)
             ],
         )
 
+    # a pytree holding the residuals, as JAX's: it can be passed into and out of `jit`
+    fn_vjp = Partial(pullback, residuals)
     out = tree_unflatten(tree, outs[:n_out])
     if has_aux:
         return out, fn_vjp, rebuild_aux(outs[n_out:])
     return out, fn_vjp
+
+
+def _with_weak_type(ct: Any, aval: core.ShapedArray) -> Any:
+    # The cotangent of a weakly typed input is weak, as JAX's is (its transpose of the
+    # convert that made the input strong converts back): grad(f)(0.5) stays weak.
+    ct_aval = core.get_aval(ct)
+    if aval.weak_type and not ct_aval.weak_type and ct_aval.dtype == aval.dtype:
+        return convert.convert_element_type(ct, aval.dtype, True)
+    return ct
 
 
 def _argnums_partial(

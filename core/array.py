@@ -70,10 +70,14 @@ class ShapedArray:
             self._hash = hash((self.shape, self.dtype, self.weak_type))
             return self._hash
 
-    def __repr__(self) -> str:
-        return f"ShapedArray({self.str_short()}{', weak_type=True' if self.weak_type else ''})"
+    def __str__(self) -> str:  # JAX spells the dtype out here: float32[3], ~float32[] if weak
+        weak = "~" if self.weak_type else ""
+        return f"{weak}{self.dtype.name}[{','.join(map(str, self.shape))}]"
 
-    __str__ = str_short
+    def __repr__(self) -> str:
+        shape = ",".join(map(str, self.shape))
+        weak = ", weak_type=True" if self.weak_type else ""
+        return f"ShapedArray({self.dtype.name}[{shape}]{weak})"
 
 
 def to_numpy(x: Any) -> np.ndarray | np.generic:
@@ -166,7 +170,27 @@ UNARY_METHODS = {
     "transpose": "transpose_method",
     "squeeze": "squeeze",
     "dot": "dot",
+    "std": "std",
+    "var": "var",
+    "round": "round",
+    "conj": "conj",
+    "conjugate": "conjugate",
+    "cumsum": "cumsum",
+    "cumprod": "cumprod",
+    "argmin": "argmin",
+    "argsort": "argsort",
+    "sort": "sort",
+    "all": "all",
+    "any": "any",
+    "ravel": "ravel",
+    "flatten": "flatten",
+    "clip": "clip",
 }
+PROPERTIES = {"real": "real", "imag": "imag"}
+
+
+def _property(name: str) -> property:
+    return property(lambda self: operator_table[name](self))
 
 
 def install_operators(cls: type) -> type:
@@ -184,6 +208,9 @@ def install_operators(cls: type) -> type:
     for dunder, name in REFLECTED_OPERATORS.items():
         if dunder not in cls.__dict__:
             setattr(cls, dunder, _reflected_operator(name))
+    for attr, name in PROPERTIES.items():
+        if attr not in cls.__dict__:
+            setattr(cls, attr, _property(name))
     return cls
 
 
@@ -248,6 +275,11 @@ class Array:
         """The devices holding this array. Like `jax.Array.devices`."""
         return operator_table["devices"](self)
 
+    @property
+    def sharding(self) -> Any:
+        """Where the array lives: a `SingleDeviceSharding`. Like `jax.Array.sharding`."""
+        return sharding_of()
+
     def item(self) -> Any:
         return np.asarray(self._host()).item()
 
@@ -261,6 +293,7 @@ class Array:
     size = property(lambda self: self.aval.size)
     weak_type = property(lambda self: self._weak)
     T = property(lambda self: operator_table["transpose"](self))
+    at = property(lambda self: operator_table["at"](self))  # `x.at[idx].set(v)`
 
     # ----- Python protocol
     def __bool__(self) -> bool:
@@ -335,3 +368,39 @@ def asarray(x: Any, dtype: Any = None) -> Array:
         return Array(x, type(x) is not bool)
     value = np.asarray(x, dtype=None if dtype is None else dtypes.canonicalize(dtype))
     return Array(value.astype(dtypes.canonicalize(value.dtype), copy=False))
+
+
+# Set by `backend` (layer 1, after this module): the sharding of every Array, on the one device.
+sharding_of: Any = None
+
+
+class ShapeDtypeStruct:
+    """A shape, a dtype and a weak-type flag standing for an array: what `eval_shape` returns
+    and what `jit(f).trace`/`.lower` accept in place of arrays. Like `jax.ShapeDtypeStruct`."""
+
+    __slots__ = ("shape", "dtype", "weak_type")
+
+    def __init__(self, shape: Any, dtype: Any, *, weak_type: bool = False, **_: Any) -> None:
+        self.shape = tuple(int(d) for d in shape)
+        self.dtype = dtypes.canonicalize(np.dtype(dtype))
+        self.weak_type = weak_type
+
+    @classmethod
+    def from_aval(cls, aval: ShapedArray) -> ShapeDtypeStruct:
+        return cls(aval.shape, aval.dtype, weak_type=aval.weak_type)
+
+    aval = property(lambda self: ShapedArray(self.shape, self.dtype, self.weak_type))
+    ndim = property(lambda self: len(self.shape))
+    size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
+
+    def __repr__(self) -> str:
+        weak = ", weak_type=True" if self.weak_type else ""
+        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{weak})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ShapeDtypeStruct) and (
+            (self.shape, self.dtype, self.weak_type) == (other.shape, other.dtype, other.weak_type)
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.shape, self.dtype, self.weak_type))

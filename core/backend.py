@@ -126,6 +126,32 @@ def process_count() -> int:
     return len({d.process_index for d in runtime().devices})
 
 
+class SingleDeviceSharding:
+    """An array placed whole on one device. Like `jax.sharding.SingleDeviceSharding`."""
+
+    def __init__(self, device: Any, *, memory_kind: str | None = None) -> None:
+        self.device = device
+        self.memory_kind = memory_kind or "device"
+        self.device_set = {device}
+
+    def __repr__(self) -> str:
+        return f"SingleDeviceSharding(device={self.device!r}, memory_kind={self.memory_kind})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, SingleDeviceSharding) and other.device == self.device
+
+    def __hash__(self) -> int:
+        return hash(("SingleDeviceSharding", self.device))
+
+
+@functools.cache
+def default_sharding() -> SingleDeviceSharding:
+    """Where every didax Array lives: the one CPU device."""
+    return SingleDeviceSharding(devices()[0])
+
+
+array.sharding_of = default_sharding
+
 # ----------------------------------------------------------------------------- buffers
 
 

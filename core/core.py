@@ -174,6 +174,10 @@ class LoweringContext:
         return replace(self, **changes)
 
 
+# Primitives with an effect (a print): dead-code elimination keeps their equations even when
+# nothing reads their outputs, and `jit` evaluates programs holding them eagerly.
+effectful: set[Primitive] = set()
+
 # --------------------------------------------------------------------------- abstract values
 
 
@@ -391,6 +395,7 @@ class Tracer:
     size = property(lambda self: self.aval.size)
     weak_type = property(lambda self: self.aval.weak_type)
     T = property(lambda self: operator_table["transpose"](self))
+    at = property(lambda self: operator_table["at"](self))  # `x.at[idx].set(v)`
 
     # Conversions to Python and NumPy values follow JAX: `bool`, `int` and `__index__` (and
     # `item`) use a concrete value where the tracer has one (under `jvp`/`grad` of a function

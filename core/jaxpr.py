@@ -9,6 +9,7 @@ a transformation transforms it (the interpreter is itself traceable).
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -136,6 +137,13 @@ class ClosedJaxpr:
     def _repr_pretty_(self, p: Any, cycle: bool) -> None:
         p.text(str(self))
 
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        # IPython's rich display: the didax.widgets view, with text/plain and text/html
+        # fallbacks. Imported here, like the IPython hook, so that `import didax` never
+        # imports ipywidgets; only a front end asking for a rich display pays for it.
+        views = importlib.import_module("didax.widgets.views")
+        return views.jaxpr_bundle(self, include=include, exclude=exclude)
+
 
 class JaxprTypeError(TypeError):
     """A jaxpr is ill-typed: raised by `typecheck`."""
@@ -204,6 +212,23 @@ def _name_in(jaxpr: Jaxpr, var: Var) -> str:
 
 def _context(jaxpr: Jaxpr, i: int) -> str:
     return pretty.pp_eqn_context(jaxpr, i)
+
+
+def has_effects(jaxpr: Any) -> bool:
+    """Whether `jaxpr` (a Jaxpr or ClosedJaxpr), or a jaxpr nested in one of its equations'
+    params, holds an effectful primitive (`core.effectful`)."""
+    return any(map(eqn_has_effects, getattr(jaxpr, "jaxpr", jaxpr).eqns))
+
+
+def eqn_has_effects(eqn: JaxprEqn) -> bool:
+    """Whether `eqn` is effectful, or holds an effectful jaxpr in its params."""
+    return eqn.primitive in core.effectful or any(map(_param_has_effects, eqn.params.values()))
+
+
+def _param_has_effects(v: Any) -> bool:
+    if isinstance(v, (Jaxpr, ClosedJaxpr)):
+        return has_effects(v)
+    return isinstance(v, tuple) and any(map(_param_has_effects, v))
 
 
 def eval_jaxpr(jaxpr: Jaxpr, consts: Sequence[Any], *args: Any) -> list[Any]:

@@ -354,6 +354,13 @@ class _Printer:
                 if not hasattr(var, "val") and var not in self.names.names and outer not in unused:
                     self.names.names[var] = self.names[outer]  # named already: lhs came first
         args = [self.atom(x) for x in eqn.invars]
+        if not eqn.outvars:  # an effect only (debug_print): JAX prints no `=`
+            return concat(
+                text(eqn.primitive.name, TokenKind.PRIMITIVE),
+                self.params(eqn),
+                text(" "),
+                join(text(" "), args),
+            )
         # JAX notes the source on the line of the ` = ` (none for an equation without outputs)
         note = Annotation(summarize(eqn)) if self.source_info and eqn.outvars else concat()
         return concat(

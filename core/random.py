@@ -76,7 +76,7 @@ def _named_jit(fn: Callable[..., Any], name: str, static_argnums: tuple[int, ...
     # `jit[name=_uniform]` equation, and an eager call runs the compiled program, so eager
     # draws are XLA's arithmetic (its `log`, its fused multiply-adds) and equal JAX's
     fn.__name__ = fn.__qualname__ = name
-    return jit(fn, static_argnums)
+    return jit(fn, static_argnums=static_argnums)
 
 
 def _eager_jit(fn: Callable[..., Any], name: str, static_argnums: tuple[int, ...]) -> Any:
@@ -161,9 +161,10 @@ class KeyArray:
 
     def __repr__(self) -> str:
         if isinstance(self._data, core.Tracer):  # the tracer's own text, with the key's type
-            data_type = core.get_aval(self._data).str_short()
+            aval = core.get_aval(self._data)
             key_type = f"key<fry>[{','.join(map(str, self.shape))}]"
-            return repr(self._data).replace(data_type, key_type)
+            text = repr(self._data)  # JitTracer(uint32[3,2]) or Traced<u32[3,2]>...
+            return text.replace(str(aval), key_type).replace(aval.str_short(), key_type)
         return f"Array({self.shape}, dtype={self.dtype}) overlaying:\n{np.asarray(self._data)}"
 
 

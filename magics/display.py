@@ -11,12 +11,16 @@ from the user (names, call text, jaxpr tokens, values, compiler output) goes thr
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 from didax import core, pretty
 from didax.magics import reports
+from didax.widgets import markup, provenance, views
+from didax.widgets import model as widget_model
 
 Row = tuple[str, str]  # (label, text); the text may span several lines
 
@@ -69,10 +73,10 @@ class Section:
 
     def text(self) -> str:
         parts = [self.heading] if self.heading else []
-        if self.rows:
-            parts.append(rows_text(self.rows))
         if self.jaxpr is not None:
             parts.append(str(self.jaxpr))
+        if self.rows:
+            parts.append(rows_text(self.rows))
         if self.block is not None:
             parts.append(self.block.rstrip("\n"))
         if self.note:
@@ -81,14 +85,14 @@ class Section:
 
     def html(self) -> str:
         body = []
+        if self.jaxpr is not None:
+            body.append(jaxpr_html(self.jaxpr))
         if self.rows:
             cells = "".join(
                 f"<tr><th>{_esc(label)}</th><td><pre>{_esc(text)}</pre></td></tr>"
                 for label, text in self.rows
             )
             body.append(f'<table class="dx-rows">{cells}</table>')
-        if self.jaxpr is not None:
-            body.append(jaxpr_html(self.jaxpr))
         if self.block is not None:
             body.append(f'<pre class="dx-block">{_esc(self.block)}</pre>')
         if self.note:
@@ -195,6 +199,19 @@ class JaxprDisplay(ReportDisplay):
         return [Section(f"jaxpr of {r.call}", jaxpr=r.jaxpr), Section("", rows=rows)]
 
 
+def residual_rows(closed: Any) -> list[Row]:
+    """`a:f32[] = 0.87758255`: the constants (residuals) of a program, with their values."""
+    names = widget_model.printed_names(closed)
+    return [
+        (f"{names.get(id(v), '?')}:{v.aval.str_short()}", "= " + _value_only(c))
+        for v, c in zip(closed.jaxpr.constvars, closed.consts, strict=True)
+    ]
+
+
+def _value_only(x: Any) -> str:
+    return np.array2string(np.asarray(x), threshold=20)
+
+
 class GradDisplay(ReportDisplay):
     kind = "grad"
 
@@ -214,6 +231,7 @@ class GradDisplay(ReportDisplay):
                     f"linearized program: tangents of {wrt} -> output tangent "
                     "(its constants are residuals of the forward pass)",
                     jaxpr=p.linearized,
+                    rows=residual_rows(p.linearized),
                 ),
                 Section(
                     f"transposed program: output cotangent -> cotangents of {wrt}",
@@ -240,14 +258,34 @@ class VmapDisplay(ReportDisplay):
 
 
 def _cost_rows(cost: dict[str, float]) -> list[Row]:
-    def fmt(v: Any) -> str:
-        if isinstance(v, float) and v.is_integer():
-            return f"{int(v):,}"
-        return f"{v:,}" if isinstance(v, (int, float)) else str(v)
+    # the headline figures, then XLA's per-operand keys (`bytes accessed0{}`) under one label
+    cm = widget_model.cost_model(cost)
+    rows = [(r.label, r.text) for r in cm.main]
+    if cm.per_operand:
+        rows.append(("per operand", rows_text([(r.label, r.text) for r in cm.per_operand], 0)))
+    return rows
 
-    first = ("flops", "transcendentals", "bytes accessed")  # then XLA's per-operand keys
-    keys = [k for k in first if k in cost] + sorted(k for k in cost if k not in first)
-    return [(k, fmt(cost[k])) for k in keys]
+
+def _phase_rows(t: reports.JitTimings) -> list[Row]:
+    rows = []
+    if t.startup is not None:
+        rows.append(("compiler start-up", f"{reports.format_time(t.startup)} (once per process)"))
+    if t.trace is not None:
+        rows.append(("trace", reports.format_time(t.trace)))
+    rows += [
+        ("lower" if t.trace is not None else "trace + lower", reports.format_time(t.lower)),
+        ("compile", reports.format_time(t.compile)),
+        ("first run", reports.format_time(t.first_run)),
+    ]
+    return rows
+
+
+def _runs_note(t: reports.JitTimings) -> str:
+    budget = f"; time budget {t.budget:g} s" if t.budget else ""
+    return (
+        f"runs made: compiled {t.steady.repeat} x {t.steady.loops:,} calls, "
+        f"eager {t.eager.repeat} x {t.eager.loops:,} calls{budget}"
+    )
 
 
 class JitDisplay(ReportDisplay):
@@ -256,26 +294,26 @@ class JitDisplay(ReportDisplay):
     def sections(self) -> list[Section]:
         r: reports.JitReport = self.report
         t = r.timings
-        phases = [("trace", reports.format_time(t.trace))] if t.trace is not None else []
-        phases += [
-            ("lower" if t.trace is not None else "trace + lower", reports.format_time(t.lower)),
-            ("compile", reports.format_time(t.compile)),
-            ("first run", reports.format_time(t.first_run)),
+        phases = _phase_rows(t) + [
             ("steady state", str(t.steady)),
             ("eager", str(t.eager)),
             ("speed-up", f"{t.speedup:.1f}x (best eager / best compiled)"),
         ]
         rows = value_rows("result", r.result) + phases
-        out = [
-            Section(
-                f"jit of {r.call}", rows=rows, note="\n".join(t.warnings) if t.warnings else None
-            )
-        ]
+        notes = [widget_model.EAGER_MEANING, _runs_note(t), *t.warnings]
+        out = [Section(f"jit of {r.call}", rows=rows, note="\n".join(notes))]
         if r.cost:
             out.append(Section("cost analysis", rows=_cost_rows(r.cost), folded=True))
         out.append(Section("StableHLO", block=r.stablehlo, folded=True))
-        out.append(Section("optimized HLO", block=r.hlo, folded=True))
+        out.append(Section("optimized HLO", block=_without_metadata(r.hlo), folded=True))
         return out
+
+
+_METADATA = re.compile(r",?\s*metadata=\{[^{}]*\}")
+
+
+def _without_metadata(hlo: str) -> str:
+    return _METADATA.sub("", hlo)
 
 
 def display_for(report: Any) -> ReportDisplay:
@@ -287,3 +325,141 @@ def display_for(report: Any) -> ReportDisplay:
         reports.JitReport: JitDisplay,
     }
     return views[type(report)](report)
+
+
+# ----------------------------------------------------------------------------- widget views
+
+
+def _rows(rows: Sequence[Row]) -> list[widget_model.Row]:
+    return [widget_model.Row(label, text) for label, text in rows]
+
+
+def _report_view(report_display: ReportDisplay, children: list[Any]) -> views.ReportView:
+    return views.ReportView(children, text=report_display.text(), html=report_display.html())
+
+
+def jaxpr_view(report: reports.JaxprReport, arg_leaves: Sequence[Any] | None = None) -> Any:
+    """`%jaxpr`'s view: the JaxprView (inputs and outputs named after the call's arguments
+    and output paths, a stepper over `arg_leaves`) and the constants."""
+    ins = [widget_model.Row(f"{_binding(b)}", f"<- {b.label}") for b in report.inputs]
+    outs = [widget_model.Row(f"{_binding(b)}", f"-> {b.label}") for b in report.outputs]
+    view = views.JaxprView(report.jaxpr, inputs=ins, outputs=outs, args=arg_leaves)
+    consts = [
+        widget_model.Row(f"{c.var}:{c.type}", widget_model.value_text(c.value))
+        for c in report.constants
+    ]
+    head = markup.heading(f"jaxpr of {report.call}")
+    tail = (markup.heading("constants") + markup.rows_table(consts)) if consts else ""
+    children = [views.html_widget(head), view]
+    if tail:
+        children.append(views.html_widget(tail))
+    return _report_view(JaxprDisplay(report), children)
+
+
+def _linked(stages: list[widget_model.Stage]) -> list[widget_model.Stage]:
+    """The stage diff: each later stage's equations linked to the first stage's equations
+    bound at the same source line (unchanged / new); the first stage's equations that the
+    second stage dropped are marked dropped."""
+    if len(stages) < 2:
+        return stages
+    base = stages[0]
+    out = []
+    for k, stage in enumerate(stages[1:], 1):
+        diff = provenance.stage_diff(base.jaxpr, stage.jaxpr, stage.name)
+        if k == 1:
+            base = replace(base, links=widget_model.dropped_links(diff))
+        out.append(replace(stage, links=widget_model.links_from_diff(diff, "f")))
+    return [base, *out]
+
+
+def grad_view(report: reports.GradReport) -> Any:
+    """`%grad`'s view: value and gradient rows; with the programs, a TransformView of
+    f -> jvp(f) -> linearized -> transposed."""
+    d = GradDisplay(report)
+    first = d.sections()[0]
+    children: list[Any] = [
+        views.html_widget(markup.heading(first.heading) + markup.rows_table(_rows(first.rows)))
+    ]
+    p = report.programs
+    if p is not None:
+        wrt = ", ".join(report.arg_names)
+        stages = [widget_model.Stage(f"f: {report.call}", p.forward)]
+        if p.jvp is not None:
+            stages.append(
+                widget_model.Stage("jvp(f): primals and tangents in, value and tangent out", p.jvp)
+            )
+        stages += [
+            widget_model.Stage(
+                f"linearized: tangents of {wrt} -> output tangent",
+                p.linearized,
+                inputs=tuple(_rows(residual_rows(p.linearized))),
+                note="constants are residuals of the forward pass",
+            ),
+            widget_model.Stage(
+                f"transposed: output cotangent -> cotangents of {wrt}",
+                p.transposed,
+                inputs=tuple(_rows(residual_rows(p.transposed))),
+            ),
+        ]
+        children.append(views.TransformView(_linked(stages)))
+    return _report_view(d, children)
+
+
+def vmap_view(report: reports.VmapReport) -> Any:
+    """`%vmap`'s view: the output rows and a TransformView per-example -> batched."""
+    d = VmapDisplay(report)
+    first = d.sections()[0]
+    stages = []
+    if report.example_jaxpr is not None:
+        stages.append(widget_model.Stage("per-example program", report.example_jaxpr))
+    stages.append(widget_model.Stage("batched program", report.jaxpr))
+    stages = _linked(stages)
+    children = [
+        views.html_widget(markup.heading(first.heading) + markup.rows_table(_rows(first.rows))),
+        views.TransformView(stages),
+    ]
+    return _report_view(d, children)
+
+
+def timing_model(report: reports.JitReport) -> widget_model.TimingModel:
+    t = report.timings
+    phases = [widget_model.Phase(label, None, text) for label, text in _phase_rows(t)]
+    seconds = [t.startup, t.trace, t.lower, t.compile, t.first_run]
+    phases = [
+        widget_model.Phase(p.name, s, "once per process" if p.name == "compiler start-up" else "")
+        for p, s in zip(phases, [x for x in seconds if x is not None], strict=True)
+    ]
+    return widget_model.TimingModel(
+        title=f"jit of {report.call}: compiled against eager, per call",
+        phases=tuple(phases),
+        steady_runs=t.steady.runs,
+        eager_runs=t.eager.runs,
+        loops=t.steady.loops,
+        eager_loops=t.eager.loops,
+        speedup=t.speedup,
+        warnings=t.warnings,
+        budget=t.budget,
+        text=JitDisplay(report).sections()[0].text(),
+    )
+
+
+def jit_view(report: reports.JitReport) -> Any:
+    """`%jit`'s view: the result, the TimingView and the CompiledView."""
+    d = JitDisplay(report)
+    result = views.html_widget(markup.rows_table(_rows(value_rows("result", report.result))))
+    costs: tuple[widget_model.EqnCost, ...] = ()
+    if report.jaxpr is not None:  # each equation with the HLO fusion it landed in
+        costs = widget_model.costs_from_table(provenance.cost_table(report.jaxpr, report.hlo))
+    compiled = views.CompiledView(report.stablehlo, report.hlo, report.cost, eqn_costs=costs)
+    return _report_view(d, [result, views.TimingView(timing_model(report)), compiled])
+
+
+def view_for(report: Any) -> Any:
+    """The widget view of a report (what the magic displays)."""
+    if isinstance(report, reports.JaxprReport):
+        return jaxpr_view(report)
+    if isinstance(report, reports.GradReport):
+        return grad_view(report)
+    if isinstance(report, reports.VmapReport):
+        return vmap_view(report)
+    return jit_view(report)

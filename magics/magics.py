@@ -19,8 +19,10 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from didax import tree_util
 from didax.magics import display as views
 from didax.magics import reports
+from didax.widgets import views as widget_views
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_cell_magic, magics_class, no_var_expand
 from IPython.core.magic_arguments import argument, kwds, magic_arguments
@@ -88,6 +90,16 @@ def _count(text: str) -> int:
         raise argparse.ArgumentTypeError(f"expected a whole number; got {text!r}") from None
     if value < 0:
         raise argparse.ArgumentTypeError(f"expected a number >= 0; got {text!r}")
+    return value
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds; got {text!r}") from None
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds >= 0; got {text!r}")
     return value
 
 
@@ -294,6 +306,37 @@ class DidaxMagics(Magics):
                 raise
             raise UsageError(f"{name}: {_one_line(e)}") from None
 
+    def _value_is_shown(self, line: str, cell: str | None, magic: str) -> bool:
+        """Whether IPython will show this magic's value as Out[]: the running cell (the
+        display hook's `exec_result`) ends with this magic as an expression, without `;`
+        (`%jaxpr f(x);` keeps its `;` in the line: IPython then drops the value)."""
+        if cell is None and line.rstrip().endswith(";"):
+            return False
+        hook = getattr(self.shell, "displayhook", None)
+        info = getattr(getattr(hook, "exec_result", None), "info", None)
+        raw = getattr(info, "raw_cell", None)
+        if not raw:
+            return False  # not run by run_cell: nothing shows the value
+        try:
+            source = self.shell.transform_cell(raw)
+            if hook.semicolon_at_end_of_expression(source):
+                return False
+            tree = ast.parse(source)
+        except Exception:  # noqa: BLE001 - no way to tell: display it
+            return False
+        last = tree.body[-1] if tree.body else None
+        if not (isinstance(last, ast.Expr) and isinstance(last.value, ast.Call)):
+            return False
+        fn, args = last.value.func, last.value.args
+        kind = "run_cell_magic" if cell is not None else "run_line_magic"
+        return (
+            isinstance(fn, ast.Attribute)
+            and fn.attr == kind
+            and bool(args)
+            and isinstance(args[0], ast.Constant)
+            and args[0].value == magic
+        )
+
     def _name(self, magic: str, cell: str | None) -> str:
         return f"%%{magic}" if cell is not None else f"%{magic}"
 
@@ -318,7 +361,12 @@ class DidaxMagics(Magics):
         name = self._name("jaxpr", cell)
         _, fn, args, kwargs, call = self._call(self.jaxpr, "jaxpr", line, cell)
         report = self._report(name, reports.jaxpr_report, fn, args, kwargs, call=call)
-        display(views.JaxprDisplay(report))
+        leaves = tree_util.tree_leaves((args, [kwargs[k] for k in sorted(kwargs)]))
+        view = views.jaxpr_view(report, leaves)
+        if self._value_is_shown(line, cell, "jaxpr"):
+            widget_views.attach_view(report.jaxpr, view)  # Out[] shows it, once
+        else:
+            display(view)
         return report.jaxpr
 
     # ------------------------------------------------------------------------- %grad
@@ -367,7 +415,7 @@ class DidaxMagics(Magics):
             programs=options.jaxpr,
             call=call,
         )
-        display(views.GradDisplay(report))
+        display(views.grad_view(report))
         return report.gradient
 
     # ------------------------------------------------------------------------- %vmap
@@ -417,15 +465,15 @@ class DidaxMagics(Magics):
             out_axes=options.out_axes,
             call=call,
         )
-        display(views.VmapDisplay(report))
+        display(views.vmap_view(report))
         return report.output
 
     # ------------------------------------------------------------------------- %jit
 
     @magic_arguments()
     @kwds(
-        usage="jit [-n N] [-r R] [-o] f(x)\n"
-        "  %%%%jit [-n N] [-r R] [-o]   (in a cell whose last line is the call)"
+        usage="jit [-n N] [-r R] [--budget S] [-o] f(x)\n"
+        "  %%%%jit [-n N] [-r R] [--budget S] [-o]   (in a cell whose last line is the call)"
     )
     @argument(
         "-n",
@@ -435,6 +483,13 @@ class DidaxMagics(Magics):
         "takes at least 0.2 s)",
     )
     @argument("-r", type=_count, default=7, help="timing runs; the best counts (default 7)")
+    @argument(
+        "--budget",
+        type=_seconds,
+        default=reports.DEFAULT_BUDGET,
+        help="seconds the timing runs may take beyond the first calls, compiled and eager "
+        f"together (default {reports.DEFAULT_BUDGET:g}; 0: no limit); at least one run each",
+    )
     @argument("-o", action="store_true", help="return the JitReport instead of the result")
     @no_var_expand
     @output_can_be_silenced
@@ -456,6 +511,8 @@ class DidaxMagics(Magics):
         options, fn, args, kwargs, call = self._call(self.jit, "jit", line, cell)
         if options.r < 1:
             raise UsageError(f"{name}: -r must be at least 1, got {options.r}")
+        progress = widget_views.Progress(options.r, "compiling")
+        handle = display(progress, display_id=True)
         report = self._report(
             name,
             reports.jit_report,
@@ -464,9 +521,20 @@ class DidaxMagics(Magics):
             kwargs,
             number=options.n,
             repeat=options.r,
+            budget=options.budget or None,
             call=call,
+            progress=lambda what, done, total: progress.update(done, total, what),
         )
-        display(views.JitDisplay(report))
+        if options.o and self._value_is_shown(line, cell, "jit"):
+            # Out[] shows the report's own view: clear the progress, show it once
+            if handle is not None:
+                handle.update({"text/plain": ""}, raw=True)
+            return report
+        view = views.jit_view(report)
+        if handle is not None:
+            handle.update(view)
+        else:
+            display(view)
         return report if options.o else report.result
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import gc
+import importlib
 import inspect
 import math
 import time
@@ -26,6 +27,16 @@ import numpy as np
 from didax import core, pretty, tree_util
 
 # ----------------------------------------------------------------------------- helpers
+
+
+class _RichDisplay:
+    """A report's rich display: its didax.widgets view, with text/plain and text/html
+    fallbacks (display.py builds it). Imported when IPython asks, as ClosedJaxpr's view is,
+    so that this module stays free of IPython and ipywidgets."""
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        display = importlib.import_module("didax.magics.display")
+        return display.view_for(self)._repr_mimebundle_(include=include, exclude=exclude)
 
 
 @dataclass(frozen=True)
@@ -146,7 +157,7 @@ def _out_labels(out_tree: tree_util.PyTreeDef) -> list[str]:
 
 
 @dataclass(frozen=True, eq=False)
-class JaxprReport:
+class JaxprReport(_RichDisplay):
     """`%jaxpr`: the program of a call, its input and output types, and its constants."""
 
     call: str
@@ -203,10 +214,11 @@ class GradPrograms:
     forward: didax.ClosedJaxpr
     linearized: didax.ClosedJaxpr
     transposed: didax.ClosedJaxpr
+    jvp: didax.ClosedJaxpr | None = None  # jvp(f): primals and tangents in, both out
 
 
 @dataclass(frozen=True, eq=False)
-class GradReport:
+class GradReport(_RichDisplay):
     """`%grad`: the value of a call and its gradient with respect to `argnums`."""
 
     call: str
@@ -295,16 +307,68 @@ def _grad_programs(
     forward = didax.make_jaxpr(fn)(*args, **kwargs)
     _, f_jvp = didax.linearize(of_diff_args, *primals)
     linearized = didax.make_jaxpr(f_jvp)(*tangents)
+    linearized = residuals_as_constants(linearized, _literal_texts(forward))
     _, f_vjp = didax.vjp(of_diff_args, *primals)
     transposed = didax.make_jaxpr(f_vjp)(tree_util.tree_map(_zeros_like_tangent, value))
-    return GradPrograms(forward, linearized, transposed)
+    transposed = residuals_as_constants(transposed, _literal_texts(forward))
+
+    def jvp_of_f(primals: Any, tangents: Any) -> Any:
+        __tracebackhide__ = True
+        return didax.jvp(of_diff_args, primals, tangents)
+
+    jvp = didax.make_jaxpr(jvp_of_f)(tuple(primals), tuple(tangents))
+    return GradPrograms(forward, linearized, transposed, jvp)
+
+
+def _literal_texts(closed: didax.ClosedJaxpr) -> set[str]:
+    # the literals the user's program itself holds (3.0 in `x * 3.0`), at any depth
+    out: set[str] = set()
+
+    def walk(j: Any) -> None:
+        for e in j.eqns:
+            out.update(pretty.literal_text(a.val) for a in e.invars if hasattr(a, "val"))
+            for v in e.params.values():
+                for x in v if isinstance(v, tuple) else (v,):
+                    if hasattr(getattr(x, "jaxpr", x), "eqns"):
+                        walk(getattr(x, "jaxpr", x))
+
+    walk(closed.jaxpr)
+    return out
+
+
+def residuals_as_constants(closed: didax.ClosedJaxpr, keep: set[str]) -> didax.ClosedJaxpr:
+    """The linearized (or transposed) program with its scalar residuals, which tracing
+    inlines as literals (`mul a 0.8775825500488281`), turned into named constants with
+    their values, as array residuals are; literals of the user's own program stay."""
+    j = closed.jaxpr
+    var_type = type(j.invars[0]) if j.invars else None
+    if var_type is None:
+        return closed
+    new_vars: dict[int, Any] = {}
+    consts: list[Any] = []
+    eqns = []
+    for e in j.eqns:
+        ins = []
+        for a in e.invars:
+            if hasattr(a, "val") and pretty.literal_text(a.val) not in keep:
+                if id(a) not in new_vars:
+                    new_vars[id(a)] = var_type(a.aval)
+                    consts.append(a.val)
+                ins.append(new_vars[id(a)])
+            else:
+                ins.append(a)
+        eqns.append(e._replace(invars=ins))
+    if not new_vars:
+        return closed
+    jaxpr = didax.Jaxpr([*j.constvars, *new_vars.values()], list(j.invars), list(j.outvars), eqns)
+    return didax.ClosedJaxpr(jaxpr, [*closed.consts, *consts])
 
 
 # ----------------------------------------------------------------------------- %vmap
 
 
 @dataclass(frozen=True, eq=False)
-class VmapReport:
+class VmapReport(_RichDisplay):
     """`%vmap`: the batched call's output, the batched program and, where the axes allow
     slicing out one example, the per-example program it came from."""
 
@@ -439,14 +503,25 @@ class TimeitStats:
         )
 
 
+Progress = Callable[[int, int], None]  # (runs done, runs planned)
+
+
 def timeit_stats(
     call: Callable[[], Any],
     number: int = 0,
     repeat: int = 7,
     timer: Callable[[], float] = time.perf_counter,
+    *,
+    budget: float | None = None,
+    first: float | None = None,
+    progress: Progress | None = None,
 ) -> TimeitStats:
     """Time `call()` (blocking on its result) as `%timeit` does; `number=0` picks the loop
-    count: the smallest power of ten whose loop takes at least 0.2 s."""
+    count: the smallest power of ten whose loop takes at least 0.2 s. With a `budget`
+    (seconds), the runs stop short of `repeat` so that the timing stays within it, and the
+    loop search stops at one call when that call alone would exceed the budget; there is
+    always at least one run. `first`: the time of one call already made (it then counts as
+    the first run when a run is a single call)."""
     __tracebackhide__ = True
     if number < 0 or repeat < 1:
         raise ValueError(f"need number >= 0 and repeat >= 1, got {number} and {repeat}")
@@ -464,12 +539,30 @@ def timeit_stats(
             if gc_was_enabled:
                 gc.enable()
 
+    runs: list[float] = []
     if number == 0:
         for index in range(10):
             number = 10**index
-            if run(number) >= 0.2:
+            t = first if (number == 1 and first is not None) else run(number)
+            if t >= 0.2 or (budget is not None and t * 10 > budget):
+                if budget is not None:
+                    runs.append(t)  # within a budget, the last probe is the first run
                 break
-    return TimeitStats(number, repeat, tuple(run(number) / number for _ in range(repeat)))
+    elif number == 1 and first is not None:
+        runs.append(first)
+    planned = repeat
+    if budget is not None:
+        if not runs:
+            runs.append(run(number))  # a run of `number` calls, kept as the first run
+        if runs[0] > 0:
+            planned = min(repeat, max(1, int(budget // runs[0])))
+    while len(runs) < planned:
+        if progress is not None:
+            progress(len(runs), planned)
+        runs.append(run(number))
+    if progress is not None:
+        progress(len(runs), planned)
+    return TimeitStats(number, len(runs), tuple(r / number for r in runs))
 
 
 @dataclass(frozen=True)
@@ -483,6 +576,8 @@ class JitTimings:
     first_run: float
     steady: TimeitStats  # calls of the jitted function once compiled
     eager: TimeitStats  # the same call without jit
+    startup: float | None = None  # the compiler's one-time start-up in this process
+    budget: float | None = None  # the time budget the runs were chosen for (None: none)
 
     @property
     def speedup(self) -> float:
@@ -499,7 +594,7 @@ class JitTimings:
 
 
 @dataclass(frozen=True, eq=False, repr=False)
-class JitReport:
+class JitReport(_RichDisplay):
     """`%jit`: the compiled call's result, its timings, StableHLO, optimized HLO and cost."""
 
     call: str
@@ -509,6 +604,7 @@ class JitReport:
     stablehlo: str
     hlo: str
     cost: dict[str, float] | None
+    jaxpr: didax.ClosedJaxpr | None = None  # the program jit lowered (for the cost join)
 
     def __repr__(self) -> str:  # short, like IPython's <TimeitResult : ...>
         t = self.timings
@@ -526,6 +622,25 @@ def _timed(timer: Callable[[], float], fn: Callable[..., Any], *args: Any) -> tu
     return out, timer() - start
 
 
+DEFAULT_BUDGET = 4.0  # seconds of timing runs beyond the first calls (`%jit --budget`)
+_compiler_started = [False]
+
+
+def compiler_startup(timer: Callable[[], float] = time.perf_counter) -> float | None:
+    """The one-time start-up of the compiler in this process (loading jaxlib, the first
+    MLIR context and PJRT client), measured by compiling a one-operation program; None once
+    it has been paid, so a program's own lowering is not charged for it."""
+    if _compiler_started[0]:
+        return None
+    start = timer()
+    didax.jit(jnp.negative).lower(np.zeros((), np.float32)).compile()
+    _compiler_started[0] = True
+    return timer() - start
+
+
+JitProgress = Callable[[str, int, int], None]  # (what, runs done, runs planned)
+
+
 def jit_report(
     fn: Callable[..., Any],
     args: Sequence[Any],
@@ -533,32 +648,64 @@ def jit_report(
     *,
     number: int = 0,
     repeat: int = 7,
+    budget: float | None = DEFAULT_BUDGET,
     call: str = "",
     timer: Callable[[], float] = time.perf_counter,
+    progress: JitProgress | None = None,
 ) -> JitReport:
-    """Compile `fn` with `didax.jit` ahead of time, phase by phase (trace, lower, compile,
-    first run of the compiled executable), then time calls of the jitted function and eager
-    calls as `%timeit` does. Keyword arguments that could be passed by position are; the
-    keyword-only ones are closed over (compiled in as constants)."""
+    """Compile `fn` with `didax.jit` ahead of time, phase by phase (the compiler's start-up
+    in a fresh process, trace, lower, compile, first run of the compiled executable), then
+    time calls of the jitted function and eager calls as `%timeit` does, within `budget`
+    seconds (half each; None: no limit) and never fewer than one run of each. Keyword
+    arguments that could be passed by position are; the keyword-only ones are closed over
+    (compiled in as constants)."""
     __tracebackhide__ = True
     args, kwargs = positional(fn, tuple(args), dict(kwargs or {}))
     fn_k = functools.partial(fn, **kwargs) if kwargs else fn
     jitted = didax.jit(fn_k)
+    t_startup = compiler_startup(timer)
     lowered, t_lower = _timed(timer, jitted.lower, *args)
     phases = getattr(lowered, "timings", {})  # didax times trace and lower apart
     t_trace, t_lower = phases.get("trace"), phases.get("lower", t_lower)
     compiled, t_compile = _timed(timer, lowered.compile)
     result, t_first = _timed(timer, compiled, *args)
-    block_until_ready(jitted(*args))  # reuses the AOT executable; warms the fast dispatch path
-    steady = timeit_stats(functools.partial(jitted, *args), number, repeat, timer)
-    eager = timeit_stats(functools.partial(fn_k, *args), number, repeat, timer)
+    # one call of each first: it warms jit's fast dispatch path, and it is the first probe
+    # of the loop count (or the only run, when one call is most of the budget)
+    _, s_first = _timed(timer, jitted, *args)
+    _, e_first = _timed(timer, fn_k, *args)
+    half = budget / 2 if budget else None
+
+    def reporter(what: str) -> Progress | None:
+        return None if progress is None else (lambda done, total: progress(what, done, total))
+
+    steady = timeit_stats(
+        functools.partial(jitted, *args),
+        number,
+        repeat,
+        timer,
+        budget=half,
+        first=s_first,
+        progress=reporter("compiled"),
+    )
+    eager = timeit_stats(
+        functools.partial(fn_k, *args),
+        number,
+        repeat,
+        timer,
+        budget=half,
+        first=e_first,
+        progress=reporter("eager"),
+    )
     cost = compiled.cost_analysis()
     return JitReport(
         call=call or f"{fn_name(fn)}(...)",
         fn_name=fn_name(fn),
         result=result,
-        timings=JitTimings(t_trace, t_lower, t_compile, t_first, steady, eager),
+        timings=JitTimings(
+            t_trace, t_lower, t_compile, t_first, steady, eager, t_startup, budget or None
+        ),
         stablehlo=lowered.as_text(),
         hlo=compiled.as_text(),
         cost=dict(cost) if cost else None,
+        jaxpr=didax.make_jaxpr(fn_k)(*args),
     )

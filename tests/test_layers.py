@@ -27,6 +27,7 @@ PACKAGES = {"core": "didax", "magics": "didax.magics", "widgets": "didax.widgets
 ORDER: dict[str, tuple[int, int]] = {}
 for i, name in enumerate(
     [
+        "config",
         "source_info",
         "config",
         "dtypes",
@@ -54,6 +55,8 @@ for i, name in enumerate(
         "bits",
         "special",
         "sorting",
+        "slicing",
+        "debugging",
         "parallel",
     ]
 ):
@@ -64,19 +67,28 @@ for i, name in enumerate(["staging", "jvp", "vmap", "partial_eval", "transpose",
 ORDER["didax.control_flow"] = (4, -1)
 # common holds the helpers cond, scan and while_loop share; jit and custom_derivatives import
 # no other control flow; while_loop uses scan (fori_loop with static bounds is a scan).
-for i, name in enumerate(["common", "jit", "custom_derivatives", "cond", "scan", "while_loop"]):
+for i, name in enumerate(
+    ["common", "argnums", "jit", "custom_derivatives", "cond", "scan", "while_loop"]
+):
     ORDER[f"didax.control_flow.{name}"] = (4, i)
 for i, name in enumerate(
     # didax.lax is the facade over primitives (layer 2) and control flow (layer 4)
     [
         "didax.lax",
         "didax.api",
+        "didax.api_more",
+        "didax.debug",
         "didax.errors",
         "didax.numpy.lax_numpy",
+        "didax.numpy.indexing",
+        "didax.numpy.extra",
+        "didax.numpy.linalg",
         "didax.numpy",
         "didax.nn",
         "didax.random",
         "didax.tree",
+        "didax.scipy.special",
+        "didax.scipy",
         "didax.test_util",
         "didax",
     ]
@@ -102,7 +114,13 @@ PUBLIC = {
 ALLOWED: dict[tuple[str, str], str] = {}
 
 # Functions that may import: `import didax` must not import IPython.
-HOOKS = {("didax", "load_ipython_extension"), ("didax", "unload_ipython_extension")}
+HOOKS = {
+    ("didax", "load_ipython_extension"),
+    ("didax", "unload_ipython_extension"),
+    # ClosedJaxpr's rich display (called by IPython only) builds a didax.widgets view
+    ("didax.jaxpr", "_repr_mimebundle_"),
+    ("didax.magics.reports", "_repr_mimebundle_"),  # a report's view, as ClosedJaxpr's
+}
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from typing import Any
 from didax import core, pretty
 from didax.core import NOT_MAPPED, ShapedArray, Zero
 from didax.interpreters import staging
+from didax.interpreters.jvp import JVPTrace, JVPTracer
 from didax.interpreters.vmap import vmap_flat, vmap_jaxpr
 from didax.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr
 from didax.primitives import shape
@@ -76,9 +77,20 @@ def _stage(
     return hoisted, list(closed.consts), store[0]
 
 
+def _jvp_trace(leaves: Sequence[Any]) -> JVPTrace | None:
+    """The JVP trace the arguments belong to, when it is the innermost transformation: the
+    rule is then called on the primal values directly, without tracing the function (as
+    JAX's JVPTrace.process_custom_jvp_call does)."""
+    if not any(isinstance(x, core.Tracer) for x in leaves):
+        return None
+    trace = core.find_top_trace(leaves)
+    return trace if isinstance(trace, JVPTrace) else None
+
+
 def _eager() -> bool:
-    state = core.trace_state()
-    return len(state.stack) == 1 and state.dynamic is None
+    # nothing stages this call: the arguments are values (an outer jvp's rule may be running,
+    # as JAX's rules run on values) and no jit or make_jaxpr is tracing
+    return core.trace_state().dynamic is None
 
 
 def _long(aval: ShapedArray) -> str:
@@ -115,11 +127,19 @@ class _CustomFunction:
         leaves, in_tree = tree_flatten(tuple(dyn))
         if _eager() and not any(isinstance(x, core.Tracer) for x in leaves):
             return self.fun(*args)
+        trace = _jvp_trace(leaves)
+        if trace is not None:
+            return self._call_under_jvp(trace, name, nondiff, leaves, in_tree)
         closed, consts, out_tree = _stage(self.fun, nondiff, self.nondiff_argnums, leaves, in_tree)
         outs = self._bind(name, nondiff, leaves, in_tree, closed, consts, out_tree)
         return tree_unflatten(out_tree, outs)
 
     def _check_defined(self, name: str) -> None:
+        raise NotImplementedError
+
+    def _call_under_jvp(
+        self, trace: JVPTrace, name: str, nondiff: list, leaves: list, in_tree: PyTreeDef
+    ) -> Any:
         raise NotImplementedError
 
     def _bind(
@@ -176,6 +196,18 @@ class custom_jvp(_CustomFunction):  # noqa: N801 - JAX's name
         if self.jvp is None:
             raise AttributeError(f"No JVP defined for custom_jvp function {name} using defjvp.")
 
+    def _call_under_jvp(
+        self, trace: JVPTrace, name: str, nondiff: list, leaves: list, in_tree: PyTreeDef
+    ) -> Any:
+        # the user's rule on the primal values; the function itself is not traced
+        rule = CustomJvpRule(self.jvp, name, nondiff, in_tree, None, None)
+        tracers = [trace.full_raise(x) for x in leaves]
+        primals_out, tangents_out = rule(
+            [t.primal for t in tracers], [shape.instantiate(t.tangent) for t in tracers]
+        )
+        outs = [JVPTracer(trace, p, t) for p, t in zip(primals_out, tangents_out, strict=True)]
+        return tree_unflatten(rule.result_tree, outs)
+
     def _bind(self, name, nondiff, leaves, in_tree, closed, consts, out_tree):  # noqa: ANN001, ANN202
         rule = CustomJvpRule(self.jvp, name, nondiff, in_tree, out_tree, closed.out_avals)
         return custom_jvp_call_p.bind(
@@ -200,11 +232,15 @@ class CustomJvpRule:
         fun_name: str,
         nondiff: list,
         in_tree: PyTreeDef,
-        out_tree: PyTreeDef,
-        out_avals: Sequence[ShapedArray],
+        out_tree: PyTreeDef | None,
+        out_avals: Sequence[ShapedArray] | None,
     ) -> None:
+        # out_tree/out_avals are None when the function was not traced (called under jvp):
+        # the outputs are then checked against each other only
         self.jvp, self.fun_name, self.nondiff = jvp, fun_name, nondiff
-        self.in_tree, self.out_tree, self.out_avals = in_tree, out_tree, list(out_avals)
+        self.in_tree, self.out_tree = in_tree, out_tree
+        self.out_avals = None if out_avals is None else list(out_avals)
+        self.result_tree: PyTreeDef | None = None
         self.__name__ = getattr(jvp, "__name__", "jvp")
 
     def __call__(self, primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[list, list]:
@@ -225,14 +261,16 @@ class CustomJvpRule:
                 "produce primal and tangent outputs with equal container (pytree) "
                 f"structures, but got {p_tree} and {t_tree} respectively."
             )
-        if p_tree != self.out_tree:
+        if self.out_tree is not None and p_tree != self.out_tree:
             raise TypeError(
                 f"Custom JVP rule {self.__name__} for function {self.fun_name} must "
                 "produce a primal output with the same container (pytree) "
                 f"structure as the function's output, {self.out_tree}, but got "
                 f"{p_tree}."
             )
-        for p, t, expected in zip(p_leaves, t_leaves, self.out_avals, strict=True):
+        self.result_tree = p_tree
+        expected_avals = self.out_avals or [core.get_aval(p) for p in p_leaves]
+        for p, t, expected in zip(p_leaves, t_leaves, expected_avals, strict=True):
             pa, ta = core.get_aval(p), core.get_aval(t)
             if not core.types_match(pa, expected):
                 raise TypeError(
@@ -394,6 +432,27 @@ class custom_vjp(_CustomFunction):  # noqa: N801 - JAX's name
             name=name,
         )
 
+    def _call_under_jvp(
+        self, trace: JVPTrace, name: str, nondiff: list, leaves: list, in_tree: PyTreeDef
+    ) -> Any:
+        # fwd on the primal values (the function itself is not traced), then `custom_lin`
+        # of the tangents, as `custom_vjp_call`'s jvp rule does
+        tracers = [trace.full_raise(x) for x in leaves]
+        fwd = CustomVjpFwd(self.fwd, name, nondiff, self.nondiff_argnums, in_tree, None, None)
+        outs, res, res_tree = fwd([t.primal for t in tracers])
+        bwd = CustomVjpBwd(self.bwd, name, nondiff, in_tree, [t.aval for t in tracers])
+        tangents_out = custom_lin_p.bind(
+            *res,
+            *(shape.instantiate(t.tangent) for t in tracers),
+            num_res=len(res),
+            bwd=bwd,
+            res_tree=res_tree,
+            out_tree=fwd.result_tree,
+            out_avals=tuple(core.get_aval(x) for x in outs),
+        )
+        out = [JVPTracer(trace, p, t) for p, t in zip(outs, tangents_out, strict=True)]
+        return tree_unflatten(fwd.result_tree, out)
+
 
 class CustomVjpFwd:
     """The user's forward function on flat lists: args -> (outputs, residuals, residual
@@ -406,12 +465,14 @@ class CustomVjpFwd:
         nondiff: list,
         nondiff_argnums: tuple[int, ...],
         in_tree: PyTreeDef,
-        out_tree: PyTreeDef,
-        out_avals: Sequence[ShapedArray],
+        out_tree: PyTreeDef | None,
+        out_avals: Sequence[ShapedArray] | None,
     ) -> None:
+        # out_tree/out_avals are None when the function was not traced (called under jvp)
         self.fwd, self.fun_name, self.nondiff = fwd, fun_name, nondiff
         self.nondiff_argnums, self.in_tree, self.out_tree = nondiff_argnums, in_tree, out_tree
-        self.out_avals = list(out_avals)
+        self.out_avals = None if out_avals is None else list(out_avals)
+        self.result_tree: PyTreeDef | None = None
         self.__name__ = getattr(fwd, "__name__", "fwd")
 
     def __call__(self, args: Sequence[Any]) -> tuple[list, list, PyTreeDef]:
@@ -428,7 +489,8 @@ class CustomVjpFwd:
                 f"pass), but instead the fwd rule output's type was {type(result)}."
             )
         out_leaves, out_tree = tree_flatten(result[0])
-        if out_tree != self.out_tree:
+        self.result_tree = out_tree
+        if self.out_tree is not None and out_tree != self.out_tree:
             raise TypeError(
                 f"Custom VJP fwd rule {self.__name__} for function "
                 f"{self.fun_name} must produce a pair (list or tuple of length "
@@ -437,7 +499,7 @@ class CustomVjpFwd:
                 "function), but the primal output's structure was "
                 f"{out_tree} while the function's was {self.out_tree}."
             )
-        for x, expected in zip(out_leaves, self.out_avals, strict=True):
+        for x, expected in zip(out_leaves, self.out_avals or [], strict=False):
             if not core.types_match(core.get_aval(x), expected):
                 raise TypeError(
                     f"Custom VJP fwd rule {self.__name__} for function "

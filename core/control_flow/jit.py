@@ -23,13 +23,14 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-from didax import api_util, array, backend, core, dtypes, pretty
+from didax import array, backend, core, dtypes, pretty
 from didax.array import Array
+from didax.control_flow import argnums
 from didax.core import Zero
 from didax.interpreters import lowering, partial_eval, staging, transpose
 from didax.interpreters.jvp import jvp_jaxpr
 from didax.interpreters.vmap import batched_out_dims, vmap_jaxpr
-from didax.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var, eval_jaxpr
+from didax.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var, eval_jaxpr, has_effects
 from didax.tree_util import PyTreeDef, tree_flatten, tree_map, tree_unflatten
 
 CACHE_SIZE = 64  # executables kept per jitted function (least recently used dropped first)
@@ -85,7 +86,10 @@ def _compile(jaxpr: ClosedJaxpr, name: str) -> tuple[backend.Executable, dict[st
 
 
 def _jit_impl(*args: Any, name: str, jaxpr: ClosedJaxpr, inline: bool = False) -> list:
-    if inline:  # part of its caller's program: evaluated the way the caller is, eagerly
+    # a program that prints (debug_print) runs equation by equation: no host callbacks
+    if inline or derived(
+        jaxpr, ("effects",), lambda: has_effects(jaxpr)
+    ):  # part of its caller's program: evaluated the way the caller is, eagerly
         with core.new_base_main():
             outs = eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *args)
         return [core.to_numpy(x) for x in outs]
@@ -243,19 +247,53 @@ def _jit_transpose(cts, *args, name, jaxpr, inline=False):
 # ----------------------------------------------------------------------------- jit
 
 
-def jit(
-    fn: Callable[..., Any], static_argnums: int | Sequence[int] = (), *, inline: bool = False
-) -> JitFunction:
-    """`fn` compiled with XLA on first call for each new set of argument types. Like
-    `jax.jit` (positional `static_argnums` only; no shardings, donation or `static_argnames`).
+class _NotSpecified:
+    def __repr__(self) -> str:
+        return "<not-specified>"
 
-    Static arguments must be hashable: they key the cache, and each new value compiles anew.
+
+NOT_SPECIFIED: Any = _NotSpecified()
+
+
+def jit(
+    fn: Callable[..., Any] = NOT_SPECIFIED,
+    /,
+    *,
+    in_shardings: Any = None,
+    out_shardings: Any = None,
+    static_argnums: int | Sequence[int] | None = None,
+    static_argnames: str | Sequence[str] | None = None,
+    donate_argnums: int | Sequence[int] | None = None,
+    donate_argnames: str | Sequence[str] | None = None,
+    keep_unused: bool = False,
+    device: Any = None,
+    backend: str | None = None,
+    inline: bool = False,
+    compiler_options: dict[str, Any] | None = None,
+) -> Any:
+    """`fn` compiled with XLA on first call for each new set of argument types. Like
+    `jax.jit`; without `fn`, a decorator (`@jit(static_argnames="n")`).
+
+    Static arguments (by position, negative counted from the end, or by name) must be
+    hashable: they key the cache, and each new value compiles anew. Donation is accepted
+    and has no effect (didax keeps every input buffer); shardings, `device`, `backend`,
+    `keep_unused` and `compiler_options` are accepted for one CPU device and ignored.
     `inline=True`: inside another program, `fn`'s equation is lowered in place rather than
     as a called function (and evaluated eagerly when its caller is), as in JAX.
     """
+    options = {
+        "static_argnums": static_argnums,
+        "static_argnames": static_argnames,
+        "donate_argnums": donate_argnums,
+        "donate_argnames": donate_argnames,
+        "inline": inline,
+    }
+    if fn is NOT_SPECIFIED:
+        return lambda f: jit(f, **options)
     if not callable(fn):
         raise TypeError(f"Expected a callable value, got {fn!r}")
-    return JitFunction(fn, static_argnums, inline)
+    spec = argnums.resolve(fn, static_argnums, static_argnames, donate_argnums, donate_argnames)
+    return JitFunction(fn, spec, inline)
 
 
 class _Entry:
@@ -298,15 +336,14 @@ class JitFunction:
     """A function compiled by `jit`: call it, or inspect it with `.lower(*args)`."""
 
     def __init__(
-        self, fn: Callable[..., Any], static_argnums: int | Sequence[int], inline: bool = False
+        self, fn: Callable[..., Any], spec: argnums.ArgSpec | None = None, inline: bool = False
     ) -> None:
         functools.update_wrapper(self, fn)
         self._inline = inline
         self._fn = fn
         self._name = getattr(fn, "__name__", type(fn).__name__)
-        nums = api_util.ensure_index_tuple(static_argnums, "static_argnums")
-        api_util.validate_argnums(fn, nums, "static_argnums")
-        self._static_argnums = nums
+        self._spec = spec = spec or argnums.ArgSpec()
+        self._has_static = bool(spec.static_argnums or spec.static_argnames)
         self._cache: collections.OrderedDict[tuple, _Entry] = collections.OrderedDict()
         self._fast: dict[tuple, _Entry] = {}  # positional calls, keyed by `_fast_key`
         # Guards both tables and compilation; the fast path only reads `_fast` (a dict get
@@ -345,11 +382,12 @@ class JitFunction:
             state.dynamic is None
             and not consts
             and not any(isinstance(x, core.Tracer) for x in leaves)
+            and not derived(entry.closed, ("effects",), lambda: has_effects(entry.closed))
         ):
             with self._lock:
                 if entry.executable is None:
                     self._compile(entry)
-                if not kwargs and not self._static_argnums:  # later calls: the fast path
+                if not kwargs and not self._has_static:  # later calls: the fast path
                     key = _fast_key(args)
                     if key is not None and key not in self._fast:
                         entry.fast_keys.append(key)
@@ -372,8 +410,11 @@ class JitFunction:
         the values of tracers `fn` closes over (leading operands; the entry is then not
         cached: those tracers belong to the current transformation)."""
         __tracebackhide__ = True
-        static = set(api_util.ensure_inbounds(self._static_argnums, len(args), allow_invalid=True))
-        statics = tuple(args[i] for i in sorted(static))
+        static = self._spec.static_positions(len(args))
+        static_kw = {k: v for k, v in kwargs.items() if k in self._spec.static_argnames}
+        if static_kw:
+            kwargs = {k: v for k, v in kwargs.items() if k not in static_kw}
+        statics = (*(args[i] for i in sorted(static)), *sorted(static_kw.items()))
         try:
             hash(statics)
         except TypeError as e:
@@ -393,7 +434,9 @@ class JitFunction:
             if entry is not None:
                 self._cache.move_to_end(key)
                 return entry, leaves, []
-        entry, consts = self._trace(args, static, in_tree, avals)  # unlocked: may be slow
+            if statics and (entry := self._equal_entry(key)) is not None:
+                return entry, leaves, []
+        entry, consts = self._trace(args, static, static_kw, in_tree, avals)  # unlocked: slow
         if consts:
             return entry, leaves, consts
         with self._lock:
@@ -406,8 +449,19 @@ class JitFunction:
                     self._fast.pop(k, None)
         return entry, leaves, []
 
+    def _equal_entry(self, key: tuple) -> _Entry | None:
+        # A static argument mutated after it keyed an entry (a method's `self`) no longer
+        # hashes as it did, but still compares equal: JAX 0.10.2 then reuses the entry (its
+        # result is stale), so an equal key is looked for too.
+        return next((e for k, e in dict.items(self._cache) if k == key), None)
+
     def _trace(
-        self, args: tuple, static: set[int], in_tree: PyTreeDef, avals: tuple[core.ShapedArray, ...]
+        self,
+        args: tuple,
+        static: set[int],
+        static_kw: dict[str, Any],
+        in_tree: PyTreeDef,
+        avals: tuple[core.ShapedArray, ...],
     ) -> tuple[_Entry, list[Any]]:
         __tracebackhide__ = True
         out_trees: list[PyTreeDef] = []
@@ -417,7 +471,7 @@ class JitFunction:
             dynamic, kwargs = tree_unflatten(in_tree, leaves)
             it = iter(dynamic)
             full = [args[i] if i in static else next(it) for i in range(len(args))]
-            out_leaves, out_tree = tree_flatten(self._fn(*full, **kwargs))
+            out_leaves, out_tree = tree_flatten(self._fn(*full, **kwargs, **static_kw))
             out_trees.append(out_tree)
             return out_leaves
 
@@ -461,15 +515,31 @@ class JitFunction:
                 raise TypeError(_bad_argument(self._name, f"argument '{k}'", a))
 
     # ----- ahead of time
-    def lower(self, *args: Any, **kwargs: Any) -> Lowered:
-        """Trace and lower for these arguments, without compiling. Like `jax.jit(f).lower`."""
+    def trace(self, *args: Any, **kwargs: Any) -> Traced:
+        """Trace for these arguments (arrays or `ShapeDtypeStruct`s). Like
+        `jax.jit(f).trace`: `.jaxpr`, `.out_info`, `.lower()`."""
         __tracebackhide__ = True
         entry, _, consts = self._entry(args, kwargs)
         if consts:
             raise TypeError(
-                f"jit({self._name}).lower: cannot lower a function that closes "
+                f"jit({self._name}).trace: cannot trace a function that closes "
                 "over values of an enclosing transformation"
             )
+        return Traced(self, entry)
+
+    def eval_shape(self, *args: Any, **kwargs: Any) -> Any:
+        """The output's shapes and dtypes as a pytree of `ShapeDtypeStruct`s, without
+        compiling. Like `jax.jit(f).eval_shape`."""
+        __tracebackhide__ = True
+        entry, _, _ = self._entry(args, kwargs)
+        return _out_info(entry)
+
+    def lower(self, *args: Any, **kwargs: Any) -> Lowered:
+        """Trace and lower for these arguments, without compiling. Like `jax.jit(f).lower`."""
+        __tracebackhide__ = True
+        return self.trace(*args, **kwargs).lower()
+
+    def _lower(self, entry: _Entry) -> Lowered:
         t0 = time.perf_counter()
         builder = lowering.lower_jaxpr_to_module(entry.closed, self._name)
         timings = {"trace": entry.timings["trace"], "lower": time.perf_counter() - t0}
@@ -521,6 +591,32 @@ def _bad_argument(name: str, where: str, value: Any) -> str:
 
 
 # ----------------------------------------------------------------------------- AOT
+
+
+def _out_info(entry: _Entry) -> Any:
+    leaves = [array.ShapeDtypeStruct.from_aval(a) for a in entry.closed.out_avals]
+    return tree_unflatten(entry.out_tree, leaves)
+
+
+class Traced:
+    """A jitted function traced for one signature. Like `jax.stages.Traced`."""
+
+    def __init__(self, fn: JitFunction, entry: _Entry) -> None:
+        self._fn = fn
+        self._entry = entry
+        self.fun_name = fn._name
+        self.jaxpr = entry.closed
+        self.in_avals = entry.closed.in_avals
+        self.out_avals = entry.closed.out_avals
+        self.out_tree = entry.out_tree
+
+    @property
+    def out_info(self) -> Any:
+        return _out_info(self._entry)
+
+    def lower(self) -> Lowered:
+        """Lower to StableHLO. Like `jax.stages.Traced.lower`."""
+        return self._fn._lower(self._entry)
 
 
 class Lowered:

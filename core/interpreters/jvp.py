@@ -22,6 +22,13 @@ from didax.primitives import shape
 class JVPTracer(core.Tracer):
     __slots__ = ("primal", "tangent")
 
+    def __repr__(self) -> str:  # as JAX 0.10.2 prints it; under grad/linearize, a GradTracer
+        if getattr(self.tangent, "stands_for_linear_tangent", False):
+            return (
+                f"GradTracer(primal={self.primal}, typeof(tangent)={self.tangent.aval.str_short()})"
+            )
+        return f"JVPTracer(primal={self.primal}, tangent={self.tangent})"
+
     def __init__(self, trace: JVPTrace, primal: Any, tangent: Any) -> None:
         self._trace = trace
         self.primal = primal

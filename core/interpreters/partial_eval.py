@@ -24,7 +24,16 @@ from didax import core, dtypes
 from didax import source_info as si
 from didax.core import ShapedArray, Zero
 from didax.interpreters import jvp as jvp_interp
-from didax.jaxpr import Atom, ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, literal
+from didax.jaxpr import (
+    Atom,
+    ClosedJaxpr,
+    Jaxpr,
+    JaxprEqn,
+    Literal,
+    Var,
+    eqn_has_effects,
+    literal,
+)
 
 # --------------------------------------------------------------------------- rules
 
@@ -66,6 +75,7 @@ class PartialVal(NamedTuple):
 
 class PartialEvalTracer(core.Tracer):
     __slots__ = ("pval", "atom")
+    stands_for_linear_tangent = True  # a JVPTracer holding one prints as JAX's GradTracer
 
     def __init__(self, trace: PartialEvalTrace, pval: PartialVal, atom: Atom | None) -> None:
         self._trace = trace
@@ -227,7 +237,7 @@ def live_eqns(eqns: Sequence[JaxprEqn], outvars: Sequence[Atom]) -> list[JaxprEq
     live = {x for x in outvars if isinstance(x, Var)}
     kept = []
     for eqn in reversed(eqns):
-        if any(v in live for v in eqn.outvars):
+        if any(v in live for v in eqn.outvars) or eqn_has_effects(eqn):
             kept.append(eqn)
             live.update(x for x in eqn.invars if isinstance(x, Var))
     kept.reverse()

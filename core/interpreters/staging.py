@@ -24,12 +24,15 @@ class JaxprTracer(core.Tracer):
     """A variable of the jaxpr being built: its type, and the `Var` (or `Literal`) that
     equations reading it will name."""
 
-    __slots__ = ("aval", "var")
+    __slots__ = ("aval", "jaxpr_var")  # not `var`: that is the `x.var()` method
+
+    def __repr__(self) -> str:  # as JAX 0.10.2 prints the tracer of jit and make_jaxpr
+        return f"JitTracer({self.aval})"
 
     def __init__(self, trace: JaxprTrace, aval: ShapedArray, var: Var | Literal) -> None:
         self._trace = trace
         self.aval = aval
-        self.var = var
+        self.jaxpr_var = var
 
 
 class JaxprBuilder:
@@ -54,7 +57,7 @@ class JaxprBuilder:
             tracer = JaxprTracer(trace, aval, literal(_scalar_value(val), aval))
         else:
             tracer = self.new_tracer(trace, aval)
-            self.constvals[tracer.var] = val
+            self.constvals[tracer.jaxpr_var] = val
         self.const_tracers[id(val)] = tracer
         self.consts_seen.append(val)
         return tracer
@@ -64,7 +67,10 @@ class JaxprBuilder:
     ) -> ClosedJaxpr:
         constvars = list(self.constvals)
         jaxpr = Jaxpr(
-            constvars, [t.var for t in in_tracers], [t.var for t in out_tracers], list(self.eqns)
+            constvars,
+            [t.jaxpr_var for t in in_tracers],
+            [t.jaxpr_var for t in out_tracers],
+            list(self.eqns),
         )
         return ClosedJaxpr(jaxpr, [self.constvals[v] for v in constvars])
 
@@ -89,7 +95,7 @@ class JaxprTrace(core.Trace):
     def process_primitive(self, primitive, tracers, params):
         avals_out = core.abstract_eval_rules[primitive](*[t.aval for t in tracers], **params)
         outvars = [Var(a) for a in avals_out]
-        eqn = JaxprEqn(primitive, [t.var for t in tracers], outvars, params, si.current())
+        eqn = JaxprEqn(primitive, [t.jaxpr_var for t in tracers], outvars, params, si.current())
         self.builder.eqns.append(eqn)
         return [JaxprTracer(self, v.aval, v) for v in outvars]
 

@@ -118,24 +118,25 @@ def transpose_jaxpr(
 
 def vjp_flat(
     fn: Callable[..., Sequence[Any]], primals: Sequence[Any]
-) -> tuple[list[Any], Callable[[Sequence[Any]], list[Any]]]:
-    """Evaluate `fn` at `primals`; return its outputs and the function from output
-    cotangents to input cotangents (a `Zero` for each input nothing reaches, and for integer
-    inputs). Flat lists in and out; like `jax.vjp`."""
+) -> tuple[list[Any], Callable[[Sequence[Any], Sequence[Any]], list[Any]], list[Any]]:
+    """Evaluate `fn` at `primals`; return its outputs, the function from (residuals, output
+    cotangents) to input cotangents (a `Zero` for each input nothing reaches, and for integer
+    inputs), and the residuals. Flat lists in and out; like `jax.vjp`. The function holds no
+    values: the residuals are passed to it, so a caller can carry them as pytree leaves."""
     __tracebackhide__ = True  # engine frame: IPython leaves it out of tracebacks
     primals_out, lin, in_linear, out_nonzero = partial_eval.linearize_flat(fn, primals)
     in_avals = [core.get_aval(x) for x in primals]
 
-    def fn_vjp(cts: Sequence[Any]) -> list[Any]:
+    def fn_vjp(residuals: Sequence[Any], cts: Sequence[Any]) -> list[Any]:
         cts_lin = [ct for ct, nz in zip(cts, out_nonzero, strict=True) if nz]
         undefined = [UndefinedPrimal(v.aval) for v in lin.jaxpr.invars]
-        cts_in = iter(backward_pass(lin.jaxpr, lin.consts, undefined, cts_lin))
+        cts_in = iter(backward_pass(lin.jaxpr, list(residuals), undefined, cts_lin))
         return [
             next(cts_in) if lin_in else Zero(aval)
             for aval, lin_in in zip(in_avals, in_linear, strict=True)
         ]
 
-    return primals_out, fn_vjp
+    return primals_out, fn_vjp, list(lin.consts)
 
 
 def linear_transpose_flat(

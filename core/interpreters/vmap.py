@@ -21,6 +21,9 @@ from didax.primitives import shape
 class BatchTracer(core.Tracer):
     __slots__ = ("val", "batch_dim")
 
+    def __repr__(self) -> str:  # as JAX 0.10.2 prints it
+        return f"VmapTracer(aval={self.aval}, batched={core.get_aval(self.val)})"
+
     def __init__(self, trace: BatchTrace, val: Any, batch_dim: Any) -> None:
         self._trace = trace
         self.val = val

@@ -8,7 +8,6 @@ functions first promote dtypes (JAX's lattice, Python scalars weak) and broadcas
 
 from __future__ import annotations
 
-import builtins
 import functools
 import operator
 from collections.abc import Sequence
@@ -173,7 +172,7 @@ def _inner_jit(fn: Any, name: str, static_argnums: tuple[int, ...] = ()) -> Any:
     nothing being traced it just runs, eagerly with NumPy like the rest of didax.numpy (an
     inline jit is part of its caller)."""
     fn.__name__ = name
-    jitted = _jit(fn, static_argnums, inline=True)
+    jitted = _jit(fn, static_argnums=static_argnums, inline=True)
 
     def call(*args: Any) -> Any:
         return fn(*args) if core.trace_state() is core.EAGER_STATE else jitted(*args)
@@ -242,14 +241,14 @@ def _stack_nested(x: Any, dtype: Any) -> Any:
     items = _promote("array", *items)
     if dtype is not None:
         items = [lax.convert_element_type(v, _dtype(dtype), False) for v in items]
-    items = [lax.convert_element_type(v, core.get_aval(v).dtype, False) for v in items]
-    expanded = [
-        lax.broadcast_in_dim(
-            v, (1, *core.get_aval(v).shape), tuple(range(1, core.get_aval(v).ndim + 1))
-        )
-        for v in items
-    ]
+    expanded = [_strong_row(v) for v in items]  # each converted, then expanded: JAX's order
     return lax.concatenate(expanded, 0)
+
+
+def _strong_row(v: Any) -> Any:
+    v = lax.convert_element_type(v, core.get_aval(v).dtype, False)
+    aval = core.get_aval(v)
+    return lax.broadcast_in_dim(v, (1, *aval.shape), tuple(range(1, aval.ndim + 1)))
 
 
 def _shape_tuple(shape: Any) -> tuple[int, ...]:
@@ -919,79 +918,6 @@ def ndim(x: Any) -> int:
     return core.get_aval(x).ndim
 
 
-# ----------------------------------------------------------------------------- indexing
-
-
-def getitem(x: Any, index: Any) -> Any:
-    """Static indexing and slicing: ints, slices (positive steps), `...` and None."""
-    aval = core.get_aval(x)
-    index = index if isinstance(index, tuple) else (index,)
-    for i in index:
-        if isinstance(i, core.Tracer) or (isinstance(i, (Array, np.ndarray)) and np.ndim(i)):
-            raise NotImplementedError(
-                "didax supports static indexing only (ints, slices, ..., None); indexing with "
-                "an array or a traced value needs gather, which didax does not implement"
-            )
-    n_real = builtins.sum(1 for i in index if i is not None and i is not Ellipsis)
-    if builtins.sum(1 for i in index if i is Ellipsis) > 1:
-        raise IndexError("an index can only have a single ellipsis ('...')")
-    if n_real > aval.ndim:
-        raise IndexError(
-            f"Too many indices: {aval.ndim}-dimensional array indexed with "
-            f"{n_real} regular indices."
-        )
-    expanded: list[Any] = []
-    for i in index:
-        if i is Ellipsis:
-            expanded.extend([builtins.slice(None)] * (aval.ndim - n_real))
-        else:
-            expanded.append(i)
-    expanded.extend(
-        [builtins.slice(None)] * (aval.ndim - builtins.sum(1 for i in expanded if i is not None))
-    )
-    starts, limits, strides, squeeze_dims, new_axes = [], [], [], [], []
-    dim = 0
-    out_pos = 0
-    for i in expanded:
-        if i is None:
-            new_axes.append(out_pos)
-            out_pos += 1
-            continue
-        n = aval.shape[dim]
-        if isinstance(i, builtins.slice):
-            start, stop, step = i.indices(n)
-            if step < 0:
-                raise NotImplementedError("didax does not support negative slice steps")
-            stop = builtins.max(stop, start)
-            starts.append(start)
-            limits.append(stop)
-            strides.append(step)
-            out_pos += 1
-        else:
-            k = operator.index(i)
-            if n == 0:
-                raise IndexError(f"index {k} is out of bounds for axis {dim} with size 0")
-            # Out of bounds indices are clamped, as JAX clamps them (NumPy raises IndexError)
-            k = builtins.min(builtins.max(k + n if k < 0 else k, 0), n - 1)
-            starts.append(k)
-            limits.append(k + 1)
-            strides.append(1)
-            squeeze_dims.append(dim)
-        dim += 1
-    out = x
-    if (
-        tuple(starts) != (0,) * aval.ndim
-        or tuple(limits) != aval.shape
-        or any(s != 1 for s in strides)
-    ):
-        out = lax.slice(x, starts, limits, strides)
-    if squeeze_dims:
-        out = lax.squeeze(out, squeeze_dims)
-    if new_axes:
-        out = lax.expand_dims(out, new_axes)
-    return out
-
-
 # ----------------------------------------------------------------------------- methods
 
 
@@ -1029,7 +955,6 @@ OPERATORS = {
     "negative": negative,
     "positive": positive,
     "abs": abs,
-    "getitem": getitem,
     "reshape_method": _reshape_method,
     "astype": astype,
     "sum": sum,

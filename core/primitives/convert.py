@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from didax import array, core, dtypes
+from didax import array, core, dtypes, tree_util
 from didax.core import ShapedArray, Zero
 from didax.primitives import common
 
@@ -105,8 +105,12 @@ stop_gradient_p = core.Primitive("stop_gradient")
 
 
 def stop_gradient(x: Any) -> Any:
-    """The identity whose derivative is zero. Like `jax.lax.stop_gradient`."""
-    return stop_gradient_p.bind(x)
+    """The identity whose derivative is zero, on every leaf of the pytree `x`. Like
+    `jax.lax.stop_gradient`."""
+    leaves, tree = tree_util.tree_flatten(x)
+    if tree.node is None:  # one array: the common case
+        return stop_gradient_p.bind(x)
+    return tree_util.tree_unflatten(tree, [stop_gradient_p.bind(leaf) for leaf in leaves])
 
 
 core.impl_rules.register(stop_gradient_p, lambda x: [x])

@@ -59,6 +59,9 @@ NONLINEAR = {
     "reduce_prod",
     "erf_inv",
     "erf",
+    # scatter-min/max pick a winner (their jvp selects and scatter-adds tangents)
+    "scatter-min",
+    "scatter-max",
 }
 
 # Piecewise constant: the tangent is a symbolic zero, so no linear use reaches transpose.
@@ -77,11 +80,20 @@ BITS = {
 # Boolean outputs (comparisons, logic): not differentiable; tangents are symbolic zeros.
 BOOLEAN = {"eq", "ne", "gt", "ge", "lt", "le", "is_finite", "and", "or", "not"}
 
+# Effects only: debug_print has no outputs, and its jvp drops the tangents.
+EFFECTS = {"debug_print"}
+
 EXEMPT: dict[str, set[str]] = {
     "impl": set(),
     "abstract_eval": set(),
     "jvp": NO_OPERANDS | NO_DERIVATIVE_IN_JAX,
-    "transpose": NO_OPERANDS | NONLINEAR | ZERO_DERIVATIVE | BOOLEAN | BITS | NO_DERIVATIVE_IN_JAX,
+    "transpose": NO_OPERANDS
+    | NONLINEAR
+    | ZERO_DERIVATIVE
+    | BOOLEAN
+    | BITS
+    | EFFECTS
+    | NO_DERIVATIVE_IN_JAX,
     "vmap": set(),
     # Lowering rules come with core/interpreters/lowering.py (jit); list here any primitive
     # still waiting for one.

@@ -36,6 +36,9 @@ xs = jnp.array([[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]])
 """
 
 
+WIDGET = "application/vnd.jupyter.widget-view+json"
+
+
 @dataclass
 class Ran:
     result: Any  # the cell's value (what Out[] shows), None if hidden or failed
@@ -43,12 +46,20 @@ class Ran:
     displays: list[dict[str, str]]  # the mimebundle of each display() call
     stdout: str
     stderr: str
+    out: dict | None = None  # the mimebundle Out[] showed (None: no Out[])
+
+    @property
+    def shown(self) -> list[dict]:
+        """The views shown: each display() call's, then Out[]'s if it is a view (a
+        `%jaxpr` on a cell's last line shows its report there, once)."""
+        view = self.out is not None and WIDGET in self.out
+        return self.displays + ([self.out] if view else [])
 
     def plain(self, i: int = 0) -> str:
-        return self.displays[i]["text/plain"]
+        return self.shown[i]["text/plain"]
 
     def html(self, i: int = 0) -> str:
-        return self.displays[i]["text/html"]
+        return self.shown[i]["text/html"]
 
 
 @pytest.fixture(scope="session")
@@ -72,23 +83,47 @@ def ip(shell):
     return shell
 
 
+def _final_displays(outputs: list[dict]) -> list[dict]:
+    # what a front end ends up showing: an update (`display(..., display_id=True)` then
+    # `handle.update(...)`, as %jit's progress) replaces the output with its display id
+    shown: list[dict] = []
+    for o in outputs:
+        did = (o.get("transient") or {}).get("display_id")
+        if o.get("update") and did is not None:
+            shown = [o if (p.get("transient") or {}).get("display_id") == did else p for p in shown]
+        else:
+            shown.append(o)
+    return [o["data"] for o in shown]
+
+
 @pytest.fixture
 def run(ip):
     def run_cell(code: str) -> Ran:
         # display() calls go to a capturing publisher; Out[] (the displayhook) to stdout
         publisher, ip.display_pub = ip.display_pub, CapturingDisplayPublisher()
+        hook = ip.displayhook
+        outs: list[dict] = []
+        write = hook.write_format_data
+
+        def record(format_dict: dict, md_dict: Any = None) -> None:
+            outs.append(format_dict)
+            write(format_dict, md_dict)
+
+        hook.write_format_data = record
         try:
             with capture_output(display=False) as captured:
                 res = ip.run_cell(code)
-            displays = [o["data"] for o in ip.display_pub.outputs]
+            displays = _final_displays(ip.display_pub.outputs)
         finally:
             ip.display_pub = publisher
+            del hook.write_format_data
         return Ran(
             res.result,
             res.error_before_exec or res.error_in_exec,
             displays,
             captured.stdout,
             captured.stderr,
+            outs[-1] if outs else None,
         )
 
     return run_cell

@@ -10,6 +10,8 @@ import os
 
 import pytest
 
+WIDGET = "application/vnd.jupyter.widget-view+json"
+
 pytestmark = pytest.mark.kernel
 
 try:
@@ -63,6 +65,9 @@ CELLS = [
     "%grad loss(x, 2.0);",  # 13
     "%unload_ext didax",  # 14
     "%grad loss(x, 2.0)",  # 15
+    "%load_ext didax",  # 16
+    "c = %jaxpr f(x)",  # 17
+    "didax.make_jaxpr(f)(x)",  # 18
 ]
 
 
@@ -103,7 +108,7 @@ def out_text(cell):
 
 def display(cell):
     (disp,) = outputs(cell, "display_data")
-    assert set(disp["data"]) == {"text/plain", "text/html"}
+    assert set(disp["data"]) == {"text/plain", "text/html", WIDGET}
     return disp["data"]
 
 
@@ -126,13 +131,26 @@ def test_jaxpr_cell(executed):
     nb, _ = executed
     ns = local_names()
     expected = str(didax.make_jaxpr(ns["f"])(ns["x"]))
-    data = display(nb.cells[2])
-    assert data["text/plain"].startswith(f"jaxpr of f(x)\n{expected}\n  inputs ")
-    assert '<span class="dx-primitive">sin</span>' in data["text/html"]
-    assert out_text(nb.cells[2]) == expected  # Out[] is the ClosedJaxpr
-    cell_form = display(nb.cells[7])["text/plain"]
-    assert cell_form.startswith("jaxpr of f(y)\n" + expected)
-    assert out_text(nb.cells[7]) == expected
+    for i, call in ((2, "f(x)"), (7, "f(y)")):
+        # shown once: Out[] is the report's view, no display_data beside it
+        assert outputs(nb.cells[i], "display_data") == []
+        (res,) = outputs(nb.cells[i], "execute_result")
+        data = res["data"]
+        assert set(data) == {"text/plain", "text/html", WIDGET}
+        assert data["text/plain"].startswith(f"jaxpr of {call}\n{expected}\n  inputs ")
+        assert '<span class="dx-primitive">sin</span>' in data["text/html"]
+
+
+def test_jaxpr_assigned_displays_and_closed_jaxpr_shows_its_view(executed):
+    nb, _ = executed
+    ns = local_names()
+    expected = str(didax.make_jaxpr(ns["f"])(ns["x"]))
+    assert display(nb.cells[17])["text/plain"].startswith(f"jaxpr of f(x)\n{expected}")
+    assert outputs(nb.cells[17], "execute_result") == []
+    (res,) = outputs(nb.cells[18], "execute_result")
+    assert set(res["data"]) == {"text/plain", "text/html", WIDGET}
+    assert res["data"]["text/plain"] == expected
+    assert "dx-primitive" in res["data"]["text/html"]
 
 
 def test_grad_cells(executed):

@@ -9,7 +9,9 @@ import didax
 import didax.numpy as jnp
 import numpy as np
 import pytest
+from didax.magics import display as display_mod
 from didax.magics import magics as magics_mod
+from didax.magics import reports
 from IPython.core.error import UsageError
 from IPython.utils.path import compress_user
 
@@ -68,7 +70,7 @@ def test_jaxpr_returns_closed_jaxpr_and_displays_it(run):
     expected = str(didax.make_jaxpr(_f)(X))
     assert str(j) == expected
     [bundle] = ran.displays
-    assert set(bundle) == {"text/plain", "text/html"}
+    assert set(bundle) == {"text/plain", "text/html", "application/vnd.jupyter.widget-view+json"}
     plain = bundle["text/plain"]
     assert plain.splitlines()[0] == "jaxpr of f(x)"
     assert expected in plain
@@ -237,7 +239,7 @@ def test_vmap_quoted_and_equals_option_values(run):
             "%grad --foo f(x)",
             ("%grad: unknown option --foo (options: --argnums, --jaxpr); see %grad?"),
         ),
-        ("%jit -q f(x)", "%jit: unknown option -q (options: -n, -o, -r); see %jit?"),
+        ("%jit -q f(x)", "%jit: unknown option -q (options: --budget, -n, -o, -r); see %jit?"),
         (
             "%grad --argnums x f(x)",
             (
@@ -469,7 +471,9 @@ def test_jit_report_object_with_o(run):
     np.testing.assert_allclose(np.asarray(report.result), 2 * np.sum(np.sin(X)), rtol=1e-5)
     assert "func.func" in report.stablehlo and "HloModule" in report.hlo
     assert report.cost["flops"] > 0
-    assert ran.stdout.startswith("Out[") and "<JitReport loss(x, 2.0): compiled" in ran.stdout
+    # Out[] is the report's view (its text: the timing table), shown once
+    assert ran.stdout.startswith("Out[") and "jit of loss(x, 2.0)\n" in ran.stdout
+    assert repr(report).startswith("<JitReport loss(x, 2.0): compiled")
 
 
 def test_jit_user_error_and_recovery(run):
@@ -489,3 +493,75 @@ def test_jit_bad_argument_is_usage_error(run):
     ran = run("%jit -n 1 -r 1 f('abc')")
     assert isinstance(ran.error, UsageError) and "\n" not in str(ran.error)
     assert str(ran.error).startswith("%jit: TypeError: Error interpreting argument 'x'")
+
+
+def test_jit_budget_option(run):
+    report = run("%jit --budget 0.5 -o loss(x, 2.0)").result
+    t = report.timings
+    assert t.budget == 0.5 and t.steady.repeat >= 1 and t.eager.repeat >= 1
+    unlimited = run("%jit --budget 0 -n 1 -r 2 -o loss(x, 2.0)").result
+    assert unlimited.timings.budget is None and unlimited.timings.steady.repeat == 2
+    ran = run("%jit --budget -1 f(x)")
+    assert isinstance(ran.error, UsageError) and "seconds >= 0" in str(ran.error)
+
+
+def _html_values(widget):
+    out = [widget.value] if type(widget).__name__ == "HTML" else []
+    for child in getattr(widget, "children", ()):
+        out += _html_values(child)
+    return out
+
+
+def test_hostile_function_name_is_text_in_every_view(ip, run):
+    ip.run_cell(
+        "def evil(x):\n    return jnp.sum(jnp.sin(x) * 3.0)\n"
+        "evil.__name__ = '<img src=x onerror=alert(1)>'\n"
+        "ev = didax.jit(evil)"
+    )
+    lines = ("%jaxpr ev(x);", "%grad --jaxpr evil(x)", "%vmap evil(xs)", "%jit -n 1 -r 1 evil(x)")
+    for line in lines:
+        ran = run(line)
+        assert ran.error is None, (line, ran.error)
+        [bundle] = ran.displays
+        assert "<img" not in bundle["text/html"], line
+    ns = ip.user_ns
+    views = [
+        display_mod.jaxpr_view(reports.jaxpr_report(ns["ev"], (ns["x"],))),
+        display_mod.grad_view(reports.grad_report(ns["evil"], (ns["x"],), programs=True)),
+        display_mod.vmap_view(reports.vmap_report(ns["evil"], (ns["xs"],))),
+        display_mod.jit_view(reports.jit_report(ns["ev"], (ns["x"],), number=1, repeat=1)),
+    ]
+    for v in views:
+        values = _html_values(v)
+        assert any("&lt;img src=x onerror=alert(1)&gt;" in h for h in values), values
+        assert not any("<img" in h for h in values)
+
+
+def test_reports_render_as_views_and_jit_o_shows_once(run):
+    ran = run("%jit -n 1 -r 1 -o loss(x, 2.0)")
+    report = ran.result
+    bundle = report._repr_mimebundle_()
+    assert set(bundle) == {"text/plain", "text/html", "application/vnd.jupyter.widget-view+json"}
+    assert bundle["text/plain"].startswith("jit of loss(x, 2.0)\n")
+    assert all(d.get("text/plain", "") == "" for d in ran.displays)  # progress cleared
+    assigned = run("r = %jit -n 1 -r 1 -o loss(x, 2.0)")
+    assert assigned.plain().startswith("jit of loss(x, 2.0)\n")  # not shown as Out[]: displayed
+    g = run("%grad loss(x, 2.0)")
+    assert g.plain().startswith("grad of loss(x, 2.0)")
+
+
+def test_grad_and_jit_views_carry_the_provenance_joins(ip):
+    ns = ip.user_ns
+    grad = display_mod.grad_view(reports.grad_report(ns["loss"], (ns["x"], 2.0), programs=True))
+    [transform] = [c for c in grad.children if type(c).__name__ == "TransformView"]
+    linearized = transform.stages[2]
+    assert linearized.name.startswith("linearized")
+    # sin's equation of f became a new equation (cos's residual times the tangent)
+    assert any(link.status == "new" and link.source_eqn == 0 for link in linearized.links)
+    assert '<span class="dx-mark dx-new">' in "".join(_html_values(transform))
+    jit = display_mod.jit_view(reports.jit_report(ns["loss"], (ns["x"], 2.0), number=1, repeat=1))
+    [compiled] = [c for c in jit.children if type(c).__name__ == "CompiledView"]
+    prims = [r.primitive for r in compiled.eqn_costs]
+    assert prims == [e.primitive.name for e in didax.make_jaxpr(ns["loss"])(ns["x"], 2.0).eqns]
+    sin_row = compiled.eqn_costs[prims.index("sin")]
+    assert sin_row.fusion and sin_row.flops == 3.0  # it landed in an HLO fusion

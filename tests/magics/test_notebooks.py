@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+WIDGET = "application/vnd.jupyter.widget-view+json"
+
 pytestmark = pytest.mark.notebooks
 
 try:
@@ -57,7 +59,12 @@ def test_magics_tour_runs(kernel_name):
             line.lstrip().startswith(MAGICS) or "= %" in line for line in cell.source.splitlines()
         ):
             magic_cells += 1
-            displays = [o for o in cell.outputs if o.output_type == "display_data"]
-            assert len(displays) == 1, cell.source
-            assert set(displays[0]["data"]) == {"text/plain", "text/html"}
+            # one view per magic: displayed, or (%jaxpr as the last line) shown as Out[]
+            shown = [
+                o
+                for o in cell.outputs
+                if o.output_type in ("display_data", "execute_result") and WIDGET in o["data"]
+            ]
+            assert len(shown) == 1, cell.source
+            assert set(shown[0]["data"]) == {"text/plain", "text/html", WIDGET}
     assert magic_cells == 6

@@ -227,3 +227,48 @@ def test_jit_report_keyword_argument_is_an_input_not_a_constant():
     report = reports.jit_report(loss, (X,), {"y": 2.0}, number=1, repeat=1)
     assert "%arg1: tensor<f32>" in report.stablehlo  # y is a parameter of the program
     np.testing.assert_allclose(np.asarray(report.result), 2 * np.sum(np.sin(X)), rtol=1e-5)
+
+
+def test_timeit_budget_makes_one_run_of_one_call_for_a_slow_function():
+    clock = FakeClock(cost=14.0)  # 14 s per call: one call is the whole budget
+    done = []
+    stats = reports.timeit_stats(
+        clock.work, 0, 7, clock, budget=2.0, progress=lambda d, t: done.append((d, t))
+    )
+    assert (stats.loops, stats.repeat, stats.runs) == (1, 1, (14.0,))
+    assert clock.calls == 1
+    assert done[-1] == (1, 1)
+
+
+def test_timeit_budget_reuses_a_first_call_and_caps_the_runs():
+    clock = FakeClock(cost=0.3)
+    stats = reports.timeit_stats(clock.work, 0, 7, clock, budget=1.0, first=0.3)
+    # the given first call is the probe and the first run; 1.0 s holds three 0.3 s runs
+    assert (stats.loops, stats.repeat) == (1, 3) and clock.calls == 2
+    clock = FakeClock(cost=3e-4)  # fast: the loop count as without a budget, fewer runs
+    stats = reports.timeit_stats(clock.work, 0, 7, clock, budget=0.7)
+    assert stats.loops == 1000 and stats.repeat == 2
+    assert clock.calls == 1 + 10 + 100 + 1000 + 1000
+
+
+def test_jit_report_stays_within_its_budget_for_a_slow_function():
+    class SlowClock:  # every timed stretch, compiled or eager, takes 14 fake seconds
+        now = 0.0
+
+        def __call__(self) -> float:
+            self.now += 7.0
+            return self.now
+
+    report = reports.jit_report(loss, (X, 2.0), budget=4.0, timer=SlowClock())
+    t = report.timings
+    assert (t.steady.repeat, t.steady.loops, t.eager.repeat, t.eager.loops) == (1, 1, 1, 1)
+    assert t.budget == 4.0
+    np.testing.assert_allclose([*t.steady.runs, *t.eager.runs], [7.0, 7.0])
+
+
+def test_jit_report_separates_compiler_startup_from_lowering(monkeypatch):
+    monkeypatch.setattr(reports, "_compiler_started", [False])
+    first = reports.jit_report(loss, (X, 2.0), number=1, repeat=1)
+    assert first.timings.startup is not None and first.timings.startup > 0
+    second = reports.jit_report(loss, (X, 3.0), number=1, repeat=1)
+    assert second.timings.startup is None

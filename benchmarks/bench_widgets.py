@@ -1,0 +1,59 @@
+"""How long the widgets take to build on a big program: a 2,000-equation jaxpr.
+
+    python benchmarks/bench_widgets.py      # a few seconds on a 2-core machine
+
+Rows (medians of 3): `JaxprView(closed)`, what a cell shows (model, markup, widgets; the
+Graph tab is drawn when first opened), its static `text/html` fallback, and the Graph tab
+(grandalf's layered layout and the SVG) for 2,000 and for 200 equations. The issue's target:
+a 2,000-equation jaxpr builds its view in under a second.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+
+import didax
+import didax.numpy as jnp
+from didax.widgets import views
+
+
+def program(n: int) -> didax.ClosedJaxpr:
+    def f(x):
+        for i in range(n):
+            x = jnp.sin(x) if i % 2 else x * 1.5
+        return x
+
+    return didax.make_jaxpr(f)(jnp.ones(3))
+
+
+def median(fn: Callable[[], object], repeat: int = 3) -> float:
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def main() -> None:
+    big, small = program(2000), program(200)
+    assert len(big.eqns) == 2000
+    rows = [
+        ("JaxprView, 2,000 equations", median(lambda: views.JaxprView(big)), "< 1 s"),
+        (
+            "text/html fallback, 2,000 equations",
+            median(lambda: views.JaxprView(big, graph=False).fallback_html()),
+            "",
+        ),
+        ("Graph tab, 200 equations", median(lambda: views.GraphPanel(small).draw()), ""),
+        ("Graph tab, 2,000 equations", median(lambda: views.GraphPanel(big).draw(), 1), ""),
+    ]
+    print(f"{'benchmark':<40} {'seconds':>9}  target")
+    for name, seconds, target in rows:
+        print(f"{name:<40} {seconds:9.3f}  {target}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,54 @@
+"""More of `jax`'s top-level API: `eval_shape`, `jacobian`, `typeof`, `device_put`,
+`device_get`.
+
+Layer 5, beside `api.py`: thin functions over `jit`, `jacrev`, avals and the backend.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+from didax import backend, core
+from didax.api import jacrev
+from didax.array import Array
+from didax.control_flow.jit import jit
+from didax.tree_util import tree_map
+
+
+def eval_shape(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """The shapes and dtypes `fn` returns for these arguments (arrays or
+    `ShapeDtypeStruct`s), as a pytree of `ShapeDtypeStruct`s, without computing anything.
+    Like `jax.eval_shape`."""
+    return jit(fn).eval_shape(*args, **kwargs)
+
+
+def jacobian(
+    fn: Callable[..., Any],
+    argnums: int | Sequence[int] = 0,
+    has_aux: bool = False,
+    holomorphic: bool = False,
+    allow_int: bool = False,
+) -> Callable[..., Any]:
+    """The Jacobian of `fn` by reverse mode. Like `jax.jacobian` (which is `jacrev`)."""
+    if holomorphic or allow_int:
+        raise NotImplementedError("jacobian: holomorphic= and allow_int= are not supported")
+    return jacrev(fn, argnums, has_aux)
+
+
+def typeof(x: Any) -> core.ShapedArray:
+    """The abstract value of `x`: its shape, dtype and weak type. Like `jax.typeof`."""
+    return core.get_aval(x)
+
+
+def device_put(x: Any, device: Any = None, *, src: Any = None, **options: Any) -> Any:
+    """Every array of the pytree `x` as an Array on `device` (default: the first device).
+    Like `jax.device_put` with a device or None (no shardings yet)."""
+    return tree_map(lambda v: backend.device_put(v, device), x)
+
+
+def device_get(x: Any) -> Any:
+    """Every Array of the pytree `x` as a NumPy array on the host; other leaves as they
+    are. Like `jax.device_get`."""
+    return tree_map(lambda v: np.asarray(v) if isinstance(v, Array) else v, x)

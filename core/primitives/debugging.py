@@ -1,0 +1,90 @@
+"""`debug_print`: print formatted array values from inside transformed code. The primitive
+behind `didax.debug.print`; like JAX 0.10.2's `debug_print_p`.
+
+Layer 2 (`didax.primitives`). A primitive with an effect and no outputs: dead-code elimination keeps it
+(`core.effectful`), its jvp prints the primal values, its vmap rule prints once per batch
+element in order (as JAX's does), and it has no transpose (it takes no linear input). There
+is no host callback in didax's compiled programs: a jitted function whose program holds a
+`debug_print` is evaluated equation by equation (`jit_p`'s impl checks `has_effects`), so
+the prints come at call time, in program order, with the values of that call. Its lowering
+emits nothing.
+"""
+
+from __future__ import annotations
+
+import builtins
+import string
+from typing import Any
+
+import numpy as np
+from didax import core
+from didax.primitives import shape
+from didax.tree_util import PyTreeDef, tree_flatten, tree_unflatten
+
+debug_print_p = core.Primitive("debug_print", multiple_results=True)
+core.effectful.add(debug_print_p)
+
+
+def debug_print(fmt: str, *args: Any, ordered: bool = False, **kwargs: Any) -> None:
+    """Print `fmt.format(*args, **kwargs)` with the arrays' values, at run time under every
+    transformation. Like `jax.debug.print`."""
+    leaves, in_tree = tree_flatten((args, kwargs))
+    debug_print_p.bind(
+        *leaves,
+        fmt=fmt,
+        has_placeholders=_has_placeholders(fmt),
+        in_tree=in_tree,
+        logging_record=None,
+        np_printoptions=tuple(np.get_printoptions().items()),
+        ordered=ordered,
+        partitioned=False,
+        static_args=(),
+    )
+
+
+def _has_placeholders(fmt: str) -> bool:
+    return any(field is not None for _, field, _, _ in string.Formatter().parse(fmt))
+
+
+def _print(values: list[Any], fmt: str, in_tree: PyTreeDef, np_printoptions: tuple) -> None:
+    args, kwargs = tree_unflatten(in_tree, [np.asarray(v) for v in values])
+    with np.printoptions(**dict(np_printoptions)):
+        builtins.print(fmt.format(*args, **kwargs))
+
+
+def _debug_print_impl(*xs, fmt, in_tree, np_printoptions, **params):
+    _print(list(xs), fmt, in_tree, np_printoptions)
+    return []
+
+
+core.impl_rules.register(debug_print_p, _debug_print_impl)
+core.abstract_eval_rules.register(debug_print_p, lambda *avals, **params: [])
+
+
+@core.jvp_rules.register(debug_print_p)
+def _debug_print_jvp(primals, tangents, **params):
+    debug_print_p.bind(*primals, **params)
+    return [], []
+
+
+# no transpose rule: debug_print takes no linear input (its jvp drops the tangents)
+
+
+@core.vmap_rules.register(debug_print_p)
+def _debug_print_vmap(axis_size, vals, dims, **params):
+    for i in range(axis_size):  # one print per batch element, in order, as JAX prints
+        debug_print_p.bind(*(_element(x, d, i) for x, d in zip(vals, dims, strict=True)), **params)
+    return [], []
+
+
+def _element(x: Any, d: Any, i: int) -> Any:
+    if d is core.NOT_MAPPED:
+        return x
+    aval = core.get_aval(x)
+    start = [0] * aval.ndim
+    limit = list(aval.shape)
+    start[d], limit[d] = i, i + 1
+    return shape.squeeze(shape.slice(x, tuple(start), tuple(limit)), (d,))
+
+
+core.lowering_rules.register(debug_print_p, lambda ctx, *xs, **params: [])

@@ -1,0 +1,40 @@
+"""The gap between `jax.numpy` 0.10.2 and `didax.numpy`, as a number: the public callables
+JAX has and didax lacks are printed and must stay within the recorded list
+(`numpy_missing_names.txt`, next to this file). Adding a name: delete it from the list."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import didax.numpy as dnp
+import pytest
+
+jax = pytest.importorskip("jax")
+pytestmark = pytest.mark.oracle
+
+RECORDED = Path(__file__).with_name("numpy_missing_names.txt")
+
+
+def missing_names() -> list[str]:
+    return sorted(
+        name
+        for name in dir(jax.numpy)
+        if not name.startswith("_")
+        and callable(getattr(jax.numpy, name))
+        and not hasattr(dnp, name)
+    )
+
+
+def test_missing_numpy_names_do_not_grow():
+    missing = missing_names()
+    recorded = RECORDED.read_text().split()
+    print(f"{len(missing)} jax.numpy names missing from didax.numpy:", " ".join(missing))
+    new = sorted(set(missing) - set(recorded))
+    assert not new, f"names lost from didax.numpy: {new}"
+    assert len(missing) <= len(recorded)
+
+
+def test_recorded_list_is_current():
+    # a name added to didax.numpy leaves the list too, so the recorded figure stays honest
+    gone = sorted(set(RECORDED.read_text().split()) - set(missing_names()))
+    assert not gone, f"now in didax.numpy, delete from {RECORDED.name}: {gone}"

@@ -1,0 +1,232 @@
+"""`didax.numpy`'s added functions against `jax.numpy` 0.10.2: values, dtypes, shapes and
+weak types, eagerly and under jit; gradients where the function is differentiable; the
+Array methods (`x.std()`, `x.cumsum()`, `x.real` ...)."""
+
+from __future__ import annotations
+
+import didax
+import didax.numpy as dnp
+import didax.scipy.special
+import numpy as np
+import pytest
+
+jax = pytest.importorskip("jax")
+jnp = jax.numpy
+import jax.scipy.special  # noqa: E402
+
+pytestmark = pytest.mark.oracle
+
+RNG = np.random.default_rng(0)
+V = RNG.normal(size=5).astype(np.float32)
+M = RNG.normal(size=(3, 4)).astype(np.float32)
+S = RNG.normal(size=(4, 4)).astype(np.float32)
+T = RNG.normal(size=(2, 3, 4)).astype(np.float32)
+SPECIAL = np.array([1.0, np.nan, np.inf, -np.inf, -0.0, 2.5, -1.5], np.float32)
+I = np.array([[3, -1, 7], [0, 2, -5]], np.int32)
+
+# (id, function of the numpy module, args, differentiable in args[0])
+CASES = [
+    ("isnan", lambda m, x: m.isnan(x), (SPECIAL,), False),
+    ("isinf", lambda m, x: m.isinf(x), (SPECIAL,), False),
+    ("isfinite", lambda m, x: m.isfinite(x), (SPECIAL,), False),
+    ("isnan_int", lambda m, x: m.isnan(x), (I,), False),
+    ("isclose", lambda m, x, y: m.isclose(x, y), (SPECIAL, SPECIAL[::-1].copy()), False),
+    ("isclose_nan", lambda m, x: m.isclose(x, x, equal_nan=True), (SPECIAL,), False),
+    ("isclose_tol", lambda m, x: m.isclose(x, x + 1e-3, atol=1e-2), (V,), False),
+    ("allclose", lambda m, x, y: m.allclose(x, y), (V, V + 1e-9), False),
+    ("allclose_false", lambda m, x, y: m.allclose(x, y), (V, V + 1.0), False),
+    ("round", lambda m, x: m.round(x), (np.array([0.5, 1.5, 2.5, -0.5, 1.26], np.float32),), False),
+    ("round_dec", lambda m, x: m.round(x, 1), (V,), False),
+    ("round_int", lambda m, x: m.round(x), (I,), False),
+    ("real", lambda m, x: m.real(x), (V,), True),
+    ("imag", lambda m, x: m.imag(x), (V,), False),
+    ("conj", lambda m, x: m.conj(x), (M,), True),
+    ("angle", lambda m, x: m.angle(x), (SPECIAL,), False),
+    ("angle_int", lambda m, x: m.angle(x), (I,), False),
+    ("var", lambda m, x: m.var(x), (M,), True),
+    ("var_axis", lambda m, x: m.var(x, axis=0, ddof=1), (M,), True),
+    ("std", lambda m, x: m.std(x, axis=1, keepdims=True), (M,), True),
+    ("std_int", lambda m, x: m.std(x), (I,), False),
+    ("cumsum", lambda m, x: m.cumsum(x), (M,), True),
+    ("cumsum_axis", lambda m, x: m.cumsum(x, axis=1), (T,), True),
+    ("cumsum_int", lambda m, x: m.cumsum(x, axis=0), (I,), False),
+    ("cumprod", lambda m, x: m.cumprod(x, axis=-1), (M,), True),
+    (
+        "cumprod_zero",
+        lambda m, x: m.cumprod(x),
+        (np.array([2.0, 0.0, 3.0, 4.0], np.float32),),
+        True,
+    ),
+    ("argmin", lambda m, x: m.argmin(x), (M,), False),
+    ("argmin_axis", lambda m, x: m.argmin(x, axis=0), (M,), False),
+    ("argmin_nan", lambda m, x: m.argmin(x), (SPECIAL,), False),
+    ("argmin_int", lambda m, x: m.argmin(x, axis=1), (I,), False),
+    ("sort", lambda m, x: m.sort(x), (M,), True),
+    ("sort_axis0", lambda m, x: m.sort(x, axis=0), (M,), True),
+    ("sort_none", lambda m, x: m.sort(x, axis=None), (M,), True),
+    ("sort_special", lambda m, x: m.sort(x), (SPECIAL,), False),
+    ("argsort", lambda m, x: m.argsort(x), (M,), False),
+    ("sort_desc", lambda m, x: m.sort(x, descending=True), (SPECIAL,), False),
+    ("sort_desc_grad", lambda m, x: m.sort(x, axis=0, descending=True), (M,), True),
+    (
+        "argsort_desc",
+        lambda m, x: m.argsort(x, descending=True),
+        (np.array([2, 1, 2, 1, 0], np.int32),),
+        False,
+    ),
+    ("argsort_desc_axis0", lambda m, x: m.argsort(x, axis=0, descending=True), (M,), False),
+    ("argsort_ties", lambda m, x: m.argsort(x), (np.array([2, 1, 2, 1, 0], np.int32),), False),
+    ("outer", lambda m, x, y: m.outer(x, y), (V, M[0]), True),
+    ("kron", lambda m, x, y: m.kron(x, y), (M[:2, :2], S[:3, :2]), True),
+    ("kron_1d", lambda m, x, y: m.kron(x, y), (V, V[:2]), True),
+    ("tril", lambda m, x: m.tril(x), (S,), True),
+    ("triu_k", lambda m, x: m.triu(x, k=1), (M,), True),
+    ("tril_neg", lambda m, x: m.tril(x, -1), (T,), True),
+    ("meshgrid", lambda m, x, y: m.meshgrid(x, y), (V, M[0]), True),
+    ("meshgrid_ij", lambda m, x, y: m.meshgrid(x, y, indexing="ij"), (V, M[0]), True),
+    ("meshgrid_sparse", lambda m, x, y: m.meshgrid(x, y, sparse=True), (V, M[0]), True),
+    ("einsum_mm", lambda m, x, y: m.einsum("ij,jk->ik", x, y), (M, S), True),
+    (
+        "einsum_batch",
+        lambda m, x, y: m.einsum("bij,bjk->bik", x, y),
+        (T, T.transpose(0, 2, 1).copy()),
+        True,
+    ),
+    ("einsum_trace_sum", lambda m, x: m.einsum("ij->", x), (M,), True),
+    ("einsum_transpose", lambda m, x: m.einsum("ij->ji", x), (M,), True),
+    ("einsum_implicit", lambda m, x, y: m.einsum("ij,jk", x, y), (M, S), True),
+    ("einsum_dot", lambda m, x, y: m.einsum("i,i->", x, y), (V, V), True),
+    ("einsum_outer", lambda m, x, y: m.einsum("i,j->ij", x, y), (V, V), True),
+    ("einsum_three", lambda m, x, y, z: m.einsum("ij,jk,kl->il", x, y, z), (M, S, S), True),
+    ("convolve", lambda m, x, y: m.convolve(x, y), (V, V[:3]), True),
+    ("convolve_same", lambda m, x, y: m.convolve(x, y, mode="same"), (V, V[:3]), True),
+    ("convolve_valid", lambda m, x, y: m.convolve(x, y, mode="valid"), (V, V[:2]), True),
+    ("convolve_swap", lambda m, x, y: m.convolve(x, y), (V[:2], V), True),
+    ("all", lambda m, x: m.all(x > -5), (M,), False),
+    ("any_axis", lambda m, x: m.any(x > 1, axis=0), (M,), False),
+    ("norm", lambda m, x: m.linalg.norm(x), (M,), True),
+    ("norm_vec_inf", lambda m, x: m.linalg.norm(x, ord=np.inf), (V,), False),
+    ("norm_vec_1", lambda m, x: m.linalg.norm(x, ord=1), (V,), True),
+    ("norm_vec_3", lambda m, x: m.linalg.norm(x, ord=3), (V,), True),
+    ("norm_axis", lambda m, x: m.linalg.norm(x, axis=1), (M,), True),
+    ("norm_fro", lambda m, x: m.linalg.norm(x, ord="fro", keepdims=True), (M,), True),
+    ("norm_mat_1", lambda m, x: m.linalg.norm(x, ord=1), (M,), False),
+    ("norm_mat_inf", lambda m, x: m.linalg.norm(x, ord=np.inf), (M,), False),
+    ("swapaxes", lambda m, x: m.swapaxes(x, 0, 2), (T,), True),
+    ("ravel", lambda m, x: m.ravel(x), (T,), True),
+]
+
+
+def _special(m):
+    return didax.scipy.special if m is dnp else jax.scipy.special
+
+
+CASES += [
+    ("logsumexp", lambda m, x: _special(m).logsumexp(x, axis=1), (M,), True),
+    ("logsumexp_b", lambda m, x: _special(m).logsumexp(x, b=np.float32(2.0)), (V,), True),
+    (
+        "logsumexp_sign",
+        lambda m, x: _special(m).logsumexp(x, b=-np.ones(5, np.float32), return_sign=True),
+        (V,),
+        False,
+    ),
+]
+
+
+def _check(got, want, rtol=1e-5, atol=1e-6):
+    got_leaves, got_tree = jax.tree_util.tree_flatten(got)
+    want_leaves, want_tree = jax.tree_util.tree_flatten(want)
+    assert len(got_leaves) == len(want_leaves)
+    for g, w in zip(got_leaves, want_leaves, strict=True):
+        w = np.asarray(w)
+        assert np.asarray(g).dtype == w.dtype
+        assert np.shape(g) == w.shape
+        assert getattr(g, "weak_type", False) == getattr(w, "weak_type", False) or not hasattr(
+            g, "weak_type"
+        )
+        np.testing.assert_allclose(np.asarray(g), w, rtol=rtol, atol=atol)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_value_eager_and_jit(case):
+    _, fn, args, _ = case
+    want = fn(jnp, *args)
+    _check(fn(dnp, *args), want)
+    _check(didax.jit(lambda *a: fn(dnp, *a))(*args), want)
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c[3]], ids=[c[0] for c in CASES if c[3]])
+def test_grad(case):
+    _, fn, args, _ = case
+
+    def loss(m):
+        def f(x):
+            out = fn(m, x, *args[1:])
+            leaves = (
+                jax.tree_util.tree_leaves(out) if m is jnp else didax.tree_util.tree_leaves(out)
+            )
+            return sum((m.sin(leaf) * (i + 1)).sum() for i, leaf in enumerate(leaves))
+
+        return f
+
+    want = jax.grad(loss(jnp))(args[0])
+    _check(didax.grad(loss(dnp))(args[0]), want, rtol=1e-4, atol=1e-5)
+
+
+def test_methods_and_properties():
+    d, j = dnp.asarray(M), jnp.asarray(M)
+    for _, call in [
+        ("std", lambda x: x.std()),
+        ("var", lambda x: x.var(axis=0)),
+        ("round", lambda x: x.round(2)),
+        ("conj", lambda x: x.conj()),
+        ("real", lambda x: x.real),
+        ("imag", lambda x: x.imag),
+        ("cumsum", lambda x: x.cumsum(axis=1)),
+        ("cumprod", lambda x: x.cumprod()),
+        ("argmin", lambda x: x.argmin(axis=1)),
+        ("argsort", lambda x: x.argsort()),
+        ("sort", lambda x: x.sort(axis=0)),
+        ("all", lambda x: (x > 0).all()),
+        ("any", lambda x: (x > 0).any(axis=1)),
+        ("ravel", lambda x: x.ravel()),
+        ("flatten", lambda x: x.flatten()),
+        ("clip", lambda x: x.clip(-0.5, 0.5)),
+    ]:
+        _check(call(d), call(j))
+        _check(didax.jit(call)(d), call(j))
+
+
+def test_vmap_of_new_functions():
+    for fn in (
+        lambda m, x: m.cumsum(x),
+        lambda m, x: m.sort(x),
+        lambda m, x: m.argsort(x),
+        lambda m, x: m.std(x),
+        lambda m, x: m.tril(m.outer(x, x)),
+        lambda m, x: m.convolve(x, x[:2]),
+    ):
+        got = didax.vmap(lambda x, fn=fn: fn(dnp, x))(M)
+        _check(got, jax.vmap(lambda x, fn=fn: fn(jnp, x))(M))
+
+
+def test_unsupported_raise():
+    with pytest.raises(NotImplementedError, match="einsum"):
+        dnp.einsum("ii->", S)
+    with pytest.raises(NotImplementedError, match="ord=2"):
+        dnp.linalg.norm(M, ord=2)
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda m, x: m.sort(x),
+        lambda m, x: m.sort(x, axis=0, descending=True),
+        lambda m, x: m.argsort(x),
+        lambda m, x: m.argsort(x, axis=0, descending=True),
+    ],
+)
+def test_sort_jaxprs_as_jax(fn):
+    got = didax.make_jaxpr(lambda x: fn(dnp, x))(M)
+    want = jax.make_jaxpr(lambda x: fn(jnp, x))(M)
+    assert str(got) == str(want)

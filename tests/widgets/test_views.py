@@ -1,0 +1,126 @@
+"""didax.widgets.views: each view's bundle is a widget with text/plain (its model's text) and
+text/html fallbacks; the buttons and boxes act through the kernel side (clicked here)."""
+
+from __future__ import annotations
+
+import didax
+import didax.numpy as jnp
+import numpy as np
+from didax import widgets
+from didax.widgets import model as m
+from didax.widgets import views
+
+X = jnp.array([0.5, 1.0, 2.0])
+WIDGET = "application/vnd.jupyter.widget-view+json"
+
+
+def f(x):
+    return didax.lax.cond(x.sum() > 0, jnp.sin, jnp.cos, x) * 3.0
+
+
+def test_closed_jaxpr_renders_as_a_jaxpr_view():
+    closed = didax.make_jaxpr(f)(X)
+    bundle = closed._repr_mimebundle_()
+    assert set(bundle) == {"text/plain", "text/html", WIDGET}
+    assert bundle["text/plain"] == str(closed)
+    assert "dx-primitive" in bundle["text/html"]
+
+
+def test_attached_view_is_shown_once():
+    closed = didax.make_jaxpr(f)(X)
+    report = views.ReportView([], text="report text", html="<b>r</b>")
+    views.attach_view(closed, report)
+    assert closed._repr_mimebundle_()["text/plain"] == "report text"
+    assert closed._repr_mimebundle_()["text/plain"] == str(closed)  # then its own view
+
+
+def test_jaxpr_view_folds_draws_its_graph_and_steps():
+    closed = didax.make_jaxpr(f)(X)
+    v = widgets.JaxprView(closed, args=(X,))
+    assert v.text() == str(closed) and repr(v) == str(closed)
+    assert v.code.value.count(" open>") == len(v.jaxpr_model.folds) > 0
+    v.fold_all(True)
+    assert " open>" not in v.code.value
+    assert v.graph_panel.graph is None  # drawn when the Graph tab is first shown
+    v.tabs.selected_index = 1
+    assert "<svg" in v.graph_panel.drawing.value and "dx-node-eqn" in v.graph_panel.drawing.value
+    v.graph_panel.zoom.value = 2.0
+    assert 'class="dx-graph" width=' in v.graph_panel.drawing.value
+    stepper = v.open_stepper()
+    assert v.stepper_box.children == (stepper,)
+
+
+def test_stepper_buttons_step_back_run_and_reset():
+    closed = didax.make_jaxpr(f)(X)
+    s = widgets.Stepper(closed, X)
+    b = s.buttons
+    assert b["previous"].disabled and "step 0" in s.status()
+    b["next"].click()
+    assert s.state.steps == 1 and "dx-current" in s.body.value
+    b["next"].click()
+    b["previous"].click()
+    assert s.state.steps == 1
+    b["run"].click()
+    assert s.state.done and b["next"].disabled
+    np.testing.assert_allclose(np.asarray(s.state.outputs[0]), np.asarray(f(X)), rtol=1e-6)
+    assert "output 0" in s.text()
+    b["reset"].click()
+    assert s.state.steps == 0 and not s.state.done
+    assert WIDGET in s._repr_mimebundle_()
+
+
+def test_compiled_view_searches_and_shows_metadata_on_request():
+    lowered = didax.jit(f).lower(X)
+    compiled = lowered.compile()
+    v = widgets.CompiledView(lowered.as_text(), compiled.as_text(), compiled.cost_analysis())
+    assert "stablehlo" in v.code_views[0].value
+    v.search.value = "sine"
+    assert "lines contain" in v.code_views[0].value
+    bundle = v._repr_mimebundle_()
+    assert set(bundle) == {"text/plain", "text/html", WIDGET}
+    assert bundle["text/plain"].startswith("StableHLO\n")
+    with_meta = widgets.CompiledView("x", 'a, metadata={op_name="f"}')
+    assert "metadata" not in with_meta.code_views[1].value
+    with_meta.metadata.value = True
+    assert "metadata" in with_meta.code_views[1].value
+
+
+def test_compiled_view_per_equation_cost_slot():
+    rows = [m.EqnCost(0, "sin", "fusion.1", "kLoop", 3.0, 24.0, "f.py:2")]
+    v = widgets.CompiledView("x", "y", None, eqn_costs=rows)
+    html = v.tabs.children[3].value
+    assert "fusion.1" in html and "kLoop" in html and "f.py:2" in html
+
+
+def test_transform_view_columns_and_stage_diff_slot():
+    closed = didax.make_jaxpr(f)(X)
+    lin = didax.make_jaxpr(jnp.cos)(X)
+    stages = [
+        widgets.Stage("f", closed),
+        widgets.Stage("linearized", lin, links=(widgets.EqnLink(0, "new", "f", 1),)),
+    ]
+    v = widgets.TransformView(stages, title="grad of f(x)")
+    assert v.text() == f"grad of f(x)\nf\n{closed}\nlinearized\n{lin}"
+    html = v.fallback_html()
+    assert '<span class="dx-mark dx-new">  new ← f eqn 1</span>' in html
+
+
+def test_timing_view_text_and_bars():
+    t = m.TimingModel(
+        "jit of f(x)",
+        (m.Phase("compile", 0.03),),
+        (1e-5, 2e-5),
+        (4e-4,),
+        10,
+        10,
+        40.0,
+        budget=4.0,
+        text="jit of f(x)\n  speed-up 40.0x",
+    )
+    v = widgets.TimingView(t)
+    assert v._repr_mimebundle_()["text/plain"] == t.text
+    html = v.fallback_html()
+    assert html.count("dx-bar-compiled") >= 3 and "speed-up 40.0x" in html
+    assert "one Python call per operation" in html
+    assert "15 µs ± 5 µs per call (min 10 µs, max 20 µs, 2 runs)" in html
+    assert "compiled: 2 runs of 10 calls; eager: 1 run of 10 calls (time budget 4 s)" in html

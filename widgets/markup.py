@@ -1,0 +1,565 @@
+"""HTML and SVG for the views: the only module of didax.widgets that writes markup.
+
+Every string that reaches markup goes through `esc` (`html.escape` with quotes), including
+jaxpr tokens, names, values, compiler text and hover titles; CSS classes come from closed
+sets (token kinds, numbered variables), never from user text. The markup needs no script:
+folding is `<details>`, and clicking a variable checks a hidden radio button that a CSS
+`:has()` rule turns into a highlight of its binding and every use, so the same HTML works
+inside ipywidgets' `HTML` (which sets `innerHTML`, where scripts never run) and in a stored
+notebook's `text/html`. Colours come from JupyterLab's theme variables, with a palette for
+light and for dark themes that keeps 4.5:1 contrast on both (a test measures it).
+"""
+
+from __future__ import annotations
+
+import html
+import itertools
+import math
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from didax.widgets import model as m
+
+_ids = itertools.count()
+
+
+def esc(s: Any) -> str:
+    return html.escape(str(s), quote=True)
+
+
+def new_uid(prefix: str = "dx") -> str:
+    """A document-unique id for one rendering (radio groups and their CSS rules)."""
+    return f"{prefix}{next(_ids)}x{id(_ids) % 100000}"
+
+
+# ----------------------------------------------------------------------------- style
+
+# token colours: (light theme, dark theme); each >= 4.5:1 on its theme's backgrounds
+PALETTE: dict[str, tuple[str, str]] = {
+    "fg": ("#1f1f1f", "#e8e8e8"),  # plain text where JupyterLab's variables are missing
+    "keyword": ("#7b2fa0", "#d2a8ff"),
+    "primitive": ("#0b4f9c", "#79b8ff"),
+    "type": ("#5a5f66", "#b3bac1"),
+    "literal": ("#8f4400", "#ffab70"),
+    "param": ("#1a6b2f", "#85e89d"),
+    "comment": ("#5a5f66", "#b3bac1"),
+    "meta": ("#5a5f66", "#b3bac1"),
+    "warn": ("#8f4400", "#ffab70"),
+    "new": ("#1a6b2f", "#85e89d"),
+    "dropped": ("#a4262c", "#ff9492"),
+}
+# the backgrounds the palette is drawn on: JupyterLab's layout colours 0-2 and the highlight
+BACKGROUNDS = {
+    "light": ("#ffffff", "#eeeeee", "#fff3b0"),
+    "dark": ("#111111", "#424242", "#4a4000"),
+}
+HIGHLIGHT = ("#fff3b0", "#4a4000")
+
+
+def _palette_vars(which: int) -> str:
+    items = [f"--dx-{k}: {v[which]};" for k, v in PALETTE.items()]
+    bg = ("#ffffff", "#1e1e1e")[which]
+    return " ".join([*items, f"--dx-hl: {HIGHLIGHT[which]};", f"--dx-bg: {bg};"])
+
+
+CSS = (
+    """
+.dx-view { """
+    + _palette_vars(0)
+    + """ color: var(--jp-content-font-color1, var(--dx-fg));
+  font-family: var(--jp-code-font-family, monospace); font-size: var(--jp-code-font-size, 13px); }
+body[data-jp-theme-light="false"] .dx-view { """
+    + _palette_vars(1)
+    + """ }
+@media (prefers-color-scheme: dark) { body:not([data-jp-theme-light]) .dx-view { """
+    + _palette_vars(1)
+    + """ } }
+.dx-view .dx-code { white-space: pre; overflow-x: auto; line-height: 1.4; }
+.dx-view .dx-l { display: block; padding-left: 1.3em; position: relative; min-height: 1.4em; }
+.dx-view details > summary { cursor: pointer; }
+.dx-view details.dx-fold > summary { list-style: none; }
+.dx-view details.dx-fold > summary::-webkit-details-marker { display: none; }
+.dx-view details.dx-fold > summary::before { content: "\\25BE"; position: absolute;
+  left: 0.2em; color: var(--dx-type); }
+.dx-view details.dx-fold:not([open]) > summary::before { content: "\\25B8"; }
+.dx-view details.dx-fold:not([open]) > summary::after { content: " \\2026";
+  color: var(--dx-type); }
+.dx-view .dx-keyword { color: var(--dx-keyword); font-weight: bold; }
+.dx-view .dx-primitive { color: var(--dx-primitive); font-weight: bold; }
+.dx-view .dx-type { color: var(--dx-type); }
+.dx-view .dx-literal { color: var(--dx-literal); }
+.dx-view .dx-param { color: var(--dx-param); }
+.dx-view .dx-comment, .dx-view .dx-meta { color: var(--dx-meta); }
+.dx-view .dx-var { cursor: pointer; border-radius: 2px; }
+.dx-view .dx-src { text-decoration: underline dotted; }
+.dx-view [title] { cursor: help; }
+.dx-view .dx-pick { display: none; }
+.dx-view .dx-current { background: var(--dx-hl); }
+.dx-view .dx-warn { color: var(--dx-warn); }
+.dx-view .dx-new { color: var(--dx-new); }
+.dx-view .dx-dropped { color: var(--dx-dropped); text-decoration: line-through; }
+.dx-view .dx-mark { font-style: italic; }
+.dx-view .dx-unchanged { color: var(--dx-type); }
+.dx-view table.dx-rows { border-collapse: collapse; margin: 2px 0; }
+.dx-view table.dx-rows th { text-align: left; vertical-align: top; padding: 1px 12px 1px 0;
+  font-weight: normal; color: var(--dx-type); white-space: nowrap; }
+.dx-view table.dx-rows td { text-align: left; padding: 1px 8px 1px 0; white-space: pre; }
+.dx-view .dx-heading { font-weight: bold; margin: 6px 0 2px 0; }
+.dx-view .dx-note { color: var(--dx-type); margin: 2px 0; white-space: pre-wrap; }
+.dx-view .dx-scroll { overflow: auto; max-height: 480px; border: 1px solid
+  var(--jp-border-color2, #e0e0e0); }
+.dx-view svg text { fill: var(--jp-content-font-color1, var(--dx-fg));
+  font-family: var(--jp-code-font-family, monospace); font-size: 12px; }
+.dx-view svg .dx-node rect { fill: var(--jp-layout-color1, var(--dx-bg));
+  stroke: var(--jp-border-color1, #9e9e9e); }
+.dx-view svg .dx-node-input rect, .dx-view svg .dx-node-const rect { stroke: var(--dx-param); }
+.dx-view svg .dx-node-output rect { stroke: var(--dx-keyword); }
+.dx-view svg .dx-node-eqn text { fill: var(--dx-primitive); font-weight: bold; }
+.dx-view svg path.dx-edge { fill: none; stroke: var(--jp-border-color0, var(--dx-type)); }
+.dx-view svg .dx-edge-label { font-size: 10px; fill: var(--dx-type); }
+.dx-view svg .dx-bar-compiled { fill: var(--dx-primitive); }
+.dx-view svg .dx-bar-eager { fill: var(--dx-literal); }
+"""
+)
+
+
+def style() -> str:
+    return f"<style>{CSS}</style>"
+
+
+def view(body: str, kind: str = "") -> str:
+    """A fragment wrapped as a view: the style and a `dx-view` container."""
+    cls = f"dx-view dx-{kind}" if kind else "dx-view"
+    return f'{style()}<div class="{esc(cls)}">{body}</div>'
+
+
+# ----------------------------------------------------------------------------- jaxprs
+
+PARAM_HELP: dict[str, str] = {
+    "axes": "the axes the reduction removes",
+    "out_sharding": "how the output is laid out across devices (None: the compiler decides)",
+    "sharding": "how the result is laid out across devices (None: the compiler decides)",
+    "preferred_element_type": "the dtype to accumulate and return in (None: the inputs' dtype)",
+    "dimension_numbers": "((contracting dims of lhs, of rhs), (batch dims of lhs, of rhs))",
+    "precision": "the arithmetic precision on accelerators (None: the default)",
+    "weak_type": "True if the result is weakly typed, like a Python scalar "
+    "(it takes the other operand's dtype)",
+    "new_dtype": "the dtype converted to",
+    "shape": "the output shape",
+    "broadcast_dimensions": "the output dimension each operand dimension maps to",
+    "dimensions": "the dimensions the operation acts on",
+    "permutation": "the order of the input axes in the output",
+    "new_sizes": "the output shape",
+    "start_indices": "the first index kept on each axis",
+    "limit_indices": "one past the last index kept on each axis",
+    "strides": "the step on each axis",
+    "dimension": "the axis the operation acts along",
+    "y": "the integer exponent",
+    "jaxpr": "the nested program",
+    "branches": "the programs cond chooses between, by index (false branch first)",
+    "cond_jaxpr": "the loop's test, on the carried values",
+    "body_jaxpr": "the loop's body: carried values in, new carried values out",
+    "cond_nconsts": "how many leading operands are constants of the test",
+    "body_nconsts": "how many operands after the test's constants are constants of the body",
+    "num_consts": "how many leading operands are constants, not scanned",
+    "num_carry": "how many operands after the constants are the carried state",
+    "length": "the number of iterations",
+    "reverse": "True if the scan runs from the last element to the first",
+    "unroll": "how many iterations one loop step runs",
+    "linear": "which operands the body uses linearly",
+    "name": "the name of the function this program came from",
+    "inline": "True if the call is inlined into the enclosing program when lowered",
+    "accumulation_type": "the dtype the reduction accumulates in",
+    "index_dtype": "the dtype of the indices returned",
+    "axis": "the axis the operation acts along",
+    "jvp_jaxpr_fun": "the custom derivative rule (tangents in, tangents out)",
+    "jvp": "the custom derivative rule",
+    "fwd_jaxpr_thunk": "the custom forward pass, saving residuals",
+    "bwd": "the custom backward pass: residuals and cotangent in, cotangents out",
+    "num_res": "how many residuals the forward pass saves",
+    "symbolic_zeros": "True if the rule receives symbolic zero tangents",
+    "call_jaxpr": "the nested program",
+    "out_trees": "the pytree structure of the outputs",
+    "dtype": "the element type",
+}
+
+
+def _span(s: m.Span, uid: str, title: str | None = None) -> str:
+    text = esc(s.text)
+    t = f' title="{esc(title)}"' if title else ""
+    if s.var is not None:
+        cls = f"dx-var dx-v{s.var}" + (" dx-bind" if s.binds else "")
+        return f'<label for="{uid}-v{s.var}" class="{cls}"{t}>{text}</label>'
+    kind = s.kind.value
+    if kind == "text":
+        return f"<span{t}>{text}</span>" if t else text
+    return f'<span class="dx-{esc(kind)}"{t}>{text}</span>'
+
+
+def _line_html(
+    model: m.JaxprModel,
+    i: int,
+    uid: str,
+    current: int | None,
+    tag: str = "div",
+    mark: tuple[str, str] | None = None,
+) -> str:
+    indent, spans = model.lines[i]
+    parts = []
+    for s in spans:
+        title = None
+        if s.eqn is not None:
+            src = model.eqns[s.eqn].source
+            if src is not None:
+                title = src.describe()
+        elif s.kind.value == "param":
+            title = PARAM_HELP.get(s.text, f"the primitive's parameter {s.text}")
+        parts.append(_span(s, uid, title))
+    cls = "dx-l dx-current" if i == current else "dx-l"
+    src_marker = ""
+    if mark is not None:  # the stage diff's status, at the end of the equation's line
+        text, status = mark
+        src_marker = f'<span class="dx-mark dx-{esc(status)}">  {esc(text)}</span>'
+    return (
+        f'<{tag} class="{cls}" data-line="{i}">{" " * indent}{"".join(parts)}{src_marker}</{tag}>'
+    )
+
+
+def _var_rules(uid: str, n: int) -> str:
+    rules = [
+        f"#{uid}:has(#{uid}-v{k}:checked) .dx-v{k} {{ background: var(--dx-hl); }}"
+        f"#{uid}:has(#{uid}-v{k}:checked) .dx-v{k}.dx-bind "
+        f"{{ outline: 1px solid var(--dx-primitive); }}"
+        for k in range(n)
+    ]
+    return "<style>" + "\n".join(rules) + "</style>"
+
+
+def jaxpr_code(
+    model: m.JaxprModel,
+    uid: str | None = None,
+    *,
+    current_line: int | None = None,
+    folded: Iterable[int] = (),
+    links: Sequence[m.EqnLink] = (),
+) -> str:
+    """The jaxpr's lines as a `dx-code` block: tokens coloured by kind, multi-line equations
+    and nested jaxprs as `<details>` (open unless their first line is in `folded`), each
+    variable a label of its radio button (click: highlight binding and uses), parameters and
+    equations with hover titles."""
+    uid = uid or new_uid()
+    folded = set(folded)
+    marks = _link_marks(model, links)
+    starts: dict[int, list[m.Fold]] = {}
+    for f in model.folds:
+        starts.setdefault(f.start, []).append(f)
+    out: list[str] = []
+    ends: list[int] = []  # open <details>' last lines
+    for i in range(len(model.lines)):
+        opening = starts.get(i, [])
+        if opening:
+            f = opening[0]
+            is_open = "" if f.start in folded else " open"
+            out.append(f'<details class="dx-fold dx-fold-{esc(f.label)}"{is_open}>')
+            out.append(_line_html(model, i, uid, current_line, "summary", marks.get(i)))
+            ends.append(f.end)
+        else:
+            out.append(_line_html(model, i, uid, current_line, mark=marks.get(i)))
+        while ends and ends[-1] == i:
+            out.append("</details>")
+            ends.pop()
+    out.extend("</details>" for _ in ends)
+    radios = "".join(
+        f'<input type="radio" class="dx-pick" name="{uid}" id="{uid}-v{k}">'
+        for k in range(len(model.var_names))
+    )
+    return (
+        f'<div id="{uid}" class="dx-jaxpr">{radios}{_var_rules(uid, len(model.var_names))}'
+        f'<div class="dx-code">{"".join(out)}</div></div>'
+    )
+
+
+_STATUSES = ("unchanged", "new", "dropped")  # the closed set of status classes
+
+
+def _link_marks(model: m.JaxprModel, links: Sequence[m.EqnLink]) -> dict[int, tuple[str, str]]:
+    by_eqn = {link.eqn: link for link in links}
+    out = {}
+    for info in model.eqns:
+        link = by_eqn.get(info.top_index) if info.top_index is not None else None
+        if link is not None:
+            src = (
+                f" \u2190 {link.source_stage} eqn {link.source_eqn}"
+                if link.source_eqn is not None
+                else ""
+            )
+            status = link.status if link.status in _STATUSES else "other"
+            out[info.line] = (f"{link.status}{src}", status)
+    return out
+
+
+def rows_table(rows: Sequence[m.Row], cls: str = "dx-rows") -> str:
+    cells = "".join(f"<tr><th>{esc(r.label)}</th><td>{esc(r.text)}</td></tr>" for r in rows)
+    return f'<table class="{esc(cls)}">{cells}</table>'
+
+
+def io_tables(model: m.JaxprModel) -> str:
+    parts = []
+    if model.inputs:
+        parts.append('<div class="dx-heading">inputs</div>' + rows_table(model.inputs))
+    if model.outputs:
+        parts.append('<div class="dx-heading">outputs</div>' + rows_table(model.outputs))
+    return "".join(parts)
+
+
+def jaxpr_html(model: m.JaxprModel, *, uid: str | None = None) -> str:
+    """A whole static jaxpr view: code, then inputs and outputs."""
+    return view(jaxpr_code(model, uid) + io_tables(model), "jaxpr")
+
+
+def heading(text: str) -> str:
+    return f'<div class="dx-heading">{esc(text)}</div>'
+
+
+def note(text: str, cls: str = "dx-note") -> str:
+    return f'<div class="{esc(cls)}">{esc(text)}</div>'
+
+
+def pre(text: str) -> str:
+    return f'<div class="dx-code">{esc(text)}</div>'
+
+
+# ----------------------------------------------------------------------------- graph
+
+
+def graph_svg(graph: m.GraphModel, placed: m.Placed, scale: float = 1.0) -> str:
+    """The laid-out dataflow graph as an inline SVG: boxes with hover titles, edges as
+    polylines with arrow heads, each edge labelled with its variable."""
+    w, h = max(placed.width, 1.0), max(placed.height, 1.0)
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="dx-graph" width="{w * scale:.0f}" '
+        f'height="{h * scale:.0f}" viewBox="0 0 {w:.1f} {h:.1f}">',
+        '<defs><marker id="dx-arrow" viewBox="0 0 10 10" refX="10" refY="5" '
+        'markerWidth="6" markerHeight="6" orient="auto"><path d="M0,0 L10,5 L0,10 z" '
+        'fill="currentColor"/></marker></defs>',
+    ]
+    by_id = {n.id: n for n in graph.nodes}
+    for edge, pts in placed.routes:
+        if len(pts) < 2:
+            continue
+        (x0, y0), (x1, y1) = pts[0], pts[-1]
+        src, dst = placed.boxes[edge.src], placed.boxes[edge.dst]
+        pts = [(x0, y0 + src[3] / 2), *pts[1:-1], (x1, y1 - dst[3] / 2)]
+        d = "M" + " L".join(f"{x:.1f},{y:.1f}" for x, y in pts)
+        mx, my = pts[len(pts) // 2 - 1] if len(pts) > 2 else ((x0 + x1) / 2, (y0 + y1) / 2)
+        parts.append(
+            f'<g class="dx-edge-g"><title>{esc(edge.label)}</title>'
+            f'<path class="dx-edge" d="{d}" marker-end="url(#dx-arrow)"/>'
+            f'<text class="dx-edge-label" x="{mx + 3:.1f}" y="{my:.1f}">{esc(edge.label)}</text></g>'
+        )
+    for nid, (x, y, bw, bh) in placed.boxes.items():
+        n = by_id[nid]
+        parts.append(
+            f'<g class="dx-node dx-node-{esc(n.kind)}" data-node="{nid}">'
+            f"<title>{esc(n.detail)}</title>"
+            f'<rect x="{x - bw / 2:.1f}" y="{y - bh / 2:.1f}" width="{bw:.1f}" '
+            f'height="{bh:.1f}" rx="4"/>'
+            f'<text x="{x:.1f}" y="{y + 4:.1f}" text-anchor="middle">{esc(n.label)}</text></g>'
+        )
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+# ----------------------------------------------------------------------------- timing
+
+
+def _bar_rows(items: Sequence[tuple[str, float, str]], width: float = 360.0) -> str:
+    """Horizontal bars on a log-free linear scale: (label, seconds, css class)."""
+    top = max((s for _, s, _ in items if math.isfinite(s)), default=0.0) or 1.0
+    row_h, label_w = 20, 130
+    height = row_h * len(items) + 4
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{label_w + width + 90:.0f}" '
+        f'height="{height}">'
+    ]
+    for k, (label, s, cls) in enumerate(items):
+        y = 2 + k * row_h
+        bw = max(1.0, width * s / top) if math.isfinite(s) else 1.0
+        parts.append(
+            f'<text x="0" y="{y + 13}">{esc(label)}</text>'
+            f'<rect class="{esc(cls)}" x="{label_w}" y="{y + 2}" width="{bw:.1f}" '
+            f'height="{row_h - 6}"><title>{esc(label)}: {esc(m.format_seconds(s))}</title></rect>'
+            f'<text x="{label_w + bw + 6:.1f}" y="{y + 13}">{esc(m.format_seconds(s))}</text>'
+        )
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _spread(runs: Sequence[float]) -> str:
+    mean = sum(runs) / len(runs)
+    std = (sum((r - mean) ** 2 for r in runs) / len(runs)) ** 0.5
+    return (
+        f"{m.format_seconds(mean)} \u00b1 {m.format_seconds(std)} per call "
+        f"(min {m.format_seconds(min(runs))}, max {m.format_seconds(max(runs))}, "
+        f"{len(runs)} run{'s' if len(runs) != 1 else ''})"
+    )
+
+
+def timing_html(t: m.TimingModel) -> str:
+    """Compiled against eager per call as bars (best and each run), the phase split, the
+    runs made, the speed-up with what eager means, and the %timeit warnings."""
+    best = [
+        ("compiled (best)", min(t.steady_runs), "dx-bar-compiled"),
+        ("eager (best)", min(t.eager_runs), "dx-bar-eager"),
+    ]
+    runs = [(f"compiled run {i + 1}", s, "dx-bar-compiled") for i, s in enumerate(t.steady_runs)]
+    runs += [(f"eager run {i + 1}", s, "dx-bar-eager") for i, s in enumerate(t.eager_runs)]
+    phases = [
+        m.Row(p.name, m.format_seconds(p.seconds) + (f"  ({p.note})" if p.note else ""))
+        for p in t.phases
+    ]
+    speed = f"speed-up {t.speedup:.1f}x (best eager / best compiled)"
+    spread = [
+        m.Row(name, _spread(runs))
+        for name, runs in (("compiled", t.steady_runs), ("eager", t.eager_runs))
+    ]
+    warn = "".join(note(w, "dx-note dx-warn") for w in t.warnings)
+    return (
+        heading(t.title)
+        + _bar_rows(best)
+        + note(speed)
+        + note(m.EAGER_MEANING)
+        + rows_table(spread)
+        + warn
+        + heading("phases (once per new input type)")
+        + rows_table(phases)
+        + f"<details><summary>every run ({esc(t.runs_note)})</summary>"
+        + _bar_rows(runs)
+        + "</details>"
+    )
+
+
+# ----------------------------------------------------------------------------- compiler text
+
+
+def hlo_code(model: m.HloModel, *, metadata: bool = False, query: str = "") -> str:
+    """StableHLO/HLO lines coloured by kind; `metadata=`/`loc(...)` shown only if asked;
+    with a query, only the lines containing it (case-insensitive), with a count."""
+    q = query.lower()
+    out = []
+    shown = 0
+    for pieces in model.lines:
+        text = "".join(t for k, t in pieces if metadata or k is not m.HloKind.META)
+        if q and q not in text.lower():
+            continue
+        shown += 1
+        spans = "".join(
+            esc(t) if k is m.HloKind.TEXT else f'<span class="dx-{esc(k.value)}">{esc(t)}</span>'
+            for k, t in pieces
+            if metadata or k is not m.HloKind.META
+        )
+        out.append(f'<div class="dx-l">{spans}</div>')
+    head = note(f"{shown} of {len(model.lines)} lines contain {query!r}") if q else ""
+    return head + f'<div class="dx-scroll"><div class="dx-code">{"".join(out)}</div></div>'
+
+
+def cost_html(cost: m.CostModel) -> str:
+    if not cost.main and not cost.per_operand:
+        return note("XLA gave no cost analysis for this program")
+    body = rows_table(cost.main)
+    if cost.per_operand:
+        body += (
+            f"<details><summary>per operand ({len(cost.per_operand)} entries: "
+            "bytes accessed by each operand and output)</summary>"
+            + rows_table(cost.per_operand)
+            + "</details>"
+        )
+    return body
+
+
+def eqn_cost_html(rows: Sequence[m.EqnCost]) -> str:
+    """The per-equation cost table (the slot that provenance's cost join fills)."""
+    if not rows:
+        return note("no per-equation costs for this program")
+
+    def num(v: float | None) -> str:
+        return "-" if v is None else f"{v:,.0f}"
+
+    head = "<tr><th>eqn</th><th>primitive</th><th>fusion</th><th>kind</th><th>flops</th><th>bytes</th><th>source</th></tr>"
+    body = "".join(
+        f"<tr><td>{r.eqn}</td><td><span class='dx-primitive'>{esc(r.primitive)}</span></td>"
+        f"<td>{esc(r.fusion or '-')}</td><td>{esc(r.fusion_kind or '-')}</td>"
+        f"<td>{num(r.flops)}</td><td>{num(r.bytes)}</td><td>{esc(r.source)}</td></tr>"
+        for r in rows
+    )
+    return f'<table class="dx-rows">{head}{body}</table>'
+
+
+# ----------------------------------------------------------------------------- stage diff
+
+
+def links_column(model: m.JaxprModel, links: Sequence[m.EqnLink]) -> str:
+    """One status cell per top-level equation line: unchanged / new / dropped and the
+    equation of the first stage it came from."""
+    by_eqn = {link.eqn: link for link in links}
+    rows = []
+    for info in model.eqns:
+        if info.top_index is None or info.top_index not in by_eqn:
+            continue
+        link = by_eqn[info.top_index]
+        target = (
+            f" \u2190 {link.source_stage} eqn {link.source_eqn}"
+            if link.source_eqn is not None
+            else ""
+        )
+        rows.append(
+            m.Row(
+                f"eqn {info.top_index} {info.primitive}",
+                f"{link.status}{target}",
+            )
+        )
+    if not rows:
+        return ""
+    cells = "".join(
+        f"<tr><th>{esc(r.label)}</th><td class='dx-{esc(r.text.split()[0])}'>{esc(r.text)}</td></tr>"
+        for r in rows
+    )
+    return f'<table class="dx-rows dx-links">{cells}</table>'
+
+
+# ----------------------------------------------------------------------------- stepper
+
+
+def stepper_html(
+    model: m.JaxprModel,
+    uid: str,
+    current_line: int | None,
+    where: str,
+    log: Sequence[tuple[str, str, str]],
+    status: str,
+) -> str:
+    values = "".join(
+        f"<tr><th>{esc(w)}</th><td><span class='dx-var'>{esc(v)}</span></td><td>{esc(x)}</td></tr>"
+        for w, v, x in log
+    )
+    return (
+        note(status)
+        + f'<div class="dx-scroll">{jaxpr_code(model, uid, current_line=current_line)}</div>'
+        + heading(f"values ({where})")
+        + f'<div class="dx-scroll"><table class="dx-rows">{values}</table></div>'
+    )
+
+
+def relative_luminance(color: str) -> float:
+    c = color.lstrip("#")
+    if len(c) == 3:
+        c = "".join(ch * 2 for ch in c)
+    rgb = [int(c[i : i + 2], 16) / 255 for i in (0, 2, 4)]
+    lin = [v / 12.92 if v <= 0.03928 else ((v + 0.055) / 1.055) ** 2.4 for v in rgb]
+    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+
+def contrast(fg: str, bg: str) -> float:
+    """WCAG contrast ratio of two `#rrggbb` colours."""
+    a, b = sorted((relative_luminance(fg), relative_luminance(bg)), reverse=True)
+    return (a + 0.05) / (b + 0.05)

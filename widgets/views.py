@@ -1,0 +1,412 @@
+"""The views: ipywidgets assembled from the models (model.py) and their markup (markup.py).
+
+Every view's `_repr_mimebundle_` carries the widget, a `text/plain` that is its model's text
+(the jaxpr, the timing table; never a widget repr) and a static `text/html` fallback, so a
+stored notebook reads on GitHub, in nbconvert and in a terminal. Interaction that needs the
+kernel (stepping, searching compiler text, zooming the graph, folding everything) goes through
+ipywidgets' Buttons and Text boxes; clicking a variable and folding one jaxpr need no kernel
+(markup.py says how).
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Sequence
+from typing import Any
+
+import ipywidgets as w
+from didax.widgets import markup as mk
+from didax.widgets import model as m
+
+# ----------------------------------------------------------------------------- base
+
+
+class _Fallbacks:
+    """Adds `text/plain` and `text/html` to an ipywidget's mime bundle."""
+
+    def text(self) -> str:
+        raise NotImplementedError
+
+    def fallback_html(self) -> str:
+        raise NotImplementedError
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
+        bundle = w.DOMWidget._repr_mimebundle_(self, **kwargs) or {}  # type: ignore[arg-type]
+        return {**bundle, "text/plain": self.text(), "text/html": self.fallback_html()}
+
+    def __repr__(self) -> str:
+        return self.text()
+
+
+def _html(body: str, kind: str = "") -> w.HTML:
+    return w.HTML(mk.view(body, kind))
+
+
+# ----------------------------------------------------------------------------- JaxprView
+
+
+class GraphPanel(w.VBox):
+    """The Graph tab: the dataflow graph laid out by grandalf, drawn on first show, with a
+    zoom slider; the drawing scrolls in both directions."""
+
+    def __init__(self, closed: Any) -> None:
+        self.closed = closed
+        self.graph: m.GraphModel | None = None
+        self.placed: m.Placed | None = None
+        self.zoom = w.FloatSlider(
+            value=1.0, min=0.2, max=2.0, step=0.1, description="zoom", continuous_update=False
+        )
+        self.drawing = w.HTML()
+        self.zoom.observe(lambda _: self.draw(), names="value")
+        super().__init__([self.zoom, self.drawing])
+
+    def draw(self) -> None:
+        if self.graph is None:
+            self.graph = m.graph_model(self.closed)
+            self.placed = m.layout_graph(self.graph)
+        assert self.placed is not None
+        svg = mk.graph_svg(self.graph, self.placed, self.zoom.value)
+        self.drawing.value = mk.view(f'<div class="dx-scroll">{svg}</div>', "graph")
+
+
+class JaxprView(_Fallbacks, w.VBox):
+    """A jaxpr: its text highlighted by token kind (click a variable to highlight its
+    binding and uses; fold multi-line equations and nested jaxprs; hover an equation for its
+    source line and a parameter for what it means), its inputs and outputs, a Graph tab and,
+    given the arguments, a Stepper."""
+
+    def __init__(
+        self,
+        closed: Any,
+        *,
+        inputs: Sequence[m.Row] | None = None,
+        outputs: Sequence[m.Row] | None = None,
+        args: Sequence[Any] | None = None,
+        graph: bool = True,
+    ) -> None:
+        self.closed = closed
+        self.jaxpr_model = m.jaxpr_model(closed, inputs, outputs)
+        self.uid = mk.new_uid()
+        self.folded: set[int] = set()
+        self.code = w.HTML()
+        self.render()
+        fold = w.Button(description="fold all", layout=w.Layout(width="auto"))
+        unfold = w.Button(description="unfold all", layout=w.Layout(width="auto"))
+        fold.on_click(lambda _: self.fold_all(True))
+        unfold.on_click(lambda _: self.fold_all(False))
+        tools: list[w.Widget] = [fold, unfold] if self.jaxpr_model.folds else []
+        self.args = tuple(args) if args is not None else None
+        self.stepper_box = w.VBox()
+        if self.args is not None:
+            step = w.Button(description="step through", icon="step-forward")
+            step.on_click(lambda _: self.open_stepper())
+            tools.append(step)
+        text_tab = w.VBox([w.HBox(tools), self.code, self.stepper_box])
+        children: list[w.Widget] = [text_tab]
+        self.graph_panel: GraphPanel | None = None
+        if graph:
+            self.graph_panel = GraphPanel(closed)
+            tabs = w.Tab([text_tab, self.graph_panel])
+            tabs.set_title(0, "Text")
+            tabs.set_title(1, "Graph")
+            tabs.observe(self._on_tab, names="selected_index")
+            self.tabs = tabs
+            children = [tabs]
+        super().__init__(children)
+
+    def _on_tab(self, change: dict) -> None:
+        if change["new"] == 1 and self.graph_panel is not None and self.graph_panel.graph is None:
+            self.graph_panel.draw()
+
+    def render(self) -> None:
+        code = mk.jaxpr_code(self.jaxpr_model, self.uid, folded=self.folded)
+        self.code.value = mk.view(code + mk.io_tables(self.jaxpr_model), "jaxpr")
+
+    def fold_all(self, fold: bool) -> None:
+        self.folded = {f.start for f in self.jaxpr_model.folds} if fold else set()
+        self.render()
+
+    def open_stepper(self) -> Stepper:
+        assert self.args is not None
+        stepper = Stepper(self.closed, *self.args)
+        self.stepper_box.children = [stepper]
+        return stepper
+
+    def text(self) -> str:
+        return self.jaxpr_model.text()
+
+    def fallback_html(self) -> str:
+        return mk.jaxpr_html(self.jaxpr_model)
+
+
+# ----------------------------------------------------------------------------- Stepper
+
+
+class Stepper(_Fallbacks, w.VBox):
+    """Evaluates a closed jaxpr one equation at a time through the kernel: next, previous,
+    run to the end, reset. The next equation is highlighted; each variable's type and value
+    appear as it is defined; `jit`, `cond`'s taken branch, `while` and `scan` iterations are entered
+    (the values table says where: `program > while iteration 2`)."""
+
+    def __init__(self, closed: Any, *args: Any) -> None:
+        self.state = m.StepperState(closed, tuple(args))
+        self.jaxpr_model = m.jaxpr_model(closed)
+        self.lines = m.eqn_lines(closed, self.jaxpr_model)
+        self.uid = mk.new_uid()
+        self.buttons = {
+            "reset": w.Button(description="reset", icon="fast-backward"),
+            "previous": w.Button(description="previous", icon="step-backward"),
+            "next": w.Button(description="next", icon="step-forward"),
+            "run": w.Button(description="run to end", icon="fast-forward"),
+        }
+        actions = {
+            "reset": self.state.reset,
+            "previous": self.state.back,
+            "next": self.state.step,
+            "run": self.state.run,
+        }
+        for name, button in self.buttons.items():
+            button.on_click(lambda _, act=actions[name]: self._do(act))
+        self.body = w.HTML()
+        super().__init__([w.HBox(list(self.buttons.values())), self.body])
+        self.render()
+
+    def _do(self, action: Any) -> None:
+        action()
+        self.render()
+
+    def status(self) -> str:
+        s = self.state
+        if s.done:
+            return f"done after {s.steps} steps"
+        cur = s.current()
+        assert cur is not None
+        frame, eqn = cur
+        what = eqn.primitive.name if eqn is not None else "return"
+        return f"step {s.steps}: next is {what} in {frame.label}"
+
+    def current_line(self) -> int | None:
+        cur = self.state.current()
+        if cur is None or cur[1] is None:
+            return None
+        return self.lines.get(id(cur[1]))
+
+    def render(self) -> None:
+        s = self.state
+        where = s.frames[-1].label if s.frames else "program"
+        self.body.value = mk.view(
+            mk.stepper_html(
+                self.jaxpr_model, self.uid, self.current_line(), where, s.log, self.status()
+            ),
+            "stepper",
+        )
+        self.buttons["next"].disabled = self.buttons["run"].disabled = s.done
+        self.buttons["previous"].disabled = s.steps == 0
+
+    def text(self) -> str:
+        lines = [self.status()] + [f"  {v} = {x}   ({w_})" for w_, v, x in self.state.log]
+        return "\n".join(lines)
+
+    def fallback_html(self) -> str:
+        return self.body.value
+
+
+# ----------------------------------------------------------------------------- Timing
+
+
+class TimingView(_Fallbacks, w.VBox):
+    """`%jit`'s timings: compiled against eager as bars, the phases, every run, the speed-up
+    and what eager means, and %timeit's warning."""
+
+    def __init__(self, timing: m.TimingModel) -> None:
+        self.timing = timing
+        super().__init__([_html(mk.timing_html(timing), "timing")])
+
+    def text(self) -> str:
+        return self.timing.text
+
+    def fallback_html(self) -> str:
+        return mk.view(mk.timing_html(self.timing), "timing")
+
+
+class Progress(_Fallbacks, w.HBox):
+    """Progress of a long timing: `compiled: 3 of 7 runs`."""
+
+    def __init__(self, total: int = 1, what: str = "timing") -> None:
+        self.bar = w.IntProgress(value=0, min=0, max=max(total, 1))
+        self.label = w.Label(what)
+        super().__init__([self.bar, self.label])
+
+    def text(self) -> str:
+        return self.label.value
+
+    def fallback_html(self) -> str:
+        return mk.view(mk.note(self.label.value))
+
+    def update(self, done: int, total: int, what: str) -> None:
+        self.bar.max = max(total, 1)
+        self.bar.value = min(done, self.bar.max)
+        self.label.value = f"{what}: {done} of {total} runs"
+
+
+# ----------------------------------------------------------------------------- Compiled
+
+
+class CompiledView(_Fallbacks, w.VBox):
+    """StableHLO and optimized HLO (highlighted, searchable, long lines scroll, metadata
+    hidden unless asked), XLA's cost analysis as a table (per-operand keys under a fold) and
+    the per-equation cost table (`eqn_costs`: rows of `model.EqnCost`, from provenance)."""
+
+    def __init__(
+        self,
+        stablehlo: str,
+        hlo: str,
+        cost: dict[str, Any] | None = None,
+        *,
+        eqn_costs: Sequence[m.EqnCost] = (),
+        text: str | None = None,
+    ) -> None:
+        self.stablehlo = m.hlo_model(stablehlo)
+        self.hlo = m.hlo_model(hlo)
+        self.cost = m.cost_model(cost)
+        self.eqn_costs = tuple(eqn_costs)
+        self._text = text
+        self.search = w.Text(placeholder="search", description="find", continuous_update=False)
+        self.metadata = w.Checkbox(value=False, description="show metadata")
+        self.code_views = [w.HTML(), w.HTML()]
+        self.search.observe(lambda _: self.render(), names="value")
+        self.metadata.observe(lambda _: self.render(), names="value")
+        tabs = w.Tab(
+            [
+                self.code_views[0],
+                self.code_views[1],
+                _html(mk.cost_html(self.cost), "cost"),
+                _html(mk.eqn_cost_html(self.eqn_costs), "eqn-cost"),
+            ]
+        )
+        for i, title in enumerate(["StableHLO", "optimized HLO", "cost", "per equation"]):
+            tabs.set_title(i, title)
+        self.tabs = tabs
+        self.render()
+        # the search box and the metadata switch act on both compiler texts
+        super().__init__([w.HBox([self.search, self.metadata]), tabs])
+
+    def render(self) -> None:
+        for view, model in zip(self.code_views, (self.stablehlo, self.hlo), strict=True):
+            view.value = mk.view(
+                mk.hlo_code(model, metadata=self.metadata.value, query=self.search.value), "hlo"
+            )
+
+    def text(self) -> str:
+        if self._text is not None:
+            return self._text
+        rows = [*self.cost.main, *self.cost.per_operand]
+        cost = "\n".join(f"  {r.label}  {r.text}" for r in rows)
+        return "\n".join(
+            ["StableHLO", self.stablehlo.text(), "optimized HLO", self.hlo.text(), "cost", cost]
+        )
+
+    def fallback_html(self) -> str:
+        return mk.view(
+            mk.heading("StableHLO")
+            + mk.hlo_code(self.stablehlo)
+            + mk.heading("optimized HLO")
+            + mk.hlo_code(self.hlo)
+            + mk.heading("cost analysis")
+            + mk.cost_html(self.cost),
+            "compiled",
+        )
+
+
+# ----------------------------------------------------------------------------- Transform
+
+
+class TransformView(_Fallbacks, w.VBox):
+    """Programs side by side, one column per stage (f, jvp(f), linearized, transposed; or
+    per-example, batched), each with its inputs and outputs and, where the stage diff links
+    are given (`Stage.links`), a status column: unchanged / new / dropped and the equation
+    of the first stage each came from."""
+
+    def __init__(self, stages: Sequence[m.Stage], *, title: str = "", text: str | None = None):
+        self.stages = tuple(stages)
+        self.title = title
+        self._text = text
+        self.models = [m.jaxpr_model(s.jaxpr, s.inputs, s.outputs) for s in self.stages]
+        columns = [
+            _html(self._column(stage, model), "stage")
+            for stage, model in zip(self.stages, self.models, strict=True)
+        ]
+        for col in columns:
+            col.layout = w.Layout(min_width="320px", overflow="auto", margin="0 12px 0 0")
+        row = w.HBox(columns, layout=w.Layout(overflow="auto", align_items="flex-start"))
+        children: list[w.Widget] = [row]
+        if title:
+            children.insert(0, _html(mk.heading(title)))
+        super().__init__(children)
+
+    def _column(self, stage: m.Stage, model: m.JaxprModel) -> str:
+        return (
+            mk.heading(stage.name)
+            + (mk.note(stage.note) if stage.note else "")
+            + mk.jaxpr_code(model, links=stage.links)
+            + mk.io_tables(model)
+        )
+
+    def text(self) -> str:
+        if self._text is not None:
+            return self._text
+        parts = [self.title] if self.title else []
+        for stage, model in zip(self.stages, self.models, strict=True):
+            parts += [stage.name, model.text()]
+        return "\n".join(parts)
+
+    def fallback_html(self) -> str:
+        cols = "".join(
+            f'<div style="display:inline-block;vertical-align:top;margin-right:16px">'
+            f"{self._column(s, mo)}</div>"
+            for s, mo in zip(self.stages, self.models, strict=True)
+        )
+        return mk.view((mk.heading(self.title) if self.title else "") + cols, "transform")
+
+
+# ----------------------------------------------------------------------------- reports
+
+
+class ReportView(_Fallbacks, w.VBox):
+    """A magic's report: a heading, views and rows, with the report's text and HTML as
+    fallbacks."""
+
+    def __init__(self, children: Sequence[w.Widget], *, text: str, html: str) -> None:
+        self._text = text
+        self._html = html
+        super().__init__(list(children))
+
+    def text(self) -> str:
+        return self._text
+
+    def fallback_html(self) -> str:
+        return self._html
+
+
+def html_widget(body: str, kind: str = "") -> w.HTML:
+    """Static markup (already escaped by markup.py) as a widget."""
+    return _html(body, kind)
+
+
+# ----------------------------------------------------------------------------- ClosedJaxpr
+
+_attached: weakref.WeakKeyDictionary[Any, w.Widget] = weakref.WeakKeyDictionary()
+
+
+def attach_view(closed: Any, view: w.Widget) -> None:
+    """Show `view` the next time `closed` is displayed (a magic whose value is shown as
+    Out[] attaches its report, so the jaxpr is shown once, with its labels)."""
+    _attached[closed] = view
+
+
+def jaxpr_bundle(closed: Any, **kwargs: Any) -> dict[str, Any]:
+    """The mime bundle of a ClosedJaxpr: its JaxprView (or an attached view)."""
+    view = _attached.pop(closed, None)
+    if view is None:
+        view = JaxprView(closed)
+    return view._repr_mimebundle_(**kwargs)
