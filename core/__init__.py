@@ -33,7 +33,14 @@ from didax.api import (
 )
 from didax.api_more import device_get, device_put, eval_shape, jacobian, typeof
 from didax.array import Array, ShapeDtypeStruct
-from didax.backend import devices
+from didax.backend import (
+    device_count,
+    devices,
+    local_device_count,
+    local_devices,
+    process_count,
+    process_index,
+)
 from didax.config import config
 from didax.control_flow.custom_derivatives import custom_jvp, custom_vjp
 from didax.control_flow.jit import block_until_ready, jit
@@ -67,12 +74,17 @@ __all__ = [
     "custom_vjp",
     "block_until_ready",
     "config",
+    "device_count",
     "device_get",
     "device_put",
     "eval_shape",
     "jacobian",
     "typeof",
     "devices",
+    "local_device_count",
+    "local_devices",
+    "process_count",
+    "process_index",
     "jit",
 ]
 

@@ -6,6 +6,7 @@ of an interpreter (`jvp_flat`, `vmap_flat`, `trace_to_jaxpr`). Like `jax`'s publ
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 from collections.abc import Callable, Sequence
@@ -69,11 +70,15 @@ def _static_split(args: tuple, static_argnums: Sequence[int]) -> tuple[list, Cal
 
 
 def make_jaxpr(
-    fn: Callable[..., Any], static_argnums: int | Sequence[int] = ()
+    fn: Callable[..., Any],
+    static_argnums: int | Sequence[int] = (),
+    axis_env: Sequence[tuple[Any, int]] = (),
 ) -> Callable[..., ClosedJaxpr]:
     """The jaxpr of `fn` at the types of the given arguments. Like `jax.make_jaxpr`.
 
     Closed-over arrays become constvars; scalar constants become typed literals.
+    `axis_env` binds axis names to sizes, so that collectives stage with their names
+    (`psum[axes=('i',) ...]`) instead of raising NameError.
     """
     static_argnums = api_util.ensure_index_tuple(static_argnums, "static_argnums")
     api_util.validate_argnums(fn, static_argnums, "static_argnums")
@@ -81,7 +86,10 @@ def make_jaxpr(
     @functools.wraps(fn)
     def make(*args: Any, **kwargs: Any) -> ClosedJaxpr:
         __tracebackhide__ = True
-        closed, _ = trace_fn(fn, args, kwargs, static_argnums)
+        with contextlib.ExitStack() as frames:
+            for name, size in axis_env:
+                frames.enter_context(core.axis_frame(name, size))
+            closed, _ = trace_fn(fn, args, kwargs, static_argnums)
         return closed
 
     return make
@@ -159,10 +167,13 @@ def jvp(fn: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any])
 # ----------------------------------------------------------------------------- vmap
 
 
-def vmap(fn: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0) -> Callable[..., Any]:
+def vmap(
+    fn: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0, axis_name: Any = None
+) -> Callable[..., Any]:
     """Vectorize `fn` over an axis of its inputs. Like `jax.vmap`.
 
     `in_axes`/`out_axes` are ints, None, or pytree prefixes of the arguments/outputs.
+    `axis_name` names the mapped axis for collectives in `fn` (`lax.psum(x, axis_name)`).
     """
     if isinstance(in_axes, list):
         in_axes = tuple(in_axes)
@@ -194,7 +205,9 @@ def vmap(fn: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0) -> Callabl
         dims = [_normalize_axis(d, x, "in_axes") for d, x in zip(dims, leaves, strict=True)]
         axis_size = _axis_size(fn, args, leaves, dims, in_tree)
         flat_fn, out_tree = flatten_fun(fn, in_tree)
-        outs, out_dims = vmap_interp.vmap_flat(flat_fn, axis_size, dims, leaves)
+        outs, out_dims = vmap_interp.vmap_flat(
+            flat_fn, axis_size, dims, leaves, axis_name=axis_name
+        )
         tree = out_tree()
         dsts = broadcast_prefix(out_axes, tree, "vmap out_axes")
         return tree_unflatten(tree, vmap_interp.move_out_axes(outs, out_dims, dsts, axis_size))

@@ -43,9 +43,9 @@ def typeof(x: Any) -> core.ShapedArray:
 
 
 def device_put(x: Any, device: Any = None, *, src: Any = None, **options: Any) -> Any:
-    """Every array of the pytree `x` as an Array on didax's one device. Like
-    `jax.device_put` (`device` may be a device or a sharding; there is only one)."""
-    return tree_map(backend.device_put, x)
+    """Every array of the pytree `x` as an Array on `device` (default: the first device).
+    Like `jax.device_put` with a device or None (no shardings yet)."""
+    return tree_map(lambda v: backend.device_put(v, device), x)
 
 
 def device_get(x: Any) -> Any:

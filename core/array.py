@@ -272,8 +272,8 @@ class Array:
         return self
 
     def devices(self) -> set[Any]:
-        """The devices holding this array (didax's one device). Like `jax.Array.devices`."""
-        return {sharding_of().device}
+        """The devices holding this array. Like `jax.Array.devices`."""
+        return operator_table["devices"](self)
 
     @property
     def sharding(self) -> Any:

@@ -7,7 +7,10 @@ imported from jaxlib when `didax` is imported (jaxlib's client and MLIR bindings
 client, once (`runtime()`).
 
 This is JAX's `xla_bridge.py` (clients), `pxla.py` (device put, result handlers) and
-`compiler.py` (compile) reduced to one CPU device: no shardings, no multi-device programs.
+`compiler.py` (compile) reduced to CPU devices of one process: the client has one device, or N
+when asked before it starts (`XLA_FLAGS=--xla_force_host_platform_device_count=N`, which
+jaxlib's client reads itself, or `config.update("jax_num_cpu_devices", N)`). Compiled
+programs run on the first device; `device_put` may place an Array on any of them.
 Results come back through jaxlib's C++ result handlers built from didax's own avals, which is
 both the fast path (a few microseconds per launch) and the one path that never imports `jax`
 (jaxlib's default `disassemble_into_single_device_arrays` imports `jax.core` for its avals).
@@ -26,6 +29,7 @@ from typing import Any
 import numpy as np
 from didax import array, core, dtypes
 from didax.array import Array
+from didax.config import config
 
 JAXLIB_VERSION = "0.10.2"  # tested; jaxlib's private API changes between minor versions
 
@@ -55,7 +59,9 @@ class _Runtime:
         ext = importlib.import_module("jaxlib.mlir._mlir_libs._jax_mlir_ext")
         self.dialects = self.ir.DialectRegistry()
         ext.register_dialects(self.dialects)  # func and the other upstream dialects
-        self.client = self.xc.make_cpu_client()
+        # None: jaxlib's client reads XLA_FLAGS' --xla_force_host_platform_device_count
+        n = config.lock("jax_num_cpu_devices")
+        self.client = self.xc.make_cpu_client(num_devices=n if n >= 0 else None)
         self.devices = self.client.devices()
         self.device = self.devices[0]
         self.sharding = self.xc.GSPMDSharding((self.device,), self.xc.OpSharding())
@@ -89,8 +95,35 @@ def _make_runtime() -> _Runtime:
 
 
 def devices() -> list[Any]:
-    """The devices didax computes on (one CPU device). Like `jax.devices()`."""
+    """All devices of all processes (CPU devices: `CpuDevice(id=0)`, ...). Like
+    `jax.devices()`."""
     return list(runtime().devices)
+
+
+def local_devices() -> list[Any]:
+    """The devices this process drives. Like `jax.local_devices()`."""
+    return list(runtime().client.local_devices())
+
+
+def device_count() -> int:
+    """The number of devices of all processes. Like `jax.device_count()`."""
+    return len(runtime().devices)
+
+
+def local_device_count() -> int:
+    """The number of devices this process drives. Like `jax.local_device_count()`."""
+    return len(local_devices())
+
+
+def process_index() -> int:
+    """This process's index (0 in a single-process run). Like `jax.process_index()`."""
+    return runtime().client.process_index()
+
+
+def process_count() -> int:
+    """The number of processes (1 without a distributed runtime). Like
+    `jax.process_count()`."""
+    return len({d.process_index for d in runtime().devices})
 
 
 class SingleDeviceSharding:
@@ -122,15 +155,22 @@ array.sharding_of = default_sharding
 # ----------------------------------------------------------------------------- buffers
 
 
-def put(value: np.ndarray, aval: core.ShapedArray, *, alias: bool = False) -> Any:
-    """Copy a canonical NumPy value to the device (or alias it, for immutable values).
-    `aval` must match the value's shape and dtype; the buffer keeps it as its type."""
+def put(
+    value: np.ndarray, aval: core.ShapedArray, *, alias: bool = False, device: Any = None
+) -> Any:
+    """Copy a canonical NumPy value to a device (the first one unless `device` is given), or
+    alias it, for immutable values. `aval` must match the value's shape and dtype; the buffer
+    keeps it as its type."""
     rt = runtime()
+    if device is None or device == rt.device:
+        sharding, device = rt.sharding, rt.device
+    else:
+        sharding = rt.xc.GSPMDSharding((device,), rt.xc.OpSharding())
     return rt.put(
         aval,
-        rt.sharding,
+        sharding,
         [value],
-        [rt.device],
+        [device],
         True,
         False,
         rt.alias if alias else rt.copy,
@@ -155,13 +195,41 @@ def host_buffer(x: Any, aval: core.ShapedArray) -> Any:
     return put(np.asarray(core.to_numpy(x), aval.dtype), aval)
 
 
-def device_put(x: Any) -> Array:
-    """`x` as an Array on the device. Like `jax.device_put` (one device, no sharding)."""
+def device_put(x: Any, device: Any = None) -> Array:
+    """`x` as an Array on `device` (default: the first device). Like `jax.device_put` with
+    a device or None (no shardings).
+
+    Raises:
+      ValueError: `device` is not one of `devices()` (or None), as JAX's.
+    """
     if isinstance(x, core.Tracer):
         return x
-    out = x if type(x) is Array else Array(np.array(core.to_numpy(x)), core.get_aval(x).weak_type)
-    buffer_of(out)  # the Array keeps its (copied, immutable) host value too
-    return out
+    rt = runtime()
+    if device is not None and device not in rt.devices:
+        raise ValueError(
+            f"device_put: {device!r} is not a device of this client; choose None or one of "
+            f"didax.devices() = {list(rt.devices)}"
+        )
+    if device is None or device == rt.device:
+        out = (
+            x if type(x) is Array else Array(np.array(core.to_numpy(x)), core.get_aval(x).weak_type)
+        )
+        buffer_of(out)  # the Array keeps its (copied, immutable) host value too
+        return out
+    value = np.array(core.to_numpy(x))
+    aval = core.get_aval(x).update(shape=value.shape, dtype=value.dtype)
+    return Array(
+        value, aval.weak_type, buffer=put(value, aval, alias=True, device=device), aval=aval
+    )
+
+
+def array_devices(x: Array) -> set[Any]:
+    """The devices holding `x` (an eager value counts as on the first device)."""
+    buf = x._buffer
+    return set(buf._sharding._devices) if buf is not None else {runtime().device}
+
+
+array.operator_table["devices"] = array_devices
 
 
 def buffer_to_numpy(buffer: Any, aval: core.ShapedArray) -> np.ndarray:
@@ -230,9 +298,20 @@ class Executable:
     def execute(self, buffers: list[Any]) -> list[Any]:
         """Launch on device buffers; returns the output buffers (the work may still be
         running: reading one, or `block_until_ready`, waits for it)."""
-        return self._exe.execute_sharded(buffers, with_tokens=False).consume_with_handlers(
-            self._handlers
-        )
+        try:
+            results = self._exe.execute_sharded(buffers, with_tokens=False)
+        except runtime().xla.JaxRuntimeError:
+            # an argument that device_put placed on another device: programs run on the
+            # first device (for now), so copy it there; the fast path pays nothing for this
+            results = self._exe.execute_sharded(self._on_first_device(buffers), with_tokens=False)
+        return results.consume_with_handlers(self._handlers)
+
+    def _on_first_device(self, buffers: list[Any]) -> list[Any]:
+        rt = runtime()
+        return [
+            b if b._sharding is rt.sharding else put(np.asarray(b), a)
+            for b, a in zip(buffers, self.in_avals, strict=True)
+        ]
 
     def as_text(self) -> str:
         """XLA's optimized HLO for this program."""

@@ -250,6 +250,39 @@ class _NotMapped:
 
 NOT_MAPPED: Any = _NotMapped()  # the batch dim of a value vmap does not map over
 
+
+class AxisSize(int):
+    """The size of a vmapped axis, carrying the axis's name (`vmap(..., axis_name=)`, None
+    when unnamed). vmap rules receive it as `axis_size`: plain rules use it as an int;
+    collectives read `.name`; and higher-order rules, which hand `axis_size` on to
+    `vmap_jaxpr`, keep the name for collectives in their bodies without knowing of it."""
+
+    name: Any
+
+    def __new__(cls, size: int, name: Any = None) -> AxisSize:
+        out = super().__new__(cls, size)
+        out.name = name
+        return out
+
+
+# Collectives (psum, all_gather, axis_index, ...) act over named axes: the param that holds
+# the names, per primitive. `bind` hands such a primitive to the trace of the innermost
+# frame (a main whose `global_data` is an `AxisSize`) of those names, even when no operand
+# is a tracer of that trace, and raises NameError for a name no frame binds.
+axis_name_params: dict[Primitive, str] = {}
+
+
+def axis_names(primitive: Primitive, params: dict[str, Any]) -> tuple[Any, ...] | None:
+    """The axis names a collective acts over (positional int axes left out), or None for a
+    primitive that is not a collective."""
+    key = axis_name_params.get(primitive)
+    if key is None:
+        return None
+    names = params[key]
+    names = names if isinstance(names, tuple) else (names,)
+    return tuple(n for n in names if not isinstance(n, int))
+
+
 # --------------------------------------------------------------------------- errors
 
 
@@ -608,9 +641,50 @@ def bind(primitive: Primitive, operands: Sequence[Any], params: dict[str, Any]) 
         else:
             return eval_primitive(primitive, operands, params)
     trace = find_top_trace(operands)
+    if primitive in axis_name_params:
+        trace = _axis_frame_trace(primitive, params, trace)
     tracers = [trace.full_raise(x) for x in operands]
     outs = trace.process_primitive(primitive, tracers, params)
     return [out.full_lower() if isinstance(out, Tracer) else out for out in outs]
+
+
+def _frame_name(main: MainTrace) -> Any:
+    data = main.global_data
+    return data.name if isinstance(data, AxisSize) else None
+
+
+@contextmanager
+def axis_frame(name: Any, size: int) -> Iterator[MainTrace]:
+    """Bind axis `name` (of `size`) for the collectives traced inside the `with`, without
+    mapping anything: `make_jaxpr(..., axis_env=)` stages them with their names."""
+    with new_main(EvalTrace, AxisSize(size, name)) as main:
+        yield main
+
+
+def axis_frame_size(name: Any) -> int:
+    """The size of the innermost vmapped axis named `name`.
+
+    Raises:
+      NameError: no frame binds the name.
+    """
+    for main in reversed(trace_state().stack):
+        if _frame_name(main) == name:
+            return int(main.global_data)
+    raise NameError(f"unbound axis name: {name}")
+
+
+def _axis_frame_trace(primitive: Primitive, params: dict[str, Any], top: Trace) -> Trace:
+    stack = trace_state().stack
+    for name in axis_names(primitive, params):
+        frame = next((m for m in reversed(stack) if _frame_name(m) == name), None)
+        if frame is None:
+            raise NameError(
+                f"Found an unbound axis name: {name}. To fix this, call {primitive} under "
+                f"`didax.vmap(..., axis_name={name!r})`."
+            )
+        if frame.level > top.main.level:
+            top = frame.trace
+    return top
 
 
 def full_lower(val: Any) -> Any:

@@ -29,6 +29,7 @@ for i, name in enumerate(
     [
         "config",
         "source_info",
+        "config",
         "dtypes",
         "array",
         "core",
@@ -56,6 +57,7 @@ for i, name in enumerate(
         "sorting",
         "slicing",
         "debugging",
+        "parallel",
     ]
 ):
     ORDER[f"didax.primitives.{name}"] = (2, i)

@@ -43,7 +43,7 @@ class BatchTracer(core.Tracer):
 
 class BatchTrace(core.Trace):
     @property
-    def axis_size(self) -> int:
+    def axis_size(self) -> core.AxisSize:
         return self.main.global_data
 
     def lift(self, val: Any) -> BatchTracer:
@@ -52,7 +52,12 @@ class BatchTrace(core.Trace):
     def process_primitive(self, primitive, tracers, params):
         vals = [t.val for t in tracers]
         dims = [t.batch_dim for t in tracers]
-        if all(d is NOT_MAPPED for d in dims):
+        names = core.axis_names(primitive, params)
+        # a collective over this trace's axis acts even on unbatched values (psum(1, "i") is
+        # the axis size)
+        if all(d is NOT_MAPPED for d in dims) and (
+            names is None or self.axis_size.name not in names
+        ):
             outs = core.bind(primitive, vals, params)
             return [BatchTracer(self, x, NOT_MAPPED) for x in outs]
         vals_out, dims_out = core.vmap_rules[primitive](self.axis_size, vals, dims, **params)
@@ -65,11 +70,15 @@ def vmap_flat(
     in_dims: Sequence[Any],
     args: Sequence[Any],
     out_dims: Sequence[Any] | None = None,
+    axis_name: Any = None,
 ) -> tuple[list[Any], list[Any]]:
     """Map `fn` over `axis_size` elements. Inputs are batched along `in_dims`; outputs come
     back with their batch axis moved to `out_dims` (None: left where the rules put it,
-    reported in the second list)."""
+    reported in the second list). Collectives in `fn` name the axis `axis_name`; an
+    `AxisSize` passed as `axis_size` brings its own name."""
     __tracebackhide__ = True  # engine frame: IPython leaves it out of tracebacks
+    if not isinstance(axis_size, core.AxisSize):
+        axis_size = core.AxisSize(axis_size, axis_name)
     with core.new_main(BatchTrace, axis_size) as main:
         trace = main.trace
         tracers_in = [

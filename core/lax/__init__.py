@@ -17,6 +17,7 @@ from didax.primitives import (  # noqa: F401 - the families, for `lax.elementwis
     convert,
     dot,
     elementwise,
+    parallel,
     reductions,
     shape,
     slicing,
@@ -71,6 +72,17 @@ from didax.primitives.elementwise import (
     tan,
     tanh,
 )
+from didax.primitives.parallel import (
+    all_gather,
+    all_to_all,
+    axis_index,
+    pmax,
+    pmean,
+    pmin,
+    ppermute,
+    psum,
+    psum_scatter,
+)
 from didax.primitives.reductions import argmax, reduce_max, reduce_min, reduce_prod
 from didax.primitives.shape import (
     broadcast_in_dim,
@@ -110,6 +122,15 @@ from didax.primitives.sorting import sort, sort_key_val
 from didax.primitives.special import erf, erf_inv, nextafter
 
 __all__ = [
+    "all_gather",
+    "all_to_all",
+    "axis_index",
+    "ppermute",
+    "psum_scatter",
+    "pmax",
+    "pmean",
+    "pmin",
+    "psum",
     "bitcast_convert_type",
     "bitwise_xor",
     "erf",

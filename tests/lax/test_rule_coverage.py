@@ -28,7 +28,11 @@ PRIMS = _lax_primitives()
 # ----------------------------------------------------------------------------- exemptions
 
 # Primitives that take no operands: nothing to differentiate.
-NO_OPERANDS = {"iota", "iota_2x32_shape"}
+NO_OPERANDS = {"iota", "iota_2x32_shape", "axis_index"}
+
+# JAX 0.10.2 has no derivative for these collectives either ("Differentiation rule for
+# 'pmax' not implemented"): didax raises NotImplementedError, as JAX does.
+NO_DERIVATIVE_IN_JAX = {"pmax", "pmin"}
 
 # Not linear in any operand, so reverse mode never transposes them: their jvp rules write
 # the tangent with linear primitives (mul, select_n, ...) instead.
@@ -82,8 +86,14 @@ EFFECTS = {"debug_print"}
 EXEMPT: dict[str, set[str]] = {
     "impl": set(),
     "abstract_eval": set(),
-    "jvp": NO_OPERANDS,
-    "transpose": NO_OPERANDS | NONLINEAR | ZERO_DERIVATIVE | BOOLEAN | BITS | EFFECTS,
+    "jvp": NO_OPERANDS | NO_DERIVATIVE_IN_JAX,
+    "transpose": NO_OPERANDS
+    | NONLINEAR
+    | ZERO_DERIVATIVE
+    | BOOLEAN
+    | BITS
+    | EFFECTS
+    | NO_DERIVATIVE_IN_JAX,
     "vmap": set(),
     # Lowering rules come with core/interpreters/lowering.py (jit); list here any primitive
     # still waiting for one.
