@@ -11,7 +11,6 @@ from the user (names, call text, jaxpr tokens, values, compiler output) goes thr
 from __future__ import annotations
 
 import html
-import re
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
@@ -309,11 +308,8 @@ class JitDisplay(ReportDisplay):
         return out
 
 
-_METADATA = re.compile(r",?\s*metadata=\{[^{}]*\}")
-
-
 def _without_metadata(hlo: str) -> str:
-    return _METADATA.sub("", hlo)
+    return widget_model.without_metadata(hlo)
 
 
 def display_for(report: Any) -> ReportDisplay:

@@ -449,6 +449,8 @@ def hlo_code(model: m.HloModel, *, metadata: bool = False, query: str = "") -> s
     out = []
     shown = 0
     for pieces in model.lines:
+        if not metadata and pieces and all(k is m.HloKind.META for k, _ in pieces):
+            continue  # a source-table row: metadata through and through
         text = "".join(t for k, t in pieces if metadata or k is not m.HloKind.META)
         if q and q not in text.lower():
             continue

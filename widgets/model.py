@@ -608,8 +608,11 @@ class HloModel:
     lines: tuple[tuple[tuple[HloKind, str], ...], ...]
 
     def text(self, metadata: bool = True) -> str:
+        # a line that is all metadata (a source-table row) goes whole when it is hidden
         return "\n".join(
-            "".join(t for k, t in ts if metadata or k is not HloKind.META) for ts in self.lines
+            "".join(t for k, t in ts if metadata or k is not HloKind.META)
+            for ts in self.lines
+            if metadata or not ts or any(k is not HloKind.META for k, _ in ts)
         )
 
 
@@ -625,11 +628,41 @@ _HLO_TOKEN = re.compile(
 )
 
 
+# XLA's source tables at the top of an optimized HLO module (FileNames, FunctionNames,
+# FileLocations, StackFrames: what `metadata={... stack_frame_id=N}` points into), each a
+# header line, numbered rows, then a blank line. They hold machine paths: metadata too.
+_SOURCE_TABLE_HEADERS = ("FileNames", "FunctionNames", "FileLocations", "StackFrames")
+
+
+def source_table_lines(lines: list[str]) -> set[int]:
+    """Indices of the lines (blank line after each included) of XLA's source tables."""
+    out: set[int] = set()
+    in_table = False
+    for i, line in enumerate(lines):
+        if line.strip() in _SOURCE_TABLE_HEADERS:
+            in_table = True
+        if in_table:
+            out.add(i)
+            if not line.strip():
+                in_table = False
+    return out
+
+
+def without_metadata(text: str) -> str:
+    """HLO text with `metadata={...}`, `loc(...)` and XLA's source tables left out."""
+    return hlo_model(text).text(metadata=False)
+
+
 def hlo_model(text: str) -> HloModel:
-    """StableHLO or HLO text split into kind-tagged pieces; `metadata={...}` and `loc(...)`
-    are META, which the view hides unless asked."""
+    """StableHLO or HLO text split into kind-tagged pieces; `metadata={...}`, `loc(...)` and
+    XLA's source tables are META, which the view hides unless asked."""
     lines = []
-    for line in text.rstrip("\n").split("\n"):
+    raw = text.rstrip("\n").split("\n")
+    tables = source_table_lines(raw)
+    for i, line in enumerate(raw):
+        if i in tables:
+            lines.append(((HloKind.META, line),))
+            continue
         pieces: list[tuple[HloKind, str]] = []
         pos = 0
         for m in _HLO_TOKEN.finditer(line):

@@ -11,6 +11,7 @@ import didax.numpy as jnp
 import numpy as np
 import pytest
 from didax import lax
+from didax.widgets import markup
 from didax.widgets import model as m
 
 X = jnp.array([0.5, 1.0, 2.0])
@@ -285,4 +286,23 @@ def test_adapters_from_the_provenance_models():
     assert m.costs_from_table(table) == (
         m.EqnCost(0, "sin", "fusion", "kLoop", 3.0, 24.0, "f.py:3:4 (f)"),
         m.EqnCost(0, "  mul", None, None, 3.0, 36.0, ""),
+    )
+
+
+def test_hlo_source_tables_are_metadata():
+    # XLA's optimized HLO opens with source tables holding machine paths; like metadata={...}
+    # they are hidden unless asked for
+    text = (
+        'HloModule jit_f\n\nFileNames\n1 "/tmp/ipykernel_1/2.py"\n\nFunctionNames\n1 "f"\n\n'
+        "FileLocations\n1 {file_name_id=1 function_name_id=1 line=3}\n\n"
+        "ENTRY %main (x: f32[3]) -> f32[3] {\n"
+        '  ROOT %sin = f32[3]{0} sine(%x), metadata={op_name="jit(f)/sin" stack_frame_id=1}\n}'
+    )
+    model = m.hlo_model(text)
+    hidden = model.text(metadata=False)
+    assert "/tmp/" not in hidden and "FileNames" not in hidden and "metadata" not in hidden
+    assert "ROOT %sin = f32[3]{0} sine(%x)" in hidden and "HloModule jit_f" in hidden
+    assert model.text(metadata=True) == text
+    assert "/tmp/" not in markup.hlo_code(model) and "/tmp/" in markup.hlo_code(
+        model, metadata=True
     )
