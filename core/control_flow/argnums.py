@@ -10,7 +10,6 @@ arguments). Validation follows JAX: out-of-range numbers and unknown names are V
 from __future__ import annotations
 
 import inspect
-import operator
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -35,18 +34,6 @@ class ArgSpec:
         # as JAX: numbers past the end are dropped (a `*args` function called with fewer
         # arguments), a negative one out of range is an error
         return set(api_util.ensure_inbounds(self.static_argnums, nargs, allow_invalid=True))
-
-
-def index_tuple(x: Any, what: str) -> tuple[int, ...]:
-    """An int or an iterable of ints, as a tuple. Like JAX's `_ensure_index_tuple`."""
-    try:
-        return (operator.index(x),)
-    except TypeError:
-        pass
-    try:
-        return tuple(map(operator.index, x))
-    except TypeError:
-        raise TypeError(f"{what} must be an int or a sequence of ints, got {x!r}") from None
 
 
 def str_tuple(x: Any, what: str) -> tuple[str, ...]:
@@ -91,7 +78,7 @@ def _infer(
 ) -> tuple[tuple[int, ...], tuple[str, ...]]:
     if nums is None and names is None:
         return (), ()
-    nums = None if nums is None else index_tuple(nums, f"{kind}_argnums")
+    nums = None if nums is None else api_util.ensure_index_tuple(nums, f"{kind}_argnums")
     names = None if names is None else str_tuple(names, f"{kind}_argnames")
     if sig is None or (nums is not None and names is not None):
         return nums or (), names or ()
