@@ -265,8 +265,6 @@ def _gather_transpose(
     fill_value,
 ):
     (ct,) = cts
-    if isinstance(ct, Zero):
-        return [Zero(x.aval), None]
     dn = dimension_numbers
     scatter_dn = ScatterDimensionNumbers(
         update_window_dims=dn.offset_dims,
@@ -673,12 +671,6 @@ def _scatter_add_jvp(primals, tangents, **params):
 @core.transpose_rules.register(scatter_add_p)
 def _scatter_add_transpose(cts, x, idx, u, **params):
     (ct,) = cts
-    if isinstance(ct, Zero):
-        return [
-            Zero(x.aval) if isinstance(x, UndefinedPrimal) else None,
-            None,
-            Zero(u.aval) if isinstance(u, UndefinedPrimal) else None,
-        ]
     x_ct = ct if isinstance(x, UndefinedPrimal) else None
     u_ct = _gather_updates(ct, idx, u.aval, params) if isinstance(u, UndefinedPrimal) else None
     return [x_ct, None, u_ct]
@@ -697,12 +689,6 @@ def _scatter_sub_jvp(primals, tangents, **params):
 @core.transpose_rules.register(scatter_sub_p)
 def _scatter_sub_transpose(cts, x, idx, u, **params):
     (ct,) = cts
-    if isinstance(ct, Zero):
-        return [
-            Zero(x.aval) if isinstance(x, UndefinedPrimal) else None,
-            None,
-            Zero(u.aval) if isinstance(u, UndefinedPrimal) else None,
-        ]
     x_ct = ct if isinstance(x, UndefinedPrimal) else None
     u_ct = None
     if isinstance(u, UndefinedPrimal):
@@ -728,12 +714,6 @@ def _scatter_jvp(primals, tangents, **params):
 @core.transpose_rules.register(scatter_p)
 def _scatter_transpose(cts, x, idx, u, **params):
     (ct,) = cts
-    if isinstance(ct, Zero):
-        return [
-            Zero(x.aval) if isinstance(x, UndefinedPrimal) else None,
-            None,
-            Zero(u.aval) if isinstance(u, UndefinedPrimal) else None,
-        ]
     x_ct = u_ct = None
     if isinstance(x, UndefinedPrimal):  # the overwritten entries get no cotangent
         u_aval = u.aval if isinstance(u, UndefinedPrimal) else core.get_aval(u)
@@ -784,8 +764,6 @@ def _scatter_mul_transpose(cts, x, idx, u, **params):
     (ct,) = cts
     if isinstance(u, UndefinedPrimal):
         raise NotImplementedError("scatter-mul: cannot transpose with respect to the updates")
-    if isinstance(ct, Zero):
-        return [Zero(x.aval), None, None]
     return [scatter_mul_p.bind(ct, idx, u, **params), None, None]
 
 
@@ -1015,8 +993,6 @@ def _dynamic_slice_jvp(primals, tangents, *, slice_sizes):
 def _dynamic_slice_transpose(cts, x, *starts, slice_sizes):
     (ct,) = cts
     nones = [None] * len(starts)
-    if isinstance(ct, Zero):
-        return [Zero(x.aval), *nones]
     zeros = shape.full(x.aval.shape, 0, x.aval.dtype)
     return [dynamic_update_slice_p.bind(zeros, ct, *starts), *nones]
 
@@ -1129,12 +1105,6 @@ def _dynamic_update_slice_transpose(cts, x, u, *starts):
     (ct,) = cts
     nones = [None] * len(starts)
     u_aval = u.aval if isinstance(u, UndefinedPrimal) else core.get_aval(u)
-    if isinstance(ct, Zero):
-        return [
-            Zero(x.aval) if isinstance(x, UndefinedPrimal) else None,
-            Zero(u_aval) if isinstance(u, UndefinedPrimal) else None,
-            *nones,
-        ]
     x_ct = u_ct = None
     if isinstance(x, UndefinedPrimal):
         zeros = shape.full(u_aval.shape, 0, u_aval.dtype)
@@ -1211,7 +1181,7 @@ def _rev_jvp(primals, tangents, *, dimensions):
 @core.transpose_rules.register(rev_p)
 def _rev_transpose(cts, x, *, dimensions):
     (ct,) = cts
-    return [Zero(x.aval) if isinstance(ct, Zero) else rev(ct, dimensions)]
+    return [rev(ct, dimensions)]
 
 
 @core.vmap_rules.register(rev_p)
