@@ -305,6 +305,9 @@ class Array:
     def __float__(self) -> float:
         return float(self._host())
 
+    def __complex__(self) -> complex:
+        return complex(self._host())
+
     def __index__(self) -> int:
         return int(np.asarray(self._host()).__index__())
 

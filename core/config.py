@@ -1,9 +1,10 @@
 """`didax.config`: JAX's configuration object, with the options didax has. Like `jax.config`.
 
 Layer 1 (no imports from didax). Options:
-- `jax_enable_x64`: only its default (False) is supported: didax computes in 32 bits (float64
-  inputs become float32, Python floats are weak float32). Setting it to True raises
-  NotImplementedError rather than silently keeping 32-bit types.
+- `jax_enable_x64`: off by default (didax computes in 32 bits: float64 inputs become
+  float32, Python floats are weak float32); on, 64-bit dtypes stay and are the defaults
+  (`dtypes.py` reads it at every use). Its start value comes from the `JAX_ENABLE_X64`
+  environment variable, read once at import as JAX reads it ("1", "true", "yes", "on").
 - `jax_num_cpu_devices`: how many CPU devices the client makes (-1: the default, one or
   `XLA_FLAGS=--xla_force_host_platform_device_count=N`). The backend reads it once, when it
   starts the client, and then locks it: a later update raises RuntimeError, as in JAX.
@@ -11,9 +12,23 @@ Layer 1 (no imports from didax). Options:
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
-_DEFAULTS: dict[str, Any] = {"jax_enable_x64": False, "jax_num_cpu_devices": -1}
+
+def _env_flag(name: str) -> bool:
+    value = os.environ.get(name, "").strip().lower()
+    if value in ("", "0", "false", "no", "off", "n", "f"):
+        return False
+    if value in ("1", "true", "yes", "on", "y", "t"):
+        return True
+    raise ValueError(f"invalid truth value {value!r} for environment {name!r}")
+
+
+_DEFAULTS: dict[str, Any] = {
+    "jax_enable_x64": _env_flag("JAX_ENABLE_X64"),
+    "jax_num_cpu_devices": -1,
+}
 
 
 class Config:
@@ -22,6 +37,8 @@ class Config:
     def __init__(self) -> None:
         self._values = dict(_DEFAULTS)
         self._locked: set[str] = set()  # read once by the backend, which has started
+        # `jax_enable_x64` again as a plain attribute: dtypes.py reads it on hot paths
+        self.enable_x64: bool = self._values["jax_enable_x64"]
 
     def __getattr__(self, name: str) -> Any:
         values = self.__dict__.get("_values", {})
@@ -53,12 +70,7 @@ class Config:
                 "this config immediately after `import didax`."
             )
         if name == "jax_enable_x64":
-            if bool(value):
-                raise NotImplementedError(
-                    "config.update('jax_enable_x64', True): didax computes in 32 bits only "
-                    "(float32/int32 defaults, float64 inputs taken as float32)"
-                )
-            self._values[name] = False
+            self._values[name] = self.enable_x64 = bool(value)
             return
         if isinstance(value, bool) or not isinstance(value, int):
             raise TypeError(f"{name} must be an int, got {value!r}")

@@ -1,9 +1,11 @@
-"""Dtypes as JAX has them with x64 off: canonical dtypes, weak types and promotion.
+"""Dtypes as JAX has them: canonical dtypes, weak types and promotion.
 
-Layer 1. Every value that enters didax is canonicalized here: float64 becomes float32 and
-int64 becomes int32, as in JAX without `jax_enable_x64`. Python scalars are *weakly typed*:
-they take the dtype of whatever they are combined with (`f32_array * 2.0` stays float32).
-`result_type` implements the promotion lattice (bool < int < float, weak below strong of the
+Layer 1, after config.py. Every value that enters didax is canonicalized here: with
+`jax_enable_x64` off (the default) float64 becomes float32, int64 int32 and complex128
+complex64, as in JAX; with it on, 64-bit types stay. Python scalars are *weakly typed*: they
+take the dtype of whatever they are combined with (`f32_array * 2.0` stays float32), and
+alone they default to int32/float32/complex64 (64-bit types under x64). `result_type`
+implements the promotion lattice (bool < int < float < complex, weak below strong of the
 same kind).
 """
 
@@ -12,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from didax.config import config
 
 try:  # ml_dtypes ships with jaxlib; bfloat16 is optional for the eager path.
     from ml_dtypes import bfloat16
@@ -19,8 +22,12 @@ except ImportError:  # pragma: no cover - jaxlib always brings ml_dtypes
     bfloat16 = None
 
 float32 = np.dtype("float32")
+float64 = np.dtype("float64")
 float16 = np.dtype("float16")
 int32 = np.dtype("int32")
+int64 = np.dtype("int64")
+complex64 = np.dtype("complex64")
+complex128 = np.dtype("complex128")
 bool_ = np.dtype("bool")
 
 _CANONICAL = {
@@ -33,14 +40,36 @@ _CANONICAL = {
 # JAX's dtype of the tangents of integer and bool values: zero bytes per element.
 float0 = np.dtype([("float0", np.void, 0)])
 
-# The dtype a Python scalar takes when nothing else decides it.
-_WEAK_DEFAULT = {bool: bool_, int: int32, float: float32}
+# The dtype a Python scalar takes when nothing else decides it, with x64 off and on.
+_WEAK_DEFAULT = {bool: bool_, int: int32, float: float32, complex: complex64}
+_WEAK_DEFAULT_X64 = {bool: bool_, int: int64, float: float64, complex: complex128}
+
+
+def x64_enabled() -> bool:
+    """Whether `jax_enable_x64` is on (read at every use: `config.update` may flip it)."""
+    return config.enable_x64
 
 
 def canonicalize(dtype: Any) -> np.dtype:
-    """The dtype didax computes in for `dtype` (float64 -> float32, int64 -> int32)."""
+    """The dtype didax computes in for `dtype`: with x64 off, float64 -> float32, int64 ->
+    int32, complex128 -> complex64; with x64 on, `dtype` itself."""
     dtype = np.dtype(dtype)
-    return _CANONICAL.get(dtype, dtype)
+    return dtype if config.enable_x64 else _CANONICAL.get(dtype, dtype)
+
+
+def default_float() -> np.dtype:
+    """float32, or float64 under x64: what `jnp.ones(3)` and `1.0` are."""
+    return float64 if config.enable_x64 else float32
+
+
+def default_int() -> np.dtype:
+    """int32, or int64 under x64."""
+    return int64 if config.enable_x64 else int32
+
+
+def default_complex() -> np.dtype:
+    """complex64, or complex128 under x64."""
+    return complex128 if config.enable_x64 else complex64
 
 
 def is_python_scalar(x: Any) -> bool:
@@ -48,11 +77,15 @@ def is_python_scalar(x: Any) -> bool:
 
 
 def python_scalar_dtype(x: Any) -> np.dtype:
-    return _WEAK_DEFAULT[type(x)]
+    return (_WEAK_DEFAULT_X64 if config.enable_x64 else _WEAK_DEFAULT)[type(x)]
 
 
 def _compute_kind(dtype: np.dtype) -> int:
-    return 0 if dtype == bool_ else 1 if np.issubdtype(dtype, np.integer) else 2
+    if dtype == bool_:
+        return 0
+    if np.issubdtype(dtype, np.integer):
+        return 1
+    return 3 if np.issubdtype(dtype, np.complexfloating) else 2
 
 
 # Precomputed for the dtypes didax meets, so the eager hot path is one dict lookup.
@@ -80,17 +113,40 @@ if bfloat16 is not None:
 
 
 def kind(dtype: np.dtype) -> int:
-    """0 bool, 1 integer, 2 floating (the promotion lattice's kinds)."""
+    """0 bool, 1 integer, 2 real floating, 3 complex (the promotion lattice's kinds)."""
     k = _KINDS.get(dtype)
     return _compute_kind(np.dtype(dtype)) if k is None else k
 
 
 def is_float(dtype: np.dtype) -> bool:
+    """Floating point, real or complex (NumPy's `inexact`): the dtypes with tangents."""
+    return kind(dtype) >= 2
+
+
+def is_real_float(dtype: np.dtype) -> bool:
+    """Real floating point only (NumPy's `floating`): what `floor` or `lt` accept."""
     return kind(dtype) == 2
+
+
+def is_complex(dtype: np.dtype) -> bool:
+    return kind(dtype) == 3
 
 
 def is_int(dtype: np.dtype) -> bool:
     return kind(dtype) == 1
+
+
+def complex_of(dtype: np.dtype) -> np.dtype:
+    """The complex dtype with `dtype`'s real precision (float64 -> complex128, else
+    complex64): what `lax.complex` of two `dtype` arrays makes."""
+    return complex128 if np.dtype(dtype) in (float64, complex128) else complex64
+
+
+def real_of(dtype: np.dtype) -> np.dtype:
+    """The real dtype of a complex `dtype`'s parts (complex64 -> float32); `dtype` itself
+    when it is real."""
+    dtype = np.dtype(dtype)
+    return {complex64: float32, complex128: float64}.get(dtype, dtype)
 
 
 def _strong_join(a: np.dtype, b: np.dtype) -> np.dtype:
@@ -98,7 +154,10 @@ def _strong_join(a: np.dtype, b: np.dtype) -> np.dtype:
         return a
     ka, kb = kind(a), kind(b)
     if ka != kb:  # a higher kind wins whole: int32 + float16 -> float16, as JAX does
-        return a if ka > kb else b
+        high, low = (a, b) if ka > kb else (b, a)
+        if kind(high) == 3 and low in (float64,) and high == complex64:
+            return canonicalize(complex128)  # complex64 + float64 keeps float64's precision
+        return high
     if (a == bfloat16 and b == float16) or (a == float16 and b == bfloat16):
         return float32
     return canonicalize(np.promote_types(a, b))
@@ -122,7 +181,10 @@ def result_type(*types: tuple[np.dtype, bool]) -> tuple[np.dtype, bool]:
         out = _strong_join(out, d)
     top_weak = max((kind(d) for d in weak), default=-1)
     if top_weak > kind(out):
-        return (float32 if top_weak == 2 else int32), True
+        if top_weak == 3 and kind(out) == 2:  # float32 + 1j: complex of the float's width,
+            return complex_of(out), False  # strong (JAX's lattice: f* below c*, f32 -> c64)
+        weak_default = {1: default_int, 2: default_float, 3: default_complex}[top_weak]
+        return weak_default(), True
     return out, False
 
 

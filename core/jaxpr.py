@@ -265,10 +265,16 @@ def bind_eqn(eqn: JaxprEqn, operands: Sequence[Any]) -> list[Any]:
 
 
 def literal(val: Any, aval: ShapedArray) -> Literal:
-    """A Literal holding `val` as a Python scalar of the aval's dtype."""
+    """A Literal holding `val` as a Python scalar of the aval's dtype.
+
+    As in JAX, a Python float or complex of a float32/64 (complex64/128) literal is kept as
+    written, so `x * 1.67` prints `mul a 1.67:f32[]` though it computes with float32's
+    nearest value; a NumPy value (`np.float32(1.67)`) or one of a narrower dtype (float16)
+    is kept rounded: `1.6699999570846558:f32[]`, `1.669921875:f16[]`."""
     if type(val) in (bool, int) and (type(val) is not int or aval.dtype.kind in "iu"):
         return Literal(val, aval)
-    if type(val) is float and aval.dtype == np.float32:
-        # the value the program computes with, as JAX prints it: 0.1 is 0.10000000149011612
-        return Literal(float(np.float32(val)), aval)
+    if type(val) is float and aval.dtype in (dtypes.float32, dtypes.float64):
+        return Literal(val, aval)
+    if type(val) in (float, complex) and aval.dtype in (dtypes.complex64, dtypes.complex128):
+        return Literal(complex(val), aval)
     return Literal(np.asarray(val, aval.dtype).item(), aval)

@@ -406,9 +406,8 @@ class _Printer:
 
 
 def literal_text(val: Any) -> str:
-    if isinstance(val, np.generic):
-        val = val.item()
-    return repr(val)
+    """A literal's value as JAX prints it: `str` of the Python scalar (`1.67`, `(1+2j)`)."""
+    return str(np.asarray(val).item())
 
 
 def param_text(v: Any) -> str:

@@ -259,6 +259,8 @@ def _element_type(ir: Any, dtype: np.dtype) -> Any:
     floats = {2: ir.F16Type, 4: ir.F32Type, 8: ir.F64Type}
     if dtype.kind == "f" and dtype.itemsize in floats:
         return floats[dtype.itemsize].get()
+    if dtype.kind == "c" and dtype.itemsize // 2 in floats:  # complex64: complex<f32>
+        return ir.ComplexType.get(floats[dtype.itemsize // 2].get())
     raise NotImplementedError(f"didax cannot lower arrays of dtype {dtype.name}")
 
 
@@ -267,7 +269,7 @@ def _dense_attr(builder: ModuleBuilder, array: np.ndarray) -> Any:
     array = np.asarray(array, order="C")  # (ascontiguousarray would make 0-d 1-d)
     tensor = builder.tensor_type(ShapedArray(array.shape, array.dtype))
     flat = array.reshape(-1)
-    if flat.size and _all_equal(flat):  # a splat: one element stored, however large
+    if flat.size and _all_equal(flat) and array.dtype.kind != "c":  # a splat: one element
         return ir.DenseElementsAttr.get_splat(tensor, _scalar_attr(builder, flat[:1]))
     if dtypes.bfloat16 is not None and array.dtype == dtypes.bfloat16:
         # MLIR reads bfloat16 from its raw 16 bits

@@ -76,7 +76,7 @@ class JaxprBuilder:
 
 
 def _scalar_value(val: Any) -> Any:
-    if type(val) in (bool, int, float):
+    if type(val) in (bool, int, float, complex):
         return val
     return np.asarray(core.to_numpy(val)).item()
 

@@ -2,8 +2,9 @@
 real-number views (`real imag conj angle`), `var`/`std`, cumulative sums and products,
 `argmin`, `sort`/`argsort`, `outer kron tril triu meshgrid einsum convolve`, and `ravel`.
 
-Layer 5, beside `lax_numpy.py`, composing `lax` like the rest of `didax.numpy`. didax has no
-complex dtypes, so `real`/`conj` return their (real) input, `imag` zeros. Cumulative sums and
+Layer 5, beside `lax_numpy.py`, composing `lax` like the rest of `didax.numpy`. The complex
+views (`real imag conj angle iscomplexobj`) bind `lax.real` and friends on complex input and,
+as JAX's, return a real input itself (`imag`: zeros). Cumulative sums and
 products are a log-depth (Hillis-Steele) scan of pads and adds, so jvp, transpose, vmap and
 lowering come from those primitives (JAX's jaxprs show a `cumsum` primitive instead).
 """
@@ -129,30 +130,64 @@ def round(a: Any, decimals: int = 0, out: None = None) -> Any:  # noqa: A001
 around = round
 
 
+def iscomplexobj(x: Any) -> bool:
+    """Whether `x` has a complex dtype. Like `jax.numpy.iscomplexobj`."""
+    if x is None:
+        return False
+    dtype = getattr(x, "dtype", None)
+    if dtype is None:
+        dtype = core.get_aval(x).dtype if core.is_arraylike(x) else np.asarray(x).dtype
+    return dtypes.is_complex(np.dtype(dtype))
+
+
+def isrealobj(x: Any) -> bool:
+    """Like `jax.numpy.isrealobj`."""
+    return not iscomplexobj(x)
+
+
 def real(x: Any) -> Any:
-    """Like `jax.numpy.real` (didax's arrays are real: `x` itself)."""
+    """The real part. Like `jax.numpy.real` (a real `x` is returned as it is)."""
     jnp._check_arraylike("real", x)
-    return jnp.asarray(x)
+    x = jnp.asarray(x)
+    return lax.real(x) if iscomplexobj(x) else x
 
 
 def conj(x: Any) -> Any:
-    """Like `jax.numpy.conj` (didax's arrays are real: `x` itself)."""
+    """The complex conjugate. Like `jax.numpy.conj` (a real `x` is returned as it is)."""
     jnp._check_arraylike("conj", x)
-    return jnp.asarray(x)
+    x = jnp.asarray(x)
+    return lax.conj(x) if iscomplexobj(x) else x
 
 
 conjugate = conj
 
 
 def imag(x: Any) -> Any:
-    """Like `jax.numpy.imag` (didax's arrays are real: zeros)."""
+    """The imaginary part. Like `jax.numpy.imag` (of a real `x`: zeros)."""
     jnp._check_arraylike("imag", x)
     x = jnp.asarray(x)
+    if iscomplexobj(x):
+        return lax.imag(x)
     return lax.full(_aval(x).shape, 0, _aval(x).dtype)
 
 
+def iscomplex(x: Any) -> Any:
+    """Elementwise: a nonzero imaginary part. Like `jax.numpy.iscomplex`."""
+    i = imag(x)
+    return lax.ne(i, lax.full((), 0, _aval(i).dtype))
+
+
+def isreal(x: Any) -> Any:
+    """Elementwise: a zero imaginary part. Like `jax.numpy.isreal`."""
+    i = imag(x)
+    return lax.eq(i, lax.full((), 0, _aval(i).dtype))
+
+
 def angle(z: Any, deg: bool = False) -> Any:
-    """Like `jax.numpy.angle` for real input: pi where z < 0 (or z is -0.0), else 0."""
+    """The argument of complex `z` (`atan2(imag, real)`, in a `jit` named `angle` as JAX's
+    jaxpr shows); of real `z`: pi where z < 0 (or z is -0.0), else 0. Like `jax.numpy.angle`."""
+    if iscomplexobj(z):
+        return _angle_jit(jnp.asarray(z), bool(deg))
     z = jnp._to_inexact("angle", jnp.asarray(z))
     dtype = _aval(z).dtype
     zero = lax.full((), 0.0, dtype)
@@ -165,6 +200,15 @@ def angle(z: Any, deg: bool = False) -> Any:
         negative, lax.full(_aval(z).shape, 0.0, dtype), lax.full(_aval(z).shape, pi, dtype)
     )
     return lax.select_n(isnan(z), out, z)
+
+
+def _angle_complex(z: Any, deg: bool) -> Any:
+    re, im = lax.real(z), lax.imag(z)
+    out = lax.atan2(im, re)
+    return lax.mul(out, lax.full((), 180.0 / np.pi, _aval(out).dtype)) if deg else out
+
+
+_angle_jit = jnp._inner_jit(_angle_complex, "angle", static_argnums=(1,))
 
 
 # ----------------------------------------------------------------------------- var, std
@@ -542,6 +586,10 @@ __all__ = [
     "cumsum",
     "einsum",
     "imag",
+    "iscomplex",
+    "iscomplexobj",
+    "isreal",
+    "isrealobj",
     "isclose",
     "isinf",
     "isnan",

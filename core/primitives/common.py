@@ -21,10 +21,11 @@ from didax.core import ShapedArray
 
 def _ill_typed(args: tuple, floats_only: bool) -> bool:
     # Cheap tests that let well-typed eager operands skip abstract evaluation: one or two
-    # operands, dtypes identical (builtin dtypes are singletons), array shapes equal.
+    # operands, dtypes identical (builtin dtypes are singletons), array shapes equal. A
+    # complex operand of a float op is checked too (some accept it, some not).
     x = args[0]
     dtype = x.dtype
-    if floats_only and dtypes.kind(dtype) != 2:
+    if dtypes.kind(dtype) != 2 and (floats_only or dtypes.kind(dtype) == 3):
         return True
     if len(args) == 1:
         return False
@@ -173,11 +174,16 @@ def same_aval(x: ShapedArray, **params: Any) -> list[ShapedArray]:
     return [x]
 
 
-def float_aval(name: str) -> core.AbstractEvalRule:
+def float_aval(name: str, complex_ok: bool = False) -> core.AbstractEvalRule:
+    """Abstract evaluation of a unary op on floating operands (complex ones too when
+    `complex_ok`: `sin` takes them, `floor` does not), keeping the operand's type."""
+
     def rule(x: ShapedArray, **params: Any) -> list[ShapedArray]:
-        if not dtypes.is_float(x.dtype):
+        if not (dtypes.is_float(x.dtype) if complex_ok else dtypes.is_real_float(x.dtype)):
+            accepted = "inexact" if complex_ok else "floating"
             raise TypeError(
-                f"{name} does not accept dtype {x.dtype.name}: it needs a floating-point operand"
+                f"{name} does not accept dtype {x.dtype.name}. Accepted dtypes are "
+                f"subtypes of {accepted}."
             )
         return [x]
 
@@ -224,8 +230,13 @@ def naryop_aval(name: str, allowed: str = "any") -> core.AbstractEvalRule:
                 + ", ".join(a.dtype.name for a in avals)
                 + "."
             )
-        if allowed == "float" and not dtypes.is_float(dtype):
+        if allowed == "float" and not dtypes.is_real_float(dtype):
             raise TypeError(f"{name} does not accept dtype {dtype.name}")
+        if allowed == "real" and dtypes.is_complex(dtype):  # rem, lt: no order on complex
+            raise TypeError(
+                f"{name} does not accept dtype {dtype.name}. Accepted dtypes are subtypes "
+                "of integer, floating, bool."
+            )
         if allowed == "int_or_bool" and dtypes.is_float(dtype):
             raise TypeError(f"{name} does not accept dtype {dtype.name}")
         shape = broadcast_shapes(name, *avals)
@@ -235,8 +246,15 @@ def naryop_aval(name: str, allowed: str = "any") -> core.AbstractEvalRule:
     return rule
 
 
-def compare_aval(name: str) -> core.AbstractEvalRule:
+def compare_aval(name: str, complex_ok: bool = True) -> core.AbstractEvalRule:
+    """Abstract evaluation of a comparison; an order (`lt`) is not defined on complex."""
+
     def rule(x: ShapedArray, y: ShapedArray) -> list[ShapedArray]:
+        if not complex_ok and dtypes.is_complex(x.dtype):
+            raise TypeError(
+                f"{name} does not accept dtype {x.dtype.name} at position 0. Accepted dtypes "
+                "at position 0 are subtypes of integer, floating, bool."
+            )
         if x.dtype != y.dtype:
             raise TypeError(
                 f"{name} requires arguments to have the same dtypes, got "

@@ -18,7 +18,7 @@ from didax.primitives import common, shape
 
 def _comparison_primitive(name: str, fn: Callable[..., Any]) -> core.Primitive:
     prim = core.Primitive(name)
-    aval = common.compare_aval(name)
+    aval = common.compare_aval(name, complex_ok=name in ("eq", "ne"))
     core.impl_rules.register(prim, common.predicate_impl(fn, aval))
     core.abstract_eval_rules.register(prim, aval)
     # jvp: handled by the all-zero-tangent path: comparisons never get a nonzero tangent out
@@ -86,8 +86,11 @@ def is_finite(x: Any) -> Any:
 
 @core.abstract_eval_rules.register(is_finite_p)
 def _is_finite_abstract_eval(x):
-    if not dtypes.is_float(x.dtype):
-        raise TypeError(f"is_finite does not accept dtype {x.dtype.name}")
+    if not dtypes.is_real_float(x.dtype):
+        raise TypeError(
+            f"is_finite does not accept dtype {x.dtype.name}. Accepted dtypes are subtypes of "
+            "floating."
+        )
     return [ShapedArray(x.shape, dtypes.bool_, x.weak_type)]
 
 

@@ -5,6 +5,7 @@ Layer 2. `convert_element_type` changes dtype and/or weak type; it is linear on 
 
 from __future__ import annotations
 
+import builtins
 from typing import Any
 
 import numpy as np
@@ -33,8 +34,12 @@ def convert_element_type(x: Any, new_dtype: Any, weak_type: bool = False) -> Any
 def _scalar_constant(value: np.ndarray, weak_type: bool) -> Any:
     # A Python scalar of the right dtype stays a Python scalar (a weak literal); anything else
     # becomes an eager Array, which make_jaxpr inlines as a literal.
-    if weak_type and value.dtype in (dtypes.float32, dtypes.int32):
-        return value.item() if value.dtype == dtypes.int32 else float(value)
+    if weak_type and value.dtype == dtypes.default_int():
+        return value.item()
+    if weak_type and value.dtype == dtypes.default_float():
+        return float(value)
+    if weak_type and value.dtype == dtypes.default_complex():
+        return builtins.complex(value)
     return array.eager_result(value[()] if value.ndim == 0 else value, weak_type)
 
 
@@ -42,6 +47,8 @@ def convert_values(x: np.ndarray, new_dtype: np.dtype) -> np.ndarray:
     """`x.astype(new_dtype)` as XLA converts: a float becomes an integer by truncation,
     saturating at the integer type's extremes, NaN giving 0 (NumPy's cast of NaN, inf and
     out-of-range values is undefined: INT_MIN on x86)."""
+    if dtypes.is_complex(x.dtype) and not dtypes.is_complex(new_dtype):
+        x = np.real(x)  # complex to real keeps the real part, as XLA (and without a warning)
     if not (dtypes.is_float(x.dtype) and np.issubdtype(new_dtype, np.integer)):
         return x.astype(new_dtype)
     bits = np.iinfo(new_dtype).bits
@@ -96,6 +103,10 @@ def _convert_lowering(ctx, x, *, new_dtype, weak_type):
     if new_dtype == dtypes.bool_:  # nonzero is true (StableHLO's convert would truncate)
         zero = common.broadcast_constant(ctx, 0, aval)
         return [common.compare(ctx, x, zero, "NE", aval.dtype)]
+    if dtypes.is_complex(aval.dtype) and not dtypes.is_complex(new_dtype):
+        x = ctx.hlo.real(x)  # complex to real: the real part, then converted
+        if dtypes.real_of(aval.dtype) == new_dtype:
+            return [x]
     return [ctx.hlo.convert(ctx.tensor_type(ctx.avals_out[0]), x)]
 
 

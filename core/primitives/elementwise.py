@@ -21,10 +21,10 @@ from didax.primitives.convert import _scalar_constant, convert_element_type
 
 
 def _unary_primitive(
-    name: str, fn: Callable[..., Any], *, floats_only: bool = True
+    name: str, fn: Callable[..., Any], *, floats_only: bool = True, complex_ok: bool = False
 ) -> core.Primitive:
     prim = core.Primitive(name)
-    aval = common.float_aval(name) if floats_only else common.same_aval
+    aval = common.float_aval(name, complex_ok) if floats_only else common.same_aval
     core.impl_rules.register(prim, common.elementwise_impl(fn, aval, floats_only))
     core.abstract_eval_rules.register(prim, aval)
     core.vmap_rules.register(prim, common.vectorized_vmap(prim.bind))
@@ -263,7 +263,7 @@ def _xla_fmod(x: Any, y: Any) -> np.ndarray:
 
 rem_p = core.Primitive("rem")
 core.impl_rules.register(rem_p, common.elementwise_impl(_xla_fmod))
-core.abstract_eval_rules.register(rem_p, common.naryop_aval("rem"))
+core.abstract_eval_rules.register(rem_p, common.naryop_aval("rem", "real"))
 core.vmap_rules.register(rem_p, shape.broadcasting_vmap(rem_p.bind))
 
 
@@ -422,7 +422,22 @@ def _xla_sign(x: Any) -> Any:
 
 
 sign_p = _unary_primitive("sign", _xla_sign, floats_only=False)
-abs_p = _unary_primitive("abs", np.abs, floats_only=False)
+abs_p = core.Primitive("abs")  # |x|: of complex x, a real (float32 of complex64)
+
+
+def _abs_abstract_eval(x: ShapedArray) -> list[ShapedArray]:
+    return [x.update(dtype=dtypes.real_of(x.dtype))]
+
+
+def _abs_impl(x: Any) -> list:
+    out = np.abs(x)  # NumPy's abs of complex64 is float32 already
+    return [out if out.dtype == dtypes.real_of(x.dtype) else out.astype(dtypes.real_of(x.dtype))]
+
+
+core.impl_rules.register(abs_p, _abs_impl)
+core.abstract_eval_rules.register(abs_p, _abs_abstract_eval)
+core.vmap_rules.register(abs_p, common.vectorized_vmap(abs_p.bind))
+core.eager_rules.register(abs_p, common.eager_unary(np.abs, floats_only=False))
 
 
 def sign(x: Any) -> Any:
@@ -444,7 +459,16 @@ def _sign_jvp(primals, tangents):
 @core.jvp_rules.register(abs_p)
 def _abs_jvp(primals, tangents):
     (x,), (x_dot,) = primals, tangents
-    return [abs(x)], [mul(x_dot, sign(x))]  # d|x| = sign(x) dx
+    out = abs(x)
+    if not dtypes.is_complex(core.get_aval(x).dtype):
+        return [out], [mul(x_dot, sign(x))]  # d|x| = sign(x) dx
+    # complex x: d|x| = Re(conj(x) dx) / |x|, with |x| taken as 1 where x == 0 (as JAX)
+    dtype = core.get_aval(x).dtype
+    out_c = convert_element_type(out, dtype, core.get_aval(out).weak_type)
+    zero = _full(_const(0.0, out_c), core.get_aval(out_c).shape)
+    one = _full(_const(1.0, out_c), core.get_aval(out_c).shape)
+    safe = select_n(eq(out_c, zero), out_c, one)
+    return [out], [real(mul(x_dot, div(conj(x), safe)))]
 
 
 @core.lowering_rules.register(sign_p)
@@ -517,16 +541,16 @@ core.lowering_rules.register(
 
 # ----------------------------------------------------------------------------- transcendental
 
-sin_p = _unary_primitive("sin", np.sin)
-cos_p = _unary_primitive("cos", np.cos)
-tan_p = _unary_primitive("tan", np.tan)
-tanh_p = _unary_primitive("tanh", np.tanh)
-exp_p = _unary_primitive("exp", np.exp)
-log_p = _unary_primitive("log", np.log)
-log1p_p = _unary_primitive("log1p", np.log1p)
-expm1_p = _unary_primitive("expm1", np.expm1)
-sqrt_p = _unary_primitive("sqrt", np.sqrt)
-logistic_p = _unary_primitive("logistic", lambda x: 1 / (1 + np.exp(-x)))
+sin_p = _unary_primitive("sin", np.sin, complex_ok=True)
+cos_p = _unary_primitive("cos", np.cos, complex_ok=True)
+tan_p = _unary_primitive("tan", np.tan, complex_ok=True)
+tanh_p = _unary_primitive("tanh", np.tanh, complex_ok=True)
+exp_p = _unary_primitive("exp", np.exp, complex_ok=True)
+log_p = _unary_primitive("log", np.log, complex_ok=True)
+log1p_p = _unary_primitive("log1p", np.log1p, complex_ok=True)
+expm1_p = _unary_primitive("expm1", np.expm1, complex_ok=True)
+sqrt_p = _unary_primitive("sqrt", np.sqrt, complex_ok=True)
+logistic_p = _unary_primitive("logistic", lambda x: 1 / (1 + np.exp(-x)), complex_ok=True)
 
 
 def sin(x: Any) -> Any:
@@ -617,6 +641,30 @@ core.lowering_rules.register(log1p_p, common.direct_lowering("log_plus_one"))
 core.lowering_rules.register(expm1_p, common.direct_lowering("exponential_minus_one"))
 core.lowering_rules.register(sqrt_p, common.direct_lowering("sqrt"))
 core.lowering_rules.register(logistic_p, common.direct_lowering("logistic"))
+
+
+# ----------------------------------------------------------------------------- atan2
+
+atan2_p = _binary_primitive("atan2", np.arctan2, "float")
+
+
+def atan2(x: Any, y: Any) -> Any:
+    """The angle of the point (y, x): `arctan(x / y)` in the right quadrant. Like
+    `jax.lax.atan2`."""
+    return atan2_p.bind(x, y)
+
+
+@core.jvp_rules.register(atan2_p)
+def _atan2_jvp(primals, tangents):
+    (x, y), (x_dot, y_dot) = primals, tangents
+    out = atan2(x, y)  # d atan2(x, y) = (y dx - x dy) / (x^2 + y^2)
+    denom = add(integer_pow(x, 2), integer_pow(y, 2))
+    x_part = x_dot if isinstance(x_dot, Zero) else mul(x_dot, div(y, denom))
+    y_part = y_dot if isinstance(y_dot, Zero) else mul(y_dot, div(neg(x), denom))
+    return [out], [_out_tangent(add_tangents(x_part, y_part), out)]
+
+
+core.lowering_rules.register(atan2_p, common.direct_lowering("atan2"))
 
 
 # ----------------------------------------------------------------------------- pow
@@ -740,3 +788,143 @@ def _integer_pow_lowering(ctx, x, *, y):
     if y < 0:
         out = ctx.hlo.divide(common.broadcast_constant(ctx, 1, aval), out)
     return [out]
+
+
+# ----------------------------------------------------------------------------- complex parts
+# `real`, `imag`, `conj` and `complex` are linear over the reals. Their transposes are the
+# plain (not conjugated) ones, as JAX's: `real`'s is `complex(ct, 0)`, `imag`'s
+# `complex(0, -ct)`, so that `grad` of a real function of complex `z` is JAX's answer.
+
+real_p = core.Primitive("real")
+imag_p = core.Primitive("imag")
+conj_p = core.Primitive("conj")
+complex_p = core.Primitive("complex")
+
+
+def real(x: Any) -> Any:
+    """The real part of complex `x`. Like `jax.lax.real`."""
+    return real_p.bind(x)
+
+
+def imag(x: Any) -> Any:
+    """The imaginary part of complex `x`. Like `jax.lax.imag`."""
+    return imag_p.bind(x)
+
+
+def conj(x: Any) -> Any:
+    """The complex conjugate (of a real `x`: `x` as complex). Like `jax.lax.conj`."""
+    return conj_p.bind(x, input_dtype=core.get_aval(x).dtype)
+
+
+def complex(x: Any, y: Any) -> Any:  # noqa: A001 - JAX's name
+    """`x + i y` from two real arrays of one dtype. Like `jax.lax.complex`."""
+    return complex_p.bind(x, y)
+
+
+def _part_abstract_eval(name: str) -> core.AbstractEvalRule:
+    def rule(x: ShapedArray) -> list[ShapedArray]:
+        if not dtypes.is_complex(x.dtype):
+            raise TypeError(
+                f"{name} does not accept dtype {x.dtype.name}. Accepted dtypes are subtypes "
+                "of complexfloating."
+            )
+        return [x.update(dtype=dtypes.real_of(x.dtype))]
+
+    return rule
+
+
+def _conj_abstract_eval(x: ShapedArray, *, input_dtype: np.dtype) -> list[ShapedArray]:
+    if not dtypes.is_float(x.dtype):
+        raise TypeError(
+            f"conj does not accept dtype {x.dtype.name}. Accepted dtypes are subtypes of "
+            "floating, complexfloating."
+        )
+    return [x.update(dtype=dtypes.complex_of(x.dtype))]
+
+
+def _complex_abstract_eval(x: ShapedArray, y: ShapedArray) -> list[ShapedArray]:
+    for a in (x, y):
+        if a.dtype not in (dtypes.float32, dtypes.float64):
+            raise TypeError(
+                f"complex does not accept dtype {a.dtype.name}. Accepted dtypes are float32, "
+                "float64."
+            )
+    (out,) = common.naryop_aval("complex")(x, y)
+    return [out.update(dtype=dtypes.complex_of(out.dtype))]
+
+
+def _complex_impl(x: Any, y: Any) -> list:
+    x, y = np.asarray(x), np.asarray(y)
+    out = np.empty(np.broadcast_shapes(x.shape, y.shape), dtypes.complex_of(x.dtype))
+    out.real, out.imag = x, y  # not x + 1j * y, which turns (inf, 0) into (inf, nan)
+    return [out]
+
+
+core.impl_rules.register(real_p, lambda x: [np.asarray(np.real(x))])
+core.impl_rules.register(imag_p, lambda x: [np.asarray(np.imag(x))])
+core.impl_rules.register(
+    conj_p, lambda x, *, input_dtype: [np.conj(np.asarray(x, dtypes.complex_of(x.dtype)))]
+)
+core.impl_rules.register(complex_p, _complex_impl)
+core.abstract_eval_rules.register(real_p, _part_abstract_eval("real"))
+core.abstract_eval_rules.register(imag_p, _part_abstract_eval("imag"))
+core.abstract_eval_rules.register(conj_p, _conj_abstract_eval)
+core.abstract_eval_rules.register(complex_p, _complex_abstract_eval)
+
+core.jvp_rules.register(real_p, common.linear_unary_jvp(real_p.bind))
+core.jvp_rules.register(imag_p, common.linear_unary_jvp(imag_p.bind))
+core.jvp_rules.register(conj_p, common.linear_unary_jvp(conj_p.bind))
+
+
+@core.jvp_rules.register(complex_p)
+def _complex_jvp(primals, tangents):
+    (x, y), (x_dot, y_dot) = primals, tangents
+    out = complex(x, y)
+    return [out], [complex(shape.instantiate(x_dot), shape.instantiate(y_dot))]
+
+
+def _zero_scalar(like: Any) -> Any:
+    return _scalar_constant(np.zeros((), core.get_aval(like).dtype), False)
+
+
+@core.transpose_rules.register(real_p)
+def _real_transpose(cts, x):
+    (ct,) = cts
+    return [complex(ct, _zero_scalar(ct))]
+
+
+@core.transpose_rules.register(imag_p)
+def _imag_transpose(cts, x):
+    (ct,) = cts
+    return [complex(_zero_scalar(ct), neg(ct))]
+
+
+@core.transpose_rules.register(conj_p)
+def _conj_transpose(cts, x, *, input_dtype):
+    (ct,) = cts
+    return [conj(ct) if dtypes.is_complex(input_dtype) else real(ct)]
+
+
+@core.transpose_rules.register(complex_p)
+def _complex_transpose(cts, x, y):
+    (ct,) = cts
+    ct_x = shape.unbroadcast(real(ct), x.aval) if isinstance(x, UndefinedPrimal) else None
+    ct_y = shape.unbroadcast(imag(neg(ct)), y.aval) if isinstance(y, UndefinedPrimal) else None
+    return [ct_x, ct_y]
+
+
+core.vmap_rules.register(real_p, common.vectorized_vmap(real_p.bind))
+core.vmap_rules.register(imag_p, common.vectorized_vmap(imag_p.bind))
+core.vmap_rules.register(conj_p, common.vectorized_vmap(conj_p.bind))
+core.vmap_rules.register(complex_p, shape.broadcasting_vmap(complex_p.bind))
+core.lowering_rules.register(real_p, common.direct_lowering("real"))
+core.lowering_rules.register(imag_p, common.direct_lowering("imag"))
+core.lowering_rules.register(complex_p, common.direct_lowering("complex"))
+
+
+@core.lowering_rules.register(conj_p)
+def _conj_lowering(ctx, x, *, input_dtype):
+    if not dtypes.is_complex(input_dtype):  # a real x: x + 0i
+        zero = common.broadcast_constant(ctx, 0, ctx.avals_in[0])
+        return [ctx.hlo.complex(x, zero)]
+    return [ctx.hlo.complex(ctx.hlo.real(x), ctx.hlo.negate(ctx.hlo.imag(x)))]
