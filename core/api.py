@@ -454,38 +454,69 @@ def _argnums_partial(
     return partial_fn, tuple(args[i] for i in nums)
 
 
-def _check_input_dtype(name: str, leaves: Sequence[Any]) -> None:
+def _dtype_name(dtype: np.dtype) -> str:
+    return "bool" if dtype == np.bool_ else dtype.name
+
+
+def _check_input_dtype(name: str, leaves: Sequence[Any], holomorphic: bool = False) -> None:
+    # JAX's checks for reverse mode (grad, jacrev): inexact inputs, complex ones if
+    # `holomorphic`
     for x in leaves:
         dtype = core.get_aval(x).dtype
+        if holomorphic and not dtypes.is_complex(dtype):
+            raise TypeError(
+                f"{name} with holomorphic=True requires inputs with complex dtype, "
+                f"but got {dtype.name}."
+            )
         if not dtypes.is_float(dtype):
             raise TypeError(
                 f"{name} requires real- or complex-valued inputs (input dtype that "
                 "is a sub-dtype of np.inexact), but got "
-                f"{'bool' if dtype == np.bool_ else dtype.name}. If you want to use "
+                f"{_dtype_name(dtype)}. If you want to use "
                 "Boolean- or integer-valued inputs, use vjp or set allow_int to "
                 "True."
             )
 
 
-def _check_output_dtype(name: str, leaves: Sequence[Any]) -> None:
+def _check_output_dtype(name: str, leaves: Sequence[Any], holomorphic: bool = False) -> None:
+    # reverse mode: a real output, or a complex one if `holomorphic` (a complex output
+    # otherwise has no one gradient: JAX points to vjp)
     for x in leaves:
         dtype = core.get_aval(x).dtype
-        if not dtypes.is_float(dtype):
+        if holomorphic:
+            if not dtypes.is_complex(dtype):
+                raise TypeError(
+                    f"{name} with holomorphic=True requires outputs with complex dtype, "
+                    f"but got {dtype.name}."
+                )
+        elif dtypes.is_complex(dtype):
+            raise TypeError(
+                f"{name} requires real-valued outputs (output dtype that is a sub-dtype "
+                f"of np.floating), but got {dtype.name}. For holomorphic differentiation, "
+                "pass holomorphic=True. For differentiation of non-holomorphic functions "
+                "involving complex outputs, use jax.vjp directly."
+            )
+        elif not dtypes.is_float(dtype):
             raise TypeError(
                 f"{name} requires real-valued outputs (output dtype that is a "
                 "sub-dtype of np.floating), but got "
-                f"{'bool' if dtype == np.bool_ else dtype.name}. For "
+                f"{_dtype_name(dtype)}. For "
                 "differentiation of functions with integer outputs, use "
                 "jax.vjp directly."
             )
 
 
 def value_and_grad(
-    fn: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False
+    fn: Callable[..., Any],
+    argnums: int | Sequence[int] = 0,
+    has_aux: bool = False,
+    holomorphic: bool = False,
 ) -> Callable[..., Any]:
     """`fn`'s value and its gradient with respect to the `argnums` arguments. Like
     `jax.value_and_grad`. With `has_aux`, `fn` returns (value, aux) and so does this
-    function's first output: ((value, aux), grad)."""
+    function's first output: ((value, aux), grad). With `holomorphic`, inputs and output
+    are complex and the gradient is the complex derivative; without it, a complex input's
+    gradient is JAX's (the transpose of the real-linear derivative, not conjugated)."""
 
     @functools.wraps(fn)
     def value_and_grad_fn(*args: Any, **kwargs: Any) -> tuple:
@@ -493,7 +524,7 @@ def value_and_grad(
         partial_fn, dyn_args = _argnums_partial(fn, argnums, args, kwargs, count_check=True)
         leaves, in_tree = tree_flatten(dyn_args)
         _check_leaves(leaves, fn, "grad")
-        _check_input_dtype("grad", leaves)
+        _check_input_dtype("grad", leaves, holomorphic)
         out, fn_vjp, *aux = _vjp(partial_fn, leaves, in_tree, has_aux)
         out_leaves = tree_flatten(out)[0]
         if not (len(out_leaves) == 1 and out_leaves[0] is out):
@@ -506,7 +537,7 @@ def value_and_grad(
                 "Gradient only defined for scalar-output functions. Output had "
                 f"shape: {aval.shape}."
             )
-        _check_output_dtype("grad", [out])
+        _check_output_dtype("grad", [out], holomorphic)
         grads = fn_vjp(_one_like(out))
         g = grads[0] if isinstance(argnums, int) else grads
         return ((out, aux[0]) if has_aux else out), g
@@ -520,11 +551,14 @@ def _one_like(x: Any) -> Any:
 
 
 def grad(
-    fn: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False
+    fn: Callable[..., Any],
+    argnums: int | Sequence[int] = 0,
+    has_aux: bool = False,
+    holomorphic: bool = False,
 ) -> Callable[..., Any]:
     """The gradient of scalar-valued `fn` with respect to the `argnums` arguments. Like
-    `jax.grad`; with `has_aux`, returns (grad, aux)."""
-    value_and_grad_fn = value_and_grad(fn, argnums, has_aux)
+    `jax.grad`; with `has_aux`, returns (grad, aux); `holomorphic` as in `value_and_grad`."""
+    value_and_grad_fn = value_and_grad(fn, argnums, has_aux, holomorphic)
 
     @functools.wraps(fn)
     def grad_fn(*args: Any, **kwargs: Any) -> Any:
@@ -557,10 +591,14 @@ def _std_basis(leaves: Sequence[Any]) -> list[Any]:
 
 
 def jacfwd(
-    fn: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False
+    fn: Callable[..., Any],
+    argnums: int | Sequence[int] = 0,
+    has_aux: bool = False,
+    holomorphic: bool = False,
 ) -> Callable[..., Any]:
     """The Jacobian of `fn` by forward mode (one jvp per input element, vmapped). Like
-    `jax.jacfwd`: each output leaf gets an array of shape `out.shape + in.shape` per input."""
+    `jax.jacfwd`: each output leaf gets an array of shape `out.shape + in.shape` per input.
+    Complex inputs need `holomorphic=True` (then outputs must be complex too)."""
 
     def jacfun(*args: Any, **kwargs: Any) -> Any:
         __tracebackhide__ = True
@@ -569,7 +607,12 @@ def jacfwd(
         _check_leaves(leaves, fn, "jacfwd")
         for x in leaves:
             dtype = core.get_aval(x).dtype
-            if not dtypes.is_float(dtype):
+            if holomorphic and not dtypes.is_complex(dtype):
+                raise TypeError(
+                    "jacfwd with holomorphic=True requires inputs with complex "
+                    f"dtype, but got {dtype.name}."
+                )
+            if not holomorphic and not dtypes.is_real_float(dtype):
                 raise TypeError(
                     "jacfwd requires real-valued inputs (input dtype that is a "
                     f"sub-dtype of np.floating), but got {dtype.name}. For "
@@ -599,6 +642,13 @@ def jacfwd(
 
         out_axes = (None, -1, None) if has_aux else (None, -1)
         out, jac, *aux = vmap(push, out_axes=out_axes)(*_std_basis(leaves))
+        if holomorphic:
+            for y in tree_flatten(out)[0]:
+                if not dtypes.is_complex(core.get_aval(y).dtype):
+                    raise TypeError(
+                        "jacfwd with holomorphic=True requires outputs with complex dtype, "
+                        f"but got {core.get_aval(y).dtype.name}."
+                    )
         jac_leaves, jac_tree = tree_flatten(jac)
         unravelled = [_split_last(j, leaves, in_tree, isinstance(argnums, int)) for j in jac_leaves]
         result = tree_unflatten(jac_tree, unravelled)
@@ -622,20 +672,24 @@ def _split_last(j: Any, leaves: Sequence[Any], in_tree: PyTreeDef, single: bool)
 
 
 def jacrev(
-    fn: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False
+    fn: Callable[..., Any],
+    argnums: int | Sequence[int] = 0,
+    has_aux: bool = False,
+    holomorphic: bool = False,
 ) -> Callable[..., Any]:
     """The Jacobian of `fn` by reverse mode (one vjp per output element, vmapped). Like
-    `jax.jacrev`: each output leaf gets an array of shape `out.shape + in.shape` per input."""
+    `jax.jacrev`: each output leaf gets an array of shape `out.shape + in.shape` per input.
+    Complex outputs need `holomorphic=True` (then inputs must be complex too)."""
 
     def jacfun(*args: Any, **kwargs: Any) -> Any:
         __tracebackhide__ = True
         partial_fn, dyn_args = _argnums_partial(fn, argnums, args, kwargs)
         leaves, in_tree = tree_flatten(dyn_args)
         _check_leaves(leaves, fn, "jacrev")
-        _check_input_dtype("jacrev", leaves)
+        _check_input_dtype("jacrev", leaves, holomorphic)
         out, fn_vjp, *aux = _vjp(partial_fn, leaves, in_tree, has_aux)
         out_leaves, out_tree = tree_flatten(out)
-        _check_output_dtype("jacrev", out_leaves)
+        _check_output_dtype("jacrev", out_leaves, holomorphic)
         basis = _std_basis(out_leaves)
         cts = vmap(lambda *b: fn_vjp(tree_unflatten(out_tree, b)))(*basis)
         ct_leaves = tree_flatten(cts)[0]  # each (total_out, *in.shape)
@@ -659,10 +713,13 @@ def jacrev(
 
 
 def hessian(
-    fn: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False
+    fn: Callable[..., Any],
+    argnums: int | Sequence[int] = 0,
+    has_aux: bool = False,
+    holomorphic: bool = False,
 ) -> Callable[..., Any]:
     """The Hessian of `fn`: `jacfwd(jacrev(fn))`. Like `jax.hessian`."""
-    return jacfwd(jacrev(fn, argnums, has_aux), argnums, has_aux)
+    return jacfwd(jacrev(fn, argnums, has_aux, holomorphic), argnums, has_aux, holomorphic)
 
 
 def linear_transpose(fn: Callable[..., Any], *primals: Any) -> Callable[..., Any]:

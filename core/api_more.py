@@ -32,9 +32,9 @@ def jacobian(
     allow_int: bool = False,
 ) -> Callable[..., Any]:
     """The Jacobian of `fn` by reverse mode. Like `jax.jacobian` (which is `jacrev`)."""
-    if holomorphic or allow_int:
-        raise NotImplementedError("jacobian: holomorphic= and allow_int= are not supported")
-    return jacrev(fn, argnums, has_aux)
+    if allow_int:
+        raise NotImplementedError("jacobian: allow_int= is not supported")
+    return jacrev(fn, argnums, has_aux, holomorphic)
 
 
 def typeof(x: Any) -> core.ShapedArray:

@@ -59,20 +59,30 @@ def _assert_close(got: Any, want: Any, atol: float | None, rtol: float | None, w
 
 
 def _inner(xs: Any, ys: Any) -> np.ndarray:
-    # summed in float64, returned in the operands' dtype so that it is compared at their
-    # tolerance (as JAX's inner product keeps the dtype)
+    # Re sum(conj(x) y), as JAX's inner product: summed in double precision, returned in the
+    # operands' dtype so that it is compared at their tolerance (as JAX's keeps the dtype)
     pairs = list(zip(tree_flatten(xs)[0], tree_flatten(ys)[0], strict=True))
     dtype = np.result_type(*(np.asarray(v).dtype for pair in pairs for v in pair))
-    total = sum(np.sum(np.asarray(x, np.float64) * np.asarray(y, np.float64)) for x, y in pairs)
+    total = sum(
+        np.real(np.sum(np.conj(np.asarray(x, np.complex128)) * np.asarray(y, np.complex128)))
+        for x, y in pairs
+    )
     return np.asarray(total, dtype)
 
 
 def _random_like(rng: np.random.Generator, tree: Any) -> Any:
     def draw(x: Any) -> Any:
         x = np.asarray(x)
+        if np.iscomplexobj(x):  # both parts random, as JAX's rand_like
+            parts = rng.standard_normal((2, *x.shape))
+            return (parts[0] + 1j * parts[1]).astype(x.dtype)
         return rng.standard_normal(x.shape).astype(x.dtype)
 
     return tree_map(draw, tree)
+
+
+def _conj(tree: Any) -> Any:
+    return tree_map(lambda x: np.conj(x) if np.iscomplexobj(x) else x, tree)
 
 
 def _numerical_jvp(f: Callable, primals: Sequence, tangents: Sequence, eps: float) -> Any:
@@ -104,13 +114,15 @@ def check_jvp(
 def check_vjp(
     f: Callable, f_vjp: Callable, args: Sequence, atol=None, rtol=None, eps=EPS, err_msg=""
 ):
-    """Check <ct, J t> (by finite differences) == <J^T ct, t> (by `f_vjp`)."""
+    """Check <ct, J t> (by finite differences) == <J^T ct, t> (by `f_vjp`), with JAX's
+    convention for complex values: Re<a, b> = Re sum(conj(a) b), and the pullback taken of
+    conj(ct), then conjugated."""
     rng = np.random.default_rng(1)
     v_out, pullback = f_vjp(*args)
     _assert_close(v_out, f(*args), atol, rtol, f"{err_msg or 'VJP'} primal output")
     tangents = _random_like(rng, tuple(args))
     cts = _random_like(rng, v_out)
-    ct_in = pullback(cts)
+    ct_in = _conj(pullback(_conj(cts)))
     lhs = _inner(cts, _numerical_jvp(f, args, tangents, eps))
     rhs = _inner(ct_in, tangents)
     _assert_close(rhs, lhs, atol, rtol, f"{err_msg or 'VJP'}: <ct, J t> != <J^T ct, t>")

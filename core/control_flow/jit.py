@@ -428,7 +428,8 @@ class JitFunction:
         leaves, in_tree = tree_flatten((dynamic, kwargs))
         self._check_leaves(args, static, kwargs, leaves)
         avals = tuple(core.get_aval(x) for x in leaves)
-        key = (in_tree, avals, statics)
+        # x64 is part of the key, as in JAX: the same arguments trace differently under it
+        key = (in_tree, avals, statics, dtypes.x64_enabled())
         with self._lock:
             entry = self._cache.get(key)
             if entry is not None:
@@ -546,13 +547,13 @@ class JitFunction:
         return Lowered(self._name, entry, builder, timings)
 
 
-_SCALARS = (bool, int, float)
+_SCALARS = (bool, int, float, complex)
 
 
 def _fast_key(args: tuple) -> tuple | None:
     """A cheap cache key for positional Arrays, NumPy arrays and scalars (None for anything
-    else): it determines the argument types as the full key does."""
-    key = []
+    else): it determines the argument types as the full key does (x64 included)."""
+    key: list[Any] = [dtypes.x64_enabled()]
     for x in args:
         t = type(x)
         if t is Array:

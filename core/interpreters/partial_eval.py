@@ -130,7 +130,9 @@ class PartialEvalTrace(core.Trace):
         if atom is None:
             aval = core.get_aval(val)
             if aval.shape == () and not isinstance(val, core.Tracer):  # scalars inline
-                scalar = val if type(val) in (bool, int, float, complex) else core.to_numpy(val).item()
+                scalar = (
+                    val if type(val) in (bool, int, float, complex) else core.to_numpy(val).item()
+                )
                 atom = literal(scalar, aval)
             else:
                 atom = Var(aval)

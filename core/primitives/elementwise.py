@@ -463,12 +463,12 @@ def _abs_jvp(primals, tangents):
     if not dtypes.is_complex(core.get_aval(x).dtype):
         return [out], [mul(x_dot, sign(x))]  # d|x| = sign(x) dx
     # complex x: d|x| = Re(conj(x) dx) / |x|, with |x| taken as 1 where x == 0 (as JAX)
-    dtype = core.get_aval(x).dtype
-    out_c = convert_element_type(out, dtype, core.get_aval(out).weak_type)
+    x_conj = conj(x)
+    out_c = convert_element_type(out, core.get_aval(x).dtype, core.get_aval(out).weak_type)
     zero = _full(_const(0.0, out_c), core.get_aval(out_c).shape)
     one = _full(_const(1.0, out_c), core.get_aval(out_c).shape)
     safe = select_n(eq(out_c, zero), out_c, one)
-    return [out], [real(mul(x_dot, div(conj(x), safe)))]
+    return [out], [real(mul(x_dot, div(x_conj, safe)))]
 
 
 @core.lowering_rules.register(sign_p)
@@ -691,7 +691,7 @@ def _xla_power(x: Any, y: Any) -> Any:
     # NumPy computes x ** 0.5 as sqrt(x); XLA as C's pow: (-0.0) ** 0.5 = 0.0, (-inf) ** 0.5
     # = inf
     half = y == 0.5
-    if np.any(half):
+    if np.any(half) and dtypes.is_real_float(out.dtype):
         fixed = np.where(x == 0, np.zeros_like(out), np.where(np.isneginf(x), -x, out))
         out = np.where(half, fixed, out)[()]
     return out
@@ -860,12 +860,15 @@ def _complex_impl(x: Any, y: Any) -> list:
     return [out]
 
 
-core.impl_rules.register(real_p, lambda x: [np.asarray(np.real(x))])
-core.impl_rules.register(imag_p, lambda x: [np.asarray(np.imag(x))])
+core.impl_rules.register(real_p, common.validated_impl(real_p, lambda x: [np.real(x)]))
+core.impl_rules.register(imag_p, common.validated_impl(imag_p, lambda x: [np.imag(x)]))
 core.impl_rules.register(
-    conj_p, lambda x, *, input_dtype: [np.conj(np.asarray(x, dtypes.complex_of(x.dtype)))]
+    conj_p,
+    common.validated_impl(
+        conj_p, lambda x, *, input_dtype: [np.conj(np.asarray(x, dtypes.complex_of(x.dtype)))]
+    ),
 )
-core.impl_rules.register(complex_p, _complex_impl)
+core.impl_rules.register(complex_p, common.validated_impl(complex_p, _complex_impl))
 core.abstract_eval_rules.register(real_p, _part_abstract_eval("real"))
 core.abstract_eval_rules.register(imag_p, _part_abstract_eval("imag"))
 core.abstract_eval_rules.register(conj_p, _conj_abstract_eval)

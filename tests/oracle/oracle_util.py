@@ -34,6 +34,9 @@ _QUICK_COMPILE = {
 # (rtol, atol) by result dtype: API.md's for float32; JAX's own test tolerances for the rest.
 TOLERANCES = {
     np.dtype(np.float32): (1e-4, 1e-5),
+    np.dtype(np.complex64): (1e-4, 1e-5),
+    np.dtype(np.float64): (1e-12, 1e-12),
+    np.dtype(np.complex128): (1e-12, 1e-12),
     np.dtype(np.float16): (1e-3, 1e-3),
     np.dtype(ml_dtypes.bfloat16): (1e-2, 1e-2),
 }
@@ -57,8 +60,9 @@ def assert_matches(out: Any, expected: Any) -> None:
         np.testing.assert_array_equal(got, want)
     else:
         rtol, atol = TOLERANCES[got.dtype]
+        wide = np.complex128 if got.dtype.kind == "c" else np.float64  # both parts compared
         np.testing.assert_allclose(
-            got.astype(np.float32), want.astype(np.float32), rtol=rtol, atol=atol, equal_nan=True
+            got.astype(wide), want.astype(wide), rtol=rtol, atol=atol, equal_nan=True
         )
 
 
