@@ -141,16 +141,25 @@ def _promote_pair(name: str, x: Any, y: Any) -> list[Any]:
         if ay is not None:
             if ax.dtype == ay.dtype and ax.weak_type == ay.weak_type and ax.shape == ay.shape:
                 return [x, y]
-        elif _scalar_fits(y, ax.dtype):
+        elif _scalar_fits(y, ax):
             return [x, y]
-    elif ay is not None and _scalar_fits(x, ay.dtype):
+    elif ay is not None and _scalar_fits(x, ay):
         return [x, y]
     return _broadcast(name, *_promote(name, x, y))
 
 
-def _scalar_fits(v: Any, dtype: np.dtype) -> bool:
+def _scalar_fits(v: Any, aval: core.ShapedArray) -> bool:
+    # A Python scalar of the array's dtype is left as it is where that changes nothing: beside
+    # a weak array (JAX keeps it as written: `mul a 1.67:f32[]`), or eagerly (NumPy computes
+    # with it as a weak scalar). Staged beside a strong array JAX converts it, and its literal
+    # prints rounded to the dtype (`1.6699999570846558:f32[]`).
     t = type(v)
-    return (t is float and dtype == dtypes.float32) or (t is int and dtype == dtypes.int32)
+    if not (
+        (t is float and aval.dtype == dtypes.default_float())
+        or (t is int and aval.dtype == dtypes.default_int())
+    ):
+        return False
+    return aval.weak_type or core.trace_state() is core.EAGER_STATE
 
 
 def _to_inexact(name: str, x: Any) -> Any:

@@ -22,6 +22,8 @@ def convert_element_type(x: Any, new_dtype: Any, weak_type: bool = False) -> Any
     aval = core.get_aval(x)
     if aval.dtype == new_dtype and aval.weak_type == weak_type and common.is_didax_value(x):
         return x
+    if weak_type and aval.dtype == new_dtype and dtypes.is_python_scalar(x):
+        return x  # a Python scalar of its own weak type stays as written (and prints so)
     if not isinstance(x, core.Tracer) and aval.shape == ():
         # converting a scalar constant needs no equation (JAX folds it while staging too)
         value = convert_values(np.asarray(core.to_numpy(x)), new_dtype)
