@@ -37,6 +37,7 @@ NO_DERIVATIVE_IN_JAX = {"pmax", "pmin"}
 # Not linear in any operand, so reverse mode never transposes them: their jvp rules write
 # the tangent with linear primitives (mul, select_n, ...) instead.
 NONLINEAR = {
+    "atan2",
     "sin",
     "cos",
     "tan",
