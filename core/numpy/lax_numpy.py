@@ -48,8 +48,12 @@ class _ScalarType:
 
 
 float32 = _ScalarType(np.float32)
+float64 = _ScalarType(np.float64)  # float32 values unless x64 is on, as in JAX
 float16 = _ScalarType(np.float16)
 int32 = _ScalarType(np.int32)
+int64 = _ScalarType(np.int64)
+complex64 = _ScalarType(np.complex64)
+complex128 = _ScalarType(np.complex128)
 int8 = _ScalarType(np.int8)
 uint8 = _ScalarType(np.uint8)
 bool_ = _ScalarType(np.bool_)
@@ -164,7 +168,7 @@ def _scalar_fits(v: Any, aval: core.ShapedArray) -> bool:
 
 def _to_inexact(name: str, x: Any) -> Any:
     aval = getattr(x, "aval", None)
-    if aval is not None and dtypes.kind(aval.dtype) == 2:
+    if aval is not None and dtypes.kind(aval.dtype) >= 2:
         return x
     _check_arraylike(name, x)
     aval = core.get_aval(x)
@@ -172,7 +176,7 @@ def _to_inexact(name: str, x: Any) -> Any:
         return x
     if dtypes.is_float(aval.dtype):
         return lax.convert_element_type(x, aval.dtype, aval.weak_type)
-    return lax.convert_element_type(x, dtypes.float32, aval.weak_type)
+    return lax.convert_element_type(x, dtypes.default_float(), aval.weak_type)
 
 
 def _inner_jit(fn: Any, name: str, static_argnums: tuple[int, ...] = ()) -> Any:
@@ -277,14 +281,19 @@ def full(shape: Any, fill_value: Any, dtype: Any = None) -> Any:
     return lax.full(shape, fill_value, None if dtype is None else _dtype(dtype))
 
 
-def zeros(shape: Any, dtype: Any = float32) -> Any:
+def _float_or(dtype: Any) -> np.dtype:
+    # the dtype asked for, else the default float (float32, float64 under x64)
+    return dtypes.default_float() if dtype is None else _dtype(dtype)
+
+
+def zeros(shape: Any, dtype: Any = None) -> Any:
     """Like `jax.numpy.zeros`."""
-    return _shape.full(_shape_tuple(shape), 0, _dtype(dtype))
+    return _shape.full(_shape_tuple(shape), 0, _float_or(dtype))
 
 
-def ones(shape: Any, dtype: Any = float32) -> Any:
+def ones(shape: Any, dtype: Any = None) -> Any:
     """Like `jax.numpy.ones`."""
-    return _shape.full(_shape_tuple(shape), 1, _dtype(dtype))
+    return _shape.full(_shape_tuple(shape), 1, _float_or(dtype))
 
 
 def _full_like(name: str, x: Any, fill_value: int, dtype: Any) -> Any:
@@ -337,7 +346,7 @@ def linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, dtype:
     num = core.concrete_or_error(num, "linspace's num")
     if int(num) < 0:
         raise ValueError(f"Number of samples, {num}, must be non-negative.")
-    out_dtype = _dtype(dtype) if dtype is not None else dtypes.float32
+    out_dtype = _float_or(dtype)
     if int(num) < 2:  # nothing to interpolate
         return (
             lax.full((int(num),), 0, out_dtype)
@@ -347,7 +356,7 @@ def linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, dtype:
     if dtypes.is_float(out_dtype):
         return _linspace_jit(start, stop, int(num), bool(endpoint), out_dtype)
     # integers: computed in float32 and floored, as JAX does
-    out = _linspace_jit(start, stop, int(num), bool(endpoint), dtypes.float32)
+    out = _linspace_jit(start, stop, int(num), bool(endpoint), dtypes.default_float())
     return lax.convert_element_type(lax.floor(out), out_dtype, False)
 
 
@@ -369,12 +378,12 @@ def _linspace(start: Any, stop: Any, num: int, endpoint: bool, dtype: np.dtype) 
 _linspace_jit = _inner_jit(_linspace, "_linspace", static_argnums=(2, 3, 4))
 
 
-def eye(N: int, M: int | None = None, k: int = 0, dtype: Any = float32) -> Any:  # noqa: N803
+def eye(N: int, M: int | None = None, k: int = 0, dtype: Any = None) -> Any:  # noqa: N803
     """Like `jax.numpy.eye`."""
     M = N if M is None else M  # noqa: N806
     rows = lax.broadcasted_iota(dtypes.int32, (N, M), 0)
     cols = lax.broadcasted_iota(dtypes.int32, (N, M), 1)
-    return lax.convert_element_type(lax.eq(lax.add(rows, k), cols), _dtype(dtype), False)
+    return lax.convert_element_type(lax.eq(lax.add(rows, k), cols), _float_or(dtype), False)
 
 
 # ----------------------------------------------------------------------------- elementwise
@@ -664,9 +673,12 @@ def sum(x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> 
     aval = core.get_aval(x)
     if dtype is not None:
         x = lax.convert_element_type(x, _dtype(dtype), False)
-    elif aval.dtype == dtypes.bool_ or (dtypes.is_int(aval.dtype) and aval.dtype.itemsize < 4):
+    elif aval.dtype == dtypes.bool_ or (
+        dtypes.is_int(aval.dtype) and aval.dtype.itemsize < dtypes.default_int().itemsize
+    ):  # summed in the default int (int64 under x64), as JAX does
+        default = dtypes.default_int()
         x = lax.convert_element_type(
-            x, dtypes.int32 if aval.dtype.kind != "u" else np.uint32, False
+            x, default if aval.dtype.kind != "u" else np.dtype(f"u{default.itemsize}"), False
         )
     elif aval.dtype in _LOW_PRECISION:  # summed in float32, as JAX does
         out = sum(lax.convert_element_type(x, dtypes.float32, False), axes, keepdims=keepdims)
@@ -686,7 +698,7 @@ def mean(x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False) ->
     out_dtype = (
         _dtype(dtype)
         if dtype is not None
-        else (aval.dtype if dtypes.is_float(aval.dtype) else dtypes.float32)
+        else (aval.dtype if dtypes.is_float(aval.dtype) else dtypes.default_float())
     )
     # As JAX: bools count as int32; float16/bfloat16 are averaged in float32
     compute = dtypes.float32 if out_dtype in _LOW_PRECISION else out_dtype
@@ -724,8 +736,10 @@ def prod(x: Any, axis: Any = None, keepdims: bool = False) -> Any:
     _check_arraylike("prod", x)
     axes = _axes("prod", x, axis)
     aval = core.get_aval(x)
-    if aval.dtype == dtypes.bool_ or (dtypes.is_int(aval.dtype) and aval.dtype.itemsize < 4):
-        x = lax.convert_element_type(x, dtypes.int32, False)
+    if aval.dtype == dtypes.bool_ or (
+        dtypes.is_int(aval.dtype) and aval.dtype.itemsize < dtypes.default_int().itemsize
+    ):
+        x = lax.convert_element_type(x, dtypes.default_int(), False)
     elif aval.dtype in _LOW_PRECISION:  # multiplied in float32, as JAX does
         out = prod(lax.convert_element_type(x, dtypes.float32, False), axes, keepdims)
         return lax.convert_element_type(out, aval.dtype, False)
@@ -740,13 +754,13 @@ def argmax(x: Any, axis: int | None = None, keepdims: bool = False) -> Any:
     _check_arraylike("argmax", x)
     if axis is None:
         flat = reshape(x, (-1,))
-        out = lax.argmax(flat, 0)
+        out = lax.argmax(flat, 0, dtypes.default_int())
         axes = tuple(range(core.get_aval(x).ndim))
     else:
         (a,) = _axes("argmax", x, axis)
         if core.get_aval(x).shape[a] == 0:
             raise ValueError("attempt to get argmax of an empty sequence")
-        out = lax.argmax(x, a)
+        out = lax.argmax(x, a, dtypes.default_int())
         axes = (a,)
     return _keepdims(out, x, axes) if keepdims else out
 
