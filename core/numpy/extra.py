@@ -62,6 +62,8 @@ def isinf(x: Any) -> Any:
     x = jnp.asarray(x)
     if not _is_float(x):
         return _falses(x)
+    if dtypes.is_complex(_aval(x).dtype):  # either part infinite
+        return lax.bitwise_or(isinf(lax.real(x)), isinf(lax.imag(x)))
     return lax.eq(lax.abs(x), lax.full((), np.inf, _aval(x).dtype))
 
 
@@ -72,7 +74,8 @@ def isclose(a: Any, b: Any, rtol: Any = 1e-05, atol: Any = 1e-08, equal_nan: boo
     dtype = _aval(a).dtype
     if not dtypes.is_float(dtype):
         return lax.eq(a, b)
-    tol = lax.add(lax.full((), atol, dtype), lax.mul(lax.full((), rtol, dtype), lax.abs(b)))
+    part = dtypes.real_of(dtype)  # tolerances compare with |a - b|: real for complex a, b
+    tol = lax.add(lax.full((), atol, part), lax.mul(lax.full((), rtol, part), lax.abs(b)))
     out = lax.le(lax.abs(lax.sub(a, b)), tol)
     a_inf, b_inf = isinf(a), isinf(b)
     out = lax.bitwise_and(out, lax.bitwise_not(lax.bitwise_or(a_inf, b_inf)))
@@ -120,6 +123,8 @@ def round(a: Any, decimals: int = 0, out: None = None) -> Any:  # noqa: A001
         if decimals < 0:
             raise NotImplementedError("round: integer input with decimals < 0")
         return a
+    if dtypes.is_complex(_aval(a).dtype):  # each part rounded, as JAX
+        return lax.complex(round(lax.real(a), decimals), round(lax.imag(a), decimals))
     if decimals == 0:
         return lax.round(a, 1)
     dtype = _aval(a).dtype
@@ -236,7 +241,12 @@ def var(
     )
     a = lax.convert_element_type(a, compute, False)
     centered = lax.sub(a, jnp.mean(a, axis=axes, keepdims=True))
-    total = jnp.sum(lax.mul(centered, centered), axis=axes, keepdims=keepdims)
+    if dtypes.is_complex(compute):  # |c|^2 = Re(c conj(c)): the variance is real, as JAX's
+        squares = lax.real(lax.mul(centered, lax.conj(centered)))
+        compute = dtypes.real_of(compute)
+    else:
+        squares = lax.mul(centered, centered)
+    total = jnp.sum(squares, axis=axes, keepdims=keepdims)
     count = math.prod(_aval(a).shape[i] for i in axes)
     return lax.div(total, lax.full((), float(count - correction), compute))
 

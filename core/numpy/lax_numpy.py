@@ -584,6 +584,14 @@ _where_jit = _inner_jit(_where, "_where")
 def clip(x: Any, min: Any = None, max: Any = None) -> Any:  # noqa: A002
     """Like `jax.numpy.clip`."""
     _check_arraylike("clip", x)
+    bounds = [v for v in (x, min, max) if v is not None]
+    if any(dtypes.is_complex(core.get_aval(v).dtype) for v in bounds if core.is_arraylike(v)):
+        raise ValueError(
+            "Clip received a complex value either through the input or the min/max keywords. "
+            "Complex values have no ordering and cannot be clipped. Please convert to a real "
+            "value or array by taking the real or imaginary components via "
+            "jax.numpy.real/imag respectively."
+        )
     return _clip_jit(x, min, max)
 
 
@@ -601,7 +609,12 @@ _clip_jit = _inner_jit(_clip, "clip")
 
 def _comparison_function(name: str, fn: Any) -> Any:
     def op(x: Any, y: Any) -> Any:
-        return fn(*_promote_pair(name, x, y))
+        x, y = _promote_pair(name, x, y)
+        if fn in (lax.eq, lax.ne) or not dtypes.is_complex(core.get_aval(x).dtype):
+            return fn(x, y)
+        # complex numbers order lexicographically on (real, imag), as in NumPy and JAX
+        rx, ry = lax.real(x), lax.real(y)
+        return lax.select_n(lax.eq(rx, ry), fn(rx, ry), fn(lax.imag(x), lax.imag(y)))
 
     op.__name__ = name
     op.__doc__ = f"Like `jax.numpy.{name}`."
@@ -625,8 +638,11 @@ def logical_or(x: Any, y: Any) -> Any:
 
 
 def isfinite(x: Any) -> Any:
-    """Like `jax.numpy.isfinite`."""
-    return lax.is_finite(_to_inexact("isfinite", x))
+    """Like `jax.numpy.isfinite` (complex: both parts finite)."""
+    x = _to_inexact("isfinite", x)
+    if dtypes.is_complex(core.get_aval(x).dtype):
+        return lax.bitwise_and(lax.is_finite(lax.real(x)), lax.is_finite(lax.imag(x)))
+    return lax.is_finite(x)
 
 
 def square(x: Any) -> Any:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from didax import lax
+from didax import dtypes, lax
 from didax.numpy import lax_numpy as jnp
 from didax.numpy.extra import _aval
 
@@ -34,7 +34,11 @@ def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> A
 
 
 def _frobenius(x: Any, axes: tuple[int, ...], keepdims: bool) -> Any:
-    return lax.sqrt(jnp.sum(lax.mul(x, x), axis=axes, keepdims=keepdims))
+    if dtypes.is_complex(_aval(x).dtype):  # |x|^2 = Re(x conj(x)), as JAX
+        squares = lax.real(lax.mul(x, lax.conj(x)))
+    else:
+        squares = lax.mul(x, x)
+    return lax.sqrt(jnp.sum(squares, axis=axes, keepdims=keepdims))
 
 
 def _vector_norm(x: Any, ord: Any, axes: tuple[int, ...], keepdims: bool) -> Any:  # noqa: A002

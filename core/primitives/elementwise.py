@@ -351,8 +351,29 @@ def min(x: Any, y: Any) -> Any:  # noqa: A001 - JAX's name
     return min_p.bind(x, y)
 
 
-core.lowering_rules.register(max_p, common.direct_lowering("maximum", bool_op="or_"))
-core.lowering_rules.register(min_p, common.direct_lowering("minimum", bool_op="and_"))
+def _extremum_lowering(op: str, bool_op: str, direction: str) -> core.LoweringRule:
+    real_rule = common.direct_lowering(op, bool_op=bool_op)
+
+    def rule(ctx, x, y):
+        dtype = ctx.avals_in[0].dtype
+        if not dtypes.is_complex(dtype):
+            return real_rule(ctx, x, y)
+        # complex: lexicographic on (real, imag), as JAX (XLA's maximum takes no complex)
+        hlo, part = ctx.hlo, dtypes.real_of(dtype)
+        x, y = common.broadcast_operands(ctx, (x, y))
+        rx, ry, ix, iy = hlo.real(x), hlo.real(y), hlo.imag(x), hlo.imag(y)
+        pick_x = hlo.select(
+            common.compare(ctx, rx, ry, "EQ", part),
+            common.compare(ctx, ix, iy, direction, part),
+            common.compare(ctx, rx, ry, direction, part),
+        )
+        return [hlo.select(pick_x, x, y)]
+
+    return rule
+
+
+core.lowering_rules.register(max_p, _extremum_lowering("maximum", "or_", "GT"))
+core.lowering_rules.register(min_p, _extremum_lowering("minimum", "and_", "LT"))
 
 
 # ----------------------------------------------------------------------------- clamp
@@ -365,7 +386,9 @@ def clamp(lo: Any, x: Any, hi: Any) -> Any:
     return clamp_p.bind(lo, x, hi)
 
 
-core.impl_rules.register(clamp_p, lambda lo, x, hi: [np.asarray(np.clip(x, lo, hi))])
+core.impl_rules.register(
+    clamp_p, common.validated_impl(clamp_p, lambda lo, x, hi: [np.asarray(np.clip(x, lo, hi))])
+)
 
 
 @core.abstract_eval_rules.register(clamp_p)

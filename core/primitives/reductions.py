@@ -142,12 +142,14 @@ def _argmax_impl(x, *, axes, index_dtype):
     return [np.asarray(np.argmax(x, axis=axes[0])).astype(index_dtype)]
 
 
-core.impl_rules.register(argmax_p, _argmax_impl)
+core.impl_rules.register(argmax_p, common.validated_impl(argmax_p, _argmax_impl))
 
 
 @core.abstract_eval_rules.register(argmax_p)
 def _argmax_abstract_eval(x, *, axes, index_dtype):
     (axis,) = axes
+    if dtypes.is_complex(x.dtype):  # no order on complex numbers (JAX's `gt` refuses them)
+        raise TypeError(f"argmax does not accept dtype {x.dtype.name}: complex has no order")
     if not (0 <= axis < x.ndim) or x.shape[axis] == 0:
         raise TypeError(f"argmax: axis {axis} is out of bounds or empty for {x.str_short()}")
     return [ShapedArray(tuple(s for i, s in enumerate(x.shape) if i != axis), index_dtype)]

@@ -51,9 +51,16 @@ def _sort_order_key(x: np.ndarray) -> np.ndarray:
     return np.where(signed < 0, ~signed ^ np.iinfo(signed.dtype).min, signed)
 
 
+def _real_keys(x: np.ndarray) -> list[np.ndarray]:
+    # complex keys order lexicographically on (real, imag), as XLA's comparator does
+    if dtypes.is_complex(x.dtype):
+        return [_sort_order_key(np.real(x)), _sort_order_key(np.imag(x))]
+    return [_sort_order_key(x)]
+
+
 def _sort_impl(*operands, dimension, is_stable, num_keys):
     ops = [np.asarray(x) for x in operands]
-    keys = [np.moveaxis(_sort_order_key(k), dimension, -1) for k in ops[:num_keys]]
+    keys = [np.moveaxis(k, dimension, -1) for x in ops[:num_keys] for k in _real_keys(x)]
     flat = [k.reshape(-1, k.shape[-1]) if k.ndim else k.reshape(1, 1) for k in keys]
     order = np.stack(
         [np.lexsort(tuple(k[i] for k in reversed(flat))) for i in range(flat[0].shape[0])]
@@ -155,6 +162,16 @@ def _compare(ctx: core.LoweringContext, x: Any, y: Any, direction: str, dtype: n
     if not dtypes.is_float(dtype):
         return common.compare(ctx, x, y, direction, dtype)
     hlo = ctx.hlo
+    if dtypes.is_complex(dtype):  # lexicographic on (real, imag)
+        part = dtypes.real_of(dtype)
+        rx, ry, ix, iy = hlo.real(x), hlo.real(y), hlo.imag(x), hlo.imag(y)
+        on_imag = _compare(ctx, ix, iy, direction, part)
+        if direction == "EQ":
+            return hlo.and_(_compare(ctx, rx, ry, "EQ", part), on_imag)
+        return hlo.or_(
+            _compare(ctx, rx, ry, direction, part),
+            hlo.and_(_compare(ctx, rx, ry, "EQ", part), on_imag),
+        )
     return hlo.compare(
         x,
         y,

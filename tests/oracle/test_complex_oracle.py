@@ -128,6 +128,14 @@ UNARY = {
     "reshape_transpose": lambda np_, z: np_.reshape(z, (3, 1)).T,
     "concatenate": lambda np_, z: np_.concatenate([z, z * 1j]),
     "index": lambda np_, z: (z[1], z[::-1]),
+    "sort": lambda np_, z: np_.sort(np_.concatenate([z, z[::-1].real + 0j, z.conj()])),
+    "isfinite": lambda np_, z: np_.isfinite(z / np_.asarray([1, 0, 1], np_.float32)),
+    "isinf_isnan": lambda np_, z: (np_.isinf(z / 0), np_.isnan(z * np_.nan)),
+    "isclose": lambda np_, z: (np_.isclose(z, z + 1e-7), np_.allclose(z, z * (1 + 1e-3j))),
+    "round": lambda np_, z: np_.round(z * 3.3),
+    "var_std": lambda np_, z: (np_.var(z), np_.std(z)),
+    "norm": lambda np_, z: np_.linalg.norm(z),
+    "max_reduction": lambda np_, z: np_.max(z),
 }
 
 
@@ -148,7 +156,11 @@ BINARY = {
     "div": lambda a, b: a / b,
     "pow": lambda a, b: a**b,
     "mul_real": lambda a, b: a * b.real,
+    "maximum": lambda a, b: jax_or_didax(a).numpy.maximum(a, b.real + a.imag * 1j),
+    "minimum": lambda a, b: jax_or_didax(a).numpy.minimum(a, b.real + a.imag * 1j),
+    "less": lambda a, b: (a < b, a <= a.real + b.imag * 1j, a > b, a >= b),
     "complex": lambda a, b: jax_or_didax(a).lax.complex(a.real, b.imag),
+    "clamp": lambda a, b: jax_or_didax(a).lax.clamp(b[0], a, b[1]),
 }
 
 
@@ -176,7 +188,14 @@ REJECTED = {
     "real_of_float": lambda lib, z: lib.lax.real(lib.lax.abs(z)),
     "complex_of_ints": lambda lib, z: lib.lax.complex(1, 2),
     "complex_of_complex": lambda lib, z: lib.lax.complex(z, z),
+    "argmax": lambda lib, z: lib.numpy.argmax(z),
 }
+
+
+def test_clip_of_complex_raises_as_jax():
+    for lib in (jax, didax):
+        with pytest.raises(ValueError, match="Clip received a complex value"):
+            lib.numpy.clip(lib.numpy.asarray(Z), 0, 1)
 
 
 @pytest.mark.parametrize("name", sorted(REJECTED))
