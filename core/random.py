@@ -18,7 +18,8 @@ Being a pytree, a `KeyArray` goes through `jit`, `vmap`, `scan` and friends as i
 jaxpr shows `u32[2]` where JAX shows `key<fry>[]`, and writes out what JAX's key-typed
 primitives stand for (`random_bits` is `iota_2x32_shape`, `threefry2x32`, `xor`;
 tests/oracle/test_random_jaxpr.py lists the correspondence and the differences left).
-Not here: `poisson`, `laplace` and JAX's other samplers, 64-bit `bits` (x64 is off),
+Under `jax_enable_x64`, 64-bit draws (float64, int64, uint64 `bits`) take both hash words
+side by side, as JAX's. Not here: `poisson`, `laplace` and JAX's other samplers,
 `gumbel(mode="high")`.
 """
 
@@ -40,7 +41,7 @@ from didax.primitives import sorting as _sort
 from didax.primitives import special as _special
 
 uint32 = np.dtype("uint32")
-_UINT = {8: np.dtype("uint8"), 16: np.dtype("uint16"), 32: uint32}
+_UINT = {8: np.dtype("uint8"), 16: np.dtype("uint16"), 32: uint32, 64: np.dtype("uint64")}
 
 __all__ = [
     "KeyArray",
@@ -208,7 +209,9 @@ def _seed(name: str, seed: Any) -> Any:
             f"{np.shape(seed)} != (). Use jax.vmap for batching"
         )
     if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
-        return jnp.asarray(np.array([0, int(seed) & 0xFFFFFFFF], uint32))
+        # the high word holds bits 32-63 of the seed when x64 keeps them, as in JAX
+        high = (int(seed) >> 32) & 0xFFFFFFFF if dtypes.x64_enabled() else 0
+        return jnp.asarray(np.array([high, int(seed) & 0xFFFFFFFF], uint32))
     aval = core.get_aval(seed)
     if not dtypes.is_int(aval.dtype):
         raise TypeError(f"PRNG key seed must be an integer; got {seed!r}")
@@ -301,6 +304,11 @@ def _shape(shape: Any) -> tuple[int, ...]:
 
 def _random_bits(data: Any, bit_width: int, shape: tuple[int, ...]) -> Any:
     b1, b2 = _hash_counts(data, shape)
+    if bit_width == 64:  # (x64) the two words side by side, as JAX's partitionable bits
+        u64 = _UINT[64]
+        high = lax.convert_element_type(b1, u64)
+        low = lax.convert_element_type(b2, u64)
+        return lax.bitwise_or(_bits.shift_left(high, np.array(32, u64)), low)
     out = _bits.bitwise_xor(b1, b2)
     return out if bit_width == 32 else lax.convert_element_type(out, _UINT[bit_width])
 
@@ -318,7 +326,7 @@ _bits_eager = _eager_jit(lambda data, w, shape: _random_bits(data, w, shape), "_
 
 
 def _float_dtype(name: str, dtype: Any) -> np.dtype:
-    dtype = dtypes.float32 if dtype is None else dtypes.canonicalize(dtype)
+    dtype = dtypes.default_float() if dtype is None else dtypes.canonicalize(dtype)
     if not dtypes.is_float(dtype):
         raise ValueError(f"dtype argument to `{name}` must be a float dtype, got {dtype}")
     return dtype
@@ -540,7 +548,7 @@ def _clip_to(x: Any, dtype: np.dtype) -> Any:
 
 
 def _randint_body(data: Any, minval: Any, maxval: Any, shape: tuple[int, ...], dtype: Any) -> Any:
-    # 2 x 32 random bits per value, reduced modulo the span: biased only by span**2 / 2**64
+    # 2 x n random bits per value (n = 32, or 64 for int64), reduced modulo the span
     minval, maxval, info = _randint_span(minval, maxval, dtype)
     too_big = lax.gt(
         maxval, _clip_to(jnp.asarray(np.array(info.max, dtype)), core.get_aval(maxval).dtype)
@@ -549,15 +557,17 @@ def _randint_body(data: Any, minval: Any, maxval: Any, shape: tuple[int, ...], d
     minval, maxval = _broadcast_to_rank(minval, len(shape)), _broadcast_to_rank(maxval, len(shape))
     keys = split(data)
     k1, k2 = keys[0], keys[1]
-    higher, lower = _random_bits(k1, 32, shape), _random_bits(k2, 32, shape)
-    span = lax.convert_element_type(lax.sub(maxval, minval), uint32)
-    one = np.array(1, uint32)
+    nbits = info.bits  # 32, or 64 under x64
+    unsigned = _UINT[nbits]
+    higher, lower = _random_bits(k1, nbits, shape), _random_bits(k2, nbits, shape)
+    span = lax.convert_element_type(lax.sub(maxval, minval), unsigned)
+    one = np.array(1, unsigned)
     # select_n(pred, on_false, on_true), as JAX's `lax.select`
     span = lax.select_n(
-        lax.le(maxval, minval), span, lax.full(core.get_aval(span).shape, 1, uint32)
+        lax.le(maxval, minval), span, lax.full(core.get_aval(span).shape, 1, unsigned)
     )
     span = lax.select_n(lax.bitwise_and(too_big, lax.gt(maxval, minval)), span, lax.add(span, one))
-    multiplier = lax.rem(np.array(2**16, uint32), span)
+    multiplier = lax.rem(np.array(2 ** (nbits // 2), unsigned), span)
     multiplier = lax.rem(lax.mul(multiplier, multiplier), span)
     offset = lax.add(lax.mul(lax.rem(higher, span), multiplier), lax.rem(lower, span))
     offset = lax.rem(offset, span)
@@ -567,10 +577,8 @@ def _randint_body(data: Any, minval: Any, maxval: Any, shape: tuple[int, ...], d
 _randint = _named_jit(_randint_body, "_randint", (3, 4))
 
 
-def randint(
-    key: Any, shape: Sequence[int], minval: Any, maxval: Any, dtype: Any = dtypes.int32
-) -> Any:
-    """Uniform integers in [minval, maxval). Like `jax.random.randint` (32-bit sampling)."""
+def randint(key: Any, shape: Sequence[int], minval: Any, maxval: Any, dtype: Any = int) -> Any:
+    """Uniform integers in [minval, maxval). Like `jax.random.randint` (int64 under x64)."""
     data, _ = _key_data_of("randint", key)
     shape = _shape(shape)
     dtype = dtypes.canonicalize(dtype)

@@ -4,6 +4,11 @@ Layer 2. Operands have equal shapes, or some are scalars (rank 0), as JAX 0.10's
 (`mul b 3.0:f32[]`); dtypes must be equal. Each op's jvp rule states its derivative; the
 linear ones (add, sub, neg, mul and div in one operand, add_any) also have transpose rules.
 Tangents may be symbolic zeros (`core.Zero`): rules skip the work for them.
+
+Complex operands: the transcendental ops, arithmetic and `abs` (whose result is real) accept
+them as JAX's do, and their jvp rules are the complex derivatives (C-linear in the tangent);
+`floor`, `round`, `rem` refuse them; `max`/`min` order them lexicographically. The last
+section holds `real`, `imag`, `conj` and `complex`, which move between real and complex.
 """
 
 from __future__ import annotations

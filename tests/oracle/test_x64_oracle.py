@@ -77,6 +77,22 @@ PROGRAMS = {
     "grad": lambda lib, np_: (lib.grad(lambda x: x**3)(2.0), lib.grad(np_.sin)(0.3)),
     "grad_complex128": lambda lib, np_: lib.grad(lambda z: np_.abs(z) ** 2)(np.complex128(1 + 2j)),
     "vmap": lambda lib, np_: lib.vmap(lambda x: x * 2.0)(np.arange(3.0)),
+    "random_float64": lambda lib, np_: (
+        lib.random.uniform(lib.random.PRNGKey(0), (3,)),
+        lib.random.normal(lib.random.PRNGKey(1), (2, 2)),
+        lib.jit(lambda k: lib.random.uniform(k, (2,)))(lib.random.PRNGKey(2)),
+    ),
+    "random_int64": lambda lib, np_: (
+        lib.random.randint(lib.random.PRNGKey(0), (4,), 0, 10),
+        lib.random.randint(lib.random.PRNGKey(0), (2,), -(2**40), 2**40),
+        lib.random.bits(lib.random.PRNGKey(3), (2,), np.uint64),
+        lib.random.PRNGKey(2**40 + 7),
+    ),
+    "random_others": lambda lib, np_: (
+        lib.random.bernoulli(lib.random.PRNGKey(0), 0.5, (4,)),
+        lib.random.permutation(lib.random.PRNGKey(0), 5),
+        lib.random.split(lib.random.PRNGKey(4)),
+    ),
 }
 
 
