@@ -193,8 +193,14 @@ def _fmt(x: Any) -> str:
     return np.array2string(np.asarray(x), precision=5, threshold=20, separator=", ")
 
 
+def _wide(x: Any) -> np.ndarray:
+    # double precision, complex kept complex (a complex output of `complex` or `conj`)
+    x = np.asarray(x)
+    return x.astype(np.complex128 if np.iscomplexobj(x) else np.float64)
+
+
 def _mismatch(prim: core.Primitive, rule: str, case: str, what: str, want: Any, got: Any) -> str:
-    want, got = np.asarray(want, np.float64), np.asarray(got, np.float64)
+    want, got = _wide(want), _wide(got)
     lines = [
         f"check_rules({prim.name}): the {rule} rule is wrong for {case}.",
         f"  {what}",
@@ -212,7 +218,7 @@ def _mismatch(prim: core.Primitive, rule: str, case: str, what: str, want: Any, 
 
 
 def _close(want: Any, got: Any, tol: float) -> bool:
-    want, got = np.asarray(want, np.float64), np.asarray(got, np.float64)
+    want, got = _wide(want), _wide(got)
     return want.shape == got.shape and np.allclose(got, want, atol=tol, rtol=tol, equal_nan=True)
 
 
@@ -230,7 +236,7 @@ def _as_list(prim: core.Primitive, out: Any) -> list[Any]:
 def _impl64(prim: core.Primitive, params: dict, args: Sequence[np.ndarray]) -> list[np.ndarray]:
     # Finite differences want float64; the impl rule is NumPy, so it usually takes it.
     out = core.impl_rules[prim](*[np.asarray(a, np.float64) for a in args], **params)
-    return [np.asarray(o, np.float64) for o in out]
+    return [_wide(o) for o in out]
 
 
 def check_rules(
@@ -330,7 +336,7 @@ def _linear_subsets(f, args, rng, tol) -> list[tuple[int, ...]]:
                 full = list(args)
                 for j, t in zip(subset, ts, strict=True):
                     full[j] = t
-                return [np.asarray(o, np.float64) for o in _as_list_any(f(*full))]
+                return [_wide(o) for o in _as_list_any(f(*full))]
 
             t1 = [rng.standard_normal(args[j].shape).astype(np.float32) for j in subset]
             t2 = [rng.standard_normal(args[j].shape).astype(np.float32) for j in subset]
@@ -360,19 +366,19 @@ def _check_transpose_rule(prim, f, params, args, rng, tol) -> list[tuple[int, ..
         ts = {j: rng.standard_normal(args[j].shape).astype(np.float32) for j in subset}
         full = [ts.get(j, a) for j, a in enumerate(args)]
         outs = _as_list(prim, f(*full))
-        cts = [rng.standard_normal(np.shape(o)).astype(np.float32) for o in outs]
+        cts = [_random_like(rng, np.asarray(o)) for o in outs]
         operands = [
             core.UndefinedPrimal(core.get_aval(a)) if j in ts else a for j, a in enumerate(args)
         ]
-        try:
-            ct_ins = rule(cts, *operands, **params)
+        try:  # JAX's convention for complex outputs: transpose conj(ct), then conjugate
+            ct_ins = _conj(rule(_conj(cts), *operands, **params))
         except Exception as e:
             raise AssertionError(
                 f"check_rules({prim.name}): the transpose rule failed for linear inputs "
                 f"{subset}: {type(e).__name__}: {e}"
             ) from e
         lhs = sum(
-            float(np.sum(np.asarray(c, np.float64) * np.asarray(o)))
+            float(np.real(np.sum(np.conj(_wide(o)) * _wide(c))))
             for c, o in zip(cts, outs, strict=True)
         )
         rhs = 0.0
@@ -386,7 +392,7 @@ def _check_transpose_rule(prim, f, params, args, rng, tol) -> list[tuple[int, ..
                     f"{subset}: the cotangent of input {j} has shape {np.shape(ct_j)}, "
                     f"the input has shape {args[j].shape}"
                 )
-            rhs += float(np.sum(np.asarray(ct_j, np.float64) * ts[j]))
+            rhs += float(np.real(np.sum(_wide(ct_j) * ts[j])))
         if not _close(lhs, rhs, tol * max(1.0, abs(lhs))):
             raise AssertionError(
                 _mismatch(

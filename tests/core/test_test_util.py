@@ -227,3 +227,45 @@ def test_check_rules_rejects_a_transpose_rule_of_a_nonlinear_primitive():
     core.transpose_rules.register(p, lambda cts, x: [cts[0]])
     with pytest.raises(AssertionError, match="not linear in any set of its inputs"):
         test_util.check_rules(p, A)
+
+
+# --------------------------------------------------------------------------- complex values
+
+Z = np.array([1 + 2j, -0.5 + 0.3j], np.complex64)
+
+COMPLEX_SMOOTH = {
+    "holomorphic": lambda m: lambda z: m.sin(z) * z,
+    "real_valued": lambda m: lambda z: m.abs(z) ** 2 + m.real(z),
+    "conj_mix": lambda m: lambda z: m.conj(z) * m.exp(z),
+}
+
+
+@pytest.mark.parametrize("name", sorted(COMPLEX_SMOOTH))
+def test_check_grads_on_complex_inputs_as_jax(name):
+    f_dx, f_jax = _pair(COMPLEX_SMOOTH[name])
+    jax_test_util.check_grads(f_jax, (Z,), order=1)
+    test_util.check_grads(f_dx, (Z,), order=1)
+
+
+def test_check_rules_of_the_complex_primitives():
+    from didax.primitives import elementwise as ew
+
+    x, y = np.array([0.5, -1.0, 2.0], np.float32), np.array([1.5, 0.25, -2.0], np.float32)
+    checks = test_util.check_rules(ew.complex_p, x, y)
+    assert [c.rule for c in checks] == ["abstract_eval", "jvp", "transpose", "vmap", "lowering"]
+    test_util.check_rules(ew.conj_p, x, input_dtype=np.dtype(np.float32))
+    test_util.check_rules(ew.atan2_p, x, y + 3)
+
+
+def test_check_rules_catches_a_conjugated_transpose():
+    # `complex(x, y)`'s transpose by JAX's convention is (real(ct), -imag(ct)); a rule that
+    # conjugates (real(ct), imag(ct)) breaks the dot-product identity
+    prim = core.Primitive("my_complex")
+    prim.def_impl(lambda x, y: [(x + 1j * y).astype(np.complex64)])
+    prim.def_abstract_eval(lambda x, y: [x.update(dtype=np.dtype(np.complex64))])
+    core.transpose_rules.register(
+        prim, lambda cts, x, y: [didax.lax.real(cts[0]), didax.lax.imag(cts[0])]
+    )
+    x = np.array([0.5, -1.0], np.float32)
+    with pytest.raises(AssertionError, match="the transpose rule is wrong"):
+        test_util.check_rules(prim, x, x)
