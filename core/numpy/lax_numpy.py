@@ -17,6 +17,7 @@ import numpy as np
 from didax import core, dtypes, lax
 from didax.array import Array
 from didax.array import asarray as _asarray_concrete
+from didax.array import eager_result as _eager_result
 from didax.control_flow.jit import jit as _jit
 from didax.primitives import elementwise as _ew
 from didax.primitives import shape as _shape
@@ -146,24 +147,27 @@ def _promote_pair(name: str, x: Any, y: Any) -> list[Any]:
             if ax.dtype == ay.dtype and ax.weak_type == ay.weak_type and ax.shape == ay.shape:
                 return [x, y]
         elif _scalar_fits(y, ax):
-            return [x, y]
+            return [x, _fitted_scalar(y, ax)]
     elif ay is not None and _scalar_fits(x, ay):
-        return [x, y]
+        return [_fitted_scalar(x, ay), y]
     return _broadcast(name, *_promote(name, x, y))
 
 
 def _scalar_fits(v: Any, aval: core.ShapedArray) -> bool:
+    t = type(v)
+    return (t is float and aval.dtype == dtypes.default_float()) or (
+        t is int and aval.dtype == dtypes.default_int()
+    )
+
+
+def _fitted_scalar(v: Any, aval: core.ShapedArray) -> Any:
     # A Python scalar of the array's dtype is left as it is where that changes nothing: beside
     # a weak array (JAX keeps it as written: `mul a 1.67:f32[]`), or eagerly (NumPy computes
     # with it as a weak scalar). Staged beside a strong array JAX converts it, and its literal
     # prints rounded to the dtype (`1.6699999570846558:f32[]`).
-    t = type(v)
-    if not (
-        (t is float and aval.dtype == dtypes.default_float())
-        or (t is int and aval.dtype == dtypes.default_int())
-    ):
-        return False
-    return aval.weak_type or core.trace_state() is core.EAGER_STATE
+    if aval.weak_type or core.trace_state() is core.EAGER_STATE:
+        return v
+    return _eager_result(np.array(v, aval.dtype)[()], False)  # a strong scalar constant
 
 
 def _to_inexact(name: str, x: Any) -> Any:
