@@ -2,10 +2,11 @@
 real-number views (`real imag conj angle`), `var`/`std`, cumulative sums and products,
 `argmin`, `sort`/`argsort`, `outer kron tril triu meshgrid einsum convolve`, and `ravel`.
 
-Layer 5, after the family modules (`creation.py`, `ufuncs.py`, ...), composing `lax` like the rest of `didax.numpy`. didax has no
-complex dtypes, so `real`/`conj` return their (real) input, `imag` zeros. Cumulative sums and
-products are a log-depth (Hillis-Steele) scan of pads and adds, so jvp, transpose, vmap and
-lowering come from those primitives (JAX's jaxprs show a `cumsum` primitive instead).
+Layer 5, after the family modules (`creation.py`, `ufuncs.py`, ...), composing `lax` like
+the rest of `didax.numpy`. didax has no complex dtypes, so `real`/`conj` return their (real)
+input, `imag` zeros. Cumulative sums and products are a log-depth (Hillis-Steele) scan of
+pads and adds, so jvp, transpose, vmap and lowering come from those primitives (JAX's jaxprs
+show a `cumsum` primitive instead).
 """
 
 from __future__ import annotations

@@ -1,12 +1,12 @@
 """NumPy indexing on didax arrays: `x[idx]` and `x.at[idx].set/add/.../get/apply`.
 
-Layer 5, after the family modules (`methods` last). An index expression is parsed once (ints, slices with any step,
-None, `...`, integer arrays, boolean masks), then lowered the way JAX 0.10.2's
-`jax.numpy` lowers it, so the jaxprs read alike: static ints and slices become `slice`,
-`rev`, `squeeze`, `broadcast_in_dim`; scalar array indices a `dynamic_slice`; everything
-else one `gather` (NumPy's placement of advanced-index axes included). `.at[...]` updates
-are one `scatter*`. Boolean masks need concrete values, as in JAX
-(`NonConcreteBooleanIndexError` under `jit`). Out of bounds: `x[i]` clamps, `.at[].get`
+Layer 5, after the family modules (`methods` last). An index expression is parsed once
+(ints, slices with any step, None, `...`, integer arrays, boolean masks), then lowered the
+way JAX 0.10.2's `jax.numpy` lowers it, so the jaxprs read alike: static ints and slices
+become `slice`, `rev`, `squeeze`, `broadcast_in_dim`; scalar array indices a
+`dynamic_slice`; everything else one `gather` (NumPy's placement of advanced-index axes
+included). `.at[...]` updates are one `scatter*`. Boolean masks need concrete values, as in
+JAX (`NonConcreteBooleanIndexError` under `jit`). Out of bounds: `x[i]` clamps, `.at[].get`
 clamps unless `mode="fill"`, updates drop out-of-bounds entries.
 """
 
