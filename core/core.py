@@ -527,7 +527,7 @@ def _is_weak(x: Any) -> bool:
     aval = getattr(x, "aval", None)
     if aval is not None:
         return aval.weak_type
-    return type(x) is float or type(x) is int
+    return type(x) is float or type(x) is int or type(x) is complex
 
 
 class EvalTrace(Trace):

@@ -82,6 +82,10 @@ def test_scalars_and_arrays_of_complex():
             np_.zeros(2, np.complex64),
             np_.asarray(2.0) + 1j,
             np_.ones(2, np_.int32) * 1j,
+            np_.exp(1j),  # a weak complex scalar gives weak results
+            lib.lax.real(1j),
+            lib.lax.abs(2j),
+            lib.jvp(np_.exp, (1j,), (1.0 + 0j,)),
         )
 
     assert_tree_matches(*both(make))
