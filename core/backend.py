@@ -274,6 +274,32 @@ def new_context() -> Any:
     return ctx
 
 
+# ----------------------------------------------------------------------------- LAPACK
+
+
+_lapack_lock = threading.Lock()
+_lapack_registered = False
+
+
+def lapack_target(routine: str, dtype: np.dtype) -> str:
+    """The name of jaxlib's LAPACK FFI handler for `routine` ("getrf") on `dtype`
+    (`lapack_sgetrf_ffi` for float32), its handlers registered with XLA's CPU custom-call
+    registry on first use, as JAX registers them (`jax/_src/lax/linalg.py`)."""
+    global _lapack_registered
+    rt = runtime()
+    with _lapack_lock:
+        if not _lapack_registered:
+            lapack = importlib.import_module("jaxlib.lapack")
+            for name, fn, api_version in lapack.registrations()["cpu"]:
+                rt.xc.register_custom_call_target(name, fn, platform="cpu", api_version=api_version)
+            lapack._lapack.initialize()  # looks up the LAPACK routines (scipy's or jaxlib's)
+            _lapack_registered = True
+    prefix = {np.dtype(np.float32): "s", np.dtype(np.float64): "d"}.get(np.dtype(dtype))
+    if prefix is None:
+        raise NotImplementedError(f"{routine}: no LAPACK routine for dtype {np.dtype(dtype).name}")
+    return f"lapack_{prefix}{routine}_ffi"
+
+
 # ----------------------------------------------------------------------------- executables
 
 

@@ -58,6 +58,7 @@ for i, name in enumerate(
         "slicing",
         "debugging",
         "parallel",
+        "linalg",
     ]
 ):
     ORDER[f"didax.primitives.{name}"] = (2, i)
@@ -74,6 +75,7 @@ for i, name in enumerate(
 for i, name in enumerate(
     # didax.lax is the facade over primitives (layer 2) and control flow (layer 4)
     [
+        "didax.lax.linalg",
         "didax.lax",
         "didax.api",
         "didax.api_more",
