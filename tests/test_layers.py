@@ -59,6 +59,7 @@ for i, name in enumerate(
         "debugging",
         "parallel",
         "linalg",
+        "convolution",
     ]
 ):
     ORDER[f"didax.primitives.{name}"] = (2, i)
@@ -85,6 +86,7 @@ for i, name in enumerate(
         "didax.numpy.indexing",
         "didax.numpy.extra",
         "didax.numpy.linalg",
+        "didax.numpy.signal",
         "didax.numpy",
         "didax.nn",
         "didax.random",

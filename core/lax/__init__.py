@@ -44,6 +44,13 @@ from didax.primitives.comparison import (
     select_n,
 )
 from didax.primitives.convert import convert_element_type, stop_gradient
+from didax.primitives.convolution import (
+    ConvDimensionNumbers,
+    conv,
+    conv_dimension_numbers,
+    conv_general_dilated,
+    padtype_to_pads,
+)
 from didax.primitives.dot import dot_general
 from didax.primitives.elementwise import (
     abs,
@@ -123,6 +130,11 @@ from didax.primitives.sorting import sort, sort_key_val
 from didax.primitives.special import erf, erf_inv, nextafter
 
 __all__ = [
+    "ConvDimensionNumbers",
+    "conv",
+    "conv_dimension_numbers",
+    "conv_general_dilated",
+    "padtype_to_pads",
     "all_gather",
     "all_to_all",
     "axis_index",
