@@ -60,6 +60,7 @@ for i, name in enumerate(
         "parallel",
         "linalg",
         "convolution",
+        "cumulative",
     ]
 ):
     ORDER[f"didax.primitives.{name}"] = (2, i)

@@ -241,8 +241,32 @@ def _scan(name: str, op: Any, identity: Any, x: Any, axis: Any, dtype: Any) -> A
 
 
 def cumsum(a: Any, axis: Any = None, dtype: Any = None, out: None = None) -> Any:
-    """Like `jax.numpy.cumsum`."""
-    return _scan("cumsum", lax.add, 0, a, axis, dtype)
+    """Like `jax.numpy.cumsum`: the `cumsum` primitive, in an inner jit as JAX's."""
+    jnp._check_arraylike("cumsum", a)
+    a = jnp.asarray(a)
+    axis = None if axis is None else jnp._axis(axis, _aval(a).ndim)
+    return _cumsum_jit(a, axis, None if dtype is None else jnp._dtype(dtype))
+
+
+def _cumsum(x: Any, axis: int | None, dtype: Any) -> Any:
+    if axis is None:
+        x, axis = ravel(x), 0
+    x = _scan_dtype(x, dtype)
+    return lax.cumsum(x, axis)
+
+
+_cumsum_jit = jnp._inner_jit(_cumsum, "cumsum", static_argnums=(1, 2))
+
+
+def _scan_dtype(x: Any, dtype: Any) -> Any:
+    # an explicit dtype, else booleans accumulate in int32, as JAX's
+    if dtype is not None:
+        return lax.convert_element_type(x, dtype, False)
+    if _aval(x).dtype == dtypes.bool_:
+        return lax.convert_element_type(x, _i32, False)
+    if _aval(x).weak_type:  # the sum of a weak scalar is strongly typed
+        return lax.convert_element_type(x, _aval(x).dtype, False)
+    return x
 
 
 def cumprod(a: Any, axis: Any = None, dtype: Any = None, out: None = None) -> Any:
