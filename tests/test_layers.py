@@ -88,6 +88,7 @@ for i, name in enumerate(
         "didax.numpy.extra",
         "didax.numpy.linalg",
         "didax.numpy.signal",
+        "didax.numpy.setops",
         "didax.numpy",
         "didax.nn",
         "didax.random",
