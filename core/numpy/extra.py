@@ -437,9 +437,10 @@ def einsum(
     precision: Any = None,
     preferred_element_type: Any = None,
 ) -> Any:
-    """Like `jax.numpy.einsum`, for explicit or implicit subscripts without `...` and without
-    an index repeated within one operand: contracted pairwise, left to right, with
-    `dot_general`."""
+    """Like `jax.numpy.einsum`, for explicit or implicit subscripts without `...`: indices
+    repeated in one operand take its diagonal, indices used once are summed first, then the
+    operands are contracted pairwise, left to right (JAX picks its order with opt_einsum;
+    the jaxprs agree for one or two operands), with `dot_general`."""
     ins, out = _parse_einsum(subscripts, len(operands))
     arrays = [jnp.asarray(x) for x in jnp._promote("einsum", *operands)]
     for subs, x in zip(ins, arrays, strict=True):
@@ -468,18 +469,36 @@ def _parse_einsum(subscripts: str, n: int) -> tuple[list[str], str]:
     if not arrow:
         counts = {c: lhs.count(c) for c in lhs if c in string.ascii_letters}
         out = "".join(sorted(c for c, k in counts.items() if k == 1))
-    for subs in ins:
-        if len(set(subs)) != len(subs):
-            raise NotImplementedError(f"einsum: repeated index in '{subs}' (a diagonal)")
     return ins, out
 
 
 def _sum_unused(x: Any, xs: str, others: Sequence[str]) -> tuple[Any, str]:
+    # a repeated index takes the diagonal (zeros off it, then a sum over all but its last
+    # axis), and an index no other operand or the output uses is summed, in one reduce_sum
     used = set("".join(others))
-    axes = tuple(i for i, c in enumerate(xs) if c not in used)
+    repeated = [i for i, c in enumerate(xs) if xs.count(c) > 1]
+    if repeated:
+        x = _diagonal_mask(x, xs)
+    axes = tuple(
+        i for i, c in enumerate(xs) if c not in used or (i in repeated and c in xs[i + 1 :])
+    )
     if not axes:
         return x, xs
-    return lax.reduce_sum(x, axes), "".join(c for c in xs if c not in used)
+    return lax.reduce_sum(x, axes), "".join(c for i, c in enumerate(xs) if i not in axes)
+
+
+def _diagonal_mask(x: Any, xs: str) -> Any:
+    shape = _aval(x).shape
+    keep = None
+    for c in dict.fromkeys(c for c in xs if xs.count(c) > 1):
+        first, *rest = [i for i, d in enumerate(xs) if d == c]
+        for other in rest:
+            same = lax.eq(
+                lax.broadcasted_iota(np.uint32, shape, first),
+                lax.broadcasted_iota(np.uint32, shape, other),
+            )
+            keep = same if keep is None else lax.bitwise_and(keep, same)
+    return lax.select_n(keep, lax.full(shape, 0, _aval(x).dtype), x)
 
 
 def _contract(x: Any, xs: str, y: Any, ys: str, keep: set[str]) -> tuple[Any, str]:
