@@ -18,8 +18,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from didax import lax
 from didax.control_flow.custom_derivatives import custom_jvp
-from didax.numpy import extra
-from didax.numpy import lax_numpy as jnp
+from didax.numpy import axis_args, creation, extra, promotion, reductions, ufuncs
 from didax.numpy.extra import _aval
 from didax.primitives import linalg as lax_linalg
 
@@ -28,14 +27,14 @@ __all__ = ["cholesky", "det", "inv", "norm", "slogdet", "solve", "SlogdetResult"
 
 def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> Any:  # noqa: A002
     """Like `jax.numpy.linalg.norm`."""
-    x = jnp._to_inexact("norm", jnp.asarray(x))
+    x = promotion.to_inexact("norm", creation.asarray(x))
     ndim = _aval(x).ndim
     if axis is None:
         if ord is None:
             return _frobenius(x, tuple(range(ndim)), keepdims)
         axis = tuple(range(ndim))
     axes = (axis,) if isinstance(axis, int) else tuple(axis)
-    axes = tuple(jnp._axis(a, ndim) for a in axes)
+    axes = tuple(axis_args.canonical_axis(a, ndim) for a in axes)
     if len(axes) == 1:
         return _vector_norm(x, ord, axes, keepdims)
     if len(axes) == 2:
@@ -44,7 +43,7 @@ def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> A
 
 
 def _frobenius(x: Any, axes: tuple[int, ...], keepdims: bool) -> Any:
-    return lax.sqrt(jnp.sum(lax.mul(x, x), axis=axes, keepdims=keepdims))
+    return lax.sqrt(reductions.sum(lax.mul(x, x), axis=axes, keepdims=keepdims))
 
 
 def _vector_norm(x: Any, ord: Any, axes: tuple[int, ...], keepdims: bool) -> Any:  # noqa: A002
@@ -52,20 +51,20 @@ def _vector_norm(x: Any, ord: Any, axes: tuple[int, ...], keepdims: bool) -> Any
         return _frobenius(x, axes, keepdims)
     a = lax.abs(x)
     if ord == np.inf:
-        return jnp.max(a, axis=axes, keepdims=keepdims)
+        return reductions.max(a, axis=axes, keepdims=keepdims)
     if ord == -np.inf:
-        return jnp.min(a, axis=axes, keepdims=keepdims)
+        return reductions.min(a, axis=axes, keepdims=keepdims)
     if ord == 0:
         nonzero = lax.convert_element_type(
             lax.ne(x, lax.full((), 0, _aval(x).dtype)), _aval(x).dtype
         )
-        return jnp.sum(nonzero, axis=axes, keepdims=keepdims)
+        return reductions.sum(nonzero, axis=axes, keepdims=keepdims)
     if ord == 1:
-        return jnp.sum(a, axis=axes, keepdims=keepdims)
+        return reductions.sum(a, axis=axes, keepdims=keepdims)
     if isinstance(ord, str):
         raise ValueError(f"Invalid order '{ord}' for vector norm.")
     p = lax.full((), float(ord), _aval(x).dtype)
-    total = jnp.sum(lax.pow(a, p), axis=axes, keepdims=keepdims)
+    total = reductions.sum(lax.pow(a, p), axis=axes, keepdims=keepdims)
     return lax.pow(total, lax.div(lax.full((), 1.0, _aval(x).dtype), p))
 
 
@@ -76,8 +75,8 @@ def _matrix_norm(x: Any, ord: Any, axes: tuple[int, ...], keepdims: bool) -> Any
     a = lax.abs(x)
     if ord in (1, -1, np.inf, -np.inf):
         summed, reduced = (row, col) if ord in (1, -1) else (col, row)
-        sums = jnp.sum(a, axis=summed, keepdims=True)
-        pick = jnp.max if ord in (1, np.inf) else jnp.min
+        sums = reductions.sum(a, axis=summed, keepdims=True)
+        pick = reductions.max if ord in (1, np.inf) else reductions.min
         out = pick(sums, axis=reduced, keepdims=True)
         return (
             out
@@ -100,7 +99,7 @@ class SlogdetResult(NamedTuple):
 
 
 def _square(name: str, a: Any) -> Any:
-    a = jnp._to_inexact(name, jnp.asarray(a))
+    a = promotion.to_inexact(name, creation.asarray(a))
     shape = _aval(a).shape
     if len(shape) < 2 or shape[-1] != shape[-2]:
         raise ValueError(f"{name}: expected a square matrix (..., n, n), got shape {shape}")
@@ -124,7 +123,9 @@ def _lu_solve(lu: Any, permutation: Any, b: Any) -> Any:
 
 def solve(a: Any, b: Any) -> Any:
     """x with a @ x == b; `b` is (n,) or (..., n, k). Like `jax.numpy.linalg.solve`."""
-    a, b = jnp._promote("solve", jnp._to_inexact("solve", jnp.asarray(a)), jnp.asarray(b))
+    a, b = promotion.promote(
+        "solve", promotion.to_inexact("solve", creation.asarray(a)), creation.asarray(b)
+    )
     a_shape, b_shape = _aval(a).shape, _aval(b).shape
     if len(a_shape) < 2:
         raise ValueError(f"left hand array must be at least two dimensional; got a.shape={a_shape}")
@@ -161,11 +162,11 @@ def cholesky(a: Any, *, upper: bool = False, symmetrize_input: bool = True) -> A
 
 def _diagonal(x: Any) -> Any:
     # the main diagonal of each matrix: a masked row sum
-    return jnp.sum(lax.mul(x, lax_linalg.eye_like(x)), axis=-1)
+    return reductions.sum(lax.mul(x, lax_linalg.eye_like(x)), axis=-1)
 
 
 def _trace_solve(a: Any, g: Any) -> Any:  # tr(A^-1 G) for each matrix
-    return jnp.sum(_diagonal(solve(a, g)), axis=-1)
+    return reductions.sum(_diagonal(solve(a, g)), axis=-1)
 
 
 @custom_jvp
@@ -180,21 +181,21 @@ def _slogdet(a: Any) -> tuple[Any, Any]:
     parity = lax.add(_count(swaps), _count(negative))
     odd = lax.convert_element_type(lax.rem(parity, np.int32(2)), dtype)
     sign = lax.sub(lax.full((), 1, dtype), lax.mul(odd, lax.full((), 2, dtype)))
-    sign = jnp.where(is_zero, lax.full((), 0, dtype), sign)
-    logdet = jnp.sum(lax.log(lax.abs(diag)), axis=-1)
-    logdet = jnp.where(is_zero, lax.full((), -np.inf, dtype), logdet)
+    sign = ufuncs.where(is_zero, lax.full((), 0, dtype), sign)
+    logdet = reductions.sum(lax.log(lax.abs(diag)), axis=-1)
+    logdet = ufuncs.where(is_zero, lax.full((), -np.inf, dtype), logdet)
     return sign, logdet
 
 
 def _count(mask: Any) -> Any:  # true entries along the last axis, as int32
-    return jnp.sum(lax.convert_element_type(mask, np.int32), axis=-1)
+    return reductions.sum(lax.convert_element_type(mask, np.int32), axis=-1)
 
 
 @_slogdet.defjvp
 def _slogdet_jvp(primals: tuple, tangents: tuple) -> tuple:
     (a,), (g,) = primals, tangents
     sign, logdet = _slogdet(a)
-    return (sign, logdet), (jnp.zeros_like(sign), _trace_solve(a, g))
+    return (sign, logdet), (creation.zeros_like(sign), _trace_solve(a, g))
 
 
 def slogdet(a: Any) -> SlogdetResult:

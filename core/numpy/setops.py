@@ -19,8 +19,7 @@ from typing import Any
 
 import numpy as np
 from didax import core, dtypes, lax
-from didax.numpy import extra
-from didax.numpy import lax_numpy as jnp
+from didax.numpy import creation, extra, manipulation, promotion, reductions, ufuncs
 from didax.numpy.extra import _aval
 
 __all__ = ["argwhere", "flatnonzero", "nonzero", "unique"]
@@ -41,18 +40,18 @@ def _concrete(x: Any, message: str) -> np.ndarray:
 def _bincount(x: Any, length: int) -> Any:
     # how often each of 0..length-1 occurs in x (larger values are dropped)
     zeros = lax.full((length,), 0, dtypes.int32)
-    return zeros.at[jnp.clip(x, 0)].add(1, mode="drop")
+    return zeros.at[ufuncs.clip(x, 0)].add(1, mode="drop")
 
 
 def nonzero(a: Any, *, size: int | None = None, fill_value: Any = None) -> tuple[Any, ...]:
     """The indices of the nonzero entries, one array per axis. Like `jax.numpy.nonzero`."""
-    jnp._check_arraylike("nonzero", a)
-    arr = jnp.asarray(a)
+    promotion.check_arraylike("nonzero", a)
+    arr = creation.asarray(a)
     shape = _aval(arr).shape
     if not shape:
         raise ValueError(
             "Calling nonzero on 0d arrays is not allowed. Use jnp.atleast_1d(scalar).nonzero() "
-            "instead. If this is within a jitted function, consider using jnp.where with three "
+            "instead. If this is within a jitted function, consider using ufuncs.where with three "
             "arguments instead."
         )
     mask = (
@@ -60,7 +59,7 @@ def nonzero(a: Any, *, size: int | None = None, fill_value: Any = None) -> tuple
     )
     if size is None:
         size = _concrete(
-            jnp.sum(mask),
+            reductions.sum(mask),
             "The size argument of jnp.nonzero must be statically specified to use "
             "jnp.nonzero within JAX transformations.",
         )
@@ -70,7 +69,7 @@ def nonzero(a: Any, *, size: int | None = None, fill_value: Any = None) -> tuple
     flat = extra.cumsum(_bincount(extra.cumsum(mask), size))
     strides = [np.int32(np.prod(shape[i + 1 :])) for i in range(len(shape))]
     out = tuple(
-        jnp.remainder(jnp.floor_divide(flat, stride), n)
+        ufuncs.remainder(ufuncs.floor_divide(flat, stride), n)
         for stride, n in zip(strides, shape, strict=True)
     )
     if fill_value is None:
@@ -80,25 +79,25 @@ def nonzero(a: Any, *, size: int | None = None, fill_value: Any = None) -> tuple
         raise ValueError(
             f"fill_value must be a scalar or a tuple of length {len(shape)}; got {fill_value}"
         )
-    padding = lax.ge(lax.iota(dtypes.int32, size), jnp.sum(mask))
-    return tuple(jnp.where(padding, f, entry) for f, entry in zip(fills, out, strict=True))
+    padding = lax.ge(lax.iota(dtypes.int32, size), reductions.sum(mask))
+    return tuple(ufuncs.where(padding, f, entry) for f, entry in zip(fills, out, strict=True))
 
 
 def flatnonzero(a: Any, *, size: int | None = None, fill_value: Any = None) -> Any:
     """The indices of the nonzero entries of the flattened array. Like
     `jax.numpy.flatnonzero`."""
-    return nonzero(extra.ravel(jnp.asarray(a)), size=size, fill_value=fill_value)[0]
+    return nonzero(extra.ravel(creation.asarray(a)), size=size, fill_value=fill_value)[0]
 
 
 def argwhere(a: Any, *, size: int | None = None, fill_value: Any = None) -> Any:
     """The indices of the nonzero entries, one row per entry. Like `jax.numpy.argwhere`."""
-    arr = jnp.asarray(a)
+    arr = creation.asarray(a)
     if _aval(arr).ndim == 0:
         arr = lax.reshape(arr, (1,))
         rows = nonzero(arr, size=size, fill_value=fill_value)[0]
         return lax.reshape(lax.slice(rows, (0,), (0,)), (_aval(rows).shape[0], 0))
     columns = nonzero(arr, size=size, fill_value=fill_value)
-    return lax.transpose(jnp.stack(columns), (1, 0))
+    return lax.transpose(manipulation.stack(columns), (1, 0))
 
 
 def _sorted_with_mask(x: Any) -> tuple[Any, Any, Any]:
@@ -133,8 +132,8 @@ def unique(
     `jax.numpy.unique` (`axis=None` only)."""
     if axis is not None:
         raise NotImplementedError("unique: axis= is not supported by didax yet")
-    jnp._check_arraylike("unique", ar)
-    arr = jnp.asarray(ar)
+    promotion.check_arraylike("unique", ar)
+    arr = creation.asarray(ar)
     if size is None:
         _concrete(arr, "The error arose for the first argument of jnp.unique(). " + _SIZE_HINT)
     flat = extra.ravel(arr)
@@ -146,11 +145,11 @@ def unique(
         size = int(np.count_nonzero(core.concrete_or_error(mask, "unique")))
     (ind,) = nonzero(mask, size=size)
     result = aux[ind]
-    count = jnp.sum(mask)
+    count = reductions.sum(mask)
     if fill_value is not None:
         valid = lax.lt(lax.iota(dtypes.int32, size), count)
-        fill = lax.convert_element_type(jnp.asarray(fill_value), _aval(result).dtype, False)
-        result = jnp.where(valid, result, fill)
+        fill = lax.convert_element_type(creation.asarray(fill_value), _aval(result).dtype, False)
+        result = ufuncs.where(valid, result, fill)
     out: list[Any] = [result]
     if return_index:
         out.append(perm[ind])
@@ -161,7 +160,7 @@ def unique(
     if return_counts:
         (starts,) = nonzero(mask, size=size + 1)
         tail = lax.slice(starts, (1,), (size + 1,))
-        tail = jnp.where(tail, tail, n)  # past the last value: the end of the array
+        tail = ufuncs.where(tail, tail, n)  # past the last value: the end of the array
         ends = lax.concatenate([lax.slice(starts, (0,), (1,)), tail], 0)
         out.append(lax.sub(lax.slice(ends, (1,), (size + 1,)), lax.slice(ends, (0,), (size,))))
     return out[0] if len(out) == 1 else tuple(out)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from didax import lax
-from didax.numpy import lax_numpy as jnp
+from didax.numpy import creation, inner_jit, promotion
 from didax.numpy.extra import _aval
 from didax.primitives.convolution import conv_general_dilated
 
@@ -22,15 +22,15 @@ def _flip(m: Any) -> Any:
     return lax.rev(m, tuple(range(_aval(m).ndim)))
 
 
-_flip_jit = jnp._inner_jit(_flip, "_flip")
+_flip_jit = inner_jit.inner_jit(_flip, "_flip")
 
 
 def _conv(x: Any, y: Any, mode: str, op: str, preferred_element_type: Any) -> Any:
     if _aval(x).ndim != 1 or _aval(y).ndim != 1:
         raise ValueError(f"{op}() only support 1-dimensional inputs.")
-    x, y = jnp._promote(op, x, y)
+    x, y = promotion.promote(op, x, y)
     if preferred_element_type is None:  # NumPy's convolutions are inexact
-        x, y = jnp._to_inexact(op, x), jnp._to_inexact(op, y)
+        x, y = promotion.to_inexact(op, x), promotion.to_inexact(op, y)
     n, m = _aval(x).shape[0], _aval(y).shape[0]
     if n == 0 or m == 0:
         raise ValueError(f"{op}: inputs cannot be empty, got shapes {(n,)} and {(m,)}.")
@@ -59,7 +59,7 @@ def _conv(x: Any, y: Any, mode: str, op: str, preferred_element_type: Any) -> An
     return lax.rev(out, (0,)) if reverse else out
 
 
-_conv_jit = jnp._inner_jit(_conv, "_conv", static_argnums=(2, 3, 4))
+_conv_jit = inner_jit.inner_jit(_conv, "_conv", static_argnums=(2, 3, 4))
 
 
 def _convolve(a: Any, v: Any, mode: str, preferred_element_type: Any) -> Any:
@@ -70,16 +70,16 @@ def _correlate(a: Any, v: Any, mode: str, preferred_element_type: Any) -> Any:
     return _conv_jit(a, v, mode, "correlate", preferred_element_type)
 
 
-_convolve_jit = jnp._inner_jit(_convolve, "convolve", static_argnums=(2, 3))
-_correlate_jit = jnp._inner_jit(_correlate, "correlate", static_argnums=(2, 3))
+_convolve_jit = inner_jit.inner_jit(_convolve, "convolve", static_argnums=(2, 3))
+_correlate_jit = inner_jit.inner_jit(_correlate, "correlate", static_argnums=(2, 3))
 
 
 def convolve(
     a: Any, v: Any, mode: str = "full", *, precision: Any = None, preferred_element_type: Any = None
 ) -> Any:
     """Like `jax.numpy.convolve` (1-D)."""
-    jnp._check_arraylike("convolve", a, v)
-    return _convolve_jit(jnp.asarray(a), jnp.asarray(v), mode, preferred_element_type)
+    promotion.check_arraylike("convolve", a, v)
+    return _convolve_jit(creation.asarray(a), creation.asarray(v), mode, preferred_element_type)
 
 
 def correlate(
@@ -91,5 +91,5 @@ def correlate(
     preferred_element_type: Any = None,
 ) -> Any:
     """Like `jax.numpy.correlate` (1-D, real)."""
-    jnp._check_arraylike("correlate", a, v)
-    return _correlate_jit(jnp.asarray(a), jnp.asarray(v), mode, preferred_element_type)
+    promotion.check_arraylike("correlate", a, v)
+    return _correlate_jit(creation.asarray(a), creation.asarray(v), mode, preferred_element_type)
