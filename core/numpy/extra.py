@@ -1,12 +1,12 @@
 """More of `jax.numpy`: predicates (`isnan isinf isclose allclose all any`), `round`, the
 real-number views (`real imag conj angle`), `var`/`std`, cumulative sums and products,
-`argmin`, `sort`/`argsort`, `outer kron tril triu meshgrid einsum convolve`, and `ravel`.
+`argmin`, `sort`/`argsort`, `outer kron tril triu meshgrid einsum`, and `ravel`.
 
 Layer 5, after the family modules (`creation.py`, `ufuncs.py`, ...), composing `lax` like
 the rest of `didax.numpy`. didax has no complex dtypes, so `real`/`conj` return their (real)
-input, `imag` zeros. Cumulative sums and products are a log-depth (Hillis-Steele) scan of
-pads and adds, so jvp, transpose, vmap and lowering come from those primitives (JAX's jaxprs
-show a `cumsum` primitive instead).
+input, `imag` zeros. `cumsum` binds the `cumsum` primitive (in an inner jit, as JAX's);
+`cumprod` is still a log-depth (Hillis-Steele) scan of pads and multiplies, so its rules come
+from those primitives (JAX's jaxprs show a `cumprod` primitive instead).
 """
 
 from __future__ import annotations
@@ -515,39 +515,6 @@ def _contract(x: Any, xs: str, y: Any, ys: str, keep: set[str]) -> tuple[Any, st
     return out, "".join(batch + free_x + free_y)
 
 
-# ----------------------------------------------------------------------------- convolve
-
-
-def convolve(
-    a: Any, v: Any, mode: str = "full", *, precision: Any = None, preferred_element_type: Any = None
-) -> Any:
-    """Like `jax.numpy.convolve` (1-D): a sum of shifted copies of `a`, one per tap of `v`."""
-    a, v = (creation.asarray(x) for x in promotion.promote("convolve", a, v))
-    if _aval(a).ndim != 1 or _aval(v).ndim != 1:
-        raise ValueError("convolve() only support 1-dimensional inputs.")
-    n, m = _aval(a).shape[0], _aval(v).shape[0]
-    if n == 0 or m == 0:
-        raise ValueError("convolve: inputs cannot be empty")
-    if m > n:
-        a, v, n, m = v, a, m, n
-    if not _is_float(a):
-        a, v = (lax.convert_element_type(x, _aval(x).dtype, False) for x in (a, v))
-    zero = lax.full((), 0, _aval(a).dtype)
-    full = None
-    for j in range(m):  # out[k] = sum_j v[j] a[k - j]
-        tap = lax.squeeze(lax.slice(v, (j,), (j + 1,)), (0,))
-        term = lax.mul(lax.pad(a, zero, ((j, m - 1 - j, 0),)), tap)
-        full = term if full is None else lax.add(full, term)
-    if mode == "full":
-        return full
-    if mode == "same":
-        start = (m - 1) // 2
-        return lax.slice(full, (start,), (start + n,))
-    if mode == "valid":
-        return lax.slice(full, (m - 1,), (n,))
-    raise ValueError(f"mode must be one of ['full', 'same', 'valid'], got {mode!r}")
-
-
 # ----------------------------------------------------------------------------- exports
 
 # Array and Tracer methods (and the `.real`/`.imag` properties) these functions back
@@ -581,7 +548,6 @@ __all__ = [
     "around",
     "conj",
     "conjugate",
-    "convolve",
     "cumprod",
     "cumsum",
     "einsum",
