@@ -51,7 +51,7 @@ from didax.primitives.convolution import (
     conv_general_dilated,
     padtype_to_pads,
 )
-from didax.primitives.cumulative import cumsum
+from didax.primitives.cumulative import cumprod, cumsum
 from didax.primitives.dot import dot_general
 from didax.primitives.elementwise import (
     abs,
@@ -131,6 +131,7 @@ from didax.primitives.sorting import sort, sort_key_val
 from didax.primitives.special import erf, erf_inv, nextafter
 
 __all__ = [
+    "cumprod",
     "cumsum",
     "ConvDimensionNumbers",
     "conv",

@@ -4,9 +4,8 @@ real-number views (`real imag conj angle`), `var`/`std`, cumulative sums and pro
 
 Layer 5, after the family modules (`creation.py`, `ufuncs.py`, ...), composing `lax` like
 the rest of `didax.numpy`. didax has no complex dtypes, so `real`/`conj` return their (real)
-input, `imag` zeros. `cumsum` binds the `cumsum` primitive (in an inner jit, as JAX's);
-`cumprod` is still a log-depth (Hillis-Steele) scan of pads and multiplies, so its rules come
-from those primitives (JAX's jaxprs show a `cumprod` primitive instead).
+input, `imag` zeros. `cumsum` and `cumprod` bind their primitives (in an inner jit, as
+JAX's).
 """
 
 from __future__ import annotations
@@ -215,32 +214,6 @@ def std(
 # ----------------------------------------------------------------------------- cumulative
 
 
-def _scan(name: str, op: Any, identity: Any, x: Any, axis: Any, dtype: Any) -> Any:
-    promotion.check_arraylike(name, x)
-    x = creation.asarray(x)
-    if axis is None:
-        x, axis = ravel(x), 0
-    axis = axis_args.canonical_axis(axis, _aval(x).ndim)
-    if dtype is not None:
-        x = lax.convert_element_type(x, creation.to_dtype(dtype), False)
-    elif _aval(x).dtype == dtypes.bool_ or (
-        dtypes.is_int(_aval(x).dtype) and _aval(x).dtype.itemsize < 4
-    ):
-        x = lax.convert_element_type(x, _i32, False)
-    elif _aval(x).weak_type:
-        x = lax.convert_element_type(x, _aval(x).dtype, False)
-    n, step = _aval(x).shape[axis], 1
-    pad_value = lax.full((), identity, _aval(x).dtype)
-    while step < n:  # x[i] op= x[i - step]: log2(n) rounds (Hillis-Steele)
-        shape = _aval(x).shape
-        limit = tuple(n - step if d == axis else s for d, s in enumerate(shape))
-        head = lax.slice(x, (0,) * len(shape), limit)
-        config = tuple((step, 0, 0) if d == axis else (0, 0, 0) for d in range(len(shape)))
-        x = op(x, lax.pad(head, pad_value, config))
-        step *= 2
-    return x
-
-
 def cumsum(a: Any, axis: Any = None, dtype: Any = None, out: None = None) -> Any:
     """Like `jax.numpy.cumsum`: the `cumsum` primitive, in an inner jit as JAX's."""
     promotion.check_arraylike("cumsum", a)
@@ -271,8 +244,20 @@ def _scan_dtype(x: Any, dtype: Any) -> Any:
 
 
 def cumprod(a: Any, axis: Any = None, dtype: Any = None, out: None = None) -> Any:
-    """Like `jax.numpy.cumprod`."""
-    return _scan("cumprod", lax.mul, 1, a, axis, dtype)
+    """Like `jax.numpy.cumprod`: the `cumprod` primitive, in an inner jit as JAX's."""
+    promotion.check_arraylike("cumprod", a)
+    a = creation.asarray(a)
+    axis = None if axis is None else axis_args.canonical_axis(axis, _aval(a).ndim)
+    return _cumprod_jit(a, axis, None if dtype is None else creation.to_dtype(dtype))
+
+
+def _cumprod(x: Any, axis: int | None, dtype: Any) -> Any:
+    if axis is None:
+        x, axis = ravel(x), 0
+    return lax.cumprod(_scan_dtype(x, dtype), axis)
+
+
+_cumprod_jit = inner_jit.inner_jit(_cumprod, "cumprod", static_argnums=(1, 2))
 
 
 # ----------------------------------------------------------------------------- argmin, sort

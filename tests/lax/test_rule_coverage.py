@@ -65,6 +65,7 @@ NONLINEAR = {
     # factorizations (triangular_solve is linear in b only, and has its rule)
     "cholesky",
     "lu",
+    "cumprod",
 }
 
 # Piecewise constant: the tangent is a symbolic zero, so no linear use reaches transpose.
