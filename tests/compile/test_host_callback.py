@@ -61,3 +61,28 @@ def test_compiled_prints_match_jax(capsys, how):
     assert got_text == capsys.readouterr().out
     if got is not None:
         np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6)
+
+
+def test_prints_inside_cond_scan_and_nested_jit(capsys):
+    def run(lib):
+        def body(c, v):
+            lib.debug.print("step c={} v={}", c, v)
+            return c + v, None
+
+        def g(x):
+            lib.lax.cond(
+                x.sum() > 0,
+                lambda: lib.debug.print("pos {}", x),
+                lambda: lib.debug.print("neg {}", x),
+            )
+            inner = lib.jit(lambda y: (lib.debug.print("inner {}", y), y * 2)[1])
+            return lib.lax.scan(body, 0.0, inner(x))[0]
+
+        f = lib.jit(g)
+        lib.block_until_ready(f(lib.numpy.arange(3.0)))
+        lib.block_until_ready(f(-lib.numpy.arange(3.0)))
+
+    run(didax)
+    got = capsys.readouterr().out
+    run(jax)
+    assert got == capsys.readouterr().out
