@@ -4,15 +4,17 @@ Layer 2. Every operand may carry leading batch dimensions (`f32[5,3,3]` is five 
 matrices); the rules act on the last two axes. `didax.numpy.linalg` builds `inv`, `solve`,
 `det` and `slogdet` on `lu` and `triangular_solve`, and `cholesky` on `cholesky`.
 
-Lowering: `cholesky` and `triangular_solve` are single StableHLO ops (`stablehlo.cholesky`,
-`stablehlo.triangular_solve`; XLA expands them for the CPU). StableHLO has no LU, so `lu`
-calls LAPACK's `getrf` as JAX does on CPU: jaxlib ships the LAPACK handlers as XLA FFI custom
+Lowering: `cholesky` is `stablehlo.cholesky` (XLA expands it for the CPU). StableHLO has no
+LU, so `lu` calls LAPACK's `getrf` as JAX does on CPU, and `triangular_solve` LAPACK's
+`trsm` (rather than `stablehlo.triangular_solve`: XLA's expansion turns a singular matrix's
+infs into NaNs, LAPACK gives JAX's infs): jaxlib ships the LAPACK handlers as XLA FFI custom
 calls (`lapack_sgetrf_ffi`), which `backend.lapack_target` registers on first use. Their
-matrices are column-major (the custom call's layouts say so) and their pivots 1-based. The
+matrices are column-major (the custom call's layouts say so) and getrf's pivots 1-based. The
 row permutation that the pivots encode is computed after the call, one swap per pivot, as
 vectorized selects (unrolled: a matrix's size is static, and the loop is short for the
 matrices a course uses; JAX writes a `while` loop). Eager impls are NumPy: partial-pivoting
-elimination for `lu`, `np.linalg` for the others.
+elimination for `lu`, substitution in LAPACK's order for `triangular_solve`,
+`np.linalg.cholesky`.
 
 The jvps are the textbook ones: for A = L L^T, dL = L phi(L^-1 dA L^-T) with phi the lower
 triangle with its diagonal halved; for X = A^-1 B, dX = A^-1 (dB - dA X); for P A = L U,
@@ -220,6 +222,18 @@ def _effective_a(a: np.ndarray, lower: bool, transpose_a: bool, conjugate_a: boo
     return a.T if transpose_a else a
 
 
+def _substitute(t: np.ndarray, b: np.ndarray, lower: bool) -> np.ndarray:
+    # T X = B for triangular T, one row of X at a time (forward if lower, else backward),
+    # in LAPACK trsm's order: a singular T gives its infs and NaNs
+    x = b.astype(t.dtype, copy=True)
+    n = t.shape[0]
+    for k in range(n) if lower else reversed(range(n)):
+        x[k] = x[k] / t[k, k]
+        rest = slice(k + 1, n) if lower else slice(0, k)
+        x[rest] -= np.outer(t[rest, k], x[k])
+    return x
+
+
 def _triangular_solve_impl(a, b, *, left_side, lower, transpose_a, conjugate_a, unit_diagonal):
     a, b = np.asarray(a), np.asarray(b)
 
@@ -227,8 +241,9 @@ def _triangular_solve_impl(a, b, *, left_side, lower, transpose_a, conjugate_a, 
         op_a = _effective_a(a1, lower, transpose_a, conjugate_a, unit_diagonal)
         with np.errstate(all="ignore"):
             if left_side:
-                return np.linalg.solve(op_a, b1)
-            return np.linalg.solve(op_a.T, b1.T).T  # X A = B  <=>  A^T X^T = B^T
+                return _substitute(op_a, b1, lower != transpose_a)
+            # X A = B  <=>  A^T X^T = B^T
+            return _substitute(op_a.T, b1.T, lower == transpose_a).T
 
     return [_batched(solve, a, b).astype(b.dtype)]
 
@@ -292,18 +307,19 @@ def _triangular_solve_vmap(axis_size, vals, dims, **params):
 def _triangular_solve_lowering(
     ctx, a, b, *, left_side, lower, transpose_a, conjugate_a, unit_diagonal
 ):
-    hlo, ir = ctx.hlo, ctx.ir
-    mode = ("ADJOINT" if conjugate_a else "TRANSPOSE") if transpose_a else "NO_TRANSPOSE"
-    return [
-        hlo.triangular_solve(
-            a,
-            b,
-            ir.BoolAttr.get(left_side),
-            ir.BoolAttr.get(lower),
-            ir.BoolAttr.get(unit_diagonal),
-            hlo.TransposeAttr.get(mode),
-        )
-    ]
+    # LAPACK's trsm, as JAX on CPU (its infs and NaNs for a singular matrix are JAX's too)
+    ir = ctx.ir
+    a_aval, b_aval = ctx.avals_in
+    u8 = ir.IntegerType.get_unsigned(8)
+    char = lambda c: ir.IntegerAttr.get(u8, ord(c))  # noqa: E731
+    config = {
+        "side": char("L" if left_side else "R"),
+        "uplo": char("L" if lower else "U"),
+        "trans_x": char(("C" if conjugate_a else "T") if transpose_a else "N"),
+        "diag": char("U" if unit_diagonal else "N"),
+    }
+    call = _lapack_call(ctx, "trsm", [a, b], [ctx.avals_out[0]], config, {0: 1})
+    return [call.results[0]]
 
 
 # ----------------------------------------------------------------------------- lu
@@ -415,30 +431,43 @@ def _row_major(ndim: int) -> list[int]:
     return list(range(ndim - 1, -1, -1))
 
 
-@core.lowering_rules.register(lu_p)
-def _lu_lowering(ctx, x):
-    hlo, ir = ctx.hlo, ctx.ir
-    (x_aval,) = ctx.avals_in
-    out_aval, piv_aval, perm_aval = ctx.avals_out
-    info_aval = ShapedArray(x_aval.shape[:-2], dtypes.int32)
+def _lapack_call(ctx, routine: str, operands, avals_out, config: dict, aliases: dict) -> Any:
+    # a call of jaxlib's LAPACK FFI handler `routine` on matrices in column-major layout;
+    # `aliases` maps an output to the operand whose buffer it reuses
+    ir, hlo = ctx.ir, ctx.hlo
     index = ir.IndexType.get()
+    ndim = max(a.ndim for a in ctx.avals_in)
 
-    def layouts(*orders: list[int]) -> Any:
+    def layouts(avals: list[ShapedArray]) -> Any:
+        orders = [_column_major(a.ndim) if a.ndim == ndim else _row_major(a.ndim) for a in avals]
         return ir.ArrayAttr.get(
             [ir.DenseIntElementsAttr.get(np.array(o, np.int64), type=index) for o in orders]
         )
 
-    call = hlo.CustomCallOp(
-        [ctx.tensor_type(a) for a in (out_aval, piv_aval, info_aval)],
-        [x],
-        call_target_name=backend.lapack_target("getrf", x_aval.dtype),
+    return hlo.CustomCallOp(
+        [ctx.tensor_type(a) for a in avals_out],
+        list(operands),
+        call_target_name=backend.lapack_target(routine, ctx.avals_in[0].dtype),
         api_version=ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 4),  # typed FFI
-        backend_config=ir.DictAttr.get({}),
-        operand_layouts=layouts(_column_major(x_aval.ndim)),
-        result_layouts=layouts(
-            _column_major(x_aval.ndim), _row_major(piv_aval.ndim), _row_major(info_aval.ndim)
+        backend_config=ir.DictAttr.get(config),
+        operand_layouts=layouts(list(ctx.avals_in)),
+        result_layouts=layouts(list(avals_out)),
+        output_operand_aliases=ir.ArrayAttr.get(
+            [
+                hlo.OutputOperandAlias.get([out] if len(avals_out) > 1 else [], operand, [])
+                for out, operand in aliases.items()
+            ]
         ),
     )
+
+
+@core.lowering_rules.register(lu_p)
+def _lu_lowering(ctx, x):
+    hlo = ctx.hlo
+    (x_aval,) = ctx.avals_in
+    out_aval, piv_aval, perm_aval = ctx.avals_out
+    info_aval = ShapedArray(x_aval.shape[:-2], dtypes.int32)
+    call = _lapack_call(ctx, "getrf", [x], [out_aval, piv_aval, info_aval], {}, {0: 0})
     lu_out, pivots, info = call.results
     pivots = hlo.subtract(pivots, common.broadcast_constant(ctx, 1, piv_aval))  # 0-based
     # info < 0: LAPACK rejected an argument; NaNs then, as JAX (info > 0, singular, is fine)

@@ -219,3 +219,24 @@ def test_non_square_errors():
             fn(BM)
     with pytest.raises(ValueError):
         jnp.linalg.solve(B4, B4)
+
+
+@pytest.mark.parametrize(
+    "x",
+    [
+        np.array([[1.0, 2.0], [2.0, 4.0]], np.float32),
+        np.zeros((3, 3), np.float32),
+        np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 0.0, 1.0]], np.float32),
+    ],
+    ids=["rank1-2x2", "zeros", "rank2-3x3"],
+)
+def test_singular_matrices_give_jaxs_infs_and_nans(x):
+    # LAPACK's trsm (eager: the same substitution order) gives JAX's inf/NaN pattern
+    want = np.asarray(jjnp.linalg.inv(x))
+    for fn in (jnp.linalg.inv, didax.jit(jnp.linalg.inv)):
+        np.testing.assert_array_equal(np.asarray(fn(x)), want)
+    _same(jnp.linalg.det(x), jjnp.linalg.det(x))
+    _same(
+        didax.jit(jnp.linalg.solve)(x, np.ones(len(x), np.float32)),
+        jjnp.linalg.solve(x, np.ones(len(x), np.float32)),
+    )
