@@ -393,7 +393,7 @@ def _conv_general_dilated_vmap(axis_size, vals, dims, **params):
     dn = params["dimension_numbers"]
     g, b = params["feature_group_count"], params["batch_group_count"]
     if b > 1:
-        raise NotImplementedError("conv_general_dilated: vmap with batch_group_count > 1")
+        return _vmap_batch_groups(axis_size, x, dx, w, dw, params)
     if dw is NOT_MAPPED:  # the vmapped axis joins the batch axis (as its major part)
         x = shape.move_axis(x, dx, 0, axis_size)
         x = _merge_axis(x, 0, dn.lhs_spec[0] + 1)
@@ -406,6 +406,36 @@ def _conv_general_dilated_vmap(axis_size, vals, dims, **params):
     w = _merge_axis(w, 0, dn.rhs_spec[0] + 1)
     out = conv_general_dilated_p.bind(x, w, **{**params, "feature_group_count": axis_size * g})
     return [_split_axis(out, dn.out_spec[1], axis_size)], [dn.out_spec[1]]
+
+
+def _vmap_batch_groups(size, x, dx, w, dw, params):
+    # batch groups split the input batch and the kernel out-features into b blocks (block-
+    # major); the vmapped axis must go inside each block, or become more groups
+    dn, b = params["dimension_numbers"], params["batch_group_count"]
+    n_axis, o_axis, out_n, out_f = dn.lhs_spec[0], dn.rhs_spec[0], dn.out_spec[0], dn.out_spec[1]
+    if dw is NOT_MAPPED:  # input batch (b, size, n/b): output batch (size, n/b)
+        x = shape.move_axis(x, dx, 0, size)
+        x = _split_axis(x, n_axis + 1, b)  # size, ..., b, n/b, ...
+        x = _merge_axis(x, 0, n_axis + 2)  # ..., b, size*n/b, ...
+        x = _merge_axis(x, n_axis, n_axis + 1)
+        out = conv_general_dilated_p.bind(x, w, **params)
+        return [_split_axis(out, out_n, size)], [out_n]
+    if dx is NOT_MAPPED:  # out-features (b, size, o/b): output features (size, o)
+        w = shape.move_axis(w, dw, 0, size)
+        w = _split_axis(w, o_axis + 1, b)  # size, ..., b, o/b, ...
+        w = _merge_axis(w, 0, o_axis + 2)
+        w = _merge_axis(w, o_axis, o_axis + 1)
+        out = conv_general_dilated_p.bind(x, w, **params)
+        out = _split_axis(_split_axis(out, out_f, b), out_f + 1, size)  # b, size, o/b
+        perm = list(range(core.get_aval(out).ndim))
+        perm[out_f], perm[out_f + 1] = perm[out_f + 1], perm[out_f]  # size, b, o/b
+        out = shape.transpose(out, tuple(perm))
+        return [_merge_axis(out, out_f + 1, out_f + 2)], [out_f]
+    # both: each (vmapped index, block) pair is a batch group of its own
+    x = _merge_axis(shape.move_axis(x, dx, 0, size), 0, n_axis + 1)
+    w = _merge_axis(shape.move_axis(w, dw, 0, size), 0, o_axis + 1)
+    out = conv_general_dilated_p.bind(x, w, **{**params, "batch_group_count": size * b})
+    return [_split_axis(out, out_f, size)], [out_f]
 
 
 # ----------------------------------------------------------------------------- lowering

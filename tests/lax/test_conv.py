@@ -158,3 +158,37 @@ def test_convolve_correlate(op, mode):
     got = didax.grad(loss(jnp), argnums=(0, 1))(a, v)
     for g, w in zip(got, jax.grad(loss(jjnp), argnums=(0, 1))(a, v), strict=True):
         _close(g, w, atol=1e-3)
+
+
+@pytest.mark.parametrize("dn", [None, ("WCN", "WOI", "CWN")], ids=["default", "permuted"])
+@pytest.mark.parametrize("in_axes", [(0, None), (None, 0), (0, 0), (1, None), (None, 1)])
+def test_vmap_with_batch_groups(dn, in_axes):
+    x, w = _operands((4, 3, 9), (6, 3, 3))
+    if dn is not None:
+        x, w = np.transpose(x, (2, 1, 0)), np.transpose(w, (2, 0, 1))
+    f = lambda lib: (
+        lambda x, w: lib.lax.conv_general_dilated(  # noqa: E731
+            x, w, (2,), "SAME", batch_group_count=2, dimension_numbers=dn
+        )
+    )
+    xb, wb = np.stack([x, 2 * x, x - 1]), np.stack([w, w + 1, -w])
+    args = (
+        x if in_axes[0] is None else np.moveaxis(xb, 0, in_axes[0]),
+        w if in_axes[1] is None else np.moveaxis(wb, 0, in_axes[1]),
+    )
+    _close(didax.vmap(f(didax), in_axes)(*args), jax.vmap(f(jax), in_axes)(*args))
+
+
+def test_per_example_kernel_grads_of_a_grouped_conv():
+    # grad w.r.t. a grouped conv's kernel is a batch-grouped conv; vmap of it needs both
+    xs = RNG.normal(size=(3, 1, 4, 7)).astype(np.float32)
+    k = RNG.normal(size=(4, 2, 3)).astype(np.float32)
+    loss = lambda lib: (
+        lambda k, x: (  # noqa: E731
+            lib.lax.conv_general_dilated(x, k, (1,), "SAME", feature_group_count=2) ** 2
+        ).sum()
+    )
+    want = jax.vmap(jax.grad(loss(jax)), (None, 0))(k, xs)
+    per_example = didax.vmap(didax.grad(loss(didax)), (None, 0))
+    _close(per_example(k, xs), want, atol=1e-3)
+    _close(didax.jit(per_example)(k, xs), want, atol=1e-3)
