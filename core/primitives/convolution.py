@@ -118,6 +118,11 @@ def conv_general_dilated(
     lhs_dilation = tuple(lhs_dilation) if lhs_dilation is not None else (1,) * n
     rhs_dilation = tuple(rhs_dilation) if rhs_dilation is not None else (1,) * n
     if isinstance(padding, str):
+        if any(d != 1 for d in lhs_dilation):
+            raise ValueError(
+                "String padding is not implemented for transposed convolution using this op. "
+                "Please either exactly specify the required padding or use conv_transpose."
+            )
         in_shape = [lhs_aval.shape[d] for d in dn.lhs_spec[2:]]
         kernel = [_dilate(rhs_aval.shape[d], r) for d, r in zip(dn.rhs_spec[2:], rhs_dilation)]
         padding = padtype_to_pads(in_shape, kernel, window_strides, padding)
@@ -298,12 +303,11 @@ def _conv_sizes(aval: ShapedArray, spec: tuple[int, ...]) -> list[int]:
 def _transpose_lhs(ct, x_aval, w, params):
     dn = params["dimension_numbers"]
     g, b = params["feature_group_count"], params["batch_group_count"]
-    if b > 1:
-        raise NotImplementedError("conv_general_dilated: transpose with batch_group_count > 1")
     w_aval = core.get_aval(w)
-    if g > 1:  # the kernel's out-feature groups become in-feature groups
+    groups = max(g, b)  # at most one of them is > 1
+    if groups > 1:  # the kernel's out-feature groups become in-feature groups
         o_axis, i_axis = dn.rhs_spec[0], dn.rhs_spec[1]
-        w = _split_axis(w, o_axis, g)
+        w = _split_axis(w, o_axis, groups)
         w = _merge_axis(w, o_axis, i_axis + (1 if i_axis > o_axis else 0))
     pads = []
     for n, k, o, s, (lo, _), ld, rd in zip(
@@ -325,9 +329,15 @@ def _transpose_lhs(ct, x_aval, w, params):
             "dimension_numbers": ConvDimensionNumbers(
                 dn.out_spec, _swap01(dn.rhs_spec), dn.lhs_spec
             ),
+            "feature_group_count": groups,
+            "batch_group_count": 1,
             "preferred_element_type": None,
         },
     )
+    if b > 1:  # the batch groups came out as feature blocks: back into the batch axis
+        n_axis, c_axis = dn.lhs_spec[0], dn.lhs_spec[1]
+        out = _split_axis(out, c_axis, b)
+        out = _merge_axis(out, c_axis, n_axis + (1 if n_axis > c_axis else 0))
     return _fit(out, x_aval)
 
 

@@ -192,3 +192,31 @@ def test_per_example_kernel_grads_of_a_grouped_conv():
     per_example = didax.vmap(didax.grad(loss(didax)), (None, 0))
     _close(per_example(k, xs), want, atol=1e-3)
     _close(didax.jit(per_example)(k, xs), want, atol=1e-3)
+
+
+@pytest.mark.parametrize("dn", [None, ("WCN", "WOI", "CWN")], ids=["default", "permuted"])
+@pytest.mark.parametrize(
+    "extra", [{}, dict(lhs_dilation=(2,), rhs_dilation=(2,))], ids=["plain", "dilated"]
+)
+def test_grads_with_batch_groups(dn, extra):
+    x, w = _operands((4, 3, 9), (6, 3, 3))
+    if dn is not None:
+        x, w = np.transpose(x, (2, 1, 0)), np.transpose(w, (2, 0, 1))
+    loss = lambda lib: (
+        lambda x, w: (  # noqa: E731
+            lib.lax.conv_general_dilated(
+                x, w, (2,), [(1, 2)], batch_group_count=2, dimension_numbers=dn, **extra
+            )
+            ** 2
+        ).sum()
+    )
+    got = didax.grad(loss(didax), argnums=(0, 1))(x, w)
+    for g, v in zip(got, jax.grad(loss(jax), argnums=(0, 1))(x, w), strict=True):
+        _close(g, v, atol=1e-2)
+
+
+def test_string_padding_with_input_dilation_is_an_error():
+    x, w = _operands((1, 1, 4), (1, 1, 2))
+    for lib in (jax, didax):
+        with pytest.raises(ValueError, match="String padding is not implemented"):
+            lib.lax.conv_general_dilated(x, w, (1,), "SAME", lhs_dilation=(2,))
