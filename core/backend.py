@@ -274,19 +274,50 @@ def new_context() -> Any:
     return ctx
 
 
+# ----------------------------------------------------------------------------- LAPACK
+
+
+_lapack_lock = threading.Lock()
+_lapack_registered = False
+
+
+def lapack_target(routine: str, dtype: np.dtype) -> str:
+    """The name of jaxlib's LAPACK FFI handler for `routine` ("getrf") on `dtype`
+    (`lapack_sgetrf_ffi` for float32), its handlers registered with XLA's CPU custom-call
+    registry on first use, as JAX registers them (`jax/_src/lax/linalg.py`)."""
+    global _lapack_registered
+    rt = runtime()
+    with _lapack_lock:
+        if not _lapack_registered:
+            lapack = importlib.import_module("jaxlib.lapack")
+            for name, fn, api_version in lapack.registrations()["cpu"]:
+                rt.xc.register_custom_call_target(name, fn, platform="cpu", api_version=api_version)
+            lapack._lapack.initialize()  # looks up the LAPACK routines (scipy's or jaxlib's)
+            _lapack_registered = True
+    prefix = {np.dtype(np.float32): "s", np.dtype(np.float64): "d"}.get(np.dtype(dtype))
+    if prefix is None:
+        raise NotImplementedError(f"{routine}: no LAPACK routine for dtype {np.dtype(dtype).name}")
+    return f"lapack_{prefix}{routine}_ffi"
+
+
 # ----------------------------------------------------------------------------- executables
 
 
 class Executable:
     """A program XLA compiled for the device, called with and returning device buffers."""
 
-    __slots__ = ("_exe", "_handlers", "in_avals", "out_avals")
+    __slots__ = ("_exe", "_handlers", "host_callbacks", "in_avals", "out_avals")
 
     def __init__(
-        self, exe: Any, in_avals: Sequence[core.ShapedArray], out_avals: Sequence[core.ShapedArray]
+        self,
+        exe: Any,
+        in_avals: Sequence[core.ShapedArray],
+        out_avals: Sequence[core.ShapedArray],
+        host_callbacks: Sequence[Any] = (),
     ) -> None:
         rt = runtime()
         self._exe = exe
+        self.host_callbacks = tuple(host_callbacks)  # kept alive as long as the program
         self.in_avals = tuple(in_avals)
         self.out_avals = tuple(out_avals)
         # One C++ result handler per output, built from didax's aval: results become
@@ -297,13 +328,17 @@ class Executable:
 
     def execute(self, buffers: list[Any]) -> list[Any]:
         """Launch on device buffers; returns the output buffers (the work may still be
-        running: reading one, or `block_until_ready`, waits for it)."""
+        running: reading one, or `block_until_ready`, waits for it). A program with host
+        callbacks (prints) is waited for, so that they happen before the call returns."""
+        tokens = bool(self.host_callbacks)
         try:
-            results = self._exe.execute_sharded(buffers, with_tokens=False)
+            results = self._exe.execute_sharded(buffers, with_tokens=tokens)
         except runtime().xla.JaxRuntimeError:
             # an argument that device_put placed on another device: programs run on the
             # first device (for now), so copy it there; the fast path pays nothing for this
-            results = self._exe.execute_sharded(self._on_first_device(buffers), with_tokens=False)
+            results = self._exe.execute_sharded(self._on_first_device(buffers), with_tokens=tokens)
+        if tokens:
+            results.consume_token().block_until_ready()
         return results.consume_with_handlers(self._handlers)
 
     def _on_first_device(self, buffers: list[Any]) -> list[Any]:
@@ -330,9 +365,18 @@ def compile_module(
     module: Any,
     in_avals: Sequence[core.ShapedArray],  # noqa: A001 - the verb
     out_avals: Sequence[core.ShapedArray],
+    host_callbacks: Sequence[Any] = (),
 ) -> Executable:
-    """Compile an MLIR module (whose `main` takes `in_avals` and returns `out_avals`)."""
+    """Compile an MLIR module (whose `main` takes `in_avals` and returns `out_avals`).
+    `host_callbacks` are the Python functions its `xla_ffi_python_cpu_callback` custom calls
+    call, by index (jaxlib's CPU client takes them with the module and a DeviceList)."""
     rt = runtime()
+    if host_callbacks:
+        devices = rt.xla.DeviceList(tuple(rt.devices[:1]))
+        exe = rt.client.compile_and_load(
+            module, devices, rt.xc.CompileOptions(), list(host_callbacks)
+        )
+        return Executable(exe, in_avals, out_avals, host_callbacks)
     bytecode = io.BytesIO()
     module.operation.write_bytecode(bytecode)  # faster to hand over than text
     exe = rt.client.compile_and_load(bytecode.getvalue(), rt.devices[:1], rt.xc.CompileOptions())

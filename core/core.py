@@ -153,6 +153,8 @@ class LoweringContext:
     - `tensor_type(aval)`, `constant(value, dtype)`: MLIR types and (deduplicated) constants.
     - `lower_jaxpr(closed_jaxpr, args)`: lower a nested jaxpr at the current insertion point
       on `ir.Value` arguments and return its results (control flow bodies, nested jit).
+    - `add_host_callback(fn)`: register a Python function the compiled program calls on the
+      host (`debug_print`); returns its index, which the program's custom call names.
     """
 
     hlo: Any
@@ -169,6 +171,10 @@ class LoweringContext:
 
     def lower_jaxpr(self, closed_jaxpr: Any, args: Sequence[Any]) -> list[Any]:
         return self.module.lower_jaxpr(closed_jaxpr, args)
+
+    def add_host_callback(self, fn: Any) -> int:
+        self.module.host_callbacks.append(fn)
+        return len(self.module.host_callbacks) - 1
 
     def replace(self, **changes: Any) -> LoweringContext:
         return replace(self, **changes)

@@ -599,25 +599,21 @@ def randint(key: Any, shape: Sequence[int], minval: Any, maxval: Any, dtype: Any
 # ----------------------------------------------------------------------------- shuffles
 
 
-def _shuffle_body(data: Any, x: Any, axis: int, key_shape: tuple[int, ...] | None) -> Any:
+def _shuffle_body(data: Any, x: Any, axis: int) -> Any:
     # Sort by fresh random 32-bit keys, enough rounds to make key collisions unlikely (JAX's
-    # count). With `key_shape` (n,), one key per index along `axis`, shared by the other
-    # axes: the stable sort then moves whole slices, as `take(x, permutation(n), axis)`.
+    # count)
     x_shape = core.get_aval(x).shape
-    key_shape = x_shape if key_shape is None else key_shape
-    size = math.prod(key_shape)
+    size = math.prod(x_shape)
     rounds = int(np.ceil(3 * np.log(max(1, size)) / np.log(np.iinfo(np.uint32).max)))
     for _ in range(rounds):
         keys = split(data)
         data, subkey = keys[0], keys[1]
-        sort_keys = _random_bits(subkey, 32, key_shape)
-        if key_shape != x_shape:
-            sort_keys = lax.broadcast_in_dim(sort_keys, x_shape, (axis,))
+        sort_keys = _random_bits(subkey, 32, x_shape)
         _, x = _sort.sort_key_val(sort_keys, x, axis)
     return x
 
 
-_shuffle = _named_jit(_shuffle_body, "_shuffle", (2, 3))
+_shuffle = _named_jit(_shuffle_body, "_shuffle", (2,))
 
 
 def permutation(key: Any, x: Any, axis: int = 0, independent: bool = False) -> Any:
@@ -627,13 +623,14 @@ def permutation(key: Any, x: Any, axis: int = 0, independent: bool = False) -> A
         if not dtypes.is_int(core.get_aval(x).dtype):
             raise TypeError("x must be an integer or at least 1-dimensional")
         n = int(core.concrete_or_error(x, "argument x of jax.random.permutation()"))
-        return _shuffle(data, jnp.arange(n), 0, None)
+        return _shuffle(data, jnp.arange(n), 0)
     x = jnp.asarray(x)
     ndim = core.get_aval(x).ndim
     axis = axis + ndim if axis < 0 else axis
     if independent or ndim == 1:
-        return _shuffle(data, x, axis, None)
-    return _shuffle(data, x, axis, (core.get_aval(x).shape[axis],))
+        return _shuffle(data, x, axis)
+    ind = _shuffle(data, jnp.arange(core.get_aval(x).shape[axis]), 0)  # rows move whole
+    return jnp.take(x, ind, axis, unique_indices=True)
 
 
 def choice(
@@ -668,43 +665,20 @@ def choice(
         )
     if p is None and replace:
         ind = randint(data, shape, 0, n_inputs)
-        result = ind if aval.ndim == 0 else _take(arr, ind, axis)
+        result = ind if aval.ndim == 0 else jnp.take(arr, ind, axis)
     elif p is None:
         perm = permutation(data, n_inputs if aval.ndim == 0 else arr, axis)
         index = (slice(None),) * axis + (slice(0, n_draws),)
         result = perm[index]
     else:
         ind = _choice_p_indices(data, jnp.asarray(p), n_inputs, n_draws, tuple(shape), replace)
-        result = ind if aval.ndim == 0 else _take(arr, ind, axis)
+        result = ind if aval.ndim == 0 else jnp.take(arr, ind, axis)
     out_shape = (
         tuple(shape)
         if aval.ndim == 0
         else aval.shape[:axis] + tuple(shape) + aval.shape[axis + 1 :]
     )
     return jnp.reshape(result, out_shape)
-
-
-def _take(arr: Any, ind: Any, axis: int) -> Any:
-    # `jnp.take(arr, ind, axis)` without gather: a `select_n` among the slices of `arr`
-    # (TODO(issue 11): jnp.take once gather lands)
-    aval = core.get_aval(arr)
-    ind_shape = core.get_aval(ind).shape
-    out_shape = aval.shape[:axis] + ind_shape + aval.shape[axis + 1 :]
-    rest = tuple(range(axis)) + tuple(range(axis + len(ind_shape), len(out_shape)))
-    cases = [
-        lax.broadcast_in_dim(_slice_at(arr, i, axis), out_shape, rest)
-        for i in range(aval.shape[axis])
-    ]
-    which = lax.broadcast_in_dim(ind, out_shape, tuple(range(axis, axis + len(ind_shape))))
-    return cases[0] if len(cases) == 1 else lax.select_n(which, *cases)
-
-
-def _slice_at(arr: Any, i: int, axis: int) -> Any:
-    shape = core.get_aval(arr).shape
-    start = [0] * len(shape)
-    limit = list(shape)
-    start[axis], limit[axis] = i, i + 1
-    return lax.squeeze(lax.slice(arr, start, limit), (axis,))
 
 
 def _choice_p_indices(

@@ -58,6 +58,9 @@ for i, name in enumerate(
         "slicing",
         "debugging",
         "parallel",
+        "linalg",
+        "convolution",
+        "cumulative",
     ]
 ):
     ORDER[f"didax.primitives.{name}"] = (2, i)
@@ -85,6 +88,7 @@ for i, name in enumerate(
 for i, name in enumerate(
     # didax.lax is the facade over primitives (layer 2) and control flow (layer 4)
     [
+        "didax.lax.linalg",
         "didax.lax",
         "didax.api",
         "didax.api_more",
@@ -102,6 +106,8 @@ for i, name in enumerate(
         "didax.numpy.indexing",
         "didax.numpy.extra",
         "didax.numpy.linalg",
+        "didax.numpy.signal",
+        "didax.numpy.setops",
         "didax.numpy",
         "didax.nn",
         "didax.random",

@@ -22,10 +22,10 @@ import numpy as np
 from didax import backend, core, dtypes
 from didax.array import Array
 from didax.control_flow import argnums
-from didax.control_flow.jit_primitive import compile_jaxpr, derived, jit_p
+from didax.control_flow.jit_primitive import compile_jaxpr, jit_p
 from didax.control_flow.stages import Entry, Lowered, Traced, out_info
 from didax.interpreters import staging
-from didax.jaxpr import ClosedJaxpr, Jaxpr, has_effects
+from didax.jaxpr import ClosedJaxpr, Jaxpr
 from didax.tree_util import PyTreeDef, tree_flatten, tree_map, tree_unflatten
 
 CACHE_SIZE = 64  # executables kept per jitted function (least recently used dropped first)
@@ -133,7 +133,6 @@ class JitFunction:
             state.dynamic is None
             and not consts
             and not any(isinstance(x, core.Tracer) for x in leaves)
-            and not derived(entry.closed, ("effects",), lambda: has_effects(entry.closed))
         ):
             with self._lock:
                 if entry.executable is None:

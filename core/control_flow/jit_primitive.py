@@ -22,7 +22,7 @@ from didax.core import Zero
 from didax.interpreters import lowering, partial_eval, transpose
 from didax.interpreters.jvp import jvp_jaxpr
 from didax.interpreters.vmap import batched_out_dims, vmap_jaxpr
-from didax.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var, eval_jaxpr, has_effects
+from didax.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var, eval_jaxpr
 
 jit_p = core.Primitive("jit", multiple_results=True)
 
@@ -67,7 +67,9 @@ def compile_jaxpr(jaxpr: ClosedJaxpr, name: str) -> tuple[backend.Executable, di
     t0 = time.perf_counter()
     builder = lowering.lower_jaxpr_to_module(jaxpr, name)
     t1 = time.perf_counter()
-    exe = backend.compile_module(builder.module, jaxpr.in_avals, jaxpr.out_avals)
+    exe = backend.compile_module(
+        builder.module, jaxpr.in_avals, jaxpr.out_avals, builder.host_callbacks
+    )
     return exe, {"lower": t1 - t0, "compile": time.perf_counter() - t1}
 
 
@@ -75,10 +77,7 @@ def compile_jaxpr(jaxpr: ClosedJaxpr, name: str) -> tuple[backend.Executable, di
 
 
 def _jit_impl(*args: Any, name: str, jaxpr: ClosedJaxpr, inline: bool = False) -> list:
-    # a program that prints (debug_print) runs equation by equation: no host callbacks
-    if inline or derived(
-        jaxpr, ("effects",), lambda: has_effects(jaxpr)
-    ):  # part of its caller's program: evaluated the way the caller is, eagerly
+    if inline:  # part of its caller's program: evaluated the way the caller is, eagerly
         with core.new_base_main():
             outs = eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *args)
         return [core.to_numpy(x) for x in outs]

@@ -107,7 +107,9 @@ class Lowered:
     def compile(self) -> Compiled:
         """Compile with XLA. Like `jax.stages.Lowered.compile`."""
         t0 = time.perf_counter()
-        exe = backend.compile_module(self._builder.module, self.in_avals, self.out_avals)
+        exe = backend.compile_module(
+            self._builder.module, self.in_avals, self.out_avals, self._builder.host_callbacks
+        )
         timings = {**self.timings, "compile": time.perf_counter() - t0}
         if self._entry.executable is None:  # the jitted function's next call reuses it
             self._entry.executable = exe

@@ -48,6 +48,7 @@ class ModuleBuilder:
         rt = backend.runtime()
         self.ir, self.hlo, self.func = rt.ir, rt.hlo, rt.func
         self.context = backend.new_context()
+        self.host_callbacks: list[Any] = []  # Python functions the program calls (by index)
         self.name_stack: list[str] = []  # "jit(f)", "jit(g)": names ops in XLA's metadata
         self._eqns: list[Any] = []  # the equations being lowered, outermost first
         self._types: dict[tuple[tuple[int, ...], np.dtype], Any] = {}

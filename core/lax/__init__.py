@@ -11,6 +11,7 @@ extension API's `lax.elementwise.exp_p` keeps naming the primitives.
 from didax.control_flow.cond import cond, switch
 from didax.control_flow.scan import scan
 from didax.control_flow.while_loop import fori_loop, while_loop
+from didax.lax import linalg  # noqa: F401 - `lax.linalg.cholesky`, as `jax.lax.linalg`
 from didax.primitives import (  # noqa: F401 - the families, for `lax.elementwise.exp_p`
     common,
     comparison,
@@ -43,6 +44,14 @@ from didax.primitives.comparison import (
     select_n,
 )
 from didax.primitives.convert import convert_element_type, stop_gradient
+from didax.primitives.convolution import (
+    ConvDimensionNumbers,
+    conv,
+    conv_dimension_numbers,
+    conv_general_dilated,
+    padtype_to_pads,
+)
+from didax.primitives.cumulative import cumprod, cumsum
 from didax.primitives.dot import dot_general
 from didax.primitives.elementwise import (
     abs,
@@ -127,6 +136,13 @@ from didax.primitives.sorting import sort, sort_key_val
 from didax.primitives.special import erf, erf_inv, nextafter
 
 __all__ = [
+    "cumprod",
+    "cumsum",
+    "ConvDimensionNumbers",
+    "conv",
+    "conv_dimension_numbers",
+    "conv_general_dilated",
+    "padtype_to_pads",
     "all_gather",
     "all_to_all",
     "axis_index",

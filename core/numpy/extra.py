@@ -1,13 +1,11 @@
 """More of `jax.numpy`: predicates (`isnan isinf isclose allclose all any`), `round`, the
 real-number views (`real imag conj angle`), `var`/`std`, cumulative sums and products,
-`argmin`, `sort`/`argsort`, `outer kron tril triu meshgrid einsum convolve`, and `ravel`.
+`argmin`, `sort`/`argsort`, `outer kron tril triu meshgrid einsum`, and `ravel`.
 
 Layer 5, after the family modules (`creation.py`, `ufuncs.py`, ...), composing `lax` like
 the rest of `didax.numpy`. The complex views (`real imag conj angle iscomplexobj`) bind
 `lax.real` and friends on complex input and, as JAX's, return a real input itself (`imag`:
-zeros). Cumulative sums and products are a log-depth (Hillis-Steele) scan of pads and adds,
-so jvp, transpose, vmap and lowering come from those primitives (JAX's jaxprs show a
-`cumsum` primitive instead).
+zeros). `cumsum` and `cumprod` bind their primitives (in an inner jit, as JAX's).
 """
 
 from __future__ import annotations
@@ -269,40 +267,50 @@ def std(
 # ----------------------------------------------------------------------------- cumulative
 
 
-def _scan(name: str, op: Any, identity: Any, x: Any, axis: Any, dtype: Any) -> Any:
-    promotion.check_arraylike(name, x)
-    x = creation.asarray(x)
+def cumsum(a: Any, axis: Any = None, dtype: Any = None, out: None = None) -> Any:
+    """Like `jax.numpy.cumsum`: the `cumsum` primitive, in an inner jit as JAX's."""
+    promotion.check_arraylike("cumsum", a)
+    a = creation.asarray(a)
+    axis = None if axis is None else axis_args.canonical_axis(axis, _aval(a).ndim)
+    return _cumsum_jit(a, axis, None if dtype is None else creation.to_dtype(dtype))
+
+
+def _cumsum(x: Any, axis: int | None, dtype: Any) -> Any:
     if axis is None:
         x, axis = ravel(x), 0
-    axis = axis_args.canonical_axis(axis, _aval(x).ndim)
+    x = _scan_dtype(x, dtype)
+    return lax.cumsum(x, axis)
+
+
+_cumsum_jit = inner_jit.inner_jit(_cumsum, "cumsum", static_argnums=(1, 2))
+
+
+def _scan_dtype(x: Any, dtype: Any) -> Any:
+    # an explicit dtype, else booleans accumulate in int32, as JAX's
     if dtype is not None:
-        x = lax.convert_element_type(x, creation.to_dtype(dtype), False)
-    elif _aval(x).dtype == dtypes.bool_ or (
-        dtypes.is_int(_aval(x).dtype) and _aval(x).dtype.itemsize < 4
-    ):
-        x = lax.convert_element_type(x, _i32, False)
-    elif _aval(x).weak_type:
-        x = lax.convert_element_type(x, _aval(x).dtype, False)
-    n, step = _aval(x).shape[axis], 1
-    pad_value = lax.full((), identity, _aval(x).dtype)
-    while step < n:  # x[i] op= x[i - step]: log2(n) rounds (Hillis-Steele)
-        shape = _aval(x).shape
-        limit = tuple(n - step if d == axis else s for d, s in enumerate(shape))
-        head = lax.slice(x, (0,) * len(shape), limit)
-        config = tuple((step, 0, 0) if d == axis else (0, 0, 0) for d in range(len(shape)))
-        x = op(x, lax.pad(head, pad_value, config))
-        step *= 2
+        return lax.convert_element_type(x, dtype, False)
+    if _aval(x).dtype == dtypes.bool_:
+        return lax.convert_element_type(x, _i32, False)
+    if _aval(x).weak_type:  # the sum of a weak scalar is strongly typed
+        return lax.convert_element_type(x, _aval(x).dtype, False)
     return x
 
 
-def cumsum(a: Any, axis: Any = None, dtype: Any = None, out: None = None) -> Any:
-    """Like `jax.numpy.cumsum`."""
-    return _scan("cumsum", lax.add, 0, a, axis, dtype)
-
-
 def cumprod(a: Any, axis: Any = None, dtype: Any = None, out: None = None) -> Any:
-    """Like `jax.numpy.cumprod`."""
-    return _scan("cumprod", lax.mul, 1, a, axis, dtype)
+    """Like `jax.numpy.cumprod`: the `cumprod` primitive, in an inner jit as JAX's."""
+    promotion.check_arraylike("cumprod", a)
+    a = creation.asarray(a)
+    axis = None if axis is None else axis_args.canonical_axis(axis, _aval(a).ndim)
+    return _cumprod_jit(a, axis, None if dtype is None else creation.to_dtype(dtype))
+
+
+def _cumprod(x: Any, axis: int | None, dtype: Any) -> Any:
+    if axis is None:
+        x, axis = ravel(x), 0
+    return lax.cumprod(_scan_dtype(x, dtype), axis)
+
+
+_cumprod_jit = inner_jit.inner_jit(_cumprod, "cumprod", static_argnums=(1, 2))
 
 
 # ----------------------------------------------------------------------------- argmin, sort
@@ -468,9 +476,10 @@ def einsum(
     precision: Any = None,
     preferred_element_type: Any = None,
 ) -> Any:
-    """Like `jax.numpy.einsum`, for explicit or implicit subscripts without `...` and without
-    an index repeated within one operand: contracted pairwise, left to right, with
-    `dot_general`."""
+    """Like `jax.numpy.einsum`, for explicit or implicit subscripts without `...`: indices
+    repeated in one operand take its diagonal, indices used once are summed first, then the
+    operands are contracted pairwise, left to right (JAX picks its order with opt_einsum;
+    the jaxprs agree for one or two operands), with `dot_general`."""
     ins, out = _parse_einsum(subscripts, len(operands))
     arrays = [creation.asarray(x) for x in promotion.promote("einsum", *operands)]
     for subs, x in zip(ins, arrays, strict=True):
@@ -499,18 +508,36 @@ def _parse_einsum(subscripts: str, n: int) -> tuple[list[str], str]:
     if not arrow:
         counts = {c: lhs.count(c) for c in lhs if c in string.ascii_letters}
         out = "".join(sorted(c for c, k in counts.items() if k == 1))
-    for subs in ins:
-        if len(set(subs)) != len(subs):
-            raise NotImplementedError(f"einsum: repeated index in '{subs}' (a diagonal)")
     return ins, out
 
 
 def _sum_unused(x: Any, xs: str, others: Sequence[str]) -> tuple[Any, str]:
+    # a repeated index takes the diagonal (zeros off it, then a sum over all but its last
+    # axis), and an index no other operand or the output uses is summed, in one reduce_sum
     used = set("".join(others))
-    axes = tuple(i for i, c in enumerate(xs) if c not in used)
+    repeated = [i for i, c in enumerate(xs) if xs.count(c) > 1]
+    if repeated:
+        x = _diagonal_mask(x, xs)
+    axes = tuple(
+        i for i, c in enumerate(xs) if c not in used or (i in repeated and c in xs[i + 1 :])
+    )
     if not axes:
         return x, xs
-    return lax.reduce_sum(x, axes), "".join(c for c in xs if c not in used)
+    return lax.reduce_sum(x, axes), "".join(c for i, c in enumerate(xs) if i not in axes)
+
+
+def _diagonal_mask(x: Any, xs: str) -> Any:
+    shape = _aval(x).shape
+    keep = None
+    for c in dict.fromkeys(c for c in xs if xs.count(c) > 1):
+        first, *rest = [i for i, d in enumerate(xs) if d == c]
+        for other in rest:
+            same = lax.eq(
+                lax.broadcasted_iota(np.uint32, shape, first),
+                lax.broadcasted_iota(np.uint32, shape, other),
+            )
+            keep = same if keep is None else lax.bitwise_and(keep, same)
+    return lax.select_n(keep, lax.full(shape, 0, _aval(x).dtype), x)
 
 
 def _contract(x: Any, xs: str, y: Any, ys: str, keep: set[str]) -> tuple[Any, str]:
@@ -524,39 +551,6 @@ def _contract(x: Any, xs: str, y: Any, ys: str, keep: set[str]) -> tuple[Any, st
     free_x = [c for c in xs if c not in ys]
     free_y = [c for c in ys if c not in xs]
     return out, "".join(batch + free_x + free_y)
-
-
-# ----------------------------------------------------------------------------- convolve
-
-
-def convolve(
-    a: Any, v: Any, mode: str = "full", *, precision: Any = None, preferred_element_type: Any = None
-) -> Any:
-    """Like `jax.numpy.convolve` (1-D): a sum of shifted copies of `a`, one per tap of `v`."""
-    a, v = (creation.asarray(x) for x in promotion.promote("convolve", a, v))
-    if _aval(a).ndim != 1 or _aval(v).ndim != 1:
-        raise ValueError("convolve() only support 1-dimensional inputs.")
-    n, m = _aval(a).shape[0], _aval(v).shape[0]
-    if n == 0 or m == 0:
-        raise ValueError("convolve: inputs cannot be empty")
-    if m > n:
-        a, v, n, m = v, a, m, n
-    if not _is_float(a):
-        a, v = (lax.convert_element_type(x, _aval(x).dtype, False) for x in (a, v))
-    zero = lax.full((), 0, _aval(a).dtype)
-    full = None
-    for j in range(m):  # out[k] = sum_j v[j] a[k - j]
-        tap = lax.squeeze(lax.slice(v, (j,), (j + 1,)), (0,))
-        term = lax.mul(lax.pad(a, zero, ((j, m - 1 - j, 0),)), tap)
-        full = term if full is None else lax.add(full, term)
-    if mode == "full":
-        return full
-    if mode == "same":
-        start = (m - 1) // 2
-        return lax.slice(full, (start,), (start + n,))
-    if mode == "valid":
-        return lax.slice(full, (m - 1,), (n,))
-    raise ValueError(f"mode must be one of ['full', 'same', 'valid'], got {mode!r}")
 
 
 # ----------------------------------------------------------------------------- exports
@@ -592,7 +586,6 @@ __all__ = [
     "around",
     "conj",
     "conjugate",
-    "convolve",
     "cumprod",
     "cumsum",
     "einsum",

@@ -1,13 +1,13 @@
 """`debug_print`: print formatted array values from inside transformed code. The primitive
 behind `didax.debug.print`; like JAX 0.10.2's `debug_print_p`.
 
-Layer 2 (`didax.primitives`). A primitive with an effect and no outputs: dead-code elimination keeps it
-(`core.effectful`), its jvp prints the primal values, its vmap rule prints once per batch
-element in order (as JAX's does), and it has no transpose (it takes no linear input). There
-is no host callback in didax's compiled programs: a jitted function whose program holds a
-`debug_print` is evaluated equation by equation (`jit_p`'s impl checks `has_effects`), so
-the prints come at call time, in program order, with the values of that call. Its lowering
-emits nothing.
+Layer 2 (`didax.primitives`). A primitive with an effect and no outputs: dead-code
+elimination keeps it (`core.effectful`), its jvp prints the primal values, its vmap rule
+prints once per batch element in order (as JAX's does), and it has no transpose (it takes no
+linear input). Compiled, it is a host callback, as in JAX on CPU: a side-effecting
+`xla_ffi_python_cpu_callback` custom call (an FFI handler jaxlib registers) whose `index`
+names a Python function handed to the compiler with the module; XLA calls it with the
+operands' values while the program runs, and `jit` waits for the program before returning.
 """
 
 from __future__ import annotations
@@ -87,4 +87,24 @@ def _element(x: Any, d: Any, i: int) -> Any:
     return shape.squeeze(shape.slice(x, tuple(start), tuple(limit)), (d,))
 
 
-core.lowering_rules.register(debug_print_p, lambda ctx, *xs, **params: [])
+@core.lowering_rules.register(debug_print_p)
+def _debug_print_lowering(ctx, *xs, fmt, in_tree, np_printoptions, **params):
+    # a custom call back into Python: jaxlib's CPU client runs the function registered at
+    # `index` (passed with the module to the compiler) on the operands' values, as JAX does
+    def callback(*values: np.ndarray) -> tuple:
+        _print(list(values), fmt, in_tree, np_printoptions)
+        return ()
+
+    ir = ctx.ir
+    index = ctx.add_host_callback(callback)
+    ctx.hlo.CustomCallOp(
+        [],
+        list(xs),
+        call_target_name="xla_ffi_python_cpu_callback",
+        has_side_effect=ir.BoolAttr.get(True),
+        api_version=ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 4),  # typed FFI
+        backend_config=ir.DictAttr.get(
+            {"index": ir.IntegerAttr.get(ir.IntegerType.get_unsigned(64), index)}
+        ),
+    )
+    return []

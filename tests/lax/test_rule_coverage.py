@@ -63,6 +63,10 @@ NONLINEAR = {
     # scatter-min/max pick a winner (their jvp selects and scatter-adds tangents)
     "scatter-min",
     "scatter-max",
+    # factorizations (triangular_solve is linear in b only, and has its rule)
+    "cholesky",
+    "lu",
+    "cumprod",
 }
 
 # Piecewise constant: the tangent is a symbolic zero, so no linear use reaches transpose.

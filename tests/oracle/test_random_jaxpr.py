@@ -85,11 +85,6 @@ CASES: dict[str, Callable[[Any, Any], Any]] = {
 }
 
 KNOWN_DIFFERENT = {
-    # JAX's `jnp.take` is a `gather`; didax moves whole slices with the same sort keys
-    # broadcast along the other axes (same values, no gather primitive needed)
-    "permutation_rows": "take as gather",
-    # JAX gathers the drawn indices from `a`; didax selects them with `select_n`
-    "choice_array": "take as gather",
     # JAX: `cumsum` and `searchsorted` (a binary search of `le_to` compares); didax: a `scan`
     # running sum and a count of the totals below each draw (same indices)
     "choice_p": "cumsum/searchsorted",

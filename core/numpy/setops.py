@@ -1,0 +1,166 @@
+"""`nonzero`, `flatnonzero`, `argwhere` and `unique`, with JAX's static `size=`. Like
+`jax.numpy`'s.
+
+Layer 5, composing `didax.numpy`. Their output shapes depend on the data, so under `jit` (or
+any transformation that hides values) they need `size=`: the result is cut or padded to
+`size` entries, padding with `fill_value` (or, by default, a value JAX documents: index 0
+for `nonzero`, the smallest element for `unique`). Without `size=` they read the values,
+and raise ConcretizationTypeError on a traced array, as JAX does.
+
+The algorithm is JAX's, written with array operations only: the k-th nonzero entry's flat
+index is the number of entries whose running count of nonzeros is < k+1, i.e. the running
+sum of a histogram of the running count (`cumsum(bincount(cumsum(mask)))`); `unique` sorts,
+marks each entry that differs from its predecessor, and takes the marked ones that way.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from didax import core, dtypes, lax
+from didax.numpy import creation, extra, manipulation, promotion, reductions, ufuncs
+from didax.numpy.extra import _aval
+
+__all__ = ["argwhere", "flatnonzero", "nonzero", "unique"]
+
+_SIZE_HINT = (
+    "To make jnp.unique() compatible with JIT and other transforms, you can specify a "
+    "concrete value for the size argument, which will determine the output size."
+)
+
+
+def _concrete(x: Any, message: str) -> np.ndarray:
+    # x's value, or JAX's ConcretizationTypeError (with `message`) when it is traced
+    if isinstance(x, core.Tracer) and x.to_concrete_value() is None:
+        raise core.ConcretizationTypeError(x._abstract_message(message))
+    return np.asarray(core.concrete_or_error(x, message))
+
+
+def _bincount(x: Any, length: int) -> Any:
+    # how often each of 0..length-1 occurs in x (larger values are dropped)
+    zeros = lax.full((length,), 0, dtypes.int32)
+    return zeros.at[ufuncs.clip(x, 0)].add(1, mode="drop")
+
+
+def nonzero(a: Any, *, size: int | None = None, fill_value: Any = None) -> tuple[Any, ...]:
+    """The indices of the nonzero entries, one array per axis. Like `jax.numpy.nonzero`."""
+    promotion.check_arraylike("nonzero", a)
+    arr = creation.asarray(a)
+    shape = _aval(arr).shape
+    if not shape:
+        raise ValueError(
+            "Calling nonzero on 0d arrays is not allowed. Use jnp.atleast_1d(scalar).nonzero() "
+            "instead. If this is within a jitted function, consider using ufuncs.where with three "
+            "arguments instead."
+        )
+    mask = (
+        arr if _aval(arr).dtype == dtypes.bool_ else lax.ne(arr, lax.full((), 0, _aval(arr).dtype))
+    )
+    if size is None:
+        size = _concrete(
+            reductions.sum(mask),
+            "The size argument of jnp.nonzero must be statically specified to use "
+            "jnp.nonzero within JAX transformations.",
+        )
+    size = int(size)  # a concrete count (as an array) or the caller's int
+    if size == 0 or int(np.prod(shape)) == 0:
+        return tuple(lax.full((size,), 0, dtypes.int32) for _ in shape)
+    flat = extra.cumsum(_bincount(extra.cumsum(mask), size))
+    strides = [np.int32(np.prod(shape[i + 1 :])) for i in range(len(shape))]
+    out = tuple(
+        ufuncs.remainder(ufuncs.floor_divide(flat, stride), n)
+        for stride, n in zip(strides, shape, strict=True)
+    )
+    if fill_value is None:
+        return out
+    fills = fill_value if isinstance(fill_value, tuple) else (fill_value,) * len(shape)
+    if len(fills) != len(shape) or any(np.shape(f) != () for f in fills):
+        raise ValueError(
+            f"fill_value must be a scalar or a tuple of length {len(shape)}; got {fill_value}"
+        )
+    padding = lax.ge(lax.iota(dtypes.int32, size), reductions.sum(mask))
+    return tuple(ufuncs.where(padding, f, entry) for f, entry in zip(fills, out, strict=True))
+
+
+def flatnonzero(a: Any, *, size: int | None = None, fill_value: Any = None) -> Any:
+    """The indices of the nonzero entries of the flattened array. Like
+    `jax.numpy.flatnonzero`."""
+    return nonzero(extra.ravel(creation.asarray(a)), size=size, fill_value=fill_value)[0]
+
+
+def argwhere(a: Any, *, size: int | None = None, fill_value: Any = None) -> Any:
+    """The indices of the nonzero entries, one row per entry. Like `jax.numpy.argwhere`."""
+    arr = creation.asarray(a)
+    if _aval(arr).ndim == 0:
+        arr = lax.reshape(arr, (1,))
+        rows = nonzero(arr, size=size, fill_value=fill_value)[0]
+        return lax.reshape(lax.slice(rows, (0,), (0,)), (_aval(rows).shape[0], 0))
+    columns = nonzero(arr, size=size, fill_value=fill_value)
+    return lax.transpose(manipulation.stack(columns), (1, 0))
+
+
+def _sorted_with_mask(x: Any) -> tuple[Any, Any, Any]:
+    # x sorted (stably, with the permutation), and True where an entry starts a new value
+    n = _aval(x).shape[0]
+    aux, perm = lax.sort_key_val(x, lax.iota(dtypes.int32, n))
+    differs = lax.ne(lax.slice(aux, (1,), (n,)), lax.slice(aux, (0,), (n - 1,)))
+    if dtypes.is_float(_aval(x).dtype):  # NaNs count as one value (equal_nan)
+        both_nan = lax.bitwise_and(
+            lax.ne(lax.slice(aux, (1,), (n,)), lax.slice(aux, (1,), (n,))),
+            lax.ne(lax.slice(aux, (0,), (n - 1,)), lax.slice(aux, (0,), (n - 1,))),
+        )
+        differs = lax.bitwise_and(differs, lax.bitwise_not(both_nan))
+    mask = lax.concatenate([lax.full((1,), True, dtypes.bool_), differs], 0)
+    return aux, mask, perm
+
+
+def unique(
+    ar: Any,
+    return_index: bool = False,
+    return_inverse: bool = False,
+    return_counts: bool = False,
+    axis: int | None = None,
+    *,
+    equal_nan: bool = True,
+    size: int | None = None,
+    fill_value: Any = None,
+    sorted: bool = True,  # noqa: A002 - JAX's name
+) -> Any:
+    """The sorted unique values of the flattened array (and, as asked, the index of each
+    one's first occurrence, the index of each entry's value, and the counts). Like
+    `jax.numpy.unique` (`axis=None` only)."""
+    if axis is not None:
+        raise NotImplementedError("unique: axis= is not supported by didax yet")
+    promotion.check_arraylike("unique", ar)
+    arr = creation.asarray(ar)
+    if size is None:
+        _concrete(arr, "The error arose for the first argument of jnp.unique(). " + _SIZE_HINT)
+    flat = extra.ravel(arr)
+    n = _aval(flat).shape[0]
+    if n == 0:
+        raise NotImplementedError("unique: empty input is not supported by didax yet")
+    aux, mask, perm = _sorted_with_mask(flat)
+    if size is None:
+        size = int(np.count_nonzero(core.concrete_or_error(mask, "unique")))
+    (ind,) = nonzero(mask, size=size)
+    result = aux[ind]
+    count = reductions.sum(mask)
+    if fill_value is not None:
+        valid = lax.lt(lax.iota(dtypes.int32, size), count)
+        fill = lax.convert_element_type(creation.asarray(fill_value), _aval(result).dtype, False)
+        result = ufuncs.where(valid, result, fill)
+    out: list[Any] = [result]
+    if return_index:
+        out.append(perm[ind])
+    if return_inverse:
+        position = lax.sub(extra.cumsum(mask), np.int32(1))
+        inverse = lax.full((n,), 0, dtypes.int32).at[perm].set(position)
+        out.append(lax.reshape(inverse, _aval(arr).shape) if _aval(arr).ndim else inverse)
+    if return_counts:
+        (starts,) = nonzero(mask, size=size + 1)
+        tail = lax.slice(starts, (1,), (size + 1,))
+        tail = ufuncs.where(tail, tail, n)  # past the last value: the end of the array
+        ends = lax.concatenate([lax.slice(starts, (0,), (1,)), tail], 0)
+        out.append(lax.sub(lax.slice(ends, (1,), (size + 1,)), lax.slice(ends, (0,), (size,))))
+    return out[0] if len(out) == 1 else tuple(out)

@@ -1,0 +1,90 @@
+"""`lax.cumsum`/`cumprod` (`cumsum_p`, `cumprod_p`) and `jnp.cumsum`/`cumprod` against JAX: values and dtypes (bool, int8,
+weak scalars, `dtype=`), forward and reverse, the primitive's rules (`check_rules`: jvp,
+transpose, vmap, lowering) and the jaxpr text as JAX 0.10.2 prints it."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import didax
+import didax.numpy as jnp
+import numpy as np
+import pytest
+from didax.primitives.cumulative import cumprod_p, cumsum_p
+from didax.test_util import check_rules
+
+jax = pytest.importorskip("jax")
+jjnp = pytest.importorskip("jax.numpy")
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "core"))
+from test_jaxpr_text import canonical  # noqa: E402
+
+pytestmark = pytest.mark.oracle
+
+X = np.random.default_rng(5).normal(size=(3, 5)).astype(np.float32)
+
+
+@pytest.mark.parametrize("axis", [0, 1])
+@pytest.mark.parametrize("reverse", [False, True])
+def test_cumsum_rules_and_values(axis, reverse):
+    check_rules(cumsum_p, X, axis=axis, reverse=reverse)
+    want = jax.lax.cumsum(X, axis, reverse)
+    for fn in (didax.lax.cumsum, didax.jit(didax.lax.cumsum, static_argnums=(1, 2))):
+        np.testing.assert_allclose(np.asarray(fn(X, axis, reverse)), want, rtol=1e-5, atol=1e-5)
+    ints = (X * 10).astype(np.int32)
+    got = didax.jit(didax.lax.cumsum, static_argnums=(1, 2))(ints, axis, reverse)
+    np.testing.assert_array_equal(np.asarray(got), jax.lax.cumsum(ints, axis, reverse))
+
+
+CASES = [
+    (X, {}),
+    (X.astype(np.int32), dict(axis=1)),
+    (X.astype(np.int32), dict(dtype=np.float32)),
+    (X > 0, {}),
+    (X.astype(np.int8), dict(axis=-1)),
+    (2.0, {}),
+]
+
+
+@pytest.mark.parametrize("x, kw", CASES, ids=["f32", "axis", "dtype", "bool", "int8", "weak"])
+def test_jnp_cumsum_matches_jax_jaxpr_and_values(x, kw):
+    got = str(didax.make_jaxpr(lambda x: jnp.cumsum(x, **kw))(x))
+    want = str(jax.make_jaxpr(lambda x: jjnp.cumsum(x, **kw))(x))
+    assert canonical(got) == canonical(want), got
+    value, ref = jnp.cumsum(x, **kw), jjnp.cumsum(x, **kw)
+    assert value.dtype == ref.dtype and value.shape == ref.shape
+    np.testing.assert_allclose(np.asarray(value), np.asarray(ref), rtol=1e-5, atol=1e-5)
+
+
+def test_jnp_cumsum_grad_and_vmap():
+    loss = lambda m: lambda x: (m.cumsum(x, axis=1) ** 2).sum()  # noqa: E731
+    np.testing.assert_allclose(didax.grad(loss(jnp))(X), jax.grad(loss(jjnp))(X), rtol=1e-5)
+    np.testing.assert_allclose(
+        didax.vmap(jnp.cumsum, in_axes=1)(X), jax.vmap(jjnp.cumsum, in_axes=1)(X), rtol=1e-5
+    )
+
+
+@pytest.mark.parametrize("axis", [0, 1])
+@pytest.mark.parametrize("reverse", [False, True])
+def test_cumprod_rules_values_and_grads(axis, reverse):
+    check_rules(cumprod_p, X, axis=axis, reverse=reverse)
+    want = jax.lax.cumprod(X, axis, reverse)
+    got = didax.jit(didax.lax.cumprod, static_argnums=(1, 2))(X, axis, reverse)
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-5, atol=1e-6)
+    with_zero = X.copy()
+    with_zero[1, 2] = 0.0  # the product rule needs no division by the input
+    loss = lambda lib: lambda x: lib.lax.cumprod(x, axis, reverse).sum()  # noqa: E731
+    for grad in (didax.grad(loss(didax)), didax.jit(didax.grad(loss(didax)))):
+        np.testing.assert_allclose(
+            np.asarray(grad(with_zero)), jax.grad(loss(jax))(with_zero), rtol=1e-4, atol=1e-5
+        )
+
+
+@pytest.mark.parametrize("x, kw", CASES, ids=["f32", "axis", "dtype", "bool", "int8", "weak"])
+def test_jnp_cumprod_matches_jax_jaxpr_and_values(x, kw):
+    got = str(didax.make_jaxpr(lambda x: jnp.cumprod(x, **kw))(x))
+    want = str(jax.make_jaxpr(lambda x: jjnp.cumprod(x, **kw))(x))
+    assert canonical(got) == canonical(want), got
+    value, ref = jnp.cumprod(x, **kw), jjnp.cumprod(x, **kw)
+    assert value.dtype == ref.dtype and value.shape == ref.shape
+    np.testing.assert_allclose(np.asarray(value), np.asarray(ref), rtol=1e-5, atol=1e-5)

@@ -1,0 +1,66 @@
+"""`jnp.einsum` against JAX: values, shapes and, for one or two operands, the jaxpr as JAX
+0.10.2 prints it (matmul, batched matmul, inner and outer products, transposes, sums,
+diagonals and traces), and gradients."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import didax
+import didax.numpy as jnp
+import numpy as np
+import pytest
+
+jax = pytest.importorskip("jax")
+jjnp = pytest.importorskip("jax.numpy")
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "core"))
+from test_jaxpr_text import canonical  # noqa: E402
+
+pytestmark = pytest.mark.oracle
+
+RNG = np.random.default_rng(11)
+CASES = [
+    ("ij,jk->ik", [(2, 3), (3, 4)]),
+    ("bij,bjk->bik", [(2, 2, 3), (2, 3, 4)]),
+    ("i,i->", [(3,), (3,)]),
+    ("ij->ji", [(2, 3)]),
+    ("ij->", [(2, 3)]),
+    ("ij->i", [(2, 3)]),
+    ("i,j->ij", [(2,), (3,)]),
+    ("ij,j->i", [(2, 3), (3,)]),
+    ("ii->i", [(3, 3)]),
+    ("ii", [(3, 3)]),
+    ("ii,ij->j", [(3, 3), (3, 2)]),
+    ("ij,jk", [(2, 3), (3, 4)]),
+    ("bhqd,bhkd->bhqk", [(2, 2, 3, 4), (2, 2, 5, 4)]),
+    ("ij,ij->ij", [(2, 3), (2, 3)]),
+]
+
+
+@pytest.mark.parametrize("subscripts, shapes", CASES, ids=[c[0] for c in CASES])
+def test_einsum_values_jaxpr_and_grads(subscripts, shapes):
+    args = [RNG.normal(size=s).astype(np.float32) for s in shapes]
+    got, want = jnp.einsum(subscripts, *args), jjnp.einsum(subscripts, *args)
+    assert got.shape == want.shape and got.dtype == want.dtype
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-5, atol=1e-5)
+    text = str(didax.make_jaxpr(lambda *a: jnp.einsum(subscripts, *a))(*args))
+    assert canonical(text) == canonical(
+        str(jax.make_jaxpr(lambda *a: jjnp.einsum(subscripts, *a))(*args))
+    ), text
+    loss = lambda m: lambda *a: (m.einsum(subscripts, *a) ** 2).sum()  # noqa: E731
+    argnums = tuple(range(len(args)))
+    for g, w in zip(
+        didax.grad(loss(jnp), argnums)(*args), jax.grad(loss(jjnp), argnums)(*args), strict=True
+    ):
+        np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-4, atol=1e-4)
+
+
+def test_einsum_three_operands_values():
+    args = [RNG.normal(size=s).astype(np.float32) for s in [(2, 3), (3, 4), (4, 5)]]
+    np.testing.assert_allclose(
+        np.asarray(jnp.einsum("ij,jk,kl->il", *args)),
+        np.asarray(jjnp.einsum("ij,jk,kl->il", *args)),
+        rtol=1e-5,
+        atol=1e-5,
+    )

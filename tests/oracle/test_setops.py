@@ -1,0 +1,90 @@
+"""`jnp.nonzero`, `flatnonzero`, `argwhere` and `unique` against JAX: values, dtypes and
+shapes with and without `size=` / `fill_value=` (ints, floats with NaNs, bools), `unique`'s
+`return_index/inverse/counts`, the same under `jit` with `size=`, JAX's
+ConcretizationTypeError without it, and `nonzero`'s jaxpr as JAX prints it."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import didax
+import didax.numpy as jnp
+import numpy as np
+import pytest
+
+jax = pytest.importorskip("jax")
+jjnp = pytest.importorskip("jax.numpy")
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "core"))
+from test_jaxpr_text import canonical  # noqa: E402
+
+pytestmark = pytest.mark.oracle
+
+XS = [
+    np.array([[0, 1, 2], [3, 0, 0]], np.int32),
+    np.array([0.0, 2.0, np.nan, 2.0, -1.0, np.nan, 0.0], np.float32),
+    np.array([True, False, True]),
+    np.array([[5, 5], [5, 5]], np.int32),
+]
+IDS = ["int-2d", "float-nan", "bool", "constant"]
+
+CALLS = [
+    ("nonzero", {}),
+    ("nonzero", dict(size=5)),
+    ("nonzero", dict(size=2, fill_value=-1)),
+    ("flatnonzero", {}),
+    ("flatnonzero", dict(size=6)),
+    ("argwhere", {}),
+    ("argwhere", dict(size=4, fill_value=9)),
+    ("unique", {}),
+    ("unique", dict(size=5)),
+    ("unique", dict(size=5, fill_value=-1)),
+    ("unique", dict(return_index=True, return_inverse=True, return_counts=True)),
+    (
+        "unique",
+        dict(size=5, fill_value=7, return_index=True, return_inverse=True, return_counts=True),
+    ),
+    ("unique", dict(size=1, return_counts=True)),
+]
+
+
+def _same(got, want):
+    if isinstance(want, tuple):
+        assert isinstance(got, tuple) and len(got) == len(want)
+        for g, w in zip(got, want, strict=True):
+            _same(g, w)
+        return
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.shape == want.shape and got.dtype == want.dtype, (got, want)
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("x", XS, ids=IDS)
+@pytest.mark.parametrize("name, kw", CALLS, ids=[f"{n}-{'-'.join(k)}" for n, k in CALLS])
+def test_values_eval_and_jit(x, name, kw):
+    want = getattr(jjnp, name)(x, **kw)
+    _same(getattr(jnp, name)(x, **kw), want)
+    if "size" in kw:
+        _same(didax.jit(lambda x: getattr(jnp, name)(x, **kw))(x), want)
+
+
+@pytest.mark.parametrize("name", ["nonzero", "flatnonzero", "argwhere", "unique"])
+def test_without_size_under_jit_is_a_concretization_error(name):
+    x = XS[0]
+    with pytest.raises(jax.errors.ConcretizationTypeError) as want:
+        jax.jit(getattr(jjnp, name))(x)
+    with pytest.raises(didax.errors.ConcretizationTypeError) as got:
+        didax.jit(getattr(jnp, name))(x)
+    assert str(want.value).splitlines()[1] == str(got.value).splitlines()[1]
+
+
+def test_nonzero_of_a_scalar_is_an_error():
+    for lib in (jjnp, jnp):
+        with pytest.raises(ValueError, match="0d arrays"):
+            lib.nonzero(3)
+
+
+def test_nonzero_jaxpr_as_jax():
+    got = str(didax.make_jaxpr(lambda x: jnp.nonzero(x, size=3))(XS[0]))
+    want = str(jax.make_jaxpr(lambda x: jjnp.nonzero(x, size=3))(XS[0]))
+    assert canonical(got) == canonical(want), got
