@@ -18,10 +18,8 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import numpy as np
 from didax import backend, core
-from didax.array import Array
-from didax.control_flow import argnums
+from didax.control_flow import argnums, dispatch
 from didax.control_flow.jit_primitive import compile_jaxpr, derived, jit_p
 from didax.control_flow.stages import Entry, Lowered, Traced, out_info
 from didax.interpreters import staging
@@ -96,7 +94,8 @@ class JitFunction:
         self._spec = spec = spec or argnums.ArgSpec()
         self._has_static = bool(spec.static_argnums or spec.static_argnames)
         self._cache: collections.OrderedDict[tuple, Entry] = collections.OrderedDict()
-        self._fast: dict[tuple, Entry] = {}  # positional calls, keyed by `_fast_key`
+        self._fast: dict[tuple, Entry] = {}  # keyed by `dispatch.signature`
+        self._home: Any = None  # the default device's sharding, once the backend runs
         # Guards both tables and compilation; the fast path only reads `_fast` (a dict get
         # is atomic), so it takes no lock.
         self._lock = threading.RLock()
@@ -114,18 +113,22 @@ class JitFunction:
 
     # ----- calling
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        # Fast path: positional arrays or scalars, nothing being traced, a signature seen
-        # before (the table stays empty with static arguments).
+        # The fast path (dispatch.py): nothing being traced, arguments of a signature this
+        # function has run before. The table stays empty with static arguments.
         __tracebackhide__ = True  # engine frame: IPython leaves it out of tracebacks
-        if not kwargs and self._fast:
-            state = core.trace_state()
-            if state.dynamic is None and len(state.stack) == 1:
-                entry = self._fast.get(_fast_key(args))
-                if entry is not None:
-                    return entry.run_args(args)
+        fast = self._fast
+        if fast and core.trace_state() is core.EAGER_STATE:
+            leaves: list[Any] = []
+            host: list[int] = []
+            entry = fast.get(dispatch.signature(args, kwargs, self._home, leaves, host))
+            if entry is not None:  # (no key is None)
+                if host:
+                    dispatch.put_host_values(leaves, host, entry.in_avals)
+                return entry.run(leaves)
         return self._call(args, kwargs)
 
     def _call(self, args: tuple, kwargs: dict) -> Any:
+        """The general path: every call that is not a fast-path hit comes here."""
         __tracebackhide__ = True
         entry, leaves, consts = self._entry(args, kwargs)
         state = core.trace_state()
@@ -138,17 +141,21 @@ class JitFunction:
             with self._lock:
                 if entry.executable is None:
                     self._compile(entry)
-                if not kwargs and not self._has_static:  # later calls: the fast path
-                    key = _fast_key(args)
-                    if key is not None and key not in self._fast:
-                        entry.fast_keys.append(key)
-                        self._fast[key] = entry
-            avals = entry.closed.in_avals
+                if not self._has_static:  # later calls with this signature: the fast path
+                    self._remember(entry, args, kwargs)
+            avals = entry.in_avals
             return entry.run([backend.host_buffer(x, a) for x, a in zip(leaves, avals)])
         outs = jit_p.bind(
             *consts, *leaves, name=self._name, jaxpr=entry.closed, inline=self._inline
         )
         return tree_unflatten(entry.out_tree, outs)
+
+    def _remember(self, entry: Entry, args: tuple, kwargs: dict) -> None:
+        self._home = backend.runtime().sharding
+        key = dispatch.signature(args, kwargs, self._home, [], [])
+        if key is not None and key not in self._fast:
+            entry.fast_keys.append(key)
+            self._fast[key] = entry
 
     def _compile(self, entry: Entry) -> None:
         entry.executable, timings = compile_jaxpr(entry.closed, self._name)
@@ -289,26 +296,6 @@ class JitFunction:
         """Trace and lower for these arguments, without compiling. Like `jax.jit(f).lower`."""
         __tracebackhide__ = True
         return self.trace(*args, **kwargs).lower()
-
-
-_SCALARS = (bool, int, float)
-
-
-def _fast_key(args: tuple) -> tuple | None:
-    """A cheap cache key for positional Arrays, NumPy arrays and scalars (None for anything
-    else): it determines the argument types as the full key does."""
-    key = []
-    for x in args:
-        t = type(x)
-        if t is Array:
-            key.append(x.aval)
-        elif t is np.ndarray:
-            key.append((x.shape, x.dtype))
-        elif t in _SCALARS or issubclass(t, np.generic):  # the type decides the aval
-            key.append(t)
-        else:
-            return None
-    return tuple(key)
 
 
 def _hashable(x: Any) -> bool:

@@ -10,10 +10,8 @@ signature, its output tree and its executable, compiled lazily. `jit(f).trace(x)
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
 from didax import array, backend, core, dtypes
 from didax.array import Array
 from didax.interpreters import lowering
@@ -24,10 +22,22 @@ from didax.tree_util import PyTreeDef, tree_flatten, tree_unflatten
 class Entry:
     """One cache entry of a jitted function: its jaxpr at one signature, compiled lazily."""
 
-    __slots__ = ("closed", "out_tree", "single", "wrap", "executable", "timings", "fast_keys")
+    __slots__ = (
+        "closed",
+        "in_avals",
+        "out_avals",
+        "out_tree",
+        "single",
+        "wrap",
+        "executable",
+        "timings",
+        "fast_keys",
+    )
 
     def __init__(self, closed: ClosedJaxpr, out_tree: PyTreeDef, trace_time: float) -> None:
         self.closed = closed
+        self.in_avals = closed.in_avals
+        self.out_avals = closed.out_avals
         self.out_tree = out_tree
         self.single = out_tree.node is None  # one array out: skip tree_unflatten
         bfloat16 = any(a.dtype == dtypes.bfloat16 for a in closed.out_avals)
@@ -36,20 +46,12 @@ class Entry:
         self.timings = {"trace": trace_time}
         self.fast_keys: list[tuple] = []  # its keys in the jitted function's fast table
 
-    def run_args(self, args: Sequence[Any]) -> Any:
-        # the fast path's arguments: Arrays, NumPy arrays and Python scalars
-        buffers = [
-            backend.buffer_of(x) if type(x) is Array else backend.put(np.asarray(x, a.dtype), a)
-            for x, a in zip(args, self.closed.jaxpr.in_avals)
-        ]
-        return self.run(buffers)
-
     def run(self, buffers: list[Any]) -> Any:
+        """Launch on device buffers (one per input); the outputs as Arrays, in their tree."""
         outs = self.executable.execute(buffers)
         if self.single:
-            return self.wrap(outs[0], self.closed.jaxpr.outvars[0].aval)
-        avals, wrap = self.closed.out_avals, self.wrap
-        return tree_unflatten(self.out_tree, [wrap(b, a) for b, a in zip(outs, avals, strict=True)])
+            return self.wrap(outs[0], self.out_avals[0])
+        return tree_unflatten(self.out_tree, list(map(self.wrap, outs, self.out_avals)))
 
 
 def _host_output(buffer: Any, aval: core.ShapedArray) -> Array:
