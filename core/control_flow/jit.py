@@ -2,10 +2,13 @@
 
 Layer 4 (autodidax part 3, "Adding jit"). `jit(f)(x)` stages `f` at its arguments' types
 (omnistaging), lowers the jaxpr to StableHLO (`interpreters/lowering.py`), compiles and runs
-it (`backend.py`); results stay on the device until read. Each jitted function owns a bounded
-executable cache keyed on argument types, static arguments and pytree structure: a new shape
-compiles again, a new value never does. Under an outer transformation, or with a tracer
-argument, a call binds `jit_p` (`jit_primitive.py`); AOT stages are in `stages.py`.
+it (`backend.py`); results stay on the device until read. Each function, under one set of jit
+options, has a bounded executable cache keyed on argument types, static arguments and pytree
+structure, shared by all its `jit` objects (as in JAX): a new shape compiles again, a new
+value never does, and `jit(f)` made again for the same `f` finds what the first compiled.
+A cached call takes the fast path of `dispatch.py`; every other call, the general path
+(`JitFunction._call`), which under an outer transformation or with a tracer argument binds
+`jit_p` (`jit_primitive.py`). The AOT stages are in `stages.py`.
 """
 
 from __future__ import annotations
@@ -15,7 +18,8 @@ import functools
 import inspect
 import threading
 import time
-from collections.abc import Callable, Sequence
+import weakref
+from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
 from didax import backend, core
@@ -78,14 +82,64 @@ def jit(
     if not callable(fn):
         raise TypeError(f"Expected a callable value, got {fn!r}")
     spec = argnums.resolve(fn, static_argnums, static_argnames, donate_argnums, donate_argnames)
-    return JitFunction(fn, spec, inline)
+    # options didax accepts and ignores are not in the shared cache's key: with any of them
+    # set, the jitted function keeps a cache of its own
+    ignored = (in_shardings, out_shardings, device, backend, compiler_options)
+    share = all(x is None for x in ignored) and not keep_unused
+    return JitFunction(fn, spec, inline, share=share)
+
+
+class FunctionCache:
+    """What `jit` keeps for one function with one choice of static arguments: its entries by
+    full key (an LRU of `CACHE_SIZE`), the same entries by fast key, and a lock. Shared by
+    every `jit` object of that function and static arguments, whatever their other options
+    (`inline`, donation), as JAX shares traces: `jit(f)` made in a loop traces once."""
+
+    def __init__(self) -> None:
+        self.entries: collections.OrderedDict[tuple, Entry] = collections.OrderedDict()
+        self.fast: dict[tuple, Entry] = {}  # keyed by `dispatch.signature`
+        # Guards both tables and compilation; the fast path only reads `fast` (a dict get
+        # is atomic), so it takes no lock.
+        self.lock = threading.RLock()
+        self.compilations = 0
+
+
+# The caches of jitted functions, by function, then by options. Keyed weakly by the function
+# object itself, like `_derived` in jit_primitive.py: an entry is state of that function and
+# dies with it (a lambda made in a loop, a bound method `obj.m`, made anew on each access,
+# get caches of their own). A callable that cannot be weakly referenced or hashed gets a
+# cache of its own per `jit` object.
+_function_caches: weakref.WeakKeyDictionary[Callable, dict[Hashable, FunctionCache]] = (
+    weakref.WeakKeyDictionary()
+)
+_function_caches_lock = threading.Lock()
+
+
+def function_cache(fn: Callable[..., Any], options: Hashable | None) -> FunctionCache:
+    """The cache `jit(fn)` with these (static argument) options shares (a fresh one when
+    `options` is None)."""
+    if options is None:
+        return FunctionCache()
+    try:
+        with _function_caches_lock:
+            per_options = _function_caches.get(fn)
+            if per_options is None:
+                per_options = _function_caches[fn] = {}
+            return per_options.setdefault(options, FunctionCache())
+    except TypeError:  # not weakly referenceable, or unhashable
+        return FunctionCache()
 
 
 class JitFunction:
     """A function compiled by `jit`: call it, or inspect it with `.lower(*args)`."""
 
     def __init__(
-        self, fn: Callable[..., Any], spec: argnums.ArgSpec | None = None, inline: bool = False
+        self,
+        fn: Callable[..., Any],
+        spec: argnums.ArgSpec | None = None,
+        inline: bool = False,
+        *,
+        share: bool = True,
     ) -> None:
         functools.update_wrapper(self, fn)
         self._inline = inline
@@ -93,13 +147,17 @@ class JitFunction:
         self._name = getattr(fn, "__name__", type(fn).__name__)
         self._spec = spec = spec or argnums.ArgSpec()
         self._has_static = bool(spec.static_argnums or spec.static_argnames)
-        self._cache: collections.OrderedDict[tuple, Entry] = collections.OrderedDict()
-        self._fast: dict[tuple, Entry] = {}  # keyed by `dispatch.signature`
+        statics = (spec.static_argnums, spec.static_argnames)
+        self._shared = function_cache(fn, statics if share else None)
+        self._cache = self._shared.entries  # the same objects, read without indirection
+        self._fast = self._shared.fast
+        self._lock = self._shared.lock
         self._home: Any = None  # the default device's sharding, once the backend runs
-        # Guards both tables and compilation; the fast path only reads `_fast` (a dict get
-        # is atomic), so it takes no lock.
-        self._lock = threading.RLock()
-        self.compilations = 0  # XLA compilations so far (tests and the %jit magic read it)
+
+    @property
+    def compilations(self) -> int:
+        """XLA compilations of this function and options so far (tests and %jit read it)."""
+        return self._shared.compilations
 
     def __repr__(self) -> str:
         return f"<jitted function {self._name}>"
@@ -160,7 +218,7 @@ class JitFunction:
     def _compile(self, entry: Entry) -> None:
         entry.executable, timings = compile_jaxpr(entry.closed, self._name)
         entry.timings.update(timings)
-        self.compilations += 1
+        self._shared.compilations += 1
 
     # ----- tracing and the cache
     def _entry(self, args: tuple, kwargs: dict) -> tuple[Entry, list[Any], list[Any]]:
