@@ -183,8 +183,17 @@ def buffer_of(x: Array) -> Any:
     kept beside it, so passing the same Array to compiled code again costs no copy."""
     buf = x._buffer
     if buf is None:
-        buf = x._buffer = put(x._value, x.aval, alias=True)
+        buf = x._buffer = put(x._host(), x.aval, alias=True)  # (raises if x was deleted)
     return buf
+
+
+def donated_buffer(x: Any, aval: core.ShapedArray) -> Any:
+    """A buffer of argument `x` that a program may overwrite (donated to a jitted call): an
+    Array's own buffer when it lives only on the device; otherwise a copy, so that no host
+    value (an eager Array's, or a NumPy view of a device buffer) is ever overwritten."""
+    if type(x) is Array and x._value is None and x._buffer is not None:
+        return x._buffer
+    return put(np.array(core.to_numpy(x), aval.dtype), aval)
 
 
 def host_buffer(x: Any, aval: core.ShapedArray) -> Any:

@@ -22,9 +22,10 @@ import weakref
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
-from didax import backend, core
+from didax import api_util, backend, core
+from didax.array import Array
 from didax.control_flow import argnums, dispatch
-from didax.control_flow.jit_primitive import compile_jaxpr, derived, jit_p
+from didax.control_flow.jit_primitive import compile_jaxpr, derived, donation_aliases, jit_p
 from didax.control_flow.stages import Entry, Lowered, Traced, out_info
 from didax.interpreters import staging
 from didax.jaxpr import ClosedJaxpr, Jaxpr, has_effects
@@ -64,8 +65,11 @@ def jit(
     `jax.jit`; without `fn`, a decorator (`@jit(static_argnames="n")`).
 
     Static arguments (by position, negative counted from the end, or by name) must be
-    hashable: they key the cache, and each new value compiles anew. Donation is accepted
-    and has no effect (didax keeps every input buffer); shardings, `device`, `backend`,
+    hashable: they key the cache, and each new value compiles anew. Donated arguments
+    (`donate_argnums`/`donate_argnames`) that an output of the same shape and dtype can
+    reuse are written over by XLA and their Arrays deleted, as in JAX (others are kept, with
+    JAX's warning); didax donates in a call of the jitted function (or its AOT `Compiled`)
+    only, not under vmap/jvp, where JAX also donates. Shardings, `device`, `backend`,
     `keep_unused` and `compiler_options` are accepted for one CPU device and ignored.
     `inline=True`: inside another program, `fn`'s equation is lowered in place rather than
     as a called function (and evaluated eagerly when its caller is), as in JAX.
@@ -150,7 +154,10 @@ class JitFunction:
         statics = (spec.static_argnums, spec.static_argnames)
         self._shared = function_cache(fn, statics if share else None)
         self._cache = self._shared.entries  # the same objects, read without indirection
-        self._fast = self._shared.fast
+        # Donating calls take the general path: the fast table is shared with the function's
+        # other jit objects, whose entries run without donation.
+        self._donating = bool(spec.donate_argnums or spec.donate_argnames)
+        self._fast = {} if self._donating else self._shared.fast
         self._lock = self._shared.lock
         self._home: Any = None  # the default device's sharding, once the backend runs
 
@@ -196,6 +203,8 @@ class JitFunction:
             and not any(isinstance(x, core.Tracer) for x in leaves)
             and not derived(entry.closed, ("effects",), lambda: has_effects(entry.closed))
         ):
+            if self._donating:
+                return self._call_donating(entry, leaves, args, kwargs)
             with self._lock:
                 if entry.executable is None:
                     self._compile(entry)
@@ -214,6 +223,41 @@ class JitFunction:
         if key is not None and key not in self._fast:
             entry.fast_keys.append(key)
             self._fast[key] = entry
+
+    def _call_donating(self, entry: Entry, leaves: list[Any], args: tuple, kwargs: dict) -> Any:
+        # Donation: inputs an output can reuse are aliased to it in the program, handed over
+        # to XLA, and their Arrays deleted. Donating calls always take this path.
+        donated = self._donated_leaves(args, kwargs)
+        with self._lock:
+            if donated not in entry.donating:
+                aliases = donation_aliases(entry.closed, donated)
+                exe, timings = compile_jaxpr(entry.closed, self._name, aliases)
+                entry.timings.update(timings)
+                self._shared.compilations += 1
+                entry.donating[donated] = (exe, [a is not None for a in aliases])
+            exe, used = entry.donating[donated]
+        buffers = [
+            backend.donated_buffer(x, a) if u else backend.host_buffer(x, a)
+            for x, a, u in zip(leaves, entry.in_avals, used, strict=True)
+        ]
+        out = entry.run(buffers, exe)
+        for x, u in zip(leaves, used, strict=True):
+            if u and type(x) is Array:
+                x.delete()
+        return out
+
+    def _donated_leaves(self, args: tuple, kwargs: dict) -> tuple[bool, ...]:
+        """Which of a call's dynamic leaves are donated (in `_entry`'s order)."""
+        spec = self._spec
+        static = spec.static_positions(len(args))
+        nums = set(api_util.ensure_inbounds(spec.donate_argnums, len(args), allow_invalid=True))
+        donated: list[bool] = []
+        for i, a in enumerate(args):
+            if i not in static:
+                donated += [i in nums] * len(tree_flatten(a)[0])
+        for name in sorted(k for k in kwargs if k not in spec.static_argnames):
+            donated += [name in spec.donate_argnames] * len(tree_flatten(kwargs[name])[0])
+        return tuple(donated)
 
     def _compile(self, entry: Entry) -> None:
         entry.executable, timings = compile_jaxpr(entry.closed, self._name)
@@ -341,7 +385,8 @@ class JitFunction:
                 f"jit({self._name}).trace: cannot trace a function that closes "
                 "over values of an enclosing transformation"
             )
-        return Traced(self._name, entry)
+        donated = self._donated_leaves(args, kwargs) if self._donating else ()
+        return Traced(self._name, entry, donated)
 
     def eval_shape(self, *args: Any, **kwargs: Any) -> Any:
         """The output's shapes and dtypes as a pytree of `ShapeDtypeStruct`s, without

@@ -10,10 +10,12 @@ signature, its output tree and its executable, compiled lazily. `jit(f).trace(x)
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from typing import Any
 
 from didax import array, backend, core, dtypes
 from didax.array import Array
+from didax.control_flow.jit_primitive import donation_aliases
 from didax.interpreters import lowering
 from didax.jaxpr import ClosedJaxpr
 from didax.tree_util import PyTreeDef, tree_flatten, tree_unflatten
@@ -32,6 +34,7 @@ class Entry:
         "executable",
         "timings",
         "fast_keys",
+        "donating",
     )
 
     def __init__(self, closed: ClosedJaxpr, out_tree: PyTreeDef, trace_time: float) -> None:
@@ -45,10 +48,13 @@ class Entry:
         self.executable: backend.Executable | None = None
         self.timings = {"trace": trace_time}
         self.fast_keys: list[tuple] = []  # its keys in the jitted function's fast table
+        # by which leaves are donated: the program with them aliased, and which it uses
+        self.donating: dict[tuple[bool, ...], tuple[backend.Executable, list[bool]]] = {}
 
-    def run(self, buffers: list[Any]) -> Any:
-        """Launch on device buffers (one per input); the outputs as Arrays, in their tree."""
-        outs = self.executable.execute(buffers)
+    def run(self, buffers: list[Any], executable: backend.Executable | None = None) -> Any:
+        """Launch on device buffers (one per input); the outputs as Arrays, in their tree.
+        `executable`: another program of this jaxpr (one that takes donated inputs)."""
+        outs = (executable or self.executable).execute(buffers)
         if self.single:
             return self.wrap(outs[0], self.out_avals[0])
         return tree_unflatten(self.out_tree, list(map(self.wrap, outs, self.out_avals)))
@@ -67,8 +73,9 @@ def out_info(entry: Entry) -> Any:
 class Traced:
     """A jitted function traced for one signature. Like `jax.stages.Traced`."""
 
-    def __init__(self, name: str, entry: Entry) -> None:
+    def __init__(self, name: str, entry: Entry, donated: tuple[bool, ...] = ()) -> None:
         self._entry = entry
+        self._donated = donated  # which inputs the jitted function donates
         self.fun_name = name
         self.jaxpr = entry.closed
         self.in_avals = entry.closed.in_avals
@@ -82,20 +89,29 @@ class Traced:
     def lower(self) -> Lowered:
         """Lower to StableHLO. Like `jax.stages.Traced.lower`."""
         t0 = time.perf_counter()
-        builder = lowering.lower_jaxpr_to_module(self._entry.closed, self.fun_name)
+        closed = self._entry.closed
+        aliases = donation_aliases(closed, self._donated) if any(self._donated) else []
+        builder = lowering.lower_jaxpr_to_module(closed, self.fun_name, aliases)
         timings = {"trace": self._entry.timings["trace"], "lower": time.perf_counter() - t0}
-        return Lowered(self.fun_name, self._entry, builder, timings)
+        used = [a is not None for a in aliases]
+        return Lowered(self.fun_name, self._entry, builder, timings, used)
 
 
 class Lowered:
     """A jitted function lowered for one signature. Like `jax.stages.Lowered`."""
 
     def __init__(
-        self, name: str, entry: Entry, builder: lowering.ModuleBuilder, timings: dict[str, float]
+        self,
+        name: str,
+        entry: Entry,
+        builder: lowering.ModuleBuilder,
+        timings: dict[str, float],
+        donated: Sequence[bool] = (),
     ) -> None:
         self.name = name
         self._entry = entry
         self._builder = builder
+        self._donated = list(donated)  # inputs the program overwrites (deleted when called)
         self.timings = dict(timings)  # seconds: 'trace', 'lower'
         self.jaxpr = entry.closed
         self.in_avals = entry.closed.in_avals
@@ -111,9 +127,9 @@ class Lowered:
         t0 = time.perf_counter()
         exe = backend.compile_module(self._builder.module, self.in_avals, self.out_avals)
         timings = {**self.timings, "compile": time.perf_counter() - t0}
-        if self._entry.executable is None:  # the jitted function's next call reuses it
-            self._entry.executable = exe
-        return Compiled(self.name, self._entry, exe, timings)
+        if self._entry.executable is None and not any(self._donated):
+            self._entry.executable = exe  # the jitted function's next call reuses it
+        return Compiled(self.name, self._entry, exe, timings, self._donated)
 
 
 class Compiled:
@@ -121,11 +137,17 @@ class Compiled:
     cost. Like `jax.stages.Compiled`."""
 
     def __init__(
-        self, name: str, entry: Entry, exe: backend.Executable, timings: dict[str, float]
+        self,
+        name: str,
+        entry: Entry,
+        exe: backend.Executable,
+        timings: dict[str, float],
+        donated: Sequence[bool] = (),
     ) -> None:
         self.name = name
         self._entry = entry
         self._exe = exe
+        self._donated = list(donated) or [False] * len(entry.in_avals)
         self.timings = timings  # seconds: 'trace', 'lower', 'compile'
         self.in_avals = entry.closed.in_avals
         self.out_avals = entry.closed.out_avals
@@ -148,9 +170,12 @@ class Compiled:
                     f"({', '.join(a.str_short() for a in self.in_avals)}), got "
                     f"{core.get_aval(x).str_short()}"
                 )
-        buffers = [backend.host_buffer(x, a) for x, a in zip(leaves, self.in_avals)]
-        outs = self._exe.execute(buffers)
-        wrap = self._entry.wrap
-        return tree_unflatten(
-            self._entry.out_tree, [wrap(b, a) for b, a in zip(outs, self.out_avals, strict=True)]
-        )
+        buffers = [
+            backend.donated_buffer(x, a) if d else backend.host_buffer(x, a)
+            for x, a, d in zip(leaves, self.in_avals, self._donated, strict=True)
+        ]
+        out = self._entry.run(buffers, self._exe)
+        for x, d in zip(leaves, self._donated, strict=True):
+            if d and type(x) is Array:
+                x.delete()
+        return out
