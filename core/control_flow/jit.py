@@ -306,7 +306,7 @@ class JitFunction:
             if len(self._cache) > CACHE_SIZE:
                 _, old = self._cache.popitem(last=False)
                 for k in old.fast_keys:
-                    self._fast.pop(k, None)
+                    self._shared.fast.pop(k, None)  # (shared: not a donating one's)
         return entry, leaves, []
 
     def _equal_entry(self, key: tuple) -> Entry | None:
