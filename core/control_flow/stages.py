@@ -30,7 +30,7 @@ class Entry:
         "out_avals",
         "out_tree",
         "single",
-        "wrap",
+        "bfloat16",
         "executable",
         "timings",
         "fast_keys",
@@ -43,8 +43,8 @@ class Entry:
         self.out_avals = closed.out_avals
         self.out_tree = out_tree
         self.single = out_tree.node is None  # one array out: skip tree_unflatten
-        bfloat16 = any(a.dtype == dtypes.bfloat16 for a in closed.out_avals)
-        self.wrap = _host_output if bfloat16 else array.from_buffer
+        # bfloat16 outputs are read to the host (`_host_output`); others stay on the device
+        self.bfloat16 = any(a.dtype == dtypes.bfloat16 for a in closed.out_avals)
         self.executable: backend.Executable | None = None
         self.timings = {"trace": trace_time}
         self.fast_keys: list[tuple] = []  # its keys in the jitted function's fast table
@@ -54,10 +54,12 @@ class Entry:
     def run(self, buffers: list[Any], executable: backend.Executable | None = None) -> Any:
         """Launch on device buffers (one per input); the outputs as Arrays, in their tree.
         `executable`: another program of this jaxpr (one that takes donated inputs)."""
-        outs = (executable or self.executable).execute(buffers)
-        if self.single:
-            return self.wrap(outs[0], self.out_avals[0])
-        return tree_unflatten(self.out_tree, list(map(self.wrap, outs, self.out_avals)))
+        executable = executable or self.executable
+        if self.single and not self.bfloat16:  # the common case, in one call
+            return executable.execute_one(buffers)
+        wrap = _host_output if self.bfloat16 else array.from_buffer
+        outs = list(map(wrap, executable.execute(buffers), self.out_avals))
+        return outs[0] if self.single else tree_unflatten(self.out_tree, outs)
 
 
 def _host_output(buffer: Any, aval: core.ShapedArray) -> Array:
