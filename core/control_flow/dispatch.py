@@ -16,9 +16,12 @@ walks the arguments once and returns
 - the positions of the leaves that are host values (put on the device with the entry's avals).
 Anything else (a tracer, a namedtuple or custom pytree node, an Array on another device or
 sharded over several) makes `signature` return None: the call takes the general path, which
-is the one place for everything unusual. A jitted function's fast table maps keys to entries;
-the general path fills it after a call it compiled for, so a key is only ever found for a
-signature the general path has checked and traced.
+is the one place for everything unusual (so are calls under a transformation, and every call
+of a function with static arguments, donated arguments or effects). A jitted function's fast
+table maps keys to entries; the general path fills it after a call it compiled for, so a key
+is only ever found for a signature the general path has checked and traced. The entry then
+launches in one more call (`Entry.run` -> `Executable.execute_one`, which also wraps the
+result); about 1 µs of Python in all, against JAX's C++ 0.3 µs.
 """
 
 from __future__ import annotations
