@@ -1,10 +1,11 @@
 """didax.jit against jax.jit (0.10.2), side by side in one run: medians of repeats, ratios.
 
-    python benchmarks/bench_jit.py          # about a minute on a 2-core machine
+    python benchmarks/bench_jit.py            # about a minute on a 2-core machine
+    python benchmarks/bench_jit.py dispatch   # the cached-dispatch rows only
 
 Rows: the first call of a 100-op and a 1,000-op elementwise chain (trace, lower, compile,
 run; a fresh function each repeat), cached dispatch with 1 and 3 float32[8] device arrays
-(call and wait), a jitted 20-op elementwise chain on 1e7 elements and a 2048x2048 float32
+and a dict of 10 (call and wait; didax and JAX timed in alternation), a jitted 20-op elementwise chain on 1e7 elements and a 2048x2048 float32
 matmul (steady state), and `import didax` / `import jax` in a fresh interpreter. A ratio is
 didax's time over JAX's: below 1.0, didax is faster.
 """
@@ -55,11 +56,29 @@ def first_call(lib: Any, np_: Any, n: int, x: np.ndarray, repeats: int) -> float
     return median_time(once, repeats)
 
 
-def dispatch(lib: Any, nargs: int, x: Any, number: int) -> float:
-    f = lib.jit({1: lambda a: a + 1.0, 3: lambda a, b, c: a * b + c}[nargs])
-    args = (x,) * nargs
+def dispatch_case(lib: Any, case: str, x: Any) -> Callable[[], Any]:
+    """A cached call, waited for: 1 or 3 array arguments, or one dict of 10 arrays."""
+    if case == "dict":
+        f = lib.jit(lambda d: sum(d.values()))  # all ten used (JAX drops unused ones)
+        args: tuple = ({f"k{i}": x for i in range(10)},)
+    else:
+        f = lib.jit({"1": lambda a: a + 1.0, "3": lambda a, b, c: a * b + c}[case])
+        args = (x,) * int(case)
     f(*args).block_until_ready()
-    return median_time(lambda: f(*args).block_until_ready(), repeats=7, number=number)
+    return lambda: f(*args).block_until_ready()
+
+
+def dispatch(case: str, dx: Any, jx: Any, number: int, repeats: int = 15) -> tuple[float, float]:
+    """Medians for didax and JAX, timed in alternation (a loaded machine drifts)."""
+    ours, theirs = dispatch_case(didax, case, dx), dispatch_case(jax, case, jx)
+    times: tuple[list[float], list[float]] = ([], [])
+    for _ in range(repeats):
+        for fn, out in ((ours, times[0]), (theirs, times[1])):
+            t0 = time.perf_counter()
+            for _ in range(number):
+                fn()
+            out.append((time.perf_counter() - t0) / number)
+    return statistics.median(times[0]), statistics.median(times[1])
 
 
 def steady(fn: Callable[..., Any], args: tuple, repeats: int) -> float:
@@ -79,7 +98,7 @@ def import_time(module: str, repeats: int = 5) -> float:
     )
 
 
-def main() -> None:
+def main(only_dispatch: bool = False) -> None:
     rows: list[tuple[str, float, float, str]] = []
 
     def row(name: str, ours: float, theirs: float, unit: str = "ms") -> None:
@@ -96,6 +115,13 @@ def main() -> None:
         f", {jax.devices()[0].platform}; medians of repeats\n"
     )
     print(f"{'':<34} {'didax':>10} {'jax':>10}     {'ratio':>8}")
+    x8 = np.arange(8, dtype=np.float32)
+    dx8, jx8 = didax.device_put(x8), jax.device_put(x8)
+    for case, label in (("1", "1 x f32[8]"), ("3", "3 x f32[8]"), ("dict", "dict of 10 f32[8]")):
+        row(f"cached dispatch, {label}", *dispatch(case, dx8, jx8, 2000), "us")
+    if only_dispatch:
+        return
+
     small = np.linspace(-1, 1, 1000, dtype=np.float32)
     row(
         "first call, 100-op chain",
@@ -107,16 +133,6 @@ def main() -> None:
         first_call(didax, dnp, 1000, small, 3),
         first_call(jax, jnp, 1000, small, 3),
     )
-
-    x8 = np.arange(8, dtype=np.float32)
-    dx8, jx8 = didax.device_put(x8), jax.device_put(x8)
-    for nargs in (1, 3):
-        row(
-            f"cached dispatch, {nargs} x f32[8]",
-            dispatch(didax, nargs, dx8, 5000),
-            dispatch(jax, nargs, jx8, 5000),
-            "us",
-        )
 
     big = np.linspace(-1, 1, 10_000_000, dtype=np.float32)
     row(
@@ -135,4 +151,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    main(only_dispatch=sys.argv[1:] == ["dispatch"])

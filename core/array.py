@@ -259,8 +259,22 @@ class Array:
     # ----- reading
     def _host(self) -> np.ndarray:
         if self._value is None:
+            if self._buffer is None:  # deleted, or donated to a jitted call
+                raise RuntimeError(f"Array has been deleted with shape={_short(self.aval)}.")
             self._value = np.asarray(self._buffer)
         return self._value
+
+    def delete(self) -> None:
+        """Free the array's memory: using it afterwards raises RuntimeError. Like
+        `jax.Array.delete`; `jit` deletes the arrays it was donated."""
+        self.aval  # noqa: B018 - built from the value before it goes: a deleted array keeps its type
+        if self._buffer is not None and not self._buffer.is_deleted():
+            self._buffer.delete()
+        self._value = self._buffer = None
+
+    def is_deleted(self) -> bool:
+        """Whether `delete` (or a donation) freed this array. Like `jax.Array.is_deleted`."""
+        return self._value is None and self._buffer is None
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         value = np.asarray(self._host())
@@ -339,6 +353,10 @@ class Array:
 
     def __reduce__(self):
         return (Array, (np.asarray(self._host()), self.weak_type))
+
+
+def _short(aval: ShapedArray) -> str:  # float32[3], as JAX names a deleted array
+    return f"{aval.dtype.name}[{','.join(map(str, aval.shape))}]"
 
 
 def eager_result(value: Any, weak: bool) -> Array:

@@ -77,6 +77,7 @@ for i, name in enumerate(
         "argnums",
         "jit_primitive",
         "stages",
+        "dispatch",
         "jit",
         "custom_derivatives",
         "cond",

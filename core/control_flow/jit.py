@@ -2,10 +2,13 @@
 
 Layer 4 (autodidax part 3, "Adding jit"). `jit(f)(x)` stages `f` at its arguments' types
 (omnistaging), lowers the jaxpr to StableHLO (`interpreters/lowering.py`), compiles and runs
-it (`backend.py`); results stay on the device until read. Each jitted function owns a bounded
-executable cache keyed on argument types, static arguments and pytree structure: a new shape
-compiles again, a new value never does. Under an outer transformation, or with a tracer
-argument, a call binds `jit_p` (`jit_primitive.py`); AOT stages are in `stages.py`.
+it (`backend.py`); results stay on the device until read. Each function, under one set of jit
+options, has a bounded executable cache keyed on argument types, static arguments and pytree
+structure, shared by all its `jit` objects (as in JAX): a new shape compiles again, a new
+value never does, and `jit(f)` made again for the same `f` finds what the first compiled.
+A cached call takes the fast path of `dispatch.py`; every other call, the general path
+(`JitFunction._call`), which under an outer transformation or with a tracer argument binds
+`jit_p` (`jit_primitive.py`). The AOT stages are in `stages.py`.
 """
 
 from __future__ import annotations
@@ -15,14 +18,14 @@ import functools
 import inspect
 import threading
 import time
-from collections.abc import Callable, Sequence
+import weakref
+from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
-import numpy as np
-from didax import backend, core, dtypes
+from didax import api_util, backend, core, dtypes
 from didax.array import Array
-from didax.control_flow import argnums
-from didax.control_flow.jit_primitive import compile_jaxpr, jit_p
+from didax.control_flow import argnums, dispatch
+from didax.control_flow.jit_primitive import compile_jaxpr, donation_aliases, jit_p
 from didax.control_flow.stages import Entry, Lowered, Traced, out_info
 from didax.interpreters import staging
 from didax.jaxpr import ClosedJaxpr, Jaxpr
@@ -62,8 +65,11 @@ def jit(
     `jax.jit`; without `fn`, a decorator (`@jit(static_argnames="n")`).
 
     Static arguments (by position, negative counted from the end, or by name) must be
-    hashable: they key the cache, and each new value compiles anew. Donation is accepted
-    and has no effect (didax keeps every input buffer); shardings, `device`, `backend`,
+    hashable: they key the cache, and each new value compiles anew. Donated arguments
+    (`donate_argnums`/`donate_argnames`) that an output of the same shape and dtype can
+    reuse are written over by XLA and their Arrays deleted, as in JAX (others are kept, with
+    JAX's warning); didax donates in a call of the jitted function (or its AOT `Compiled`)
+    only, not under vmap/jvp, where JAX also donates. Shardings, `device`, `backend`,
     `keep_unused` and `compiler_options` are accepted for one CPU device and ignored.
     `inline=True`: inside another program, `fn`'s equation is lowered in place rather than
     as a called function (and evaluated eagerly when its caller is), as in JAX.
@@ -80,14 +86,64 @@ def jit(
     if not callable(fn):
         raise TypeError(f"Expected a callable value, got {fn!r}")
     spec = argnums.resolve(fn, static_argnums, static_argnames, donate_argnums, donate_argnames)
-    return JitFunction(fn, spec, inline)
+    # options didax accepts and ignores are not in the shared cache's key: with any of them
+    # set, the jitted function keeps a cache of its own
+    ignored = (in_shardings, out_shardings, device, backend, compiler_options)
+    share = all(x is None for x in ignored) and not keep_unused
+    return JitFunction(fn, spec, inline, share=share)
+
+
+class FunctionCache:
+    """What `jit` keeps for one function with one choice of static arguments: its entries by
+    full key (an LRU of `CACHE_SIZE`), the same entries by fast key, and a lock. Shared by
+    every `jit` object of that function and static arguments, whatever their other options
+    (`inline`, donation), as JAX shares traces: `jit(f)` made in a loop traces once."""
+
+    def __init__(self) -> None:
+        self.entries: collections.OrderedDict[tuple, Entry] = collections.OrderedDict()
+        self.fast: dict[tuple, Entry] = {}  # keyed by `dispatch.signature`
+        # Guards both tables and compilation; the fast path only reads `fast` (a dict get
+        # is atomic), so it takes no lock.
+        self.lock = threading.RLock()
+        self.compilations = 0
+
+
+# The caches of jitted functions, by function, then by options. Keyed weakly by the function
+# object itself, like `_derived` in jit_primitive.py: an entry is state of that function and
+# dies with it (a lambda made in a loop, a bound method `obj.m`, made anew on each access,
+# get caches of their own). A callable that cannot be weakly referenced or hashed gets a
+# cache of its own per `jit` object.
+_function_caches: weakref.WeakKeyDictionary[Callable, dict[Hashable, FunctionCache]] = (
+    weakref.WeakKeyDictionary()
+)
+_function_caches_lock = threading.Lock()
+
+
+def function_cache(fn: Callable[..., Any], options: Hashable | None) -> FunctionCache:
+    """The cache `jit(fn)` with these (static argument) options shares (a fresh one when
+    `options` is None)."""
+    if options is None:
+        return FunctionCache()
+    try:
+        with _function_caches_lock:
+            per_options = _function_caches.get(fn)
+            if per_options is None:
+                per_options = _function_caches[fn] = {}
+            return per_options.setdefault(options, FunctionCache())
+    except TypeError:  # not weakly referenceable, or unhashable
+        return FunctionCache()
 
 
 class JitFunction:
     """A function compiled by `jit`: call it, or inspect it with `.lower(*args)`."""
 
     def __init__(
-        self, fn: Callable[..., Any], spec: argnums.ArgSpec | None = None, inline: bool = False
+        self,
+        fn: Callable[..., Any],
+        spec: argnums.ArgSpec | None = None,
+        inline: bool = False,
+        *,
+        share: bool = True,
     ) -> None:
         functools.update_wrapper(self, fn)
         self._inline = inline
@@ -95,12 +151,20 @@ class JitFunction:
         self._name = getattr(fn, "__name__", type(fn).__name__)
         self._spec = spec = spec or argnums.ArgSpec()
         self._has_static = bool(spec.static_argnums or spec.static_argnames)
-        self._cache: collections.OrderedDict[tuple, Entry] = collections.OrderedDict()
-        self._fast: dict[tuple, Entry] = {}  # positional calls, keyed by `_fast_key`
-        # Guards both tables and compilation; the fast path only reads `_fast` (a dict get
-        # is atomic), so it takes no lock.
-        self._lock = threading.RLock()
-        self.compilations = 0  # XLA compilations so far (tests and the %jit magic read it)
+        statics = (spec.static_argnums, spec.static_argnames)
+        self._shared = function_cache(fn, statics if share else None)
+        self._cache = self._shared.entries  # the same objects, read without indirection
+        # Donating calls take the general path: the fast table is shared with the function's
+        # other jit objects, whose entries run without donation.
+        self._donating = bool(spec.donate_argnums or spec.donate_argnames)
+        self._fast = {} if self._donating else self._shared.fast
+        self._lock = self._shared.lock
+        self._home: Any = None  # the default device's sharding, once the backend runs
+
+    @property
+    def compilations(self) -> int:
+        """XLA compilations of this function and options so far (tests and %jit read it)."""
+        return self._shared.compilations
 
     def __repr__(self) -> str:
         return f"<jitted function {self._name}>"
@@ -114,18 +178,22 @@ class JitFunction:
 
     # ----- calling
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        # Fast path: positional arrays or scalars, nothing being traced, a signature seen
-        # before (the table stays empty with static arguments).
+        # The fast path (dispatch.py): nothing being traced, arguments of a signature this
+        # function has run before. The table stays empty with static arguments.
         __tracebackhide__ = True  # engine frame: IPython leaves it out of tracebacks
-        if not kwargs and self._fast:
-            state = core.trace_state()
-            if state.dynamic is None and len(state.stack) == 1:
-                entry = self._fast.get(_fast_key(args))
-                if entry is not None:
-                    return entry.run_args(args)
+        fast = self._fast
+        if fast and core.trace_state() is core.EAGER_STATE:
+            leaves: list[Any] = []
+            host: list[int] = []
+            entry = fast.get(dispatch.signature(args, kwargs, self._home, leaves, host))
+            if entry is not None:  # (no key is None)
+                if host:
+                    dispatch.put_host_values(leaves, host, entry.in_avals)
+                return entry.run(leaves)
         return self._call(args, kwargs)
 
     def _call(self, args: tuple, kwargs: dict) -> Any:
+        """The general path: every call that is not a fast-path hit comes here."""
         __tracebackhide__ = True
         entry, leaves, consts = self._entry(args, kwargs)
         state = core.trace_state()
@@ -134,25 +202,66 @@ class JitFunction:
             and not consts
             and not any(isinstance(x, core.Tracer) for x in leaves)
         ):
+            if self._donating:
+                return self._call_donating(entry, leaves, args, kwargs)
             with self._lock:
                 if entry.executable is None:
                     self._compile(entry)
-                if not kwargs and not self._has_static:  # later calls: the fast path
-                    key = _fast_key(args)
-                    if key is not None and key not in self._fast:
-                        entry.fast_keys.append(key)
-                        self._fast[key] = entry
-            avals = entry.closed.in_avals
+                if not self._has_static:  # later calls with this signature: the fast path
+                    self._remember(entry, args, kwargs)
+            avals = entry.in_avals
             return entry.run([backend.host_buffer(x, a) for x, a in zip(leaves, avals)])
         outs = jit_p.bind(
             *consts, *leaves, name=self._name, jaxpr=entry.closed, inline=self._inline
         )
         return tree_unflatten(entry.out_tree, outs)
 
+    def _remember(self, entry: Entry, args: tuple, kwargs: dict) -> None:
+        self._home = backend.runtime().sharding
+        key = dispatch.signature(args, kwargs, self._home, [], [])
+        if key is not None and key not in self._fast:
+            entry.fast_keys.append(key)
+            self._fast[key] = entry
+
+    def _call_donating(self, entry: Entry, leaves: list[Any], args: tuple, kwargs: dict) -> Any:
+        # Donation: inputs an output can reuse are aliased to it in the program, handed over
+        # to XLA, and their Arrays deleted. Donating calls always take this path.
+        donated = self._donated_leaves(args, kwargs)
+        with self._lock:
+            if donated not in entry.donating:
+                aliases = donation_aliases(entry.closed, donated)
+                exe, timings = compile_jaxpr(entry.closed, self._name, aliases)
+                entry.timings.update(timings)
+                self._shared.compilations += 1
+                entry.donating[donated] = (exe, [a is not None for a in aliases])
+            exe, used = entry.donating[donated]
+        buffers = [
+            backend.donated_buffer(x, a) if u else backend.host_buffer(x, a)
+            for x, a, u in zip(leaves, entry.in_avals, used, strict=True)
+        ]
+        out = entry.run(buffers, exe)
+        for x, u in zip(leaves, used, strict=True):
+            if u and type(x) is Array:
+                x.delete()
+        return out
+
+    def _donated_leaves(self, args: tuple, kwargs: dict) -> tuple[bool, ...]:
+        """Which of a call's dynamic leaves are donated (in `_entry`'s order)."""
+        spec = self._spec
+        static = spec.static_positions(len(args))
+        nums = set(api_util.ensure_inbounds(spec.donate_argnums, len(args), allow_invalid=True))
+        donated: list[bool] = []
+        for i, a in enumerate(args):
+            if i not in static:
+                donated += [i in nums] * len(tree_flatten(a)[0])
+        for name in sorted(k for k in kwargs if k not in spec.static_argnames):
+            donated += [name in spec.donate_argnames] * len(tree_flatten(kwargs[name])[0])
+        return tuple(donated)
+
     def _compile(self, entry: Entry) -> None:
         entry.executable, timings = compile_jaxpr(entry.closed, self._name)
         entry.timings.update(timings)
-        self.compilations += 1
+        self._shared.compilations += 1
 
     # ----- tracing and the cache
     def _entry(self, args: tuple, kwargs: dict) -> tuple[Entry, list[Any], list[Any]]:
@@ -197,7 +306,7 @@ class JitFunction:
             if len(self._cache) > CACHE_SIZE:
                 _, old = self._cache.popitem(last=False)
                 for k in old.fast_keys:
-                    self._fast.pop(k, None)
+                    self._shared.fast.pop(k, None)  # (shared: not a donating one's)
         return entry, leaves, []
 
     def _equal_entry(self, key: tuple) -> Entry | None:
@@ -276,7 +385,8 @@ class JitFunction:
                 f"jit({self._name}).trace: cannot trace a function that closes "
                 "over values of an enclosing transformation"
             )
-        return Traced(self._name, entry)
+        donated = self._donated_leaves(args, kwargs) if self._donating else ()
+        return Traced(self._name, entry, donated)
 
     def eval_shape(self, *args: Any, **kwargs: Any) -> Any:
         """The output's shapes and dtypes as a pytree of `ShapeDtypeStruct`s, without
@@ -289,26 +399,6 @@ class JitFunction:
         """Trace and lower for these arguments, without compiling. Like `jax.jit(f).lower`."""
         __tracebackhide__ = True
         return self.trace(*args, **kwargs).lower()
-
-
-_SCALARS = (bool, int, float, complex)
-
-
-def _fast_key(args: tuple) -> tuple | None:
-    """A cheap cache key for positional Arrays, NumPy arrays and scalars (None for anything
-    else): it determines the argument types as the full key does (x64 included)."""
-    key: list[Any] = [dtypes.x64_enabled()]
-    for x in args:
-        t = type(x)
-        if t is Array:
-            key.append(x.aval)
-        elif t is np.ndarray:
-            key.append((x.shape, x.dtype))
-        elif t in _SCALARS or issubclass(t, np.generic):  # the type decides the aval
-            key.append(t)
-        else:
-            return None
-    return tuple(key)
 
 
 def _hashable(x: Any) -> bool:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import threading
 import time
+import warnings
 import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -63,14 +64,39 @@ def executable(jaxpr: ClosedJaxpr, name: str) -> backend.Executable:
     return derived(jaxpr, ("executable",), lambda: compile_jaxpr(jaxpr, name)[0])
 
 
-def compile_jaxpr(jaxpr: ClosedJaxpr, name: str) -> tuple[backend.Executable, dict[str, float]]:
+def compile_jaxpr(
+    jaxpr: ClosedJaxpr, name: str, aliases: Sequence[int | None] = ()
+) -> tuple[backend.Executable, dict[str, float]]:
     t0 = time.perf_counter()
-    builder = lowering.lower_jaxpr_to_module(jaxpr, name)
+    builder = lowering.lower_jaxpr_to_module(jaxpr, name, aliases)
     t1 = time.perf_counter()
     exe = backend.compile_module(
         builder.module, jaxpr.in_avals, jaxpr.out_avals, builder.host_callbacks
     )
     return exe, {"lower": t1 - t0, "compile": time.perf_counter() - t1}
+
+
+def donation_aliases(jaxpr: ClosedJaxpr, donated: Sequence[bool]) -> list[int | None]:
+    """For each input, the output that reuses its buffer, or None. As JAX pairs them: each
+    output, in order, takes the first donated input of its shape and dtype not yet taken.
+    A donated input no output can use is kept (not deleted), with JAX's warning."""
+    waiting: dict[tuple, list[int]] = {}
+    for i, (aval, d) in enumerate(zip(jaxpr.in_avals, donated, strict=True)):
+        if d:
+            waiting.setdefault((aval.shape, aval.dtype), []).append(i)
+    aliases: list[int | None] = [None] * len(donated)
+    for k, aval in enumerate(jaxpr.out_avals):
+        inputs = waiting.get((aval.shape, aval.dtype))
+        if inputs:
+            aliases[inputs.pop(0)] = k
+    unused = [str(a) for a, d, k in zip(jaxpr.in_avals, donated, aliases) if d and k is None]
+    if unused:
+        warnings.warn(
+            f"Some donated buffers were not usable: {', '.join(unused)}.\n"
+            "See an explanation at https://docs.jax.dev/en/latest/faq.html#buffer-donation.",
+            stacklevel=1,  # as JAX
+        )
+    return aliases
 
 
 # ----------------------------------------------------------------------------- jit_p rules

@@ -13,9 +13,9 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
 from didax import array, backend, core, dtypes
 from didax.array import Array
+from didax.control_flow.jit_primitive import donation_aliases
 from didax.interpreters import lowering
 from didax.jaxpr import ClosedJaxpr
 from didax.tree_util import PyTreeDef, tree_flatten, tree_unflatten
@@ -24,32 +24,42 @@ from didax.tree_util import PyTreeDef, tree_flatten, tree_unflatten
 class Entry:
     """One cache entry of a jitted function: its jaxpr at one signature, compiled lazily."""
 
-    __slots__ = ("closed", "out_tree", "single", "wrap", "executable", "timings", "fast_keys")
+    __slots__ = (
+        "closed",
+        "in_avals",
+        "out_avals",
+        "out_tree",
+        "single",
+        "bfloat16",
+        "executable",
+        "timings",
+        "fast_keys",
+        "donating",
+    )
 
     def __init__(self, closed: ClosedJaxpr, out_tree: PyTreeDef, trace_time: float) -> None:
         self.closed = closed
+        self.in_avals = closed.in_avals
+        self.out_avals = closed.out_avals
         self.out_tree = out_tree
         self.single = out_tree.node is None  # one array out: skip tree_unflatten
-        bfloat16 = any(a.dtype == dtypes.bfloat16 for a in closed.out_avals)
-        self.wrap = _host_output if bfloat16 else array.from_buffer
+        # bfloat16 outputs are read to the host (`_host_output`); others stay on the device
+        self.bfloat16 = any(a.dtype == dtypes.bfloat16 for a in closed.out_avals)
         self.executable: backend.Executable | None = None
         self.timings = {"trace": trace_time}
         self.fast_keys: list[tuple] = []  # its keys in the jitted function's fast table
+        # by which leaves are donated: the program with them aliased, and which it uses
+        self.donating: dict[tuple[bool, ...], tuple[backend.Executable, list[bool]]] = {}
 
-    def run_args(self, args: Sequence[Any]) -> Any:
-        # the fast path's arguments: Arrays, NumPy arrays and Python scalars
-        buffers = [
-            backend.buffer_of(x) if type(x) is Array else backend.put(np.asarray(x, a.dtype), a)
-            for x, a in zip(args, self.closed.jaxpr.in_avals)
-        ]
-        return self.run(buffers)
-
-    def run(self, buffers: list[Any]) -> Any:
-        outs = self.executable.execute(buffers)
-        if self.single:
-            return self.wrap(outs[0], self.closed.jaxpr.outvars[0].aval)
-        avals, wrap = self.closed.out_avals, self.wrap
-        return tree_unflatten(self.out_tree, [wrap(b, a) for b, a in zip(outs, avals, strict=True)])
+    def run(self, buffers: list[Any], executable: backend.Executable | None = None) -> Any:
+        """Launch on device buffers (one per input); the outputs as Arrays, in their tree.
+        `executable`: another program of this jaxpr (one that takes donated inputs)."""
+        executable = executable or self.executable
+        if self.single and not self.bfloat16:  # the common case, in one call
+            return executable.execute_one(buffers)
+        wrap = _host_output if self.bfloat16 else array.from_buffer
+        outs = list(map(wrap, executable.execute(buffers), self.out_avals))
+        return outs[0] if self.single else tree_unflatten(self.out_tree, outs)
 
 
 def _host_output(buffer: Any, aval: core.ShapedArray) -> Array:
@@ -65,8 +75,9 @@ def out_info(entry: Entry) -> Any:
 class Traced:
     """A jitted function traced for one signature. Like `jax.stages.Traced`."""
 
-    def __init__(self, name: str, entry: Entry) -> None:
+    def __init__(self, name: str, entry: Entry, donated: tuple[bool, ...] = ()) -> None:
         self._entry = entry
+        self._donated = donated  # which inputs the jitted function donates
         self.fun_name = name
         self.jaxpr = entry.closed
         self.in_avals = entry.closed.in_avals
@@ -80,20 +91,29 @@ class Traced:
     def lower(self) -> Lowered:
         """Lower to StableHLO. Like `jax.stages.Traced.lower`."""
         t0 = time.perf_counter()
-        builder = lowering.lower_jaxpr_to_module(self._entry.closed, self.fun_name)
+        closed = self._entry.closed
+        aliases = donation_aliases(closed, self._donated) if any(self._donated) else []
+        builder = lowering.lower_jaxpr_to_module(closed, self.fun_name, aliases)
         timings = {"trace": self._entry.timings["trace"], "lower": time.perf_counter() - t0}
-        return Lowered(self.fun_name, self._entry, builder, timings)
+        used = [a is not None for a in aliases]
+        return Lowered(self.fun_name, self._entry, builder, timings, used)
 
 
 class Lowered:
     """A jitted function lowered for one signature. Like `jax.stages.Lowered`."""
 
     def __init__(
-        self, name: str, entry: Entry, builder: lowering.ModuleBuilder, timings: dict[str, float]
+        self,
+        name: str,
+        entry: Entry,
+        builder: lowering.ModuleBuilder,
+        timings: dict[str, float],
+        donated: Sequence[bool] = (),
     ) -> None:
         self.name = name
         self._entry = entry
         self._builder = builder
+        self._donated = list(donated)  # inputs the program overwrites (deleted when called)
         self.timings = dict(timings)  # seconds: 'trace', 'lower'
         self.jaxpr = entry.closed
         self.in_avals = entry.closed.in_avals
@@ -111,9 +131,9 @@ class Lowered:
             self._builder.module, self.in_avals, self.out_avals, self._builder.host_callbacks
         )
         timings = {**self.timings, "compile": time.perf_counter() - t0}
-        if self._entry.executable is None:  # the jitted function's next call reuses it
-            self._entry.executable = exe
-        return Compiled(self.name, self._entry, exe, timings)
+        if self._entry.executable is None and not any(self._donated):
+            self._entry.executable = exe  # the jitted function's next call reuses it
+        return Compiled(self.name, self._entry, exe, timings, self._donated)
 
 
 class Compiled:
@@ -121,11 +141,17 @@ class Compiled:
     cost. Like `jax.stages.Compiled`."""
 
     def __init__(
-        self, name: str, entry: Entry, exe: backend.Executable, timings: dict[str, float]
+        self,
+        name: str,
+        entry: Entry,
+        exe: backend.Executable,
+        timings: dict[str, float],
+        donated: Sequence[bool] = (),
     ) -> None:
         self.name = name
         self._entry = entry
         self._exe = exe
+        self._donated = list(donated) or [False] * len(entry.in_avals)
         self.timings = timings  # seconds: 'trace', 'lower', 'compile'
         self.in_avals = entry.closed.in_avals
         self.out_avals = entry.closed.out_avals
@@ -148,9 +174,12 @@ class Compiled:
                     f"({', '.join(a.str_short() for a in self.in_avals)}), got "
                     f"{core.get_aval(x).str_short()}"
                 )
-        buffers = [backend.host_buffer(x, a) for x, a in zip(leaves, self.in_avals)]
-        outs = self._exe.execute(buffers)
-        wrap = self._entry.wrap
-        return tree_unflatten(
-            self._entry.out_tree, [wrap(b, a) for b, a in zip(outs, self.out_avals, strict=True)]
-        )
+        buffers = [
+            backend.donated_buffer(x, a) if d else backend.host_buffer(x, a)
+            for x, a, d in zip(leaves, self.in_avals, self._donated, strict=True)
+        ]
+        out = self._entry.run(buffers, self._exe)
+        for x, d in zip(leaves, self._donated, strict=True):
+            if d and type(x) is Array:
+                x.delete()
+        return out

@@ -227,7 +227,7 @@ class ModuleBuilder:
 
     def _build_function(
         self, symbol: str, closed: ClosedJaxpr, *, public: bool, scope: str | None
-    ) -> None:
+    ) -> Any:
         arg_types = [self.tensor_type(a) for a in closed.in_avals]
         result_types = [self.tensor_type(a) for a in closed.out_avals]
         with self.ir.InsertionPoint(self.module.body):
@@ -242,6 +242,7 @@ class ModuleBuilder:
         finally:
             if scope is not None:
                 self.name_stack.pop()
+        return fn
 
 
 def _symbol_name(name: str) -> str:  # "<lambda>" -> "_lambda", as JAX spells it
@@ -296,13 +297,28 @@ def _scalar_attr(builder: ModuleBuilder, array: np.ndarray) -> Any:
     return ir.FloatAttr.get(element, float(value))
 
 
-def lower_jaxpr_to_module(closed: ClosedJaxpr, name: str) -> ModuleBuilder:
+def lower_jaxpr_to_module(
+    closed: ClosedJaxpr, name: str, aliases: Sequence[int | None] = ()
+) -> ModuleBuilder:
     """The StableHLO module of `closed`: `main` takes its inputs, returns its outputs.
+    `aliases[i]`, if given and not None, is the output that may reuse input i's buffer
+    (a donated input: `tf.aliasing_output` on the argument, as JAX marks it).
     Raises NotImplementedError for a primitive without a lowering rule and LoweringError
     (a ValueError) when a rule fails or the module does not verify."""
     builder = ModuleBuilder(f"jit_{name}")
     with builder.context, builder.ir.Location.unknown():
-        builder._build_function("main", closed, public=True, scope=f"jit({name})")
+        main = builder._build_function("main", closed, public=True, scope=f"jit({name})")
+        if any(a is not None for a in aliases):
+            ir = builder.ir
+            i32 = ir.IntegerType.get_signless(32)
+            main.attributes["arg_attrs"] = ir.ArrayAttr.get(
+                [
+                    ir.DictAttr.get(
+                        {} if a is None else {"tf.aliasing_output": ir.IntegerAttr.get(i32, a)}
+                    )
+                    for a in aliases
+                ]
+            )
         _verify(builder)
     return builder
 

@@ -86,3 +86,23 @@ def test_prints_inside_cond_scan_and_nested_jit(capsys):
     got = capsys.readouterr().out
     run(jax)
     assert got == capsys.readouterr().out
+
+
+def test_cached_calls_print_before_they_return(capsys):
+    # The second and later calls take the fast path (one output: `execute_one`); a program
+    # with host callbacks must still be waited for there, or "returned" can come first.
+    @didax.jit
+    def f(x):
+        y = x
+        for _ in range(200):  # enough work before the print for a race to show
+            y = dnp.sin(y) + x
+        didax.debug.print("in {}", y[0])
+        return y
+
+    x = dnp.arange(300_000.0)
+    for i in range(30):
+        f(x + i)
+        print("returned")
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.startswith("in ") for line in lines[::2]] == [True] * 30
+    assert lines[1::2] == ["returned"] * 30

@@ -6,7 +6,10 @@ results that stay on the device until read."""
 from __future__ import annotations
 
 import functools
+import gc
+import weakref
 from collections import namedtuple
+from typing import Any
 
 import didax
 import didax.numpy as jnp
@@ -180,3 +183,80 @@ def test_jitted_function_keeps_the_wrapped_name_and_doc() -> None:
     assert (
         jf.__name__ == "my_function" and jf.__doc__ == "Doubles." and jf.__wrapped__ is my_function
     )
+
+
+# ----------------------------------------------------------------------------- shared caches
+
+
+def _shared_cache_traces(lib: Any, numpy: Any) -> dict[str, int]:
+    """Trace counts of JAX's cache-sharing cases: jit objects of one function and options
+    share their cache; other options, other functions and fresh bound methods do not."""
+    traces = [0]
+
+    def f(x):
+        traces[0] += 1
+        return x + 1
+
+    class Model:
+        def __init__(self, scale: float) -> None:
+            self.scale = scale
+
+        def apply(self, x):
+            traces[0] += 1
+            return x * self.scale
+
+    counts = {}
+
+    def count(name: str, call: Any) -> None:
+        traces[0] = 0
+        call()
+        counts[name] = traces[0]
+
+    x = numpy.ones(3)
+    count("two jit(f)", lambda: (lib.jit(f)(x), lib.jit(f)(x)))
+    count("jit(f) again, later", lambda: lib.jit(f)(x))
+    count("equal options spelled alike", lambda: lib.jit(f, static_argnums=())(x))
+    count("donation is an option", lambda: lib.jit(f, donate_argnums=0)(numpy.ones(3)))
+    count("inline is an option", lambda: lib.jit(f, inline=True)(x))
+    count("a new dtype", lambda: lib.jit(f)(numpy.ones(3, numpy.int32)))
+    m = Model(2.0)
+    count("jit(m.apply) twice", lambda: (lib.jit(m.apply)(x), lib.jit(m.apply)(x)))
+    method = functools.partial(lib.jit, static_argnums=0)(Model.apply)
+    count("static self, same object", lambda: (method(m, x), method(m, x)))
+    count("jit of the method again", lambda: lib.jit(Model.apply, static_argnums=0)(m, x))
+    count("static self, new object", lambda: method(Model(2.0), x))
+    return counts
+
+
+@pytest.mark.oracle
+def test_jit_objects_of_one_function_share_its_cache_as_in_jax() -> None:
+    jax = pytest.importorskip("jax")
+    import jax.numpy as jax_numpy
+
+    ours = _shared_cache_traces(didax, jnp)
+    assert ours == _shared_cache_traces(jax, jax_numpy)
+    assert ours["two jit(f)"] == 1 and ours["jit(f) again, later"] == 0
+
+
+def test_shared_cache_counts_compilations_once() -> None:
+    def g(x):
+        return x * 3.0
+
+    first, second = didax.jit(g), didax.jit(g)
+    first(np.ones(2, np.float32))
+    second(np.ones(2, np.float32))
+    assert first.compilations == second.compilations == 1
+    assert didax.jit(lambda x: x)._cache is not didax.jit(lambda x: x)._cache
+    assert didax.jit(g, in_shardings=None)._cache is first._cache
+    assert didax.jit(g, keep_unused=True)._cache is not first._cache  # an ignored option
+
+
+def test_a_function_cache_dies_with_its_function() -> None:
+    def h(x):
+        return x - 1.0
+
+    didax.jit(h)(1.0)
+    ref = weakref.ref(h)
+    del h
+    gc.collect()
+    assert ref() is None

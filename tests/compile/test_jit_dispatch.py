@@ -1,0 +1,237 @@
+"""`jit`'s fast path (`control_flow/dispatch.py`) against its general path and against JAX:
+the same values, dtypes, weak types, errors and trace counts, for every kind of argument the
+fast path takes (Arrays, NumPy arrays and scalars, Python scalars, tuples, lists, dicts, None,
+keyword arguments), and the general path for everything it does not (tracers, namedtuples,
+static arguments, effects)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections import namedtuple
+from typing import Any
+
+import didax
+import didax.numpy as dnp
+import numpy as np
+import pytest
+from didax.control_flow import dispatch
+from didax.tree_util import tree_leaves
+
+
+def _counting(jf: Any) -> list[int]:
+    """Count the calls of `jf` that take the general path."""
+    general = []
+    slow = jf._call
+
+    def counted(args: tuple, kwargs: dict) -> Any:
+        general.append(1)
+        return slow(args, kwargs)
+
+    jf._call = counted  # an instance attribute: `__call__` looks `_call` up on the instance
+    return general
+
+
+def _same(a: Any, b: Any) -> None:
+    la, lb = tree_leaves(a), tree_leaves(b)
+    assert len(la) == len(lb)
+    for x, y in zip(la, lb, strict=True):
+        assert (x.shape, x.dtype, x.weak_type) == (y.shape, y.dtype, y.weak_type)
+        np.testing.assert_array_equal(np.asarray(x), np.asarray(y))
+
+
+def _body(x: Any, y: Any = None) -> Any:
+    leaves = tree_leaves(x) + tree_leaves(y)
+    total = leaves[0] * 2
+    for leaf in leaves[1:]:
+        total = total + leaf
+    return {"sum": total, "first": leaves[0], "pair": (total, -total)}
+
+
+# (name, args builder, kwargs builder): each builder makes fresh values on every call, so the
+# second call finds the signature in the fast table, not the same objects
+CASES = [
+    ("device array", lambda: (didax.device_put(np.arange(3, dtype=np.float32)),), dict),
+    ("eager array", lambda: (dnp.arange(3.0),), dict),
+    ("jit output", lambda: (didax.jit(lambda: dnp.ones(3))(),), dict),
+    ("numpy f32", lambda: (np.arange(3, dtype=np.float32),), dict),
+    ("numpy f64 -> f32", lambda: (np.arange(3.0),), dict),
+    ("numpy int64 -> int32", lambda: (np.arange(3),), dict),
+    ("numpy bool", lambda: (np.array([True, False]),), dict),
+    ("python float (weak)", lambda: (1.5,), dict),
+    ("python int (weak)", lambda: (3,), dict),
+    ("python bool", lambda: (True,), dict),
+    ("numpy float32 scalar", lambda: (np.float32(2.5),), dict),
+    ("numpy float64 scalar", lambda: (np.float64(2.5),), dict),
+    ("numpy int64 scalar", lambda: (np.int64(7),), dict),
+    ("tuple", lambda: ((dnp.ones(2), 2.0),), dict),
+    ("list", lambda: ([np.ones(2, np.float32), dnp.ones(2)],), dict),
+    ("dict", lambda: ({"b": dnp.ones(2), "a": np.float32(3)},), dict),
+    ("nested with None", lambda: ({"a": [dnp.ones(2), None], "b": (1.0,)},), dict),
+    ("keyword", lambda: (dnp.ones(2),), lambda: {"y": dnp.full(2, 3.0)}),
+    ("keyword pytree", lambda: (1.0,), lambda: {"y": {"u": np.ones(2, np.float32), "v": 2}}),
+]
+
+
+@pytest.mark.parametrize("name, make_args, make_kwargs", CASES, ids=[c[0] for c in CASES])
+def test_fast_path_gives_what_the_general_path_gives(name, make_args, make_kwargs) -> None:
+    jf = didax.jit(lambda *args, **kwargs: _body(*args, **kwargs))  # its own cache
+    general = _counting(jf)
+    first = jf(*make_args(), **make_kwargs())  # general path: traces, compiles, remembers
+    second = jf(*make_args(), **make_kwargs())  # fast path
+    assert len(general) == 1, f"{name}: the second call did not take the fast path"
+    forced = jf._call(make_args(), make_kwargs())  # general path again, same entry
+    _same(first, second)
+    _same(second, forced)
+    assert jf.compilations == 1
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("name, make_args, make_kwargs", CASES, ids=[c[0] for c in CASES])
+def test_fast_path_matches_jax(name, make_args, make_kwargs) -> None:
+    jax = pytest.importorskip("jax")
+    jf, jj = didax.jit(_body), jax.jit(_body)
+    jf(*make_args(), **make_kwargs())
+    ours = jf(*make_args(), **make_kwargs())
+
+    def to_jax(x: Any) -> Any:
+        return jax.device_put(np.asarray(x)) if isinstance(x, didax.Array) else x
+
+    args = jax.tree_util.tree_map(to_jax, make_args(), is_leaf=lambda x: x is None)
+    kwargs = jax.tree_util.tree_map(to_jax, make_kwargs())
+    theirs = jj(*args, **kwargs)
+    la, lb = tree_leaves(ours), jax.tree_util.tree_leaves(theirs)
+    for x, y in zip(la, lb, strict=True):
+        assert (x.shape, x.dtype, x.weak_type) == (y.shape, y.dtype, y.weak_type), name
+        np.testing.assert_array_equal(np.asarray(x), np.asarray(y))
+
+
+def _trace_counts(lib: Any, numpy: Any, calls: list) -> list[int]:
+    traces = []
+
+    def f(x, y=0):
+        traces.append(1)
+        return tree_leaves(x)[0] + y
+
+    jf = lib.jit(f)
+    counts = []
+    for make in calls:
+        args, kwargs = make(lib, numpy)
+        jf(*args, **kwargs)
+        counts.append(len(traces))
+    return counts
+
+
+# A sequence of calls, each (lib, numpy) -> (args, kwargs): new types retrace, new values don't.
+RETRACE_CALLS = [
+    lambda lib, np_: ((1.0,), {}),
+    lambda lib, np_: ((2.0,), {}),  # a new value: no retrace
+    lambda lib, np_: ((np.float32(2.0),), {}),  # strong float32: retrace
+    lambda lib, np_: ((np_.float32(3.0),), {}),  # an Array of the same type: no retrace
+    lambda lib, np_: ((np.ones(3, np.float32),), {}),
+    lambda lib, np_: ((np.ones(3),), {}),  # float64 -> float32: the same signature
+    lambda lib, np_: ((lib.device_put(np.ones(3, np.float32)),), {}),
+    lambda lib, np_: ((np.ones(3, np.int32),), {}),  # new dtype: retrace
+    lambda lib, np_: ((np.ones(4, np.int32),), {}),  # new shape: retrace
+    lambda lib, np_: ((True,), {}),
+    lambda lib, np_: ((1,), {}),
+    lambda lib, np_: ((1,), {"y": 2}),  # a keyword argument: a new structure
+    lambda lib, np_: ((1,), {"y": 3}),
+    lambda lib, np_: ((1, 2), {}),  # the same value positionally: another structure
+    lambda lib, np_: (({"a": 1.0},), {}),
+    lambda lib, np_: (({"a": 2.0},), {}),
+    lambda lib, np_: (({"a": 1.0, "b": 1.0},), {}),
+    lambda lib, np_: (({"b": 1.0, "a": 1.0},), {}),  # insertion order does not matter
+    lambda lib, np_: (((1.0,),), {}),
+    lambda lib, np_: (([1.0],), {}),  # list vs tuple: retrace
+    lambda lib, np_: (([1.0, None],), {}),
+]
+
+
+@pytest.mark.oracle
+def test_trace_counts_match_jax() -> None:
+    jax = pytest.importorskip("jax")
+    import jax.numpy as jnp
+
+    assert _trace_counts(didax, dnp, RETRACE_CALLS) == _trace_counts(jax, jnp, RETRACE_CALLS)
+
+
+def test_fast_path_errors_match_the_general_path() -> None:
+    jf = didax.jit(lambda x: x + 1)
+    jf(1)
+    jf(2)  # fast
+    errors = []
+    for call in (lambda: jf(2**40), lambda: jf._call((2**40,), {})):
+        with pytest.raises(OverflowError) as info:
+            call()
+        errors.append(str(info.value))
+    assert errors[0] == errors[1]
+
+
+def test_tracers_and_unusual_arguments_take_the_general_path() -> None:
+    jf = didax.jit(lambda x: x * x)
+    x = dnp.arange(3.0)
+    jf(x)
+    general = _counting(jf)
+    # under transformations: a tracer argument, or concrete arguments inside a trace
+    np.testing.assert_allclose(didax.grad(lambda s: jf(s))(3.0), 6.0)
+    np.testing.assert_allclose(didax.vmap(jf)(dnp.ones((2, 3))), np.ones((2, 3)))
+    assert "mul" in str(didax.make_jaxpr(lambda: jf(x))())
+    Point = namedtuple("Point", "x y")
+    jp = didax.jit(lambda p: p.x + p.y)
+    general_p = _counting(jp)
+    for _ in range(3):
+        assert float(jp(Point(1.0, 2.0))) == 3.0
+    assert len(general) == 3 and len(general_p) == 3
+
+
+def test_static_arguments_never_use_the_fast_table(capsys) -> None:
+    js = didax.jit(lambda x, n: x * n, static_argnums=1)
+    js(1.0, 2)
+    js(1.0, 2)
+    assert not js._fast
+    # A program with a print is compiled (a host callback), so it takes the fast path too,
+    # and each call prints.
+    printing = didax.jit(lambda x: didax.debug.print("x={}", x) or x)
+    printing(1.0)
+    printing(2.0)
+    assert printing._fast
+    assert capsys.readouterr().out == "x=1.0\nx=2.0\n"
+
+
+def test_signature_keys_arrays_by_type_and_only_on_the_default_device() -> None:
+    jf = didax.jit(lambda x: x + 1.0)
+    x = didax.device_put(np.ones(3, np.float32))
+    jf(x)
+    (key,) = jf._fast
+    eager = dnp.asarray(np.zeros(3, np.float32))  # no buffer yet: put on the device once
+    leaves: list = []
+    assert dispatch.signature((eager,), {}, jf._home, leaves, []) == key
+    assert leaves == [eager._buffer] and eager._buffer is not None
+    # an Array whose buffer is not on the default device (or is sharded) gives no key
+    assert dispatch.signature((x,), {}, object(), [], []) is None
+
+
+def test_an_array_on_another_device_takes_the_general_path() -> None:
+    code = """
+import json
+import didax, numpy as np
+jf = didax.jit(lambda x: x + 1.0)
+here = didax.device_put(np.ones(3, np.float32))
+there = didax.device_put(np.ones(3, np.float32), didax.devices()[1])
+jf(here)
+general = []
+slow = jf._call
+jf._call = lambda args, kwargs: general.append(1) or slow(args, kwargs)
+outs = [np.asarray(jf(there)).tolist() for _ in range(2)] + [np.asarray(jf(here)).tolist()]
+print(json.dumps({"outs": outs, "general": len(general)}))
+"""
+    env = {**os.environ, "XLA_FLAGS": "--xla_force_host_platform_device_count=2"}
+    proc = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert result == {"outs": [[2.0, 2.0, 2.0]] * 3, "general": 2}
