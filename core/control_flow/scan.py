@@ -41,7 +41,7 @@ from didax.interpreters.partial_eval import partial_eval_jaxpr, partial_eval_jax
 from didax.interpreters.transpose import transpose_jaxpr
 from didax.interpreters.vmap import batched_out_dims, vmap_jaxpr
 from didax.jaxpr import ClosedJaxpr, JaxprEqn, Var
-from didax.primitives import common, shape
+from didax.primitives import common, creation, shape
 from didax.primitives.elementwise import add_any
 from didax.tree_util import PyTreeDef, tree_flatten, tree_unflatten
 
@@ -388,7 +388,7 @@ def _scan_transpose(cts, *args, reverse, length, jaxpr, num_consts, num_carry, u
     ]
     # carry cotangents are strong, as in JAX: the transposed body's `add_any` returns strong
     body_t, body_consts = trace_jaxpr_fn(body, in_avals)
-    acc_init = [shape.full(a.shape, 0, a.dtype) for a in lin_const_avals]
+    acc_init = [creation.full(a.shape, 0, a.dtype) for a in lin_const_avals]
     outs = scan_p.bind(
         *body_consts,
         *res_consts,

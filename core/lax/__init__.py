@@ -42,7 +42,9 @@ from didax.primitives.comparison import (
     ne,
     select_n,
 )
+from didax.primitives.concatenation import concatenate, pad, slice, stack
 from didax.primitives.convert import convert_element_type, stop_gradient
+from didax.primitives.creation import broadcasted_iota, full, iota
 from didax.primitives.dot import dot_general
 from didax.primitives.elementwise import (
     abs,
@@ -86,17 +88,10 @@ from didax.primitives.parallel import (
 from didax.primitives.reductions import argmax, reduce_max, reduce_min, reduce_prod
 from didax.primitives.shape import (
     broadcast_in_dim,
-    broadcasted_iota,
-    concatenate,
     expand_dims,
-    full,
-    iota,
-    pad,
     reduce_sum,
     reshape,
-    slice,
     squeeze,
-    stack,
     transpose,
 )
 from didax.primitives.slicing import (

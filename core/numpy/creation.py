@@ -15,6 +15,7 @@ from didax.array import asarray as _asarray_concrete
 from didax.numpy.axis_args import shape_tuple
 from didax.numpy.inner_jit import inner_jit
 from didax.numpy.promotion import broadcast_to, check_arraylike, promote
+from didax.primitives import creation as _creation
 from didax.primitives import shape as _shape
 
 
@@ -151,12 +152,12 @@ def full(shape: Any, fill_value: Any, dtype: Any = None) -> Any:
 
 def zeros(shape: Any, dtype: Any = float32) -> Any:
     """Like `jax.numpy.zeros`."""
-    return _shape.full(shape_tuple(shape), 0, to_dtype(dtype))
+    return _creation.full(shape_tuple(shape), 0, to_dtype(dtype))
 
 
 def ones(shape: Any, dtype: Any = float32) -> Any:
     """Like `jax.numpy.ones`."""
-    return _shape.full(shape_tuple(shape), 1, to_dtype(dtype))
+    return _creation.full(shape_tuple(shape), 1, to_dtype(dtype))
 
 
 def _full_like(name: str, x: Any, fill_value: int, dtype: Any) -> Any:

@@ -20,7 +20,7 @@ import numpy as np
 from didax import core, dtypes
 from didax.array import eager_result
 from didax.core import NOT_MAPPED, ShapedArray, Zero
-from didax.primitives import common, shape
+from didax.primitives import common, shape, vmap_helpers
 
 uint32 = np.dtype("uint32")
 uint64 = np.dtype("uint64")
@@ -72,7 +72,7 @@ def _binary_int(name: str, impl: core.ImplRule, hlo_op: str) -> core.Primitive:
     core.impl_rules.register(prim, impl)
     core.abstract_eval_rules.register(prim, _int_binary_aval(name))
     core.jvp_rules.register(prim, _zero_jvp(prim))
-    core.vmap_rules.register(prim, shape.broadcasting_vmap(prim.bind))
+    core.vmap_rules.register(prim, vmap_helpers.broadcasting_vmap(prim.bind))
     core.lowering_rules.register(prim, common.direct_lowering(hlo_op))
     return prim
 

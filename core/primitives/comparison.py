@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 from didax import core, dtypes
 from didax.core import NOT_MAPPED, ShapedArray, UndefinedPrimal, Zero
-from didax.primitives import common, shape
+from didax.primitives import ad_helpers, common, creation, shape, vmap_helpers
 
 
 def _comparison_primitive(name: str, fn: Callable[..., Any]) -> core.Primitive:
@@ -23,7 +23,7 @@ def _comparison_primitive(name: str, fn: Callable[..., Any]) -> core.Primitive:
     core.abstract_eval_rules.register(prim, aval)
     # jvp: handled by the all-zero-tangent path: comparisons never get a nonzero tangent out
     core.jvp_rules.register(prim, _zero_output_jvp(prim))
-    core.vmap_rules.register(prim, shape.broadcasting_vmap(prim.bind))
+    core.vmap_rules.register(prim, vmap_helpers.broadcasting_vmap(prim.bind))
     core.lowering_rules.register(prim, common.compare_lowering(name.upper()))  # "GT", ...
     return prim
 
@@ -109,7 +109,11 @@ def _logical(name: str, fn: Callable[..., Any], arity: int) -> core.Primitive:
     core.impl_rules.register(prim, common.elementwise_impl(fn, aval))
     core.abstract_eval_rules.register(prim, aval)
     core.jvp_rules.register(prim, _zero_output_jvp(prim))
-    vmap = shape.broadcasting_vmap(prim.bind) if arity == 2 else common.vectorized_vmap(prim.bind)
+    vmap = (
+        vmap_helpers.broadcasting_vmap(prim.bind)
+        if arity == 2
+        else common.vectorized_vmap(prim.bind)
+    )
     core.vmap_rules.register(prim, vmap)
     core.lowering_rules.register(prim, common.direct_lowering(name + "_"))  # hlo.and_, ...
     return prim
@@ -202,7 +206,7 @@ def _select_n_jvp(primals, tangents):
     out = select_n(which, *cases)
     if all(isinstance(t, Zero) for t in case_dots):
         return [out], [Zero.like(out)]
-    return [out], [select_n(which, *(shape.instantiate(t) for t in case_dots))]
+    return [out], [select_n(which, *(ad_helpers.instantiate(t) for t in case_dots))]
 
 
 @core.transpose_rules.register(select_n_p)
@@ -215,7 +219,7 @@ def _select_n_transpose(cts, which, *cases):
         if not isinstance(c, UndefinedPrimal):
             out.append(None)
         else:
-            zeros = shape.full(c.aval.shape, 0, c.aval.dtype)
+            zeros = creation.full(c.aval.shape, 0, c.aval.dtype)
             picks = [ct if j == i else zeros for j in range(len(cases))]
             out.append(select_n(which, *picks))
     return out
@@ -234,7 +238,7 @@ def _select_n_vmap(axis_size, vals, dims):
     cases = [shape.move_axis(c, d, 0, axis_size) for c, d in zip(cases, case_dims, strict=True)]
     if which_dim is NOT_MAPPED and not core.get_aval(which).shape:
         return [select_n(which, *cases)], [0]
-    which = shape.batch_to_front(which, which_dim, case_shape, axis_size)
+    which = vmap_helpers.batch_to_front(which, which_dim, case_shape, axis_size)
     if not core.get_aval(which).shape:
         which = shape.broadcast_in_dim(which, (axis_size, *case_shape), ())
     return [select_n(which, *cases)], [0]

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 from didax import core, dtypes
 from didax.core import ShapedArray, UndefinedPrimal, Zero
-from didax.primitives import common, shape
+from didax.primitives import ad_helpers, common, shape, vmap_helpers
 from didax.primitives.comparison import and_p, eq, gt, lt, select_n
 from didax.primitives.convert import _scalar_constant, convert_element_type
 
@@ -42,7 +42,7 @@ def _binary_primitive(
     aval = aval or common.naryop_aval(name, allowed)
     core.impl_rules.register(prim, common.elementwise_impl(fn, aval, allowed == "float"))
     core.abstract_eval_rules.register(prim, aval)
-    core.vmap_rules.register(prim, shape.broadcasting_vmap(prim.bind))
+    core.vmap_rules.register(prim, vmap_helpers.broadcasting_vmap(prim.bind))
     core.eager_rules.register(prim, common.eager_binary(fn, allowed == "float"))
     return prim
 
@@ -71,7 +71,7 @@ def _mul_tangent(t: Any, factor: Any) -> Any:
 
 
 def _out_tangent(t: Any, out: Any) -> Any:
-    return shape.fit_shape(t, core.get_aval(out))
+    return ad_helpers.fit_shape(t, core.get_aval(out))
 
 
 # ----------------------------------------------------------------------------- add, add_any
@@ -115,7 +115,8 @@ def _add_any_jvp(primals, tangents):
 def _add_transpose(cts, x, y):
     (ct,) = cts
     return [
-        shape.unbroadcast(ct, v.aval) if isinstance(v, UndefinedPrimal) else None for v in (x, y)
+        ad_helpers.unbroadcast(ct, v.aval) if isinstance(v, UndefinedPrimal) else None
+        for v in (x, y)
     ]
 
 
@@ -152,10 +153,10 @@ def _sub_jvp(primals, tangents):
 @core.transpose_rules.register(sub_p)
 def _sub_transpose(cts, x, y):
     (ct,) = cts
-    ct_x = shape.unbroadcast(ct, x.aval) if isinstance(x, UndefinedPrimal) else None
+    ct_x = ad_helpers.unbroadcast(ct, x.aval) if isinstance(x, UndefinedPrimal) else None
     ct_y = None
     if isinstance(y, UndefinedPrimal):
-        ct_y = shape.unbroadcast(neg(ct), y.aval)
+        ct_y = ad_helpers.unbroadcast(neg(ct), y.aval)
     return [ct_x, ct_y]
 
 
@@ -188,8 +189,8 @@ def _mul_transpose(cts, x, y):
     if isinstance(x, UndefinedPrimal) and isinstance(y, UndefinedPrimal):
         raise ValueError("mul: cannot transpose a product of two linear operands")
     if isinstance(x, UndefinedPrimal):
-        return [shape.unbroadcast(mul(ct, y), x.aval), None]
-    return [None, shape.unbroadcast(mul(x, ct), y.aval)]
+        return [ad_helpers.unbroadcast(mul(ct, y), x.aval), None]
+    return [None, ad_helpers.unbroadcast(mul(x, ct), y.aval)]
 
 
 core.lowering_rules.register(mul_p, common.direct_lowering("multiply", bool_op="and_"))
@@ -220,7 +221,7 @@ def _div_impl(x, y):
 div_p = core.Primitive("div")
 core.impl_rules.register(div_p, _div_impl)
 core.abstract_eval_rules.register(div_p, common.naryop_aval("div"))
-core.vmap_rules.register(div_p, shape.broadcasting_vmap(div_p.bind))
+core.vmap_rules.register(div_p, vmap_helpers.broadcasting_vmap(div_p.bind))
 
 
 def div(x: Any, y: Any) -> Any:
@@ -242,7 +243,7 @@ def _div_transpose(cts, x, y):
     (ct,) = cts
     if isinstance(y, UndefinedPrimal):
         raise ValueError("div: cannot transpose with respect to the denominator")
-    return [shape.unbroadcast(div(ct, y), x.aval), None]
+    return [ad_helpers.unbroadcast(div(ct, y), x.aval), None]
 
 
 core.lowering_rules.register(div_p, common.direct_lowering("divide"))
@@ -264,7 +265,7 @@ def _xla_fmod(x: Any, y: Any) -> np.ndarray:
 rem_p = core.Primitive("rem")
 core.impl_rules.register(rem_p, common.elementwise_impl(_xla_fmod))
 core.abstract_eval_rules.register(rem_p, common.naryop_aval("rem"))
-core.vmap_rules.register(rem_p, shape.broadcasting_vmap(rem_p.bind))
+core.vmap_rules.register(rem_p, vmap_helpers.broadcasting_vmap(rem_p.bind))
 
 
 def rem(x: Any, y: Any) -> Any:
@@ -400,13 +401,13 @@ def _clamp_jvp(primals, tangents):
             t = add_tangents(
                 t,
                 select_n(
-                    hit, _full(zero, out_shape), shape.fit_shape(bound_dot, core.get_aval(out))
+                    hit, _full(zero, out_shape), ad_helpers.fit_shape(bound_dot, core.get_aval(out))
                 ),
             )
     return [out], [t]
 
 
-core.vmap_rules.register(clamp_p, shape.front_broadcasting_vmap(clamp_p.bind))
+core.vmap_rules.register(clamp_p, vmap_helpers.front_broadcasting_vmap(clamp_p.bind))
 # StableHLO's clamp takes rank-0 bounds as they are
 core.lowering_rules.register(clamp_p, lambda ctx, lo, x, hi: [ctx.hlo.clamp(lo, x, hi)])
 

@@ -18,7 +18,7 @@ import numpy as np
 from didax import core, dtypes
 from didax.array import Array
 from didax.core import NOT_MAPPED, ShapedArray
-from didax.primitives import common, shape
+from didax.primitives import common, concatenation, creation, shape
 from didax.primitives.convert import convert_element_type
 from didax.tree_util import tree_flatten, tree_unflatten
 
@@ -227,7 +227,7 @@ core.abstract_eval_rules.register(
 def _axis_index_vmap(axis_size, vals, dims, *, axis_name):
     if getattr(axis_size, "name", None) != axis_name:
         return [axis_index_p.bind(axis_name=axis_name)], [NOT_MAPPED]
-    return [shape.iota(dtypes.int32, int(axis_size))], [0]
+    return [creation.iota(dtypes.int32, int(axis_size))], [0]
 
 
 @core.lowering_rules.register(axis_index_p)
@@ -521,8 +521,8 @@ def _take_along(x: Any, d: int, indices: list[int]) -> Any:
         start = [0] * aval.ndim
         limit = list(aval.shape)
         start[d], limit[d] = i, i + 1
-        pieces.append(shape.slice(x, tuple(start), tuple(limit)))
-    return shape.concatenate(pieces, d)
+        pieces.append(concatenation.slice(x, tuple(start), tuple(limit)))
+    return concatenation.concatenate(pieces, d)
 
 
 @core.lowering_rules.register(ppermute_p)

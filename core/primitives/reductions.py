@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 from didax import core, dtypes
 from didax.core import ShapedArray, Zero
-from didax.primitives import common, shape
+from didax.primitives import common, concatenation, creation, shape
 from didax.primitives.comparison import eq
 from didax.primitives.convert import convert_element_type
 from didax.primitives.elementwise import div, mul
@@ -109,7 +109,7 @@ def _prod_of_others(x: Any, axes: tuple[int, ...]) -> Any:
     kept_shape = tuple(aval.shape[i] for i in kept)
     n = int(np.prod([aval.shape[a] for a in axes], dtype=np.int64))
     flat = shape.reshape(moved, (*kept_shape, n))
-    ones = shape.full((*kept_shape, 1), 1, aval.dtype)
+    ones = creation.full((*kept_shape, 1), 1, aval.dtype)
     left, right = [ones], [ones]
     for i in range(1, n):
         prev = _column(flat, i - 1, kept_shape)
@@ -117,14 +117,14 @@ def _prod_of_others(x: Any, axes: tuple[int, ...]) -> Any:
         nxt = _column(flat, n - i, kept_shape)
         right.append(mul(right[-1], nxt))
     pieces = [mul(left[i], right[n - 1 - i]) for i in range(n)]
-    others = shape.concatenate(pieces, len(kept_shape)) if n else flat
+    others = concatenation.concatenate(pieces, len(kept_shape)) if n else flat
     others = shape.reshape(others, tuple(aval.shape[i] for i in perm))
     return shape.transpose(others, tuple(int(i) for i in np.argsort(perm)))
 
 
 def _column(flat: Any, i: int, kept_shape: tuple[int, ...]) -> Any:
     nd = len(kept_shape)
-    return shape.slice(flat, (0,) * nd + (i,), (*kept_shape, i + 1))
+    return concatenation.slice(flat, (0,) * nd + (i,), (*kept_shape, i + 1))
 
 
 core.lowering_rules.register(reduce_prod_p, common.reduce_lowering("multiply"))

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 from didax import core, dtypes
 from didax.core import ShapedArray, UndefinedPrimal, Zero
-from didax.primitives import common, shape
+from didax.primitives import common, creation, shape
 
 sort_p = core.Primitive("sort", multiple_results=True)
 
@@ -103,7 +103,7 @@ def _sort_transpose(cts, *operands, dimension, is_stable, num_keys):
         raise ValueError("sort: cannot transpose with respect to the sort keys")
     params = dict(dimension=dimension, is_stable=is_stable, num_keys=num_keys)
     aval = core.get_aval(keys[0])
-    iota = shape.broadcasted_iota(dtypes.int32, aval.shape, dimension)
+    iota = creation.broadcasted_iota(dtypes.int32, aval.shape, dimension)
     perm = sort_p.bind(*keys, iota, **params)[-1]
     out: list[Any] = [None] * num_keys
     for x, ct in zip(operands[num_keys:], cts[num_keys:], strict=True):

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 from didax import backend, core
-from didax.primitives import common, elementwise, shape
+from didax.primitives import common, elementwise, vmap_helpers
 
 erf_inv_p = core.Primitive("erf_inv")
 
@@ -161,7 +161,7 @@ def _nextafter_jvp(primals, tangents):
 
 
 # no transpose rule: zero derivative (ZERO_DERIVATIVE in tests/lax/test_rule_coverage.py)
-core.vmap_rules.register(nextafter_p, shape.broadcasting_vmap(nextafter))
+core.vmap_rules.register(nextafter_p, vmap_helpers.broadcasting_vmap(nextafter))
 
 
 @core.lowering_rules.register(nextafter_p)
