@@ -75,7 +75,6 @@ ORDER["didax.control_flow"] = (4, -1)
 for i, name in enumerate(
     [
         "common",
-        "argnums",
         "jit_primitive",
         "stages",
         "jit",

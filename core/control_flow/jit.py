@@ -19,9 +19,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-from didax import backend, core
+from didax import api_util, backend, core
 from didax.array import Array
-from didax.control_flow import argnums
 from didax.control_flow.jit_primitive import compile_jaxpr, derived, jit_p
 from didax.control_flow.stages import Entry, Lowered, Traced, out_info
 from didax.interpreters import staging
@@ -79,7 +78,9 @@ def jit(
         return lambda f: jit(f, **options)
     if not callable(fn):
         raise TypeError(f"Expected a callable value, got {fn!r}")
-    spec = argnums.resolve(fn, static_argnums, static_argnames, donate_argnums, donate_argnames)
+    spec = api_util.resolve_argnums(
+        fn, static_argnums, static_argnames, donate_argnums, donate_argnames
+    )
     return JitFunction(fn, spec, inline)
 
 
@@ -87,13 +88,13 @@ class JitFunction:
     """A function compiled by `jit`: call it, or inspect it with `.lower(*args)`."""
 
     def __init__(
-        self, fn: Callable[..., Any], spec: argnums.ArgSpec | None = None, inline: bool = False
+        self, fn: Callable[..., Any], spec: api_util.ArgSpec | None = None, inline: bool = False
     ) -> None:
         functools.update_wrapper(self, fn)
         self._inline = inline
         self._fn = fn
         self._name = getattr(fn, "__name__", type(fn).__name__)
-        self._spec = spec = spec or argnums.ArgSpec()
+        self._spec = spec = spec or api_util.ArgSpec()
         self._has_static = bool(spec.static_argnums or spec.static_argnames)
         self._cache: collections.OrderedDict[tuple, Entry] = collections.OrderedDict()
         self._fast: dict[tuple, Entry] = {}  # positional calls, keyed by `_fast_key`
