@@ -1,4 +1,5 @@
-"""The jaxpr IR: variables, literals, equations, `Jaxpr`, `ClosedJaxpr`; typecheck; eval.
+"""The jaxpr IR: variables, literals, equations, `Jaxpr`, `ClosedJaxpr`; typecheck; dead-code
+elimination (`dce_jaxpr`, the one home of jaxpr surgery); eval.
 
 Layer 1 (autodidax part 3, "Jaxprs"; "Understanding Jaxprs"). A jaxpr is a list of
 equations in A-normal form: each applies one primitive to variables or literals and binds its
@@ -229,6 +230,36 @@ def _param_has_effects(v: Any) -> bool:
     if isinstance(v, (Jaxpr, ClosedJaxpr)):
         return has_effects(v)
     return isinstance(v, tuple) and any(map(_param_has_effects, v))
+
+
+# ----------------------------------------------------------------------------- dead code
+
+
+def live_eqns(eqns: Sequence[JaxprEqn], outvars: Sequence[Atom]) -> list[JaxprEqn]:
+    """The equations that `outvars` depend on, in their original order."""
+    live = {x for x in outvars if isinstance(x, Var)}
+    kept = []
+    for eqn in reversed(eqns):
+        if any(v in live for v in eqn.outvars) or eqn_has_effects(eqn):
+            kept.append(eqn)
+            live.update(x for x in eqn.invars if isinstance(x, Var))
+    kept.reverse()
+    return kept
+
+
+def dce_jaxpr(
+    jaxpr: Jaxpr, used_outputs: Sequence[bool], instantiate: bool = False
+) -> tuple[Jaxpr, list[bool]]:
+    """Drop the outputs not in `used_outputs` and the equations only they needed. Returns the
+    smaller jaxpr and which inputs it still reads; with `instantiate` it keeps every input."""
+    outvars = [x for x, u in zip(jaxpr.outvars, used_outputs, strict=True) if u]
+    eqns = live_eqns(jaxpr.eqns, outvars)
+    read = {x for e in eqns for x in e.invars if isinstance(x, Var)}
+    read.update(x for x in outvars if isinstance(x, Var))
+    used_inputs = [instantiate or v in read for v in jaxpr.invars]
+    invars = [v for v, u in zip(jaxpr.invars, used_inputs, strict=True) if u]
+    constvars = [v for v in jaxpr.constvars if v in read]
+    return Jaxpr(constvars, invars, outvars, eqns), used_inputs
 
 
 def eval_jaxpr(jaxpr: Jaxpr, consts: Sequence[Any], *args: Any) -> list[Any]:

@@ -15,8 +15,7 @@ from typing import Any
 from didax import array, core, dtypes
 from didax.core import ShapedArray
 from didax.interpreters import staging
-from didax.interpreters.partial_eval import dce_jaxpr
-from didax.jaxpr import ClosedJaxpr, Jaxpr, Literal, Var, eval_jaxpr
+from didax.jaxpr import ClosedJaxpr, Jaxpr, Literal, Var, dce_jaxpr, eval_jaxpr
 from didax.primitives import ad_helpers
 from didax.primitives.convert import convert_element_type
 from didax.tree_util import PyTreeDef, flatten_fun
