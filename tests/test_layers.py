@@ -34,7 +34,7 @@ for i, name in enumerate(
         "array",
         "core",
         "backend",
-        # pretty sits before jaxpr (pretty.py's docstring says why)
+        # pretty (the layout engine) before jaxpr (the IR and its printer)
         "pretty",
         "jaxpr",
         "tree_util",
@@ -117,8 +117,8 @@ for i, name in enumerate(
 ):
     ORDER[name] = (5, i)
 
-# Layer 6 (magics/, widgets/) uses the public API only (+ didax.core and didax.pretty to
-# inspect), and its own modules; widgets never import magics.
+# Layer 6 (magics/, widgets/) uses the public API only (+ didax.core, didax.jaxpr and
+# didax.pretty to inspect and print jaxprs), and its own modules; widgets never import magics.
 PUBLIC = {
     "didax",
     "didax.numpy",
@@ -129,6 +129,7 @@ PUBLIC = {
     "didax.tree",
     "didax.errors",
     "didax.core",
+    "didax.jaxpr",
     "didax.pretty",
 }
 

@@ -18,12 +18,12 @@ import inspect
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from didax import core, pretty
+from didax import core
 from didax.core import NOT_MAPPED, ShapedArray, Zero
 from didax.interpreters import staging
 from didax.interpreters.jvp import JVPTrace, JVPTracer
 from didax.interpreters.vmap import vmap_flat, vmap_jaxpr
-from didax.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr
+from didax.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr, pp_params_rules
 from didax.primitives import ad_helpers, shape
 from didax.tree_util import PyTreeDef, tree_flatten, tree_unflatten
 
@@ -378,7 +378,7 @@ def _custom_jvp_call_vmap(
     return outs, [0] * n_out
 
 
-@pretty.pp_params_rules.register(custom_jvp_call_p)
+@pp_params_rules.register(custom_jvp_call_p)
 def _custom_jvp_call_pp(params):  # JAX hides num_consts
     return [
         ("name", params["name"]),
@@ -687,7 +687,7 @@ def _custom_vjp_call_vmap(
     return outs, [0] * n_out
 
 
-@pretty.pp_params_rules.register(custom_vjp_call_p)
+@pp_params_rules.register(custom_vjp_call_p)
 def _custom_vjp_call_pp(params):  # JAX hides num_consts
     return [
         ("name", params["name"]),

@@ -14,8 +14,9 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from didax import core, pretty
+from didax import core
 from didax.core import NOT_MAPPED, ShapedArray, Zero
+from didax.jaxpr import pp_params_rules
 from didax.primitives import common
 
 # ----------------------------------------------------------------------------- broadcast_in_dim
@@ -85,7 +86,7 @@ def _broadcast_in_dim_vmap(axis_size, vals, dims, *, shape, broadcast_dimensions
     return [broadcast_in_dim(x, (axis_size, *shape), new_dims)], [0]
 
 
-@pretty.pp_params_rules.register(broadcast_in_dim_p)
+@pp_params_rules.register(broadcast_in_dim_p)
 def _broadcast_in_dim_pp(params):  # JAX prints the dims only, and only when there are some
     dims = params["broadcast_dimensions"]
     return [("broadcast_dimensions", dims)] if dims else []
