@@ -45,7 +45,7 @@ for i, name in enumerate(
 ORDER["didax.primitives"] = (2, -1)
 for i, name in enumerate(
     [
-        "common",
+        "rules",
         "convert",
         "shape",
         "creation",

@@ -12,13 +12,15 @@ from didax.control_flow.cond import cond, switch
 from didax.control_flow.scan import scan
 from didax.control_flow.while_loop import fori_loop, while_loop
 from didax.primitives import (  # noqa: F401 - the families, for `lax.elementwise.exp_p`
-    common,
     comparison,
+    concatenation,
     convert,
+    creation,
     dot,
     elementwise,
     parallel,
     reductions,
+    rules,
     shape,
     slicing,
 )

@@ -1,7 +1,7 @@
 """The first-order primitives, one module per family (internal; the public names are
 re-exported by the `didax.lax` facade).
 
-Layer 2 package, like JAX's `jax._src.lax`. Family modules, in import order: common (rule
+Layer 2 package, like JAX's `jax._src.lax`. Family modules, in import order: rules (rule
 factories), convert, shape (structural ops, reduce_sum, move_axis), creation (iota, full),
 ad_helpers and vmap_helpers (the helpers jvp, transpose and vmap rules build on), concatenation
 (slice, pad, concatenate, stack), comparison, elementwise, reductions, dot, bits (shifts,

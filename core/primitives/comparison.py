@@ -13,18 +13,18 @@ from typing import Any
 import numpy as np
 from didax import core, dtypes
 from didax.core import NOT_MAPPED, ShapedArray, UndefinedPrimal, Zero
-from didax.primitives import ad_helpers, common, creation, shape, vmap_helpers
+from didax.primitives import ad_helpers, creation, rules, shape, vmap_helpers
 
 
 def _comparison_primitive(name: str, fn: Callable[..., Any]) -> core.Primitive:
     prim = core.Primitive(name)
-    aval = common.compare_aval(name)
-    core.impl_rules.register(prim, common.predicate_impl(fn, aval))
+    aval = rules.compare_aval(name)
+    core.impl_rules.register(prim, rules.predicate_impl(fn, aval))
     core.abstract_eval_rules.register(prim, aval)
     # jvp: handled by the all-zero-tangent path: comparisons never get a nonzero tangent out
     core.jvp_rules.register(prim, _zero_output_jvp(prim))
     core.vmap_rules.register(prim, vmap_helpers.broadcasting_vmap(prim.bind))
-    core.lowering_rules.register(prim, common.compare_lowering(name.upper()))  # "GT", ...
+    core.lowering_rules.register(prim, rules.compare_lowering(name.upper()))  # "GT", ...
     return prim
 
 
@@ -92,30 +92,30 @@ def _is_finite_abstract_eval(x):
 
 
 core.impl_rules.register(
-    is_finite_p, common.predicate_impl(np.isfinite, _is_finite_abstract_eval, True)
+    is_finite_p, rules.predicate_impl(np.isfinite, _is_finite_abstract_eval, True)
 )
 
 
 core.jvp_rules.register(is_finite_p, _zero_output_jvp(is_finite_p))
-core.vmap_rules.register(is_finite_p, common.vectorized_vmap(is_finite))
-core.lowering_rules.register(is_finite_p, common.direct_lowering("is_finite"))
+core.vmap_rules.register(is_finite_p, rules.vectorized_vmap(is_finite))
+core.lowering_rules.register(is_finite_p, rules.direct_lowering("is_finite"))
 
 # ----------------------------------------------------------------------------- and, or, not
 
 
 def _logical(name: str, fn: Callable[..., Any], arity: int) -> core.Primitive:
     prim = core.Primitive(name)
-    aval = common.naryop_aval(name, "int_or_bool")
-    core.impl_rules.register(prim, common.elementwise_impl(fn, aval))
+    aval = rules.naryop_aval(name, "int_or_bool")
+    core.impl_rules.register(prim, rules.elementwise_impl(fn, aval))
     core.abstract_eval_rules.register(prim, aval)
     core.jvp_rules.register(prim, _zero_output_jvp(prim))
     vmap = (
         vmap_helpers.broadcasting_vmap(prim.bind)
         if arity == 2
-        else common.vectorized_vmap(prim.bind)
+        else rules.vectorized_vmap(prim.bind)
     )
     core.vmap_rules.register(prim, vmap)
-    core.lowering_rules.register(prim, common.direct_lowering(name + "_"))  # hlo.and_, ...
+    core.lowering_rules.register(prim, rules.direct_lowering(name + "_"))  # hlo.and_, ...
     return prim
 
 
@@ -254,8 +254,8 @@ def _select_n_lowering(ctx, which, *cases):
         if hi - lo == 1:
             return cases[lo]
         mid = (lo + hi) // 2
-        below = common.compare(
-            ctx, which, common.broadcast_constant(ctx, mid, which_aval), "LT", which_aval.dtype
+        below = rules.compare(
+            ctx, which, rules.broadcast_constant(ctx, mid, which_aval), "LT", which_aval.dtype
         )
         return ctx.hlo.select(below, pick(lo, mid), pick(mid, hi))
 

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 from didax import core
 from didax.core import NOT_MAPPED, ShapedArray, UndefinedPrimal, Zero
-from didax.primitives import common
+from didax.primitives import rules
 from didax.primitives.ad_helpers import instantiate
 from didax.primitives.convert import _scalar_constant
 from didax.primitives.shape import move_axis, reduce_sum, reshape, squeeze
@@ -49,7 +49,7 @@ def _slice_impl(x, *, start_indices, limit_indices, strides):
     return [np.asarray(x)[index]]
 
 
-core.impl_rules.register(slice_p, common.validated_impl(slice_p, _slice_impl))
+core.impl_rules.register(slice_p, rules.validated_impl(slice_p, _slice_impl))
 
 
 @core.abstract_eval_rules.register(slice_p)
@@ -69,7 +69,7 @@ def _slice_abstract_eval(x, *, start_indices, limit_indices, strides):
     return [ShapedArray(shape, x.dtype, x.weak_type)]
 
 
-core.jvp_rules.register(slice_p, common.linear_unary_jvp(slice_p.bind))
+core.jvp_rules.register(slice_p, rules.linear_unary_jvp(slice_p.bind))
 
 
 @core.transpose_rules.register(slice_p)
@@ -139,7 +139,7 @@ def _pad_impl(x, value, *, padding_config):
     return [out[crop]]
 
 
-core.impl_rules.register(pad_p, common.validated_impl(pad_p, _pad_impl))
+core.impl_rules.register(pad_p, rules.validated_impl(pad_p, _pad_impl))
 
 
 @core.abstract_eval_rules.register(pad_p)
@@ -228,7 +228,7 @@ def concatenate(operands: Sequence[Any], dimension: int) -> Any:
 
 core.impl_rules.register(
     concatenate_p,
-    common.validated_impl(
+    rules.validated_impl(
         concatenate_p, lambda *xs, dimension: [np.concatenate(xs, axis=dimension)]
     ),
 )

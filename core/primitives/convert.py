@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 from didax import array, core, dtypes, tree_util
 from didax.core import ShapedArray, Zero
-from didax.primitives import common
+from didax.primitives import rules
 
 convert_element_type_p = core.Primitive("convert_element_type")
 
@@ -19,7 +19,7 @@ def convert_element_type(x: Any, new_dtype: Any, weak_type: bool = False) -> Any
     """Convert `x` to `new_dtype`. Like `jax.lax.convert_element_type`."""
     new_dtype = dtypes.canonicalize(new_dtype)
     aval = core.get_aval(x)
-    if aval.dtype == new_dtype and aval.weak_type == weak_type and common.is_didax_value(x):
+    if aval.dtype == new_dtype and aval.weak_type == weak_type and rules.is_didax_value(x):
         return x
     if not isinstance(x, core.Tracer) and aval.shape == ():
         # converting a scalar constant needs no equation (JAX folds it while staging too)
@@ -83,9 +83,7 @@ def _convert_transpose(cts, x, *, new_dtype, weak_type):
     return [convert_element_type(ct, x.aval.dtype, x.aval.weak_type)]
 
 
-core.vmap_rules.register(
-    convert_element_type_p, common.vectorized_vmap(convert_element_type_p.bind)
-)
+core.vmap_rules.register(convert_element_type_p, rules.vectorized_vmap(convert_element_type_p.bind))
 
 
 @core.lowering_rules.register(convert_element_type_p)
@@ -94,8 +92,8 @@ def _convert_lowering(ctx, x, *, new_dtype, weak_type):
     if aval.dtype == new_dtype:  # only the weak type changes
         return [x]
     if new_dtype == dtypes.bool_:  # nonzero is true (StableHLO's convert would truncate)
-        zero = common.broadcast_constant(ctx, 0, aval)
-        return [common.compare(ctx, x, zero, "NE", aval.dtype)]
+        zero = rules.broadcast_constant(ctx, 0, aval)
+        return [rules.compare(ctx, x, zero, "NE", aval.dtype)]
     return [ctx.hlo.convert(ctx.tensor_type(ctx.avals_out[0]), x)]
 
 
@@ -114,7 +112,7 @@ def stop_gradient(x: Any) -> Any:
 
 
 core.impl_rules.register(stop_gradient_p, lambda x: [x])
-core.abstract_eval_rules.register(stop_gradient_p, common.same_aval)
+core.abstract_eval_rules.register(stop_gradient_p, rules.same_aval)
 
 
 @core.jvp_rules.register(stop_gradient_p)
@@ -125,5 +123,5 @@ def _stop_gradient_jvp(primals, tangents):
 
 
 # no transpose rule: stop_gradient is not linear (its jvp is zero)
-core.vmap_rules.register(stop_gradient_p, common.vectorized_vmap(stop_gradient))
+core.vmap_rules.register(stop_gradient_p, rules.vectorized_vmap(stop_gradient))
 core.lowering_rules.register(stop_gradient_p, lambda ctx, x: [x])

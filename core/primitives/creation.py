@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 from didax import array, core, dtypes
 from didax.core import NOT_MAPPED, ShapedArray
-from didax.primitives import common
+from didax.primitives import rules
 from didax.primitives.convert import convert_element_type
 from didax.primitives.shape import broadcast_in_dim
 
@@ -81,6 +81,6 @@ def full(shape: Sequence[int], fill_value: Any, dtype: Any = None) -> Any:
     # shape (): the converted scalar itself (no equation, as in JAX), always an Array
     return (
         value
-        if common.is_didax_value(value)
+        if rules.is_didax_value(value)
         else array.eager_result(np.asarray(value, core.get_aval(value).dtype)[()], weak)
     )

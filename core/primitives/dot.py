@@ -14,7 +14,7 @@ import numpy as np
 from didax import core, dtypes
 from didax.core import NOT_MAPPED, ShapedArray, UndefinedPrimal, Zero
 from didax.jaxpr import pp_params_rules
-from didax.primitives import common, shape
+from didax.primitives import rules, shape
 from didax.primitives.convert import convert_element_type
 from didax.primitives.elementwise import add_tangents
 
@@ -49,7 +49,7 @@ def _dot_general_impl(x, y, *, dimension_numbers, precision, preferred_element_t
     return [np.asarray(out).astype(preferred_element_type or x.dtype)]
 
 
-core.impl_rules.register(dot_general_p, common.validated_impl(dot_general_p, _dot_general_impl))
+core.impl_rules.register(dot_general_p, rules.validated_impl(dot_general_p, _dot_general_impl))
 
 
 @core.abstract_eval_rules.register(dot_general_p)

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 from didax import core, dtypes
 from didax.core import ShapedArray, UndefinedPrimal, Zero
-from didax.primitives import ad_helpers, common, shape, vmap_helpers
+from didax.primitives import ad_helpers, rules, shape, vmap_helpers
 from didax.primitives.comparison import and_p, eq, gt, lt, select_n
 from didax.primitives.convert import _scalar_constant, convert_element_type
 
@@ -24,11 +24,11 @@ def _unary_primitive(
     name: str, fn: Callable[..., Any], *, floats_only: bool = True
 ) -> core.Primitive:
     prim = core.Primitive(name)
-    aval = common.float_aval(name) if floats_only else common.same_aval
-    core.impl_rules.register(prim, common.elementwise_impl(fn, aval, floats_only))
+    aval = rules.float_aval(name) if floats_only else rules.same_aval
+    core.impl_rules.register(prim, rules.elementwise_impl(fn, aval, floats_only))
     core.abstract_eval_rules.register(prim, aval)
-    core.vmap_rules.register(prim, common.vectorized_vmap(prim.bind))
-    core.eager_rules.register(prim, common.eager_unary(fn, floats_only))
+    core.vmap_rules.register(prim, rules.vectorized_vmap(prim.bind))
+    core.eager_rules.register(prim, rules.eager_unary(fn, floats_only))
     return prim
 
 
@@ -39,11 +39,11 @@ def _binary_primitive(
     aval: core.AbstractEvalRule | None = None,
 ) -> core.Primitive:
     prim = core.Primitive(name)
-    aval = aval or common.naryop_aval(name, allowed)
-    core.impl_rules.register(prim, common.elementwise_impl(fn, aval, allowed == "float"))
+    aval = aval or rules.naryop_aval(name, allowed)
+    core.impl_rules.register(prim, rules.elementwise_impl(fn, aval, allowed == "float"))
     core.abstract_eval_rules.register(prim, aval)
     core.vmap_rules.register(prim, vmap_helpers.broadcasting_vmap(prim.bind))
-    core.eager_rules.register(prim, common.eager_binary(fn, allowed == "float"))
+    core.eager_rules.register(prim, rules.eager_binary(fn, allowed == "float"))
     return prim
 
 
@@ -122,8 +122,8 @@ def _add_transpose(cts, x, y):
 
 core.transpose_rules.register(add_p, _add_transpose)
 core.transpose_rules.register(add_any_p, _add_transpose)
-core.lowering_rules.register(add_p, common.direct_lowering("add", bool_op="or_"))
-core.lowering_rules.register(add_any_p, common.direct_lowering("add", bool_op="or_"))
+core.lowering_rules.register(add_p, rules.direct_lowering("add", bool_op="or_"))
+core.lowering_rules.register(add_any_p, rules.direct_lowering("add", bool_op="or_"))
 
 # ----------------------------------------------------------------------------- sub, neg
 
@@ -160,10 +160,10 @@ def _sub_transpose(cts, x, y):
     return [ct_x, ct_y]
 
 
-core.jvp_rules.register(neg_p, common.linear_unary_jvp(neg_p.bind))
-core.transpose_rules.register(neg_p, common.linear_unary_transpose(neg_p.bind))
-core.lowering_rules.register(sub_p, common.direct_lowering("subtract"))
-core.lowering_rules.register(neg_p, common.direct_lowering("negate"))
+core.jvp_rules.register(neg_p, rules.linear_unary_jvp(neg_p.bind))
+core.transpose_rules.register(neg_p, rules.linear_unary_transpose(neg_p.bind))
+core.lowering_rules.register(sub_p, rules.direct_lowering("subtract"))
+core.lowering_rules.register(neg_p, rules.direct_lowering("negate"))
 
 # ----------------------------------------------------------------------------- mul, div
 
@@ -193,7 +193,7 @@ def _mul_transpose(cts, x, y):
     return [None, ad_helpers.unbroadcast(mul(x, ct), y.aval)]
 
 
-core.lowering_rules.register(mul_p, common.direct_lowering("multiply", bool_op="and_"))
+core.lowering_rules.register(mul_p, rules.direct_lowering("multiply", bool_op="and_"))
 
 
 def _safe_divisor(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -220,7 +220,7 @@ def _div_impl(x, y):
 
 div_p = core.Primitive("div")
 core.impl_rules.register(div_p, _div_impl)
-core.abstract_eval_rules.register(div_p, common.naryop_aval("div"))
+core.abstract_eval_rules.register(div_p, rules.naryop_aval("div"))
 core.vmap_rules.register(div_p, vmap_helpers.broadcasting_vmap(div_p.bind))
 
 
@@ -246,7 +246,7 @@ def _div_transpose(cts, x, y):
     return [ad_helpers.unbroadcast(div(ct, y), x.aval), None]
 
 
-core.lowering_rules.register(div_p, common.direct_lowering("divide"))
+core.lowering_rules.register(div_p, rules.direct_lowering("divide"))
 
 
 # ----------------------------------------------------------------------------- rem
@@ -263,8 +263,8 @@ def _xla_fmod(x: Any, y: Any) -> np.ndarray:
 
 
 rem_p = core.Primitive("rem")
-core.impl_rules.register(rem_p, common.elementwise_impl(_xla_fmod))
-core.abstract_eval_rules.register(rem_p, common.naryop_aval("rem"))
+core.impl_rules.register(rem_p, rules.elementwise_impl(_xla_fmod))
+core.abstract_eval_rules.register(rem_p, rules.naryop_aval("rem"))
 core.vmap_rules.register(rem_p, vmap_helpers.broadcasting_vmap(rem_p.bind))
 
 
@@ -285,7 +285,7 @@ def round_toward_zero(x: Any) -> Any:
     return mul(sign(x), floor(abs(x)))
 
 
-core.lowering_rules.register(rem_p, common.direct_lowering("remainder"))
+core.lowering_rules.register(rem_p, rules.direct_lowering("remainder"))
 
 
 # ----------------------------------------------------------------------------- max, min
@@ -352,8 +352,8 @@ def min(x: Any, y: Any) -> Any:  # noqa: A001 - JAX's name
     return min_p.bind(x, y)
 
 
-core.lowering_rules.register(max_p, common.direct_lowering("maximum", bool_op="or_"))
-core.lowering_rules.register(min_p, common.direct_lowering("minimum", bool_op="and_"))
+core.lowering_rules.register(max_p, rules.direct_lowering("maximum", bool_op="or_"))
+core.lowering_rules.register(min_p, rules.direct_lowering("minimum", bool_op="and_"))
 
 
 # ----------------------------------------------------------------------------- clamp
@@ -454,7 +454,7 @@ def _sign_lowering(ctx, x):
     if aval.dtype == dtypes.bool_:
         return [x]
     if aval.dtype.kind == "u":  # StableHLO's sign wants signed operands: sign is x != 0
-        nonzero = common.compare(ctx, x, common.broadcast_constant(ctx, 0, aval), "NE", aval.dtype)
+        nonzero = rules.compare(ctx, x, rules.broadcast_constant(ctx, 0, aval), "NE", aval.dtype)
         return [ctx.hlo.convert(ctx.tensor_type(aval), nonzero)]
     return [ctx.hlo.sign(x)]
 
@@ -478,7 +478,7 @@ def floor(x: Any) -> Any:
 core.jvp_rules.register(floor_p, _unary_jvp(floor_p, lambda t, x, out: Zero.like(out)))
 
 
-core.lowering_rules.register(floor_p, common.direct_lowering("floor"))
+core.lowering_rules.register(floor_p, rules.direct_lowering("floor"))
 
 round_p = core.Primitive("round")
 
@@ -500,9 +500,9 @@ def _round_impl(x, *, rounding_method):
     return [np.asarray(out).astype(x.dtype)]
 
 
-core.impl_rules.register(round_p, common.validated_impl(round_p, _round_impl))
-core.abstract_eval_rules.register(round_p, common.float_aval("round"))
-core.vmap_rules.register(round_p, common.vectorized_vmap(round_p.bind))
+core.impl_rules.register(round_p, rules.validated_impl(round_p, _round_impl))
+core.abstract_eval_rules.register(round_p, rules.float_aval("round"))
+core.vmap_rules.register(round_p, rules.vectorized_vmap(round_p.bind))
 
 
 core.jvp_rules.register(round_p, _unary_jvp(round_p, lambda t, x, out, **_: Zero.like(out)))
@@ -608,16 +608,16 @@ core.jvp_rules.register(  # s' = s (1 - s)
 )
 
 
-core.lowering_rules.register(sin_p, common.direct_lowering("sine"))
-core.lowering_rules.register(cos_p, common.direct_lowering("cosine"))
-core.lowering_rules.register(tan_p, common.direct_lowering("tan"))
-core.lowering_rules.register(tanh_p, common.direct_lowering("tanh"))
-core.lowering_rules.register(exp_p, common.direct_lowering("exponential"))
-core.lowering_rules.register(log_p, common.direct_lowering("log"))
-core.lowering_rules.register(log1p_p, common.direct_lowering("log_plus_one"))
-core.lowering_rules.register(expm1_p, common.direct_lowering("exponential_minus_one"))
-core.lowering_rules.register(sqrt_p, common.direct_lowering("sqrt"))
-core.lowering_rules.register(logistic_p, common.direct_lowering("logistic"))
+core.lowering_rules.register(sin_p, rules.direct_lowering("sine"))
+core.lowering_rules.register(cos_p, rules.direct_lowering("cosine"))
+core.lowering_rules.register(tan_p, rules.direct_lowering("tan"))
+core.lowering_rules.register(tanh_p, rules.direct_lowering("tanh"))
+core.lowering_rules.register(exp_p, rules.direct_lowering("exponential"))
+core.lowering_rules.register(log_p, rules.direct_lowering("log"))
+core.lowering_rules.register(log1p_p, rules.direct_lowering("log_plus_one"))
+core.lowering_rules.register(expm1_p, rules.direct_lowering("exponential_minus_one"))
+core.lowering_rules.register(sqrt_p, rules.direct_lowering("sqrt"))
+core.lowering_rules.register(logistic_p, rules.direct_lowering("logistic"))
 
 
 # ----------------------------------------------------------------------------- pow
@@ -631,7 +631,7 @@ def _pow_abstract_eval(x, y):
             f"pow requires arguments to have the same dtypes, or an integer "
             f"exponent, got {x.dtype.name}, {y.dtype.name}."
         )
-    shape = common.broadcast_shapes("pow", x, y)
+    shape = rules.broadcast_shapes("pow", x, y)
     return [ShapedArray(shape, x.dtype, x.weak_type and y.weak_type)]
 
 
@@ -660,7 +660,7 @@ def pow(x: Any, y: Any) -> Any:  # noqa: A001 - JAX's name
 
 @core.lowering_rules.register(pow_p)
 def _pow_lowering(ctx, x, y):
-    x, y = common.broadcast_operands(ctx, (x, y))
+    x, y = rules.broadcast_operands(ctx, (x, y))
     if ctx.avals_in[1].dtype != ctx.avals_in[0].dtype:  # an integer exponent: converted
         y = ctx.hlo.convert(ctx.tensor_type(ctx.avals_out[0]), y)
     return [ctx.hlo.power(x, y)]
@@ -707,7 +707,7 @@ def _integer_pow_impl(x, *, y):
 
 
 core.impl_rules.register(integer_pow_p, _integer_pow_impl)
-core.abstract_eval_rules.register(integer_pow_p, common.same_aval)
+core.abstract_eval_rules.register(integer_pow_p, rules.same_aval)
 
 
 @core.jvp_rules.register(integer_pow_p)
@@ -723,14 +723,14 @@ def _integer_pow_jvp(primals, tangents, *, y):
     return [out], [mul(x_dot, deriv)]
 
 
-core.vmap_rules.register(integer_pow_p, common.vectorized_vmap(integer_pow))
+core.vmap_rules.register(integer_pow_p, rules.vectorized_vmap(integer_pow))
 
 
 @core.lowering_rules.register(integer_pow_p)
 def _integer_pow_lowering(ctx, x, *, y):
     aval = ctx.avals_in[0]
     if y == 0:
-        return [common.broadcast_constant(ctx, 1, aval)]
+        return [rules.broadcast_constant(ctx, 1, aval)]
     out, power, n = None, x, builtins.abs(y)
     while n:  # by squaring: x^13 = x^8 x^4 x
         if n & 1:
@@ -739,5 +739,5 @@ def _integer_pow_lowering(ctx, x, *, y):
         if n:
             power = ctx.hlo.multiply(power, power)
     if y < 0:
-        out = ctx.hlo.divide(common.broadcast_constant(ctx, 1, aval), out)
+        out = ctx.hlo.divide(rules.broadcast_constant(ctx, 1, aval), out)
     return [out]

@@ -17,7 +17,7 @@ import numpy as np
 from didax import core
 from didax.core import NOT_MAPPED, ShapedArray, Zero
 from didax.jaxpr import pp_params_rules
-from didax.primitives import common
+from didax.primitives import rules
 
 # ----------------------------------------------------------------------------- broadcast_in_dim
 
@@ -31,7 +31,7 @@ def broadcast_in_dim(x: Any, shape: Sequence[int], broadcast_dimensions: Sequenc
     if (
         core.get_aval(x).shape == shape
         and dims == tuple(range(len(shape)))
-        and common.is_didax_value(x)
+        and rules.is_didax_value(x)
     ):
         return x
     return broadcast_in_dim_p.bind(x, shape=shape, broadcast_dimensions=dims, sharding=None)
@@ -46,7 +46,7 @@ def _broadcast_in_dim_impl(x, *, shape, broadcast_dimensions, sharding):
 
 
 core.impl_rules.register(
-    broadcast_in_dim_p, common.validated_impl(broadcast_in_dim_p, _broadcast_in_dim_impl)
+    broadcast_in_dim_p, rules.validated_impl(broadcast_in_dim_p, _broadcast_in_dim_impl)
 )
 
 
@@ -63,7 +63,7 @@ def _broadcast_in_dim_abstract_eval(x, *, shape, broadcast_dimensions, sharding)
     return [ShapedArray(shape, x.dtype, x.weak_type)]
 
 
-core.jvp_rules.register(broadcast_in_dim_p, common.linear_unary_jvp(broadcast_in_dim_p.bind))
+core.jvp_rules.register(broadcast_in_dim_p, rules.linear_unary_jvp(broadcast_in_dim_p.bind))
 
 
 @core.transpose_rules.register(broadcast_in_dim_p)
@@ -110,7 +110,7 @@ def reshape(x: Any, new_sizes: Sequence[int], dimensions: Sequence[int] | None =
         dimensions = tuple(int(d) for d in dimensions)
         if dimensions == tuple(range(len(dimensions))):
             dimensions = None
-    if dimensions is None and core.get_aval(x).shape == new_sizes and common.is_didax_value(x):
+    if dimensions is None and core.get_aval(x).shape == new_sizes and rules.is_didax_value(x):
         return x
     return reshape_p.bind(x, new_sizes=new_sizes, dimensions=dimensions, sharding=None)
 
@@ -119,7 +119,7 @@ def _reshape_impl(x, *, new_sizes, dimensions, sharding):
     return [np.reshape(x if dimensions is None else np.transpose(x, dimensions), new_sizes)]
 
 
-core.impl_rules.register(reshape_p, common.validated_impl(reshape_p, _reshape_impl))
+core.impl_rules.register(reshape_p, rules.validated_impl(reshape_p, _reshape_impl))
 
 
 @core.abstract_eval_rules.register(reshape_p)
@@ -133,7 +133,7 @@ def _reshape_abstract_eval(x, *, new_sizes, dimensions, sharding):
     return [ShapedArray(new_sizes, x.dtype, x.weak_type)]
 
 
-core.jvp_rules.register(reshape_p, common.linear_unary_jvp(reshape_p.bind))
+core.jvp_rules.register(reshape_p, rules.linear_unary_jvp(reshape_p.bind))
 
 
 @core.transpose_rules.register(reshape_p)
@@ -168,14 +168,14 @@ transpose_p = core.Primitive("transpose")
 def transpose(x: Any, permutation: Sequence[int]) -> Any:
     """Permute the axes of `x`. Like `jax.lax.transpose`."""
     permutation = tuple(int(p) for p in permutation)
-    if permutation == tuple(range(len(permutation))) and common.is_didax_value(x):
+    if permutation == tuple(range(len(permutation))) and rules.is_didax_value(x):
         return x
     return transpose_p.bind(x, permutation=permutation)
 
 
 core.impl_rules.register(
     transpose_p,
-    common.validated_impl(transpose_p, lambda x, *, permutation: [np.transpose(x, permutation)]),
+    rules.validated_impl(transpose_p, lambda x, *, permutation: [np.transpose(x, permutation)]),
 )
 
 
@@ -189,7 +189,7 @@ def _transpose_abstract_eval(x, *, permutation):
     return [ShapedArray(tuple(x.shape[p] for p in permutation), x.dtype, x.weak_type)]
 
 
-core.jvp_rules.register(transpose_p, common.linear_unary_jvp(transpose_p.bind))
+core.jvp_rules.register(transpose_p, rules.linear_unary_jvp(transpose_p.bind))
 
 
 @core.transpose_rules.register(transpose_p)
@@ -221,12 +221,12 @@ def copy(x: Any) -> Any:
 
 
 core.impl_rules.register(copy_p, lambda x: [np.array(x, copy=True)])
-core.abstract_eval_rules.register(copy_p, common.same_aval)
-core.jvp_rules.register(copy_p, common.linear_unary_jvp(copy_p.bind))
+core.abstract_eval_rules.register(copy_p, rules.same_aval)
+core.jvp_rules.register(copy_p, rules.linear_unary_jvp(copy_p.bind))
 core.transpose_rules.register(
     copy_p, lambda cts, x: [cts[0] if isinstance(cts[0], Zero) else copy(cts[0])]
 )
-core.vmap_rules.register(copy_p, common.vectorized_vmap(copy_p.bind))
+core.vmap_rules.register(copy_p, rules.vectorized_vmap(copy_p.bind))
 core.lowering_rules.register(copy_p, lambda ctx, x: [x])  # values are immutable in XLA
 
 # ----------------------------------------------------------------------------- squeeze
@@ -239,14 +239,14 @@ def squeeze(x: Any, dimensions: Sequence[int]) -> Any:
     """Remove size-1 axes. Like `jax.lax.squeeze`."""
     ndim = core.get_aval(x).ndim
     dimensions = tuple(sorted(int(d) % ndim if ndim else int(d) for d in dimensions))
-    if not dimensions and common.is_didax_value(x):
+    if not dimensions and rules.is_didax_value(x):
         return x
     return squeeze_p.bind(x, dimensions=dimensions)
 
 
 core.impl_rules.register(
     squeeze_p,
-    common.validated_impl(squeeze_p, lambda x, *, dimensions: [np.squeeze(x, dimensions)]),
+    rules.validated_impl(squeeze_p, lambda x, *, dimensions: [np.squeeze(x, dimensions)]),
 )
 
 
@@ -261,7 +261,7 @@ def _squeeze_abstract_eval(x, *, dimensions):
     return [ShapedArray(shape, x.dtype, x.weak_type)]
 
 
-core.jvp_rules.register(squeeze_p, common.linear_unary_jvp(squeeze_p.bind))
+core.jvp_rules.register(squeeze_p, rules.linear_unary_jvp(squeeze_p.bind))
 
 
 @core.transpose_rules.register(squeeze_p)
@@ -325,7 +325,7 @@ def reduction_aval(name: str):
 
 
 core.abstract_eval_rules.register(reduce_sum_p, reduction_aval("reduce_sum"))
-core.jvp_rules.register(reduce_sum_p, common.linear_unary_jvp(reduce_sum_p.bind))
+core.jvp_rules.register(reduce_sum_p, rules.linear_unary_jvp(reduce_sum_p.bind))
 
 
 @core.transpose_rules.register(reduce_sum_p)
@@ -346,7 +346,7 @@ def reduction_vmap(bind: Any):
 
 
 core.vmap_rules.register(reduce_sum_p, reduction_vmap(reduce_sum_p.bind))
-core.lowering_rules.register(reduce_sum_p, common.reduce_lowering("add"))
+core.lowering_rules.register(reduce_sum_p, rules.reduce_lowering("add"))
 
 
 # ----------------------------------------------------------------------------- move_axis (a batching helper the rules above use)

@@ -22,11 +22,11 @@ from didax import core, dtypes, jaxpr
 from didax.core import NOT_MAPPED, ShapedArray, UndefinedPrimal, Zero
 from didax.primitives import (
     ad_helpers,
-    common,
     comparison,
     concatenation,
     creation,
     elementwise,
+    rules,
     shape,
 )
 from didax.primitives.convert import convert_element_type
@@ -365,8 +365,8 @@ def _gather_lowering(ctx, x, idx, *, dimension_numbers, slice_sizes, mode, fill_
     zeros = ctx.constant(np.zeros(idx_aval.shape, idx_aval.dtype), idx_aval.dtype)
     upper = _index_bounds(ctx, idx_aval, dn.start_index_map, x_aval.shape, slice_sizes)
     ok = ctx.hlo.and_(
-        common.compare(ctx, idx, zeros, "GE", idx_aval.dtype),
-        common.compare(ctx, idx, upper, "LE", idx_aval.dtype),
+        rules.compare(ctx, idx, zeros, "GE", idx_aval.dtype),
+        rules.compare(ctx, idx, upper, "LE", idx_aval.dtype),
     )
     bool_aval = ShapedArray(idx_aval.shape[:-1], dtypes.bool_)
     reduce = ctx.hlo.ReduceOp(

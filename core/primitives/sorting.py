@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 from didax import core, dtypes
 from didax.core import ShapedArray, UndefinedPrimal, Zero
-from didax.primitives import common, creation, shape
+from didax.primitives import creation, rules, shape
 
 sort_p = core.Primitive("sort", multiple_results=True)
 
@@ -67,7 +67,7 @@ def _sort_impl(*operands, dimension, is_stable, num_keys):
     ]
 
 
-core.impl_rules.register(sort_p, common.validated_impl(sort_p, _sort_impl))
+core.impl_rules.register(sort_p, rules.validated_impl(sort_p, _sort_impl))
 
 
 @core.abstract_eval_rules.register(sort_p)
@@ -153,7 +153,7 @@ def _sort_lowering(ctx, *operands, dimension, is_stable, num_keys):
 
 def _compare(ctx: core.LoweringContext, x: Any, y: Any, direction: str, dtype: np.dtype) -> Any:
     if not dtypes.is_float(dtype):
-        return common.compare(ctx, x, y, direction, dtype)
+        return rules.compare(ctx, x, y, direction, dtype)
     hlo = ctx.hlo
     return hlo.compare(
         x,
