@@ -20,6 +20,22 @@ import numpy as np
 from didax import array, core, dtypes, pretty
 from didax import source_info as si
 from didax.core import ShapedArray
+from didax.pretty import (
+    Annotation,
+    Break,
+    Doc,
+    Group,
+    Nest,
+    TokenKind,
+    bracketed,
+    concat,
+    join,
+    layout,
+    layout_annotated,
+    render,
+    render_annotated,
+    text,
+)
 
 # Var and JaxprEqn are made once per traced operation, so they are the cheapest immutable
 # shapes Python has: a one-slot class (compared by identity) and a NamedTuple. A frozen
@@ -344,9 +360,7 @@ pp_params_rules: core.RuleTable[Callable[[dict], list[tuple[str, Any]]]] = core.
 # How a primitive's equation prints, when its params are not enough (`jit` names its inner
 # variables after the outer ones). The rule gets the printer, the equation and the set of
 # unread outvars, and returns the equation's document (`printer.default_eqn` for the rest).
-pp_eqn_rules: core.RuleTable[Callable[[Any, JaxprEqn, set[Var]], pretty.Doc]] = core.RuleTable(
-    "pp_eqn"
-)
+pp_eqn_rules: core.RuleTable[Callable[[Any, JaxprEqn, set[Var]], Doc]] = core.RuleTable("pp_eqn")
 
 
 def _open(x: Any) -> Any:  # the Jaxpr inside a ClosedJaxpr
@@ -411,154 +425,115 @@ class JaxprPrinter:
         self.shared = shared or {}  # jaxprs printed once up front, referred to by name
         self.source_info = source_info  # annotate each equation with its user file:line
 
-    def program(self, jaxpr: Any) -> pretty.Doc:
+    def program(self, jaxpr: Any) -> Doc:
         """The top-level jaxpr, after the `let` bindings of its shared nested jaxprs."""
         lets = [
-            pretty.concat(
-                pretty.text("let ", pretty.TokenKind.KEYWORD),
-                pretty.text(name, pretty.TokenKind.VAR),
-                pretty.text(" = "),
+            concat(
+                text("let ", TokenKind.KEYWORD),
+                text(name, TokenKind.VAR),
+                text(" = "),
                 self.jaxpr(sub, top=False),
-                pretty.text(" in", pretty.TokenKind.KEYWORD),
-                pretty.Break(),
+                text(" in", TokenKind.KEYWORD),
+                Break(),
             )
             for name, sub in self.shared.values()
         ]
-        return pretty.concat(*lets, self.jaxpr(jaxpr))
+        return concat(*lets, self.jaxpr(jaxpr))
 
-    def atom(self, a: Atom) -> pretty.Doc:
+    def atom(self, a: Atom) -> Doc:
         if isinstance(a, Literal):
-            return pretty.text(
-                f"{literal_text(a.val)}:{a.aval.str_short()}", pretty.TokenKind.LITERAL
-            )
-        return pretty.text(self.names[a], pretty.TokenKind.VAR)
+            return text(f"{literal_text(a.val)}:{a.aval.str_short()}", TokenKind.LITERAL)
+        return text(self.names[a], TokenKind.VAR)
 
-    def binder(self, v: Var, unused: set[Any] = frozenset()) -> pretty.Doc:
+    def binder(self, v: Var, unused: set[Any] = frozenset()) -> Doc:
         name = "_" if v in unused or isinstance(v, DropVar) else self.names[v]
-        kind = pretty.TokenKind.PUNCT if name == "_" else pretty.TokenKind.VAR
-        return pretty.concat(
-            pretty.text(name, kind), pretty.text(":" + v.aval.str_short(), pretty.TokenKind.TYPE)
-        )
+        kind = TokenKind.PUNCT if name == "_" else TokenKind.VAR
+        return concat(text(name, kind), text(":" + v.aval.str_short(), TokenKind.TYPE))
 
-    def binders(self, vs: Sequence[Any], unused: set[Any] = frozenset()) -> pretty.Doc:
-        return pretty.Nest(
-            2, pretty.Group(pretty.join(pretty.Break(), [self.binder(v, unused) for v in vs]))
-        )
+    def binders(self, vs: Sequence[Any], unused: set[Any] = frozenset()) -> Doc:
+        return Nest(2, Group(join(Break(), [self.binder(v, unused) for v in vs])))
 
-    def jaxpr(self, jaxpr: Any, top: bool = True) -> pretty.Doc:
+    def jaxpr(self, jaxpr: Any, top: bool = True) -> Doc:
         # JAX 0.10 prints an unread outvar as `_` in the top-level jaxpr only; inside a
         # param (a scan body, a cond branch) it keeps its name. DropVars are `_` everywhere.
         unused = _unused_outvars(jaxpr) if top else set()
         constvars = self.binders(jaxpr.constvars)
         invars = self.binders(jaxpr.invars)
-        eqns = pretty.join(pretty.Break("; "), [self.eqn(e, unused) for e in jaxpr.eqns])
+        eqns = join(Break("; "), [self.eqn(e, unused) for e in jaxpr.eqns])
         outs = [self.atom(v) for v in jaxpr.outvars]
-        outvars = pretty.concat(
-            pretty.text("("),
-            pretty.join(pretty.text(", "), outs),
-            pretty.text(",)" if len(outs) == 1 else ")"),
+        outvars = concat(
+            text("("),
+            join(text(", "), outs),
+            text(",)" if len(outs) == 1 else ")"),
         )
-        body = pretty.concat(
-            pretty.text("{ "),
-            pretty.text("lambda ", pretty.TokenKind.KEYWORD),
+        body = concat(
+            text("{ "),
+            text("lambda ", TokenKind.KEYWORD),
             constvars,
-            pretty.text("; "),
+            text("; "),
             invars,
-            pretty.text(". "),
-            pretty.text("let", pretty.TokenKind.KEYWORD),
-            pretty.Nest(2, pretty.concat(pretty.Break(), eqns)),
-            pretty.Break(),
-            pretty.text("in ", pretty.TokenKind.KEYWORD),
+            text(". "),
+            text("let", TokenKind.KEYWORD),
+            Nest(2, concat(Break(), eqns)),
+            Break(),
+            text("in ", TokenKind.KEYWORD),
             outvars,
         )
-        return pretty.Group(pretty.concat(pretty.Nest(2, body), pretty.text(" }")))
+        return Group(concat(Nest(2, body), text(" }")))
 
-    def eqn(self, eqn: JaxprEqn, unused: set[Any]) -> pretty.Doc:
+    def eqn(self, eqn: JaxprEqn, unused: set[Any]) -> Doc:
         if eqn.primitive in pp_eqn_rules:
             return pp_eqn_rules[eqn.primitive](self, eqn, unused)
         return self.default_eqn(eqn, unused)
 
-    def lhs(self, eqn: JaxprEqn, unused: set[Any]) -> pretty.Doc:
+    def lhs(self, eqn: JaxprEqn, unused: set[Any]) -> Doc:
         """The equation's binders; printing them names its outvars."""
-        return pretty.join(pretty.text(" "), [self.binder(v, unused) for v in eqn.outvars])
+        return join(text(" "), [self.binder(v, unused) for v in eqn.outvars])
 
-    def default_eqn(
-        self, eqn: JaxprEqn, unused: set[Any], lhs: pretty.Doc | None = None
-    ) -> pretty.Doc:
+    def default_eqn(self, eqn: JaxprEqn, unused: set[Any], lhs: Doc | None = None) -> Doc:
         lhs = self.lhs(eqn, unused) if lhs is None else lhs
         args = [self.atom(x) for x in eqn.invars]
         if not eqn.outvars:  # an effect only (debug_print): JAX prints no `=`
-            return pretty.concat(
-                pretty.text(eqn.primitive.name, pretty.TokenKind.PRIMITIVE),
+            return concat(
+                text(eqn.primitive.name, TokenKind.PRIMITIVE),
                 self.params(eqn),
-                pretty.text(" "),
-                pretty.join(pretty.text(" "), args),
+                text(" "),
+                join(text(" "), args),
             )
         # JAX notes the source on the line of the ` = ` (none for an equation without outputs)
-        note = (
-            pretty.Annotation(summarize(eqn))
-            if self.source_info and eqn.outvars
-            else pretty.concat()
-        )
-        return pretty.concat(
+        note = Annotation(summarize(eqn)) if self.source_info and eqn.outvars else concat()
+        return concat(
             lhs,
-            pretty.text(" = "),
+            text(" = "),
             note,
-            pretty.text(eqn.primitive.name, pretty.TokenKind.PRIMITIVE),
+            text(eqn.primitive.name, TokenKind.PRIMITIVE),
             self.params(eqn),
-            pretty.text(" "),
-            pretty.join(pretty.text(" "), args),
+            text(" "),
+            join(text(" "), args),
         )
 
-    def params(self, eqn: Any) -> pretty.Doc:
+    def params(self, eqn: Any) -> Doc:
         prim = eqn.primitive
         if prim in pp_params_rules:
             pairs = pp_params_rules[prim](eqn.params)
         else:
             pairs = sorted(eqn.params.items())
         if not pairs:
-            return pretty.concat()
-        kvs = [
-            pretty.concat(pretty.text(k, pretty.TokenKind.PARAM), pretty.text("="), self.param(v))
-            for k, v in pairs
-        ]
-        return pretty.Group(
-            pretty.concat(
-                pretty.Nest(
-                    2,
-                    pretty.concat(
-                        pretty.text("["), pretty.Break(""), pretty.join(pretty.Break(), kvs)
-                    ),
-                ),
-                pretty.Break(""),
-                pretty.text("]"),
-            )
-        )
+            return concat()
+        kvs = [concat(text(k, TokenKind.PARAM), text("="), self.param(v)) for k, v in pairs]
+        return bracketed("[", kvs, "]")
 
-    def nested(self, jaxpr: Any) -> pretty.Doc:
+    def nested(self, jaxpr: Any) -> Doc:
         shared = self.shared.get(id(jaxpr))
-        return (
-            pretty.text(shared[0], pretty.TokenKind.VAR) if shared else self.jaxpr(jaxpr, top=False)
-        )
+        return text(shared[0], TokenKind.VAR) if shared else self.jaxpr(jaxpr, top=False)
 
-    def param(self, v: Any) -> pretty.Doc:
+    def param(self, v: Any) -> Doc:
         if isinstance(v, (Jaxpr, ClosedJaxpr)):
             return self.nested(_open(v))
         if isinstance(v, tuple) and v and all(isinstance(x, (Jaxpr, ClosedJaxpr)) for x in v):
             items = [self.nested(_open(x)) for x in v]
-            return pretty.Group(
-                pretty.concat(
-                    pretty.Nest(
-                        2,
-                        pretty.concat(
-                            pretty.text("("), pretty.Break(""), pretty.join(pretty.Break(), items)
-                        ),
-                    ),
-                    pretty.Break(""),
-                    pretty.text(")"),
-                )
-            )
-        return pretty.text(param_text(v))
+            return bracketed("(", items, ")")
+        return text(param_text(v))
 
 
 def literal_text(val: Any) -> str:
@@ -580,7 +555,7 @@ def param_text(v: Any) -> str:
 def laid_out(jaxpr: Any, width: int = pretty.WIDTH) -> tuple[JaxprPrinter, list[pretty.Line]]:
     # The whole program laid out; the printer keeps every variable's printed name.
     printer = JaxprPrinter(Names(), _shared_jaxprs(jaxpr))
-    return printer, pretty.layout(printer.program(jaxpr), width)
+    return printer, layout(printer.program(jaxpr), width)
 
 
 def summarize(eqn: Any) -> str:
@@ -598,10 +573,10 @@ def pp_jaxpr(jaxpr: Any, width: int = pretty.WIDTH, *, source_info: bool = False
     """The jaxpr in JAX's text format; with `source_info`, each equation's user source
     location after it (`# file:line:column (function)`), as JAX's `pretty_print` does."""
     if not source_info:
-        return pretty.render(jaxpr_lines(jaxpr, width))
+        return render(jaxpr_lines(jaxpr, width))
     jaxpr = _open(jaxpr)
     printer = JaxprPrinter(Names(), _shared_jaxprs(jaxpr), source_info=True)
-    return pretty.render_annotated(*pretty.layout_annotated(printer.program(jaxpr), width))
+    return render_annotated(*layout_annotated(printer.program(jaxpr), width))
 
 
 def var_name_in(jaxpr: Any, var: Any) -> str:
@@ -616,6 +591,6 @@ def pp_eqn_context(jaxpr: Any, i: int, radius: int = 2) -> str:
     out = []
     lo, hi = max(0, i - radius), min(len(jaxpr.eqns), i + radius + 1)
     for j in range(lo, hi):
-        line = pretty.render(pretty.layout(printer.eqn(jaxpr.eqns[j], unused)))
+        line = render(layout(printer.eqn(jaxpr.eqns[j], unused)))
         out.append(("> " if j == i else "  ") + line)
     return "\n".join(out)

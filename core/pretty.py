@@ -93,6 +93,13 @@ def join(sep: Doc, docs: Sequence[Doc]) -> Doc:
     return Concat(tuple(out))
 
 
+def bracketed(left: str, items: Sequence[Doc], right: str) -> Doc:
+    """`left item item ... right` on one line if it fits, else one item per line, indented
+    by 2, with `right` on a line of its own (a jaxpr's params `[...]`, a tuple of jaxprs)."""
+    inner = concat(text(left), Break(""), join(Break(), items))
+    return Group(concat(Nest(2, inner), Break(""), text(right)))
+
+
 def _flat_width(doc: Doc) -> int:
     if isinstance(doc, Text):
         return len(doc.token.text)
