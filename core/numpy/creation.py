@@ -43,29 +43,13 @@ class _ScalarType:
 
 
 float32 = _ScalarType(np.float32)
-
-
 float16 = _ScalarType(np.float16)
-
-
 int32 = _ScalarType(np.int32)
-
-
 int8 = _ScalarType(np.int8)
-
-
 uint8 = _ScalarType(np.uint8)
-
-
 bool_ = _ScalarType(np.bool_)
-
-
 ndarray = Array
-
-
 inf, nan, pi, e = np.inf, np.nan, np.pi, np.e
-
-
 newaxis = None
 
 
