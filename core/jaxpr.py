@@ -501,7 +501,11 @@ class JaxprPrinter:
                 join(text(" "), args),
             )
         # JAX notes the source on the line of the ` = ` (none for an equation without outputs)
-        note = Annotation(summarize(eqn)) if self.source_info and eqn.outvars else concat()
+        note = (
+            Annotation(si.summarize(eqn.source_info))
+            if self.source_info and eqn.outvars
+            else concat()
+        )
         return concat(
             lhs,
             text(" = "),
@@ -556,12 +560,6 @@ def laid_out(jaxpr: Any, width: int = pretty.WIDTH) -> tuple[JaxprPrinter, list[
     # The whole program laid out; the printer keeps every variable's printed name.
     printer = JaxprPrinter(Names(), _shared_jaxprs(jaxpr))
     return printer, layout(printer.program(jaxpr), width)
-
-
-def summarize(eqn: Any) -> str:
-    """An equation's source as JAX prints it, `file:line:column (function)`; '' if none."""
-    info = getattr(eqn, "source_info", None)
-    return "" if info is None else info.summary()
 
 
 def jaxpr_lines(jaxpr: Any, width: int = pretty.WIDTH) -> list[pretty.Line]:

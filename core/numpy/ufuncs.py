@@ -15,7 +15,7 @@ from didax.numpy.creation import asarray
 from didax.numpy.inner_jit import inner_jit
 from didax.numpy.promotion import (
     broadcast,
-    broadcast_operands,
+    broadcast_nonscalars,
     check_arraylike,
     promote,
     promote_pair,
@@ -200,7 +200,7 @@ def _where(condition: Any, x: Any, y: Any) -> Any:
     if core.get_aval(condition).dtype != dtypes.bool_:
         condition = lax.ne(condition, lax.convert_element_type(0, core.get_aval(condition).dtype))
     x, y = promote("where", x, y)  # weak only when both are, as in JAX
-    condition, x, y = broadcast_operands("where", condition, x, y)
+    condition, x, y = broadcast_nonscalars("where", condition, x, y)
     out_shape = np.broadcast_shapes(*(core.get_aval(v).shape for v in (condition, x, y)))
     x, y = (
         lax.broadcast_in_dim(v, out_shape, ()) if not core.get_aval(v).shape and out_shape else v
