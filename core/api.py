@@ -19,7 +19,7 @@ from didax.interpreters import jvp as jvp_interp
 from didax.interpreters import partial_eval, staging, transpose
 from didax.interpreters import vmap as vmap_interp
 from didax.jaxpr import ClosedJaxpr, eval_jaxpr
-from didax.primitives import convert, shape
+from didax.primitives import ad_helpers, concatenation, convert, creation, shape
 from didax.tree_util import (
     Partial,
     PyTreeDef,
@@ -270,7 +270,7 @@ def _zeros_for(aval: core.ShapedArray) -> Any:
     # JAX gives integer and bool values float0 (co)tangents: NumPy arrays of no bytes
     if not dtypes.is_float(aval.dtype):
         return np.zeros(aval.shape, dtypes.float0)
-    return shape.instantiate(core.Zero(aval))  # a weak primal gets a weak zero, as in JAX
+    return ad_helpers.instantiate(core.Zero(aval))  # a weak primal gets a weak zero, as in JAX
 
 
 def _flatten_fun_aux(
@@ -631,7 +631,7 @@ def jacfwd(
             # JAX's Jacobian of an integer output is zeros of its dtype, not float0
             t_out = tree_map(
                 lambda y, t: (
-                    shape.full(core.get_aval(y).shape, 0, core.get_aval(y).dtype)
+                    creation.full(core.get_aval(y).shape, 0, core.get_aval(y).dtype)
                     if isinstance(t, np.ndarray) and t.dtype == dtypes.float0
                     else t
                 ),
@@ -664,7 +664,7 @@ def _split_last(j: Any, leaves: Sequence[Any], in_tree: PyTreeDef, single: bool)
     pieces, start = [], 0
     for x in leaves:
         aval = core.get_aval(x)
-        piece = shape.slice(j, (0,) * nd + (start,), (*out_shape, start + aval.size))
+        piece = concatenation.slice(j, (0,) * nd + (start,), (*out_shape, start + aval.size))
         pieces.append(shape.reshape(piece, (*out_shape, *aval.shape)))
         start += aval.size
     tree = tree_unflatten(in_tree, pieces)
@@ -699,7 +699,7 @@ def jacrev(
             pieces = []
             for ct, x in zip(ct_leaves, leaves, strict=True):
                 x_shape = core.get_aval(x).shape
-                rows = shape.slice(
+                rows = concatenation.slice(
                     ct, (start,) + (0,) * len(x_shape), (start + y_aval.size, *x_shape)
                 )
                 pieces.append(shape.reshape(rows, (*y_aval.shape, *x_shape)))

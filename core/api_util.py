@@ -1,17 +1,23 @@
-"""Validation of the index options of the API (`static_argnums`, `argnums`), as JAX's
-`api_util` does it: one place, used by `jit`, `make_jaxpr`, `grad` and the Jacobians.
+"""The index and name options of the API (`argnums`, `static_argnums`/`static_argnames`,
+`donate_argnums`/`donate_argnames`), validated and resolved as JAX's `api_util` does it: one
+place, used by `jit`, `make_jaxpr`, `grad` and the Jacobians.
 
 Layer 1 (pure Python, after tree_util). Out-of-range or negative indices once wrapped around
 (`static_argnums=3` on two arguments made `y` static) or were ignored; now they raise JAX's
 ValueError / TypeError, at definition where the signature decides and at the call where the
 number of arguments does.
+
+`resolve_argnums` completes `jit`'s options: given numbers, the names of those
+positional-or-keyword parameters are inferred, and the other way round, so `f(x, n=3)` and
+`f(x, 3)` are both static for `static_argnames="n"` (JAX's `api_util.resolve_argnums`).
 """
 
 from __future__ import annotations
 
 import inspect
 import operator
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 
@@ -61,3 +67,111 @@ def ensure_inbounds(argnums: Sequence[int], nargs: int, *, allow_invalid: bool) 
             )
         out.append(i % nargs)
     return tuple(out)
+
+
+# ----------------------------------------------------------------------------- jit's options
+
+_POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+_KEYWORD = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+
+
+@dataclass(frozen=True)
+class ArgSpec:
+    """Resolved options of one jitted function."""
+
+    static_argnums: tuple[int, ...] = ()
+    static_argnames: tuple[str, ...] = ()
+    donate_argnums: tuple[int, ...] = ()
+    donate_argnames: tuple[str, ...] = ()
+
+    def static_positions(self, nargs: int) -> set[int]:
+        """Indices of the static positional arguments of a call with `nargs` of them."""
+        # as JAX: numbers past the end are dropped (a `*args` function called with fewer
+        # arguments), a negative one out of range is an error
+        return set(ensure_inbounds(self.static_argnums, nargs, allow_invalid=True))
+
+
+def str_tuple(x: Any, what: str) -> tuple[str, ...]:
+    if isinstance(x, str):
+        return (x,)
+    out = tuple(x)
+    if not all(isinstance(s, str) for s in out):
+        raise TypeError(f"{what} must be a str or a sequence of strs, got {x!r}")
+    return out
+
+
+def resolve_argnums(
+    fn: Callable[..., Any],
+    static_argnums: int | Iterable[int] | None,
+    static_argnames: str | Iterable[str] | None,
+    donate_argnums: int | Iterable[int] | None = None,
+    donate_argnames: str | Iterable[str] | None = None,
+) -> ArgSpec:
+    """Complete and validate the options against `fn`'s signature (none is checked when
+    `fn` has no signature, as in JAX)."""
+    try:
+        sig: inspect.Signature | None = inspect.signature(fn)
+    except (TypeError, ValueError):
+        sig = None
+    s_nums, s_names = _infer(sig, static_argnums, static_argnames, "static")
+    d_nums, d_names = _infer(sig, donate_argnums, donate_argnames, "donate")
+    if sig is not None:
+        _validate_nums(sig, s_nums, "static_argnums")
+        _validate_names(sig, s_names, "static_argnames")
+        _validate_nums(sig, d_nums, "donate_argnums")
+        _validate_names(sig, d_names, "donate_argnames")
+    if both := set(s_names) & set(d_names):
+        raise ValueError(
+            f"static_argnames and donate_argnames cannot intersect. Argument names "
+            f"{both} appear in both static_argnames and donate_argnames"
+        )
+    return ArgSpec(s_nums, s_names, d_nums, d_names)
+
+
+def _infer(
+    sig: inspect.Signature | None, nums: Any, names: Any, kind: str
+) -> tuple[tuple[int, ...], tuple[str, ...]]:
+    if nums is None and names is None:
+        return (), ()
+    nums = None if nums is None else ensure_index_tuple(nums, f"{kind}_argnums")
+    names = None if names is None else str_tuple(names, f"{kind}_argnames")
+    if sig is None or (nums is not None and names is not None):
+        return nums or (), names or ()
+    params = list(sig.parameters.items())
+    if nums is None:
+        nums = tuple(
+            i for i, (k, p) in enumerate(params) if p.kind is _POSITIONAL[1] and k in names
+        )
+    else:
+        names = tuple(
+            k for i, (k, p) in enumerate(params) if p.kind is _POSITIONAL[1] and i in nums
+        )
+    return nums, names
+
+
+def _validate_nums(sig: inspect.Signature, nums: tuple[int, ...], what: str) -> None:
+    n = 0
+    for p in sig.parameters.values():
+        if p.kind is inspect.Parameter.VAR_POSITIONAL:
+            return  # any number of positional arguments
+        n += p.kind in _POSITIONAL
+    if nums and (-min(nums) > n or max(nums) >= n):
+        raise ValueError(
+            f"Jitted function has {what}={nums}, but only accepts {n} positional arguments."
+        )
+
+
+def _validate_names(sig: inspect.Signature, names: tuple[str, ...], what: str) -> None:
+    params = sig.parameters
+    positional_only = {k for k, p in params.items() if p.kind is inspect.Parameter.POSITIONAL_ONLY}
+    if bad := positional_only & set(names):
+        raise ValueError(
+            f"Jitted function has invalid argnames {bad} in {what}. These are positional-only"
+        )
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        return
+    if bad := set(names) - {k for k, p in params.items() if p.kind in _KEYWORD}:
+        raise ValueError(
+            f"Jitted function has invalid argnames {bad} in {what}. "
+            "Function does not take these args."
+        )

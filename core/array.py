@@ -359,10 +359,11 @@ def _short(aval: ShapedArray) -> str:  # float32[3], as JAX names a deleted arra
     return f"{aval.dtype.name}[{','.join(map(str, aval.shape))}]"
 
 
-def eager_result(value: Any, weak: bool) -> Array:
+def eager_result(value: Any, weak: bool, _new: Any = object.__new__) -> Array:
     """An Array holding an impl rule's NumPy result (the eager hot path: skips __init__'s
-    canonicalization, since impl rules give canonical values)."""
-    out = Array.__new__(Array)
+    canonicalization, since impl rules give canonical values). The one constructor of eager
+    results, so it is lean: `_new` is bound once, as a default, not looked up per call."""
+    out = _new(Array)
     out._value = value
     out._buffer = None
     out._weak = weak

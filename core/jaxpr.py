@@ -1,4 +1,5 @@
-"""The jaxpr IR: variables, literals, equations, `Jaxpr`, `ClosedJaxpr`; typecheck; eval.
+"""The jaxpr IR: variables, literals, equations, `Jaxpr`, `ClosedJaxpr`; typecheck; dead-code
+elimination (`dce_jaxpr`, the one home of jaxpr surgery); eval.
 
 Layer 1 (autodidax part 3, "Jaxprs"; "Understanding Jaxprs"). A jaxpr is a list of
 equations in A-normal form: each applies one primitive to variables or literals and binds its
@@ -9,8 +10,9 @@ a transformation transforms it (the interpreter is itself traceable).
 
 from __future__ import annotations
 
+import collections
 import importlib
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -18,6 +20,22 @@ import numpy as np
 from didax import array, core, dtypes, pretty
 from didax import source_info as si
 from didax.core import ShapedArray
+from didax.pretty import (
+    Annotation,
+    Break,
+    Doc,
+    Group,
+    Nest,
+    TokenKind,
+    bracketed,
+    concat,
+    join,
+    layout,
+    layout_annotated,
+    render,
+    render_annotated,
+    text,
+)
 
 # Var and JaxprEqn are made once per traced operation, so they are the cheapest immutable
 # shapes Python has: a one-slot class (compared by identity) and a NamedTuple. A frozen
@@ -95,14 +113,14 @@ class Jaxpr:
         return [v.aval for v in self.outvars]
 
     def __str__(self) -> str:
-        return pretty.pp_jaxpr(self)
+        return pp_jaxpr(self)
 
     __repr__ = __str__
 
     def pretty_print(self, *, source_info: bool = False, width: int = pretty.WIDTH) -> str:
         """The jaxpr as text; with `source_info`, each equation's user source location.
         Like `jax.core.Jaxpr.pretty_print`."""
-        return pretty.pp_jaxpr(self, width, source_info=source_info)
+        return pp_jaxpr(self, width, source_info=source_info)
 
 
 @dataclass(frozen=True, eq=False, slots=True, weakref_slot=True)  # jit caches per jaxpr
@@ -207,11 +225,11 @@ def typecheck(jaxpr: Jaxpr) -> tuple[list[ShapedArray], list[ShapedArray]]:
 
 
 def _name_in(jaxpr: Jaxpr, var: Var) -> str:
-    return pretty.var_name_in(jaxpr, var)
+    return var_name_in(jaxpr, var)
 
 
 def _context(jaxpr: Jaxpr, i: int) -> str:
-    return pretty.pp_eqn_context(jaxpr, i)
+    return pp_eqn_context(jaxpr, i)
 
 
 def has_effects(jaxpr: Any) -> bool:
@@ -229,6 +247,36 @@ def _param_has_effects(v: Any) -> bool:
     if isinstance(v, (Jaxpr, ClosedJaxpr)):
         return has_effects(v)
     return isinstance(v, tuple) and any(map(_param_has_effects, v))
+
+
+# ----------------------------------------------------------------------------- dead code
+
+
+def live_eqns(eqns: Sequence[JaxprEqn], outvars: Sequence[Atom]) -> list[JaxprEqn]:
+    """The equations that `outvars` depend on, in their original order."""
+    live = {x for x in outvars if isinstance(x, Var)}
+    kept = []
+    for eqn in reversed(eqns):
+        if any(v in live for v in eqn.outvars) or eqn_has_effects(eqn):
+            kept.append(eqn)
+            live.update(x for x in eqn.invars if isinstance(x, Var))
+    kept.reverse()
+    return kept
+
+
+def dce_jaxpr(
+    jaxpr: Jaxpr, used_outputs: Sequence[bool], instantiate: bool = False
+) -> tuple[Jaxpr, list[bool]]:
+    """Drop the outputs not in `used_outputs` and the equations only they needed. Returns the
+    smaller jaxpr and which inputs it still reads; with `instantiate` it keeps every input."""
+    outvars = [x for x, u in zip(jaxpr.outvars, used_outputs, strict=True) if u]
+    eqns = live_eqns(jaxpr.eqns, outvars)
+    read = {x for e in eqns for x in e.invars if isinstance(x, Var)}
+    read.update(x for x in outvars if isinstance(x, Var))
+    used_inputs = [instantiate or v in read for v in jaxpr.invars]
+    invars = [v for v, u in zip(jaxpr.invars, used_inputs, strict=True) if u]
+    constvars = [v for v in jaxpr.constvars if v in read]
+    return Jaxpr(constvars, invars, outvars, eqns), used_inputs
 
 
 def eval_jaxpr(jaxpr: Jaxpr, consts: Sequence[Any], *args: Any) -> list[Any]:
@@ -278,3 +326,274 @@ def literal(val: Any, aval: ShapedArray) -> Literal:
     if type(val) in (float, complex) and aval.dtype in (dtypes.complex64, dtypes.complex128):
         return Literal(complex(val), aval)
     return Literal(np.asarray(val, aval.dtype).item(), aval)
+
+
+# ----------------------------------------------------------------------------- printing
+# Jaxprs as text, in JAX 0.10's format, built as `pretty` documents.
+
+
+def _letters(n: int) -> str:
+    s = ""
+    while True:
+        n, r = divmod(n, 26)
+        s = chr(ord("a") + r) + s
+        if n == 0:
+            return s
+
+
+class Names:
+    """Names variables a, b, ..., z, ba, bb, ... in the order they are printed; shared by
+    nested jaxprs, as in JAX."""
+
+    def __init__(self) -> None:
+        self.names: dict[Any, str] = {}
+        self.count = 0
+
+    def __getitem__(self, var: Any) -> str:
+        name = self.names.get(var)
+        if name is None:
+            name = self.names[var] = _letters(self.count)
+            self.count += 1
+        return name
+
+
+# How a primitive's params print: primitives whose printed params differ from their params
+# (hidden defaults, JAX's spelling) register a rule here. The rule returns (name, value) pairs.
+pp_params_rules: core.RuleTable[Callable[[dict], list[tuple[str, Any]]]] = core.RuleTable(
+    "pp_params"
+)
+
+# How a primitive's equation prints, when its params are not enough (`jit` names its inner
+# variables after the outer ones). The rule gets the printer, the equation and the set of
+# unread outvars, and returns the equation's document (`printer.default_eqn` for the rest).
+pp_eqn_rules: core.RuleTable[Callable[[Any, JaxprEqn, set[Var]], Doc]] = core.RuleTable("pp_eqn")
+
+
+def _open(x: Any) -> Any:  # the Jaxpr inside a ClosedJaxpr
+    return x.jaxpr if isinstance(x, ClosedJaxpr) else x
+
+
+def _unused_outvars(jaxpr: Any) -> set[Any]:
+    used = {id(v) for e in jaxpr.eqns for v in e.invars} | {id(v) for v in jaxpr.outvars}
+    return {v for e in jaxpr.eqns for v in e.outvars if id(v) not in used}
+
+
+def _jaxprs_in_params(params: dict) -> Iterator[Jaxpr]:
+    for v in params.values():
+        for x in v if isinstance(v, tuple) else (v,):
+            if isinstance(x, (Jaxpr, ClosedJaxpr)):
+                yield _open(x)
+
+
+def _shared_jaxprs(top: Any) -> dict[int, tuple[str, Any]]:
+    """The nested jaxprs JAX prints once, before the program, as `let name = {...} in`:
+    those reached more than once, and those of more than 10 equations. Each is named after
+    the `name` param of the equation holding it (`jit[name=f ...]`), else `jaxpr`; repeated
+    names get a number (`f`, `f1`). Keyed by id, in the order a breadth-first walk meets them."""
+    counts: dict[int, int] = {}
+    found: dict[int, Any] = {}
+    names: dict[int, str] = {}
+    queue = collections.deque([top])
+    while queue:
+        jaxpr = queue.popleft()
+        key = id(jaxpr)
+        found[key] = jaxpr
+        counts[key] = counts.get(key, 0) + (2 if jaxpr is not top and len(jaxpr.eqns) > 10 else 1)
+        for eqn in jaxpr.eqns:
+            subs = list(_jaxprs_in_params(eqn.params))
+            queue.extend(subs)
+            name = eqn.params.get("name")
+            if name is not None:
+                for sub in subs:
+                    names.setdefault(id(sub), str(name).strip("<>"))
+    shared: dict[int, tuple[str, Any]] = {}
+    taken: collections.Counter[str] = collections.Counter()
+    for key, count in counts.items():
+        if count == 1:
+            continue
+        name = names.get(key, "jaxpr")
+        if taken[name]:
+            taken[name] += 1
+            name += str(taken[name] - 1)
+        taken[name] += 1
+        shared[key] = (name, found[key])
+    return shared
+
+
+class JaxprPrinter:
+    def __init__(
+        self,
+        names: Names,
+        shared: dict[int, tuple[str, Any]] | None = None,
+        source_info: bool = False,
+    ) -> None:
+        self.names = names
+        self.shared = shared or {}  # jaxprs printed once up front, referred to by name
+        self.source_info = source_info  # annotate each equation with its user file:line
+
+    def program(self, jaxpr: Any) -> Doc:
+        """The top-level jaxpr, after the `let` bindings of its shared nested jaxprs."""
+        lets = [
+            concat(
+                text("let ", TokenKind.KEYWORD),
+                text(name, TokenKind.VAR),
+                text(" = "),
+                self.jaxpr(sub, top=False),
+                text(" in", TokenKind.KEYWORD),
+                Break(),
+            )
+            for name, sub in self.shared.values()
+        ]
+        return concat(*lets, self.jaxpr(jaxpr))
+
+    def atom(self, a: Atom) -> Doc:
+        if isinstance(a, Literal):
+            return text(f"{literal_text(a.val)}:{a.aval.str_short()}", TokenKind.LITERAL)
+        return text(self.names[a], TokenKind.VAR)
+
+    def binder(self, v: Var, unused: set[Any] = frozenset()) -> Doc:
+        name = "_" if v in unused or isinstance(v, DropVar) else self.names[v]
+        kind = TokenKind.PUNCT if name == "_" else TokenKind.VAR
+        return concat(text(name, kind), text(":" + v.aval.str_short(), TokenKind.TYPE))
+
+    def binders(self, vs: Sequence[Any], unused: set[Any] = frozenset()) -> Doc:
+        return Nest(2, Group(join(Break(), [self.binder(v, unused) for v in vs])))
+
+    def jaxpr(self, jaxpr: Any, top: bool = True) -> Doc:
+        # JAX 0.10 prints an unread outvar as `_` in the top-level jaxpr only; inside a
+        # param (a scan body, a cond branch) it keeps its name. DropVars are `_` everywhere.
+        unused = _unused_outvars(jaxpr) if top else set()
+        constvars = self.binders(jaxpr.constvars)
+        invars = self.binders(jaxpr.invars)
+        eqns = join(Break("; "), [self.eqn(e, unused) for e in jaxpr.eqns])
+        outs = [self.atom(v) for v in jaxpr.outvars]
+        outvars = concat(
+            text("("),
+            join(text(", "), outs),
+            text(",)" if len(outs) == 1 else ")"),
+        )
+        body = concat(
+            text("{ "),
+            text("lambda ", TokenKind.KEYWORD),
+            constvars,
+            text("; "),
+            invars,
+            text(". "),
+            text("let", TokenKind.KEYWORD),
+            Nest(2, concat(Break(), eqns)),
+            Break(),
+            text("in ", TokenKind.KEYWORD),
+            outvars,
+        )
+        return Group(concat(Nest(2, body), text(" }")))
+
+    def eqn(self, eqn: JaxprEqn, unused: set[Any]) -> Doc:
+        if eqn.primitive in pp_eqn_rules:
+            return pp_eqn_rules[eqn.primitive](self, eqn, unused)
+        return self.default_eqn(eqn, unused)
+
+    def lhs(self, eqn: JaxprEqn, unused: set[Any]) -> Doc:
+        """The equation's binders; printing them names its outvars."""
+        return join(text(" "), [self.binder(v, unused) for v in eqn.outvars])
+
+    def default_eqn(self, eqn: JaxprEqn, unused: set[Any], lhs: Doc | None = None) -> Doc:
+        lhs = self.lhs(eqn, unused) if lhs is None else lhs
+        args = [self.atom(x) for x in eqn.invars]
+        if not eqn.outvars:  # an effect only (debug_print): JAX prints no `=`
+            return concat(
+                text(eqn.primitive.name, TokenKind.PRIMITIVE),
+                self.params(eqn),
+                text(" "),
+                join(text(" "), args),
+            )
+        # JAX notes the source on the line of the ` = ` (none for an equation without outputs)
+        note = (
+            Annotation(si.summarize(eqn.source_info))
+            if self.source_info and eqn.outvars
+            else concat()
+        )
+        return concat(
+            lhs,
+            text(" = "),
+            note,
+            text(eqn.primitive.name, TokenKind.PRIMITIVE),
+            self.params(eqn),
+            text(" "),
+            join(text(" "), args),
+        )
+
+    def params(self, eqn: Any) -> Doc:
+        prim = eqn.primitive
+        if prim in pp_params_rules:
+            pairs = pp_params_rules[prim](eqn.params)
+        else:
+            pairs = sorted(eqn.params.items())
+        if not pairs:
+            return concat()
+        kvs = [concat(text(k, TokenKind.PARAM), text("="), self.param(v)) for k, v in pairs]
+        return bracketed("[", kvs, "]")
+
+    def nested(self, jaxpr: Any) -> Doc:
+        shared = self.shared.get(id(jaxpr))
+        return text(shared[0], TokenKind.VAR) if shared else self.jaxpr(jaxpr, top=False)
+
+    def param(self, v: Any) -> Doc:
+        if isinstance(v, (Jaxpr, ClosedJaxpr)):
+            return self.nested(_open(v))
+        if isinstance(v, tuple) and v and all(isinstance(x, (Jaxpr, ClosedJaxpr)) for x in v):
+            items = [self.nested(_open(x)) for x in v]
+            return bracketed("(", items, ")")
+        return text(param_text(v))
+
+
+def literal_text(val: Any) -> str:
+    """A literal's value as JAX prints it: `str` of the Python scalar (`1.67`, `(1+2j)`)."""
+    return str(np.asarray(val).item())
+
+
+def param_text(v: Any) -> str:
+    if isinstance(v, np.dtype):
+        return v.name
+    if isinstance(v, type) and issubclass(v, np.generic):
+        return np.dtype(v).name
+    if callable(v) and hasattr(v, "__name__"):
+        return v.__name__
+    return str(v)
+
+
+def laid_out(jaxpr: Any, width: int = pretty.WIDTH) -> tuple[JaxprPrinter, list[pretty.Line]]:
+    # The whole program laid out; the printer keeps every variable's printed name.
+    printer = JaxprPrinter(Names(), _shared_jaxprs(jaxpr))
+    return printer, layout(printer.program(jaxpr), width)
+
+
+def jaxpr_lines(jaxpr: Any, width: int = pretty.WIDTH) -> list[pretty.Line]:
+    """The jaxpr as laid-out lines of kind-tagged tokens (the widgets' input)."""
+    return laid_out(_open(jaxpr), width)[1]
+
+
+def pp_jaxpr(jaxpr: Any, width: int = pretty.WIDTH, *, source_info: bool = False) -> str:
+    """The jaxpr in JAX's text format; with `source_info`, each equation's user source
+    location after it (`# file:line:column (function)`), as JAX's `pretty_print` does."""
+    if not source_info:
+        return render(jaxpr_lines(jaxpr, width))
+    jaxpr = _open(jaxpr)
+    printer = JaxprPrinter(Names(), _shared_jaxprs(jaxpr), source_info=True)
+    return render_annotated(*layout_annotated(printer.program(jaxpr), width))
+
+
+def var_name_in(jaxpr: Any, var: Any) -> str:
+    printer, _ = laid_out(jaxpr)
+    return printer.names.names.get(var, "?")
+
+
+def pp_eqn_context(jaxpr: Any, i: int, radius: int = 2) -> str:
+    """Equation `i` of `jaxpr` with its neighbours, the failing one marked, for errors."""
+    printer, _ = laid_out(jaxpr)  # name every variable as the full printout would
+    unused = _unused_outvars(jaxpr)
+    out = []
+    lo, hi = max(0, i - radius), min(len(jaxpr.eqns), i + radius + 1)
+    for j in range(lo, hi):
+        line = render(layout(printer.eqn(jaxpr.eqns[j], unused)))
+        out.append(("> " if j == i else "  ") + line)
+    return "\n".join(out)

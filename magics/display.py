@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 from didax import core, pretty
+from didax.jaxpr import jaxpr_lines
 from didax.magics import reports
 from didax.widgets import markup, provenance, views
 from didax.widgets import model as widget_model
@@ -134,7 +135,7 @@ def _esc(s: str) -> str:
 def jaxpr_html(jaxpr: Any) -> str:
     """The jaxpr as `<pre>` with one `<span class="dx-KIND">` per token."""
     lines = []
-    for indent, tokens in pretty.jaxpr_lines(jaxpr):
+    for indent, tokens in jaxpr_lines(jaxpr):
         spans = "".join(
             _esc(t.text)
             if t.kind is pretty.TokenKind.TEXT

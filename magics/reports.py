@@ -1,7 +1,7 @@
 """What each magic computes, as plain data: `jaxpr_report`, `grad_report`, `vmap_report` and
 `jit_report` return frozen dataclasses (values, jaxprs, timings), like IPython's `TimeitResult`.
 
-Layer 6: uses didax's public API (plus `didax.core` for avals and `didax.pretty` for variable
+Layer 6: uses didax's public API (plus `didax.core` for avals and `didax.jaxpr` for variable
 names) and imports nothing from IPython, so the reports can be built and tested anywhere;
 `magics.py` is the IPython glue and `display.py` turns a report into text and HTML. `%jit`
 times calls the way `%timeit` does: an automatic loop count (the smallest power of ten that
@@ -24,7 +24,8 @@ from typing import Any
 import didax
 import didax.numpy as jnp
 import numpy as np
-from didax import core, pretty, tree_util
+from didax import core, tree_util
+from didax.jaxpr import literal_text, var_name_in
 
 # ----------------------------------------------------------------------------- helpers
 
@@ -140,11 +141,9 @@ def _bindings(
     out = []
     for atom, label in zip(atoms, labels, strict=True):
         if hasattr(atom, "val"):  # a Literal output (a function returning a constant)
-            out.append(Binding(pretty.literal_text(atom.val), atom.aval.str_short(), label))
+            out.append(Binding(literal_text(atom.val), atom.aval.str_short(), label))
         else:
-            out.append(
-                Binding(pretty.var_name_in(closed.jaxpr, atom), atom.aval.str_short(), label)
-            )
+            out.append(Binding(var_name_in(closed.jaxpr, atom), atom.aval.str_short(), label))
     return tuple(out)
 
 
@@ -196,7 +195,7 @@ def jaxpr_report(
         inputs=_bindings(closed, jaxpr.invars, _input_labels(fn, args, kwargs)),
         outputs=_bindings(closed, jaxpr.outvars, _out_labels(out_trees[-1])),
         constants=tuple(
-            Constant(pretty.var_name_in(jaxpr, v), v.aval.str_short(), c)
+            Constant(var_name_in(jaxpr, v), v.aval.str_short(), c)
             for v, c in zip(jaxpr.constvars, closed.consts, strict=True)
         ),
     )
@@ -326,7 +325,7 @@ def _literal_texts(closed: didax.ClosedJaxpr) -> set[str]:
 
     def walk(j: Any) -> None:
         for e in j.eqns:
-            out.update(pretty.literal_text(a.val) for a in e.invars if hasattr(a, "val"))
+            out.update(literal_text(a.val) for a in e.invars if hasattr(a, "val"))
             for v in e.params.values():
                 for x in v if isinstance(v, tuple) else (v,):
                     if hasattr(getattr(x, "jaxpr", x), "eqns"):
@@ -350,7 +349,7 @@ def residuals_as_constants(closed: didax.ClosedJaxpr, keep: set[str]) -> didax.C
     for e in j.eqns:
         ins = []
         for a in e.invars:
-            if hasattr(a, "val") and pretty.literal_text(a.val) not in keep:
+            if hasattr(a, "val") and literal_text(a.val) not in keep:
                 if id(a) not in new_vars:
                     new_vars[id(a)] = var_type(a.aval)
                     consts.append(a.val)

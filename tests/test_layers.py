@@ -34,7 +34,7 @@ for i, name in enumerate(
         "array",
         "core",
         "backend",
-        # pretty sits before jaxpr (pretty.py's docstring says why)
+        # pretty (the layout engine) before jaxpr (the IR and its printer)
         "pretty",
         "jaxpr",
         "tree_util",
@@ -45,9 +45,13 @@ for i, name in enumerate(
 ORDER["didax.primitives"] = (2, -1)
 for i, name in enumerate(
     [
-        "common",
+        "rules",
         "convert",
         "shape",
+        "creation",
+        "ad_helpers",
+        "vmap_helpers",
+        "concatenation",
         "comparison",
         "elementwise",
         "reductions",
@@ -74,7 +78,6 @@ ORDER["didax.control_flow"] = (4, -1)
 for i, name in enumerate(
     [
         "common",
-        "argnums",
         "jit_primitive",
         "stages",
         "dispatch",
@@ -121,8 +124,8 @@ for i, name in enumerate(
 ):
     ORDER[name] = (5, i)
 
-# Layer 6 (magics/, widgets/) uses the public API only (+ didax.core and didax.pretty to
-# inspect), and its own modules; widgets never import magics.
+# Layer 6 (magics/, widgets/) uses the public API only (+ didax.core, didax.jaxpr and
+# didax.pretty to inspect and print jaxprs), and its own modules; widgets never import magics.
 PUBLIC = {
     "didax",
     "didax.numpy",
@@ -133,6 +136,7 @@ PUBLIC = {
     "didax.tree",
     "didax.errors",
     "didax.core",
+    "didax.jaxpr",
     "didax.pretty",
 }
 

@@ -1,7 +1,7 @@
 """What the views show, as plain data: no ipywidgets, no markup (STYLE.md §9).
 
 - `JaxprModel`: the printer's kind-tagged lines (`printed_lines`, the one place that reads
-  `didax.pretty`), each token annotated with the variable it names (binding or use), the
+  `didax.jaxpr`'s printer), each token annotated with the variable it names (binding or use), the
   equation it heads, and the foldable regions (multi-line equations and nested jaxprs).
   `JaxprModel.text()` is `str(jaxpr)`.
 - `GraphModel`: the dataflow graph of a jaxpr's top-level equations, laid out in layers by
@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 from didax import core, pretty
+from didax.jaxpr import laid_out, literal_text, pp_params_rules
 from grandalf.graphs import Edge as _GEdge
 from grandalf.graphs import Graph as _GGraph
 from grandalf.graphs import Vertex as _GVertex
@@ -46,16 +47,13 @@ def printed(jaxpr: Any) -> tuple[list[tuple[int, tuple[Any, ...]]], dict[int, st
     """The printer's lines and the names it gave the variables (id(var) -> name), from one
     layout of the program."""
     top = _open(jaxpr)
-    laid_out = getattr(pretty, "_laid_out", None)
-    if laid_out is None:  # pragma: no cover - a printer without it: name var by var
-        return pretty.jaxpr_lines(top), {id(v): pretty.var_name_in(top, v) for v in _all_vars(top)}
     printer, lines = laid_out(top)
     return lines, {id(v): name for v, name in printer.names.names.items()}
 
 
 def print_params(eqn: Any) -> list[tuple[str, Any]]:
     """The params of an equation in the order the printer shows them."""
-    rules = pretty.pp_params_rules
+    rules = pp_params_rules
     if eqn.primitive in rules:
         return list(rules[eqn.primitive](eqn.params))
     return sorted(eqn.params.items())
@@ -186,7 +184,7 @@ class JaxprModel:
 
 def _shared(top: Any) -> list[Any]:
     # The nested jaxprs the printer binds up front with `let`: reached twice, or longer than
-    # 10 equations (pretty.py's rule), in breadth-first order.
+    # 10 equations (the jaxpr printer's rule, jaxpr.py), in breadth-first order.
     counts: dict[int, int] = {}
     found: dict[int, Any] = {}
     queue = collections.deque([top])
@@ -345,7 +343,7 @@ def _io_rows(top: Any, names: dict[int, str]) -> tuple[tuple[Row, ...], tuple[Ro
 
 def _atom_text(v: Any, names: dict[int, str]) -> str:
     if hasattr(v, "val"):
-        return pretty.literal_text(v.val)
+        return literal_text(v.val)
     return names.get(id(v), "?")
 
 

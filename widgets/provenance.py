@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import didax
-from didax import pretty
+from didax.jaxpr import param_text
 
 Path = tuple[int, ...]
 
@@ -71,7 +71,7 @@ def _nested_jaxprs(params: dict) -> Iterator[Any]:
 
 def _params_text(params: dict) -> str:
     return " ".join(
-        f"{k}={pretty.param_text(v)}"
+        f"{k}={param_text(v)}"
         for k, v in sorted(params.items())
         if not list(_nested_jaxprs({k: v}))
     )

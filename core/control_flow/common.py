@@ -15,9 +15,8 @@ from typing import Any
 from didax import array, core, dtypes
 from didax.core import ShapedArray
 from didax.interpreters import staging
-from didax.interpreters.partial_eval import dce_jaxpr
-from didax.jaxpr import ClosedJaxpr, Jaxpr, Literal, Var, eval_jaxpr
-from didax.primitives import shape
+from didax.jaxpr import ClosedJaxpr, Jaxpr, Literal, Var, dce_jaxpr, eval_jaxpr
+from didax.primitives import ad_helpers
 from didax.primitives.convert import convert_element_type
 from didax.tree_util import PyTreeDef, flatten_fun
 
@@ -273,7 +272,7 @@ def check_carry_type(
 
 
 def instantiate_zeros(tangents: Sequence[Any]) -> list[Any]:
-    return [shape.instantiate(t) for t in tangents]
+    return [ad_helpers.instantiate(t) for t in tangents]
 
 
 def dce_closed(closed: ClosedJaxpr, used_outputs: Sequence[bool]) -> ClosedJaxpr:

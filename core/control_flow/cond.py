@@ -44,7 +44,7 @@ from didax.interpreters.partial_eval import partial_eval_jaxpr, partial_eval_jax
 from didax.interpreters.transpose import transpose_jaxpr
 from didax.interpreters.vmap import batched_out_dims, vmap_jaxpr
 from didax.jaxpr import ClosedJaxpr, JaxprEqn, Var
-from didax.primitives import shape
+from didax.primitives import creation, shape
 from didax.primitives.comparison import eq, ne, select_n
 from didax.primitives.convert import convert_element_type, stop_gradient
 from didax.primitives.elementwise import clamp
@@ -323,7 +323,7 @@ def _fill_residuals(
         return [
             *outs[:n_known],
             *(
-                filled[i] if i in filled else shape.full(a.shape, 0, a.dtype)
+                filled[i] if i in filled else creation.full(a.shape, 0, a.dtype)
                 for i, a in enumerate(slots)
             ),
         ]

@@ -18,13 +18,13 @@ import inspect
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from didax import core, pretty
+from didax import core
 from didax.core import NOT_MAPPED, ShapedArray, Zero
 from didax.interpreters import staging
 from didax.interpreters.jvp import JVPTrace, JVPTracer
 from didax.interpreters.vmap import vmap_flat, vmap_jaxpr
-from didax.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr
-from didax.primitives import shape
+from didax.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr, pp_params_rules
+from didax.primitives import ad_helpers, shape
 from didax.tree_util import PyTreeDef, tree_flatten, tree_unflatten
 
 # --------------------------------------------------------------------------- helpers
@@ -203,7 +203,7 @@ class custom_jvp(_CustomFunction):  # noqa: N801 - JAX's name
         rule = CustomJvpRule(self.jvp, name, nondiff, in_tree, None, None)
         tracers = [trace.full_raise(x) for x in leaves]
         primals_out, tangents_out = rule(
-            [t.primal for t in tracers], [shape.instantiate(t.tangent) for t in tracers]
+            [t.primal for t in tracers], [ad_helpers.instantiate(t.tangent) for t in tracers]
         )
         outs = [JVPTracer(trace, p, t) for p, t in zip(primals_out, tangents_out, strict=True)]
         return tree_unflatten(rule.result_tree, outs)
@@ -335,7 +335,7 @@ core.abstract_eval_rules.register(custom_jvp_call_p, _custom_call_abstract_eval)
 def _custom_jvp_call_jvp(primals, tangents, *, call_jaxpr, jvp, num_consts, symbolic_zeros, name):
     _check_no_closure_tangents("custom_jvp", name, tangents[:num_consts])
     args = primals[num_consts:]
-    arg_tangents = [shape.instantiate(t) for t in tangents[num_consts:]]
+    arg_tangents = [ad_helpers.instantiate(t) for t in tangents[num_consts:]]
     return jvp(args, arg_tangents)
 
 
@@ -378,7 +378,7 @@ def _custom_jvp_call_vmap(
     return outs, [0] * n_out
 
 
-@pretty.pp_params_rules.register(custom_jvp_call_p)
+@pp_params_rules.register(custom_jvp_call_p)
 def _custom_jvp_call_pp(params):  # JAX hides num_consts
     return [
         ("name", params["name"]),
@@ -443,7 +443,7 @@ class custom_vjp(_CustomFunction):  # noqa: N801 - JAX's name
         bwd = CustomVjpBwd(self.bwd, name, nondiff, in_tree, [t.aval for t in tracers])
         tangents_out = custom_lin_p.bind(
             *res,
-            *(shape.instantiate(t.tangent) for t in tracers),
+            *(ad_helpers.instantiate(t.tangent) for t in tracers),
             num_res=len(res),
             bwd=bwd,
             res_tree=res_tree,
@@ -648,7 +648,7 @@ def _custom_vjp_call_jvp(
 ):
     _check_no_closure_tangents("custom_vjp", name, tangents[:num_consts])
     outs, res, res_tree = fwd(primals[num_consts:])
-    arg_tangents = [shape.instantiate(t) for t in tangents[num_consts:]]
+    arg_tangents = [ad_helpers.instantiate(t) for t in tangents[num_consts:]]
     out_avals = tuple(a for a in call_jaxpr.out_avals)
     tangents_out = custom_lin_p.bind(
         *res,
@@ -687,7 +687,7 @@ def _custom_vjp_call_vmap(
     return outs, [0] * n_out
 
 
-@pretty.pp_params_rules.register(custom_vjp_call_p)
+@pp_params_rules.register(custom_vjp_call_p)
 def _custom_vjp_call_pp(params):  # JAX hides num_consts
     return [
         ("name", params["name"]),
@@ -721,7 +721,7 @@ def _custom_lin_jvp(primals, tangents, **params):
 @core.transpose_rules.register(custom_lin_p)
 def _custom_lin_transpose(cts, *args, num_res, bwd, res_tree, out_tree, out_avals):
     res = args[:num_res]
-    cts = [shape.instantiate(ct) for ct in cts]
+    cts = [ad_helpers.instantiate(ct) for ct in cts]
     return [None] * num_res + bwd(res, res_tree, out_tree, cts)
 
 

@@ -24,7 +24,7 @@ from typing import Any
 
 from didax import api_util, backend, core, dtypes
 from didax.array import Array
-from didax.control_flow import argnums, dispatch
+from didax.control_flow import dispatch
 from didax.control_flow.jit_primitive import compile_jaxpr, donation_aliases, jit_p
 from didax.control_flow.stages import Entry, Lowered, Traced, out_info
 from didax.interpreters import staging
@@ -85,7 +85,9 @@ def jit(
         return lambda f: jit(f, **options)
     if not callable(fn):
         raise TypeError(f"Expected a callable value, got {fn!r}")
-    spec = argnums.resolve(fn, static_argnums, static_argnames, donate_argnums, donate_argnames)
+    spec = api_util.resolve_argnums(
+        fn, static_argnums, static_argnames, donate_argnums, donate_argnames
+    )
     # options didax accepts and ignores are not in the shared cache's key: with any of them
     # set, the jitted function keeps a cache of its own
     ignored = (in_shardings, out_shardings, device, backend, compiler_options)
@@ -140,7 +142,7 @@ class JitFunction:
     def __init__(
         self,
         fn: Callable[..., Any],
-        spec: argnums.ArgSpec | None = None,
+        spec: api_util.ArgSpec | None = None,
         inline: bool = False,
         *,
         share: bool = True,
@@ -149,7 +151,7 @@ class JitFunction:
         self._inline = inline
         self._fn = fn
         self._name = getattr(fn, "__name__", type(fn).__name__)
-        self._spec = spec = spec or argnums.ArgSpec()
+        self._spec = spec = spec or api_util.ArgSpec()
         self._has_static = bool(spec.static_argnums or spec.static_argnames)
         statics = (spec.static_argnums, spec.static_argnames)
         self._shared = function_cache(fn, statics if share else None)

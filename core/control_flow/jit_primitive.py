@@ -18,12 +18,21 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-from didax import backend, core, pretty
+from didax import backend, core
 from didax.core import Zero
 from didax.interpreters import lowering, partial_eval, transpose
 from didax.interpreters.jvp import jvp_jaxpr
 from didax.interpreters.vmap import batched_out_dims, vmap_jaxpr
-from didax.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var, eval_jaxpr
+from didax.jaxpr import (
+    ClosedJaxpr,
+    Jaxpr,
+    JaxprEqn,
+    Literal,
+    Var,
+    eval_jaxpr,
+    pp_eqn_rules,
+    pp_params_rules,
+)
 
 jit_p = core.Primitive("jit", multiple_results=True)
 
@@ -173,9 +182,29 @@ def _jit_lowering(ctx, *args, name, jaxpr, inline=False):
     return ctx.module.call_function(name, jaxpr, args)
 
 
-@pretty.pp_params_rules.register(jit_p)
+@pp_params_rules.register(jit_p)
 def _jit_pp(params):  # JAX prints the name, then the jaxpr; nothing else (not `inline`)
     return [("name", params["name"]), ("jaxpr", params["jaxpr"])]
+
+
+@pp_eqn_rules.register(jit_p)
+def _jit_pp_eqn(printer, eqn, unused):
+    # JAX names an inline jit's inner variables after the outer ones (unless the inner jaxpr
+    # is printed once, up front, as a shared `let`)
+    inner = eqn.params["jaxpr"]
+    inner = inner.jaxpr if isinstance(inner, ClosedJaxpr) else inner
+    lhs = printer.lhs(eqn, unused)  # the outer outvars are named first
+    if id(inner) not in printer.shared:
+        names = printer.names
+        passed: set[Var] = set()  # an outer variable passed twice names one inner var
+        for outer, var in zip(eqn.invars, inner.invars, strict=True):
+            if not isinstance(outer, Literal) and outer not in passed:
+                passed.add(outer)
+                names.names.setdefault(var, names[outer])
+        for outer, var in zip(eqn.outvars, inner.outvars, strict=True):
+            if not isinstance(var, Literal) and var not in names.names and outer not in unused:
+                names.names[var] = names[outer]
+    return printer.default_eqn(eqn, unused, lhs)
 
 
 # Reverse mode: the known part of a jit runs as one jit (outputs, then residuals), the unknown

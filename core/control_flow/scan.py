@@ -41,7 +41,7 @@ from didax.interpreters.partial_eval import partial_eval_jaxpr, partial_eval_jax
 from didax.interpreters.transpose import transpose_jaxpr
 from didax.interpreters.vmap import batched_out_dims, vmap_jaxpr
 from didax.jaxpr import ClosedJaxpr, JaxprEqn, Var
-from didax.primitives import common, shape
+from didax.primitives import creation, rules, shape
 from didax.primitives.elementwise import add_any
 from didax.tree_util import PyTreeDef, tree_flatten, tree_unflatten
 
@@ -388,7 +388,7 @@ def _scan_transpose(cts, *args, reverse, length, jaxpr, num_consts, num_carry, u
     ]
     # carry cotangents are strong, as in JAX: the transposed body's `add_any` returns strong
     body_t, body_consts = trace_jaxpr_fn(body, in_avals)
-    acc_init = [shape.full(a.shape, 0, a.dtype) for a in lin_const_avals]
+    acc_init = [creation.full(a.shape, 0, a.dtype) for a in lin_const_avals]
     outs = scan_p.bind(
         *body_consts,
         *res_consts,
@@ -478,7 +478,7 @@ def _scan_lowering(ctx, *args, reverse, length, jaxpr, num_consts, num_carry, un
     cond_block = loop.regions[0].blocks.append(*types)
     with ir.InsertionPoint(cond_block):
         i = cond_block.arguments[0]
-        hlo.return_([common.compare(ctx, i, ctx.constant(length, np.int32), "LT", i32.dtype)])
+        hlo.return_([rules.compare(ctx, i, ctx.constant(length, np.int32), "LT", i32.dtype)])
     body_block = loop.regions[1].blocks.append(*types)
     with ir.InsertionPoint(body_block):
         i, *state = body_block.arguments
@@ -502,4 +502,4 @@ def _scan_lowering(ctx, *args, reverse, length, jaxpr, num_consts, num_carry, un
 
 
 def _zeros(ctx: core.LoweringContext, aval: ShapedArray) -> Any:
-    return common.broadcast_constant(ctx, 0, aval)
+    return rules.broadcast_constant(ctx, 0, aval)

@@ -42,7 +42,7 @@ from didax.core import NOT_MAPPED, ShapedArray, Zero
 from didax.interpreters.jvp import jvp_jaxpr
 from didax.interpreters.partial_eval import partial_eval_jaxpr, partial_eval_jaxpr_rules
 from didax.interpreters.vmap import batched_out_dims, vmap_jaxpr
-from didax.jaxpr import ClosedJaxpr, DropVar, Jaxpr, JaxprEqn, Literal, Var
+from didax.jaxpr import ClosedJaxpr, DropVar, Jaxpr, JaxprEqn, Var, dce_jaxpr
 from didax.primitives import shape
 from didax.primitives.comparison import lt
 from didax.primitives.convert import convert_element_type
@@ -123,7 +123,7 @@ def _bind_forwarding(
     # constant of the loop, so it becomes a body const (batching it then costs nothing).
     n_cc, n_bc = len(cond_consts), len(body_consts)
     fwd = forwarding(body_jaxpr.jaxpr)
-    used = _live_invars(cond_jaxpr.jaxpr)[n_cc:]
+    used = dce_jaxpr(cond_jaxpr.jaxpr, [True] * len(cond_jaxpr.jaxpr.outvars))[1][n_cc:]
     to_const = [f == n_bc + i and not u for i, (f, u) in enumerate(zip(fwd, used, strict=True))]
     if any(to_const):
         c = cond_jaxpr.jaxpr
@@ -151,15 +151,6 @@ def _bind_forwarding(
         )
     )
     return [as_array(x) if m else next(outs) for x, m in zip(init, to_const, strict=True)]
-
-
-def _live_invars(jaxpr: Jaxpr) -> list[bool]:
-    # Which inputs the outputs depend on (dead equations ignored), as JAX's dce_jaxpr finds.
-    live = {v for v in jaxpr.outvars if isinstance(v, Var)}
-    for eqn in reversed(jaxpr.eqns):
-        if any(v in live for v in eqn.outvars):
-            live.update(v for v in eqn.invars if not isinstance(v, Literal))
-    return [v in live for v in jaxpr.invars]
 
 
 def fori_loop(

@@ -16,7 +16,7 @@ from didax import core
 from didax.core import Zero
 from didax.interpreters import staging
 from didax.jaxpr import ClosedJaxpr, eval_jaxpr
-from didax.primitives import shape
+from didax.primitives import ad_helpers
 
 
 class JVPTracer(core.Tracer):
@@ -83,7 +83,7 @@ def jvp_flat(
     if isinstance(instantiate, bool):
         instantiate = [instantiate] * len(tangents_out)
     tangents_out = [
-        shape.instantiate(t) if inst else t
+        ad_helpers.instantiate(t) if inst else t
         for t, inst in zip(tangents_out, instantiate, strict=True)
     ]
     return primals_out, tangents_out

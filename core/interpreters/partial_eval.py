@@ -31,8 +31,9 @@ from didax.jaxpr import (
     JaxprEqn,
     Literal,
     Var,
-    eqn_has_effects,
+    dce_jaxpr,
     literal,
+    live_eqns,
 )
 
 # --------------------------------------------------------------------------- rules
@@ -229,36 +230,6 @@ def _build(builder: PartialEvalBuilder, invars: list[Var], outvars: list[Atom]) 
     constvars = [v for v in builder.constvals if v in used]
     jaxpr = Jaxpr(constvars, invars, outvars, eqns)
     return ClosedJaxpr(jaxpr, [builder.constvals[v] for v in constvars])
-
-
-# --------------------------------------------------------------------------- dead code
-
-
-def live_eqns(eqns: Sequence[JaxprEqn], outvars: Sequence[Atom]) -> list[JaxprEqn]:
-    """The equations that `outvars` depend on, in their original order."""
-    live = {x for x in outvars if isinstance(x, Var)}
-    kept = []
-    for eqn in reversed(eqns):
-        if any(v in live for v in eqn.outvars) or eqn_has_effects(eqn):
-            kept.append(eqn)
-            live.update(x for x in eqn.invars if isinstance(x, Var))
-    kept.reverse()
-    return kept
-
-
-def dce_jaxpr(
-    jaxpr: Jaxpr, used_outputs: Sequence[bool], instantiate: bool = False
-) -> tuple[Jaxpr, list[bool]]:
-    """Drop the outputs not in `used_outputs` and the equations only they needed. Returns the
-    smaller jaxpr and which inputs it still reads; with `instantiate` it keeps every input."""
-    outvars = [x for x, u in zip(jaxpr.outvars, used_outputs, strict=True) if u]
-    eqns = live_eqns(jaxpr.eqns, outvars)
-    read = {x for e in eqns for x in e.invars if isinstance(x, Var)}
-    read.update(x for x in outvars if isinstance(x, Var))
-    used_inputs = [instantiate or v in read for v in jaxpr.invars]
-    invars = [v for v, u in zip(jaxpr.invars, used_inputs, strict=True) if u]
-    constvars = [v for v in jaxpr.constvars if v in read]
-    return Jaxpr(constvars, invars, outvars, eqns), used_inputs
 
 
 # --------------------------------------------------------------------------- jaxprs

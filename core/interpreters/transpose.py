@@ -19,7 +19,7 @@ from didax import source_info as si
 from didax.core import UndefinedPrimal, Zero
 from didax.interpreters import partial_eval, staging
 from didax.jaxpr import Atom, ClosedJaxpr, Jaxpr, Literal, Var, bind_eqn
-from didax.primitives import shape
+from didax.primitives import ad_helpers
 from didax.primitives.elementwise import add_tangents
 
 
@@ -111,7 +111,7 @@ def transpose_jaxpr(
             next(cts) if nz else Zero(a) for a, nz in zip(out_avals, ct_nonzero, strict=True)
         ]
         cts_in = backward_pass(closed.jaxpr, closed.consts, primals, cts_out)
-        return [shape.instantiate(ct) for ct, lin in zip(cts_in, linear, strict=True) if lin]
+        return [ad_helpers.instantiate(ct) for ct, lin in zip(cts_in, linear, strict=True) if lin]
 
     return staging.trace_to_jaxpr(fn, [*res_avals, *ct_avals])
 

@@ -13,13 +13,15 @@ from didax.control_flow.scan import scan
 from didax.control_flow.while_loop import fori_loop, while_loop
 from didax.lax import linalg  # noqa: F401 - `lax.linalg.cholesky`, as `jax.lax.linalg`
 from didax.primitives import (  # noqa: F401 - the families, for `lax.elementwise.exp_p`
-    common,
     comparison,
+    concatenation,
     convert,
+    creation,
     dot,
     elementwise,
     parallel,
     reductions,
+    rules,
     shape,
     slicing,
 )
@@ -43,6 +45,7 @@ from didax.primitives.comparison import (
     ne,
     select_n,
 )
+from didax.primitives.concatenation import concatenate, pad, slice, stack
 from didax.primitives.convert import convert_element_type, stop_gradient
 from didax.primitives.convolution import (
     ConvDimensionNumbers,
@@ -51,6 +54,7 @@ from didax.primitives.convolution import (
     conv_general_dilated,
     padtype_to_pads,
 )
+from didax.primitives.creation import broadcasted_iota, full, iota
 from didax.primitives.cumulative import cumprod, cumsum
 from didax.primitives.dot import dot_general
 from didax.primitives.elementwise import (
@@ -100,17 +104,10 @@ from didax.primitives.parallel import (
 from didax.primitives.reductions import argmax, reduce_max, reduce_min, reduce_prod
 from didax.primitives.shape import (
     broadcast_in_dim,
-    broadcasted_iota,
-    concatenate,
     expand_dims,
-    full,
-    iota,
-    pad,
     reduce_sum,
     reshape,
-    slice,
     squeeze,
-    stack,
     transpose,
 )
 from didax.primitives.slicing import (

@@ -15,6 +15,7 @@ from didax.array import asarray as _asarray_concrete
 from didax.numpy.axis_args import shape_tuple
 from didax.numpy.inner_jit import inner_jit
 from didax.numpy.promotion import broadcast_to, check_arraylike, promote
+from didax.primitives import creation as _creation
 from didax.primitives import shape as _shape
 
 
@@ -46,8 +47,6 @@ float32 = _ScalarType(np.float32)
 
 float64 = _ScalarType(np.float64)  # float32 values unless x64 is on, as in JAX
 float16 = _ScalarType(np.float16)
-
-
 int32 = _ScalarType(np.int32)
 int64 = _ScalarType(np.int64)
 complex64 = _ScalarType(np.complex64)
@@ -55,20 +54,10 @@ complex128 = _ScalarType(np.complex128)
 
 
 int8 = _ScalarType(np.int8)
-
-
 uint8 = _ScalarType(np.uint8)
-
-
 bool_ = _ScalarType(np.bool_)
-
-
 ndarray = Array
-
-
 inf, nan, pi, e = np.inf, np.nan, np.pi, np.e
-
-
 newaxis = None
 
 
@@ -160,12 +149,12 @@ def _float_or(dtype: Any) -> np.dtype:
 
 def zeros(shape: Any, dtype: Any = None) -> Any:
     """Like `jax.numpy.zeros`."""
-    return _shape.full(shape_tuple(shape), 0, _float_or(dtype))
+    return _creation.full(shape_tuple(shape), 0, _float_or(dtype))
 
 
 def ones(shape: Any, dtype: Any = None) -> Any:
     """Like `jax.numpy.ones`."""
-    return _shape.full(shape_tuple(shape), 1, _float_or(dtype))
+    return _creation.full(shape_tuple(shape), 1, _float_or(dtype))
 
 
 def _full_like(name: str, x: Any, fill_value: int, dtype: Any) -> Any:

@@ -63,7 +63,7 @@ def broadcast(name: str, *args: Any) -> list[Any]:
     ]
 
 
-def broadcast_operands(name: str, *args: Any) -> list[Any]:
+def broadcast_nonscalars(name: str, *args: Any) -> list[Any]:
     """Operands broadcast to one shape, scalars left as they are (for `where`: `select_n`
     does not broadcast)."""
     shapes = [core.get_aval(x).shape for x in args]

@@ -78,11 +78,7 @@ def _reduction_function(name: str, fn: Any) -> Any:
 
 
 max = _reduction_function("max", lax.reduce_max)  # noqa: A001
-
-
 min = _reduction_function("min", lax.reduce_min)  # noqa: A001
-
-
 amax, amin = max, min
 
 

@@ -15,7 +15,7 @@ from didax.numpy.creation import asarray
 from didax.numpy.inner_jit import inner_jit
 from didax.numpy.promotion import (
     broadcast,
-    broadcast_operands,
+    broadcast_nonscalars,
     check_arraylike,
     promote,
     promote_pair,
@@ -50,11 +50,7 @@ def _elementwise(name: str, fn: Any, prim: core.Primitive) -> Any:
 
 
 add = _elementwise("add", lax.add, _ew.add_p)
-
-
 subtract = _elementwise("subtract", lax.sub, _ew.sub_p)
-
-
 multiply = _elementwise("multiply", lax.mul, _ew.mul_p)
 
 
@@ -120,8 +116,6 @@ def _remainder(x: Any, y: Any) -> Any:
 
 
 _remainder_jit = inner_jit(_remainder, "remainder")
-
-
 mod = remainder
 
 
@@ -152,29 +146,13 @@ def _unary_float(name: str, fn: Any, prim: core.Primitive) -> Any:
 
 
 sin = _unary_float("sin", lax.sin, _ew.sin_p)
-
-
 cos = _unary_float("cos", lax.cos, _ew.cos_p)
-
-
 tan = _unary_float("tan", lax.tan, _ew.tan_p)
-
-
 tanh = _unary_float("tanh", lax.tanh, _ew.tanh_p)
-
-
 exp = _unary_float("exp", lax.exp, _ew.exp_p)
-
-
 log = _unary_float("log", lax.log, _ew.log_p)
-
-
 log1p = _unary_float("log1p", lax.log1p, _ew.log1p_p)
-
-
 expm1 = _unary_float("expm1", lax.expm1, _ew.expm1_p)
-
-
 sqrt = _unary_float("sqrt", lax.sqrt, _ew.sqrt_p)
 
 
@@ -209,8 +187,6 @@ def power(x: Any, y: Any) -> Any:
 
 
 maximum = _elementwise("maximum", lax.max, _ew.max_p)
-
-
 minimum = _elementwise("minimum", lax.min, _ew.min_p)
 
 
@@ -224,7 +200,7 @@ def _where(condition: Any, x: Any, y: Any) -> Any:
     if core.get_aval(condition).dtype != dtypes.bool_:
         condition = lax.ne(condition, lax.convert_element_type(0, core.get_aval(condition).dtype))
     x, y = promote("where", x, y)  # weak only when both are, as in JAX
-    condition, x, y = broadcast_operands("where", condition, x, y)
+    condition, x, y = broadcast_nonscalars("where", condition, x, y)
     out_shape = np.broadcast_shapes(*(core.get_aval(v).shape for v in (condition, x, y)))
     x, y = (
         lax.broadcast_in_dim(v, out_shape, ()) if not core.get_aval(v).shape and out_shape else v
@@ -277,20 +253,10 @@ def _comparison_function(name: str, fn: Any) -> Any:
 
 
 greater = _comparison_function("greater", lax.gt)
-
-
 less = _comparison_function("less", lax.lt)
-
-
 equal = _comparison_function("equal", lax.eq)
-
-
 greater_equal = _comparison_function("greater_equal", lax.ge)
-
-
 less_equal = _comparison_function("less_equal", lax.le)
-
-
 not_equal = _comparison_function("not_equal", lax.ne)
 
 

@@ -20,7 +20,7 @@ import numpy as np
 from didax import core, dtypes
 from didax.array import eager_result
 from didax.core import NOT_MAPPED, ShapedArray, Zero
-from didax.primitives import common, shape
+from didax.primitives import rules, shape, vmap_helpers
 
 uint32 = np.dtype("uint32")
 uint64 = np.dtype("uint64")
@@ -37,7 +37,7 @@ def _zero_jvp(prim: core.Primitive) -> core.JvpRule:
 
 
 def _int_binary_aval(name: str) -> core.AbstractEvalRule:
-    base = common.naryop_aval(name, "int_or_bool")
+    base = rules.naryop_aval(name, "int_or_bool")
 
     def rule(x: ShapedArray, y: ShapedArray) -> list[ShapedArray]:
         if not dtypes.is_int(x.dtype) and name != "xor":
@@ -72,8 +72,8 @@ def _binary_int(name: str, impl: core.ImplRule, hlo_op: str) -> core.Primitive:
     core.impl_rules.register(prim, impl)
     core.abstract_eval_rules.register(prim, _int_binary_aval(name))
     core.jvp_rules.register(prim, _zero_jvp(prim))
-    core.vmap_rules.register(prim, shape.broadcasting_vmap(prim.bind))
-    core.lowering_rules.register(prim, common.direct_lowering(hlo_op))
+    core.vmap_rules.register(prim, vmap_helpers.broadcasting_vmap(prim.bind))
+    core.lowering_rules.register(prim, rules.direct_lowering(hlo_op))
     return prim
 
 
@@ -93,7 +93,7 @@ shift_right_arithmetic_p = _binary_int(
     ),
     "shift_right_arithmetic",
 )
-xor_p = _binary_int("xor", common.elementwise_impl(np.bitwise_xor, _int_binary_aval("xor")), "xor")
+xor_p = _binary_int("xor", rules.elementwise_impl(np.bitwise_xor, _int_binary_aval("xor")), "xor")
 
 
 def shift_left(x: Any, y: Any) -> Any:
@@ -224,7 +224,7 @@ def _threefry2x32_impl(k1, k2, x1, x2):
 
 
 # checked first by the abstract evaluation rule: eager calls raise the staged TypeError
-core.impl_rules.register(threefry2x32_p, common.validated_impl(threefry2x32_p, _threefry2x32_impl))
+core.impl_rules.register(threefry2x32_p, rules.validated_impl(threefry2x32_p, _threefry2x32_impl))
 
 
 @core.abstract_eval_rules.register(threefry2x32_p)
@@ -235,7 +235,7 @@ def _threefry2x32_abstract_eval(k1, k2, x1, x2):
             "Arguments to threefry2x32 must have uint32 type, got "
             + ", ".join(a.str_short() for a in args)
         )
-    out = ShapedArray(common.broadcast_shapes("threefry2x32", *args), uint32)
+    out = ShapedArray(rules.broadcast_shapes("threefry2x32", *args), uint32)
     return [out, out]
 
 
@@ -273,10 +273,10 @@ def _threefry2x32_vmap(axis_size, vals, dims):
 def _threefry2x32_lowering(ctx, k1, k2, x1, x2):
     hlo = ctx.hlo
     aval = ctx.avals_out[0]
-    args = common.broadcast_operands(ctx, (k1, k2, x1, x2))
+    args = rules.broadcast_operands(ctx, (k1, k2, x1, x2))
 
     def const(v: int) -> Any:
-        return common.broadcast_constant(ctx, np.uint32(v), aval)
+        return rules.broadcast_constant(ctx, np.uint32(v), aval)
 
     def rotl(v: Any, r: int) -> Any:
         return hlo.or_(hlo.shift_left(v, const(r)), hlo.shift_right_logical(v, const(32 - r)))

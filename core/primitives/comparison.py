@@ -13,18 +13,18 @@ from typing import Any
 import numpy as np
 from didax import core, dtypes
 from didax.core import NOT_MAPPED, ShapedArray, UndefinedPrimal, Zero
-from didax.primitives import common, shape
+from didax.primitives import ad_helpers, creation, rules, shape, vmap_helpers
 
 
 def _comparison_primitive(name: str, fn: Callable[..., Any]) -> core.Primitive:
     prim = core.Primitive(name)
-    aval = common.compare_aval(name, complex_ok=name in ("eq", "ne"))
-    core.impl_rules.register(prim, common.predicate_impl(fn, aval))
+    aval = rules.compare_aval(name, complex_ok=name in ("eq", "ne"))
+    core.impl_rules.register(prim, rules.predicate_impl(fn, aval))
     core.abstract_eval_rules.register(prim, aval)
     # jvp: handled by the all-zero-tangent path: comparisons never get a nonzero tangent out
     core.jvp_rules.register(prim, _zero_output_jvp(prim))
-    core.vmap_rules.register(prim, shape.broadcasting_vmap(prim.bind))
-    core.lowering_rules.register(prim, common.compare_lowering(name.upper()))  # "GT", ...
+    core.vmap_rules.register(prim, vmap_helpers.broadcasting_vmap(prim.bind))
+    core.lowering_rules.register(prim, rules.compare_lowering(name.upper()))  # "GT", ...
     return prim
 
 
@@ -95,26 +95,30 @@ def _is_finite_abstract_eval(x):
 
 
 core.impl_rules.register(
-    is_finite_p, common.predicate_impl(np.isfinite, _is_finite_abstract_eval, True)
+    is_finite_p, rules.predicate_impl(np.isfinite, _is_finite_abstract_eval, True)
 )
 
 
 core.jvp_rules.register(is_finite_p, _zero_output_jvp(is_finite_p))
-core.vmap_rules.register(is_finite_p, common.vectorized_vmap(is_finite))
-core.lowering_rules.register(is_finite_p, common.direct_lowering("is_finite"))
+core.vmap_rules.register(is_finite_p, rules.vectorized_vmap(is_finite))
+core.lowering_rules.register(is_finite_p, rules.direct_lowering("is_finite"))
 
 # ----------------------------------------------------------------------------- and, or, not
 
 
 def _logical(name: str, fn: Callable[..., Any], arity: int) -> core.Primitive:
     prim = core.Primitive(name)
-    aval = common.naryop_aval(name, "int_or_bool")
-    core.impl_rules.register(prim, common.elementwise_impl(fn, aval))
+    aval = rules.naryop_aval(name, "int_or_bool")
+    core.impl_rules.register(prim, rules.elementwise_impl(fn, aval))
     core.abstract_eval_rules.register(prim, aval)
     core.jvp_rules.register(prim, _zero_output_jvp(prim))
-    vmap = shape.broadcasting_vmap(prim.bind) if arity == 2 else common.vectorized_vmap(prim.bind)
+    vmap = (
+        vmap_helpers.broadcasting_vmap(prim.bind)
+        if arity == 2
+        else rules.vectorized_vmap(prim.bind)
+    )
     core.vmap_rules.register(prim, vmap)
-    core.lowering_rules.register(prim, common.direct_lowering(name + "_"))  # hlo.and_, ...
+    core.lowering_rules.register(prim, rules.direct_lowering(name + "_"))  # hlo.and_, ...
     return prim
 
 
@@ -205,7 +209,7 @@ def _select_n_jvp(primals, tangents):
     out = select_n(which, *cases)
     if all(isinstance(t, Zero) for t in case_dots):
         return [out], [Zero.like(out)]
-    return [out], [select_n(which, *(shape.instantiate(t) for t in case_dots))]
+    return [out], [select_n(which, *(ad_helpers.instantiate(t) for t in case_dots))]
 
 
 @core.transpose_rules.register(select_n_p)
@@ -218,7 +222,7 @@ def _select_n_transpose(cts, which, *cases):
         if not isinstance(c, UndefinedPrimal):
             out.append(None)
         else:
-            zeros = shape.full(c.aval.shape, 0, c.aval.dtype)
+            zeros = creation.full(c.aval.shape, 0, c.aval.dtype)
             picks = [ct if j == i else zeros for j in range(len(cases))]
             out.append(select_n(which, *picks))
     return out
@@ -237,7 +241,7 @@ def _select_n_vmap(axis_size, vals, dims):
     cases = [shape.move_axis(c, d, 0, axis_size) for c, d in zip(cases, case_dims, strict=True)]
     if which_dim is NOT_MAPPED and not core.get_aval(which).shape:
         return [select_n(which, *cases)], [0]
-    which = shape.batch_to_front(which, which_dim, case_shape, axis_size)
+    which = vmap_helpers.batch_to_front(which, which_dim, case_shape, axis_size)
     if not core.get_aval(which).shape:
         which = shape.broadcast_in_dim(which, (axis_size, *case_shape), ())
     return [select_n(which, *cases)], [0]
@@ -253,8 +257,8 @@ def _select_n_lowering(ctx, which, *cases):
         if hi - lo == 1:
             return cases[lo]
         mid = (lo + hi) // 2
-        below = common.compare(
-            ctx, which, common.broadcast_constant(ctx, mid, which_aval), "LT", which_aval.dtype
+        below = rules.compare(
+            ctx, which, rules.broadcast_constant(ctx, mid, which_aval), "LT", which_aval.dtype
         )
         return ctx.hlo.select(below, pick(lo, mid), pick(mid, hi))
 

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 from didax import array, core, dtypes, tree_util
 from didax.core import ShapedArray, Zero
-from didax.primitives import common
+from didax.primitives import rules
 
 convert_element_type_p = core.Primitive("convert_element_type")
 
@@ -20,7 +20,7 @@ def convert_element_type(x: Any, new_dtype: Any, weak_type: bool = False) -> Any
     """Convert `x` to `new_dtype`. Like `jax.lax.convert_element_type`."""
     new_dtype = dtypes.canonicalize(new_dtype)
     aval = core.get_aval(x)
-    if aval.dtype == new_dtype and aval.weak_type == weak_type and common.is_didax_value(x):
+    if aval.dtype == new_dtype and aval.weak_type == weak_type and rules.is_didax_value(x):
         return x
     if weak_type and aval.dtype == new_dtype and dtypes.is_python_scalar(x):
         return x  # a Python scalar of its own weak type stays as written (and prints so)
@@ -92,9 +92,7 @@ def _convert_transpose(cts, x, *, new_dtype, weak_type):
     return [convert_element_type(ct, x.aval.dtype, x.aval.weak_type)]
 
 
-core.vmap_rules.register(
-    convert_element_type_p, common.vectorized_vmap(convert_element_type_p.bind)
-)
+core.vmap_rules.register(convert_element_type_p, rules.vectorized_vmap(convert_element_type_p.bind))
 
 
 @core.lowering_rules.register(convert_element_type_p)
@@ -103,8 +101,8 @@ def _convert_lowering(ctx, x, *, new_dtype, weak_type):
     if aval.dtype == new_dtype:  # only the weak type changes
         return [x]
     if new_dtype == dtypes.bool_:  # nonzero is true (StableHLO's convert would truncate)
-        zero = common.broadcast_constant(ctx, 0, aval)
-        return [common.compare(ctx, x, zero, "NE", aval.dtype)]
+        zero = rules.broadcast_constant(ctx, 0, aval)
+        return [rules.compare(ctx, x, zero, "NE", aval.dtype)]
     if dtypes.is_complex(aval.dtype) and not dtypes.is_complex(new_dtype):
         x = ctx.hlo.real(x)  # complex to real: the real part, then converted
         if dtypes.real_of(aval.dtype) == new_dtype:
@@ -127,7 +125,7 @@ def stop_gradient(x: Any) -> Any:
 
 
 core.impl_rules.register(stop_gradient_p, lambda x: [x])
-core.abstract_eval_rules.register(stop_gradient_p, common.same_aval)
+core.abstract_eval_rules.register(stop_gradient_p, rules.same_aval)
 
 
 @core.jvp_rules.register(stop_gradient_p)
@@ -138,5 +136,5 @@ def _stop_gradient_jvp(primals, tangents):
 
 
 # no transpose rule: stop_gradient is not linear (its jvp is zero)
-core.vmap_rules.register(stop_gradient_p, common.vectorized_vmap(stop_gradient))
+core.vmap_rules.register(stop_gradient_p, rules.vectorized_vmap(stop_gradient))
 core.lowering_rules.register(stop_gradient_p, lambda ctx, x: [x])

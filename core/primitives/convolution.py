@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from didax import core, dtypes
 from didax.core import NOT_MAPPED, ShapedArray, UndefinedPrimal, Zero
-from didax.primitives import common, shape
+from didax.primitives import concatenation, creation, rules, shape
 from didax.primitives.elementwise import add_tangents
 from didax.primitives.slicing import rev
 
@@ -214,7 +214,7 @@ def _conv_general_dilated_impl(lhs, rhs, **params):
 
 core.impl_rules.register(
     conv_general_dilated_p,
-    common.validated_impl(conv_general_dilated_p, _conv_general_dilated_impl),
+    rules.validated_impl(conv_general_dilated_p, _conv_general_dilated_impl),
 )
 
 
@@ -378,8 +378,8 @@ def _fit(out: Any, aval: ShapedArray) -> Any:
     have = core.get_aval(out).shape
     if have == aval.shape:
         return out
-    zero = shape.full((), 0, core.get_aval(out).dtype)
-    return shape.pad(
+    zero = creation.full((), 0, core.get_aval(out).dtype)
+    return concatenation.pad(
         out, zero, [(0, want - got, 0) for got, want in zip(have, aval.shape, strict=True)]
     )
 

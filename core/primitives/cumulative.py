@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 from didax import core, dtypes
 from didax.core import ShapedArray, Zero
-from didax.primitives import common, shape
+from didax.primitives import concatenation, creation, rules
 from didax.primitives.elementwise import add, mul
 
 cumsum_p = core.Primitive("cumsum")
@@ -37,7 +37,7 @@ def _cumsum_impl(x, *, axis, reverse):
     return [np.cumsum(x, axis, dtype=x.dtype)]
 
 
-core.impl_rules.register(cumsum_p, common.validated_impl(cumsum_p, _cumsum_impl))
+core.impl_rules.register(cumsum_p, rules.validated_impl(cumsum_p, _cumsum_impl))
 
 
 def _cumulative_aval(name: str) -> core.AbstractEvalRule:
@@ -53,7 +53,7 @@ core.abstract_eval_rules.register(cumsum_p, _cumulative_aval("cumsum"))
 
 
 core.jvp_rules.register(
-    cumsum_p, common.linear_unary_jvp(lambda t, **params: cumsum_p.bind(t, **params))
+    cumsum_p, rules.linear_unary_jvp(lambda t, **params: cumsum_p.bind(t, **params))
 )
 
 
@@ -128,16 +128,16 @@ def _cumprod_impl(x, *, axis, reverse):
     return [np.cumprod(x, axis, dtype=x.dtype)]
 
 
-core.impl_rules.register(cumprod_p, common.validated_impl(cumprod_p, _cumprod_impl))
+core.impl_rules.register(cumprod_p, rules.validated_impl(cumprod_p, _cumprod_impl))
 core.abstract_eval_rules.register(cumprod_p, _cumulative_aval("cumprod"))
 
 
 def _shifted(x: Any, axis: int, step: int, reverse: bool, fill: Any) -> Any:
     aval = core.get_aval(x)
-    part = shape.slice(x, *_window(aval.shape, axis, step, reverse))
+    part = concatenation.slice(x, *_window(aval.shape, axis, step, reverse))
     low, high = _pads(aval.ndim, axis, step, reverse)
     config = [(lo, hi, 0) for lo, hi in zip(low, high, strict=True)]
-    return shape.pad(part, shape.full((), fill, aval.dtype), config)
+    return concatenation.pad(part, creation.full((), fill, aval.dtype), config)
 
 
 @core.jvp_rules.register(cumprod_p)

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 from didax import core
-from didax.primitives import shape
+from didax.primitives import concatenation, shape
 from didax.tree_util import PyTreeDef, tree_flatten, tree_unflatten
 
 debug_print_p = core.Primitive("debug_print", multiple_results=True)
@@ -84,7 +84,7 @@ def _element(x: Any, d: Any, i: int) -> Any:
     start = [0] * aval.ndim
     limit = list(aval.shape)
     start[d], limit[d] = i, i + 1
-    return shape.squeeze(shape.slice(x, tuple(start), tuple(limit)), (d,))
+    return shape.squeeze(concatenation.slice(x, tuple(start), tuple(limit)), (d,))
 
 
 @core.lowering_rules.register(debug_print_p)

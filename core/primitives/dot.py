@@ -11,9 +11,10 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from didax import core, dtypes, pretty
+from didax import core, dtypes
 from didax.core import NOT_MAPPED, ShapedArray, UndefinedPrimal, Zero
-from didax.primitives import common, shape
+from didax.jaxpr import pp_params_rules
+from didax.primitives import rules, shape
 from didax.primitives.convert import convert_element_type
 from didax.primitives.elementwise import add_tangents
 
@@ -48,7 +49,7 @@ def _dot_general_impl(x, y, *, dimension_numbers, precision, preferred_element_t
     return [np.asarray(out).astype(preferred_element_type or x.dtype)]
 
 
-core.impl_rules.register(dot_general_p, common.validated_impl(dot_general_p, _dot_general_impl))
+core.impl_rules.register(dot_general_p, rules.validated_impl(dot_general_p, _dot_general_impl))
 
 
 @core.abstract_eval_rules.register(dot_general_p)
@@ -137,7 +138,7 @@ def _dot_general_vmap(
     return [dot_general(x, y, new, preferred_element_type)], [len(lb) + x_free]
 
 
-@pretty.pp_params_rules.register(dot_general_p)
+@pp_params_rules.register(dot_general_p)
 def _dot_general_pp(params):  # JAX prints the axis tuples as lists and hides precision=None
     (lc, rc), (lb, rb) = params["dimension_numbers"]
     dims = f"(({list(lc)}, {list(rc)}), ({list(lb)}, {list(rb)}))"

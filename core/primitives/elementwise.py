@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 from didax import core, dtypes
 from didax.core import ShapedArray, UndefinedPrimal, Zero
-from didax.primitives import common, shape
+from didax.primitives import ad_helpers, rules, shape, vmap_helpers
 from didax.primitives.comparison import and_p, eq, gt, lt, select_n
 from didax.primitives.convert import _scalar_constant, convert_element_type
 
@@ -29,11 +29,11 @@ def _unary_primitive(
     name: str, fn: Callable[..., Any], *, floats_only: bool = True, complex_ok: bool = False
 ) -> core.Primitive:
     prim = core.Primitive(name)
-    aval = common.float_aval(name, complex_ok) if floats_only else common.same_aval
-    core.impl_rules.register(prim, common.elementwise_impl(fn, aval, floats_only))
+    aval = rules.float_aval(name, complex_ok) if floats_only else rules.same_aval
+    core.impl_rules.register(prim, rules.elementwise_impl(fn, aval, floats_only))
     core.abstract_eval_rules.register(prim, aval)
-    core.vmap_rules.register(prim, common.vectorized_vmap(prim.bind))
-    core.eager_rules.register(prim, common.eager_unary(fn, floats_only))
+    core.vmap_rules.register(prim, rules.vectorized_vmap(prim.bind))
+    core.eager_rules.register(prim, rules.eager_unary(fn, floats_only))
     return prim
 
 
@@ -44,11 +44,11 @@ def _binary_primitive(
     aval: core.AbstractEvalRule | None = None,
 ) -> core.Primitive:
     prim = core.Primitive(name)
-    aval = aval or common.naryop_aval(name, allowed)
-    core.impl_rules.register(prim, common.elementwise_impl(fn, aval, allowed == "float"))
+    aval = aval or rules.naryop_aval(name, allowed)
+    core.impl_rules.register(prim, rules.elementwise_impl(fn, aval, allowed == "float"))
     core.abstract_eval_rules.register(prim, aval)
-    core.vmap_rules.register(prim, shape.broadcasting_vmap(prim.bind))
-    core.eager_rules.register(prim, common.eager_binary(fn, allowed == "float"))
+    core.vmap_rules.register(prim, vmap_helpers.broadcasting_vmap(prim.bind))
+    core.eager_rules.register(prim, rules.eager_binary(fn, allowed == "float"))
     return prim
 
 
@@ -76,7 +76,7 @@ def _mul_tangent(t: Any, factor: Any) -> Any:
 
 
 def _out_tangent(t: Any, out: Any) -> Any:
-    return shape.fit_shape(t, core.get_aval(out))
+    return ad_helpers.fit_shape(t, core.get_aval(out))
 
 
 # ----------------------------------------------------------------------------- add, add_any
@@ -120,14 +120,15 @@ def _add_any_jvp(primals, tangents):
 def _add_transpose(cts, x, y):
     (ct,) = cts
     return [
-        shape.unbroadcast(ct, v.aval) if isinstance(v, UndefinedPrimal) else None for v in (x, y)
+        ad_helpers.unbroadcast(ct, v.aval) if isinstance(v, UndefinedPrimal) else None
+        for v in (x, y)
     ]
 
 
 core.transpose_rules.register(add_p, _add_transpose)
 core.transpose_rules.register(add_any_p, _add_transpose)
-core.lowering_rules.register(add_p, common.direct_lowering("add", bool_op="or_"))
-core.lowering_rules.register(add_any_p, common.direct_lowering("add", bool_op="or_"))
+core.lowering_rules.register(add_p, rules.direct_lowering("add", bool_op="or_"))
+core.lowering_rules.register(add_any_p, rules.direct_lowering("add", bool_op="or_"))
 
 # ----------------------------------------------------------------------------- sub, neg
 
@@ -157,17 +158,17 @@ def _sub_jvp(primals, tangents):
 @core.transpose_rules.register(sub_p)
 def _sub_transpose(cts, x, y):
     (ct,) = cts
-    ct_x = shape.unbroadcast(ct, x.aval) if isinstance(x, UndefinedPrimal) else None
+    ct_x = ad_helpers.unbroadcast(ct, x.aval) if isinstance(x, UndefinedPrimal) else None
     ct_y = None
     if isinstance(y, UndefinedPrimal):
-        ct_y = shape.unbroadcast(neg(ct), y.aval)
+        ct_y = ad_helpers.unbroadcast(neg(ct), y.aval)
     return [ct_x, ct_y]
 
 
-core.jvp_rules.register(neg_p, common.linear_unary_jvp(neg_p.bind))
-core.transpose_rules.register(neg_p, common.linear_unary_transpose(neg_p.bind))
-core.lowering_rules.register(sub_p, common.direct_lowering("subtract"))
-core.lowering_rules.register(neg_p, common.direct_lowering("negate"))
+core.jvp_rules.register(neg_p, rules.linear_unary_jvp(neg_p.bind))
+core.transpose_rules.register(neg_p, rules.linear_unary_transpose(neg_p.bind))
+core.lowering_rules.register(sub_p, rules.direct_lowering("subtract"))
+core.lowering_rules.register(neg_p, rules.direct_lowering("negate"))
 
 # ----------------------------------------------------------------------------- mul, div
 
@@ -193,11 +194,11 @@ def _mul_transpose(cts, x, y):
     if isinstance(x, UndefinedPrimal) and isinstance(y, UndefinedPrimal):
         raise ValueError("mul: cannot transpose a product of two linear operands")
     if isinstance(x, UndefinedPrimal):
-        return [shape.unbroadcast(mul(ct, y), x.aval), None]
-    return [None, shape.unbroadcast(mul(x, ct), y.aval)]
+        return [ad_helpers.unbroadcast(mul(ct, y), x.aval), None]
+    return [None, ad_helpers.unbroadcast(mul(x, ct), y.aval)]
 
 
-core.lowering_rules.register(mul_p, common.direct_lowering("multiply", bool_op="and_"))
+core.lowering_rules.register(mul_p, rules.direct_lowering("multiply", bool_op="and_"))
 
 
 def _safe_divisor(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -224,8 +225,8 @@ def _div_impl(x, y):
 
 div_p = core.Primitive("div")
 core.impl_rules.register(div_p, _div_impl)
-core.abstract_eval_rules.register(div_p, common.naryop_aval("div"))
-core.vmap_rules.register(div_p, shape.broadcasting_vmap(div_p.bind))
+core.abstract_eval_rules.register(div_p, rules.naryop_aval("div"))
+core.vmap_rules.register(div_p, vmap_helpers.broadcasting_vmap(div_p.bind))
 
 
 def div(x: Any, y: Any) -> Any:
@@ -247,10 +248,10 @@ def _div_transpose(cts, x, y):
     (ct,) = cts
     if isinstance(y, UndefinedPrimal):
         raise ValueError("div: cannot transpose with respect to the denominator")
-    return [shape.unbroadcast(div(ct, y), x.aval), None]
+    return [ad_helpers.unbroadcast(div(ct, y), x.aval), None]
 
 
-core.lowering_rules.register(div_p, common.direct_lowering("divide"))
+core.lowering_rules.register(div_p, rules.direct_lowering("divide"))
 
 
 # ----------------------------------------------------------------------------- rem
@@ -267,9 +268,9 @@ def _xla_fmod(x: Any, y: Any) -> np.ndarray:
 
 
 rem_p = core.Primitive("rem")
-core.impl_rules.register(rem_p, common.elementwise_impl(_xla_fmod))
-core.abstract_eval_rules.register(rem_p, common.naryop_aval("rem", "real"))
-core.vmap_rules.register(rem_p, shape.broadcasting_vmap(rem_p.bind))
+core.impl_rules.register(rem_p, rules.elementwise_impl(_xla_fmod))
+core.abstract_eval_rules.register(rem_p, rules.naryop_aval("rem", "real"))
+core.vmap_rules.register(rem_p, vmap_helpers.broadcasting_vmap(rem_p.bind))
 
 
 def rem(x: Any, y: Any) -> Any:
@@ -289,7 +290,7 @@ def round_toward_zero(x: Any) -> Any:
     return mul(sign(x), floor(abs(x)))
 
 
-core.lowering_rules.register(rem_p, common.direct_lowering("remainder"))
+core.lowering_rules.register(rem_p, rules.direct_lowering("remainder"))
 
 
 # ----------------------------------------------------------------------------- max, min
@@ -357,7 +358,7 @@ def min(x: Any, y: Any) -> Any:  # noqa: A001 - JAX's name
 
 
 def _extremum_lowering(op: str, bool_op: str, direction: str) -> core.LoweringRule:
-    real_rule = common.direct_lowering(op, bool_op=bool_op)
+    real_rule = rules.direct_lowering(op, bool_op=bool_op)
 
     def rule(ctx, x, y):
         dtype = ctx.avals_in[0].dtype
@@ -365,12 +366,12 @@ def _extremum_lowering(op: str, bool_op: str, direction: str) -> core.LoweringRu
             return real_rule(ctx, x, y)
         # complex: lexicographic on (real, imag), as JAX (XLA's maximum takes no complex)
         hlo, part = ctx.hlo, dtypes.real_of(dtype)
-        x, y = common.broadcast_operands(ctx, (x, y))
+        x, y = rules.broadcast_operands(ctx, (x, y))
         rx, ry, ix, iy = hlo.real(x), hlo.real(y), hlo.imag(x), hlo.imag(y)
         pick_x = hlo.select(
-            common.compare(ctx, rx, ry, "EQ", part),
-            common.compare(ctx, ix, iy, direction, part),
-            common.compare(ctx, rx, ry, direction, part),
+            rules.compare(ctx, rx, ry, "EQ", part),
+            rules.compare(ctx, ix, iy, direction, part),
+            rules.compare(ctx, rx, ry, direction, part),
         )
         return [hlo.select(pick_x, x, y)]
 
@@ -392,7 +393,7 @@ def clamp(lo: Any, x: Any, hi: Any) -> Any:
 
 
 core.impl_rules.register(
-    clamp_p, common.validated_impl(clamp_p, lambda lo, x, hi: [np.asarray(np.clip(x, lo, hi))])
+    clamp_p, rules.validated_impl(clamp_p, lambda lo, x, hi: [np.asarray(np.clip(x, lo, hi))])
 )
 
 
@@ -428,13 +429,13 @@ def _clamp_jvp(primals, tangents):
             t = add_tangents(
                 t,
                 select_n(
-                    hit, _full(zero, out_shape), shape.fit_shape(bound_dot, core.get_aval(out))
+                    hit, _full(zero, out_shape), ad_helpers.fit_shape(bound_dot, core.get_aval(out))
                 ),
             )
     return [out], [t]
 
 
-core.vmap_rules.register(clamp_p, shape.front_broadcasting_vmap(clamp_p.bind))
+core.vmap_rules.register(clamp_p, vmap_helpers.front_broadcasting_vmap(clamp_p.bind))
 # StableHLO's clamp takes rank-0 bounds as they are
 core.lowering_rules.register(clamp_p, lambda ctx, lo, x, hi: [ctx.hlo.clamp(lo, x, hi)])
 
@@ -464,8 +465,8 @@ def _abs_impl(x: Any) -> list:
 
 core.impl_rules.register(abs_p, _abs_impl)
 core.abstract_eval_rules.register(abs_p, _abs_abstract_eval)
-core.vmap_rules.register(abs_p, common.vectorized_vmap(abs_p.bind))
-core.eager_rules.register(abs_p, common.eager_unary(np.abs, floats_only=False))
+core.vmap_rules.register(abs_p, rules.vectorized_vmap(abs_p.bind))
+core.eager_rules.register(abs_p, rules.eager_unary(np.abs, floats_only=False))
 
 
 def sign(x: Any) -> Any:
@@ -505,7 +506,7 @@ def _sign_lowering(ctx, x):
     if aval.dtype == dtypes.bool_:
         return [x]
     if aval.dtype.kind == "u":  # StableHLO's sign wants signed operands: sign is x != 0
-        nonzero = common.compare(ctx, x, common.broadcast_constant(ctx, 0, aval), "NE", aval.dtype)
+        nonzero = rules.compare(ctx, x, rules.broadcast_constant(ctx, 0, aval), "NE", aval.dtype)
         return [ctx.hlo.convert(ctx.tensor_type(aval), nonzero)]
     return [ctx.hlo.sign(x)]
 
@@ -529,7 +530,7 @@ def floor(x: Any) -> Any:
 core.jvp_rules.register(floor_p, _unary_jvp(floor_p, lambda t, x, out: Zero.like(out)))
 
 
-core.lowering_rules.register(floor_p, common.direct_lowering("floor"))
+core.lowering_rules.register(floor_p, rules.direct_lowering("floor"))
 
 round_p = core.Primitive("round")
 
@@ -551,9 +552,9 @@ def _round_impl(x, *, rounding_method):
     return [np.asarray(out).astype(x.dtype)]
 
 
-core.impl_rules.register(round_p, common.validated_impl(round_p, _round_impl))
-core.abstract_eval_rules.register(round_p, common.float_aval("round"))
-core.vmap_rules.register(round_p, common.vectorized_vmap(round_p.bind))
+core.impl_rules.register(round_p, rules.validated_impl(round_p, _round_impl))
+core.abstract_eval_rules.register(round_p, rules.float_aval("round"))
+core.vmap_rules.register(round_p, rules.vectorized_vmap(round_p.bind))
 
 
 core.jvp_rules.register(round_p, _unary_jvp(round_p, lambda t, x, out, **_: Zero.like(out)))
@@ -659,16 +660,16 @@ core.jvp_rules.register(  # s' = s (1 - s)
 )
 
 
-core.lowering_rules.register(sin_p, common.direct_lowering("sine"))
-core.lowering_rules.register(cos_p, common.direct_lowering("cosine"))
-core.lowering_rules.register(tan_p, common.direct_lowering("tan"))
-core.lowering_rules.register(tanh_p, common.direct_lowering("tanh"))
-core.lowering_rules.register(exp_p, common.direct_lowering("exponential"))
-core.lowering_rules.register(log_p, common.direct_lowering("log"))
-core.lowering_rules.register(log1p_p, common.direct_lowering("log_plus_one"))
-core.lowering_rules.register(expm1_p, common.direct_lowering("exponential_minus_one"))
-core.lowering_rules.register(sqrt_p, common.direct_lowering("sqrt"))
-core.lowering_rules.register(logistic_p, common.direct_lowering("logistic"))
+core.lowering_rules.register(sin_p, rules.direct_lowering("sine"))
+core.lowering_rules.register(cos_p, rules.direct_lowering("cosine"))
+core.lowering_rules.register(tan_p, rules.direct_lowering("tan"))
+core.lowering_rules.register(tanh_p, rules.direct_lowering("tanh"))
+core.lowering_rules.register(exp_p, rules.direct_lowering("exponential"))
+core.lowering_rules.register(log_p, rules.direct_lowering("log"))
+core.lowering_rules.register(log1p_p, rules.direct_lowering("log_plus_one"))
+core.lowering_rules.register(expm1_p, rules.direct_lowering("exponential_minus_one"))
+core.lowering_rules.register(sqrt_p, rules.direct_lowering("sqrt"))
+core.lowering_rules.register(logistic_p, rules.direct_lowering("logistic"))
 
 
 # ----------------------------------------------------------------------------- atan2
@@ -692,7 +693,7 @@ def _atan2_jvp(primals, tangents):
     return [out], [_out_tangent(add_tangents(x_part, y_part), out)]
 
 
-core.lowering_rules.register(atan2_p, common.direct_lowering("atan2"))
+core.lowering_rules.register(atan2_p, rules.direct_lowering("atan2"))
 
 
 # ----------------------------------------------------------------------------- pow
@@ -706,7 +707,7 @@ def _pow_abstract_eval(x, y):
             f"pow requires arguments to have the same dtypes, or an integer "
             f"exponent, got {x.dtype.name}, {y.dtype.name}."
         )
-    shape = common.broadcast_shapes("pow", x, y)
+    shape = rules.broadcast_shapes("pow", x, y)
     return [ShapedArray(shape, x.dtype, x.weak_type and y.weak_type)]
 
 
@@ -735,7 +736,7 @@ def pow(x: Any, y: Any) -> Any:  # noqa: A001 - JAX's name
 
 @core.lowering_rules.register(pow_p)
 def _pow_lowering(ctx, x, y):
-    x, y = common.broadcast_operands(ctx, (x, y))
+    x, y = rules.broadcast_operands(ctx, (x, y))
     if ctx.avals_in[1].dtype != ctx.avals_in[0].dtype:  # an integer exponent: converted
         y = ctx.hlo.convert(ctx.tensor_type(ctx.avals_out[0]), y)
     return [ctx.hlo.power(x, y)]
@@ -782,7 +783,7 @@ def _integer_pow_impl(x, *, y):
 
 
 core.impl_rules.register(integer_pow_p, _integer_pow_impl)
-core.abstract_eval_rules.register(integer_pow_p, common.same_aval)
+core.abstract_eval_rules.register(integer_pow_p, rules.same_aval)
 
 
 @core.jvp_rules.register(integer_pow_p)
@@ -798,14 +799,14 @@ def _integer_pow_jvp(primals, tangents, *, y):
     return [out], [mul(x_dot, deriv)]
 
 
-core.vmap_rules.register(integer_pow_p, common.vectorized_vmap(integer_pow))
+core.vmap_rules.register(integer_pow_p, rules.vectorized_vmap(integer_pow))
 
 
 @core.lowering_rules.register(integer_pow_p)
 def _integer_pow_lowering(ctx, x, *, y):
     aval = ctx.avals_in[0]
     if y == 0:
-        return [common.broadcast_constant(ctx, 1, aval)]
+        return [rules.broadcast_constant(ctx, 1, aval)]
     out, power, n = None, x, builtins.abs(y)
     while n:  # by squaring: x^13 = x^8 x^4 x
         if n & 1:
@@ -814,7 +815,7 @@ def _integer_pow_lowering(ctx, x, *, y):
         if n:
             power = ctx.hlo.multiply(power, power)
     if y < 0:
-        out = ctx.hlo.divide(common.broadcast_constant(ctx, 1, aval), out)
+        out = ctx.hlo.divide(rules.broadcast_constant(ctx, 1, aval), out)
     return [out]
 
 
@@ -877,7 +878,7 @@ def _complex_abstract_eval(x: ShapedArray, y: ShapedArray) -> list[ShapedArray]:
                 f"complex does not accept dtype {a.dtype.name}. Accepted dtypes are float32, "
                 "float64."
             )
-    (out,) = common.naryop_aval("complex")(x, y)
+    (out,) = rules.naryop_aval("complex")(x, y)
     return [out.update(dtype=dtypes.complex_of(out.dtype))]
 
 
@@ -888,30 +889,30 @@ def _complex_impl(x: Any, y: Any) -> list:
     return [out]
 
 
-core.impl_rules.register(real_p, common.validated_impl(real_p, lambda x: [np.real(x)]))
-core.impl_rules.register(imag_p, common.validated_impl(imag_p, lambda x: [np.imag(x)]))
+core.impl_rules.register(real_p, rules.validated_impl(real_p, lambda x: [np.real(x)]))
+core.impl_rules.register(imag_p, rules.validated_impl(imag_p, lambda x: [np.imag(x)]))
 core.impl_rules.register(
     conj_p,
-    common.validated_impl(
+    rules.validated_impl(
         conj_p, lambda x, *, input_dtype: [np.conj(np.asarray(x, dtypes.complex_of(x.dtype)))]
     ),
 )
-core.impl_rules.register(complex_p, common.validated_impl(complex_p, _complex_impl))
+core.impl_rules.register(complex_p, rules.validated_impl(complex_p, _complex_impl))
 core.abstract_eval_rules.register(real_p, _part_abstract_eval("real"))
 core.abstract_eval_rules.register(imag_p, _part_abstract_eval("imag"))
 core.abstract_eval_rules.register(conj_p, _conj_abstract_eval)
 core.abstract_eval_rules.register(complex_p, _complex_abstract_eval)
 
-core.jvp_rules.register(real_p, common.linear_unary_jvp(real_p.bind))
-core.jvp_rules.register(imag_p, common.linear_unary_jvp(imag_p.bind))
-core.jvp_rules.register(conj_p, common.linear_unary_jvp(conj_p.bind))
+core.jvp_rules.register(real_p, rules.linear_unary_jvp(real_p.bind))
+core.jvp_rules.register(imag_p, rules.linear_unary_jvp(imag_p.bind))
+core.jvp_rules.register(conj_p, rules.linear_unary_jvp(conj_p.bind))
 
 
 @core.jvp_rules.register(complex_p)
 def _complex_jvp(primals, tangents):
     (x, y), (x_dot, y_dot) = primals, tangents
     out = complex(x, y)
-    return [out], [complex(shape.instantiate(x_dot), shape.instantiate(y_dot))]
+    return [out], [complex(ad_helpers.instantiate(x_dot), ad_helpers.instantiate(y_dot))]
 
 
 def _zero_scalar(like: Any) -> Any:
@@ -939,23 +940,23 @@ def _conj_transpose(cts, x, *, input_dtype):
 @core.transpose_rules.register(complex_p)
 def _complex_transpose(cts, x, y):
     (ct,) = cts
-    ct_x = shape.unbroadcast(real(ct), x.aval) if isinstance(x, UndefinedPrimal) else None
-    ct_y = shape.unbroadcast(imag(neg(ct)), y.aval) if isinstance(y, UndefinedPrimal) else None
+    ct_x = ad_helpers.unbroadcast(real(ct), x.aval) if isinstance(x, UndefinedPrimal) else None
+    ct_y = ad_helpers.unbroadcast(imag(neg(ct)), y.aval) if isinstance(y, UndefinedPrimal) else None
     return [ct_x, ct_y]
 
 
-core.vmap_rules.register(real_p, common.vectorized_vmap(real_p.bind))
-core.vmap_rules.register(imag_p, common.vectorized_vmap(imag_p.bind))
-core.vmap_rules.register(conj_p, common.vectorized_vmap(conj_p.bind))
-core.vmap_rules.register(complex_p, shape.broadcasting_vmap(complex_p.bind))
-core.lowering_rules.register(real_p, common.direct_lowering("real"))
-core.lowering_rules.register(imag_p, common.direct_lowering("imag"))
-core.lowering_rules.register(complex_p, common.direct_lowering("complex"))
+core.vmap_rules.register(real_p, rules.vectorized_vmap(real_p.bind))
+core.vmap_rules.register(imag_p, rules.vectorized_vmap(imag_p.bind))
+core.vmap_rules.register(conj_p, rules.vectorized_vmap(conj_p.bind))
+core.vmap_rules.register(complex_p, vmap_helpers.broadcasting_vmap(complex_p.bind))
+core.lowering_rules.register(real_p, rules.direct_lowering("real"))
+core.lowering_rules.register(imag_p, rules.direct_lowering("imag"))
+core.lowering_rules.register(complex_p, rules.direct_lowering("complex"))
 
 
 @core.lowering_rules.register(conj_p)
 def _conj_lowering(ctx, x, *, input_dtype):
     if not dtypes.is_complex(input_dtype):  # a real x: x + 0i
-        zero = common.broadcast_constant(ctx, 0, ctx.avals_in[0])
+        zero = rules.broadcast_constant(ctx, 0, ctx.avals_in[0])
         return [ctx.hlo.complex(x, zero)]
     return [ctx.hlo.complex(ctx.hlo.real(x), ctx.hlo.negate(ctx.hlo.imag(x)))]

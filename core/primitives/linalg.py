@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 from didax import backend, core, dtypes
 from didax.core import ShapedArray, UndefinedPrimal, Zero
-from didax.primitives import common, shape
+from didax.primitives import concatenation, creation, rules, shape
 from didax.primitives.comparison import eq, ge, select_n
 from didax.primitives.convert import convert_element_type
 from didax.primitives.dot import dot_general
@@ -42,8 +42,8 @@ from didax.primitives.elementwise import add, div, neg, sub
 def _tri_mask(aval: ShapedArray, k: int) -> Any:
     # True where j <= i + k, one matrix's mask broadcast over the batch (as JAX's `_tri`)
     rows_cols = aval.shape[-2:]
-    rows = add(shape.broadcasted_iota(dtypes.int32, rows_cols, 0), np.int32(k))
-    mask = ge(rows, shape.broadcasted_iota(dtypes.int32, rows_cols, 1))
+    rows = add(creation.broadcasted_iota(dtypes.int32, rows_cols, 0), np.int32(k))
+    mask = ge(rows, creation.broadcasted_iota(dtypes.int32, rows_cols, 1))
     if aval.ndim == 2:
         return mask
     return shape.broadcast_in_dim(mask, aval.shape, (aval.ndim - 2, aval.ndim - 1))
@@ -52,19 +52,19 @@ def _tri_mask(aval: ShapedArray, k: int) -> Any:
 def tril(x: Any, k: int = 0) -> Any:
     """The lower triangle of each matrix (entries with j <= i + k), zeros elsewhere."""
     aval = core.get_aval(x)
-    return select_n(_tri_mask(aval, k), shape.full(aval.shape, 0, aval.dtype), x)
+    return select_n(_tri_mask(aval, k), creation.full(aval.shape, 0, aval.dtype), x)
 
 
 def triu(x: Any, k: int = 0) -> Any:
     """The upper triangle of each matrix (entries with j >= i + k), zeros elsewhere."""
     aval = core.get_aval(x)
-    return select_n(_tri_mask(aval, k - 1), x, shape.full(aval.shape, 0, aval.dtype))
+    return select_n(_tri_mask(aval, k - 1), x, creation.full(aval.shape, 0, aval.dtype))
 
 
 def eye(shp: tuple[int, ...], dtype: np.dtype) -> Any:
     """Identity matrices (ones where row == column) of shape `shp`."""
-    rows = shape.broadcasted_iota(dtypes.int32, shp, len(shp) - 2)
-    cols = shape.broadcasted_iota(dtypes.int32, shp, len(shp) - 1)
+    rows = creation.broadcasted_iota(dtypes.int32, shp, len(shp) - 2)
+    cols = creation.broadcasted_iota(dtypes.int32, shp, len(shp) - 1)
     return convert_element_type(eq(rows, cols), dtype)
 
 
@@ -93,7 +93,7 @@ def permute_rows(permutation: Any, x: Any) -> Any:
     m = aval.shape[-2]
     perm_aval = core.get_aval(permutation)
     grid = (*perm_aval.shape, m)
-    cols = shape.broadcasted_iota(dtypes.int32, grid, len(grid) - 1)
+    cols = creation.broadcasted_iota(dtypes.int32, grid, len(grid) - 1)
     wide = shape.broadcast_in_dim(permutation, grid, tuple(range(perm_aval.ndim)))
     return matmul(convert_element_type(eq(wide, cols), aval.dtype), x)
 
@@ -146,7 +146,7 @@ def _cholesky_impl(x):
     return [_batched(_cholesky_one, x).astype(x.dtype)]
 
 
-core.impl_rules.register(cholesky_p, common.validated_impl(cholesky_p, _cholesky_impl))
+core.impl_rules.register(cholesky_p, rules.validated_impl(cholesky_p, _cholesky_impl))
 
 
 @core.abstract_eval_rules.register(cholesky_p)
@@ -249,7 +249,7 @@ def _triangular_solve_impl(a, b, *, left_side, lower, transpose_a, conjugate_a, 
 
 
 core.impl_rules.register(
-    triangular_solve_p, common.validated_impl(triangular_solve_p, _triangular_solve_impl)
+    triangular_solve_p, rules.validated_impl(triangular_solve_p, _triangular_solve_impl)
 )
 
 
@@ -365,7 +365,7 @@ def _lu_impl(x):
     return [o.reshape(*batch, *o.shape[1:]) for o in outs]
 
 
-core.impl_rules.register(lu_p, common.validated_impl(lu_p, _lu_impl))
+core.impl_rules.register(lu_p, rules.validated_impl(lu_p, _lu_impl))
 
 
 @core.abstract_eval_rules.register(lu_p)
@@ -383,12 +383,12 @@ def _lu_abstract_eval(x):
 def _pad_matrix(x: Any, rows: int, cols: int) -> Any:  # zeros after the last row and column
     nd = core.get_aval(x).ndim
     config = [(0, 0, 0)] * (nd - 2) + [(0, rows, 0), (0, cols, 0)]
-    return shape.pad(x, shape.full((), 0, core.get_aval(x).dtype), config)
+    return concatenation.pad(x, creation.full((), 0, core.get_aval(x).dtype), config)
 
 
 def _corner(x: Any, rows: int, cols: int) -> Any:  # the top-left rows x cols block
     s = core.get_aval(x).shape
-    return shape.slice(x, (0,) * len(s), (*s[:-2], rows, cols))
+    return concatenation.slice(x, (0,) * len(s), (*s[:-2], rows, cols))
 
 
 @core.jvp_rules.register(lu_p)
@@ -469,13 +469,13 @@ def _lu_lowering(ctx, x):
     info_aval = ShapedArray(x_aval.shape[:-2], dtypes.int32)
     call = _lapack_call(ctx, "getrf", [x], [out_aval, piv_aval, info_aval], {}, {0: 0})
     lu_out, pivots, info = call.results
-    pivots = hlo.subtract(pivots, common.broadcast_constant(ctx, 1, piv_aval))  # 0-based
+    pivots = hlo.subtract(pivots, rules.broadcast_constant(ctx, 1, piv_aval))  # 0-based
     # info < 0: LAPACK rejected an argument; NaNs then, as JAX (info > 0, singular, is fine)
-    ok = common.compare(ctx, info, common.broadcast_constant(ctx, 0, info_aval), "GE", dtypes.int32)
+    ok = rules.compare(ctx, info, rules.broadcast_constant(ctx, 0, info_aval), "GE", dtypes.int32)
     ok = hlo.broadcast_in_dim(
         ctx.tensor_type(out_aval.update(dtype=dtypes.bool_)), ok, list(range(info_aval.ndim))
     )
-    lu_out = hlo.select(ok, lu_out, common.broadcast_constant(ctx, np.nan, out_aval))
+    lu_out = hlo.select(ok, lu_out, rules.broadcast_constant(ctx, np.nan, out_aval))
     return [lu_out, pivots, _pivots_to_permutation(ctx, pivots, piv_aval, perm_aval)]
 
 
@@ -489,9 +489,9 @@ def _pivots_to_permutation(ctx, pivots, piv_aval: ShapedArray, perm_aval: Shaped
     perm = iota
     for i in range(piv_aval.shape[-1]):
         p = _column(ctx, pivots, piv_aval, i, perm_aval)  # pivots[..., i], broadcast along m
-        at_p = common.compare(ctx, iota, p, "EQ", dtypes.int32)
-        at_i = common.compare(
-            ctx, iota, common.broadcast_constant(ctx, i, perm_aval), "EQ", dtypes.int32
+        at_p = rules.compare(ctx, iota, p, "EQ", dtypes.int32)
+        at_i = rules.compare(
+            ctx, iota, rules.broadcast_constant(ctx, i, perm_aval), "EQ", dtypes.int32
         )
         value_i = _column(ctx, perm, perm_aval, i, perm_aval)
         value_p = _pick(ctx, perm, at_p, perm_aval)
@@ -511,7 +511,7 @@ def _column(ctx, x, aval: ShapedArray, i: int, out_aval: ShapedArray) -> Any:
 def _pick(ctx, x, mask, aval: ShapedArray) -> Any:
     # the one entry of x's last axis where mask is true, broadcast along that axis
     hlo = ctx.hlo
-    zeros = common.broadcast_constant(ctx, 0, aval)
+    zeros = rules.broadcast_constant(ctx, 0, aval)
     masked = hlo.select(mask, x, zeros)
     summed_aval = aval.update(shape=aval.shape[:-1])
     reduce = hlo.ReduceOp(

@@ -18,7 +18,7 @@ import numpy as np
 from didax import core, dtypes
 from didax.array import Array
 from didax.core import NOT_MAPPED, ShapedArray
-from didax.primitives import common, shape
+from didax.primitives import concatenation, creation, rules, shape
 from didax.primitives.convert import convert_element_type
 from didax.tree_util import tree_flatten, tree_unflatten
 
@@ -99,7 +99,7 @@ def _allreduce_vmap(prim: core.Primitive, if_unmapped: Any) -> core.VmapRule:
 
 
 def _allreduce_lowering(op: str) -> core.LoweringRule:
-    positional = common.reduce_lowering(op)
+    positional = rules.reduce_lowering(op)
 
     def rule(ctx, x, *, axes, axis_index_groups):
         if _named(axes):
@@ -143,7 +143,7 @@ def _constant_psum(x: Any, axes: tuple[Any, ...]) -> Array:
     return Array(value.astype(aval.dtype), aval.weak_type)
 
 
-core.jvp_rules.register(psum_p, common.linear_unary_jvp(psum_p.bind))
+core.jvp_rules.register(psum_p, rules.linear_unary_jvp(psum_p.bind))
 
 
 @core.transpose_rules.register(psum_p)
@@ -227,7 +227,7 @@ core.abstract_eval_rules.register(
 def _axis_index_vmap(axis_size, vals, dims, *, axis_name):
     if getattr(axis_size, "name", None) != axis_name:
         return [axis_index_p.bind(axis_name=axis_name)], [NOT_MAPPED]
-    return [shape.iota(dtypes.int32, int(axis_size))], [0]
+    return [creation.iota(dtypes.int32, int(axis_size))], [0]
 
 
 @core.lowering_rules.register(axis_index_p)
@@ -314,7 +314,7 @@ def _all_gather_abstract_eval(
     return [ShapedArray(tuple(shp), x.dtype, x.weak_type)]
 
 
-core.jvp_rules.register(all_gather_p, common.linear_unary_jvp(all_gather_p.bind))
+core.jvp_rules.register(all_gather_p, rules.linear_unary_jvp(all_gather_p.bind))
 
 
 @core.transpose_rules.register(all_gather_p)
@@ -415,7 +415,7 @@ def _reduce_scatter_abstract_eval(
     return [ShapedArray(tuple(shp), x.dtype, x.weak_type)]
 
 
-core.jvp_rules.register(reduce_scatter_p, common.linear_unary_jvp(reduce_scatter_p.bind))
+core.jvp_rules.register(reduce_scatter_p, rules.linear_unary_jvp(reduce_scatter_p.bind))
 
 
 @core.transpose_rules.register(reduce_scatter_p)
@@ -481,8 +481,8 @@ def ppermute(x: Any, axis_name: Any, perm: Any) -> Any:
 
 
 core.impl_rules.register(ppermute_p, _unbound_impl("ppermute"))
-core.abstract_eval_rules.register(ppermute_p, common.same_aval)
-core.jvp_rules.register(ppermute_p, common.linear_unary_jvp(ppermute_p.bind))
+core.abstract_eval_rules.register(ppermute_p, rules.same_aval)
+core.jvp_rules.register(ppermute_p, rules.linear_unary_jvp(ppermute_p.bind))
 
 
 @core.transpose_rules.register(ppermute_p)
@@ -521,8 +521,8 @@ def _take_along(x: Any, d: int, indices: list[int]) -> Any:
         start = [0] * aval.ndim
         limit = list(aval.shape)
         start[d], limit[d] = i, i + 1
-        pieces.append(shape.slice(x, tuple(start), tuple(limit)))
-    return shape.concatenate(pieces, d)
+        pieces.append(concatenation.slice(x, tuple(start), tuple(limit)))
+    return concatenation.concatenate(pieces, d)
 
 
 @core.lowering_rules.register(ppermute_p)
@@ -605,7 +605,7 @@ def _all_to_all_abstract_eval(x, *, axis_name, split_axis, concat_axis, axis_ind
     return [ShapedArray(tuple(shp), x.dtype)]
 
 
-core.jvp_rules.register(all_to_all_p, common.linear_unary_jvp(all_to_all_p.bind))
+core.jvp_rules.register(all_to_all_p, rules.linear_unary_jvp(all_to_all_p.bind))
 
 
 @core.transpose_rules.register(all_to_all_p)

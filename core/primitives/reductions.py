@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 from didax import core, dtypes
 from didax.core import ShapedArray, Zero
-from didax.primitives import common, shape
+from didax.primitives import concatenation, creation, rules, shape
 from didax.primitives.comparison import eq
 from didax.primitives.convert import convert_element_type
 from didax.primitives.elementwise import div, mul
@@ -87,8 +87,8 @@ def _extremum_jvp(prim: core.Primitive) -> core.JvpRule:
 
 core.jvp_rules.register(reduce_max_p, _extremum_jvp(reduce_max_p))
 core.jvp_rules.register(reduce_min_p, _extremum_jvp(reduce_min_p))
-core.lowering_rules.register(reduce_max_p, common.reduce_lowering("maximum"))
-core.lowering_rules.register(reduce_min_p, common.reduce_lowering("minimum"))
+core.lowering_rules.register(reduce_max_p, rules.reduce_lowering("maximum"))
+core.lowering_rules.register(reduce_min_p, rules.reduce_lowering("minimum"))
 
 
 @core.jvp_rules.register(reduce_prod_p)
@@ -109,7 +109,7 @@ def _prod_of_others(x: Any, axes: tuple[int, ...]) -> Any:
     kept_shape = tuple(aval.shape[i] for i in kept)
     n = int(np.prod([aval.shape[a] for a in axes], dtype=np.int64))
     flat = shape.reshape(moved, (*kept_shape, n))
-    ones = shape.full((*kept_shape, 1), 1, aval.dtype)
+    ones = creation.full((*kept_shape, 1), 1, aval.dtype)
     left, right = [ones], [ones]
     for i in range(1, n):
         prev = _column(flat, i - 1, kept_shape)
@@ -117,17 +117,17 @@ def _prod_of_others(x: Any, axes: tuple[int, ...]) -> Any:
         nxt = _column(flat, n - i, kept_shape)
         right.append(mul(right[-1], nxt))
     pieces = [mul(left[i], right[n - 1 - i]) for i in range(n)]
-    others = shape.concatenate(pieces, len(kept_shape)) if n else flat
+    others = concatenation.concatenate(pieces, len(kept_shape)) if n else flat
     others = shape.reshape(others, tuple(aval.shape[i] for i in perm))
     return shape.transpose(others, tuple(int(i) for i in np.argsort(perm)))
 
 
 def _column(flat: Any, i: int, kept_shape: tuple[int, ...]) -> Any:
     nd = len(kept_shape)
-    return shape.slice(flat, (0,) * nd + (i,), (*kept_shape, i + 1))
+    return concatenation.slice(flat, (0,) * nd + (i,), (*kept_shape, i + 1))
 
 
-core.lowering_rules.register(reduce_prod_p, common.reduce_lowering("multiply"))
+core.lowering_rules.register(reduce_prod_p, rules.reduce_lowering("multiply"))
 
 
 argmax_p = core.Primitive("argmax")
@@ -142,7 +142,7 @@ def _argmax_impl(x, *, axes, index_dtype):
     return [np.asarray(np.argmax(x, axis=axes[0])).astype(index_dtype)]
 
 
-core.impl_rules.register(argmax_p, common.validated_impl(argmax_p, _argmax_impl))
+core.impl_rules.register(argmax_p, rules.validated_impl(argmax_p, _argmax_impl))
 
 
 @core.abstract_eval_rules.register(argmax_p)
@@ -171,7 +171,7 @@ def _argmax_lowering(ctx, x, *, axes, index_dtype):
     hlo, aval, out = ctx.hlo, ctx.avals_in[0], ctx.avals_out[0]
     indices = hlo.iota(ctx.tensor_type(ShapedArray(aval.shape, index_dtype)), axes[0])
     inits = [
-        ctx.constant(common.reduction_identity("maximum", aval.dtype), aval.dtype),
+        ctx.constant(rules.reduction_identity("maximum", aval.dtype), aval.dtype),
         ctx.constant(0, index_dtype),
     ]
     reduce = hlo.ReduceOp(
@@ -185,14 +185,14 @@ def _argmax_lowering(ctx, x, *, axes, index_dtype):
     body = reduce.regions[0].blocks.append(value_t, index_t, value_t, index_t)
     with ctx.ir.InsertionPoint(body):
         acc, acc_i, val, val_i = body.arguments
-        better = common.compare(ctx, val, acc, "GT", aval.dtype)
-        same = common.compare(ctx, val, acc, "EQ", aval.dtype)
+        better = rules.compare(ctx, val, acc, "GT", aval.dtype)
+        same = rules.compare(ctx, val, acc, "EQ", aval.dtype)
         if dtypes.is_float(aval.dtype):
-            val_nan = common.compare(ctx, val, val, "NE", aval.dtype)
-            acc_nan = common.compare(ctx, acc, acc, "NE", aval.dtype)
+            val_nan = rules.compare(ctx, val, val, "NE", aval.dtype)
+            acc_nan = rules.compare(ctx, acc, acc, "NE", aval.dtype)
             better = hlo.or_(better, hlo.and_(val_nan, hlo.not_(acc_nan)))
             same = hlo.or_(same, hlo.and_(val_nan, acc_nan))
-        earlier = common.compare(ctx, val_i, acc_i, "LT", index_dtype)
+        earlier = rules.compare(ctx, val_i, acc_i, "LT", index_dtype)
         take = hlo.or_(better, hlo.and_(same, earlier))
         hlo.return_([hlo.select(take, val, acc), hlo.select(take, val_i, acc_i)])
     return [reduce.results[1]]

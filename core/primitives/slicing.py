@@ -20,7 +20,15 @@ from typing import Any, NamedTuple
 import numpy as np
 from didax import core, dtypes, jaxpr
 from didax.core import NOT_MAPPED, ShapedArray, UndefinedPrimal, Zero
-from didax.primitives import common, comparison, elementwise, shape
+from didax.primitives import (
+    ad_helpers,
+    comparison,
+    concatenation,
+    creation,
+    elementwise,
+    rules,
+    shape,
+)
 from didax.primitives.convert import convert_element_type
 
 # ----------------------------------------------------------------------------- dimension numbers
@@ -273,7 +281,7 @@ def _gather_transpose(
         operand_batching_dims=dn.operand_batching_dims,
         scatter_indices_batching_dims=dn.start_indices_batching_dims,
     )
-    zeros = shape.full(x.aval.shape, 0, x.aval.dtype)
+    zeros = creation.full(x.aval.shape, 0, x.aval.dtype)
     out = scatter_add(
         zeros,
         idx,
@@ -357,8 +365,8 @@ def _gather_lowering(ctx, x, idx, *, dimension_numbers, slice_sizes, mode, fill_
     zeros = ctx.constant(np.zeros(idx_aval.shape, idx_aval.dtype), idx_aval.dtype)
     upper = _index_bounds(ctx, idx_aval, dn.start_index_map, x_aval.shape, slice_sizes)
     ok = ctx.hlo.and_(
-        common.compare(ctx, idx, zeros, "GE", idx_aval.dtype),
-        common.compare(ctx, idx, upper, "LE", idx_aval.dtype),
+        rules.compare(ctx, idx, zeros, "GE", idx_aval.dtype),
+        rules.compare(ctx, idx, upper, "LE", idx_aval.dtype),
     )
     bool_aval = ShapedArray(idx_aval.shape[:-1], dtypes.bool_)
     reduce = ctx.hlo.ReduceOp(
@@ -398,7 +406,7 @@ def scatter_apply(
     the second unused) applied at the indexed windows: a `scatter` carrying the function,
     as `jax.lax.scatter_apply` binds it. Tracing the function is the caller's job (this
     layer sits below the tracers); `didax.numpy`'s `x.at[idx].apply(f)` does it."""
-    unused = shape.full(tuple(update_shape), 0, core.get_aval(operand).dtype)
+    unused = creation.full(tuple(update_shape), 0, core.get_aval(operand).dtype)
     return scatter_p.bind(
         operand,
         scatter_indices,
@@ -664,7 +672,9 @@ def _scatter_add_jvp(primals, tangents, **params):
     if isinstance(x_dot, Zero) and isinstance(u_dot, Zero):
         return [out], [Zero.like(out)]
     return [out], [
-        scatter_add_p.bind(shape.instantiate(x_dot), idx, shape.instantiate(u_dot), **params)
+        scatter_add_p.bind(
+            ad_helpers.instantiate(x_dot), idx, ad_helpers.instantiate(u_dot), **params
+        )
     ]
 
 
@@ -682,7 +692,9 @@ def _scatter_sub_jvp(primals, tangents, **params):
     out = scatter_sub_p.bind(x, idx, u, **params)
     if isinstance(x_dot, Zero) and isinstance(u_dot, Zero):
         return [out], [Zero.like(out)]
-    t = scatter_sub_p.bind(shape.instantiate(x_dot), idx, shape.instantiate(u_dot), **params)
+    t = scatter_sub_p.bind(
+        ad_helpers.instantiate(x_dot), idx, ad_helpers.instantiate(u_dot), **params
+    )
     return [out], [t]
 
 
@@ -707,7 +719,7 @@ def _scatter_jvp(primals, tangents, **params):
     if isinstance(x_dot, Zero) and isinstance(u_dot, Zero):
         return [out], [Zero.like(out)]
     return [out], [
-        scatter_p.bind(shape.instantiate(x_dot), idx, shape.instantiate(u_dot), **params)
+        scatter_p.bind(ad_helpers.instantiate(x_dot), idx, ad_helpers.instantiate(u_dot), **params)
     ]
 
 
@@ -717,12 +729,12 @@ def _scatter_transpose(cts, x, idx, u, **params):
     x_ct = u_ct = None
     if isinstance(x, UndefinedPrimal):  # the overwritten entries get no cotangent
         u_aval = u.aval if isinstance(u, UndefinedPrimal) else core.get_aval(u)
-        x_ct = scatter_p.bind(ct, idx, shape.full(u_aval.shape, 0, u_aval.dtype), **params)
+        x_ct = scatter_p.bind(ct, idx, creation.full(u_aval.shape, 0, u_aval.dtype), **params)
     if isinstance(u, UndefinedPrimal):
         u_ct = _gather_updates(ct, idx, u.aval, params)
         if not params["unique_indices"]:  # only the update that was written gets the cotangent
             won = _winning_updates(x.aval.shape, idx, u.aval, params)
-            u_ct = comparison.select_n(won, shape.full(u.aval.shape, 0, u.aval.dtype), u_ct)
+            u_ct = comparison.select_n(won, creation.full(u.aval.shape, 0, u.aval.dtype), u_ct)
     return [x_ct, None, u_ct]
 
 
@@ -733,9 +745,9 @@ def _winning_updates(x_shape: tuple[int, ...], idx: Any, u_aval: ShapedArray, pa
     scatter_dims = [d for d in range(u_aval.ndim) if d not in dn.update_window_dims]
     scatter_shape = tuple(u_aval.shape[d] for d in scatter_dims)
     one = convert_element_type(1, dtypes.int32)
-    ids = elementwise.add(shape.iota(dtypes.int32, int(np.prod(scatter_shape, dtype=int))), one)
+    ids = elementwise.add(creation.iota(dtypes.int32, int(np.prod(scatter_shape, dtype=int))), one)
     ids = shape.broadcast_in_dim(shape.reshape(ids, scatter_shape), u_aval.shape, scatter_dims)
-    zeros = shape.full(x_shape, 0, dtypes.int32)
+    zeros = creation.full(x_shape, 0, dtypes.int32)
     written = _rebind(scatter_p, zeros, idx, ids, params)
     return comparison.eq(
         _gather_updates(written, idx, u_aval.update(dtype=dtypes.int32), params), ids
@@ -752,7 +764,7 @@ def _scatter_mul_jvp(primals, tangents, **params):
         )
     t = Zero.like(out) if isinstance(x_dot, Zero) else scatter_mul_p.bind(x_dot, idx, u, **params)
     if not isinstance(u_dot, Zero):  # unique windows: d(x * u) = x * u_dot there
-        zeros = shape.full(core.get_aval(x).shape, 0, core.get_aval(x).dtype)
+        zeros = creation.full(core.get_aval(x).shape, 0, core.get_aval(x).dtype)
         placed = _rebind(scatter_p, zeros, idx, u_dot, params)
         term = elementwise.mul(x, placed)
         t = term if isinstance(t, Zero) else elementwise.add_any(t, term)
@@ -776,10 +788,10 @@ def _scatter_extremal_jvp(prim: core.Primitive) -> core.JvpRule:
         if isinstance(x_dot, Zero) and isinstance(u_dot, Zero):
             return [out], [Zero.like(out)]
         x_aval, u_aval = core.get_aval(x), core.get_aval(u)
-        x_dot, u_dot = shape.instantiate(x_dot), shape.instantiate(u_dot)
-        zeros_x = shape.full(x_aval.shape, 0, x_aval.dtype)
-        zeros_u = shape.full(u_aval.shape, 0, u_aval.dtype)
-        ones_u = shape.full(u_aval.shape, 1, u_aval.dtype)
+        x_dot, u_dot = ad_helpers.instantiate(x_dot), ad_helpers.instantiate(u_dot)
+        zeros_x = creation.full(x_aval.shape, 0, x_aval.dtype)
+        zeros_u = creation.full(u_aval.shape, 0, u_aval.dtype)
+        ones_u = creation.full(u_aval.shape, 1, u_aval.dtype)
         x_wins = comparison.eq(x, out)
         u_wins = comparison.eq(u, _gather_updates(out, idx, u_aval, params))
         add = lambda a, b, c: _rebind(scatter_add_p, a, b, c, params)  # noqa: E731
@@ -905,7 +917,7 @@ def _start_list(x: Any, start_indices: Any, allow_negative_indices: Any, name: s
         # one `slice` (strides printed, as JAX's array iteration writes it) and `squeeze` each
         start_indices = [
             shape.squeeze(
-                shape.slice_p.bind(
+                concatenation.slice_p.bind(
                     start_indices, start_indices=(k,), limit_indices=(k + 1,), strides=(1,)
                 ),
                 (0,),
@@ -993,7 +1005,7 @@ def _dynamic_slice_jvp(primals, tangents, *, slice_sizes):
 def _dynamic_slice_transpose(cts, x, *starts, slice_sizes):
     (ct,) = cts
     nones = [None] * len(starts)
-    zeros = shape.full(x.aval.shape, 0, x.aval.dtype)
+    zeros = creation.full(x.aval.shape, 0, x.aval.dtype)
     return [dynamic_update_slice_p.bind(zeros, ct, *starts), *nones]
 
 
@@ -1008,7 +1020,7 @@ def _starts_as_indices(starts: Sequence[Any], dims: Sequence[Any], axis_size: in
             else shape.move_axis(s, NOT_MAPPED, 0, axis_size)
         )
         columns.append(shape.broadcast_in_dim(s, (axis_size, 1), (0,)))
-    return shape.concatenate(columns, 1)
+    return concatenation.concatenate(columns, 1)
 
 
 @core.vmap_rules.register(dynamic_slice_p)
@@ -1096,7 +1108,9 @@ def _dynamic_update_slice_jvp(primals, tangents):
     if isinstance(x_dot, Zero) and isinstance(u_dot, Zero):
         return [out], [Zero.like(out)]
     return [out], [
-        dynamic_update_slice_p.bind(shape.instantiate(x_dot), shape.instantiate(u_dot), *starts)
+        dynamic_update_slice_p.bind(
+            ad_helpers.instantiate(x_dot), ad_helpers.instantiate(u_dot), *starts
+        )
     ]
 
 
@@ -1107,7 +1121,7 @@ def _dynamic_update_slice_transpose(cts, x, u, *starts):
     u_aval = u.aval if isinstance(u, UndefinedPrimal) else core.get_aval(u)
     x_ct = u_ct = None
     if isinstance(x, UndefinedPrimal):
-        zeros = shape.full(u_aval.shape, 0, u_aval.dtype)
+        zeros = creation.full(u_aval.shape, 0, u_aval.dtype)
         x_ct = dynamic_update_slice_p.bind(ct, zeros, *starts)
     if isinstance(u, UndefinedPrimal):
         u_ct = dynamic_slice_p.bind(ct, *starts, slice_sizes=u_aval.shape)

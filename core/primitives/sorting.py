@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 from didax import core, dtypes
 from didax.core import ShapedArray, UndefinedPrimal, Zero
-from didax.primitives import common, shape
+from didax.primitives import creation, rules, shape
 
 sort_p = core.Primitive("sort", multiple_results=True)
 
@@ -74,7 +74,7 @@ def _sort_impl(*operands, dimension, is_stable, num_keys):
     ]
 
 
-core.impl_rules.register(sort_p, common.validated_impl(sort_p, _sort_impl))
+core.impl_rules.register(sort_p, rules.validated_impl(sort_p, _sort_impl))
 
 
 @core.abstract_eval_rules.register(sort_p)
@@ -110,7 +110,7 @@ def _sort_transpose(cts, *operands, dimension, is_stable, num_keys):
         raise ValueError("sort: cannot transpose with respect to the sort keys")
     params = dict(dimension=dimension, is_stable=is_stable, num_keys=num_keys)
     aval = core.get_aval(keys[0])
-    iota = shape.broadcasted_iota(dtypes.int32, aval.shape, dimension)
+    iota = creation.broadcasted_iota(dtypes.int32, aval.shape, dimension)
     perm = sort_p.bind(*keys, iota, **params)[-1]
     out: list[Any] = [None] * num_keys
     for x, ct in zip(operands[num_keys:], cts[num_keys:], strict=True):
@@ -160,7 +160,7 @@ def _sort_lowering(ctx, *operands, dimension, is_stable, num_keys):
 
 def _compare(ctx: core.LoweringContext, x: Any, y: Any, direction: str, dtype: np.dtype) -> Any:
     if not dtypes.is_float(dtype):
-        return common.compare(ctx, x, y, direction, dtype)
+        return rules.compare(ctx, x, y, direction, dtype)
     hlo = ctx.hlo
     if dtypes.is_complex(dtype):  # lexicographic on (real, imag)
         part = dtypes.real_of(dtype)

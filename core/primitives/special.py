@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 from didax import backend, core
-from didax.primitives import common, elementwise, shape
+from didax.primitives import elementwise, rules, vmap_helpers
 
 erf_inv_p = core.Primitive("erf_inv")
 
@@ -65,9 +65,9 @@ def _erf_inv_numpy(x: np.ndarray) -> np.ndarray:
 
 
 core.impl_rules.register(
-    erf_inv_p, common.elementwise_impl(_erf_inv_numpy, common.float_aval("erf_inv"), True)
+    erf_inv_p, rules.elementwise_impl(_erf_inv_numpy, rules.float_aval("erf_inv"), True)
 )
-core.abstract_eval_rules.register(erf_inv_p, common.float_aval("erf_inv"))
+core.abstract_eval_rules.register(erf_inv_p, rules.float_aval("erf_inv"))
 
 
 @core.jvp_rules.register(erf_inv_p)
@@ -85,7 +85,7 @@ def _erf_inv_jvp(primals, tangents):
 
 
 # no transpose rule: erf_inv is not linear (NONLINEAR in tests/lax/test_rule_coverage.py)
-core.vmap_rules.register(erf_inv_p, common.vectorized_vmap(erf_inv))
+core.vmap_rules.register(erf_inv_p, rules.vectorized_vmap(erf_inv))
 
 
 @core.lowering_rules.register(erf_inv_p)
@@ -107,11 +107,11 @@ _erf_numpy = np.vectorize(math.erf, otypes=[np.float64])  # NumPy has no erf; fl
 
 core.impl_rules.register(
     erf_p,
-    common.elementwise_impl(
-        lambda x: np.asarray(_erf_numpy(x), x.dtype), common.float_aval("erf"), True
+    rules.elementwise_impl(
+        lambda x: np.asarray(_erf_numpy(x), x.dtype), rules.float_aval("erf"), True
     ),
 )
-core.abstract_eval_rules.register(erf_p, common.float_aval("erf"))
+core.abstract_eval_rules.register(erf_p, rules.float_aval("erf"))
 
 
 @core.jvp_rules.register(erf_p)
@@ -130,7 +130,7 @@ def _erf_jvp(primals, tangents):
 
 
 # no transpose rule: erf is not linear (NONLINEAR in tests/lax/test_rule_coverage.py)
-core.vmap_rules.register(erf_p, common.vectorized_vmap(erf))
+core.vmap_rules.register(erf_p, rules.vectorized_vmap(erf))
 
 
 @core.lowering_rules.register(erf_p)
@@ -149,9 +149,9 @@ def nextafter(x1: Any, x2: Any) -> Any:
 
 
 core.impl_rules.register(
-    nextafter_p, common.elementwise_impl(np.nextafter, common.naryop_aval("nextafter", "float"))
+    nextafter_p, rules.elementwise_impl(np.nextafter, rules.naryop_aval("nextafter", "float"))
 )
-core.abstract_eval_rules.register(nextafter_p, common.naryop_aval("nextafter", "float"))
+core.abstract_eval_rules.register(nextafter_p, rules.naryop_aval("nextafter", "float"))
 
 
 @core.jvp_rules.register(nextafter_p)
@@ -161,10 +161,10 @@ def _nextafter_jvp(primals, tangents):
 
 
 # no transpose rule: zero derivative (ZERO_DERIVATIVE in tests/lax/test_rule_coverage.py)
-core.vmap_rules.register(nextafter_p, shape.broadcasting_vmap(nextafter))
+core.vmap_rules.register(nextafter_p, vmap_helpers.broadcasting_vmap(nextafter))
 
 
 @core.lowering_rules.register(nextafter_p)
 def _nextafter_lowering(ctx, x1, x2):
-    x1, x2 = common.broadcast_operands(ctx, (x1, x2))
+    x1, x2 = rules.broadcast_operands(ctx, (x1, x2))
     return [backend.runtime().chlo.next_after(x1, x2)]

@@ -13,7 +13,7 @@ import pytest
 from didax import core, lax
 from didax.interpreters import partial_eval as pe
 from didax.interpreters import transpose as tr
-from didax.jaxpr import eval_jaxpr, typecheck
+from didax.jaxpr import dce_jaxpr, eval_jaxpr, typecheck
 from hypothesis import given
 from test_reverse_properties import EAGER, Program, draw_like, programs, seeds
 
@@ -93,11 +93,11 @@ def test_partial_eval_jaxpr_recomposes(prog: Program, seed: int, mask_seed: int)
 
 def test_dce_jaxpr() -> None:
     closed = didax.make_jaxpr(f3)(X, Y)
-    jaxpr, used_inputs = pe.dce_jaxpr(closed.jaxpr, [True, False, False])
+    jaxpr, used_inputs = dce_jaxpr(closed.jaxpr, [True, False, False])
     assert names(jaxpr) == ["sin"] and used_inputs == [True, False]
     assert len(jaxpr.invars) == 1
     typecheck(jaxpr)
-    _, used_inputs = pe.dce_jaxpr(closed.jaxpr, [True, False, False], instantiate=True)
+    _, used_inputs = dce_jaxpr(closed.jaxpr, [True, False, False], instantiate=True)
     assert used_inputs == [True, True]
 
 

@@ -8,7 +8,16 @@ import didax.numpy as jnp
 import numpy as np
 from didax import pretty
 from didax.core import ShapedArray
-from didax.jaxpr import DropVar, Jaxpr, JaxprEqn, Var
+from didax.jaxpr import (
+    DropVar,
+    Jaxpr,
+    JaxprEqn,
+    Var,
+    _letters,
+    jaxpr_lines,
+    pp_eqn_context,
+    pp_jaxpr,
+)
 from didax.pretty import Break, Group, Nest, TokenKind, concat, layout, render, text
 from didax.primitives import elementwise
 
@@ -55,10 +64,10 @@ def test_short_program_prints_on_one_line() -> None:
 
 def test_width_rule_at_the_boundary() -> None:
     closed = didax.make_jaxpr(lambda x, y: (jnp.sin(x) * y + 1.0, x - y))(X, X)
-    flat = pretty.pp_jaxpr(closed, width=10_000)
+    flat = pp_jaxpr(closed, width=10_000)
     assert "\n" not in flat
-    assert pretty.pp_jaxpr(closed, width=len(flat)) == flat
-    broken = pretty.pp_jaxpr(closed, width=len(flat) - 1)
+    assert pp_jaxpr(closed, width=len(flat)) == flat
+    broken = pp_jaxpr(closed, width=len(flat) - 1)
     lines = broken.splitlines()
     assert lines[0] == "{ lambda ; a:f32[3] b:f32[3]. let"
     assert all(ln.startswith("    ") for ln in lines[1:-1])  # equations at 4 spaces
@@ -71,8 +80,8 @@ def test_width_rule_at_the_boundary() -> None:
 def test_default_width_is_80() -> None:
     long_fn = lambda x: jnp.tanh(jnp.exp(jnp.sin(jnp.cos(x))))
     closed = didax.make_jaxpr(long_fn)(X)
-    assert len(pretty.pp_jaxpr(closed, width=10_000)) > 80
-    assert str(closed) == pretty.pp_jaxpr(closed, width=80)
+    assert len(pp_jaxpr(closed, width=10_000)) > 80
+    assert str(closed) == pp_jaxpr(closed, width=80)
     assert "\n" in str(closed)
     assert all(len(ln) <= 80 for ln in str(closed).splitlines())
 
@@ -108,7 +117,7 @@ def test_constvars_and_params() -> None:
 
 
 def test_names_after_z() -> None:
-    assert [pretty._letters(i) for i in (0, 25, 26, 27, 51, 52)] == [
+    assert [_letters(i) for i in (0, 25, 26, 27, 51, 52)] == [
         "a",
         "z",
         "ba",
@@ -128,13 +137,13 @@ def test_output_that_is_an_input_and_literal_output() -> None:
 
 def test_tokens_render_to_the_same_text() -> None:
     closed = didax.make_jaxpr(lambda x: jnp.sum(jnp.sin(x) * 2.0, axis=0))(X)
-    lines = pretty.jaxpr_lines(closed)
+    lines = jaxpr_lines(closed)
     assert render(lines) == str(closed)
 
 
 def test_token_kinds() -> None:
     closed = didax.make_jaxpr(lambda x: jnp.sum(jnp.sin(x) * 2.0, axis=0))(X)
-    tokens = list(pretty.iter_tokens(pretty.jaxpr_lines(closed)))
+    tokens = list(pretty.iter_tokens(jaxpr_lines(closed)))
     by_kind: dict[TokenKind, list[str]] = {}
     for t in tokens:
         by_kind.setdefault(t.kind, []).append(t.text)
@@ -148,7 +157,7 @@ def test_token_kinds() -> None:
 
 def test_eqn_context_marks_one_equation() -> None:
     closed = didax.make_jaxpr(lambda x: jnp.exp(jnp.cos(jnp.sin(x))) + 1.0)(X)
-    ctx = pretty.pp_eqn_context(closed.jaxpr, 2, radius=1)
+    ctx = pp_eqn_context(closed.jaxpr, 2, radius=1)
     assert ctx.splitlines() == [
         "  c:f32[3] = cos b",
         "> d:f32[3] = exp c",

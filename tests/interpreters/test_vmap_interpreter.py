@@ -14,7 +14,16 @@ import didax.numpy as jnp
 import numpy as np
 import pytest
 from didax import core, lax
-from didax.primitives import comparison, convert, dot, elementwise, reductions, shape
+from didax.primitives import (
+    comparison,
+    concatenation,
+    convert,
+    creation,
+    dot,
+    elementwise,
+    reductions,
+    shape,
+)
 
 B = 3  # batch size
 rng = np.random.default_rng(1)
@@ -291,24 +300,26 @@ CASES = [
     ),
     Case(shape.transpose_p, lambda x: lax.transpose(x, (2, 0, 1)), lambda: [randf(2, 3, 4)]),
     Case(shape.squeeze_p, lambda x: lax.squeeze(x, (1,)), lambda: [randf(2, 1, 3)]),
-    Case(shape.slice_p, lambda x: lax.slice(x, (0, 1), (2, 3)), lambda: [randf(2, 3)]),
+    Case(concatenation.slice_p, lambda x: lax.slice(x, (0, 1), (2, 3)), lambda: [randf(2, 3)]),
     Case(
-        shape.slice_p,
+        concatenation.slice_p,
         lambda x: lax.slice(x, (1, 0), (5, 3), (2, 2)),
         lambda: [randf(5, 3)],
         "slice-strided",
     ),
     Case(
-        shape.pad_p,
+        concatenation.pad_p,
         lambda x, v: lax.pad(x, v, ((1, 0, 0), (0, 2, 1))),
         lambda: [randf(2, 3), np.float32(0.5)],
     ),  # padding value unbatched: see below
     Case(
-        shape.concatenate_p,
+        concatenation.concatenate_p,
         lambda x, y: lax.concatenate([x, y], 1),
         lambda: [randf(2, 3), randf(2, 1)],
     ),
-    Case(shape.stack_p, lambda x, y: lax.stack([x, y], 1), lambda: [randf(2, 3), randf(2, 3)]),
+    Case(
+        concatenation.stack_p, lambda x, y: lax.stack([x, y], 1), lambda: [randf(2, 3), randf(2, 3)]
+    ),
     Case(shape.reduce_sum_p, lambda x: lax.reduce_sum(x, (1,)), lambda: [randf(2, 3, 4)]),
     Case(
         shape.reduce_sum_p,
@@ -342,7 +353,7 @@ CASES = [
 
 # Primitives without a vmap case, and why.
 NO_VMAP_CASE = {
-    shape.iota_p,  # takes no operands: nothing to batch
+    creation.iota_p,  # takes no operands: nothing to batch
 }
 
 

@@ -80,7 +80,9 @@ def eager_unary(fn: Callable[..., Any], floats_only: bool) -> Callable[..., Any]
         v = x._value
         if v is None or (floats_only and v.dtype not in _FLOATS):
             return NotImplemented
-        out = new_array(Array)  # `array.eager_result`, inlined: this is the hottest path
+        # `array.eager_result`, inlined: this is the hottest path, where the call alone would
+        # cost a third of an eager scalar op (measured, issue 9)
+        out = new_array(Array)
         out._value = fn(v)
         out._buffer = None
         out._weak = x._weak
