@@ -44,6 +44,7 @@ from didax.backend import (
 from didax.config import config
 from didax.control_flow.custom_derivatives import custom_jvp, custom_vjp
 from didax.control_flow.jit import block_until_ready, jit
+from didax.control_flow.pmap import pmap
 from didax.core import ConcretizationTypeError, UnexpectedTracerError
 from didax.jaxpr import ClosedJaxpr, Jaxpr, JaxprTypeError, eval_jaxpr, typecheck
 
@@ -62,6 +63,7 @@ __all__ = [
     "make_jaxpr",
     "typecheck",
     "vmap",
+    "pmap",
     "grad",
     "hessian",
     "jacfwd",

@@ -280,19 +280,30 @@ def new_context() -> Any:
 class Executable:
     """A program XLA compiled for the device, called with and returning device buffers."""
 
-    __slots__ = ("_exe", "_handlers", "in_avals", "out_avals")
+    __slots__ = ("_exe", "_handlers", "_sharding", "in_avals", "out_avals")
 
     def __init__(
-        self, exe: Any, in_avals: Sequence[core.ShapedArray], out_avals: Sequence[core.ShapedArray]
+        self,
+        exe: Any,
+        in_avals: Sequence[core.ShapedArray],
+        out_avals: Sequence[core.ShapedArray],
+        devices: Sequence[Any] | None = None,
     ) -> None:
         rt = runtime()
         self._exe = exe
         self.in_avals = tuple(in_avals)
         self.out_avals = tuple(out_avals)
+        # a replicated program's values are one buffer per device, under one sharding
+        self._sharding = (
+            rt.sharding
+            if devices is None
+            else rt.xc.GSPMDSharding(tuple(devices), rt.xc.OpSharding())
+        )
         # One C++ result handler per output, built from didax's aval: results become
         # buffers without a round trip through Python (and without importing `jax`).
         self._handlers = [
-            rt.xla.array_result_handler(a, rt.sharding, True, _skip_checks=True) for a in out_avals
+            rt.xla.array_result_handler(a, self._sharding, True, _skip_checks=True)
+            for a in out_avals
         ]
 
     def execute(self, buffers: list[Any]) -> list[Any]:
@@ -313,6 +324,18 @@ class Executable:
             for b, a in zip(buffers, self.in_avals, strict=True)
         ]
 
+    def execute_replicated(self, shards: list[list[Any]]) -> list[list[Any]]:
+        """Launch a replicated program (`compile_module(..., num_replicas=N)`): for each
+        argument, one buffer per device of this process, in the device assignment's order;
+        returns, for each output, one buffer per device."""
+        rt = runtime()
+        args = [
+            rt.xla.ArrayImpl(aval, self._sharding, list(bufs), True, True)
+            for aval, bufs in zip(self.in_avals, shards, strict=True)
+        ]
+        results = self._exe.execute_sharded(args, with_tokens=False)
+        return [out._arrays for out in results.consume_with_handlers(self._handlers)]
+
     def as_text(self) -> str:
         """XLA's optimized HLO for this program."""
         return self._exe.hlo_modules()[0].to_string()
@@ -330,10 +353,33 @@ def compile_module(
     module: Any,
     in_avals: Sequence[core.ShapedArray],  # noqa: A001 - the verb
     out_avals: Sequence[core.ShapedArray],
+    *,
+    num_replicas: int = 1,
+    device_assignment: Sequence[Any] | None = None,
 ) -> Executable:
-    """Compile an MLIR module (whose `main` takes `in_avals` and returns `out_avals`)."""
+    """Compile an MLIR module (whose `main` takes `in_avals` and returns `out_avals`).
+
+    `num_replicas=N` with `device_assignment` (N devices, of any process): one program
+    that XLA runs on every device at once, replica k on device k of the assignment; its
+    collectives (`stablehlo.all_reduce`, ...) name replicas. `Executable.execute_replicated`
+    runs it. By default the program runs on the first device.
+    """
     rt = runtime()
     bytecode = io.BytesIO()
     module.operation.write_bytecode(bytecode)  # faster to hand over than text
-    exe = rt.client.compile_and_load(bytecode.getvalue(), rt.devices[:1], rt.xc.CompileOptions())
-    return Executable(exe, in_avals, out_avals)
+    options = rt.xc.CompileOptions()
+    if num_replicas == 1 and device_assignment is None:
+        exe = rt.client.compile_and_load(bytecode.getvalue(), rt.devices[:1], options)
+        return Executable(exe, in_avals, out_avals)
+    devices = list(device_assignment if device_assignment is not None else rt.devices)
+    if len(devices) != num_replicas:
+        raise ValueError(
+            f"compile_module: num_replicas={num_replicas} needs as many devices in "
+            f"device_assignment, got {len(devices)}"
+        )
+    options.num_replicas = num_replicas
+    options.num_partitions = 1
+    ids = np.array([[d.id] for d in devices], np.int32)  # one row per replica
+    options.device_assignment = rt.xc.DeviceAssignment.create(ids)
+    exe = rt.client.compile_and_load(bytecode.getvalue(), devices, options)
+    return Executable(exe, in_avals, out_avals, devices)

@@ -68,7 +68,7 @@ ORDER["didax.control_flow"] = (4, -1)
 # common holds the helpers cond, scan and while_loop share; jit and custom_derivatives import
 # no other control flow; while_loop uses scan (fori_loop with static bounds is a scan).
 for i, name in enumerate(
-    ["common", "argnums", "jit", "custom_derivatives", "cond", "scan", "while_loop"]
+    ["common", "argnums", "jit", "custom_derivatives", "cond", "scan", "while_loop", "pmap"]
 ):
     ORDER[f"didax.control_flow.{name}"] = (4, i)
 for i, name in enumerate(

@@ -49,6 +49,9 @@ class ModuleBuilder:
         self.ir, self.hlo, self.func = rt.ir, rt.hlo, rt.func
         self.context = backend.new_context()
         self.name_stack: list[str] = []  # "jit(f)", "jit(g)": names ops in XLA's metadata
+        # A replicated program's (pmap's) axis: its name and size; collectives over it lower
+        # to cross-replica ops (`stablehlo.all_reduce`, ...). Empty: one device, no replicas.
+        self.replica_axes: tuple[tuple[Any, int], ...] = ()
         self._eqns: list[Any] = []  # the equations being lowered, outermost first
         self._types: dict[tuple[tuple[int, ...], np.dtype], Any] = {}
         self._element_types: dict[np.dtype, Any] = {}
@@ -293,12 +296,23 @@ def _scalar_attr(builder: ModuleBuilder, array: np.ndarray) -> Any:
     return ir.FloatAttr.get(element, float(value))
 
 
-def lower_jaxpr_to_module(closed: ClosedJaxpr, name: str) -> ModuleBuilder:
+def lower_jaxpr_to_module(
+    closed: ClosedJaxpr, name: str, *, replica_axes: tuple[tuple[Any, int], ...] = ()
+) -> ModuleBuilder:
     """The StableHLO module of `closed`: `main` takes its inputs, returns its outputs.
+    `replica_axes` ((name, size), as pmap binds it): the program runs once per replica and
+    collectives over that axis act across replicas.
     Raises NotImplementedError for a primitive without a lowering rule and LoweringError
     (a ValueError) when a rule fails or the module does not verify."""
-    builder = ModuleBuilder(f"jit_{name}")
+    builder = ModuleBuilder(f"jit_{name}" if not replica_axes else f"pmap_{name}")
+    builder.replica_axes = tuple(replica_axes)
     with builder.context, builder.ir.Location.unknown():
+        if replica_axes:  # as JAX's modules state it
+            i32 = builder.ir.IntegerType.get_signless(32)
+            replicas = int(np.prod([size for _, size in replica_axes]))
+            attrs = builder.module.operation.attributes
+            attrs["mhlo.num_replicas"] = builder.ir.IntegerAttr.get(i32, replicas)
+            attrs["mhlo.num_partitions"] = builder.ir.IntegerAttr.get(i32, 1)
         builder._build_function("main", closed, public=True, scope=f"jit({name})")
         _verify(builder)
     return builder
