@@ -244,7 +244,7 @@ def _shard_map_transpose(cts, *args, jaxpr, mesh, in_specs, out_specs, **params)
     # check_vma=False, as JAX: an unmapped output's cotangent reached every device (divide
     # by N); an unmapped input's cotangent is the sum of every device's (psum)
     def fn(*ins: Any) -> list[Any]:
-        res, cts_in = ins[:n_res], ins[n_res:]
+        cts_in, res = ins[: len(ct_specs)], ins[len(ct_specs) :]
         cts_in = [_over(ct, n) if s.axis is None else ct for ct, s in zip(cts_in, ct_specs)]
         outs = eval_jaxpr(body.jaxpr, body.consts, *res, *cts_in)
         return [
@@ -252,15 +252,15 @@ def _shard_map_transpose(cts, *args, jaxpr, mesh, in_specs, out_specs, **params)
             for ct, s in zip(outs, lin_specs, strict=True)
         ]
 
-    in_avals = [*body.in_avals]
+    in_avals = [*body.in_avals[n_res:], *body.in_avals[:n_res]]
     new_body, consts = _trace_body(fn, mesh, in_avals)
     outs = iter(
         shard_map_p.bind(
             *consts,
-            *residuals,
             *(ct for ct in cts if not isinstance(ct, Zero)),
+            *residuals,
             jaxpr=new_body,
-            **_params(mesh, [*(Spec() for _ in consts), *res_specs, *ct_specs], lin_specs),
+            **_params(mesh, [*(Spec() for _ in consts), *ct_specs, *res_specs], lin_specs),
         )
     )
     return [next(outs) if lin else None for lin in linear]
@@ -301,7 +301,7 @@ def _shard_map_partial_eval(unks_in, eqn):
 
     def known_fn(*ins: Any) -> list[Any]:
         outs = eval_jaxpr(known.jaxpr, known.consts, *ins)
-        return [*outs[:n_known_out], *(shape.expand_dims(r, (0,)) for r in outs[n_known_out:])]
+        return [*(shape.expand_dims(r, (0,)) for r in outs[n_known_out:]), *outs[:n_known_out]]
 
     def unknown_fn(*ins: Any) -> list[Any]:
         res = [shape.squeeze(r, (0,)) for r in ins[:num_res]]
@@ -326,9 +326,9 @@ def _shard_map_partial_eval(unks_in, eqn):
     outs_unknown = [v for v, u in zip(eqn.outvars, unks_out, strict=True) if u]
     eqn_known = eqn_unknown = None
     if outs_known or res_vars:
-        params = _params(mesh, k_specs, [*ko_specs, *(res_spec for _ in res_vars)])
+        params = _params(mesh, k_specs, [*(res_spec for _ in res_vars), *ko_specs])
         eqn_known = JaxprEqn(
-            shard_map_p, ins_known, [*outs_known, *res_vars], {"jaxpr": known_body, **params}
+            shard_map_p, ins_known, [*res_vars, *outs_known], {"jaxpr": known_body, **params}
         )
     if outs_unknown:
         params = _params(mesh, [*(res_spec for _ in res_vars), *u_specs], uo_specs)
@@ -430,6 +430,15 @@ class PmapFunction:
             )
         dyn_args = tuple(a for i, a in enumerate(args) if i not in self._static)
         statics = tuple(args[i] for i in self._static)
+        for i, a in zip(self._static, statics):
+            try:
+                hash(a)
+            except TypeError:
+                raise ValueError(
+                    "Non-hashable static arguments are not supported, as this can lead to "
+                    f"unexpected cache-misses. Static argument (index {i}) of type {type(a)} "
+                    f"for function {getattr(self._fun, '__name__', '?')} is non-hashable."
+                ) from None
         leaves, in_tree = tree_flatten((dyn_args, kwargs))
         axes = self._in_axes_flat(dyn_args, kwargs, in_tree, len(leaves))
         mesh = self._mesh(leaves, axes)
