@@ -9,6 +9,7 @@ This module only re-exports (layer 5).
 from didax import (  # noqa: F401
     core,
     debug,
+    distributed,  # noqa: F401
     dtypes,
     errors,  # noqa: F401
     lax,  # noqa: F401

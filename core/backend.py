@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from didax import array, core, dtypes
+from didax import array, core, distributed, dtypes
 from didax.array import Array
 from didax.config import config
 
@@ -61,9 +61,16 @@ class _Runtime:
         ext.register_dialects(self.dialects)  # func and the other upstream dialects
         # None: jaxlib's client reads XLA_FLAGS' --xla_force_host_platform_device_count
         n = config.lock("jax_num_cpu_devices")
-        self.client = self.xc.make_cpu_client(num_devices=n if n >= 0 else None)
+        state = distributed.global_state  # several processes: every process's devices
+        self.client = self.xc.make_cpu_client(
+            num_devices=n if n >= 0 else None,
+            distributed_client=state.client,
+            node_id=state.process_id,
+            num_nodes=state.num_processes,
+            collectives=state.collectives(),
+        )
         self.devices = self.client.devices()
-        self.device = self.devices[0]
+        self.device = self.client.local_devices()[0]  # where this process computes
         self.sharding = self.xc.GSPMDSharding((self.device,), self.xc.OpSharding())
         self.put = self.xla.batched_device_put
         # An eager Array's value is immutable: the device may alias it. A user's NumPy array
@@ -74,6 +81,9 @@ class _Runtime:
 
 _runtime: _Runtime | None = None
 _runtime_lock = threading.Lock()
+
+
+distributed.client_started = lambda: _runtime is not None
 
 
 def runtime() -> _Runtime:
@@ -146,8 +156,8 @@ class SingleDeviceSharding:
 
 @functools.cache
 def default_sharding() -> SingleDeviceSharding:
-    """Where every didax Array lives: the one CPU device."""
-    return SingleDeviceSharding(devices()[0])
+    """Where every didax Array lives: this process's first CPU device."""
+    return SingleDeviceSharding(runtime().device)
 
 
 array.sharding_of = default_sharding

@@ -33,6 +33,7 @@ for i, name in enumerate(
         "dtypes",
         "array",
         "core",
+        "distributed",
         "backend",
         # pretty sits before jaxpr (pretty.py's docstring says why)
         "pretty",
