@@ -7,7 +7,10 @@ vmapped axis is a sum over the batch dimension, rebound as `psum[axes=(0,)]` wit
 axis (a plain reduction, as JAX 0.10.2 writes it), and its result is the same for every
 element of the batch (unmapped). An unbatched value summed over the axis is multiplied by the
 axis size. Reductions over positional axes evaluate, differentiate and lower like
-`reduce_sum`/`reduce_max`; named axes left in a jaxpr outside any vmap raise NameError.
+`reduce_sum`/`reduce_max`. A named axis that reaches lowering is pmap's: in its replicated
+program each collective lowers to a cross-replica op (`stablehlo.all_reduce` with a combining
+region, `all_gather`, `reduce_scatter`, `collective_permute`, `all_to_all`, `replica_id`);
+anywhere else it raises NameError.
 """
 
 from __future__ import annotations

@@ -144,3 +144,51 @@ def test_same_as_jax(didax_run):
                 np.testing.assert_allclose(mine[key], jax_out[key], rtol=1e-5, atol=1e-6)
             else:
                 assert mine[key] == jax_out[key], key
+
+
+ERRORS = """
+import json, sys
+M = __import__(sys.argv[1])
+out = {}
+for name, kwargs in [
+    ("no_address", dict(num_processes=2, process_id=0)),
+    ("id_out_of_range", dict(coordinator_address="127.0.0.1:1", num_processes=2, process_id=2)),
+    ("id_not_int", dict(coordinator_address="127.0.0.1:1", num_processes=2, process_id="0")),
+]:
+    try:
+        M.distributed.initialize(**kwargs)
+        out[name] = "no error"
+    except Exception as e:
+        out[name] = type(e).__name__
+M.devices()
+try:
+    M.distributed.initialize("127.0.0.1:1", 2, 0)
+    out["after_backend"] = "no error"
+except Exception as e:
+    out["after_backend"] = [type(e).__name__, "must be called before" in str(e)]
+out["is_initialized"] = M.distributed.is_initialized()
+M.distributed.shutdown()  # nothing to shut down: no error
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.oracle
+@pytest.mark.timeout(300)
+def test_initialize_errors_as_jax():
+    pytest.importorskip("jax")
+    env = {k: v for k, v in os.environ.items() if k != "XLA_FLAGS"}
+    env.update(TF_CPP_MIN_LOG_LEVEL="1", JAX_PLATFORMS="cpu")
+    results = []
+    for module in ("didax", "jax"):
+        proc = subprocess.run(
+            [sys.executable, "-c", ERRORS, module],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=200,
+        )
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        results.append(json.loads(proc.stdout.strip().splitlines()[-1]))
+    mine, theirs = results
+    assert mine == theirs
+    assert mine["after_backend"] == ["RuntimeError", True]

@@ -195,3 +195,33 @@ def test_grad_jaxpr_forward_part(jaxprs):
     mine, theirs = (text.split("reduce_sum")[0] for text in (jaxprs[0]["grad"], jaxprs[1]["grad"]))
     assert "shard_map" in mine
     assert mine == theirs
+
+
+LOWERING = """
+from didax.control_flow.pmap import shard_map_p
+from didax.interpreters import lowering
+
+ring = [(0, 1), (1, 2), (2, 3), (3, 0)]
+def f(x):
+    return (lax.psum(x, "i"), lax.pmax(x, "i"), lax.all_gather(x, "i"),
+            lax.psum_scatter(jnp.ones((4, 3)) * x, "i"), lax.ppermute(x, "i", ring),
+            lax.all_to_all(jnp.ones((4, 3)) * x, "i", 0, 0), lax.axis_index("i"))
+outer = M.make_jaxpr(P(f))(x)
+(inner,) = [e for e in outer.jaxpr.eqns[0].params["jaxpr"].jaxpr.eqns if e.primitive is shard_map_p]
+builder = lowering.lower_jaxpr_to_module(inner.params["jaxpr"], "f", replica_axes=(("i", 4),))
+res["text"] = lowering.module_text(builder)
+print(json.dumps(res))
+"""
+
+
+@pytest.mark.timeout(300)
+def test_replicated_program_lowers_collectives_across_replicas():
+    text = run("didax", LOWERING)["text"]
+    assert "mhlo.num_replicas = 4 : i32" in text
+    groups = "replica_groups = dense<[[0, 1, 2, 3]]> : tensor<1x4xi64>"
+    for op in ("all_reduce", "all_gather", "reduce_scatter", "all_to_all"):
+        assert f'"stablehlo.{op}"' in text and groups in text, op
+    assert text.count('"stablehlo.all_reduce"') == 2  # psum and pmax, each with its region
+    assert "stablehlo.maximum" in text and "stablehlo.add" in text
+    assert "source_target_pairs = dense<[[0, 1], [1, 2], [2, 3], [3, 0]]>" in text
+    assert "stablehlo.replica_id" in text
