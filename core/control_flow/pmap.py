@@ -38,7 +38,7 @@ from didax.control_flow import jit as jit_module
 from didax.core import NOT_MAPPED, ShapedArray, Zero
 from didax.interpreters import lowering, partial_eval, transpose
 from didax.interpreters.jvp import jvp_jaxpr
-from didax.interpreters.vmap import vmap_jaxpr
+from didax.interpreters.vmap import batched_out_dims, vmap_jaxpr
 from didax.jaxpr import ClosedJaxpr, JaxprEqn, Var, eval_jaxpr
 from didax.primitives import parallel, shape
 from didax.tree_util import broadcast_prefix, tree_flatten, tree_unflatten
@@ -272,14 +272,16 @@ def _over(ct: Any, n: int) -> Any:
 
 @core.vmap_rules.register(shard_map_p)
 def _shard_map_vmap(axis_size, vals, dims, *, jaxpr, mesh, in_specs, out_specs, **params):
-    # the batch axis stays whole on every device: a new unmapped axis of each block
-    body_dims = [NOT_MAPPED if d is NOT_MAPPED else d for d in dims]
+    # the batch axis stays whole on every device: a new unmapped axis of each block; outputs
+    # that do not depend on it stay unbatched (jacfwd needs its primal outputs so)
     with _axis_frame(mesh):
-        body = vmap_jaxpr(jaxpr, axis_size, body_dims, [0] * len(out_specs))
+        found = batched_out_dims(jaxpr, axis_size, dims)
+        out_dims = [None if d is None or d is NOT_MAPPED else 0 for d in found]
+        body = vmap_jaxpr(jaxpr, axis_size, dims, out_dims)
     new_in = [s if d is NOT_MAPPED else _insert_none(s, d) for s, d in zip(in_specs, dims)]
-    new_out = [_insert_none(s, 0) for s in out_specs]
+    new_out = [s if d is None else _insert_none(s, 0) for s, d in zip(out_specs, out_dims)]
     outs = shard_map_p.bind(*vals, jaxpr=body, **_params(mesh, new_in, new_out))
-    return outs, [0] * len(outs)
+    return outs, [NOT_MAPPED if d is None else d for d in out_dims]
 
 
 def _insert_none(spec: Spec, d: int) -> Spec:
@@ -340,9 +342,10 @@ def _shard_map_partial_eval(unks_in, eqn):
 
 @core.lowering_rules.register(shard_map_p)
 def _shard_map_lowering(ctx, *args, jaxpr, mesh, **params):
-    raise NotImplementedError(
-        f"shard_map over {mesh!r} inside another compiled program (a pmap inside a pmap): "
-        "not supported by didax; a jit holding a pmap runs it as its own program"
+    # a ValueError, as JAX 0.10.2 raises for a pmap inside a pmap
+    raise ValueError(
+        f"shard_map over {mesh!r} inside another compiled program (a pmap inside a pmap) "
+        "is not supported by didax; a jit holding a pmap runs it as its own program"
     )
 
 
@@ -417,7 +420,8 @@ class PmapFunction:
         self._devices = devices
         self._axis_size = axis_size
         self._jitted: dict[tuple, tuple[jit_module.JitFunction, list]] = {}
-        functools.update_wrapper(self, fun)
+        # name and docstring, not `__dict__` (a pmap of a pmap would take the inner's state)
+        functools.update_wrapper(self, fun, updated=())
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         __tracebackhide__ = True

@@ -36,8 +36,8 @@ def t(name, fn):
     try:
         out = M.tree_util.tree_leaves(fn())
         res[name] = [[str(np.asarray(a).dtype), np.asarray(a).tolist()] for a in out]
-    except Exception as e:
-        res[name] = ["ERR", type(e).__name__]
+    except Exception as e:  # the builtin type (subclasses differ: JAX's IndivisibleError)
+        res[name] = ["ERR", next(c.__name__ for c in type(e).__mro__ if c.__module__ == "builtins")]
 
 ring = [(0, 1), (1, 2), (2, 3), (3, 0)]
 t("psum", lambda: P(lambda x: lax.psum(x, "i"))(x))
@@ -111,6 +111,20 @@ t("err_static_missing",
   lambda: M.pmap(lambda x, n: x * n, static_broadcasted_argnums=1)(jnp.ones((4, 2))))
 t("err_in_axes_float", lambda: M.pmap(lambda x: x, in_axes=0.5))
 t("err_unbound", lambda: P(lambda x: lax.psum(x, "j"))(jnp.ones((4, 2))))
+t("err_nested", lambda: M.pmap(M.pmap(lambda x: x))(jnp.ones((2, 2, 3))))
+t("const_out", lambda: M.pmap(lambda x: 1.0)(x))
+t("passthrough_unmapped", lambda: M.pmap(lambda x, y: y, in_axes=(0, None))(x, jnp.ones(2)))
+t("vmap_two_args", lambda: M.vmap(P(lambda a, b: lax.psum(a * b, "i"), in_axes=(0, None)),
+                                  in_axes=(0, None))(jnp.ones((2, 4, 3)), 2.0))
+t("vmap_out_axes_1",
+  lambda: M.vmap(P(lambda a: a * lax.axis_index("i")), out_axes=1)(jnp.ones((2, 4, 3))))
+t("fori_loop_inside", lambda: P(
+    lambda x: lax.fori_loop(0, 3, lambda i, c: c + lax.psum(c, "i"), x))(x))
+t("cond_inside", lambda: P(
+    lambda x: lax.cond(lax.axis_index("i") > 1, lambda v: v * 2, lambda v: -v, x))(x))
+t("hessian", lambda: M.hessian(lambda w: jnp.sum(P(lambda y: jnp.sin(w * y))(x)))(1.0))
+t("jacfwd", lambda: M.jacfwd(lambda v: P(lambda y: lax.psum(y**2, "i"))(v))(jnp.arange(4.0)))
+t("int_pmax", lambda: P(lambda x: lax.pmax(x, "i"))(jnp.arange(8).reshape(4, 2)))
 print(json.dumps(res))
 """
 
