@@ -334,17 +334,18 @@ class Executable:
             for b, a in zip(buffers, self.in_avals, strict=True)
         ]
 
-    def execute_replicated(self, shards: list[list[Any]]) -> list[list[Any]]:
+    def execute_replicated(self, shards: list[list[Any]]) -> list[np.ndarray]:
         """Launch a replicated program (`compile_module(..., num_replicas=N)`): for each
-        argument, one buffer per device of this process, in the device assignment's order;
-        returns, for each output, one buffer per device."""
+        argument, one buffer per device of this process, in the device assignment's order.
+        Every output must hold the same value on every replica (pmap gathers its results
+        inside the program); each is read, to the host, from this process's first device."""
         rt = runtime()
         args = [
             rt.xla.ArrayImpl(aval, self._sharding, list(bufs), True, True)
             for aval, bufs in zip(self.in_avals, shards, strict=True)
         ]
         results = self._exe.execute_sharded(args, with_tokens=False)
-        return [out._arrays for out in results.consume_with_handlers(self._handlers)]
+        return [_first_replica(out) for out in results.consume_with_handlers(self._handlers)]
 
     def as_text(self) -> str:
         """XLA's optimized HLO for this program."""
@@ -357,6 +358,25 @@ class Executable:
         cost.setdefault("transcendentals", 0.0)
         cost.setdefault("bytes accessed", 0.0)
         return cost
+
+
+class _DLPackTensor:
+    """A DLPack capsule in the shape `np.from_dlpack` takes (a CPU tensor)."""
+
+    def __init__(self, capsule: Any) -> None:
+        self.capsule = capsule
+
+    def __dlpack__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.capsule
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        return (1, 0)  # kDLCPU
+
+
+def _first_replica(x: Any) -> np.ndarray:
+    # A multi-device result's per-device views (`_arrays`) are made by jaxlib with `jax`'s
+    # own sharding class, which imports `jax`; DLPack reads the first local copy without it.
+    return np.from_dlpack(_DLPackTensor(runtime().xla.buffer_to_dlpack_managed_tensor(x)))
 
 
 def compile_module(

@@ -32,15 +32,16 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from didax import api_util, backend, core
+from didax import api_util, backend, core, dtypes
 from didax.control_flow import common
 from didax.control_flow import jit as jit_module
 from didax.core import NOT_MAPPED, ShapedArray, Zero
-from didax.interpreters import lowering, partial_eval, transpose
+from didax.interpreters import lowering, partial_eval, staging, transpose
 from didax.interpreters.jvp import jvp_jaxpr
 from didax.interpreters.vmap import batched_out_dims, vmap_jaxpr
 from didax.jaxpr import ClosedJaxpr, JaxprEqn, Var, eval_jaxpr
 from didax.primitives import parallel, shape
+from didax.primitives.bits import bitcast_convert_type
 from didax.tree_util import broadcast_prefix, tree_flatten, tree_unflatten
 
 DEFAULT_AXIS_NAME = "_internal_pmap_axis_name"  # JAX's name for pmap without axis_name
@@ -157,7 +158,9 @@ def _shard_map_abstract_eval(*avals, jaxpr, mesh, in_specs, out_specs, **params)
 
 @core.impl_rules.register(shard_map_p)
 def _shard_map_impl(*args, jaxpr, mesh, in_specs, out_specs, **params):
-    exe = jit_module.derived(jaxpr, ("replicated", mesh), lambda: _compile(jaxpr, mesh))
+    exe = jit_module.derived(
+        jaxpr, ("replicated", mesh, out_specs), lambda: _compile(jaxpr, mesh, out_specs)
+    )
     local = mesh.local_devices()
     shards = [
         split_input(x, aval, spec, local)
@@ -165,22 +168,39 @@ def _shard_map_impl(*args, jaxpr, mesh, in_specs, out_specs, **params):
     ]
     outs = exe.execute_replicated(shards)
     return [
-        assemble_output(bufs, aval, spec)
-        for bufs, aval, spec in zip(outs, jaxpr.out_avals, out_specs, strict=True)
+        assemble_output(value, aval, spec, mesh)
+        for value, aval, spec in zip(outs, jaxpr.out_avals, out_specs, strict=True)
     ]
 
 
-def _compile(jaxpr: ClosedJaxpr, mesh: PmapMesh) -> backend.Executable:
+def _compile(jaxpr: ClosedJaxpr, mesh: PmapMesh, out_specs: Sequence[Spec]) -> backend.Executable:
+    # The body, then every mapped result gathered from all devices (all_gather), so that each
+    # replica ends with the whole result and the host reads one copy (`assemble_output`).
+    # bfloat16 leaves as its 16 bits: the host reads through DLPack, which NumPy's lacks.
+    def program(*blocks: Any) -> list[Any]:
+        outs = eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *blocks)
+        outs = [
+            o if s.axis is None else parallel.all_gather(o, mesh.axis_name, axis=s.axis, tiled=True)
+            for o, s in zip(outs, out_specs, strict=True)
+        ]
+        return [_bits(o) if core.get_aval(o).dtype == dtypes.bfloat16 else o for o in outs]
+
+    with _axis_frame(mesh):
+        gathered = staging.trace_to_jaxpr(program, jaxpr.in_avals)
     builder = lowering.lower_jaxpr_to_module(
-        jaxpr, "_fun", replica_axes=((mesh.axis_name, mesh.size),)
+        gathered, "_fun", replica_axes=((mesh.axis_name, mesh.size),)
     )
     return backend.compile_module(
         builder.module,
-        jaxpr.in_avals,
-        jaxpr.out_avals,
+        gathered.in_avals,
+        gathered.out_avals,
         num_replicas=mesh.size,
         device_assignment=mesh.devices,
     )
+
+
+def _bits(x: Any) -> Any:
+    return bitcast_convert_type(x, np.uint16)
 
 
 def split_input(x: Any, block: ShapedArray, spec: Spec, devices: Sequence[Any]) -> list[Any]:
@@ -193,15 +213,18 @@ def split_input(x: Any, block: ShapedArray, spec: Spec, devices: Sequence[Any]) 
     return [backend.put(np.ascontiguousarray(p), block, device=d) for p, d in zip(parts, devices)]
 
 
-def assemble_output(buffers: Sequence[Any], block: ShapedArray, spec: Spec) -> np.ndarray:
-    """THE HOOK for sharded Arrays: the result of pmap from one block per device (this
-    process's). For now, the blocks concatenated on the host along the mapped axis (an
-    unmapped output: device 0's block, as JAX takes it); with multi-device Arrays, this
-    returns one Array over the devices instead, without a copy."""
-    if spec.axis is None:
-        return backend.buffer_to_numpy(buffers[0], block)
-    blocks = [backend.buffer_to_numpy(b, block) for b in buffers]
-    return np.concatenate(blocks, axis=spec.axis)
+def assemble_output(value: np.ndarray, block: ShapedArray, spec: Spec, mesh: PmapMesh) -> Any:
+    """THE HOOK for sharded Arrays: pmap's result, from the whole result gathered on this
+    process's first device. For now, its host copy (this process's devices' part of it, with
+    several processes); with multi-device Arrays, one Array over the mesh's devices instead,
+    without the gather."""
+    if block.dtype == dtypes.bfloat16:
+        value = value.view(dtypes.bfloat16)
+    value = np.array(value)  # owned by the host, not a view of the device's buffer
+    if spec.axis is None or mesh.size == len(mesh.local_devices()):
+        return value
+    here = [i for i, d in enumerate(mesh.devices) if d in set(mesh.local_devices())]
+    return np.take(value, here, axis=spec.axis)
 
 
 @core.jvp_rules.register(shard_map_p)

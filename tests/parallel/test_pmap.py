@@ -239,3 +239,22 @@ def test_replicated_program_lowers_collectives_across_replicas():
     assert "stablehlo.maximum" in text and "stablehlo.add" in text
     assert "source_target_pairs = dense<[[0, 1], [1, 2], [2, 3], [3, 0]]>" in text
     assert "stablehlo.replica_id" in text
+
+
+NO_JAX = """
+f = P(lambda x: lax.psum(jnp.sin(x), "i") * lax.axis_index("i"))
+f(x)
+M.grad(lambda x: jnp.sum(f(x)))(x)
+bf = P(lambda x: lax.psum(x, "i"))(jnp.ones((4, 2), M.dtypes.bfloat16))
+res["bfloat16"] = [str(bf.dtype), np.asarray(bf, np.float32).tolist()]
+res["jax imported"] = any(m == "jax" or m.startswith("jax.") for m in sys.modules)
+print(json.dumps(res))
+"""
+
+
+@pytest.mark.timeout(300)
+def test_pmap_never_imports_jax():
+    # jaxlib's per-device views of a multi-device result import `jax`: didax reads around them
+    out = run("didax", NO_JAX)
+    assert out["jax imported"] is False
+    assert out["bfloat16"] == ["bfloat16", [[4.0] * 2] * 4]  # read as its 16 bits
