@@ -9,8 +9,11 @@ from __future__ import annotations
 from typing import Any
 
 from didax import core, lax
+from didax import numpy as jnp
 from didax.control_flow.custom_derivatives import custom_jvp
-from didax.numpy import lax_numpy as jnp  # the module: its private helpers are used here
+from didax.numpy.axis_args import canonical_axes, expand_reduced
+from didax.numpy.inner_jit import inner_jit
+from didax.numpy.promotion import to_inexact
 
 
 def _relu(x: Any) -> Any:
@@ -19,7 +22,7 @@ def _relu(x: Any) -> Any:
 
 
 # As JAX's: a custom_jvp around an inner jit, with one jvp rule per argument.
-relu = custom_jvp(jnp._inner_jit(_relu, "relu"))  # noqa: SLF001
+relu = custom_jvp(inner_jit(_relu, "relu"))
 relu.defjvps(
     lambda g, ans, x: lax.select_n(
         x > 0, lax.full(core.get_aval(g).shape, 0, core.get_aval(g).dtype), g
@@ -39,11 +42,11 @@ def _max_from_minus_inf(x: Any, axes: tuple[int, ...]) -> Any:
 
 def logsumexp(x: Any, axis: Any = None, keepdims: bool = False) -> Any:
     """`log(sum(exp(x)))`, computed stably. Like `jax.nn.logsumexp`."""
-    x = jnp._to_inexact("logsumexp", x)  # noqa: SLF001
-    axes = jnp._axes("logsumexp", x, axis)  # noqa: SLF001
+    x = to_inexact("logsumexp", x)
+    axes = canonical_axes("logsumexp", x, axis)
     amax = _max_from_minus_inf(x, axes)
     if keepdims:
-        amax = jnp._keepdims(amax, x, axes)  # noqa: SLF001
+        amax = expand_reduced(amax, x, axes)
     amax = lax.stop_gradient(
         lax.select_n(
             lax.is_finite(amax),
@@ -51,7 +54,7 @@ def logsumexp(x: Any, axis: Any = None, keepdims: bool = False) -> Any:
             amax,
         )
     )
-    expanded = amax if keepdims else jnp._keepdims(amax, x, axes)  # noqa: SLF001
+    expanded = amax if keepdims else expand_reduced(amax, x, axes)
     sumexp = jnp.sum(jnp.exp(x - expanded), axis=axes, keepdims=keepdims)
     lax.sign(sumexp)  # JAX computes the sign too (for return_sign); it stays in the jaxpr
     return jnp.log(jnp.abs(sumexp)) + amax
@@ -59,26 +62,24 @@ def logsumexp(x: Any, axis: Any = None, keepdims: bool = False) -> Any:
 
 def _log_softmax(x: Any, axis: Any) -> Any:
     """`x - logsumexp(x)`. Like `jax.nn.log_softmax`."""
-    axes = jnp._axes("log_softmax", x, axis)  # noqa: SLF001
-    peak = lax.stop_gradient(jnp._keepdims(_max_from_minus_inf(x, axes), x, axes))  # noqa: SLF001
+    axes = canonical_axes("log_softmax", x, axis)
+    peak = lax.stop_gradient(expand_reduced(_max_from_minus_inf(x, axes), x, axes))
     shifted = x - peak
     return shifted - jnp.log(jnp.sum(jnp.exp(shifted), axis=axes, keepdims=True))
 
 
-_log_softmax_jit = jnp._inner_jit(  # noqa: SLF001
-    _log_softmax, "log_softmax", static_argnums=(1,)
-)
+_log_softmax_jit = inner_jit(_log_softmax, "log_softmax", static_argnums=(1,))
 
 
 def log_softmax(x: Any, axis: Any = -1) -> Any:
     """`x - logsumexp(x)`, computed stably. Like `jax.nn.log_softmax` (an inner jit)."""
-    return _log_softmax_jit(jnp._to_inexact("log_softmax", x), axis)  # noqa: SLF001
+    return _log_softmax_jit(to_inexact("log_softmax", x), axis)
 
 
 def softmax(x: Any, axis: Any = -1) -> Any:
     """`exp(x) / sum(exp(x))`. Like `jax.nn.softmax`."""
-    x = jnp._to_inexact("softmax", x)  # noqa: SLF001
-    axes = jnp._axes("softmax", x, axis)  # noqa: SLF001
-    peak = lax.stop_gradient(jnp._keepdims(_max_from_minus_inf(x, axes), x, axes))  # noqa: SLF001
+    x = to_inexact("softmax", x)
+    axes = canonical_axes("softmax", x, axis)
+    peak = lax.stop_gradient(expand_reduced(_max_from_minus_inf(x, axes), x, axes))
     unnormalized = jnp.exp(x - peak)
     return unnormalized / jnp.sum(unnormalized, axis=axes, keepdims=True)

@@ -66,10 +66,22 @@ ORDER["didax.interpreters"] = (3, -1)
 for i, name in enumerate(["staging", "jvp", "vmap", "partial_eval", "transpose", "lowering"]):
     ORDER[f"didax.interpreters.{name}"] = (3, i)
 ORDER["didax.control_flow"] = (4, -1)
-# common holds the helpers cond, scan and while_loop share; jit and custom_derivatives import
+# common holds the helpers cond, scan and while_loop share; jit (its primitive, its AOT stages,
+# then the call path) and custom_derivatives import
 # no other control flow; while_loop uses scan (fori_loop with static bounds is a scan).
 for i, name in enumerate(
-    ["common", "argnums", "jit", "custom_derivatives", "cond", "scan", "while_loop", "pmap"]
+    [
+        "common",
+        "argnums",
+        "jit_primitive",
+        "stages",
+        "jit",
+        "custom_derivatives",
+        "cond",
+        "scan",
+        "while_loop",
+        "pmap",
+    ]
 ):
     ORDER[f"didax.control_flow.{name}"] = (4, i)
 for i, name in enumerate(
@@ -80,7 +92,15 @@ for i, name in enumerate(
         "didax.api_more",
         "didax.debug",
         "didax.errors",
-        "didax.numpy.lax_numpy",
+        "didax.numpy.axis_args",
+        "didax.numpy.promotion",
+        "didax.numpy.inner_jit",
+        "didax.numpy.creation",
+        "didax.numpy.manipulation",
+        "didax.numpy.ufuncs",
+        "didax.numpy.reductions",
+        "didax.numpy.products",
+        "didax.numpy.methods",
         "didax.numpy.indexing",
         "didax.numpy.extra",
         "didax.numpy.linalg",

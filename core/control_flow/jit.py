@@ -1,14 +1,11 @@
-"""`jit`: compile a function with XLA. The higher-order primitive `jit_p` and its rules.
+"""`jit`: compile a function with XLA. The user-facing `jit`, its call path and caches.
 
-Layer 4 (autodidax part 3, "Adding jit"; seed 003, jit as the `xla_call` primitive).
-`jit(f)(x)` stages `f` at its arguments' types (omnistaging), lowers the jaxpr to StableHLO
-(`interpreters/lowering.py`), compiles and runs it (`backend.py`); results stay on the device
-until read. Each jitted function owns a bounded executable cache keyed on argument types,
-static arguments and pytree structure: a new shape compiles again, a new value never does.
-Under an outer transformation `jit` binds `jit_p[name, jaxpr]`, one equation whose rules
-transform the inner jaxpr (`jvp_jaxpr`, `vmap_jaxpr`, partial evaluation, transposition)
-into a new `jit` equation. AOT: `jit(f).lower(x)` -> `Lowered` (StableHLO) -> `.compile()`
--> `Compiled` (optimized HLO, cost analysis), with each phase's time in `.timings`.
+Layer 4 (autodidax part 3, "Adding jit"). `jit(f)(x)` stages `f` at its arguments' types
+(omnistaging), lowers the jaxpr to StableHLO (`interpreters/lowering.py`), compiles and runs
+it (`backend.py`); results stay on the device until read. Each jitted function owns a bounded
+executable cache keyed on argument types, static arguments and pytree structure: a new shape
+compiles again, a new value never does. Under an outer transformation, or with a tracer
+argument, a call binds `jit_p` (`jit_primitive.py`); AOT stages are in `stages.py`.
 """
 
 from __future__ import annotations
@@ -18,230 +15,20 @@ import functools
 import inspect
 import threading
 import time
-import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-from didax import array, backend, core, dtypes, pretty
+from didax import backend, core
 from didax.array import Array
 from didax.control_flow import argnums
-from didax.core import Zero
-from didax.interpreters import lowering, partial_eval, staging, transpose
-from didax.interpreters.jvp import jvp_jaxpr
-from didax.interpreters.vmap import batched_out_dims, vmap_jaxpr
-from didax.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var, eval_jaxpr, has_effects
+from didax.control_flow.jit_primitive import compile_jaxpr, derived, jit_p
+from didax.control_flow.stages import Entry, Lowered, Traced, out_info
+from didax.interpreters import staging
+from didax.jaxpr import ClosedJaxpr, Jaxpr, has_effects
 from didax.tree_util import PyTreeDef, tree_flatten, tree_map, tree_unflatten
 
 CACHE_SIZE = 64  # executables kept per jitted function (least recently used dropped first)
-
-jit_p = core.Primitive("jit", multiple_results=True)
-
-# ----------------------------------------------------------------------------- per-jaxpr caches
-
-# What the rules derive from a `jit` equation's jaxpr (its executable, its jvp and vmap
-# jaxprs), kept exactly as long as the jaxpr: transforming or evaluating the same equation
-# again (a jitted function called under jvp in a loop) reuses them instead of recompiling.
-#
-# Where caches live (STYLE.md §4): a `jit` object owns its executable cache (keyed on argument
-# types, `CACHE_SIZE` entries). This table is the one module-level cache, and it is not a
-# global keyed by object ids: it is a WeakKeyDictionary keyed by the jaxpr objects themselves,
-# so an entry is state *of that jaxpr* and dies with it. It must sit here, not on a `jit`
-# object, because the same jaxpr reaches the rules from many places (a staged `jit` equation,
-# its jvp, its transpose) that share no jit object; and not on `ClosedJaxpr` (layer 1),
-# which would then hold executables of layer 4.
-_derived: weakref.WeakKeyDictionary[ClosedJaxpr, dict] = weakref.WeakKeyDictionary()
-_derived_lock = threading.Lock()  # guards the table, not `make()` (which may nest `derived`)
-
-
-def derived(jaxpr: ClosedJaxpr, key: Any, make: Callable[[], Any]) -> Any:
-    """`make()`, computed once per (jaxpr, key) while `jaxpr` is alive. Rules of `jit_p`
-    (and of other higher-order primitives) use it to cache what they derive from a jaxpr.
-    Threads racing on a miss may each compute it; the first result stored is kept."""
-    with _derived_lock:
-        table = _derived.get(jaxpr)
-        if table is None:
-            table = _derived[jaxpr] = {}
-        if key in table:
-            return table[key]
-    value = make()
-    with _derived_lock:
-        return table.setdefault(key, value)
-
-
-def executable(jaxpr: ClosedJaxpr, name: str) -> backend.Executable:
-    """The compiled program of `jaxpr` (compiled on first use, then cached with it)."""
-    return derived(jaxpr, ("executable",), lambda: _compile(jaxpr, name)[0])
-
-
-def _compile(jaxpr: ClosedJaxpr, name: str) -> tuple[backend.Executable, dict[str, float]]:
-    t0 = time.perf_counter()
-    builder = lowering.lower_jaxpr_to_module(jaxpr, name)
-    t1 = time.perf_counter()
-    exe = backend.compile_module(builder.module, jaxpr.in_avals, jaxpr.out_avals)
-    return exe, {"lower": t1 - t0, "compile": time.perf_counter() - t1}
-
-
-# ----------------------------------------------------------------------------- jit_p rules
-
-
-def _jit_impl(*args: Any, name: str, jaxpr: ClosedJaxpr, inline: bool = False) -> list:
-    # a program that prints (debug_print) runs equation by equation: no host callbacks
-    if inline or derived(
-        jaxpr, ("effects",), lambda: has_effects(jaxpr)
-    ):  # part of its caller's program: evaluated the way the caller is, eagerly
-        with core.new_base_main():
-            outs = eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *args)
-        return [core.to_numpy(x) for x in outs]
-    exe = executable(jaxpr, name)
-    buffers = [backend.put(np.asarray(x, a.dtype), a) for x, a in zip(args, jaxpr.in_avals)]
-    outs = exe.execute(buffers)
-    return [backend.buffer_to_numpy(b, a) for b, a in zip(outs, jaxpr.out_avals)]  # NumPy out
-
-
-core.impl_rules.register(jit_p, _jit_impl)
-
-
-@core.abstract_eval_rules.register(jit_p)
-def _jit_abstract_eval(*avals, name, jaxpr, inline=False):
-    expected = jaxpr.in_avals
-    if len(avals) != len(expected) or not all(map(core.types_match, avals, expected)):
-        raise TypeError(
-            f"jit[name={name}]: called with arguments of types "
-            f"({', '.join(a.str_short() for a in avals)}) but its jaxpr takes "
-            f"({', '.join(a.str_short() for a in expected)})"
-        )
-    return list(jaxpr.out_avals)
-
-
-@core.jvp_rules.register(jit_p)
-def _jit_jvp(primals, tangents, *, name, jaxpr, inline=False):
-    nonzeros = tuple(not isinstance(t, Zero) for t in tangents)
-    jvp_closed, nonzeros_out = derived(
-        jaxpr, ("jvp", nonzeros), lambda: jvp_jaxpr(jaxpr, nonzeros, instantiate=False)
-    )
-    outs = jit_p.bind(
-        *primals,
-        *(t for t in tangents if not isinstance(t, Zero)),
-        name=name,
-        jaxpr=jvp_closed,
-        inline=inline,
-    )
-    n = len(jaxpr.out_avals)
-    nonzero_tangents = iter(outs[n:])
-    tangents_out = [
-        next(nonzero_tangents) if nz else Zero(a)
-        for nz, a in zip(nonzeros_out, jaxpr.out_avals, strict=True)
-    ]
-    return outs[:n], tangents_out
-
-
-@core.vmap_rules.register(jit_p)
-def _jit_vmap(axis_size, vals, dims, *, name, jaxpr, inline=False):
-    # batched outputs come back along axis 0; unbatched ones stay unbatched (as in JAX, so
-    # that `jacfwd` of a jitted function keeps its primal output unbatched)
-    def batch() -> tuple[ClosedJaxpr, list]:
-        found = batched_out_dims(jaxpr, axis_size, dims)
-        out_dims = [None if d is None or d is core.NOT_MAPPED else 0 for d in found]
-        return vmap_jaxpr(jaxpr, axis_size, dims, out_dims), out_dims
-
-    batched, out_dims = derived(jaxpr, ("vmap", axis_size, tuple(dims)), batch)
-    outs = jit_p.bind(*vals, name=name, jaxpr=batched, inline=inline)
-    return outs, [core.NOT_MAPPED if d is None else d for d in out_dims]
-
-
-# A nested jit is a private function of the module, called where the equation was; an inline
-# one (`jit(f, inline=True)`, as didax.numpy's helpers are) is lowered in place, as in JAX.
-@core.lowering_rules.register(jit_p)
-def _jit_lowering(ctx, *args, name, jaxpr, inline=False):
-    if inline:
-        return ctx.lower_jaxpr(jaxpr, args)
-    return ctx.module.call_function(name, jaxpr, args)
-
-
-@pretty.pp_params_rules.register(jit_p)
-def _jit_pp(params):  # JAX prints the name, then the jaxpr; nothing else (not `inline`)
-    return [("name", params["name"]), ("jaxpr", params["jaxpr"])]
-
-
-# Reverse mode: the known part of a jit runs as one jit (outputs, then residuals), the unknown
-# part is staged as another; transposing a jit is a jit of the transposed jaxpr. So grad of a
-# jitted function keeps one compiled call forward and one backward, as in JAX.
-@partial_eval.partial_eval_jaxpr_rules.register(jit_p)
-def _jit_partial_eval(unks_in, eqn):
-    name, jaxpr = eqn.params["name"], eqn.params["jaxpr"]
-    inline = eqn.params.get("inline", False)
-    known, unknown, unks_out, forwarded = derived(
-        jaxpr, ("partial_eval", tuple(unks_in)), lambda: _split(jaxpr, unks_in)
-    )
-    ins_known = [x for x, unk in zip(eqn.invars, unks_in, strict=True) if not unk]
-    ins_unknown = [x for x, unk in zip(eqn.invars, unks_in, strict=True) if unk]
-    n_computed = sum(f is None for f in forwarded)  # residuals the known jit returns, last
-    new_res = iter([Var(a) for a in known.out_avals[len(known.out_avals) - n_computed :]])
-    # a residual that is one of the known inputs is passed on directly, not returned
-    residuals = [ins_known[f] if f is not None else next(new_res) for f in forwarded]
-    computed = [r for r, f in zip(residuals, forwarded, strict=True) if f is None]
-    outs_known = [v for v, unk in zip(eqn.outvars, unks_out, strict=True) if not unk]
-    outs_unknown = [v for v, unk in zip(eqn.outvars, unks_out, strict=True) if unk]
-    eqn_known = eqn_unknown = None
-    if outs_known or computed:
-        eqn_known = JaxprEqn(
-            jit_p,
-            ins_known,
-            [*outs_known, *computed],
-            {"name": name, "jaxpr": known, "inline": inline},
-        )
-    if outs_unknown:
-        eqn_unknown = JaxprEqn(
-            jit_p,
-            [*residuals, *ins_unknown],
-            outs_unknown,
-            {"name": name, "jaxpr": unknown, "inline": inline},
-        )
-    return eqn_known, eqn_unknown, unks_out
-
-
-def _split(
-    jaxpr: ClosedJaxpr, unks_in: Sequence[bool]
-) -> tuple[ClosedJaxpr, ClosedJaxpr, list[bool], list[int | None]]:
-    """`partial_eval_jaxpr`, with residuals that are just known inputs taken out of the known
-    jaxpr's outputs (as JAX forwards them): for each residual, the index of the known input
-    it is, or None when the known jaxpr computes it."""
-    known, unknown, unks_out, num_res = partial_eval.partial_eval_jaxpr(jaxpr, unks_in)
-    k = known.jaxpr
-    n_out = len(k.outvars) - num_res
-    forwarded = [
-        k.invars.index(v) if isinstance(v, Var) and v in k.invars else None
-        for v in k.outvars[n_out:]
-    ]
-    if any(f is not None for f in forwarded):
-        outvars = k.outvars[:n_out] + [
-            v for v, f in zip(k.outvars[n_out:], forwarded, strict=True) if f is None
-        ]
-        known = ClosedJaxpr(Jaxpr(k.constvars, k.invars, outvars, k.eqns), known.consts)
-    return known, unknown, unks_out, forwarded
-
-
-@core.transpose_rules.register(jit_p)
-def _jit_transpose(cts, *args, name, jaxpr, inline=False):
-    linear = tuple(isinstance(x, core.UndefinedPrimal) for x in args)
-    ct_nonzero = tuple(not isinstance(ct, Zero) for ct in cts)
-    transposed = derived(
-        jaxpr,
-        ("transpose", linear, ct_nonzero),
-        lambda: transpose.transpose_jaxpr(jaxpr, linear, ct_nonzero),
-    )
-    residuals = [x for x, lin in zip(args, linear, strict=True) if not lin]
-    outs = iter(
-        jit_p.bind(
-            *residuals,
-            *(ct for ct in cts if not isinstance(ct, Zero)),
-            name=name,
-            jaxpr=transposed,
-            inline=inline,
-        )
-    )
-    return [next(outs) if lin else None for lin in linear]
 
 
 # ----------------------------------------------------------------------------- jit
@@ -296,42 +83,6 @@ def jit(
     return JitFunction(fn, spec, inline)
 
 
-class _Entry:
-    """One cache entry of a jitted function: its jaxpr at one signature, compiled lazily."""
-
-    __slots__ = ("closed", "out_tree", "single", "wrap", "executable", "timings", "fast_keys")
-
-    def __init__(self, closed: ClosedJaxpr, out_tree: PyTreeDef, trace_time: float) -> None:
-        self.closed = closed
-        self.out_tree = out_tree
-        self.single = out_tree.node is None  # one array out: skip tree_unflatten
-        bfloat16 = any(a.dtype == dtypes.bfloat16 for a in closed.out_avals)
-        self.wrap = _host_output if bfloat16 else array.from_buffer
-        self.executable: backend.Executable | None = None
-        self.timings = {"trace": trace_time}
-        self.fast_keys: list[tuple] = []  # its keys in the jitted function's fast table
-
-    def run_args(self, args: Sequence[Any]) -> Any:
-        # the fast path's arguments: Arrays, NumPy arrays and Python scalars
-        buffers = [
-            backend.buffer_of(x) if type(x) is Array else backend.put(np.asarray(x, a.dtype), a)
-            for x, a in zip(args, self.closed.jaxpr.in_avals)
-        ]
-        return self.run(buffers)
-
-    def run(self, buffers: list[Any]) -> Any:
-        outs = self.executable.execute(buffers)
-        if self.single:
-            return self.wrap(outs[0], self.closed.jaxpr.outvars[0].aval)
-        avals, wrap = self.closed.out_avals, self.wrap
-        return tree_unflatten(self.out_tree, [wrap(b, a) for b, a in zip(outs, avals, strict=True)])
-
-
-def _host_output(buffer: Any, aval: core.ShapedArray) -> Array:
-    # bfloat16 buffers cannot be read lazily through the buffer protocol (`backend.buffer_to_numpy`)
-    return array.eager_result(backend.buffer_to_numpy(buffer, aval), aval.weak_type)
-
-
 class JitFunction:
     """A function compiled by `jit`: call it, or inspect it with `.lower(*args)`."""
 
@@ -344,8 +95,8 @@ class JitFunction:
         self._name = getattr(fn, "__name__", type(fn).__name__)
         self._spec = spec = spec or argnums.ArgSpec()
         self._has_static = bool(spec.static_argnums or spec.static_argnames)
-        self._cache: collections.OrderedDict[tuple, _Entry] = collections.OrderedDict()
-        self._fast: dict[tuple, _Entry] = {}  # positional calls, keyed by `_fast_key`
+        self._cache: collections.OrderedDict[tuple, Entry] = collections.OrderedDict()
+        self._fast: dict[tuple, Entry] = {}  # positional calls, keyed by `_fast_key`
         # Guards both tables and compilation; the fast path only reads `_fast` (a dict get
         # is atomic), so it takes no lock.
         self._lock = threading.RLock()
@@ -399,13 +150,13 @@ class JitFunction:
         )
         return tree_unflatten(entry.out_tree, outs)
 
-    def _compile(self, entry: _Entry) -> None:
-        entry.executable, timings = _compile(entry.closed, self._name)
+    def _compile(self, entry: Entry) -> None:
+        entry.executable, timings = compile_jaxpr(entry.closed, self._name)
         entry.timings.update(timings)
         self.compilations += 1
 
     # ----- tracing and the cache
-    def _entry(self, args: tuple, kwargs: dict) -> tuple[_Entry, list[Any], list[Any]]:
+    def _entry(self, args: tuple, kwargs: dict) -> tuple[Entry, list[Any], list[Any]]:
         """The cache entry for these arguments (traced on a miss), their dynamic leaves, and
         the values of tracers `fn` closes over (leading operands; the entry is then not
         cached: those tracers belong to the current transformation)."""
@@ -449,7 +200,7 @@ class JitFunction:
                     self._fast.pop(k, None)
         return entry, leaves, []
 
-    def _equal_entry(self, key: tuple) -> _Entry | None:
+    def _equal_entry(self, key: tuple) -> Entry | None:
         # A static argument mutated after it keyed an entry (a method's `self`) no longer
         # hashes as it did, but still compares equal: JAX 0.10.2 then reuses the entry (its
         # result is stale), so an equal key is looked for too.
@@ -462,7 +213,7 @@ class JitFunction:
         static_kw: dict[str, Any],
         in_tree: PyTreeDef,
         avals: tuple[core.ShapedArray, ...],
-    ) -> tuple[_Entry, list[Any]]:
+    ) -> tuple[Entry, list[Any]]:
         __tracebackhide__ = True
         out_trees: list[PyTreeDef] = []
 
@@ -497,7 +248,7 @@ class JitFunction:
             j = closed.jaxpr
             consts = list(closed.consts)
             closed = ClosedJaxpr(Jaxpr([], [*j.constvars, *j.invars], j.outvars, j.eqns), [])
-        return _Entry(closed, out_trees[-1], trace_time), consts
+        return Entry(closed, out_trees[-1], trace_time), consts
 
     def _check_leaves(self, args: tuple, static: set[int], kwargs: dict, leaves: list[Any]) -> None:
         for leaf in leaves:
@@ -525,25 +276,19 @@ class JitFunction:
                 f"jit({self._name}).trace: cannot trace a function that closes "
                 "over values of an enclosing transformation"
             )
-        return Traced(self, entry)
+        return Traced(self._name, entry)
 
     def eval_shape(self, *args: Any, **kwargs: Any) -> Any:
         """The output's shapes and dtypes as a pytree of `ShapeDtypeStruct`s, without
         compiling. Like `jax.jit(f).eval_shape`."""
         __tracebackhide__ = True
         entry, _, _ = self._entry(args, kwargs)
-        return _out_info(entry)
+        return out_info(entry)
 
     def lower(self, *args: Any, **kwargs: Any) -> Lowered:
         """Trace and lower for these arguments, without compiling. Like `jax.jit(f).lower`."""
         __tracebackhide__ = True
         return self.trace(*args, **kwargs).lower()
-
-    def _lower(self, entry: _Entry) -> Lowered:
-        t0 = time.perf_counter()
-        builder = lowering.lower_jaxpr_to_module(entry.closed, self._name)
-        timings = {"trace": entry.timings["trace"], "lower": time.perf_counter() - t0}
-        return Lowered(self._name, entry, builder, timings)
 
 
 _SCALARS = (bool, int, float)
@@ -588,104 +333,6 @@ def _bad_argument(name: str, where: str, value: Any) -> str:
         "valid didax type. A jitted function takes arrays, scalars and pytrees of them; "
         f"pass other values as static arguments: jit({name}, static_argnums=...)."
     )
-
-
-# ----------------------------------------------------------------------------- AOT
-
-
-def _out_info(entry: _Entry) -> Any:
-    leaves = [array.ShapeDtypeStruct.from_aval(a) for a in entry.closed.out_avals]
-    return tree_unflatten(entry.out_tree, leaves)
-
-
-class Traced:
-    """A jitted function traced for one signature. Like `jax.stages.Traced`."""
-
-    def __init__(self, fn: JitFunction, entry: _Entry) -> None:
-        self._fn = fn
-        self._entry = entry
-        self.fun_name = fn._name
-        self.jaxpr = entry.closed
-        self.in_avals = entry.closed.in_avals
-        self.out_avals = entry.closed.out_avals
-        self.out_tree = entry.out_tree
-
-    @property
-    def out_info(self) -> Any:
-        return _out_info(self._entry)
-
-    def lower(self) -> Lowered:
-        """Lower to StableHLO. Like `jax.stages.Traced.lower`."""
-        return self._fn._lower(self._entry)
-
-
-class Lowered:
-    """A jitted function lowered for one signature. Like `jax.stages.Lowered`."""
-
-    def __init__(
-        self, name: str, entry: _Entry, builder: lowering.ModuleBuilder, timings: dict[str, float]
-    ) -> None:
-        self.name = name
-        self._entry = entry
-        self._builder = builder
-        self.timings = dict(timings)  # seconds: 'trace', 'lower'
-        self.jaxpr = entry.closed
-        self.in_avals = entry.closed.in_avals
-        self.out_avals = entry.closed.out_avals
-
-    def as_text(self, debug_info: bool = False) -> str:
-        """The StableHLO module, as text; `debug_info` adds each op's location (op name and
-        the user's file:line). Like `jax.stages.Lowered.as_text`."""
-        return lowering.module_text(self._builder, debug_info)
-
-    def compile(self) -> Compiled:
-        """Compile with XLA. Like `jax.stages.Lowered.compile`."""
-        t0 = time.perf_counter()
-        exe = backend.compile_module(self._builder.module, self.in_avals, self.out_avals)
-        timings = {**self.timings, "compile": time.perf_counter() - t0}
-        if self._entry.executable is None:  # the jitted function's next call reuses it
-            self._entry.executable = exe
-        return Compiled(self.name, self._entry, exe, timings)
-
-
-class Compiled:
-    """A jitted function compiled for one signature: call it, or read XLA's program and its
-    cost. Like `jax.stages.Compiled`."""
-
-    def __init__(
-        self, name: str, entry: _Entry, exe: backend.Executable, timings: dict[str, float]
-    ) -> None:
-        self.name = name
-        self._entry = entry
-        self._exe = exe
-        self.timings = timings  # seconds: 'trace', 'lower', 'compile'
-        self.in_avals = entry.closed.in_avals
-        self.out_avals = entry.closed.out_avals
-
-    def as_text(self) -> str:
-        """XLA's optimized HLO."""
-        return self._exe.as_text()
-
-    def cost_analysis(self) -> dict[str, float]:
-        """XLA's estimate: 'flops', 'transcendentals', 'bytes accessed' (and per-operand
-        keys)."""
-        return self._exe.cost_analysis()
-
-    def __call__(self, *args: Any) -> Any:
-        leaves, _ = tree_flatten(args)
-        for x, aval in zip(leaves, self.in_avals, strict=True):
-            if not core.types_match(core.get_aval(x), aval):
-                raise TypeError(
-                    f"Compiled {self.name} was compiled for arguments of types "
-                    f"({', '.join(a.str_short() for a in self.in_avals)}), got "
-                    f"{core.get_aval(x).str_short()}"
-                )
-        buffers = [backend.host_buffer(x, a) for x, a in zip(leaves, self.in_avals)]
-        outs = self._exe.execute(buffers)
-        wrap = self._entry.wrap
-        return tree_unflatten(
-            self._entry.out_tree, [wrap(b, a) for b, a in zip(outs, self.out_avals, strict=True)]
-        )
 
 
 # ----------------------------------------------------------------------------- utilities

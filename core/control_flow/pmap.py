@@ -35,6 +35,7 @@ import numpy as np
 from didax import api_util, backend, core, dtypes
 from didax.control_flow import common
 from didax.control_flow import jit as jit_module
+from didax.control_flow.jit_primitive import derived
 from didax.core import NOT_MAPPED, ShapedArray, Zero
 from didax.interpreters import lowering, partial_eval, staging, transpose
 from didax.interpreters.jvp import jvp_jaxpr
@@ -158,9 +159,7 @@ def _shard_map_abstract_eval(*avals, jaxpr, mesh, in_specs, out_specs, **params)
 
 @core.impl_rules.register(shard_map_p)
 def _shard_map_impl(*args, jaxpr, mesh, in_specs, out_specs, **params):
-    exe = jit_module.derived(
-        jaxpr, ("replicated", mesh, out_specs), lambda: _compile(jaxpr, mesh, out_specs)
-    )
+    exe = derived(jaxpr, ("replicated", mesh, out_specs), lambda: _compile(jaxpr, mesh, out_specs))
     local = mesh.local_devices()
     shards = [
         split_input(x, aval, spec, local)

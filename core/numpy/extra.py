@@ -2,10 +2,11 @@
 real-number views (`real imag conj angle`), `var`/`std`, cumulative sums and products,
 `argmin`, `sort`/`argsort`, `outer kron tril triu meshgrid einsum convolve`, and `ravel`.
 
-Layer 5, beside `lax_numpy.py`, composing `lax` like the rest of `didax.numpy`. didax has no
-complex dtypes, so `real`/`conj` return their (real) input, `imag` zeros. Cumulative sums and
-products are a log-depth (Hillis-Steele) scan of pads and adds, so jvp, transpose, vmap and
-lowering come from those primitives (JAX's jaxprs show a `cumsum` primitive instead).
+Layer 5, after the family modules (`creation.py`, `ufuncs.py`, ...), composing `lax` like
+the rest of `didax.numpy`. didax has no complex dtypes, so `real`/`conj` return their (real)
+input, `imag` zeros. Cumulative sums and products are a log-depth (Hillis-Steele) scan of
+pads and adds, so jvp, transpose, vmap and lowering come from those primitives (JAX's jaxprs
+show a `cumsum` primitive instead).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Any
 
 import numpy as np
 from didax import core, dtypes, lax
-from didax.numpy import lax_numpy as jnp
+from didax.numpy import axis_args, creation, inner_jit, manipulation, promotion, reductions, ufuncs
 
 _i32 = dtypes.int32
 
@@ -37,12 +38,12 @@ def _falses(x: Any) -> Any:
 
 def _broadcast_all(*args: Any) -> list[Any]:
     shape = np.broadcast_shapes(*(_aval(x).shape for x in args))
-    return [jnp.broadcast_to(x, shape) if _aval(x).shape != shape else x for x in args]
+    return [promotion.broadcast_to(x, shape) if _aval(x).shape != shape else x for x in args]
 
 
 def ravel(x: Any, order: str = "C") -> Any:
     """Like `jax.numpy.ravel`."""
-    return jnp.reshape(x, (-1,), order=order)
+    return manipulation.reshape(x, (-1,), order=order)
 
 
 # ----------------------------------------------------------------------------- predicates
@@ -50,15 +51,15 @@ def ravel(x: Any, order: str = "C") -> Any:
 
 def isnan(x: Any) -> Any:
     """Like `jax.numpy.isnan`."""
-    jnp._check_arraylike("isnan", x)
-    x = jnp.asarray(x)
+    promotion.check_arraylike("isnan", x)
+    x = creation.asarray(x)
     return lax.ne(x, x) if _is_float(x) else _falses(x)
 
 
 def isinf(x: Any) -> Any:
     """Like `jax.numpy.isinf`."""
-    jnp._check_arraylike("isinf", x)
-    x = jnp.asarray(x)
+    promotion.check_arraylike("isinf", x)
+    x = creation.asarray(x)
     if not _is_float(x):
         return _falses(x)
     return lax.eq(lax.abs(x), lax.full((), np.inf, _aval(x).dtype))
@@ -66,8 +67,8 @@ def isinf(x: Any) -> Any:
 
 def isclose(a: Any, b: Any, rtol: Any = 1e-05, atol: Any = 1e-08, equal_nan: bool = False) -> Any:
     """Like `jax.numpy.isclose`."""
-    a, b = jnp._promote("isclose", a, b)
-    a, b = _broadcast_all(jnp.asarray(a), jnp.asarray(b))
+    a, b = promotion.promote("isclose", a, b)
+    a, b = _broadcast_all(creation.asarray(a), creation.asarray(b))
     dtype = _aval(a).dtype
     if not dtypes.is_float(dtype):
         return lax.eq(a, b)
@@ -94,13 +95,13 @@ def any(x: Any, axis: Any = None, keepdims: bool = False) -> Any:  # noqa: A001
 
 
 def _bool_reduce(name: str, fn: Any, x: Any, axis: Any, keepdims: bool) -> Any:
-    jnp._check_arraylike(name, x)
-    x = jnp.asarray(x)
+    promotion.check_arraylike(name, x)
+    x = creation.asarray(x)
     if _aval(x).dtype != dtypes.bool_:
         x = lax.ne(x, lax.full((), 0, _aval(x).dtype))
-    axes = jnp._axes(name, x, axis)
+    axes = axis_args.canonical_axes(name, x, axis)
     out = fn(x, axes)
-    return jnp._keepdims(out, x, axes) if keepdims else out
+    return axis_args.expand_reduced(out, x, axes) if keepdims else out
 
 
 def allclose(a: Any, b: Any, rtol: Any = 1e-05, atol: Any = 1e-08, equal_nan: bool = False) -> Any:
@@ -113,8 +114,8 @@ def allclose(a: Any, b: Any, rtol: Any = 1e-05, atol: Any = 1e-08, equal_nan: bo
 
 def round(a: Any, decimals: int = 0, out: None = None) -> Any:  # noqa: A001
     """Round half to even, to `decimals` places. Like `jax.numpy.round`."""
-    jnp._check_arraylike("round", a)
-    a = jnp.asarray(a)
+    promotion.check_arraylike("round", a)
+    a = creation.asarray(a)
     if not _is_float(a):
         if decimals < 0:
             raise NotImplementedError("round: integer input with decimals < 0")
@@ -131,14 +132,14 @@ around = round
 
 def real(x: Any) -> Any:
     """Like `jax.numpy.real` (didax's arrays are real: `x` itself)."""
-    jnp._check_arraylike("real", x)
-    return jnp.asarray(x)
+    promotion.check_arraylike("real", x)
+    return creation.asarray(x)
 
 
 def conj(x: Any) -> Any:
     """Like `jax.numpy.conj` (didax's arrays are real: `x` itself)."""
-    jnp._check_arraylike("conj", x)
-    return jnp.asarray(x)
+    promotion.check_arraylike("conj", x)
+    return creation.asarray(x)
 
 
 conjugate = conj
@@ -146,14 +147,14 @@ conjugate = conj
 
 def imag(x: Any) -> Any:
     """Like `jax.numpy.imag` (didax's arrays are real: zeros)."""
-    jnp._check_arraylike("imag", x)
-    x = jnp.asarray(x)
+    promotion.check_arraylike("imag", x)
+    x = creation.asarray(x)
     return lax.full(_aval(x).shape, 0, _aval(x).dtype)
 
 
 def angle(z: Any, deg: bool = False) -> Any:
     """Like `jax.numpy.angle` for real input: pi where z < 0 (or z is -0.0), else 0."""
-    z = jnp._to_inexact("angle", jnp.asarray(z))
+    z = promotion.to_inexact("angle", creation.asarray(z))
     dtype = _aval(z).dtype
     zero = lax.full((), 0.0, dtype)
     negative = lax.bitwise_or(  # z < 0, or z is -0.0 (1/-0.0 is -inf)
@@ -181,18 +182,18 @@ def var(
     correction: int | None = None,
 ) -> Any:
     """Like `jax.numpy.var`."""
-    jnp._check_arraylike("var", a)
-    a = jnp.asarray(a)
+    promotion.check_arraylike("var", a)
+    a = creation.asarray(a)
     correction = ddof if correction is None else correction
-    axes = jnp._axes("var", a, axis)
+    axes = axis_args.canonical_axes("var", a, axis)
     compute = (
-        jnp._dtype(dtype)
+        creation.to_dtype(dtype)
         if dtype is not None
         else (_aval(a).dtype if _is_float(a) else dtypes.float32)
     )
     a = lax.convert_element_type(a, compute, False)
-    centered = lax.sub(a, jnp.mean(a, axis=axes, keepdims=True))
-    total = jnp.sum(lax.mul(centered, centered), axis=axes, keepdims=keepdims)
+    centered = lax.sub(a, reductions.mean(a, axis=axes, keepdims=True))
+    total = reductions.sum(lax.mul(centered, centered), axis=axes, keepdims=keepdims)
     count = math.prod(_aval(a).shape[i] for i in axes)
     return lax.div(total, lax.full((), float(count - correction), compute))
 
@@ -215,13 +216,13 @@ def std(
 
 
 def _scan(name: str, op: Any, identity: Any, x: Any, axis: Any, dtype: Any) -> Any:
-    jnp._check_arraylike(name, x)
-    x = jnp.asarray(x)
+    promotion.check_arraylike(name, x)
+    x = creation.asarray(x)
     if axis is None:
         x, axis = ravel(x), 0
-    axis = jnp._axis(axis, _aval(x).ndim)
+    axis = axis_args.canonical_axis(axis, _aval(x).ndim)
     if dtype is not None:
-        x = lax.convert_element_type(x, jnp._dtype(dtype), False)
+        x = lax.convert_element_type(x, creation.to_dtype(dtype), False)
     elif _aval(x).dtype == dtypes.bool_ or (
         dtypes.is_int(_aval(x).dtype) and _aval(x).dtype.itemsize < 4
     ):
@@ -255,13 +256,13 @@ def cumprod(a: Any, axis: Any = None, dtype: Any = None, out: None = None) -> An
 
 def argmin(a: Any, axis: int | None = None, out: None = None, keepdims: bool = False) -> Any:
     """Like `jax.numpy.argmin`: the first minimum (the first NaN, if any)."""
-    jnp._check_arraylike("argmin", a)
-    a = jnp.asarray(a)
+    promotion.check_arraylike("argmin", a)
+    a = creation.asarray(a)
     if _is_float(a):
         flipped = lax.neg(a)
     else:  # ~x reverses the order of integers without overflow; `not` that of booleans
         flipped = lax.bitwise_not(a)
-    return jnp.argmax(flipped, axis=axis, keepdims=keepdims)
+    return reductions.argmax(flipped, axis=axis, keepdims=keepdims)
 
 
 def sort(
@@ -274,12 +275,12 @@ def sort(
     descending: bool = False,
 ) -> Any:
     """Like `jax.numpy.sort` (NaNs last; with `descending`, first)."""
-    jnp._check_arraylike("sort", a)
+    promotion.check_arraylike("sort", a)
     _no_order("sort", order)
-    a = jnp.asarray(a)
+    a = creation.asarray(a)
     if axis is None:
         a, axis = ravel(a), 0
-    axis = jnp._axis(axis, _aval(a).ndim)
+    axis = axis_args.canonical_axis(axis, _aval(a).ndim)
     return _sort_jit(a, axis, bool(stable), bool(descending))
 
 
@@ -288,7 +289,7 @@ def _sort(a: Any, axis: int, stable: bool, descending: bool) -> Any:
     return lax.rev(out, (axis,)) if descending else out
 
 
-_sort_jit = jnp._inner_jit(_sort, "sort", static_argnums=(1, 2, 3))
+_sort_jit = inner_jit.inner_jit(_sort, "sort", static_argnums=(1, 2, 3))
 
 
 def argsort(
@@ -301,12 +302,12 @@ def argsort(
     descending: bool = False,
 ) -> Any:
     """Like `jax.numpy.argsort` (ties keep their order, descending too, as in JAX)."""
-    jnp._check_arraylike("argsort", a)
+    promotion.check_arraylike("argsort", a)
     _no_order("argsort", order)
-    a = jnp.asarray(a)
+    a = creation.asarray(a)
     if axis is None:
         a, axis = ravel(a), 0
-    axis = jnp._axis(axis, _aval(a).ndim)
+    axis = axis_args.canonical_axis(axis, _aval(a).ndim)
     return _argsort_jit(a, axis, bool(stable), bool(descending))
 
 
@@ -318,7 +319,7 @@ def _argsort(a: Any, axis: int, stable: bool, descending: bool) -> Any:
     return lax.rev(out, (axis,)) if descending else out
 
 
-_argsort_jit = jnp._inner_jit(_argsort, "argsort", static_argnums=(1, 2, 3))
+_argsort_jit = inner_jit.inner_jit(_argsort, "argsort", static_argnums=(1, 2, 3))
 
 
 def _no_order(name: str, order: Any) -> None:
@@ -331,20 +332,20 @@ def _no_order(name: str, order: Any) -> None:
 
 def outer(a: Any, b: Any, out: None = None) -> Any:
     """Like `jax.numpy.outer`."""
-    a, b = jnp._promote("outer", a, b)
-    return jnp.multiply(ravel(a)[:, None], ravel(b)[None, :])
+    a, b = promotion.promote("outer", a, b)
+    return ufuncs.multiply(ravel(a)[:, None], ravel(b)[None, :])
 
 
 def kron(a: Any, b: Any) -> Any:
     """Like `jax.numpy.kron`."""
-    a, b = (jnp.asarray(v) for v in jnp._promote("kron", a, b))
+    a, b = (creation.asarray(v) for v in promotion.promote("kron", a, b))
     nd = builtins.max(_aval(a).ndim, _aval(b).ndim)
-    a = jnp.reshape(a, (1,) * (nd - _aval(a).ndim) + _aval(a).shape)
-    b = jnp.reshape(b, (1,) * (nd - _aval(b).ndim) + _aval(b).shape)
-    a_spread = jnp.reshape(a, tuple(d for s in _aval(a).shape for d in (s, 1)))
-    b_spread = jnp.reshape(b, tuple(d for s in _aval(b).shape for d in (1, s)))
-    prod = jnp.multiply(a_spread, b_spread)
-    return jnp.reshape(
+    a = manipulation.reshape(a, (1,) * (nd - _aval(a).ndim) + _aval(a).shape)
+    b = manipulation.reshape(b, (1,) * (nd - _aval(b).ndim) + _aval(b).shape)
+    a_spread = manipulation.reshape(a, tuple(d for s in _aval(a).shape for d in (s, 1)))
+    b_spread = manipulation.reshape(b, tuple(d for s in _aval(b).shape for d in (1, s)))
+    prod = ufuncs.multiply(a_spread, b_spread)
+    return manipulation.reshape(
         prod, tuple(p * q for p, q in zip(_aval(a).shape, _aval(b).shape, strict=True))
     )
 
@@ -363,14 +364,14 @@ def _tri_mask(x: Any, k: int, upper: bool) -> Any:
 
 def tril(m: Any, k: int = 0) -> Any:
     """Like `jax.numpy.tril`."""
-    m = jnp.asarray(m)
+    m = creation.asarray(m)
     zeros = lax.full(_aval(m).shape, 0, _aval(m).dtype)
     return lax.select_n(_tri_mask(m, k, upper=False), zeros, m)
 
 
 def triu(m: Any, k: int = 0) -> Any:
     """Like `jax.numpy.triu`."""
-    m = jnp.asarray(m)
+    m = creation.asarray(m)
     zeros = lax.full(_aval(m).shape, 0, _aval(m).dtype)
     return lax.select_n(_tri_mask(m, k, upper=True), zeros, m)
 
@@ -379,7 +380,7 @@ def meshgrid(*xi: Any, copy: bool = True, sparse: bool = False, indexing: str = 
     """Like `jax.numpy.meshgrid`."""
     if indexing not in ("xy", "ij"):
         raise ValueError(f"Valid values for indexing are 'xy' and 'ij', got {indexing}")
-    arrays = [ravel(jnp.asarray(x)) for x in xi]
+    arrays = [ravel(creation.asarray(x)) for x in xi]
     dims = list(range(len(arrays)))
     if indexing == "xy" and len(arrays) >= 2:  # x varies along columns: dims 0 and 1 swap
         dims[0], dims[1] = 1, 0
@@ -395,10 +396,10 @@ def meshgrid(*xi: Any, copy: bool = True, sparse: bool = False, indexing: str = 
 
 def swapaxes(a: Any, axis1: int, axis2: int) -> Any:
     """Like `jax.numpy.swapaxes`."""
-    a = jnp.asarray(a)
+    a = creation.asarray(a)
     nd = _aval(a).ndim
     perm = list(range(nd))
-    i, j = jnp._axis(axis1, nd), jnp._axis(axis2, nd)
+    i, j = axis_args.canonical_axis(axis1, nd), axis_args.canonical_axis(axis2, nd)
     perm[i], perm[j] = perm[j], perm[i]
     return lax.transpose(a, tuple(perm))
 
@@ -417,7 +418,7 @@ def einsum(
     an index repeated within one operand: contracted pairwise, left to right, with
     `dot_general`."""
     ins, out = _parse_einsum(subscripts, len(operands))
-    arrays = [jnp.asarray(x) for x in jnp._promote("einsum", *operands)]
+    arrays = [creation.asarray(x) for x in promotion.promote("einsum", *operands)]
     for subs, x in zip(ins, arrays, strict=True):
         if len(subs) != _aval(x).ndim:
             raise ValueError(
@@ -478,7 +479,7 @@ def convolve(
     a: Any, v: Any, mode: str = "full", *, precision: Any = None, preferred_element_type: Any = None
 ) -> Any:
     """Like `jax.numpy.convolve` (1-D): a sum of shifted copies of `a`, one per tap of `v`."""
-    a, v = (jnp.asarray(x) for x in jnp._promote("convolve", a, v))
+    a, v = (creation.asarray(x) for x in promotion.promote("convolve", a, v))
     if _aval(a).ndim != 1 or _aval(v).ndim != 1:
         raise ValueError("convolve() only support 1-dimensional inputs.")
     n, m = _aval(a).shape[0], _aval(v).shape[0]
@@ -522,7 +523,7 @@ METHODS = {
     "any": any,
     "ravel": ravel,
     "flatten": ravel,
-    "clip": jnp.clip,
+    "clip": ufuncs.clip,
     "real": real,
     "imag": imag,
 }

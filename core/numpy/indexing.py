@@ -1,12 +1,12 @@
 """NumPy indexing on didax arrays: `x[idx]` and `x.at[idx].set/add/.../get/apply`.
 
-Layer 5, after `lax_numpy`. An index expression is parsed once (ints, slices with any step,
-None, `...`, integer arrays, boolean masks), then lowered the way JAX 0.10.2's
-`jax.numpy` lowers it, so the jaxprs read alike: static ints and slices become `slice`,
-`rev`, `squeeze`, `broadcast_in_dim`; scalar array indices a `dynamic_slice`; everything
-else one `gather` (NumPy's placement of advanced-index axes included). `.at[...]` updates
-are one `scatter*`. Boolean masks need concrete values, as in JAX
-(`NonConcreteBooleanIndexError` under `jit`). Out of bounds: `x[i]` clamps, `.at[].get`
+Layer 5, after the family modules (`methods` last). An index expression is parsed once
+(ints, slices with any step, None, `...`, integer arrays, boolean masks), then lowered the
+way JAX 0.10.2's `jax.numpy` lowers it, so the jaxprs read alike: static ints and slices
+become `slice`, `rev`, `squeeze`, `broadcast_in_dim`; scalar array indices a
+`dynamic_slice`; everything else one `gather` (NumPy's placement of advanced-index axes
+included). `.at[...]` updates are one `scatter*`. Boolean masks need concrete values, as in
+JAX (`NonConcreteBooleanIndexError` under `jit`). Out of bounds: `x[i]` clamps, `.at[].get`
 clamps unless `mode="fill"`, updates drop out-of-bounds entries.
 """
 
@@ -22,7 +22,7 @@ import numpy as np
 from didax import core, dtypes, lax
 from didax.array import Array
 from didax.interpreters import staging
-from didax.numpy import lax_numpy as jnp
+from didax.numpy import axis_args, creation, inner_jit, manipulation, promotion, ufuncs
 from didax.primitives import slicing
 from didax.primitives.slicing import (
     GatherDimensionNumbers,
@@ -100,7 +100,7 @@ def _classify(i: Any, position: int) -> _Index:
     if isinstance(i, str):
         raise TypeError(f"JAX does not support string indexing; got idx={i!r}")
     if isinstance(i, (list, tuple)):
-        i = jnp.asarray(i)  # as JAX: a didax array (traced comparisons, not NumPy's)
+        i = creation.asarray(i)  # as JAX: a didax array (traced comparisons, not NumPy's)
     if _is_array(i):
         dtype = i.dtype
         if dtype == np.bool_:
@@ -253,7 +253,7 @@ def _dynamic_slice(x: Any, entries: list[_Index]) -> Any:
             if n == 0:
                 raise IndexError(f"index is out of bounds for axis {axis} with size 0")
             trivial = False
-            starts.append(jnp.asarray(e.value))
+            starts.append(creation.asarray(e.value))
             sizes.append(1)
             squeeze_axes.append(axis)
             continue
@@ -367,7 +367,7 @@ def _normalize(e: _Index, n: int) -> _Index:
         negative = np.asarray(e.value < 0)
         value = e.value.astype(dtype)
     else:
-        negative = jnp.less(e.value, 0)
+        negative = ufuncs.less(e.value, 0)
         value = e.value
     return _Index("array", lax.select_n(negative, value, lax.add(value, size)), e.axes)
 
@@ -395,10 +395,10 @@ def _gather_plan(entries: list[_Index], shape: tuple[int, ...]) -> _GatherPlan:
     y_axis = collapsed_y_axis = 0
     for p, e in enumerate(entries):
         if advanced and p == (adv_positions[0] if contiguous else 0):
-            arrays = [jnp.asarray(a) for a in adv_arrays]
+            arrays = [creation.asarray(a) for a in adv_arrays]
             bshape = np.broadcast_shapes(*(core.get_aval(a).shape for a in arrays))
             arrays = [
-                a if core.get_aval(a).shape == bshape else jnp.broadcast_to(a, bshape)
+                a if core.get_aval(a).shape == bshape else promotion.broadcast_to(a, bshape)
                 for a in arrays
             ]
             start = len(gather_indices_shape)
@@ -443,9 +443,9 @@ def _gather_plan(entries: list[_Index], shape: tuple[int, ...]) -> _GatherPlan:
                 offset_dims.append(collapsed_y_axis)
             else:
                 iota = lax.iota(dtypes.int32, size)
-                indices = jnp.add(
-                    jnp.array(start, dtypes.int32),
-                    jnp.multiply(jnp.array(step, dtypes.int32), iota),
+                indices = ufuncs.add(
+                    creation.array(start, dtypes.int32),
+                    ufuncs.multiply(creation.array(step, dtypes.int32), iota),
                 )
                 if step < 0:
                     reversed_y_dims.append(collapsed_y_axis)
@@ -530,7 +530,7 @@ def rewriting_take(
     unique_indices: bool = False,
 ) -> Any:
     """`x[index]` with JAX's options (what `x.at[index].get(...)` computes)."""
-    x = jnp.asarray(x)
+    x = creation.asarray(x)
     shape = core.get_aval(x).shape
     entries = _basic(index, shape) if mode is None else None
     if entries is None:
@@ -570,18 +570,20 @@ def _take(
     fill_value: Any,
 ) -> Any:
     if axis is None:
-        a = jnp.reshape(a, (-1,))
+        a = manipulation.reshape(a, (-1,))
         axis = 0
     shape = core.get_aval(a).shape
-    axis = jnp._axis(axis, len(shape))
+    axis = axis_args.canonical_axis(axis, len(shape))
     n = shape[axis]
     if mode is None or mode == "fill":
         gather_mode = GatherScatterMode.FILL_OR_DROP
-        indices = jnp.where(jnp.less(indices, 0), jnp.add(indices, n), indices)
+        indices = ufuncs.where(ufuncs.less(indices, 0), ufuncs.add(indices, n), indices)
     elif mode == "raise":
         raise NotImplementedError("The 'raise' mode to jnp.take is not supported.")
     elif mode == "wrap":
-        indices = jnp.remainder(indices, lax.convert_element_type(n, core.get_aval(indices).dtype))
+        indices = ufuncs.remainder(
+            indices, lax.convert_element_type(n, core.get_aval(indices).dtype)
+        )
         gather_mode = GatherScatterMode.PROMISE_IN_BOUNDS
     elif mode == "clip":
         gather_mode = GatherScatterMode.CLIP
@@ -612,7 +614,7 @@ def _take(
     )
 
 
-_take_jit = jnp._inner_jit(_take, "_take", static_argnums=(2, 3, 4, 5, 6))
+_take_jit = inner_jit.inner_jit(_take, "_take", static_argnums=(2, 3, 4, 5, 6))
 
 
 def take(
@@ -630,8 +632,8 @@ def take(
     integers) unless `mode="clip"` or `"wrap"`."""
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.take is not supported.")
-    jnp._check_arraylike("take", a, indices)
-    a, indices = jnp.asarray(a), jnp.asarray(indices)
+    promotion.check_arraylike("take", a, indices)
+    a, indices = creation.asarray(a), creation.asarray(indices)
     if not dtypes.is_int(core.get_aval(indices).dtype):
         raise TypeError(f"take: indices must be integers, got {core.get_aval(indices).dtype}")
     return _take_jit(a, indices, axis, mode, unique_indices, indices_are_sorted, fill_value)
@@ -644,7 +646,7 @@ def _take_along_axis(arr: Any, indices: Any, axis: int | None, mode: Any, fill_v
                 "take_along_axis indices must be 1D if axis=None, got shape "
                 f"{core.get_aval(indices).shape}"
             )
-        arr = jnp.reshape(arr, (-1,))
+        arr = manipulation.reshape(arr, (-1,))
         axis = 0
     a_shape, idx_shape = core.get_aval(arr).shape, core.get_aval(indices).shape
     rank = len(a_shape)
@@ -652,7 +654,7 @@ def _take_along_axis(arr: Any, indices: Any, axis: int | None, mode: Any, fill_v
         raise ValueError(
             f"indices and arr must have the same number of dimensions; {len(idx_shape)} vs. {rank}"
         )
-    axis = jnp._axis(axis, rank)
+    axis = axis_args.canonical_axis(axis, rank)
     arr_shape = a_shape[:axis] + (1,) + a_shape[axis + 1 :]
     out_shape = np.broadcast_shapes(idx_shape, arr_shape)
     if a_shape[axis] == 0:
@@ -702,7 +704,9 @@ def _take_along_axis(arr: Any, indices: Any, axis: int | None, mode: Any, fill_v
     )
 
 
-_take_along_axis_jit = jnp._inner_jit(_take_along_axis, "take_along_axis", static_argnums=(2, 3, 4))
+_take_along_axis_jit = inner_jit.inner_jit(
+    _take_along_axis, "take_along_axis", static_argnums=(2, 3, 4)
+)
 
 
 def take_along_axis(
@@ -714,8 +718,8 @@ def take_along_axis(
 ) -> Any:
     """`arr` read at `indices` along `axis`, the other axes matched one to one (as
     `argsort`'s output indexes its input). Like `jax.numpy.take_along_axis`."""
-    jnp._check_arraylike("take_along_axis", arr, indices)
-    arr, indices = jnp.asarray(arr), jnp.asarray(indices)
+    promotion.check_arraylike("take_along_axis", arr, indices)
+    arr, indices = creation.asarray(arr), creation.asarray(indices)
     if not dtypes.is_int(core.get_aval(indices).dtype):
         raise TypeError(
             f"take_along_axis: indices must be integers, got {core.get_aval(indices).dtype}"
@@ -735,7 +739,7 @@ def _scatter(
     unique_indices: bool,
     mode: Any,
 ) -> Any:
-    x = jnp.asarray(x)
+    x = creation.asarray(x)
     x_aval = core.get_aval(x)
     if (
         isinstance(y, int)
@@ -743,16 +747,16 @@ def _scatter(
         and x_aval.dtype.kind in "iu"
         and np.iinfo(x_aval.dtype).min <= y <= np.iinfo(x_aval.dtype).max
     ):
-        y = jnp.asarray(y, x_aval.dtype)
+        y = creation.asarray(y, x_aval.dtype)
     else:
-        y = jnp.asarray(y)
+        y = creation.asarray(y)
     entries = parse(index, x_aval.shape)
     _check_bool_shapes(entries, x_aval.shape)
     plan = _gather_plan(_expand_bool(entries), x_aval.shape)
     if 0 in plan.slice_shape:
         return x
-    x, y = jnp._promote("scatter", x, y)
-    y = jnp.broadcast_to(y, plan.slice_shape)
+    x, y = promotion.promote("scatter", x, y)
+    y = promotion.broadcast_to(y, plan.slice_shape)
     if plan.newaxis_dims:
         y = lax.squeeze(y, plan.newaxis_dims)
     if plan.reversed_y_dims:
@@ -845,14 +849,14 @@ class _IndexUpdateRef:
     def divide(self, values: Any, **kwargs: Any) -> Any:
         """`x[idx] /= values`."""
         x = self.array
-        ones = jnp.ones_like(x)
-        return jnp.divide(x, _IndexUpdateRef(ones, self.index).multiply(values, **kwargs))
+        ones = creation.ones_like(x)
+        return ufuncs.divide(x, _IndexUpdateRef(ones, self.index).multiply(values, **kwargs))
 
     def power(self, values: Any, **kwargs: Any) -> Any:
         """`x[idx] **= values`."""
         x = self.array
-        ones = jnp.ones_like(x)
-        return jnp.power(x, _IndexUpdateRef(ones, self.index).multiply(values, **kwargs))
+        ones = creation.ones_like(x)
+        return ufuncs.power(x, _IndexUpdateRef(ones, self.index).multiply(values, **kwargs))
 
     def min(self, values: Any, **kwargs: Any) -> Any:
         """`x[idx] = minimum(x[idx], values)`."""
@@ -865,7 +869,7 @@ class _IndexUpdateRef:
     def apply(self, func: Callable[[Any], Any], **kwargs: Any) -> Any:
         """`x[idx] = func(x[idx])`, `func` applied once per occurrence of an index: one
         `scatter` carrying `func`'s jaxpr, as JAX's. Not differentiable (as in JAX)."""
-        dtype = core.get_aval(jnp.asarray(self.array)).dtype
+        dtype = core.get_aval(creation.asarray(self.array)).dtype
         scalar = core.ShapedArray((), dtype)
         closed = staging.trace_to_jaxpr(lambda v, _: [func(v)], [scalar, scalar])
         if closed.consts:

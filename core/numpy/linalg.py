@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 from didax import lax
-from didax.numpy import lax_numpy as jnp
+from didax.numpy import axis_args, creation, promotion, reductions
 from didax.numpy.extra import _aval
 
 __all__ = ["norm"]
@@ -18,14 +18,14 @@ __all__ = ["norm"]
 
 def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> Any:  # noqa: A002
     """Like `jax.numpy.linalg.norm`."""
-    x = jnp._to_inexact("norm", jnp.asarray(x))
+    x = promotion.to_inexact("norm", creation.asarray(x))
     ndim = _aval(x).ndim
     if axis is None:
         if ord is None:
             return _frobenius(x, tuple(range(ndim)), keepdims)
         axis = tuple(range(ndim))
     axes = (axis,) if isinstance(axis, int) else tuple(axis)
-    axes = tuple(jnp._axis(a, ndim) for a in axes)
+    axes = tuple(axis_args.canonical_axis(a, ndim) for a in axes)
     if len(axes) == 1:
         return _vector_norm(x, ord, axes, keepdims)
     if len(axes) == 2:
@@ -34,7 +34,7 @@ def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> A
 
 
 def _frobenius(x: Any, axes: tuple[int, ...], keepdims: bool) -> Any:
-    return lax.sqrt(jnp.sum(lax.mul(x, x), axis=axes, keepdims=keepdims))
+    return lax.sqrt(reductions.sum(lax.mul(x, x), axis=axes, keepdims=keepdims))
 
 
 def _vector_norm(x: Any, ord: Any, axes: tuple[int, ...], keepdims: bool) -> Any:  # noqa: A002
@@ -42,20 +42,20 @@ def _vector_norm(x: Any, ord: Any, axes: tuple[int, ...], keepdims: bool) -> Any
         return _frobenius(x, axes, keepdims)
     a = lax.abs(x)
     if ord == np.inf:
-        return jnp.max(a, axis=axes, keepdims=keepdims)
+        return reductions.max(a, axis=axes, keepdims=keepdims)
     if ord == -np.inf:
-        return jnp.min(a, axis=axes, keepdims=keepdims)
+        return reductions.min(a, axis=axes, keepdims=keepdims)
     if ord == 0:
         nonzero = lax.convert_element_type(
             lax.ne(x, lax.full((), 0, _aval(x).dtype)), _aval(x).dtype
         )
-        return jnp.sum(nonzero, axis=axes, keepdims=keepdims)
+        return reductions.sum(nonzero, axis=axes, keepdims=keepdims)
     if ord == 1:
-        return jnp.sum(a, axis=axes, keepdims=keepdims)
+        return reductions.sum(a, axis=axes, keepdims=keepdims)
     if isinstance(ord, str):
         raise ValueError(f"Invalid order '{ord}' for vector norm.")
     p = lax.full((), float(ord), _aval(x).dtype)
-    total = jnp.sum(lax.pow(a, p), axis=axes, keepdims=keepdims)
+    total = reductions.sum(lax.pow(a, p), axis=axes, keepdims=keepdims)
     return lax.pow(total, lax.div(lax.full((), 1.0, _aval(x).dtype), p))
 
 
@@ -66,8 +66,8 @@ def _matrix_norm(x: Any, ord: Any, axes: tuple[int, ...], keepdims: bool) -> Any
     a = lax.abs(x)
     if ord in (1, -1, np.inf, -np.inf):
         summed, reduced = (row, col) if ord in (1, -1) else (col, row)
-        sums = jnp.sum(a, axis=summed, keepdims=True)
-        pick = jnp.max if ord in (1, np.inf) else jnp.min
+        sums = reductions.sum(a, axis=summed, keepdims=True)
+        pick = reductions.max if ord in (1, np.inf) else reductions.min
         out = pick(sums, axis=reduced, keepdims=True)
         return (
             out

@@ -8,7 +8,9 @@ from __future__ import annotations
 from typing import Any
 
 from didax import lax, nn
-from didax.numpy import lax_numpy as jnp
+from didax import numpy as jnp
+from didax.numpy.axis_args import canonical_axes
+from didax.numpy.promotion import to_inexact
 
 __all__ = ["logsumexp"]
 
@@ -19,8 +21,8 @@ def logsumexp(
     """`log(sum(b * exp(a)))`, computed stably. Like `jax.scipy.special.logsumexp`."""
     if b is None and not return_sign:
         return nn.logsumexp(a, axis=axis, keepdims=keepdims)
-    a = jnp._to_inexact("logsumexp", jnp.asarray(a))
-    axes = jnp._axes("logsumexp", a, axis)
+    a = to_inexact("logsumexp", jnp.asarray(a))
+    axes = canonical_axes("logsumexp", a, axis)
     peak = lax.stop_gradient(jnp.max(a, axis=axes, keepdims=True))
     peak = jnp.where(jnp.isfinite(peak), peak, 0.0)
     terms = jnp.exp(a - peak)

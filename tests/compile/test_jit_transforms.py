@@ -12,7 +12,7 @@ import didax.numpy as dnp
 import numpy as np
 import pytest
 from didax import backend
-from didax.control_flow.jit import jit_p
+from didax.control_flow.jit_primitive import jit_p
 from didax.tree_util import tree_leaves
 
 C = np.arange(3, dtype=np.float32)

@@ -4,6 +4,7 @@ JAX has and didax lacks are printed and must stay within the recorded list
 
 from __future__ import annotations
 
+import types
 from pathlib import Path
 
 import didax.numpy as dnp
@@ -38,3 +39,16 @@ def test_recorded_list_is_current():
     # a name added to didax.numpy leaves the list too, so the recorded figure stays honest
     gone = sorted(set(RECORDED.read_text().split()) - set(missing_names()))
     assert not gone, f"now in didax.numpy, delete from {RECORDED.name}: {gone}"
+
+
+def test_no_extra_public_names():
+    # The other direction: the family modules (creation, promotion, ...) share helpers with
+    # public-in-package names (`promote`, `canonical_axes`); none of them is exported
+    extra = sorted(
+        name
+        for name in dir(dnp)
+        if not name.startswith("_")
+        and not isinstance(getattr(dnp, name), types.ModuleType)
+        and not hasattr(jax.numpy, name)
+    )
+    assert extra == ["METHODS", "OPERATORS"]  # the operator tables `core.operator_table` holds

@@ -1,0 +1,275 @@
+"""Array creation: the scalar types (`jnp.float32`, ...), `asarray`/`array`, `full`,
+`zeros`, `ones`, `*_like`, `arange`, `linspace`, `eye`.
+
+Layer 5, after `inner_jit`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from didax import core, dtypes, lax
+from didax.array import Array
+from didax.array import asarray as _asarray_concrete
+from didax.numpy.axis_args import shape_tuple
+from didax.numpy.inner_jit import inner_jit
+from didax.numpy.promotion import broadcast_to, check_arraylike, promote
+from didax.primitives import shape as _shape
+
+
+class _ScalarType:
+    """`jnp.float32` and friends: a dtype (np.dtype(jnp.float32) works) and a constructor."""
+
+    def __init__(self, dtype: Any) -> None:
+        self.dtype = np.dtype(dtype)
+        self.__name__ = self.dtype.name if self.dtype != np.bool_ else "bool_"
+
+    def __call__(self, x: Any) -> Any:
+        return asarray(x, self.dtype)
+
+    def __repr__(self) -> str:
+        return f"didax.numpy.{self.__name__}"
+
+    def __eq__(self, other: object) -> bool:
+        try:
+            return self.dtype == np.dtype(other)  # type: ignore[arg-type]
+        except TypeError:
+            return False
+
+    def __hash__(self) -> int:
+        return hash(self.dtype)
+
+
+float32 = _ScalarType(np.float32)
+
+
+float16 = _ScalarType(np.float16)
+
+
+int32 = _ScalarType(np.int32)
+
+
+int8 = _ScalarType(np.int8)
+
+
+uint8 = _ScalarType(np.uint8)
+
+
+bool_ = _ScalarType(np.bool_)
+
+
+ndarray = Array
+
+
+inf, nan, pi, e = np.inf, np.nan, np.pi, np.e
+
+
+newaxis = None
+
+
+def to_dtype(d: Any) -> np.dtype:
+    return dtypes.canonicalize(getattr(d, "dtype", d) if isinstance(d, _ScalarType) else d)
+
+
+def asarray(x: Any, dtype: Any = None) -> Any:
+    """Like `jax.numpy.asarray`."""
+    if isinstance(x, core.Tracer):
+        return x if dtype is None else lax.convert_element_type(x, to_dtype(dtype), False)
+    if isinstance(x, (list, tuple)) and any(isinstance(leaf, core.Tracer) for leaf in _leaves(x)):
+        return _stack_nested(x, dtype)
+    if dtype is None and isinstance(x, Array):
+        return x
+    if dtype is not None and isinstance(x, Array):
+        return lax.convert_element_type(x, to_dtype(dtype), False)
+    if isinstance(x, (list, tuple)):
+        x = [np.asarray(v) if isinstance(v, Array) else v for v in _leaves_tree(x)]
+    _check_array_value(x)
+    return _asarray_concrete(x, None if dtype is None else to_dtype(dtype))
+
+
+def _check_array_value(x: Any) -> None:
+    # At once, with JAX's errors: None, strings, bytes and other objects would otherwise make
+    # object or string arrays that fail later, under jit
+    leaves = _leaves(x) if isinstance(x, (list, tuple)) else [x]
+    if any(leaf is None for leaf in leaves):
+        raise ValueError("None is not a valid value for jnp.array")
+    for leaf in leaves:
+        if dtypes.is_python_scalar(leaf):
+            continue
+        array_like = hasattr(leaf, "__array__") or isinstance(leaf, (str, bytes))
+        value = np.asarray(leaf) if array_like else np.asarray(leaf, dtype=object)
+        if value.dtype.kind in "OSU":
+            name = value.dtype.name if value.dtype.kind == "O" else value.dtype.str
+            raise TypeError(
+                f"Value '{leaf}' with dtype {name} is not a valid JAX array type. "
+                "Only arrays of numeric types are supported by JAX."
+            )
+
+
+def array(x: Any, dtype: Any = None) -> Any:
+    """Like `jax.numpy.array`: a copy (a traced array is staged as `copy`)."""
+    if isinstance(x, core.Tracer):
+        x = _shape.copy(x)
+        return x if dtype is None else lax.convert_element_type(x, to_dtype(dtype), False)
+    return asarray(x, dtype)
+
+
+def _leaves(x: Any) -> list[Any]:
+    if isinstance(x, (list, tuple)):
+        return [leaf for v in x for leaf in _leaves(v)]
+    return [x]
+
+
+def _leaves_tree(x: Any) -> Any:
+    return [_leaves_tree(v) if isinstance(v, (list, tuple)) else v for v in x]
+
+
+def _stack_nested(x: Any, dtype: Any) -> Any:
+    items = [_stack_nested(v, dtype) if isinstance(v, (list, tuple)) else v for v in x]
+    items = promote("array", *items)
+    if dtype is not None:
+        items = [lax.convert_element_type(v, to_dtype(dtype), False) for v in items]
+    expanded = [_strong_row(v) for v in items]  # each converted, then expanded: JAX's order
+    return lax.concatenate(expanded, 0)
+
+
+def _strong_row(v: Any) -> Any:
+    v = lax.convert_element_type(v, core.get_aval(v).dtype, False)
+    aval = core.get_aval(v)
+    return lax.broadcast_in_dim(v, (1, *aval.shape), tuple(range(1, aval.ndim + 1)))
+
+
+def full(shape: Any, fill_value: Any, dtype: Any = None) -> Any:
+    """Like `jax.numpy.full`."""
+    shape = shape_tuple(shape)
+    check_arraylike("full", fill_value)
+    if core.get_aval(fill_value).shape:
+        return broadcast_to(asarray(fill_value, dtype), shape)
+    return lax.full(shape, fill_value, None if dtype is None else to_dtype(dtype))
+
+
+def zeros(shape: Any, dtype: Any = float32) -> Any:
+    """Like `jax.numpy.zeros`."""
+    return _shape.full(shape_tuple(shape), 0, to_dtype(dtype))
+
+
+def ones(shape: Any, dtype: Any = float32) -> Any:
+    """Like `jax.numpy.ones`."""
+    return _shape.full(shape_tuple(shape), 1, to_dtype(dtype))
+
+
+def _full_like(name: str, x: Any, fill_value: int, dtype: Any) -> Any:
+    check_arraylike(name, x)
+    aval = core.get_aval(x)
+    if dtype is None and aval.weak_type:  # a weak input gives a weak result, as in JAX
+        return lax.full(
+            aval.shape, float(fill_value) if dtypes.is_float(aval.dtype) else fill_value
+        )
+    return lax.full(aval.shape, fill_value, aval.dtype if dtype is None else to_dtype(dtype))
+
+
+def zeros_like(x: Any, dtype: Any = None) -> Any:
+    """Like `jax.numpy.zeros_like`."""
+    return _full_like("zeros_like", x, 0, dtype)
+
+
+def ones_like(x: Any, dtype: Any = None) -> Any:
+    """Like `jax.numpy.ones_like`."""
+    return _full_like("ones_like", x, 1, dtype)
+
+
+def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None) -> Any:
+    """Like `jax.numpy.arange` (bounds must be concrete)."""
+    for v in (start, stop, step):
+        if isinstance(v, core.Tracer):
+            core.concrete_or_error(v, "arange with a traced bound")
+    values = np.arange(start, stop, step) if stop is not None else np.arange(start)
+    out_dtype = to_dtype(dtype) if dtype is not None else dtypes.canonicalize(values.dtype)
+    if not dtypes.is_float(out_dtype) and not dtypes.is_int(out_dtype):
+        return Array(values.astype(out_dtype))
+    # As JAX: `start + step * iota`, staged (not a captured constant)
+    out = lax.iota(out_dtype, len(values))
+    if stop is None:
+        return out
+    if step is not None:
+        out = lax.mul(_scalar_of(step, out_dtype), out)
+    return lax.add(_scalar_of(start, out_dtype), out)
+
+
+def _scalar_of(v: Any, dtype: np.dtype) -> Any:
+    return lax.convert_element_type(
+        np.asarray(core.concrete_or_error(v, "arange")).item(), dtype, False
+    )
+
+
+def linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, dtype: Any = None) -> Any:
+    """Like `jax.numpy.linspace` (scalar bounds; an inner jit, as JAX's)."""
+    check_arraylike("linspace", start, stop)
+    num = core.concrete_or_error(num, "linspace's num")
+    if int(num) < 0:
+        raise ValueError(f"Number of samples, {num}, must be non-negative.")
+    out_dtype = to_dtype(dtype) if dtype is not None else dtypes.float32
+    if int(num) < 2:  # nothing to interpolate
+        return (
+            lax.full((int(num),), 0, out_dtype)
+            if not num
+            else lax.broadcast_in_dim(lax.convert_element_type(start, out_dtype, False), (1,), ())
+        )
+    if dtypes.is_float(out_dtype):
+        return _linspace_jit(start, stop, int(num), bool(endpoint), out_dtype)
+    # integers: computed in float32 and floored, as JAX does
+    out = _linspace_jit(start, stop, int(num), bool(endpoint), dtypes.float32)
+    return lax.convert_element_type(lax.floor(out), out_dtype, False)
+
+
+def _linspace(start: Any, stop: Any, num: int, endpoint: bool, dtype: np.dtype) -> Any:
+    # JAX's formula: start * (1 - t) + stop * t for t = iota / div, then stop appended
+    start = lax.convert_element_type(start, dtype, False)
+    stop = lax.convert_element_type(stop, dtype, False)
+    div = num - 1 if endpoint else num
+    lax.div(lax.sub(stop, start), float(div))  # the step (JAX computes it for retstep)
+    t = lax.div(lax.iota(dtype, div), float(div))
+    out = lax.add(
+        lax.mul(lax.reshape(start, (1,)), lax.sub(1.0, t)), lax.mul(lax.reshape(stop, (1,)), t)
+    )
+    if endpoint:
+        out = lax.concatenate([out, lax.broadcast_in_dim(stop, (1,), ())], 0)
+    return out
+
+
+_linspace_jit = inner_jit(_linspace, "_linspace", static_argnums=(2, 3, 4))
+
+
+def eye(N: int, M: int | None = None, k: int = 0, dtype: Any = float32) -> Any:  # noqa: N803
+    """Like `jax.numpy.eye`."""
+    M = N if M is None else M  # noqa: N806
+    rows = lax.broadcasted_iota(dtypes.int32, (N, M), 0)
+    cols = lax.broadcasted_iota(dtypes.int32, (N, M), 1)
+    return lax.convert_element_type(lax.eq(lax.add(rows, k), cols), to_dtype(dtype), False)
+
+
+__all__ = [
+    "arange",
+    "array",
+    "asarray",
+    "bool_",
+    "e",
+    "eye",
+    "float16",
+    "float32",
+    "full",
+    "inf",
+    "int32",
+    "int8",
+    "linspace",
+    "nan",
+    "ndarray",
+    "newaxis",
+    "ones",
+    "ones_like",
+    "pi",
+    "uint8",
+    "zeros",
+    "zeros_like",
+]

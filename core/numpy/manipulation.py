@@ -1,0 +1,140 @@
+"""Shape manipulation: `reshape`, `transpose`, `expand_dims`, `squeeze`,
+`concatenate`, `stack`, `shape`, `ndim`.
+
+Layer 5, after `creation`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from didax import core, dtypes, lax
+from didax.numpy.axis_args import canonical_axes, canonical_axis, shape_tuple
+from didax.numpy.creation import asarray
+from didax.numpy.promotion import check_arraylike, promote
+
+
+def reshape(x: Any, shape: Any, order: str = "C") -> Any:
+    """Like `jax.numpy.reshape` (C order; one -1 allowed)."""
+    check_arraylike("reshape", x)
+    if order != "C":
+        raise NotImplementedError("reshape: only order='C' is supported")
+    shape = list(shape_tuple(shape))
+    size = core.get_aval(x).size
+    if shape.count(-1) > 1:
+        raise TypeError(
+            f"can only specify one unknown axis size with a `-1` value, got {tuple(shape)}"
+        )
+    if -1 in shape:
+        known = int(np.prod([s for s in shape if s != -1], dtype=np.int64))
+        if known == 0 or size % known:
+            raise TypeError(
+                f"cannot reshape array of shape {core.get_aval(x).shape} into "
+                f"shape {tuple(shape)} because the product of specified axis sizes "
+                f"({known}) does not evenly divide {size}"
+            )
+        shape[shape.index(-1)] = size // known
+    if int(np.prod(shape, dtype=np.int64)) != size:
+        raise TypeError(
+            f"cannot reshape array of shape {core.get_aval(x).shape} (size {size}) "
+            f"into shape {tuple(shape)} (size {int(np.prod(shape))})"
+        )
+    return lax.reshape(x, tuple(shape))
+
+
+def transpose(x: Any, axes: Sequence[int] | None = None) -> Any:
+    """Like `jax.numpy.transpose`."""
+    check_arraylike("transpose", x)
+    ndim = core.get_aval(x).ndim
+    perm = (
+        tuple(reversed(range(ndim)))
+        if axes is None
+        else tuple(canonical_axis(a, ndim) for a in axes)
+    )
+    return lax.transpose(x, perm)
+
+
+def expand_dims(x: Any, axis: Any) -> Any:
+    """Like `jax.numpy.expand_dims`."""
+    check_arraylike("expand_dims", x)
+    axes = (axis,) if np.ndim(axis) == 0 and not isinstance(axis, tuple) else tuple(axis)
+    ndim = core.get_aval(x).ndim + len(axes)
+    axes = tuple(canonical_axis(a, ndim) for a in axes)
+    if len(set(axes)) != len(axes):
+        raise ValueError(f"expand_dims: repeated axis in {axis}")
+    return lax.expand_dims(x, axes)
+
+
+def squeeze(x: Any, axis: Any = None) -> Any:
+    """Like `jax.numpy.squeeze`."""
+    shape = core.get_aval(x).shape
+    if axis is None:
+        axes = tuple(i for i, n in enumerate(shape) if n == 1)
+    else:
+        axes = canonical_axes("squeeze", x, axis)
+        for a in axes:
+            if shape[a] != 1:
+                raise ValueError(
+                    f"cannot select an axis to squeeze out which has size not "
+                    f"equal to one, got shape={shape} and dimensions={axes}"
+                )
+    return lax.squeeze(x, axes)
+
+
+def concatenate(arrays: Sequence[Any], axis: int = 0) -> Any:
+    """Like `jax.numpy.concatenate`."""
+    if not len(arrays):
+        raise ValueError("Need at least one array to concatenate.")
+    arrays = promote("concatenate", *arrays)
+    arrays = [
+        lax.convert_element_type(a, core.get_aval(a).dtype, False)
+        if dtypes.is_python_scalar(a)
+        else a
+        for a in arrays
+    ]
+    ndim = core.get_aval(arrays[0]).ndim
+    if ndim == 0:
+        raise ValueError("Zero-dimensional arrays cannot be concatenated.")
+    if len(arrays) == 1:
+        return asarray(arrays[0])
+    return lax.concatenate(arrays, canonical_axis(axis, ndim))
+
+
+def stack(arrays: Sequence[Any], axis: int = 0) -> Any:
+    """Like `jax.numpy.stack`."""
+    if not len(arrays):
+        raise ValueError("Need at least one array to stack.")
+    arrays = promote("stack", *arrays)
+    shapes = {core.get_aval(a).shape for a in arrays}
+    if len(shapes) != 1:
+        raise ValueError("All input arrays must have the same shape.")
+    ndim = core.get_aval(arrays[0]).ndim
+    arrays = [
+        lax.convert_element_type(a, core.get_aval(a).dtype, False)
+        if dtypes.is_python_scalar(a)
+        else a
+        for a in arrays
+    ]
+    return lax.stack(arrays, canonical_axis(axis, ndim + 1))
+
+
+def shape(x: Any) -> tuple[int, ...]:
+    return core.get_aval(x).shape
+
+
+def ndim(x: Any) -> int:
+    return core.get_aval(x).ndim
+
+
+__all__ = [
+    "concatenate",
+    "expand_dims",
+    "ndim",
+    "reshape",
+    "shape",
+    "squeeze",
+    "stack",
+    "transpose",
+]

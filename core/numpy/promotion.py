@@ -1,0 +1,129 @@
+"""Dtype promotion and broadcasting of `didax.numpy`'s operands.
+
+Layer 5, after `axis_args`. Binary functions first promote dtypes (JAX's lattice, Python scalars
+weak) and broadcast shapes (scalars are left for the primitive to broadcast, as JAX 0.10
+does); the functions here do both, with `broadcast_to`, the public one.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from didax import core, dtypes, lax
+from didax.numpy.axis_args import shape_tuple
+
+
+def check_arraylike(name: str, *args: Any) -> None:
+    for i, x in enumerate(args):
+        if not core.is_arraylike(x):
+            raise TypeError(
+                f"{name} requires ndarray or scalar arguments, got "
+                f"{type(x).__name__} at position {i}."
+            )
+
+
+def promote(name: str, *args: Any) -> list[Any]:
+    """Convert `args` to their common dtype; Python scalars become literals of that dtype."""
+    check_arraylike(name, *args)
+    avals = [core.get_aval(x) for x in args]
+    dtype, weak = dtypes.result_type(*((a.dtype, a.weak_type) for a in avals))
+    return [
+        lax.convert_element_type(x, dtype, weak)
+        if (a.dtype, a.weak_type) != (dtype, weak) or dtypes.is_python_scalar(x)
+        else x
+        for x, a in zip(args, avals, strict=True)
+    ]
+
+
+def broadcast(name: str, *args: Any) -> list[Any]:
+    """NumPy broadcasting as JAX's numpy does it: operands of different ranks get leading
+    size-1 axes (`f32[3]` -> `f32[1,3]`); the primitive broadcasts size-1 axes and scalars."""
+    shapes = [core.get_aval(x).shape for x in args]
+    try:
+        rank = len(np.broadcast_shapes(*shapes))
+    except ValueError:
+        if len({len(s) for s in shapes if s}) < 2:  # the primitive's error, raised eagerly too
+            raise TypeError(
+                f"{name} got incompatible shapes for broadcasting: "
+                + ", ".join(str(s) for s in shapes if s)
+                + "."
+            ) from None
+        raise ValueError(
+            f"Incompatible shapes for broadcasting: shapes={[tuple(s) for s in shapes]}"
+        ) from None
+    if len({len(s) for s in shapes if s}) < 2:
+        return list(args)
+    return [
+        x
+        if len(s) == rank
+        else lax.broadcast_in_dim(x, (1,) * (rank - len(s)) + s, tuple(range(rank - len(s), rank)))
+        for x, s in zip(args, shapes, strict=True)
+    ]
+
+
+def broadcast_operands(name: str, *args: Any) -> list[Any]:
+    """Operands broadcast to one shape, scalars left as they are (for `where`: `select_n`
+    does not broadcast)."""
+    shapes = [core.get_aval(x).shape for x in args]
+    try:
+        out = np.broadcast_shapes(*shapes)
+    except ValueError:
+        raise ValueError(
+            f"Incompatible shapes for broadcasting: shapes={[tuple(s) for s in shapes]}"
+        ) from None
+    result = []
+    for x, s in zip(args, shapes, strict=True):
+        if s == out or not s:
+            result.append(x)
+        else:
+            dims = tuple(range(len(out) - len(s), len(out)))
+            result.append(lax.broadcast_in_dim(x, out, dims))
+    return result
+
+
+def promote_pair(name: str, x: Any, y: Any) -> list[Any]:
+    # Fast path (the eager hot loop): two arrays of one type and shape, or an array and a
+    # Python scalar that is already of the array's kind, need no conversion or broadcast.
+    ax, ay = getattr(x, "aval", None), getattr(y, "aval", None)
+    if ax is not None:
+        if ay is not None:
+            if ax.dtype == ay.dtype and ax.weak_type == ay.weak_type and ax.shape == ay.shape:
+                return [x, y]
+        elif _scalar_fits(y, ax.dtype):
+            return [x, y]
+    elif ay is not None and _scalar_fits(x, ay.dtype):
+        return [x, y]
+    return broadcast(name, *promote(name, x, y))
+
+
+def _scalar_fits(v: Any, dtype: np.dtype) -> bool:
+    t = type(v)
+    return (t is float and dtype == dtypes.float32) or (t is int and dtype == dtypes.int32)
+
+
+def to_inexact(name: str, x: Any) -> Any:
+    aval = getattr(x, "aval", None)
+    if aval is not None and dtypes.kind(aval.dtype) == 2:
+        return x
+    check_arraylike(name, x)
+    aval = core.get_aval(x)
+    if dtypes.is_float(aval.dtype) and not dtypes.is_python_scalar(x):
+        return x
+    if dtypes.is_float(aval.dtype):
+        return lax.convert_element_type(x, aval.dtype, aval.weak_type)
+    return lax.convert_element_type(x, dtypes.float32, aval.weak_type)
+
+
+def broadcast_to(x: Any, shape: Any) -> Any:
+    """Like `jax.numpy.broadcast_to`."""
+    shape = shape_tuple(shape)
+    s = core.get_aval(x).shape
+    if np.broadcast_shapes(s, shape) != shape:
+        raise ValueError(f"Incompatible shapes for broadcasting: {s} and requested shape {shape}")
+    return lax.broadcast_in_dim(x, shape, tuple(range(len(shape) - len(s), len(shape))))
+
+
+__all__ = [
+    "broadcast_to",
+]

@@ -1,0 +1,340 @@
+"""Elementwise functions (NumPy's ufuncs): arithmetic, comparisons, `where`, `clip`, and
+the unary float functions (`sin`, `exp`, ...).
+
+Layer 5, after `manipulation`. A binary function promotes and broadcasts its operands
+(`promotion.py`), then applies one lax op, so its jaxpr has the equations JAX's has.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from didax import core, dtypes, lax
+from didax.numpy.creation import asarray
+from didax.numpy.inner_jit import inner_jit
+from didax.numpy.promotion import (
+    broadcast,
+    broadcast_operands,
+    check_arraylike,
+    promote,
+    promote_pair,
+    to_inexact,
+)
+from didax.primitives import elementwise as _ew
+
+
+def _elementwise(name: str, fn: Any, prim: core.Primitive) -> Any:
+    """A binary elementwise function: promote, broadcast, apply the lax op `fn`. Eager
+    Arrays of one dtype (or an Array and a Python scalar of its dtype) need neither: the
+    primitive's eager shortcut computes them in one NumPy call."""
+    eager = core.eager_rules[prim]  # `bind`'s eager hook, called here without the wrappers
+    on_bools = {"add": lax.bitwise_or, "multiply": lax.bitwise_and}.get(name)
+
+    def op(x: Any, y: Any) -> Any:
+        if core.trace_state() is core.EAGER_STATE:
+            out = eager(x, y)
+            if out is not NotImplemented:
+                return out
+        x, y = promote_pair(name, x, y)
+        if (
+            on_bools is not None
+            and getattr(getattr(x, "aval", None), "dtype", None) == dtypes.bool_
+        ):
+            return on_bools(x, y)  # JAX adds bools with `or`, multiplies them with `and`
+        return fn(x, y)
+
+    op.__name__ = name
+    op.__doc__ = f"Like `jax.numpy.{name}`."
+    return op
+
+
+add = _elementwise("add", lax.add, _ew.add_p)
+
+
+subtract = _elementwise("subtract", lax.sub, _ew.sub_p)
+
+
+multiply = _elementwise("multiply", lax.mul, _ew.mul_p)
+
+
+def divide(x: Any, y: Any) -> Any:
+    """True division: integers are converted to float first. Like `jax.numpy.divide`."""
+    x, y = promote("div", x, y)
+    if not dtypes.is_float(core.get_aval(x).dtype):
+        x, y = (to_inexact("div", v) for v in (x, y))
+    return lax.div(*broadcast("div", x, y))
+
+
+true_divide = divide
+
+
+def floor_divide(x: Any, y: Any) -> Any:
+    """Like `jax.numpy.floor_divide` (an inner jit)."""
+    check_arraylike("floor_divide", x, y)
+    return _floor_divide_jit(x, y)
+
+
+def _floor_divide(x: Any, y: Any) -> Any:
+    x, y = promote_pair("floor_divide", x, y)
+    dtype, weak = core.get_aval(x).dtype, core.get_aval(x).weak_type
+    if dtypes.is_float(dtype):  # as JAX: Python's float divmod, then round
+        # constants as weak as the operands
+        zero = lax.convert_element_type(0, dtype, weak)
+        one = lax.convert_element_type(1, dtype, weak)
+        mod = lax.rem(x, y)
+        div = lax.div(_where_jit(lax.eq(y, zero), x, lax.sub(x, mod)), y)
+        fix = lax.bitwise_and(lax.ne(mod, zero), lax.ne(lax.sign(y), lax.sign(mod)))
+        lax.select_n(fix, mod, lax.add(mod, y))  # divmod's remainder (unused here)
+        return lax.round(lax.select_n(fix, div, lax.sub(div, one)), 0)
+    q = lax.div(x, y)
+    if np.issubdtype(dtype, np.unsignedinteger):  # as JAX: no negative quotients to fix
+        return q
+    zero = lax.convert_element_type(0, dtype, weak)  # of the operands' dtype (int8, ...)
+    one = lax.convert_element_type(1, dtype, weak)
+    fix = lax.bitwise_and(lax.ne(lax.sign(x), lax.sign(y)), lax.ne(lax.rem(x, y), zero))
+    return _where_jit(fix, lax.sub(q, one), q)
+
+
+_floor_divide_jit = inner_jit(_floor_divide, "floor_divide")
+
+
+def remainder(x: Any, y: Any) -> Any:
+    """Remainder with the sign of `y`. Like `jax.numpy.remainder` (an inner jit)."""
+    check_arraylike("remainder", x, y)
+    return _remainder_jit(x, y)
+
+
+def _remainder(x: Any, y: Any) -> Any:
+    x, y = promote_pair("remainder", x, y)
+    aval = core.get_aval(y)
+    zero = lax.convert_element_type(0, aval.dtype, False)
+    if not dtypes.is_float(aval.dtype):  # x % 0 is not a trap: divide by 1 instead, as JAX
+        zero_divisor = lax.eq(y, zero)
+        one = lax.full(aval.shape, 1, None if aval.weak_type else aval.dtype)  # full_like
+        y = _where_jit(zero_divisor, one, y)
+    r = lax.rem(x, y)
+    nonzero = lax.ne(r, zero)
+    fix = lax.bitwise_and(lax.ne(lax.lt(r, zero), lax.lt(y, zero)), nonzero)
+    return lax.select_n(fix, r, lax.add(r, y))
+
+
+_remainder_jit = inner_jit(_remainder, "remainder")
+
+
+mod = remainder
+
+
+def negative(x: Any) -> Any:
+    """Like `jax.numpy.negative`."""
+    check_arraylike("negative", x)
+    return lax.neg(x)
+
+
+def positive(x: Any) -> Any:
+    check_arraylike("positive", x)
+    return asarray(x)
+
+
+def _unary_float(name: str, fn: Any, prim: core.Primitive) -> Any:
+    eager = core.eager_rules[prim]  # `bind`'s eager hook, called here without the wrappers
+
+    def op(x: Any) -> Any:
+        if core.trace_state() is core.EAGER_STATE:
+            out = eager(x)  # an eager float Array: one NumPy call
+            if out is not NotImplemented:
+                return out
+        return fn(to_inexact(name, x))
+
+    op.__name__ = name
+    op.__doc__ = f"Like `jax.numpy.{name}`."
+    return op
+
+
+sin = _unary_float("sin", lax.sin, _ew.sin_p)
+
+
+cos = _unary_float("cos", lax.cos, _ew.cos_p)
+
+
+tan = _unary_float("tan", lax.tan, _ew.tan_p)
+
+
+tanh = _unary_float("tanh", lax.tanh, _ew.tanh_p)
+
+
+exp = _unary_float("exp", lax.exp, _ew.exp_p)
+
+
+log = _unary_float("log", lax.log, _ew.log_p)
+
+
+log1p = _unary_float("log1p", lax.log1p, _ew.log1p_p)
+
+
+expm1 = _unary_float("expm1", lax.expm1, _ew.expm1_p)
+
+
+sqrt = _unary_float("sqrt", lax.sqrt, _ew.sqrt_p)
+
+
+def abs(x: Any) -> Any:  # noqa: A001
+    """Like `jax.numpy.abs`."""
+    check_arraylike("abs", x)
+    return asarray(x) if core.get_aval(x).dtype == dtypes.bool_ else lax.abs(x)
+
+
+absolute = abs
+
+
+def sign(x: Any) -> Any:
+    """Like `jax.numpy.sign`."""
+    check_arraylike("sign", x)
+    return lax.sign(x)
+
+
+def power(x: Any, y: Any) -> Any:
+    """`x ** y`: a static integer exponent is `integer_pow`. Like `jax.numpy.power`."""
+    check_arraylike("power", x, y)
+    if type(y) is int or (isinstance(y, (np.integer,)) and not isinstance(y, core.Tracer)):
+        (x,) = promote("power", x)
+        return lax.integer_pow(x, int(y))
+    xp, yp = promote_pair("power", x, y)
+    if not dtypes.is_float(core.get_aval(xp).dtype):
+        raise NotImplementedError("power: integer base with a traced integer exponent")
+    y_aval = core.get_aval(y)
+    if dtypes.is_int(y_aval.dtype) and y_aval.shape == core.get_aval(yp).shape:
+        return lax.pow(xp, y)  # as JAX: an integer exponent array is passed as it is
+    return lax.pow(xp, yp)
+
+
+maximum = _elementwise("maximum", lax.max, _ew.max_p)
+
+
+minimum = _elementwise("minimum", lax.min, _ew.min_p)
+
+
+def where(condition: Any, x: Any, y: Any) -> Any:
+    """Like `jax.numpy.where` (the three-argument form)."""
+    check_arraylike("where", condition, x, y)
+    return _where_jit(condition, x, y)
+
+
+def _where(condition: Any, x: Any, y: Any) -> Any:
+    if core.get_aval(condition).dtype != dtypes.bool_:
+        condition = lax.ne(condition, lax.convert_element_type(0, core.get_aval(condition).dtype))
+    x, y = promote("where", x, y)  # weak only when both are, as in JAX
+    condition, x, y = broadcast_operands("where", condition, x, y)
+    out_shape = np.broadcast_shapes(*(core.get_aval(v).shape for v in (condition, x, y)))
+    x, y = (
+        lax.broadcast_in_dim(v, out_shape, ()) if not core.get_aval(v).shape and out_shape else v
+        for v in (x, y)
+    )
+    return lax.select_n(condition, y, x)
+
+
+_where_jit = inner_jit(_where, "_where")
+
+
+def clip(x: Any, min: Any = None, max: Any = None) -> Any:  # noqa: A002
+    """Like `jax.numpy.clip`."""
+    check_arraylike("clip", x)
+    return _clip_jit(x, min, max)
+
+
+def _clip(x: Any, min: Any, max: Any) -> Any:  # noqa: A002
+    x = asarray(x)
+    if min is not None:  # NumPy's promotion: clip(int32, 0.5, 1.5) is float32
+        x = maximum(min, x)
+    if max is not None:
+        x = minimum(max, x)
+    return x
+
+
+_clip_jit = inner_jit(_clip, "clip")
+
+
+def _comparison_function(name: str, fn: Any) -> Any:
+    def op(x: Any, y: Any) -> Any:
+        return fn(*promote_pair(name, x, y))
+
+    op.__name__ = name
+    op.__doc__ = f"Like `jax.numpy.{name}`."
+    return op
+
+
+greater = _comparison_function("greater", lax.gt)
+
+
+less = _comparison_function("less", lax.lt)
+
+
+equal = _comparison_function("equal", lax.eq)
+
+
+greater_equal = _comparison_function("greater_equal", lax.ge)
+
+
+less_equal = _comparison_function("less_equal", lax.le)
+
+
+not_equal = _comparison_function("not_equal", lax.ne)
+
+
+def logical_and(x: Any, y: Any) -> Any:
+    return lax.bitwise_and(*promote_pair("logical_and", x, y))
+
+
+def logical_or(x: Any, y: Any) -> Any:
+    return lax.bitwise_or(*promote_pair("logical_or", x, y))
+
+
+def isfinite(x: Any) -> Any:
+    """Like `jax.numpy.isfinite`."""
+    return lax.is_finite(to_inexact("isfinite", x))
+
+
+def square(x: Any) -> Any:
+    """Like `jax.numpy.square` (written as `integer_pow[y=2]`)."""
+    return lax.integer_pow(x, 2)
+
+
+__all__ = [
+    "abs",
+    "absolute",
+    "add",
+    "clip",
+    "cos",
+    "divide",
+    "equal",
+    "exp",
+    "expm1",
+    "floor_divide",
+    "greater",
+    "greater_equal",
+    "isfinite",
+    "less",
+    "less_equal",
+    "log",
+    "log1p",
+    "logical_and",
+    "logical_or",
+    "maximum",
+    "minimum",
+    "mod",
+    "multiply",
+    "negative",
+    "not_equal",
+    "positive",
+    "power",
+    "remainder",
+    "sign",
+    "sin",
+    "sqrt",
+    "square",
+    "subtract",
+    "tan",
+    "tanh",
+    "true_divide",
+    "where",
+]
