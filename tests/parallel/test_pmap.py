@@ -11,10 +11,11 @@ import subprocess
 import sys
 import textwrap
 
+import didax
+import didax.numpy as jnp
 import numpy as np
 import pytest
-
-pytestmark = pytest.mark.oracle
+from didax import lax
 
 PRELUDE = """
 import functools, json, sys
@@ -183,6 +184,7 @@ VALUE_CASES = [line.split('"')[1] for line in VALUES.splitlines() if line.starts
 JAXPR_CASES = [line.split('"')[1] for line in JAXPRS.splitlines() if line.startswith('t("')]
 
 
+@pytest.mark.oracle
 @pytest.mark.timeout(900)
 @pytest.mark.parametrize("case", VALUE_CASES)
 def test_values_dtypes_and_errors(values, case):
@@ -195,12 +197,14 @@ def test_values_dtypes_and_errors(values, case):
         np.testing.assert_allclose(np.asarray(a, float), np.asarray(b, float), rtol=1e-5)
 
 
+@pytest.mark.oracle
 @pytest.mark.timeout(900)
 @pytest.mark.parametrize("case", [c for c in JAXPR_CASES if c != "grad"])
 def test_jaxpr_text(jaxprs, case):
     assert jaxprs[0][case] == jaxprs[1][case]
 
 
+@pytest.mark.oracle
 @pytest.mark.timeout(900)
 def test_grad_jaxpr_forward_part(jaxprs):
     # The forward half (a jit of the known shard_map: residuals first, as JAX) prints as JAX
@@ -258,3 +262,14 @@ def test_pmap_never_imports_jax():
     out = run("didax", NO_JAX)
     assert out["jax imported"] is False
     assert out["bfloat16"] == ["bfloat16", [[4.0] * 2] * 4]  # read as its 16 bits
+
+
+def test_one_device_in_this_process():
+    # the test process has one CPU device: a pmap over an axis of size 1 runs there
+    x = jnp.arange(3.0).reshape(1, 3)
+    out = didax.pmap(lambda v: lax.psum(jnp.sin(v), "i") + lax.axis_index("i"), "i")(x)
+    np.testing.assert_allclose(np.asarray(out), np.sin(np.arange(3.0)).reshape(1, 3), rtol=1e-6)
+    g = didax.grad(lambda v: jnp.sum(didax.pmap(lambda w: w * w)(v)))(x)
+    np.testing.assert_allclose(np.asarray(g), 2 * np.arange(3.0).reshape(1, 3))
+    with pytest.raises(ValueError, match="partitioned 1 times, but the dimension size is 2"):
+        didax.pmap(lambda v: v)(jnp.ones((2, 3)))
