@@ -173,6 +173,19 @@ def _shard_map_impl(*args, jaxpr, mesh, in_specs, out_specs, **params):
 
 
 def _compile(jaxpr: ClosedJaxpr, mesh: PmapMesh, out_specs: Sequence[Spec]) -> backend.Executable:
+    gathered, builder = _lower(jaxpr, mesh, out_specs)
+    return backend.compile_module(
+        builder.module,
+        gathered.in_avals,
+        gathered.out_avals,
+        num_replicas=mesh.size,
+        device_assignment=mesh.devices,
+    )
+
+
+def _lower(
+    jaxpr: ClosedJaxpr, mesh: PmapMesh, out_specs: Sequence[Spec]
+) -> tuple[ClosedJaxpr, lowering.ModuleBuilder]:
     # The body, then every mapped result gathered from all devices (all_gather), so that each
     # replica ends with the whole result and the host reads one copy (`assemble_output`).
     # bfloat16 leaves as its 16 bits: the host reads through DLPack, which NumPy's lacks.
@@ -189,13 +202,7 @@ def _compile(jaxpr: ClosedJaxpr, mesh: PmapMesh, out_specs: Sequence[Spec]) -> b
     builder = lowering.lower_jaxpr_to_module(
         gathered, "_fun", replica_axes=((mesh.axis_name, mesh.size),)
     )
-    return backend.compile_module(
-        builder.module,
-        gathered.in_avals,
-        gathered.out_avals,
-        num_replicas=mesh.size,
-        device_assignment=mesh.devices,
-    )
+    return gathered, builder
 
 
 def _bits(x: Any) -> Any:
@@ -447,6 +454,20 @@ class PmapFunction:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         __tracebackhide__ = True
+        jitted, out_trees, leaves = self._prepare(args, kwargs)
+        outs = jitted(*leaves)
+        return tree_unflatten(out_trees[-1], outs)
+
+    def lower(self, *args: Any, **kwargs: Any) -> PmapLowered:
+        """The replicated program these arguments run: its StableHLO (`.as_text()`), and
+        XLA's (`.compile().as_text()`). Like `jax.pmap(f).lower`, whose text differs (JAX
+        lowers pmap as a shard_map for XLA's SPMD partitioner)."""
+        jitted, _, leaves = self._prepare(args, kwargs)
+        (eqn,) = [e for e in jitted.trace(*leaves).jaxpr.jaxpr.eqns if e.primitive is shard_map_p]
+        p = eqn.params
+        return PmapLowered(p["jaxpr"], p["mesh"], p["out_specs"])
+
+    def _prepare(self, args: tuple, kwargs: dict) -> tuple[jit_module.JitFunction, list, list]:
         if self._static and max(self._static) >= len(args):
             raise ValueError(
                 f"pmapped function has static_broadcasted_argnums={self._static} but was "
@@ -472,9 +493,8 @@ class PmapFunction:
         found = self._jitted.get(key)
         if found is None:
             found = self._jitted[key] = self._make(in_tree, axes, mesh, args)
-        jitted, out_tree = found
-        outs = jitted(*leaves)
-        return tree_unflatten(out_tree[-1], outs)
+        jitted, out_trees = found
+        return jitted, out_trees, leaves
 
     def _in_axes_flat(
         self, dyn_args: tuple, kwargs: dict, in_tree: Any, n: int
@@ -566,3 +586,36 @@ def _indivisible(mesh: PmapMesh, aval: ShapedArray, axis: int) -> str:
         f"{aval.shape[axis]} (full shape: {aval.shape}, per-dimension tiling factors: "
         f"{tiling} should evenly divide the shape)"
     )
+
+
+class PmapLowered:
+    """pmap's replicated program for one signature, lowered. Like `jax.stages.Lowered`."""
+
+    def __init__(self, jaxpr: ClosedJaxpr, mesh: PmapMesh, out_specs: Sequence[Spec]) -> None:
+        self.jaxpr = jaxpr  # the body: one device's program
+        self.mesh = mesh
+        self._out_specs = tuple(out_specs)
+        self._builder = _lower(jaxpr, mesh, out_specs)[1]
+
+    def as_text(self, debug_info: bool = False) -> str:
+        """The StableHLO module (`mhlo.num_replicas`, cross-replica collectives)."""
+        return lowering.module_text(self._builder, debug_info)
+
+    def compile(self) -> PmapCompiled:
+        """Compile with XLA for the mesh's devices."""
+        return PmapCompiled(_compile(self.jaxpr, self.mesh, self._out_specs))
+
+
+class PmapCompiled:
+    """pmap's replicated program, compiled: XLA's HLO and cost. Like `jax.stages.Compiled`."""
+
+    def __init__(self, exe: backend.Executable) -> None:
+        self._exe = exe
+
+    def as_text(self) -> str:
+        """XLA's optimized HLO."""
+        return self._exe.as_text()
+
+    def cost_analysis(self) -> dict[str, float]:
+        """XLA's estimate: 'flops', 'transcendentals', 'bytes accessed'."""
+        return self._exe.cost_analysis()

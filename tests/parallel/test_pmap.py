@@ -216,25 +216,22 @@ def test_grad_jaxpr_forward_part(jaxprs):
 
 
 LOWERING = """
-from didax.control_flow.pmap import shard_map_p
-from didax.interpreters import lowering
-
 ring = [(0, 1), (1, 2), (2, 3), (3, 0)]
 def f(x):
     return (lax.psum(x, "i"), lax.pmax(x, "i"), lax.all_gather(x, "i"),
             lax.psum_scatter(jnp.ones((4, 3)) * x, "i"), lax.ppermute(x, "i", ring),
             lax.all_to_all(jnp.ones((4, 3)) * x, "i", 0, 0), lax.axis_index("i"))
-outer = M.make_jaxpr(P(f))(x)
-(inner,) = [e for e in outer.jaxpr.eqns[0].params["jaxpr"].jaxpr.eqns if e.primitive is shard_map_p]
-builder = lowering.lower_jaxpr_to_module(inner.params["jaxpr"], "f", replica_axes=(("i", 4),))
-res["text"] = lowering.module_text(builder)
+lowered = P(f).lower(x)
+res["text"] = lowered.as_text()
+res["hlo"] = lowered.compile().as_text()
 print(json.dumps(res))
 """
 
 
 @pytest.mark.timeout(300)
 def test_replicated_program_lowers_collectives_across_replicas():
-    text = run("didax", LOWERING)["text"]
+    out = run("didax", LOWERING)
+    text, hlo = out["text"], out["hlo"]
     assert "mhlo.num_replicas = 4 : i32" in text
     groups = "replica_groups = dense<[[0, 1, 2, 3]]> : tensor<1x4xi64>"
     for op in ("all_reduce", "all_gather", "reduce_scatter", "all_to_all"):
@@ -243,6 +240,7 @@ def test_replicated_program_lowers_collectives_across_replicas():
     assert "stablehlo.maximum" in text and "stablehlo.add" in text
     assert "source_target_pairs = dense<[[0, 1], [1, 2], [2, 3], [3, 0]]>" in text
     assert "stablehlo.replica_id" in text
+    assert "all-reduce(" in hlo and "replica_groups={{0,1,2,3}}" in hlo
 
 
 NO_JAX = """
