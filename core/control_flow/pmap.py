@@ -10,9 +10,10 @@ Evaluating it: the body is lowered ONCE, to a replicated XLA program (`num_repli
 device assignment, `backend.compile_module`), in which a collective over pmap's axis is a
 cross-replica op (`stablehlo.all_reduce` with `replica_groups`, `replica_id` for axis_index;
 see primitives/parallel.py). Replica k gets block k of every mapped operand (and all of an
-unmapped one) as a buffer on device k; the results are reassembled on the host
-(`assemble_output`). A `jit` holding a `shard_map` runs equation by equation (the body's
-program is the one compiled program), as a jit holding a print does.
+unmapped one) as a buffer on device k; the program ends by gathering each mapped result from
+every replica (`all_gather`), and the host reads one copy (`assemble_output`, the one place a
+sharded Array will plug in). A `jit` holding a `shard_map` runs equation by equation (the
+body's program is the one compiled program), as a jit holding a print does.
 
 The body's rules re-trace it with pmap's axis bound (`core.axis_frame`), so that its
 collectives stage with their names: jvp and transpose give new shard_maps (a cotangent of an
