@@ -9,6 +9,7 @@ This module only re-exports (layer 5).
 from didax import (  # noqa: F401
     core,
     debug,
+    distributed,  # noqa: F401
     dtypes,
     errors,  # noqa: F401
     lax,  # noqa: F401
@@ -44,6 +45,7 @@ from didax.backend import (
 from didax.config import config
 from didax.control_flow.custom_derivatives import custom_jvp, custom_vjp
 from didax.control_flow.jit import block_until_ready, jit
+from didax.control_flow.pmap import pmap
 from didax.core import ConcretizationTypeError, UnexpectedTracerError
 from didax.jaxpr import ClosedJaxpr, Jaxpr, JaxprTypeError, eval_jaxpr, typecheck
 
@@ -62,6 +64,7 @@ __all__ = [
     "make_jaxpr",
     "typecheck",
     "vmap",
+    "pmap",
     "grad",
     "hessian",
     "jacfwd",

@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from didax import array, core, dtypes
+from didax import array, core, distributed, dtypes
 from didax.array import Array
 from didax.config import config
 
@@ -61,9 +61,16 @@ class _Runtime:
         ext.register_dialects(self.dialects)  # func and the other upstream dialects
         # None: jaxlib's client reads XLA_FLAGS' --xla_force_host_platform_device_count
         n = config.lock("jax_num_cpu_devices")
-        self.client = self.xc.make_cpu_client(num_devices=n if n >= 0 else None)
+        state = distributed.global_state  # several processes: every process's devices
+        self.client = self.xc.make_cpu_client(
+            num_devices=n if n >= 0 else None,
+            distributed_client=state.client,
+            node_id=state.process_id,
+            num_nodes=state.num_processes,
+            collectives=state.collectives(),
+        )
         self.devices = self.client.devices()
-        self.device = self.devices[0]
+        self.device = self.client.local_devices()[0]  # where this process computes
         self.sharding = self.xc.GSPMDSharding((self.device,), self.xc.OpSharding())
         self.put = self.xla.batched_device_put
         # An eager Array's value is immutable: the device may alias it. A user's NumPy array
@@ -74,6 +81,9 @@ class _Runtime:
 
 _runtime: _Runtime | None = None
 _runtime_lock = threading.Lock()
+
+
+distributed.client_started = lambda: _runtime is not None
 
 
 def runtime() -> _Runtime:
@@ -146,8 +156,8 @@ class SingleDeviceSharding:
 
 @functools.cache
 def default_sharding() -> SingleDeviceSharding:
-    """Where every didax Array lives: the one CPU device."""
-    return SingleDeviceSharding(devices()[0])
+    """Where every didax Array lives: this process's first CPU device."""
+    return SingleDeviceSharding(runtime().device)
 
 
 array.sharding_of = default_sharding
@@ -315,7 +325,7 @@ def lapack_target(routine: str, dtype: np.dtype) -> str:
 class Executable:
     """A program XLA compiled for the device, called with and returning device buffers."""
 
-    __slots__ = ("_exe", "_handlers", "host_callbacks", "in_avals", "out_avals")
+    __slots__ = ("_exe", "_handlers", "_sharding", "host_callbacks", "in_avals", "out_avals")
 
     def __init__(
         self,
@@ -323,16 +333,24 @@ class Executable:
         in_avals: Sequence[core.ShapedArray],
         out_avals: Sequence[core.ShapedArray],
         host_callbacks: Sequence[Any] = (),
+        devices: Sequence[Any] | None = None,
     ) -> None:
         rt = runtime()
         self._exe = exe
         self.host_callbacks = tuple(host_callbacks)  # kept alive as long as the program
         self.in_avals = tuple(in_avals)
         self.out_avals = tuple(out_avals)
+        # a replicated program's values are one buffer per device, under one sharding
+        self._sharding = (
+            rt.sharding
+            if devices is None
+            else rt.xc.GSPMDSharding(tuple(devices), rt.xc.OpSharding())
+        )
         # One C++ result handler per output, built from didax's aval: results become
         # buffers without a round trip through Python (and without importing `jax`).
         self._handlers = [
-            rt.xla.array_result_handler(a, rt.sharding, True, _skip_checks=True) for a in out_avals
+            rt.xla.array_result_handler(a, self._sharding, True, _skip_checks=True)
+            for a in out_avals
         ]
 
     def execute(self, buffers: list[Any]) -> list[Any]:
@@ -382,6 +400,19 @@ class Executable:
             for b, a in zip(buffers, self.in_avals, strict=True)
         ]
 
+    def execute_replicated(self, shards: list[list[Any]]) -> list[np.ndarray]:
+        """Launch a replicated program (`compile_module(..., num_replicas=N)`): for each
+        argument, one buffer per device of this process, in the device assignment's order.
+        Every output must hold the same value on every replica (pmap gathers its results
+        inside the program); each is read, to the host, from this process's first device."""
+        rt = runtime()
+        args = [
+            rt.xla.ArrayImpl(aval, self._sharding, list(bufs), True, True)
+            for aval, bufs in zip(self.in_avals, shards, strict=True)
+        ]
+        results = self._exe.execute_sharded(args, with_tokens=False)
+        return [_first_replica(out) for out in results.consume_with_handlers(self._handlers)]
+
     def as_text(self) -> str:
         """XLA's optimized HLO for this program."""
         return self._exe.hlo_modules()[0].to_string()
@@ -395,15 +426,43 @@ class Executable:
         return cost
 
 
+class _DLPackTensor:
+    """A DLPack capsule in the shape `np.from_dlpack` takes (a CPU tensor)."""
+
+    def __init__(self, capsule: Any) -> None:
+        self.capsule = capsule
+
+    def __dlpack__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.capsule
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        return (1, 0)  # kDLCPU
+
+
+def _first_replica(x: Any) -> np.ndarray:
+    # A multi-device result's per-device views (`_arrays`) are made by jaxlib with `jax`'s
+    # own sharding class, which imports `jax`; DLPack reads the first local copy without it.
+    return np.from_dlpack(_DLPackTensor(runtime().xla.buffer_to_dlpack_managed_tensor(x)))
+
+
 def compile_module(
     module: Any,
     in_avals: Sequence[core.ShapedArray],  # noqa: A001 - the verb
     out_avals: Sequence[core.ShapedArray],
     host_callbacks: Sequence[Any] = (),
+    *,
+    num_replicas: int = 1,
+    device_assignment: Sequence[Any] | None = None,
 ) -> Executable:
     """Compile an MLIR module (whose `main` takes `in_avals` and returns `out_avals`).
+
     `host_callbacks` are the Python functions its `xla_ffi_python_cpu_callback` custom calls
-    call, by index (jaxlib's CPU client takes them with the module and a DeviceList)."""
+    call, by index (jaxlib's CPU client takes them with the module and a DeviceList).
+    `num_replicas=N` with `device_assignment` (N devices, of any process): one program
+    that XLA runs on every device at once, replica k on device k of the assignment; its
+    collectives (`stablehlo.all_reduce`, ...) name replicas. `Executable.execute_replicated`
+    runs it. By default the program runs on the first device.
+    """
     rt = runtime()
     if host_callbacks:
         devices = rt.xla.DeviceList(tuple(rt.devices[:1]))
@@ -413,5 +472,19 @@ def compile_module(
         return Executable(exe, in_avals, out_avals, host_callbacks)
     bytecode = io.BytesIO()
     module.operation.write_bytecode(bytecode)  # faster to hand over than text
-    exe = rt.client.compile_and_load(bytecode.getvalue(), rt.devices[:1], rt.xc.CompileOptions())
-    return Executable(exe, in_avals, out_avals)
+    options = rt.xc.CompileOptions()
+    if num_replicas == 1 and device_assignment is None:
+        exe = rt.client.compile_and_load(bytecode.getvalue(), rt.devices[:1], options)
+        return Executable(exe, in_avals, out_avals)
+    devices = list(device_assignment if device_assignment is not None else rt.devices)
+    if len(devices) != num_replicas:
+        raise ValueError(
+            f"compile_module: num_replicas={num_replicas} needs as many devices in "
+            f"device_assignment, got {len(devices)}"
+        )
+    options.num_replicas = num_replicas
+    options.num_partitions = 1
+    ids = np.array([[d.id] for d in devices], np.int32)  # one row per replica
+    options.device_assignment = rt.xc.DeviceAssignment.create(ids)
+    exe = rt.client.compile_and_load(bytecode.getvalue(), devices, options)
+    return Executable(exe, in_avals, out_avals, devices=devices)

@@ -33,6 +33,7 @@ for i, name in enumerate(
         "dtypes",
         "array",
         "core",
+        "distributed",
         "backend",
         # pretty (the layout engine) before jaxpr (the IR and its printer)
         "pretty",
@@ -86,6 +87,7 @@ for i, name in enumerate(
         "cond",
         "scan",
         "while_loop",
+        "pmap",
     ]
 ):
     ORDER[f"didax.control_flow.{name}"] = (4, i)

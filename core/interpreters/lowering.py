@@ -50,6 +50,9 @@ class ModuleBuilder:
         self.context = backend.new_context()
         self.host_callbacks: list[Any] = []  # Python functions the program calls (by index)
         self.name_stack: list[str] = []  # "jit(f)", "jit(g)": names ops in XLA's metadata
+        # A replicated program's (pmap's) axis: its name and size; collectives over it lower
+        # to cross-replica ops (`stablehlo.all_reduce`, ...). Empty: one device, no replicas.
+        self.replica_axes: tuple[tuple[Any, int], ...] = ()
         self._eqns: list[Any] = []  # the equations being lowered, outermost first
         self._types: dict[tuple[tuple[int, ...], np.dtype], Any] = {}
         self._element_types: dict[np.dtype, Any] = {}
@@ -298,15 +301,28 @@ def _scalar_attr(builder: ModuleBuilder, array: np.ndarray) -> Any:
 
 
 def lower_jaxpr_to_module(
-    closed: ClosedJaxpr, name: str, aliases: Sequence[int | None] = ()
+    closed: ClosedJaxpr,
+    name: str,
+    aliases: Sequence[int | None] = (),
+    *,
+    replica_axes: tuple[tuple[Any, int], ...] = (),
 ) -> ModuleBuilder:
     """The StableHLO module of `closed`: `main` takes its inputs, returns its outputs.
     `aliases[i]`, if given and not None, is the output that may reuse input i's buffer
     (a donated input: `tf.aliasing_output` on the argument, as JAX marks it).
+    `replica_axes` ((name, size), as pmap binds it): the program runs once per replica and
+    collectives over that axis act across replicas.
     Raises NotImplementedError for a primitive without a lowering rule and LoweringError
     (a ValueError) when a rule fails or the module does not verify."""
-    builder = ModuleBuilder(f"jit_{name}")
+    builder = ModuleBuilder(f"jit_{name}" if not replica_axes else f"pmap_{name}")
+    builder.replica_axes = tuple(replica_axes)
     with builder.context, builder.ir.Location.unknown():
+        if replica_axes:  # as JAX's modules state it
+            i32 = builder.ir.IntegerType.get_signless(32)
+            replicas = int(np.prod([size for _, size in replica_axes]))
+            attrs = builder.module.operation.attributes
+            attrs["mhlo.num_replicas"] = builder.ir.IntegerAttr.get(i32, replicas)
+            attrs["mhlo.num_partitions"] = builder.ir.IntegerAttr.get(i32, 1)
         main = builder._build_function("main", closed, public=True, scope=f"jit({name})")
         if any(a is not None for a in aliases):
             ir = builder.ir

@@ -7,7 +7,10 @@ vmapped axis is a sum over the batch dimension, rebound as `psum[axes=(0,)]` wit
 axis (a plain reduction, as JAX 0.10.2 writes it), and its result is the same for every
 element of the batch (unmapped). An unbatched value summed over the axis is multiplied by the
 axis size. Reductions over positional axes evaluate, differentiate and lower like
-`reduce_sum`/`reduce_max`; named axes left in a jaxpr outside any vmap raise NameError.
+`reduce_sum`/`reduce_max`. A named axis that reaches lowering is pmap's: in its replicated
+program each collective lowers to a cross-replica op (`stablehlo.all_reduce` with a combining
+region, `all_gather`, `reduce_scatter`, `collective_permute`, `all_to_all`, `replica_id`);
+anywhere else it raises NameError.
 """
 
 from __future__ import annotations
@@ -98,13 +101,47 @@ def _allreduce_vmap(prim: core.Primitive, if_unmapped: Any) -> core.VmapRule:
     return rule
 
 
+# ----------------------------------------------------------------------------- replicas
+# Inside pmap's replicated program (`lowering.ModuleBuilder.replica_axes`), a collective over
+# pmap's axis is a cross-replica op: replica k holds index k of the axis, and every op names
+# the replicas taking part (`replica_groups`: one group of all N). Elsewhere a named axis
+# left in a jaxpr is unbound (NameError), as before.
+
+
+def _replica_groups(ctx: core.LoweringContext, names: tuple[Any, ...]) -> Any:
+    bound = dict(ctx.module.replica_axes)
+    for name in names:
+        if name not in bound:
+            raise NameError(f"unbound axis name: {name}")
+    size = int(np.prod([bound[n] for n in names], dtype=np.int64))
+    groups = np.arange(size, dtype=np.int64).reshape(1, size)
+    return ctx.ir.DenseIntElementsAttr.get(groups)
+
+
+_BOOL_COMBINERS = {"add": "or", "maximum": "or", "minimum": "and"}
+
+
+def _add_combiner(ctx: core.LoweringContext, op: Any, dtype: Any, name: str) -> None:
+    # the region that combines two values, as stablehlo.reduce's body does
+    name = _BOOL_COMBINERS[name] if dtype == dtypes.bool_ else name
+    scalar = ctx.tensor_type(ShapedArray((), dtype))
+    body = op.regions[0].blocks.append(scalar, scalar)
+    with ctx.ir.InsertionPoint(body):
+        ctx.hlo.return_([getattr(ctx.hlo, name)(*body.arguments)])
+
+
 def _allreduce_lowering(op: str) -> core.LoweringRule:
     positional = rules.reduce_lowering(op)
 
     def rule(ctx, x, *, axes, axis_index_groups):
-        if _named(axes):
-            raise _unbound(axes)
-        return positional(ctx, x, axes=_positional(axes))
+        (x,) = positional(ctx, x, axes=_positional(axes))
+        if not _named(axes):
+            return [x]
+        groups = _replica_groups(ctx, _named(axes))
+        aval = ctx.avals_out[0]
+        reduce = ctx.hlo.AllReduceOp([ctx.tensor_type(aval)], [x], groups)
+        _add_combiner(ctx, reduce, aval.dtype, op)
+        return [reduce.results[0]]
 
     return rule
 
@@ -232,7 +269,9 @@ def _axis_index_vmap(axis_size, vals, dims, *, axis_name):
 
 @core.lowering_rules.register(axis_index_p)
 def _axis_index_lowering(ctx, *, axis_name):
-    raise NameError(f"unbound axis name: {axis_name}")
+    _replica_groups(ctx, (axis_name,))  # NameError unless pmap binds it
+    replica = ctx.hlo.replica_id()  # ui32[]: replica k is index k of pmap's one axis
+    return [ctx.hlo.convert(ctx.tensor_type(ctx.avals_out[0]), replica)]
 
 
 # ----------------------------------------------------------------------------- gathers
@@ -349,8 +388,17 @@ def _all_gather_vmap(
 
 
 @core.lowering_rules.register(all_gather_p)
-def _all_gather_lowering(ctx, x, *, axis_name, **params):
-    raise NameError(f"unbound axis name: {axis_name[0]}")
+def _all_gather_lowering(
+    ctx, x, *, all_gather_dimension, axis_name, axis_index_groups, axis_size, tiled
+):
+    groups = _replica_groups(ctx, axis_name)
+    aval = ctx.avals_in[0]
+    if not tiled:  # stacked: gather along a new axis of size 1
+        shp = list(aval.shape)
+        shp.insert(all_gather_dimension, 1)
+        x = ctx.hlo.reshape(ctx.tensor_type(aval.update(shape=tuple(shp))), x)
+    out = ctx.tensor_type(ctx.avals_out[0])
+    return [ctx.hlo.AllGatherOp([out], [x], all_gather_dimension, groups).results[0]]
 
 
 # ----------------------------------------------------------------------------- scatters
@@ -460,8 +508,18 @@ def _times_after(x: Any, size: int) -> Any:
 
 
 @core.lowering_rules.register(reduce_scatter_p)
-def _reduce_scatter_lowering(ctx, x, *, axis_name, **params):
-    raise NameError(f"unbound axis name: {axis_name[0]}")
+def _reduce_scatter_lowering(
+    ctx, x, *, axis_name, scatter_dimension, axis_index_groups, axis_size, tiled
+):
+    groups = _replica_groups(ctx, axis_name)
+    aval, out_aval = ctx.avals_in[0], ctx.avals_out[0]
+    shp = list(aval.shape)
+    shp[scatter_dimension] //= axis_size  # 1 when not tiled: dropped below
+    block = ctx.tensor_type(aval.update(shape=tuple(shp)))
+    op = ctx.hlo.ReduceScatterOp(block, x, scatter_dimension, groups)
+    _add_combiner(ctx, op, aval.dtype, "add")
+    out = op.results[0]
+    return [out if tiled else ctx.hlo.reshape(ctx.tensor_type(out_aval), out)]
 
 
 # ----------------------------------------------------------------------------- ppermute
@@ -527,7 +585,10 @@ def _take_along(x: Any, d: int, indices: list[int]) -> Any:
 
 @core.lowering_rules.register(ppermute_p)
 def _ppermute_lowering(ctx, x, *, axis_name, perm):
-    raise NameError(f"unbound axis name: {axis_name[0]}")
+    _replica_groups(ctx, axis_name)
+    pairs = ctx.ir.DenseIntElementsAttr.get(np.array(perm, np.int64).reshape(-1, 2))
+    out = ctx.tensor_type(ctx.avals_out[0])
+    return [ctx.hlo.CollectivePermuteOp(x, pairs, results=[out]).result]
 
 
 # ----------------------------------------------------------------------------- all_to_all
@@ -653,5 +714,10 @@ def _all_to_all_vmap(
 
 
 @core.lowering_rules.register(all_to_all_p)
-def _all_to_all_lowering(ctx, x, *, axis_name, **params):
-    raise NameError(f"unbound axis name: {_axes_tuple(axis_name)[0]}")
+def _all_to_all_lowering(ctx, x, *, axis_name, split_axis, concat_axis, axis_index_groups, tiled):
+    names = _axes_tuple(axis_name)
+    groups = _replica_groups(ctx, names)
+    size = int(np.prod([dict(ctx.module.replica_axes)[n] for n in names], dtype=np.int64))
+    out = ctx.tensor_type(ctx.avals_out[0])
+    op = ctx.hlo.AllToAllOp([x], split_axis, concat_axis, size, groups, results=[out])
+    return [op.results[0]]

@@ -1,0 +1,194 @@
+"""Two processes x two CPU devices on 127.0.0.1 (`didax.distributed.initialize`, gloo TCP
+collectives): the device queries and a pmap'd psum over all four devices, against JAX 0.10.2
+run the same way, and a data-parallel training step (pmap + pmean of the gradients) whose
+parameters equal the single-process answer. Every run is bounded in time and its processes
+are killed whatever happens."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+
+import didax
+import didax.numpy as jnp
+import numpy as np
+import pytest
+
+WORKER = """
+import json, sys
+lib, pid, port = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+M = __import__(lib)
+if lib == "jax":
+    M.config.update("jax_cpu_collectives_implementation", "gloo")
+    import jax.numpy as jnp
+    from jax import lax
+else:
+    import didax.numpy as jnp
+    from didax import lax
+M.config.update("jax_num_cpu_devices", 2)
+M.distributed.initialize(f"127.0.0.1:{port}", 2, pid)
+out = {
+    "devices": [repr(d) for d in M.devices()],
+    "local": [repr(d) for d in M.local_devices()],
+    "process_index": M.process_index(),
+    "process_count": M.process_count(),
+    "device_count": M.device_count(),
+    "local_device_count": M.local_device_count(),
+}
+x = jnp.arange(2.0) + 2 * pid  # this process's slice of [0, 1, 2, 3]
+out["psum"] = M.pmap(lambda v: lax.psum(v, "i"), axis_name="i")(x).tolist()
+out["axis_index"] = M.pmap(lambda v: lax.axis_index("i"), axis_name="i")(x).tolist()
+
+# data parallel: each device holds 3 rows of a 12-row batch; gradients averaged by pmean
+X = jnp.arange(36.0).reshape(12, 3) / 36.0
+Y = jnp.sin(jnp.arange(12.0))
+def loss(w, b, x, y):
+    return jnp.mean((x @ w + b - y) ** 2)
+def step(w, b, x, y):
+    gw, gb = M.grad(loss, argnums=(0, 1))(w, b, x, y)
+    gw, gb = lax.pmean((gw, gb), "i")
+    return w - 0.5 * gw, b - 0.5 * gb
+pstep = M.pmap(step, axis_name="i", in_axes=(None, None, 0, 0), out_axes=None)
+mine = slice(6 * pid, 6 * pid + 6)  # this process's two devices' rows
+xs, ys = X[mine].reshape(2, 3, 3), Y[mine].reshape(2, 3)
+w, b = jnp.zeros(3), 0.0
+for _ in range(3):
+    w, b = pstep(w, b, xs, ys)
+out["w"], out["b"] = w.tolist(), float(b)
+print(json.dumps(out), flush=True)
+M.distributed.shutdown()
+"""
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def run_two(module: str, timeout: float = 240) -> list[dict]:
+    env = {k: v for k, v in os.environ.items() if k != "XLA_FLAGS"}
+    env.update(TF_CPP_MIN_LOG_LEVEL="1", JAX_PLATFORMS="cpu")
+    port = str(free_port())
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", WORKER, module, str(pid), port],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for pid in range(2)
+    ]
+    try:
+        outs = [p.communicate(timeout=timeout) for p in procs]
+    finally:
+        for p in procs:  # always: a hung or failed run leaves nothing behind
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+    for p, (_, err) in zip(procs, outs, strict=True):
+        assert p.returncode == 0, err[-3000:]
+    return [json.loads(out.strip().splitlines()[-1]) for out, _ in outs]
+
+
+@pytest.fixture(scope="module")
+def didax_run() -> list[dict]:
+    return run_two("didax")
+
+
+def single_process_answer() -> tuple[np.ndarray, float]:
+    # the same three steps on the whole batch, in this process (one device)
+    X = jnp.arange(36.0).reshape(12, 3) / 36.0
+    Y = jnp.sin(jnp.arange(12.0))
+
+    def loss(w, b):
+        return jnp.mean((X @ w + b - Y) ** 2)
+
+    w, b = jnp.zeros(3), 0.0
+    for _ in range(3):
+        gw, gb = didax.grad(loss, argnums=(0, 1))(w, b)
+        w, b = w - 0.5 * gw, b - 0.5 * gb
+    return np.asarray(w), float(b)
+
+
+@pytest.mark.timeout(600)
+def test_psum_over_two_processes(didax_run):
+    p0, p1 = didax_run
+    assert p0["psum"] == p1["psum"] == [6.0, 6.0]  # 0 + 1 + 2 + 3, on every device
+    assert p0["axis_index"] == [0, 1] and p1["axis_index"] == [2, 3]
+    assert (p0["process_index"], p1["process_index"]) == (0, 1)
+    assert p0["device_count"] == 4 and p0["local_device_count"] == 2
+
+
+@pytest.mark.timeout(600)
+def test_data_parallel_step_equals_single_process(didax_run):
+    w, b = single_process_answer()
+    for out in didax_run:
+        np.testing.assert_allclose(out["w"], w, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(out["b"], b, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.oracle
+@pytest.mark.timeout(600)
+def test_same_as_jax(didax_run):
+    pytest.importorskip("jax")
+    theirs = run_two("jax")
+    for mine, jax_out in zip(didax_run, theirs, strict=True):
+        assert mine.keys() == jax_out.keys()
+        for key in mine:
+            if key in ("w", "b"):
+                np.testing.assert_allclose(mine[key], jax_out[key], rtol=1e-5, atol=1e-6)
+            else:
+                assert mine[key] == jax_out[key], key
+
+
+ERRORS = """
+import json, sys
+M = __import__(sys.argv[1])
+out = {}
+for name, kwargs in [
+    ("no_address", dict(num_processes=2, process_id=0)),
+    ("id_out_of_range", dict(coordinator_address="127.0.0.1:1", num_processes=2, process_id=2)),
+    ("id_not_int", dict(coordinator_address="127.0.0.1:1", num_processes=2, process_id="0")),
+]:
+    try:
+        M.distributed.initialize(**kwargs)
+        out[name] = "no error"
+    except Exception as e:
+        out[name] = type(e).__name__
+M.devices()
+try:
+    M.distributed.initialize("127.0.0.1:1", 2, 0)
+    out["after_backend"] = "no error"
+except Exception as e:
+    out["after_backend"] = [type(e).__name__, "must be called before" in str(e)]
+out["is_initialized"] = M.distributed.is_initialized()
+M.distributed.shutdown()  # nothing to shut down: no error
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.oracle
+@pytest.mark.timeout(300)
+def test_initialize_errors_as_jax():
+    pytest.importorskip("jax")
+    env = {k: v for k, v in os.environ.items() if k != "XLA_FLAGS"}
+    env.update(TF_CPP_MIN_LOG_LEVEL="1", JAX_PLATFORMS="cpu")
+    results = []
+    for module in ("didax", "jax"):
+        proc = subprocess.run(
+            [sys.executable, "-c", ERRORS, module],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=200,
+        )
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        results.append(json.loads(proc.stdout.strip().splitlines()[-1]))
+    mine, theirs = results
+    assert mine == theirs
+    assert mine["after_backend"] == ["RuntimeError", True]
