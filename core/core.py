@@ -181,8 +181,13 @@ class LoweringContext:
 
 
 # Primitives with an effect (a print): dead-code elimination keeps their equations even when
-# nothing reads their outputs, and `jit` evaluates programs holding them eagerly.
+# nothing reads their outputs.
 effectful: set[Primitive] = set()
+
+# Primitives that run as a compiled program of their own (pmap's `shard_map`: a replicated
+# program) and so cannot be lowered inside another: `jit` evaluates a program holding one
+# equation by equation, and each of them compiles its own.
+own_program: set[Primitive] = set()
 
 # --------------------------------------------------------------------------- abstract values
 

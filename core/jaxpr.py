@@ -238,6 +238,19 @@ def has_effects(jaxpr: Any) -> bool:
     return any(map(eqn_has_effects, getattr(jaxpr, "jaxpr", jaxpr).eqns))
 
 
+def holds_own_program(jaxpr: Any) -> bool:
+    """Whether `jaxpr`, or a jaxpr nested in its equations' params, holds a primitive that
+    runs as a program of its own (`core.own_program`), so it cannot be compiled whole."""
+    for eqn in getattr(jaxpr, "jaxpr", jaxpr).eqns:
+        if eqn.primitive in core.own_program:
+            return True
+        for v in eqn.params.values():
+            for x in v if isinstance(v, tuple) else (v,):
+                if isinstance(x, (Jaxpr, ClosedJaxpr)) and holds_own_program(x):
+                    return True
+    return False
+
+
 def eqn_has_effects(eqn: JaxprEqn) -> bool:
     """Whether `eqn` is effectful, or holds an effectful jaxpr in its params."""
     return eqn.primitive in core.effectful or any(map(_param_has_effects, eqn.params.values()))

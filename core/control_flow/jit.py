@@ -25,10 +25,10 @@ from typing import Any
 from didax import api_util, backend, core, dtypes
 from didax.array import Array
 from didax.control_flow import dispatch
-from didax.control_flow.jit_primitive import compile_jaxpr, donation_aliases, jit_p
+from didax.control_flow.jit_primitive import compile_jaxpr, derived, donation_aliases, jit_p
 from didax.control_flow.stages import Entry, Lowered, Traced, out_info
 from didax.interpreters import staging
-from didax.jaxpr import ClosedJaxpr, Jaxpr
+from didax.jaxpr import ClosedJaxpr, Jaxpr, holds_own_program
 from didax.tree_util import PyTreeDef, tree_flatten, tree_map, tree_unflatten
 
 CACHE_SIZE = 64  # executables kept per jitted function (least recently used dropped first)
@@ -203,6 +203,7 @@ class JitFunction:
             state.dynamic is None
             and not consts
             and not any(isinstance(x, core.Tracer) for x in leaves)
+            and not derived(entry.closed, ("own_program",), lambda: holds_own_program(entry.closed))
         ):
             if self._donating:
                 return self._call_donating(entry, leaves, args, kwargs)

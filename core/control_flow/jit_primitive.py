@@ -30,6 +30,7 @@ from didax.jaxpr import (
     Literal,
     Var,
     eval_jaxpr,
+    holds_own_program,
     pp_eqn_rules,
     pp_params_rules,
 )
@@ -112,7 +113,9 @@ def donation_aliases(jaxpr: ClosedJaxpr, donated: Sequence[bool]) -> list[int | 
 
 
 def _jit_impl(*args: Any, name: str, jaxpr: ClosedJaxpr, inline: bool = False) -> list:
-    if inline:  # part of its caller's program: evaluated the way the caller is, eagerly
+    # inline: part of its caller's program, evaluated the way the caller is, eagerly; a
+    # program holding a pmap runs equation by equation, the pmap as its own program
+    if inline or derived(jaxpr, ("own_program",), lambda: holds_own_program(jaxpr)):
         with core.new_base_main():
             outs = eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *args)
         return [core.to_numpy(x) for x in outs]

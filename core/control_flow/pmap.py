@@ -117,9 +117,9 @@ def unblock_aval(aval: ShapedArray, spec: Spec, n: int) -> ShapedArray:
 # ----------------------------------------------------------------------------- shard_map_p
 
 shard_map_p = core.Primitive("shard_map", multiple_results=True)
-# It runs its own replicated program: a jit holding it evaluates equation by equation (as a
-# jit holding a print does), and this program is the one compiled.
-core.effectful.add(shard_map_p)
+# It runs its own replicated program: a jit holding it evaluates equation by equation, and
+# this program is the one compiled (`core.own_program`).
+core.own_program.add(shard_map_p)
 
 
 def _axis_frame(mesh: PmapMesh) -> Any:
