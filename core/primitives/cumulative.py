@@ -22,22 +22,31 @@ from didax.primitives.elementwise import add, mul
 cumsum_p = core.Primitive("cumsum")
 
 
-def cumsum(operand: Any, axis: int = 0, reverse: bool = False) -> Any:
-    """Running sum along `axis` (from the end if `reverse`). Like `jax.lax.cumsum`."""
+def _bind_cumulative(prim: core.Primitive, operand: Any, axis: int, reverse: bool) -> Any:
     ndim = core.get_aval(operand).ndim
     if not -ndim <= axis < max(ndim, 1) or ndim == 0:
-        raise ValueError(f"cumsum: axis {axis} is out of bounds for array of rank {ndim}")
-    return cumsum_p.bind(operand, axis=axis % ndim, reverse=bool(reverse))
+        raise ValueError(f"{prim.name}: axis {axis} is out of bounds for array of rank {ndim}")
+    return prim.bind(operand, axis=axis % ndim, reverse=bool(reverse))
 
 
-def _cumsum_impl(x, *, axis, reverse):
-    x = np.asarray(x)
-    if reverse:
-        return [np.flip(np.cumsum(np.flip(x, axis), axis, dtype=x.dtype), axis)]
-    return [np.cumsum(x, axis, dtype=x.dtype)]
+def _cumulative_impl(np_fn: Any) -> Any:
+    """The impl rule running `np_fn` (np.cumsum, np.cumprod) along `axis`, in `x`'s dtype."""
+
+    def impl(x, *, axis, reverse):
+        x = np.asarray(x)
+        if reverse:
+            return [np.flip(np_fn(np.flip(x, axis), axis, dtype=x.dtype), axis)]
+        return [np_fn(x, axis, dtype=x.dtype)]
+
+    return impl
 
 
-core.impl_rules.register(cumsum_p, rules.validated_impl(cumsum_p, _cumsum_impl))
+def cumsum(operand: Any, axis: int = 0, reverse: bool = False) -> Any:
+    """Running sum along `axis` (from the end if `reverse`). Like `jax.lax.cumsum`."""
+    return _bind_cumulative(cumsum_p, operand, axis, reverse)
+
+
+core.impl_rules.register(cumsum_p, rules.validated_impl(cumsum_p, _cumulative_impl(np.cumsum)))
 
 
 def _cumulative_aval(name: str) -> core.AbstractEvalRule:
@@ -115,20 +124,10 @@ cumprod_p = core.Primitive("cumprod")
 
 def cumprod(operand: Any, axis: int = 0, reverse: bool = False) -> Any:
     """Running product along `axis` (from the end if `reverse`). Like `jax.lax.cumprod`."""
-    ndim = core.get_aval(operand).ndim
-    if not -ndim <= axis < max(ndim, 1) or ndim == 0:
-        raise ValueError(f"cumprod: axis {axis} is out of bounds for array of rank {ndim}")
-    return cumprod_p.bind(operand, axis=axis % ndim, reverse=bool(reverse))
+    return _bind_cumulative(cumprod_p, operand, axis, reverse)
 
 
-def _cumprod_impl(x, *, axis, reverse):
-    x = np.asarray(x)
-    if reverse:
-        return [np.flip(np.cumprod(np.flip(x, axis), axis, dtype=x.dtype), axis)]
-    return [np.cumprod(x, axis, dtype=x.dtype)]
-
-
-core.impl_rules.register(cumprod_p, rules.validated_impl(cumprod_p, _cumprod_impl))
+core.impl_rules.register(cumprod_p, rules.validated_impl(cumprod_p, _cumulative_impl(np.cumprod)))
 core.abstract_eval_rules.register(cumprod_p, _cumulative_aval("cumprod"))
 
 
