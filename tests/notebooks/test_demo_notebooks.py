@@ -451,6 +451,20 @@ EXERCISES = [
         "✗ not yet — check_rules(softplus): the jvp rule is wrong for input 0.",
     ),
     ("03_forward_mode.ipynb", "def energy", "✗ not yet — check_grads:\n  Not equal to tolerance"),
+    (
+        "03_forward_mode.ipynb",
+        "def tuple_jvp",
+        "✗ not yet — check_rules(cube_slip): the jvp rule must return two lists, [outputs] and "
+        "[output tangents]; it returned (f32[3], f32[3])\n"
+        "✗ not yet — check_rules(cube_slip): the jvp rule's tangent of output 0 is f32[], but "
+        "the output is f32[3]",
+    ),
+    (
+        "05_vmap.ipynb",
+        "def sum_last_vmap",
+        "✗ not yet — check_rules(sum_last): the vmap rule says output 0 has its batch axis at 2, "
+        "but that output is f32[2,3], with 2 axes",
+    ),
     ("solutions/03_solutions.ipynb", "def cube_jvp", "✓ all rules pass: abstract_eval, jvp"),
     ("solutions/03_solutions.ipynb", "def softplus_jvp", "✓ all rules pass: abstract_eval, jvp"),
     (
