@@ -50,7 +50,7 @@ def test_tour_notebook_renders_its_views(lab, page, request):
     nb.metadata.pop("widgets", None)  # no stored widget state: every view comes from the kernel
     nbformat.write(nb, nbdir / TOUR.name)
 
-    page.set_viewport_size({"width": 2000, "height": 1000})  # the four programs side by side
+    page.set_viewport_size({"width": 1400, "height": 1000})  # room for the programs
     open_and_run_all(page, base, TOUR.name)
     page.keyboard.press("Control+b")  # hide the file browser: room for the view
 
