@@ -301,6 +301,12 @@ def _describe(x: Any) -> str:
     if isinstance(x, list | tuple):
         inner = ", ".join(_describe(v) for v in x)
         return f"[{inner}]" if isinstance(x, list) else f"({inner}{',' if len(x) == 1 else ''})"
+    if isinstance(x, core.UndefinedPrimal):
+        return f"UndefinedPrimal({x.aval.str_short()})"
+    if x is core.NOT_MAPPED:
+        return "NOT_MAPPED"
+    if isinstance(x, int):
+        return str(x)
     try:
         return core.get_aval(x).str_short()
     except TypeError:
@@ -432,9 +438,10 @@ def _check_transpose_rule(prim, f, params, args, rng, tol) -> list[tuple[int, ..
         try:  # JAX's convention for complex outputs: transpose conj(ct), then conjugate
             ct_ins = _conj(rule(_conj(cts), *operands, **params))
         except Exception as e:
+            called = ", ".join(_describe(o) for o in [cts, *operands])
             raise AssertionError(
                 f"check_rules({prim.name}): the transpose rule failed for linear inputs "
-                f"{subset}: {type(e).__name__}: {e}"
+                f"{subset}, called with ({called}): {type(e).__name__}: {e}"
             ) from e
         lhs = sum(
             float(np.real(np.sum(np.conj(_wide(o)) * _wide(c))))
@@ -495,9 +502,10 @@ def _check_vmap_rule(prim, f, params, args, rng, tol, batch_size) -> int:
         try:
             got = _as_list(prim, api.vmap(f, in_axes=in_axes)(*batched))
         except Exception as e:
+            called = f"{batch_size}, {_describe(list(batched))}, {_describe(dims)}"
             raise AssertionError(
-                f"check_rules({prim.name}): the vmap rule failed for in_axes {in_axes}: "
-                f"{type(e).__name__}: {e}"
+                f"check_rules({prim.name}): the vmap rule failed for in_axes {in_axes}, "
+                f"called with ({called}): {type(e).__name__}: {e}"
             ) from e
         for b in range(batch_size):
             example = [
