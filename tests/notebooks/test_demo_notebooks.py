@@ -232,6 +232,23 @@ def test_stored_notebook_is_executed(name: str) -> None:
             assert (kind == "error") == (RAISES in cell.metadata.get("tags", [])), cell.source
 
 
+@pytest.mark.parametrize("name", [*NOTEBOOKS, *COVERED_ELSEWHERE])
+def test_stored_views_carry_their_widget_state(name: str) -> None:
+    """Every stored view has its widgets' state in the notebook's metadata, so that nbconvert
+    and other static renderers draw the view, not an empty box."""
+    nb = nbformat.read(DEMOS / name, as_version=4)
+    view = "application/vnd.jupyter.widget-view+json"
+    ids = [
+        out.data[view]["model_id"]
+        for cell in code_cells(nb)
+        for out in cell.outputs
+        if view in out.get("data", {})
+    ]
+    state = nb.metadata.get("widgets", {}).get("application/vnd.jupyter.widget-state+json", {})
+    missing = [i for i in ids if i not in state.get("state", {})]
+    assert not missing, f"{name}: {len(missing)} of {len(ids)} views without stored state"
+
+
 # what a reader must not meet in a stored output: this machine's paths, didax's internal
 # reprs, tracebacks through didax's own files
 NOT_FOR_READERS = re.compile(
