@@ -1,18 +1,21 @@
-"""The course's first notebook, demo_notebooks/01_tour.ipynb, in a real JupyterLab seen by
-Debian Chromium (marker `browser`): opened as a learner opens it (its stored outputs cleared,
-so nothing on the page is left over from the stored run), Run All, and every magic's output
-is a live didax view (the views' own DOM: not the widget's text/plain fallback, not "Error
-displaying widget"), headed by the line its stored text/plain starts with. The only error on
-the page is the UsageError that the notebook's "mistakes" cell shows on purpose.
+"""The course in a real JupyterLab seen by Debian Chromium (marker `browser`), each notebook
+opened as a learner opens it (its stored outputs and widget state cleared, so nothing on the
+page is left over from the stored run), then Run All.
 
-It saves a screenshot of the `%grad --jaxpr` view (three programs side by side, the stage
-diff marked) as test-artifacts/course-tour-grad.png; docs/images/tour_grad.png in the README
-is a copy of one.
+- demo_notebooks/01_tour.ipynb: every magic's output is a live didax view (the views' own
+  DOM: not the widget's text/plain fallback, not "Error displaying widget"), headed by the
+  line its stored text/plain starts with; the only error on the page is the UsageError that
+  the notebook's "mistakes" cell shows on purpose. A screenshot of the `%grad --jaxpr` view
+  (the four programs, the stage diff marked) goes to test-artifacts/course-tour-grad.png;
+  docs/images/tour_grad.png in the README is a copy of one.
+- demo_notebooks/02_engine_tour.ipynb: the Stepper is a live view where the notebook's clicks
+  from code left it (done), and its buttons step through the kernel.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from labpage import cell_output, error_outputs, normalized, open_and_run_all
@@ -20,6 +23,7 @@ from labpage import cell_output, error_outputs, normalized, open_and_run_all
 pytestmark = pytest.mark.browser
 
 TOUR = Path(__file__).parents[2] / "demo_notebooks" / "01_tour.ipynb"
+ENGINE = TOUR.with_name("02_engine_tour.ipynb")
 WIDGET = "application/vnd.jupyter.widget-view+json"
 SCREENSHOT = "course-tour-grad.png"
 
@@ -35,20 +39,29 @@ def _stored_views(nb) -> dict[int, str]:
     return views
 
 
-def test_tour_notebook_renders_its_views(lab, page, request):
+def _cleared_copy(path: Path, nbdir: Path) -> Any:
+    """Copy a course notebook into the server's folder without its outputs and widget state
+    (every view on the page then comes from the kernel); return the stored notebook."""
     import nbformat  # after the fixtures: they say (skip, or error under CI) if it is missing
 
+    stored = nbformat.read(path, as_version=4)
+    nb = nbformat.read(path, as_version=4)
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            cell.outputs, cell.execution_count = [], None
+    nb.metadata.pop("widgets", None)
+    nbformat.write(nb, nbdir / path.name)
+    return stored
+
+
+def test_tour_notebook_renders_its_views(lab, page, request):
     base, nbdir = lab
-    nb = nbformat.read(TOUR, as_version=4)
+    nb = _cleared_copy(TOUR, nbdir)
     views = _stored_views(nb)
     assert len(views) == 6, views  # %jaxpr, %%jaxpr, %grad, %grad --jaxpr, %vmap, %jit
     code = [c for c in nb.cells if c.cell_type == "code"]
     (mistake,) = [i for i, c in enumerate(code) if "raises-exception" in c.metadata.get("tags", [])]
     assert mistake == len(code) - 1, "Run All stops at the cell that raises: keep it last"
-    for cell in code:
-        cell.outputs, cell.execution_count = [], None
-    nb.metadata.pop("widgets", None)  # no stored widget state: every view comes from the kernel
-    nbformat.write(nb, nbdir / TOUR.name)
 
     page.set_viewport_size({"width": 1400, "height": 1000})  # room for the programs
     open_and_run_all(page, base, TOUR.name)
@@ -81,3 +94,28 @@ def test_tour_notebook_renders_its_views(lab, page, request):
     artifacts = Path(request.config.rootpath) / "test-artifacts"
     artifacts.mkdir(exist_ok=True)
     out.locator(".jp-OutputArea-output").first.screenshot(path=str(artifacts / SCREENSHOT))
+
+
+def test_engine_tour_stepper_steps_in_the_browser(lab, page):
+    base, nbdir = lab
+    nb = _cleared_copy(ENGINE, nbdir)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    (i,) = [k for k, c in enumerate(code) if "stepper = Stepper(closed, x)" in c.source]
+
+    open_and_run_all(page, base, ENGINE.name)
+    assert error_outputs(page) == []
+    assert page.get_by_text("Error displaying widget").count() == 0
+    out = cell_output(page, i)
+    out.locator(".widget-html .dx-view").first.wait_for(state="visible")
+    # the next cell pressed next three times, then run to end, from code: the view follows
+    out.get_by_text("done after 6 steps").wait_for()
+    assert "f32[] 8.799557" in normalized(out.inner_text())
+    assert out.get_by_role("button", name="next").is_disabled()
+    # and a learner's clicks step through the kernel
+    out.get_by_role("button", name="reset").click()
+    out.get_by_text("step 0: next is sin in program").wait_for()
+    out.get_by_role("button", name="next").click()
+    out.get_by_text("step 1: next is mul in program").wait_for()
+    assert "program b f32[3] [0.47942555 0.841471 0.9092974 ]" in normalized(out.inner_text())
+    out.get_by_role("button", name="previous").click()
+    out.get_by_text("step 0: next is sin in program").wait_for()
