@@ -313,7 +313,7 @@ def _describe(x: Any) -> str:
         return type(x).__name__
 
 
-def _check_rule_structure(prim, rule: str, returned: Any, outs: list[Any], dims=None) -> None:
+def _check_rule_structure(prim, rule: str, returned: Any, outs: list[Any]) -> None:
     # What a jvp or vmap rule returns, read before any transformation runs it, so that a
     # rule of the wrong shape gets a message about the rule, not the engine's error
     head = f"check_rules({prim.name}): the {rule} rule"
@@ -492,7 +492,9 @@ def _check_vmap_rule(prim, f, params, args, rng, tol, batch_size) -> int:
             d if d is None or d >= 0 else batched[j].ndim - 1 for j, d in enumerate(pattern)
         )
         dims = [core.NOT_MAPPED if d is None else d for d in in_axes]
-        example = [a if d is None else np.take(a, 0, axis=d) for a, d in zip(batched, in_axes)]
+        example = [
+            a if d is None else np.take(a, 0, axis=d) for a, d in zip(batched, in_axes, strict=True)
+        ]
         try:
             returned = core.vmap_rules[prim](batch_size, list(batched), dims, **params)
         except Exception:  # reported below, where vmap runs the rule, with its context
