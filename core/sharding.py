@@ -92,6 +92,7 @@ class Mesh:
         self.devices = grid
         self.axis_names = axis_names
         self.axis_types = axis_types
+        self._hash = hash(self._key())  # a mesh keys jit's layout caches on every call
 
     @property
     def shape(self) -> OrderedDict[str, int]:
@@ -118,7 +119,7 @@ class Mesh:
         return isinstance(other, Mesh) and self._key() == other._key()
 
     def __hash__(self) -> int:
-        return hash(self._key())
+        return self._hash
 
     def __repr__(self) -> str:
         return (
@@ -262,6 +263,7 @@ class NamedSharding:
         self.spec = spec
         self.memory_kind = memory_kind or "device"
         self._texts: dict[tuple, str] = {}  # hlo_text by (ndim, device assignment)
+        self._hash = hash((mesh, spec, self.memory_kind))
 
     device_set = property(lambda self: set(self.mesh.devices.flat))
     addressable_devices = property(lambda self: set(self.mesh.local_devices))
@@ -292,7 +294,7 @@ class NamedSharding:
         )
 
     def __hash__(self) -> int:
-        return hash((self.mesh, self.spec, self.memory_kind))
+        return self._hash
 
     # ----- blocks
     def tiles(self, ndim: int) -> list[int]:

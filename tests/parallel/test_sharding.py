@@ -95,6 +95,10 @@ fns = {"mul": lambda a: a * 2, "T": lambda a: a.T, "row": lambda a: a[0],
        "two": lambda a: (a + 1, a.sum(1))}
 for k, f in fns.items():
     t("jit_" + k, lambda f=f: [placed(o) for o in M.tree_util.tree_leaves(M.jit(f)(x))])
+cached = M.jit(lambda a, b: a * 3 + b)
+t("jit_cached", lambda: [placed(cached(x, 1.0)), placed(cached(x, 2.0)), placed(cached(x, 2.0)),
+                         placed(cached(M.device_put(jnp.arange(16.0).reshape(4, 4), rows), 1.0)),
+                         placed(cached(x, 5.0)), placed(cached(jnp.ones((4, 4)), 1.0))])
 t("jit_mixed", lambda: placed(M.jit(lambda a, b: a * b + 1.0)(x, jnp.arange(4.0))))
 t("jit_int", lambda: placed(M.jit(lambda a: a * 3)(M.device_put(jnp.arange(8).reshape(4, 2), rows))))
 t("jit_chain", lambda: placed(M.jit(lambda a: a / 2)(M.jit(lambda a: a.T * 3)(x))))
@@ -227,6 +231,12 @@ with contextlib.redirect_stdout(out):
     M.debug.visualize_array_sharding(M.device_put(jnp.arange(8.0), NamedSharding(mesh, P("y"))))
     M.debug.visualize_array_sharding(M.device_put(jnp.ones((4, 4)), rows))
 res["visualize"] = out.getvalue()
+# a cached call with arguments split as before takes jit's fast path (dispatch.py)
+f = M.jit(lambda a, b: a * b)
+outs = [float(np.asarray(f(x, x)).sum()) for _ in range(3)]
+res["fast"] = [list(outs), len(f._fast), f.compilations]
+outs.append(float(np.asarray(f(x, M.device_put(jnp.ones((4, 4)), rows))).sum()))  # another layout
+res["fast_after"] = [outs, len(f._fast), f.compilations]
 res["jax imported"] = any(m == "jax" or m.startswith("jax.") for m in sys.modules)
 print(json.dumps(res))
 """
@@ -316,6 +326,9 @@ def test_sharded_arrays_never_import_jax():
     # avals; didax reads a sharded result through a gathering program instead
     out = run("didax", NO_JAX)
     assert out["jax imported"] is False
+    squares = float(sum(i * i for i in range(16)))
+    assert out["fast"] == [[squares] * 3, 1, 1]
+    assert out["fast_after"] == [[squares] * 3 + [120.0], 2, 2]
     pictures = out["visualize"].split("┌")[1:]
     assert len(pictures) == 3
     grid, halves, rows = pictures
