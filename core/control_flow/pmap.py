@@ -10,10 +10,13 @@ Evaluating it: the body is lowered ONCE, to a replicated XLA program (`num_repli
 device assignment, `backend.compile_module`), in which a collective over pmap's axis is a
 cross-replica op (`stablehlo.all_reduce` with `replica_groups`, `replica_id` for axis_index;
 see primitives/parallel.py). Replica k gets block k of every mapped operand (and all of an
-unmapped one) as a buffer on device k; the program ends by gathering each mapped result from
-every replica (`all_gather`), and the host reads one copy (`assemble_output`, the one place a
-sharded Array will plug in). A `jit` holding a `shard_map` runs equation by equation (the
-body's program is the one compiled program), as a jit holding a print does.
+unmapped one) as a buffer on device k. A direct call (`_call_sharded`) keeps the results on
+the devices: each is one Array split over pmap's mesh (`NamedSharding(Mesh('i': 4),
+P('i'))`, block k from replica k), as JAX 0.10.2's pmap returns it. Elsewhere (under a
+transformation, inside a jit, with several processes) the program ends by gathering each
+mapped result from every replica (`all_gather`) and the host reads one copy
+(`assemble_output`). A `jit` holding a `shard_map` runs equation by equation (the body's
+program is the one compiled program), as a jit holding a print does.
 
 The body's rules re-trace it with pmap's axis bound (`core.axis_frame`), so that its
 collectives stage with their names: jvp and transpose give new shard_maps (a cotangent of an
@@ -33,6 +36,7 @@ from typing import Any
 
 import numpy as np
 from didax import api_util, backend, core, dtypes
+from didax.array import Array
 from didax.control_flow import common
 from didax.control_flow import jit as jit_module
 from didax.control_flow.jit_primitive import derived
@@ -40,10 +44,10 @@ from didax.core import NOT_MAPPED, ShapedArray, Zero
 from didax.interpreters import lowering, partial_eval, staging, transpose
 from didax.interpreters.jvp import jvp_jaxpr
 from didax.interpreters.vmap import batched_out_dims, vmap_jaxpr
-from didax.jaxpr import ClosedJaxpr, JaxprEqn, Var, eval_jaxpr
+from didax.jaxpr import ClosedJaxpr, JaxprEqn, Literal, Var, eval_jaxpr
 from didax.primitives import parallel, shape
 from didax.primitives.bits import bitcast_convert_type
-from didax.sharding import Mesh
+from didax.sharding import Mesh, NamedSharding
 from didax.sharding import PartitionSpec as P
 from didax.tree_util import broadcast_prefix, tree_flatten, tree_unflatten
 
@@ -207,10 +211,10 @@ def split_input(x: Any, block: ShapedArray, spec: P, devices: Sequence[Any]) -> 
 
 
 def assemble_output(value: np.ndarray, block: ShapedArray, spec: P, mesh: Mesh) -> Any:
-    """THE HOOK for sharded Arrays: pmap's result, from the whole result gathered on this
-    process's first device. For now, its host copy (this process's devices' part of it, with
-    several processes); with multi-device Arrays, one Array over the mesh's devices instead,
-    without the gather."""
+    """pmap's result on the gathering path (under a transformation, in a jit, with several
+    processes): its host copy, from the whole result gathered on this process's first
+    device (this process's devices' part of it, with several processes). A direct call
+    keeps its results on the devices instead (`_call_sharded`)."""
     if block.dtype == dtypes.bfloat16:
         value = value.view(dtypes.bfloat16)
     value = np.array(value)  # owned by the host, not a view of the device's buffer
@@ -442,6 +446,10 @@ class PmapFunction:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         __tracebackhide__ = True
         jitted, out_trees, leaves = self._prepare(args, kwargs)
+        if core.trace_state() is core.EAGER_STATE and backend.process_count() == 1:
+            outs = _call_sharded(jitted, leaves)  # results split over the devices, as JAX's
+            if outs is not None:
+                return tree_unflatten(out_trees[-1], outs)
         outs = jitted(*leaves)
         return tree_unflatten(out_trees[-1], outs)
 
@@ -561,6 +569,58 @@ class PmapFunction:
             )
 
         return jit_module.jit(_fun), out_trees
+
+
+def _call_sharded(jitted: jit_module.JitFunction, leaves: list[Any]) -> list[Any] | None:
+    """A direct call of pmap's `jit[_fun]` (one `shard_map` equation) whose results stay on
+    the devices: each an Array split over the mesh (a NamedSharding, block k on device k),
+    as JAX 0.10.2's pmap returns them. None when the program is not that one equation or
+    has bfloat16 results: the call then runs as a jit, its results gathered to the host."""
+    closed = jitted.trace(*leaves).jaxpr
+    j = closed.jaxpr
+    if len(j.eqns) != 1 or j.eqns[0].primitive is not shard_map_p:
+        return None
+    eqn = j.eqns[0]
+    if list(j.outvars) != list(eqn.outvars):
+        return None
+    p = eqn.params
+    jaxpr, mesh, in_specs, out_specs = p["jaxpr"], p["mesh"], p["in_specs"], p["out_specs"]
+    if any(a.dtype == dtypes.bfloat16 for a in jaxpr.out_avals):
+        return None
+    env = {**dict(zip(j.constvars, closed.consts)), **dict(zip(j.invars, leaves))}
+    args = [x.val if isinstance(x, Literal) else env[x] for x in eqn.invars]
+    exe, handlers, avals, shardings = derived(
+        jaxpr, ("sharded results", mesh, out_specs), lambda: _compile_split(jaxpr, mesh, out_specs)
+    )
+    local = mesh.local_devices
+    shards = [
+        split_input(x, aval, spec, local)
+        for x, aval, spec in zip(args, jaxpr.in_avals, in_specs, strict=True)
+    ]
+    outs = exe.execute_replicated_to(shards, handlers)
+    return [
+        Array(None, buffer=b, aval=a, sharding=s)
+        for b, a, s in zip(outs, avals, shardings, strict=True)
+    ]
+
+
+def _compile_split(jaxpr: ClosedJaxpr, mesh: Mesh, out_specs: Sequence[P]) -> tuple:
+    # the body alone (no gathering of its results), and how its results are put together
+    builder = lowering.lower_jaxpr_to_module(
+        jaxpr, "_fun", replica_axes=((_name(mesh), mesh.size),)
+    )
+    devices = list(mesh.devices.flat)
+    exe = backend.compile_module(
+        builder.module,
+        jaxpr.in_avals,
+        jaxpr.out_avals,
+        num_replicas=mesh.size,
+        device_assignment=devices,
+    )
+    avals = [unblock_aval(a, s, mesh.size) for a, s in zip(jaxpr.out_avals, out_specs)]
+    shardings = [NamedSharding(mesh, s) for s in out_specs]
+    texts = [s.hlo_text(a.ndim, devices) for s, a in zip(shardings, avals, strict=True)]
+    return exe, backend.result_handlers(avals, devices, texts), avals, shardings
 
 
 def _indivisible(mesh: Mesh, aval: ShapedArray, axis: int) -> str:

@@ -119,6 +119,21 @@ t("out_shardings_tree", lambda: [placed(o) for o in M.tree_util.tree_leaves(
 t("in_shardings_mismatch", lambda: g(x))
 t("in_shardings_indivisible", lambda: g(jnp.ones((3, 4))))
 
+# pmap's results stay on the devices, split over its one-axis mesh, as JAX 0.10.2's
+pm = M.pmap(lambda v: v * 2 + lax.axis_index("i"), axis_name="i")
+t("pmap", lambda: placed(pm(jnp.arange(12.0).reshape(4, 3))))
+t("pmap_out_axes_none", lambda: placed(M.pmap(lambda v: lax.psum(v, "i"), axis_name="i",
+                                              out_axes=None)(jnp.arange(4.0))))
+t("pmap_out_axes_1", lambda: placed(M.pmap(lambda v: v * 2, out_axes=1)(
+    jnp.arange(8.0).reshape(4, 2))))
+t("pmap_devices", lambda: placed(M.pmap(lambda v: v + 1, devices=M.devices()[1:3])(
+    jnp.ones((2, 2)))))
+t("pmap_tree", lambda: [placed(o) for o in M.tree_util.tree_leaves(M.pmap(
+    lambda v: {"a": v.sum(), "b": (v * 3,)})(jnp.arange(8).reshape(4, 2)))])
+t("pmap_then_jit", lambda: placed(M.jit(lambda a: jnp.cos(a) * 2)(pm(jnp.arange(12.0).reshape(4, 3)))))
+t("pmap_then_pmap", lambda: placed(pm(pm(jnp.arange(12.0).reshape(4, 3)))))
+t("pmap_eager_op", lambda: value(pm(jnp.arange(12.0).reshape(4, 3)) + 1))
+
 wsc = lambda a: lax.with_sharding_constraint(a * 2, NamedSharding(mesh, P(None, "y")))
 t("wsc_jit", lambda: placed(M.jit(wsc)(x)))
 t("wsc_jit_host", lambda: placed(M.jit(wsc)(jnp.arange(16.0).reshape(4, 4))))
@@ -225,6 +240,8 @@ y = M.jit(lambda a: jnp.sin(a).sum(0))(x)
 np.asarray(y)
 [np.asarray(s.data) for s in y.addressable_shards]
 M.jit(lambda a: lax.with_sharding_constraint(a * 2, rows))(x).block_until_ready()
+p = M.pmap(lambda v: lax.psum(v, "i") * v, axis_name="i")(jnp.arange(8.0).reshape(4, 2))
+[np.asarray(s.data) for s in p.addressable_shards]
 out = io.StringIO()
 with contextlib.redirect_stdout(out):
     M.debug.visualize_array_sharding(x)
