@@ -486,6 +486,12 @@ def put(x: Any, sharding: NamedSharding) -> Any:
 
 def _read_sharded(x: Array) -> np.ndarray:
     text = x._sharding.hlo_text(x.ndim, backend.sharded_devices(x._buffer))
+    if text != "{replicated}" and not x._sharding.is_fully_addressable:
+        raise RuntimeError(
+            "Fetching value for `didax.Array` that spans non-addressable (non process local) "
+            f"devices is not possible: {x._sharding!r} spans other processes' devices. "
+            "Give the jitted function out_shardings that replicate what you read."
+        )
     return backend.read_sharded(x._buffer, x.aval, text)
 
 
