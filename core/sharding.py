@@ -48,6 +48,10 @@ class AxisType(enum.Enum):
         return self.name
 
 
+class IndivisibleError(ValueError):
+    """A dimension that does not split evenly over its mesh axes. Like JAX's."""
+
+
 class DuplicateSpecError(Exception):
     """A spec mapping one mesh axis to two dimensions. Like JAX's `DuplicateSpecError`."""
 
@@ -212,11 +216,7 @@ P = PartitionSpec
 
 
 def _entry(p: Any) -> Any:
-    if isinstance(p, list):
-        p = tuple(p)
-    if isinstance(p, tuple):
-        return p
-    return p
+    return tuple(p) if isinstance(p, list) else p  # a list of axis names is a tuple of them
 
 
 def _trimmed(spec: Sequence[Any]) -> tuple:
@@ -405,10 +405,6 @@ class NamedSharding:
         flat = ",".join(str(int(i)) for i in ids.reshape(-1))
         suffix = " last_tile_dim_replicate" if replicas > 1 else ""
         return backend.canonical_sharding(f"{{devices=[{','.join(map(str, dims))}]{flat}{suffix}}}")
-
-
-class IndivisibleError(ValueError):
-    """A dimension that does not split evenly over its mesh axes. Like JAX's."""
 
 
 def _used_axes(spec: PartitionSpec) -> set[str]:

@@ -47,15 +47,11 @@ from didax.interpreters.vmap import batched_out_dims, vmap_jaxpr
 from didax.jaxpr import ClosedJaxpr, JaxprEqn, Literal, Var, eval_jaxpr
 from didax.primitives import parallel, shape
 from didax.primitives.bits import bitcast_convert_type
-from didax.sharding import Mesh, NamedSharding
+from didax.sharding import IndivisibleError, Mesh, NamedSharding
 from didax.sharding import PartitionSpec as P
 from didax.tree_util import broadcast_prefix, tree_flatten, tree_unflatten
 
 DEFAULT_AXIS_NAME = "_internal_pmap_axis_name"  # JAX's name for pmap without axis_name
-
-
-class IndivisibleError(ValueError):
-    """A mapped axis that does not split over the devices. Like JAX's `IndivisibleError`."""
 
 
 # ----------------------------------------------------------------------------- mesh and specs
