@@ -20,7 +20,12 @@ import subprocess
 import sys
 import textwrap
 
+import didax
+import didax.numpy as jnp
+import numpy as np
 import pytest
+from didax import lax
+from didax.sharding import Mesh, NamedSharding, PartitionSpec
 
 PRELUDE = """
 import contextlib, io, json, re, sys
@@ -325,13 +330,10 @@ def test_data_parallel_training_step():
 def test_annotations_and_partitioned_hlo():
     pytest.importorskip("jax")
     ours, theirs = run("didax", TEXTS), run("jax", TEXTS)
-    for case in ("in_out", "wsc_vmap"):
+    # the mhlo.sharding annotations (arguments, results, constraints), mhlo.num_partitions,
+    # the compiled module's partitions, its parameters' shardings and per-device shapes
+    for case in ("jit_args", "in_out", "wsc", "wsc_vmap"):
         assert ours[case] == theirs[case], f"{case}:\ndidax {ours[case]}\njax   {theirs[case]}"
-    for case in ("jit_args", "wsc"):
-        # JAX also marks a sharding constraint's result; the arguments, the partitions and
-        # the per-device parameter shapes agree
-        (a_ours, *rest_ours), (a_theirs, *rest_theirs) = ours[case], theirs[case]
-        assert a_ours[0] == a_theirs[0] and rest_ours == rest_theirs, (ours[case], theirs[case])
     assert ours["in_out"][4] == ["f32[2,4]"]  # each device's block of f32[4,4] split over 'x'
     for name in (k for k in theirs if k.startswith("jaxpr_")):
         assert ours[name] == theirs[name], f"{name}:\ndidax\n{ours[name]}\njax\n{theirs[name]}"
@@ -355,3 +357,22 @@ def test_sharded_arrays_never_import_jax():
     ]
     assert re.findall(r"CPU [\d,]+", halves) == ["CPU 0,2", "CPU 1,3"]
     assert re.findall(r"CPU [\d,]+", rows) == ["CPU 0,1", "CPU 2,3"]
+
+
+def test_one_device_mesh():
+    # this test process has one CPU device: a mesh of it runs the same paths (a partitioned
+    # program of one partition), with the same values
+    mesh = Mesh(np.array(didax.devices()), ("i",))
+    s = NamedSharding(mesh, PartitionSpec("i"))
+    x = didax.device_put(jnp.arange(4.0), s)
+    assert x.sharding == s and x.devices() == set(didax.devices())
+    f = didax.jit(lambda a: a * 2)
+    for _ in range(2):  # the general path, then the fast path
+        y = f(x)
+        np.testing.assert_array_equal(np.asarray(y), [0.0, 2.0, 4.0, 6.0])
+        assert isinstance(y.sharding, NamedSharding) and y.sharding.mesh == mesh
+    g = didax.jit(lambda a: lax.with_sharding_constraint(jnp.sin(a), s))
+    np.testing.assert_allclose(np.asarray(g(jnp.ones(4))), np.sin(np.ones(4)), rtol=1e-6)
+    out = didax.jit(lambda a: a.sum(), out_shardings=NamedSharding(mesh, PartitionSpec()))(x)
+    assert float(out) == 6.0 and out.sharding.spec == PartitionSpec()
+    assert "mhlo.num_partitions = 1" in f.lower(x).as_text()
