@@ -456,6 +456,7 @@ class Executable:
         "host_callbacks",
         "in_avals",
         "out_avals",
+        "in_shardings",
         "out_shardings",
     )
 
@@ -482,9 +483,16 @@ class Executable:
         )
         # An SPMD-partitioned program's outputs: each split as XLA chose (or was told), as
         # HLO sharding text; one multi-device buffer per output.
+        self.in_shardings: tuple[str, ...] = ()
         self.out_shardings: tuple[str, ...] = ()
         shardings = [self._sharding] * len(self.out_avals)
         if partitioned:
+            ops = exe.get_parameter_shardings()  # as given, or as XLA chose
+            self.in_shardings = (
+                tuple(str(rt.xc.HloSharding.from_proto(op)) for op in ops)
+                if ops is not None
+                else ("{replicated}",) * len(self.in_avals)
+            )
             assert devices is not None, "a partitioned program needs its devices"
             ops = exe.get_output_shardings()  # None for a program of one partition
             self.out_shardings = (
@@ -620,6 +628,7 @@ def compile_module(
     num_replicas: int = 1,
     num_partitions: int | None = None,
     device_assignment: Sequence[Any] | None = None,
+    propagate_to_inputs: Sequence[bool] = (),
     propagate_to_outputs: Sequence[bool] = (),
 ) -> Executable:
     """Compile an MLIR module (whose `main` takes `in_avals` and returns `out_avals`).
@@ -631,7 +640,8 @@ def compile_module(
     collectives (`stablehlo.all_reduce`, ...) name replicas. `Executable.execute_replicated`
     runs it. `num_partitions=N` with `device_assignment`: one program whose `mhlo.sharding`
     annotations XLA's SPMD partitioner turns into N per-device programs (partition k on
-    device k); `propagate_to_outputs[i]`: XLA picks output i's sharding (no annotation).
+    device k); `propagate_to_inputs[i]`/`propagate_to_outputs[i]`: XLA picks input or
+    output i's sharding (no annotation), read back from the executable.
     `Executable.execute_sharded` runs it. By default the program runs on the first device.
     """
     rt = runtime()
@@ -651,6 +661,8 @@ def compile_module(
         build = options.executable_build_options
         build.use_spmd_partitioning = True
         build.use_shardy_partitioner = False  # the module's shardings are GSPMD's mhlo.sharding
+        if propagate_to_inputs:
+            build.allow_spmd_sharding_propagation_to_parameters = list(propagate_to_inputs)
         if propagate_to_outputs:
             build.allow_spmd_sharding_propagation_to_output = list(propagate_to_outputs)
         options.device_assignment = rt.xc.DeviceAssignment.create(

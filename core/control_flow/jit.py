@@ -92,8 +92,8 @@ def jit(
     of them) and `out_shardings` (likewise for the output), arguments split over a mesh
     (their own sharding is taken, as JAX does) and `lax.with_sharding_constraint` inside make
     the call one SPMD program over the mesh's devices: lowered with `mhlo.sharding`
-    annotations, partitioned by XLA, results split over the mesh (outputs without a given
-    sharding as XLA chose). Shardings apply to a direct call (not under grad/vmap, where
+    annotations, partitioned by XLA, results split over the mesh (outputs and uncommitted
+    arguments without a given sharding as XLA chose). Shardings apply to a direct call (not under grad/vmap, where
     the function runs on one device), and not with donation. `device`, `backend`,
     `keep_unused` and `compiler_options` are accepted and ignored.
     `inline=True`: inside another program, `fn`'s equation is lowered in place rather than

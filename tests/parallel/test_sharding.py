@@ -220,6 +220,9 @@ def texts(f, *args):
             re.findall(r"(\\w+\\[[\\d,]*\\])\\{[\\d,]*\\} parameter", entry)]
 
 res["jit_args"] = texts(M.jit(lambda a: a * 2), x)
+res["uncommitted"] = texts(M.jit(lambda a, b: a * b + 1.0), x, jnp.arange(4.0))
+res["uncommitted_wsc"] = texts(M.jit(lambda a: lax.with_sharding_constraint(
+    a * 2, NamedSharding(mesh, P(None, "y")))), jnp.ones((4, 4)))
 res["in_out"] = texts(M.jit(lambda a: jnp.sin(a).sum(0), in_shardings=rows,
                             out_shardings=NamedSharding(mesh, P())),
                       M.device_put(jnp.arange(16.0).reshape(4, 4), rows))
@@ -330,9 +333,10 @@ def test_data_parallel_training_step():
 def test_annotations_and_partitioned_hlo():
     pytest.importorskip("jax")
     ours, theirs = run("didax", TEXTS), run("jax", TEXTS)
-    # the mhlo.sharding annotations (arguments, results, constraints), mhlo.num_partitions,
-    # the compiled module's partitions, its parameters' shardings and per-device shapes
-    for case in ("jit_args", "in_out", "wsc", "wsc_vmap"):
+    # the mhlo.sharding annotations (arguments, results, constraints; none on an uncommitted
+    # argument, whose sharding XLA picks), mhlo.num_partitions, the compiled module's
+    # partitions, its parameters' shardings and per-device shapes
+    for case in ("jit_args", "uncommitted", "uncommitted_wsc", "in_out", "wsc", "wsc_vmap"):
         assert ours[case] == theirs[case], f"{case}:\ndidax {ours[case]}\njax   {theirs[case]}"
     assert ours["in_out"][4] == ["f32[2,4]"]  # each device's block of f32[4,4] split over 'x'
     for name in (k for k in theirs if k.startswith("jaxpr_")):
