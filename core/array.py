@@ -305,6 +305,16 @@ class Array:
         return getattr(self, "_sharding", None) or sharding_of()
 
     @property
+    def is_fully_replicated(self) -> bool:
+        """Whether every device holds all of the array. Like `jax.Array.is_fully_replicated`."""
+        return self.sharding.is_fully_replicated
+
+    @property
+    def is_fully_addressable(self) -> bool:
+        """Whether this process holds every block. Like `jax.Array.is_fully_addressable`."""
+        return self.sharding.is_fully_addressable
+
+    @property
     def addressable_shards(self) -> list[Any]:
         """Each of this process's devices' block of the array (`.device`, `.index`, `.data`).
         Like `jax.Array.addressable_shards`."""

@@ -61,7 +61,8 @@ def value(a):
 def placed(a):  # value, sharding and where each block is
     shards = sorted((s.device.id, repr(s.index), s.replica_id, np.asarray(s.data).tolist())
                     for s in a.addressable_shards)
-    return [value(a), repr(a.sharding), sorted(d.id for d in a.devices()), shards]
+    return [value(a), repr(a.sharding), sorted(d.id for d in a.devices()), shards,
+            a.is_fully_replicated, a.is_fully_addressable]
 """
 
 SCRIPT = """
@@ -104,6 +105,13 @@ cached = M.jit(lambda a, b: a * 3 + b)
 t("jit_cached", lambda: [placed(cached(x, 1.0)), placed(cached(x, 2.0)), placed(cached(x, 2.0)),
                          placed(cached(M.device_put(jnp.arange(16.0).reshape(4, 4), rows), 1.0)),
                          placed(cached(x, 5.0)), placed(cached(jnp.ones((4, 4)), 1.0))])
+bf16 = jnp.bfloat16 if sys.argv[1] == "jax" else M.dtypes.bfloat16
+t("jit_bfloat16", lambda: [[str(o.dtype), np.asarray(o).astype(np.float32).tolist(),
+                            repr(o.sharding)] for o in M.jit(lambda a: (
+    (a * 2).astype(bf16), a.sum(0).astype(bf16)))(x)])
+t("jit_identity", lambda: placed(M.jit(lambda a: a)(x)))
+t("jit_static", lambda: placed(M.jit(lambda a, n: a * n, static_argnums=1)(x, 3)))
+t("jit_vmap", lambda: value(M.vmap(M.jit(lambda a: a * 2))(x)))
 t("jit_mixed", lambda: placed(M.jit(lambda a, b: a * b + 1.0)(x, jnp.arange(4.0))))
 t("jit_int", lambda: placed(M.jit(lambda a: a * 3)(M.device_put(jnp.arange(8).reshape(4, 2), rows))))
 t("jit_chain", lambda: placed(M.jit(lambda a: a / 2)(M.jit(lambda a: a.T * 3)(x))))
