@@ -4,8 +4,10 @@
 Layer 1, below core.py: core's eval interpreter builds its results with `eager_result`
 directly, and core.py re-exports `ShapedArray`, `to_numpy` and the operator table (the
 extension API's `ShapedArray`). An Array holds either a NumPy value (eager results) or a
-device buffer (results of a compiled call, which stay on the device until read). Reading
-`np.asarray(x)` copies a device buffer to the host once and keeps the copy. Operators forward
+device buffer (results of a compiled call, which stay on the device until read), possibly
+split over several devices (then `_sharding` says how: a `sharding.NamedSharding`). Reading
+`np.asarray(x)` copies a device buffer to the host once and keeps the copy (a split one is
+gathered first, through the `read_sharded` entry of the operator table). Operators forward
 to `operator_table`, which `didax.numpy` fills, so this module needs nothing above it.
 """
 

@@ -7,10 +7,13 @@ imported from jaxlib when `didax` is imported (jaxlib's client and MLIR bindings
 client, once (`runtime()`).
 
 This is JAX's `xla_bridge.py` (clients), `pxla.py` (device put, result handlers) and
-`compiler.py` (compile) reduced to CPU devices of one process: the client has one device, or N
-when asked before it starts (`XLA_FLAGS=--xla_force_host_platform_device_count=N`, which
-jaxlib's client reads itself, or `config.update("jax_num_cpu_devices", N)`). Compiled
-programs run on the first device; `device_put` may place an Array on any of them.
+`compiler.py` (compile) reduced to CPU devices: the client has one device, or N when asked
+before it starts (`XLA_FLAGS=--xla_force_host_platform_device_count=N`, which jaxlib's
+client reads itself, or `config.update("jax_num_cpu_devices", N)`). A program runs on the
+first device, or is replicated (pmap: `num_replicas`) or SPMD-partitioned (a sharded jit:
+`num_partitions`, XLA's partitioner splitting it as its `mhlo.sharding` annotations say)
+over several; `device_put` may place an Array on any device, and `put_sharded` splits one
+over several (a multi-device buffer described by an HLO sharding).
 Results come back through jaxlib's C++ result handlers built from didax's own avals, which is
 both the fast path (a few microseconds per launch) and the one path that never imports `jax`
 (jaxlib's default `disassemble_into_single_device_arrays` imports `jax.core` for its avals).

@@ -54,6 +54,13 @@ def t(name, fn):
         base = next(c.__name__ for c in type(e).__mro__ if c.__module__ == "builtins")
         res[name] = ["ERR", base, str(e).split("\\n")[0]]
 
+def t_type(name, fn):  # errors whose messages differ: the builtin type only
+    try:
+        fn()
+        res[name] = "no error"
+    except Exception as e:
+        res[name] = next(c.__name__ for c in type(e).__mro__ if c.__module__ == "builtins")
+
 def value(a):
     a = np.asarray(a)
     return [str(a.dtype), a.tolist()]
@@ -130,6 +137,11 @@ t("out_shardings_tree", lambda: [placed(o) for o in M.tree_util.tree_leaves(
     M.jit(lambda a: {"s": a.sum(), "t": a * 2},
           out_shardings={"s": NamedSharding(mesh, P()), "t": rows})(x))])
 t("in_shardings_mismatch", lambda: g(x))
+other = Mesh(np.array(M.devices()[:2]), ("j",))
+t_type("incompatible_devices", lambda: M.jit(lambda a, b: a + b)(
+    x, M.device_put(jnp.ones((4, 4)), NamedSharding(other, P("j")))))
+t_type("wsc_bad_spec", lambda: M.jit(lambda a: lax.with_sharding_constraint(
+    a, NamedSharding(mesh, P(None, None, "x"))))(x))
 t("in_shardings_indivisible", lambda: g(jnp.ones((3, 4))))
 
 # pmap's results stay on the devices, split over its one-axis mesh, as JAX 0.10.2's
@@ -299,7 +311,7 @@ def values() -> tuple[dict, dict]:
 CASES = [
     line.split('"')[1]
     for line in SCRIPT.splitlines()
-    if line.startswith('t("') and not line.startswith('t("jit_" +')
+    if line.startswith(('t("', 't_type("')) and not line.startswith('t("jit_" +')
 ] + ["jit_" + k for k in ("mul", "T", "row", "matmul", "sum", "sum0", "two")]
 
 
