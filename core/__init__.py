@@ -49,7 +49,7 @@ from didax.control_flow.jit import block_until_ready, jit
 from didax.control_flow.pmap import pmap
 from didax.core import ConcretizationTypeError, UnexpectedTracerError
 from didax.jaxpr import ClosedJaxpr, Jaxpr, JaxprTypeError, eval_jaxpr, typecheck
-from didax.sharding import make_mesh
+from didax.sharding import make_array_from_callback, make_mesh
 
 __version__ = "0.1.0"
 
@@ -78,6 +78,7 @@ __all__ = [
     "custom_jvp",
     "custom_vjp",
     "block_until_ready",
+    "make_array_from_callback",
     "make_mesh",
     "config",
     "device_count",
