@@ -16,6 +16,7 @@ from didax import (  # noqa: F401
     nn,  # noqa: F401
     numpy,  # noqa: F401 - fills the operator table of Array and Tracer
     random,  # noqa: F401
+    sharding,  # noqa: F401
     tree,  # noqa: F401
     tree_util,
 )
@@ -48,6 +49,7 @@ from didax.control_flow.jit import block_until_ready, jit
 from didax.control_flow.pmap import pmap
 from didax.core import ConcretizationTypeError, UnexpectedTracerError
 from didax.jaxpr import ClosedJaxpr, Jaxpr, JaxprTypeError, eval_jaxpr, typecheck
+from didax.sharding import make_array_from_callback, make_mesh
 
 __version__ = "0.1.0"
 
@@ -76,6 +78,8 @@ __all__ = [
     "custom_jvp",
     "custom_vjp",
     "block_until_ready",
+    "make_array_from_callback",
+    "make_mesh",
     "config",
     "device_count",
     "device_get",

@@ -10,11 +10,11 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-from didax import backend, core
+from didax import core, sharding
 from didax.api import jacrev
 from didax.array import Array
 from didax.control_flow.jit import jit
-from didax.tree_util import tree_map
+from didax.tree_util import broadcast_prefix, tree_flatten, tree_map, tree_unflatten
 
 
 def eval_shape(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
@@ -43,9 +43,18 @@ def typeof(x: Any) -> core.ShapedArray:
 
 
 def device_put(x: Any, device: Any = None, *, src: Any = None, **options: Any) -> Any:
-    """Every array of the pytree `x` as an Array on `device` (default: the first device).
-    Like `jax.device_put` with a device or None (no shardings yet)."""
-    return tree_map(lambda v: backend.device_put(v, device), x)
+    """Every array of the pytree `x` as an Array on `device` (default: the first device), or
+    split over a mesh by a `NamedSharding` (`device` may be a pytree prefix of `x` of
+    them). Like `jax.device_put`."""
+    if device is None or _node_type_free(device):
+        return tree_map(lambda v: sharding.device_put(v, device), x)
+    leaves, treedef = tree_flatten(x)
+    targets = broadcast_prefix(device, treedef, "device_put's device")
+    return tree_unflatten(treedef, [sharding.device_put(v, t) for v, t in zip(leaves, targets)])
+
+
+def _node_type_free(device: Any) -> bool:
+    return not isinstance(device, (tuple, list, dict))
 
 
 def device_get(x: Any) -> Any:

@@ -4,8 +4,10 @@
 Layer 1, below core.py: core's eval interpreter builds its results with `eager_result`
 directly, and core.py re-exports `ShapedArray`, `to_numpy` and the operator table (the
 extension API's `ShapedArray`). An Array holds either a NumPy value (eager results) or a
-device buffer (results of a compiled call, which stay on the device until read). Reading
-`np.asarray(x)` copies a device buffer to the host once and keeps the copy. Operators forward
+device buffer (results of a compiled call, which stay on the device until read), possibly
+split over several devices (then `_sharding` says how: a `sharding.NamedSharding`). Reading
+`np.asarray(x)` copies a device buffer to the host once and keeps the copy (a split one is
+gathered first, through the `read_sharded` entry of the operator table). Operators forward
 to `operator_table`, which `didax.numpy` fills, so this module needs nothing above it.
 """
 
@@ -223,7 +225,9 @@ class Array:
 
     # An eager Array keeps its NumPy value and weak flag and builds its `aval` on first use:
     # most eager results feed the next operation without anyone asking for their aval.
-    __slots__ = ("_value", "_buffer", "_weak", "_aval", "__weakref__")
+    # `_sharding` is set only on an Array placed by a sharding (`device_put(x, sharding)`, a
+    # sharded jit's result): most Arrays never carry it (read with getattr and a default).
+    __slots__ = ("_value", "_buffer", "_weak", "_aval", "_sharding", "__weakref__")
     __array_priority__ = 100
 
     def __init__(
@@ -233,7 +237,10 @@ class Array:
         *,
         buffer: Any = None,
         aval: ShapedArray | None = None,
+        sharding: Any = None,
     ) -> None:
+        if sharding is not None:
+            self._sharding = sharding
         if buffer is not None:
             self._value = None
             self._buffer = buffer
@@ -261,7 +268,11 @@ class Array:
         if self._value is None:
             if self._buffer is None:  # deleted, or donated to a jitted call
                 raise RuntimeError(f"Array has been deleted with shape={_short(self.aval)}.")
-            self._value = np.asarray(self._buffer)
+            sharding = getattr(self, "_sharding", None)
+            if sharding is not None and len(sharding.device_set) > 1:
+                self._value = operator_table["read_sharded"](self)  # gathered from the devices
+            else:
+                self._value = np.asarray(self._buffer)
         return self._value
 
     def delete(self) -> None:
@@ -291,8 +302,25 @@ class Array:
 
     @property
     def sharding(self) -> Any:
-        """Where the array lives: a `SingleDeviceSharding`. Like `jax.Array.sharding`."""
-        return sharding_of()
+        """Where the array lives: a `NamedSharding` over a mesh, or a `SingleDeviceSharding`.
+        Like `jax.Array.sharding`."""
+        return getattr(self, "_sharding", None) or sharding_of()
+
+    @property
+    def is_fully_replicated(self) -> bool:
+        """Whether every device holds all of the array. Like `jax.Array.is_fully_replicated`."""
+        return self.sharding.is_fully_replicated
+
+    @property
+    def is_fully_addressable(self) -> bool:
+        """Whether this process holds every block. Like `jax.Array.is_fully_addressable`."""
+        return self.sharding.is_fully_addressable
+
+    @property
+    def addressable_shards(self) -> list[Any]:
+        """Each of this process's devices' block of the array (`.device`, `.index`, `.data`).
+        Like `jax.Array.addressable_shards`."""
+        return operator_table["addressable_shards"](self)
 
     def item(self) -> Any:
         return np.asarray(self._host()).item()

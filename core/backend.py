@@ -7,10 +7,13 @@ imported from jaxlib when `didax` is imported (jaxlib's client and MLIR bindings
 client, once (`runtime()`).
 
 This is JAX's `xla_bridge.py` (clients), `pxla.py` (device put, result handlers) and
-`compiler.py` (compile) reduced to CPU devices of one process: the client has one device, or N
-when asked before it starts (`XLA_FLAGS=--xla_force_host_platform_device_count=N`, which
-jaxlib's client reads itself, or `config.update("jax_num_cpu_devices", N)`). Compiled
-programs run on the first device; `device_put` may place an Array on any of them.
+`compiler.py` (compile) reduced to CPU devices: the client has one device, or N when asked
+before it starts (`XLA_FLAGS=--xla_force_host_platform_device_count=N`, which jaxlib's
+client reads itself, or `config.update("jax_num_cpu_devices", N)`). A program runs on the
+first device, or is replicated (pmap: `num_replicas`) or SPMD-partitioned (a sharded jit:
+`num_partitions`, XLA's partitioner splitting it as its `mhlo.sharding` annotations say)
+over several; `device_put` may place an Array on any device, and `put_sharded` splits one
+over several (a multi-device buffer described by an HLO sharding).
 Results come back through jaxlib's C++ result handlers built from didax's own avals, which is
 both the fast path (a few microseconds per launch) and the one path that never imports `jax`
 (jaxlib's default `disassemble_into_single_device_arrays` imports `jax.core` for its avals).
@@ -143,6 +146,8 @@ class SingleDeviceSharding:
         self.device = device
         self.memory_kind = memory_kind or "device"
         self.device_set = {device}
+        self.is_fully_replicated = self.is_fully_addressable = True
+        self.num_devices = 1
 
     def __repr__(self) -> str:
         return f"SingleDeviceSharding(device={self.device!r}, memory_kind={self.memory_kind})"
@@ -214,6 +219,142 @@ def host_buffer(x: Any, aval: core.ShapedArray) -> Any:
     return put(np.asarray(core.to_numpy(x), aval.dtype), aval)
 
 
+@functools.lru_cache(maxsize=256)
+def canonical_sharding(text: str) -> str:
+    """XLA's canonical spelling of an HLO sharding (`{devices=[2,2]0,1,2,3}` ->
+    `{devices=[2,2]<=[4]}`), as `mhlo.sharding` attributes and compiled HLO print it."""
+    return str(runtime().xc.HloSharding.from_string(text))
+
+
+@functools.lru_cache(maxsize=256)
+def iota_sharding(
+    dims: tuple[int, ...], mesh_shape: tuple[int, ...], perm: tuple[int, ...], replicated: bool
+) -> str:
+    """The HLO sharding whose tiles (`dims`; the last one replicas if `replicated`) go to
+    the devices of an iota of `mesh_shape` transposed by `perm`, as XLA prints it
+    (`{devices=[1,2,2]<=[2,2]T(1,0) last_tile_dim_replicate}`)."""
+    xc = runtime().xc
+    groups = [xc.OpSharding.Type.REPLICATED] if replicated else []
+    return str(xc.HloSharding.iota_tile(list(dims), list(mesh_shape), list(perm), groups))
+
+
+@functools.lru_cache(maxsize=256)
+def _gspmd(devices: tuple[Any, ...], text: str) -> Any:
+    # jaxlib's description of an array split over `devices` (tile entries index into them)
+    rt = runtime()
+    return rt.xc.GSPMDSharding(devices, rt.xc.HloSharding.from_string(text).to_proto())
+
+
+def put_sharded(
+    value: np.ndarray,
+    aval: core.ShapedArray,
+    devices: Sequence[Any],
+    text: str,
+    blocks: Sequence[tuple[slice, ...]],
+) -> Any:
+    """One array over several devices: `value[blocks[k]]` on `devices[k]`, described by the
+    HLO sharding `text` (tile entries are positions in `devices`). Only this process's
+    devices get their block; the result is what a program compiled for `devices` takes."""
+    here = runtime().client.process_index()
+    local = {d: value[b] for d, b in zip(devices, blocks, strict=True) if d.process_index == here}
+    return put_blocks(aval, devices, text, local)
+
+
+def put_blocks(
+    aval: core.ShapedArray, devices: Sequence[Any], text: str, blocks: dict[Any, np.ndarray]
+) -> Any:
+    """One array of type `aval` over `devices` (split as the HLO sharding `text` says) from
+    this process's blocks, `blocks[device]` (NumPy values of the block's shape)."""
+    rt = runtime()
+    # each block on its device, then one array over them (jaxlib's batched put of a split
+    # array wants a sharding class of jax's for partly replicated ones)
+    parts = []
+    for d in devices:
+        if d in blocks:
+            block = np.ascontiguousarray(blocks[d], dtype=aval.dtype)
+            parts.append(put(block, aval.update(shape=block.shape), device=d))
+    return rt.xla.ArrayImpl(aval, _gspmd(tuple(devices), text), parts, True, True)
+
+
+def result_handlers(
+    avals: Sequence[core.ShapedArray], devices: Sequence[Any], texts: Sequence[str]
+) -> list[Any]:
+    """jaxlib's result handlers that make each output of a program run on `devices` one
+    array of type `avals[i]` split as the HLO sharding `texts[i]` says."""
+    xla = runtime().xla
+    return [
+        xla.array_result_handler(a, _gspmd(tuple(devices), t), True, _skip_checks=True)
+        for a, t in zip(avals, texts, strict=True)
+    ]
+
+
+def sharded_devices(buffer: Any) -> tuple[Any, ...]:
+    """The devices of a multi-device buffer, in its sharding's order."""
+    return tuple(buffer._sharding._devices)
+
+
+def read_sharded(buffer: Any, aval: core.ShapedArray, text: str) -> np.ndarray:
+    """The global value of an array split over several devices (HLO sharding `text`), read
+    to the host through a program that gathers it on every device (XLA's SPMD partitioner
+    writes the all-gather); the host reads the first device's copy. jaxlib's own way to the
+    shards (`_arrays`) would import `jax` for their avals."""
+    bits = aval.dtype == dtypes.bfloat16  # NumPy's DLPack has no bfloat16: read its bits
+    if text == "{replicated}" and not bits:
+        return _first_replica(buffer).copy()
+    exe = _gatherer(aval, text, sharded_devices(buffer))
+    (out,) = exe.execute_sharded([buffer])
+    value = _first_replica(out).copy()
+    return value.view(dtypes.bfloat16) if bits else value
+
+
+@functools.lru_cache(maxsize=64)
+def _gatherer(aval: core.ShapedArray, text: str, devices: tuple[Any, ...]) -> Executable:
+    rt = runtime()
+    ir = rt.ir
+    with new_context(), ir.Location.unknown():
+        module = ir.Module.create()
+        i32 = ir.IntegerType.get_signless(32)
+        module.operation.attributes["mhlo.num_partitions"] = ir.IntegerAttr.get(i32, len(devices))
+        module.operation.attributes["mhlo.num_replicas"] = ir.IntegerAttr.get(i32, 1)
+        t = ir.RankedTensorType.get(aval.shape, element_type(ir, aval.dtype))
+        bits = aval.dtype == dtypes.bfloat16
+        out_aval = aval.update(dtype=np.uint16) if bits else aval
+        out_t = ir.RankedTensorType.get(aval.shape, element_type(ir, out_aval.dtype))
+        with ir.InsertionPoint(module.body):
+            fn = rt.func.FuncOp("main", ir.FunctionType.get([t], [out_t]))
+            fn.attributes["arg_attrs"] = ir.ArrayAttr.get(
+                [ir.DictAttr.get({"mhlo.sharding": ir.StringAttr.get(text)})]
+            )
+            fn.attributes["res_attrs"] = ir.ArrayAttr.get(
+                [ir.DictAttr.get({"mhlo.sharding": ir.StringAttr.get("{replicated}")})]
+            )
+            with ir.InsertionPoint(fn.add_entry_block()):
+                x = fn.arguments[0]
+                rt.func.ReturnOp([rt.hlo.bitcast_convert(out_t, x) if bits else x])
+        return compile_module(
+            module, [aval], [out_aval], num_partitions=len(devices), device_assignment=devices
+        )
+
+
+def element_type(ir: Any, dtype: np.dtype) -> Any:
+    """The MLIR element type of a NumPy dtype (`i1` for bool, `ui32`, `bf16`, `complex<f32>`)."""
+    dtype = np.dtype(dtype)
+    if dtype == np.bool_:
+        return ir.IntegerType.get_signless(1)
+    if dtype.kind == "i":
+        return ir.IntegerType.get_signless(8 * dtype.itemsize)
+    if dtype.kind == "u":
+        return ir.IntegerType.get_unsigned(8 * dtype.itemsize)
+    if dtypes.bfloat16 is not None and dtype == dtypes.bfloat16:
+        return ir.BF16Type.get()
+    floats = {2: ir.F16Type, 4: ir.F32Type, 8: ir.F64Type}
+    if dtype.kind == "f" and dtype.itemsize in floats:
+        return floats[dtype.itemsize].get()
+    if dtype.kind == "c" and dtype.itemsize // 2 in floats:  # complex64: complex<f32>
+        return ir.ComplexType.get(floats[dtype.itemsize // 2].get())
+    raise NotImplementedError(f"didax cannot lower arrays of dtype {dtype.name}")
+
+
 def device_put(x: Any, device: Any = None) -> Array:
     """`x` as an Array on `device` (default: the first device). Like `jax.device_put` with
     a device or None (no shardings).
@@ -237,13 +378,17 @@ def device_put(x: Any, device: Any = None) -> Array:
         return out
     value = np.array(core.to_numpy(x))
     aval = core.get_aval(x).update(shape=value.shape, dtype=value.dtype)
+    buffer = put(value, aval, alias=True, device=device)
     return Array(
-        value, aval.weak_type, buffer=put(value, aval, alias=True, device=device), aval=aval
+        value, aval.weak_type, buffer=buffer, aval=aval, sharding=SingleDeviceSharding(device)
     )
 
 
 def array_devices(x: Array) -> set[Any]:
     """The devices holding `x` (an eager value counts as on the first device)."""
+    sharding = getattr(x, "_sharding", None)
+    if sharding is not None:
+        return set(sharding.device_set)
     buf = x._buffer
     return set(buf._sharding._devices) if buf is not None else {runtime().device}
 
@@ -325,7 +470,16 @@ def lapack_target(routine: str, dtype: np.dtype) -> str:
 class Executable:
     """A program XLA compiled for the device, called with and returning device buffers."""
 
-    __slots__ = ("_exe", "_handlers", "_sharding", "host_callbacks", "in_avals", "out_avals")
+    __slots__ = (
+        "_exe",
+        "_handlers",
+        "_sharding",
+        "host_callbacks",
+        "in_avals",
+        "out_avals",
+        "in_shardings",
+        "out_shardings",
+    )
 
     def __init__(
         self,
@@ -334,6 +488,8 @@ class Executable:
         out_avals: Sequence[core.ShapedArray],
         host_callbacks: Sequence[Any] = (),
         devices: Sequence[Any] | None = None,
+        *,
+        partitioned: bool = False,
     ) -> None:
         rt = runtime()
         self._exe = exe
@@ -346,11 +502,31 @@ class Executable:
             if devices is None
             else rt.xc.GSPMDSharding(tuple(devices), rt.xc.OpSharding())
         )
+        # An SPMD-partitioned program's outputs: each split as XLA chose (or was told), as
+        # HLO sharding text; one multi-device buffer per output.
+        self.in_shardings: tuple[str, ...] = ()
+        self.out_shardings: tuple[str, ...] = ()
+        shardings = [self._sharding] * len(self.out_avals)
+        if partitioned:
+            ops = exe.get_parameter_shardings()  # as given, or as XLA chose
+            self.in_shardings = (
+                tuple(str(rt.xc.HloSharding.from_proto(op)) for op in ops)
+                if ops is not None
+                else ("{replicated}",) * len(self.in_avals)
+            )
+            assert devices is not None, "a partitioned program needs its devices"
+            ops = exe.get_output_shardings()  # None for a program of one partition
+            self.out_shardings = (
+                tuple(str(rt.xc.HloSharding.from_proto(op)) for op in ops)
+                if ops is not None
+                else ("{replicated}",) * len(self.out_avals)
+            )
+            shardings = [_gspmd(tuple(devices), t) for t in self.out_shardings]
         # One C++ result handler per output, built from didax's aval: results become
         # buffers without a round trip through Python (and without importing `jax`).
         self._handlers = [
-            rt.xla.array_result_handler(a, self._sharding, True, _skip_checks=True)
-            for a in out_avals
+            rt.xla.array_result_handler(a, s, True, _skip_checks=True)
+            for a, s in zip(out_avals, shardings, strict=True)
         ]
 
     def execute(self, buffers: list[Any]) -> list[Any]:
@@ -393,6 +569,13 @@ class Executable:
         out._value, out._buffer, out._weak, out._aval = None, buffer, aval.weak_type, aval
         return out
 
+    def execute_sharded(self, buffers: list[Any]) -> list[Any]:
+        """Launch an SPMD-partitioned program (`compile_module(..., num_partitions=N)`) on
+        one buffer per argument, each split over the program's devices as its parameter
+        sharding says; returns one such buffer per output (split as `out_shardings`)."""
+        results = self._exe.execute_sharded(buffers)
+        return results.consume_with_handlers(self._handlers)
+
     def _on_first_device(self, buffers: list[Any]) -> list[Any]:
         rt = runtime()
         return [
@@ -412,6 +595,18 @@ class Executable:
         ]
         results = self._exe.execute_sharded(args, with_tokens=False)
         return [_first_replica(out) for out in results.consume_with_handlers(self._handlers)]
+
+    def execute_replicated_to(self, shards: list[list[Any]], handlers: list[Any]) -> list[Any]:
+        """`execute_replicated`, with each output's per-replica buffers put together as one
+        array by `handlers` (`result_handlers`: an array split over the devices, block k
+        from replica k), not read to the host."""
+        rt = runtime()
+        args = [
+            rt.xla.ArrayImpl(aval, self._sharding, list(bufs), True, True)
+            for aval, bufs in zip(self.in_avals, shards, strict=True)
+        ]
+        results = self._exe.execute_sharded(args, with_tokens=False)
+        return results.consume_with_handlers(handlers)
 
     def as_text(self) -> str:
         """XLA's optimized HLO for this program."""
@@ -452,7 +647,10 @@ def compile_module(
     host_callbacks: Sequence[Any] = (),
     *,
     num_replicas: int = 1,
+    num_partitions: int | None = None,
     device_assignment: Sequence[Any] | None = None,
+    propagate_to_inputs: Sequence[bool] = (),
+    propagate_to_outputs: Sequence[bool] = (),
 ) -> Executable:
     """Compile an MLIR module (whose `main` takes `in_avals` and returns `out_avals`).
 
@@ -461,7 +659,11 @@ def compile_module(
     `num_replicas=N` with `device_assignment` (N devices, of any process): one program
     that XLA runs on every device at once, replica k on device k of the assignment; its
     collectives (`stablehlo.all_reduce`, ...) name replicas. `Executable.execute_replicated`
-    runs it. By default the program runs on the first device.
+    runs it. `num_partitions=N` with `device_assignment`: one program whose `mhlo.sharding`
+    annotations XLA's SPMD partitioner turns into N per-device programs (partition k on
+    device k); `propagate_to_inputs[i]`/`propagate_to_outputs[i]`: XLA picks input or
+    output i's sharding (no annotation), read back from the executable.
+    `Executable.execute_sharded` runs it. By default the program runs on the first device.
     """
     rt = runtime()
     if host_callbacks:
@@ -473,6 +675,24 @@ def compile_module(
     bytecode = io.BytesIO()
     module.operation.write_bytecode(bytecode)  # faster to hand over than text
     options = rt.xc.CompileOptions()
+    if num_partitions is not None:
+        devices = list(device_assignment if device_assignment is not None else rt.devices)
+        options.num_replicas = 1
+        options.num_partitions = len(devices)
+        build = options.executable_build_options
+        build.use_spmd_partitioning = True
+        build.use_shardy_partitioner = False  # the module's shardings are GSPMD's mhlo.sharding
+        if propagate_to_inputs:
+            build.allow_spmd_sharding_propagation_to_parameters = list(propagate_to_inputs)
+        if propagate_to_outputs:
+            build.allow_spmd_sharding_propagation_to_output = list(propagate_to_outputs)
+        options.device_assignment = rt.xc.DeviceAssignment.create(
+            np.array([[d.id for d in devices]], np.int32)  # one replica, N partitions
+        )
+        exe = rt.client.compile_and_load(
+            bytecode.getvalue(), rt.xla.DeviceList(tuple(devices)), options
+        )
+        return Executable(exe, in_avals, out_avals, devices=devices, partitioned=True)
     if num_replicas == 1 and device_assignment is None:
         exe = rt.client.compile_and_load(bytecode.getvalue(), rt.devices[:1], options)
         return Executable(exe, in_avals, out_avals)

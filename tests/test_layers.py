@@ -35,6 +35,7 @@ for i, name in enumerate(
         "core",
         "distributed",
         "backend",
+        "sharding",
         # pretty (the layout engine) before jaxpr (the IR and its printer)
         "pretty",
         "jaxpr",

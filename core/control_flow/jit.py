@@ -26,10 +26,27 @@ from didax import api_util, backend, core, dtypes
 from didax.array import Array
 from didax.control_flow import dispatch
 from didax.control_flow.jit_primitive import compile_jaxpr, derived, donation_aliases, jit_p
-from didax.control_flow.stages import Entry, Lowered, Traced, out_info
+from didax.control_flow.stages import (
+    Entry,
+    Layout,
+    Lowered,
+    ShardedRun,
+    Traced,
+    compile_sharded,
+    make_layout,
+    out_info,
+)
 from didax.interpreters import staging
 from didax.jaxpr import ClosedJaxpr, Jaxpr, holds_own_program
-from didax.tree_util import PyTreeDef, tree_flatten, tree_map, tree_unflatten
+from didax.primitives.parallel import sharding_constraint_p
+from didax.tree_util import (
+    PyTreeDef,
+    broadcast_prefix,
+    tree_flatten,
+    tree_map,
+    tree_structure,
+    tree_unflatten,
+)
 
 CACHE_SIZE = 64  # executables kept per jitted function (least recently used dropped first)
 
@@ -69,12 +86,22 @@ def jit(
     (`donate_argnums`/`donate_argnames`) that an output of the same shape and dtype can
     reuse are written over by XLA and their Arrays deleted, as in JAX (others are kept, with
     JAX's warning); didax donates in a call of the jitted function (or its AOT `Compiled`)
-    only, not under vmap/jvp, where JAX also donates. Shardings, `device`, `backend`,
-    `keep_unused` and `compiler_options` are accepted for one CPU device and ignored.
+    only, not under vmap/jvp, where JAX also donates.
+
+    `in_shardings` (a NamedSharding, None, or a pytree prefix of the positional arguments
+    of them) and `out_shardings` (likewise for the output), arguments split over a mesh
+    (their own sharding is taken, as JAX does) and `lax.with_sharding_constraint` inside
+    make the call one SPMD program over the mesh's devices: lowered with `mhlo.sharding`
+    annotations, partitioned by XLA, results split over the mesh (outputs and uncommitted
+    arguments without a given sharding as XLA chose). Shardings apply to a direct call (not
+    under grad/vmap, where the function runs on one device), and not with donation.
+    `device`, `backend`, `keep_unused` and `compiler_options` are accepted and ignored.
     `inline=True`: inside another program, `fn`'s equation is lowered in place rather than
     as a called function (and evaluated eagerly when its caller is), as in JAX.
     """
     options = {
+        "in_shardings": in_shardings,
+        "out_shardings": out_shardings,
         "static_argnums": static_argnums,
         "static_argnames": static_argnames,
         "donate_argnums": donate_argnums,
@@ -92,7 +119,8 @@ def jit(
     # set, the jitted function keeps a cache of its own
     ignored = (in_shardings, out_shardings, device, backend, compiler_options)
     share = all(x is None for x in ignored) and not keep_unused
-    return JitFunction(fn, spec, inline, share=share)
+    shardings = (in_shardings, out_shardings)
+    return JitFunction(fn, spec, inline, share=share, shardings=shardings)
 
 
 class FunctionCache:
@@ -146,8 +174,10 @@ class JitFunction:
         inline: bool = False,
         *,
         share: bool = True,
+        shardings: tuple[Any, Any] = (None, None),
     ) -> None:
         functools.update_wrapper(self, fn)
+        self._in_shardings, self._out_shardings = shardings
         self._inline = inline
         self._fn = fn
         self._name = getattr(fn, "__name__", type(fn).__name__)
@@ -205,6 +235,9 @@ class JitFunction:
             and not any(isinstance(x, core.Tracer) for x in leaves)
             and not derived(entry.closed, ("own_program",), lambda: holds_own_program(entry.closed))
         ):
+            layout = self._layout(entry, leaves, args, kwargs)
+            if layout is not None:
+                return self._call_sharded(entry, leaves, layout, args, kwargs)
             if self._donating:
                 return self._call_donating(entry, leaves, args, kwargs)
             with self._lock:
@@ -219,12 +252,78 @@ class JitFunction:
         )
         return tree_unflatten(entry.out_tree, outs)
 
-    def _remember(self, entry: Entry, args: tuple, kwargs: dict) -> None:
+    # ----- sharded calls
+    def _layout(self, entry: Entry, leaves: list[Any], args: tuple, kwargs: dict) -> Layout | None:
+        """Where this call's values live, or None for a call on one device (nothing given,
+        no argument split over a mesh, no sharding constraint in the jaxpr)."""
+        constraints = entry.constraints
+        if constraints is None:
+            constraints = entry.constraints = _constraints(entry.closed)
+        own = tuple([getattr(x, "_sharding", None) for x in leaves])
+        if (
+            self._in_shardings is None
+            and self._out_shardings is None
+            and not constraints
+            and own.count(None) == len(own)
+        ):
+            return None
+        layout = entry.layouts.get(own)  # (NamedShardings hash and compare by value)
+        if layout is None:
+            layout = self._make_layout(entry, leaves, args, constraints)
+            if len(entry.layouts) < 64:
+                entry.layouts[own] = layout
+        return layout
+
+    def _make_layout(
+        self, entry: Entry, leaves: list[Any], args: tuple, constraints: tuple
+    ) -> Layout | None:
+        given_in = None
+        if self._in_shardings is not None:
+            static = self._spec.static_positions(len(args))
+            dynamic = tuple(a for i, a in enumerate(args) if i not in static)
+            prefix = self._in_shardings
+            prefix = tuple(prefix) if isinstance(prefix, list) else prefix
+            given_in = broadcast_prefix(prefix, tree_structure(dynamic), "jit in_shardings")
+            given_in += [None] * (len(leaves) - len(given_in))  # keyword arguments
+        given_out = None
+        if self._out_shardings is not None:
+            prefix = self._out_shardings
+            prefix = tuple(prefix) if isinstance(prefix, list) else prefix
+            given_out = broadcast_prefix(prefix, entry.out_tree, "jit out_shardings")
+        return make_layout(entry, leaves, given_in, given_out, constraints)
+
+    def _call_sharded(
+        self, entry: Entry, leaves: list[Any], layout: Layout, args: tuple, kwargs: dict
+    ) -> Any:
+        # one SPMD program per layout, kept in the entry (its arguments' buffers span several
+        # devices, so the single-device entries of the fast path never match these calls)
+        run = entry.sharded.get(layout.key)
+        if run is None:
+            with self._lock:
+                run = entry.sharded.get(layout.key)
+                if run is None:
+                    _, exe, timings = compile_sharded(entry.closed, self._name, layout)
+                    self._shared.compilations += 1
+                    run = ShardedRun(entry, exe, layout, timings)
+                    entry.sharded[layout.key] = run
+        out, placed = run.call(leaves, layout)
+        if placed and not self._has_static and not self._donating:
+            # every argument already split as the program takes it: later calls with these
+            # types and shardings take the fast path straight to `run.run`
+            self._remember(run, args, kwargs, entry)
+        return out
+
+    def _remember(
+        self, target: Entry | ShardedRun, args: tuple, kwargs: dict, entry: Entry | None = None
+    ) -> None:
+        # `target` runs calls with this signature (`entry`'s program, or one partitioned)
+        entry = entry or target
         self._home = backend.runtime().sharding
-        key = dispatch.signature(args, kwargs, self._home, [], [])
-        if key is not None and key not in self._fast:
+        host: list[int] = []
+        key = dispatch.signature(args, kwargs, self._home, [], host)
+        if key is not None and key not in self._fast and not (host and entry is not target):
             entry.fast_keys.append(key)
-            self._fast[key] = entry
+            self._fast[key] = target
 
     def _call_donating(self, entry: Entry, leaves: list[Any], args: tuple, kwargs: dict) -> Any:
         # Donation: inputs an output can reuse are aliased to it in the program, handed over
@@ -389,7 +488,8 @@ class JitFunction:
                 "over values of an enclosing transformation"
             )
         donated = self._donated_leaves(args, kwargs) if self._donating else ()
-        return Traced(self._name, entry, donated)
+        layout = self._layout(entry, _dynamic_leaves(self, args, kwargs), args, kwargs)
+        return Traced(self._name, entry, donated, layout)
 
     def eval_shape(self, *args: Any, **kwargs: Any) -> Any:
         """The output's shapes and dtypes as a pytree of `ShapeDtypeStruct`s, without
@@ -402,6 +502,30 @@ class JitFunction:
         """Trace and lower for these arguments, without compiling. Like `jax.jit(f).lower`."""
         __tracebackhide__ = True
         return self.trace(*args, **kwargs).lower()
+
+
+def _dynamic_leaves(jitted: JitFunction, args: tuple, kwargs: dict) -> list[Any]:
+    # the leaves `_entry` traces for, in its order
+    static = jitted._spec.static_positions(len(args))
+    kwargs = {k: v for k, v in kwargs.items() if k not in jitted._spec.static_argnames}
+    dynamic = tuple(a for i, a in enumerate(args) if i not in static)
+    return tree_flatten((dynamic, kwargs))[0]
+
+
+def _constraints(closed: ClosedJaxpr) -> tuple[Any, ...]:
+    """The shardings of the `with_sharding_constraint`s in `closed` (nested jaxprs too)."""
+    found = []
+    stack = [closed.jaxpr]
+    while stack:
+        jaxpr = stack.pop()
+        for eqn in jaxpr.eqns:
+            if eqn.primitive is sharding_constraint_p:
+                found.append(eqn.params["sharding"])
+            for v in eqn.params.values():
+                for x in v if isinstance(v, tuple) else (v,):
+                    if isinstance(x, (Jaxpr, ClosedJaxpr)):
+                        stack.append(getattr(x, "jaxpr", x))
+    return tuple(found)
 
 
 def _hashable(x: Any) -> bool:

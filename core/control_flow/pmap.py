@@ -10,10 +10,13 @@ Evaluating it: the body is lowered ONCE, to a replicated XLA program (`num_repli
 device assignment, `backend.compile_module`), in which a collective over pmap's axis is a
 cross-replica op (`stablehlo.all_reduce` with `replica_groups`, `replica_id` for axis_index;
 see primitives/parallel.py). Replica k gets block k of every mapped operand (and all of an
-unmapped one) as a buffer on device k; the program ends by gathering each mapped result from
-every replica (`all_gather`), and the host reads one copy (`assemble_output`, the one place a
-sharded Array will plug in). A `jit` holding a `shard_map` runs equation by equation (the
-body's program is the one compiled program), as a jit holding a print does.
+unmapped one) as a buffer on device k. A direct call (`_call_sharded`) keeps the results on
+the devices: each is one Array split over pmap's mesh (`NamedSharding(Mesh('i': 4),
+P('i'))`, block k from replica k), as JAX 0.10.2's pmap returns it. Elsewhere (under a
+transformation, inside a jit, with several processes) the program ends by gathering each
+mapped result from every replica (`all_gather`) and the host reads one copy
+(`assemble_output`). A `jit` holding a `shard_map` runs equation by equation (the body's
+program is the one compiled program), as a jit holding a print does.
 
 The body's rules re-trace it with pmap's axis bound (`core.axis_frame`), so that its
 collectives stage with their names: jvp and transpose give new shard_maps (a cotangent of an
@@ -29,11 +32,11 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from didax import api_util, backend, core, dtypes
+from didax.array import Array
 from didax.control_flow import common
 from didax.control_flow import jit as jit_module
 from didax.control_flow.jit_primitive import derived
@@ -41,76 +44,57 @@ from didax.core import NOT_MAPPED, ShapedArray, Zero
 from didax.interpreters import lowering, partial_eval, staging, transpose
 from didax.interpreters.jvp import jvp_jaxpr
 from didax.interpreters.vmap import batched_out_dims, vmap_jaxpr
-from didax.jaxpr import ClosedJaxpr, JaxprEqn, Var, eval_jaxpr
+from didax.jaxpr import ClosedJaxpr, JaxprEqn, Literal, Var, eval_jaxpr
 from didax.primitives import parallel, shape
 from didax.primitives.bits import bitcast_convert_type
+from didax.sharding import IndivisibleError, Mesh, NamedSharding
+from didax.sharding import PartitionSpec as P
 from didax.tree_util import broadcast_prefix, tree_flatten, tree_unflatten
 
 DEFAULT_AXIS_NAME = "_internal_pmap_axis_name"  # JAX's name for pmap without axis_name
 
 
-class IndivisibleError(ValueError):
-    """A mapped axis that does not split over the devices. Like JAX's `IndivisibleError`."""
-
-
 # ----------------------------------------------------------------------------- mesh and specs
-# The params JAX prints: a one-axis mesh and, per operand, where its axis is mapped. The
-# `sharding` work brings Mesh/PartitionSpec proper; these two only carry what pmap needs.
+# pmap's mesh is a one-axis `sharding.Mesh` of its devices, and an operand's spec a
+# `PartitionSpec` naming that axis at the mapped dimension (`P(None, 'i')` maps axis 1).
 
 
-@dataclass(frozen=True)
-class PmapMesh:
-    """pmap's devices along one named axis. Prints as JAX's `Mesh`."""
-
-    axis_name: Any
-    devices: tuple[Any, ...]
-
-    @property
-    def size(self) -> int:
-        return len(self.devices)
-
-    def local_devices(self) -> list[Any]:
-        """The devices of this process, in mesh order (all of them in one process)."""
-        here = backend.process_index()
-        return [d for d in self.devices if d.process_index == here]
-
-    def __repr__(self) -> str:
-        return f"Mesh({self.axis_name!r}: {self.size}, axis_types=(Auto,))"
+def pmap_mesh(axis_name: Any, devices: Sequence[Any]) -> Mesh:
+    """pmap's devices along its one named axis (prints as JAX's `Mesh('i': 4, ...)`)."""
+    grid = np.empty(len(devices), dtype=object)
+    grid[:] = list(devices)
+    return Mesh(grid, (axis_name,))
 
 
-class Spec(tuple):
-    """Where an operand's mapped axis is: `Spec((None, 'i'))` maps axis 1, `Spec()` none.
-    Prints as JAX's `PartitionSpec`."""
-
-    def __repr__(self) -> str:
-        return f"P({', '.join(map(repr, self))}{',' if len(self) == 1 else ''})"
-
-    @property
-    def axis(self) -> int | None:
-        """The mapped axis, or None."""
-        return len(self) - 1 if self else None
+def _name(mesh: Mesh) -> Any:
+    return mesh.axis_names[0]
 
 
-def axis_spec(axis_name: Any, axis: int | None) -> Spec:
+def _mapped(spec: P) -> int | None:
+    """The mapped dimension of an operand with this spec, or None."""
+    return len(spec) - 1 if spec else None
+
+
+def axis_spec(axis_name: Any, axis: int | None) -> P:
     """The spec of an operand mapped at `axis` (None: not mapped), as JAX writes it."""
-    return Spec() if axis is None else Spec((*(None,) * axis, axis_name))
+    return P() if axis is None else P(*(None,) * axis, axis_name)
 
 
-def block_aval(aval: ShapedArray, spec: Spec) -> ShapedArray:
+def block_aval(aval: ShapedArray, spec: P) -> ShapedArray:
     """One device's block of an operand of type `aval`: its mapped axis has size 1."""
-    if spec.axis is None:
+    if _mapped(spec) is None:
         return aval
     shp = list(aval.shape)
-    shp[spec.axis] = 1
+    shp[_mapped(spec)] = 1
     return aval.update(shape=tuple(shp))
 
 
-def unblock_aval(aval: ShapedArray, spec: Spec, n: int) -> ShapedArray:
+def unblock_aval(aval: ShapedArray, spec: P, n: int) -> ShapedArray:
     """The type of `n` blocks of type `aval` put together along the mapped axis."""
-    if spec.axis is None:
+    if _mapped(spec) is None:
         return aval
     shp = list(aval.shape)
-    shp[spec.axis] *= n
+    shp[_mapped(spec)] *= n
     return aval.update(shape=tuple(shp))
 
 
@@ -122,22 +106,22 @@ shard_map_p = core.Primitive("shard_map", multiple_results=True)
 core.own_program.add(shard_map_p)
 
 
-def _axis_frame(mesh: PmapMesh) -> Any:
-    return core.axis_frame(mesh.axis_name, mesh.size)
+def _axis_frame(mesh: Mesh) -> Any:
+    return core.axis_frame(_name(mesh), mesh.size)
 
 
-def _params(mesh: PmapMesh, in_specs: Sequence[Spec], out_specs: Sequence[Spec]) -> dict:
+def _params(mesh: Mesh, in_specs: Sequence[P], out_specs: Sequence[P]) -> dict:
     return {
         "mesh": mesh,
         "in_specs": tuple(in_specs),
         "out_specs": tuple(out_specs),
         "check_vma": False,
-        "newly_manual_axes": frozenset({mesh.axis_name}),
+        "newly_manual_axes": frozenset({_name(mesh)}),
     }
 
 
 def _trace_body(
-    fn: Callable[..., list[Any]], mesh: PmapMesh, in_avals: Sequence[ShapedArray]
+    fn: Callable[..., list[Any]], mesh: Mesh, in_avals: Sequence[ShapedArray]
 ) -> tuple[ClosedJaxpr, list[Any]]:
     # with pmap's axis bound, so that collectives stage with their names; consts hoisted
     with _axis_frame(mesh):
@@ -146,10 +130,10 @@ def _trace_body(
 
 @core.abstract_eval_rules.register(shard_map_p)
 def _shard_map_abstract_eval(*avals, jaxpr, mesh, in_specs, out_specs, **params):
-    n = len(mesh.local_devices())
+    n = len(mesh.local_devices)
     for aval, spec, expected in zip(avals, in_specs, jaxpr.in_avals, strict=True):
         if not core.types_match(block_aval(aval, spec), expected) or (
-            spec.axis is not None and aval.shape[spec.axis] != n
+            _mapped(spec) is not None and aval.shape[_mapped(spec)] != n
         ):
             raise TypeError(
                 f"shard_map: an operand of type {aval.str_short()} with spec {spec!r} does "
@@ -161,7 +145,7 @@ def _shard_map_abstract_eval(*avals, jaxpr, mesh, in_specs, out_specs, **params)
 @core.impl_rules.register(shard_map_p)
 def _shard_map_impl(*args, jaxpr, mesh, in_specs, out_specs, **params):
     exe = derived(jaxpr, ("replicated", mesh, out_specs), lambda: _compile(jaxpr, mesh, out_specs))
-    local = mesh.local_devices()
+    local = mesh.local_devices
     shards = [
         split_input(x, aval, spec, local)
         for x, aval, spec in zip(args, jaxpr.in_avals, in_specs, strict=True)
@@ -173,19 +157,19 @@ def _shard_map_impl(*args, jaxpr, mesh, in_specs, out_specs, **params):
     ]
 
 
-def _compile(jaxpr: ClosedJaxpr, mesh: PmapMesh, out_specs: Sequence[Spec]) -> backend.Executable:
+def _compile(jaxpr: ClosedJaxpr, mesh: Mesh, out_specs: Sequence[P]) -> backend.Executable:
     gathered, builder = _lower(jaxpr, mesh, out_specs)
     return backend.compile_module(
         builder.module,
         gathered.in_avals,
         gathered.out_avals,
         num_replicas=mesh.size,
-        device_assignment=mesh.devices,
+        device_assignment=list(mesh.devices.flat),
     )
 
 
 def _lower(
-    jaxpr: ClosedJaxpr, mesh: PmapMesh, out_specs: Sequence[Spec]
+    jaxpr: ClosedJaxpr, mesh: Mesh, out_specs: Sequence[P]
 ) -> tuple[ClosedJaxpr, lowering.ModuleBuilder]:
     # The body, then every mapped result gathered from all devices (all_gather), so that each
     # replica ends with the whole result and the host reads one copy (`assemble_output`).
@@ -193,7 +177,9 @@ def _lower(
     def program(*blocks: Any) -> list[Any]:
         outs = eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *blocks)
         outs = [
-            o if s.axis is None else parallel.all_gather(o, mesh.axis_name, axis=s.axis, tiled=True)
+            o
+            if _mapped(s) is None
+            else parallel.all_gather(o, _name(mesh), axis=_mapped(s), tiled=True)
             for o, s in zip(outs, out_specs, strict=True)
         ]
         return [_bits(o) if core.get_aval(o).dtype == dtypes.bfloat16 else o for o in outs]
@@ -201,7 +187,7 @@ def _lower(
     with _axis_frame(mesh):
         gathered = staging.trace_to_jaxpr(program, jaxpr.in_avals)
     builder = lowering.lower_jaxpr_to_module(
-        gathered, "_fun", replica_axes=((mesh.axis_name, mesh.size),)
+        gathered, "_fun", replica_axes=((_name(mesh), mesh.size),)
     )
     return gathered, builder
 
@@ -210,28 +196,28 @@ def _bits(x: Any) -> Any:
     return bitcast_convert_type(x, np.uint16)
 
 
-def split_input(x: Any, block: ShapedArray, spec: Spec, devices: Sequence[Any]) -> list[Any]:
+def split_input(x: Any, block: ShapedArray, spec: P, devices: Sequence[Any]) -> list[Any]:
     """One buffer per device: block k of `x` along its mapped axis on device k (all of `x`
     on every device when it is not mapped)."""
     value = np.asarray(core.to_numpy(x), block.dtype)
-    if spec.axis is None:
+    if _mapped(spec) is None:
         return [backend.put(value, block, device=d) for d in devices]
-    parts = np.split(value, len(devices), axis=spec.axis)
+    parts = np.split(value, len(devices), axis=_mapped(spec))
     return [backend.put(np.ascontiguousarray(p), block, device=d) for p, d in zip(parts, devices)]
 
 
-def assemble_output(value: np.ndarray, block: ShapedArray, spec: Spec, mesh: PmapMesh) -> Any:
-    """THE HOOK for sharded Arrays: pmap's result, from the whole result gathered on this
-    process's first device. For now, its host copy (this process's devices' part of it, with
-    several processes); with multi-device Arrays, one Array over the mesh's devices instead,
-    without the gather."""
+def assemble_output(value: np.ndarray, block: ShapedArray, spec: P, mesh: Mesh) -> Any:
+    """pmap's result on the gathering path (under a transformation, in a jit, with several
+    processes): its host copy, from the whole result gathered on this process's first
+    device (this process's devices' part of it, with several processes). A direct call
+    keeps its results on the devices instead (`_call_sharded`)."""
     if block.dtype == dtypes.bfloat16:
         value = value.view(dtypes.bfloat16)
     value = np.array(value)  # owned by the host, not a view of the device's buffer
-    if spec.axis is None or mesh.size == len(mesh.local_devices()):
+    if _mapped(spec) is None or mesh.size == len(mesh.local_devices):
         return value
-    here = [i for i, d in enumerate(mesh.devices) if d in set(mesh.local_devices())]
-    return np.take(value, here, axis=spec.axis)
+    here = [i for i, d in enumerate(mesh.devices.flat) if d in set(mesh.local_devices)]
+    return np.take(value, here, axis=_mapped(spec))
 
 
 @core.jvp_rules.register(shard_map_p)
@@ -275,10 +261,10 @@ def _shard_map_transpose(cts, *args, jaxpr, mesh, in_specs, out_specs, **params)
     # by N); an unmapped input's cotangent is the sum of every device's (psum)
     def fn(*ins: Any) -> list[Any]:
         cts_in, res = ins[: len(ct_specs)], ins[len(ct_specs) :]
-        cts_in = [_over(ct, n) if s.axis is None else ct for ct, s in zip(cts_in, ct_specs)]
+        cts_in = [_over(ct, n) if _mapped(s) is None else ct for ct, s in zip(cts_in, ct_specs)]
         outs = eval_jaxpr(body.jaxpr, body.consts, *res, *cts_in)
         return [
-            parallel.psum(ct, mesh.axis_name) if s.axis is None else ct
+            parallel.psum(ct, _name(mesh)) if _mapped(s) is None else ct
             for ct, s in zip(outs, lin_specs, strict=True)
         ]
 
@@ -290,7 +276,7 @@ def _shard_map_transpose(cts, *args, jaxpr, mesh, in_specs, out_specs, **params)
             *(ct for ct in cts if not isinstance(ct, Zero)),
             *residuals,
             jaxpr=new_body,
-            **_params(mesh, [*(Spec() for _ in consts), *ct_specs, *res_specs], lin_specs),
+            **_params(mesh, [*(P() for _ in consts), *ct_specs, *res_specs], lin_specs),
         )
     )
     return [next(outs) if lin else None for lin in linear]
@@ -314,11 +300,11 @@ def _shard_map_vmap(axis_size, vals, dims, *, jaxpr, mesh, in_specs, out_specs, 
     return outs, [NOT_MAPPED if d is None else d for d in out_dims]
 
 
-def _insert_none(spec: Spec, d: int) -> Spec:
+def _insert_none(spec: P, d: int) -> P:
     # the spec after inserting an unmapped axis at `d`
-    if spec.axis is None or d > spec.axis:
+    if _mapped(spec) is None or d > _mapped(spec):
         return spec
-    return Spec((*spec[:d], None, *spec[d:]))
+    return P(*spec[:d], None, *spec[d:])
 
 
 @partial_eval.partial_eval_jaxpr_rules.register(shard_map_p)
@@ -329,7 +315,7 @@ def _shard_map_partial_eval(unks_in, eqn):
         known, unknown, unks_out, num_res = partial_eval.partial_eval_jaxpr(jaxpr, unks_in)
     n_known_out = len(known.out_avals) - num_res
     res_avals = known.out_avals[n_known_out:]
-    res_spec = axis_spec(mesh.axis_name, 0)  # each device's residual: a block of a new axis
+    res_spec = axis_spec(_name(mesh), 0)  # each device's residual: a block of a new axis
 
     def known_fn(*ins: Any) -> list[Any]:
         outs = eval_jaxpr(known.jaxpr, known.consts, *ins)
@@ -350,7 +336,7 @@ def _shard_map_partial_eval(unks_in, eqn):
     )
     if k_consts or u_consts:
         raise NotImplementedError("shard_map: partial evaluation of a body with consts")
-    n_local = len(mesh.local_devices())
+    n_local = len(mesh.local_devices)
     res_vars = [Var(unblock_aval(a, res_spec, n_local)) for a in res_blocks]
     ins_known = [x for x, u in zip(eqn.invars, unks_in, strict=True) if not u]
     ins_unknown = [x for x, u in zip(eqn.invars, unks_in, strict=True) if u]
@@ -374,7 +360,7 @@ def _shard_map_partial_eval(unks_in, eqn):
 def _shard_map_lowering(ctx, *args, jaxpr, mesh, **params):
     # a ValueError, as JAX 0.10.2 raises for a pmap inside a pmap
     raise ValueError(
-        f"shard_map over {mesh!r} inside another compiled program (a pmap inside a pmap) "
+        f"shard_map over {mesh} inside another compiled program (a pmap inside a pmap) "
         "is not supported by didax; a jit holding a pmap runs it as its own program"
     )
 
@@ -456,6 +442,10 @@ class PmapFunction:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         __tracebackhide__ = True
         jitted, out_trees, leaves = self._prepare(args, kwargs)
+        if core.trace_state() is core.EAGER_STATE and backend.process_count() == 1:
+            outs = _call_sharded(jitted, leaves)  # results split over the devices, as JAX's
+            if outs is not None:
+                return tree_unflatten(out_trees[-1], outs)
         outs = jitted(*leaves)
         return tree_unflatten(out_trees[-1], outs)
 
@@ -515,7 +505,7 @@ class PmapFunction:
             ) from None
         return tuple(axes)
 
-    def _mesh(self, leaves: list[Any], axes: tuple[int | None, ...]) -> PmapMesh:
+    def _mesh(self, leaves: list[Any], axes: tuple[int | None, ...]) -> Mesh:
         sizes = [
             core.get_aval(x).shape[a] for x, a in zip(leaves, axes, strict=True) if a is not None
         ]
@@ -536,8 +526,8 @@ class PmapFunction:
         else:
             devices = tuple(backend.devices())
         size = self._axis_size or local_size * nprocs
-        mesh = PmapMesh(self._axis_name, tuple(devices[:size]))
-        n_local = len(mesh.local_devices())
+        mesh = pmap_mesh(self._axis_name, devices[:size])
+        n_local = len(mesh.local_devices)
         for x, a in zip(leaves, axes, strict=True):
             if a is not None:
                 aval = core.get_aval(x)
@@ -546,12 +536,12 @@ class PmapFunction:
         return mesh
 
     def _make(
-        self, in_tree: Any, axes: tuple[int | None, ...], mesh: PmapMesh, args: tuple
+        self, in_tree: Any, axes: tuple[int | None, ...], mesh: Mesh, args: tuple
     ) -> tuple[jit_module.JitFunction, list]:
         fun, static, out_axes = self._fun, self._static, self._out_axes
-        in_specs = [axis_spec(mesh.axis_name, a) for a in axes]
+        in_specs = [axis_spec(_name(mesh), a) for a in axes]
         out_trees: list[Any] = []  # the output's tree, and its specs, once traced
-        out_specs: list[Spec] = []
+        out_specs: list[P] = []
 
         def body(*blocks: Any) -> list[Any]:
             leaves = [x if a is None else shape.squeeze(x, (a,)) for x, a in zip(blocks, axes)]
@@ -561,7 +551,7 @@ class PmapFunction:
             out_leaves, out_tree = tree_flatten(fun(*full, **kwargs))
             out_trees.append(out_tree)
             dsts = broadcast_prefix(out_axes, out_tree, "pmap out_axes")
-            out_specs[:] = [axis_spec(mesh.axis_name, d) for d in dsts]
+            out_specs[:] = [axis_spec(_name(mesh), d) for d in dsts]
             return [
                 x if d is None else shape.expand_dims(x, (d,)) for x, d in zip(out_leaves, dsts)
             ]
@@ -569,7 +559,7 @@ class PmapFunction:
         def _fun(*flat_args: Any) -> list[Any]:  # JAX's name for it: jit[name=_fun]
             blocks = [block_aval(core.get_aval(x), s) for x, s in zip(flat_args, in_specs)]
             closed, consts = _trace_body(body, mesh, blocks)
-            specs = [*(Spec() for _ in consts), *in_specs]
+            specs = [*(P() for _ in consts), *in_specs]
             return shard_map_p.bind(
                 *consts, *flat_args, jaxpr=closed, **_params(mesh, specs, out_specs)
             )
@@ -577,12 +567,64 @@ class PmapFunction:
         return jit_module.jit(_fun), out_trees
 
 
-def _indivisible(mesh: PmapMesh, aval: ShapedArray, axis: int) -> str:
+def _call_sharded(jitted: jit_module.JitFunction, leaves: list[Any]) -> list[Any] | None:
+    """A direct call of pmap's `jit[_fun]` (one `shard_map` equation) whose results stay on
+    the devices: each an Array split over the mesh (a NamedSharding, block k on device k),
+    as JAX 0.10.2's pmap returns them. None when the program is not that one equation or
+    has bfloat16 results: the call then runs as a jit, its results gathered to the host."""
+    closed = jitted.trace(*leaves).jaxpr
+    j = closed.jaxpr
+    if len(j.eqns) != 1 or j.eqns[0].primitive is not shard_map_p:
+        return None
+    eqn = j.eqns[0]
+    if list(j.outvars) != list(eqn.outvars):
+        return None
+    p = eqn.params
+    jaxpr, mesh, in_specs, out_specs = p["jaxpr"], p["mesh"], p["in_specs"], p["out_specs"]
+    if any(a.dtype == dtypes.bfloat16 for a in jaxpr.out_avals):
+        return None
+    env = {**dict(zip(j.constvars, closed.consts)), **dict(zip(j.invars, leaves))}
+    args = [x.val if isinstance(x, Literal) else env[x] for x in eqn.invars]
+    exe, handlers, avals, shardings = derived(
+        jaxpr, ("sharded results", mesh, out_specs), lambda: _compile_split(jaxpr, mesh, out_specs)
+    )
+    local = mesh.local_devices
+    shards = [
+        split_input(x, aval, spec, local)
+        for x, aval, spec in zip(args, jaxpr.in_avals, in_specs, strict=True)
+    ]
+    outs = exe.execute_replicated_to(shards, handlers)
+    return [
+        Array(None, buffer=b, aval=a, sharding=s)
+        for b, a, s in zip(outs, avals, shardings, strict=True)
+    ]
+
+
+def _compile_split(jaxpr: ClosedJaxpr, mesh: Mesh, out_specs: Sequence[P]) -> tuple:
+    # the body alone (no gathering of its results), and how its results are put together
+    builder = lowering.lower_jaxpr_to_module(
+        jaxpr, "_fun", replica_axes=((_name(mesh), mesh.size),)
+    )
+    devices = list(mesh.devices.flat)
+    exe = backend.compile_module(
+        builder.module,
+        jaxpr.in_avals,
+        jaxpr.out_avals,
+        num_replicas=mesh.size,
+        device_assignment=devices,
+    )
+    avals = [unblock_aval(a, s, mesh.size) for a, s in zip(jaxpr.out_avals, out_specs)]
+    shardings = [NamedSharding(mesh, s) for s in out_specs]
+    texts = [s.hlo_text(a.ndim, devices) for s, a in zip(shardings, avals, strict=True)]
+    return exe, backend.result_handlers(avals, devices, texts), avals, shardings
+
+
+def _indivisible(mesh: Mesh, aval: ShapedArray, axis: int) -> str:
     tiling = [1] * aval.ndim
     tiling[axis] = mesh.size
-    spec = axis_spec(mesh.axis_name, axis)
+    spec = axis_spec(_name(mesh), axis)
     return (
-        f"Sharding NamedSharding(mesh={mesh!r}, spec={spec!r}, memory_kind=device) implies "
+        f"Sharding NamedSharding(mesh={mesh}, spec={spec!r}, memory_kind=device) implies "
         f"that array axis {axis} is partitioned {mesh.size} times, but the dimension size is "
         f"{aval.shape[axis]} (full shape: {aval.shape}, per-dimension tiling factors: "
         f"{tiling} should evenly divide the shape)"
@@ -592,7 +634,7 @@ def _indivisible(mesh: PmapMesh, aval: ShapedArray, axis: int) -> str:
 class PmapLowered:
     """pmap's replicated program for one signature, lowered. Like `jax.stages.Lowered`."""
 
-    def __init__(self, jaxpr: ClosedJaxpr, mesh: PmapMesh, out_specs: Sequence[Spec]) -> None:
+    def __init__(self, jaxpr: ClosedJaxpr, mesh: Mesh, out_specs: Sequence[P]) -> None:
         self.jaxpr = jaxpr  # the body: one device's program
         self.mesh = mesh
         self._out_specs = tuple(out_specs)

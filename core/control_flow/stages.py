@@ -5,6 +5,12 @@ signature, its output tree and its executable, compiled lazily. `jit(f).trace(x)
 `Traced` (the jaxpr) -> `.lower()` -> `Lowered` (StableHLO) -> `.compile()` -> `Compiled`
 (optimized HLO, cost analysis, callable), with each phase's time in `.timings`; like
 `jax.stages`.
+
+`Layout` is where a sharded call's values live (the devices of the program, how each input
+and output is split); an Entry keeps one partitioned program per layout (`ShardedRun`):
+a jitted function called with arrays split over a mesh, or given `in_shardings`/
+`out_shardings`, or holding a `with_sharding_constraint`, runs as one SPMD program that XLA
+partitions over the mesh's devices.
 """
 
 from __future__ import annotations
@@ -18,6 +24,8 @@ from didax.array import Array
 from didax.control_flow.jit_primitive import donation_aliases
 from didax.interpreters import lowering
 from didax.jaxpr import ClosedJaxpr
+from didax.sharding import NamedSharding, named_from_hlo
+from didax.sharding import put as put_sharded
 from didax.tree_util import PyTreeDef, tree_flatten, tree_unflatten
 
 
@@ -35,6 +43,9 @@ class Entry:
         "timings",
         "fast_keys",
         "donating",
+        "sharded",
+        "layouts",
+        "constraints",
     )
 
     def __init__(self, closed: ClosedJaxpr, out_tree: PyTreeDef, trace_time: float) -> None:
@@ -50,6 +61,11 @@ class Entry:
         self.fast_keys: list[tuple] = []  # its keys in the jitted function's fast table
         # by which leaves are donated: the program with them aliased, and which it uses
         self.donating: dict[tuple[bool, ...], tuple[backend.Executable, list[bool]]] = {}
+        self.sharded: dict[tuple, ShardedRun] = {}  # by `Layout.key`: partitioned programs
+        # the layout of a call, by its arguments' own shardings (the jit's given ones are
+        # fixed for an entry: an entry of a jit with shardings is that jit's alone)
+        self.layouts: dict[tuple, Layout | None] = {}
+        self.constraints: tuple | None = None  # `with_sharding_constraint`s in the jaxpr
 
     def run(self, buffers: list[Any], executable: backend.Executable | None = None) -> Any:
         """Launch on device buffers (one per input); the outputs as Arrays, in their tree.
@@ -60,6 +76,200 @@ class Entry:
         wrap = _host_output if self.bfloat16 else array.from_buffer
         outs = list(map(wrap, executable.execute(buffers), self.out_avals))
         return outs[0] if self.single else tree_unflatten(self.out_tree, outs)
+
+
+# ----------------------------------------------------------------------------- sharded calls
+
+
+class Layout:
+    """Where a sharded call's values live: the program's devices (a mesh's, in its order),
+    each input's and output's given NamedSharding (given to jit, or an argument's own) and its
+    HLO sharding text; None where XLA chooses (an uncommitted argument, as JAX leaves it)."""
+
+    __slots__ = ("mesh", "devices", "in_shardings", "in_texts", "out_given", "out_texts", "key")
+
+    def __init__(
+        self,
+        mesh: Any,
+        in_shardings: list[NamedSharding | None],
+        in_avals: Sequence[core.ShapedArray],
+        out_given: list[NamedSharding | None],
+        out_avals: Sequence[core.ShapedArray],
+    ) -> None:
+        self.mesh = mesh
+        self.devices = devices = tuple(mesh.devices.flat)
+        self.in_shardings = tuple(in_shardings)
+        self.in_texts = tuple(
+            None if s is None else s.hlo_text(a.ndim, devices)
+            for s, a in zip(in_shardings, in_avals, strict=True)
+        )
+        self.out_given = tuple(out_given)
+        self.out_texts = tuple(
+            None if s is None else s.hlo_text(a.ndim, devices)
+            for s, a in zip(out_given, out_avals, strict=True)
+        )
+        self.key = (devices, self.in_texts, self.out_texts)
+
+
+def make_layout(
+    entry: Entry,
+    leaves: Sequence[Any],
+    given_in: Sequence[Any] | None,
+    given_out: Sequence[Any] | None,
+    constraints: Sequence[NamedSharding],
+) -> Layout | None:
+    """The layout of a call of `entry` on `leaves`, or None when nothing in it is sharded
+    (the call then runs on one device). Shardings come from `jit(in_shardings=...)`
+    (`given_in`, one per leaf or None), from the arguments themselves (JAX takes a committed
+    argument's sharding), from `out_shardings` (`given_out`) and from the jaxpr's
+    `with_sharding_constraint`s (`constraints`, which fix the mesh when nothing else does).
+
+    Raises:
+      ValueError: shardings over different devices, or an in_sharding that differs from the
+        argument's own, as JAX's.
+    """
+    own = [getattr(x, "_sharding", None) for x in leaves]
+    own = [s if type(s) is NamedSharding else None for s in own]
+    given_in = [s if type(s) is NamedSharding else None for s in given_in or [None] * len(own)]
+    given_out = [s if type(s) is NamedSharding else None for s in given_out or ()]
+    given_out = given_out or [None] * len(entry.out_avals)
+    named = [s for s in (*given_in, *own, *given_out, *constraints) if s is not None]
+    if not named:
+        return None
+    mesh = named[0].mesh
+    devices = set(mesh.devices.flat)
+    for s in named:
+        if s.device_set != devices:
+            raise ValueError(
+                "Received incompatible devices for jitted computation. Got sharding "
+                f"{named[0]!r} with device ids {sorted(d.id for d in devices)} and sharding "
+                f"{s!r} with device ids {sorted(d.id for d in s.device_set)}"
+            )
+    order = tuple(mesh.devices.flat)
+    ins = []
+    for g, o, aval in zip(given_in, own, entry.in_avals, strict=True):
+        if (
+            g is not None
+            and o is not None
+            and g.hlo_text(aval.ndim, order) != o.hlo_text(aval.ndim, order)
+        ):
+            raise ValueError(
+                "Sharding passed to jit does not match the sharding on the respective arg. "
+                f"Got jit sharding: {g!r},\narg sharding: {o!r} for arg type: {aval}"
+            )
+        s = g or o  # None: an uncommitted value, placed as XLA chooses
+        if s is not None:
+            s.check_shape(aval.shape, "jit")
+        ins.append(s)
+    for s, aval in zip(given_out, entry.out_avals, strict=True):
+        if s is not None:
+            s.check_shape(aval.shape, "jit out_shardings")
+    return Layout(mesh, ins, entry.in_avals, given_out, entry.out_avals)
+
+
+class ShardedRun:
+    """An Entry's program partitioned for one layout, and the NamedSharding of each output
+    (given, or read back from what XLA chose). `call` places the arguments; `run` launches
+    on buffers already placed (the fast path's entry for a sharded signature)."""
+
+    __slots__ = (
+        "executable",
+        "in_shardings",
+        "in_texts",
+        "out_shardings",
+        "timings",
+        "in_avals",
+        "out_tree",
+        "single",
+    )
+
+    def __init__(
+        self, entry: Entry, executable: backend.Executable, layout: Layout, timings: dict
+    ) -> None:
+        self.executable = executable
+        self.timings = timings
+        self.in_avals = entry.in_avals
+        self.out_tree = entry.out_tree
+        self.single = entry.single
+        # an input without a given sharding is placed as the compiled program takes it
+        self.in_shardings = tuple(
+            given or named_from_hlo(layout.mesh, aval.ndim, text, layout.devices)
+            for given, aval, text in zip(
+                layout.in_shardings, entry.in_avals, executable.in_shardings, strict=True
+            )
+        )
+        self.in_texts = executable.in_shardings
+        self.out_shardings = tuple(
+            given or named_from_hlo(layout.mesh, aval.ndim, text, layout.devices)
+            for given, aval, text in zip(
+                layout.out_given, executable.out_avals, executable.out_shardings, strict=True
+            )
+        )
+
+    def call(self, leaves: Sequence[Any], layout: Layout) -> tuple[Any, bool]:
+        """Launch on `leaves`, each put on the devices as the layout splits it unless it
+        already is; the outputs (Arrays split over the mesh, in their tree), and whether
+        every leaf already was."""
+        buffers = []
+        placed = True
+        for x, s, text in zip(leaves, self.in_shardings, self.in_texts, strict=True):
+            own = getattr(x, "_sharding", None)
+            buffer = x._buffer if type(x) is Array else None
+            if buffer is not None and own is not s:  # split the same way, on the same devices?
+                same = type(own) is NamedSharding and own._device_assignment == layout.devices
+                if not same or own.hlo_text(len(x.shape), layout.devices) != text:
+                    buffer = None
+            if buffer is None:
+                buffer = put_sharded(x, s)._buffer  # (a sharded Array is gathered first)
+                placed = False
+            buffers.append(buffer)
+        return self.run(buffers), placed
+
+    def run(self, buffers: list[Any]) -> Any:
+        """Launch on buffers placed as the layout says; the outputs as Arrays, in their tree."""
+        outs = self.executable.execute_sharded(buffers)
+        arrays = [
+            Array(None, buffer=b, aval=a, sharding=s)
+            for b, a, s in zip(outs, self.executable.out_avals, self.out_shardings, strict=True)
+        ]
+        return arrays[0] if self.single else tree_unflatten(self.out_tree, arrays)
+
+
+def compile_sharded(
+    closed: ClosedJaxpr, name: str, layout: Layout
+) -> tuple[lowering.ModuleBuilder, backend.Executable, dict[str, float]]:
+    """Lower `closed` with the layout's shardings and compile it for SPMD partitioning."""
+    t0 = time.perf_counter()
+    builder = lower_sharded(closed, name, layout)
+    t1 = time.perf_counter()
+    exe = compile_lowered_sharded(builder, closed, layout)
+    return builder, exe, {"lower": t1 - t0, "compile": time.perf_counter() - t1}
+
+
+def lower_sharded(closed: ClosedJaxpr, name: str, layout: Layout) -> lowering.ModuleBuilder:
+    return lowering.lower_jaxpr_to_module(
+        closed,
+        name,
+        device_assignment=layout.devices,
+        in_shardings=layout.in_texts,
+        out_shardings=layout.out_texts,
+    )
+
+
+def compile_lowered_sharded(
+    builder: lowering.ModuleBuilder, closed: ClosedJaxpr, layout: Layout
+) -> backend.Executable:
+    if builder.host_callbacks:
+        raise NotImplementedError("jit: a sharded program with host callbacks (debug.print)")
+    return backend.compile_module(
+        builder.module,
+        closed.in_avals,
+        closed.out_avals,
+        num_partitions=len(layout.devices),
+        device_assignment=layout.devices,
+        propagate_to_inputs=[t is None for t in layout.in_texts],
+        propagate_to_outputs=[t is None for t in layout.out_texts],
+    )
 
 
 def _host_output(buffer: Any, aval: core.ShapedArray) -> Array:
@@ -75,9 +285,16 @@ def out_info(entry: Entry) -> Any:
 class Traced:
     """A jitted function traced for one signature. Like `jax.stages.Traced`."""
 
-    def __init__(self, name: str, entry: Entry, donated: tuple[bool, ...] = ()) -> None:
+    def __init__(
+        self,
+        name: str,
+        entry: Entry,
+        donated: tuple[bool, ...] = (),
+        layout: Layout | None = None,
+    ) -> None:
         self._entry = entry
         self._donated = donated  # which inputs the jitted function donates
+        self._layout = layout  # where the values live, for a sharded call
         self.fun_name = name
         self.jaxpr = entry.closed
         self.in_avals = entry.closed.in_avals
@@ -92,6 +309,10 @@ class Traced:
         """Lower to StableHLO. Like `jax.stages.Traced.lower`."""
         t0 = time.perf_counter()
         closed = self._entry.closed
+        if self._layout is not None:
+            builder = lower_sharded(closed, self.fun_name, self._layout)
+            timings = {"trace": self._entry.timings["trace"], "lower": time.perf_counter() - t0}
+            return Lowered(self.fun_name, self._entry, builder, timings, layout=self._layout)
         aliases = donation_aliases(closed, self._donated) if any(self._donated) else []
         builder = lowering.lower_jaxpr_to_module(closed, self.fun_name, aliases)
         timings = {"trace": self._entry.timings["trace"], "lower": time.perf_counter() - t0}
@@ -109,10 +330,13 @@ class Lowered:
         builder: lowering.ModuleBuilder,
         timings: dict[str, float],
         donated: Sequence[bool] = (),
+        *,
+        layout: Layout | None = None,
     ) -> None:
         self.name = name
         self._entry = entry
         self._builder = builder
+        self._layout = layout
         self._donated = list(donated)  # inputs the program overwrites (deleted when called)
         self.timings = dict(timings)  # seconds: 'trace', 'lower'
         self.jaxpr = entry.closed
@@ -127,6 +351,15 @@ class Lowered:
     def compile(self) -> Compiled:
         """Compile with XLA. Like `jax.stages.Lowered.compile`."""
         t0 = time.perf_counter()
+        if self._layout is not None:
+            exe = compile_lowered_sharded(self._builder, self.jaxpr, self._layout)
+            timings = {**self.timings, "compile": time.perf_counter() - t0}
+            run = self._entry.sharded.setdefault(
+                self._layout.key, ShardedRun(self._entry, exe, self._layout, timings)
+            )
+            return Compiled(
+                self.name, self._entry, run.executable, timings, sharded=(run, self._layout)
+            )
         exe = backend.compile_module(
             self._builder.module, self.in_avals, self.out_avals, self._builder.host_callbacks
         )
@@ -147,10 +380,13 @@ class Compiled:
         exe: backend.Executable,
         timings: dict[str, float],
         donated: Sequence[bool] = (),
+        *,
+        sharded: tuple[ShardedRun, Layout] | None = None,
     ) -> None:
         self.name = name
         self._entry = entry
         self._exe = exe
+        self._sharded = sharded  # a partitioned program, and its layout
         self._donated = list(donated) or [False] * len(entry.in_avals)
         self.timings = timings  # seconds: 'trace', 'lower', 'compile'
         self.in_avals = entry.closed.in_avals
@@ -174,6 +410,9 @@ class Compiled:
                     f"({', '.join(a.str_short() for a in self.in_avals)}), got "
                     f"{core.get_aval(x).str_short()}"
                 )
+        if self._sharded is not None:
+            run, layout = self._sharded
+            return run.call(leaves, layout)[0]
         buffers = [
             backend.donated_buffer(x, a) if d else backend.host_buffer(x, a)
             for x, a, d in zip(leaves, self.in_avals, self._donated, strict=True)

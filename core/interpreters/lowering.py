@@ -53,6 +53,9 @@ class ModuleBuilder:
         # A replicated program's (pmap's) axis: its name and size; collectives over it lower
         # to cross-replica ops (`stablehlo.all_reduce`, ...). Empty: one device, no replicas.
         self.replica_axes: tuple[tuple[Any, int], ...] = ()
+        # An SPMD program's devices (partition k runs on device k), for `mhlo.sharding`
+        # annotations inside it (`with_sharding_constraint`). None: one device.
+        self.device_assignment: tuple[Any, ...] | None = None
         self._eqns: list[Any] = []  # the equations being lowered, outermost first
         self._types: dict[tuple[tuple[int, ...], np.dtype], Any] = {}
         self._element_types: dict[np.dtype, Any] = {}
@@ -70,7 +73,7 @@ class ModuleBuilder:
     def element_type(self, dtype: np.dtype) -> Any:
         t = self._element_types.get(dtype)
         if t is None:
-            t = self._element_types[dtype] = _element_type(self.ir, np.dtype(dtype))
+            t = self._element_types[dtype] = backend.element_type(self.ir, dtype)
         return t
 
     def tensor_type(self, aval: ShapedArray) -> Any:
@@ -252,23 +255,6 @@ def _symbol_name(name: str) -> str:  # "<lambda>" -> "_lambda", as JAX spells it
     return "".join(c if c.isalnum() or c == "_" else "_" for c in name).rstrip("_") or "fn"
 
 
-def _element_type(ir: Any, dtype: np.dtype) -> Any:
-    if dtype == np.bool_:
-        return ir.IntegerType.get_signless(1)
-    if dtype.kind == "i":
-        return ir.IntegerType.get_signless(8 * dtype.itemsize)
-    if dtype.kind == "u":
-        return ir.IntegerType.get_unsigned(8 * dtype.itemsize)
-    if dtypes.bfloat16 is not None and dtype == dtypes.bfloat16:
-        return ir.BF16Type.get()
-    floats = {2: ir.F16Type, 4: ir.F32Type, 8: ir.F64Type}
-    if dtype.kind == "f" and dtype.itemsize in floats:
-        return floats[dtype.itemsize].get()
-    if dtype.kind == "c" and dtype.itemsize // 2 in floats:  # complex64: complex<f32>
-        return ir.ComplexType.get(floats[dtype.itemsize // 2].get())
-    raise NotImplementedError(f"didax cannot lower arrays of dtype {dtype.name}")
-
-
 def _dense_attr(builder: ModuleBuilder, array: np.ndarray) -> Any:
     ir = builder.ir
     array = np.asarray(array, order="C")  # (ascontiguousarray would make 0-d 1-d)
@@ -306,33 +292,51 @@ def lower_jaxpr_to_module(
     aliases: Sequence[int | None] = (),
     *,
     replica_axes: tuple[tuple[Any, int], ...] = (),
+    device_assignment: Sequence[Any] | None = None,
+    in_shardings: Sequence[str | None] = (),
+    out_shardings: Sequence[str | None] = (),
 ) -> ModuleBuilder:
     """The StableHLO module of `closed`: `main` takes its inputs, returns its outputs.
     `aliases[i]`, if given and not None, is the output that may reuse input i's buffer
     (a donated input: `tf.aliasing_output` on the argument, as JAX marks it).
     `replica_axes` ((name, size), as pmap binds it): the program runs once per replica and
     collectives over that axis act across replicas.
+    `device_assignment` (N devices) makes an SPMD program (`mhlo.num_partitions = N`) whose
+    arguments are split as the HLO shardings `in_shardings` say and whose outputs as
+    `out_shardings` say (None: XLA chooses; no attribute), as `mhlo.sharding` attributes, as
+    JAX marks them; XLA's SPMD partitioner splits the program.
     Raises NotImplementedError for a primitive without a lowering rule and LoweringError
     (a ValueError) when a rule fails or the module does not verify."""
     builder = ModuleBuilder(f"jit_{name}" if not replica_axes else f"pmap_{name}")
     builder.replica_axes = tuple(replica_axes)
+    if device_assignment is not None:
+        builder.device_assignment = tuple(device_assignment)
     with builder.context, builder.ir.Location.unknown():
+        ir = builder.ir
+        i32 = ir.IntegerType.get_signless(32)
+        attrs = builder.module.operation.attributes
         if replica_axes:  # as JAX's modules state it
-            i32 = builder.ir.IntegerType.get_signless(32)
             replicas = int(np.prod([size for _, size in replica_axes]))
-            attrs = builder.module.operation.attributes
-            attrs["mhlo.num_replicas"] = builder.ir.IntegerAttr.get(i32, replicas)
-            attrs["mhlo.num_partitions"] = builder.ir.IntegerAttr.get(i32, 1)
+            attrs["mhlo.num_replicas"] = ir.IntegerAttr.get(i32, replicas)
+            attrs["mhlo.num_partitions"] = ir.IntegerAttr.get(i32, 1)
+        elif device_assignment is not None:
+            attrs["mhlo.num_partitions"] = ir.IntegerAttr.get(i32, len(device_assignment))
+            attrs["mhlo.num_replicas"] = ir.IntegerAttr.get(i32, 1)
         main = builder._build_function("main", closed, public=True, scope=f"jit({name})")
-        if any(a is not None for a in aliases):
-            ir = builder.ir
-            i32 = ir.IntegerType.get_signless(32)
-            main.attributes["arg_attrs"] = ir.ArrayAttr.get(
+        arg_attrs: list[dict[str, Any]] = [{} for _ in closed.in_avals]
+        for i, a in enumerate(aliases):
+            if a is not None:
+                arg_attrs[i]["tf.aliasing_output"] = ir.IntegerAttr.get(i32, a)
+        for i, text in enumerate(in_shardings):
+            if text is not None:
+                arg_attrs[i]["mhlo.sharding"] = ir.StringAttr.get(text)
+        if any(arg_attrs):
+            main.attributes["arg_attrs"] = ir.ArrayAttr.get([ir.DictAttr.get(d) for d in arg_attrs])
+        if any(t is not None for t in out_shardings):
+            main.attributes["res_attrs"] = ir.ArrayAttr.get(
                 [
-                    ir.DictAttr.get(
-                        {} if a is None else {"tf.aliasing_output": ir.IntegerAttr.get(i32, a)}
-                    )
-                    for a in aliases
+                    ir.DictAttr.get({} if t is None else {"mhlo.sharding": ir.StringAttr.get(t)})
+                    for t in out_shardings
                 ]
             )
         _verify(builder)

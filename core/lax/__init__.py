@@ -100,6 +100,7 @@ from didax.primitives.parallel import (
     ppermute,
     psum,
     psum_scatter,
+    with_sharding_constraint,
 )
 from didax.primitives.reductions import argmax, reduce_max, reduce_min, reduce_prod
 from didax.primitives.shape import (
@@ -145,6 +146,7 @@ __all__ = [
     "axis_index",
     "ppermute",
     "psum_scatter",
+    "with_sharding_constraint",
     "pmax",
     "pmean",
     "pmin",
