@@ -271,11 +271,13 @@ def read_sharded(buffer: Any, aval: core.ShapedArray, text: str) -> np.ndarray:
     to the host through a program that gathers it on every device (XLA's SPMD partitioner
     writes the all-gather); the host reads the first device's copy. jaxlib's own way to the
     shards (`_arrays`) would import `jax` for their avals."""
-    if text == "{replicated}":
+    bits = aval.dtype == dtypes.bfloat16  # DLPack has no bfloat16: read its 16 bits
+    if text == "{replicated}" and not bits:
         return _first_replica(buffer).copy()
     exe = _gatherer(aval, text, sharded_devices(buffer))
     (out,) = exe.execute_sharded([buffer])
-    return _first_replica(out).copy()
+    value = _first_replica(out).copy()
+    return value.view(dtypes.bfloat16) if bits else value
 
 
 @functools.lru_cache(maxsize=64)
@@ -288,8 +290,10 @@ def _gatherer(aval: core.ShapedArray, text: str, devices: tuple[Any, ...]) -> Ex
         module.operation.attributes["mhlo.num_partitions"] = ir.IntegerAttr.get(i32, len(devices))
         module.operation.attributes["mhlo.num_replicas"] = ir.IntegerAttr.get(i32, 1)
         t = ir.RankedTensorType.get(aval.shape, element_type(ir, aval.dtype))
+        out_aval = aval.update(dtype=np.uint16) if aval.dtype == dtypes.bfloat16 else aval
+        out_t = ir.RankedTensorType.get(aval.shape, element_type(ir, out_aval.dtype))
         with ir.InsertionPoint(module.body):
-            fn = rt.func.FuncOp("main", ir.FunctionType.get([t], [t]))
+            fn = rt.func.FuncOp("main", ir.FunctionType.get([t], [out_t]))
             fn.attributes["arg_attrs"] = ir.ArrayAttr.get(
                 [ir.DictAttr.get({"mhlo.sharding": ir.StringAttr.get(text)})]
             )
@@ -297,9 +301,10 @@ def _gatherer(aval: core.ShapedArray, text: str, devices: tuple[Any, ...]) -> Ex
                 [ir.DictAttr.get({"mhlo.sharding": ir.StringAttr.get("{replicated}")})]
             )
             with ir.InsertionPoint(fn.add_entry_block()):
-                rt.func.ReturnOp([fn.arguments[0]])
+                x = fn.arguments[0]
+                rt.func.ReturnOp([x if out_t == t else rt.hlo.bitcast_convert(out_t, x)])
         return compile_module(
-            module, [aval], [aval], num_partitions=len(devices), device_assignment=devices
+            module, [aval], [out_aval], num_partitions=len(devices), device_assignment=devices
         )
 
 

@@ -88,6 +88,7 @@ for i, name in enumerate(
         "cond",
         "scan",
         "while_loop",
+        "shard_map",
         "pmap",
     ]
 ):
