@@ -46,7 +46,7 @@ from didax.core import NOT_MAPPED, ShapedArray, Zero
 from didax.interpreters import lowering, partial_eval, staging, transpose
 from didax.interpreters.jvp import jvp_jaxpr
 from didax.interpreters.vmap import batched_out_dims, vmap_jaxpr
-from didax.jaxpr import ClosedJaxpr, JaxprEqn, Var, eval_jaxpr
+from didax.jaxpr import ClosedJaxpr, JaxprEqn, Var, eval_jaxpr, pp_params_rules
 from didax.primitives import parallel, shape
 from didax.primitives.bits import bitcast_convert_type
 from didax.sharding import Mesh, NamedSharding, PartitionSpec
@@ -133,6 +133,15 @@ def trace_body(
     """Stage `fn` on blocks of types `in_avals` with the mesh's axes bound; consts hoisted."""
     with axis_frames(mesh):
         return common.trace_jaxpr_fn(fn, in_avals)
+
+
+@pp_params_rules.register(shard_map_p)
+def _shard_map_pp(params):  # JAX prints a set of axis names sorted
+    names = ", ".join(sorted(map(repr, params["newly_manual_axes"])))
+    return [
+        (k, f"frozenset({{{names}}})" if k == "newly_manual_axes" else v)
+        for k, v in sorted(params.items())
+    ]
 
 
 @core.abstract_eval_rules.register(shard_map_p)
@@ -552,13 +561,19 @@ def _shard_map(
                 f"instances, but it was `None` when axis_names={frozenset(mesh.axis_names)} are "
                 f"of type {axis_types}"
             )
-        _check_specs("in", in_specs, mesh)
+        if in_specs is not None:
+            _check_specs("in", in_specs, mesh)
         _check_specs("out", out_specs, mesh)
         leaves, in_tree = tree_flatten(args)
         try:
             specs = broadcast_prefix(_tuple(in_specs), in_tree, "shard_map in_specs")
         except ValueError as e:
             raise ValueError(f"shard_map in_specs: {e}") from None
+        # a None spec: a static argument, passed to `f` as it is (JAX's)
+        statics = [x for x, s in zip(leaves, specs, strict=True) if s is None]
+        leaves = [x for x, s in zip(leaves, specs, strict=True) if s is not None]
+        which = [s is not None for s in specs]
+        specs = [s for s in specs if s is not None]
         avals = [core.get_aval(x) for x in leaves]
         _check_args(f, mesh, avals, specs)
         sizes = dict(mesh.shape)
@@ -566,7 +581,9 @@ def _shard_map(
         out_specs_flat: list[PartitionSpec] = []
 
         def body(*blocks: Any) -> list[Any]:
-            outs, out_tree = tree_flatten(f(*tree_unflatten(in_tree, list(blocks))))
+            dyn, static = iter(blocks), iter(statics)
+            everything = [next(dyn) if w else next(static) for w in which]
+            outs, out_tree = tree_flatten(f(*tree_unflatten(in_tree, everything)))
             out_trees.append(out_tree)
             try:
                 found = broadcast_prefix(_tuple(out_specs), out_tree, "shard_map out_specs")
@@ -649,6 +666,8 @@ def _check_specs(prefix: str, specs: Any, mesh: Mesh) -> None:
             "`in_specs=P()`, where `P = jax.sharding.PartitionSpec`?"
         )
     leaves, _ = tree_flatten(specs, is_leaf=lambda x: isinstance(x, PartitionSpec) or x is None)
+    if prefix == "in":  # None: a static argument
+        leaves = [p for p in leaves if p is not None]
     for p in leaves:
         if not isinstance(p, PartitionSpec):
             raise TypeError(

@@ -8,8 +8,7 @@ over the devices.
 
 The device count is fixed when a client starts, so each library runs in a subprocess with
 `XLA_FLAGS=--xla_force_host_platform_device_count=4`, as tests/parallel/test_pmap.py does;
-JAX runs with `jax_use_shardy_partitioner=False` (GSPMD's `mhlo.sharding`, as didax writes),
-and both with PYTHONHASHSEED=0 (a frozenset of axis names prints in hash order).
+JAX runs with `jax_use_shardy_partitioner=False` (GSPMD's `mhlo.sharding`, as didax writes).
 """
 
 from __future__ import annotations
@@ -131,7 +130,7 @@ t("line_axis_index", lambda: sm(lambda a: a * lax.axis_index("i"), mesh=line,
 t("line_pmean_2d", lambda: sm(lambda a: lax.pmean(a, "i"), mesh=line, in_specs=P(None, "i"),
                               out_specs=P())(x))
 # inside jit, under transformations
-f = sm(lambda a: lax.psum(jnp.sin(a), "x") * a, mesh=mesh, in_specs=P("x", "y"),
+f = nv(lambda a: lax.psum(jnp.sin(a), "x") * a, mesh=mesh, in_specs=P("x", "y"),
        out_specs=P(None, "y"))
 t("jit", lambda: M.jit(f)(x))
 t("jit_around", lambda: M.jit(lambda v: f(v * 2) + 1.0)(x))
@@ -214,7 +213,9 @@ t("err_rank", lambda: sm(lambda a: a, mesh=mesh, in_specs=P("x", "y"),
 t("err_out_rank", lambda: sm(lambda a: jnp.sum(a), mesh=mesh, in_specs=P("x"),
                              out_specs=P("x"))(x))
 t("err_no_in_specs", lambda: sm(lambda a: a, mesh=mesh, out_specs=P())(x))
-t("err_in_specs_none", lambda: sm(lambda a: a, mesh=mesh, in_specs=None, out_specs=P())(x))
+t("in_specs_none", lambda: sm(lambda a: a * 2, mesh=mesh, in_specs=None, out_specs=P())(x))
+t("in_specs_none_leaf", lambda: sm(lambda a, b: a * b, mesh=mesh, in_specs=(P("x"), None),
+                                  out_specs=P("x"))(x, 3.0))
 t("err_not_a_spec", lambda: sm(lambda a: a, mesh=mesh, in_specs=("x",), out_specs=P())(x))
 t("err_no_mesh", lambda: sm(lambda a: a, in_specs=P(), out_specs=P())(x))
 t("err_mesh_type", lambda: sm(lambda a: a, mesh="mesh", in_specs=P(), out_specs=P())(x))
@@ -225,8 +226,6 @@ t("err_axis_names_type", lambda: sm(lambda a: a, mesh=mesh, in_specs=P(), out_sp
                                     axis_names=["x"])(x))
 t("err_axis_names_unknown", lambda: sm(lambda a: a, mesh=mesh, in_specs=P(), out_specs=P(),
                                        axis_names={"z"})(x))
-t("err_unbound_collective", lambda: sm(lambda a: lax.psum(a, "z"), mesh=mesh, in_specs=P("x"),
-                                       out_specs=P("x"))(x))
 print(json.dumps(res))
 """
 
@@ -321,7 +320,6 @@ def run(module: str, script: str) -> dict:
         XLA_FLAGS="--xla_force_host_platform_device_count=4",
         TF_CPP_MIN_LOG_LEVEL="1",
         JAX_PLATFORMS="cpu",
-        PYTHONHASHSEED="0",
     )
     code = textwrap.dedent(PRELUDE) + script
     proc = subprocess.run(
@@ -475,7 +473,16 @@ def test_shard_map_in_one_device_process():
     np.testing.assert_allclose(np.asarray(f(x)), np.sin(np.arange(3.0)), rtol=1e-6)
     g = didax.grad(lambda v: jnp.sum(f(v)))(x)
     np.testing.assert_allclose(np.asarray(g), np.cos(np.arange(3.0)), rtol=1e-6)
-    with pytest.raises(ValueError, match="not found|must refer to an axis"):
+    # JAX 0.10.2 fails with an internal AssertionError here; didax with the NameError of an
+    # unbound axis name, as everywhere else
+    with pytest.raises(NameError, match="unbound axis name: z"):
+        didax.shard_map(
+            lambda a: lax.psum(a, "z"),
+            mesh=mesh,
+            in_specs=PartitionSpec("i"),
+            out_specs=PartitionSpec("i"),
+        )(x)
+    with pytest.raises(ValueError, match="must refer to an axis"):
         didax.shard_map(
             lambda a: a, mesh=mesh, in_specs=PartitionSpec("j"), out_specs=PartitionSpec()
         )(x)
