@@ -5,13 +5,15 @@
 
 Rows: the first call of a 100-op and a 1,000-op elementwise chain (trace, lower, compile,
 run; a fresh function each repeat), cached dispatch with 1 and 3 float32[8] device arrays
-and a dict of 10 (call and wait; didax and JAX timed in alternation), a jitted 20-op elementwise chain on 1e7 elements and a 2048x2048 float32
+and a dict of 10 (call and wait; didax and JAX timed in alternation), the same for a
+f32[8] split over 4 CPU devices (a subprocess with 4 devices), a jitted 20-op elementwise chain on 1e7 elements and a 2048x2048 float32
 matmul (steady state), and `import didax` / `import jax` in a fresh interpreter. A ratio is
 didax's time over JAX's: below 1.0, didax is faster.
 """
 
 from __future__ import annotations
 
+import os
 import statistics
 import subprocess
 import sys
@@ -81,6 +83,41 @@ def dispatch(case: str, dx: Any, jx: Any, number: int, repeats: int = 15) -> tup
     return statistics.median(times[0]), statistics.median(times[1])
 
 
+def sharded_dispatch(number: int = 500, repeats: int = 15) -> tuple[float, float]:
+    """Cached dispatch of `a + 1.0` on a f32[8] split over 4 CPU devices (a NamedSharding on
+    a one-axis mesh), for didax and JAX in alternation. The device count is fixed when a
+    client starts, so this row runs in a subprocess with 4 devices (`--sharded-row`)."""
+    env = {**os.environ, "XLA_FLAGS": "--xla_force_host_platform_device_count=4"}
+    env.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    out = subprocess.run(
+        [sys.executable, __file__, "--sharded-row", str(number), str(repeats)],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
+    ).stdout
+    ours, theirs = map(float, out.split()[-2:])
+    return ours, theirs
+
+
+def _sharded_row(number: int, repeats: int) -> None:
+    x = np.arange(8, dtype=np.float32)
+    dx = didax.device_put(
+        x,
+        didax.sharding.NamedSharding(
+            didax.sharding.Mesh(np.array(didax.devices()), ("i",)),
+            didax.sharding.PartitionSpec("i"),
+        ),
+    )
+    jx = jax.device_put(
+        x,
+        jax.sharding.NamedSharding(
+            jax.sharding.Mesh(np.array(jax.devices()), ("i",)), jax.sharding.PartitionSpec("i")
+        ),
+    )
+    print(*dispatch("1", dx, jx, number, repeats))
+
+
 def steady(fn: Callable[..., Any], args: tuple, repeats: int) -> float:
     fn(*args).block_until_ready()
     return median_time(lambda: fn(*args).block_until_ready(), repeats)
@@ -119,6 +156,7 @@ def main(only_dispatch: bool = False) -> None:
     dx8, jx8 = didax.device_put(x8), jax.device_put(x8)
     for case, label in (("1", "1 x f32[8]"), ("3", "3 x f32[8]"), ("dict", "dict of 10 f32[8]")):
         row(f"cached dispatch, {label}", *dispatch(case, dx8, jx8, 2000), "us")
+    row("cached dispatch, f32[8] on 4 devices", *sharded_dispatch(), "us")
     if only_dispatch:
         return
 
@@ -151,4 +189,7 @@ def main(only_dispatch: bool = False) -> None:
 
 
 if __name__ == "__main__":
-    main(only_dispatch=sys.argv[1:] == ["dispatch"])
+    if sys.argv[1:2] == ["--sharded-row"]:
+        _sharded_row(int(sys.argv[2]), int(sys.argv[3]))
+    else:
+        main(only_dispatch=sys.argv[1:] == ["dispatch"])

@@ -261,6 +261,18 @@ def put_sharded(
     return rt.xla.ArrayImpl(aval, _gspmd(tuple(devices), text), parts, True, True)
 
 
+def result_handlers(
+    avals: Sequence[core.ShapedArray], devices: Sequence[Any], texts: Sequence[str]
+) -> list[Any]:
+    """jaxlib's result handlers that make each output of a program run on `devices` one
+    array of type `avals[i]` split as the HLO sharding `texts[i]` says."""
+    xla = runtime().xla
+    return [
+        xla.array_result_handler(a, _gspmd(tuple(devices), t), True, _skip_checks=True)
+        for a, t in zip(avals, texts, strict=True)
+    ]
+
+
 def sharded_devices(buffer: Any) -> tuple[Any, ...]:
     """The devices of a multi-device buffer, in its sharding's order."""
     return tuple(buffer._sharding._devices)
@@ -559,6 +571,18 @@ class Executable:
         ]
         results = self._exe.execute_sharded(args, with_tokens=False)
         return [_first_replica(out) for out in results.consume_with_handlers(self._handlers)]
+
+    def execute_replicated_to(self, shards: list[list[Any]], handlers: list[Any]) -> list[Any]:
+        """`execute_replicated`, with each output's per-replica buffers put together as one
+        array by `handlers` (`result_handlers`: an array split over the devices, block k
+        from replica k), not read to the host."""
+        rt = runtime()
+        args = [
+            rt.xla.ArrayImpl(aval, self._sharding, list(bufs), True, True)
+            for aval, bufs in zip(self.in_avals, shards, strict=True)
+        ]
+        results = self._exe.execute_sharded(args, with_tokens=False)
+        return results.consume_with_handlers(handlers)
 
     def as_text(self) -> str:
         """XLA's optimized HLO for this program."""

@@ -48,6 +48,10 @@ class AxisType(enum.Enum):
         return self.name
 
 
+class IndivisibleError(ValueError):
+    """A dimension that does not split evenly over its mesh axes. Like JAX's."""
+
+
 class DuplicateSpecError(Exception):
     """A spec mapping one mesh axis to two dimensions. Like JAX's `DuplicateSpecError`."""
 
@@ -92,6 +96,7 @@ class Mesh:
         self.devices = grid
         self.axis_names = axis_names
         self.axis_types = axis_types
+        self._hash = hash(self._key())  # a mesh keys jit's layout caches on every call
 
     @property
     def shape(self) -> OrderedDict[str, int]:
@@ -118,7 +123,7 @@ class Mesh:
         return isinstance(other, Mesh) and self._key() == other._key()
 
     def __hash__(self) -> int:
-        return hash(self._key())
+        return self._hash
 
     def __repr__(self) -> str:
         return (
@@ -211,11 +216,7 @@ P = PartitionSpec
 
 
 def _entry(p: Any) -> Any:
-    if isinstance(p, list):
-        p = tuple(p)
-    if isinstance(p, tuple):
-        return p
-    return p
+    return tuple(p) if isinstance(p, list) else p  # a list of axis names is a tuple of them
 
 
 def _trimmed(spec: Sequence[Any]) -> tuple:
@@ -262,6 +263,7 @@ class NamedSharding:
         self.spec = spec
         self.memory_kind = memory_kind or "device"
         self._texts: dict[tuple, str] = {}  # hlo_text by (ndim, device assignment)
+        self._hash = hash((mesh, spec, self.memory_kind))
 
     device_set = property(lambda self: set(self.mesh.devices.flat))
     addressable_devices = property(lambda self: set(self.mesh.local_devices))
@@ -292,7 +294,7 @@ class NamedSharding:
         )
 
     def __hash__(self) -> int:
-        return hash((self.mesh, self.spec, self.memory_kind))
+        return self._hash
 
     # ----- blocks
     def tiles(self, ndim: int) -> list[int]:
@@ -405,10 +407,6 @@ class NamedSharding:
         return backend.canonical_sharding(f"{{devices=[{','.join(map(str, dims))}]{flat}{suffix}}}")
 
 
-class IndivisibleError(ValueError):
-    """A dimension that does not split evenly over its mesh axes. Like JAX's."""
-
-
 def _used_axes(spec: PartitionSpec) -> set[str]:
     return {a for d in range(len(spec)) for a in spec.axes_of(d)}
 
@@ -484,6 +482,12 @@ def put(x: Any, sharding: NamedSharding) -> Any:
 
 def _read_sharded(x: Array) -> np.ndarray:
     text = x._sharding.hlo_text(x.ndim, backend.sharded_devices(x._buffer))
+    if text != "{replicated}" and not x._sharding.is_fully_addressable:
+        raise RuntimeError(
+            "Fetching value for `didax.Array` that spans non-addressable (non process local) "
+            f"devices is not possible: {x._sharding!r} spans other processes' devices. "
+            "Give the jitted function out_shardings that replicate what you read."
+        )
     return backend.read_sharded(x._buffer, x.aval, text)
 
 

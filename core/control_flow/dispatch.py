@@ -14,8 +14,11 @@ walks the arguments once and returns
   with its length or keys (the pytree structure);
 - the leaves, with Arrays already replaced by their device buffers;
 - the positions of the leaves that are host values (put on the device with the entry's avals).
-Anything else (a tracer, a namedtuple or custom pytree node, an Array on another device or
-sharded over several) makes `signature` return None: the call takes the general path, which
+An Array split over a mesh keys by its aval and NamedSharding: the general path remembers a
+sharded call (a `stages.ShardedRun`, which launches the partitioned program) only when every
+argument was already split as that program takes it, and with no host values.
+Anything else (a tracer, a namedtuple or custom pytree node, an Array on another single
+device) makes `signature` return None: the call takes the general path, which
 is the one place for everything unusual (so are calls under a transformation, and every call
 of a function with static arguments, donated arguments or effects). A jitted function's fast
 table maps keys to entries; the general path fills it after a call it compiled for, so a key
@@ -32,6 +35,7 @@ from typing import Any
 import numpy as np
 from didax import backend, dtypes
 from didax.array import Array, ShapedArray
+from didax.sharding import NamedSharding
 
 _SCALARS = (bool, int, float, complex)
 _KWARGS = object()  # marks where the keyword arguments start in a key
@@ -76,7 +80,13 @@ def _add(x: Any, key: list[Any], leaves: list[Any], host: list[int], home: Any) 
     if t is Array:  # an eager Array (put on the device now, once) or one on another device
         buffer = backend.buffer_of(x)
         if buffer._sharding is not home:
-            return False
+            # split over a mesh: its sharding is part of the key (a sharded entry's layout)
+            sharding = getattr(x, "_sharding", None)
+            if type(sharding) is not NamedSharding:
+                return False
+            key.append((x._aval, sharding))
+            leaves.append(buffer)
+            return True
         key.append(x._aval)
         leaves.append(buffer)
     elif t is np.ndarray:

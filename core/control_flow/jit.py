@@ -242,7 +242,7 @@ class JitFunction:
             )
         ):
             if layout is not None:  # (a shard_map's mesh makes one: one partitioned program)
-                return self._call_sharded(entry, leaves, layout)
+                return self._call_sharded(entry, leaves, layout, args, kwargs)
             if self._donating:
                 return self._call_donating(entry, leaves, args, kwargs)
             with self._lock:
@@ -261,14 +261,27 @@ class JitFunction:
     def _layout(self, entry: Entry, leaves: list[Any], args: tuple, kwargs: dict) -> Layout | None:
         """Where this call's values live, or None for a call on one device (nothing given,
         no argument split over a mesh, no sharding constraint in the jaxpr)."""
-        constraints = derived(entry.closed, ("constraints",), lambda: _constraints(entry.closed))
+        constraints = entry.constraints
+        if constraints is None:
+            constraints = entry.constraints = _constraints(entry.closed)
+        own = tuple([getattr(x, "_sharding", None) for x in leaves])
         if (
             self._in_shardings is None
             and self._out_shardings is None
             and not constraints
-            and not any(getattr(x, "_sharding", None) is not None for x in leaves)
+            and own.count(None) == len(own)
         ):
             return None
+        layout = entry.layouts.get(own)  # (NamedShardings hash and compare by value)
+        if layout is None:
+            layout = self._make_layout(entry, leaves, args, constraints)
+            if len(entry.layouts) < 64:
+                entry.layouts[own] = layout
+        return layout
+
+    def _make_layout(
+        self, entry: Entry, leaves: list[Any], args: tuple, constraints: tuple
+    ) -> Layout | None:
         given_in = None
         if self._in_shardings is not None:
             static = self._spec.static_positions(len(args))
@@ -284,7 +297,9 @@ class JitFunction:
             given_out = broadcast_prefix(prefix, entry.out_tree, "jit out_shardings")
         return make_layout(entry, leaves, given_in, given_out, constraints)
 
-    def _call_sharded(self, entry: Entry, leaves: list[Any], layout: Layout) -> Any:
+    def _call_sharded(
+        self, entry: Entry, leaves: list[Any], layout: Layout, args: tuple, kwargs: dict
+    ) -> Any:
         # one SPMD program per layout, kept in the entry; the single-device fast path never
         # finds these calls (their arguments' buffers span several devices)
         run = entry.sharded.get(layout.key)
@@ -294,15 +309,26 @@ class JitFunction:
                 if run is None:
                     _, exe, timings = compile_sharded(entry.closed, self._name, layout)
                     self._shared.compilations += 1
-                    run = entry.sharded[layout.key] = ShardedRun(exe, layout, timings)
-        return run.run(entry, leaves, layout)
+                    run = ShardedRun(entry, exe, layout, timings)
+                    entry.sharded[layout.key] = run
+        out, placed = run.call(leaves, layout)
+        if placed and not self._has_static and not self._donating:
+            # every argument already split as the program takes it: later calls with these
+            # types and shardings take the fast path straight to `run.run`
+            self._remember(run, args, kwargs, entry)
+        return out
 
-    def _remember(self, entry: Entry, args: tuple, kwargs: dict) -> None:
+    def _remember(
+        self, target: Entry | ShardedRun, args: tuple, kwargs: dict, entry: Entry | None = None
+    ) -> None:
+        # `target` runs calls with this signature (`entry`'s program, or one partitioned)
+        entry = entry or target
         self._home = backend.runtime().sharding
-        key = dispatch.signature(args, kwargs, self._home, [], [])
-        if key is not None and key not in self._fast:
+        host: list[int] = []
+        key = dispatch.signature(args, kwargs, self._home, [], host)
+        if key is not None and key not in self._fast and not (host and entry is not target):
             entry.fast_keys.append(key)
-            self._fast[key] = entry
+            self._fast[key] = target
 
     def _call_donating(self, entry: Entry, leaves: list[Any], args: tuple, kwargs: dict) -> Any:
         # Donation: inputs an output can reuse are aliased to it in the program, handed over

@@ -32,14 +32,10 @@ from didax.control_flow.shard_map import (
 )
 from didax.core import ShapedArray
 from didax.primitives import shape
-from didax.sharding import Mesh, PartitionSpec
+from didax.sharding import IndivisibleError, Mesh, PartitionSpec
 from didax.tree_util import broadcast_prefix, tree_flatten, tree_unflatten
 
 DEFAULT_AXIS_NAME = "_internal_pmap_axis_name"  # JAX's name for pmap without axis_name
-
-
-class IndivisibleError(ValueError):
-    """A mapped axis that does not split over the devices. Like JAX's `IndivisibleError`."""
 
 
 def axis_spec(axis_name: Any, axis: int | None) -> PartitionSpec:

@@ -44,6 +44,8 @@ class Entry:
         "fast_keys",
         "donating",
         "sharded",
+        "layouts",
+        "constraints",
     )
 
     def __init__(self, closed: ClosedJaxpr, out_tree: PyTreeDef, trace_time: float) -> None:
@@ -60,6 +62,10 @@ class Entry:
         # by which leaves are donated: the program with them aliased, and which it uses
         self.donating: dict[tuple[bool, ...], tuple[backend.Executable, list[bool]]] = {}
         self.sharded: dict[tuple, ShardedRun] = {}  # by `Layout.key`: partitioned programs
+        # the layout of a call, by its arguments' own shardings (the jit's given ones are
+        # fixed for an entry: an entry of a jit with shardings is that jit's alone)
+        self.layouts: dict[tuple, Layout | None] = {}
+        self.constraints: tuple | None = None  # `with_sharding_constraint`s in the jaxpr
 
     def run(self, buffers: list[Any], executable: backend.Executable | None = None) -> Any:
         """Launch on device buffers (one per input); the outputs as Arrays, in their tree.
@@ -161,13 +167,19 @@ def make_layout(
 
 class ShardedRun:
     """An Entry's program partitioned for one layout, and the NamedSharding of each output
-    (given, or read back from what XLA chose)."""
+    (given, or read back from what XLA chose). `call` places the arguments; `run` launches
+    on buffers already placed (the fast path's entry for a sharded signature)."""
 
-    __slots__ = ("executable", "out_shardings", "timings")
+    __slots__ = ("executable", "out_shardings", "timings", "in_avals", "out_tree", "single")
 
-    def __init__(self, executable: backend.Executable, layout: Layout, timings: dict) -> None:
+    def __init__(
+        self, entry: Entry, executable: backend.Executable, layout: Layout, timings: dict
+    ) -> None:
         self.executable = executable
         self.timings = timings
+        self.in_avals = entry.in_avals
+        self.out_tree = entry.out_tree
+        self.single = entry.single
         self.out_shardings = tuple(
             given or named_from_hlo(layout.mesh, aval.ndim, text, layout.devices)
             for given, aval, text in zip(
@@ -175,10 +187,12 @@ class ShardedRun:
             )
         )
 
-    def run(self, entry: Entry, leaves: Sequence[Any], layout: Layout) -> Any:
-        """Launch on `leaves` (each put on the devices as the layout splits it, unless it
-        already is); the outputs as Arrays split over the mesh, in their tree."""
+    def call(self, leaves: Sequence[Any], layout: Layout) -> tuple[Any, bool]:
+        """Launch on `leaves`, each put on the devices as the layout splits it unless it
+        already is; the outputs (Arrays split over the mesh, in their tree), and whether
+        every leaf already was."""
         buffers = []
+        placed = True
         for x, s, text in zip(leaves, layout.in_shardings, layout.in_texts, strict=True):
             own = getattr(x, "_sharding", None)
             buffer = x._buffer if type(x) is Array else None
@@ -188,13 +202,18 @@ class ShardedRun:
                     buffer = None
             if buffer is None:
                 buffer = put_sharded(x, s)._buffer  # (a sharded Array is gathered first)
+                placed = False
             buffers.append(buffer)
+        return self.run(buffers), placed
+
+    def run(self, buffers: list[Any]) -> Any:
+        """Launch on buffers placed as the layout says; the outputs as Arrays, in their tree."""
         outs = self.executable.execute_sharded(buffers)
         arrays = [
             Array(None, buffer=b, aval=a, sharding=s)
             for b, a, s in zip(outs, self.executable.out_avals, self.out_shardings, strict=True)
         ]
-        return tree_unflatten(entry.out_tree, arrays)
+        return arrays[0] if self.single else tree_unflatten(self.out_tree, arrays)
 
 
 def compile_sharded(
@@ -316,7 +335,7 @@ class Lowered:
             exe = compile_lowered_sharded(self._builder, self.jaxpr, self._layout)
             timings = {**self.timings, "compile": time.perf_counter() - t0}
             run = self._entry.sharded.setdefault(
-                self._layout.key, ShardedRun(exe, self._layout, timings)
+                self._layout.key, ShardedRun(self._entry, exe, self._layout, timings)
             )
             return Compiled(
                 self.name, self._entry, run.executable, timings, sharded=(run, self._layout)
@@ -373,7 +392,7 @@ class Compiled:
                 )
         if self._sharded is not None:
             run, layout = self._sharded
-            return run.run(self._entry, leaves, layout)
+            return run.call(leaves, layout)[0]
         buffers = [
             backend.donated_buffer(x, a) if d else backend.host_buffer(x, a)
             for x, a, d in zip(leaves, self.in_avals, self._donated, strict=True)

@@ -69,13 +69,13 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def run_two(module: str, timeout: float = 240) -> list[dict]:
+def run_two(module: str, timeout: float = 240, worker: str = WORKER) -> list[dict]:
     env = {k: v for k, v in os.environ.items() if k != "XLA_FLAGS"}
     env.update(TF_CPP_MIN_LOG_LEVEL="1", JAX_PLATFORMS="cpu")
     port = str(free_port())
     procs = [
         subprocess.Popen(
-            [sys.executable, "-c", WORKER, module, str(pid), port],
+            [sys.executable, "-c", worker, module, str(pid), port],
             env=env,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -192,3 +192,62 @@ def test_initialize_errors_as_jax():
     mine, theirs = results
     assert mine == theirs
     assert mine["after_backend"] == ["RuntimeError", True]
+
+
+SHARDED_WORKER = """
+import json, sys
+import numpy as np
+lib, pid, port = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+M = __import__(lib)
+if lib == "jax":
+    M.config.update("jax_cpu_collectives_implementation", "gloo")
+    M.config.update("jax_use_shardy_partitioner", False)
+    import jax.numpy as jnp
+    from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
+else:
+    import didax.numpy as jnp
+    from didax.sharding import Mesh, NamedSharding, PartitionSpec as P
+M.config.update("jax_num_cpu_devices", 2)
+M.distributed.initialize(f"127.0.0.1:{port}", 2, pid)
+# one mesh over both processes' devices: axis 'p' across the processes, 'd' within each
+mesh = Mesh(np.array(M.devices()).reshape(2, 2), ("p", "d"))
+rows = NamedSharding(mesh, P(("p", "d")))
+full = np.arange(24.0, dtype=np.float32).reshape(8, 3)  # every process passes the whole value
+x = M.device_put(full, rows)
+out = {"x": [repr(x.sharding), x.shape,
+             sorted((s.index[0].start, s.index[0].stop) for s in x.addressable_shards)]}
+replicated = NamedSharding(mesh, P())
+f = M.jit(lambda a: (jnp.sin(a) * 2).sum(0), out_shardings=replicated)
+y = f(x)  # a sum over rows held by both processes: XLA's all-reduce crosses them (gloo)
+out["sum"] = [np.asarray(y).tolist(), repr(y.sharding)]
+g = M.jit(lambda a, w: jnp.tanh(a @ w), in_shardings=(rows, replicated))
+z = g(x, jnp.ones((3, 2)))
+out["z_sharding"] = repr(z.sharding)
+h = M.jit(lambda a: a.T @ a, out_shardings=replicated)
+out["gram"] = np.asarray(h(z)).tolist()
+print(json.dumps(out), flush=True)
+M.distributed.shutdown()
+"""
+
+
+@pytest.mark.timeout(900)
+def test_sharded_jit_over_two_processes():
+    # a NamedSharding over a mesh spanning 2 processes x 2 devices: each process holds its
+    # rows, XLA's SPMD program runs on all four devices, replicated results read anywhere
+    ours = run_two("didax", worker=SHARDED_WORKER)
+    full = np.arange(24.0).reshape(8, 3)
+    expected_sum = (np.sin(full) * 2).sum(0)
+    z = np.tanh(full @ np.ones((3, 2)))
+    for pid, out in enumerate(ours):
+        np.testing.assert_allclose(out["sum"][0], expected_sum, rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(out["gram"], z.T @ z, rtol=1e-4, atol=1e-4)
+        # this process's two blocks of the eight rows
+        assert out["x"][2] == [[4 * pid, 4 * pid + 2], [4 * pid + 2, 4 * pid + 4]]
+    pytest.importorskip("jax")
+    theirs = run_two("jax", worker=SHARDED_WORKER)
+    for a, b in zip(ours, theirs, strict=True):
+        assert a["x"] == b["x"]
+        assert a["sum"][1] == b["sum"][1]
+        assert a["z_sharding"] == b["z_sharding"]
+        np.testing.assert_allclose(a["sum"][0], b["sum"][0], rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(a["gram"], b["gram"], rtol=1e-4, atol=1e-4)
