@@ -111,6 +111,16 @@ t("closure", lambda: sm(lambda a: a + jnp.arange(2.0), mesh=mesh, in_specs=P("x"
                         out_specs=P("x", "y"))(x))
 t("scalar_out", lambda: sm(lambda a: lax.psum(jnp.sum(a), ("x", "y")), mesh=mesh,
                            in_specs=P("x", "y"), out_specs=P())(x))
+def experimental():  # the deprecated spelling, with its DeprecationWarning
+    import importlib, warnings
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        esm = importlib.import_module(sys.argv[1] + ".experimental.shard_map").shard_map
+        out = esm(lambda a: lax.psum(a, "y"), mesh, P("x", "y"), P("x"), check_rep=False)(x)
+    assert any(issubclass(w.category, DeprecationWarning) for w in caught)
+    return out
+
+t("experimental", experimental)
 t("decorator", lambda: M.shard_map(mesh=mesh, in_specs=P("x"), out_specs=P("x"))(
     lambda a: a * 2)(x))
 # a one-axis mesh
