@@ -24,8 +24,9 @@ stage with their names: jvp and transpose give new shard_maps (as JAX's with
 `check_vma=False`: a cotangent of an output not split along some axes is divided by their
 size, one of an input not split along some axes is psummed over them), vmap batches the body
 along another axis, and partial evaluation splits it in a known and an unknown shard_map whose
-residuals are split along every mesh axis. didax does not track which values vary along which
-axes (JAX's `check_vma=True` types, `{V:x}`): the flag is kept and printed, and every
+residuals are split along every mesh axis. didax does not put in the types which values vary
+along which axes (JAX's `check_vma=True` types, `{V:x}`): the flag is kept and printed, JAX's
+check of the outputs against `out_specs` is made on the side (`_check_vma`), and every
 shard_map is differentiated as with `check_vma=False`, which gives the same gradients.
 """
 
@@ -41,12 +42,12 @@ import numpy as np
 from didax import backend, core, dtypes
 from didax.control_flow import common
 from didax.control_flow import jit as jit_module
-from didax.control_flow.jit_primitive import derived
+from didax.control_flow.jit_primitive import derived, jit_p
 from didax.core import NOT_MAPPED, ShapedArray, Zero
 from didax.interpreters import lowering, partial_eval, staging, transpose
 from didax.interpreters.jvp import jvp_jaxpr
 from didax.interpreters.vmap import batched_out_dims, vmap_jaxpr
-from didax.jaxpr import ClosedJaxpr, JaxprEqn, Var, eval_jaxpr, pp_params_rules
+from didax.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, eval_jaxpr, pp_params_rules
 from didax.primitives import parallel, shape
 from didax.primitives.bits import bitcast_convert_type
 from didax.sharding import Mesh, NamedSharding, PartitionSpec
@@ -514,15 +515,17 @@ def shard_map(
     says how each argument is split over the mesh; `out_specs` (a prefix of `f`'s output)
     how the results are put together. Collectives in `f` name mesh axes. Called outside
     `jit`, it runs as a jit of itself. didax is manual over every mesh axis (`axis_names`
-    must be empty or all of them); `check_vma` is kept in the jaxpr, and no varying-axes
-    types or checks are made (see the module docstring).
+    must be empty or all of them). With `check_vma` (the default), an output that may vary
+    along a mesh axis its out_spec leaves out raises JAX's ValueError; the jaxpr has no
+    varying-axes types (see the module docstring).
 
     Raises:
       TypeError: `f` not callable, `mesh` not a Mesh, `in_specs` missing, a spec that is
         not a PartitionSpec.
       ValueError: no mesh, a spec naming an axis the mesh lacks, a spec longer than its
         array's rank, a dimension not divisible by its mesh axes' size, specs that are not
-        a tree prefix of the arguments (or output).
+        a tree prefix of the arguments (or output), an output varying along an axis its
+        out_spec leaves out (with `check_vma`).
     """
     options = dict(
         mesh=mesh,
@@ -602,6 +605,8 @@ def _shard_map(
         closed, consts = trace_body(
             body, mesh, [block_aval(a, s, sizes) for a, s in zip(avals, specs)]
         )
+        if check_vma:
+            _check_vma(f, mesh, closed, len(consts), specs, out_specs_flat)
         params = shard_map_params(mesh, [*(P() for _ in consts), *specs], out_specs_flat, check_vma)
         everything = [*consts, *leaves]
         if (
@@ -710,3 +715,101 @@ def _check_args(
                     f"{spec} maps array axis {d} (of size {aval.shape[d]}) to mesh {axis} (of "
                     f"size {size}), but {size} does not evenly divide {aval.shape[d]}"
                 )
+
+
+# ----------------------------------------------------------------------------- check_vma
+# JAX's check_vma=True types say along which mesh axes each value of the body may vary: an
+# input along the axes its spec names, a psum/pmax/pmin result along its input's less the
+# summed axes, axis_index along its axis, a gather/scatter/permute result along its input's
+# and the collective's axes, anything else along the union of its operands'. An output that
+# may vary along an axis its out_spec leaves out is an error. didax infers the same sets
+# without putting them in the types, to raise JAX's ValueError; through a nested jit it
+# looks inside; after other higher-order equations (cond, scan, ...) it does not know and
+# lets the output pass.
+
+_REDUCING = {"psum", "pmax", "pmin"}
+_SPREADING = {"all_gather", "reduce_scatter", "ppermute", "all_to_all"}
+
+
+def _vma_jaxpr(jaxpr: Jaxpr, ins: list[frozenset | None]) -> list[frozenset | None]:
+    env: dict[Var, frozenset | None] = dict(zip(jaxpr.invars, ins, strict=True))
+    for v in jaxpr.constvars:
+        env[v] = frozenset()
+
+    def read(atom: Any) -> frozenset | None:
+        return frozenset() if isinstance(atom, Literal) else env[atom]
+
+    for eqn in jaxpr.eqns:
+        vals = [read(x) for x in eqn.invars]
+        name, p = eqn.primitive.name, eqn.params
+        if eqn.primitive is jit_p:
+            outs = _vma_jaxpr(p["jaxpr"].jaxpr, vals)
+        elif any(
+            isinstance(v, (Jaxpr, ClosedJaxpr, tuple)) and _holds_jaxpr(v) for v in p.values()
+        ):
+            outs = [None] * len(eqn.outvars)  # not followed: unknown
+        elif any(v is None for v in vals):
+            outs = [None] * len(eqn.outvars)
+        else:
+            union = frozenset().union(*vals)
+            if name in _REDUCING:
+                union = union - {a for a in p["axes"] if not isinstance(a, int)}
+            elif name in _SPREADING:
+                axes = p["axis_name"]
+                union = union | set(axes if isinstance(axes, tuple) else (axes,))
+            elif name == "axis_index":
+                union = frozenset({p["axis_name"]})
+            outs = [union] * len(eqn.outvars)
+        env.update(zip(eqn.outvars, outs, strict=True))
+    return [read(x) for x in jaxpr.outvars]
+
+
+def _holds_jaxpr(v: Any) -> bool:
+    return isinstance(v, (Jaxpr, ClosedJaxpr)) or (
+        isinstance(v, tuple) and any(isinstance(x, (Jaxpr, ClosedJaxpr)) for x in v)
+    )
+
+
+def _check_vma(
+    f: Any,
+    mesh: Mesh,
+    closed: ClosedJaxpr,
+    n_consts: int,
+    in_specs: Sequence[PartitionSpec],
+    out_specs: Sequence[PartitionSpec],
+) -> None:
+    ins = [frozenset()] * n_consts + [
+        frozenset(a for d in range(len(s)) for a in s.axes_of(d)) for s in in_specs
+    ]
+    msgs = []
+    for k, (vma, spec) in enumerate(zip(_vma_jaxpr(closed.jaxpr, ins), out_specs, strict=True)):
+        left_out = [a for a in unmentioned(mesh, spec) if vma is not None and a in vma]
+        if not left_out:
+            continue
+        where = f"out_specs[{k}]" if len(out_specs) > 1 else "out_specs"
+        need = unmentioned(mesh, spec)
+        if len(need) > 1:
+            named = [a for a in mesh.axis_names if a not in need]
+            got = [a for a in mesh.axis_names if a in vma]
+            msgs.append(
+                f"{where} is {spec} which implies that the corresponding output value is only "
+                f"varying across mesh axes {{{','.join(map(str, named))}}} and not "
+                f"{{{','.join(map(str, left_out))}}}, but it was inferred to be possibly "
+                f"varying over {{{','.join(map(str, got))}}}"
+            )
+        else:
+            msgs.append(
+                f"{where} is {spec} which implies that the corresponding output value is "
+                f"replicated across mesh axis '{need[0]}', but could not infer replication "
+                "over any axes"
+            )
+    if msgs:
+        raise ValueError(
+            f"shard_map applied to the function '{_name(f)}' was given out_specs which "
+            "require replication which can't be statically inferred given the mesh:\n\n"
+            f"The mesh given has shape {tuple(mesh.axis_sizes)} with corresponding axis names "
+            f"{mesh.axis_names}.\n\n" + "\n\n".join(msgs) + "\n\nCheck if these output "
+            "values are meant to be replicated over those mesh axes. If not, consider revising "
+            "the corresponding out_specs entries. If so, consider disabling the check by "
+            "passing the check_vma=False argument to `jax.shard_map`."
+        )

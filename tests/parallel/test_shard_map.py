@@ -210,6 +210,26 @@ def train():
 
 t("train_step", train)
 
+# check_vma=True (the default): an output that may vary along an axis its spec leaves out
+t("vma_psum_ok", lambda: sm(lambda a: lax.psum(a * 2, "y"), mesh=mesh, in_specs=P("x", "y"),
+                            out_specs=P("x"))(x))
+t("vma_pmean_both_ok", lambda: sm(lambda a: lax.pmean(jnp.sin(a), ("x", "y")), mesh=mesh,
+                                  in_specs=P("x", "y"), out_specs=P())(x))
+t("vma_replicated_in_ok", lambda: sm(lambda w, a: (w * 2, a + w), mesh=mesh,
+                                     in_specs=(P(), P("x")), out_specs=(P(), P("x")))(2.0, x))
+t("err_vma_out", lambda: sm(lambda a: a * 2, mesh=mesh, in_specs=P("x", "y"),
+                            out_specs=P("x"))(x))
+t("err_vma_both", lambda: sm(lambda a: a * 2, mesh=mesh, in_specs=P("x", "y"),
+                             out_specs=P())(x))
+t("err_vma_axis_index", lambda: sm(lambda a: a * 0 + lax.axis_index("y"), mesh=mesh,
+                                   in_specs=P("x"), out_specs=P("x"))(x))
+t("err_vma_all_gather", lambda: sm(lambda a: lax.all_gather(a, "y", tiled=True, axis=1),
+                                   mesh=mesh, in_specs=P("x", "y"), out_specs=P("x"))(x))
+t("err_vma_second_out", lambda: sm(lambda a: (lax.psum(a, "x"), a), mesh=mesh,
+                                   in_specs=P("x", "y"), out_specs=(P(None, "y"), P("y")))(x))
+t("err_vma_in_jit", lambda: sm(M.jit(lambda a: a + 1), mesh=mesh, in_specs=P("x", "y"),
+                               out_specs=P("x"))(x))
+
 # errors
 t("err_unknown_axis", lambda: sm(lambda a: a, mesh=mesh, in_specs=P("z"), out_specs=P("z"))(x))
 t("err_out_unknown_axis", lambda: sm(lambda a: a, mesh=mesh, in_specs=P("x"),
