@@ -7,11 +7,13 @@ vmapped axis is a sum over the batch dimension, rebound as `psum[axes=(0,)]` wit
 axis (a plain reduction, as JAX 0.10.2 writes it), and its result is the same for every
 element of the batch (unmapped). An unbatched value summed over the axis is multiplied by the
 axis size. Reductions over positional axes evaluate, differentiate and lower like
-`reduce_sum`/`reduce_max`. A named axis that reaches lowering is pmap's: in its replicated
-program each collective lowers to a cross-replica op (`stablehlo.all_reduce` with a combining
-region, `all_gather`, `reduce_scatter`, `collective_permute`, `all_to_all`, `replica_id`);
-anywhere else it raises NameError. Last, `sharding_constraint` (`with_sharding_constraint`),
-a note to XLA's SPMD partitioner rather than a collective.
+`reduce_sum`/`reduce_max`. A named axis that reaches lowering is a shard_map's mesh axis
+(pmap's too): in its body, inside an SPMD program, each collective lowers to an op between
+partitions (`stablehlo.all_reduce` with a combining region, `all_gather`, `reduce_scatter`,
+`collective_permute`, `all_to_all`, `partition_id` for axis_index), over the groups of
+partitions its axes name; in pmap's replicated program over several processes, to an op
+across replicas; anywhere else it raises NameError. Last, `sharding_constraint`
+(`with_sharding_constraint`), a note to XLA's SPMD partitioner rather than a collective.
 """
 
 from __future__ import annotations

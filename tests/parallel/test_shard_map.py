@@ -123,6 +123,13 @@ def experimental():  # the deprecated spelling, with its DeprecationWarning
 t("experimental", experimental)
 t("decorator", lambda: M.shard_map(mesh=mesh, in_specs=P("x"), out_specs=P("x"))(
     lambda a: a * 2)(x))
+# a mesh of the devices in another order: groups and indices follow the mesh, not device ids
+rev = Mesh(np.array(M.devices()[::-1]).reshape(2, 2), ("x", "y"))
+t("reversed_mesh", lambda: nv(lambda a: (lax.psum(a, "x"), lax.all_gather(a, "y", tiled=True),
+                                         a * 0 + 10 * lax.axis_index("x") + lax.axis_index("y"),
+                                         lax.ppermute(a, "y", [(0, 1), (1, 0)])),
+                              mesh=rev, in_specs=P("x", "y"),
+                              out_specs=(P(None, "y"), P("x"), P("x", "y"), P("x", "y")))(x))
 # a one-axis mesh
 t("line_psum", lambda: sm(lambda a: lax.psum(a, "i"), mesh=line, in_specs=P("i"),
                           out_specs=P())(v8))
@@ -288,6 +295,8 @@ p("pmap_out_axes_1", lambda: M.pmap(lambda a: a + 1, out_axes=1)(jnp.arange(8.0)
 p("pmap_out_axes_none", lambda: P4(lambda a: lax.psum(a, "i"), out_axes=None)(v8.reshape(4, 2)))
 p("pmap_of_pmap_out", lambda: P4(lambda a: lax.psum(a, "i"))(y))
 p("jit_of_pmap_out", lambda: M.jit(lambda a: a * 3)(y))
+p("reversed_mesh_out", lambda: sm(lambda a: a + 1, mesh=Mesh(np.array(M.devices()[::-1]).reshape(2, 2), ("x", "y")),
+                                   in_specs=P("x", "y"), out_specs=P("x", "y"))(x))
 p("pmap_two_devices", lambda: P4(lambda a: lax.psum(a, "i"), devices=M.devices()[1:3])(
     jnp.ones((2, 2))))
 p("pmap_of_shard_map_out", lambda: P4(lambda a: a - 1)(
