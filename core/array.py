@@ -4,8 +4,10 @@
 Layer 1, below core.py: core's eval interpreter builds its results with `eager_result`
 directly, and core.py re-exports `ShapedArray`, `to_numpy` and the operator table (the
 extension API's `ShapedArray`). An Array holds either a NumPy value (eager results) or a
-device buffer (results of a compiled call, which stay on the device until read). Reading
-`np.asarray(x)` copies a device buffer to the host once and keeps the copy. Operators forward
+device buffer (results of a compiled call, which stay on the device until read), possibly
+split over several devices (then `_sharding` says how: a `sharding.NamedSharding`). Reading
+`np.asarray(x)` copies a device buffer to the host once and keeps the copy (a split one is
+gathered first, through the `read_sharded` entry of the operator table). Operators forward
 to `operator_table`, which `didax.numpy` fills, so this module needs nothing above it.
 """
 
@@ -303,6 +305,16 @@ class Array:
         """Where the array lives: a `NamedSharding` over a mesh, or a `SingleDeviceSharding`.
         Like `jax.Array.sharding`."""
         return getattr(self, "_sharding", None) or sharding_of()
+
+    @property
+    def is_fully_replicated(self) -> bool:
+        """Whether every device holds all of the array. Like `jax.Array.is_fully_replicated`."""
+        return self.sharding.is_fully_replicated
+
+    @property
+    def is_fully_addressable(self) -> bool:
+        """Whether this process holds every block. Like `jax.Array.is_fully_addressable`."""
+        return self.sharding.is_fully_addressable
 
     @property
     def addressable_shards(self) -> list[Any]:

@@ -7,10 +7,13 @@ imported from jaxlib when `didax` is imported (jaxlib's client and MLIR bindings
 client, once (`runtime()`).
 
 This is JAX's `xla_bridge.py` (clients), `pxla.py` (device put, result handlers) and
-`compiler.py` (compile) reduced to CPU devices of one process: the client has one device, or N
-when asked before it starts (`XLA_FLAGS=--xla_force_host_platform_device_count=N`, which
-jaxlib's client reads itself, or `config.update("jax_num_cpu_devices", N)`). Compiled
-programs run on the first device; `device_put` may place an Array on any of them.
+`compiler.py` (compile) reduced to CPU devices: the client has one device, or N when asked
+before it starts (`XLA_FLAGS=--xla_force_host_platform_device_count=N`, which jaxlib's
+client reads itself, or `config.update("jax_num_cpu_devices", N)`). A program runs on the
+first device, or is replicated (pmap: `num_replicas`) or SPMD-partitioned (a sharded jit:
+`num_partitions`, XLA's partitioner splitting it as its `mhlo.sharding` annotations say)
+over several; `device_put` may place an Array on any device, and `put_sharded` splits one
+over several (a multi-device buffer described by an HLO sharding).
 Results come back through jaxlib's C++ result handlers built from didax's own avals, which is
 both the fast path (a few microseconds per launch) and the one path that never imports `jax`
 (jaxlib's default `disassemble_into_single_device_arrays` imports `jax.core` for its avals).
@@ -143,6 +146,8 @@ class SingleDeviceSharding:
         self.device = device
         self.memory_kind = memory_kind or "device"
         self.device_set = {device}
+        self.is_fully_replicated = self.is_fully_addressable = True
+        self.num_devices = 1
 
     def __repr__(self) -> str:
         return f"SingleDeviceSharding(device={self.device!r}, memory_kind={self.memory_kind})"
@@ -283,7 +288,7 @@ def read_sharded(buffer: Any, aval: core.ShapedArray, text: str) -> np.ndarray:
     to the host through a program that gathers it on every device (XLA's SPMD partitioner
     writes the all-gather); the host reads the first device's copy. jaxlib's own way to the
     shards (`_arrays`) would import `jax` for their avals."""
-    bits = aval.dtype == dtypes.bfloat16  # DLPack has no bfloat16: read its 16 bits
+    bits = aval.dtype == dtypes.bfloat16  # NumPy's DLPack has no bfloat16: read its bits
     if text == "{replicated}" and not bits:
         return _first_replica(buffer).copy()
     exe = _gatherer(aval, text, sharded_devices(buffer))
@@ -302,7 +307,8 @@ def _gatherer(aval: core.ShapedArray, text: str, devices: tuple[Any, ...]) -> Ex
         module.operation.attributes["mhlo.num_partitions"] = ir.IntegerAttr.get(i32, len(devices))
         module.operation.attributes["mhlo.num_replicas"] = ir.IntegerAttr.get(i32, 1)
         t = ir.RankedTensorType.get(aval.shape, element_type(ir, aval.dtype))
-        out_aval = aval.update(dtype=np.uint16) if aval.dtype == dtypes.bfloat16 else aval
+        bits = aval.dtype == dtypes.bfloat16
+        out_aval = aval.update(dtype=np.uint16) if bits else aval
         out_t = ir.RankedTensorType.get(aval.shape, element_type(ir, out_aval.dtype))
         with ir.InsertionPoint(module.body):
             fn = rt.func.FuncOp("main", ir.FunctionType.get([t], [out_t]))
@@ -314,7 +320,7 @@ def _gatherer(aval: core.ShapedArray, text: str, devices: tuple[Any, ...]) -> Ex
             )
             with ir.InsertionPoint(fn.add_entry_block()):
                 x = fn.arguments[0]
-                rt.func.ReturnOp([x if out_t == t else rt.hlo.bitcast_convert(out_t, x)])
+                rt.func.ReturnOp([rt.hlo.bitcast_convert(out_t, x) if bits else x])
         return compile_module(
             module, [aval], [out_aval], num_partitions=len(devices), device_assignment=devices
         )
@@ -461,6 +467,7 @@ class Executable:
         "host_callbacks",
         "in_avals",
         "out_avals",
+        "in_shardings",
         "out_shardings",
     )
 
@@ -487,9 +494,16 @@ class Executable:
         )
         # An SPMD-partitioned program's outputs: each split as XLA chose (or was told), as
         # HLO sharding text; one multi-device buffer per output.
+        self.in_shardings: tuple[str, ...] = ()
         self.out_shardings: tuple[str, ...] = ()
         shardings = [self._sharding] * len(self.out_avals)
         if partitioned:
+            ops = exe.get_parameter_shardings()  # as given, or as XLA chose
+            self.in_shardings = (
+                tuple(str(rt.xc.HloSharding.from_proto(op)) for op in ops)
+                if ops is not None
+                else ("{replicated}",) * len(self.in_avals)
+            )
             assert devices is not None, "a partitioned program needs its devices"
             ops = exe.get_output_shardings()  # None for a program of one partition
             self.out_shardings = (
@@ -625,6 +639,7 @@ def compile_module(
     num_replicas: int = 1,
     num_partitions: int | None = None,
     device_assignment: Sequence[Any] | None = None,
+    propagate_to_inputs: Sequence[bool] = (),
     propagate_to_outputs: Sequence[bool] = (),
 ) -> Executable:
     """Compile an MLIR module (whose `main` takes `in_avals` and returns `out_avals`).
@@ -636,7 +651,8 @@ def compile_module(
     collectives (`stablehlo.all_reduce`, ...) name replicas. `Executable.execute_replicated`
     runs it. `num_partitions=N` with `device_assignment`: one program whose `mhlo.sharding`
     annotations XLA's SPMD partitioner turns into N per-device programs (partition k on
-    device k); `propagate_to_outputs[i]`: XLA picks output i's sharding (no annotation).
+    device k); `propagate_to_inputs[i]`/`propagate_to_outputs[i]`: XLA picks input or
+    output i's sharding (no annotation), read back from the executable.
     `Executable.execute_sharded` runs it. By default the program runs on the first device.
     """
     rt = runtime()
@@ -656,6 +672,8 @@ def compile_module(
         build = options.executable_build_options
         build.use_spmd_partitioning = True
         build.use_shardy_partitioner = False  # the module's shardings are GSPMD's mhlo.sharding
+        if propagate_to_inputs:
+            build.allow_spmd_sharding_propagation_to_parameters = list(propagate_to_inputs)
         if propagate_to_outputs:
             build.allow_spmd_sharding_propagation_to_output = list(propagate_to_outputs)
         options.device_assignment = rt.xc.DeviceAssignment.create(

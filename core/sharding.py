@@ -302,14 +302,18 @@ class NamedSharding:
         sizes = self.mesh.shape
         return [math.prod(sizes[a] for a in self.spec.axes_of(d)) for d in range(ndim)]
 
-    def check_shape(self, shape: tuple[int, ...], what: str = "device_put") -> None:
-        """Raise JAX's errors if an array of `shape` cannot be split this way."""
-        if len(self.spec) > len(shape):
+    def check_rank(self, ndim: int, what: str = "device_put") -> None:
+        """Raise JAX's ValueError if the spec is longer than an array's rank."""
+        if len(self.spec) > ndim:
             raise ValueError(
                 f"One of {what} args is incompatible with its sharding annotation {self!r}: "
                 f"Sharding {self!r} is only valid for values of rank at least {len(self.spec)}, "
-                f"but was applied to a value of rank {len(shape)}."
+                f"but was applied to a value of rank {ndim}."
             )
+
+    def check_shape(self, shape: tuple[int, ...], what: str = "device_put") -> None:
+        """Raise JAX's errors if an array of `shape` cannot be split this way."""
+        self.check_rank(len(shape), what)
         tiles = self.tiles(len(shape))
         for axis, (n, t) in enumerate(zip(shape, tiles, strict=True)):
             if n % t:

@@ -91,12 +91,12 @@ def jit(
 
     `in_shardings` (a NamedSharding, None, or a pytree prefix of the positional arguments
     of them) and `out_shardings` (likewise for the output), arguments split over a mesh
-    (their own sharding is taken, as JAX does) and `lax.with_sharding_constraint` inside make
-    the call one SPMD program over the mesh's devices: lowered with `mhlo.sharding`
-    annotations, partitioned by XLA, results split over the mesh (outputs without a given
-    sharding as XLA chose). Shardings apply to a direct call (not under grad/vmap, where
-    the function runs on one device), and not with donation. `device`, `backend`,
-    `keep_unused` and `compiler_options` are accepted and ignored.
+    (their own sharding is taken, as JAX does) and `lax.with_sharding_constraint` inside
+    make the call one SPMD program over the mesh's devices: lowered with `mhlo.sharding`
+    annotations, partitioned by XLA, results split over the mesh (outputs and uncommitted
+    arguments without a given sharding as XLA chose). Shardings apply to a direct call (not
+    under grad/vmap, where the function runs on one device), and not with donation.
+    `device`, `backend`, `keep_unused` and `compiler_options` are accepted and ignored.
     `inline=True`: inside another program, `fn`'s equation is lowered in place rather than
     as a called function (and evaluated eagerly when its caller is), as in JAX.
     """
@@ -300,8 +300,8 @@ class JitFunction:
     def _call_sharded(
         self, entry: Entry, leaves: list[Any], layout: Layout, args: tuple, kwargs: dict
     ) -> Any:
-        # one SPMD program per layout, kept in the entry; the single-device fast path never
-        # finds these calls (their arguments' buffers span several devices)
+        # one SPMD program per layout, kept in the entry (its arguments' buffers span several
+        # devices, so the single-device entries of the fast path never match these calls)
         run = entry.sharded.get(layout.key)
         if run is None:
             with self._lock:

@@ -24,7 +24,7 @@ from didax.array import Array
 from didax.control_flow.jit_primitive import donation_aliases
 from didax.interpreters import lowering
 from didax.jaxpr import ClosedJaxpr
-from didax.sharding import NamedSharding, PartitionSpec, named_from_hlo
+from didax.sharding import NamedSharding, named_from_hlo
 from didax.sharding import put as put_sharded
 from didax.tree_util import PyTreeDef, tree_flatten, tree_unflatten
 
@@ -83,15 +83,15 @@ class Entry:
 
 class Layout:
     """Where a sharded call's values live: the program's devices (a mesh's, in its order),
-    each input's NamedSharding and HLO sharding text, each output's given NamedSharding (None:
-    XLA chooses) and its text."""
+    each input's and output's given NamedSharding (given to jit, or an argument's own) and its
+    HLO sharding text; None where XLA chooses (an uncommitted argument, as JAX leaves it)."""
 
     __slots__ = ("mesh", "devices", "in_shardings", "in_texts", "out_given", "out_texts", "key")
 
     def __init__(
         self,
         mesh: Any,
-        in_shardings: list[NamedSharding],
+        in_shardings: list[NamedSharding | None],
         in_avals: Sequence[core.ShapedArray],
         out_given: list[NamedSharding | None],
         out_avals: Sequence[core.ShapedArray],
@@ -100,7 +100,8 @@ class Layout:
         self.devices = devices = tuple(mesh.devices.flat)
         self.in_shardings = tuple(in_shardings)
         self.in_texts = tuple(
-            s.hlo_text(a.ndim, devices) for s, a in zip(in_shardings, in_avals, strict=True)
+            None if s is None else s.hlo_text(a.ndim, devices)
+            for s, a in zip(in_shardings, in_avals, strict=True)
         )
         self.out_given = tuple(out_given)
         self.out_texts = tuple(
@@ -156,8 +157,9 @@ def make_layout(
                 "Sharding passed to jit does not match the sharding on the respective arg. "
                 f"Got jit sharding: {g!r},\narg sharding: {o!r} for arg type: {aval}"
             )
-        s = g or o or NamedSharding(mesh, PartitionSpec())  # an uncommitted value: replicated
-        s.check_shape(aval.shape, "jit")
+        s = g or o  # None: an uncommitted value, placed as XLA chooses
+        if s is not None:
+            s.check_shape(aval.shape, "jit")
         ins.append(s)
     for s, aval in zip(given_out, entry.out_avals, strict=True):
         if s is not None:
@@ -170,7 +172,16 @@ class ShardedRun:
     (given, or read back from what XLA chose). `call` places the arguments; `run` launches
     on buffers already placed (the fast path's entry for a sharded signature)."""
 
-    __slots__ = ("executable", "out_shardings", "timings", "in_avals", "out_tree", "single")
+    __slots__ = (
+        "executable",
+        "in_shardings",
+        "in_texts",
+        "out_shardings",
+        "timings",
+        "in_avals",
+        "out_tree",
+        "single",
+    )
 
     def __init__(
         self, entry: Entry, executable: backend.Executable, layout: Layout, timings: dict
@@ -180,6 +191,14 @@ class ShardedRun:
         self.in_avals = entry.in_avals
         self.out_tree = entry.out_tree
         self.single = entry.single
+        # an input without a given sharding is placed as the compiled program takes it
+        self.in_shardings = tuple(
+            given or named_from_hlo(layout.mesh, aval.ndim, text, layout.devices)
+            for given, aval, text in zip(
+                layout.in_shardings, entry.in_avals, executable.in_shardings, strict=True
+            )
+        )
+        self.in_texts = executable.in_shardings
         self.out_shardings = tuple(
             given or named_from_hlo(layout.mesh, aval.ndim, text, layout.devices)
             for given, aval, text in zip(
@@ -193,7 +212,7 @@ class ShardedRun:
         every leaf already was."""
         buffers = []
         placed = True
-        for x, s, text in zip(leaves, layout.in_shardings, layout.in_texts, strict=True):
+        for x, s, text in zip(leaves, self.in_shardings, self.in_texts, strict=True):
             own = getattr(x, "_sharding", None)
             buffer = x._buffer if type(x) is Array else None
             if buffer is not None and own is not s:  # split the same way, on the same devices?
@@ -248,6 +267,7 @@ def compile_lowered_sharded(
         closed.out_avals,
         num_partitions=len(layout.devices),
         device_assignment=layout.devices,
+        propagate_to_inputs=[t is None for t in layout.in_texts],
         propagate_to_outputs=[t is None for t in layout.out_texts],
     )
 

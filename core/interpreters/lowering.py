@@ -296,7 +296,7 @@ def lower_jaxpr_to_module(
     *,
     replica_axes: tuple[tuple[Any, int], ...] = (),
     device_assignment: Sequence[Any] | None = None,
-    in_shardings: Sequence[str] = (),
+    in_shardings: Sequence[str | None] = (),
     out_shardings: Sequence[str | None] = (),
 ) -> ModuleBuilder:
     """The StableHLO module of `closed`: `main` takes its inputs, returns its outputs.
@@ -306,8 +306,8 @@ def lower_jaxpr_to_module(
     collectives over that axis act across replicas.
     `device_assignment` (N devices) makes an SPMD program (`mhlo.num_partitions = N`) whose
     arguments are split as the HLO shardings `in_shardings` say and whose outputs as
-    `out_shardings` say (None: XLA chooses), as `mhlo.sharding` attributes, as JAX marks
-    them; XLA's SPMD partitioner splits the program.
+    `out_shardings` say (None: XLA chooses; no attribute), as `mhlo.sharding` attributes, as
+    JAX marks them; XLA's SPMD partitioner splits the program.
     Raises NotImplementedError for a primitive without a lowering rule and LoweringError
     (a ValueError) when a rule fails or the module does not verify."""
     builder = ModuleBuilder(f"jit_{name}" if not replica_axes else f"pmap_{name}")
@@ -331,7 +331,8 @@ def lower_jaxpr_to_module(
             if a is not None:
                 arg_attrs[i]["tf.aliasing_output"] = ir.IntegerAttr.get(i32, a)
         for i, text in enumerate(in_shardings):
-            arg_attrs[i]["mhlo.sharding"] = ir.StringAttr.get(text)
+            if text is not None:
+                arg_attrs[i]["mhlo.sharding"] = ir.StringAttr.get(text)
         if any(arg_attrs):
             main.attributes["arg_attrs"] = ir.ArrayAttr.get([ir.DictAttr.get(d) for d in arg_attrs])
         if any(t is not None for t in out_shardings):

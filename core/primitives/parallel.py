@@ -802,6 +802,9 @@ def with_sharding_constraint(x: Any, shardings: Any) -> Any:
     so. Like `jax.lax.with_sharding_constraint`.
 
     Inside a program, a dimension need not split evenly (XLA pads the blocks), as in JAX.
+
+    Raises:
+      ValueError: a spec longer than its array's rank.
     """
     leaves, treedef = tree_flatten(x)
     targets = tree_util.broadcast_prefix(shardings, treedef, "with_sharding_constraint")
@@ -812,6 +815,7 @@ def with_sharding_constraint(x: Any, shardings: Any) -> Any:
                 f"with_sharding_constraint: expected a NamedSharding, got {target!r} (didax "
                 "has no context mesh for a bare PartitionSpec)"
             )
+        target.check_rank(core.get_aval(leaf).ndim, "with_sharding_constraint")
         if not isinstance(leaf, core.Tracer):
             outs.append(sharding_module.put(leaf, target))
             continue

@@ -54,6 +54,13 @@ def t(name, fn):
         base = next(c.__name__ for c in type(e).__mro__ if c.__module__ == "builtins")
         res[name] = ["ERR", base, str(e).split("\\n")[0]]
 
+def t_type(name, fn):  # errors whose messages differ: the builtin type only
+    try:
+        fn()
+        res[name] = "no error"
+    except Exception as e:
+        res[name] = next(c.__name__ for c in type(e).__mro__ if c.__module__ == "builtins")
+
 def value(a):
     a = np.asarray(a)
     return [str(a.dtype), a.tolist()]
@@ -61,7 +68,8 @@ def value(a):
 def placed(a):  # value, sharding and where each block is
     shards = sorted((s.device.id, repr(s.index), s.replica_id, np.asarray(s.data).tolist())
                     for s in a.addressable_shards)
-    return [value(a), repr(a.sharding), sorted(d.id for d in a.devices()), shards]
+    return [value(a), repr(a.sharding), sorted(d.id for d in a.devices()), shards,
+            a.is_fully_replicated, a.is_fully_addressable]
 """
 
 SCRIPT = """
@@ -104,6 +112,13 @@ cached = M.jit(lambda a, b: a * 3 + b)
 t("jit_cached", lambda: [placed(cached(x, 1.0)), placed(cached(x, 2.0)), placed(cached(x, 2.0)),
                          placed(cached(M.device_put(jnp.arange(16.0).reshape(4, 4), rows), 1.0)),
                          placed(cached(x, 5.0)), placed(cached(jnp.ones((4, 4)), 1.0))])
+bf16 = jnp.bfloat16 if sys.argv[1] == "jax" else M.dtypes.bfloat16
+t("jit_bfloat16", lambda: [[str(o.dtype), np.asarray(o).astype(np.float32).tolist(),
+                            repr(o.sharding)] for o in M.jit(lambda a: (
+    (a * 2).astype(bf16), a.sum(0).astype(bf16)))(x)])
+t("jit_identity", lambda: placed(M.jit(lambda a: a)(x)))
+t("jit_static", lambda: placed(M.jit(lambda a, n: a * n, static_argnums=1)(x, 3)))
+t("jit_vmap", lambda: value(M.vmap(M.jit(lambda a: a * 2))(x)))
 t("jit_mixed", lambda: placed(M.jit(lambda a, b: a * b + 1.0)(x, jnp.arange(4.0))))
 t("jit_int", lambda: placed(M.jit(lambda a: a * 3)(M.device_put(jnp.arange(8).reshape(4, 2), rows))))
 t("jit_chain", lambda: placed(M.jit(lambda a: a / 2)(M.jit(lambda a: a.T * 3)(x))))
@@ -122,6 +137,11 @@ t("out_shardings_tree", lambda: [placed(o) for o in M.tree_util.tree_leaves(
     M.jit(lambda a: {"s": a.sum(), "t": a * 2},
           out_shardings={"s": NamedSharding(mesh, P()), "t": rows})(x))])
 t("in_shardings_mismatch", lambda: g(x))
+other = Mesh(np.array(M.devices()[:2]), ("j",))
+t_type("incompatible_devices", lambda: M.jit(lambda a, b: a + b)(
+    x, M.device_put(jnp.ones((4, 4)), NamedSharding(other, P("j")))))
+t_type("wsc_bad_spec", lambda: M.jit(lambda a: lax.with_sharding_constraint(
+    a, NamedSharding(mesh, P(None, None, "x"))))(x))
 t("in_shardings_indivisible", lambda: g(jnp.ones((3, 4))))
 
 # pmap's results stay on the devices, split over its one-axis mesh, as JAX 0.10.2's
@@ -220,6 +240,9 @@ def texts(f, *args):
             re.findall(r"(\\w+\\[[\\d,]*\\])\\{[\\d,]*\\} parameter", entry)]
 
 res["jit_args"] = texts(M.jit(lambda a: a * 2), x)
+res["uncommitted"] = texts(M.jit(lambda a, b: a * b + 1.0), x, jnp.arange(4.0))
+res["uncommitted_wsc"] = texts(M.jit(lambda a: lax.with_sharding_constraint(
+    a * 2, NamedSharding(mesh, P(None, "y")))), jnp.ones((4, 4)))
 res["in_out"] = texts(M.jit(lambda a: jnp.sin(a).sum(0), in_shardings=rows,
                             out_shardings=NamedSharding(mesh, P())),
                       M.device_put(jnp.arange(16.0).reshape(4, 4), rows))
@@ -288,7 +311,7 @@ def values() -> tuple[dict, dict]:
 CASES = [
     line.split('"')[1]
     for line in SCRIPT.splitlines()
-    if line.startswith('t("') and not line.startswith('t("jit_" +')
+    if line.startswith(('t("', 't_type("')) and not line.startswith('t("jit_" +')
 ] + ["jit_" + k for k in ("mul", "T", "row", "matmul", "sum", "sum0", "two")]
 
 
@@ -330,9 +353,10 @@ def test_data_parallel_training_step():
 def test_annotations_and_partitioned_hlo():
     pytest.importorskip("jax")
     ours, theirs = run("didax", TEXTS), run("jax", TEXTS)
-    # the mhlo.sharding annotations (arguments, results, constraints), mhlo.num_partitions,
-    # the compiled module's partitions, its parameters' shardings and per-device shapes
-    for case in ("jit_args", "in_out", "wsc", "wsc_vmap"):
+    # the mhlo.sharding annotations (arguments, results, constraints; none on an uncommitted
+    # argument, whose sharding XLA picks), mhlo.num_partitions, the compiled module's
+    # partitions, its parameters' shardings and per-device shapes
+    for case in ("jit_args", "uncommitted", "uncommitted_wsc", "in_out", "wsc", "wsc_vmap"):
         assert ours[case] == theirs[case], f"{case}:\ndidax {ours[case]}\njax   {theirs[case]}"
     assert ours["in_out"][4] == ["f32[2,4]"]  # each device's block of f32[4,4] split over 'x'
     for name in (k for k in theirs if k.startswith("jaxpr_")):
