@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -479,19 +480,15 @@ def test_lowering_uses_manual_sharding_as_jax():
 
 @pytest.mark.oracle
 @pytest.mark.timeout(600)
-def test_lowering_same_collectives_as_jax():
-    # the collective ops and their groups, as JAX 0.10.2 writes them (shardy off)
-    def ops(text: str) -> list[str]:
-        keep = ("stablehlo.all_", "stablehlo.reduce_scatter", "stablehlo.collective", "custom_call")
-        found = []
-        for line in text.splitlines():
-            if any(k in line for k in keep):
-                line = line.split("=", 1)[1] if "= " in line.split("(")[0] else line
-                found.append(line.split(" : ")[0].split(") ({")[0].strip())
-        return found
+def test_lowering_text_equals_jax():
+    # the whole StableHLO module, as JAX 0.10.2 writes it with shardy off, but for the
+    # `jax.result_info` names JAX gives results (didax's modules have none)
+    def strip(text: str) -> str:
+        return re.sub(r' \{jax\.result_info = "[^"]*"\}', "", text)
 
     mine, theirs = run("didax", LOWERING), run("jax", LOWERING)
-    assert ops(mine["text"]) == ops(theirs["text"])
+    assert "jax.result_info" not in mine["text"]
+    assert mine["text"] == strip(theirs["text"])
 
 
 def test_shard_map_in_one_device_process():
