@@ -579,34 +579,16 @@ def _shard_map(
         specs = [s for s in specs if s is not None]
         avals = [core.get_aval(x) for x in leaves]
         _check_args(f, mesh, avals, specs)
-        sizes = dict(mesh.shape)
-        out_trees: list[Any] = []
-        out_specs_flat: list[PartitionSpec] = []
-
-        def body(*blocks: Any) -> list[Any]:
-            dyn, static = iter(blocks), iter(statics)
-            everything = [next(dyn) if w else next(static) for w in which]
-            outs, out_tree = tree_flatten(f(*tree_unflatten(in_tree, everything)))
-            out_trees.append(out_tree)
-            try:
-                found = broadcast_prefix(_tuple(out_specs), out_tree, "shard_map out_specs")
-            except ValueError as e:
-                raise ValueError(f"shard_map out_specs: {e}") from None
-            for x, s in zip(outs, found, strict=True):
-                if len(s) > core.get_aval(x).ndim:
-                    raise ValueError(
-                        f"shard_map applied to the function '{_name(f)}' was given an out_specs "
-                        f"entry {s} of length {len(s)}, which requires an output of rank at "
-                        f"least {len(s)}, but it has rank {core.get_aval(x).ndim}."
-                    )
-            out_specs_flat[:] = found
-            return outs
-
-        closed, consts = trace_body(
-            body, mesh, [block_aval(a, s, sizes) for a, s in zip(avals, specs)]
-        )
-        if check_vma:
-            _check_vma(f, mesh, closed, len(consts), specs, out_specs_flat)
+        eager = core.trace_state() is core.EAGER_STATE
+        key = (in_tree, tuple(avals), tuple(specs), tuple(which), _static_key(statics))
+        found = traces.get(key) if eager and key[-1] is not None else None
+        if found is None:
+            found = _trace(f, mesh, in_tree, avals, specs, statics, which, out_specs)
+            if check_vma:
+                _check_vma(f, mesh, found[0], len(found[1]), specs, found[3])
+            if eager and key[-1] is not None and not _holds_tracer(found[1]):
+                traces[key] = found  # a later call with these types runs this trace again
+        closed, consts, out_tree, out_specs_flat = found
         params = shard_map_params(mesh, [*(P() for _ in consts), *specs], out_specs_flat, check_vma)
         everything = [*consts, *leaves]
         if (
@@ -619,9 +601,62 @@ def _shard_map(
             )
         else:
             outs = shard_map_p.bind(*everything, jaxpr=closed, **params)
-        return tree_unflatten(out_trees[-1], outs)
+        return tree_unflatten(out_tree, outs)
 
+    traces: dict[tuple, tuple] = {}  # by argument types, traced outside any transformation
     return wrapped
+
+
+def _trace(
+    f: Callable[..., Any],
+    mesh: Mesh,
+    in_tree: Any,
+    avals: Sequence[ShapedArray],
+    specs: Sequence[PartitionSpec],
+    statics: Sequence[Any],
+    which: Sequence[bool],
+    out_specs: Any,
+) -> tuple[ClosedJaxpr, list[Any], Any, list[PartitionSpec]]:
+    # `f` staged on each device's blocks: its jaxpr, consts, output tree and output specs
+    sizes = dict(mesh.shape)
+    out_trees: list[Any] = []
+    out_specs_flat: list[PartitionSpec] = []
+
+    def body(*blocks: Any) -> list[Any]:
+        dyn, static = iter(blocks), iter(statics)
+        everything = [next(dyn) if w else next(static) for w in which]
+        outs, out_tree = tree_flatten(f(*tree_unflatten(in_tree, everything)))
+        out_trees.append(out_tree)
+        try:
+            found = broadcast_prefix(_tuple(out_specs), out_tree, "shard_map out_specs")
+        except ValueError as e:
+            raise ValueError(f"shard_map out_specs: {e}") from None
+        for x, s in zip(outs, found, strict=True):
+            if len(s) > core.get_aval(x).ndim:
+                raise ValueError(
+                    f"shard_map applied to the function '{_name(f)}' was given an out_specs "
+                    f"entry {s} of length {len(s)}, which requires an output of rank at "
+                    f"least {len(s)}, but it has rank {core.get_aval(x).ndim}."
+                )
+        out_specs_flat[:] = found
+        return outs
+
+    blocks = [block_aval(a, s, sizes) for a, s in zip(avals, specs, strict=True)]
+    closed, consts = trace_body(body, mesh, blocks)
+    return closed, consts, out_trees[-1], list(out_specs_flat)
+
+
+def _static_key(statics: Sequence[Any]) -> tuple | None:
+    # static arguments key the trace when hashable (None: trace every call)
+    try:
+        hash(tuple(statics))
+    except TypeError:
+        return None
+    return tuple(statics)
+
+
+def _holds_tracer(xs: Sequence[Any]) -> bool:
+    return any(isinstance(x, core.Tracer) for x in xs)
 
 
 def _tuple(specs: Any) -> Any:

@@ -509,6 +509,19 @@ def test_shard_map_in_one_device_process():
     np.testing.assert_allclose(np.asarray(f(x)), np.sin(np.arange(3.0)), rtol=1e-6)
     g = didax.grad(lambda v: jnp.sum(f(v)))(x)
     np.testing.assert_allclose(np.asarray(g), np.cos(np.arange(3.0)), rtol=1e-6)
+    # a second call with the same types runs the first trace (and its compiled program)
+    traced = []
+
+    def body(a):
+        traced.append(a.shape)
+        return a * 2
+
+    h = didax.shard_map(body, mesh=mesh, in_specs=PartitionSpec("i"), out_specs=PartitionSpec("i"))
+    np.testing.assert_allclose(np.asarray(h(x)), 2 * np.arange(3.0))
+    np.testing.assert_allclose(np.asarray(h(x + 1)), 2 * np.arange(1.0, 4.0))
+    assert traced == [(3,)]
+    h(jnp.ones(5))
+    assert traced == [(3,), (5,)]
     # JAX 0.10.2 fails with an internal AssertionError here; didax with the NameError of an
     # unbound axis name, as everywhere else
     with pytest.raises(NameError, match="unbound axis name: z"):
