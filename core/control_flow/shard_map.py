@@ -526,6 +526,8 @@ def shard_map(
         array's rank, a dimension not divisible by its mesh axes' size, specs that are not
         a tree prefix of the arguments (or output), an output varying along an axis its
         out_spec leaves out (with `check_vma`).
+      NotImplementedError: `axis_names` naming only some mesh axes; a mesh spanning
+        several processes.
     """
     options = dict(
         mesh=mesh,
@@ -690,6 +692,11 @@ def _check_mesh(mesh: Any, axis_names: Any) -> None:
         raise ValueError(
             f"jax.shard_map requires axis_names={names} to be a subset of "
             f"mesh.axis_names={frozenset(mesh.axis_names)}"
+        )
+    if len(mesh.local_devices) != mesh.size:
+        raise NotImplementedError(
+            f"shard_map over {mesh}, whose devices belong to several processes: didax runs "
+            "only pmap over several processes (a jit with NamedShardings over them works)"
         )
     if names != frozenset(mesh.axis_names):
         raise NotImplementedError(
