@@ -50,7 +50,7 @@ from didax.control_flow.pmap import pmap
 from didax.control_flow.shard_map import shard_map
 from didax.core import ConcretizationTypeError, UnexpectedTracerError
 from didax.jaxpr import ClosedJaxpr, Jaxpr, JaxprTypeError, eval_jaxpr, typecheck
-from didax.sharding import make_mesh
+from didax.sharding import make_array_from_callback, make_mesh
 
 __version__ = "0.1.0"
 
@@ -80,6 +80,7 @@ __all__ = [
     "custom_jvp",
     "custom_vjp",
     "block_until_ready",
+    "make_array_from_callback",
     "make_mesh",
     "config",
     "device_count",

@@ -255,14 +255,24 @@ def put_sharded(
     """One array over several devices: `value[blocks[k]]` on `devices[k]`, described by the
     HLO sharding `text` (tile entries are positions in `devices`). Only this process's
     devices get their block; the result is what a program compiled for `devices` takes."""
+    here = runtime().client.process_index()
+    local = {d: value[b] for d, b in zip(devices, blocks, strict=True) if d.process_index == here}
+    return put_blocks(aval, devices, text, local)
+
+
+def put_blocks(
+    aval: core.ShapedArray, devices: Sequence[Any], text: str, blocks: dict[Any, np.ndarray]
+) -> Any:
+    """One array of type `aval` over `devices` (split as the HLO sharding `text` says) from
+    this process's blocks, `blocks[device]` (NumPy values of the block's shape)."""
     rt = runtime()
-    here = rt.client.process_index()
-    local = [(d, b) for d, b in zip(devices, blocks, strict=True) if d.process_index == here]
     # each block on its device, then one array over them (jaxlib's batched put of a split
     # array wants a sharding class of jax's for partly replicated ones)
-    shape = np.empty(aval.shape)[blocks[0]].shape if aval.shape else ()
-    block_aval = aval.update(shape=shape)
-    parts = [put(np.ascontiguousarray(value[b]), block_aval, device=d) for d, b in local]
+    parts = []
+    for d in devices:
+        if d in blocks:
+            block = np.ascontiguousarray(blocks[d], dtype=aval.dtype)
+            parts.append(put(block, aval.update(shape=block.shape), device=d))
     return rt.xla.ArrayImpl(aval, _gspmd(tuple(devices), text), parts, True, True)
 
 

@@ -472,6 +472,8 @@ def put(x: Any, sharding: NamedSharding) -> Any:
     keeps its host value too, so reading it back costs nothing."""
     if isinstance(x, core.Tracer):
         return x
+    if type(x) is Array and getattr(x, "_sharding", None) == sharding:
+        return x  # already so (an Array is immutable), as JAX returns it
     value = np.array(core.to_numpy(x))
     aval = core.get_aval(x).update(shape=value.shape, dtype=value.dtype)
     sharding.check_shape(value.shape)
@@ -482,6 +484,42 @@ def put(x: Any, sharding: NamedSharding) -> Any:
     out = Array(value, aval.weak_type)
     out._buffer, out._aval, out._sharding = buffer, aval, sharding
     return out
+
+
+def make_array_from_callback(
+    shape: Sequence[int], sharding: NamedSharding | SingleDeviceSharding, data_callback: Any
+) -> Array:
+    """An array of `shape` split as `sharding` says, each of this process's blocks made by
+    `data_callback(index)` (index: a tuple of slices of the global array). Like
+    `jax.make_array_from_callback`: with several processes each makes only its own blocks.
+
+    Raises:
+      ValueError: a block of the wrong shape; IndivisibleError: `shape` does not split.
+    """
+    shape = tuple(int(n) for n in shape)
+    if isinstance(sharding, SingleDeviceSharding):
+        return backend.device_put(data_callback((slice(None),) * len(shape)), sharding.device)
+    sharding.check_shape(shape)
+    devices = sharding._device_assignment
+    blocks = sharding.devices_indices_map(shape)
+    here = backend.process_index()
+    values = {}
+    for d in devices:
+        if d.process_index == here:
+            block = np.asarray(core.to_numpy(data_callback(blocks[d])))
+            expected = np.empty(shape, dtype=bool)[blocks[d]].shape
+            if block.shape != expected:  # JAX's message
+                raise ValueError(
+                    f"Expected shard shape {expected} doesn't match the single device array "
+                    f"shape {block.shape}. Shape of Array is "
+                    f"{core.ShapedArray(shape, block.dtype)} with sharding {sharding!r}"
+                )
+            values[d] = block
+    dtype = next(iter(values.values())).dtype
+    aval = core.ShapedArray(shape, dtype)
+    text = sharding.hlo_text(len(shape), devices)
+    buffer = backend.put_blocks(aval, devices, text, values)
+    return Array(None, buffer=buffer, aval=aval, sharding=sharding)
 
 
 def _read_sharded(x: Array) -> np.ndarray:

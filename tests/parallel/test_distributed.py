@@ -225,6 +225,12 @@ z = g(x, jnp.ones((3, 2)))
 out["z_sharding"] = repr(z.sharding)
 h = M.jit(lambda a: a.T @ a, out_shardings=replicated)
 out["gram"] = np.asarray(h(z)).tolist()
+seen = []  # each process makes only its own blocks
+def block(index):
+    seen.append([index[0].start, index[0].stop])
+    return full[index]
+w = M.make_array_from_callback((8, 3), rows, block)
+out["callback"] = [sorted(seen), np.asarray(f(w)).tolist()]
 print(json.dumps(out), flush=True)
 M.distributed.shutdown()
 """
@@ -243,11 +249,14 @@ def test_sharded_jit_over_two_processes():
         np.testing.assert_allclose(out["gram"], z.T @ z, rtol=1e-4, atol=1e-4)
         # this process's two blocks of the eight rows
         assert out["x"][2] == [[4 * pid, 4 * pid + 2], [4 * pid + 2, 4 * pid + 4]]
+        assert out["callback"][0] == out["x"][2]
+        np.testing.assert_allclose(out["callback"][1], expected_sum, rtol=1e-5, atol=1e-5)
     pytest.importorskip("jax")
     theirs = run_two("jax", worker=SHARDED_WORKER)
     for a, b in zip(ours, theirs, strict=True):
         assert a["x"] == b["x"]
         assert a["sum"][1] == b["sum"][1]
         assert a["z_sharding"] == b["z_sharding"]
+        assert a["callback"][0] == b["callback"][0]
         np.testing.assert_allclose(a["sum"][0], b["sum"][0], rtol=1e-5, atol=1e-5)
         np.testing.assert_allclose(a["gram"], b["gram"], rtol=1e-4, atol=1e-4)

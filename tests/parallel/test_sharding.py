@@ -98,6 +98,11 @@ t("put_int_weak", lambda: [placed(M.device_put(jnp.arange(4), NamedSharding(line
                            str(M.device_put(2.0, NamedSharding(mesh, P())).dtype)])
 t("put_tree", lambda: [repr(a.sharding) for a in M.tree_util.tree_leaves(
     M.device_put({"a": jnp.ones((4, 4)), "b": jnp.ones(4)}, {"a": xy, "b": rows}))])
+big = np.arange(32.0, dtype=np.float32).reshape(8, 4)
+t("from_callback", lambda: placed(M.make_array_from_callback((8, 4), rows, lambda i: big[i])))
+t("from_callback_jit", lambda: placed(M.jit(lambda a: a.sum(0) * 2)(
+    M.make_array_from_callback((8, 4), xy, lambda i: big[i]))))
+t("from_callback_bad_block", lambda: M.make_array_from_callback((8, 4), rows, lambda i: big))
 t("put_indivisible", lambda: M.device_put(jnp.ones((3, 4)), xy))
 t("put_rank", lambda: M.device_put(jnp.ones(4), xy))
 t("eager_op", lambda: value(x * 2 + jnp.sin(x)))
