@@ -190,62 +190,6 @@ def _one_equation(params: dict) -> Callable[..., list[Any]]:
     return shmap_body
 
 
-@core.lowering_rules.register(shard_map_p)
-def _shard_map_lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, **params):
-    module = ctx.module
-    if module.manual_mesh is not None or module.replica_axes:
-        # a ValueError, as JAX 0.10.2 raises for a pmap inside a pmap
-        raise ValueError(
-            f"shard_map over {mesh} inside another shard_map (a pmap inside a pmap) is not "
-            "supported by didax"
-        )
-    devices = module.device_assignment
-    if devices is None or tuple(devices) != tuple(mesh.devices.flat):
-        # partition k must be mesh position k, for the body's collectives
-        raise ValueError(
-            f"shard_map over {mesh} in a program that does not run on the mesh's devices in "
-            "the mesh's order (a jit with shardings over another mesh)"
-        )
-    manual = mesh.size > 1  # as JAX: on one device, no manual sharding to enter
-    blocks = [
-        _to_block(ctx, x, spec, a_in, a_blk, mesh) if manual else x
-        for x, spec, a_in, a_blk in zip(args, in_specs, ctx.avals_in, jaxpr.in_avals, strict=True)
-    ]
-    module.manual_mesh = mesh
-    try:
-        outs = module.call_function("shmap_body", jaxpr, blocks)
-    finally:
-        module.manual_mesh = None
-    return [
-        _from_block(ctx, y, spec, a_blk, a_out, mesh) if manual else y
-        for y, spec, a_blk, a_out in zip(
-            outs, out_specs, jaxpr.out_avals, ctx.avals_out, strict=True
-        )
-    ]
-
-
-def _custom_call(ctx: Any, target: str, x: Any, aval: ShapedArray, sharding: str) -> Any:
-    ir = ctx.ir
-    op = ctx.hlo.CustomCallOp(
-        [ctx.tensor_type(aval)], [x], call_target_name=target, backend_config=ir.StringAttr.get("")
-    )
-    op.attributes["mhlo.sharding"] = ir.StringAttr.get(sharding)
-    return op.results[0]
-
-
-def _to_block(ctx, x, spec, aval, block, mesh) -> Any:
-    # split as the spec says, then this partition's block, manually sharded from here on
-    text = NamedSharding(mesh, spec).hlo_text(aval.ndim, ctx.module.device_assignment)
-    x = _custom_call(ctx, "Sharding", x, aval, text)
-    return _custom_call(ctx, "SPMDFullToShardShape", x, block, "{manual}")
-
-
-def _from_block(ctx, y, spec, block, aval, mesh) -> Any:
-    text = NamedSharding(mesh, spec).hlo_text(aval.ndim, ctx.module.device_assignment)
-    y = _custom_call(ctx, "Sharding", y, block, "{manual}")
-    return _custom_call(ctx, "SPMDShardToFullShape", y, aval, text)
-
-
 # ----------------------------------------------------------------------------- several processes
 # pmap's one-axis mesh over several processes' devices: one replicated program (replica k on
 # device k of the mesh), each process passing its devices' blocks and reading its devices'
@@ -485,6 +429,62 @@ def _shard_map_partial_eval(unks_in, eqn):
             shard_map_p, [*res_vars, *ins_unknown], outs_unknown, {"jaxpr": unknown_body, **params}
         )
     return eqn_known, eqn_unknown, unks_out
+
+
+@core.lowering_rules.register(shard_map_p)
+def _shard_map_lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, **params):
+    module = ctx.module
+    if module.manual_mesh is not None or module.replica_axes:
+        # a ValueError, as JAX 0.10.2 raises for a pmap inside a pmap
+        raise ValueError(
+            f"shard_map over {mesh} inside another shard_map (a pmap inside a pmap) is not "
+            "supported by didax"
+        )
+    devices = module.device_assignment
+    if devices is None or tuple(devices) != tuple(mesh.devices.flat):
+        # partition k must be mesh position k, for the body's collectives
+        raise ValueError(
+            f"shard_map over {mesh} in a program that does not run on the mesh's devices in "
+            "the mesh's order (a jit with shardings over another mesh)"
+        )
+    manual = mesh.size > 1  # as JAX: on one device, no manual sharding to enter
+    blocks = [
+        _to_block(ctx, x, spec, a_in, a_blk, mesh) if manual else x
+        for x, spec, a_in, a_blk in zip(args, in_specs, ctx.avals_in, jaxpr.in_avals, strict=True)
+    ]
+    module.manual_mesh = mesh
+    try:
+        outs = module.call_function("shmap_body", jaxpr, blocks)
+    finally:
+        module.manual_mesh = None
+    return [
+        _from_block(ctx, y, spec, a_blk, a_out, mesh) if manual else y
+        for y, spec, a_blk, a_out in zip(
+            outs, out_specs, jaxpr.out_avals, ctx.avals_out, strict=True
+        )
+    ]
+
+
+def _custom_call(ctx: Any, target: str, x: Any, aval: ShapedArray, sharding: str) -> Any:
+    ir = ctx.ir
+    op = ctx.hlo.CustomCallOp(
+        [ctx.tensor_type(aval)], [x], call_target_name=target, backend_config=ir.StringAttr.get("")
+    )
+    op.attributes["mhlo.sharding"] = ir.StringAttr.get(sharding)
+    return op.results[0]
+
+
+def _to_block(ctx, x, spec, aval, block, mesh) -> Any:
+    # split as the spec says, then this partition's block, manually sharded from here on
+    text = NamedSharding(mesh, spec).hlo_text(aval.ndim, ctx.module.device_assignment)
+    x = _custom_call(ctx, "Sharding", x, aval, text)
+    return _custom_call(ctx, "SPMDFullToShardShape", x, block, "{manual}")
+
+
+def _from_block(ctx, y, spec, block, aval, mesh) -> Any:
+    text = NamedSharding(mesh, spec).hlo_text(aval.ndim, ctx.module.device_assignment)
+    y = _custom_call(ctx, "Sharding", y, block, "{manual}")
+    return _custom_call(ctx, "SPMDShardToFullShape", y, aval, text)
 
 
 # ----------------------------------------------------------------------------- shard_map
