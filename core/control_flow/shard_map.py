@@ -22,9 +22,11 @@ collectives act across replicas and whose results each process reads its part of
 The rules re-trace the body with the mesh's axes bound (`core.axis_frame`), so its collectives
 stage with their names: jvp and transpose give new shard_maps (as JAX's with
 `check_vma=False`: a cotangent of an output not split along some axes is divided by their
-size, one of an input not split along some axes is psummed over them), vmap batches the body
-along another axis, and partial evaluation splits it in a known and an unknown shard_map whose
-residuals are split along every mesh axis. didax does not put in the types which values vary
+size before it, one of an input not split along some axes is psummed over them inside), vmap
+batches the body along another axis, and partial evaluation splits it in a known and an
+unknown shard_map as JAX's linearization does (residuals first, each device's concatenated
+along axis 0 over every mesh axis; residuals that are inputs or outputs passed on as they
+are). didax does not put in the types which values vary
 along which axes (JAX's `check_vma=True` types, `{V:x}`): the flag is kept and printed, JAX's
 check of the outputs against `out_specs` is made on the side (`_check_vma`), and every
 shard_map is differentiated as with `check_vma=False`, which gives the same gradients.
@@ -50,6 +52,7 @@ from didax.interpreters.vmap import batched_out_dims, vmap_jaxpr
 from didax.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, eval_jaxpr, pp_params_rules
 from didax.primitives import parallel, shape
 from didax.primitives.bits import bitcast_convert_type
+from didax.primitives.convert import convert_element_type
 from didax.sharding import Mesh, NamedSharding, PartitionSpec
 from didax.tree_util import broadcast_prefix, tree_flatten, tree_unflatten
 
@@ -317,15 +320,21 @@ def _shard_map_transpose(cts, *args, jaxpr, mesh, in_specs, out_specs, check_vma
     n_res, sizes = len(residuals), dict(mesh.shape)
 
     # as JAX with check_vma=False: an output's cotangent reached every device along the axes
-    # its spec leaves out (divide by their size); an input's cotangent is the sum of the
-    # cotangents of every device along the axes its spec leaves out (psum)
+    # its spec leaves out (divide by their size, before the shard_map, as JAX); an input's
+    # cotangent is the sum of the cotangents of every device along the axes its spec leaves
+    # out (psum, inside)
+    cts = [
+        ct if isinstance(ct, Zero) else _over(ct, math.prod(sizes[a] for a in unmentioned(mesh, s)))
+        for ct, s in zip(cts, out_specs, strict=True)
+    ]
+
+    # a cotangent takes its input's weak type inside, before the psum, as JAX's does
+    lin_avals = [a for a, lin in zip(jaxpr.in_avals, linear, strict=True) if lin]
+
     def fn(*ins: Any) -> list[Any]:
         cts_in, res = ins[: len(ct_specs)], ins[len(ct_specs) :]
-        cts_in = [
-            _over(ct, math.prod(sizes[a] for a in unmentioned(mesh, s)))
-            for ct, s in zip(cts_in, ct_specs)
-        ]
         outs = eval_jaxpr(body.jaxpr, body.consts, *res, *cts_in)
+        outs = [_weak_as(ct, a) for ct, a in zip(outs, lin_avals, strict=True)]
         return [
             parallel.psum(ct, unmentioned(mesh, s)) for ct, s in zip(outs, lin_specs, strict=True)
         ]
@@ -344,6 +353,13 @@ def _shard_map_transpose(cts, *args, jaxpr, mesh, in_specs, out_specs, check_vma
         )
     )
     return [next(outs) if lin else None for lin in linear]
+
+
+def _weak_as(ct: Any, aval: ShapedArray) -> Any:
+    ct_aval = core.get_aval(ct)
+    if ct_aval.weak_type == aval.weak_type or ct_aval.dtype != aval.dtype:
+        return ct
+    return convert_element_type(ct, aval.dtype, weak_type=aval.weak_type)
 
 
 def _over(ct: Any, n: int) -> Any:
@@ -377,42 +393,70 @@ def _insert_none(spec: PartitionSpec, d: int) -> PartitionSpec:
 
 @partial_eval.partial_eval_jaxpr_rules.register(shard_map_p)
 def _shard_map_partial_eval(unks_in, eqn):
+    # As JAX's linearization of a shard_map: the known shard_map returns the residuals first
+    # (each device's, concatenated along axis 0 over every mesh axis; a scalar as a 1-element
+    # vector), then its known outputs; a residual that is a known input or output is not
+    # returned but passed on as it is, with its spec.
     p = eqn.params
     mesh, jaxpr, in_specs, out_specs = p["mesh"], p["jaxpr"], p["in_specs"], p["out_specs"]
     check_vma = p["check_vma"]
     with axis_frames(mesh):
         known, unknown, unks_out, num_res = partial_eval.partial_eval_jaxpr(jaxpr, unks_in)
     n_known_out = len(known.out_avals) - num_res
-    res_avals = known.out_avals[n_known_out:]
     names = mesh.axis_names
-    # each device's residual: a block of a new leading axis split along every mesh axis
     res_spec = P(names[0] if len(names) == 1 else tuple(names))
-
-    def known_fn(*ins: Any) -> list[Any]:
-        outs = eval_jaxpr(known.jaxpr, known.consts, *ins)
-        return [*(shape.expand_dims(r, (0,)) for r in outs[n_known_out:]), *outs[:n_known_out]]
-
-    def unknown_fn(*ins: Any) -> list[Any]:
-        res = [shape.squeeze(r, (0,)) for r in ins[:num_res]]
-        return eval_jaxpr(unknown.jaxpr, unknown.consts, *res, *ins[num_res:])
-
     k_specs = [s for s, u in zip(in_specs, unks_in, strict=True) if not u]
     u_specs = [s for s, u in zip(in_specs, unks_in, strict=True) if u]
     ko_specs = [s for s, u in zip(out_specs, unks_out, strict=True) if not u]
     uo_specs = [s for s, u in zip(out_specs, unks_out, strict=True) if u]
-    res_blocks = [a.update(shape=(1, *a.shape)) for a in res_avals]
+    ins_known = [x for x, u in zip(eqn.invars, unks_in, strict=True) if not u]
+    ins_unknown = [x for x, u in zip(eqn.invars, unks_in, strict=True) if u]
+    outs_known = [v for v, u in zip(eqn.outvars, unks_out, strict=True) if not u]
+    outs_unknown = [v for v, u in zip(eqn.outvars, unks_out, strict=True) if u]
+
+    # where each residual comes from: a known input, a known output, or a new output
+    inner_ins = {v: i for i, v in enumerate(known.jaxpr.invars)}
+    inner_outs = {
+        v: i for i, v in enumerate(known.jaxpr.outvars[:n_known_out]) if isinstance(v, Var)
+    }
+    sizes = axis_sizes(mesh)
+    new_res: list[int] = []  # indices of the residuals the known shard_map returns
+    res_atoms: list[Any] = []  # each residual, outside
+    res_specs: list[PartitionSpec] = []
+    scalar = []  # residuals sent as 1-element vectors
+    for r, v in enumerate(known.jaxpr.outvars[n_known_out:]):
+        aval = known.out_avals[n_known_out + r]
+        if isinstance(v, Var) and v in inner_ins:
+            res_atoms.append(ins_known[inner_ins[v]])
+            res_specs.append(k_specs[inner_ins[v]])
+        elif isinstance(v, Var) and v in inner_outs:
+            res_atoms.append(outs_known[inner_outs[v]])
+            res_specs.append(ko_specs[inner_outs[v]])
+        else:
+            block = aval if aval.ndim else aval.update(shape=(1,))
+            res_atoms.append(Var(unblock_aval(block, res_spec, sizes)))
+            res_specs.append(res_spec)
+            new_res.append(r)
+        scalar.append(r in new_res and not aval.ndim)
+    res_vars = [res_atoms[r] for r in new_res]
+
+    def known_fn(*ins: Any) -> list[Any]:
+        outs = eval_jaxpr(known.jaxpr, known.consts, *ins)
+        res = outs[n_known_out:]
+        res = [shape.expand_dims(res[r], (0,)) if scalar[r] else res[r] for r in new_res]
+        return [*res, *outs[:n_known_out]]
+
+    def unknown_fn(*ins: Any) -> list[Any]:
+        res = [shape.squeeze(x, (0,)) if sc else x for x, sc in zip(ins[:num_res], scalar)]
+        return eval_jaxpr(unknown.jaxpr, unknown.consts, *res, *ins[num_res:])
+
+    res_blocks = [block_aval(a.aval, s, sizes) for a, s in zip(res_atoms, res_specs, strict=True)]
     known_body, k_consts = trace_body(known_fn, mesh, known.in_avals)
     unknown_body, u_consts = trace_body(
         unknown_fn, mesh, [*res_blocks, *unknown.in_avals[num_res:]]
     )
     if k_consts or u_consts:
         raise NotImplementedError("shard_map: partial evaluation of a body with consts")
-    sizes = axis_sizes(mesh)
-    res_vars = [Var(unblock_aval(a, res_spec, sizes)) for a in res_blocks]
-    ins_known = [x for x, u in zip(eqn.invars, unks_in, strict=True) if not u]
-    ins_unknown = [x for x, u in zip(eqn.invars, unks_in, strict=True) if u]
-    outs_known = [v for v, u in zip(eqn.outvars, unks_out, strict=True) if not u]
-    outs_unknown = [v for v, u in zip(eqn.outvars, unks_out, strict=True) if u]
     eqn_known = eqn_unknown = None
     if outs_known or res_vars:
         params = shard_map_params(
@@ -422,11 +466,9 @@ def _shard_map_partial_eval(unks_in, eqn):
             shard_map_p, ins_known, [*res_vars, *outs_known], {"jaxpr": known_body, **params}
         )
     if outs_unknown:
-        params = shard_map_params(
-            mesh, [*(res_spec for _ in res_vars), *u_specs], uo_specs, check_vma
-        )
+        params = shard_map_params(mesh, [*res_specs, *u_specs], uo_specs, check_vma)
         eqn_unknown = JaxprEqn(
-            shard_map_p, [*res_vars, *ins_unknown], outs_unknown, {"jaxpr": unknown_body, **params}
+            shard_map_p, [*res_atoms, *ins_unknown], outs_unknown, {"jaxpr": unknown_body, **params}
         )
     return eqn_known, eqn_unknown, unks_out
 
