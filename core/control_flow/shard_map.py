@@ -167,7 +167,9 @@ def _shard_map_abstract_eval(*avals, jaxpr, mesh, in_specs, out_specs, **params)
 def _shard_map_impl(*args, jaxpr, mesh, in_specs, out_specs, **params):
     if len(mesh.local_devices) != mesh.size:
         return _replicated_impl(args, jaxpr, mesh, in_specs, out_specs)
-    return run_partitioned(args, jaxpr, mesh, in_specs, out_specs, params["check_vma"])
+    # impl rules give NumPy values (the eager trace wraps them): read the split results
+    outs = run_partitioned(args, jaxpr, mesh, in_specs, out_specs, params["check_vma"])
+    return [core.to_numpy(o) for o in outs]
 
 
 def run_partitioned(
