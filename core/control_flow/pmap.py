@@ -119,9 +119,8 @@ class PmapFunction:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         __tracebackhide__ = True
-        jitted, out_trees, leaves = self._prepare(args, kwargs)
-        outs = jitted(*leaves)
-        return tree_unflatten(out_trees[-1], outs)
+        jitted, _, leaves = self._prepare(args, kwargs)
+        return jitted(*leaves)
 
     def lower(self, *args: Any, **kwargs: Any) -> Any:
         """The program these arguments run, lowered: its StableHLO (`.as_text()`) and
@@ -228,14 +227,15 @@ class PmapFunction:
                 x if d is None else shape.expand_dims(x, (d,)) for x, d in zip(out_leaves, dsts)
             ]
 
-        def _fun(*flat_args: Any) -> list[Any]:  # JAX's name for it: jit[name=_fun]
+        def _fun(*flat_args: Any) -> Any:  # JAX's name for it: jit[name=_fun]
             sizes = {name: len(mesh.local_devices)}
             blocks = [block_aval(core.get_aval(x), s, sizes) for x, s in zip(flat_args, in_specs)]
             closed, consts = trace_body(body, mesh, blocks)
             specs = [*(P() for _ in consts), *in_specs]
-            return shard_map_p.bind(
+            outs = shard_map_p.bind(
                 *consts, *flat_args, jaxpr=closed, **shard_map_params(mesh, specs, out_specs)
             )
+            return tree_unflatten(out_trees[-1], outs)  # (the AOT stages give it back so too)
 
         return jit_module.jit(_fun), out_trees
 

@@ -298,6 +298,9 @@ p("pmap_of_pmap_out", lambda: P4(lambda a: lax.psum(a, "i"))(y))
 p("jit_of_pmap_out", lambda: M.jit(lambda a: a * 3)(y))
 p("reversed_mesh_out", lambda: sm(lambda a: a + 1, mesh=Mesh(np.array(M.devices()[::-1]).reshape(2, 2), ("x", "y")),
                                    in_specs=P("x", "y"), out_specs=P("x", "y"))(x))
+p("pmap_aot", lambda: P4(lambda a: {"s": lax.psum(a, "i") * 2}).lower(v8.reshape(4, 2))
+  .compile()(v8.reshape(4, 2))["s"])
+p("jit_shard_map_aot", lambda: M.jit(f).lower(x).compile()(x))
 p("pmap_two_devices", lambda: P4(lambda a: lax.psum(a, "i"), devices=M.devices()[1:3])(
     jnp.ones((2, 2))))
 p("pmap_of_shard_map_out", lambda: P4(lambda a: a - 1)(
