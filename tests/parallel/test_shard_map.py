@@ -95,6 +95,17 @@ t("all_to_all_y", lambda: nv(lambda a: lax.all_to_all(a, "y", 0, 1, tiled=True),
 t("all_to_all_x_untiled", lambda: nv(lambda a: lax.all_to_all(a, "x", 0, 0), mesh=mesh,
                                      in_specs=P(None, "y"), out_specs=P(None, "y"))(
                                          jnp.arange(8.0).reshape(2, 4)))
+t("psum_scatter_xy", lambda: nv(lambda a: lax.psum_scatter(a, ("x", "y"), tiled=True),
+                                mesh=mesh, in_specs=P(), out_specs=P(("x", "y")))(
+                                    jnp.arange(8.0)))
+t("all_to_all_xy", lambda: nv(lambda a: lax.all_to_all(a, ("x", "y"), 0, 0, tiled=True),
+                              mesh=mesh, in_specs=P(("x", "y")), out_specs=P(("x", "y")))(
+                                  jnp.arange(16.0)))
+t("all_to_all_yx", lambda: nv(lambda a: lax.all_to_all(a, ("y", "x"), 1, 0, tiled=True),
+                              mesh=mesh, in_specs=P("x", "y"), out_specs=P(("x", "y")))(
+                                  jnp.arange(32.0).reshape(4, 8)))
+t("pmax_yx_grad_free", lambda: nv(lambda a: lax.pmax(a, ("y", "x")) - a, mesh=mesh,
+                                  in_specs=P("x", "y"), out_specs=P("x", "y"))(x))
 t("axis_index_xy", lambda: sm(
     lambda a: a * 0 + 10 * lax.axis_index("x") + lax.axis_index("y"), mesh=mesh,
     in_specs=P("x", "y"), out_specs=P("x", "y"))(jnp.zeros((2, 2), jnp.int32)))
