@@ -114,6 +114,7 @@ class PmapFunction:
         self._devices = devices
         self._axis_size = axis_size
         self._jitted: dict[tuple, tuple[jit_module.JitFunction, list]] = {}
+        self._meshes: dict[tuple, Mesh] = {}
         # name and docstring, not `__dict__` (a pmap of a pmap would take the inner's state)
         functools.update_wrapper(self, fun, updated=())
 
@@ -196,7 +197,9 @@ class PmapFunction:
         else:
             devices = tuple(backend.devices())
         size = self._axis_size or local_size * nprocs
-        mesh = _mesh(self._axis_name, devices[:size])
+        mesh = self._meshes.get(devices[:size])
+        if mesh is None:  # one Mesh per set of devices: jit's caches key on it
+            mesh = self._meshes[devices[:size]] = _mesh(self._axis_name, devices[:size])
         n_local = len(mesh.local_devices)
         for x, a in zip(leaves, axes, strict=True):
             if a is not None:
