@@ -39,6 +39,7 @@ from didax.control_flow.stages import (
 from didax.interpreters import staging
 from didax.jaxpr import ClosedJaxpr, Jaxpr, holds_own_program
 from didax.primitives.parallel import sharding_constraint_p
+from didax.sharding import Mesh, NamedSharding, PartitionSpec
 from didax.tree_util import (
     PyTreeDef,
     broadcast_prefix,
@@ -233,10 +234,14 @@ class JitFunction:
             state.dynamic is None
             and not consts
             and not any(isinstance(x, core.Tracer) for x in leaves)
-            and not derived(entry.closed, ("own_program",), lambda: holds_own_program(entry.closed))
+            and (
+                (layout := self._layout(entry, leaves, args, kwargs)) is not None
+                or not derived(
+                    entry.closed, ("own_program",), lambda: holds_own_program(entry.closed)
+                )
+            )
         ):
-            layout = self._layout(entry, leaves, args, kwargs)
-            if layout is not None:
+            if layout is not None:  # (a shard_map's mesh makes one: one partitioned program)
                 return self._call_sharded(entry, leaves, layout, args, kwargs)
             if self._donating:
                 return self._call_donating(entry, leaves, args, kwargs)
@@ -521,6 +526,9 @@ def _constraints(closed: ClosedJaxpr) -> tuple[Any, ...]:
         for eqn in jaxpr.eqns:
             if eqn.primitive is sharding_constraint_p:
                 found.append(eqn.params["sharding"])
+            mesh = eqn.params.get("mesh")  # a shard_map over this process's devices
+            if isinstance(mesh, Mesh) and len(mesh.local_devices) == mesh.size:
+                found.append(NamedSharding(mesh, PartitionSpec()))
             for v in eqn.params.values():
                 for x in v if isinstance(v, tuple) else (v,):
                     if isinstance(x, (Jaxpr, ClosedJaxpr)):

@@ -114,7 +114,8 @@ def donation_aliases(jaxpr: ClosedJaxpr, donated: Sequence[bool]) -> list[int | 
 
 def _jit_impl(*args: Any, name: str, jaxpr: ClosedJaxpr, inline: bool = False) -> list:
     # inline: part of its caller's program, evaluated the way the caller is, eagerly; a
-    # program holding a pmap runs equation by equation, the pmap as its own program
+    # program holding a shard_map (pmap) runs equation by equation, each shard_map as its
+    # own program partitioned over its mesh
     if inline or derived(jaxpr, ("own_program",), lambda: holds_own_program(jaxpr)):
         with core.new_base_main():
             outs = eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *args)
