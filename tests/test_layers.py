@@ -141,6 +141,7 @@ PUBLIC = {
     "didax.random",
     "didax.tree",
     "didax.errors",
+    "didax.sharding",
     "didax.core",
     "didax.jaxpr",
     "didax.pretty",

@@ -464,7 +464,7 @@ class JitFunction:
             j = closed.jaxpr
             consts = list(closed.consts)
             closed = ClosedJaxpr(Jaxpr([], [*j.constvars, *j.invars], j.outvars, j.eqns), [])
-        return Entry(closed, out_trees[-1], trace_time), consts
+        return Entry(closed, in_tree, out_trees[-1], trace_time), consts
 
     def _check_leaves(self, args: tuple, static: set[int], kwargs: dict, leaves: list[Any]) -> None:
         for leaf in leaves:
