@@ -55,7 +55,7 @@ from didax.primitives.convolution import (
     padtype_to_pads,
 )
 from didax.primitives.creation import broadcasted_iota, full, iota
-from didax.primitives.cumulative import cumprod, cumsum
+from didax.primitives.cumulative import cumlogsumexp, cummax, cummin, cumprod, cumsum
 from didax.primitives.dot import dot_general
 from didax.primitives.elementwise import (
     abs,
@@ -133,6 +133,9 @@ from didax.primitives.sorting import sort, sort_key_val
 from didax.primitives.special import erf, erf_inv, nextafter
 
 __all__ = [
+    "cumlogsumexp",
+    "cummax",
+    "cummin",
     "cumprod",
     "cumsum",
     "ConvDimensionNumbers",

@@ -67,6 +67,9 @@ NONLINEAR = {
     "cholesky",
     "lu",
     "cumprod",
+    "cummax",
+    "cummin",
+    "cumlogsumexp",
 }
 
 # Piecewise constant: the tangent is a symbolic zero, so no linear use reaches transpose.
