@@ -35,6 +35,24 @@ CASES = [
     ("ij,jk", [(2, 3), (3, 4)]),
     ("bhqd,bhkd->bhqk", [(2, 2, 3, 4), (2, 2, 5, 4)]),
     ("ij,ij->ij", [(2, 3), (2, 3)]),
+    # `...`: broadcast batch axes (a size-1 axis is squeezed against a longer one)
+    ("...ij,...jk->...ik", [(5, 1, 2, 3), (4, 3, 2)]),
+    ("...ij,...jk", [(2, 2, 3), (2, 3, 4)]),
+    ("...i,...i->...", [(2, 3), (3,)]),
+    ("i...->...", [(3, 2, 4)]),
+    ("...ii->...i", [(2, 3, 3)]),
+    ("...", [(2, 3)]),
+    ("ij...,jk...->ik...", [(2, 3, 4), (3, 5, 4)]),
+    ("b...d,bkd->b...k", [(2, 3, 5, 4), (2, 6, 4)]),
+    ("...d,de->...e", [(2, 3, 4), (4, 5)]),
+    ("bij,...->bij", [(2, 3, 3), ()]),
+    ("...ij,...j", [(1, 2, 3), (4, 1, 3)]),
+    # repeated indices beside other axes, and a threefold one (JAX's Kronecker delta)
+    ("iij->ij", [(3, 3, 2)]),
+    ("iii->i", [(3, 3, 3)]),
+    ("ijk,kji", [(2, 3, 4), (4, 3, 2)]),
+    # three operands, where opt_einsum's path is also left to right
+    ("ij,jk,kl->il", [(2, 3), (3, 4), (4, 5)]),
 ]
 
 
@@ -54,6 +72,18 @@ def test_einsum_values_jaxpr_and_grads(subscripts, shapes):
         didax.grad(loss(jnp), argnums)(*args), jax.grad(loss(jjnp), argnums)(*args), strict=True
     ):
         np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize(
+    "subscripts, shapes",
+    [("...i.,i", [(2, 3), (3,)]), ("...ij,j", [(2,), (2,)]), ("ij,jk", [(2, 3)])],
+)
+def test_einsum_bad_subscripts_raise_as_jax(subscripts, shapes):
+    args = [np.ones(s, np.float32) for s in shapes]
+    with pytest.raises(ValueError):
+        jjnp.einsum(subscripts, *args)
+    with pytest.raises(ValueError):
+        jnp.einsum(subscripts, *args)
 
 
 def test_einsum_three_operands_values():
