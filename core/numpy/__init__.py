@@ -28,7 +28,7 @@ core.operator_table.update(OPERATORS)
 from didax.numpy import linalg  # noqa: E402, F401
 from didax.numpy.extra import *  # noqa: E402, F403
 from didax.numpy.extra import METHODS  # noqa: E402
-from didax.numpy.setops import argwhere, flatnonzero, nonzero, unique  # noqa: E402, F401
+from didax.numpy.setops import *  # noqa: E402, F403
 from didax.numpy.signal import convolve, correlate  # noqa: E402, F401
 
 core.operator_table.update(METHODS)

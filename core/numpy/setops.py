@@ -15,14 +15,23 @@ marks each entry that differs from its predecessor, and takes the marked ones th
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from didax import core, dtypes, lax
-from didax.numpy import creation, extra, manipulation, promotion, reductions, ufuncs
+from didax.numpy import axis_args, creation, extra, manipulation, promotion, reductions, ufuncs
 from didax.numpy.extra import _aval
 
-__all__ = ["argwhere", "flatnonzero", "nonzero", "unique"]
+__all__ = [
+    "argwhere",
+    "flatnonzero",
+    "nonzero",
+    "unique",
+    "unique_all",
+    "unique_counts",
+    "unique_inverse",
+    "unique_values",
+]
 
 _SIZE_HINT = (
     "To make jnp.unique() compatible with JIT and other transforms, you can specify a "
@@ -100,17 +109,37 @@ def argwhere(a: Any, *, size: int | None = None, fill_value: Any = None) -> Any:
     return lax.transpose(manipulation.stack(columns), (1, 0))
 
 
-def _sorted_with_mask(x: Any) -> tuple[Any, Any, Any]:
-    # x sorted (stably, with the permutation), and True where an entry starts a new value
-    n = _aval(x).shape[0]
-    aux, perm = lax.sort_key_val(x, lax.iota(dtypes.int32, n))
-    differs = lax.ne(lax.slice(aux, (1,), (n,)), lax.slice(aux, (0,), (n - 1,)))
-    if dtypes.is_float(_aval(x).dtype):  # NaNs count as one value (equal_nan)
-        both_nan = lax.bitwise_and(
-            lax.ne(lax.slice(aux, (1,), (n,)), lax.slice(aux, (1,), (n,))),
-            lax.ne(lax.slice(aux, (0,), (n - 1,)), lax.slice(aux, (0,), (n - 1,))),
-        )
+def _neq(a: Any, b: Any, equal_nan: bool) -> Any:
+    # a != b, but two NaNs count as one value if equal_nan
+    differs = lax.ne(a, b)
+    if equal_nan and dtypes.is_float(_aval(a).dtype):
+        both_nan = lax.bitwise_and(lax.ne(a, a), lax.ne(b, b))
         differs = lax.bitwise_and(differs, lax.bitwise_not(both_nan))
+    return differs
+
+
+def _rows(x: Any, start: int, stop: int) -> Any:
+    shape = _aval(x).shape
+    return lax.slice(x, (start,) + (0,) * (len(shape) - 1), (stop, *shape[1:]))
+
+
+def _sorted_with_mask(x: Any, equal_nan: bool) -> tuple[Any, Any, Any]:
+    # x (a vector, or slices along axis 0) sorted stably, lexicographically by the slices'
+    # entries, with the permutation; and True where a slice differs from the one before
+    n, *rest = _aval(x).shape
+    if not rest:
+        aux, perm = lax.sort_key_val(x, lax.iota(dtypes.int32, n))
+    else:  # jnp.lexsort of the slices' columns, the first column the primary key
+        columns = lax.reshape(x, (n, int(np.prod(rest))))
+        keys = [
+            lax.squeeze(lax.slice(columns, (0, j), (n, j + 1)), (1,))
+            for j in range(_aval(columns).shape[1])
+        ]
+        perm = lax.sort((*keys, lax.iota(dtypes.int32, n)), dimension=0, num_keys=len(keys))[-1]
+        aux = x[perm]
+    differs = _neq(_rows(aux, 1, n), _rows(aux, 0, n - 1), equal_nan)
+    if rest:
+        differs = extra.any(differs, tuple(range(1, len(rest) + 1)))
     mask = lax.concatenate([lax.full((1,), True, dtypes.bool_), differs], 0)
     return aux, mask, perm
 
@@ -127,20 +156,23 @@ def unique(
     fill_value: Any = None,
     sorted: bool = True,  # noqa: A002 - JAX's name
 ) -> Any:
-    """The sorted unique values of the flattened array (and, as asked, the index of each
-    one's first occurrence, the index of each entry's value, and the counts). Like
-    `jax.numpy.unique` (`axis=None` only)."""
-    if axis is not None:
-        raise NotImplementedError("unique: axis= is not supported by didax yet")
+    """The sorted unique values of the flattened array, or the unique slices along `axis`
+    (and, as asked, the index of each one's first occurrence, the index of each entry's
+    value, and the counts). Like `jax.numpy.unique`."""
     promotion.check_arraylike("unique", ar)
     arr = creation.asarray(ar)
     if size is None:
         _concrete(arr, "The error arose for the first argument of jnp.unique(). " + _SIZE_HINT)
-    flat = extra.ravel(arr)
-    n = _aval(flat).shape[0]
-    if n == 0:
+    flattened = axis is None and _aval(arr).ndim != 1  # the inverse takes arr's shape
+    if axis is None:
+        aux_in, axis = extra.ravel(arr), 0
+    else:
+        axis = axis_args.canonical_axis(axis, _aval(arr).ndim)
+        aux_in = manipulation.moveaxis(arr, axis, 0)
+    n = _aval(aux_in).shape[0]
+    if n == 0 or _aval(aux_in).size == 0:
         raise NotImplementedError("unique: empty input is not supported by didax yet")
-    aux, mask, perm = _sorted_with_mask(flat)
+    aux, mask, perm = _sorted_with_mask(aux_in, equal_nan)
     if size is None:
         size = int(np.count_nonzero(core.concrete_or_error(mask, "unique")))
     (ind,) = nonzero(mask, size=size)
@@ -148,15 +180,16 @@ def unique(
     count = reductions.sum(mask)
     if fill_value is not None:
         valid = lax.lt(lax.iota(dtypes.int32, size), count)
+        valid = lax.expand_dims(valid, tuple(range(1, _aval(result).ndim)))
         fill = lax.convert_element_type(creation.asarray(fill_value), _aval(result).dtype, False)
         result = ufuncs.where(valid, result, fill)
-    out: list[Any] = [result]
+    out: list[Any] = [manipulation.moveaxis(result, 0, axis)]
     if return_index:
         out.append(perm[ind])
     if return_inverse:
         position = lax.sub(extra.cumsum(mask), np.int32(1))
         inverse = lax.full((n,), 0, dtypes.int32).at[perm].set(position)
-        out.append(lax.reshape(inverse, _aval(arr).shape) if _aval(arr).ndim else inverse)
+        out.append(lax.reshape(inverse, _aval(arr).shape) if flattened else inverse)
     if return_counts:
         (starts,) = nonzero(mask, size=size + 1)
         tail = lax.slice(starts, (1,), (size + 1,))
@@ -164,3 +197,48 @@ def unique(
         ends = lax.concatenate([lax.slice(starts, (0,), (1,)), tail], 0)
         out.append(lax.sub(lax.slice(ends, (1,), (size + 1,)), lax.slice(ends, (0,), (size,))))
     return out[0] if len(out) == 1 else tuple(out)
+
+
+class _UniqueAllResult(NamedTuple):
+    values: Any
+    indices: Any
+    inverse_indices: Any
+    counts: Any
+
+
+class _UniqueCountsResult(NamedTuple):
+    values: Any
+    counts: Any
+
+
+class _UniqueInverseResult(NamedTuple):
+    values: Any
+    inverse_indices: Any
+
+
+def unique_all(x: Any, /, *, size: int | None = None, fill_value: Any = None) -> Any:
+    """Unique values, first indices, inverse indices and counts (NaNs all distinct). Like
+    `jax.numpy.unique_all`."""
+    promotion.check_arraylike("unique_all", x)
+    out = unique(x, True, True, True, equal_nan=False, size=size, fill_value=fill_value)
+    return _UniqueAllResult(*out)
+
+
+def unique_counts(x: Any, /, *, size: int | None = None, fill_value: Any = None) -> Any:
+    """Like `jax.numpy.unique_counts`."""
+    promotion.check_arraylike("unique_counts", x)
+    out = unique(x, return_counts=True, equal_nan=False, size=size, fill_value=fill_value)
+    return _UniqueCountsResult(*out)
+
+
+def unique_inverse(x: Any, /, *, size: int | None = None, fill_value: Any = None) -> Any:
+    """Like `jax.numpy.unique_inverse`."""
+    promotion.check_arraylike("unique_inverse", x)
+    out = unique(x, return_inverse=True, equal_nan=False, size=size, fill_value=fill_value)
+    return _UniqueInverseResult(*out)
+
+
+def unique_values(x: Any, /, *, size: int | None = None, fill_value: Any = None) -> Any:
+    """Like `jax.numpy.unique_values`."""
+    promotion.check_arraylike("unique_values", x)
+    return unique(x, equal_nan=False, size=size, fill_value=fill_value)
