@@ -26,10 +26,13 @@ from didax.numpy.ufuncs import *  # noqa: F403
 
 core.operator_table.update(OPERATORS)
 from didax.numpy import linalg  # noqa: E402, F401
+from didax.numpy.calculus import *  # noqa: E402, F403
 from didax.numpy.extra import *  # noqa: E402, F403
 from didax.numpy.extra import METHODS  # noqa: E402
+from didax.numpy.rearrange import *  # noqa: E402, F403
 from didax.numpy.setops import *  # noqa: E402, F403
 from didax.numpy.signal import convolve, correlate  # noqa: E402, F401
+from didax.numpy.statistics import *  # noqa: E402, F403
 
 core.operator_table.update(METHODS)
 core.operator_table.update(_indexing.OPERATORS)  # `x[idx]` and `x.at` (numpy/indexing.py)
