@@ -56,7 +56,7 @@ from didax.primitives.convolution import (
 )
 from didax.primitives.creation import broadcasted_iota, full, iota
 from didax.primitives.cumulative import cumlogsumexp, cummax, cummin, cumprod, cumsum
-from didax.primitives.dot import dot_general
+from didax.primitives.dot import Precision, dot_general
 from didax.primitives.elementwise import (
     abs,
     add,
@@ -198,6 +198,7 @@ __all__ = [
     "cos",
     "div",
     "dot_general",
+    "Precision",
     "eq",
     "exp",
     "expand_dims",

@@ -94,3 +94,21 @@ def test_einsum_three_operands_values():
         rtol=1e-5,
         atol=1e-5,
     )
+
+
+def test_dot_general_precision_prints_and_transposes_as_jax():
+    # lax.Precision: printed in the jaxpr as JAX prints it, carried by the transpose, which
+    # (like JAX's) keeps preferred_element_type=None when the product had none
+    a, x = RNG.normal(size=(3, 3)).astype(np.float32), RNG.normal(size=3).astype(np.float32)
+
+    def f(lax):
+        return lambda x: lax.dot_general(
+            a, x, (((1,), (0,)), ((), ())), precision=lax.Precision.HIGHEST
+        ).sum()
+
+    for make in (lambda lib, f: lib.make_jaxpr(f), lambda lib, f: lib.make_jaxpr(lib.grad(f))):
+        got = str(make(didax, f(didax.lax))(x))
+        assert canonical(got) == canonical(str(make(jax, f(jax.lax))(x))), got
+    np.testing.assert_allclose(
+        np.asarray(didax.grad(f(didax.lax))(x)), jax.grad(f(jax.lax))(x), rtol=1e-6
+    )
