@@ -85,6 +85,7 @@ for i, name in enumerate(
         "jit",
         "custom_derivatives",
         "cond",
+        "solves",
         "scan",
         "while_loop",
         "pmap",

@@ -10,6 +10,7 @@ extension API's `lax.elementwise.exp_p` keeps naming the primitives.
 
 from didax.control_flow.cond import cond, switch
 from didax.control_flow.scan import scan
+from didax.control_flow.solves import custom_linear_solve
 from didax.control_flow.while_loop import fori_loop, while_loop
 from didax.lax import linalg  # noqa: F401 - `lax.linalg.cholesky`, as `jax.lax.linalg`
 from didax.primitives import (  # noqa: F401 - the families, for `lax.elementwise.exp_p`
@@ -134,6 +135,7 @@ from didax.primitives.special import erf, erf_inv, nextafter
 
 __all__ = [
     "cumlogsumexp",
+    "custom_linear_solve",
     "cummax",
     "cummin",
     "cumprod",
