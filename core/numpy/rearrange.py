@@ -34,6 +34,13 @@ from didax.numpy.extra import _aval
 
 __all__ = [
     "append",
+    "broadcast_arrays",
+    "broadcast_shapes",
+    "ix_",
+    "ravel_multi_index",
+    "rollaxis",
+    "select",
+    "unravel_index",
     "array_split",
     "atleast_1d",
     "atleast_2d",
@@ -546,3 +553,124 @@ def full_like(a: Any, fill_value: Any, dtype: Any = None, shape: Any = None) -> 
 def copy(a: Any, order: Any = None) -> Any:
     """Like `jax.numpy.copy`."""
     return creation.array(a)
+
+
+# ----------------------------------------------------------------------------- index helpers
+
+
+def broadcast_shapes(*shapes: Any) -> tuple[int, ...]:
+    """Like `jax.numpy.broadcast_shapes`."""
+    return tuple(np.broadcast_shapes(*(axis_args.shape_tuple(s) for s in shapes)))
+
+
+def broadcast_arrays(*args: Any) -> list[Any]:
+    """Like `jax.numpy.broadcast_arrays`."""
+    arrays = [creation.asarray(a) for a in args]
+    shape = broadcast_shapes(*(_aval(a).shape for a in arrays))
+    return [a if _aval(a).shape == shape else promotion.broadcast_to(a, shape) for a in arrays]
+
+
+def rollaxis(a: Any, axis: int, start: int = 0) -> Any:
+    """Like `jax.numpy.rollaxis`."""
+    a = creation.asarray(a)
+    n = _aval(a).ndim
+    axis = axis_args.canonical_axis(axis, n)
+    if not -n <= start <= n:
+        raise ValueError(f"{start=} must satisfy {-n}<=start<={n}")
+    start = start + n if start < 0 else start
+    if start > axis:
+        start -= 1
+    return manipulation.moveaxis(a, axis, start)
+
+
+def ix_(*args: Any) -> tuple[Any, ...]:
+    """Open index grids from 1-d sequences. Like `jax.numpy.ix_`."""
+    n = len(args)
+    out = []
+    for i, a in enumerate(args):
+        a = creation.asarray(a)
+        if _aval(a).ndim != 1:
+            raise ValueError(
+                f"Arguments to jax.numpy.ix_ must be 1-dimensional, got shape {_aval(a).shape}"
+            )
+        if _aval(a).dtype == dtypes.bool_:
+            raise NotImplementedError("Boolean arguments to jax.numpy.ix_ are not supported.")
+        shape = tuple(_aval(a).shape[0] if j == i else 1 for j in range(n))
+        out.append(manipulation.reshape(a, shape))
+    return tuple(out)
+
+
+def unravel_index(indices: Any, shape: Any) -> tuple[Any, ...]:
+    """The coordinates of flat indices in an array of `shape` (negative indices count from
+    the end; out of range ones are clipped). Like `jax.numpy.unravel_index`."""
+    promotion.check_arraylike("unravel_index", indices)
+    indices = creation.asarray(indices)
+    shape = axis_args.shape_tuple(shape)
+    dtype = _aval(indices).dtype
+    total = int(np.prod(shape, dtype=np.int64))
+    size = lax.full((), total, dtype)
+    flat = ufuncs.where(lax.lt(indices, lax.full((), 0, dtype)), lax.add(indices, size), indices)
+    flat = ufuncs.clip(flat, 0, total - 1)
+    out = []
+    for n in reversed(shape):
+        n_ = lax.full((), n, dtype)
+        out.append(lax.rem(flat, n_))
+        flat = lax.div(flat, n_)
+    return tuple(reversed(out))
+
+
+def ravel_multi_index(multi_index: Any, dims: Any, mode: str = "raise", order: str = "C") -> Any:
+    """Flat indices of coordinates in an array of shape `dims`. Like
+    `jax.numpy.ravel_multi_index` (mode "wrap" or "clip"; "raise" needs concrete indices)."""
+    dims = axis_args.shape_tuple(dims)
+    if len(multi_index) != len(dims):
+        raise ValueError(f"parameter multi_index must be a sequence of length {len(dims)}")
+    if order not in ("C", "F"):
+        raise ValueError("only 'C' or 'F' order is permitted")
+    index = [creation.asarray(i) for i in multi_index]
+    index = broadcast_arrays(*index)
+    dtype = _aval(index[0]).dtype
+    if mode == "raise":
+        for i, n in zip(index, dims, strict=True):
+            values = np.asarray(
+                core.concrete_or_error(
+                    i,
+                    "The error occurred because ravel_multi_index was jit-compiled with mode='raise'. Use mode='wrap' or mode='clip' instead.",
+                )
+            )
+            if values.size and (values.min() < 0 or values.max() >= n):
+                raise ValueError("invalid entry in coordinates array")
+    elif mode == "wrap":
+        index = [
+            ufuncs.remainder(i, lax.full((), n, dtype)) for i, n in zip(index, dims, strict=True)
+        ]
+    elif mode == "clip":
+        index = [ufuncs.clip(i, 0, n - 1) for i, n in zip(index, dims, strict=True)]
+    else:
+        raise ValueError(f"invalid mode={mode!r}. Expected 'raise', 'wrap', or 'clip'")
+    order_dims = range(len(dims) - 1, -1, -1) if order == "C" else range(len(dims))
+    stride, total = 1, None
+    for d in order_dims:
+        term = lax.mul(index[d], lax.full((), stride, dtype))
+        total = term if total is None else lax.add(total, term)
+        stride *= dims[d]
+    return total
+
+
+def select(condlist: Sequence[Any], choicelist: Sequence[Any], default: Any = 0) -> Any:
+    """The choice of the first true condition, else `default`. Like `jax.numpy.select`."""
+    if len(condlist) != len(choicelist):
+        raise ValueError(
+            f"condlist must have length equal to choicelist ({len(condlist)} vs {len(choicelist)})"
+        )
+    if len(condlist) == 0:
+        raise ValueError("condlist must be non-empty")
+    out = default
+    for cond, choice in zip(reversed(condlist), reversed(choicelist), strict=True):
+        cond = creation.asarray(cond)
+        if _aval(cond).dtype != dtypes.bool_:
+            raise TypeError(
+                f"condlist must be a sequence of boolean arrays, got {_aval(cond).dtype}"
+            )
+        out = ufuncs.where(cond, choice, out)
+    return out

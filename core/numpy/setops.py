@@ -23,6 +23,13 @@ from didax.numpy import axis_args, creation, extra, manipulation, promotion, red
 from didax.numpy.extra import _aval
 
 __all__ = [
+    "array_equal",
+    "array_equiv",
+    "intersect1d",
+    "isin",
+    "lexsort",
+    "setdiff1d",
+    "union1d",
     "argwhere",
     "flatnonzero",
     "nonzero",
@@ -242,3 +249,132 @@ def unique_values(x: Any, /, *, size: int | None = None, fill_value: Any = None)
     """Like `jax.numpy.unique_values`."""
     promotion.check_arraylike("unique_values", x)
     return unique(x, equal_nan=False, size=size, fill_value=fill_value)
+
+
+# ----------------------------------------------------------------------------- set algebra
+
+
+def isin(
+    element: Any,
+    test_elements: Any,
+    assume_unique: bool = False,
+    invert: bool = False,
+    *,
+    method: str = "auto",
+) -> Any:
+    """True where an entry of `element` is one of `test_elements`. Like `jax.numpy.isin`."""
+    promotion.check_arraylike("isin", element, test_elements)
+    element, test = promotion.promote(
+        "isin", creation.asarray(element), creation.asarray(test_elements)
+    )
+    test = extra.ravel(test)
+    shape = _aval(element).shape
+    wide = (*shape, _aval(test).shape[0])
+    a = lax.broadcast_in_dim(element, wide, tuple(range(len(shape))))
+    b = lax.broadcast_in_dim(test, wide, (len(shape),))
+    found = extra.any(lax.eq(a, b), axis=-1)
+    return lax.bitwise_not(found) if invert else found
+
+
+def _sorted_subset(
+    name: str, a: Any, b: Any, invert: bool, size: int | None, fill_value: Any, fill_first: bool
+) -> Any:
+    # the sorted unique values of a that are (not, if invert) in b; with `size`, cut or
+    # padded to it (padding: fill_value, else the first value (fill_first) or 0, as JAX)
+    flat = extra.ravel(a)
+    if _aval(flat).shape[0] == 0:
+        raise NotImplementedError(f"{name}: empty input is not supported by didax yet")
+    aux, mask, _ = _sorted_with_mask(flat, True)
+    keep = lax.bitwise_and(mask, isin(aux, b, invert=invert))
+    if size is None:
+        where_kept = _concrete(keep, f"The error arose in jnp.{name}(). " + _SIZE_HINT)
+        return aux[creation.asarray(np.flatnonzero(where_kept).astype(np.int32))]
+    (index,) = nonzero(keep, size=size)
+    values = aux[index]
+    count = reductions.sum(keep)
+    zero = lax.full((), 0, _aval(values).dtype)
+    if fill_value is not None:
+        fill = lax.convert_element_type(creation.asarray(fill_value), _aval(values).dtype, False)
+    elif fill_first and size:
+        fill = ufuncs.where(lax.gt(count, np.int32(0)), values[0], zero)
+    else:
+        fill = zero
+    return ufuncs.where(lax.lt(lax.iota(dtypes.int32, size), count), values, fill)
+
+
+def union1d(ar1: Any, ar2: Any, *, size: int | None = None, fill_value: Any = None) -> Any:
+    """The sorted values in either. Like `jax.numpy.union1d`."""
+    promotion.check_arraylike("union1d", ar1, ar2)
+    a, b = promotion.promote("union1d", creation.asarray(ar1), creation.asarray(ar2))
+    both = lax.concatenate([extra.ravel(a), extra.ravel(b)], 0)
+    return unique(both, size=size, fill_value=fill_value)
+
+
+def intersect1d(
+    ar1: Any,
+    ar2: Any,
+    assume_unique: bool = False,
+    return_indices: bool = False,
+    *,
+    size: int | None = None,
+    fill_value: Any = None,
+) -> Any:
+    """The sorted values in both. Like `jax.numpy.intersect1d` (no `return_indices`)."""
+    if return_indices:
+        raise NotImplementedError("intersect1d: return_indices=True is not supported by didax")
+    promotion.check_arraylike("intersect1d", ar1, ar2)
+    a, b = promotion.promote("intersect1d", creation.asarray(ar1), creation.asarray(ar2))
+    return _sorted_subset("intersect1d", a, b, False, size, fill_value, fill_first=True)
+
+
+def setdiff1d(
+    ar1: Any,
+    ar2: Any,
+    assume_unique: bool = False,
+    *,
+    size: int | None = None,
+    fill_value: Any = None,
+) -> Any:
+    """The sorted values of ar1 not in ar2. Like `jax.numpy.setdiff1d`."""
+    promotion.check_arraylike("setdiff1d", ar1, ar2)
+    a, b = promotion.promote("setdiff1d", creation.asarray(ar1), creation.asarray(ar2))
+    return _sorted_subset("setdiff1d", a, b, True, size, fill_value, fill_first=False)
+
+
+def lexsort(keys: Any, axis: int = -1) -> Any:
+    """The permutation sorting by the last key, then the one before, ... Like
+    `jax.numpy.lexsort`."""
+    keys = [creation.asarray(k) for k in (keys if isinstance(keys, (tuple, list)) else list(keys))]
+    if not keys:
+        raise TypeError("need sequence of keys with len > 0 in lexsort")
+    if len({_aval(k).shape for k in keys}) > 1:
+        raise ValueError("all keys need to be the same shape")
+    shape = _aval(keys[0]).shape
+    if not shape:
+        return lax.full((), 0, dtypes.int32)
+    axis = axis_args.canonical_axis(axis, len(shape))
+    iota = lax.broadcasted_iota(dtypes.int32, shape, axis)
+    return lax.sort((*keys[::-1], iota), dimension=axis, num_keys=len(keys))[-1]
+
+
+def array_equal(a1: Any, a2: Any, equal_nan: bool = False) -> Any:
+    """True if the arrays have one shape and equal entries. Like `jax.numpy.array_equal`."""
+    a1, a2 = creation.asarray(a1), creation.asarray(a2)
+    if _aval(a1).shape != _aval(a2).shape:
+        return creation.asarray(False)
+    a1, a2 = promotion.promote("array_equal", a1, a2)
+    same = lax.eq(a1, a2)
+    if equal_nan and dtypes.is_float(_aval(a1).dtype):
+        same = lax.bitwise_or(same, lax.bitwise_and(extra.isnan(a1), extra.isnan(a2)))
+    return extra.all(same)
+
+
+def array_equiv(a1: Any, a2: Any) -> Any:
+    """True if the arrays broadcast together and are equal. Like `jax.numpy.array_equiv`."""
+    a1, a2 = creation.asarray(a1), creation.asarray(a2)
+    try:
+        shape = np.broadcast_shapes(_aval(a1).shape, _aval(a2).shape)
+    except ValueError:
+        return creation.asarray(False)
+    a1, a2 = promotion.promote("array_equiv", a1, a2)
+    return extra.all(lax.eq(promotion.broadcast_to(a1, shape), promotion.broadcast_to(a2, shape)))

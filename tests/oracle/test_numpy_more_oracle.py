@@ -244,6 +244,129 @@ CASES = [
     ("tensordot", lambda m, x: m.tensordot(x, T, axes=1), (S[:2, :2],), True),
     ("tensordot_2", lambda m, x: m.tensordot(x, M, axes=2), (M,), True),
     ("tensordot_lists", lambda m, x: m.tensordot(x, T, axes=([0, 1], [1, 2])), (M,), True),
+    # elementwise, bitwise
+    ("deg2rad", lambda m, x: m.deg2rad(x), (V,), True),
+    ("rad2deg_int", lambda m, x: m.rad2deg(x), (I,), False),
+    ("radians", lambda m, x: m.radians(x * 90), (V,), True),
+    ("degrees", lambda m, x: m.degrees(x), (M,), True),
+    ("log2", lambda m, x: m.log2(m.abs(x) + 0.5), (V,), True),
+    ("log10", lambda m, x: m.log10(m.abs(x) + 0.5), (M,), True),
+    ("log2_int", lambda m, x: m.log2(x), (np.array([1, 2, 8, 1024], np.int32),), False),
+    ("hypot", lambda m, x: m.hypot(x, 2.0 * x[::-1]), (V,), True),
+    (
+        "hypot_special",
+        lambda m, x: m.hypot(x, 0.0),
+        (np.array([0.0, np.inf, -3.0, np.nan], np.float32),),
+        False,
+    ),
+    ("reciprocal", lambda m, x: m.reciprocal(x), (V,), True),
+    ("fabs", lambda m, x: m.fabs(x), (M,), True),
+    ("fmax", lambda m, x: m.fmax(x, NANS[0]), (NANS,), False),
+    ("fmin", lambda m, x: m.fmin(x, 0.0), (NANS,), False),
+    ("fmax_grad", lambda m, x: m.fmax(x, x[::-1] * 0.5), (V,), True),
+    (
+        "signbit",
+        lambda m, x: m.signbit(x),
+        (np.array([1.0, -0.0, 0.0, -2.0, -np.inf, np.nan], np.float32),),
+        False,
+    ),
+    ("signbit_int", lambda m, x: m.signbit(x), (I,), False),
+    (
+        "isposinf",
+        lambda m, x: m.isposinf(x),
+        (np.array([np.inf, -np.inf, 1.0, np.nan], np.float32),),
+        False,
+    ),
+    (
+        "isneginf",
+        lambda m, x: m.isneginf(x),
+        (np.array([np.inf, -np.inf, 1.0, np.nan], np.float32),),
+        False,
+    ),
+    (
+        "nan_to_num",
+        lambda m, x: m.nan_to_num(x),
+        (np.array([np.inf, -np.inf, 1.0, np.nan], np.float32),),
+        False,
+    ),
+    (
+        "nan_to_num_values",
+        lambda m, x: m.nan_to_num(x, nan=-1.0, posinf=9.0, neginf=-9.0),
+        (np.array([np.inf, -np.inf, 1.0, np.nan], np.float32),),
+        False,
+    ),
+    (
+        "heaviside",
+        lambda m, x: m.heaviside(x, 0.5),
+        (np.array([-1.0, 0.0, 2.0], np.float32),),
+        False,
+    ),
+    ("nextafter", lambda m, x: m.nextafter(x, np.float32(10.0)), (V,), False),
+    ("bitwise_and", lambda m, x: m.bitwise_and(x, 6), (I,), False),
+    ("bitwise_or", lambda m, x: m.bitwise_or(x, x[::-1]), (I,), False),
+    ("bitwise_xor", lambda m, x: m.bitwise_xor(x > 0, x < 3), (I,), False),
+    ("bitwise_not", lambda m, x: m.bitwise_not(x), (I,), False),
+    ("invert_bool", lambda m, x: m.invert(x > 0), (I,), False),
+    ("left_shift", lambda m, x: m.left_shift(x, 2), (I,), False),
+    ("right_shift", lambda m, x: m.right_shift(x, 1), (I,), False),
+    (
+        "right_shift_unsigned",
+        lambda m, x: m.right_shift(x, np.uint32(1)),
+        (np.array([1, 7, 2**31], np.uint32),),
+        False,
+    ),
+    ("logical_not", lambda m, x: m.logical_not(x), (I,), False),
+    ("logical_xor", lambda m, x: m.logical_xor(x, x > 1), (I,), False),
+    # sets, comparisons
+    ("isin", lambda m, x: m.isin(x, np.array([0, 7, 4])), (I,), False),
+    ("isin_invert", lambda m, x: m.isin(x, np.array([0, 7, 4]), invert=True), (I,), False),
+    ("union1d", lambda m, x: m.union1d(x, np.array([9, 0, -1])), (I,), False),
+    (
+        "union1d_size",
+        lambda m, x: m.union1d(x, np.array([9, 0]), size=10, fill_value=-7),
+        (I,),
+        False,
+    ),
+    ("intersect1d", lambda m, x: m.intersect1d(x, np.array([9, 0, -5, 4])), (I,), False),
+    (
+        "intersect1d_size",
+        lambda m, x: m.intersect1d(x, np.array([9, 0, -5, 4]), size=4, fill_value=-1),
+        (I,),
+        False,
+    ),
+    ("setdiff1d", lambda m, x: m.setdiff1d(x, np.array([0, 3, 4])), (I,), False),
+    ("setdiff1d_size", lambda m, x: m.setdiff1d(x, np.array([0, 3, 4]), size=7), (I,), False),
+    (
+        "intersect1d_default_fill",
+        lambda m, x: m.intersect1d(x, np.array([7, 2]), size=4),
+        (I,),
+        False,
+    ),
+    ("intersect1d_empty_fill", lambda m, x: m.intersect1d(x, np.array([100]), size=2), (I,), False),
+    ("lexsort", lambda m, x: m.lexsort((x, x % 3)), (COUNTS,), False),
+    ("lexsort_axis", lambda m, x: m.lexsort([x, -x], axis=0), (I,), False),
+    ("array_equal", lambda m, x: m.array_equal(x, x), (M,), False),
+    ("array_equal_shape", lambda m, x: m.array_equal(x, x[:1]), (M,), False),
+    ("array_equal_nan", lambda m, x: m.array_equal(x, x, equal_nan=True), (NANS,), False),
+    ("array_equiv", lambda m, x: m.array_equiv(x, x[:1]), (np.ones((3, 4), np.float32),), False),
+    # index helpers
+    ("broadcast_arrays", lambda m, x: m.broadcast_arrays(x, x[:1], 2.0), (M,), True),
+    ("rollaxis", lambda m, x: m.rollaxis(x, 2), (T,), True),
+    ("rollaxis_start", lambda m, x: m.rollaxis(x, 0, 3), (T,), True),
+    ("ix_", lambda m: m.ix_(np.array([0, 2]), np.array([1, 3, 0])), (), False),
+    (
+        "unravel_index",
+        lambda m, x: m.unravel_index(x, (2, 4)),
+        (np.array([0, 5, 7, -1], np.int32),),
+        False,
+    ),
+    (
+        "ravel_multi_index",
+        lambda m, x: m.ravel_multi_index((x, x[::-1]), (5, 5), mode="clip"),
+        (np.array([0, 2, 7], np.int32),),
+        False,
+    ),
+    ("select", lambda m, x: m.select([x < -0.5, x > 0.5], [x, -x], 9.0), (M,), True),
 ]
 
 
@@ -338,3 +461,50 @@ def test_vmap_of_statistics():
         np.testing.assert_allclose(
             np.asarray(didax.vmap(fn(dnp))(M * 2)), jax.vmap(fn(jnp))(M * 2), rtol=1e-5, atol=1e-6
         )
+
+
+def test_dtype_questions_as_jax():
+    for a, b in [
+        (np.int32, np.float16),
+        (np.float64, np.float32),
+        (np.uint8, np.int8),
+        ("bfloat16", np.float16),
+    ]:
+        assert dnp.promote_types(a, b) == jnp.promote_types(a, b)
+    for args in [
+        (1.0,),
+        (np.int8, 2),
+        (np.int32, np.float16),
+        (dnp.ones(2, dnp.bfloat16), 1.0),
+        (np.float64,),
+    ]:
+        jargs = [jnp.ones(2, jnp.bfloat16) if isinstance(x, didax.Array) else x for x in args]
+        assert dnp.result_type(*args) == jnp.result_type(*jargs)
+    assert dnp.can_cast(np.int32, np.float32) == jnp.can_cast(np.int32, np.float32)
+    assert dnp.finfo(dnp.float32).eps == jnp.finfo(jnp.float32).eps
+    assert dnp.finfo(dnp.bfloat16).max == jnp.finfo(jnp.bfloat16).max
+    assert dnp.iinfo(dnp.int16).min == jnp.iinfo(jnp.int16).min
+    assert dnp.issubdtype(dnp.float32, dnp.floating) and not dnp.issubdtype(dnp.int32, dnp.inexact)
+    assert dnp.issubdtype(dnp.bfloat16, dnp.floating) == jnp.issubdtype(jnp.bfloat16, jnp.floating)
+    for d, kind in [
+        (np.float32, "real floating"),
+        (np.int8, "integral"),
+        (np.uint8, "signed integer"),
+        (np.complex64, ("bool", "complex floating")),
+    ]:
+        assert dnp.isdtype(d, kind) == jnp.isdtype(d, kind)
+    assert dnp.dtype("float32") == jnp.dtype("float32")
+    for name in [
+        "uint32",
+        "uint16",
+        "int16",
+        "bfloat16",
+        "float_",
+        "int_",
+        "uint",
+        "double",
+        "single",
+        "bool",
+    ]:
+        got, want = getattr(dnp, name)(3), getattr(jnp, name)(3)
+        assert got.dtype == want.dtype and np.asarray(got) == np.asarray(want), name
