@@ -201,13 +201,13 @@ def get_aval(x: Any) -> ShapedArray:
     """The abstract value of anything didax accepts as an array."""
     if isinstance(x, Tracer):
         return x.aval
+    if isinstance(x, (np.ndarray, np.generic)):  # before `getattr`: a miss on NumPy is slow
+        return ShapedArray.make(x.shape, dtypes.canonicalize(x.dtype), False)
     aval = getattr(x, "aval", None)  # didax.Array
     if isinstance(aval, ShapedArray):
         return aval
     if dtypes.is_python_scalar(x):
         return ShapedArray((), dtypes.python_scalar_dtype(x), type(x) is not bool)
-    if isinstance(x, (np.ndarray, np.generic)):
-        return ShapedArray(np.shape(x), dtypes.canonicalize(x.dtype))
     raise TypeError(f"Value {x!r} of type {type(x).__name__} is not a valid didax type")
 
 

@@ -60,12 +60,15 @@ class DropVar(Var):
     __slots__ = ()
 
 
-@dataclass(frozen=True, eq=False, slots=True)
 class Literal:
-    """A scalar constant written inline, printed `3.0:f32[]`."""
+    """A scalar constant written inline, printed `3.0:f32[]`. Immutable by convention: a
+    plain slotted class, since a frozen dataclass's `__init__` costs more per staged literal."""
 
-    val: Any
-    aval: ShapedArray
+    __slots__ = ("val", "aval")
+
+    def __init__(self, val: Any, aval: ShapedArray) -> None:
+        self.val = val
+        self.aval = aval
 
     @property
     def value(self) -> Any:

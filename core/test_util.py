@@ -282,7 +282,7 @@ def check_rules(
         checks.append(RuleCheck("transpose", f"linear in {', '.join(map(str, subsets))}"))
 
     if prim in core.vmap_rules:
-        n = _check_vmap_rule(prim, f, args, rng, tol, batch_size)
+        n = _check_vmap_rule(prim, f, params, args, rng, tol, batch_size)
         checks.append(RuleCheck("vmap", f"{n} in_axes patterns vs a loop"))
 
     if prim in core.lowering_rules:
@@ -296,7 +296,72 @@ def check_rules(
     return checks
 
 
+def _describe(x: Any) -> str:
+    """A value as a learner's message names it: `f32[3]` for an array, else its type."""
+    if isinstance(x, list | tuple):
+        inner = ", ".join(_describe(v) for v in x)
+        return f"[{inner}]" if isinstance(x, list) else f"({inner}{',' if len(x) == 1 else ''})"
+    if isinstance(x, core.UndefinedPrimal):
+        return f"UndefinedPrimal({x.aval.str_short()})"
+    if x is core.NOT_MAPPED:
+        return "NOT_MAPPED"
+    if isinstance(x, int):
+        return str(x)
+    try:
+        return core.get_aval(x).str_short()
+    except TypeError:
+        return type(x).__name__
+
+
+def _check_rule_structure(prim, rule: str, returned: Any, outs: list[Any]) -> None:
+    # What a jvp or vmap rule returns, read before any transformation runs it, so that a
+    # rule of the wrong shape gets a message about the rule, not the engine's error
+    head = f"check_rules({prim.name}): the {rule} rule"
+    second = "[output tangents]" if rule == "jvp" else "[output batch dims]"
+    if not (isinstance(returned, list | tuple) and len(returned) == 2) or not all(
+        isinstance(r, list | tuple) for r in returned
+    ):
+        raise AssertionError(
+            f"{head} must return two lists, [outputs] and {second}; "
+            f"it returned {_describe(returned)}"
+        )
+    for what, got in zip(("outputs", second[1:-1]), returned, strict=True):
+        if len(got) != len(outs):
+            raise AssertionError(
+                f"{head} returned {len(got)} {what} ({_describe(got)}); "
+                f"'{prim.name}' has {len(outs)} output(s)"
+            )
+    if rule == "jvp":
+        for k, (o, t) in enumerate(zip(outs, returned[1], strict=True)):
+            if isinstance(t, core.Zero):
+                continue
+            want, got = _describe(o), _describe(t)
+            if want != got:
+                raise AssertionError(
+                    f"{head}'s tangent of output {k} is {got}, but the output is {want}: "
+                    "a tangent has its output's shape and dtype"
+                )
+    else:
+        for k, (o, d) in enumerate(zip(returned[0], returned[1], strict=True)):
+            ndim = np.ndim(o)
+            if d is not core.NOT_MAPPED and not (isinstance(d, int) and -ndim <= d < ndim):
+                raise AssertionError(
+                    f"{head} says output {k} has its batch axis at {d}, but that output is "
+                    f"{_describe(o)}, with {ndim} axes: which of its axes holds the "
+                    f"examples? (the example's own output is {_describe(outs[k])})"
+                )
+
+
 def _check_jvp_rule(prim, f, params, args, rng, eps, tol) -> None:
+    # The rule called once on arrays (every tangent given): the shape of what it returns
+    outs = _as_list(prim, f(*args))
+    tangents = [np.ones_like(x) for x in args]  # (rng untouched: the draws below stay put)
+    try:
+        returned = core.jvp_rules[prim](list(args), tangents, **params)
+    except Exception:  # reported below, where jvp runs the rule, with its context
+        pass
+    else:
+        _check_rule_structure(prim, "jvp", returned, outs)
     # One input at a time, the others closed over: their tangents reach the rule as symbolic
     # zeros (`core.Zero`), as they do under `grad` of a function of one argument, and the
     # message can say which input's derivative is wrong.
@@ -373,9 +438,10 @@ def _check_transpose_rule(prim, f, params, args, rng, tol) -> list[tuple[int, ..
         try:  # JAX's convention for complex outputs: transpose conj(ct), then conjugate
             ct_ins = _conj(rule(_conj(cts), *operands, **params))
         except Exception as e:
+            called = ", ".join(_describe(o) for o in [cts, *operands])
             raise AssertionError(
                 f"check_rules({prim.name}): the transpose rule failed for linear inputs "
-                f"{subset}: {type(e).__name__}: {e}"
+                f"{subset}, called with ({called}): {type(e).__name__}: {e}"
             ) from e
         lhs = sum(
             float(np.real(np.sum(np.conj(_wide(o)) * _wide(c))))
@@ -408,7 +474,7 @@ def _check_transpose_rule(prim, f, params, args, rng, tol) -> list[tuple[int, ..
     return subsets
 
 
-def _check_vmap_rule(prim, f, args, rng, tol, batch_size) -> int:
+def _check_vmap_rule(prim, f, params, args, rng, tol, batch_size) -> int:
     n = 0
     for pattern in itertools.product((None, 0, -1), repeat=len(args)):
         if all(d is None for d in pattern):
@@ -425,12 +491,23 @@ def _check_vmap_rule(prim, f, args, rng, tol, batch_size) -> int:
         in_axes = tuple(
             d if d is None or d >= 0 else batched[j].ndim - 1 for j, d in enumerate(pattern)
         )
+        dims = [core.NOT_MAPPED if d is None else d for d in in_axes]
+        example = [
+            a if d is None else np.take(a, 0, axis=d) for a, d in zip(batched, in_axes, strict=True)
+        ]
+        try:
+            returned = core.vmap_rules[prim](batch_size, list(batched), dims, **params)
+        except Exception:  # reported below, where vmap runs the rule, with its context
+            pass
+        else:
+            _check_rule_structure(prim, "vmap", returned, _as_list(prim, f(*example)))
         try:
             got = _as_list(prim, api.vmap(f, in_axes=in_axes)(*batched))
         except Exception as e:
+            called = f"{batch_size}, {_describe(list(batched))}, {_describe(dims)}"
             raise AssertionError(
-                f"check_rules({prim.name}): the vmap rule failed for in_axes {in_axes}: "
-                f"{type(e).__name__}: {e}"
+                f"check_rules({prim.name}): the vmap rule failed for in_axes {in_axes}, "
+                f"called with ({called}): {type(e).__name__}: {e}"
             ) from e
         for b in range(batch_size):
             example = [

@@ -19,7 +19,10 @@ from __future__ import annotations
 import collections
 import enum
 import math
+import os
 import re
+import sys
+import sysconfig
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,6 +34,7 @@ from grandalf.graphs import Edge as _GEdge
 from grandalf.graphs import Graph as _GGraph
 from grandalf.graphs import Vertex as _GVertex
 from grandalf.layouts import SugiyamaLayout
+from IPython import get_ipython
 
 TokenKind = pretty.TokenKind
 
@@ -90,6 +94,8 @@ class SourceLine:
     text: str
 
     def where(self) -> str:
+        if self.file.startswith("Cell In["):  # as IPython's tracebacks name a cell
+            return f"{self.file}, line {self.line}"
         return f"{self.file}:{self.line}"
 
     def describe(self) -> str:
@@ -106,16 +112,52 @@ def _first_attr(obj: Any, names: Sequence[str], default: Any = "") -> Any:
     return default
 
 
+# Where installed packages and the standard library live: a line there is not the user's
+# (e.g. IPython's `run_line_magic`, the first frame outside didax when a magic binds an
+# equation of its own, such as grad's final convert_element_type)
+_LIBRARY_DIRS = tuple(
+    {
+        os.path.join(sysconfig.get_path(kind, vars=v), "")
+        for kind in ("stdlib", "purelib", "platlib")
+        for v in ({}, {"base": sys.base_prefix, "platbase": sys.base_prefix})
+    }
+)
+
+
+def _user_file(file: str) -> bool:
+    return not file.startswith(_LIBRARY_DIRS)
+
+
+def _cell_name(file: str) -> str:
+    """A notebook cell's file (the kernel's `/tmp/ipykernel_<pid>/<hash>.py`) as IPython's
+    tracebacks name it, `Cell In[3]`; any other file as it is."""
+    shell = get_ipython()
+    compiler = getattr(shell, "compile", None)
+    label = compiler.format_code_name(file) if hasattr(compiler, "format_code_name") else None
+    return " ".join(label) if label else file
+
+
+def _cell_location(eqn: Any) -> str:
+    """`file:line:column (function)` of an equation (a provenance `EqnRef`), a notebook
+    cell's file named as IPython names it."""
+    location = getattr(eqn, "location", "") or ""
+    source = getattr(eqn, "source", None)
+    file = getattr(source, "file", "")
+    if file and not _user_file(file):
+        return ""
+    return location.replace(file, _cell_name(file), 1) if file else location
+
+
 def source_line(eqn: Any) -> SourceLine | None:
     """The equation's `source_info` (provenance), or None where it has none."""
     info = getattr(eqn, "source_info", None)
     if info is None:
         return None
     file = _first_attr(info, ("file", "file_name", "filename"))
-    if not file:
+    if not file or not _user_file(str(file)):
         return None
     return SourceLine(
-        file=str(file),
+        file=_cell_name(str(file)),
         line=int(_first_attr(info, ("line", "line_num", "lineno"), 0) or 0),
         function=str(_first_attr(info, ("function", "function_name", "name"))),
         text=str(_first_attr(info, ("text", "line_text", "source", "code"))),
@@ -1010,7 +1052,7 @@ def costs_from_table(table: Any) -> tuple[EqnCost, ...]:
                 fusion_kind=", ".join(k for k in dict.fromkeys(row.kinds) if k) or None,
                 flops=float(row.flops),
                 bytes=float(row.bytes),
-                source=getattr(row.eqn, "location", "") or "",
+                source=_cell_location(row.eqn),
             )
         )
     return tuple(out)

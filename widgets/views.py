@@ -336,9 +336,13 @@ class TransformView(_Fallbacks, w.VBox):
             _html(self._column(stage, model), "stage")
             for stage, model in zip(self.stages, self.models, strict=True)
         ]
+        # each column as wide as its program (a column too wide for the output scrolls on its
+        # own); columns that do not fit side by side wrap to the next row instead of clipping
         for col in columns:
-            col.layout = w.Layout(min_width="320px", overflow="auto", margin="0 12px 0 0")
-        row = w.HBox(columns, layout=w.Layout(overflow="auto", align_items="flex-start"))
+            col.layout = w.Layout(
+                flex="0 0 auto", max_width="100%", overflow="auto", margin="0 24px 12px 0"
+            )
+        row = w.HBox(columns, layout=w.Layout(flex_flow="row wrap", align_items="flex-start"))
         children: list[w.Widget] = [row]
         if title:
             children.insert(0, _html(mk.heading(title)))

@@ -11,7 +11,6 @@ from typing import Any
 
 import numpy as np
 from didax import core, dtypes, lax
-from didax.array import eager_result
 from didax.numpy.axis_args import shape_tuple
 
 
@@ -112,7 +111,7 @@ def _fitted_scalar(v: Any, aval: core.ShapedArray) -> Any:
     # prints rounded to the dtype (`1.6699999570846558:f32[]`).
     if aval.weak_type or core.trace_state() is core.EAGER_STATE:
         return v
-    return eager_result(np.array(v, aval.dtype)[()], False)  # a strong scalar constant
+    return aval.dtype.type(v)  # a strong scalar constant
 
 
 def to_inexact(name: str, x: Any) -> Any:

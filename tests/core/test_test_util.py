@@ -221,6 +221,50 @@ def test_check_rules_reports_a_jvp_rule_that_cannot_take_symbolic_zeros():
         test_util.check_rules(q, A, B)
 
 
+def _cube(name: str) -> core.Primitive:
+    p = core.Primitive(name)
+    core.impl_rules.register(p, lambda x: [x * x * x])
+    core.abstract_eval_rules.register(p, lambda x: [core.ShapedArray(x.shape, x.dtype)])
+    return p
+
+
+def test_check_rules_says_what_is_wrong_with_a_jvp_rule_of_the_wrong_shape():
+    """A learner's slips in the shape of a rule get a sentence about the rule, not the
+    engine's error from deep inside jvp."""
+    no_lists = _cube("cube_pair")
+    core.jvp_rules.register(
+        no_lists, lambda primals, tangents: (no_lists.bind(*primals), 3 * tangents[0])
+    )
+    message = r"jvp rule must return two lists, \[outputs\] and \[output tangents\]; "
+    with pytest.raises(AssertionError, match=message + r"it returned \(f32\[3\], f32\[3\]\)"):
+        test_util.check_rules(no_lists, A)
+
+    summed = _cube("cube_summed")
+    core.jvp_rules.register(
+        summed,
+        lambda primals, tangents: (
+            [summed.bind(*primals)],
+            [dnp.sum(3 * primals[0] ** 2 * tangents[0])],
+        ),
+    )
+    message = r"tangent of output 0 is f32\[\], but the output is f32\[3\]"
+    with pytest.raises(AssertionError, match=message):
+        test_util.check_rules(summed, A)
+
+
+def test_check_rules_says_when_a_vmap_rule_names_an_axis_the_output_lacks():
+    p = core.Primitive("sum_last_t")
+    core.impl_rules.register(p, lambda x: [np.sum(x, axis=-1)])
+    core.abstract_eval_rules.register(p, lambda x: [core.ShapedArray(x.shape[:-1], x.dtype)])
+    core.vmap_rules.register(p, lambda n, vals, dims: ([p.bind(vals[0])], [dims[0]]))
+    message = (
+        r"vmap rule says output 0 has its batch axis at 2, but that output is f32\[2,3\], "
+        r"with 2 axes: .*the example's own output is f32\[2\]"
+    )
+    with pytest.raises(AssertionError, match=message):
+        test_util.check_rules(p, np.arange(6.0).reshape(2, 3))
+
+
 def test_check_rules_rejects_a_transpose_rule_of_a_nonlinear_primitive():
     p = core.Primitive("square_t")
     core.impl_rules.register(p, lambda x: [x * x])
