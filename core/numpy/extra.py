@@ -11,6 +11,7 @@ zeros). `cumsum` and `cumprod` bind their primitives (in an inner jit, as JAX's)
 from __future__ import annotations
 
 import builtins
+import itertools
 import math
 import string
 from typing import Any
@@ -478,13 +479,15 @@ def einsum(
     """Like `jax.numpy.einsum`, for explicit or implicit subscripts, with `...` broadcasting
     (a size-1 axis against a longer one is squeezed, as JAX does). The steps are JAX's: each
     contraction sums the indices used once, takes the diagonal of repeated ones (a Kronecker
-    delta mask), then one `dot_general`; the operands are contracted pairwise left to right
-    (JAX picks its order with opt_einsum; the jaxprs agree for one or two operands)."""
+    delta mask), then one `dot_general`; the pairs are contracted in the order of opt_einsum's
+    "optimal" path for up to four operands (JAX's default; the jaxprs agree), left to right
+    for more."""
     arrays = [creation.asarray(x) for x in promotion.promote("einsum", *operands)]
     ins, out = _parse_einsum(subscripts, [_aval(x).shape for x in arrays])
     pending = list(zip(arrays, ins, strict=True))
-    while len(pending) > 1:  # contract the first two, append the result (as opt_einsum's path)
-        (rhs, rhs_s), (lhs, lhs_s) = pending.pop(0), pending.pop(0)
+    for first, second in _einsum_path(ins, out, [_aval(x).shape for x in arrays]):
+        # contract a pair (the later one is the lhs), append the result, as opt_einsum's path
+        (lhs, lhs_s), (rhs, rhs_s) = pending.pop(second), pending.pop(first)
         later = "".join(s for _, s in pending) + out
         kept = [c for c in dict.fromkeys(lhs_s + rhs_s) if c in later]
         # an intermediate result keeps its indices in input order (opt_einsum's choice)
@@ -496,6 +499,50 @@ def einsum(
     if len(arrays) == 1:
         x, xs = _einsum_one(x, xs, set(xs) - set(out), out)
     return _permuted(x, xs, out)
+
+
+def _einsum_path(ins: list[str], out: str, shapes: list[tuple[int, ...]]) -> list[tuple[int, int]]:
+    # The pairs to contract, as positions in the list of operands left (each result goes to
+    # its end): opt_einsum's "optimal" search (JAX's default for up to four operands), the
+    # first pairing of least cost in its order, cost = the product of the pair's index sizes
+    # (twice that when an index is summed away); left to right for more operands
+    n = len(ins)
+    if n < 3 or n > 4:
+        return [(0, 1)] * (n - 1)
+    sizes: dict[str, int] = {}
+    for subs, shape in zip(ins, shapes, strict=True):
+        for c, d in zip(subs, shape, strict=True):
+            sizes[c] = d if sizes.get(c, 1) == 1 else sizes[c]
+    output = frozenset(out)
+    best: list[Any] = [math.inf, ()]
+
+    def search(path: tuple, sets: tuple, remaining: frozenset, flops: int) -> None:
+        if len(remaining) == 1:
+            best[:] = [flops, path]
+            return
+        for i, j in itertools.combinations(sorted(remaining), 2):
+            either = sets[i] | sets[j]
+            keep = output.union(*(sets[r] for r in remaining if r not in (i, j)))
+            summed = (sets[i] & sets[j]) - keep
+            cost = math.prod(sizes[c] for c in either) * (2 if summed else 1)
+            if flops + cost >= best[0]:
+                continue
+            search(
+                path + ((i, j),),
+                (*sets, either & keep),
+                (remaining - {i, j}) | {len(sets)},
+                flops + cost,
+            )
+
+    search((), tuple(map(frozenset, ins)), frozenset(range(n)), 0)
+    ids, linear = list(range(n)), []
+    for step, pair in enumerate(best[1]):  # single-assignment ids -> positions in the list
+        first, second = sorted(ids.index(k) for k in pair)
+        ids.pop(second)
+        ids.pop(first)
+        ids.append(n + step)
+        linear.append((first, second))
+    return linear
 
 
 def _permuted(x: Any, xs: str, target: str) -> Any:

@@ -51,12 +51,22 @@ CASES = [
     ("iij->ij", [(3, 3, 2)]),
     ("iii->i", [(3, 3, 3)]),
     ("ijk,kji", [(2, 3, 4), (4, 3, 2)]),
-    # three operands, where opt_einsum's path is also left to right
+    # three and four operands: the contraction order of opt_einsum's "optimal" path
     ("ij,jk,kl->il", [(2, 3), (3, 4), (4, 5)]),
+    ("ij,jk,k->i", [(2, 3), (3, 100), (100,)]),
+    ("i,ij,j->", [(30,), (30, 2), (2,)]),
+    ("ab,bc,cd,de->ae", [(2, 9), (9, 3), (3, 8), (8, 2)]),
+    ("ab,bc,cd,de->ae", [(9, 2), (2, 9), (9, 2), (2, 9)]),
+    ("bij,bjk,bkl->bil", [(2, 3, 4), (2, 4, 5), (2, 5, 3)]),
+    ("...ij,jk,k", [(2, 3, 4), (4, 6), (6,)]),
+    ("ij,ij,ij->i", [(3, 4), (3, 4), (3, 4)]),
+    ("ai,bi,ci,di->abcd", [(2, 3), (2, 3), (2, 3), (2, 3)]),
 ]
 
 
-@pytest.mark.parametrize("subscripts, shapes", CASES, ids=[c[0] for c in CASES])
+@pytest.mark.parametrize(
+    "subscripts, shapes", CASES, ids=[f"{c[0]}-{'x'.join(map(str, c[1][0]))}" for c in CASES]
+)
 def test_einsum_values_jaxpr_and_grads(subscripts, shapes):
     args = [RNG.normal(size=s).astype(np.float32) for s in shapes]
     got, want = jnp.einsum(subscripts, *args), jjnp.einsum(subscripts, *args)
@@ -86,11 +96,13 @@ def test_einsum_bad_subscripts_raise_as_jax(subscripts, shapes):
         jnp.einsum(subscripts, *args)
 
 
-def test_einsum_three_operands_values():
-    args = [RNG.normal(size=s).astype(np.float32) for s in [(2, 3), (3, 4), (4, 5)]]
+def test_einsum_five_operands_values():
+    # five or more operands contract left to right (opt_einsum's branch search is not copied)
+    shapes = [(2, 3), (3, 4), (4, 5), (5, 6), (6, 2)]
+    args = [RNG.normal(size=s).astype(np.float32) for s in shapes]
     np.testing.assert_allclose(
-        np.asarray(jnp.einsum("ij,jk,kl->il", *args)),
-        np.asarray(jjnp.einsum("ij,jk,kl->il", *args)),
+        np.asarray(jnp.einsum("ij,jk,kl,lm,mn->in", *args)),
+        np.asarray(jjnp.einsum("ij,jk,kl,lm,mn->in", *args)),
         rtol=1e-5,
         atol=1e-5,
     )
