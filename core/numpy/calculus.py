@@ -31,6 +31,8 @@ from didax.numpy import (
 from didax.numpy.extra import _aval
 
 __all__ = [
+    "poly",
+    "polyint",
     "cross",
     "cumulative_prod",
     "cumulative_sum",
@@ -393,3 +395,36 @@ def tensordot(a: Any, b: Any, axes: Any = 2) -> Any:
         ca = tuple(axis_args.canonical_axis(i, na) for i in ax_a)
         cb = tuple(axis_args.canonical_axis(i, nb) for i in ax_b)
     return lax.dot_general(a, b, ((ca, cb), ((), ())), preferred_element_type=_aval(a).dtype)
+
+
+def polyint(p: Any, m: int = 1, k: Any = None) -> Any:
+    """The coefficients of the `m`-th antiderivative (integration constants `k`, zero by
+    default). Like `jax.numpy.polyint`."""
+    promotion.check_arraylike("polyint", p, *(() if k is None else (k,)))
+    m = operator.index(m)
+    if m < 0:
+        raise ValueError(f"Order of integral must be positive (see polyder) got {m=}")
+    p = promotion.to_inexact("polyint", creation.asarray(p))
+    if m == 0:
+        return p
+    consts = np.zeros(m) if k is None else np.broadcast_to(np.asarray(k, np.float64), (m,))
+    for i in range(m):
+        n = _aval(p).shape[0]
+        divisors = creation.asarray(np.arange(n, 0, -1), dtype=_aval(p).dtype)
+        tail = lax.full((1,), consts[i], _aval(p).dtype)
+        p = manipulation.concatenate([ufuncs.divide(p, divisors), tail], 0)
+    return p
+
+
+def poly(seq_of_zeros: Any) -> Any:
+    """The monic polynomial with these roots (or, for a square matrix, its characteristic
+    polynomial's roots are not computed: a matrix raises). Like `jax.numpy.poly` for roots."""
+    promotion.check_arraylike("poly", seq_of_zeros)
+    zeros = promotion.to_inexact("poly", creation.asarray(seq_of_zeros))
+    if _aval(zeros).ndim != 1:
+        raise NotImplementedError("poly: matrix input (eigenvalues) is not supported by didax")
+    out = creation.ones((1,), _aval(zeros).dtype)
+    for i in range(_aval(zeros).shape[0]):
+        factor = manipulation.stack([lax.full((), 1, _aval(zeros).dtype), lax.neg(zeros[i])])
+        out = signal.convolve(out, factor, mode="full")
+    return out

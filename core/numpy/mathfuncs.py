@@ -17,10 +17,27 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 from didax import dtypes, lax
-from didax.numpy import creation, extra, promotion, ufuncs
+from didax.numpy import creation, extra, inner_jit, promotion, ufuncs
 from didax.numpy.extra import _aval
 
 __all__ = [
+    "arctan2",
+    "atan2",
+    "bartlett",
+    "blackman",
+    "cbrt",
+    "ceil",
+    "copysign",
+    "divmod",
+    "exp2",
+    "float_power",
+    "floor",
+    "fmod",
+    "hamming",
+    "hanning",
+    "pow",
+    "rint",
+    "trunc",
     "bitwise_and",
     "bitwise_invert",
     "bitwise_left_shift",
@@ -130,6 +147,20 @@ def fmin(x1: Any, x2: Any) -> Any:
     return ufuncs.where(lax.bitwise_or(lax.lt(x1, x2), extra.isnan(x2)), x1, x2)
 
 
+def _signbit(x: Any) -> Any:
+    dtype = _aval(x).dtype
+    if dtype.itemsize == 2:  # float16/bfloat16: widen, which keeps the sign bit
+        x = lax.convert_element_type(x, dtypes.float32, False)
+        dtype = dtypes.float32
+    int_type = np.dtype(f"int{dtype.itemsize * 8}")
+    bits = lax.bitcast_convert_type(x, int_type)
+    top = lax.shift_right_arithmetic(bits, lax.full((), dtype.itemsize * 8 - 1, int_type))
+    return lax.convert_element_type(top, dtypes.bool_, False)
+
+
+_signbit_jit = inner_jit.inner_jit(_signbit, "signbit")
+
+
 def signbit(x: Any) -> Any:
     """True where the sign bit is set (-0.0 and -nan too). Like `jax.numpy.signbit`."""
     promotion.check_arraylike("signbit", x)
@@ -141,11 +172,7 @@ def signbit(x: Any) -> Any:
         return lax.lt(x, lax.full((), 0, dtype))
     if dtypes.is_complex(dtype):
         raise ValueError("jnp.signbit is not well defined for complex inputs")
-    if dtype.itemsize == 2:  # float16/bfloat16: widen, which keeps the sign bit
-        x = lax.convert_element_type(x, dtypes.float32, False)
-        dtype = dtypes.float32
-    bits = lax.bitcast_convert_type(x, np.dtype(f"int{dtype.itemsize * 8}"))
-    return lax.lt(bits, lax.full((), 0, _aval(bits).dtype))
+    return _signbit_jit(x)
 
 
 def isposinf(x: Any, /, out: None = None) -> Any:
@@ -237,3 +264,145 @@ def _shift_right(x1: Any, x2: Any) -> Any:
 
 left_shift = bitwise_left_shift = _bitwise("left_shift", lax.shift_left)
 right_shift = bitwise_right_shift = _bitwise("right_shift", _shift_right)
+
+
+# ----------------------------------------------------------------------------- rounding
+
+
+def _rounding(name: str, fn: Any) -> Any:
+    def op(x: Any) -> Any:
+        promotion.check_arraylike(name, x)
+        if not dtypes.is_python_scalar(x):
+            x = creation.asarray(x)
+            if not dtypes.is_float(_aval(x).dtype):  # integers and bools are already whole
+                return x
+        (x,) = _inexact(name, x)
+        if dtypes.is_complex(_aval(x).dtype):
+            raise TypeError(f"{name} does not support complex-valued inputs.")
+        return fn(x)
+
+    op.__name__ = name
+    op.__doc__ = f"Like `jax.numpy.{name}` (integers are returned as they are)."
+    return op
+
+
+def _trunc(x: Any) -> Any:
+    return ufuncs.where(lax.lt(x, _const(x, 0)), lax.ceil(x), lax.floor(x))
+
+
+floor = _rounding("floor", lax.floor)
+ceil = _rounding("ceil", lax.ceil)
+trunc = _rounding("trunc", inner_jit.inner_jit(_trunc, "trunc"))
+
+
+def _rint(x: Any) -> Any:
+    return lax.round(x, 1)  # halves to even
+
+
+_rint_jit = inner_jit.inner_jit(_rint, "rint")
+
+
+def rint(x: Any) -> Any:
+    """Round to the nearest integer, halves to even, as a float. Like `jax.numpy.rint`."""
+    (x,) = _inexact("rint", x)
+    return _rint_jit(x)
+
+
+def cbrt(x: Any) -> Any:
+    """The real cube root. Like `jax.numpy.cbrt`."""
+    (x,) = _inexact("cbrt", x)
+    return lax.cbrt(x)
+
+
+def exp2(x: Any) -> Any:
+    """2 ** x. Like `jax.numpy.exp2`."""
+    (x,) = _inexact("exp2", x)
+    return lax.exp2(x)
+
+
+def arctan2(x1: Any, x2: Any, /) -> Any:
+    """The angle of the point (x2, x1). Like `jax.numpy.arctan2`."""
+    x1, x2 = _inexact("arctan2", x1, x2)
+    return lax.atan2(*promotion.broadcast_nonscalars("arctan2", x1, x2))
+
+
+atan2 = arctan2
+pow = ufuncs.power  # noqa: A001 - jax.numpy.pow
+
+
+def float_power(x: Any, y: Any, /) -> Any:
+    """x ** y in floating point. Like `jax.numpy.float_power`."""
+    x, y = _inexact("float_power", x, y)
+    return lax.pow(*promotion.broadcast_nonscalars("float_power", x, y))
+
+
+def _fmod(x1: Any, x2: Any) -> Any:
+    x1, x2 = promotion.promote("fmod", x1, x2)
+    x2 = lax.convert_element_type(x2, _aval(x2).dtype, False)
+    return lax.rem(*promotion.broadcast_nonscalars("fmod", x1, x2))
+
+
+_fmod_jit = inner_jit.inner_jit(_fmod, "fmod")
+
+
+def fmod(x1: Any, x2: Any, /) -> Any:
+    """The remainder with the sign of x1 (C's fmod). Like `jax.numpy.fmod`."""
+    promotion.check_arraylike("fmod", x1, x2)
+    return _fmod_jit(x1, x2)
+
+
+def divmod(x1: Any, x2: Any, /) -> tuple[Any, Any]:  # noqa: A001 - jax.numpy.divmod
+    """(x1 // x2, x1 % x2). Like `jax.numpy.divmod`."""
+    return ufuncs.floor_divide(x1, x2), ufuncs.remainder(x1, x2)
+
+
+def _copysign(x1: Any, x2: Any) -> Any:
+    x1, x2 = promotion.promote("copysign", x1, x2)
+    x2 = lax.convert_element_type(x2, _aval(x2).dtype, False)
+    negative = signbit(x2)
+    return ufuncs.where(negative, lax.neg(lax.abs(x1)), lax.abs(x1))
+
+
+_copysign_jit = inner_jit.inner_jit(_copysign, "copysign")
+
+
+def copysign(x1: Any, x2: Any, /) -> Any:
+    """|x1| with the sign of x2. Like `jax.numpy.copysign`."""
+    x1, x2 = _inexact("copysign", x1, x2)
+    if dtypes.is_complex(_aval(x1).dtype):
+        raise TypeError("copysign does not support complex-valued inputs")
+    return _copysign_jit(x1, x2)
+
+
+# ----------------------------------------------------------------------------- windows
+
+
+def _window(name: str, M: int, fn: Any) -> Any:  # noqa: N803
+    if M <= 1:
+        return creation.ones((max(M, 0),), dtypes.default_float())
+    n = lax.iota(dtypes.default_float(), M)
+    return fn(n, float(M - 1))
+
+
+def hamming(M: int) -> Any:  # noqa: N803
+    """Like `jax.numpy.hamming`."""
+    return _window("hamming", M, lambda n, m: 0.54 - 0.46 * lax.cos(2 * np.pi * n / m))
+
+
+def hanning(M: int) -> Any:  # noqa: N803
+    """Like `jax.numpy.hanning`."""
+    return _window("hanning", M, lambda n, m: 0.5 - 0.5 * lax.cos(2 * np.pi * n / m))
+
+
+def blackman(M: int) -> Any:  # noqa: N803
+    """Like `jax.numpy.blackman`."""
+    return _window(
+        "blackman",
+        M,
+        lambda n, m: 0.42 - 0.5 * lax.cos(2 * np.pi * n / m) + 0.08 * lax.cos(4 * np.pi * n / m),
+    )
+
+
+def bartlett(M: int) -> Any:  # noqa: N803
+    """Like `jax.numpy.bartlett`."""
+    return _window("bartlett", M, lambda n, m: 1 - lax.abs(2 * n - m) / m)

@@ -33,6 +33,14 @@ from didax.numpy import (
 from didax.numpy.extra import _aval
 
 __all__ = [
+    "delete",
+    "geomspace",
+    "isscalar",
+    "iterable",
+    "logspace",
+    "pad",
+    "resize",
+    "size",
     "append",
     "broadcast_arrays",
     "broadcast_shapes",
@@ -674,3 +682,146 @@ def select(condlist: Sequence[Any], choicelist: Sequence[Any], default: Any = 0)
             )
         out = ufuncs.where(cond, choice, out)
     return out
+
+
+# ----------------------------------------------------------------------------- more helpers
+
+
+def isscalar(element: Any) -> bool:
+    """True for Python and NumPy scalars and 0-d arrays. Like `jax.numpy.isscalar`."""
+    if isinstance(element, (np.generic, int, float, complex, builtins.bool)):
+        return True
+    if isinstance(element, (np.ndarray, core.Tracer)) or hasattr(element, "aval"):
+        return (
+            np.ndim(element) == 0 if isinstance(element, np.ndarray) else _aval(element).ndim == 0
+        )
+    return False
+
+
+def iterable(y: Any) -> bool:
+    """Like `jax.numpy.iterable`."""
+    try:
+        iter(y)
+    except TypeError:
+        return False
+    return True
+
+
+def size(a: Any, axis: int | None = None) -> int:
+    """Like `jax.numpy.size`."""
+    shape = _aval(creation.asarray(a)).shape
+    return int(np.prod(shape, dtype=np.int64)) if axis is None else shape[axis]
+
+
+def logspace(
+    start: Any,
+    stop: Any,
+    num: int = 50,
+    endpoint: bool = True,
+    base: Any = 10.0,
+    dtype: Any = None,
+    axis: int = 0,
+) -> Any:
+    """base ** linspace(start, stop). Like `jax.numpy.logspace`."""
+    exponents = creation.linspace(start, stop, num, endpoint=endpoint)
+    out = ufuncs.power(
+        lax.convert_element_type(creation.asarray(base), _aval(exponents).dtype, False), exponents
+    )
+    out = out if dtype is None else lax.convert_element_type(out, creation.to_dtype(dtype), False)
+    return manipulation.moveaxis(out, 0, axis) if axis else out
+
+
+def geomspace(
+    start: Any, stop: Any, num: int = 50, endpoint: bool = True, dtype: Any = None, axis: int = 0
+) -> Any:
+    """Numbers evenly spaced on a log scale from start to stop. Like `jax.numpy.geomspace`."""
+    start, stop = (
+        promotion.to_inexact("geomspace", creation.asarray(start)),
+        promotion.to_inexact("geomspace", creation.asarray(stop)),
+    )
+    sign = lax.sign(start)
+    logs = creation.linspace(
+        lax.log(lax.abs(start)), lax.log(lax.abs(stop)), num, endpoint=endpoint
+    )
+    out = ufuncs.multiply(sign, lax.exp(logs))
+    out = out if dtype is None else lax.convert_element_type(out, creation.to_dtype(dtype), False)
+    return manipulation.moveaxis(out, 0, axis) if axis else out
+
+
+def _pad_widths(pad_width: Any, ndim: int) -> list[tuple[int, int]]:
+    widths = np.broadcast_to(np.asarray(pad_width, dtype=np.int64), (ndim, 2))
+    if (widths < 0).any():
+        raise ValueError("index can't contain negative values")
+    return [(int(lo), int(hi)) for lo, hi in widths]
+
+
+def pad(array: Any, pad_width: Any, mode: str = "constant", **kwargs: Any) -> Any:
+    """Pad each axis: with constants (`lax.pad`), the edge values, or a wrap-around. Like
+    `jax.numpy.pad` (modes "constant", "edge", "wrap")."""
+    promotion.check_arraylike("pad", array)
+    x = creation.asarray(array)
+    widths = _pad_widths(pad_width, _aval(x).ndim)
+    if mode == "constant":
+        value = kwargs.get("constant_values", 0)
+        if np.ndim(value) != 0:
+            raise NotImplementedError("pad: per-axis constant_values are not supported by didax")
+        fill = lax.convert_element_type(creation.asarray(value), _aval(x).dtype, False)
+        return lax.pad(x, fill, [(lo, hi, 0) for lo, hi in widths])
+    if mode not in ("edge", "wrap"):
+        raise NotImplementedError(f"pad: mode={mode!r} is not supported by didax yet")
+    for axis, (lo, hi) in enumerate(widths):
+        n = _aval(x).shape[axis]
+        if lo == hi == 0:
+            continue
+        if mode == "edge":
+            index = np.clip(np.arange(-lo, n + hi), 0, n - 1)
+        else:
+            index = np.arange(-lo, n + hi) % n
+        x = indexing.take(x, creation.asarray(index.astype(np.int32)), axis=axis)
+    return x
+
+
+def delete(
+    arr: Any, obj: Any, axis: int | None = None, *, assume_unique_indices: bool = False
+) -> Any:
+    """The array without the entries `obj` (ints, a slice, or a boolean mask) along `axis`.
+    Like `jax.numpy.delete` (static `obj`)."""
+    promotion.check_arraylike("delete", arr)
+    a = creation.asarray(arr)
+    if axis is None:
+        a, axis = extra.ravel(a), 0
+    axis = axis_args.canonical_axis(axis, _aval(a).ndim)
+    n = _aval(a).shape[axis]
+    keep = np.ones(n, bool)
+    if isinstance(obj, slice):
+        keep[obj] = False
+    else:
+        promotion.check_arraylike("delete", arr, obj)
+        where = np.asarray(core.concrete_or_error(obj, "jnp.delete: obj must be static"))
+        if where.dtype == np.bool_:
+            if where.shape != (n,):
+                raise ValueError(
+                    "boolean array argument obj to delete must be one dimensional and match the axis length"
+                )
+            keep = ~where
+        else:
+            if ((where < -n) | (where >= n)).any():
+                raise IndexError(f"index out of bounds for axis {axis} with size {n}")
+            keep[where] = False
+    return indexing.take(a, creation.asarray(np.flatnonzero(keep).astype(np.int32)), axis=axis)
+
+
+def resize(a: Any, new_shape: Any) -> Any:
+    """The array's entries, repeated as needed, in `new_shape`. Like `jax.numpy.resize`."""
+    promotion.check_arraylike("resize", a)
+    new_shape = axis_args.shape_tuple(new_shape)
+    if any(d < 0 for d in new_shape):
+        raise ValueError("all elements of `new_shape` must be non-negative")
+    flat = extra.ravel(creation.asarray(a))
+    total = int(np.prod(new_shape, dtype=np.int64))
+    size_in = _aval(flat).shape[0]
+    if size_in == 0 or total == 0:
+        return creation.zeros(new_shape, _aval(flat).dtype)
+    reps = -(-total // size_in)
+    flat = tile(flat, reps) if reps > 1 else flat
+    return manipulation.reshape(_slice_axis(flat, 0, total, 0), new_shape)

@@ -29,6 +29,7 @@ __all__ = [
     "isin",
     "lexsort",
     "setdiff1d",
+    "setxor1d",
     "union1d",
     "argwhere",
     "flatnonzero",
@@ -378,3 +379,22 @@ def array_equiv(a1: Any, a2: Any) -> Any:
         return creation.asarray(False)
     a1, a2 = promotion.promote("array_equiv", a1, a2)
     return extra.all(lax.eq(promotion.broadcast_to(a1, shape), promotion.broadcast_to(a2, shape)))
+
+
+def setxor1d(
+    ar1: Any,
+    ar2: Any,
+    assume_unique: bool = False,
+    *,
+    size: int | None = None,
+    fill_value: Any = None,
+) -> Any:
+    """The sorted values in exactly one of the two. Like `jax.numpy.setxor1d`."""
+    promotion.check_arraylike("setxor1d", ar1, ar2)
+    a, b = promotion.promote("setxor1d", creation.asarray(ar1), creation.asarray(ar2))
+    only_a = _sorted_subset("setxor1d", a, b, True, None, None, False)
+    only_b = _sorted_subset("setxor1d", b, a, True, None, None, False)
+    both = lax.concatenate([only_a, only_b], 0)
+    if _aval(both).shape[0] == 0:
+        return both
+    return unique(both, size=size, fill_value=fill_value)

@@ -367,6 +367,76 @@ CASES = [
         False,
     ),
     ("select", lambda m, x: m.select([x < -0.5, x > 0.5], [x, -x], 9.0), (M,), True),
+    # rounding and more elementwise
+    (
+        "floor",
+        lambda m, x: m.floor(x),
+        (np.array([1.5, -2.5, 0.5, -0.4, 2.7, -0.0, np.inf, np.nan], np.float32),),
+        False,
+    ),
+    (
+        "ceil",
+        lambda m, x: m.ceil(x),
+        (np.array([1.5, -2.5, 0.5, -0.4, 2.7, -0.0, np.inf, np.nan], np.float32),),
+        False,
+    ),
+    (
+        "trunc",
+        lambda m, x: m.trunc(x),
+        (np.array([1.5, -2.5, 0.5, -0.4, 2.7, -0.0, np.inf, np.nan], np.float32),),
+        False,
+    ),
+    (
+        "rint",
+        lambda m, x: m.rint(x),
+        (np.array([1.5, -2.5, 0.5, -0.4, 2.7, -0.0, np.inf, np.nan], np.float32),),
+        False,
+    ),
+    ("floor_int", lambda m, x: m.floor(x), (I,), False),
+    ("ceil_int", lambda m, x: m.ceil(x), (I,), False),
+    ("trunc_int", lambda m, x: m.trunc(x), (I,), False),
+    ("rint_int", lambda m, x: m.rint(x), (I,), False),
+    ("floor_scalar", lambda m: m.floor(2.5), (), False),
+    ("cbrt", lambda m, x: m.cbrt(x), (V,), True),
+    ("cbrt_int", lambda m, x: m.cbrt(x), (I,), False),
+    ("exp2", lambda m, x: m.exp2(x), (V,), True),
+    ("exp2_int", lambda m, x: m.exp2(x), (I,), False),
+    ("arctan2", lambda m, x: m.arctan2(x, 1.0), (V,), True),
+    ("atan2", lambda m, x: m.atan2(x, x[::-1]), (V,), True),
+    ("arctan2_int", lambda m, x: m.arctan2(x, 2), (I,), False),
+    ("pow", lambda m, x: m.pow(x, 3), (V,), True),
+    ("float_power", lambda m, x: m.float_power(m.abs(x), 1.5), (V,), True),
+    ("float_power_int", lambda m, x: m.float_power(x, 2), (I,), False),
+    ("fmod", lambda m, x: m.fmod(x, 0.7), (V,), True),
+    ("fmod_int", lambda m, x: m.fmod(x, 3), (I,), False),
+    ("divmod", lambda m, x: m.divmod(x, 0.7), (V,), False),
+    ("divmod_int", lambda m, x: m.divmod(x, 3), (I,), False),
+    ("copysign", lambda m, x: m.copysign(x, -1.0), (V,), True),
+    ("copysign_arr", lambda m, x: m.copysign(x, x[::-1]), (V,), True),
+    ("copysign_int", lambda m, x: m.copysign(x, -1), (I,), False),
+    ("hamming", lambda m: m.hamming(7), (), False),
+    ("hanning", lambda m: m.hanning(6), (), False),
+    ("blackman", lambda m: m.blackman(5), (), False),
+    ("bartlett", lambda m: m.bartlett(8), (), False),
+    ("window_1", lambda m: m.hamming(1), (), False),
+    ("logspace", lambda m: m.logspace(0.0, 2.0, 5), (), False),
+    ("logspace_base", lambda m: m.logspace(0.0, 3.0, 4, base=2.0, endpoint=False), (), False),
+    ("geomspace", lambda m: m.geomspace(1.0, 1000.0, 4), (), False),
+    ("geomspace_neg", lambda m: m.geomspace(-1.0, -16.0, 5), (), False),
+    ("pad", lambda m, x: m.pad(x, 2), (V,), True),
+    ("pad_widths", lambda m, x: m.pad(x, ((1, 0), (0, 2)), constant_values=7.0), (M,), True),
+    ("pad_edge", lambda m, x: m.pad(x, ((1, 2), (2, 1)), mode="edge"), (M,), True),
+    ("pad_wrap", lambda m, x: m.pad(x, 3, mode="wrap"), (V,), True),
+    ("pad_int", lambda m, x: m.pad(x, 1), (I,), False),
+    ("delete", lambda m, x: m.delete(x, 1), (V,), True),
+    ("delete_axis", lambda m, x: m.delete(x, np.array([0, 2]), axis=1), (M,), True),
+    ("delete_slice", lambda m, x: m.delete(x, slice(1, None, 2)), (M,), True),
+    ("resize", lambda m, x: m.resize(x, (4, 4)), (V,), True),
+    ("resize_small", lambda m, x: m.resize(x, 5), (M,), True),
+    ("polyint", lambda m, x: m.polyint(x), (P,), True),
+    ("polyint_k", lambda m, x: m.polyint(x, 2, k=np.array([1.0, 2.0])), (P,), True),
+    ("poly", lambda m, x: m.poly(x), (P,), True),
+    ("setxor1d", lambda m, x: m.setxor1d(x, np.array([0, 9, 2])), (I,), False),
 ]
 
 
@@ -422,6 +492,8 @@ def test_grad(case):
         lambda m: m.cross(np.ones(4), np.ones(4)),
         lambda m: m.rot90(M, axes=(0, 0)),
         lambda m: m.dsplit(M, 2),
+        lambda m: m.delete(V, [0, 2]),
+        lambda m: m.polyint(P, 1, k=[1.0]),
     ],
     ids=[
         "diff0d",
@@ -432,6 +504,8 @@ def test_grad(case):
         "cross4",
         "rot90_axes",
         "dsplit_2d",
+        "delete_list",
+        "polyint_list",
     ],
 )
 def test_errors_as_jax(call):
@@ -508,3 +582,11 @@ def test_dtype_questions_as_jax():
     ]:
         got, want = getattr(dnp, name)(3), getattr(jnp, name)(3)
         assert got.dtype == want.dtype and np.asarray(got) == np.asarray(want), name
+
+
+def test_scalar_questions_as_jax():
+    for x in [1.0, np.float32(1), np.ones(()), [1], np.ones(3), 3]:
+        assert dnp.isscalar(x) == jnp.isscalar(x), x
+    assert dnp.isscalar(dnp.ones(())) and not dnp.isscalar(dnp.ones(2))
+    assert dnp.iterable([1]) == jnp.iterable([1]) and dnp.iterable(2.0) == jnp.iterable(2.0)
+    assert dnp.size(M) == jnp.size(M) and dnp.size(M, 1) == jnp.size(M, 1)
