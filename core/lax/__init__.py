@@ -10,6 +10,7 @@ extension API's `lax.elementwise.exp_p` keeps naming the primitives.
 
 from didax.control_flow.cond import cond, switch
 from didax.control_flow.scan import scan
+from didax.control_flow.solves import custom_linear_solve
 from didax.control_flow.while_loop import fori_loop, while_loop
 from didax.lax import linalg  # noqa: F401 - `lax.linalg.cholesky`, as `jax.lax.linalg`
 from didax.primitives import (  # noqa: F401 - the families, for `lax.elementwise.exp_p`
@@ -55,19 +56,22 @@ from didax.primitives.convolution import (
     padtype_to_pads,
 )
 from didax.primitives.creation import broadcasted_iota, full, iota
-from didax.primitives.cumulative import cumprod, cumsum
-from didax.primitives.dot import dot_general
+from didax.primitives.cumulative import cumlogsumexp, cummax, cummin, cumprod, cumsum
+from didax.primitives.dot import Precision, dot_general
 from didax.primitives.elementwise import (
     abs,
     add,
     add_any,
     atan2,
+    cbrt,
+    ceil,
     clamp,
     complex,
     conj,
     cos,
     div,
     exp,
+    exp2,
     expm1,
     floor,
     imag,
@@ -134,6 +138,10 @@ from didax.primitives.sorting import sort, sort_key_val
 from didax.primitives.special import erf, erf_inv, nextafter
 
 __all__ = [
+    "cumlogsumexp",
+    "custom_linear_solve",
+    "cummax",
+    "cummin",
     "cumprod",
     "cumsum",
     "ConvDimensionNumbers",
@@ -197,10 +205,14 @@ __all__ = [
     "cos",
     "div",
     "dot_general",
+    "Precision",
     "eq",
     "exp",
     "expand_dims",
     "expm1",
+    "cbrt",
+    "ceil",
+    "exp2",
     "floor",
     "fori_loop",
     "full",

@@ -15,6 +15,7 @@ from didax import core
 from didax.numpy import indexing as _indexing
 from didax.numpy.creation import *  # noqa: F403 - this package is the public face of its families
 from didax.numpy.creation import _ScalarType  # noqa: F401
+from didax.numpy.dtype_functions import *  # noqa: F403
 from didax.numpy.indexing import take, take_along_axis  # noqa: F401
 from didax.numpy.manipulation import *  # noqa: F403
 from didax.numpy.methods import *  # noqa: F403
@@ -26,10 +27,14 @@ from didax.numpy.ufuncs import *  # noqa: F403
 
 core.operator_table.update(OPERATORS)
 from didax.numpy import linalg  # noqa: E402, F401
+from didax.numpy.calculus import *  # noqa: E402, F403
 from didax.numpy.extra import *  # noqa: E402, F403
 from didax.numpy.extra import METHODS  # noqa: E402
-from didax.numpy.setops import argwhere, flatnonzero, nonzero, unique  # noqa: E402, F401
+from didax.numpy.mathfuncs import *  # noqa: E402, F403
+from didax.numpy.rearrange import *  # noqa: E402, F403
+from didax.numpy.setops import *  # noqa: E402, F403
 from didax.numpy.signal import convolve, correlate  # noqa: E402, F401
+from didax.numpy.statistics import *  # noqa: E402, F403
 
 core.operator_table.update(METHODS)
 core.operator_table.update(_indexing.OPERATORS)  # `x[idx]` and `x.at` (numpy/indexing.py)

@@ -6,6 +6,7 @@ Layer 5, after `inner_jit`.
 
 from __future__ import annotations
 
+import builtins
 from typing import Any
 
 import numpy as np
@@ -56,6 +57,15 @@ complex128 = _ScalarType(np.complex128)
 int8 = _ScalarType(np.int8)
 uint8 = _ScalarType(np.uint8)
 bool_ = _ScalarType(np.bool_)
+int16 = _ScalarType(np.int16)
+uint16 = _ScalarType(np.uint16)
+uint32 = _ScalarType(np.uint32)
+uint64 = _ScalarType(np.uint64)  # uint32 values unless x64 is on, as in JAX
+bfloat16 = _ScalarType(dtypes.bfloat16)
+# NumPy's aliases, as JAX spells them (the 64-bit ones hold 32-bit values without x64)
+bool = bool_  # noqa: A001 - jax.numpy.bool
+int_, uint, float_, complex_ = int64, uint64, float64, complex128
+single, double, csingle, cdouble = float32, float64, complex64, complex128
 ndarray = Array
 inf, nan, pi, e = np.inf, np.nan, np.pi, np.e
 newaxis = None
@@ -215,9 +225,9 @@ def linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, dtype:
             else lax.broadcast_in_dim(lax.convert_element_type(start, out_dtype, False), (1,), ())
         )
     if dtypes.is_float(out_dtype):
-        return _linspace_jit(start, stop, int(num), bool(endpoint), out_dtype)
+        return _linspace_jit(start, stop, int(num), builtins.bool(endpoint), out_dtype)
     # integers: computed in float32 and floored, as JAX does
-    out = _linspace_jit(start, stop, int(num), bool(endpoint), dtypes.default_float())
+    out = _linspace_jit(start, stop, int(num), builtins.bool(endpoint), dtypes.default_float())
     return lax.convert_element_type(lax.floor(out), out_dtype, False)
 
 
@@ -251,7 +261,21 @@ __all__ = [
     "arange",
     "array",
     "asarray",
+    "bfloat16",
+    "bool",
     "bool_",
+    "cdouble",
+    "complex_",
+    "csingle",
+    "double",
+    "float_",
+    "int16",
+    "int_",
+    "single",
+    "uint",
+    "uint16",
+    "uint32",
+    "uint64",
     "complex128",
     "complex64",
     "e",

@@ -11,9 +11,9 @@ zeros). `cumsum` and `cumprod` bind their primitives (in an inner jit, as JAX's)
 from __future__ import annotations
 
 import builtins
+import itertools
 import math
 import string
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -476,81 +476,203 @@ def einsum(
     precision: Any = None,
     preferred_element_type: Any = None,
 ) -> Any:
-    """Like `jax.numpy.einsum`, for explicit or implicit subscripts without `...`: indices
-    repeated in one operand take its diagonal, indices used once are summed first, then the
-    operands are contracted pairwise, left to right (JAX picks its order with opt_einsum;
-    the jaxprs agree for one or two operands), with `dot_general`."""
-    ins, out = _parse_einsum(subscripts, len(operands))
+    """Like `jax.numpy.einsum`, for explicit or implicit subscripts, with `...` broadcasting
+    (a size-1 axis against a longer one is squeezed, as JAX does). The steps are JAX's: each
+    contraction sums the indices used once, takes the diagonal of repeated ones (a Kronecker
+    delta mask), then one `dot_general`; the pairs are contracted in the order of opt_einsum's
+    "optimal" path for up to four operands (JAX's default; the jaxprs agree), left to right
+    for more."""
     arrays = [creation.asarray(x) for x in promotion.promote("einsum", *operands)]
-    for subs, x in zip(ins, arrays, strict=True):
-        if len(subs) != _aval(x).ndim:
-            raise ValueError(
-                f"einsum: operand with subscripts '{subs}' has {_aval(x).ndim} dimensions"
+    ins, out = _parse_einsum(subscripts, [_aval(x).shape for x in arrays])
+    pending = list(zip(arrays, ins, strict=True))
+    for first, second in _einsum_path(ins, out, [_aval(x).shape for x in arrays]):
+        # contract a pair (the later one is the lhs), append the result, as opt_einsum's path
+        (lhs, lhs_s), (rhs, rhs_s) = pending.pop(second), pending.pop(first)
+        later = "".join(s for _, s in pending) + out
+        kept = [c for c in dict.fromkeys(lhs_s + rhs_s) if c in later]
+        # an intermediate result keeps its indices in input order (opt_einsum's choice)
+        result = "".join(kept) if pending else out
+        removed = set(lhs_s + rhs_s) - set(kept)
+        x, xs = _einsum_two(lhs, lhs_s, rhs, rhs_s, removed, result)
+        pending.append((_permuted(x, xs, result), result))
+    x, xs = pending[0]
+    if len(arrays) == 1:
+        x, xs = _einsum_one(x, xs, set(xs) - set(out), out)
+    return _permuted(x, xs, out)
+
+
+def _einsum_path(ins: list[str], out: str, shapes: list[tuple[int, ...]]) -> list[tuple[int, int]]:
+    # The pairs to contract, as positions in the list of operands left (each result goes to
+    # its end): opt_einsum's "optimal" search (JAX's default for up to four operands), the
+    # first pairing of least cost in its order, cost = the product of the pair's index sizes
+    # (twice that when an index is summed away); left to right for more operands
+    n = len(ins)
+    if n < 3 or n > 4:
+        return [(0, 1)] * (n - 1)
+    sizes: dict[str, int] = {}
+    for subs, shape in zip(ins, shapes, strict=True):
+        for c, d in zip(subs, shape, strict=True):
+            sizes[c] = d if sizes.get(c, 1) == 1 else sizes[c]
+    output = frozenset(out)
+    best: list[Any] = [math.inf, ()]
+
+    def search(path: tuple, sets: tuple, remaining: frozenset, flops: int) -> None:
+        if len(remaining) == 1:
+            best[:] = [flops, path]
+            return
+        for i, j in itertools.combinations(sorted(remaining), 2):
+            either = sets[i] | sets[j]
+            keep = output.union(*(sets[r] for r in remaining if r not in (i, j)))
+            summed = (sets[i] & sets[j]) - keep
+            cost = math.prod(sizes[c] for c in either) * (2 if summed else 1)
+            if flops + cost >= best[0]:
+                continue
+            search(
+                path + ((i, j),),
+                (*sets, either & keep),
+                (remaining - {i, j}) | {len(sets)},
+                flops + cost,
             )
-    x, xs = arrays[0], ins[0]
-    x, xs = _sum_unused(x, xs, [*ins[1:], out])
-    for k in range(1, len(arrays)):
-        y, ys = _sum_unused(arrays[k], ins[k], [xs, *ins[k + 1 :], out])
-        keep = set("".join([*ins[k + 1 :], out]))
-        x, xs = _contract(x, xs, y, ys, keep)
-    perm = tuple(xs.index(c) for c in out)
-    return lax.transpose(x, perm) if perm != tuple(range(len(perm))) else x
+
+    search((), tuple(map(frozenset, ins)), frozenset(range(n)), 0)
+    ids, linear = list(range(n)), []
+    for step, pair in enumerate(best[1]):  # single-assignment ids -> positions in the list
+        first, second = sorted(ids.index(k) for k in pair)
+        ids.pop(second)
+        ids.pop(first)
+        ids.append(n + step)
+        linear.append((first, second))
+    return linear
 
 
-def _parse_einsum(subscripts: str, n: int) -> tuple[list[str], str]:
+def _permuted(x: Any, xs: str, target: str) -> Any:
+    return x if xs == target else lax.transpose(x, tuple(xs.index(c) for c in target))
+
+
+def _parse_einsum(subscripts: str, shapes: list[tuple[int, ...]]) -> tuple[list[str], str]:
+    # the subscripts of each operand and of the result, `...` written out as fresh letters
+    # (the last ones of a run of unused letters, right-aligned, as opt_einsum's parser)
     subscripts = subscripts.replace(" ", "")
-    if "." in subscripts:
-        raise NotImplementedError("einsum: '...' in subscripts is not supported by didax yet")
     lhs, arrow, out = subscripts.partition("->")
     ins = lhs.split(",")
-    if len(ins) != n:
-        raise ValueError(f"einsum: {len(ins)} subscripts for {n} operands")
-    if not arrow:
-        counts = {c: lhs.count(c) for c in lhs if c in string.ascii_letters}
-        out = "".join(sorted(c for c, k in counts.items() if k == 1))
+    if len(ins) != len(shapes):
+        raise ValueError(f"einsum: {len(ins)} subscripts for {len(shapes)} operands")
+    ellipsis = ""
+    if "." in subscripts:
+        used = set(subscripts.replace(".", "").replace(",", "").replace("->", ""))
+        width = builtins.max((len(s) for s in shapes), default=0)
+        fresh = "".join(c for c in string.ascii_lowercase + string.ascii_uppercase if c not in used)
+        fresh = fresh[:width]
+        for k, (sub, shape) in enumerate(zip(ins, shapes, strict=True)):
+            if "." not in sub:
+                continue
+            if sub.count(".") != 3 or "..." not in sub:
+                raise ValueError("Invalid Ellipses.")
+            count = len(shape) - (len(sub) - 3)
+            if count < 0:
+                raise ValueError("Ellipses lengths do not match.")
+            ins[k] = sub.replace("...", fresh[len(fresh) - count :] if count else "")
+            if count > len(ellipsis):
+                ellipsis = fresh[len(fresh) - count :]
+    for subs, shape in zip(ins, shapes, strict=True):
+        if len(subs) != len(shape):
+            raise ValueError(
+                f"einsum: operand with subscripts '{subs}' has {len(shape)} dimensions"
+            )
+    if arrow:
+        out = out.replace("...", ellipsis)
+    else:
+        joined = "".join(ins)
+        once = [c for c in dict.fromkeys(joined) if joined.count(c) == 1 and c not in ellipsis]
+        out = ellipsis + "".join(sorted(once))
     return ins, out
 
 
-def _sum_unused(x: Any, xs: str, others: Sequence[str]) -> tuple[Any, str]:
-    # a repeated index takes the diagonal (zeros off it, then a sum over all but its last
-    # axis), and an index no other operand or the output uses is summed, in one reduce_sum
-    used = set("".join(others))
-    repeated = [i for i, c in enumerate(xs) if xs.count(c) > 1]
-    if repeated:
-        x = _diagonal_mask(x, xs)
-    axes = tuple(
-        i for i, c in enumerate(xs) if c not in used or (i in repeated and c in xs[i + 1 :])
-    )
-    if not axes:
+def _sum_uniques(x: Any, xs: str, uniques: list[str]) -> tuple[Any, str]:
+    if not uniques:
         return x, xs
-    return lax.reduce_sum(x, axes), "".join(c for i, c in enumerate(xs) if i not in axes)
+    x = lax.reduce_sum(x, tuple(xs.index(c) for c in uniques))
+    return x, "".join(c for c in xs if c not in uniques)
 
 
-def _diagonal_mask(x: Any, xs: str) -> Any:
-    shape = _aval(x).shape
-    keep = None
-    for c in dict.fromkeys(c for c in xs if xs.count(c) > 1):
-        first, *rest = [i for i, d in enumerate(xs) if d == c]
-        for other in rest:
-            same = lax.eq(
-                lax.broadcasted_iota(np.uint32, shape, first),
-                lax.broadcasted_iota(np.uint32, shape, other),
-            )
-            keep = same if keep is None else lax.bitwise_and(keep, same)
-    return lax.select_n(keep, lax.full(shape, 0, _aval(x).dtype), x)
+def _sum_repeats(x: Any, xs: str, keep: str) -> tuple[Any, str]:
+    # a repeated index: zeros off the diagonal (a Kronecker delta), then a sum over its axes
+    # (all but the last one if the index is kept)
+    for c in dict.fromkeys(xs):
+        axes = [i for i, d in enumerate(xs) if d == c]
+        if len(axes) < 2:
+            continue
+        eye = _delta(_aval(x).shape, axes)
+        x = lax.select_n(eye, lax.full(_aval(x).shape, 0, _aval(x).dtype), x)
+        if c in keep:
+            x = lax.reduce_sum(x, tuple(axes[:-1]))
+            xs = "".join(d for i, d in enumerate(xs) if i not in axes[:-1])
+        else:
+            x = lax.reduce_sum(x, tuple(axes))
+            xs = xs.replace(c, "")
+    return x, xs
 
 
-def _contract(x: Any, xs: str, y: Any, ys: str, keep: set[str]) -> tuple[Any, str]:
-    batch = [c for c in xs if c in ys and c in keep]
-    contract = [c for c in xs if c in ys and c not in keep]
-    dims = (
-        (tuple(xs.index(c) for c in contract), tuple(ys.index(c) for c in contract)),
-        (tuple(xs.index(c) for c in batch), tuple(ys.index(c) for c in batch)),
+def _delta(shape: tuple[int, ...], axes: list[int]) -> Any:
+    # True where the indices along `axes` are all equal, as JAX's `lax._delta`
+    base = tuple(shape[a] for a in axes)
+    iotas = [lax.broadcasted_iota(np.uint32, base, i) for i in range(len(base))]
+    eye = None
+    for a, b in zip(iotas[:-1], iotas[1:], strict=True):
+        same = lax.eq(a, b)
+        eye = same if eye is None else lax.bitwise_and(eye, same)
+    return lax.broadcast_in_dim(eye, shape, tuple(axes))
+
+
+def _einsum_one(x: Any, xs: str, removed: set[str], out: str) -> tuple[Any, str]:
+    uniques = [c for c in sorted(removed) if xs.count(c) == 1]
+    x, xs = _sum_uniques(x, xs, uniques)
+    return _sum_repeats(x, xs, out)
+
+
+def _squeeze_singletons(x: Any, xs: str, other: Any, other_s: str) -> tuple[Any, str]:
+    # an axis of size 1 against a longer one in the other operand broadcasts: squeeze it
+    shape, other_shape = _aval(x).shape, _aval(other).shape
+    drop = [
+        i
+        for i, c in enumerate(xs)
+        if shape[i] == 1 and c in other_s and other_shape[other_s.index(c)] != 1
+    ]
+    if not drop:
+        return x, xs
+    return lax.squeeze(x, tuple(drop)), "".join(c for i, c in enumerate(xs) if i not in drop)
+
+
+def _einsum_two(
+    lhs: Any, lhs_s: str, rhs: Any, rhs_s: str, removed: set[str], result: str
+) -> tuple[Any, str]:
+    lhs, lhs_s = _squeeze_singletons(lhs, lhs_s, rhs, rhs_s)
+    rhs, rhs_s = _squeeze_singletons(rhs, rhs_s, lhs, lhs_s)
+    contracted = sorted(removed)
+    lhs, lhs_s = _sum_uniques(
+        lhs, lhs_s, [c for c in contracted if lhs_s.count(c) == 1 and c not in rhs_s]
     )
-    out = lax.dot_general(x, y, dims, preferred_element_type=_aval(x).dtype)
-    free_x = [c for c in xs if c not in ys]
-    free_y = [c for c in ys if c not in xs]
-    return out, "".join(batch + free_x + free_y)
+    rhs, rhs_s = _sum_uniques(
+        rhs, rhs_s, [c for c in contracted if rhs_s.count(c) == 1 and c not in lhs_s]
+    )
+    lhs, lhs_s = _sum_repeats(lhs, lhs_s, result + rhs_s)
+    rhs, rhs_s = _sum_repeats(rhs, rhs_s, result + lhs_s)
+    contracted = [c for c in contracted if c in lhs_s or c in rhs_s]
+    batch = "".join(c for c in result if c in lhs_s and c in rhs_s)
+    lhs_batch = tuple(lhs_s.index(c) for c in batch)
+    rhs_batch = tuple(rhs_s.index(c) for c in batch)
+    lhs_cont = tuple(lhs_s.index(c) for c in contracted)
+    rhs_cont = tuple(rhs_s.index(c) for c in contracted)
+    gone = batch + "".join(contracted)
+    lhs_rest = "".join(c for c in lhs_s if c not in gone)
+    rhs_rest = "".join(c for c in rhs_s if c not in gone)
+    dtype = _aval(lhs).dtype
+    if batch + rhs_rest + lhs_rest == result:  # (rhs, lhs) needs no transpose: JAX's first try
+        dims = ((rhs_cont, lhs_cont), (rhs_batch, lhs_batch))
+        return lax.dot_general(rhs, lhs, dims, preferred_element_type=dtype), result
+    dims = ((lhs_cont, rhs_cont), (lhs_batch, rhs_batch))
+    out = lax.dot_general(lhs, rhs, dims, preferred_element_type=dtype)
+    return out, batch + lhs_rest + rhs_rest
 
 
 # ----------------------------------------------------------------------------- exports

@@ -1,14 +1,16 @@
 """`didax.numpy.linalg`: norms, solves, inverses, determinants, Cholesky. Like
 `jax.numpy.linalg`.
 
-Layer 5, composing `didax.numpy` and the linear-algebra primitives (`primitives/linalg.py`:
-`lu`, `triangular_solve`, `cholesky`). `solve` factors A = P^T L U and does two triangular
-solves; `inv` solves against the identity; `slogdet` reads the determinant off U's diagonal
-and the pivots' parity, with JAX's custom jvp (d log|det A| = tr(A^-1 dA)); `det` is
-sign * exp(logabsdet) with d det = det tr(A^-1 dA), and JAX's explicit products for 2x2 and
-3x3 matrices. Values match JAX's; the jaxprs are smaller than JAX's (which goes through
-`custom_linear_solve`), and gradients come from the primitives' rules. Matrix norms that need
-a decomposition (`ord=2`, `-2`, `'nuc'`) raise NotImplementedError.
+Layer 5, composing `didax.numpy`, the linear-algebra primitives (`primitives/linalg.py`:
+`lu`, `triangular_solve`, `cholesky`) and `custom_linear_solve` (`control_flow/solves.py`).
+`solve` is JAX's: an inner `jit[name=solve]` that factors stop_gradient(A) = P^T L U once and
+binds `custom_linear_solve` with A's product as the operator and the two triangular solves
+(`jit[name=_lu_solve]`) as solver and transpose solver, so derivatives reuse the factors (a
+matrix b is a vmap over its columns, as in JAX); `inv` solves against the identity;
+`slogdet` reads the determinant off U's diagonal and the pivots' parity, with JAX's custom
+jvp (d log|det A| = tr(A^-1 dA)); `det` is sign * exp(logabsdet) with d det = det tr(A^-1 dA),
+and JAX's explicit products for 2x2 and 3x3 matrices. Matrix norms that need a decomposition
+(`ord=2`, `-2`, `'nuc'`) raise NotImplementedError.
 """
 
 from __future__ import annotations
@@ -16,9 +18,10 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 import numpy as np
-from didax import dtypes, lax
+from didax import api, dtypes, lax
+from didax.control_flow import solves
 from didax.control_flow.custom_derivatives import custom_jvp
-from didax.numpy import axis_args, creation, extra, promotion, reductions, ufuncs
+from didax.numpy import axis_args, creation, extra, inner_jit, promotion, reductions, ufuncs
 from didax.numpy.extra import _aval
 from didax.primitives import linalg as lax_linalg
 
@@ -118,39 +121,182 @@ def _broadcast_batch(x: Any, batch: tuple[int, ...]) -> Any:
     return lax.broadcast_in_dim(x, out, tuple(range(len(out) - len(shape), len(out))))
 
 
-def _lu_solve(lu: Any, permutation: Any, b: Any) -> Any:
-    # P A = L U, so A x = b is L (U x) = P b: one forward and one backward substitution
-    x = lax_linalg.permute_rows(permutation, b)
-    x = lax_linalg.triangular_solve(lu, x, left_side=True, lower=True, unit_diagonal=True)
-    return lax_linalg.triangular_solve(lu, x, left_side=True, lower=False)
+def _lu_solve_core(lu: Any, permutation: Any, b: Any, trans: int) -> Any:
+    # P A = L U: A x = b is L U x = P b (trans=0); A^T x = b is U^T L^T (P x) = b (trans=1)
+    m = _aval(lu).shape[0]
+    b_shape = _aval(b).shape
+    x = b if len(b_shape) == 2 else lax.reshape(b, (m, int(np.prod(b_shape[1:]))))
+    if trans == 0:
+        x = x[permutation, :]
+        x = lax_linalg.triangular_solve(lu, x, left_side=True, lower=True, unit_diagonal=True)
+        x = lax_linalg.triangular_solve(lu, x, left_side=True, lower=False)
+    else:
+        x = lax_linalg.triangular_solve(lu, x, left_side=True, lower=False, transpose_a=True)
+        x = lax_linalg.triangular_solve(
+            lu, x, left_side=True, lower=True, unit_diagonal=True, transpose_a=True
+        )
+        _, inverse = lax.sort_key_val(permutation, lax.iota(np.int32, _aval(permutation).shape[0]))
+        x = x[inverse, :]
+    return x if _aval(x).shape == b_shape else lax.reshape(x, b_shape)
+
+
+def _lu_solve_body(lu: Any, permutation: Any, b: Any, trans: int) -> Any:
+    # JAX's lax.linalg.lu_solve: b a vector (..., m) or matrices (..., m, k), batches
+    # broadcast, the core mapped over them
+    vector = _aval(lu).ndim == _aval(b).ndim + 1
+    if vector:
+        b = lax.broadcast_in_dim(b, (*_aval(b).shape, 1), tuple(range(_aval(b).ndim)))
+    batch = tuple(
+        np.broadcast_shapes(
+            _aval(lu).shape[:-2], _aval(permutation).shape[:-1], _aval(b).shape[:-2]
+        )
+    )
+    lu, b = _broadcast_batch(lu, batch), _broadcast_batch(b, batch)
+    if _aval(permutation).shape[:-1] != batch:
+        n = _aval(permutation).shape[-1]
+        permutation = lax.broadcast_in_dim(
+            permutation,
+            (*batch, n),
+            tuple(range(len(batch) + 1 - _aval(permutation).ndim, len(batch) + 1)),
+        )
+    fn = lambda lu, p, b: _lu_solve_core(lu, p, b, trans)  # noqa: E731
+    for _ in batch:
+        fn = api.vmap(fn)
+    x = fn(lu, permutation, b)
+    return lax.squeeze(x, (_aval(x).ndim - 1,)) if vector else x
+
+
+_lu_solve = inner_jit.inner_jit(_lu_solve_body, "_lu_solve", static_argnums=(3,))
+
+
+def _broadcasted_matvec(a: Any, x: Any) -> Any:
+    # (..., n, m), (..., m) -> (..., n), at the highest precision, as JAX's
+    batch = tuple(np.broadcast_shapes(_aval(a).shape[:-2], _aval(x).shape[:-1]))
+    a = _broadcast_batch(a, batch)
+    if _aval(x).shape[:-1] != batch:
+        n = _aval(x).shape[-1]
+        x = lax.broadcast_in_dim(
+            x, (*batch, n), tuple(range(len(batch) + 1 - _aval(x).ndim, len(batch) + 1))
+        )
+    nb = len(batch)
+    dims = (((_aval(a).ndim - 1,), (_aval(x).ndim - 1,)), (tuple(range(nb)), tuple(range(nb))))
+    return lax.dot_general(a, x, dims, precision=lax.Precision.HIGHEST)
+
+
+def _matrix_vecmat(a: Any, x: Any) -> Any:
+    # x -> A^T x for one matrix, written as JAX's linear_transpose of its matvec comes out
+    # (its partial-evaluation trace keeps a same-shape broadcast_in_dim, whose transpose is
+    # the reduce_sum over no axes)
+    prod = lax.dot_general(x, a, (((0,), (0,)), ((), ())), precision=lax.Precision.HIGHEST)
+    return lax.reduce_sum(prod, ())
+
+
+def _solve_core(a: Any, b: Any) -> Any:
+    # JAX's lax.linalg._solve: one factorization, reused by the derivatives through
+    # custom_linear_solve (a vector b, or a vmap over b's columns)
+    out_shape = tuple(
+        d_a if d_b == 1 else d_b
+        for d_a, d_b in zip((*_aval(a).shape[:-1], 1), _aval(b).shape, strict=False)
+    )
+    if out_shape != _aval(b).shape:
+        b = lax.broadcast_in_dim(b, out_shape, tuple(range(_aval(b).ndim)))
+    lu, _, permutation = lax_linalg.lu(lax.stop_gradient(a))
+
+    def custom_solve(x: Any) -> Any:
+        return solves._custom_linear_solve(
+            lambda y: _broadcasted_matvec(a, y),
+            x,
+            lambda _, y: _lu_solve(lu, permutation, y, 0),
+            lambda _, y: _lu_solve(lu, permutation, y, 1),
+            False,
+            (lambda y: _matrix_vecmat(a, y)) if _aval(a).ndim == 2 else None,
+        )
+
+    if _aval(a).ndim == _aval(b).ndim + 1:
+        return custom_solve(b)
+    nb = _aval(b).ndim
+    return api.vmap(custom_solve, nb - 1, max(_aval(a).ndim, nb) - 1)(b)
+
+
+def _solve(a: Any, b: Any) -> Any:
+    a_shape, b_shape = _aval(a).shape, _aval(b).shape
+    vector = len(b_shape) == 1
+    core_a, core_b = 2, 1 if vector else 2
+    batch = tuple(np.broadcast_shapes(a_shape[:-core_a], b_shape[: len(b_shape) - core_b]))
+    if not batch:
+        return _solve_core(a, b)
+    # jnp.vectorize's broadcasting over the leading axes, mapped one axis at a time
+    a = _broadcast_to_batch(a, batch, core_a)
+    b = _broadcast_to_batch(b, batch, core_b)
+    fn = _solve_core
+    for _ in batch:
+        fn = api.vmap(fn)
+    return fn(a, b)
+
+
+def _broadcast_to_batch(x: Any, batch: tuple[int, ...], core_ndim: int) -> Any:
+    shape = _aval(x).shape
+    target = (*batch, *shape[len(shape) - core_ndim :])
+    if shape == target:
+        return x
+    return lax.broadcast_in_dim(x, target, tuple(range(len(target) - len(shape), len(target))))
+
+
+def _solve_jit(a: Any, b: Any) -> Any:
+    return _solve(a, b)
+
+
+_solve_inner = inner_jit.inner_jit(_solve_jit, "solve")
 
 
 def solve(a: Any, b: Any) -> Any:
-    """x with a @ x == b; `b` is (n,) or (..., n, k). Like `jax.numpy.linalg.solve`."""
+    """x with a @ x == b; `b` is (..., n) or (..., n, k). Like `jax.numpy.linalg.solve`:
+    an LU factorization and `custom_linear_solve`, in an inner `jit`."""
+    promotion.check_arraylike("jnp.linalg.solve", a, b)
     a, b = promotion.promote(
         "solve", promotion.to_inexact("solve", creation.asarray(a)), creation.asarray(b)
     )
+    a, b = promotion.to_inexact("solve", a), promotion.to_inexact("solve", b)
     a_shape, b_shape = _aval(a).shape, _aval(b).shape
     if len(a_shape) < 2:
         raise ValueError(f"left hand array must be at least two dimensional; got a.shape={a_shape}")
-    a = _square("solve", a)
-    vector = len(b_shape) == 1
-    if vector:
-        b = lax.reshape(b, (*b_shape, 1))
-    if _aval(b).shape[-2] != a_shape[-1]:
+    if (
+        len(b_shape) > 1
+        and len(a_shape) == len(b_shape) + 1
+        and a_shape[-1] == b_shape[-1]
+        and a_shape[-1] != b_shape[-2]
+    ):
+        raise ValueError(
+            f"Invalid shapes for solve: {a_shape}, {b_shape}. Prior to JAX v0.5.0, this would "
+            "have been treated as a batched 1-dimensional solve. To recover this behavior, use "
+            "solve(a, b[..., None]).squeeze(-1)."
+        )
+    n = b_shape[-1] if len(b_shape) == 1 else b_shape[-2]
+    if a_shape[-1] != a_shape[-2] or a_shape[-1] != n:
         raise ValueError(f"Invalid shapes for solve: {a_shape}, {b_shape}")
-    batch = tuple(np.broadcast_shapes(a_shape[:-2], _aval(b).shape[:-2]))
-    a, b = _broadcast_batch(a, batch), _broadcast_batch(b, batch)
-    lu, _, permutation = lax_linalg.lu(a)
-    x = _lu_solve(lu, permutation, b)
-    return lax.reshape(x, _aval(x).shape[:-1]) if vector else x
+    return _solve_inner(a, b)
+
+
+def _inv(a: Any) -> Any:
+    shape = _aval(a).shape
+    eye = creation.eye(shape[-1], dtype=_aval(a).dtype)
+    if len(shape) > 2:
+        eye = lax.broadcast_in_dim(eye, shape, (len(shape) - 2, len(shape) - 1))
+    return solve(a, eye)
+
+
+_inv_inner = inner_jit.inner_jit(_inv, "inv")
 
 
 def inv(a: Any) -> Any:
-    """The inverse of each square matrix. Like `jax.numpy.linalg.inv`."""
-    a = _square("inv", a)
-    aval = _aval(a)
-    return solve(a, lax_linalg.eye(aval.shape, aval.dtype))
+    """The inverse of each square matrix: a solve against the identity, in an inner `jit`.
+    Like `jax.numpy.linalg.inv`."""
+    promotion.check_arraylike("inv", a)
+    a = promotion.to_inexact("inv", creation.asarray(a))
+    shape = _aval(a).shape
+    if len(shape) < 2 or shape[-1] != shape[-2]:
+        raise ValueError(f"Argument to inv must have shape [..., n, n], got {shape}.")
+    return _inv_inner(a)
 
 
 def cholesky(a: Any, *, upper: bool = False, symmetrize_input: bool = True) -> Any:
@@ -224,7 +370,7 @@ def _det_jvp(primals: tuple, tangents: tuple) -> tuple:
 def _entry(a: Any, i: int, j: int) -> Any:
     shape = _aval(a).shape
     corner = lax.slice(a, (0,) * (len(shape) - 2) + (i, j), (*shape[:-2], i + 1, j + 1))
-    return lax.reshape(corner, shape[:-2])
+    return lax.squeeze(corner, (len(shape) - 2, len(shape) - 1))
 
 
 def _det_small(a: Any, n: int) -> Any:
@@ -241,8 +387,15 @@ def _det_small(a: Any, n: int) -> Any:
     return total
 
 
-def det(a: Any) -> Any:
-    """The determinant of each square matrix. Like `jax.numpy.linalg.det`."""
-    a = _square("det", a)
+def _det_body(a: Any) -> Any:
     n = _aval(a).shape[-1]
     return _det_small(a, n) if n in (2, 3) else _det(a)
+
+
+_det_inner = inner_jit.inner_jit(_det_body, "det")
+
+
+def det(a: Any) -> Any:
+    """The determinant of each square matrix, in an inner `jit`. Like
+    `jax.numpy.linalg.det`."""
+    return _det_inner(_square("det", a))

@@ -1,4 +1,4 @@
-"""Shape manipulation: `reshape`, `transpose`, `expand_dims`, `squeeze`,
+"""Shape manipulation: `reshape`, `transpose`, `moveaxis`, `expand_dims`, `squeeze`,
 `concatenate`, `stack`, `shape`, `ndim`.
 
 Layer 5, after `creation`.
@@ -54,6 +54,23 @@ def transpose(x: Any, axes: Sequence[int] | None = None) -> Any:
         else tuple(canonical_axis(a, ndim) for a in axes)
     )
     return lax.transpose(x, perm)
+
+
+def moveaxis(a: Any, source: Any, destination: Any) -> Any:
+    """Like `jax.numpy.moveaxis`: one `transpose` (none when nothing moves)."""
+    check_arraylike("moveaxis", a)
+    a = asarray(a)
+    ndim = core.get_aval(a).ndim
+    src = [source] if np.ndim(source) == 0 else list(source)
+    dst = [destination] if np.ndim(destination) == 0 else list(destination)
+    if len(src) != len(dst):
+        raise ValueError(f"Inconsistent number of elements: {len(src)} vs {len(dst)}")
+    src = [canonical_axis(s, ndim) for s in src]
+    dst = [canonical_axis(d, ndim) for d in dst]
+    perm = [i for i in range(ndim) if i not in src]
+    for d, s in sorted(zip(dst, src, strict=True)):
+        perm.insert(d, s)
+    return a if perm == list(range(ndim)) else lax.transpose(a, tuple(perm))
 
 
 def expand_dims(x: Any, axis: Any) -> Any:
@@ -131,6 +148,7 @@ def ndim(x: Any) -> int:
 __all__ = [
     "concatenate",
     "expand_dims",
+    "moveaxis",
     "ndim",
     "reshape",
     "shape",

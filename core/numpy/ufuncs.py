@@ -268,6 +268,24 @@ def logical_or(x: Any, y: Any) -> Any:
     return lax.bitwise_or(*promote_pair("logical_or", x, y))
 
 
+def _truth(x: Any) -> Any:
+    # a boolean array: x itself, or x != 0 (as JAX's logical functions read numbers)
+    x = asarray(x)
+    aval = core.get_aval(x)
+    return x if aval.dtype == dtypes.bool_ else lax.ne(x, lax.full((), 0, aval.dtype))
+
+
+def logical_not(x: Any) -> Any:
+    """Like `jax.numpy.logical_not`."""
+    return lax.bitwise_not(_truth(x))
+
+
+def logical_xor(x: Any, y: Any) -> Any:
+    """Like `jax.numpy.logical_xor`."""
+    x, y = promote_pair("logical_xor", x, y)
+    return lax.bitwise_xor(_truth(x), _truth(y))
+
+
 def isfinite(x: Any) -> Any:
     """Like `jax.numpy.isfinite` (complex: both parts finite)."""
     x = to_inexact("isfinite", x)
@@ -300,7 +318,9 @@ __all__ = [
     "log",
     "log1p",
     "logical_and",
+    "logical_not",
     "logical_or",
+    "logical_xor",
     "maximum",
     "minimum",
     "mod",

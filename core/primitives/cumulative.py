@@ -1,5 +1,6 @@
-"""`cumsum` and `cumprod`: the running sum and product along one axis (optionally from the
-end). Like `jax.lax.cumsum` and `jax.lax.cumprod`.
+"""`cumsum`, `cumprod`, `cummax`, `cummin` and `cumlogsumexp`: the running sum, product,
+maximum, minimum and log-sum-exp along one axis (optionally from the end). Like
+`jax.lax.cumsum` and its siblings.
 
 Layer 2. `cumsum` is linear: its jvp is the cumsum of the tangent and its transpose the
 cumsum in the other direction (each input reaches every output at or after it). `cumprod`'s
@@ -7,6 +8,10 @@ jvp runs the same log-depth scan on (value, tangent) pairs with the product rule
 d(a b) = da b + a db, so zeros in the input need no division. Both lower to the
 Hillis-Steele scan: log2(n) rounds of `x op (x shifted by 2^k)`, as `stablehlo.slice`, `pad`
 and `add`/`multiply` (JAX lowers them through an associative scan on CPU).
+`cummax`, `cummin` and `cumlogsumexp` scan the same way with `max`, `min` and
+`logaddexp`; their jvp runs the pair scan with each combine's own derivative (a tie of `max`
+shares the tangent half and half, as `lax.max`'s jvp does), where JAX differentiates its
+`associative_scan`: the same values, another jaxpr.
 """
 
 from __future__ import annotations
@@ -16,21 +21,25 @@ from typing import Any
 import numpy as np
 from didax import core, dtypes
 from didax.core import ShapedArray, Zero
-from didax.primitives import concatenation, creation, rules
-from didax.primitives.elementwise import add, mul
+from didax.primitives import concatenation, creation, elementwise, rules
+from didax.primitives.comparison import eq, ne, select_n
+from didax.primitives.elementwise import _balanced_eq, add, exp, log1p, mul, neg, sub
 
 cumsum_p = core.Primitive("cumsum")
 
 
 def _bind_cumulative(prim: core.Primitive, operand: Any, axis: int, reverse: bool) -> Any:
-    ndim = core.get_aval(operand).ndim
-    if not -ndim <= axis < max(ndim, 1) or ndim == 0:
-        raise ValueError(f"{prim.name}: axis {axis} is out of bounds for array of rank {ndim}")
-    return prim.bind(operand, axis=axis % ndim, reverse=bool(reverse))
+    shape = core.get_aval(operand).shape
+    if axis < 0:  # as JAX's lax (jnp.cumsum normalises its axis first)
+        raise ValueError("XLA operations do not allow negative axes")
+    if axis >= len(shape):
+        raise ValueError(f"axis {axis} is out of bounds for array of shape {shape}")
+    return prim.bind(operand, axis=int(axis), reverse=bool(reverse))
 
 
 def _cumulative_impl(np_fn: Any) -> Any:
-    """The impl rule running `np_fn` (np.cumsum, np.cumprod) along `axis`, in `x`'s dtype."""
+    """The impl rule running `np_fn` (np.cumsum, np.cumprod, np.maximum.accumulate, ...)
+    along `axis`, in `x`'s dtype."""
 
     def impl(x, *, axis, reverse):
         x = np.asarray(x)
@@ -83,17 +92,24 @@ def _cumulative_vmap(prim: core.Primitive) -> core.VmapRule:
 core.vmap_rules.register(cumsum_p, _cumulative_vmap(cumsum_p))
 
 
-def _scan_lowering(op: str, identity: int) -> core.LoweringRule:
+def _scan_lowering(combine: Any, identity: Any) -> core.LoweringRule:
+    # combine: an stablehlo op name ("add") or a function (ctx, a, b) -> value;
+    # identity: the fill value, or a function of the dtype giving it
     def rule(ctx, x, *, axis, reverse):
         hlo = ctx.hlo
         (aval,) = ctx.avals_in
         n, ndim = aval.shape[axis], aval.ndim
-        fill = ctx.constant(identity, aval.dtype)
+        fill = ctx.constant(identity(aval.dtype) if callable(identity) else identity, aval.dtype)
         step = 1
         while step < n:  # x[i] op= x[i - step] (x[i + step] in reverse)
             part = hlo.slice(x, *_window(aval.shape, axis, step, reverse), [1] * ndim)
             low, high = _pads(ndim, axis, step, reverse)
-            x = getattr(hlo, op)(x, hlo.pad(part, fill, low, high, [0] * ndim))
+            shifted = hlo.pad(part, fill, low, high, [0] * ndim)
+            x = (
+                getattr(hlo, combine)(x, shifted)
+                if isinstance(combine, str)
+                else combine(ctx, x, shifted)
+            )
             step *= 2
         return [x]
 
@@ -139,20 +155,147 @@ def _shifted(x: Any, axis: int, step: int, reverse: bool, fill: Any) -> Any:
     return concatenation.pad(part, creation.full((), fill, aval.dtype), config)
 
 
-@core.jvp_rules.register(cumprod_p)
-def _cumprod_jvp(primals, tangents, *, axis, reverse):
-    (x,), (t,) = primals, tangents
-    out = cumprod_p.bind(x, axis=axis, reverse=reverse)
-    if isinstance(t, Zero):
-        return [out], [Zero.like(out)]
-    n, step = core.get_aval(x).shape[axis], 1
-    while step < n:  # the scan on (x, t): (a, da) * (b, db) = (a b, da b + a db)
-        x_s, t_s = _shifted(x, axis, step, reverse, 1), _shifted(t, axis, step, reverse, 0)
-        x, t = mul(x, x_s), add(mul(t, x_s), mul(x, t_s))
-        step *= 2
-    return [out], [t]
+def _pair_scan_jvp(prim: core.Primitive, combine: Any, identity: Any) -> core.JvpRule:
+    # The jvp of a running `combine`: the same log-depth scan on (value, tangent) pairs, each
+    # step combining an entry with the one 2^k places before it by the combine's derivative
+    def rule(primals, tangents, *, axis, reverse):
+        (x,), (t,) = primals, tangents
+        out = prim.bind(x, axis=axis, reverse=reverse)
+        if isinstance(t, Zero):
+            return [out], [Zero.like(out)]
+        fill = identity(core.get_aval(x).dtype) if callable(identity) else identity
+        n, step = core.get_aval(x).shape[axis], 1
+        while step < n:
+            x_s, t_s = _shifted(x, axis, step, reverse, fill), _shifted(t, axis, step, reverse, 0)
+            x, t = combine(x, t, x_s, t_s)
+            step *= 2
+        return [out], [t]
+
+    return rule
+
+
+def _mul_pair(a, da, b, db):
+    return mul(a, b), add(mul(da, b), mul(a, db))  # d(a b) = da b + a db
+
+
+core.jvp_rules.register(cumprod_p, _pair_scan_jvp(cumprod_p, _mul_pair, 1))
 
 
 # no transpose rule: cumprod is not linear
 core.vmap_rules.register(cumprod_p, _cumulative_vmap(cumprod_p))
 core.lowering_rules.register(cumprod_p, _scan_lowering("multiply", 1))
+
+# ----------------------------------------------------------------------------- cummax, cummin
+
+
+def _lowest(dtype: Any) -> Any:
+    return -np.inf if dtypes.is_float(dtype) else np.iinfo(dtype).min
+
+
+def _highest(dtype: Any) -> Any:
+    return np.inf if dtypes.is_float(dtype) else np.iinfo(dtype).max
+
+
+cummax_p = core.Primitive("cummax")
+
+
+def cummax(operand: Any, axis: int = 0, reverse: bool = False) -> Any:
+    """Running maximum along `axis` (from the end if `reverse`). Like `jax.lax.cummax`."""
+    return _bind_cumulative(cummax_p, operand, axis, reverse)
+
+
+core.impl_rules.register(
+    cummax_p, rules.validated_impl(cummax_p, _cumulative_impl(np.maximum.accumulate))
+)
+core.abstract_eval_rules.register(cummax_p, _cumulative_aval("cummax"))
+
+
+def _extremum_pair(extremum: Any) -> Any:
+    def combine(a, da, b, db):
+        out = extremum(a, b)  # a tie shares the tangent, as lax.max's jvp
+        return out, add(mul(da, _balanced_eq(a, out, b)), mul(db, _balanced_eq(b, out, a)))
+
+    return combine
+
+
+core.jvp_rules.register(
+    cummax_p, _pair_scan_jvp(cummax_p, _extremum_pair(elementwise.max), _lowest)
+)
+# no transpose rule: cummax is not linear
+core.vmap_rules.register(cummax_p, _cumulative_vmap(cummax_p))
+core.lowering_rules.register(cummax_p, _scan_lowering("maximum", _lowest))
+
+cummin_p = core.Primitive("cummin")
+
+
+def cummin(operand: Any, axis: int = 0, reverse: bool = False) -> Any:
+    """Running minimum along `axis` (from the end if `reverse`). Like `jax.lax.cummin`."""
+    return _bind_cumulative(cummin_p, operand, axis, reverse)
+
+
+core.impl_rules.register(
+    cummin_p, rules.validated_impl(cummin_p, _cumulative_impl(np.minimum.accumulate))
+)
+core.abstract_eval_rules.register(cummin_p, _cumulative_aval("cummin"))
+core.jvp_rules.register(
+    cummin_p, _pair_scan_jvp(cummin_p, _extremum_pair(elementwise.min), _highest)
+)
+# no transpose rule: cummin is not linear
+core.vmap_rules.register(cummin_p, _cumulative_vmap(cummin_p))
+core.lowering_rules.register(cummin_p, _scan_lowering("minimum", _highest))
+
+# ----------------------------------------------------------------------------- cumlogsumexp
+
+cumlogsumexp_p = core.Primitive("cumlogsumexp")
+
+
+def cumlogsumexp(operand: Any, axis: int = 0, reverse: bool = False) -> Any:
+    """Running log(sum(exp(x))) along `axis` (from the end if `reverse`). Like
+    `jax.lax.cumlogsumexp`."""
+    return _bind_cumulative(cumlogsumexp_p, operand, axis, reverse)
+
+
+core.impl_rules.register(
+    cumlogsumexp_p,
+    rules.validated_impl(cumlogsumexp_p, _cumulative_impl(np.logaddexp.accumulate)),
+)
+core.abstract_eval_rules.register(cumlogsumexp_p, _cumulative_aval("cumlogsumexp"))
+
+
+def _finite_or_zero(x: Any) -> Any:
+    # +inf replaced by 0, so that exp(a - out) is exp(0) = 1 when both are +inf (as JAX)
+    inf = creation.full(core.get_aval(x).shape, np.inf, core.get_aval(x).dtype)
+    return select_n(eq(x, inf), x, creation.full(core.get_aval(x).shape, 0, core.get_aval(x).dtype))
+
+
+def _logaddexp(a: Any, b: Any) -> Any:
+    # max + log1p(exp(-|a - b|)); a + b where a - b is NaN (both infinite with one sign)
+    diff = sub(a, b)
+    return select_n(
+        ne(diff, diff),
+        add(elementwise.max(a, b), log1p(exp(neg(elementwise.abs(diff))))),
+        add(a, b),
+    )
+
+
+def _logaddexp_pair(a, da, b, db):
+    out = _logaddexp(a, b)  # d out = da exp(a - out) + db exp(b - out)
+    o = _finite_or_zero(out)
+    weight_a, weight_b = exp(sub(_finite_or_zero(a), o)), exp(sub(_finite_or_zero(b), o))
+    return out, add(mul(da, weight_a), mul(db, weight_b))
+
+
+core.jvp_rules.register(cumlogsumexp_p, _pair_scan_jvp(cumlogsumexp_p, _logaddexp_pair, -np.inf))
+# no transpose rule: cumlogsumexp is not linear
+core.vmap_rules.register(cumlogsumexp_p, _cumulative_vmap(cumlogsumexp_p))
+
+
+def _logaddexp_lowering(ctx, a, b):
+    hlo, dtype = ctx.hlo, ctx.avals_in[0].dtype
+    diff = hlo.subtract(a, b)
+    tail = hlo.log_plus_one(hlo.exponential(hlo.negate(hlo.abs(diff))))
+    is_nan = rules.compare(ctx, diff, diff, "NE", dtype)
+    return hlo.select(is_nan, hlo.add(a, b), hlo.add(hlo.maximum(a, b), tail))
+
+
+core.lowering_rules.register(cumlogsumexp_p, _scan_lowering(_logaddexp_lowering, -np.inf))

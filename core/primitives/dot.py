@@ -7,6 +7,7 @@ its jvp is the sum of the two one-sided products and it transposes in either ope
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Sequence
 from typing import Any
 
@@ -21,14 +22,59 @@ from didax.primitives.elementwise import add_tangents
 dot_general_p = core.Primitive("dot_general")
 
 
-def dot_general(x: Any, y: Any, dimension_numbers: Any, preferred_element_type: Any = None) -> Any:
+class Precision(enum.Enum):
+    """The arithmetic precision a `dot_general` asks of the backend (on CPU every level
+    computes in the operands' dtype). Like `jax.lax.Precision`."""
+
+    DEFAULT = 0
+    HIGH = 1
+    HIGHEST = 2
+
+    def __repr__(self) -> str:  # as JAX prints it in a jaxpr: `Precision.HIGHEST`
+        return f"Precision.{self.name}"
+
+    __str__ = __repr__
+
+
+def _canonical_precision(precision: Any) -> tuple[Precision, Precision] | None:
+    # None, one level for both operands, or a pair; a level may be named by a string
+    if precision is None:
+        return None
+    if isinstance(precision, (tuple, list)):
+        lhs, rhs = precision
+        return (_one_precision(lhs), _one_precision(rhs))
+    level = _one_precision(precision)
+    return (level, level)
+
+
+def _one_precision(p: Any) -> Precision:
+    if isinstance(p, Precision):
+        return p
+    if isinstance(p, str):
+        names = {"bfloat16": "DEFAULT", "fastest": "DEFAULT", "tensorfloat32": "HIGH"}
+        names.update(float32="HIGHEST", highest="HIGHEST", high="HIGH", default="DEFAULT")
+        return Precision[names.get(p.lower(), p.upper())]
+    raise ValueError(f"Precision argument must be one of Precision's levels, got {p!r}")
+
+
+def dot_general(
+    x: Any,
+    y: Any,
+    dimension_numbers: Any,
+    precision: Any = None,
+    preferred_element_type: Any = None,
+) -> Any:
     """Like `jax.lax.dot_general`."""
     (lc, rc), (lb, rb) = dimension_numbers
     dims = ((tuple(map(int, lc)), tuple(map(int, rc))), (tuple(map(int, lb)), tuple(map(int, rb))))
     if preferred_element_type is not None:  # None (the operands' dtype) prints as JAX's does
         preferred_element_type = dtypes.canonicalize(preferred_element_type)
     return dot_general_p.bind(
-        x, y, dimension_numbers=dims, precision=None, preferred_element_type=preferred_element_type
+        x,
+        y,
+        dimension_numbers=dims,
+        precision=_canonical_precision(precision),
+        preferred_element_type=preferred_element_type,
     )
 
 
@@ -87,7 +133,9 @@ def _dot_general_jvp(primals, tangents, **params):
     return [out], [Zero.like(out) if isinstance(t, Zero) else t]
 
 
-def _transpose_lhs(ct, x_aval, y, dimension_numbers, preferred_element_type, swap_out=False):
+def _transpose_lhs(
+    ct, x_aval, y, dimension_numbers, precision, preferred_element_type, swap_out=False
+):
     (xc, yc), (xb, yb) = dimension_numbers
     y_ndim = core.get_aval(y).ndim
     x_free, y_free = _free(x_aval.ndim, xc, xb), _free(y_ndim, yc, yb)
@@ -98,7 +146,8 @@ def _transpose_lhs(ct, x_aval, y, dimension_numbers, preferred_element_type, swa
     else:  # ct's layout is (batch, x_free, y_free)
         ct_y = tuple(range(nb + len(x_free), nb + len(x_free) + len(y_free)))
     dims = ((ct_y, tuple(y_free)), (tuple(range(nb)), tuple(yb)))
-    prod = dot_general(ct, y, dims, preferred_element_type)  # (batch, x_free, y's contracted)
+    # (batch, x_free, y's contracted)
+    prod = dot_general(ct, y, dims, precision, preferred_element_type)
     xc_in_y_order = [xc[i] for i in np.argsort(yc)]
     perm = np.argsort([*xb, *x_free, *xc_in_y_order])
     out = shape.transpose(prod, tuple(int(p) for p in perm))
@@ -111,10 +160,15 @@ def _dot_general_transpose(cts, x, y, *, dimension_numbers, precision, preferred
     if isinstance(x, UndefinedPrimal) and isinstance(y, UndefinedPrimal):
         raise ValueError("dot_general: cannot transpose a product of two linear operands")
     if isinstance(x, UndefinedPrimal):
-        return [_transpose_lhs(ct, x.aval, y, dimension_numbers, x.aval.dtype), None]
+        # preferred_element_type passes through, as JAX's (None: the operands' dtype)
+        return [
+            _transpose_lhs(ct, x.aval, y, dimension_numbers, precision, preferred_element_type),
+            None,
+        ]
     (xc, yc), (xb, yb) = dimension_numbers
     swapped = ((yc, xc), (yb, xb))
-    return [None, _transpose_lhs(ct, y.aval, x, swapped, y.aval.dtype, swap_out=True)]
+    ct_y = _transpose_lhs(ct, y.aval, x, swapped, precision, preferred_element_type, swap_out=True)
+    return [None, ct_y]
 
 
 @core.vmap_rules.register(dot_general_p)
@@ -127,15 +181,15 @@ def _dot_general_vmap(
     if dx is not NOT_MAPPED and dy is not NOT_MAPPED:
         x, y = shape.move_axis(x, dx, 0, axis_size), shape.move_axis(y, dy, 0, axis_size)
         new = ((shift(lc), shift(rc)), ((0, *shift(lb)), (0, *shift(rb))))
-        return [dot_general(x, y, new, preferred_element_type)], [0]
+        return [dot_general(x, y, new, precision, preferred_element_type)], [0]
     if dx is not NOT_MAPPED:
         x = shape.move_axis(x, dx, 0, axis_size)
         new = ((shift(lc), rc), (shift(lb), rb))
-        return [dot_general(x, y, new, preferred_element_type)], [len(lb)]
+        return [dot_general(x, y, new, precision, preferred_element_type)], [len(lb)]
     y = shape.move_axis(y, dy, 0, axis_size)
     new = ((lc, shift(rc)), (lb, shift(rb)))
     x_free = len(_free(core.get_aval(x).ndim, lc, lb))
-    return [dot_general(x, y, new, preferred_element_type)], [len(lb) + x_free]
+    return [dot_general(x, y, new, precision, preferred_element_type)], [len(lb) + x_free]
 
 
 @pp_params_rules.register(dot_general_p)
@@ -143,6 +197,8 @@ def _dot_general_pp(params):  # JAX prints the axis tuples as lists and hides pr
     (lc, rc), (lb, rb) = params["dimension_numbers"]
     dims = f"(({list(lc)}, {list(rc)}), ({list(lb)}, {list(rb)}))"
     pairs = [("dimension_numbers", dims)]
+    if params["precision"] is not None:
+        pairs.append(("precision", params["precision"]))
     if params["preferred_element_type"] is not None:
         pairs.append(("preferred_element_type", params["preferred_element_type"]))
     return pairs

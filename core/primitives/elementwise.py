@@ -532,6 +532,18 @@ core.jvp_rules.register(floor_p, _unary_jvp(floor_p, lambda t, x, out: Zero.like
 
 core.lowering_rules.register(floor_p, rules.direct_lowering("floor"))
 
+ceil_p = _unary_primitive("ceil", np.ceil)
+
+
+def ceil(x: Any) -> Any:
+    """Like `jax.lax.ceil`."""
+    return ceil_p.bind(x)
+
+
+core.jvp_rules.register(ceil_p, _unary_jvp(ceil_p, lambda t, x, out: Zero.like(out)))
+# no transpose rule: piecewise constant (ZERO_DERIVATIVE in tests/lax/test_rule_coverage.py)
+core.lowering_rules.register(ceil_p, rules.direct_lowering("ceil"))
+
 round_p = core.Primitive("round")
 
 
@@ -960,3 +972,40 @@ def _conj_lowering(ctx, x, *, input_dtype):
         zero = rules.broadcast_constant(ctx, 0, ctx.avals_in[0])
         return [ctx.hlo.complex(x, zero)]
     return [ctx.hlo.complex(ctx.hlo.real(x), ctx.hlo.negate(ctx.hlo.imag(x)))]
+
+
+# ----------------------------------------------------------------------------- cbrt, exp2
+
+cbrt_p = _unary_primitive("cbrt", np.cbrt)
+exp2_p = _unary_primitive("exp2", np.exp2)
+
+
+def cbrt(x: Any) -> Any:
+    """The real cube root. Like `jax.lax.cbrt`."""
+    return cbrt_p.bind(x)
+
+
+def exp2(x: Any) -> Any:
+    """2 ** x. Like `jax.lax.exp2`."""
+    return exp2_p.bind(x)
+
+
+core.jvp_rules.register(  # d cbrt(x) = dx / (3 cbrt(x)^2)
+    cbrt_p,
+    _unary_jvp(cbrt_p, lambda t, x, out: mul(t, mul(_const(1 / 3, out), integer_pow(out, -2)))),
+)
+core.jvp_rules.register(  # d 2^x = log(2) 2^x dx
+    exp2_p, _unary_jvp(exp2_p, lambda t, x, out: mul(log(_const(2.0, out)), mul(t, out)))
+)
+# no transpose rules: not linear (NONLINEAR in tests/lax/test_rule_coverage.py)
+core.lowering_rules.register(cbrt_p, rules.direct_lowering("cbrt"))
+
+
+@core.lowering_rules.register(exp2_p)
+def _exp2_lowering(ctx, x):
+    # 2^x = exp(x log 2), as JAX lowers it
+    (aval,) = ctx.avals_in
+    log2 = ctx.hlo.broadcast_in_dim(
+        ctx.tensor_type(aval), ctx.constant(np.log(2.0), aval.dtype), []
+    )
+    return [ctx.hlo.exponential(ctx.hlo.multiply(log2, x))]

@@ -214,6 +214,9 @@ UNARY_FLOAT = [
     elementwise.sign_p,
     elementwise.abs_p,
     elementwise.floor_p,
+    elementwise.ceil_p,
+    elementwise.cbrt_p,
+    elementwise.exp2_p,
     convert.stop_gradient_p,
 ]
 BINARY = [

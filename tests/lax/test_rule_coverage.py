@@ -67,10 +67,15 @@ NONLINEAR = {
     "cholesky",
     "lu",
     "cumprod",
+    "cummax",
+    "cummin",
+    "cumlogsumexp",
+    "cbrt",
+    "exp2",
 }
 
 # Piecewise constant: the tangent is a symbolic zero, so no linear use reaches transpose.
-ZERO_DERIVATIVE = {"floor", "round", "sign", "argmax", "stop_gradient", "nextafter"}
+ZERO_DERIVATIVE = {"floor", "ceil", "round", "sign", "argmax", "stop_gradient", "nextafter"}
 
 # Integer bit manipulation and hashing (lax/bits.py): integer results, zero tangents.
 BITS = {

@@ -35,10 +35,38 @@ CASES = [
     ("ij,jk", [(2, 3), (3, 4)]),
     ("bhqd,bhkd->bhqk", [(2, 2, 3, 4), (2, 2, 5, 4)]),
     ("ij,ij->ij", [(2, 3), (2, 3)]),
+    # `...`: broadcast batch axes (a size-1 axis is squeezed against a longer one)
+    ("...ij,...jk->...ik", [(5, 1, 2, 3), (4, 3, 2)]),
+    ("...ij,...jk", [(2, 2, 3), (2, 3, 4)]),
+    ("...i,...i->...", [(2, 3), (3,)]),
+    ("i...->...", [(3, 2, 4)]),
+    ("...ii->...i", [(2, 3, 3)]),
+    ("...", [(2, 3)]),
+    ("ij...,jk...->ik...", [(2, 3, 4), (3, 5, 4)]),
+    ("b...d,bkd->b...k", [(2, 3, 5, 4), (2, 6, 4)]),
+    ("...d,de->...e", [(2, 3, 4), (4, 5)]),
+    ("bij,...->bij", [(2, 3, 3), ()]),
+    ("...ij,...j", [(1, 2, 3), (4, 1, 3)]),
+    # repeated indices beside other axes, and a threefold one (JAX's Kronecker delta)
+    ("iij->ij", [(3, 3, 2)]),
+    ("iii->i", [(3, 3, 3)]),
+    ("ijk,kji", [(2, 3, 4), (4, 3, 2)]),
+    # three and four operands: the contraction order of opt_einsum's "optimal" path
+    ("ij,jk,kl->il", [(2, 3), (3, 4), (4, 5)]),
+    ("ij,jk,k->i", [(2, 3), (3, 100), (100,)]),
+    ("i,ij,j->", [(30,), (30, 2), (2,)]),
+    ("ab,bc,cd,de->ae", [(2, 9), (9, 3), (3, 8), (8, 2)]),
+    ("ab,bc,cd,de->ae", [(9, 2), (2, 9), (9, 2), (2, 9)]),
+    ("bij,bjk,bkl->bil", [(2, 3, 4), (2, 4, 5), (2, 5, 3)]),
+    ("...ij,jk,k", [(2, 3, 4), (4, 6), (6,)]),
+    ("ij,ij,ij->i", [(3, 4), (3, 4), (3, 4)]),
+    ("ai,bi,ci,di->abcd", [(2, 3), (2, 3), (2, 3), (2, 3)]),
 ]
 
 
-@pytest.mark.parametrize("subscripts, shapes", CASES, ids=[c[0] for c in CASES])
+@pytest.mark.parametrize(
+    "subscripts, shapes", CASES, ids=[f"{c[0]}-{'x'.join(map(str, c[1][0]))}" for c in CASES]
+)
 def test_einsum_values_jaxpr_and_grads(subscripts, shapes):
     args = [RNG.normal(size=s).astype(np.float32) for s in shapes]
     got, want = jnp.einsum(subscripts, *args), jjnp.einsum(subscripts, *args)
@@ -56,11 +84,43 @@ def test_einsum_values_jaxpr_and_grads(subscripts, shapes):
         np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-4, atol=1e-4)
 
 
-def test_einsum_three_operands_values():
-    args = [RNG.normal(size=s).astype(np.float32) for s in [(2, 3), (3, 4), (4, 5)]]
+@pytest.mark.parametrize(
+    "subscripts, shapes",
+    [("...i.,i", [(2, 3), (3,)]), ("...ij,j", [(2,), (2,)]), ("ij,jk", [(2, 3)])],
+)
+def test_einsum_bad_subscripts_raise_as_jax(subscripts, shapes):
+    args = [np.ones(s, np.float32) for s in shapes]
+    with pytest.raises(ValueError):
+        jjnp.einsum(subscripts, *args)
+    with pytest.raises(ValueError):
+        jnp.einsum(subscripts, *args)
+
+
+def test_einsum_five_operands_values():
+    # five or more operands contract left to right (opt_einsum's branch search is not copied)
+    shapes = [(2, 3), (3, 4), (4, 5), (5, 6), (6, 2)]
+    args = [RNG.normal(size=s).astype(np.float32) for s in shapes]
     np.testing.assert_allclose(
-        np.asarray(jnp.einsum("ij,jk,kl->il", *args)),
-        np.asarray(jjnp.einsum("ij,jk,kl->il", *args)),
+        np.asarray(jnp.einsum("ij,jk,kl,lm,mn->in", *args)),
+        np.asarray(jjnp.einsum("ij,jk,kl,lm,mn->in", *args)),
         rtol=1e-5,
         atol=1e-5,
+    )
+
+
+def test_dot_general_precision_prints_and_transposes_as_jax():
+    # lax.Precision: printed in the jaxpr as JAX prints it, carried by the transpose, which
+    # (like JAX's) keeps preferred_element_type=None when the product had none
+    a, x = RNG.normal(size=(3, 3)).astype(np.float32), RNG.normal(size=3).astype(np.float32)
+
+    def f(lax):
+        return lambda x: lax.dot_general(
+            a, x, (((1,), (0,)), ((), ())), precision=lax.Precision.HIGHEST
+        ).sum()
+
+    for make in (lambda lib, f: lib.make_jaxpr(f), lambda lib, f: lib.make_jaxpr(lib.grad(f))):
+        got = str(make(didax, f(didax.lax))(x))
+        assert canonical(got) == canonical(str(make(jax, f(jax.lax))(x))), got
+    np.testing.assert_allclose(
+        np.asarray(didax.grad(f(didax.lax))(x)), jax.grad(f(jax.lax))(x), rtol=1e-6
     )

@@ -88,3 +88,59 @@ def test_nonzero_jaxpr_as_jax():
     got = str(didax.make_jaxpr(lambda x: jnp.nonzero(x, size=3))(XS[0]))
     want = str(jax.make_jaxpr(lambda x: jjnp.nonzero(x, size=3))(XS[0]))
     assert canonical(got) == canonical(want), got
+
+
+# ----------------------------------------------------------------------------- unique(axis=)
+
+ROWS = [
+    np.array([[1, 2], [3, 4], [1, 2], [0, 5], [3, 4]], np.int32),
+    np.array([[0.5, np.nan], [0.5, np.nan], [-1.0, 2.0], [0.5, 1.0]], np.float32),
+    np.array([[[1, 0], [2, 2]], [[1, 0], [2, 2]], [[0, 9], [9, 0]]], np.int32),
+    np.array([[True, False, True], [True, False, True]]),
+]
+AXIS_CALLS = [
+    dict(axis=0),
+    dict(axis=1),
+    dict(axis=-1),
+    dict(axis=0, return_index=True, return_inverse=True, return_counts=True),
+    dict(axis=1, return_index=True, return_inverse=True, return_counts=True),
+    dict(axis=0, size=4, fill_value=-1),
+    dict(axis=0, size=5, return_index=True, return_inverse=True, return_counts=True),
+    dict(axis=0, size=2, return_counts=True),
+]
+
+
+@pytest.mark.parametrize("x", ROWS, ids=["int-rows", "float-nan-rows", "int-3d", "bool"])
+@pytest.mark.parametrize("kw", AXIS_CALLS, ids=[str(sorted(k.items())) for k in AXIS_CALLS])
+def test_unique_along_an_axis(x, kw):
+    want = jjnp.unique(x, **kw)
+    _same(jnp.unique(x, **kw), want)
+    if "size" in kw:
+        _same(didax.jit(lambda x: jnp.unique(x, **kw))(x), want)
+
+
+def test_unique_inverse_of_a_matrix_keeps_its_shape():
+    x = XS[0]
+    _same(jnp.unique(x, return_inverse=True), jjnp.unique(x, return_inverse=True))
+    _same(jnp.unique(x, axis=1, return_inverse=True), jjnp.unique(x, axis=1, return_inverse=True))
+
+
+@pytest.mark.parametrize("x", [*XS, ROWS[1]], ids=[*IDS, "float-nan-rows"])
+@pytest.mark.parametrize("name", ["unique_all", "unique_counts", "unique_inverse", "unique_values"])
+@pytest.mark.parametrize("kw", [{}, dict(size=6, fill_value=0)], ids=["", "size"])
+def test_unique_array_api_functions(x, name, kw):
+    want = getattr(jjnp, name)(x, **kw)
+    got = getattr(jnp, name)(x, **kw)
+    if isinstance(want, tuple):
+        assert type(got).__name__ == type(want).__name__ and got._fields == want._fields
+    _same(
+        tuple(got) if isinstance(want, tuple) else got,
+        tuple(want) if isinstance(want, tuple) else want,
+    )
+
+
+@pytest.mark.parametrize("equal_nan", [True, False])
+def test_unique_equal_nan(equal_nan):
+    x = XS[1]
+    kw = dict(equal_nan=equal_nan, return_counts=True, return_inverse=True)
+    _same(jnp.unique(x, **kw), jjnp.unique(x, **kw))

@@ -81,3 +81,11 @@ def body(carry, x):
 lax.scan(body, 0.0, jnp.arange(3.0))
 # %%
 print(jnp.where(jnp.arange(4) > 1, 1.0, -1.0))
+# %%
+# Running maximum and a stable running log-sum-exp along an axis
+prices = jnp.array([3.0, 5.0, 4.0, 8.0, 6.0, 7.0])
+peak = lax.cummax(prices)
+print(peak, peak - prices)
+print(lax.cummin(prices, reverse=True), lax.cumlogsumexp(jnp.zeros(4)))
+print(jax.make_jaxpr(lambda p: lax.cummax(p, reverse=True))(prices))
+print(jax.grad(lambda p: lax.cummax(p).sum())(prices))

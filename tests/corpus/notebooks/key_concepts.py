@@ -72,3 +72,16 @@ print(jax.devices())
 print(x.devices(), x.sharding)
 # %%
 print(jax.device_get(jnp.ones(2)), type(jax.device_get(jnp.ones(2))).__name__)
+# %%
+# Batched contractions with `...`: attention scores for any number of leading batch axes
+q = jnp.arange(24.0).reshape(2, 3, 4) / 10
+k = jnp.ones((2, 5, 4))
+scores = jnp.einsum("...qd,...kd->...qk", q, k)
+print(scores.shape, scores[1, 2])
+print(jax.make_jaxpr(lambda a, b: jnp.einsum("...ij,...jk->...ik", a, b))(q, k.transpose(0, 2, 1)))
+# %%
+# Unique rows (and how often each occurs), and the same under jit with a static size
+points = jnp.array([[0, 1], [2, 3], [0, 1], [5, 5], [2, 3], [0, 1]])
+rows, first, counts = jnp.unique(points, axis=0, return_index=True, return_counts=True)
+print(rows, first, counts)
+print(jax.jit(lambda p: jnp.unique(p, axis=0, size=4, fill_value=-1))(points))

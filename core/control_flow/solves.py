@@ -1,0 +1,251 @@
+"""`custom_linear_solve`: a linear solve whose derivatives come from the linear operator, not
+from differentiating the solver. Like `jax.lax.custom_linear_solve`.
+
+Layer 4, after cond (it uses common.py's tracing helpers). The caller gives `matvec` (x -> A x)
+and `solve(matvec, b)` (and optionally `transpose_solve`); each is staged to a jaxpr at b's
+types, its closed-over values (consts) becoming leading operands, and the primitive
+`custom_linear_solve[const_lengths=... jaxprs=...]` binds the four groups of consts, then b.
+`jaxprs` and `const_lengths` are `_LinearSolveTuple(matvec, vecmat, solve, transpose_solve)`,
+printed as JAX prints them; `vecmat` (x -> A^T x) is the linear transpose of `matvec`.
+
+Rules, as JAX's: evaluating (or lowering) runs the `solve` jaxpr; the jvp of A x = b is
+A dx = db - dA x, one more solve (dA x is the jvp of `matvec` in its consts); the transpose is
+the same primitive with the roles swapped (vecmat <-> matvec, transpose_solve <-> solve); vmap
+batches every jaxpr (b and x batched whenever anything is).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
+
+from didax import core
+from didax.control_flow.common import hoist_consts, jaxpr_as_fun, trace_to_subjaxpr
+from didax.core import NOT_MAPPED, UndefinedPrimal, Zero
+from didax.interpreters.jvp import jvp_flat
+from didax.interpreters.transpose import linear_transpose_flat
+from didax.interpreters.vmap import vmap_jaxpr
+from didax.jaxpr import ClosedJaxpr, pp_params_rules
+from didax.primitives import ad_helpers, shape
+from didax.primitives.elementwise import add_tangents, neg
+from didax.tree_util import tree_flatten, tree_unflatten
+
+
+class _LinearSolveTuple(NamedTuple):
+    # JAX's name: the jaxprs and const counts print as `_LinearSolveTuple(matvec=...)`
+    matvec: Any
+    vecmat: Any
+    solve: Any
+    transpose_solve: Any
+
+    def transpose(self) -> _LinearSolveTuple:
+        return _LinearSolveTuple(self.vecmat, self.matvec, self.transpose_solve, self.solve)
+
+
+linear_solve_p = core.Primitive("custom_linear_solve", multiple_results=True)
+
+
+def custom_linear_solve(
+    matvec: Callable[[Any], Any],
+    b: Any,
+    solve: Callable[[Callable[[Any], Any], Any], Any],
+    transpose_solve: Callable[[Callable[[Any], Any], Any], Any] | None = None,
+    symmetric: bool = False,
+    has_aux: bool = False,
+) -> Any:
+    """`solve(matvec, b)`, differentiated as the solution x of `matvec(x) == b` (implicitly:
+    the solver itself is never differentiated). Like `jax.lax.custom_linear_solve`
+    (`has_aux=False` only)."""
+    if has_aux:
+        raise NotImplementedError("custom_linear_solve: has_aux=True is not supported by didax")
+    if transpose_solve is None and symmetric:
+        transpose_solve = solve
+    return _custom_linear_solve(matvec, b, solve, transpose_solve, symmetric, None)
+
+
+def _custom_linear_solve(
+    matvec: Callable[[Any], Any],
+    b: Any,
+    solve: Callable[..., Any],
+    transpose_solve: Callable[..., Any] | None,
+    symmetric: bool,
+    vecmat: Callable[[Any], Any] | None,
+) -> Any:
+    # `vecmat`: x -> A^T x written out by the caller (jnp.linalg.solve gives JAX's form of
+    # it); None derives it by transposing matvec
+    leaves, tree = tree_flatten(b)
+    avals = [core.get_aval(x) for x in leaves]
+    _, args_tree = tree_flatten(((b,), {}))
+
+    def staged(fn: Callable[[Any], Any], name: str) -> tuple[ClosedJaxpr, list[Any]]:
+        closed, consts, out_tree = trace_to_subjaxpr(
+            lambda args, kwargs: fn(*args), args_tree, avals
+        )
+        _check(name, out_tree, tree, closed.out_avals, avals)
+        return closed, consts
+
+    matvec_jaxpr, matvec_consts = staged(matvec, "matvec")
+    solve_jaxpr, solve_consts = staged(lambda x: solve(matvec, x), "solve")
+    if transpose_solve is None:
+        vecmat_jaxpr, vecmat_consts, tr_jaxpr, tr_consts = None, [], None, []
+    else:
+        if symmetric:
+            vecmat_jaxpr, vecmat_consts = matvec_jaxpr, matvec_consts
+            vecmat_fn = matvec
+        else:
+            vecmat_fn = vecmat if vecmat is not None else _transposed(matvec, b, leaves, avals)
+            vecmat_jaxpr, vecmat_consts = staged(vecmat_fn, "vecmat")
+        tr_jaxpr, tr_consts = staged(lambda x: transpose_solve(vecmat_fn, x), "transpose_solve")
+    consts = [matvec_consts, vecmat_consts, solve_consts, tr_consts]
+    const_lengths = _LinearSolveTuple(*map(len, consts))
+    jaxprs = _LinearSolveTuple(matvec_jaxpr, vecmat_jaxpr, solve_jaxpr, tr_jaxpr)
+    outs = linear_solve_p.bind(
+        *(c for group in consts for c in group),
+        *leaves,
+        const_lengths=const_lengths,
+        jaxprs=jaxprs,
+    )
+    return tree_unflatten(tree, outs)
+
+
+def _transposed(matvec: Callable[[Any], Any], b: Any, leaves: list, avals: list) -> Callable:
+    # x -> A^T x: the linear transpose of matvec at b's types
+    _, tree = tree_flatten(b)
+
+    def flat_matvec(*xs: Any) -> list[Any]:
+        return tree_flatten(matvec(tree_unflatten(tree, list(xs))))[0]
+
+    transpose = linear_transpose_flat(flat_matvec, avals)
+
+    def vecmat(x: Any) -> Any:
+        cts = transpose(tree_flatten(x)[0])
+        return tree_unflatten(tree, [ad_helpers.instantiate(ct) for ct in cts])
+
+    return vecmat
+
+
+def _check(name: str, out_tree: Any, tree: Any, out_avals: Sequence, avals: Sequence) -> None:
+    if out_tree != tree:
+        raise TypeError(f"{name}() output pytree structure must match b, got {out_tree} and {tree}")
+    if any(not core.types_match(o, a) for o, a in zip(out_avals, avals, strict=True)):
+        shapes = [(a.shape, a.dtype.name) for a in out_avals]
+        want = [(a.shape, a.dtype.name) for a in avals]
+        raise ValueError(f"{name}() output shapes must match b, got {shapes} and {want}")
+
+
+def _split(args: Sequence[Any], const_lengths: _LinearSolveTuple) -> tuple:
+    groups, start = [], 0
+    for n in const_lengths:
+        groups.append(list(args[start : start + n]))
+        start += n
+    return _LinearSolveTuple(*groups), list(args[start:])
+
+
+@core.impl_rules.register(linear_solve_p)
+def _linear_solve_impl(*args, const_lengths, jaxprs):
+    params, b = _split(args, const_lengths)
+    return jaxpr_as_fun(jaxprs.solve)(*params.solve, *b)
+
+
+@core.abstract_eval_rules.register(linear_solve_p)
+def _linear_solve_abstract_eval(*avals, const_lengths, jaxprs):
+    return list(avals[sum(const_lengths) :])
+
+
+@core.jvp_rules.register(linear_solve_p)
+def _linear_solve_jvp(primals, tangents, *, const_lengths, jaxprs):
+    # A x = b, so dA x + A dx = db: dx solves A dx = db - dA x
+    x = linear_solve_p.bind(*primals, const_lengths=const_lengths, jaxprs=jaxprs)
+    params, _ = _split(primals, const_lengths)
+    params_dot, b_dot = _split(tangents, const_lengths)
+    if all(isinstance(t, Zero) for t in params_dot.matvec):
+        rhs = b_dot
+    else:
+        zeros = [Zero(core.get_aval(v)) for v in x]
+        _, matvec_dot = jvp_flat(
+            jaxpr_as_fun(jaxprs.matvec),
+            [*params.matvec, *x],
+            [*params_dot.matvec, *zeros],
+            instantiate=False,
+        )
+        rhs = [
+            add_tangents(db, t if isinstance(t, Zero) else neg(t))
+            for db, t in zip(b_dot, matvec_dot, strict=True)
+        ]
+    if all(isinstance(t, Zero) for t in rhs):
+        return x, [Zero(core.get_aval(v)) for v in x]
+    rhs = [ad_helpers.instantiate(t) for t in rhs]
+    flat_params = [p for group in params for p in group]
+    x_dot = linear_solve_p.bind(*flat_params, *rhs, const_lengths=const_lengths, jaxprs=jaxprs)
+    return x, x_dot
+
+
+@core.transpose_rules.register(linear_solve_p)
+def _linear_solve_transpose(cts, *args, const_lengths, jaxprs):
+    if jaxprs.transpose_solve is None:
+        raise TypeError(
+            "transpose_solve required for backwards mode automatic differentiation of "
+            "custom_linear_solve"
+        )
+    params, b = _split(args, const_lengths)
+    if any(isinstance(p, UndefinedPrimal) for group in params for p in group):
+        raise NotImplementedError("custom_linear_solve: the operator's consts are not linear")
+    cts = [ad_helpers.instantiate(ct) for ct in cts]
+    flat_params = [p for group in params.transpose() for p in group]
+    ct_b = linear_solve_p.bind(
+        *flat_params,
+        *cts,
+        const_lengths=const_lengths.transpose(),
+        jaxprs=jaxprs.transpose(),
+    )
+    return [None] * sum(const_lengths) + list(ct_b)
+
+
+@core.vmap_rules.register(linear_solve_p)
+def _linear_solve_vmap(axis_size, vals, dims, *, const_lengths, jaxprs):
+    # Everything batched along axis 0: the consts that are, and b and x always
+    params, b = _split(vals, const_lengths)
+    params_dims, b_dims = _split(dims, const_lengths)
+    b = [
+        shape.move_axis(x, d, 0, axis_size)
+        if d is not NOT_MAPPED
+        else shape.broadcast_in_dim(
+            x, (axis_size, *core.get_aval(x).shape), tuple(range(1, core.get_aval(x).ndim + 1))
+        )
+        for x, d in zip(b, b_dims, strict=True)
+    ]
+    new_jaxprs, new_consts = [], []
+    for jaxpr, group, group_dims in zip(jaxprs, params, params_dims, strict=True):
+        if jaxpr is None:
+            new_jaxprs.append(None)
+            new_consts.append([])
+            continue
+        group = [
+            shape.move_axis(x, d, 0, axis_size) if d is not NOT_MAPPED else x
+            for x, d in zip(group, group_dims, strict=True)
+        ]
+        in_dims = [NOT_MAPPED if d is NOT_MAPPED else 0 for d in group_dims] + [0] * len(b)
+        batched, extra = hoist_consts(
+            vmap_jaxpr(jaxpr, axis_size, in_dims, [0] * len(jaxpr.out_avals))
+        )
+        new_jaxprs.append(batched)
+        new_consts.append([*extra, *group])
+    outs = linear_solve_p.bind(
+        *(c for group in new_consts for c in group),
+        *b,
+        const_lengths=_LinearSolveTuple(*map(len, new_consts)),
+        jaxprs=_LinearSolveTuple(*new_jaxprs),
+    )
+    return outs, [0] * len(outs)
+
+
+@core.lowering_rules.register(linear_solve_p)
+def _linear_solve_lowering(ctx, *args, const_lengths, jaxprs):
+    params, b = _split(args, const_lengths)
+    return ctx.lower_jaxpr(jaxprs.solve, [*params.solve, *b])
+
+
+@pp_params_rules.register(linear_solve_p)
+def _linear_solve_pp(params):
+    # JAX prints the named tuples themselves, each jaxpr by its own str() (names from `a`)
+    return [("const_lengths", str(params["const_lengths"])), ("jaxprs", str(params["jaxprs"]))]

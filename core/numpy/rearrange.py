@@ -1,0 +1,827 @@
+"""Rearranging arrays: flips and rolls (`flip fliplr flipud roll rot90`), repetition (`tile
+repeat`), stacking and splitting (`atleast_1d/2d/3d hstack vstack dstack column_stack concat
+split array_split hsplit vsplit dsplit unstack append`), diagonals and triangles (`diag
+diagonal diagflat trace tri tril_indices triu_indices diag_indices ...`), index grids
+(`indices`), `matrix_transpose`/`permute_dims`, and `identity empty empty_like full_like copy`.
+Like `jax.numpy`'s.
+
+Layer 5, after `setops`, composing `didax.numpy` and `lax` (`rev`, `slice`, `concatenate`,
+`broadcast_in_dim`, `reshape`, gathers by integer indexing). Index arrays whose length depends
+on the data (`repeat` with an array of counts) need concrete values, as in JAX without
+`total_repeat_length`.
+"""
+
+from __future__ import annotations
+
+import builtins
+import operator
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from didax import core, dtypes, lax
+from didax.numpy import (
+    axis_args,
+    creation,
+    extra,
+    indexing,
+    manipulation,
+    promotion,
+    reductions,
+    ufuncs,
+)
+from didax.numpy.extra import _aval
+
+__all__ = [
+    "delete",
+    "geomspace",
+    "isscalar",
+    "iterable",
+    "logspace",
+    "pad",
+    "resize",
+    "size",
+    "append",
+    "broadcast_arrays",
+    "broadcast_shapes",
+    "ix_",
+    "ravel_multi_index",
+    "rollaxis",
+    "select",
+    "unravel_index",
+    "array_split",
+    "atleast_1d",
+    "atleast_2d",
+    "atleast_3d",
+    "column_stack",
+    "concat",
+    "copy",
+    "diag",
+    "diag_indices",
+    "diag_indices_from",
+    "diagflat",
+    "diagonal",
+    "dsplit",
+    "dstack",
+    "empty",
+    "empty_like",
+    "flip",
+    "fliplr",
+    "flipud",
+    "full_like",
+    "hsplit",
+    "hstack",
+    "identity",
+    "indices",
+    "matrix_transpose",
+    "permute_dims",
+    "repeat",
+    "roll",
+    "rot90",
+    "split",
+    "tile",
+    "trace",
+    "tri",
+    "tril_indices",
+    "tril_indices_from",
+    "triu_indices",
+    "triu_indices_from",
+    "unstack",
+    "vsplit",
+    "vstack",
+]
+
+
+def _slice_axis(x: Any, start: int, stop: int, axis: int) -> Any:
+    shape = _aval(x).shape
+    lo = tuple(start if d == axis else 0 for d in range(len(shape)))
+    hi = tuple(stop if d == axis else n for d, n in enumerate(shape))
+    return lax.slice(x, lo, hi)
+
+
+def _axes(axis: Any, ndim: int) -> tuple[int, ...]:
+    if axis is None:
+        return tuple(range(ndim))
+    axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
+    return tuple(axis_args.canonical_axis(a, ndim) for a in axes)
+
+
+# ----------------------------------------------------------------------------- flips, rolls
+
+
+def flip(m: Any, axis: Any = None) -> Any:
+    """Reverse the order of entries along `axis` (all axes if None): one `rev`. Like
+    `jax.numpy.flip`."""
+    promotion.check_arraylike("flip", m)
+    m = creation.asarray(m)
+    axes = _axes(axis, _aval(m).ndim)
+    return lax.rev(m, axes) if axes else m
+
+
+def fliplr(m: Any) -> Any:
+    """Like `jax.numpy.fliplr`."""
+    m = creation.asarray(m)
+    if _aval(m).ndim < 2:
+        raise ValueError("Input must be >= 2-d.")
+    return flip(m, 1)
+
+
+def flipud(m: Any) -> Any:
+    """Like `jax.numpy.flipud`."""
+    m = creation.asarray(m)
+    if _aval(m).ndim < 1:
+        raise ValueError("Input must be >= 1-d.")
+    return flip(m, 0)
+
+
+def _roll_one(a: Any, shift: int, axis: int) -> Any:
+    n = _aval(a).shape[axis]
+    if n == 0 or shift % n == 0:
+        return a
+    k = n - shift % n  # the result starts at entry k
+    shape = _aval(a).shape
+    head = lax.slice(a, tuple(k if d == axis else 0 for d in range(len(shape))), shape)
+    tail = lax.slice(
+        a, (0,) * len(shape), tuple(k if d == axis else s for d, s in enumerate(shape))
+    )
+    return lax.concatenate([head, tail], axis)
+
+
+def roll(a: Any, shift: Any, axis: Any = None) -> Any:
+    """Shift entries along `axis` (the flattened array if None), wrapping around. Like
+    `jax.numpy.roll` (static shifts)."""
+    promotion.check_arraylike("roll", a)
+    a = creation.asarray(a)
+    if axis is None:
+        return manipulation.reshape(roll(extra.ravel(a), shift, 0), _aval(a).shape)
+    shifts = (shift,) if np.ndim(shift) == 0 else tuple(shift)
+    axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
+    shifts, axes = np.broadcast_arrays(np.asarray(shifts), np.asarray(axes))
+    for s, ax in zip(shifts.ravel(), axes.ravel(), strict=True):
+        a = _roll_one(a, int(s), axis_args.canonical_axis(int(ax), _aval(a).ndim))
+    return a
+
+
+def rot90(m: Any, k: int = 1, axes: tuple[int, int] = (0, 1)) -> Any:
+    """Rotate by 90 degrees `k` times in the plane of `axes`. Like `jax.numpy.rot90`."""
+    m = creation.asarray(m)
+    ndim = _aval(m).ndim
+    if np.shape(axes) != (2,):
+        raise ValueError("len(axes) must be 2.")
+    a0, a1 = (axis_args.canonical_axis(a, ndim) for a in axes)
+    if a0 == a1:
+        raise ValueError("Axes must be different")
+    k = operator.index(k) % 4
+    if k == 0:
+        return m
+    if k == 2:
+        return flip(flip(m, a0), a1)
+    perm = list(range(ndim))
+    perm[a0], perm[a1] = perm[a1], perm[a0]
+    if k == 1:
+        return lax.transpose(flip(m, a1), tuple(perm))
+    return flip(lax.transpose(m, tuple(perm)), a1)
+
+
+# ----------------------------------------------------------------------------- tile, repeat
+
+
+def tile(A: Any, reps: Any) -> Any:  # noqa: N803 - NumPy's name
+    """Repeat the whole array `reps` times along each axis. Like `jax.numpy.tile`."""
+    promotion.check_arraylike("tile", A)
+    A = creation.asarray(A)  # noqa: N806
+    reps = (operator.index(reps),) if np.ndim(reps) == 0 else tuple(map(operator.index, reps))
+    shape = _aval(A).shape
+    ndim = builtins.max(len(reps), len(shape))
+    shape = (1,) * (ndim - len(shape)) + shape
+    reps = (1,) * (ndim - len(reps)) + reps
+    A = manipulation.reshape(A, shape)  # noqa: N806
+    # each axis n becomes (rep, n), then the pairs merge
+    wide = tuple(s for r, n in zip(reps, shape, strict=True) for s in (r, n))
+    out = lax.broadcast_in_dim(A, wide, tuple(range(1, 2 * ndim, 2)))
+    return manipulation.reshape(out, tuple(r * n for r, n in zip(reps, shape, strict=True)))
+
+
+def repeat(
+    a: Any, repeats: Any, axis: int | None = None, *, total_repeat_length: int | None = None
+) -> Any:
+    """Repeat each entry `repeats` times along `axis` (the flattened array if None). Like
+    `jax.numpy.repeat`."""
+    promotion.check_arraylike("repeat", a)
+    a = creation.asarray(a)
+    if axis is None:
+        a, axis = extra.ravel(a), 0
+    axis = axis_args.canonical_axis(axis, _aval(a).ndim)
+    shape = _aval(a).shape
+    if np.ndim(repeats) == 0 and not isinstance(repeats, core.Tracer):
+        r = operator.index(repeats)
+        wide = (*shape[: axis + 1], r, *shape[axis + 1 :])
+        dims = tuple(d if d <= axis else d + 1 for d in range(len(shape)))
+        out = lax.broadcast_in_dim(a, wide, dims)
+        out = manipulation.reshape(out, (*shape[:axis], shape[axis] * r, *shape[axis + 1 :]))
+        if total_repeat_length is not None:
+            return _fit_length(out, axis, total_repeat_length)
+        return out
+    counts = np.asarray(core.concrete_or_error(repeats, "jnp.repeat: repeats must be concrete"))
+    counts = np.broadcast_to(counts, (shape[axis],))
+    index = np.repeat(np.arange(shape[axis], dtype=np.int32), counts)
+    if total_repeat_length is not None:
+        index = np.resize(index, total_repeat_length) if index.size else index
+    return indexing.take(a, creation.asarray(index), axis=axis)
+
+
+def _fit_length(x: Any, axis: int, length: int) -> Any:
+    n = _aval(x).shape[axis]
+    if length <= n:
+        return _slice_axis(x, 0, length, axis)
+    pad = lax.full((), 0, _aval(x).dtype)
+    config = [(0, length - n if d == axis else 0, 0) for d in range(_aval(x).ndim)]
+    return lax.pad(x, pad, config)
+
+
+# ----------------------------------------------------------------------------- stacking
+
+
+def atleast_1d(*arys: Any) -> Any:
+    """Like `jax.numpy.atleast_1d`."""
+    out = [creation.asarray(a) for a in arys]
+    out = [manipulation.reshape(a, (1,)) if _aval(a).ndim == 0 else a for a in out]
+    return out[0] if len(out) == 1 else out
+
+
+def atleast_2d(*arys: Any) -> Any:
+    """Like `jax.numpy.atleast_2d`."""
+    out = []
+    for a in map(creation.asarray, arys):
+        nd = _aval(a).ndim
+        out.append(manipulation.reshape(a, (1,) * (2 - nd) + _aval(a).shape) if nd < 2 else a)
+    return out[0] if len(out) == 1 else out
+
+
+def atleast_3d(*arys: Any) -> Any:
+    """Like `jax.numpy.atleast_3d`: a vector becomes (1, n, 1), a matrix (m, n, 1)."""
+    out = []
+    for a in map(creation.asarray, arys):
+        shape = _aval(a).shape
+        if len(shape) == 0:
+            a = manipulation.reshape(a, (1, 1, 1))
+        elif len(shape) == 1:
+            a = manipulation.reshape(a, (1, shape[0], 1))
+        elif len(shape) == 2:
+            a = manipulation.reshape(a, (*shape, 1))
+        out.append(a)
+    return out[0] if len(out) == 1 else out
+
+
+def _listed(name: str, tup: Any) -> list[Any]:
+    if isinstance(tup, (core.Tracer, np.ndarray)) or hasattr(tup, "aval"):
+        return [tup[i] for i in range(_aval(tup).shape[0])]
+    return list(tup)
+
+
+def hstack(tup: Sequence[Any], dtype: Any = None) -> Any:
+    """Like `jax.numpy.hstack`."""
+    arrs = atleast_1d(*_listed("hstack", tup))
+    arrs = arrs if isinstance(arrs, list) else [arrs]
+    out = manipulation.concatenate(arrs, axis=0 if _aval(arrs[0]).ndim == 1 else 1)
+    return out if dtype is None else lax.convert_element_type(out, creation.to_dtype(dtype), False)
+
+
+def vstack(tup: Sequence[Any], dtype: Any = None) -> Any:
+    """Like `jax.numpy.vstack`."""
+    arrs = atleast_2d(*_listed("vstack", tup))
+    arrs = arrs if isinstance(arrs, list) else [arrs]
+    out = manipulation.concatenate(arrs, axis=0)
+    return out if dtype is None else lax.convert_element_type(out, creation.to_dtype(dtype), False)
+
+
+def dstack(tup: Sequence[Any], dtype: Any = None) -> Any:
+    """Like `jax.numpy.dstack`."""
+    arrs = atleast_3d(*_listed("dstack", tup))
+    arrs = arrs if isinstance(arrs, list) else [arrs]
+    out = manipulation.concatenate(arrs, axis=2)
+    return out if dtype is None else lax.convert_element_type(out, creation.to_dtype(dtype), False)
+
+
+def column_stack(tup: Sequence[Any]) -> Any:
+    """Like `jax.numpy.column_stack`: vectors become columns."""
+    arrs = [creation.asarray(a) for a in _listed("column_stack", tup)]
+    arrs = [manipulation.reshape(a, (_aval(a).size, 1)) if _aval(a).ndim < 2 else a for a in arrs]
+    return manipulation.concatenate(arrs, axis=1)
+
+
+def concat(arrays: Sequence[Any], /, *, axis: int | None = 0) -> Any:
+    """Like `jax.numpy.concat` (the array API's `concatenate`)."""
+    if axis is None:
+        return manipulation.concatenate([extra.ravel(a) for a in arrays], axis=0)
+    return manipulation.concatenate(arrays, axis=axis)
+
+
+def append(arr: Any, values: Any, axis: int | None = None) -> Any:
+    """Like `jax.numpy.append`."""
+    if axis is None:
+        return manipulation.concatenate([extra.ravel(arr), extra.ravel(values)], 0)
+    return manipulation.concatenate([arr, values], axis=axis)
+
+
+def _split(name: str, ary: Any, sections: Any, axis: int, even: bool) -> list[Any]:
+    ary = creation.asarray(ary)
+    axis = axis_args.canonical_axis(axis, _aval(ary).ndim)
+    n = _aval(ary).shape[axis]
+    if np.ndim(sections) == 0:
+        parts = operator.index(sections)
+        if parts <= 0:
+            raise ValueError("number sections must be larger than 0.")
+        if even and n % parts:
+            raise ValueError("array split does not result in an equal division")
+        size, extra_n = divmod(n, parts)
+        bounds = np.cumsum([0] + [size + 1] * extra_n + [size] * (parts - extra_n))
+    else:
+        cuts = [
+            builtins.min(builtins.max(operator.index(i) % n if i < 0 else i, 0), n)
+            for i in np.asarray(sections).tolist()
+        ]
+        bounds = np.array([0, *cuts, n])
+    shape = _aval(ary).shape
+    out = []
+    for lo, hi in zip(bounds[:-1], bounds[1:], strict=True):
+        hi = builtins.max(int(lo), int(hi))
+        start = tuple(int(lo) if d == axis else 0 for d in range(len(shape)))
+        limit = tuple(hi if d == axis else s for d, s in enumerate(shape))
+        out.append(lax.slice(ary, start, limit))
+    return out
+
+
+def split(ary: Any, indices_or_sections: Any, axis: int = 0) -> list[Any]:
+    """Like `jax.numpy.split`."""
+    return _split("split", ary, indices_or_sections, axis, even=True)
+
+
+def array_split(ary: Any, indices_or_sections: Any, axis: int = 0) -> list[Any]:
+    """Like `jax.numpy.array_split` (the first parts one longer when uneven)."""
+    return _split("array_split", ary, indices_or_sections, axis, even=False)
+
+
+def hsplit(ary: Any, indices_or_sections: Any) -> list[Any]:
+    """Like `jax.numpy.hsplit`."""
+    ary = creation.asarray(ary)
+    return split(ary, indices_or_sections, axis=0 if _aval(ary).ndim == 1 else 1)
+
+
+def vsplit(ary: Any, indices_or_sections: Any) -> list[Any]:
+    """Like `jax.numpy.vsplit`."""
+    return split(ary, indices_or_sections, axis=0)  # a vector too, as JAX's
+
+
+def dsplit(ary: Any, indices_or_sections: Any) -> list[Any]:
+    """Like `jax.numpy.dsplit`."""
+    return split(ary, indices_or_sections, axis=2)  # fewer axes: an AxisError (an IndexError)
+
+
+def unstack(x: Any, /, *, axis: int = 0) -> tuple[Any, ...]:
+    """The slices along `axis`, as a tuple. Like `jax.numpy.unstack`."""
+    x = creation.asarray(x)
+    if _aval(x).ndim == 0:
+        raise ValueError(
+            "Unstack requires arrays with rank > 0, however a scalar array was passed."
+        )
+    axis = axis_args.canonical_axis(axis, _aval(x).ndim)
+    n = _aval(x).shape[axis]
+    return tuple(lax.squeeze(_slice_axis(x, i, i + 1, axis), (axis,)) for i in range(n))
+
+
+def matrix_transpose(x: Any, /) -> Any:
+    """Swap the last two axes. Like `jax.numpy.matrix_transpose`."""
+    x = creation.asarray(x)
+    nd = _aval(x).ndim
+    if nd < 2:
+        raise ValueError(f"x must be at least two-dimensional for matrix_transpose; got ndim={nd}")
+    return lax.transpose(x, (*range(nd - 2), nd - 1, nd - 2))
+
+
+def permute_dims(a: Any, /, axes: tuple[int, ...]) -> Any:
+    """Like `jax.numpy.permute_dims`."""
+    return manipulation.transpose(a, axes)
+
+
+# ----------------------------------------------------------------------------- diagonals
+
+
+def diagonal(a: Any, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Any:
+    """The diagonal of the planes spanned by `axis1` and `axis2`, as the last axis. Like
+    `jax.numpy.diagonal`."""
+    promotion.check_arraylike("diagonal", a)
+    a = creation.asarray(a)
+    nd = _aval(a).ndim
+    if nd < 2:
+        raise ValueError("diagonal requires an array of at least two dimensions.")
+    a1, a2 = axis_args.canonical_axis(axis1, nd), axis_args.canonical_axis(axis2, nd)
+    if a1 == a2:
+        raise ValueError("axis1 and axis2 must not be equal")
+    a = manipulation.moveaxis(a, (a1, a2), (-2, -1))
+    *batch, n, m = _aval(a).shape
+    offset = operator.index(offset)
+    length = builtins.max(0, builtins.min(n + builtins.min(offset, 0), m - builtins.max(offset, 0)))
+    rows = np.arange(length, dtype=np.int32) - builtins.min(offset, 0)
+    cols = np.arange(length, dtype=np.int32) + builtins.max(offset, 0)
+    return a[..., creation.asarray(rows), creation.asarray(cols)]
+
+
+def trace(
+    a: Any, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype: Any = None, out: None = None
+) -> Any:
+    """The sum along the diagonal. Like `jax.numpy.trace`."""
+    return reductions.sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)
+
+
+def diag(v: Any, k: int = 0) -> Any:
+    """A vector's diagonal matrix, or a matrix's `k`-th diagonal. Like `jax.numpy.diag`."""
+    promotion.check_arraylike("diag", v)
+    v = creation.asarray(v)
+    nd = _aval(v).ndim
+    if nd == 2:
+        return diagonal(v, k)
+    if nd != 1:
+        raise ValueError("diag input must be 1d or 2d")
+    k = operator.index(k)
+    n = _aval(v).shape[0] + builtins.abs(k)
+    rows = lax.broadcasted_iota(dtypes.int32, (n, n), 0)
+    cols = lax.broadcasted_iota(dtypes.int32, (n, n), 1)
+    on = lax.eq(lax.add(rows, lax.full((), k, dtypes.int32)), cols)
+    padded = lax.pad(
+        v, lax.full((), 0, _aval(v).dtype), [(builtins.max(k, 0), builtins.max(-k, 0), 0)]
+    )
+    spread = lax.broadcast_in_dim(padded, (n, n), (1,))  # (r, c) reads padded[c]
+    return ufuncs.where(on, spread, lax.full((), 0, _aval(v).dtype))
+
+
+def diagflat(v: Any, k: int = 0) -> Any:
+    """Like `jax.numpy.diagflat`."""
+    return diag(extra.ravel(creation.asarray(v)), k)
+
+
+def tri(N: int, M: int | None = None, k: int = 0, dtype: Any = None) -> Any:  # noqa: N803
+    """Ones at and below the `k`-th diagonal. Like `jax.numpy.tri`."""
+    M = N if M is None else M  # noqa: N806
+    rows = lax.broadcasted_iota(dtypes.int32, (N, M), 0)
+    cols = lax.broadcasted_iota(dtypes.int32, (N, M), 1)
+    mask = lax.ge(lax.add(rows, lax.full((), k, dtypes.int32)), cols)
+    dtype = dtypes.default_float() if dtype is None else creation.to_dtype(dtype)
+    return lax.convert_element_type(mask, dtype, False)
+
+
+def _index_arrays(rows: np.ndarray, cols: np.ndarray) -> tuple[Any, Any]:
+    return creation.asarray(rows.astype(np.int32)), creation.asarray(cols.astype(np.int32))
+
+
+def tril_indices(n: int, k: int = 0, m: int | None = None) -> tuple[Any, Any]:
+    """Like `jax.numpy.tril_indices`."""
+    return _index_arrays(*np.tril_indices(n, k, m))
+
+
+def triu_indices(n: int, k: int = 0, m: int | None = None) -> tuple[Any, Any]:
+    """Like `jax.numpy.triu_indices`."""
+    return _index_arrays(*np.triu_indices(n, k, m))
+
+
+def tril_indices_from(arr: Any, k: int = 0) -> tuple[Any, Any]:
+    """Like `jax.numpy.tril_indices_from`."""
+    shape = _aval(creation.asarray(arr)).shape
+    if len(shape) != 2:
+        raise ValueError("Only 2-D inputs are accepted")
+    return tril_indices(shape[0], k, shape[1])
+
+
+def triu_indices_from(arr: Any, k: int = 0) -> tuple[Any, Any]:
+    """Like `jax.numpy.triu_indices_from`."""
+    shape = _aval(creation.asarray(arr)).shape
+    if len(shape) != 2:
+        raise ValueError("Only 2-D inputs are accepted")
+    return triu_indices(shape[0], k, shape[1])
+
+
+def diag_indices(n: int, ndim: int = 2) -> tuple[Any, ...]:
+    """Like `jax.numpy.diag_indices`."""
+    return (creation.asarray(np.arange(n, dtype=np.int32)),) * ndim
+
+
+def diag_indices_from(arr: Any) -> tuple[Any, ...]:
+    """Like `jax.numpy.diag_indices_from`."""
+    shape = _aval(creation.asarray(arr)).shape
+    if len(shape) < 2 or len(set(shape)) != 1:
+        raise ValueError("All dimensions of input must be of equal length")
+    return diag_indices(shape[0], len(shape))
+
+
+def indices(dimensions: Sequence[int], dtype: Any = None, sparse: bool = False) -> Any:
+    """The index grid of an array of shape `dimensions`. Like `jax.numpy.indices`."""
+    dimensions = tuple(map(operator.index, dimensions))
+    dtype = dtypes.int32 if dtype is None else creation.to_dtype(dtype)
+    n = len(dimensions)
+    out = []
+    for i, d in enumerate(dimensions):
+        if sparse:
+            shape = tuple(d if j == i else 1 for j in range(n))
+            out.append(lax.broadcasted_iota(dtype, shape, i))
+        else:
+            out.append(lax.broadcasted_iota(dtype, dimensions, i))
+    return tuple(out) if sparse else manipulation.stack(out) if out else creation.zeros((0,), dtype)
+
+
+# ----------------------------------------------------------------------------- creation
+
+
+def identity(n: int, dtype: Any = None) -> Any:
+    """Like `jax.numpy.identity`."""
+    return creation.eye(n, dtype=dtype)
+
+
+def empty(shape: Any, dtype: Any = None) -> Any:
+    """Zeros, as JAX's (XLA has no uninitialised memory). Like `jax.numpy.empty`."""
+    return creation.zeros(shape, dtype)
+
+
+def empty_like(prototype: Any, dtype: Any = None, shape: Any = None) -> Any:
+    """Like `jax.numpy.empty_like` (zeros)."""
+    return full_like(prototype, 0, dtype, shape)
+
+
+def full_like(a: Any, fill_value: Any, dtype: Any = None, shape: Any = None) -> Any:
+    """Like `jax.numpy.full_like`."""
+    promotion.check_arraylike("full_like", a)
+    aval = _aval(creation.asarray(a))
+    dtype = aval.dtype if dtype is None else creation.to_dtype(dtype)
+    shape = aval.shape if shape is None else axis_args.shape_tuple(shape)
+    if np.ndim(fill_value) == 0:
+        return lax.full(shape, lax.convert_element_type(fill_value, dtype, False), dtype)
+    fill = lax.convert_element_type(creation.asarray(fill_value), dtype, False)
+    return promotion.broadcast_to(fill, shape)
+
+
+def copy(a: Any, order: Any = None) -> Any:
+    """Like `jax.numpy.copy`."""
+    return creation.array(a)
+
+
+# ----------------------------------------------------------------------------- index helpers
+
+
+def broadcast_shapes(*shapes: Any) -> tuple[int, ...]:
+    """Like `jax.numpy.broadcast_shapes`."""
+    return tuple(np.broadcast_shapes(*(axis_args.shape_tuple(s) for s in shapes)))
+
+
+def broadcast_arrays(*args: Any) -> list[Any]:
+    """Like `jax.numpy.broadcast_arrays`."""
+    arrays = [creation.asarray(a) for a in args]
+    shape = broadcast_shapes(*(_aval(a).shape for a in arrays))
+    return [a if _aval(a).shape == shape else promotion.broadcast_to(a, shape) for a in arrays]
+
+
+def rollaxis(a: Any, axis: int, start: int = 0) -> Any:
+    """Like `jax.numpy.rollaxis`."""
+    a = creation.asarray(a)
+    n = _aval(a).ndim
+    axis = axis_args.canonical_axis(axis, n)
+    if not -n <= start <= n:
+        raise ValueError(f"{start=} must satisfy {-n}<=start<={n}")
+    start = start + n if start < 0 else start
+    if start > axis:
+        start -= 1
+    return manipulation.moveaxis(a, axis, start)
+
+
+def ix_(*args: Any) -> tuple[Any, ...]:
+    """Open index grids from 1-d sequences. Like `jax.numpy.ix_`."""
+    n = len(args)
+    out = []
+    for i, a in enumerate(args):
+        a = creation.asarray(a)
+        if _aval(a).ndim != 1:
+            raise ValueError(
+                f"Arguments to jax.numpy.ix_ must be 1-dimensional, got shape {_aval(a).shape}"
+            )
+        if _aval(a).dtype == dtypes.bool_:
+            raise NotImplementedError("Boolean arguments to jax.numpy.ix_ are not supported.")
+        shape = tuple(_aval(a).shape[0] if j == i else 1 for j in range(n))
+        out.append(manipulation.reshape(a, shape))
+    return tuple(out)
+
+
+def unravel_index(indices: Any, shape: Any) -> tuple[Any, ...]:
+    """The coordinates of flat indices in an array of `shape` (negative indices count from
+    the end; out of range ones are clipped). Like `jax.numpy.unravel_index`."""
+    promotion.check_arraylike("unravel_index", indices)
+    indices = creation.asarray(indices)
+    shape = axis_args.shape_tuple(shape)
+    dtype = _aval(indices).dtype
+    total = int(np.prod(shape, dtype=np.int64))
+    size = lax.full((), total, dtype)
+    flat = ufuncs.where(lax.lt(indices, lax.full((), 0, dtype)), lax.add(indices, size), indices)
+    flat = ufuncs.clip(flat, 0, total - 1)
+    out = []
+    for n in reversed(shape):
+        n_ = lax.full((), n, dtype)
+        out.append(lax.rem(flat, n_))
+        flat = lax.div(flat, n_)
+    return tuple(reversed(out))
+
+
+def ravel_multi_index(multi_index: Any, dims: Any, mode: str = "raise", order: str = "C") -> Any:
+    """Flat indices of coordinates in an array of shape `dims`. Like
+    `jax.numpy.ravel_multi_index` (mode "wrap" or "clip"; "raise" needs concrete indices)."""
+    dims = axis_args.shape_tuple(dims)
+    if len(multi_index) != len(dims):
+        raise ValueError(f"parameter multi_index must be a sequence of length {len(dims)}")
+    if order not in ("C", "F"):
+        raise ValueError("only 'C' or 'F' order is permitted")
+    index = [creation.asarray(i) for i in multi_index]
+    index = broadcast_arrays(*index)
+    dtype = _aval(index[0]).dtype
+    if mode == "raise":
+        for i, n in zip(index, dims, strict=True):
+            values = np.asarray(
+                core.concrete_or_error(
+                    i,
+                    "The error occurred because ravel_multi_index was jit-compiled with mode='raise'. Use mode='wrap' or mode='clip' instead.",
+                )
+            )
+            if values.size and (values.min() < 0 or values.max() >= n):
+                raise ValueError("invalid entry in coordinates array")
+    elif mode == "wrap":
+        index = [
+            ufuncs.remainder(i, lax.full((), n, dtype)) for i, n in zip(index, dims, strict=True)
+        ]
+    elif mode == "clip":
+        index = [ufuncs.clip(i, 0, n - 1) for i, n in zip(index, dims, strict=True)]
+    else:
+        raise ValueError(f"invalid mode={mode!r}. Expected 'raise', 'wrap', or 'clip'")
+    order_dims = range(len(dims) - 1, -1, -1) if order == "C" else range(len(dims))
+    stride, total = 1, None
+    for d in order_dims:
+        term = lax.mul(index[d], lax.full((), stride, dtype))
+        total = term if total is None else lax.add(total, term)
+        stride *= dims[d]
+    return total
+
+
+def select(condlist: Sequence[Any], choicelist: Sequence[Any], default: Any = 0) -> Any:
+    """The choice of the first true condition, else `default`. Like `jax.numpy.select`."""
+    if len(condlist) != len(choicelist):
+        raise ValueError(
+            f"condlist must have length equal to choicelist ({len(condlist)} vs {len(choicelist)})"
+        )
+    if len(condlist) == 0:
+        raise ValueError("condlist must be non-empty")
+    out = default
+    for cond, choice in zip(reversed(condlist), reversed(choicelist), strict=True):
+        cond = creation.asarray(cond)
+        if _aval(cond).dtype != dtypes.bool_:
+            raise TypeError(
+                f"condlist must be a sequence of boolean arrays, got {_aval(cond).dtype}"
+            )
+        out = ufuncs.where(cond, choice, out)
+    return out
+
+
+# ----------------------------------------------------------------------------- more helpers
+
+
+def isscalar(element: Any) -> bool:
+    """True for Python and NumPy scalars and 0-d arrays. Like `jax.numpy.isscalar`."""
+    if isinstance(element, (np.generic, int, float, complex, builtins.bool)):
+        return True
+    if isinstance(element, (np.ndarray, core.Tracer)) or hasattr(element, "aval"):
+        return (
+            np.ndim(element) == 0 if isinstance(element, np.ndarray) else _aval(element).ndim == 0
+        )
+    return False
+
+
+def iterable(y: Any) -> bool:
+    """Like `jax.numpy.iterable`."""
+    try:
+        iter(y)
+    except TypeError:
+        return False
+    return True
+
+
+def size(a: Any, axis: int | None = None) -> int:
+    """Like `jax.numpy.size`."""
+    shape = _aval(creation.asarray(a)).shape
+    return int(np.prod(shape, dtype=np.int64)) if axis is None else shape[axis]
+
+
+def logspace(
+    start: Any,
+    stop: Any,
+    num: int = 50,
+    endpoint: bool = True,
+    base: Any = 10.0,
+    dtype: Any = None,
+    axis: int = 0,
+) -> Any:
+    """base ** linspace(start, stop). Like `jax.numpy.logspace`."""
+    exponents = creation.linspace(start, stop, num, endpoint=endpoint)
+    out = ufuncs.power(
+        lax.convert_element_type(creation.asarray(base), _aval(exponents).dtype, False), exponents
+    )
+    out = out if dtype is None else lax.convert_element_type(out, creation.to_dtype(dtype), False)
+    return manipulation.moveaxis(out, 0, axis) if axis else out
+
+
+def geomspace(
+    start: Any, stop: Any, num: int = 50, endpoint: bool = True, dtype: Any = None, axis: int = 0
+) -> Any:
+    """Numbers evenly spaced on a log scale from start to stop. Like `jax.numpy.geomspace`."""
+    start, stop = (
+        promotion.to_inexact("geomspace", creation.asarray(start)),
+        promotion.to_inexact("geomspace", creation.asarray(stop)),
+    )
+    sign = lax.sign(start)
+    logs = creation.linspace(
+        lax.log(lax.abs(start)), lax.log(lax.abs(stop)), num, endpoint=endpoint
+    )
+    out = ufuncs.multiply(sign, lax.exp(logs))
+    out = out if dtype is None else lax.convert_element_type(out, creation.to_dtype(dtype), False)
+    return manipulation.moveaxis(out, 0, axis) if axis else out
+
+
+def _pad_widths(pad_width: Any, ndim: int) -> list[tuple[int, int]]:
+    widths = np.broadcast_to(np.asarray(pad_width, dtype=np.int64), (ndim, 2))
+    if (widths < 0).any():
+        raise ValueError("index can't contain negative values")
+    return [(int(lo), int(hi)) for lo, hi in widths]
+
+
+def pad(array: Any, pad_width: Any, mode: str = "constant", **kwargs: Any) -> Any:
+    """Pad each axis: with constants (`lax.pad`), the edge values, or a wrap-around. Like
+    `jax.numpy.pad` (modes "constant", "edge", "wrap")."""
+    promotion.check_arraylike("pad", array)
+    x = creation.asarray(array)
+    widths = _pad_widths(pad_width, _aval(x).ndim)
+    if mode == "constant":
+        value = kwargs.get("constant_values", 0)
+        if np.ndim(value) != 0:
+            raise NotImplementedError("pad: per-axis constant_values are not supported by didax")
+        fill = lax.convert_element_type(creation.asarray(value), _aval(x).dtype, False)
+        return lax.pad(x, fill, [(lo, hi, 0) for lo, hi in widths])
+    if mode not in ("edge", "wrap"):
+        raise NotImplementedError(f"pad: mode={mode!r} is not supported by didax yet")
+    for axis, (lo, hi) in enumerate(widths):
+        n = _aval(x).shape[axis]
+        if lo == hi == 0:
+            continue
+        if mode == "edge":
+            index = np.clip(np.arange(-lo, n + hi), 0, n - 1)
+        else:
+            index = np.arange(-lo, n + hi) % n
+        x = indexing.take(x, creation.asarray(index.astype(np.int32)), axis=axis)
+    return x
+
+
+def delete(
+    arr: Any, obj: Any, axis: int | None = None, *, assume_unique_indices: bool = False
+) -> Any:
+    """The array without the entries `obj` (ints, a slice, or a boolean mask) along `axis`.
+    Like `jax.numpy.delete` (static `obj`)."""
+    promotion.check_arraylike("delete", arr)
+    a = creation.asarray(arr)
+    if axis is None:
+        a, axis = extra.ravel(a), 0
+    axis = axis_args.canonical_axis(axis, _aval(a).ndim)
+    n = _aval(a).shape[axis]
+    keep = np.ones(n, bool)
+    if isinstance(obj, slice):
+        keep[obj] = False
+    else:
+        promotion.check_arraylike("delete", arr, obj)
+        where = np.asarray(core.concrete_or_error(obj, "jnp.delete: obj must be static"))
+        if where.dtype == np.bool_:
+            if where.shape != (n,):
+                raise ValueError(
+                    "boolean array argument obj to delete must be one dimensional and match the axis length"
+                )
+            keep = ~where
+        else:
+            if ((where < -n) | (where >= n)).any():
+                raise IndexError(f"index out of bounds for axis {axis} with size {n}")
+            keep[where] = False
+    return indexing.take(a, creation.asarray(np.flatnonzero(keep).astype(np.int32)), axis=axis)
+
+
+def resize(a: Any, new_shape: Any) -> Any:
+    """The array's entries, repeated as needed, in `new_shape`. Like `jax.numpy.resize`."""
+    promotion.check_arraylike("resize", a)
+    new_shape = axis_args.shape_tuple(new_shape)
+    if any(d < 0 for d in new_shape):
+        raise ValueError("all elements of `new_shape` must be non-negative")
+    flat = extra.ravel(creation.asarray(a))
+    total = int(np.prod(new_shape, dtype=np.int64))
+    size_in = _aval(flat).shape[0]
+    if size_in == 0 or total == 0:
+        return creation.zeros(new_shape, _aval(flat).dtype)
+    reps = -(-total // size_in)
+    flat = tile(flat, reps) if reps > 1 else flat
+    return manipulation.reshape(_slice_axis(flat, 0, total, 0), new_shape)

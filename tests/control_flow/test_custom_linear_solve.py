@@ -1,0 +1,165 @@
+"""`lax.custom_linear_solve` (`custom_linear_solve_p`) and the `jnp.linalg` functions built on
+it, against JAX 0.10.2: values eagerly and under jit, jvp, grad (through the operator's consts
+and through b), vmap, second derivatives, errors, and jaxprs as JAX prints them
+(`custom_linear_solve[const_lengths=_LinearSolveTuple(...) jaxprs=_LinearSolveTuple(...)]`,
+`jnp.linalg.solve` of a vector, `jnp.linalg.det` of 2x2 and 3x3 matrices)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import didax
+import didax.numpy as dnp
+import numpy as np
+import pytest
+
+jax = pytest.importorskip("jax")
+jjnp = jax.numpy
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "core"))
+from test_jaxpr_text import canonical  # noqa: E402
+
+pytestmark = pytest.mark.oracle
+
+A = np.array([[4.0, 1.0, 0.5], [1.0, 3.0, 1.0], [0.2, 1.0, 2.0]], np.float32)
+B = np.array([1.0, 2.0, 3.0], np.float32)
+SPD = (A @ A.T + np.eye(3)).astype(np.float32)
+
+
+def linear_solve(lib, m, symmetric=False):
+    # a user's solve: the operator x -> a x, solved by the library's dense solver
+    def f(a, b):
+        def solve(matvec, x):
+            return m.linalg.solve(a, x)
+
+        def transpose_solve(vecmat, x):
+            return m.linalg.solve(a.T, x)
+
+        return lib.lax.custom_linear_solve(
+            lambda x: m.dot(a, x),
+            b,
+            solve,
+            transpose_solve=None if symmetric else transpose_solve,
+            symmetric=symmetric,
+        )
+
+    return f
+
+
+def _close(got, want, tol=1e-4):
+    got_leaves, want_leaves = didax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)
+    assert len(got_leaves) == len(want_leaves)
+    for g, w in zip(got_leaves, want_leaves, strict=True):
+        assert np.shape(g) == np.shape(w) and np.asarray(g).dtype == np.asarray(w).dtype
+        np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=tol, atol=tol)
+
+
+TRANSFORMS = {
+    "eval": lambda lib, f: f,
+    "jit": lambda lib, f: lib.jit(f),
+    "grad_a": lambda lib, f: lib.grad(lambda a, b: (f(a, b) ** 2).sum()),
+    "grad_b": lambda lib, f: lib.grad(lambda a, b: (f(a, b) ** 3).sum(), 1),
+    "jit_grad": lambda lib, f: lib.jit(lib.grad(lambda a, b: f(a, b).sum(), (0, 1))),
+    "jvp": lambda lib, f: lambda a, b: lib.jvp(f, (a, b), (a * 0.1, b * 0.5)),
+    "vmap_b": lambda lib, f: lambda a, b: lib.vmap(f, (None, 0))(a, lib.numpy.stack([b, -2 * b])),
+    "vmap_a": lambda lib, f: lambda a, b: lib.vmap(f, (0, None))(lib.numpy.stack([a, a.T]), b),
+    "grad_of_vmap": lambda lib, f: lib.grad(
+        lambda a, b: lib.vmap(f, (0, 0))(lib.numpy.stack([a, a + 1]), lib.numpy.stack([b, b])).sum()
+    ),
+    "hessian_b": lambda lib, f: lib.hessian(lambda a, b: (f(a, b) ** 3).sum(), 1),
+    "jacrev_jacfwd": lambda lib, f: lib.jacrev(lib.jacfwd(f, 1)),
+}
+
+
+@pytest.mark.parametrize("symmetric", [False, True], ids=["general", "symmetric"])
+@pytest.mark.parametrize("name", sorted(TRANSFORMS))
+def test_custom_linear_solve_matches_jax(name, symmetric):
+    a = SPD if symmetric else A
+    got = TRANSFORMS[name](didax, linear_solve(didax, dnp, symmetric))(a, B)
+    want = TRANSFORMS[name](jax, linear_solve(jax, jjnp, symmetric))(a, B)
+    _close(got, want)
+
+
+def test_custom_linear_solve_jaxpr_as_jax():
+    # an iterative-style solve closing over the operator: the four jaxprs and the const
+    # counts print as JAX's named tuples
+    def prog(lib, m):
+        def f(a, b):
+            matvec = lambda x: m.dot(a, x)  # noqa: E731
+            solve = lambda mv, x: x / a[0, 0]  # noqa: E731  (a one-step preconditioner)
+            return lib.lax.custom_linear_solve(matvec, b, solve, transpose_solve=solve)
+
+        return f
+
+    got = str(didax.make_jaxpr(prog(didax, dnp))(A, B))
+    want = str(jax.make_jaxpr(prog(jax, jjnp))(A, B))
+    assert canonical(got) == canonical(want), got
+    assert "_LinearSolveTuple(matvec=1, vecmat=1, solve=1, transpose_solve=1)" in got
+
+
+@pytest.mark.parametrize(
+    "name, fn, args",
+    [
+        ("solve", lambda m: m.linalg.solve, (A, B)),
+        ("det_3x3", lambda m: m.linalg.det, (A,)),
+        ("det_2x2", lambda m: m.linalg.det, (A[:2, :2],)),
+    ],
+    ids=["solve", "det_3x3", "det_2x2"],
+)
+def test_linalg_jaxprs_as_jax(name, fn, args):
+    got = str(didax.make_jaxpr(fn(dnp))(*args))
+    want = str(jax.make_jaxpr(fn(jjnp))(*args))
+    assert canonical(got) == canonical(want), got
+
+
+@pytest.mark.parametrize(
+    "fn, args",
+    [
+        (lambda m, a, b: m.linalg.solve(a, b), (A, B)),
+        (lambda m, a, b: m.linalg.solve(a, b[:, None] * np.arange(1.0, 3.0)), (A, B)),
+        (lambda m, a, b: m.linalg.solve(m.stack([a, a.T]), b), (A, B)),
+        (lambda m, a, b: m.linalg.inv(a) @ b, (A, B)),
+        (lambda m, a, b: m.linalg.inv(m.stack([a, a + 1])).sum(0) @ b, (A, B)),
+    ],
+    ids=["vector", "matrix", "batched_a", "inv", "inv_batched"],
+)
+def test_linalg_values_and_grads(fn, args):
+    for make in (
+        lambda lib, f: f,
+        lambda lib, f: lib.jit(f),
+        lambda lib, f: lib.grad(lambda a, b: (f(a, b) ** 2).sum(), (0, 1)),
+        lambda lib, f: lib.jit(lib.grad(lambda a, b: f(a, b).sum(), (0, 1))),
+        lambda lib, f: lib.jacfwd(f, 1),
+    ):
+        _close(
+            make(didax, lambda a, b: fn(dnp, a, b))(*args),
+            make(jax, lambda a, b: fn(jjnp, a, b))(*args),
+        )
+
+
+def test_errors_as_jax():
+    no_transpose = lambda lib, m: (
+        lambda a, b: lib.lax.custom_linear_solve(  # noqa: E731
+            lambda x: m.dot(a, x), b, lambda mv, x: m.linalg.solve(a, x)
+        )
+    )
+    # forward mode needs no transpose_solve; reverse mode does
+    _close(
+        didax.jvp(no_transpose(didax, dnp), (A, B), (A, B)),
+        jax.jvp(no_transpose(jax, jjnp), (A, B), (A, B)),
+    )
+    with pytest.raises(TypeError, match="transpose_solve required"):
+        jax.grad(lambda b: no_transpose(jax, jjnp)(A, b).sum())(B)
+    with pytest.raises(TypeError, match="transpose_solve required"):
+        didax.grad(lambda b: no_transpose(didax, dnp)(A, b).sum())(B)
+    bad = (
+        lambda lib, m: (
+            lambda b: lib.lax.custom_linear_solve(  # noqa: E731
+                lambda x: x[:2], b, lambda mv, x: x
+            )
+        )
+    )
+    with pytest.raises(ValueError):
+        bad(jax, jjnp)(B)
+    with pytest.raises(ValueError):
+        bad(didax, dnp)(B)

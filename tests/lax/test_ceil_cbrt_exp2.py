@@ -1,0 +1,52 @@
+"""`lax.ceil`, `lax.cbrt`, `lax.exp2` (`ceil_p`, `cbrt_p`, `exp2_p`: JAX's primitives of those
+names) against JAX: the rules (`check_rules`), values eagerly and under jit (negative cube
+roots, infinities, NaN), gradients, and the jaxprs of the values and of the gradients as JAX
+0.10.2 prints them."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import didax
+import numpy as np
+import pytest
+from didax.primitives.elementwise import cbrt_p, ceil_p, exp2_p
+from didax.test_util import check_rules
+
+jax = pytest.importorskip("jax")
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "core"))
+from test_jaxpr_text import canonical  # noqa: E402
+
+pytestmark = pytest.mark.oracle
+
+X = np.array([1.5, -2.5, 3.0, -0.2, 0.7], np.float32)
+SPECIAL = np.array([-8.0, -0.0, 0.0, np.inf, -np.inf, np.nan, 27.0, -2.5], np.float32)
+PRIMS = {"ceil": ceil_p, "cbrt": cbrt_p, "exp2": exp2_p}
+
+
+@pytest.mark.parametrize("name", sorted(PRIMS))
+def test_rules_values_jaxprs(name):
+    check_rules(PRIMS[name], X + 0.1)  # off the integers, where ceil jumps
+    ours, theirs = getattr(didax.lax, name), getattr(jax.lax, name)
+    for x in (X, SPECIAL):
+        want = np.asarray(theirs(x))
+        for fn in (ours, didax.jit(ours)):
+            got = np.asarray(fn(x))
+            assert got.dtype == want.dtype and got.shape == want.shape
+            np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6, equal_nan=True)
+    got = str(didax.make_jaxpr(ours)(X))
+    assert canonical(got) == canonical(str(jax.make_jaxpr(theirs)(X))), got
+    if name != "ceil":
+        loss = lambda lib: lib.grad(lambda x: getattr(lib.lax, name)(x).sum())  # noqa: E731
+        np.testing.assert_allclose(np.asarray(loss(didax)(X)), loss(jax)(X), rtol=1e-5)
+        got = str(didax.make_jaxpr(loss(didax))(X))
+        assert canonical(got) == canonical(str(jax.make_jaxpr(loss(jax))(X))), got
+
+
+def test_integer_input_is_a_type_error_as_in_jax():
+    for name in PRIMS:
+        with pytest.raises(TypeError):
+            getattr(jax.lax, name)(np.arange(3))
+        with pytest.raises(TypeError):
+            getattr(didax.lax, name)(np.arange(3))
