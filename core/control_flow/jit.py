@@ -25,7 +25,13 @@ from typing import Any
 from didax import api_util, backend, core, dtypes
 from didax.array import Array
 from didax.control_flow import dispatch
-from didax.control_flow.jit_primitive import compile_jaxpr, derived, donation_aliases, jit_p
+from didax.control_flow.jit_primitive import (
+    UNSPECIFIED,
+    compile_jaxpr,
+    derived,
+    jit_p,
+    unspecified,
+)
 from didax.control_flow.stages import (
     Entry,
     Layout,
@@ -33,12 +39,14 @@ from didax.control_flow.stages import (
     ShardedRun,
     Traced,
     compile_sharded,
+    donation_aliases,
     make_layout,
     out_info,
 )
 from didax.interpreters import staging
 from didax.jaxpr import ClosedJaxpr, Jaxpr, holds_own_program
 from didax.primitives.parallel import sharding_constraint_p
+from didax.sharding import NamedSharding
 from didax.tree_util import (
     PyTreeDef,
     broadcast_prefix,
@@ -247,10 +255,26 @@ class JitFunction:
                     self._remember(entry, args, kwargs)
             avals = entry.in_avals
             return entry.run([backend.host_buffer(x, a) for x, a in zip(leaves, avals)])
+        in_shardings, out_shardings = self._param_shardings(entry, args, len(leaves))
         outs = jit_p.bind(
-            *consts, *leaves, name=self._name, jaxpr=entry.closed, inline=self._inline
+            *consts,
+            *leaves,
+            name=self._name,
+            jaxpr=entry.closed,
+            in_shardings=(*unspecified(len(consts)), *in_shardings),
+            out_shardings=out_shardings,
+            inline=self._inline,
         )
         return tree_unflatten(entry.out_tree, outs)
+
+    def _param_shardings(self, entry: Entry, args: tuple, n_leaves: int) -> tuple[tuple, tuple]:
+        # the `jit` equation's shardings: the given NamedShardings, per leaf (JAX's equation
+        # holds the given ones only, not the arguments' own)
+        given_in, given_out = self._given(entry, args, n_leaves)
+        named = [(s if type(s) is NamedSharding else UNSPECIFIED) for s in given_in or ()]
+        in_shardings = tuple(named) or unspecified(n_leaves)
+        named = [(s if type(s) is NamedSharding else UNSPECIFIED) for s in given_out or ()]
+        return in_shardings, tuple(named) or unspecified(len(entry.out_avals))
 
     # ----- sharded calls
     def _layout(self, entry: Entry, leaves: list[Any], args: tuple, kwargs: dict) -> Layout | None:
@@ -277,6 +301,11 @@ class JitFunction:
     def _make_layout(
         self, entry: Entry, leaves: list[Any], args: tuple, constraints: tuple
     ) -> Layout | None:
+        given_in, given_out = self._given(entry, args, len(leaves))
+        return make_layout(entry, leaves, given_in, given_out, constraints)
+
+    def _given(self, entry: Entry, args: tuple, n_leaves: int) -> tuple[list | None, list | None]:
+        """`in_shardings`/`out_shardings` per dynamic leaf and per output (None: not given)."""
         given_in = None
         if self._in_shardings is not None:
             static = self._spec.static_positions(len(args))
@@ -284,13 +313,13 @@ class JitFunction:
             prefix = self._in_shardings
             prefix = tuple(prefix) if isinstance(prefix, list) else prefix
             given_in = broadcast_prefix(prefix, tree_structure(dynamic), "jit in_shardings")
-            given_in += [None] * (len(leaves) - len(given_in))  # keyword arguments
+            given_in += [None] * (n_leaves - len(given_in))  # keyword arguments
         given_out = None
         if self._out_shardings is not None:
             prefix = self._out_shardings
             prefix = tuple(prefix) if isinstance(prefix, list) else prefix
             given_out = broadcast_prefix(prefix, entry.out_tree, "jit out_shardings")
-        return make_layout(entry, leaves, given_in, given_out, constraints)
+        return given_in, given_out
 
     def _call_sharded(
         self, entry: Entry, leaves: list[Any], layout: Layout, args: tuple, kwargs: dict
@@ -513,7 +542,9 @@ def _dynamic_leaves(jitted: JitFunction, args: tuple, kwargs: dict) -> list[Any]
 
 
 def _constraints(closed: ClosedJaxpr) -> tuple[Any, ...]:
-    """The shardings of the `with_sharding_constraint`s in `closed` (nested jaxprs too)."""
+    """The shardings named inside `closed` (nested jaxprs too): of its
+    `with_sharding_constraint`s and its nested jits' `in_shardings`/`out_shardings`. They
+    make a call partitioned, over their mesh, as JAX takes the mesh from them."""
     found = []
     stack = [closed.jaxpr]
     while stack:
@@ -521,6 +552,9 @@ def _constraints(closed: ClosedJaxpr) -> tuple[Any, ...]:
         for eqn in jaxpr.eqns:
             if eqn.primitive is sharding_constraint_p:
                 found.append(eqn.params["sharding"])
+            elif eqn.primitive is jit_p:
+                shardings = (*eqn.params["in_shardings"], *eqn.params["out_shardings"])
+                found += [s for s in shardings if s is not UNSPECIFIED]
             for v in eqn.params.values():
                 for x in v if isinstance(v, tuple) else (v,):
                     if isinstance(x, (Jaxpr, ClosedJaxpr)):

@@ -16,12 +16,12 @@ partitions over the mesh's devices.
 from __future__ import annotations
 
 import time
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
 from didax import array, backend, core, dtypes
 from didax.array import Array
-from didax.control_flow.jit_primitive import donation_aliases
 from didax.interpreters import lowering
 from didax.jaxpr import ClosedJaxpr
 from didax.sharding import NamedSharding, named_from_hlo
@@ -76,6 +76,29 @@ class Entry:
         wrap = _host_output if self.bfloat16 else array.from_buffer
         outs = list(map(wrap, executable.execute(buffers), self.out_avals))
         return outs[0] if self.single else tree_unflatten(self.out_tree, outs)
+
+
+def donation_aliases(jaxpr: ClosedJaxpr, donated: Sequence[bool]) -> list[int | None]:
+    """For each input, the output that reuses its buffer, or None. As JAX pairs them: each
+    output, in order, takes the first donated input of its shape and dtype not yet taken.
+    A donated input no output can use is kept (not deleted), with JAX's warning."""
+    waiting: dict[tuple, list[int]] = {}
+    for i, (aval, d) in enumerate(zip(jaxpr.in_avals, donated, strict=True)):
+        if d:
+            waiting.setdefault((aval.shape, aval.dtype), []).append(i)
+    aliases: list[int | None] = [None] * len(donated)
+    for k, aval in enumerate(jaxpr.out_avals):
+        inputs = waiting.get((aval.shape, aval.dtype))
+        if inputs:
+            aliases[inputs.pop(0)] = k
+    unused = [str(a) for a, d, k in zip(jaxpr.in_avals, donated, aliases) if d and k is None]
+    if unused:
+        warnings.warn(
+            f"Some donated buffers were not usable: {', '.join(unused)}.\n"
+            "See an explanation at https://docs.jax.dev/en/latest/faq.html#buffer-donation.",
+            stacklevel=1,  # as JAX
+        )
+    return aliases
 
 
 # ----------------------------------------------------------------------------- sharded calls
