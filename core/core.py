@@ -35,8 +35,8 @@ from didax import dtypes
 from didax.array import (  # noqa: F401 - below core; `core.ShapedArray` etc. stay importable
     BINARY_OPERATORS,
     REFLECTED_OPERATORS,
-    Array,
     UNARY_METHODS,
+    Array,
     ShapedArray,
     eager_result,
     install_operators,
