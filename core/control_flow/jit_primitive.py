@@ -156,13 +156,17 @@ def _jit_impl(
     out_shardings: tuple,
     inline: bool = False,
 ) -> list:
-    # inline: part of its caller's program, evaluated the way the caller is, eagerly; a
-    # program holding a pmap runs equation by equation, the pmap as its own program
-    if inline or derived(jaxpr, ("own_program",), lambda: holds_own_program(jaxpr)):
+    # inline: part of its caller's program, evaluated the way the caller is, eagerly (unless
+    # it has shardings: JAX keeps such a jit its own program); a program holding a pmap runs
+    # equation by equation, the pmap as its own program
+    sharded = _given(in_shardings) or _given(out_shardings)
+    if (inline and not sharded) or derived(
+        jaxpr, ("own_program",), lambda: holds_own_program(jaxpr)
+    ):
         with core.new_base_main():
             outs = eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *args)
         return [core.to_numpy(x) for x in outs]
-    if _given(in_shardings) or _given(out_shardings):
+    if sharded:
         return _sharded_impl(args, name, jaxpr, in_shardings, out_shardings)  # Arrays out
     exe = executable(jaxpr, name)
     buffers = [backend.put(np.asarray(x, a.dtype), a) for x, a in zip(args, jaxpr.in_avals)]

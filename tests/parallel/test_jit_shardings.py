@@ -28,6 +28,7 @@ f_out = M.jit(g, out_shardings=rep)
 two = M.jit(lambda v, w: (v * w, jnp.cos(w)), in_shardings=(sb, None), out_shardings=(None, sb))
 pair = M.jit(lambda v, w: (v * 2, jnp.cos(w)), in_shardings=(sb, None), out_shardings=(sb, sb))
 tree = M.jit(lambda v: {"s": v.sum(), "t": v * 3}, out_shardings={"s": rep, "t": sb})
+fi = M.jit(g, in_shardings=sb, out_shardings=rep, inline=True)  # kept, as it has shardings
 m2 = M.jit(lambda a: jnp.tanh(a) * a, in_shardings=cols, out_shardings=cols)
 xb = M.device_put(jnp.arange(8.0), sb)
 x8 = jnp.arange(8.0)
@@ -42,6 +43,7 @@ jaxpr("direct_host", f, x8)
 jaxpr("in_only", f_in, x8)
 jaxpr("out_only", f_out, x8)
 jaxpr("plain", M.jit(g), xb)
+jaxpr("inline", lambda v: fi(v) + 1, x8)
 jaxpr("two", two, x8, x8)
 jaxpr("tree", tree, x8)
 jaxpr("nested", M.jit(lambda v: f(v) + 1), xb)
@@ -72,6 +74,8 @@ res["nested_tree"] = [placed(o) for o in M.tree_util.tree_leaves(
     M.jit(lambda v: tree(v * 2))(x8))]
 res["grad"] = placed(M.grad(loss)(xb))
 res["grad_host"] = placed(M.grad(loss)(x8))
+res["grad_inline"] = placed(M.grad(lambda v: fi(v).sum())(x8))
+res["nested_inline"] = placed(M.jit(lambda v: fi(v) + 1)(x8))
 res["grad_two"] = [value(o) for o in M.grad(
     lambda v, w: two(v, w)[0].sum() + two(v, w)[1].sum(), (0, 1))(x8, x8)]
 l, dl = M.value_and_grad(loss)(xb)
@@ -80,7 +84,8 @@ res["jit_grad"] = placed(M.jit(M.grad(loss))(xb))
 res["jvp"] = [placed(o) for o in M.jvp(f, (xb,), (jnp.ones(8),))]
 res["vmap"] = placed(M.vmap(f)(jnp.arange(24.0).reshape(3, 8)))
 res["vmap_2d"] = placed(M.vmap(m2)(jnp.arange(96.0).reshape(3, 4, 8) / 50))
-res["vmap_unbatched"] = [placed(o) for o in M.vmap(pair, in_axes=(None, 0), out_axes=(None, 0))(x8, jnp.ones((3, 8)))]
+res["vmap_unbatched"] = [placed(o) for o in M.vmap(pair, in_axes=(None, 0), out_axes=(None, 0))(
+    x8, jnp.ones((3, 8)))]
 print(json.dumps(res))
 """
 
@@ -93,6 +98,7 @@ def results() -> tuple[dict, dict]:
 
 CASES = [
     *(f"jaxpr_{name}" for name in ("direct", "direct_host", "in_only", "out_only", "plain")),
+    "jaxpr_inline",
     *(f"jaxpr_{name}" for name in ("two", "tree", "nested", "grad", "grad_in_only", "jvp")),
     *(f"jaxpr_{name}" for name in ("jvp_two_zero", "vmap", "vmap_2d", "vmap_unbatched")),
     "jaxpr_grad_vmap",
@@ -103,6 +109,8 @@ CASES = [
     "nested_tree",
     "grad",
     "grad_host",
+    "grad_inline",
+    "nested_inline",
     "grad_two",
     "value_and_grad",
     "jit_grad",
