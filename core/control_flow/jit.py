@@ -101,8 +101,9 @@ def jit(
     (their own sharding is taken, as JAX does) and `lax.with_sharding_constraint` inside
     make the call one SPMD program over the mesh's devices: lowered with `mhlo.sharding`
     annotations, partitioned by XLA, results split over the mesh (outputs and uncommitted
-    arguments without a given sharding as XLA chose). Shardings apply to a direct call (not
-    under grad/vmap, where the function runs on one device), and not with donation.
+    arguments without a given sharding as XLA chose). Traced (inside another jit, under
+    grad/jvp/vmap), its `jit` equation carries the given shardings, as JAX's does: the
+    enclosing program is partitioned over their mesh and keeps them. Not with donation.
     `device`, `backend`, `keep_unused` and `compiler_options` are accepted and ignored.
     `inline=True`: inside another program, `fn`'s equation is lowered in place rather than
     as a called function (and evaluated eagerly when its caller is), as in JAX.
