@@ -30,6 +30,7 @@ from didax.control_flow.jit_primitive import (
     compile_jaxpr,
     derived,
     jit_p,
+    named_shardings,
     unspecified,
 )
 from didax.control_flow.stages import (
@@ -45,7 +46,6 @@ from didax.control_flow.stages import (
 )
 from didax.interpreters import staging
 from didax.jaxpr import ClosedJaxpr, Jaxpr, holds_own_program
-from didax.primitives.parallel import sharding_constraint_p
 from didax.sharding import NamedSharding
 from didax.tree_util import (
     PyTreeDef,
@@ -283,7 +283,7 @@ class JitFunction:
         no argument split over a mesh, no sharding constraint in the jaxpr)."""
         constraints = entry.constraints
         if constraints is None:
-            constraints = entry.constraints = _constraints(entry.closed)
+            constraints = entry.constraints = named_shardings(entry.closed)
         own = tuple([getattr(x, "_sharding", None) for x in leaves])
         if (
             self._in_shardings is None
@@ -540,27 +540,6 @@ def _dynamic_leaves(jitted: JitFunction, args: tuple, kwargs: dict) -> list[Any]
     kwargs = {k: v for k, v in kwargs.items() if k not in jitted._spec.static_argnames}
     dynamic = tuple(a for i, a in enumerate(args) if i not in static)
     return tree_flatten((dynamic, kwargs))[0]
-
-
-def _constraints(closed: ClosedJaxpr) -> tuple[Any, ...]:
-    """The shardings named inside `closed` (nested jaxprs too): of its
-    `with_sharding_constraint`s and its nested jits' `in_shardings`/`out_shardings`. They
-    make a call partitioned, over their mesh, as JAX takes the mesh from them."""
-    found = []
-    stack = [closed.jaxpr]
-    while stack:
-        jaxpr = stack.pop()
-        for eqn in jaxpr.eqns:
-            if eqn.primitive is sharding_constraint_p:
-                found.append(eqn.params["sharding"])
-            elif eqn.primitive is jit_p:
-                shardings = (*eqn.params["in_shardings"], *eqn.params["out_shardings"])
-                found += [s for s in shardings if s is not UNSPECIFIED]
-            for v in eqn.params.values():
-                for x in v if isinstance(v, tuple) else (v,):
-                    if isinstance(x, (Jaxpr, ClosedJaxpr)):
-                        stack.append(getattr(x, "jaxpr", x))
-    return tuple(found)
 
 
 def _hashable(x: Any) -> bool:

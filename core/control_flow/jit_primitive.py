@@ -35,6 +35,7 @@ from didax.jaxpr import (
     pp_eqn_rules,
     pp_params_rules,
 )
+from didax.primitives.parallel import sharding_constraint_p
 from didax.sharding import NamedSharding, PartitionSpec
 from didax.tree_util import tree_structure
 
@@ -131,13 +132,36 @@ def _batched_sharding(s: Any, dim: Any, ndim: int) -> Any:
     return NamedSharding(s.mesh, PartitionSpec(*parts))
 
 
-def _sharded_impl(args: Sequence[Any], name: str, jaxpr: ClosedJaxpr, in_s: tuple, out_s: tuple):
-    # A jit equation with shardings, evaluated (a jitted function's transformed call under
-    # grad or jvp): its program partitioned over their mesh, as jit.py runs a direct call,
-    # returning Arrays split as given (or as XLA chose)
+def named_shardings(closed: ClosedJaxpr) -> tuple[Any, ...]:
+    """The shardings named inside `closed` (nested jaxprs too): of its
+    `with_sharding_constraint`s and its nested jits' `in_shardings`/`out_shardings`. A
+    program holding any is partitioned over their mesh, as JAX takes the mesh from them."""
+    found = []
+    stack = [closed.jaxpr]
+    while stack:
+        jaxpr = stack.pop()
+        for eqn in jaxpr.eqns:
+            if eqn.primitive is sharding_constraint_p:
+                found.append(eqn.params["sharding"])
+            elif eqn.primitive is jit_p:
+                shardings = (*eqn.params["in_shardings"], *eqn.params["out_shardings"])
+                found += [s for s in shardings if s is not UNSPECIFIED]
+            for v in eqn.params.values():
+                for x in v if isinstance(v, tuple) else (v,):
+                    if isinstance(x, (Jaxpr, ClosedJaxpr)):
+                        stack.append(getattr(x, "jaxpr", x))
+    return tuple(found)
+
+
+def _sharded_impl(
+    args: Sequence[Any], name: str, jaxpr: ClosedJaxpr, in_s: tuple, out_s: tuple, inner: tuple
+):
+    # A jit equation with shardings, or shardings inside, evaluated (a jitted function's
+    # transformed call under grad or jvp): its program partitioned over their mesh, as jit.py
+    # runs a direct call, returning Arrays split as given (or as XLA chose)
     def compile_run() -> tuple[Entry, Layout, ShardedRun]:
         entry = Entry(jaxpr, tree_structure(list(jaxpr.out_avals)), 0.0)
-        layout = make_layout(entry, args, in_s, out_s, ())
+        layout = make_layout(entry, args, in_s, out_s, inner)
         _, exe, timings = compile_sharded(jaxpr, name, layout)
         return entry, layout, ShardedRun(entry, exe, layout, timings)
 
@@ -166,8 +190,9 @@ def _jit_impl(
         with core.new_base_main():
             outs = eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *args)
         return [core.to_numpy(x) for x in outs]
-    if sharded:
-        return _sharded_impl(args, name, jaxpr, in_shardings, out_shardings)  # Arrays out
+    inner = derived(jaxpr, ("named_shardings",), lambda: named_shardings(jaxpr))
+    if sharded or inner:  # Arrays out
+        return _sharded_impl(args, name, jaxpr, in_shardings, out_shardings, inner)
     exe = executable(jaxpr, name)
     buffers = [backend.put(np.asarray(x, a.dtype), a) for x, a in zip(args, jaxpr.in_avals)]
     outs = exe.execute(buffers)

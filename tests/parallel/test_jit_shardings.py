@@ -76,6 +76,11 @@ res["grad"] = placed(M.grad(loss)(xb))
 res["grad_host"] = placed(M.grad(loss)(x8))
 res["grad_inline"] = placed(M.grad(lambda v: fi(v).sum())(x8))
 res["nested_inline"] = placed(M.jit(lambda v: fi(v) + 1)(x8))
+# evaluated under grad, a jit equation with shardings inside runs partitioned too
+res["grad_of_nesting_jit"] = placed(M.grad(M.jit(lambda v: (f(v) * v).sum()))(x8))
+wsc = M.jit(lambda v: jnp.sin(lax.with_sharding_constraint(v * 3, sb)).sum())
+res["grad_of_jit_wsc"] = placed(M.grad(wsc)(x8))
+res["jvp_of_jit_wsc"] = [placed(o) for o in M.jvp(wsc, (x8,), (x8,))]
 res["grad_two"] = [value(o) for o in M.grad(
     lambda v, w: two(v, w)[0].sum() + two(v, w)[1].sum(), (0, 1))(x8, x8)]
 l, dl = M.value_and_grad(loss)(xb)
@@ -111,6 +116,9 @@ CASES = [
     "grad_host",
     "grad_inline",
     "nested_inline",
+    "grad_of_nesting_jit",
+    "grad_of_jit_wsc",
+    "jvp_of_jit_wsc",
     "grad_two",
     "value_and_grad",
     "jit_grad",
