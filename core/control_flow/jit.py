@@ -256,24 +256,29 @@ class JitFunction:
                     self._remember(entry, args, kwargs)
             avals = entry.in_avals
             return entry.run([backend.host_buffer(x, a) for x, a in zip(leaves, avals)])
-        in_shardings, out_shardings = self._param_shardings(entry, args, len(leaves))
+        in_shardings = unspecified(len(consts) + len(leaves))
+        out_shardings = unspecified(len(entry.out_avals))
+        if self._in_shardings is not None or self._out_shardings is not None:
+            in_shardings, out_shardings = self._param_shardings(entry, args, len(consts), leaves)
         outs = jit_p.bind(
             *consts,
             *leaves,
             name=self._name,
             jaxpr=entry.closed,
-            in_shardings=(*unspecified(len(consts)), *in_shardings),
+            in_shardings=in_shardings,
             out_shardings=out_shardings,
             inline=self._inline,
         )
         return tree_unflatten(entry.out_tree, outs)
 
-    def _param_shardings(self, entry: Entry, args: tuple, n_leaves: int) -> tuple[tuple, tuple]:
+    def _param_shardings(
+        self, entry: Entry, args: tuple, n_consts: int, leaves: list[Any]
+    ) -> tuple[tuple, tuple]:
         # the `jit` equation's shardings: the given NamedShardings, per leaf (JAX's equation
-        # holds the given ones only, not the arguments' own)
-        given_in, given_out = self._given(entry, args, n_leaves)
+        # holds the given ones only, not the arguments' own); none for closed-over values
+        given_in, given_out = self._given(entry, args, len(leaves))
         named = [(s if type(s) is NamedSharding else UNSPECIFIED) for s in given_in or ()]
-        in_shardings = tuple(named) or unspecified(n_leaves)
+        in_shardings = unspecified(n_consts) + (tuple(named) or unspecified(len(leaves)))
         named = [(s if type(s) is NamedSharding else UNSPECIFIED) for s in given_out or ()]
         return in_shardings, tuple(named) or unspecified(len(entry.out_avals))
 

@@ -184,19 +184,25 @@ def _jit_impl(
     # it has shardings: JAX keeps such a jit its own program); a program holding a pmap runs
     # equation by equation, the pmap as its own program
     sharded = _given(in_shardings) or _given(out_shardings)
-    if (inline and not sharded) or derived(
-        jaxpr, ("own_program",), lambda: holds_own_program(jaxpr)
-    ):
-        with core.new_base_main():
-            outs = eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *args)
-        return [core.to_numpy(x) for x in outs]
-    inner = derived(jaxpr, ("named_shardings",), lambda: named_shardings(jaxpr))
+    if inline and not sharded:
+        return _eval_eagerly(jaxpr, args)
+    own, inner = derived(
+        jaxpr, ("impl",), lambda: (holds_own_program(jaxpr), named_shardings(jaxpr))
+    )
+    if own:
+        return _eval_eagerly(jaxpr, args)
     if sharded or inner:  # Arrays out
         return _sharded_impl(args, name, jaxpr, in_shardings, out_shardings, inner)
     exe = executable(jaxpr, name)
     buffers = [backend.put(np.asarray(x, a.dtype), a) for x, a in zip(args, jaxpr.in_avals)]
     outs = exe.execute(buffers)
     return [backend.buffer_to_numpy(b, a) for b, a in zip(outs, jaxpr.out_avals)]  # NumPy out
+
+
+def _eval_eagerly(jaxpr: ClosedJaxpr, args: Sequence[Any]) -> list:
+    with core.new_base_main():
+        outs = eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *args)
+    return [core.to_numpy(x) for x in outs]
 
 
 core.impl_rules.register(jit_p, _jit_impl)
