@@ -1,7 +1,8 @@
 """A jitted function at one signature, and the AOT stages that show it.
 
 Layer 4. `Entry` is one cache entry of a jitted function (`jit.py`): the jaxpr traced for one
-signature, its output tree and its executable, compiled lazily. `jit(f).trace(x)` ->
+signature, its output tree and its executable, compiled lazily; `donation_aliases` pairs its
+donated inputs with the outputs that reuse them. `jit(f).trace(x)` ->
 `Traced` (the jaxpr) -> `.lower()` -> `Lowered` (StableHLO) -> `.compile()` -> `Compiled`
 (optimized HLO, cost analysis, callable), with each phase's time in `.timings`; like
 `jax.stages`.
@@ -10,7 +11,8 @@ signature, its output tree and its executable, compiled lazily. `jit(f).trace(x)
 and output is split); an Entry keeps one partitioned program per layout (`ShardedRun`):
 a jitted function called with arrays split over a mesh, or given `in_shardings`/
 `out_shardings`, or holding a `with_sharding_constraint`, runs as one SPMD program that XLA
-partitions over the mesh's devices.
+partitions over the mesh's devices. `jit_primitive.py` (above this module) runs an evaluated
+`jit` equation with shardings the same way.
 """
 
 from __future__ import annotations

@@ -81,6 +81,10 @@ res["grad_of_nesting_jit"] = placed(M.grad(M.jit(lambda v: (f(v) * v).sum()))(x8
 wsc = M.jit(lambda v: jnp.sin(lax.with_sharding_constraint(v * 3, sb)).sum())
 res["grad_of_jit_wsc"] = placed(M.grad(wsc)(x8))
 res["jvp_of_jit_wsc"] = [placed(o) for o in M.jvp(wsc, (x8,), (x8,))]
+# on the 2x2 mesh: each gradient split as its argument's in_sharding
+sg = M.jit(lambda w, a: jnp.sum(jnp.tanh(a @ w) ** 2), in_shardings=(NamedSharding(mesh, P()), rows))
+w0, a0 = jnp.arange(8.0).reshape(4, 2) / 10, jnp.arange(16.0).reshape(4, 4) / 10
+res["grad_2d"] = [placed(o) for o in M.grad(sg, (0, 1))(w0, a0)]
 res["grad_two"] = [value(o) for o in M.grad(
     lambda v, w: two(v, w)[0].sum() + two(v, w)[1].sum(), (0, 1))(x8, x8)]
 l, dl = M.value_and_grad(loss)(xb)
@@ -119,6 +123,7 @@ CASES = [
     "grad_of_nesting_jit",
     "grad_of_jit_wsc",
     "jvp_of_jit_wsc",
+    "grad_2d",
     "grad_two",
     "value_and_grad",
     "jit_grad",
