@@ -47,6 +47,7 @@ from didax.config import config
 from didax.control_flow.custom_derivatives import custom_jvp, custom_vjp
 from didax.control_flow.jit import block_until_ready, jit
 from didax.control_flow.pmap import pmap
+from didax.control_flow.shard_map import shard_map
 from didax.core import ConcretizationTypeError, UnexpectedTracerError
 from didax.jaxpr import ClosedJaxpr, Jaxpr, JaxprTypeError, eval_jaxpr, typecheck
 from didax.sharding import make_array_from_callback, make_mesh
@@ -67,6 +68,7 @@ __all__ = [
     "typecheck",
     "vmap",
     "pmap",
+    "shard_map",
     "grad",
     "hessian",
     "jacfwd",

@@ -10,9 +10,9 @@ This is JAX's `xla_bridge.py` (clients), `pxla.py` (device put, result handlers)
 `compiler.py` (compile) reduced to CPU devices: the client has one device, or N when asked
 before it starts (`XLA_FLAGS=--xla_force_host_platform_device_count=N`, which jaxlib's
 client reads itself, or `config.update("jax_num_cpu_devices", N)`). A program runs on the
-first device, or is replicated (pmap: `num_replicas`) or SPMD-partitioned (a sharded jit:
-`num_partitions`, XLA's partitioner splitting it as its `mhlo.sharding` annotations say)
-over several; `device_put` may place an Array on any device, and `put_sharded` splits one
+first device, or is SPMD-partitioned over several (a sharded jit, a shard_map or a pmap in
+one process: `num_partitions`, XLA's partitioner splitting it as its `mhlo.sharding`
+annotations say) or replicated (a pmap across processes: `num_replicas`); `device_put` may place an Array on any device, and `put_sharded` splits one
 over several (a multi-device buffer described by an HLO sharding).
 Results come back through jaxlib's C++ result handlers built from didax's own avals, which is
 both the fast path (a few microseconds per launch) and the one path that never imports `jax`
@@ -274,18 +274,6 @@ def put_blocks(
             block = np.ascontiguousarray(blocks[d], dtype=aval.dtype)
             parts.append(put(block, aval.update(shape=block.shape), device=d))
     return rt.xla.ArrayImpl(aval, _gspmd(tuple(devices), text), parts, True, True)
-
-
-def result_handlers(
-    avals: Sequence[core.ShapedArray], devices: Sequence[Any], texts: Sequence[str]
-) -> list[Any]:
-    """jaxlib's result handlers that make each output of a program run on `devices` one
-    array of type `avals[i]` split as the HLO sharding `texts[i]` says."""
-    xla = runtime().xla
-    return [
-        xla.array_result_handler(a, _gspmd(tuple(devices), t), True, _skip_checks=True)
-        for a, t in zip(avals, texts, strict=True)
-    ]
 
 
 def sharded_devices(buffer: Any) -> tuple[Any, ...]:
@@ -595,18 +583,6 @@ class Executable:
         ]
         results = self._exe.execute_sharded(args, with_tokens=False)
         return [_first_replica(out) for out in results.consume_with_handlers(self._handlers)]
-
-    def execute_replicated_to(self, shards: list[list[Any]], handlers: list[Any]) -> list[Any]:
-        """`execute_replicated`, with each output's per-replica buffers put together as one
-        array by `handlers` (`result_handlers`: an array split over the devices, block k
-        from replica k), not read to the host."""
-        rt = runtime()
-        args = [
-            rt.xla.ArrayImpl(aval, self._sharding, list(bufs), True, True)
-            for aval, bufs in zip(self.in_avals, shards, strict=True)
-        ]
-        results = self._exe.execute_sharded(args, with_tokens=False)
-        return results.consume_with_handlers(handlers)
 
     def as_text(self) -> str:
         """XLA's optimized HLO for this program."""

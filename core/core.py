@@ -185,9 +185,10 @@ class LoweringContext:
 # nothing reads their outputs.
 effectful: set[Primitive] = set()
 
-# Primitives that run as a compiled program of their own (pmap's `shard_map`: a replicated
-# program) and so cannot be lowered inside another: `jit` evaluates a program holding one
-# equation by equation, and each of them compiles its own.
+# Primitives that cannot be lowered inside a program for one device (`shard_map`: it needs
+# its mesh's devices): `jit` partitions a program holding one over the mesh when it can
+# (control_flow/jit.py) and otherwise evaluates it equation by equation, each of them
+# running its own program.
 own_program: set[Primitive] = set()
 
 # --------------------------------------------------------------------------- abstract values

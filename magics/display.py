@@ -196,6 +196,7 @@ class JaxprDisplay(ReportDisplay):
             ("outputs", outputs or "none"),
             ("constants", consts or "none"),
         ]
+        rows += [(m.label, m.text) for m in widget_model.mesh_rows(r.jaxpr)]
         return [Section(f"jaxpr of {r.call}", jaxpr=r.jaxpr), Section("", rows=rows)]
 
 
@@ -302,11 +303,27 @@ class JitDisplay(ReportDisplay):
         rows = value_rows("result", r.result) + phases
         notes = [widget_model.EAGER_MEANING, _runs_note(t), *t.warnings]
         out = [Section(f"jit of {r.call}", rows=rows, note="\n".join(notes))]
+        if r.partitioning is not None:
+            out.append(partition_section(r.partitioning))
         if r.cost:
             out.append(Section("cost analysis", rows=_cost_rows(r.cost), folded=True))
         out.append(Section("StableHLO", block=r.stablehlo, folded=True))
         out.append(Section("optimized HLO", block=_without_metadata(r.hlo), folded=True))
         return out
+
+
+def partition_section(p: reports.Partitioning) -> Section:
+    """How XLA split the program: per input and output, its global type, its spec and the
+    block each device holds; the optimized HLO below is one device's program."""
+    rows = [
+        (f"{r.label}", f"{r.type}  {r.spec}  -> {r.shard} on each device")
+        for r in (*p.inputs, *p.outputs)
+    ]
+    return Section(
+        "partitioned by XLA over mesh " + "; ".join(p.meshes),
+        rows=rows,
+        note="The optimized HLO is the program each device runs: its shapes are the blocks.",
+    )
 
 
 def _without_metadata(hlo: str) -> str:
@@ -448,7 +465,17 @@ def jit_view(report: reports.JitReport) -> Any:
     if report.jaxpr is not None:  # each equation with the HLO fusion it landed in
         costs = widget_model.costs_from_table(provenance.cost_table(report.jaxpr, report.hlo))
     compiled = views.CompiledView(report.stablehlo, report.hlo, report.cost, eqn_costs=costs)
-    return _report_view(d, [result, views.TimingView(timing_model(report)), compiled])
+    children = [result, views.TimingView(timing_model(report))]
+    if report.partitioning is not None:
+        section = partition_section(report.partitioning)
+        children.append(
+            views.html_widget(
+                markup.heading(section.heading)
+                + markup.rows_table(_rows(section.rows))
+                + markup.note(section.note or "")
+            )
+        )
+    return _report_view(d, [*children, compiled])
 
 
 def view_for(report: Any) -> Any:

@@ -26,6 +26,8 @@ import didax.numpy as jnp
 import numpy as np
 from didax import core, tree_util
 from didax.jaxpr import literal_text, var_name_in
+from didax.sharding import NamedSharding
+from didax.widgets import model as widget_model
 
 # ----------------------------------------------------------------------------- helpers
 
@@ -592,6 +594,61 @@ class JitTimings:
         )
 
 
+@dataclass(frozen=True)
+class ShardRow:
+    """One input or output of a partitioned program: its global type, how its dimensions
+    split over the mesh, and the block each device holds."""
+
+    label: str  # `x`, `out['w']`
+    type: str  # f32[8,2]
+    spec: str  # P('b',), or P() for a value every device holds whole
+    shard: str  # f32[2,2]: each device's block
+
+
+@dataclass(frozen=True)
+class Partitioning:
+    """How XLA's SPMD partitioner laid a jitted program out over several devices."""
+
+    meshes: tuple[str, ...]  # `b=4 (4 devices)`
+    inputs: tuple[ShardRow, ...]
+    outputs: tuple[ShardRow, ...]
+
+
+def _shard_rows(labels: Sequence[str], values: Any, shardings: Any) -> tuple[ShardRow, ...]:
+    rows = []
+    leaves = tree_util.tree_leaves(values)
+    for label, x, s in zip(labels, leaves, tree_util.tree_leaves(shardings), strict=True):
+        aval = core.get_aval(x)
+        shard = aval.update(shape=s.shard_shape(aval.shape)).str_short()
+        spec = repr(s.spec) + (" (replicated)" if s.is_fully_replicated else "")
+        rows.append(ShardRow(label, aval.str_short(), spec, shard))
+    return tuple(rows)
+
+
+def partitioning(
+    compiled: Any, labels: Sequence[str], args: Sequence[Any], result: Any
+) -> Partitioning | None:
+    """The layout of a compiled program over its mesh (None when it runs on one device):
+    each argument's and output's split and per-device block, from the program's own
+    `input_shardings`/`output_shardings` (those given to jit, the arguments', or XLA's)."""
+    in_shardings, _ = compiled.input_shardings
+    out_shardings = compiled.output_shardings
+    named = [
+        s
+        for s in (*tree_util.tree_leaves(in_shardings), *tree_util.tree_leaves(out_shardings))
+        if isinstance(s, NamedSharding)
+    ]
+    if not named:
+        return None
+    meshes = tuple(dict.fromkeys(widget_model.mesh_text(s.mesh) for s in named))
+    out_labels = [label for label, _ in leaf_paths(out_shardings)]
+    return Partitioning(
+        meshes,
+        _shard_rows(labels, args, in_shardings),
+        _shard_rows(["out" + label for label in out_labels], result, out_shardings),
+    )
+
+
 @dataclass(frozen=True, eq=False, repr=False)
 class JitReport(_RichDisplay):
     """`%jit`: the compiled call's result, its timings, StableHLO, optimized HLO and cost."""
@@ -604,6 +661,7 @@ class JitReport(_RichDisplay):
     hlo: str
     cost: dict[str, float] | None
     jaxpr: didax.ClosedJaxpr | None = None  # the program jit lowered (for the cost join)
+    partitioning: Partitioning | None = None  # over several devices: how XLA split it
 
     def __repr__(self) -> str:  # short, like IPython's <TimeitResult : ...>
         t = self.timings
@@ -707,4 +765,5 @@ def jit_report(
         hlo=compiled.as_text(),
         cost=dict(cost) if cost else None,
         jaxpr=didax.make_jaxpr(fn_k)(*args),
+        partitioning=partitioning(compiled, _input_labels(fn, args, {}), args, result),
     )

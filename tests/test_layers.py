@@ -88,6 +88,7 @@ for i, name in enumerate(
         "cond",
         "scan",
         "while_loop",
+        "shard_map",
         "pmap",
     ]
 ):
@@ -122,6 +123,8 @@ for i, name in enumerate(
         "didax.scipy.special",
         "didax.scipy",
         "didax.test_util",
+        "didax.experimental.shard_map",
+        "didax.experimental",
         "didax",
     ]
 ):
@@ -138,6 +141,7 @@ PUBLIC = {
     "didax.random",
     "didax.tree",
     "didax.errors",
+    "didax.sharding",
     "didax.core",
     "didax.jaxpr",
     "didax.pretty",

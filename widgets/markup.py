@@ -309,6 +309,8 @@ def io_tables(model: m.JaxprModel) -> str:
         parts.append('<div class="dx-heading">inputs</div>' + rows_table(model.inputs))
     if model.outputs:
         parts.append('<div class="dx-heading">outputs</div>' + rows_table(model.outputs))
+    if model.meshes:
+        parts.append('<div class="dx-heading">device meshes</div>' + rows_table(model.meshes))
     return "".join(parts)
 
 

@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 from didax import core, pretty
 from didax.jaxpr import laid_out, literal_text, pp_params_rules
+from didax.sharding import Mesh, NamedSharding
 from grandalf.graphs import Edge as _GEdge
 from grandalf.graphs import Graph as _GGraph
 from grandalf.graphs import Vertex as _GVertex
@@ -219,6 +220,7 @@ class JaxprModel:
     inputs: tuple[Row, ...] = ()
     outputs: tuple[Row, ...] = ()
     n_top_eqns: int = 0
+    meshes: tuple[Row, ...] = ()  # the device meshes its shard_maps and shardings name
 
     def text(self) -> str:  # == str(jaxpr); a test checks it
         return "\n".join(" " * n + "".join(t.text for t in ts) for n, ts in self.lines)
@@ -292,6 +294,41 @@ def _folds(lines: Sequence[Line], eqn_lines: Sequence[tuple[int, int]]) -> tuple
     return tuple(Fold(a, b, kind) for a, b, kind in kept)
 
 
+def mesh_text(mesh: Mesh) -> str:
+    """`i=4` or `x=2 × y=2`: a mesh's axes and sizes, with its devices when they are not
+    simply the first ones in order."""
+    axes = " × ".join(f"{name}={size}" for name, size in mesh.shape_tuple)
+    ids = [d.id for d in mesh.devices.flat]
+    where = "" if ids == list(range(len(ids))) else f" on devices {ids}"
+    return f"{axes} ({mesh.size} devices{where})"
+
+
+def mesh_rows(closed: Any) -> tuple[Row, ...]:
+    """One row per device mesh a program names (a `shard_map`'s or pmap's `mesh`, the mesh of
+    a `sharding_constraint`'s or a `jit`'s shardings), in the order they first appear, nested
+    jaxprs included: what "over which devices" means for the collectives in it."""
+    seen: dict[Mesh, None] = {}
+
+    def visit(value: Any) -> None:
+        if isinstance(value, Mesh):
+            seen.setdefault(value)
+        elif isinstance(value, NamedSharding):
+            seen.setdefault(value.mesh)
+        elif isinstance(value, tuple):
+            for v in value:
+                visit(v)
+        elif _is_jaxpr(value):
+            walk(_open(value))
+
+    def walk(jaxpr: Any) -> None:
+        for eqn in jaxpr.eqns:
+            for value in eqn.params.values():
+                visit(value)
+
+    walk(_open(closed))
+    return tuple(Row("mesh " + ", ".join(m.axis_names), mesh_text(m)) for m in seen)
+
+
 def jaxpr_model(
     closed: Any, inputs: Sequence[Row] | None = None, outputs: Sequence[Row] | None = None
 ) -> JaxprModel:
@@ -347,6 +384,7 @@ def jaxpr_model(
         inputs=tuple(inputs),
         outputs=tuple(outputs),
         n_top_eqns=len(top.eqns),
+        meshes=mesh_rows(closed),
     )
 
 

@@ -242,10 +242,14 @@ class JitFunction:
             state.dynamic is None
             and not consts
             and not any(isinstance(x, core.Tracer) for x in leaves)
-            and not derived(entry.closed, ("own_program",), lambda: holds_own_program(entry.closed))
+            and (
+                (layout := self._layout(entry, leaves, args, kwargs)) is not None
+                or not derived(
+                    entry.closed, ("own_program",), lambda: holds_own_program(entry.closed)
+                )
+            )
         ):
-            layout = self._layout(entry, leaves, args, kwargs)
-            if layout is not None:
+            if layout is not None:  # (a shard_map's mesh makes one: one partitioned program)
                 return self._call_sharded(entry, leaves, layout, args, kwargs)
             if self._donating:
                 return self._call_donating(entry, leaves, args, kwargs)
@@ -494,7 +498,7 @@ class JitFunction:
             j = closed.jaxpr
             consts = list(closed.consts)
             closed = ClosedJaxpr(Jaxpr([], [*j.constvars, *j.invars], j.outvars, j.eqns), [])
-        return Entry(closed, out_trees[-1], trace_time), consts
+        return Entry(closed, in_tree, out_trees[-1], trace_time), consts
 
     def _check_leaves(self, args: tuple, static: set[int], kwargs: dict, leaves: list[Any]) -> None:
         for leaf in leaves:

@@ -36,7 +36,7 @@ from didax.jaxpr import (
     pp_params_rules,
 )
 from didax.primitives.parallel import sharding_constraint_p
-from didax.sharding import NamedSharding, PartitionSpec
+from didax.sharding import Mesh, NamedSharding, PartitionSpec
 from didax.tree_util import tree_structure
 
 jit_p = core.Primitive("jit", multiple_results=True)
@@ -134,8 +134,9 @@ def _batched_sharding(s: Any, dim: Any, ndim: int) -> Any:
 
 def named_shardings(closed: ClosedJaxpr) -> tuple[Any, ...]:
     """The shardings named inside `closed` (nested jaxprs too): of its
-    `with_sharding_constraint`s and its nested jits' `in_shardings`/`out_shardings`. A
-    program holding any is partitioned over their mesh, as JAX takes the mesh from them."""
+    `with_sharding_constraint`s, its nested jits' `in_shardings`/`out_shardings`, and its
+    shard_maps' meshes (replicated). A program holding any is partitioned over their mesh,
+    as JAX takes the mesh from them."""
     found = []
     stack = [closed.jaxpr]
     while stack:
@@ -146,6 +147,9 @@ def named_shardings(closed: ClosedJaxpr) -> tuple[Any, ...]:
             elif eqn.primitive is jit_p:
                 shardings = (*eqn.params["in_shardings"], *eqn.params["out_shardings"])
                 found += [s for s in shardings if s is not UNSPECIFIED]
+            mesh = eqn.params.get("mesh")  # a shard_map over this process's devices
+            if isinstance(mesh, Mesh) and len(mesh.local_devices) == mesh.size:
+                found.append(NamedSharding(mesh, PartitionSpec()))
             for v in eqn.params.values():
                 for x in v if isinstance(v, tuple) else (v,):
                     if isinstance(x, (Jaxpr, ClosedJaxpr)):
@@ -160,7 +164,8 @@ def _sharded_impl(
     # transformed call under grad or jvp): its program partitioned over their mesh, as jit.py
     # runs a direct call, returning Arrays split as given (or as XLA chose)
     def compile_run() -> tuple[Entry, Layout, ShardedRun]:
-        entry = Entry(jaxpr, tree_structure(list(jaxpr.out_avals)), 0.0)
+        in_tree = tree_structure((tuple(jaxpr.in_avals), {}))  # as jit's: (positional, keyword)
+        entry = Entry(jaxpr, in_tree, tree_structure(list(jaxpr.out_avals)), 0.0)
         layout = make_layout(entry, args, in_s, out_s, inner)
         _, exe, timings = compile_sharded(jaxpr, name, layout)
         return entry, layout, ShardedRun(entry, exe, layout, timings)
@@ -181,8 +186,9 @@ def _jit_impl(
     inline: bool = False,
 ) -> list:
     # inline: part of its caller's program, evaluated the way the caller is, eagerly (unless
-    # it has shardings: JAX keeps such a jit its own program); a program holding a pmap runs
-    # equation by equation, the pmap as its own program
+    # it has shardings: JAX keeps such a jit its own program); a program holding a shard_map
+    # (pmap) runs equation by equation, each shard_map as its own program partitioned over
+    # its mesh
     sharded = _given(in_shardings) or _given(out_shardings)
     if inline and not sharded:
         return _eval_eagerly(jaxpr, args)

@@ -36,6 +36,7 @@ class Entry:
 
     __slots__ = (
         "closed",
+        "in_tree",
         "in_avals",
         "out_avals",
         "out_tree",
@@ -50,8 +51,11 @@ class Entry:
         "constraints",
     )
 
-    def __init__(self, closed: ClosedJaxpr, out_tree: PyTreeDef, trace_time: float) -> None:
+    def __init__(
+        self, closed: ClosedJaxpr, in_tree: PyTreeDef, out_tree: PyTreeDef, trace_time: float
+    ) -> None:
         self.closed = closed
+        self.in_tree = in_tree  # of (dynamic arguments, keyword arguments), as JAX's
         self.in_avals = closed.in_avals
         self.out_avals = closed.out_avals
         self.out_tree = out_tree
@@ -420,6 +424,25 @@ class Compiled:
     def as_text(self) -> str:
         """XLA's optimized HLO."""
         return self._exe.as_text()
+
+    @property
+    def input_shardings(self) -> Any:
+        """Where the program takes each argument: `((args...), {kwargs})` of shardings (a
+        partitioned program's NamedShardings, given or chosen by XLA; else the one device's
+        SingleDeviceSharding). Like `jax.stages.Compiled.input_shardings`."""
+        flat = self._sharded[0].in_shardings if self._sharded else self._one_device(self.in_avals)
+        return tree_unflatten(self._entry.in_tree, list(flat))
+
+    @property
+    def output_shardings(self) -> Any:
+        """Where the program leaves each output, in the output's tree. Like
+        `jax.stages.Compiled.output_shardings`."""
+        flat = self._sharded[0].out_shardings if self._sharded else self._one_device(self.out_avals)
+        return tree_unflatten(self._entry.out_tree, list(flat))
+
+    @staticmethod
+    def _one_device(avals: Sequence[core.ShapedArray]) -> list[Any]:
+        return [backend.default_sharding()] * len(avals)
 
     def cost_analysis(self) -> dict[str, float]:
         """XLA's estimate: 'flops', 'transcendentals', 'bytes accessed' (and per-operand

@@ -56,6 +56,9 @@ class ModuleBuilder:
         # An SPMD program's devices (partition k runs on device k), for `mhlo.sharding`
         # annotations inside it (`with_sharding_constraint`). None: one device.
         self.device_assignment: tuple[Any, ...] | None = None
+        # Set while a shard_map's body is lowered inside an SPMD program: its mesh, along
+        # whose axes the body's collectives act between partitions (manual sharding).
+        self.manual_mesh: Any = None
         self._eqns: list[Any] = []  # the equations being lowered, outermost first
         self._types: dict[tuple[tuple[int, ...], np.dtype], Any] = {}
         self._element_types: dict[np.dtype, Any] = {}

@@ -7,11 +7,13 @@ vmapped axis is a sum over the batch dimension, rebound as `psum[axes=(0,)]` wit
 axis (a plain reduction, as JAX 0.10.2 writes it), and its result is the same for every
 element of the batch (unmapped). An unbatched value summed over the axis is multiplied by the
 axis size. Reductions over positional axes evaluate, differentiate and lower like
-`reduce_sum`/`reduce_max`. A named axis that reaches lowering is pmap's: in its replicated
-program each collective lowers to a cross-replica op (`stablehlo.all_reduce` with a combining
-region, `all_gather`, `reduce_scatter`, `collective_permute`, `all_to_all`, `replica_id`);
-anywhere else it raises NameError. Last, `sharding_constraint` (`with_sharding_constraint`),
-a note to XLA's SPMD partitioner rather than a collective.
+`reduce_sum`/`reduce_max`. A named axis that reaches lowering is a shard_map's mesh axis
+(pmap's too): in its body, inside an SPMD program, each collective lowers to an op between
+partitions (`stablehlo.all_reduce` with a combining region, `all_gather`, `reduce_scatter`,
+`collective_permute`, `all_to_all`, `partition_id` for axis_index), over the groups of
+partitions its axes name; in pmap's replicated program over several processes, to an op
+across replicas; anywhere else it raises NameError. Last, `sharding_constraint`
+(`with_sharding_constraint`), a note to XLA's SPMD partitioner rather than a collective.
 """
 
 from __future__ import annotations
@@ -105,20 +107,49 @@ def _allreduce_vmap(prim: core.Primitive, if_unmapped: Any) -> core.VmapRule:
 
 
 # ----------------------------------------------------------------------------- replicas
-# Inside pmap's replicated program (`lowering.ModuleBuilder.replica_axes`), a collective over
-# pmap's axis is a cross-replica op: replica k holds index k of the axis, and every op names
-# the replicas taking part (`replica_groups`: one group of all N). Elsewhere a named axis
-# left in a jaxpr is unbound (NameError), as before.
+# A named axis reaches lowering in two kinds of program. In a shard_map's body inside an SPMD
+# program (`lowering.ModuleBuilder.manual_mesh`, JAX's manual sharding), partition k runs
+# mesh position k (row-major), and a collective over some mesh axes acts within each group
+# of partitions that differ only along them: `replica_groups` list partition ids, with a
+# channel handle and `use_global_device_ids`, as JAX 0.10.2 writes them. In pmap's replicated
+# program of several processes (`ModuleBuilder.replica_axes`), replica k holds index k of
+# the one axis: one group of all replicas. Elsewhere a named axis is unbound (NameError).
+
+COLLECTIVE_CHANNEL = 1  # JAX's channel id for every collective (its type: device to device)
 
 
-def _replica_groups(ctx: core.LoweringContext, names: tuple[Any, ...]) -> Any:
+def _groups(ctx: core.LoweringContext, names: tuple[Any, ...]) -> np.ndarray:
+    # the groups of partition (or replica) ids taking part, ordered as `names` lists the axes
+    mesh = ctx.module.manual_mesh
+    if mesh is not None:
+        for name in names:
+            if name not in mesh.axis_names:
+                raise NameError(f"unbound axis name: {name}")
+        axes = [mesh.axis_names.index(n) for n in names]
+        others = [i for i in range(len(mesh.axis_names)) if i not in axes]
+        size = int(np.prod([mesh.axis_sizes[a] for a in axes], dtype=np.int64))
+        iota = np.arange(mesh.size, dtype=np.int64).reshape(mesh.axis_sizes)
+        return np.ascontiguousarray(iota.transpose([*others, *axes]).reshape(-1, size))
     bound = dict(ctx.module.replica_axes)
     for name in names:
         if name not in bound:
             raise NameError(f"unbound axis name: {name}")
     size = int(np.prod([bound[n] for n in names], dtype=np.int64))
-    groups = np.arange(size, dtype=np.int64).reshape(1, size)
-    return ctx.ir.DenseIntElementsAttr.get(groups)
+    return np.arange(size, dtype=np.int64).reshape(1, size)
+
+
+def _replica_groups(ctx: core.LoweringContext, names: tuple[Any, ...]) -> Any:
+    return ctx.ir.DenseIntElementsAttr.get(_groups(ctx, names))
+
+
+def _channel(ctx: core.LoweringContext, global_ids: bool = True) -> dict[str, Any]:
+    # in an SPMD program, ids name partitions: a channel handle (and global device ids)
+    if ctx.module.manual_mesh is None:
+        return {}
+    out = {"channel_handle": ctx.hlo.ChannelHandle.get(COLLECTIVE_CHANNEL, 1)}
+    if global_ids:
+        out["use_global_device_ids"] = True
+    return out
 
 
 _BOOL_COMBINERS = {"add": "or", "maximum": "or", "minimum": "and"}
@@ -142,7 +173,7 @@ def _allreduce_lowering(op: str) -> core.LoweringRule:
             return [x]
         groups = _replica_groups(ctx, _named(axes))
         aval = ctx.avals_out[0]
-        reduce = ctx.hlo.AllReduceOp([ctx.tensor_type(aval)], [x], groups)
+        reduce = ctx.hlo.AllReduceOp([ctx.tensor_type(aval)], [x], groups, **_channel(ctx))
         _add_combiner(ctx, reduce, aval.dtype, op)
         return [reduce.results[0]]
 
@@ -272,9 +303,18 @@ def _axis_index_vmap(axis_size, vals, dims, *, axis_name):
 
 @core.lowering_rules.register(axis_index_p)
 def _axis_index_lowering(ctx, *, axis_name):
-    _replica_groups(ctx, (axis_name,))  # NameError unless pmap binds it
-    replica = ctx.hlo.replica_id()  # ui32[]: replica k is index k of pmap's one axis
-    return [ctx.hlo.convert(ctx.tensor_type(ctx.avals_out[0]), replica)]
+    _groups(ctx, (axis_name,))  # NameError unless a shard_map or pmap binds it
+    out = ctx.tensor_type(ctx.avals_out[0])
+    mesh = ctx.module.manual_mesh
+    if mesh is None:  # replica k is index k of pmap's one axis
+        return [ctx.hlo.convert(out, ctx.hlo.replica_id())]
+    # partition k is mesh position k, row-major: (k // stride) % size, in ui32 as JAX
+    i = mesh.axis_names.index(axis_name)
+    stride = int(np.prod(mesh.axis_sizes[i + 1 :], dtype=np.int64))
+    div = ctx.constant(np.array(stride, np.uint32))
+    mod = ctx.constant(np.array(mesh.axis_sizes[i], np.uint32))
+    index = ctx.hlo.remainder(ctx.hlo.divide(ctx.hlo.partition_id(), div), mod)
+    return [ctx.hlo.convert(out, index)]
 
 
 # ----------------------------------------------------------------------------- gathers
@@ -401,7 +441,8 @@ def _all_gather_lowering(
         shp.insert(all_gather_dimension, 1)
         x = ctx.hlo.reshape(ctx.tensor_type(aval.update(shape=tuple(shp))), x)
     out = ctx.tensor_type(ctx.avals_out[0])
-    return [ctx.hlo.AllGatherOp([out], [x], all_gather_dimension, groups).results[0]]
+    op = ctx.hlo.AllGatherOp([out], [x], all_gather_dimension, groups, **_channel(ctx))
+    return [op.results[0]]
 
 
 # ----------------------------------------------------------------------------- scatters
@@ -519,7 +560,7 @@ def _reduce_scatter_lowering(
     shp = list(aval.shape)
     shp[scatter_dimension] //= axis_size  # 1 when not tiled: dropped below
     block = ctx.tensor_type(aval.update(shape=tuple(shp)))
-    op = ctx.hlo.ReduceScatterOp(block, x, scatter_dimension, groups)
+    op = ctx.hlo.ReduceScatterOp(block, x, scatter_dimension, groups, **_channel(ctx))
     _add_combiner(ctx, op, aval.dtype, "add")
     out = op.results[0]
     return [out if tiled else ctx.hlo.reshape(ctx.tensor_type(out_aval), out)]
@@ -588,10 +629,15 @@ def _take_along(x: Any, d: int, indices: list[int]) -> Any:
 
 @core.lowering_rules.register(ppermute_p)
 def _ppermute_lowering(ctx, x, *, axis_name, perm):
-    _replica_groups(ctx, axis_name)
-    pairs = ctx.ir.DenseIntElementsAttr.get(np.array(perm, np.int64).reshape(-1, 2))
+    # each pair within each group (its ids sorted, as JAX does)
+    groups = [sorted(g) for g in _groups(ctx, axis_name)]
+    pairs = np.array([(g[s], g[d]) for g in groups for s, d in perm], np.int64).reshape(-1, 2)
     out = ctx.tensor_type(ctx.avals_out[0])
-    return [ctx.hlo.CollectivePermuteOp(x, pairs, results=[out]).result]
+    channel = _channel(ctx, global_ids=False)
+    op = ctx.hlo.CollectivePermuteOp(
+        x, ctx.ir.DenseIntElementsAttr.get(pairs), results=[out], **channel
+    )
+    return [op.result]
 
 
 # ----------------------------------------------------------------------------- all_to_all
@@ -718,11 +764,17 @@ def _all_to_all_vmap(
 
 @core.lowering_rules.register(all_to_all_p)
 def _all_to_all_lowering(ctx, x, *, axis_name, split_axis, concat_axis, axis_index_groups, tiled):
-    names = _axes_tuple(axis_name)
-    groups = _replica_groups(ctx, names)
-    size = int(np.prod([dict(ctx.module.replica_axes)[n] for n in names], dtype=np.int64))
+    groups = _groups(ctx, _axes_tuple(axis_name))
     out = ctx.tensor_type(ctx.avals_out[0])
-    op = ctx.hlo.AllToAllOp([x], split_axis, concat_axis, size, groups, results=[out])
+    op = ctx.hlo.AllToAllOp(
+        [x],
+        split_axis,
+        concat_axis,
+        groups.shape[1],
+        ctx.ir.DenseIntElementsAttr.get(groups),
+        results=[out],
+        **_channel(ctx, global_ids=False),
+    )
     return [op.results[0]]
 
 

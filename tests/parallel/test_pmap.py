@@ -229,18 +229,29 @@ print(json.dumps(res))
 
 
 @pytest.mark.timeout(300)
-def test_replicated_program_lowers_collectives_across_replicas():
+def test_pmap_lowers_to_a_partitioned_program_with_manual_collectives():
+    # as JAX 0.10.2 lowers pmap: a jit partitioned over 4 devices, the shard_map's body
+    # manual, its collectives between partitions (channel handle, global device ids)
     out = run("didax", LOWERING)
     text, hlo = out["text"], out["hlo"]
-    assert "mhlo.num_replicas = 4 : i32" in text
+    assert "mhlo.num_partitions = 4 : i32, mhlo.num_replicas = 1 : i32" in text
+    assert (
+        "custom_call @SPMDFullToShardShape" in text and "custom_call @SPMDShardToFullShape" in text
+    )
+    assert 'mhlo.sharding = "{manual}"' in text and "call @shmap_body" in text
     groups = "replica_groups = dense<[[0, 1, 2, 3]]> : tensor<1x4xi64>"
+    channel = "channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>"
     for op in ("all_reduce", "all_gather", "reduce_scatter", "all_to_all"):
-        assert f'"stablehlo.{op}"' in text and groups in text, op
+        assert f'"stablehlo.{op}"' in text, op
+    assert text.count(groups) == 5  # psum, pmax, all_gather, psum_scatter, all_to_all
+    assert text.count(channel) == 6  # and ppermute
+    assert text.count("use_global_device_ids") == 4  # not on ppermute or all_to_all
     assert text.count('"stablehlo.all_reduce"') == 2  # psum and pmax, each with its region
     assert "stablehlo.maximum" in text and "stablehlo.add" in text
     assert "source_target_pairs = dense<[[0, 1], [1, 2], [2, 3], [3, 0]]>" in text
-    assert "stablehlo.replica_id" in text
+    assert "stablehlo.partition_id" in text and "replica_id" not in text
     assert "all-reduce(" in hlo and "replica_groups={{0,1,2,3}}" in hlo
+    assert "use_global_device_ids=true" in hlo and "num_partitions=4" in hlo
 
 
 NO_JAX = """

@@ -1,0 +1,901 @@
+"""`shard_map`: one function run on every device of a mesh, each on its block of the inputs.
+
+Layer 4, after jit. `shard_map(f, mesh=, in_specs=, out_specs=)` splits each input over the
+mesh as its PartitionSpec says (`P('x', None)`: dimension 0 in blocks along mesh axis 'x',
+the input whole along every axis its spec does not name), runs `f` on each device's blocks,
+and puts the results together as `out_specs` say (an output whose spec leaves out an axis is
+taken from one device along it: `f` promises it is the same on all of them). Collectives in
+`f` (`lax.psum(x, 'x')`, `lax.all_gather(x, ('x', 'y'))`, ...) act across the mesh axes they
+name. It is one primitive, `shard_map_p`, printed as JAX 0.10.2 prints it; `pmap` (pmap.py) is
+a jit of one over a one-axis mesh.
+
+Lowering, as JAX's: inside an SPMD program over the mesh's devices (jit finds the mesh in the
+jaxpr and partitions the call over it, stages.py), each operand is marked with its spec's
+sharding (`@Sharding`) and cut to this device's block (`@SPMDFullToShardShape`, "{manual}");
+the body is a function called on the blocks, lowered with the mesh as the module's manual
+mesh, so that its collectives act between partitions (primitives/parallel.py); results go
+back with `@SPMDShardToFullShape`. XLA's SPMD partitioner does the rest. Called outside jit,
+`shard_map_p`'s impl runs the same program (a jit of the one equation). On a mesh of several
+processes (pmap under `didax.distributed`) it runs as a replicated program instead, whose
+collectives act across replicas and whose results each process reads its part of.
+
+The rules re-trace the body with the mesh's axes bound (`core.axis_frame`), so its collectives
+stage with their names: jvp and transpose give new shard_maps (as JAX's with
+`check_vma=False`: a cotangent of an output not split along some axes is divided by their
+size before it, one of an input not split along some axes is psummed over them inside), vmap
+batches the body along another axis, and partial evaluation splits it in a known and an
+unknown shard_map as JAX's linearization does (residuals first, each device's concatenated
+along axis 0 over every mesh axis; residuals that are inputs or outputs passed on as they
+are). didax does not put in the types which values vary
+along which axes (JAX's `check_vma=True` types, `{V:x}`): the flag is kept and printed, JAX's
+check of the outputs against `out_specs` is made on the side (`_check_vma`), and every
+shard_map is differentiated as with `check_vma=False`, which gives the same gradients.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import math
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+import numpy as np
+from didax import backend, core, dtypes
+from didax.control_flow import common
+from didax.control_flow import jit as jit_module
+from didax.control_flow.jit_primitive import derived, jit_p
+from didax.core import NOT_MAPPED, ShapedArray, Zero
+from didax.interpreters import lowering, partial_eval, staging, transpose
+from didax.interpreters.jvp import jvp_jaxpr
+from didax.interpreters.vmap import batched_out_dims, vmap_jaxpr
+from didax.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, eval_jaxpr, pp_params_rules
+from didax.primitives import parallel, shape
+from didax.primitives.bits import bitcast_convert_type
+from didax.primitives.convert import convert_element_type
+from didax.sharding import Mesh, NamedSharding, PartitionSpec
+from didax.tree_util import broadcast_prefix, tree_flatten, tree_unflatten
+
+P = PartitionSpec
+
+# ----------------------------------------------------------------------------- specs and blocks
+
+
+def axis_sizes(mesh: Mesh) -> dict[Any, int]:
+    """Each mesh axis's size, as this process sees its operands: the mesh's own, except for
+    pmap's one-axis mesh over several processes, whose operands hold this process's devices'
+    part (its local device count)."""
+    n_local = len(mesh.local_devices)
+    if n_local == mesh.size:
+        return dict(mesh.shape)
+    if len(mesh.axis_names) != 1:
+        raise NotImplementedError(
+            "shard_map over a mesh of several processes' devices: didax supports only pmap's "
+            "one-axis mesh there"
+        )
+    return {mesh.axis_names[0]: n_local}
+
+
+def _factors(spec: PartitionSpec, ndim: int, sizes: dict[Any, int]) -> list[int]:
+    return [math.prod(sizes[a] for a in spec.axes_of(d)) for d in range(ndim)]
+
+
+def block_aval(aval: ShapedArray, spec: PartitionSpec, sizes: dict[Any, int]) -> ShapedArray:
+    """One device's block of an operand of type `aval` split as `spec`."""
+    factors = _factors(spec, aval.ndim, sizes)
+    return aval.update(shape=tuple(n // f for n, f in zip(aval.shape, factors, strict=True)))
+
+
+def unblock_aval(aval: ShapedArray, spec: PartitionSpec, sizes: dict[Any, int]) -> ShapedArray:
+    """The type of the blocks of type `aval` put together as `spec` says."""
+    factors = _factors(spec, aval.ndim, sizes)
+    return aval.update(shape=tuple(n * f for n, f in zip(aval.shape, factors, strict=True)))
+
+
+def unmentioned(mesh: Mesh, spec: PartitionSpec) -> tuple[Any, ...]:
+    """The mesh axes `spec` does not split along, in the mesh's order."""
+    used = {a for d in range(len(spec)) for a in spec.axes_of(d)}
+    return tuple(a for a in mesh.axis_names if a not in used)
+
+
+# ----------------------------------------------------------------------------- shard_map_p
+
+shard_map_p = core.Primitive("shard_map", multiple_results=True)
+# Never part of a program for one device: a jit holding it is partitioned over its mesh, or
+# (a mesh of several processes) runs equation by equation (`core.own_program`).
+core.own_program.add(shard_map_p)
+
+
+@contextlib.contextmanager
+def axis_frames(mesh: Mesh) -> Iterator[None]:
+    """Bind every mesh axis (with its size) for the collectives traced inside."""
+    with contextlib.ExitStack() as stack:
+        for name, size in mesh.shape_tuple:
+            stack.enter_context(core.axis_frame(name, size))
+        yield
+
+
+def shard_map_params(
+    mesh: Mesh,
+    in_specs: Sequence[PartitionSpec],
+    out_specs: Sequence[PartitionSpec],
+    check_vma: bool = False,
+) -> dict:
+    """shard_map_p's params but the body, as JAX names them."""
+    return {
+        "mesh": mesh,
+        "in_specs": tuple(in_specs),
+        "out_specs": tuple(out_specs),
+        "check_vma": check_vma,
+        "newly_manual_axes": frozenset(mesh.axis_names),
+    }
+
+
+def trace_body(
+    fn: Callable[..., list[Any]], mesh: Mesh, in_avals: Sequence[ShapedArray]
+) -> tuple[ClosedJaxpr, list[Any]]:
+    """Stage `fn` on blocks of types `in_avals` with the mesh's axes bound; consts hoisted."""
+    with axis_frames(mesh):
+        return common.trace_jaxpr_fn(fn, in_avals)
+
+
+@pp_params_rules.register(shard_map_p)
+def _shard_map_pp(params):  # JAX prints a set of axis names sorted
+    names = ", ".join(sorted(map(repr, params["newly_manual_axes"])))
+    return [
+        (k, f"frozenset({{{names}}})" if k == "newly_manual_axes" else v)
+        for k, v in sorted(params.items())
+    ]
+
+
+@core.abstract_eval_rules.register(shard_map_p)
+def _shard_map_abstract_eval(*avals, jaxpr, mesh, in_specs, out_specs, **params):
+    sizes = axis_sizes(mesh)
+    for aval, spec, expected in zip(avals, in_specs, jaxpr.in_avals, strict=True):
+        factors = _factors(spec, aval.ndim, sizes)
+        if any(n % f for n, f in zip(aval.shape, factors)) or not core.types_match(
+            block_aval(aval, spec, sizes), expected
+        ):
+            raise TypeError(
+                f"shard_map: an operand of type {aval.str_short()} with spec {spec!r} does "
+                f"not give the body's block type {expected.str_short()} on {mesh}"
+            )
+    return [unblock_aval(a, s, sizes) for a, s in zip(jaxpr.out_avals, out_specs, strict=True)]
+
+
+@core.impl_rules.register(shard_map_p)
+def _shard_map_impl(*args, jaxpr, mesh, in_specs, out_specs, **params):
+    if len(mesh.local_devices) != mesh.size:
+        return _replicated_impl(args, jaxpr, mesh, in_specs, out_specs)
+    # impl rules give NumPy values (the eager trace wraps them): read the split results
+    outs = run_partitioned(args, jaxpr, mesh, in_specs, out_specs, params["check_vma"])
+    return [core.to_numpy(o) for o in outs]
+
+
+def run_partitioned(
+    args: Sequence[Any],
+    jaxpr: ClosedJaxpr,
+    mesh: Mesh,
+    in_specs: Sequence[PartitionSpec],
+    out_specs: Sequence[PartitionSpec],
+    check_vma: bool,
+) -> list[Any]:
+    """Run a shard_map as JAX does outside jit: a jit of the one equation, partitioned
+    over the mesh; the results are Arrays split over it."""
+    params = {"jaxpr": jaxpr, **shard_map_params(mesh, in_specs, out_specs, check_vma)}
+    key = ("eager", mesh, tuple(in_specs), tuple(out_specs), check_vma)
+    jitted = derived(jaxpr, key, lambda: jit_module.jit(_one_equation(params)))
+    return jitted(*args)
+
+
+def _one_equation(params: dict) -> Callable[..., list[Any]]:
+    def shmap_body(*args: Any) -> list[Any]:
+        return shard_map_p.bind(*args, **params)
+
+    return shmap_body
+
+
+# ----------------------------------------------------------------------------- several processes
+# pmap's one-axis mesh over several processes' devices: one replicated program (replica k on
+# device k of the mesh), each process passing its devices' blocks and reading its devices'
+# part of each result, gathered from them (`all_gather`) onto its first device.
+
+
+def _replicated_impl(args, jaxpr, mesh, in_specs, out_specs) -> list[Any]:
+    exe = derived(
+        jaxpr, ("replicated", mesh, out_specs), lambda: _compile_replicated(jaxpr, mesh, out_specs)
+    )
+    local = mesh.local_devices
+    shards = [
+        _split_input(x, aval, spec, local)
+        for x, aval, spec in zip(args, jaxpr.in_avals, in_specs, strict=True)
+    ]
+    outs = exe.execute_replicated(shards)
+    return [
+        _local_output(value, aval, spec, mesh)
+        for value, aval, spec in zip(outs, jaxpr.out_avals, out_specs, strict=True)
+    ]
+
+
+def mapped_dim(spec: PartitionSpec) -> int | None:
+    """The one dimension a one-axis mesh's spec splits, or None."""
+    dims = [d for d in range(len(spec)) if spec.axes_of(d)]
+    return dims[0] if dims else None
+
+
+def _compile_replicated(
+    jaxpr: ClosedJaxpr, mesh: Mesh, out_specs: Sequence[PartitionSpec]
+) -> backend.Executable:
+    (name,) = mesh.axis_names
+
+    # bfloat16 leaves as its 16 bits: the host reads through DLPack, which NumPy's lacks
+    def program(*blocks: Any) -> list[Any]:
+        outs = eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *blocks)
+        outs = [
+            o
+            if mapped_dim(s) is None
+            else parallel.all_gather(o, name, axis=mapped_dim(s), tiled=True)
+            for o, s in zip(outs, out_specs, strict=True)
+        ]
+        return [_bits(o) if core.get_aval(o).dtype == dtypes.bfloat16 else o for o in outs]
+
+    with axis_frames(mesh):
+        gathered = staging.trace_to_jaxpr(program, jaxpr.in_avals)
+    builder = lowering.lower_jaxpr_to_module(gathered, "_fun", replica_axes=((name, mesh.size),))
+    return backend.compile_module(
+        builder.module,
+        gathered.in_avals,
+        gathered.out_avals,
+        num_replicas=mesh.size,
+        device_assignment=tuple(mesh.devices.flat),
+    )
+
+
+def _bits(x: Any) -> Any:
+    return bitcast_convert_type(x, np.uint16)
+
+
+def _split_input(
+    x: Any, block: ShapedArray, spec: PartitionSpec, devices: Sequence[Any]
+) -> list[Any]:
+    # block k of `x` on device k (all of `x` on every device when it is not split)
+    value = np.asarray(core.to_numpy(x), block.dtype)
+    d = mapped_dim(spec)
+    if d is None:
+        return [backend.put(value, block, device=dev) for dev in devices]
+    parts = np.split(value, len(devices), axis=d)
+    return [backend.put(np.ascontiguousarray(p), block, device=v) for p, v in zip(parts, devices)]
+
+
+def _local_output(value: np.ndarray, block: ShapedArray, spec: PartitionSpec, mesh: Mesh) -> Any:
+    # this process's devices' part of the whole result, read from its first device
+    if block.dtype == dtypes.bfloat16:
+        value = value.view(dtypes.bfloat16)
+    value = np.array(value)  # owned by the host, not a view of the device's buffer
+    d = mapped_dim(spec)
+    if d is None:
+        return value
+    local = set(mesh.local_devices)
+    here = [i for i, dev in enumerate(mesh.devices.flat) if dev in local]
+    return np.take(value, here, axis=d)
+
+
+# ----------------------------------------------------------------------------- rules
+
+
+@core.jvp_rules.register(shard_map_p)
+def _shard_map_jvp(primals, tangents, *, jaxpr, mesh, in_specs, out_specs, check_vma, **params):
+    nonzeros = tuple(not isinstance(t, Zero) for t in tangents)
+    with axis_frames(mesh):
+        body, nonzeros_out = jvp_jaxpr(jaxpr, nonzeros, instantiate=False)
+    tangent_specs = [s for s, nz in zip(in_specs, nonzeros, strict=True) if nz]
+    out_tangent_specs = [s for s, nz in zip(out_specs, nonzeros_out, strict=True) if nz]
+    outs = shard_map_p.bind(
+        *primals,
+        *(t for t in tangents if not isinstance(t, Zero)),
+        jaxpr=body,
+        **shard_map_params(
+            mesh, [*in_specs, *tangent_specs], [*out_specs, *out_tangent_specs], check_vma
+        ),
+    )
+    n = len(out_specs)
+    nonzero_tangents = iter(outs[n:])
+    sizes = axis_sizes(mesh)
+    avals_out = [unblock_aval(a, s, sizes) for a, s in zip(jaxpr.out_avals, out_specs)]
+    tangents_out = [
+        next(nonzero_tangents) if nz else Zero(a)
+        for nz, a in zip(nonzeros_out, avals_out, strict=True)
+    ]
+    return outs[:n], tangents_out
+
+
+@core.transpose_rules.register(shard_map_p)
+def _shard_map_transpose(cts, *args, jaxpr, mesh, in_specs, out_specs, check_vma, **params):
+    linear = [isinstance(x, core.UndefinedPrimal) for x in args]
+    ct_nonzero = [not isinstance(ct, Zero) for ct in cts]
+    with axis_frames(mesh):
+        body = transpose.transpose_jaxpr(jaxpr, linear, ct_nonzero)
+    residuals = [x for x, lin in zip(args, linear, strict=True) if not lin]
+    res_specs = [s for s, lin in zip(in_specs, linear, strict=True) if not lin]
+    ct_specs = [s for s, nz in zip(out_specs, ct_nonzero, strict=True) if nz]
+    lin_specs = [s for s, lin in zip(in_specs, linear, strict=True) if lin]
+    n_res, sizes = len(residuals), dict(mesh.shape)
+
+    # as JAX with check_vma=False: an output's cotangent reached every device along the axes
+    # its spec leaves out (divide by their size, before the shard_map, as JAX); an input's
+    # cotangent is the sum of the cotangents of every device along the axes its spec leaves
+    # out (psum, inside)
+    cts = [
+        ct if isinstance(ct, Zero) else _over(ct, math.prod(sizes[a] for a in unmentioned(mesh, s)))
+        for ct, s in zip(cts, out_specs, strict=True)
+    ]
+
+    # a cotangent takes its input's weak type inside, before the psum, as JAX's does
+    lin_avals = [a for a, lin in zip(jaxpr.in_avals, linear, strict=True) if lin]
+
+    def fn(*ins: Any) -> list[Any]:
+        cts_in, res = ins[: len(ct_specs)], ins[len(ct_specs) :]
+        outs = eval_jaxpr(body.jaxpr, body.consts, *res, *cts_in)
+        outs = [_weak_as(ct, a) for ct, a in zip(outs, lin_avals, strict=True)]
+        return [
+            parallel.psum(ct, unmentioned(mesh, s)) for ct, s in zip(outs, lin_specs, strict=True)
+        ]
+
+    in_avals = [*body.in_avals[n_res:], *body.in_avals[:n_res]]
+    new_body, consts = trace_body(fn, mesh, in_avals)
+    outs = iter(
+        shard_map_p.bind(
+            *consts,
+            *(ct for ct in cts if not isinstance(ct, Zero)),
+            *residuals,
+            jaxpr=new_body,
+            **shard_map_params(
+                mesh, [*(P() for _ in consts), *ct_specs, *res_specs], lin_specs, check_vma
+            ),
+        )
+    )
+    return [next(outs) if lin else None for lin in linear]
+
+
+def _weak_as(ct: Any, aval: ShapedArray) -> Any:
+    ct_aval = core.get_aval(ct)
+    if ct_aval.weak_type == aval.weak_type or ct_aval.dtype != aval.dtype:
+        return ct
+    return convert_element_type(ct, aval.dtype, weak_type=aval.weak_type)
+
+
+def _over(ct: Any, n: int) -> Any:
+    if n == 1:
+        return ct
+    return core.operator_table["divide"](ct, np.array(n, core.get_aval(ct).dtype))
+
+
+@core.vmap_rules.register(shard_map_p)
+def _shard_map_vmap(
+    axis_size, vals, dims, *, jaxpr, mesh, in_specs, out_specs, check_vma, **params
+):
+    # the batch axis stays whole on every device: a new unsplit axis of each block; outputs
+    # that do not depend on it stay unbatched (jacfwd needs its primal outputs so)
+    with axis_frames(mesh):
+        found = batched_out_dims(jaxpr, axis_size, dims)
+        out_dims = [None if d is None or d is NOT_MAPPED else 0 for d in found]
+        body = vmap_jaxpr(jaxpr, axis_size, dims, out_dims)
+    new_in = [s if d is NOT_MAPPED else _insert_none(s, d) for s, d in zip(in_specs, dims)]
+    new_out = [s if d is None else _insert_none(s, 0) for s, d in zip(out_specs, out_dims)]
+    outs = shard_map_p.bind(*vals, jaxpr=body, **shard_map_params(mesh, new_in, new_out, check_vma))
+    return outs, [NOT_MAPPED if d is None else d for d in out_dims]
+
+
+def _insert_none(spec: PartitionSpec, d: int) -> PartitionSpec:
+    # the spec after inserting an unsplit axis at `d`
+    if d >= len(spec):
+        return spec
+    return P(*spec[:d], None, *spec[d:])
+
+
+@partial_eval.partial_eval_jaxpr_rules.register(shard_map_p)
+def _shard_map_partial_eval(unks_in, eqn):
+    # As JAX's linearization of a shard_map: the known shard_map returns the residuals first
+    # (each device's, concatenated along axis 0 over every mesh axis; a scalar as a 1-element
+    # vector), then its known outputs; a residual that is a known input or output is not
+    # returned but passed on as it is, with its spec.
+    p = eqn.params
+    mesh, jaxpr, in_specs, out_specs = p["mesh"], p["jaxpr"], p["in_specs"], p["out_specs"]
+    check_vma = p["check_vma"]
+    with axis_frames(mesh):
+        known, unknown, unks_out, num_res = partial_eval.partial_eval_jaxpr(jaxpr, unks_in)
+    n_known_out = len(known.out_avals) - num_res
+    names = mesh.axis_names
+    res_spec = P(names[0] if len(names) == 1 else tuple(names))
+    k_specs = [s for s, u in zip(in_specs, unks_in, strict=True) if not u]
+    u_specs = [s for s, u in zip(in_specs, unks_in, strict=True) if u]
+    ko_specs = [s for s, u in zip(out_specs, unks_out, strict=True) if not u]
+    uo_specs = [s for s, u in zip(out_specs, unks_out, strict=True) if u]
+    ins_known = [x for x, u in zip(eqn.invars, unks_in, strict=True) if not u]
+    ins_unknown = [x for x, u in zip(eqn.invars, unks_in, strict=True) if u]
+    outs_known = [v for v, u in zip(eqn.outvars, unks_out, strict=True) if not u]
+    outs_unknown = [v for v, u in zip(eqn.outvars, unks_out, strict=True) if u]
+
+    # where each residual comes from: a known input, a known output, or a new output
+    inner_ins = {v: i for i, v in enumerate(known.jaxpr.invars)}
+    inner_outs = {
+        v: i for i, v in enumerate(known.jaxpr.outvars[:n_known_out]) if isinstance(v, Var)
+    }
+    sizes = axis_sizes(mesh)
+    new_res: list[int] = []  # indices of the residuals the known shard_map returns
+    res_atoms: list[Any] = []  # each residual, outside
+    res_specs: list[PartitionSpec] = []
+    scalar = []  # residuals sent as 1-element vectors
+    for r, v in enumerate(known.jaxpr.outvars[n_known_out:]):
+        aval = known.out_avals[n_known_out + r]
+        if isinstance(v, Var) and v in inner_ins:
+            res_atoms.append(ins_known[inner_ins[v]])
+            res_specs.append(k_specs[inner_ins[v]])
+        elif isinstance(v, Var) and v in inner_outs:
+            res_atoms.append(outs_known[inner_outs[v]])
+            res_specs.append(ko_specs[inner_outs[v]])
+        else:
+            block = aval if aval.ndim else aval.update(shape=(1,))
+            res_atoms.append(Var(unblock_aval(block, res_spec, sizes)))
+            res_specs.append(res_spec)
+            new_res.append(r)
+        scalar.append(r in new_res and not aval.ndim)
+    res_vars = [res_atoms[r] for r in new_res]
+
+    def known_fn(*ins: Any) -> list[Any]:
+        outs = eval_jaxpr(known.jaxpr, known.consts, *ins)
+        res = outs[n_known_out:]
+        res = [shape.expand_dims(res[r], (0,)) if scalar[r] else res[r] for r in new_res]
+        return [*res, *outs[:n_known_out]]
+
+    def unknown_fn(*ins: Any) -> list[Any]:
+        res = [shape.squeeze(x, (0,)) if sc else x for x, sc in zip(ins[:num_res], scalar)]
+        return eval_jaxpr(unknown.jaxpr, unknown.consts, *res, *ins[num_res:])
+
+    res_blocks = [block_aval(a.aval, s, sizes) for a, s in zip(res_atoms, res_specs, strict=True)]
+    known_body, k_consts = trace_body(known_fn, mesh, known.in_avals)
+    unknown_body, u_consts = trace_body(
+        unknown_fn, mesh, [*res_blocks, *unknown.in_avals[num_res:]]
+    )
+    if k_consts or u_consts:
+        raise NotImplementedError("shard_map: partial evaluation of a body with consts")
+    eqn_known = eqn_unknown = None
+    if outs_known or res_vars:
+        params = shard_map_params(
+            mesh, k_specs, [*(res_spec for _ in res_vars), *ko_specs], check_vma
+        )
+        eqn_known = JaxprEqn(
+            shard_map_p, ins_known, [*res_vars, *outs_known], {"jaxpr": known_body, **params}
+        )
+    if outs_unknown:
+        params = shard_map_params(mesh, [*res_specs, *u_specs], uo_specs, check_vma)
+        eqn_unknown = JaxprEqn(
+            shard_map_p, [*res_atoms, *ins_unknown], outs_unknown, {"jaxpr": unknown_body, **params}
+        )
+    return eqn_known, eqn_unknown, unks_out
+
+
+@core.lowering_rules.register(shard_map_p)
+def _shard_map_lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, **params):
+    module = ctx.module
+    if module.manual_mesh is not None or module.replica_axes:
+        # a ValueError, as JAX 0.10.2 raises for a pmap inside a pmap
+        raise ValueError(
+            f"shard_map over {mesh} inside another shard_map (a pmap inside a pmap) is not "
+            "supported by didax"
+        )
+    devices = module.device_assignment
+    if devices is None or tuple(devices) != tuple(mesh.devices.flat):
+        # partition k must be mesh position k, for the body's collectives
+        raise ValueError(
+            f"shard_map over {mesh} in a program that does not run on the mesh's devices in "
+            "the mesh's order (a jit with shardings over another mesh)"
+        )
+    manual = mesh.size > 1  # as JAX: on one device, no manual sharding to enter
+    blocks = [
+        _to_block(ctx, x, spec, a_in, a_blk, mesh) if manual else x
+        for x, spec, a_in, a_blk in zip(args, in_specs, ctx.avals_in, jaxpr.in_avals, strict=True)
+    ]
+    module.manual_mesh = mesh
+    try:
+        outs = module.call_function("shmap_body", jaxpr, blocks)
+    finally:
+        module.manual_mesh = None
+    return [
+        _from_block(ctx, y, spec, a_blk, a_out, mesh) if manual else y
+        for y, spec, a_blk, a_out in zip(
+            outs, out_specs, jaxpr.out_avals, ctx.avals_out, strict=True
+        )
+    ]
+
+
+def _custom_call(ctx: Any, target: str, x: Any, aval: ShapedArray, sharding: str) -> Any:
+    ir = ctx.ir
+    op = ctx.hlo.CustomCallOp(
+        [ctx.tensor_type(aval)], [x], call_target_name=target, backend_config=ir.StringAttr.get("")
+    )
+    op.attributes["mhlo.sharding"] = ir.StringAttr.get(sharding)
+    return op.results[0]
+
+
+def _to_block(ctx, x, spec, aval, block, mesh) -> Any:
+    # split as the spec says, then this partition's block, manually sharded from here on
+    text = NamedSharding(mesh, spec).hlo_text(aval.ndim, ctx.module.device_assignment)
+    x = _custom_call(ctx, "Sharding", x, aval, text)
+    return _custom_call(ctx, "SPMDFullToShardShape", x, block, "{manual}")
+
+
+def _from_block(ctx, y, spec, block, aval, mesh) -> Any:
+    text = NamedSharding(mesh, spec).hlo_text(aval.ndim, ctx.module.device_assignment)
+    y = _custom_call(ctx, "Sharding", y, block, "{manual}")
+    return _custom_call(ctx, "SPMDShardToFullShape", y, aval, text)
+
+
+# ----------------------------------------------------------------------------- shard_map
+
+
+class _Infer:
+    def __repr__(self) -> str:
+        return "Infer"
+
+
+Infer = _Infer()  # JAX's default in_specs: read from Explicit mesh axes (didax has none)
+
+
+def shard_map(
+    f: Callable[..., Any] | None = None,
+    /,
+    *,
+    out_specs: Any,
+    in_specs: Any = Infer,
+    mesh: Mesh | None = None,
+    axis_names: Any = frozenset(),
+    check_vma: bool = True,
+) -> Any:
+    """Map `f` over blocks of its arguments, one block per device of `mesh`. Like
+    `jax.shard_map`.
+
+    `in_specs` (a PartitionSpec, or a pytree prefix of the positional arguments of them)
+    says how each argument is split over the mesh; `out_specs` (a prefix of `f`'s output)
+    how the results are put together. Collectives in `f` name mesh axes. Called outside
+    `jit`, it runs as a jit of itself. didax is manual over every mesh axis (`axis_names`
+    must be empty or all of them). With `check_vma` (the default), an output that may vary
+    along a mesh axis its out_spec leaves out raises JAX's ValueError; the jaxpr has no
+    varying-axes types (see the module docstring).
+
+    Raises:
+      TypeError: `f` not callable, `mesh` not a Mesh, `in_specs` missing, a spec that is
+        not a PartitionSpec.
+      ValueError: no mesh, a spec naming an axis the mesh lacks, a spec longer than its
+        array's rank, a dimension not divisible by its mesh axes' size, specs that are not
+        a tree prefix of the arguments (or output), an output varying along an axis its
+        out_spec leaves out (with `check_vma`).
+      NotImplementedError: `axis_names` naming only some mesh axes; a mesh spanning
+        several processes.
+    """
+    options = dict(
+        mesh=mesh,
+        in_specs=in_specs,
+        out_specs=out_specs,
+        axis_names=axis_names,
+        check_vma=check_vma,
+    )
+    if f is None:
+        return lambda g: _shard_map(g, **options)
+    return _shard_map(f, **options)
+
+
+def _shard_map(
+    f: Callable[..., Any],
+    *,
+    mesh: Mesh | None,
+    in_specs: Any,
+    out_specs: Any,
+    axis_names: Any,
+    check_vma: bool,
+) -> Callable[..., Any]:
+    if not callable(f):
+        raise TypeError(
+            f"shard_map requires a callable for its first argument, but got {f} of type {type(f)}."
+        )
+
+    @functools.wraps(f)
+    def wrapped(*args: Any) -> Any:
+        __tracebackhide__ = True
+        _check_mesh(mesh, axis_names)
+        if in_specs is Infer:
+            axis_types = ", ".join(str(t) for t in mesh.axis_types)
+            raise TypeError(
+                "shard_map in_specs argument must be a pytree of `jax.sharding.PartitionSpec` "
+                f"instances, but it was `None` when axis_names={frozenset(mesh.axis_names)} are "
+                f"of type {axis_types}"
+            )
+        if in_specs is not None:
+            _check_specs("in", in_specs, mesh)
+        _check_specs("out", out_specs, mesh)
+        leaves, in_tree = tree_flatten(args)
+        try:
+            specs = broadcast_prefix(_tuple(in_specs), in_tree, "shard_map in_specs")
+        except ValueError as e:
+            raise ValueError(f"shard_map in_specs: {e}") from None
+        # a None spec: a static argument, passed to `f` as it is (JAX's)
+        statics = [x for x, s in zip(leaves, specs, strict=True) if s is None]
+        leaves = [x for x, s in zip(leaves, specs, strict=True) if s is not None]
+        which = [s is not None for s in specs]
+        specs = [s for s in specs if s is not None]
+        avals = [core.get_aval(x) for x in leaves]
+        _check_args(f, mesh, avals, specs)
+        eager = core.trace_state() is core.EAGER_STATE
+        key = (in_tree, tuple(avals), tuple(specs), tuple(which), _static_key(statics))
+        found = traces.get(key) if eager and key[-1] is not None else None
+        if found is None:
+            found = _trace(f, mesh, in_tree, avals, specs, statics, which, out_specs)
+            if check_vma:
+                _check_vma(f, mesh, found[0], len(found[1]), specs, found[3])
+            if eager and key[-1] is not None and not _holds_tracer(found[1]):
+                traces[key] = found  # a later call with these types runs this trace again
+        closed, consts, out_tree, out_specs_flat = found
+        params = shard_map_params(mesh, [*(P() for _ in consts), *specs], out_specs_flat, check_vma)
+        everything = [*consts, *leaves]
+        if (
+            core.trace_state() is core.EAGER_STATE
+            and len(mesh.local_devices) == mesh.size
+            and not any(isinstance(x, core.Tracer) for x in everything)
+        ):  # straight to the partitioned program: its results stay split over the mesh
+            outs = run_partitioned(
+                everything, closed, mesh, params["in_specs"], out_specs_flat, check_vma
+            )
+        else:
+            outs = shard_map_p.bind(*everything, jaxpr=closed, **params)
+        return tree_unflatten(out_tree, outs)
+
+    traces: dict[tuple, tuple] = {}  # by argument types, traced outside any transformation
+    return wrapped
+
+
+def _trace(
+    f: Callable[..., Any],
+    mesh: Mesh,
+    in_tree: Any,
+    avals: Sequence[ShapedArray],
+    specs: Sequence[PartitionSpec],
+    statics: Sequence[Any],
+    which: Sequence[bool],
+    out_specs: Any,
+) -> tuple[ClosedJaxpr, list[Any], Any, list[PartitionSpec]]:
+    # `f` staged on each device's blocks: its jaxpr, consts, output tree and output specs
+    sizes = dict(mesh.shape)
+    out_trees: list[Any] = []
+    out_specs_flat: list[PartitionSpec] = []
+
+    def body(*blocks: Any) -> list[Any]:
+        dyn, static = iter(blocks), iter(statics)
+        everything = [next(dyn) if w else next(static) for w in which]
+        outs, out_tree = tree_flatten(f(*tree_unflatten(in_tree, everything)))
+        out_trees.append(out_tree)
+        try:
+            found = broadcast_prefix(_tuple(out_specs), out_tree, "shard_map out_specs")
+        except ValueError as e:
+            raise ValueError(f"shard_map out_specs: {e}") from None
+        for x, s in zip(outs, found, strict=True):
+            if len(s) > core.get_aval(x).ndim:
+                raise ValueError(
+                    f"shard_map applied to the function '{_name(f)}' was given an out_specs "
+                    f"entry {s} of length {len(s)}, which requires an output of rank at "
+                    f"least {len(s)}, but it has rank {core.get_aval(x).ndim}."
+                )
+        out_specs_flat[:] = found
+        return outs
+
+    blocks = [block_aval(a, s, sizes) for a, s in zip(avals, specs, strict=True)]
+    closed, consts = trace_body(body, mesh, blocks)
+    return closed, consts, out_trees[-1], list(out_specs_flat)
+
+
+def _static_key(statics: Sequence[Any]) -> tuple | None:
+    # static arguments key the trace when hashable (None: trace every call)
+    try:
+        hash(tuple(statics))
+    except TypeError:
+        return None
+    return tuple(statics)
+
+
+def _holds_tracer(xs: Sequence[Any]) -> bool:
+    return any(isinstance(x, core.Tracer) for x in xs)
+
+
+def _tuple(specs: Any) -> Any:
+    return tuple(specs) if isinstance(specs, list) else specs
+
+
+def _name(f: Any) -> str:
+    return getattr(f, "__name__", str(f))
+
+
+def _check_mesh(mesh: Any, axis_names: Any) -> None:
+    if mesh is None:
+        raise ValueError(
+            "The context mesh cannot be empty. Use `jax.set_mesh(mesh)` to enter into a mesh "
+            "context (didax has no context mesh: pass mesh=)"
+        )
+    if not isinstance(mesh, Mesh):
+        raise TypeError(
+            "shard_map requires a `jax.sharding.Mesh` or a `jax.sharding.AbstractMesh` "
+            f"instance for its second argument, but got {mesh} of type {type(mesh)}."
+        )
+    if mesh.empty:
+        raise ValueError(f"shard_map requires a non-empty mesh. Got {mesh}")
+    if not isinstance(axis_names, (frozenset, set)):
+        raise TypeError(
+            "`axis_names` argument of shard_map should be of type `frozenset` or `set`. "
+            f"Got type: {type(axis_names)}"
+        )
+    names = frozenset(axis_names) or frozenset(mesh.axis_names)
+    if not names <= frozenset(mesh.axis_names):
+        raise ValueError(
+            f"jax.shard_map requires axis_names={names} to be a subset of "
+            f"mesh.axis_names={frozenset(mesh.axis_names)}"
+        )
+    if len(mesh.local_devices) != mesh.size:
+        raise NotImplementedError(
+            f"shard_map over {mesh}, whose devices belong to several processes: didax runs "
+            "only pmap over several processes (a jit with NamedShardings over them works)"
+        )
+    if names != frozenset(mesh.axis_names):
+        raise NotImplementedError(
+            f"shard_map with axis_names={set(names)} manual over part of the mesh "
+            f"{mesh.axis_names}: didax supports only shard_maps manual over every mesh axis"
+        )
+
+
+def _check_specs(prefix: str, specs: Any, mesh: Mesh) -> None:
+    if prefix == "in" and specs is None:
+        raise TypeError(
+            "shard_map in_specs argument must be a pytree of `jax.sharding.PartitionSpec` "
+            "instances, but it was None.\nInstead of `in_specs=None`, did you mean "
+            "`in_specs=P()`, where `P = jax.sharding.PartitionSpec`?"
+        )
+    leaves, _ = tree_flatten(specs, is_leaf=lambda x: isinstance(x, PartitionSpec) or x is None)
+    if prefix == "in":  # None: a static argument
+        leaves = [p for p in leaves if p is not None]
+    for p in leaves:
+        if not isinstance(p, PartitionSpec):
+            raise TypeError(
+                f"shard_map {prefix}_specs argument must be a pytree of "
+                f"`jax.sharding.PartitionSpec` instances, but {prefix}_specs contains {p} of "
+                f"type {type(p).__name__}."
+            )
+    names = frozenset(mesh.axis_names)
+    for p in leaves:
+        for d in range(len(p)):
+            for name in p.axes_of(d):
+                if name not in names:
+                    raise ValueError(
+                        f"shard_map {prefix}_specs argument must refer to an axis marked as "
+                        f"manual ({names}), but {prefix}_specs refers to {name!r}. Check the "
+                        f"{prefix}_specs values passed to shard_map."
+                    )
+
+
+def _check_args(
+    f: Any, mesh: Mesh, avals: Sequence[ShapedArray], specs: Sequence[PartitionSpec]
+) -> None:
+    sizes = dict(mesh.shape)
+    for aval, spec in zip(avals, specs, strict=True):
+        if len(spec) > aval.ndim:
+            raise ValueError(
+                f"shard_map applied to the function '{_name(f)}' was given an argument of "
+                f"type {aval.str_short()} with in_specs entry {spec} of length {len(spec)}, "
+                f"which requires an argument of rank at least {len(spec)}."
+            )
+        for d in range(aval.ndim):
+            axes = spec.axes_of(d)
+            size = math.prod(sizes[a] for a in axes)
+            if aval.shape[d] % size:
+                axis = f"axes {axes}" if len(axes) > 1 else f"axis '{axes[0]}'"
+                raise ValueError(
+                    f"shard_map applied to the function '{_name(f)}' was given argument arrays "
+                    "with axis sizes that are not evenly divisible by the corresponding mesh "
+                    f"axis sizes: an argument of shape {aval.str_short()} with in_specs entry "
+                    f"{spec} maps array axis {d} (of size {aval.shape[d]}) to mesh {axis} (of "
+                    f"size {size}), but {size} does not evenly divide {aval.shape[d]}"
+                )
+
+
+# ----------------------------------------------------------------------------- check_vma
+# JAX's check_vma=True types say along which mesh axes each value of the body may vary: an
+# input along the axes its spec names, a psum/pmax/pmin result along its input's less the
+# summed axes, axis_index along its axis, a gather/scatter/permute result along its input's
+# and the collective's axes, anything else along the union of its operands'. An output that
+# may vary along an axis its out_spec leaves out is an error. didax infers the same sets
+# without putting them in the types, to raise JAX's ValueError; through a nested jit it
+# looks inside; after other higher-order equations (cond, scan, ...) it does not know and
+# lets the output pass.
+
+_REDUCING = {"psum", "pmax", "pmin"}
+_SPREADING = {"all_gather", "reduce_scatter", "ppermute", "all_to_all"}
+
+
+def _vma_jaxpr(jaxpr: Jaxpr, ins: list[frozenset | None]) -> list[frozenset | None]:
+    env: dict[Var, frozenset | None] = dict(zip(jaxpr.invars, ins, strict=True))
+    for v in jaxpr.constvars:
+        env[v] = frozenset()
+
+    def read(atom: Any) -> frozenset | None:
+        return frozenset() if isinstance(atom, Literal) else env[atom]
+
+    for eqn in jaxpr.eqns:
+        vals = [read(x) for x in eqn.invars]
+        name, p = eqn.primitive.name, eqn.params
+        if eqn.primitive is jit_p:
+            outs = _vma_jaxpr(p["jaxpr"].jaxpr, vals)
+        elif any(
+            isinstance(v, (Jaxpr, ClosedJaxpr, tuple)) and _holds_jaxpr(v) for v in p.values()
+        ):
+            outs = [None] * len(eqn.outvars)  # not followed: unknown
+        elif any(v is None for v in vals):
+            outs = [None] * len(eqn.outvars)
+        else:
+            union = frozenset().union(*vals)
+            if name in _REDUCING:
+                union = union - {a for a in p["axes"] if not isinstance(a, int)}
+            elif name in _SPREADING:
+                axes = p["axis_name"]
+                union = union | set(axes if isinstance(axes, tuple) else (axes,))
+            elif name == "axis_index":
+                union = frozenset({p["axis_name"]})
+            outs = [union] * len(eqn.outvars)
+        env.update(zip(eqn.outvars, outs, strict=True))
+    return [read(x) for x in jaxpr.outvars]
+
+
+def _holds_jaxpr(v: Any) -> bool:
+    return isinstance(v, (Jaxpr, ClosedJaxpr)) or (
+        isinstance(v, tuple) and any(isinstance(x, (Jaxpr, ClosedJaxpr)) for x in v)
+    )
+
+
+def _check_vma(
+    f: Any,
+    mesh: Mesh,
+    closed: ClosedJaxpr,
+    n_consts: int,
+    in_specs: Sequence[PartitionSpec],
+    out_specs: Sequence[PartitionSpec],
+) -> None:
+    ins = [frozenset()] * n_consts + [
+        frozenset(a for d in range(len(s)) for a in s.axes_of(d)) for s in in_specs
+    ]
+    msgs = []
+    for k, (vma, spec) in enumerate(zip(_vma_jaxpr(closed.jaxpr, ins), out_specs, strict=True)):
+        left_out = [a for a in unmentioned(mesh, spec) if vma is not None and a in vma]
+        if not left_out:
+            continue
+        where = f"out_specs[{k}]" if len(out_specs) > 1 else "out_specs"
+        need = unmentioned(mesh, spec)
+        if len(need) > 1:
+            named = [a for a in mesh.axis_names if a not in need]
+            got = [a for a in mesh.axis_names if a in vma]
+            msgs.append(
+                f"{where} is {spec} which implies that the corresponding output value is only "
+                f"varying across mesh axes {{{','.join(map(str, named))}}} and not "
+                f"{{{','.join(map(str, left_out))}}}, but it was inferred to be possibly "
+                f"varying over {{{','.join(map(str, got))}}}"
+            )
+        else:
+            msgs.append(
+                f"{where} is {spec} which implies that the corresponding output value is "
+                f"replicated across mesh axis '{need[0]}', but could not infer replication "
+                "over any axes"
+            )
+    if msgs:
+        raise ValueError(
+            f"shard_map applied to the function '{_name(f)}' was given out_specs which "
+            "require replication which can't be statically inferred given the mesh:\n\n"
+            f"The mesh given has shape {tuple(mesh.axis_sizes)} with corresponding axis names "
+            f"{mesh.axis_names}.\n\n" + "\n\n".join(msgs) + "\n\nCheck if these output "
+            "values are meant to be replicated over those mesh axes. If not, consider revising "
+            "the corresponding out_specs entries. If so, consider disabling the check by "
+            "passing the check_vma=False argument to `jax.shard_map`."
+        )

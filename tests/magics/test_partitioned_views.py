@@ -1,0 +1,160 @@
+"""What `%jit` and the jaxpr view show of a program over several devices (issue 10, item 6):
+`Compiled.input_shardings`/`output_shardings` as JAX 0.10.2 gives them, the `%jit` report's
+"partitioned by XLA" section (each input's and output's spec and the block each device
+holds, which the optimized HLO's shapes are), and the device meshes a pmap'd or sharded
+program names, in the jaxpr view and its text.
+
+The device count is fixed when a client starts, so the 4-device cases run in subprocesses
+with `XLA_FLAGS=--xla_force_host_platform_device_count=4`, as tests/parallel does.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import didax
+import didax.numpy as jnp
+import pytest
+from didax.magics import display, reports
+from didax.widgets import markup
+from didax.widgets import model as widget_model
+
+IO_SHARDINGS = """
+import json, sys
+import numpy as np
+M = __import__(sys.argv[1])
+if sys.argv[1] == "jax":
+    import jax.numpy as jnp
+    from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
+    M.config.update("jax_use_shardy_partitioner", False)
+else:
+    import didax.numpy as jnp
+    from didax.sharding import Mesh, NamedSharding, PartitionSpec as P
+mesh = Mesh(np.array(M.devices()), ("b",))
+s = NamedSharding(mesh, P("b"))
+def g(x, y):
+    return {"s": jnp.sin(x) * 2, "t": x.sum() + y}
+x = M.device_put(jnp.arange(8.0), s)
+out = []
+for compiled in [
+    M.jit(g).lower(jnp.ones(8), 1.0).compile(),
+    M.jit(g, out_shardings=NamedSharding(mesh, P())).lower(x, 1.0).compile(),
+    M.jit(g).lower(x, y=2.0).compile(),
+]:
+    out.append([repr(compiled.input_shardings), repr(compiled.output_shardings)])
+print(json.dumps(out))
+"""
+
+REPORTS = """
+import json
+import numpy as np
+import didax, didax.numpy as jnp
+from didax import lax
+from didax.magics import display, reports
+from didax.sharding import Mesh, NamedSharding, PartitionSpec as P
+from didax.widgets import markup, model
+
+mesh = Mesh(np.array(didax.devices()).reshape(2, 2), ("x", "y"))
+x = didax.device_put(jnp.arange(16.0).reshape(8, 2), NamedSharding(mesh, P("x")))
+
+def step(x, w):
+    return {"y": jnp.tanh(x @ w), "norm": jnp.sum(w * w)}
+
+r = reports.jit_report(step, (x, jnp.ones((2, 2))), budget=0.05)
+p = r.partitioning
+text = display.JitDisplay(r).text()
+view = display.jit_view(r)
+widget_html = " ".join(getattr(c, "value", "") for c in view.children)
+
+def shard(x):
+    return lax.psum(x, "i")
+
+pm = didax.pmap(shard, axis_name="i")
+jr = reports.jaxpr_report(pm, (jnp.ones((4, 2)),))
+jm = model.jaxpr_model(jr.jaxpr)
+
+def constrained(v):
+    return lax.with_sharding_constraint(v * 2, NamedSharding(mesh, P("y")))
+
+cm = model.jaxpr_model(didax.make_jaxpr(constrained)(jnp.ones(4)))
+print(json.dumps({
+    "meshes": list(p.meshes),
+    "inputs": [[s.label, s.type, s.spec, s.shard] for s in p.inputs],
+    "outputs": [[s.label, s.type, s.spec, s.shard] for s in p.outputs],
+    "text": text,
+    "widget_html": widget_html,
+    "hlo_has_block": "f32[4,2]" in r.hlo and "num_partitions=4" in r.hlo,
+    "pmap_rows": [[m.label, m.text] for m in jm.meshes],
+    "pmap_text": display.JaxprDisplay(jr).text(),
+    "pmap_html": markup.io_tables(jm),
+    "constraint_rows": [[m.label, m.text] for m in cm.meshes],
+}))
+"""
+
+
+def _run(code: str, *argv: str) -> object:
+    env = {**os.environ, "XLA_FLAGS": "--xla_force_host_platform_device_count=4"}
+    env.pop("JAX_PLATFORMS", None)
+    proc = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code), *argv],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=240,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.oracle
+def test_compiled_input_and_output_shardings_as_jax():
+    pytest.importorskip("jax")
+    assert _run(IO_SHARDINGS, "didax") == _run(IO_SHARDINGS, "jax")
+
+
+@pytest.fixture(scope="module")
+def four_devices() -> dict:
+    return _run(REPORTS)  # type: ignore[return-value]
+
+
+def test_jit_report_shows_how_xla_split_the_program(four_devices):
+    assert four_devices["meshes"] == ["x=2 × y=2 (4 devices)"]
+    assert four_devices["inputs"] == [
+        ["x", "f32[8,2]", "P('x',)", "f32[4,2]"],
+        ["w", "f32[2,2]", "P() (replicated)", "f32[2,2]"],
+    ]
+    assert four_devices["outputs"] == [
+        ["out['norm']", "f32[]", "P() (replicated)", "f32[]"],
+        ["out['y']", "f32[8,2]", "P('x',)", "f32[4,2]"],
+    ]
+    # the optimized HLO is one device's program: the blocks the section names
+    assert four_devices["hlo_has_block"]
+    text = four_devices["text"]
+    assert "partitioned by XLA over mesh x=2 × y=2 (4 devices)" in text
+    assert "x            f32[8,2]  P('x',)  -> f32[4,2] on each device" in text
+    assert text.index("partitioned by XLA") < text.index("optimized HLO")
+    widget_html = four_devices["widget_html"]  # the live view shows it too
+    assert "partitioned by XLA over mesh x=2 × y=2 (4 devices)" in widget_html
+    assert "P(&#x27;x&#x27;,)  -&gt; f32[4,2] on each device" in widget_html
+
+
+def test_jaxpr_view_names_the_mesh_of_a_pmap_and_a_constraint(four_devices):
+    assert four_devices["pmap_rows"] == [["mesh i", "i=4 (4 devices)"]]
+    assert "mesh i     i=4 (4 devices)" in four_devices["pmap_text"]
+    html = four_devices["pmap_html"]
+    assert "device meshes" in html and "i=4 (4 devices)" in html
+    assert four_devices["constraint_rows"] == [["mesh x, y", "x=2 × y=2 (4 devices)"]]
+
+
+def test_one_device_programs_show_no_partitioning():
+    r = reports.jit_report(jnp.sin, (jnp.ones(3),), budget=0.05)
+    assert r.partitioning is None
+    assert "partitioned" not in display.JitDisplay(r).text()
+    closed = didax.make_jaxpr(lambda v: jnp.sin(v) * 2)(jnp.ones(3))
+    assert widget_model.jaxpr_model(closed).meshes == ()
+    assert "device meshes" not in markup.io_tables(widget_model.jaxpr_model(closed))
+    assert "mesh" not in display.JaxprDisplay(reports.jaxpr_report(jnp.sin, (1.0,))).text()
