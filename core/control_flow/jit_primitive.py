@@ -104,6 +104,9 @@ class UnspecifiedValue:
     def __repr__(self) -> str:
         return "UnspecifiedValue"
 
+    def __reduce__(self) -> str:  # one value: copied or pickled, still `is UNSPECIFIED`
+        return "UNSPECIFIED"
+
 
 UNSPECIFIED: Any = UnspecifiedValue()
 

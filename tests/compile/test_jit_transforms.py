@@ -4,6 +4,8 @@ orders: values against the untransformed-by-jit program, jaxpr text against JAX 
 
 from __future__ import annotations
 
+import copy
+import pickle
 from types import SimpleNamespace
 from typing import Any
 
@@ -107,6 +109,8 @@ def test_jit_is_one_equation_with_name_and_jaxpr_params() -> None:
     # JAX's params too: none given, so hidden when printed
     assert eqn.params["in_shardings"] == (UNSPECIFIED,)
     assert eqn.params["out_shardings"] == (UNSPECIFIED,)
+    assert copy.deepcopy(eqn.params["in_shardings"])[0] is UNSPECIFIED  # rules test `is`
+    assert pickle.loads(pickle.dumps(UNSPECIFIED)) is UNSPECIFIED
     assert [e.primitive.name for e in eqn.params["jaxpr"].eqns] == ["sin", "mul"]
 
 
