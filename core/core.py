@@ -36,6 +36,7 @@ from didax.array import (  # noqa: F401 - below core; `core.ShapedArray` etc. st
     BINARY_OPERATORS,
     REFLECTED_OPERATORS,
     UNARY_METHODS,
+    Array,
     ShapedArray,
     eager_result,
     install_operators,
@@ -578,7 +579,11 @@ def eval_primitive(primitive: Primitive, operands: Sequence[Any], params: dict) 
         dtype = args[0].dtype
         return [eager_result(o, weak and o.dtype == dtype) for o in outs]
     out_avals = abstract_eval_rules[primitive](*map(get_aval, operands), **params)
-    return [eager_result(o, a.weak_type) for o, a in zip(outs, out_avals, strict=True)]
+    # (an Array result is kept: a partitioned jit's, split over a mesh)
+    return [
+        o if type(o) is Array else eager_result(o, a.weak_type)
+        for o, a in zip(outs, out_avals, strict=True)
+    ]
 
 
 # --------------------------------------------------------------------------- trace state

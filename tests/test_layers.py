@@ -74,14 +74,14 @@ ORDER["didax.interpreters"] = (3, -1)
 for i, name in enumerate(["staging", "jvp", "vmap", "partial_eval", "transpose", "lowering"]):
     ORDER[f"didax.interpreters.{name}"] = (3, i)
 ORDER["didax.control_flow"] = (4, -1)
-# common holds the helpers cond, scan and while_loop share; jit (its primitive, its AOT stages,
-# then the call path) and custom_derivatives import
+# common holds the helpers cond, scan and while_loop share; jit (its AOT stages and sharded
+# programs, its primitive, then the call path) and custom_derivatives import
 # no other control flow; while_loop uses scan (fori_loop with static bounds is a scan).
 for i, name in enumerate(
     [
         "common",
-        "jit_primitive",
         "stages",
+        "jit_primitive",
         "dispatch",
         "jit",
         "custom_derivatives",

@@ -25,7 +25,14 @@ from typing import Any
 from didax import api_util, backend, core, dtypes
 from didax.array import Array
 from didax.control_flow import dispatch
-from didax.control_flow.jit_primitive import compile_jaxpr, derived, donation_aliases, jit_p
+from didax.control_flow.jit_primitive import (
+    UNSPECIFIED,
+    compile_jaxpr,
+    derived,
+    jit_p,
+    named_shardings,
+    unspecified,
+)
 from didax.control_flow.stages import (
     Entry,
     Layout,
@@ -33,13 +40,13 @@ from didax.control_flow.stages import (
     ShardedRun,
     Traced,
     compile_sharded,
+    donation_aliases,
     make_layout,
     out_info,
 )
 from didax.interpreters import staging
 from didax.jaxpr import ClosedJaxpr, Jaxpr, holds_own_program
-from didax.primitives.parallel import sharding_constraint_p
-from didax.sharding import Mesh, NamedSharding, PartitionSpec
+from didax.sharding import NamedSharding
 from didax.tree_util import (
     PyTreeDef,
     broadcast_prefix,
@@ -94,8 +101,9 @@ def jit(
     (their own sharding is taken, as JAX does) and `lax.with_sharding_constraint` inside
     make the call one SPMD program over the mesh's devices: lowered with `mhlo.sharding`
     annotations, partitioned by XLA, results split over the mesh (outputs and uncommitted
-    arguments without a given sharding as XLA chose). Shardings apply to a direct call (not
-    under grad/vmap, where the function runs on one device), and not with donation.
+    arguments without a given sharding as XLA chose). Traced (inside another jit, under
+    grad/jvp/vmap), its `jit` equation carries the given shardings, as JAX's does: the
+    enclosing program is partitioned over their mesh and keeps them. Not with donation.
     `device`, `backend`, `keep_unused` and `compiler_options` are accepted and ignored.
     `inline=True`: inside another program, `fn`'s equation is lowered in place rather than
     as a called function (and evaluated eagerly when its caller is), as in JAX.
@@ -252,10 +260,31 @@ class JitFunction:
                     self._remember(entry, args, kwargs)
             avals = entry.in_avals
             return entry.run([backend.host_buffer(x, a) for x, a in zip(leaves, avals)])
+        in_shardings = unspecified(len(consts) + len(leaves))
+        out_shardings = unspecified(len(entry.out_avals))
+        if self._in_shardings is not None or self._out_shardings is not None:
+            in_shardings, out_shardings = self._param_shardings(entry, args, len(consts), leaves)
         outs = jit_p.bind(
-            *consts, *leaves, name=self._name, jaxpr=entry.closed, inline=self._inline
+            *consts,
+            *leaves,
+            name=self._name,
+            jaxpr=entry.closed,
+            in_shardings=in_shardings,
+            out_shardings=out_shardings,
+            inline=self._inline,
         )
         return tree_unflatten(entry.out_tree, outs)
+
+    def _param_shardings(
+        self, entry: Entry, args: tuple, n_consts: int, leaves: list[Any]
+    ) -> tuple[tuple, tuple]:
+        # the `jit` equation's shardings: the given NamedShardings, per leaf (JAX's equation
+        # holds the given ones only, not the arguments' own); none for closed-over values
+        given_in, given_out = self._given(entry, args, len(leaves))
+        named = [(s if type(s) is NamedSharding else UNSPECIFIED) for s in given_in or ()]
+        in_shardings = unspecified(n_consts) + (tuple(named) or unspecified(len(leaves)))
+        named = [(s if type(s) is NamedSharding else UNSPECIFIED) for s in given_out or ()]
+        return in_shardings, tuple(named) or unspecified(len(entry.out_avals))
 
     # ----- sharded calls
     def _layout(self, entry: Entry, leaves: list[Any], args: tuple, kwargs: dict) -> Layout | None:
@@ -263,7 +292,7 @@ class JitFunction:
         no argument split over a mesh, no sharding constraint in the jaxpr)."""
         constraints = entry.constraints
         if constraints is None:
-            constraints = entry.constraints = _constraints(entry.closed)
+            constraints = entry.constraints = named_shardings(entry.closed)
         own = tuple([getattr(x, "_sharding", None) for x in leaves])
         if (
             self._in_shardings is None
@@ -282,6 +311,11 @@ class JitFunction:
     def _make_layout(
         self, entry: Entry, leaves: list[Any], args: tuple, constraints: tuple
     ) -> Layout | None:
+        given_in, given_out = self._given(entry, args, len(leaves))
+        return make_layout(entry, leaves, given_in, given_out, constraints)
+
+    def _given(self, entry: Entry, args: tuple, n_leaves: int) -> tuple[list | None, list | None]:
+        """`in_shardings`/`out_shardings` per dynamic leaf and per output (None: not given)."""
         given_in = None
         if self._in_shardings is not None:
             static = self._spec.static_positions(len(args))
@@ -289,13 +323,13 @@ class JitFunction:
             prefix = self._in_shardings
             prefix = tuple(prefix) if isinstance(prefix, list) else prefix
             given_in = broadcast_prefix(prefix, tree_structure(dynamic), "jit in_shardings")
-            given_in += [None] * (len(leaves) - len(given_in))  # keyword arguments
+            given_in += [None] * (n_leaves - len(given_in))  # keyword arguments
         given_out = None
         if self._out_shardings is not None:
             prefix = self._out_shardings
             prefix = tuple(prefix) if isinstance(prefix, list) else prefix
             given_out = broadcast_prefix(prefix, entry.out_tree, "jit out_shardings")
-        return make_layout(entry, leaves, given_in, given_out, constraints)
+        return given_in, given_out
 
     def _call_sharded(
         self, entry: Entry, leaves: list[Any], layout: Layout, args: tuple, kwargs: dict
@@ -515,25 +549,6 @@ def _dynamic_leaves(jitted: JitFunction, args: tuple, kwargs: dict) -> list[Any]
     kwargs = {k: v for k, v in kwargs.items() if k not in jitted._spec.static_argnames}
     dynamic = tuple(a for i, a in enumerate(args) if i not in static)
     return tree_flatten((dynamic, kwargs))[0]
-
-
-def _constraints(closed: ClosedJaxpr) -> tuple[Any, ...]:
-    """The shardings of the `with_sharding_constraint`s in `closed` (nested jaxprs too)."""
-    found = []
-    stack = [closed.jaxpr]
-    while stack:
-        jaxpr = stack.pop()
-        for eqn in jaxpr.eqns:
-            if eqn.primitive is sharding_constraint_p:
-                found.append(eqn.params["sharding"])
-            mesh = eqn.params.get("mesh")  # a shard_map over this process's devices
-            if isinstance(mesh, Mesh) and len(mesh.local_devices) == mesh.size:
-                found.append(NamedSharding(mesh, PartitionSpec()))
-            for v in eqn.params.values():
-                for x in v if isinstance(v, tuple) else (v,):
-                    if isinstance(x, (Jaxpr, ClosedJaxpr)):
-                        stack.append(getattr(x, "jaxpr", x))
-    return tuple(found)
 
 
 def _hashable(x: Any) -> bool:

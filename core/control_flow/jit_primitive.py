@@ -1,24 +1,25 @@
 """The `jit` primitive, `jit_p`, and its rules; the per-jaxpr cache of what they derive.
 
 Layer 4 (autodidax part 3, "Adding jit"; seed 003, jit as the `xla_call` primitive).
-Under an outer transformation `jit` binds `jit_p[name, jaxpr]`, one equation whose rules
-transform the inner jaxpr (`jvp_jaxpr`, `vmap_jaxpr`, partial evaluation, transposition)
-into a new `jit` equation; evaluated, it compiles its jaxpr once (`executable`) and runs it.
-The user-facing `jit` and its per-function caches are in `jit.py`; the AOT stages in
-`stages.py`.
+Under an outer transformation `jit` binds `jit_p[name, jaxpr, in_shardings, out_shardings]`,
+one equation whose rules transform the inner jaxpr (`jvp_jaxpr`, `vmap_jaxpr`, partial
+evaluation, transposition) into a new `jit` equation, its shardings following its values;
+evaluated, it compiles its jaxpr once (`executable`, or partitioned over the mesh of its
+shardings, `stages.ShardedRun`) and runs it. The user-facing `jit` and its per-function
+caches are in `jit.py`; the AOT stages and sharded programs in `stages.py`.
 """
 
 from __future__ import annotations
 
 import threading
 import time
-import warnings
 import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 from didax import backend, core
+from didax.control_flow.stages import Entry, Layout, ShardedRun, compile_sharded, make_layout
 from didax.core import Zero
 from didax.interpreters import lowering, partial_eval, transpose
 from didax.interpreters.jvp import jvp_jaxpr
@@ -34,6 +35,9 @@ from didax.jaxpr import (
     pp_eqn_rules,
     pp_params_rules,
 )
+from didax.primitives.parallel import sharding_constraint_p
+from didax.sharding import Mesh, NamedSharding, PartitionSpec
+from didax.tree_util import tree_structure
 
 jit_p = core.Primitive("jit", multiple_results=True)
 
@@ -86,51 +90,135 @@ def compile_jaxpr(
     return exe, {"lower": t1 - t0, "compile": time.perf_counter() - t1}
 
 
-def donation_aliases(jaxpr: ClosedJaxpr, donated: Sequence[bool]) -> list[int | None]:
-    """For each input, the output that reuses its buffer, or None. As JAX pairs them: each
-    output, in order, takes the first donated input of its shape and dtype not yet taken.
-    A donated input no output can use is kept (not deleted), with JAX's warning."""
-    waiting: dict[tuple, list[int]] = {}
-    for i, (aval, d) in enumerate(zip(jaxpr.in_avals, donated, strict=True)):
-        if d:
-            waiting.setdefault((aval.shape, aval.dtype), []).append(i)
-    aliases: list[int | None] = [None] * len(donated)
-    for k, aval in enumerate(jaxpr.out_avals):
-        inputs = waiting.get((aval.shape, aval.dtype))
-        if inputs:
-            aliases[inputs.pop(0)] = k
-    unused = [str(a) for a, d, k in zip(jaxpr.in_avals, donated, aliases) if d and k is None]
-    if unused:
-        warnings.warn(
-            f"Some donated buffers were not usable: {', '.join(unused)}.\n"
-            "See an explanation at https://docs.jax.dev/en/latest/faq.html#buffer-donation.",
-            stacklevel=1,  # as JAX
-        )
-    return aliases
+# ----------------------------------------------------------------------------- shardings
+# A `jit` equation carries, per input and per output, the NamedSharding given to `jit`
+# (`in_shardings=`/`out_shardings=`) or UNSPECIFIED, as JAX's does: its rules pass them on
+# (a tangent is split as its primal, a cotangent as its primal's input or output, a residual
+# is UNSPECIFIED), the enclosing program is partitioned over their mesh (jit.py) and they
+# are lowered as `@Sharding` annotations on the called function's arguments and results.
+
+
+class UnspecifiedValue:
+    """No sharding given: XLA's partitioner chooses. Like JAX's `UNSPECIFIED`."""
+
+    def __repr__(self) -> str:
+        return "UnspecifiedValue"
+
+    def __reduce__(self) -> str:  # one value: copied or pickled, still `is UNSPECIFIED`
+        return "UNSPECIFIED"
+
+
+UNSPECIFIED: Any = UnspecifiedValue()
+
+
+def unspecified(n: int) -> tuple:
+    """The shardings of `n` values with none given."""
+    return (UNSPECIFIED,) * n
+
+
+def _given(shardings: tuple) -> bool:
+    return shardings.count(UNSPECIFIED) != len(shardings)
+
+
+def _kept(shardings: Sequence[Any], keep: Sequence[bool]) -> tuple:
+    return tuple(s for s, k in zip(shardings, keep, strict=True) if k)
+
+
+def _batched_sharding(s: Any, dim: Any, ndim: int) -> Any:
+    # the batch dimension `dim` of an `ndim`-d value is not split; a replicated value stays so
+    if s is UNSPECIFIED or dim is None or dim is core.NOT_MAPPED or s.is_fully_replicated:
+        return s
+    parts = [*s.spec, *[None] * (ndim - 1 - len(s.spec))]
+    parts.insert(dim, None)
+    while parts and parts[-1] is None:  # the shortest spec, as JAX names it
+        parts.pop()
+    return NamedSharding(s.mesh, PartitionSpec(*parts))
+
+
+def named_shardings(closed: ClosedJaxpr) -> tuple[Any, ...]:
+    """The shardings named inside `closed` (nested jaxprs too): of its
+    `with_sharding_constraint`s, its nested jits' `in_shardings`/`out_shardings`, and its
+    shard_maps' meshes (replicated). A program holding any is partitioned over their mesh,
+    as JAX takes the mesh from them."""
+    found = []
+    stack = [closed.jaxpr]
+    while stack:
+        jaxpr = stack.pop()
+        for eqn in jaxpr.eqns:
+            if eqn.primitive is sharding_constraint_p:
+                found.append(eqn.params["sharding"])
+            elif eqn.primitive is jit_p:
+                shardings = (*eqn.params["in_shardings"], *eqn.params["out_shardings"])
+                found += [s for s in shardings if s is not UNSPECIFIED]
+            mesh = eqn.params.get("mesh")  # a shard_map over this process's devices
+            if isinstance(mesh, Mesh) and len(mesh.local_devices) == mesh.size:
+                found.append(NamedSharding(mesh, PartitionSpec()))
+            for v in eqn.params.values():
+                for x in v if isinstance(v, tuple) else (v,):
+                    if isinstance(x, (Jaxpr, ClosedJaxpr)):
+                        stack.append(getattr(x, "jaxpr", x))
+    return tuple(found)
+
+
+def _sharded_impl(
+    args: Sequence[Any], name: str, jaxpr: ClosedJaxpr, in_s: tuple, out_s: tuple, inner: tuple
+):
+    # A jit equation with shardings, or shardings inside, evaluated (a jitted function's
+    # transformed call under grad or jvp): its program partitioned over their mesh, as jit.py
+    # runs a direct call, returning Arrays split as given (or as XLA chose)
+    def compile_run() -> tuple[Entry, Layout, ShardedRun]:
+        in_tree = tree_structure((tuple(jaxpr.in_avals), {}))  # as jit's: (positional, keyword)
+        entry = Entry(jaxpr, in_tree, tree_structure(list(jaxpr.out_avals)), 0.0)
+        layout = make_layout(entry, args, in_s, out_s, inner)
+        _, exe, timings = compile_sharded(jaxpr, name, layout)
+        return entry, layout, ShardedRun(entry, exe, layout, timings)
+
+    _, layout, run = derived(jaxpr, ("sharded", in_s, out_s), compile_run)
+    return run.call(args, layout)[0]
 
 
 # ----------------------------------------------------------------------------- jit_p rules
 
 
-def _jit_impl(*args: Any, name: str, jaxpr: ClosedJaxpr, inline: bool = False) -> list:
-    # inline: part of its caller's program, evaluated the way the caller is, eagerly; a
-    # program holding a shard_map (pmap) runs equation by equation, each shard_map as its
-    # own program partitioned over its mesh
-    if inline or derived(jaxpr, ("own_program",), lambda: holds_own_program(jaxpr)):
-        with core.new_base_main():
-            outs = eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *args)
-        return [core.to_numpy(x) for x in outs]
+def _jit_impl(
+    *args: Any,
+    name: str,
+    jaxpr: ClosedJaxpr,
+    in_shardings: tuple,
+    out_shardings: tuple,
+    inline: bool = False,
+) -> list:
+    # inline: part of its caller's program, evaluated the way the caller is, eagerly (unless
+    # it has shardings: JAX keeps such a jit its own program); a program holding a shard_map
+    # (pmap) runs equation by equation, each shard_map as its own program partitioned over
+    # its mesh
+    sharded = _given(in_shardings) or _given(out_shardings)
+    if inline and not sharded:
+        return _eval_eagerly(jaxpr, args)
+    own, inner = derived(
+        jaxpr, ("impl",), lambda: (holds_own_program(jaxpr), named_shardings(jaxpr))
+    )
+    if own:
+        return _eval_eagerly(jaxpr, args)
+    if sharded or inner:  # Arrays out
+        return _sharded_impl(args, name, jaxpr, in_shardings, out_shardings, inner)
     exe = executable(jaxpr, name)
     buffers = [backend.put(np.asarray(x, a.dtype), a) for x, a in zip(args, jaxpr.in_avals)]
     outs = exe.execute(buffers)
     return [backend.buffer_to_numpy(b, a) for b, a in zip(outs, jaxpr.out_avals)]  # NumPy out
 
 
+def _eval_eagerly(jaxpr: ClosedJaxpr, args: Sequence[Any]) -> list:
+    with core.new_base_main():
+        outs = eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *args)
+    return [core.to_numpy(x) for x in outs]
+
+
 core.impl_rules.register(jit_p, _jit_impl)
 
 
 @core.abstract_eval_rules.register(jit_p)
-def _jit_abstract_eval(*avals, name, jaxpr, inline=False):
+def _jit_abstract_eval(*avals, name, jaxpr, **params):
     expected = jaxpr.in_avals
     if len(avals) != len(expected) or not all(map(core.types_match, avals, expected)):
         raise TypeError(
@@ -142,16 +230,18 @@ def _jit_abstract_eval(*avals, name, jaxpr, inline=False):
 
 
 @core.jvp_rules.register(jit_p)
-def _jit_jvp(primals, tangents, *, name, jaxpr, inline=False):
+def _jit_jvp(primals, tangents, *, name, jaxpr, in_shardings, out_shardings, inline=False):
     nonzeros = tuple(not isinstance(t, Zero) for t in tangents)
     jvp_closed, nonzeros_out = derived(
         jaxpr, ("jvp", nonzeros), lambda: jvp_jaxpr(jaxpr, nonzeros, instantiate=False)
     )
-    outs = jit_p.bind(
+    outs = jit_p.bind(  # a tangent is split as its primal
         *primals,
         *(t for t in tangents if not isinstance(t, Zero)),
         name=name,
         jaxpr=jvp_closed,
+        in_shardings=(*in_shardings, *_kept(in_shardings, nonzeros)),
+        out_shardings=(*out_shardings, *_kept(out_shardings, nonzeros_out)),
         inline=inline,
     )
     n = len(jaxpr.out_avals)
@@ -164,7 +254,7 @@ def _jit_jvp(primals, tangents, *, name, jaxpr, inline=False):
 
 
 @core.vmap_rules.register(jit_p)
-def _jit_vmap(axis_size, vals, dims, *, name, jaxpr, inline=False):
+def _jit_vmap(axis_size, vals, dims, *, name, jaxpr, in_shardings, out_shardings, inline=False):
     # batched outputs come back along axis 0; unbatched ones stay unbatched (as in JAX, so
     # that `jacfwd` of a jitted function keeps its primal output unbatched)
     def batch() -> tuple[ClosedJaxpr, list]:
@@ -173,22 +263,61 @@ def _jit_vmap(axis_size, vals, dims, *, name, jaxpr, inline=False):
         return vmap_jaxpr(jaxpr, axis_size, dims, out_dims), out_dims
 
     batched, out_dims = derived(jaxpr, ("vmap", axis_size, tuple(dims)), batch)
-    outs = jit_p.bind(*vals, name=name, jaxpr=batched, inline=inline)
+    outs = jit_p.bind(
+        *vals,
+        name=name,
+        jaxpr=batched,
+        in_shardings=tuple(map(_batched_sharding, in_shardings, dims, _ranks(batched.in_avals))),
+        out_shardings=tuple(
+            map(_batched_sharding, out_shardings, out_dims, _ranks(batched.out_avals))
+        ),
+        inline=inline,
+    )
     return outs, [core.NOT_MAPPED if d is None else d for d in out_dims]
+
+
+def _ranks(avals: Sequence[core.ShapedArray]) -> list[int]:
+    return [a.ndim for a in avals]
 
 
 # A nested jit is a private function of the module, called where the equation was; an inline
 # one (`jit(f, inline=True)`, as didax.numpy's helpers are) is lowered in place, as in JAX.
+# In a partitioned program its shardings annotate the function's arguments and results.
 @core.lowering_rules.register(jit_p)
-def _jit_lowering(ctx, *args, name, jaxpr, inline=False):
+def _jit_lowering(ctx, *args, name, jaxpr, in_shardings, out_shardings, inline=False):
+    module = ctx.module
+    ins = _texts(in_shardings, jaxpr.in_avals, module.device_assignment)
+    outs = _texts(out_shardings, jaxpr.out_avals, module.device_assignment)
     if inline:
-        return ctx.lower_jaxpr(jaxpr, args)
-    return ctx.module.call_function(name, jaxpr, args)
+        args = [x if t is None else module.sharding_annotation(x, t) for x, t in zip(args, ins)]
+        results = ctx.lower_jaxpr(jaxpr, args)
+        return [x if t is None else module.sharding_annotation(x, t) for x, t in zip(results, outs)]
+    return module.call_function(name, jaxpr, args, ins, outs)
+
+
+def _texts(shardings: tuple, avals: Sequence[core.ShapedArray], devices: Any) -> tuple:
+    # the HLO sharding of each value given one, in a partitioned program (one device: none)
+    if devices is None:
+        return (None,) * len(avals)
+    return tuple(
+        None if s is UNSPECIFIED else s.hlo_text(a.ndim, devices)
+        for s, a in zip(shardings, avals, strict=True)
+    )
 
 
 @pp_params_rules.register(jit_p)
-def _jit_pp(params):  # JAX prints the name, then the jaxpr; nothing else (not `inline`)
-    return [("name", params["name"]), ("jaxpr", params["jaxpr"])]
+def _jit_pp(params):
+    # JAX prints the name, then the other params sorted: shardings only when one is given
+    # (not `inline`)
+    shown = [("jaxpr", params["jaxpr"])]
+    for key in ("in_shardings", "out_shardings"):
+        if _given(params[key]):
+            shown.append((key, _tuple_text(params[key])))
+    return [("name", params["name"]), *sorted(shown, key=lambda kv: kv[0])]
+
+
+def _tuple_text(shardings: tuple) -> str:
+    return f"({', '.join(map(repr, shardings))}{',' if len(shardings) == 1 else ''})"
 
 
 @pp_eqn_rules.register(jit_p)
@@ -213,15 +342,18 @@ def _jit_pp_eqn(printer, eqn, unused):
 
 # Reverse mode: the known part of a jit runs as one jit (outputs, then residuals), the unknown
 # part is staged as another; transposing a jit is a jit of the transposed jaxpr. So grad of a
-# jitted function keeps one compiled call forward and one backward, as in JAX.
+# jitted function keeps one compiled call forward and one backward, as in JAX. Residuals have
+# no sharding given; the other values keep theirs.
 @partial_eval.partial_eval_jaxpr_rules.register(jit_p)
 def _jit_partial_eval(unks_in, eqn):
     name, jaxpr = eqn.params["name"], eqn.params["jaxpr"]
+    in_s, out_s = eqn.params["in_shardings"], eqn.params["out_shardings"]
     inline = eqn.params.get("inline", False)
     known, unknown, unks_out, forwarded = derived(
         jaxpr, ("partial_eval", tuple(unks_in)), lambda: _split(jaxpr, unks_in)
     )
-    ins_known = [x for x, unk in zip(eqn.invars, unks_in, strict=True) if not unk]
+    knowns = [not unk for unk in unks_in]
+    ins_known = [x for x, k in zip(eqn.invars, knowns, strict=True) if k]
     ins_unknown = [x for x, unk in zip(eqn.invars, unks_in, strict=True) if unk]
     n_computed = sum(f is None for f in forwarded)  # residuals the known jit returns, last
     new_res = iter([Var(a) for a in known.out_avals[len(known.out_avals) - n_computed :]])
@@ -232,18 +364,31 @@ def _jit_partial_eval(unks_in, eqn):
     outs_unknown = [v for v, unk in zip(eqn.outvars, unks_out, strict=True) if unk]
     eqn_known = eqn_unknown = None
     if outs_known or computed:
+        known_out_s = _kept(out_s, [not unk for unk in unks_out]) + unspecified(len(computed))
         eqn_known = JaxprEqn(
             jit_p,
             ins_known,
             [*outs_known, *computed],
-            {"name": name, "jaxpr": known, "inline": inline},
+            {
+                "name": name,
+                "jaxpr": known,
+                "in_shardings": _kept(in_s, knowns),
+                "out_shardings": known_out_s,
+                "inline": inline,
+            },
         )
     if outs_unknown:
         eqn_unknown = JaxprEqn(
             jit_p,
             [*residuals, *ins_unknown],
             outs_unknown,
-            {"name": name, "jaxpr": unknown, "inline": inline},
+            {
+                "name": name,
+                "jaxpr": unknown,
+                "in_shardings": unspecified(len(residuals)) + _kept(in_s, unks_in),
+                "out_shardings": _kept(out_s, unks_out),
+                "inline": inline,
+            },
         )
     return eqn_known, eqn_unknown, unks_out
 
@@ -270,7 +415,7 @@ def _split(
 
 
 @core.transpose_rules.register(jit_p)
-def _jit_transpose(cts, *args, name, jaxpr, inline=False):
+def _jit_transpose(cts, *args, name, jaxpr, in_shardings, out_shardings, inline=False):
     linear = tuple(isinstance(x, core.UndefinedPrimal) for x in args)
     ct_nonzero = tuple(not isinstance(ct, Zero) for ct in cts)
     transposed = derived(
@@ -280,11 +425,16 @@ def _jit_transpose(cts, *args, name, jaxpr, inline=False):
     )
     residuals = [x for x, lin in zip(args, linear, strict=True) if not lin]
     outs = iter(
-        jit_p.bind(
+        jit_p.bind(  # a cotangent is split as the value it is the cotangent of
             *residuals,
             *(ct for ct in cts if not isinstance(ct, Zero)),
             name=name,
             jaxpr=transposed,
+            in_shardings=(
+                *_kept(in_shardings, [not lin for lin in linear]),
+                *_kept(out_shardings, ct_nonzero),
+            ),
+            out_shardings=_kept(in_shardings, linear),
             inline=inline,
         )
     )

@@ -1,7 +1,8 @@
 """A jitted function at one signature, and the AOT stages that show it.
 
 Layer 4. `Entry` is one cache entry of a jitted function (`jit.py`): the jaxpr traced for one
-signature, its output tree and its executable, compiled lazily. `jit(f).trace(x)` ->
+signature, its output tree and its executable, compiled lazily; `donation_aliases` pairs its
+donated inputs with the outputs that reuse them. `jit(f).trace(x)` ->
 `Traced` (the jaxpr) -> `.lower()` -> `Lowered` (StableHLO) -> `.compile()` -> `Compiled`
 (optimized HLO, cost analysis, callable), with each phase's time in `.timings`; like
 `jax.stages`.
@@ -10,18 +11,19 @@ signature, its output tree and its executable, compiled lazily. `jit(f).trace(x)
 and output is split); an Entry keeps one partitioned program per layout (`ShardedRun`):
 a jitted function called with arrays split over a mesh, or given `in_shardings`/
 `out_shardings`, or holding a `with_sharding_constraint`, runs as one SPMD program that XLA
-partitions over the mesh's devices.
+partitions over the mesh's devices. `jit_primitive.py` (above this module) runs an evaluated
+`jit` equation with shardings the same way.
 """
 
 from __future__ import annotations
 
 import time
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
 from didax import array, backend, core, dtypes
 from didax.array import Array
-from didax.control_flow.jit_primitive import donation_aliases
 from didax.interpreters import lowering
 from didax.jaxpr import ClosedJaxpr
 from didax.sharding import NamedSharding, named_from_hlo
@@ -80,6 +82,29 @@ class Entry:
         wrap = _host_output if self.bfloat16 else array.from_buffer
         outs = list(map(wrap, executable.execute(buffers), self.out_avals))
         return outs[0] if self.single else tree_unflatten(self.out_tree, outs)
+
+
+def donation_aliases(jaxpr: ClosedJaxpr, donated: Sequence[bool]) -> list[int | None]:
+    """For each input, the output that reuses its buffer, or None. As JAX pairs them: each
+    output, in order, takes the first donated input of its shape and dtype not yet taken.
+    A donated input no output can use is kept (not deleted), with JAX's warning."""
+    waiting: dict[tuple, list[int]] = {}
+    for i, (aval, d) in enumerate(zip(jaxpr.in_avals, donated, strict=True)):
+        if d:
+            waiting.setdefault((aval.shape, aval.dtype), []).append(i)
+    aliases: list[int | None] = [None] * len(donated)
+    for k, aval in enumerate(jaxpr.out_avals):
+        inputs = waiting.get((aval.shape, aval.dtype))
+        if inputs:
+            aliases[inputs.pop(0)] = k
+    unused = [str(a) for a, d, k in zip(jaxpr.in_avals, donated, aliases) if d and k is None]
+    if unused:
+        warnings.warn(
+            f"Some donated buffers were not usable: {', '.join(unused)}.\n"
+            "See an explanation at https://docs.jax.dev/en/latest/faq.html#buffer-donation.",
+            stacklevel=1,  # as JAX
+        )
+    return aliases
 
 
 # ----------------------------------------------------------------------------- sharded calls

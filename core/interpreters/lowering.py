@@ -199,20 +199,38 @@ class ModuleBuilder:
             file_loc = self.ir.Location.file(info.file, line, col or 0, end_line, end_col)
         return self.ir.Location.name(op_name, self.ir.Location.name(info.function, file_loc))
 
-    def call_function(self, name: str, closed: ClosedJaxpr, args: Sequence[Any]) -> list[Any]:
+    def call_function(
+        self,
+        name: str,
+        closed: ClosedJaxpr,
+        args: Sequence[Any],
+        arg_shardings: Sequence[str | None] = (),
+        result_shardings: Sequence[str | None] = (),
+    ) -> list[Any]:
         """Lower `closed` once as a private function of this module (named after `name`)
-        and emit a call to it on `args`; returns the call's results."""
-        found = self._functions.get(id(closed))
+        and emit a call to it on `args`; returns the call's results. The HLO shardings
+        `arg_shardings`/`result_shardings` (None: none) annotate the function's arguments
+        and results, as `@Sharding` custom calls inside it (as JAX lowers a nested jit's
+        shardings: XLA keeps no sharding attributes on a private function's signature)."""
+        key = (id(closed), tuple(arg_shardings), tuple(result_shardings))
+        found = self._functions.get(key)
         if found is None:
             symbol = self._fresh_symbol(name)
             # named relative to the function: XLA's inliner puts the call's name before
             outer, self.name_stack = self.name_stack, []
             try:
                 with self.ir.Location.unknown():
-                    self._build_function(symbol, closed, public=False, scope=None)
+                    self._build_function(
+                        symbol,
+                        closed,
+                        public=False,
+                        scope=None,
+                        arg_shardings=arg_shardings,
+                        result_shardings=result_shardings,
+                    )
             finally:
                 self.name_stack = outer
-            self._functions[id(closed)] = found = (closed, symbol)  # keeps `closed` alive
+            self._functions[key] = found = (closed, symbol)  # keeps `closed` alive
         symbol = found[1]
         result_types = [self.tensor_type(a) for a in closed.out_avals]
         # the call is named as JAX names it, `jit(g)`, with the index of the calling equation
@@ -226,6 +244,23 @@ class ModuleBuilder:
             call = self.func.CallOp(result_types, self.ir.FlatSymbolRefAttr.get(symbol), list(args))
         return list(call.results)
 
+    def sharding_annotation(self, x: Any, text: str, config: str = "") -> Any:
+        """`x` marked to be split as the HLO sharding `text` says: XLA's `@Sharding` custom
+        call, as JAX writes it (`config`: its backend_config, e.g. `unspecified_dims=[0]`)."""
+        op = self.hlo.CustomCallOp(
+            [x.type],
+            [x],
+            call_target_name="Sharding",
+            backend_config=self.ir.StringAttr.get(config),
+        )
+        op.attributes["mhlo.sharding"] = self.ir.StringAttr.get(text)
+        return op.results[0]
+
+    def _annotated(self, values: list[Any], texts: Sequence[str | None]) -> list[Any]:
+        if not any(t is not None for t in texts):
+            return values
+        return [x if t is None else self.sharding_annotation(x, t) for x, t in zip(values, texts)]
+
     def _fresh_symbol(self, name: str) -> str:
         base = _symbol_name(name)
         symbol, i = base, 0
@@ -235,7 +270,14 @@ class ModuleBuilder:
         return symbol
 
     def _build_function(
-        self, symbol: str, closed: ClosedJaxpr, *, public: bool, scope: str | None
+        self,
+        symbol: str,
+        closed: ClosedJaxpr,
+        *,
+        public: bool,
+        scope: str | None,
+        arg_shardings: Sequence[str | None] = (),
+        result_shardings: Sequence[str | None] = (),
     ) -> Any:
         arg_types = [self.tensor_type(a) for a in closed.in_avals]
         result_types = [self.tensor_type(a) for a in closed.out_avals]
@@ -247,7 +289,9 @@ class ModuleBuilder:
             self.name_stack.append(scope)
         try:
             with self.ir.InsertionPoint(block):
-                self.func.ReturnOp(self.lower_jaxpr(closed, list(block.arguments)))
+                args = self._annotated(list(block.arguments), arg_shardings)
+                results = self.lower_jaxpr(closed, args)
+                self.func.ReturnOp(self._annotated(results, result_shardings))
         finally:
             if scope is not None:
                 self.name_stack.pop()

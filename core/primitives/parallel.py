@@ -874,19 +874,11 @@ def _sharding_constraint_lowering(ctx, x, *, sharding, unconstrained_dims, **par
     devices = ctx.module.device_assignment
     if devices is None:  # a program for one device: nothing to partition
         return [x]
-    ir = ctx.ir
     text = sharding.hlo_text(ctx.avals_in[0].ndim, devices)
     config = ""
     if unconstrained_dims:
         config = f"unspecified_dims=[{','.join(map(str, sorted(unconstrained_dims)))}]"
-    op = ctx.hlo.CustomCallOp(
-        [ctx.tensor_type(ctx.avals_out[0])],
-        [x],
-        call_target_name="Sharding",
-        backend_config=ir.StringAttr.get(config),
-    )
-    op.attributes["mhlo.sharding"] = ir.StringAttr.get(text)
-    return list(op.results)
+    return [ctx.module.sharding_annotation(x, text, config)]
 
 
 @pp_params_rules.register(sharding_constraint_p)

@@ -4,6 +4,8 @@ orders: values against the untransformed-by-jit program, jaxpr text against JAX 
 
 from __future__ import annotations
 
+import copy
+import pickle
 from types import SimpleNamespace
 from typing import Any
 
@@ -12,7 +14,7 @@ import didax.numpy as dnp
 import numpy as np
 import pytest
 from didax import backend
-from didax.control_flow.jit_primitive import jit_p
+from didax.control_flow.jit_primitive import UNSPECIFIED, jit_p
 from didax.tree_util import tree_leaves
 
 C = np.arange(3, dtype=np.float32)
@@ -100,9 +102,15 @@ def test_jit_is_one_equation_with_name_and_jaxpr_params() -> None:
 
     closed = didax.make_jaxpr(didax.jit(f))(X3)
     (eqn,) = closed.eqns
-    assert eqn.primitive is jit_p and set(eqn.params) == {"name", "jaxpr", "inline"}
+    assert eqn.primitive is jit_p
+    assert set(eqn.params) == {"name", "jaxpr", "inline", "in_shardings", "out_shardings"}
     assert eqn.params["name"] == "f" and isinstance(eqn.params["jaxpr"], didax.ClosedJaxpr)
     assert eqn.params["inline"] is False  # JAX's jit param, hidden when printed
+    # JAX's params too: none given, so hidden when printed
+    assert eqn.params["in_shardings"] == (UNSPECIFIED,)
+    assert eqn.params["out_shardings"] == (UNSPECIFIED,)
+    assert copy.deepcopy(eqn.params["in_shardings"])[0] is UNSPECIFIED  # rules test `is`
+    assert pickle.loads(pickle.dumps(UNSPECIFIED)) is UNSPECIFIED
     assert [e.primitive.name for e in eqn.params["jaxpr"].eqns] == ["sin", "mul"]
 
 
