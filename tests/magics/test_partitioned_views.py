@@ -10,10 +10,6 @@ with `XLA_FLAGS=--xla_force_host_platform_device_count=4`, as tests/parallel doe
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 import textwrap
 
 import didax
@@ -22,6 +18,7 @@ import pytest
 from didax.magics import display, reports
 from didax.widgets import markup
 from didax.widgets import model as widget_model
+from subprocess_devices import run_with_devices
 
 IO_SHARDINGS = """
 import json, sys
@@ -97,17 +94,7 @@ print(json.dumps({
 
 
 def _run(code: str, *argv: str) -> object:
-    env = {**os.environ, "XLA_FLAGS": "--xla_force_host_platform_device_count=4"}
-    env.pop("JAX_PLATFORMS", None)
-    proc = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code), *argv],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=240,
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    return run_with_devices(textwrap.dedent(code), *argv)
 
 
 @pytest.mark.oracle

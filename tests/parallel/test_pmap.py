@@ -5,10 +5,6 @@ test process keeps its one device. Each script prints one JSON object, case -> r
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 import textwrap
 
 import didax
@@ -16,6 +12,7 @@ import didax.numpy as jnp
 import numpy as np
 import pytest
 from didax import lax
+from subprocess_devices import run_with_devices
 
 PRELUDE = """
 import functools, json, sys
@@ -154,18 +151,7 @@ print(json.dumps(res))
 
 
 def run(module: str, script: str) -> dict:
-    env = {k: v for k, v in os.environ.items() if k != "XLA_FLAGS"}
-    env.update(
-        XLA_FLAGS="--xla_force_host_platform_device_count=4",
-        TF_CPP_MIN_LOG_LEVEL="1",
-        JAX_PLATFORMS="cpu",
-    )
-    code = textwrap.dedent(PRELUDE) + script
-    proc = subprocess.run(
-        [sys.executable, "-c", code, module], env=env, capture_output=True, text=True, timeout=400
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    return run_with_devices(textwrap.dedent(PRELUDE) + script, module)
 
 
 @pytest.fixture(scope="module")

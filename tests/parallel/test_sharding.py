@@ -13,11 +13,7 @@ JAX 0.10.2 lowers with Shardy (`sdy.sharding`) by default; it runs here with
 
 from __future__ import annotations
 
-import json
-import os
 import re
-import subprocess
-import sys
 import textwrap
 
 import didax
@@ -26,6 +22,7 @@ import numpy as np
 import pytest
 from didax import lax
 from didax.sharding import Mesh, NamedSharding, PartitionSpec
+from subprocess_devices import run_with_devices
 
 PRELUDE = """
 import contextlib, io, json, re, sys
@@ -293,18 +290,7 @@ print(json.dumps(res))
 
 
 def run(module: str, script: str) -> dict:
-    env = {k: v for k, v in os.environ.items() if k != "XLA_FLAGS"}
-    env.update(
-        XLA_FLAGS="--xla_force_host_platform_device_count=4",
-        TF_CPP_MIN_LOG_LEVEL="1",
-        JAX_PLATFORMS="cpu",
-    )
-    code = textwrap.dedent(PRELUDE) + textwrap.dedent(script)
-    proc = subprocess.run(
-        [sys.executable, "-c", code, module], env=env, capture_output=True, text=True, timeout=400
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    return run_with_devices(textwrap.dedent(PRELUDE) + textwrap.dedent(script), module)
 
 
 @pytest.fixture(scope="module")
