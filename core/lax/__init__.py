@@ -46,7 +46,7 @@ from didax.primitives.comparison import (
     ne,
     select_n,
 )
-from didax.primitives.concatenation import concatenate, pad, slice, stack
+from didax.primitives.concatenation import concatenate, pad, slice, slice_in_dim, stack
 from didax.primitives.convert import convert_element_type, stop_gradient
 from didax.primitives.convolution import (
     ConvDimensionNumbers,
@@ -247,6 +247,7 @@ __all__ = [
     "sign",
     "sin",
     "slice",
+    "slice_in_dim",
     "sort",
     "sqrt",
     "squeeze",

@@ -55,13 +55,6 @@ __all__ = [
 ]
 
 
-def _slice_axis(x: Any, start: int, stop: int, axis: int) -> Any:
-    shape = _aval(x).shape
-    lo = tuple(start if d == axis else 0 for d in range(len(shape)))
-    hi = tuple(stop if d == axis else n for d, n in enumerate(shape))
-    return lax.slice(x, lo, hi)
-
-
 def _edge(x: Any, arr: Any, axis: int) -> Any:
     # a prepend/append value: a scalar grows to one slice of arr's shape
     x = creation.asarray(x)
@@ -93,7 +86,7 @@ def diff(a: Any, n: int = 1, axis: int = -1, prepend: Any = None, append: Any = 
         arr = manipulation.concatenate(parts, axis)
     for _ in range(n):
         m = _aval(arr).shape[axis]
-        hi, lo = _slice_axis(arr, 1, m, axis), _slice_axis(arr, 0, m - 1, axis)
+        hi, lo = rearrange.slice_axis(arr, 1, m, axis), rearrange.slice_axis(arr, 0, m - 1, axis)
         arr = lax.ne(hi, lo) if _aval(arr).dtype == dtypes.bool_ else ufuncs.subtract(hi, lo)
     return arr
 
@@ -163,7 +156,7 @@ def trapezoid(y: Any, x: Any = None, dx: Any = 1.0, axis: int = -1) -> Any:
             widths = manipulation.reshape(widths, shape)
         else:
             widths = diff(x, axis=axis)
-    mids = ufuncs.add(_slice_axis(y, 1, n, axis), _slice_axis(y, 0, n - 1, axis))
+    mids = ufuncs.add(rearrange.slice_axis(y, 1, n, axis), rearrange.slice_axis(y, 0, n - 1, axis))
     return ufuncs.multiply(0.5, reductions.sum(ufuncs.multiply(widths, mids), axis=axis))
 
 

@@ -92,7 +92,8 @@ __all__ = [
 ]
 
 
-def _slice_axis(x: Any, start: int, stop: int, axis: int) -> Any:
+def slice_axis(x: Any, start: int, stop: int, axis: int) -> Any:
+    """`x[start:stop]` along `axis`, as the `slice` (strides=None) JAX's jnp functions stage."""
     shape = _aval(x).shape
     lo = tuple(start if d == axis else 0 for d in range(len(shape)))
     hi = tuple(stop if d == axis else n for d, n in enumerate(shape))
@@ -233,7 +234,7 @@ def repeat(
 def _fit_length(x: Any, axis: int, length: int) -> Any:
     n = _aval(x).shape[axis]
     if length <= n:
-        return _slice_axis(x, 0, length, axis)
+        return slice_axis(x, 0, length, axis)
     pad = lax.full((), 0, _aval(x).dtype)
     config = [(0, length - n if d == axis else 0, 0) for d in range(_aval(x).ndim)]
     return lax.pad(x, pad, config)
@@ -387,7 +388,7 @@ def unstack(x: Any, /, *, axis: int = 0) -> tuple[Any, ...]:
         )
     axis = axis_args.canonical_axis(axis, _aval(x).ndim)
     n = _aval(x).shape[axis]
-    return tuple(lax.squeeze(_slice_axis(x, i, i + 1, axis), (axis,)) for i in range(n))
+    return tuple(lax.squeeze(slice_axis(x, i, i + 1, axis), (axis,)) for i in range(n))
 
 
 def matrix_transpose(x: Any, /) -> Any:
@@ -824,4 +825,4 @@ def resize(a: Any, new_shape: Any) -> Any:
         return creation.zeros(new_shape, _aval(flat).dtype)
     reps = -(-total // size_in)
     flat = tile(flat, reps) if reps > 1 else flat
-    return manipulation.reshape(_slice_axis(flat, 0, total, 0), new_shape)
+    return manipulation.reshape(slice_axis(flat, 0, total, 0), new_shape)

@@ -40,6 +40,23 @@ def slice(
     )
 
 
+def slice_in_dim(
+    x: Any, start_index: int | None, limit_index: int | None, stride: int = 1, axis: int = 0
+) -> Any:
+    """A static slice along one axis (None: from the start / to the end; negative indices
+    count from the end). Like `jax.lax.slice_in_dim`."""
+    shape = core.get_aval(x).shape
+    n = shape[axis]
+    start = 0 if start_index is None else int(start_index)
+    limit = n if limit_index is None else int(limit_index)
+    start, limit = start + n if start < 0 else start, limit + n if limit < 0 else limit
+    starts = tuple(start if d == axis else 0 for d in range(len(shape)))
+    limits = tuple(limit if d == axis else size for d, size in enumerate(shape))
+    strides = tuple(stride if d == axis else 1 for d in range(len(shape)))
+    # its strides as given, all ones included (`strides=(1, 1)`), as JAX's jaxprs show
+    return slice_p.bind(x, start_indices=starts, limit_indices=limits, strides=strides)
+
+
 def _slice_impl(x, *, start_indices, limit_indices, strides):
     steps = strides or (1,) * len(start_indices)
     index = tuple(
