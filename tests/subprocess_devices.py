@@ -11,6 +11,8 @@ import subprocess
 import sys
 from typing import Any
 
+import numpy as np
+
 
 def run_with_devices(code: str, *argv: str, devices: int = 4, timeout: float = 600) -> Any:
     """Run `code` with `argv` (e.g. the library to import, "didax" or "jax") on `devices`
@@ -30,3 +32,19 @@ def run_with_devices(code: str, *argv: str, devices: int = 4, timeout: float = 6
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def cases(script: str, prefix: str = 't("') -> list[str]:
+    """The names of a script's cases: its lines `t("name", ...)` (or another recorder)."""
+    return [line.split('"')[1] for line in script.splitlines() if line.startswith(prefix)]
+
+
+def assert_same_values(mine: Any, theirs: Any, rtol: float = 1e-5) -> None:
+    """One case's record from each library: the same exception (`["ERR", type, ...]`), or
+    leaves of the same dtypes with values equal within `rtol`."""
+    if theirs[0] == "ERR" or mine[0] == "ERR":  # the exception type JAX raises
+        assert mine == theirs
+        return
+    assert [d for d, _ in mine] == [d for d, _ in theirs]  # dtypes, leaf by leaf
+    for (_, a), (_, b) in zip(mine, theirs, strict=True):
+        np.testing.assert_allclose(np.asarray(a, float), np.asarray(b, float), rtol=rtol)

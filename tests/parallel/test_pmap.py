@@ -12,7 +12,7 @@ import didax.numpy as jnp
 import numpy as np
 import pytest
 from didax import lax
-from subprocess_devices import run_with_devices
+from subprocess_devices import assert_same_values, cases, run_with_devices
 
 PRELUDE = """
 import functools, json, sys
@@ -166,21 +166,15 @@ def jaxprs() -> tuple[dict, dict]:
     return run("didax", JAXPRS), run("jax", JAXPRS)
 
 
-VALUE_CASES = [line.split('"')[1] for line in VALUES.splitlines() if line.startswith('t("')]
-JAXPR_CASES = [line.split('"')[1] for line in JAXPRS.splitlines() if line.startswith('t("')]
+VALUE_CASES = cases(VALUES)
+JAXPR_CASES = cases(JAXPRS)
 
 
 @pytest.mark.oracle
 @pytest.mark.timeout(900)
 @pytest.mark.parametrize("case", VALUE_CASES)
 def test_values_dtypes_and_errors(values, case):
-    mine, theirs = values[0][case], values[1][case]
-    if theirs[0] == "ERR" or mine[0] == "ERR":  # the exception type JAX raises
-        assert mine == theirs
-        return
-    assert [d for d, _ in mine] == [d for d, _ in theirs]  # dtypes, leaf by leaf
-    for (_, a), (_, b) in zip(mine, theirs, strict=True):
-        np.testing.assert_allclose(np.asarray(a, float), np.asarray(b, float), rtol=1e-5)
+    assert_same_values(values[0][case], values[1][case])
 
 
 @pytest.mark.oracle

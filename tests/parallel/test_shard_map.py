@@ -18,7 +18,7 @@ import textwrap
 
 import numpy as np
 import pytest
-from subprocess_devices import run_with_devices
+from subprocess_devices import assert_same_values, cases, run_with_devices
 
 PRELUDE = """
 import functools, json, sys
@@ -378,10 +378,6 @@ def run(module: str, script: str) -> dict:
     return run_with_devices(textwrap.dedent(PRELUDE) + script, module)
 
 
-def cases(script: str, prefix: str) -> list[str]:
-    return [line.split('"')[1] for line in script.splitlines() if line.startswith(prefix)]
-
-
 @pytest.fixture(scope="module")
 def values() -> tuple[dict, dict]:
     pytest.importorskip("jax")
@@ -404,13 +400,7 @@ def jaxprs() -> tuple[dict, dict]:
 @pytest.mark.timeout(900)
 @pytest.mark.parametrize("case", cases(VALUES, 't("'))
 def test_values_dtypes_and_errors(values, case):
-    mine, theirs = values[0][case], values[1][case]
-    if theirs[0] == "ERR" or mine[0] == "ERR":  # the exception type JAX raises
-        assert mine == theirs
-        return
-    assert [d for d, _ in mine] == [d for d, _ in theirs]  # dtypes, leaf by leaf
-    for (_, a), (_, b) in zip(mine, theirs, strict=True):
-        np.testing.assert_allclose(np.asarray(a, float), np.asarray(b, float), rtol=1e-5)
+    assert_same_values(values[0][case], values[1][case])
 
 
 @pytest.mark.oracle
