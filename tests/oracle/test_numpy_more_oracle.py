@@ -26,6 +26,9 @@ NANS = np.array(
     np.float32,
 )
 I = np.array([[3, -1, 7, 0], [0, 2, -5, 4]], np.int32)
+HALVES = np.array(
+    [1.5, -2.5, 0.5, -0.4, 2.7, -0.0, np.inf, np.nan], np.float32
+)  # ties, signed zero, inf, nan: rounding's edge values
 COUNTS = np.array([0, 3, 1, 3, 3, 7, 0], np.int32)
 GRID = np.array([0.0, 1.0, 2.5, 4.0, 5.0], np.float32)
 P = np.array([2.0, -1.0, 0.5, 3.0], np.float32)
@@ -371,25 +374,25 @@ CASES = [
     (
         "floor",
         lambda m, x: m.floor(x),
-        (np.array([1.5, -2.5, 0.5, -0.4, 2.7, -0.0, np.inf, np.nan], np.float32),),
+        (HALVES,),
         False,
     ),
     (
         "ceil",
         lambda m, x: m.ceil(x),
-        (np.array([1.5, -2.5, 0.5, -0.4, 2.7, -0.0, np.inf, np.nan], np.float32),),
+        (HALVES,),
         False,
     ),
     (
         "trunc",
         lambda m, x: m.trunc(x),
-        (np.array([1.5, -2.5, 0.5, -0.4, 2.7, -0.0, np.inf, np.nan], np.float32),),
+        (HALVES,),
         False,
     ),
     (
         "rint",
         lambda m, x: m.rint(x),
-        (np.array([1.5, -2.5, 0.5, -0.4, 2.7, -0.0, np.inf, np.nan], np.float32),),
+        (HALVES,),
         False,
     ),
     ("floor_int", lambda m, x: m.floor(x), (I,), False),
