@@ -79,8 +79,6 @@ class JaxprBuilder:
 def _scalar_value(val: Any) -> Any:
     if type(val) in (bool, int, float, complex):
         return val
-    if isinstance(val, np.generic):
-        return val.item()
     return np.asarray(core.to_numpy(val)).item()
 
 
