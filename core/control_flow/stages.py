@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import time
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from didax import array, backend, core, dtypes
@@ -72,6 +72,14 @@ class Entry:
         # fixed for an entry: an entry of a jit with shardings is that jit's alone)
         self.layouts: dict[tuple, Layout | None] = {}
         self.constraints: tuple | None = None  # `with_sharding_constraint`s in the jaxpr
+
+    def launcher(self) -> Callable[[list[Any]], Any]:
+        """`run` for the fast path, as one call: a compiled program's `launcher` when its one
+        output needs no wrapping."""
+        assert self.executable is not None, "launched before it was compiled"
+        if self.single and not self.bfloat16:
+            return self.executable.launcher()
+        return self.run
 
     def run(self, buffers: list[Any], executable: backend.Executable | None = None) -> Any:
         """Launch on device buffers (one per input); the outputs as Arrays, in their tree.

@@ -70,6 +70,8 @@ CASES = [
     ("list", lambda: ([np.ones(2, np.float32), dnp.ones(2)],), dict),
     ("dict", lambda: ({"b": dnp.ones(2), "a": np.float32(3)},), dict),
     ("nested with None", lambda: ({"a": [dnp.ones(2), None], "b": (1.0,)},), dict),
+    ("two device arrays", lambda: (didax.device_put(np.ones(2, np.float32)),) * 2, dict),
+    ("array then numpy", lambda: (dnp.ones(2), np.ones(2, np.float32)), dict),
     ("keyword", lambda: (dnp.ones(2),), lambda: {"y": dnp.full(2, 3.0)}),
     ("keyword pytree", lambda: (1.0,), lambda: {"y": {"u": np.ones(2, np.float32), "v": 2}}),
 ]
@@ -199,6 +201,24 @@ def test_static_arguments_never_use_the_fast_table(capsys) -> None:
     printing(2.0)
     assert printing._fast
     assert capsys.readouterr().out == "x=1.0\nx=2.0\n"
+
+
+@pytest.mark.parametrize("n_args", [1, 2])
+def test_the_x64_flag_keys_the_fast_path(n_args: int) -> None:
+    # The same Arrays trace to another program under x64 (`astype(int)` is int64 there), so
+    # flipping the flag between two calls must not find the first call's program.
+    jf = didax.jit(lambda *xs: sum(xs).astype(int))
+    args = (didax.device_put(np.ones(2, np.float32)),) * n_args
+    general = _counting(jf)
+    assert jf(*args).dtype == np.int32
+    try:
+        didax.config.update("jax_enable_x64", True)
+        assert jf(*args).dtype == np.int64
+        assert jf(*args).dtype == np.int64
+    finally:
+        didax.config.update("jax_enable_x64", False)
+    assert jf(*args).dtype == np.int32
+    assert len(general) == 2  # one trace under each flag; the repeats are fast-path hits
 
 
 def test_signature_keys_arrays_by_type_and_only_on_the_default_device() -> None:
