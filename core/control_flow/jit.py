@@ -22,8 +22,8 @@ import weakref
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
-from didax import api_util, backend, core, dtypes
-from didax.array import Array
+from didax import api_util, array, backend, core, dtypes
+from didax.array import Array, ShapedArray
 from didax.config import config
 from didax.control_flow import dispatch
 from didax.control_flow.jit_primitive import (
@@ -393,6 +393,7 @@ class JitFunction:
         host: list[int] = []
         key = dispatch.signature(args, kwargs, self._home, [], host)
         if key is not None and key not in self._fast and not (host and entry is not target):
+            key = tuple(array.interned(k) if type(k) is ShapedArray else k for k in key)
             entry.fast_keys.append(key)
             launch = target.launcher() if type(target) is Entry else target.run
             self._fast[key] = (launch, target.in_avals)
