@@ -10,12 +10,14 @@ constvars; scalar constants become typed literals.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 from didax import core, dtypes
 from didax import source_info as si
+from didax.config import config
 from didax.core import ShapedArray
 from didax.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, literal
 
@@ -76,6 +78,13 @@ class JaxprBuilder:
         return ClosedJaxpr(jaxpr, [self.constvals[v] for v in constvars])
 
 
+@functools.cache
+def _scalar_aval(scalar_type: type, x64: bool) -> ShapedArray:
+    """The type of a staged NumPy scalar: one per scalar type and x64 flag (a literal beside
+    every other equation is common, and an aval is immutable)."""
+    return ShapedArray((), dtypes.canonicalize(scalar_type), False)
+
+
 def _scalar_value(val: Any) -> Any:
     if type(val) in (bool, int, float, complex):
         return val
@@ -92,8 +101,9 @@ class JaxprTrace(core.Trace):
 
     def lift(self, val: Any) -> JaxprTracer:
         if isinstance(val, np.generic):  # `x * 1.5` beside a strong array (promotion.py)
-            aval = ShapedArray.make((), dtypes.canonicalize(val.dtype), False)
-            return JaxprTracer(self, aval, literal(val.item(), aval))
+            # (`val.item()` is already what `literal` would keep for the aval's dtype)
+            aval = _scalar_aval(type(val), config.enable_x64)
+            return JaxprTracer(self, aval, Literal(val.item(), aval))
         return self.builder.add_const(self, val)
 
     def process_primitive(self, primitive, tracers, params):
