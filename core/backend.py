@@ -21,12 +21,15 @@ both the fast path (a few microseconds per launch) and the one path that never i
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib
 import io
 import os
+import sys
+import tempfile
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -629,6 +632,43 @@ def _first_replica(x: Any) -> np.ndarray:
     return np.from_dlpack(_DLPackTensor(runtime().xla.buffer_to_dlpack_managed_tensor(x)))
 
 
+# XLA logs this to stderr each time its GSPMD partitioner runs. The choice of GSPMD over
+# Shardy is didax's (README, Sharding), so the line says nothing a user can act on, and a
+# notebook shows it under every cell that compiles a partitioned program.
+_GSPMD_NOTICE = b"GSPMD sharding propagation is going to be deprecated"
+_stderr_lock = threading.Lock()
+
+
+@contextlib.contextmanager
+def _without_gspmd_notice() -> Iterator[None]:
+    """Run the body with the process's stderr (file descriptor 2, where XLA's C++ logging
+    writes) sent to a temporary file, then write everything it caught back to stderr except
+    the lines of XLA's GSPMD deprecation notice. Other output is delayed, never lost."""
+    with _stderr_lock, tempfile.TemporaryFile() as caught:
+        _flush_stderr()
+        try:
+            saved = os.dup(2)
+        except OSError:  # no stderr to filter
+            yield
+            return
+        os.dup2(caught.fileno(), 2)
+        try:
+            yield
+        finally:
+            _flush_stderr()
+            os.dup2(saved, 2)
+            os.close(saved)
+            caught.seek(0)
+            kept = memoryview(b"".join(line for line in caught if _GSPMD_NOTICE not in line))
+            while kept:
+                kept = kept[os.write(2, kept) :]
+
+
+def _flush_stderr() -> None:
+    if sys.stderr is not None:
+        sys.stderr.flush()
+
+
 def compile_module(
     module: Any,
     in_avals: Sequence[core.ShapedArray],  # noqa: A001 - the verb
@@ -678,9 +718,10 @@ def compile_module(
         options.device_assignment = rt.xc.DeviceAssignment.create(
             np.array([[d.id for d in devices]], np.int32)  # one replica, N partitions
         )
-        exe = rt.client.compile_and_load(
-            bytecode.getvalue(), rt.xla.DeviceList(tuple(devices)), options
-        )
+        with _without_gspmd_notice():
+            exe = rt.client.compile_and_load(
+                bytecode.getvalue(), rt.xla.DeviceList(tuple(devices)), options
+            )
         return Executable(exe, in_avals, out_avals, devices=devices, partitioned=True)
     if num_replicas == 1 and device_assignment is None:
         exe = rt.client.compile_and_load(bytecode.getvalue(), rt.devices[:1], options)
