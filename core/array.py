@@ -199,8 +199,17 @@ UNARY_METHODS = {
     "ravel": "ravel",
     "flatten": "flatten",
     "clip": "clip",
+    "swapaxes": "swapaxes",
+    "take": "take",
+    "copy": "copy",
+    "diagonal": "diagonal",
+    "trace": "trace",
+    "repeat": "repeat",
+    "nonzero": "nonzero",
+    "ptp": "ptp",
+    "searchsorted": "searchsorted",
 }
-PROPERTIES = {"real": "real", "imag": "imag"}
+PROPERTIES = {"real": "real", "imag": "imag", "mT": "matrix_transpose"}
 
 
 def _property(name: str) -> property:

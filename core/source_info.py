@@ -2,11 +2,13 @@
 
 Layer 1, first (imports nothing of didax). As JAX's `source_info_util`: when an equation is
 staged, `current()` walks the Python stack from the innermost frame and records the first
-frame outside didax (the files under the package's directories core/, magics/, widgets/) as a
-`SourceInfo`. Interpreters that re-trace a jaxpr (eval_jaxpr under jvp, vmap, partial eval,
-jit's rules; transposition's backward pass) run each equation inside `user_context(eqn's
-source_info)`, so whatever the rules stage for it inherits the equation's source, as JAX's
-`user_context` does: provenance survives every transformation.
+frame outside didax (the files under the package's directories core/, magics/, widgets/) and
+outside IPython and traitlets as a `SourceInfo`: an equation a magic binds itself (%grad's
+final convert) gets the line of the cell that ran the magic, not IPython's `run_line_magic`.
+Interpreters that re-trace a jaxpr (eval_jaxpr under jvp, vmap, partial eval, jit's rules;
+transposition's backward pass) run each equation inside `user_context(eqn's source_info)`, so
+whatever the rules stage for it inherits the equation's source, as JAX's `user_context` does:
+provenance survives every transformation.
 
 Cost: staging walks frames with `sys._getframe` (no `inspect.stack()`, which reads source
 files), and decides "is this frame didax's" once per file name (a dict keyed by the name
@@ -124,17 +126,18 @@ def leave(token: Token | None) -> None:
 
 # ----------------------------------------------------------------------------- the stack
 
-_internal: dict[str, bool] = {}  # file name -> is it a didax file (memo)
+_internal: dict[str, bool] = {}  # file name -> is it a didax (or IPython) file (memo)
 _prefixes: tuple[str, ...] | None = None
 
 
-def _didax_dirs() -> tuple[str, ...]:
+def _skipped_dirs() -> tuple[str, ...]:
     # didax's own directories, wherever they are installed: the package (core/) and its
     # subpackages magics/ and widgets/ (siblings in a source checkout, subdirectories in a
-    # wheel). find_spec locates them without importing them.
+    # wheel); and IPython's and traitlets', whose frames run a magic. find_spec locates them
+    # without importing them (and finds nothing where IPython is not installed).
     here = os.path.dirname(os.path.abspath(__file__))
     dirs = [here]
-    for name in ("didax.magics", "didax.widgets"):
+    for name in ("didax.magics", "didax.widgets", "IPython", "traitlets"):
         spec = importlib.util.find_spec(name)
         if spec is not None and spec.origin:
             dirs.append(os.path.dirname(os.path.abspath(spec.origin)))
@@ -142,17 +145,18 @@ def _didax_dirs() -> tuple[str, ...]:
 
 
 def is_internal(filename: str) -> bool:
-    """Whether `filename` is one of didax's own source files."""
+    """Whether `filename` is one of didax's own source files, or IPython's or traitlets'
+    (the frames between a magic and the cell that ran it): frames `current()` skips."""
     global _prefixes
     if _prefixes is None:
-        _prefixes = _didax_dirs()
+        _prefixes = _skipped_dirs()
     internal = _internal[filename] = os.path.abspath(filename).startswith(_prefixes)
     return internal
 
 
 def current() -> SourceInfo | None:
     """The source of an equation staged now: the context's, else the innermost frame
-    outside didax (None when every frame is didax's)."""
+    outside didax, IPython and traitlets (None when every frame is theirs)."""
     info = _context.get()
     if info is not None:
         return info

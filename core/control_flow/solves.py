@@ -7,6 +7,9 @@ types, its closed-over values (consts) becoming leading operands, and the primit
 `custom_linear_solve[const_lengths=... jaxprs=...]` binds the four groups of consts, then b.
 `jaxprs` and `const_lengths` are `_LinearSolveTuple(matvec, vecmat, solve, transpose_solve)`,
 printed as JAX prints them; `vecmat` (x -> A^T x) is the linear transpose of `matvec`.
+With `has_aux=True`, `solve` and `transpose_solve` return `(x, aux)`: the aux leaves (solver
+diagnostics, say) are the primitive's trailing outputs, returned as they are and never
+differentiated (their tangents are zeros, their cotangents must be).
 
 Rules, as JAX's: evaluating (or lowering) runs the `solve` jaxpr; the jvp of A x = b is
 A dx = db - dA x, one more solve (dA x is the jvp of `matvec` in its consts); the transpose is
@@ -54,13 +57,12 @@ def custom_linear_solve(
     has_aux: bool = False,
 ) -> Any:
     """`solve(matvec, b)`, differentiated as the solution x of `matvec(x) == b` (implicitly:
-    the solver itself is never differentiated). Like `jax.lax.custom_linear_solve`
-    (`has_aux=False` only)."""
-    if has_aux:
-        raise NotImplementedError("custom_linear_solve: has_aux=True is not supported by didax")
+    the solver itself is never differentiated). With `has_aux`, `solve` and `transpose_solve`
+    return `(x, aux)`, and so does this, its `aux` not differentiated. Like
+    `jax.lax.custom_linear_solve`."""
     if transpose_solve is None and symmetric:
         transpose_solve = solve
-    return _custom_linear_solve(matvec, b, solve, transpose_solve, symmetric, None)
+    return _custom_linear_solve(matvec, b, solve, transpose_solve, symmetric, None, has_aux)
 
 
 def _custom_linear_solve(
@@ -70,6 +72,7 @@ def _custom_linear_solve(
     transpose_solve: Callable[..., Any] | None,
     symmetric: bool,
     vecmat: Callable[[Any], Any] | None,
+    has_aux: bool = False,
 ) -> Any:
     # `vecmat`: x -> A^T x written out by the caller (jnp.linalg.solve gives JAX's form of
     # it); None derives it by transposing matvec
@@ -77,15 +80,24 @@ def _custom_linear_solve(
     avals = [core.get_aval(x) for x in leaves]
     _, args_tree = tree_flatten(((b,), {}))
 
-    def staged(fn: Callable[[Any], Any], name: str) -> tuple[ClosedJaxpr, list[Any]]:
-        closed, consts, out_tree = trace_to_subjaxpr(
-            lambda args, kwargs: fn(*args), args_tree, avals
-        )
-        _check(name, out_tree, tree, closed.out_avals, avals)
-        return closed, consts
+    def staged(
+        fn: Callable[[Any], Any], name: str, aux: bool = False
+    ) -> tuple[ClosedJaxpr, list[Any], Any]:
+        # fn's jaxpr, its consts, and its output tree: x's, or (x, aux)'s when `aux`
+        x_tree: list[Any] = []
 
-    matvec_jaxpr, matvec_consts = staged(matvec, "matvec")
-    solve_jaxpr, solve_consts = staged(lambda x: solve(matvec, x), "solve")
+        def fn_x(args: Any, kwargs: Any) -> Any:
+            out = fn(*args)
+            x, _ = out if aux else (out, None)
+            x_tree.append(tree_flatten(x)[1])
+            return out
+
+        closed, consts, out_tree = trace_to_subjaxpr(fn_x, args_tree, avals)
+        _check(name, x_tree[0], tree, closed.out_avals[: len(avals)], avals)
+        return closed, consts, out_tree
+
+    matvec_jaxpr, matvec_consts, _ = staged(matvec, "matvec")
+    solve_jaxpr, solve_consts, out_tree = staged(lambda x: solve(matvec, x), "solve", has_aux)
     if transpose_solve is None:
         vecmat_jaxpr, vecmat_consts, tr_jaxpr, tr_consts = None, [], None, []
     else:
@@ -94,8 +106,10 @@ def _custom_linear_solve(
             vecmat_fn = matvec
         else:
             vecmat_fn = vecmat if vecmat is not None else _transposed(matvec, b, leaves, avals)
-            vecmat_jaxpr, vecmat_consts = staged(vecmat_fn, "vecmat")
-        tr_jaxpr, tr_consts = staged(lambda x: transpose_solve(vecmat_fn, x), "transpose_solve")
+            vecmat_jaxpr, vecmat_consts, _ = staged(vecmat_fn, "vecmat")
+        tr_jaxpr, tr_consts, _ = staged(
+            lambda x: transpose_solve(vecmat_fn, x), "transpose_solve", has_aux
+        )
     consts = [matvec_consts, vecmat_consts, solve_consts, tr_consts]
     const_lengths = _LinearSolveTuple(*map(len, consts))
     jaxprs = _LinearSolveTuple(matvec_jaxpr, vecmat_jaxpr, solve_jaxpr, tr_jaxpr)
@@ -105,7 +119,7 @@ def _custom_linear_solve(
         const_lengths=const_lengths,
         jaxprs=jaxprs,
     )
-    return tree_unflatten(tree, outs)
+    return tree_unflatten(out_tree, outs)
 
 
 def _transposed(matvec: Callable[[Any], Any], b: Any, leaves: list, avals: list) -> Callable:
@@ -149,15 +163,20 @@ def _linear_solve_impl(*args, const_lengths, jaxprs):
 
 @core.abstract_eval_rules.register(linear_solve_p)
 def _linear_solve_abstract_eval(*avals, const_lengths, jaxprs):
-    return list(avals[sum(const_lengths) :])
+    # x has b's types; the aux outputs, solve's trailing ones
+    b = list(avals[sum(const_lengths) :])
+    return b + list(jaxprs.solve.out_avals[len(b) :])
 
 
 @core.jvp_rules.register(linear_solve_p)
 def _linear_solve_jvp(primals, tangents, *, const_lengths, jaxprs):
-    # A x = b, so dA x + A dx = db: dx solves A dx = db - dA x
-    x = linear_solve_p.bind(*primals, const_lengths=const_lengths, jaxprs=jaxprs)
+    # A x = b, so dA x + A dx = db: dx solves A dx = db - dA x. The aux outputs (after x)
+    # get zero tangents.
+    outs = linear_solve_p.bind(*primals, const_lengths=const_lengths, jaxprs=jaxprs)
     params, _ = _split(primals, const_lengths)
     params_dot, b_dot = _split(tangents, const_lengths)
+    x, aux = outs[: len(b_dot)], outs[len(b_dot) :]
+    aux_dot = [Zero(core.get_aval(v)) for v in aux]
     if all(isinstance(t, Zero) for t in params_dot.matvec):
         rhs = b_dot
     else:
@@ -173,11 +192,11 @@ def _linear_solve_jvp(primals, tangents, *, const_lengths, jaxprs):
             for db, t in zip(b_dot, matvec_dot, strict=True)
         ]
     if all(isinstance(t, Zero) for t in rhs):
-        return x, [Zero(core.get_aval(v)) for v in x]
+        return outs, [Zero(core.get_aval(v)) for v in outs]
     rhs = [ad_helpers.instantiate(t) for t in rhs]
     flat_params = [p for group in params for p in group]
     x_dot = linear_solve_p.bind(*flat_params, *rhs, const_lengths=const_lengths, jaxprs=jaxprs)
-    return x, x_dot
+    return outs, x_dot[: len(b_dot)] + aux_dot
 
 
 @core.transpose_rules.register(linear_solve_p)
@@ -190,6 +209,9 @@ def _linear_solve_transpose(cts, *args, const_lengths, jaxprs):
     params, b = _split(args, const_lengths)
     if any(isinstance(p, UndefinedPrimal) for group in params for p in group):
         raise NotImplementedError("custom_linear_solve: the operator's consts are not linear")
+    cts, aux_cts = cts[: len(b)], cts[len(b) :]
+    if any(not isinstance(ct, Zero) for ct in aux_cts):
+        raise NotImplementedError("custom_linear_solve: the aux outputs are not differentiable")
     cts = [ad_helpers.instantiate(ct) for ct in cts]
     flat_params = [p for group in params.transpose() for p in group]
     ct_b = linear_solve_p.bind(
@@ -198,7 +220,7 @@ def _linear_solve_transpose(cts, *args, const_lengths, jaxprs):
         const_lengths=const_lengths.transpose(),
         jaxprs=jaxprs.transpose(),
     )
-    return [None] * sum(const_lengths) + list(ct_b)
+    return [None] * sum(const_lengths) + list(ct_b[: len(b)])
 
 
 @core.vmap_rules.register(linear_solve_p)

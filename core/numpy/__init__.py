@@ -32,9 +32,15 @@ from didax.numpy.extra import *  # noqa: E402, F403
 from didax.numpy.extra import METHODS  # noqa: E402
 from didax.numpy.mathfuncs import *  # noqa: E402, F403
 from didax.numpy.rearrange import *  # noqa: E402, F403
+from didax.numpy.rearrange import METHODS as _REARRANGE_METHODS  # noqa: E402
 from didax.numpy.setops import *  # noqa: E402, F403
+from didax.numpy.setops import METHODS as _SETOPS_METHODS  # noqa: E402
 from didax.numpy.signal import convolve, correlate  # noqa: E402, F401
 from didax.numpy.statistics import *  # noqa: E402, F403
+from didax.numpy.statistics import METHODS as _STATISTICS_METHODS  # noqa: E402
 
 core.operator_table.update(METHODS)
+core.operator_table.update(_REARRANGE_METHODS)
+core.operator_table.update(_SETOPS_METHODS)
+core.operator_table.update(_STATISTICS_METHODS)
 core.operator_table.update(_indexing.OPERATORS)  # `x[idx]` and `x.at` (numpy/indexing.py)

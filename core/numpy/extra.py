@@ -694,6 +694,7 @@ METHODS = {
     "ravel": ravel,
     "flatten": ravel,
     "clip": ufuncs.clip,
+    "swapaxes": swapaxes,
     "real": real,
     "imag": imag,
 }

@@ -902,6 +902,6 @@ class _IndexUpdateHelper:
         return f"_IndexUpdateHelper({self.array!r})"
 
 
-OPERATORS = {"getitem": getitem, "at": _IndexUpdateHelper}
+OPERATORS = {"getitem": getitem, "at": _IndexUpdateHelper, "take": take}
 
 __all__ = ["take", "take_along_axis"]

@@ -826,3 +826,14 @@ def resize(a: Any, new_shape: Any) -> Any:
     reps = -(-total // size_in)
     flat = tile(flat, reps) if reps > 1 else flat
     return manipulation.reshape(slice_axis(flat, 0, total, 0), new_shape)
+
+
+# The `Array` methods of this module's functions (`x.ptp()` is `ptp(x)`); `didax/numpy/__init__.py`
+# puts them in `core.operator_table`.
+METHODS = {
+    "copy": copy,
+    "diagonal": diagonal,
+    "trace": trace,
+    "repeat": repeat,
+    "matrix_transpose": matrix_transpose,
+}

@@ -398,3 +398,8 @@ def setxor1d(
     if _aval(both).shape[0] == 0:
         return both
     return unique(both, size=size, fill_value=fill_value)
+
+
+# The `Array` methods of this module's functions (`x.ptp()` is `ptp(x)`); `didax/numpy/__init__.py`
+# puts them in `core.operator_table`.
+METHODS = {"nonzero": nonzero}

@@ -580,3 +580,8 @@ def histogram(
         widths = lax.sub(edges[1:], edges[:-1])
         counts = lax.div(lax.div(counts, widths), reductions.sum(counts))
     return counts, edges
+
+
+# The `Array` methods of this module's functions (`x.ptp()` is `ptp(x)`); `didax/numpy/__init__.py`
+# puts them in `core.operator_table`.
+METHODS = {"ptp": ptp, "searchsorted": searchsorted}

@@ -2,7 +2,8 @@
 it, against JAX 0.10.2: values eagerly and under jit, jvp, grad (through the operator's consts
 and through b), vmap, second derivatives, errors, and jaxprs as JAX prints them
 (`custom_linear_solve[const_lengths=_LinearSolveTuple(...) jaxprs=_LinearSolveTuple(...)]`,
-`jnp.linalg.solve` of a vector, `jnp.linalg.det` of 2x2 and 3x3 matrices)."""
+`jnp.linalg.solve` of a vector, `jnp.linalg.det` of 2x2 and 3x3 matrices); `has_aux=True`
+(aux outputs returned, not differentiated)."""
 
 from __future__ import annotations
 
@@ -95,6 +96,67 @@ def test_custom_linear_solve_jaxpr_as_jax():
     want = str(jax.make_jaxpr(prog(jax, jjnp))(A, B))
     assert canonical(got) == canonical(want), got
     assert "_LinearSolveTuple(matvec=1, vecmat=1, solve=1, transpose_solve=1)" in got
+
+
+def aux_linear_solve(lib, m):
+    # solve and transpose_solve return (x, aux): a residual norm and an iteration count
+    def f(a, b):
+        def solve(matvec, x):
+            y = m.linalg.solve(a, x)
+            return y, {"residual": m.sum((matvec(y) - x) ** 2), "iterations": m.int32(3)}
+
+        def transpose_solve(vecmat, x):
+            y = m.linalg.solve(a.T, x)
+            return y, {"residual": m.sum((vecmat(y) - x) ** 2), "iterations": m.int32(4)}
+
+        return lib.lax.custom_linear_solve(
+            lambda x: m.dot(a, x), b, solve, transpose_solve, has_aux=True
+        )
+
+    return f
+
+
+AUX_TRANSFORMS = {
+    "eval": lambda lib, f: f,
+    "jit": lambda lib, f: lib.jit(f),
+    # the aux outputs are not differentiated: the residual adds nothing to the gradient
+    "grad": lambda lib, f: lib.grad(
+        lambda a, b: (f(a, b)[0] ** 2).sum() + 5 * f(a, b)[1]["residual"], (0, 1)
+    ),
+    "jit_grad": lambda lib, f: lib.jit(lib.grad(lambda a, b: f(a, b)[0].sum(), (0, 1))),
+    "jvp": lambda lib, f: lambda a, b: lib.jvp(f, (a, b), (a * 0.1, b * 0.5))[1][0],
+    "jvp_aux": lambda lib, f: lambda a, b: lib.jvp(f, (a, b), (a * 0.1, b * 0.5))[1][1]["residual"],
+    "vmap_b": lambda lib, f: lambda a, b: lib.vmap(f, (None, 0))(a, lib.numpy.stack([b, -2 * b])),
+    "vmap_a": lambda lib, f: lambda a, b: lib.vmap(f, (0, None))(lib.numpy.stack([a, a.T]), b),
+    "jacrev": lambda lib, f: lib.jacrev(lambda a, b: f(a, b)[0], 1),
+}
+
+
+@pytest.mark.parametrize("name", sorted(AUX_TRANSFORMS))
+def test_custom_linear_solve_has_aux_matches_jax(name):
+    got = AUX_TRANSFORMS[name](didax, aux_linear_solve(didax, dnp))(A, B)
+    want = AUX_TRANSFORMS[name](jax, aux_linear_solve(jax, jjnp))(A, B)
+    _close(got, want)
+
+
+def test_custom_linear_solve_has_aux_jaxpr_as_jax():
+    # aux leaves are the primitive's trailing outputs; its solve jaxprs return them after x
+    def prog(lib, m):
+        def f(a, b):
+            def solve(matvec, x):
+                return x / a[0, 0], (m.sum(x), 2)
+
+            matvec = lambda x: m.dot(a, x)  # noqa: E731
+            return lib.lax.custom_linear_solve(matvec, b, solve, solve, has_aux=True)
+
+        return f
+
+    for transform in (lambda lib, f: f, lambda lib, f: lib.grad(lambda a, b: f(a, b)[0].sum())):
+        got = str(didax.make_jaxpr(transform(didax, prog(didax, dnp)))(A, B))
+        want = str(jax.make_jaxpr(transform(jax, prog(jax, jjnp)))(A, B))
+        assert canonical(got) == canonical(want), got
+    x, (total, two) = prog(didax, dnp)(A, B)
+    _close((x, total, two), prog(jax, jjnp)(A, B))
 
 
 @pytest.mark.parametrize(

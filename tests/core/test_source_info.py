@@ -4,7 +4,9 @@ source_info=True)` prints it as JAX does (oracle tests compare the whole text)."
 
 from __future__ import annotations
 
+import _thread
 import os
+import threading
 
 import didax
 import didax.numpy as dnp
@@ -146,6 +148,55 @@ def test_eval_jaxpr_restages_with_the_equations_source() -> None:
     closed = didax.make_jaxpr(lambda x: f(dnp, x))(1.0)
     again = didax.make_jaxpr(lambda x: eval_jaxpr(closed.jaxpr, closed.consts, x))(1.0)
     assert [e.source_info for e in again.eqns] == [e.source_info for e in closed.eqns]
+
+
+def _ipython_module(name: str, source: str) -> dict:
+    # `source` run as if it were a file of IPython's package (as interactiveshell.py's
+    # run_line_magic, between a cell and the magic it runs)
+    ipython = pytest.importorskip("IPython")
+    fake = os.path.join(os.path.dirname(os.path.abspath(ipython.__file__)), "core", name)
+    namespace: dict = {}
+    exec(compile(source, fake, "exec"), namespace)
+    return namespace
+
+
+def test_frames_of_ipython_are_skipped_for_the_cells() -> None:
+    # a magic binding an equation itself (%grad's final convert): didax's frames, then
+    # IPython's run_line_magic, then the cell that ran the magic, which is what is recorded
+    run_line_magic = _ipython_module(
+        "fake_shell.py", "def run_line_magic(magic, *args):\n    return magic(*args)\n"
+    )["run_line_magic"]
+
+    def cell(x):
+        return run_line_magic(lax.sin, x)
+
+    closed = didax.make_jaxpr(cell)(1.0)
+    (eqn,) = closed.eqns
+    assert (eqn.source_info.file, eqn.source_info.code) == (HERE, cell.__code__)
+    assert eqn.source_info.line == cell.__code__.co_firstlineno + 1
+    assert source_info.is_internal(run_line_magic.__code__.co_filename)
+    traitlets = pytest.importorskip("traitlets")
+    assert source_info.is_internal(traitlets.__file__)
+
+
+def test_an_equation_with_only_ipython_frames_has_no_source() -> None:
+    # a thread started by `_thread` has no Python frame below its function: every frame
+    # outside didax is IPython's, so nothing is recorded
+    run = _ipython_module(
+        "fake_magic.py",
+        "def run(didax, lax, out, done):\n"
+        "    try:\n"
+        "        out.append(didax.make_jaxpr(lambda x: lax.sin(x))(1.0))\n"
+        "    finally:\n"
+        "        done.set()\n",
+    )["run"]
+    out: list = []
+    done = threading.Event()
+    _thread.start_new_thread(run, (didax, lax, out, done))
+    assert done.wait(60)
+    (eqn,) = out[0].eqns
+    assert eqn.source_info is None
+    assert out[0].pretty_print(source_info=True).endswith("} # ")
 
 
 def test_an_equation_without_source_prints_an_empty_note() -> None:

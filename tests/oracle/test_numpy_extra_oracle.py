@@ -197,6 +197,93 @@ def test_methods_and_properties():
         _check(didax.jit(call)(d), call(j))
 
 
+# `jax.Array` methods that forward to a `jax.numpy` function didax also has: (id, the method
+# call, the function call it forwards to in module m, whether didax's jaxpr is JAX's; where it
+# is not, the function's own jaxpr differs: JAX wraps it in an inner jit or searches by scan).
+FORWARDING_METHODS = [
+    ("diagonal", lambda x: x.diagonal(), lambda m, x: m.diagonal(x), False),
+    ("diagonal_offset", lambda x: x.diagonal(1), lambda m, x: m.diagonal(x, 1), False),
+    (
+        "diagonal_axes",
+        lambda x: x.diagonal(offset=-1, axis1=1, axis2=0),
+        lambda m, x: m.diagonal(x, -1, 1, 0),
+        False,
+    ),
+    ("trace", lambda x: x.trace(), lambda m, x: m.trace(x), False),
+    (
+        "trace_args",
+        lambda x: x.trace(1, dtype=np.int32),
+        lambda m, x: m.trace(x, 1, dtype=np.int32),
+        False,
+    ),
+    ("repeat", lambda x: x.repeat(2), lambda m, x: m.repeat(x, 2), True),
+    (
+        "repeat_axis",
+        lambda x: x.repeat(np.array([1, 0, 2]), axis=0, total_repeat_length=3),
+        lambda m, x: m.repeat(x, np.array([1, 0, 2]), 0, total_repeat_length=3),
+        False,
+    ),
+    ("ptp", lambda x: x.ptp(), lambda m, x: m.ptp(x), False),
+    (
+        "ptp_axis",
+        lambda x: x.ptp(axis=1, keepdims=True),
+        lambda m, x: m.ptp(x, 1, keepdims=True),
+        False,
+    ),
+    ("swapaxes", lambda x: x.swapaxes(0, 1), lambda m, x: m.swapaxes(x, 0, 1), True),
+    (
+        "take",
+        lambda x: x.take(np.array([0, 5, 2])),
+        lambda m, x: m.take(x, np.array([0, 5, 2])),
+        True,
+    ),
+    (
+        "take_axis",
+        lambda x: x.take(np.array([3, 0]), axis=1, mode="clip"),
+        lambda m, x: m.take(x, np.array([3, 0]), 1, mode="clip"),
+        True,
+    ),
+    ("copy", lambda x: x.copy(), lambda m, x: m.copy(x), True),
+    (
+        "searchsorted",
+        lambda x: x.ravel().searchsorted(np.float32(0.1), side="right"),
+        lambda m, x: m.searchsorted(m.ravel(x), np.float32(0.1), "right"),
+        False,
+    ),
+    ("mT", lambda x: x.mT, lambda m, x: m.matrix_transpose(x), True),
+]
+
+
+@pytest.mark.parametrize("case", FORWARDING_METHODS, ids=[c[0] for c in FORWARDING_METHODS])
+@pytest.mark.parametrize(  # sorted when raveled, for searchsorted
+    "x", [np.sort(M, axis=None).reshape(3, 4), np.sort(S[:3, :3], axis=None).reshape(3, 3)]
+)
+def test_forwarding_methods_as_jax(case, x):
+    _, method, function, same_jaxpr = case
+    want = method(jnp.asarray(x))
+    _check(method(dnp.asarray(x)), want)
+    _check(didax.jit(method)(x), want)
+    got = str(didax.make_jaxpr(method)(x))
+    assert got == str(didax.make_jaxpr(lambda x: function(dnp, x))(x))  # the method is the function
+    if same_jaxpr:
+        assert got == str(jax.make_jaxpr(method)(x))
+
+
+def test_nonzero_method_as_jax():
+    x = np.array([[0, 3, 0], [1, 0, 2]], np.int32)
+    _check(dnp.asarray(x).nonzero(), jnp.asarray(x).nonzero())
+    call = lambda x: x.nonzero(size=4, fill_value=-1)  # noqa: E731 - the method under test
+    _check(didax.jit(call)(x), call(jnp.asarray(x)))
+    assert str(didax.make_jaxpr(call)(x)) == str(jax.make_jaxpr(call)(x))
+
+
+def test_forwarding_methods_on_tracers_differentiate_as_jax():
+    def loss(x):
+        return (x.diagonal() * 2).sum() + x.trace() + x.repeat(2, axis=1).ptp() + x.mT.sum()
+
+    _check(didax.grad(loss)(S), jax.grad(loss)(S), rtol=1e-6)
+
+
 def test_vmap_of_new_functions():
     for fn in (
         lambda m, x: m.cumsum(x),
