@@ -18,6 +18,7 @@ from didax import core, dtypes
 from didax import source_info as si
 from didax.core import ShapedArray
 from didax.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, literal
+from didax.primitives.parallel import pvary_p
 
 
 class JaxprTracer(core.Tracer):
@@ -97,11 +98,55 @@ class JaxprTrace(core.Trace):
         return self.builder.add_const(self, val)
 
     def process_primitive(self, primitive, tracers, params):
+        rule = core.vma_rules._rules.get(primitive)
+        if rule is not None:  # a collective: in a check_vma body, its operand may need a pvary
+            return self._process_varying(primitive, tracers, params, rule)
+        for t in tracers:
+            if t.aval.vma:  # in a check_vma shard_map's body: the operands' types vary
+                return self._process_varying(primitive, tracers, params, None)
+        return self._stage(primitive, tracers, params)
+
+    def _process_varying(self, primitive, tracers, params, rule):
+        # JAX's rule: operands varying along fewer mesh axes than needed get a `pvary`
+        # equation first (a literal `2.0` times a varying array, as JAX's `auto_pcast`)
+        vmas = [t.aval.vma for t in tracers]
+        if rule is not None:
+            needed = rule(vmas, **params)
+        elif any(_holds_jaxpr(v) for v in params.values()):
+            needed = vmas  # higher-order: its bodies are typed with its operands' types
+        else:
+            needed = [frozenset().union(*vmas)] * len(tracers)
+        tracers = [
+            t if need <= v else self._pvary(t, need - v)
+            for t, v, need in zip(tracers, vmas, needed, strict=True)
+        ]
+        if rule is not None or needed is vmas:  # the abstract-eval rule gives the results' vma
+            return self._stage(primitive, tracers, params)
+        # a first-order primitive's results vary as its operands do
+        mesh_axes = next(t.aval.mesh_axes for t in tracers if t.aval.vma)
+        return self._stage(primitive, tracers, params, (needed[0], mesh_axes))
+
+    def _pvary(self, tracer: JaxprTracer, axes: frozenset) -> JaxprTracer:
+        # the axes in the mesh's order, as JAX's pvary orders them
+        order = core.vma_mesh_axes(next(iter(axes)))
+        params = {"axes": tuple(a for a in order if a in axes)}
+        (out,) = self._stage(pvary_p, [tracer], params)
+        return out
+
+    def _stage(self, primitive, tracers, params, vma=None):
         avals_out = core.abstract_eval_rules[primitive](*[t.aval for t in tracers], **params)
+        if vma is not None:
+            avals_out = [core.with_vma(a, *vma) for a in avals_out]
         outvars = [Var(a) for a in avals_out]
         eqn = JaxprEqn(primitive, [t.jaxpr_var for t in tracers], outvars, params, si.current())
         self.builder.eqns.append(eqn)
         return [JaxprTracer(self, v.aval, v) for v in outvars]
+
+
+def _holds_jaxpr(v: Any) -> bool:
+    return isinstance(v, (Jaxpr, ClosedJaxpr)) or (
+        isinstance(v, tuple) and any(isinstance(x, (Jaxpr, ClosedJaxpr)) for x in v)
+    )
 
 
 def trace_to_jaxpr(
