@@ -420,10 +420,9 @@ def _vma_spec(vma: frozenset, mesh: Mesh) -> PartitionSpec:
 
 
 def _insert_none(spec: PartitionSpec, d: int) -> PartitionSpec:
-    # the spec after inserting an unsplit axis at `d`
-    if d >= len(spec):
-        return spec
-    return P(*spec[:d], None, *spec[d:])
+    # the spec after inserting an unsplit axis at `d` (padded with None up to it, as JAX)
+    parts = [*spec, *[None] * (d - len(spec))]
+    return P(*parts[:d], None, *parts[d:])
 
 
 @partial_eval.partial_eval_jaxpr_rules.register(shard_map_p)
