@@ -57,9 +57,7 @@ class ShapedArray:
 
     def update(self, **changes: Any) -> ShapedArray:
         fields = {"shape": self.shape, "dtype": self.dtype, "weak_type": self.weak_type}
-        vma = changes.pop("vma", self.vma)
-        out = ShapedArray(**{**fields, **changes})
-        return with_vma(out, vma, self.mesh_axes) if vma else out
+        return ShapedArray(**{**fields, **changes})
 
     def strip_weak_type(self) -> ShapedArray:
         return ShapedArray(self.shape, self.dtype) if self.weak_type else self
@@ -100,6 +98,10 @@ class VaryingArray(ShapedArray):
 
     __slots__ = ("vma", "mesh_axes")
 
+    def update(self, **changes: Any) -> ShapedArray:  # keeps `vma` unless given
+        vma = changes.pop("vma", self.vma)
+        return with_vma(ShapedArray.update(self, **changes), vma, self.mesh_axes)
+
     def strip_weak_type(self) -> ShapedArray:
         return self.update(weak_type=False) if self.weak_type else self
 
@@ -132,7 +134,7 @@ class VaryingArray(ShapedArray):
 def with_vma(aval: ShapedArray, vma: frozenset, mesh_axes: tuple) -> ShapedArray:
     """`aval` varying along the mesh axes `vma` (a plain ShapedArray when none)."""
     if not vma:
-        return aval if type(aval) is ShapedArray else ShapedArray.update(aval, vma=frozenset())
+        return aval if type(aval) is ShapedArray else ShapedArray.update(aval)
     out = object.__new__(VaryingArray)
     out.shape, out.dtype, out.weak_type = aval.shape, aval.dtype, aval.weak_type
     out.vma, out.mesh_axes = frozenset(vma), tuple(mesh_axes)

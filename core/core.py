@@ -694,6 +694,11 @@ def axis_frame(name: Any, size: int, mesh_axes: tuple | None = None) -> Iterator
         yield main
 
 
+def in_check_vma_body() -> bool:
+    """Whether a check_vma shard_map's axes are bound (its body is being traced)."""
+    return any(getattr(m.global_data, "mesh_axes", None) for m in trace_state().stack)
+
+
 def vma_mesh_axes(name: Any) -> tuple | None:
     """The mesh's axis names when the innermost frame binding `name` is a check_vma
     shard_map's (its values' types say whether they vary along it), else None."""

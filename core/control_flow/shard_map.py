@@ -91,7 +91,7 @@ def unblock_aval(aval: ShapedArray, spec: PartitionSpec, sizes: dict[Any, int]) 
     shard_map: varying along no mesh axis)."""
     factors = _factors(spec, aval.ndim, sizes)
     shape = tuple(n * f for n, f in zip(aval.shape, factors, strict=True))
-    return aval.update(shape=shape, vma=frozenset())
+    return core.with_vma(aval.update(shape=shape), frozenset(), ())
 
 
 def spec_axes(spec: PartitionSpec) -> frozenset:

@@ -98,18 +98,23 @@ class JaxprTrace(core.Trace):
         return self.builder.add_const(self, val)
 
     def process_primitive(self, primitive, tracers, params):
-        rule = core.vma_rules._rules.get(primitive)
-        if rule is not None:  # a collective: in a check_vma body, its operand may need a pvary
-            return self._process_varying(primitive, tracers, params, rule)
-        for t in tracers:
-            if t.aval.vma:  # in a check_vma shard_map's body: the operands' types vary
-                return self._process_varying(primitive, tracers, params, None)
-        return self._stage(primitive, tracers, params)
+        avals_out = core.abstract_eval_rules[primitive](*[t.aval for t in tracers], **params)
+        outvars = [Var(a) for a in avals_out]
+        eqn = JaxprEqn(primitive, [t.jaxpr_var for t in tracers], outvars, params, si.current())
+        self.builder.eqns.append(eqn)
+        return [JaxprTracer(self, v.aval, v) for v in outvars]
 
-    def _process_varying(self, primitive, tracers, params, rule):
+
+class VaryingJaxprTrace(JaxprTrace):
+    """Staging in a check_vma shard_map's body (or a function called in one), whose types
+    say along which mesh axes values vary (`ShapedArray.vma`). A subclass, so that staging
+    anywhere else pays nothing for it."""
+
+    def process_primitive(self, primitive, tracers, params):
         # JAX's rule: operands varying along fewer mesh axes than needed get a `pvary`
         # equation first (a literal `2.0` times a varying array, as JAX's `auto_pcast`)
         vmas = [t.aval.vma for t in tracers]
+        rule = core.vma_rules._rules.get(primitive)
         if rule is not None:
             needed = rule(vmas, **params)
         elif any(_holds_jaxpr(v) for v in params.values()):
@@ -120,27 +125,23 @@ class JaxprTrace(core.Trace):
             t if need <= v else self._pvary(t, need - v)
             for t, v, need in zip(tracers, vmas, needed, strict=True)
         ]
-        if rule is not None or needed is vmas:  # the abstract-eval rule gives the results' vma
-            return self._stage(primitive, tracers, params)
-        # a first-order primitive's results vary as its operands do
-        mesh_axes = next(t.aval.mesh_axes for t in tracers if t.aval.vma)
-        return self._stage(primitive, tracers, params, (needed[0], mesh_axes))
+        avals_out = core.abstract_eval_rules[primitive](*[t.aval for t in tracers], **params)
+        if rule is None and needed is not vmas and needed and needed[0]:
+            # a first-order primitive's results vary as its operands do (a rule's or a
+            # higher-order primitive's abstract evaluation gives their types itself)
+            order = core.vma_mesh_axes(next(iter(needed[0])))
+            avals_out = [core.with_vma(a, needed[0], order) for a in avals_out]
+        outvars = [Var(a) for a in avals_out]
+        eqn = JaxprEqn(primitive, [t.jaxpr_var for t in tracers], outvars, params, si.current())
+        self.builder.eqns.append(eqn)
+        return [JaxprTracer(self, v.aval, v) for v in outvars]
 
     def _pvary(self, tracer: JaxprTracer, axes: frozenset) -> JaxprTracer:
         # the axes in the mesh's order, as JAX's pvary orders them
         order = core.vma_mesh_axes(next(iter(axes)))
         params = {"axes": tuple(a for a in order if a in axes)}
-        (out,) = self._stage(pvary_p, [tracer], params)
+        (out,) = self.process_primitive(pvary_p, [tracer], params)
         return out
-
-    def _stage(self, primitive, tracers, params, vma=None):
-        avals_out = core.abstract_eval_rules[primitive](*[t.aval for t in tracers], **params)
-        if vma is not None:
-            avals_out = [core.with_vma(a, *vma) for a in avals_out]
-        outvars = [Var(a) for a in avals_out]
-        eqn = JaxprEqn(primitive, [t.jaxpr_var for t in tracers], outvars, params, si.current())
-        self.builder.eqns.append(eqn)
-        return [JaxprTracer(self, v.aval, v) for v in outvars]
 
 
 def _holds_jaxpr(v: Any) -> bool:
@@ -155,7 +156,8 @@ def trace_to_jaxpr(
     """Stage `fn` (flat list of arrays in, flat list out) at `in_avals` into a ClosedJaxpr."""
     __tracebackhide__ = True  # engine frame: IPython leaves it out of tracebacks
     builder = JaxprBuilder()
-    with core.new_main(JaxprTrace, builder, dynamic=True) as main:
+    trace_type = VaryingJaxprTrace if core.in_check_vma_body() else JaxprTrace
+    with core.new_main(trace_type, builder, dynamic=True) as main:
         trace = main.trace
         tracers_in = [trace.new_arg(aval) for aval in in_avals]
         outs = fn(*tracers_in)
