@@ -44,12 +44,12 @@ import numpy as np
 from didax import backend, core, dtypes
 from didax.control_flow import common
 from didax.control_flow import jit as jit_module
-from didax.control_flow.jit_primitive import derived, jit_p
+from didax.control_flow.jit_primitive import derived
 from didax.core import NOT_MAPPED, ShapedArray, Zero
 from didax.interpreters import lowering, partial_eval, staging, transpose
 from didax.interpreters.jvp import jvp_jaxpr
 from didax.interpreters.vmap import batched_out_dims, vmap_jaxpr
-from didax.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, eval_jaxpr, pp_params_rules
+from didax.jaxpr import ClosedJaxpr, JaxprEqn, Var, eval_jaxpr, pp_params_rules
 from didax.primitives import parallel, shape
 from didax.primitives.bits import bitcast_convert_type
 from didax.primitives.convert import convert_element_type
@@ -99,9 +99,7 @@ def spec_axes(spec: PartitionSpec) -> frozenset:
     return frozenset(a for d in range(len(spec)) for a in spec.axes_of(d))
 
 
-def body_aval(
-    aval: ShapedArray, spec: PartitionSpec, mesh: Mesh, check_vma: bool
-) -> ShapedArray:
+def body_aval(aval: ShapedArray, spec: PartitionSpec, mesh: Mesh, check_vma: bool) -> ShapedArray:
     """The body's type of an operand of type `aval` split as `spec`: its block, varying
     along the axes the spec names when `check_vma` (JAX's `{V:x}`)."""
     block = block_aval(aval, spec, axis_sizes(mesh))
@@ -854,9 +852,7 @@ def _check_args(
 # and JAX raises this ValueError.
 
 
-def _check_vma(
-    f: Any, mesh: Mesh, closed: ClosedJaxpr, out_specs: Sequence[PartitionSpec]
-) -> None:
+def _check_vma(f: Any, mesh: Mesh, closed: ClosedJaxpr, out_specs: Sequence[PartitionSpec]) -> None:
     msgs = []
     for k, (aval, spec) in enumerate(zip(closed.out_avals, out_specs, strict=True)):
         vma = aval.vma

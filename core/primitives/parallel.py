@@ -417,11 +417,14 @@ def _axis_index_impl(*, axis_name):
 
 
 core.impl_rules.register(axis_index_p, _axis_index_impl)
+
+
 @core.abstract_eval_rules.register(axis_index_p)
 def _axis_index_abstract_eval(*, axis_name):
     out = ShapedArray((), dtypes.int32)
     order = core.vma_mesh_axes(axis_name)  # a check_vma mesh axis: varies along it
     return [out if order is None else core.with_vma(out, frozenset({axis_name}), order)]
+
 
 # no jvp or transpose rule: an integer with no operands
 
