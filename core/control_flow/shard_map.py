@@ -399,14 +399,15 @@ def _over(ct: Any, n: int) -> Any:
 def _shard_map_vmap(
     axis_size, vals, dims, *, jaxpr, mesh, in_specs, out_specs, check_vma, **params
 ):
-    # the batch axis stays whole on every device: a new unsplit axis of each block; outputs
-    # that do not depend on it stay unbatched (jacfwd needs its primal outputs so)
+    # the batch axis stays whole on every device: a new unsplit axis of each block, where
+    # the body's rules leave it (as JAX); outputs that do not depend on it stay unbatched
+    # (jacfwd needs its primal outputs so)
     with axis_frames(mesh, check_vma):
         found = batched_out_dims(jaxpr, axis_size, dims)
-        out_dims = [None if d is None or d is NOT_MAPPED else 0 for d in found]
+        out_dims = [None if d is None or d is NOT_MAPPED else d for d in found]
         body = vmap_jaxpr(jaxpr, axis_size, dims, out_dims)
     new_in = [s if d is NOT_MAPPED else _insert_none(s, d) for s, d in zip(in_specs, dims)]
-    new_out = [s if d is None else _insert_none(s, 0) for s, d in zip(out_specs, out_dims)]
+    new_out = [s if d is None else _insert_none(s, d) for s, d in zip(out_specs, out_dims)]
     outs = shard_map_p.bind(*vals, jaxpr=body, **shard_map_params(mesh, new_in, new_out, check_vma))
     return outs, [NOT_MAPPED if d is None else d for d in out_dims]
 
@@ -876,6 +877,8 @@ def _check_vma(f: Any, mesh: Mesh, closed: ClosedJaxpr, out_specs: Sequence[Part
                 f"replicated across mesh axis '{need[0]}', but could not infer replication "
                 "over any axes"
             )
+    if len(msgs) > 1:  # JAX's bullets
+        msgs = [f"* {m}" for m in msgs]
     if msgs:
         raise ValueError(
             f"shard_map applied to the function '{_name(f)}' was given out_specs which "
