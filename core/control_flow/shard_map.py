@@ -26,10 +26,20 @@ size before it, one of an input not split along some axes is psummed over them i
 batches the body along another axis, and partial evaluation splits it in a known and an
 unknown shard_map as JAX's linearization does (residuals first, each device's concatenated
 along axis 0 over every mesh axis; residuals that are inputs or outputs passed on as they
-are). didax does not put in the types which values vary
-along which axes (JAX's `check_vma=True` types, `{V:x}`): the flag is kept and printed, JAX's
-check of the outputs against `out_specs` is made on the side (`_check_vma`), and every
-shard_map is differentiated as with `check_vma=False`, which gives the same gradients.
+are).
+
+With `check_vma=True` (the default) the body's types say along which mesh axes each value
+varies, as JAX 0.10.2's do: an input varies along the axes its spec names (`f32[2]{V:x}`),
+a result along the union of its operands' axes, and an operand varying along fewer gets a
+`pvary` equation first (the staging trace inserts it: `interpreters/staging.py`); psum
+becomes `psum_invariant`, whose result no longer varies along the summed axes
+(primitives/parallel.py has the collectives' rules). The axis frames of such a body carry
+the mesh's axis names (`axis_frames(mesh, check_vma)`), which is how collectives and the
+staging trace know they are in one. An output varying along an axis its out_spec leaves
+out raises JAX's ValueError (`_check_vma`); one varying along fewer is cast with `pvary`.
+The types do the transpose's work: the transpose of a `pvary` is a psum, so cotangents are
+neither divided nor psummed as with check_vma=False. Residuals are split along the axes
+they vary along only.
 """
 
 from __future__ import annotations
@@ -596,9 +606,10 @@ def shard_map(
     says how each argument is split over the mesh; `out_specs` (a prefix of `f`'s output)
     how the results are put together. Collectives in `f` name mesh axes. Called outside
     `jit`, it runs as a jit of itself. didax is manual over every mesh axis (`axis_names`
-    must be empty or all of them). With `check_vma` (the default), an output that may vary
-    along a mesh axis its out_spec leaves out raises JAX's ValueError; the jaxpr has no
-    varying-axes types (see the module docstring).
+    must be empty or all of them). With `check_vma` (the default), the body's types say
+    along which mesh axes each value varies (printed `f32[2]{V:x}`, with JAX's `pvary` and
+    `psum_invariant` equations), and an output that may vary along a mesh axis its out_spec
+    leaves out raises JAX's ValueError (see the module docstring).
 
     Raises:
       TypeError: `f` not callable, `mesh` not a Mesh, `in_specs` missing, a spec that is

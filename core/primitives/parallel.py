@@ -1,4 +1,5 @@
-"""Collectives over named axes: psum, pmax, pmin (and pmean), axis_index.
+"""Collectives over named axes: psum, pmax, pmin (and pmean), axis_index; the casts of a
+check_vma shard_map's body, pvary and psum_invariant.
 
 Layer 2. A collective names the axis it acts over (`lax.psum(x, "i")`); the axis is bound by
 `vmap(..., axis_name="i")`, whose trace `core.bind` hands the primitive to (see
@@ -12,7 +13,9 @@ axis size. Reductions over positional axes evaluate, differentiate and lower lik
 partitions (`stablehlo.all_reduce` with a combining region, `all_gather`, `reduce_scatter`,
 `collective_permute`, `all_to_all`, `partition_id` for axis_index), over the groups of
 partitions its axes name; in pmap's replicated program over several processes, to an op
-across replicas; anywhere else it raises NameError. Last, `sharding_constraint`
+across replicas; anywhere else it raises NameError. In a `shard_map(check_vma=True)` body
+the collectives are also typed by the mesh axes their values vary along (the "varying axes"
+section). Last, `sharding_constraint`
 (`with_sharding_constraint`), a note to XLA's SPMD partitioner rather than a collective.
 """
 
