@@ -725,13 +725,8 @@ def _trace(
             found = broadcast_prefix(_tuple(out_specs), out_tree, "shard_map out_specs")
         except ValueError as e:
             raise ValueError(f"shard_map out_specs: {e}") from None
-        for x, s in zip(outs, found, strict=True):
-            if len(s) > core.get_aval(x).ndim:
-                raise ValueError(
-                    f"shard_map applied to the function '{_name(f)}' was given an out_specs "
-                    f"entry {s} of length {len(s)}, which requires an output of rank at "
-                    f"least {len(s)}, but it has rank {core.get_aval(x).ndim}."
-                )
+        if any(len(s) > core.get_aval(x).ndim for x, s in zip(outs, found, strict=True)):
+            raise ValueError(_out_rank_error(f, out_specs, out_tree, outs, found))
         out_specs_flat[:] = found
         if check_vma:  # as JAX: an output its spec splits along more axes is cast to vary
             outs = [_vary_as(x, s) for x, s in zip(outs, found, strict=True)]
@@ -740,6 +735,48 @@ def _trace(
     blocks = [body_aval(a, s, mesh, check_vma) for a, s in zip(avals, specs, strict=True)]
     closed, consts = trace_body(body, mesh, blocks, check_vma)
     return closed, consts, out_trees[-1], list(out_specs_flat)
+
+
+def _out_rank_error(
+    f: Any, out_specs: Any, out_tree: Any, outs: Sequence[Any], specs: Sequence[PartitionSpec]
+) -> str:
+    # JAX's message, naming each output by its path and its spec by the spec's own path
+    _, spec_tree = tree_flatten(_tuple(out_specs), is_leaf=lambda x: isinstance(x, P))
+    spec_paths = common.leaf_path_names(spec_tree)
+
+    def spec_path(path: str) -> str:
+        inside = [q for q in spec_paths if path.startswith(q) and path[len(q) : len(q) + 1] in "["]
+        return max(inside, key=len, default="")
+
+    name, msgs, scalar = _name(f), [], False
+    for path, x, spec in zip(common.leaf_path_names(out_tree), outs, specs, strict=True):
+        aval = core.get_aval(x)
+        if len(spec) <= aval.ndim:
+            continue
+        scalar = scalar or not aval.ndim
+        msgs.append(
+            f"* out_specs{spec_path(path)} is {spec} which has length {len(spec)}, but "
+            f"{name}(*args){path} has shape {aval.strip_weak_type()}, which has rank "
+            f"{aval.ndim} (and {aval.ndim} < {len(spec)})"
+        )
+    if len(msgs) == 1:
+        msgs = [msgs[0][2:]]
+    msg = (
+        f"shard_map applied to the function '{name}' was given an out_specs entry which is too "
+        "long to be compatible with the corresponding output value from the function:\n\n"
+        + "\n\n".join(msgs)
+        + "\n\nEntries in out_specs must be of length no greater than the number of axes in "
+        "the corresponding output value.\n\nEither revise the spec to be shorter, or modify "
+        f"'{name}' so that its outputs have sufficient rank."
+    )
+    if scalar:
+        msg += (
+            "\n\nFor scalar values (rank 0), consider using an out_specs entry of `P()`, where "
+            "`P = jax.sharding.PartitionSpec`. In particular, for rank 0 outputs which are not "
+            "constant over the mesh, add at least one (singleton) axis to them so that they "
+            "can be concatenated using out_specs."
+        )
+    return msg
 
 
 def _vary_as(x: Any, spec: PartitionSpec) -> Any:

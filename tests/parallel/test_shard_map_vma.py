@@ -227,6 +227,13 @@ m("out_specs_two_axes", lambda: M.jit(sm(lambda a: (a, a), mesh=mesh, in_specs=P
 m("out_specs_jaxpr", lambda: M.make_jaxpr(sm(lambda a, b: (b, a + b), mesh=mesh,
                                              in_specs=(P("x"), P()),
                                              out_specs=(P(), P("y"))))(x, x))
+m("out_rank", lambda: M.jit(sm(lambda a: lax.axis_index("x") * 1.0 + a, mesh=line,
+                               in_specs=P(), out_specs=P("x")))(jnp.ones(())))
+m("out_rank_tree", lambda: M.jit(sm(lambda a: {"p": (a, jnp.sum(a)), "q": a}, mesh=line,
+                                    in_specs=P("x"),
+                                    out_specs={"p": P("x"), "q": P("x", None)}))(v8))
+m("out_rank_check_vma_false", lambda: M.jit(nv(lambda a: (a, a.sum()), mesh=line,
+                                               in_specs=P("x"), out_specs=P("x")))(v8))
 print(json.dumps(res))
 """
 
