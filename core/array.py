@@ -127,8 +127,10 @@ class VaryingArray(ShapedArray):
     def __str__(self) -> str:
         return super().__str__() + self._suffix()
 
-    def __repr__(self) -> str:
-        return f"{super().__repr__()[:-1]}, vma={set(self.vma)})"
+    def __repr__(self) -> str:  # ShapedArray(float32[2]{V:x}), as JAX's
+        shape = ",".join(map(str, self.shape))
+        weak = ", weak_type=True" if self.weak_type else ""
+        return f"ShapedArray({self.dtype.name}[{shape}]{self._suffix()}{weak})"
 
 
 def with_vma(aval: ShapedArray, vma: frozenset, mesh_axes: tuple) -> ShapedArray:

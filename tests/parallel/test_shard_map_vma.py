@@ -227,6 +227,17 @@ m("out_specs_two_axes", lambda: M.jit(sm(lambda a: (a, a), mesh=mesh, in_specs=P
 m("out_specs_jaxpr", lambda: M.make_jaxpr(sm(lambda a, b: (b, a + b), mesh=mesh,
                                              in_specs=(P("x"), P()),
                                              out_specs=(P(), P("y"))))(x, x))
+seen = []
+
+
+def types(a, b):  # jax.typeof inside the body: repr and str of varying and invariant types
+    seen.extend([repr(M.typeof(a)), str(M.typeof(a)), repr(M.typeof(b)), repr(a)])
+    return a
+
+
+M.make_jaxpr(sm(types, mesh=mesh, in_specs=(P("x", "y"), P()), out_specs=P("x", "y")))(
+    x, jnp.ones(()))
+res["typeof"] = seen
 m("out_rank", lambda: M.jit(sm(lambda a: lax.axis_index("x") * 1.0 + a, mesh=line,
                                in_specs=P(), out_specs=P("x")))(jnp.ones(())))
 m("out_rank_tree", lambda: M.jit(sm(lambda a: {"p": (a, jnp.sum(a)), "q": a}, mesh=line,
@@ -319,6 +330,6 @@ def test_lowering_text_equals_jax():
 
 @pytest.mark.oracle
 @pytest.mark.timeout(600)
-def test_out_specs_error_messages_equal_jax():
+def test_out_specs_error_messages_and_typeof_equal_jax():
     mine, theirs = run("didax", MESSAGES), run("jax", MESSAGES)
     assert mine == theirs
