@@ -19,7 +19,7 @@ from didax.interpreters import jvp as jvp_interp
 from didax.interpreters import partial_eval, staging, transpose
 from didax.interpreters import vmap as vmap_interp
 from didax.jaxpr import ClosedJaxpr, eval_jaxpr
-from didax.primitives import ad_helpers, concatenation, convert, creation, shape
+from didax.primitives import ad_helpers, concatenation, convert, creation, parallel, shape
 from didax.tree_util import (
     Partial,
     PyTreeDef,
@@ -547,7 +547,9 @@ def value_and_grad(
 
 def _one_like(x: Any) -> Any:
     aval = core.get_aval(x)
-    return array.eager_result(np.ones((), aval.dtype), aval.weak_type)
+    one = array.eager_result(np.ones((), aval.dtype), aval.weak_type)
+    # in a check_vma shard_map's body the seed varies as the output does, as JAX's
+    return parallel.pvary(one, tuple(aval.vma)) if aval.vma else one
 
 
 def grad(

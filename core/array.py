@@ -47,6 +47,14 @@ class ShapedArray:
         aval.shape, aval.dtype, aval.weak_type = shape, dtype, weak_type
         return aval
 
+    # The mesh axes a value inside a `shard_map(check_vma=True)` body varies along (JAX's
+    # varying manual axes) are a class-level default here, empty: every aval outside such a
+    # body is this class, with no field, hash or comparison more than before (eager ops,
+    # tracing and jit's dispatch keys are the hot paths). A varying value's aval is a
+    # `VaryingArray` (below), made only while a check_vma body is traced.
+    vma: frozenset = frozenset()
+    mesh_axes: tuple = ()  # the mesh's axis names, in order: how `vma` prints
+
     def update(self, **changes: Any) -> ShapedArray:
         fields = {"shape": self.shape, "dtype": self.dtype, "weak_type": self.weak_type}
         return ShapedArray(**{**fields, **changes})
@@ -80,6 +88,59 @@ class ShapedArray:
         shape = ",".join(map(str, self.shape))
         weak = ", weak_type=True" if self.weak_type else ""
         return f"ShapedArray({self.dtype.name}[{shape}]{weak})"
+
+
+class VaryingArray(ShapedArray):
+    """The aval of a value inside a `shard_map(check_vma=True)` body that varies along some
+    of the mesh's axes (`vma`, a frozenset of axis names; JAX's `{V:x}` types). `mesh_axes`
+    orders them for printing, as JAX orders them by the mesh. Two avals differing only in
+    `vma` are different types."""
+
+    __slots__ = ("vma", "mesh_axes")
+
+    def update(self, **changes: Any) -> ShapedArray:  # keeps `vma` unless given
+        vma = changes.pop("vma", self.vma)
+        return with_vma(ShapedArray.update(self, **changes), vma, self.mesh_axes)
+
+    def strip_weak_type(self) -> ShapedArray:
+        return self.update(weak_type=False) if self.weak_type else self
+
+    def _suffix(self) -> str:  # `{V:x}`, `{V:(x,y)}`: in the mesh's order, as JAX
+        names = [str(a) for a in self.mesh_axes if a in self.vma]
+        return f"{{V:{names[0] if len(names) == 1 else '(' + ','.join(names) + ')'}}}"
+
+    def str_short(self) -> str:
+        return super().str_short() + self._suffix()
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            type(other) is VaryingArray
+            and self.shape == other.shape
+            and self.dtype == other.dtype
+            and self.weak_type == other.weak_type
+            and self.vma == other.vma
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.shape, self.dtype, self.weak_type, self.vma))
+
+    def __str__(self) -> str:
+        return super().__str__() + self._suffix()
+
+    def __repr__(self) -> str:  # ShapedArray(float32[2]{V:x}), as JAX's
+        shape = ",".join(map(str, self.shape))
+        weak = ", weak_type=True" if self.weak_type else ""
+        return f"ShapedArray({self.dtype.name}[{shape}]{self._suffix()}{weak})"
+
+
+def with_vma(aval: ShapedArray, vma: frozenset, mesh_axes: tuple) -> ShapedArray:
+    """`aval` varying along the mesh axes `vma` (a plain ShapedArray when none)."""
+    if not vma:
+        return aval if type(aval) is ShapedArray else ShapedArray.update(aval)
+    out = object.__new__(VaryingArray)
+    out.shape, out.dtype, out.weak_type = aval.shape, aval.dtype, aval.weak_type
+    out.vma, out.mesh_axes = frozenset(vma), tuple(mesh_axes)
+    return out
 
 
 # One ShapedArray object per type, for the keys and results of jit's fast path

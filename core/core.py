@@ -38,10 +38,12 @@ from didax.array import (  # noqa: F401 - below core; `core.ShapedArray` etc. st
     UNARY_METHODS,
     Array,
     ShapedArray,
+    VaryingArray,
     eager_result,
     install_operators,
     operator_table,
     to_numpy,
+    with_vma,
 )
 
 # --------------------------------------------------------------------------- primitives
@@ -140,6 +142,14 @@ jvp_rules: RuleTable[JvpRule] = RuleTable("jvp")
 transpose_rules: RuleTable[TransposeRule] = RuleTable("transpose")
 vmap_rules: RuleTable[VmapRule] = RuleTable("vmap")
 lowering_rules: RuleTable[LoweringRule] = RuleTable("lowering")
+# Inside a `shard_map(check_vma=True)` body an aval says along which mesh axes its value
+# varies (`ShapedArray.vma`). By default a primitive's operands are first made to vary along
+# the union of their axes (the staging trace inserts `pvary` equations) and its results vary
+# along it. A primitive with a vma rule instead gets from it the axes each operand must vary
+# along, and its abstract-eval rule gives its results' vma itself (collectives, `pvary`).
+# (vmas: list[frozenset], **params) -> [frozenset per operand]
+VmaRule = Callable[..., list]
+vma_rules: RuleTable[VmaRule] = RuleTable("vma")
 eager_rules: RuleTable[EagerRule] = RuleTable("eager")
 
 
@@ -271,6 +281,8 @@ class AxisSize(int):
     `vmap_jaxpr`, keep the name for collectives in their bodies without knowing of it."""
 
     name: Any
+    # a `shard_map(check_vma=True)` mesh axis: the mesh's axis names, in order (else None)
+    mesh_axes: tuple | None = None
 
     def __new__(cls, size: int, name: Any = None) -> AxisSize:
         out = super().__new__(cls, size)
@@ -671,11 +683,29 @@ def _frame_name(main: MainTrace) -> Any:
 
 
 @contextmanager
-def axis_frame(name: Any, size: int) -> Iterator[MainTrace]:
+def axis_frame(name: Any, size: int, mesh_axes: tuple | None = None) -> Iterator[MainTrace]:
     """Bind axis `name` (of `size`) for the collectives traced inside the `with`, without
-    mapping anything: `make_jaxpr(..., axis_env=)` stages them with their names."""
-    with new_main(EvalTrace, AxisSize(size, name)) as main:
+    mapping anything: `make_jaxpr(..., axis_env=)` stages them with their names. A
+    `shard_map(check_vma=True)` passes its mesh's axis names (`mesh_axes`): values vary
+    along its axes in the types (`ShapedArray.vma`)."""
+    data = AxisSize(size, name)
+    data.mesh_axes = mesh_axes
+    with new_main(EvalTrace, data) as main:
         yield main
+
+
+def in_check_vma_body() -> bool:
+    """Whether a check_vma shard_map's axes are bound (its body is being traced)."""
+    return any(getattr(m.global_data, "mesh_axes", None) for m in trace_state().stack)
+
+
+def vma_mesh_axes(name: Any) -> tuple | None:
+    """The mesh's axis names when the innermost frame binding `name` is a check_vma
+    shard_map's (its values' types say whether they vary along it), else None."""
+    for main in reversed(trace_state().stack):
+        if _frame_name(main) == name:
+            return main.global_data.mesh_axes
+    return None
 
 
 def axis_frame_size(name: Any) -> int:

@@ -106,7 +106,12 @@ def as_array(x: Any) -> Any:
 
 def long_str(aval: ShapedArray) -> str:
     """`float32[3]`: JAX's error messages spell dtypes out, unlike jaxprs (`f32[3]`)."""
-    return f"{aval.dtype.name}[{','.join(map(str, aval.shape))}]"
+    return str(aval.strip_weak_type())
+
+
+def same_type(a: ShapedArray, b: ShapedArray) -> bool:
+    """Equal shape and dtype (weak types may differ), varying along the same mesh axes."""
+    return core.types_match(a, b) and a.vma == b.vma
 
 
 def mismatch_extra(a: ShapedArray, b: ShapedArray) -> str:
@@ -115,6 +120,10 @@ def mismatch_extra(a: ShapedArray, b: ShapedArray) -> str:
         reasons.append("the dtypes do not match")
     if a.shape != b.shape:
         reasons.append("the shapes do not match")
+    if a.vma != b.vma:
+        reasons.append("the manual axis types do not match")
+    if len(reasons) > 2:
+        return ", so " + ", ".join(reasons[:-1]) + ", and " + reasons[-1]
     return ", so " + ", and ".join(reasons) if reasons else ""
 
 
@@ -261,12 +270,29 @@ def check_carry_type(
         f"{component(p)} has type {long_str(a)} but the corresponding output carry "
         f"component has type {long_str(b)}{mismatch_extra(a, b)}"
         for p, a, b in zip(leaf_path_names(in_tree), in_avals, out_avals, strict=True)
-        if not core.types_match(a, b)
+        if not same_type(a, b)
     ]
+    # in a check_vma shard_map's body, as JAX: cast the initial carry to vary
+    casts = [
+        f"applying `jax.lax.pcast(..., {tuple(b.vma - a.vma)}, to='varying')`, to the "
+        f"initial carry value corresponding to {component(p)}"
+        for p, a, b in zip(leaf_path_names(in_tree), in_avals, out_avals, strict=True)
+        if not same_type(a, b) and b.vma - a.vma
+    ]
+    hint = ""
+    if casts:
+        hint = (
+            f"This might be fixed by {casts[0]}.\n"
+            if len(casts) == 1
+            else "This might be fixed by:\n" + bullets(casts)
+        ) + (
+            "See https://docs.jax.dev/en/latest/notebooks/shard_map.html#scan-vma for more "
+            "information.\n\n"
+        )
     if diffs:
         raise TypeError(
             f"{name} function carry input and carry output must have equal types, "
-            f"but they differ:\n\n{bullets(diffs)}\nRevise the function so that "
+            f"but they differ:\n\n{bullets(diffs)}\n{hint}Revise the function so that "
             "all output types match the corresponding input types."
         )
 

@@ -33,6 +33,7 @@ from didax.control_flow.common import (
     long_str,
     mismatch_extra,
     prune_outputs,
+    same_type,
     trace_to_subjaxpr,
     tree_differences,
     with_invars,
@@ -197,12 +198,31 @@ def _check_branch_outputs(
         f"but the corresponding output of {name2} has type {long_str(b)}"
         f"{mismatch_extra(a, b)}"
         for p, a, b in zip(paths, avals1, avals2, strict=True)
-        if not core.types_match(a, b)
+        if not same_type(a, b)
     ]
+    # in a check_vma shard_map's body (JAX's hint, which names the axes the first
+    # branch's output lacks)
+    casts = [
+        f"applying `jax.lax.pcast(..., {tuple(a.vma - b.vma)}, to='varying')` to the output "
+        f"of {n}{' at path ' + p if p else ''}"
+        for p, x, y in zip(paths, avals1, avals2, strict=True)
+        for n, a, b in ((name1, y, x), (name2, x, y))
+        if not same_type(x, y) and a.vma != b.vma and b.vma - a.vma
+    ]
+    hint = ""
+    if casts:
+        hint = (
+            f"This might be fixed by {casts[0]}.\n"
+            if len(casts) == 1
+            else "This might be fixed by:\n" + bullets(casts)
+        ) + (
+            "See https://docs.jax.dev/en/latest/notebooks/shard_map.html#scan-vma for more "
+            "information.\n\n"
+        )
     if diffs:
         raise TypeError(
             f"{api} branches must have equal output types but they differ.\n\n"
-            f"{where}{bullets(diffs)}\nRevise {name1} and/or {name2} so that all "
+            f"{where}{bullets(diffs)}\n{hint}Revise {name1} and/or {name2} so that all "
             "output types match."
         )
 

@@ -26,10 +26,20 @@ size before it, one of an input not split along some axes is psummed over them i
 batches the body along another axis, and partial evaluation splits it in a known and an
 unknown shard_map as JAX's linearization does (residuals first, each device's concatenated
 along axis 0 over every mesh axis; residuals that are inputs or outputs passed on as they
-are). didax does not put in the types which values vary
-along which axes (JAX's `check_vma=True` types, `{V:x}`): the flag is kept and printed, JAX's
-check of the outputs against `out_specs` is made on the side (`_check_vma`), and every
-shard_map is differentiated as with `check_vma=False`, which gives the same gradients.
+are).
+
+With `check_vma=True` (the default) the body's types say along which mesh axes each value
+varies, as JAX 0.10.2's do: an input varies along the axes its spec names (`f32[2]{V:x}`),
+a result along the union of its operands' axes, and an operand varying along fewer gets a
+`pvary` equation first (the staging trace inserts it: `interpreters/staging.py`); psum
+becomes `psum_invariant`, whose result no longer varies along the summed axes
+(primitives/parallel.py has the collectives' rules). The axis frames of such a body carry
+the mesh's axis names (`axis_frames(mesh, check_vma)`), which is how collectives and the
+staging trace know they are in one. An output varying along an axis its out_spec leaves
+out raises JAX's ValueError (`_check_vma`); one varying along fewer is cast with `pvary`.
+The types do the transpose's work: the transpose of a `pvary` is a psum, so cotangents are
+neither divided nor psummed as with check_vma=False. Residuals are split along the axes
+they vary along only.
 """
 
 from __future__ import annotations
@@ -44,12 +54,12 @@ import numpy as np
 from didax import backend, core, dtypes
 from didax.control_flow import common
 from didax.control_flow import jit as jit_module
-from didax.control_flow.jit_primitive import derived, jit_p
+from didax.control_flow.jit_primitive import derived
 from didax.core import NOT_MAPPED, ShapedArray, Zero
 from didax.interpreters import lowering, partial_eval, staging, transpose
 from didax.interpreters.jvp import jvp_jaxpr
 from didax.interpreters.vmap import batched_out_dims, vmap_jaxpr
-from didax.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, eval_jaxpr, pp_params_rules
+from didax.jaxpr import ClosedJaxpr, JaxprEqn, Var, eval_jaxpr, pp_params_rules
 from didax.primitives import parallel, shape
 from didax.primitives.bits import bitcast_convert_type
 from didax.primitives.convert import convert_element_type
@@ -87,9 +97,23 @@ def block_aval(aval: ShapedArray, spec: PartitionSpec, sizes: dict[Any, int]) ->
 
 
 def unblock_aval(aval: ShapedArray, spec: PartitionSpec, sizes: dict[Any, int]) -> ShapedArray:
-    """The type of the blocks of type `aval` put together as `spec` says."""
+    """The type of the blocks of type `aval` put together as `spec` says (outside the
+    shard_map: varying along no mesh axis)."""
     factors = _factors(spec, aval.ndim, sizes)
-    return aval.update(shape=tuple(n * f for n, f in zip(aval.shape, factors, strict=True)))
+    shape = tuple(n * f for n, f in zip(aval.shape, factors, strict=True))
+    return core.with_vma(aval.update(shape=shape), frozenset(), ())
+
+
+def spec_axes(spec: PartitionSpec) -> frozenset:
+    """The mesh axes `spec` splits along: those its blocks vary along (check_vma)."""
+    return frozenset(a for d in range(len(spec)) for a in spec.axes_of(d))
+
+
+def body_aval(aval: ShapedArray, spec: PartitionSpec, mesh: Mesh, check_vma: bool) -> ShapedArray:
+    """The body's type of an operand of type `aval` split as `spec`: its block, varying
+    along the axes the spec names when `check_vma` (JAX's `{V:x}`)."""
+    block = block_aval(aval, spec, axis_sizes(mesh))
+    return core.with_vma(block, spec_axes(spec), mesh.axis_names) if check_vma else block
 
 
 def unmentioned(mesh: Mesh, spec: PartitionSpec) -> tuple[Any, ...]:
@@ -107,11 +131,13 @@ core.own_program.add(shard_map_p)
 
 
 @contextlib.contextmanager
-def axis_frames(mesh: Mesh) -> Iterator[None]:
-    """Bind every mesh axis (with its size) for the collectives traced inside."""
+def axis_frames(mesh: Mesh, check_vma: bool = False) -> Iterator[None]:
+    """Bind every mesh axis (with its size) for the collectives traced inside; with
+    `check_vma`, as axes that values' types say they vary along."""
+    order = mesh.axis_names if check_vma else None
     with contextlib.ExitStack() as stack:
         for name, size in mesh.shape_tuple:
-            stack.enter_context(core.axis_frame(name, size))
+            stack.enter_context(core.axis_frame(name, size, order))
         yield
 
 
@@ -132,10 +158,13 @@ def shard_map_params(
 
 
 def trace_body(
-    fn: Callable[..., list[Any]], mesh: Mesh, in_avals: Sequence[ShapedArray]
+    fn: Callable[..., list[Any]],
+    mesh: Mesh,
+    in_avals: Sequence[ShapedArray],
+    check_vma: bool = False,
 ) -> tuple[ClosedJaxpr, list[Any]]:
     """Stage `fn` on blocks of types `in_avals` with the mesh's axes bound; consts hoisted."""
-    with axis_frames(mesh):
+    with axis_frames(mesh, check_vma):
         return common.trace_jaxpr_fn(fn, in_avals)
 
 
@@ -286,7 +315,7 @@ def _local_output(value: np.ndarray, block: ShapedArray, spec: PartitionSpec, me
 @core.jvp_rules.register(shard_map_p)
 def _shard_map_jvp(primals, tangents, *, jaxpr, mesh, in_specs, out_specs, check_vma, **params):
     nonzeros = tuple(not isinstance(t, Zero) for t in tangents)
-    with axis_frames(mesh):
+    with axis_frames(mesh, check_vma):
         body, nonzeros_out = jvp_jaxpr(jaxpr, nonzeros, instantiate=False)
     tangent_specs = [s for s, nz in zip(in_specs, nonzeros, strict=True) if nz]
     out_tangent_specs = [s for s, nz in zip(out_specs, nonzeros_out, strict=True) if nz]
@@ -313,7 +342,7 @@ def _shard_map_jvp(primals, tangents, *, jaxpr, mesh, in_specs, out_specs, check
 def _shard_map_transpose(cts, *args, jaxpr, mesh, in_specs, out_specs, check_vma, **params):
     linear = [isinstance(x, core.UndefinedPrimal) for x in args]
     ct_nonzero = [not isinstance(ct, Zero) for ct in cts]
-    with axis_frames(mesh):
+    with axis_frames(mesh, check_vma):
         body = transpose.transpose_jaxpr(jaxpr, linear, ct_nonzero)
     residuals = [x for x, lin in zip(args, linear, strict=True) if not lin]
     res_specs = [s for s, lin in zip(in_specs, linear, strict=True) if not lin]
@@ -321,12 +350,16 @@ def _shard_map_transpose(cts, *args, jaxpr, mesh, in_specs, out_specs, check_vma
     lin_specs = [s for s, lin in zip(in_specs, linear, strict=True) if lin]
     n_res, sizes = len(residuals), dict(mesh.shape)
 
-    # as JAX with check_vma=False: an output's cotangent reached every device along the axes
-    # its spec leaves out (divide by their size, before the shard_map, as JAX); an input's
-    # cotangent is the sum of the cotangents of every device along the axes its spec leaves
-    # out (psum, inside)
+    # with check_vma=False, as JAX: an output's cotangent reached every device along the
+    # axes its spec leaves out (divide by their size, before the shard_map, as JAX); an
+    # input's cotangent is the sum of the cotangents of every device along the axes its spec
+    # leaves out (psum, inside). With check_vma the types did it: the transpose of the
+    # `pvary` that made an invariant input vary is a psum (psum_invariant), and of the psum
+    # that made an output invariant, a pvary.
     cts = [
-        ct if isinstance(ct, Zero) else _over(ct, math.prod(sizes[a] for a in unmentioned(mesh, s)))
+        ct
+        if isinstance(ct, Zero) or check_vma
+        else _over(ct, math.prod(sizes[a] for a in unmentioned(mesh, s)))
         for ct, s in zip(cts, out_specs, strict=True)
     ]
 
@@ -337,12 +370,14 @@ def _shard_map_transpose(cts, *args, jaxpr, mesh, in_specs, out_specs, check_vma
         cts_in, res = ins[: len(ct_specs)], ins[len(ct_specs) :]
         outs = eval_jaxpr(body.jaxpr, body.consts, *res, *cts_in)
         outs = [_weak_as(ct, a) for ct, a in zip(outs, lin_avals, strict=True)]
+        if check_vma:
+            return outs
         return [
             parallel.psum(ct, unmentioned(mesh, s)) for ct, s in zip(outs, lin_specs, strict=True)
         ]
 
     in_avals = [*body.in_avals[n_res:], *body.in_avals[:n_res]]
-    new_body, consts = trace_body(fn, mesh, in_avals)
+    new_body, consts = trace_body(fn, mesh, in_avals, check_vma)
     outs = iter(
         shard_map_p.bind(
             *consts,
@@ -374,23 +409,29 @@ def _over(ct: Any, n: int) -> Any:
 def _shard_map_vmap(
     axis_size, vals, dims, *, jaxpr, mesh, in_specs, out_specs, check_vma, **params
 ):
-    # the batch axis stays whole on every device: a new unsplit axis of each block; outputs
-    # that do not depend on it stay unbatched (jacfwd needs its primal outputs so)
-    with axis_frames(mesh):
+    # the batch axis stays whole on every device: a new unsplit axis of each block, where
+    # the body's rules leave it (as JAX); outputs that do not depend on it stay unbatched
+    # (jacfwd needs its primal outputs so)
+    with axis_frames(mesh, check_vma):
         found = batched_out_dims(jaxpr, axis_size, dims)
-        out_dims = [None if d is None or d is NOT_MAPPED else 0 for d in found]
+        out_dims = [None if d is None or d is NOT_MAPPED else d for d in found]
         body = vmap_jaxpr(jaxpr, axis_size, dims, out_dims)
     new_in = [s if d is NOT_MAPPED else _insert_none(s, d) for s, d in zip(in_specs, dims)]
-    new_out = [s if d is None else _insert_none(s, 0) for s, d in zip(out_specs, out_dims)]
+    new_out = [s if d is None else _insert_none(s, d) for s, d in zip(out_specs, out_dims)]
     outs = shard_map_p.bind(*vals, jaxpr=body, **shard_map_params(mesh, new_in, new_out, check_vma))
     return outs, [NOT_MAPPED if d is None else d for d in out_dims]
 
 
+def _vma_spec(vma: frozenset, mesh: Mesh) -> PartitionSpec:
+    # dimension 0 split along the axes `vma` names, in the mesh's order
+    names = tuple(a for a in mesh.axis_names if a in vma)
+    return P(names[0] if len(names) == 1 else names) if names else P()
+
+
 def _insert_none(spec: PartitionSpec, d: int) -> PartitionSpec:
-    # the spec after inserting an unsplit axis at `d`
-    if d >= len(spec):
-        return spec
-    return P(*spec[:d], None, *spec[d:])
+    # the spec after inserting an unsplit axis at `d` (padded with None up to it, as JAX)
+    parts = [*spec, *[None] * (d - len(spec))]
+    return P(*parts[:d], None, *parts[d:])
 
 
 @partial_eval.partial_eval_jaxpr_rules.register(shard_map_p)
@@ -402,7 +443,7 @@ def _shard_map_partial_eval(unks_in, eqn):
     p = eqn.params
     mesh, jaxpr, in_specs, out_specs = p["mesh"], p["jaxpr"], p["in_specs"], p["out_specs"]
     check_vma = p["check_vma"]
-    with axis_frames(mesh):
+    with axis_frames(mesh, check_vma):
         known, unknown, unks_out, num_res = partial_eval.partial_eval_jaxpr(jaxpr, unks_in)
     n_known_out = len(known.out_avals) - num_res
     names = mesh.axis_names
@@ -425,22 +466,30 @@ def _shard_map_partial_eval(unks_in, eqn):
     new_res: list[int] = []  # indices of the residuals the known shard_map returns
     res_atoms: list[Any] = []  # each residual, outside
     res_specs: list[PartitionSpec] = []
+    res_blocks: list[ShapedArray] = []  # each residual's type in the unknown body
     scalar = []  # residuals sent as 1-element vectors
     for r, v in enumerate(known.jaxpr.outvars[n_known_out:]):
         aval = known.out_avals[n_known_out + r]
         if isinstance(v, Var) and v in inner_ins:
             res_atoms.append(ins_known[inner_ins[v]])
             res_specs.append(k_specs[inner_ins[v]])
+            res_blocks.append(aval)
         elif isinstance(v, Var) and v in inner_outs:
             res_atoms.append(outs_known[inner_outs[v]])
             res_specs.append(ko_specs[inner_outs[v]])
+            res_blocks.append(aval)
         else:
+            # with check_vma, as JAX: split along the axes the residual varies along only
+            spec = _vma_spec(aval.vma, mesh) if check_vma else res_spec
             block = aval if aval.ndim else aval.update(shape=(1,))
-            res_atoms.append(Var(unblock_aval(block, res_spec, sizes)))
-            res_specs.append(res_spec)
+            res_atoms.append(Var(unblock_aval(block, spec, sizes)))
+            res_specs.append(spec)
+            res_blocks.append(block)
             new_res.append(r)
         scalar.append(r in new_res and not aval.ndim)
     res_vars = [res_atoms[r] for r in new_res]
+    if not check_vma:  # the residuals' blocks, untyped
+        res_blocks = [block_aval(a.aval, s, sizes) for a, s in zip(res_atoms, res_specs)]
 
     def known_fn(*ins: Any) -> list[Any]:
         outs = eval_jaxpr(known.jaxpr, known.consts, *ins)
@@ -452,18 +501,16 @@ def _shard_map_partial_eval(unks_in, eqn):
         res = [shape.squeeze(x, (0,)) if sc else x for x, sc in zip(ins[:num_res], scalar)]
         return eval_jaxpr(unknown.jaxpr, unknown.consts, *res, *ins[num_res:])
 
-    res_blocks = [block_aval(a.aval, s, sizes) for a, s in zip(res_atoms, res_specs, strict=True)]
-    known_body, k_consts = trace_body(known_fn, mesh, known.in_avals)
+    known_body, k_consts = trace_body(known_fn, mesh, known.in_avals, check_vma)
     unknown_body, u_consts = trace_body(
-        unknown_fn, mesh, [*res_blocks, *unknown.in_avals[num_res:]]
+        unknown_fn, mesh, [*res_blocks, *unknown.in_avals[num_res:]], check_vma
     )
     if k_consts or u_consts:
         raise NotImplementedError("shard_map: partial evaluation of a body with consts")
     eqn_known = eqn_unknown = None
     if outs_known or res_vars:
-        params = shard_map_params(
-            mesh, k_specs, [*(res_spec for _ in res_vars), *ko_specs], check_vma
-        )
+        new_specs = [res_specs[r] for r in new_res]
+        params = shard_map_params(mesh, k_specs, [*new_specs, *ko_specs], check_vma)
         eqn_known = JaxprEqn(
             shard_map_p, ins_known, [*res_vars, *outs_known], {"jaxpr": known_body, **params}
         )
@@ -559,9 +606,10 @@ def shard_map(
     says how each argument is split over the mesh; `out_specs` (a prefix of `f`'s output)
     how the results are put together. Collectives in `f` name mesh axes. Called outside
     `jit`, it runs as a jit of itself. didax is manual over every mesh axis (`axis_names`
-    must be empty or all of them). With `check_vma` (the default), an output that may vary
-    along a mesh axis its out_spec leaves out raises JAX's ValueError; the jaxpr has no
-    varying-axes types (see the module docstring).
+    must be empty or all of them). With `check_vma` (the default), the body's types say
+    along which mesh axes each value varies (printed `f32[2]{V:x}`, with JAX's `pvary` and
+    `psum_invariant` equations), and an output that may vary along a mesh axis its out_spec
+    leaves out raises JAX's ValueError (see the module docstring).
 
     Raises:
       TypeError: `f` not callable, `mesh` not a Mesh, `in_specs` missing, a spec that is
@@ -629,9 +677,9 @@ def _shard_map(
         key = (in_tree, tuple(avals), tuple(specs), tuple(which), _static_key(statics))
         found = traces.get(key) if eager and key[-1] is not None else None
         if found is None:
-            found = _trace(f, mesh, in_tree, avals, specs, statics, which, out_specs)
+            found = _trace(f, mesh, in_tree, avals, specs, statics, which, out_specs, check_vma)
             if check_vma:
-                _check_vma(f, mesh, found[0], len(found[1]), specs, found[3])
+                _check_vma(f, mesh, found[0], found[3])
             if eager and key[-1] is not None and not _holds_tracer(found[1]):
                 traces[key] = found  # a later call with these types runs this trace again
         closed, consts, out_tree, out_specs_flat = found
@@ -662,9 +710,9 @@ def _trace(
     statics: Sequence[Any],
     which: Sequence[bool],
     out_specs: Any,
+    check_vma: bool,
 ) -> tuple[ClosedJaxpr, list[Any], Any, list[PartitionSpec]]:
     # `f` staged on each device's blocks: its jaxpr, consts, output tree and output specs
-    sizes = dict(mesh.shape)
     out_trees: list[Any] = []
     out_specs_flat: list[PartitionSpec] = []
 
@@ -677,19 +725,63 @@ def _trace(
             found = broadcast_prefix(_tuple(out_specs), out_tree, "shard_map out_specs")
         except ValueError as e:
             raise ValueError(f"shard_map out_specs: {e}") from None
-        for x, s in zip(outs, found, strict=True):
-            if len(s) > core.get_aval(x).ndim:
-                raise ValueError(
-                    f"shard_map applied to the function '{_name(f)}' was given an out_specs "
-                    f"entry {s} of length {len(s)}, which requires an output of rank at "
-                    f"least {len(s)}, but it has rank {core.get_aval(x).ndim}."
-                )
+        if any(len(s) > core.get_aval(x).ndim for x, s in zip(outs, found, strict=True)):
+            raise ValueError(_out_rank_error(f, out_specs, out_tree, outs, found))
         out_specs_flat[:] = found
+        if check_vma:  # as JAX: an output its spec splits along more axes is cast to vary
+            outs = [_vary_as(x, s) for x, s in zip(outs, found, strict=True)]
         return outs
 
-    blocks = [block_aval(a, s, sizes) for a, s in zip(avals, specs, strict=True)]
-    closed, consts = trace_body(body, mesh, blocks)
+    blocks = [body_aval(a, s, mesh, check_vma) for a, s in zip(avals, specs, strict=True)]
+    closed, consts = trace_body(body, mesh, blocks, check_vma)
     return closed, consts, out_trees[-1], list(out_specs_flat)
+
+
+def _out_rank_error(
+    f: Any, out_specs: Any, out_tree: Any, outs: Sequence[Any], specs: Sequence[PartitionSpec]
+) -> str:
+    # JAX's message, naming each output by its path and its spec by the spec's own path
+    _, spec_tree = tree_flatten(_tuple(out_specs), is_leaf=lambda x: isinstance(x, P))
+    spec_paths = common.leaf_path_names(spec_tree)
+
+    def spec_path(path: str) -> str:
+        inside = [q for q in spec_paths if path.startswith(q) and path[len(q) : len(q) + 1] in "["]
+        return max(inside, key=len, default="")
+
+    name, msgs, scalar = _name(f), [], False
+    for path, x, spec in zip(common.leaf_path_names(out_tree), outs, specs, strict=True):
+        aval = core.get_aval(x)
+        if len(spec) <= aval.ndim:
+            continue
+        scalar = scalar or not aval.ndim
+        msgs.append(
+            f"* out_specs{spec_path(path)} is {spec} which has length {len(spec)}, but "
+            f"{name}(*args){path} has shape {aval.strip_weak_type()}, which has rank "
+            f"{aval.ndim} (and {aval.ndim} < {len(spec)})"
+        )
+    if len(msgs) == 1:
+        msgs = [msgs[0][2:]]
+    msg = (
+        f"shard_map applied to the function '{name}' was given an out_specs entry which is too "
+        "long to be compatible with the corresponding output value from the function:\n\n"
+        + "\n\n".join(msgs)
+        + "\n\nEntries in out_specs must be of length no greater than the number of axes in "
+        "the corresponding output value.\n\nEither revise the spec to be shorter, or modify "
+        f"'{name}' so that its outputs have sufficient rank."
+    )
+    if scalar:
+        msg += (
+            "\n\nFor scalar values (rank 0), consider using an out_specs entry of `P()`, where "
+            "`P = jax.sharding.PartitionSpec`. In particular, for rank 0 outputs which are not "
+            "constant over the mesh, add at least one (singleton) axis to them so that they "
+            "can be concatenated using out_specs."
+        )
+    return msg
+
+
+def _vary_as(x: Any, spec: PartitionSpec) -> Any:
+    missing = spec_axes(spec) - core.get_aval(x).vma
+    return parallel.pvary(x, tuple(missing)) if missing else x
 
 
 def _static_key(statics: Sequence[Any]) -> tuple | None:
@@ -804,72 +896,16 @@ def _check_args(
 
 
 # ----------------------------------------------------------------------------- check_vma
-# JAX's check_vma=True types say along which mesh axes each value of the body may vary: an
-# input along the axes its spec names, a psum/pmax/pmin result along its input's less the
-# summed axes, axis_index along its axis, a gather/scatter/permute result along its input's
-# and the collective's axes, anything else along the union of its operands'. An output that
-# may vary along an axis its out_spec leaves out is an error. didax infers the same sets
-# without putting them in the types, to raise JAX's ValueError; through a nested jit it
-# looks inside; after other higher-order equations (cond, scan, ...) it does not know and
-# lets the output pass.
-
-_REDUCING = {"psum", "pmax", "pmin"}
-_SPREADING = {"all_gather", "reduce_scatter", "ppermute", "all_to_all"}
+# With check_vma the body's types say along which mesh axes each output varies (`aval.vma`):
+# one varying along an axis its out_spec leaves out is not the same on every device there,
+# and JAX raises this ValueError.
 
 
-def _vma_jaxpr(jaxpr: Jaxpr, ins: list[frozenset | None]) -> list[frozenset | None]:
-    env: dict[Var, frozenset | None] = dict(zip(jaxpr.invars, ins, strict=True))
-    for v in jaxpr.constvars:
-        env[v] = frozenset()
-
-    def read(atom: Any) -> frozenset | None:
-        return frozenset() if isinstance(atom, Literal) else env[atom]
-
-    for eqn in jaxpr.eqns:
-        vals = [read(x) for x in eqn.invars]
-        name, p = eqn.primitive.name, eqn.params
-        if eqn.primitive is jit_p:
-            outs = _vma_jaxpr(p["jaxpr"].jaxpr, vals)
-        elif any(
-            isinstance(v, (Jaxpr, ClosedJaxpr, tuple)) and _holds_jaxpr(v) for v in p.values()
-        ):
-            outs = [None] * len(eqn.outvars)  # not followed: unknown
-        elif any(v is None for v in vals):
-            outs = [None] * len(eqn.outvars)
-        else:
-            union = frozenset().union(*vals)
-            if name in _REDUCING:
-                union = union - {a for a in p["axes"] if not isinstance(a, int)}
-            elif name in _SPREADING:
-                axes = p["axis_name"]
-                union = union | set(axes if isinstance(axes, tuple) else (axes,))
-            elif name == "axis_index":
-                union = frozenset({p["axis_name"]})
-            outs = [union] * len(eqn.outvars)
-        env.update(zip(eqn.outvars, outs, strict=True))
-    return [read(x) for x in jaxpr.outvars]
-
-
-def _holds_jaxpr(v: Any) -> bool:
-    return isinstance(v, (Jaxpr, ClosedJaxpr)) or (
-        isinstance(v, tuple) and any(isinstance(x, (Jaxpr, ClosedJaxpr)) for x in v)
-    )
-
-
-def _check_vma(
-    f: Any,
-    mesh: Mesh,
-    closed: ClosedJaxpr,
-    n_consts: int,
-    in_specs: Sequence[PartitionSpec],
-    out_specs: Sequence[PartitionSpec],
-) -> None:
-    ins = [frozenset()] * n_consts + [
-        frozenset(a for d in range(len(s)) for a in s.axes_of(d)) for s in in_specs
-    ]
+def _check_vma(f: Any, mesh: Mesh, closed: ClosedJaxpr, out_specs: Sequence[PartitionSpec]) -> None:
     msgs = []
-    for k, (vma, spec) in enumerate(zip(_vma_jaxpr(closed.jaxpr, ins), out_specs, strict=True)):
-        left_out = [a for a in unmentioned(mesh, spec) if vma is not None and a in vma]
+    for k, (aval, spec) in enumerate(zip(closed.out_avals, out_specs, strict=True)):
+        vma = aval.vma
+        left_out = [a for a in unmentioned(mesh, spec) if a in vma]
         if not left_out:
             continue
         where = f"out_specs[{k}]" if len(out_specs) > 1 else "out_specs"
@@ -889,6 +925,8 @@ def _check_vma(
                 f"replicated across mesh axis '{need[0]}', but could not infer replication "
                 "over any axes"
             )
+    if len(msgs) > 1:  # JAX's bullets
+        msgs = [f"* {m}" for m in msgs]
     if msgs:
         raise ValueError(
             f"shard_map applied to the function '{_name(f)}' was given out_specs which "

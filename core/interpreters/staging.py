@@ -20,6 +20,7 @@ from didax import source_info as si
 from didax.config import config
 from didax.core import ShapedArray
 from didax.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, literal
+from didax.primitives.parallel import pvary_p
 
 
 class JaxprTracer(core.Tracer):
@@ -114,13 +115,59 @@ class JaxprTrace(core.Trace):
         return [JaxprTracer(self, v.aval, v) for v in outvars]
 
 
+class VaryingJaxprTrace(JaxprTrace):
+    """Staging in a check_vma shard_map's body (or a function called in one), whose types
+    say along which mesh axes values vary (`ShapedArray.vma`). A subclass, so that staging
+    anywhere else pays nothing for it."""
+
+    def process_primitive(self, primitive, tracers, params):
+        # JAX's rule: operands varying along fewer mesh axes than needed get a `pvary`
+        # equation first (a literal `2.0` times a varying array, as JAX's `auto_pcast`)
+        vmas = [t.aval.vma for t in tracers]
+        rule = core.vma_rules._rules.get(primitive)
+        if rule is not None:
+            needed = rule(vmas, **params)
+        elif any(_holds_jaxpr(v) for v in params.values()):
+            needed = vmas  # higher-order: its bodies are typed with its operands' types
+        else:
+            needed = [frozenset().union(*vmas)] * len(tracers)
+        tracers = [
+            t if need <= v else self._pvary(t, need - v)
+            for t, v, need in zip(tracers, vmas, needed, strict=True)
+        ]
+        avals_out = core.abstract_eval_rules[primitive](*[t.aval for t in tracers], **params)
+        if rule is None and needed is not vmas and needed and needed[0]:
+            # a first-order primitive's results vary as its operands do (a rule's or a
+            # higher-order primitive's abstract evaluation gives their types itself)
+            order = core.vma_mesh_axes(next(iter(needed[0])))
+            avals_out = [core.with_vma(a, needed[0], order) for a in avals_out]
+        outvars = [Var(a) for a in avals_out]
+        eqn = JaxprEqn(primitive, [t.jaxpr_var for t in tracers], outvars, params, si.current())
+        self.builder.eqns.append(eqn)
+        return [JaxprTracer(self, v.aval, v) for v in outvars]
+
+    def _pvary(self, tracer: JaxprTracer, axes: frozenset) -> JaxprTracer:
+        # the axes in the mesh's order, as JAX's pvary orders them
+        order = core.vma_mesh_axes(next(iter(axes)))
+        params = {"axes": tuple(a for a in order if a in axes)}
+        (out,) = self.process_primitive(pvary_p, [tracer], params)
+        return out
+
+
+def _holds_jaxpr(v: Any) -> bool:
+    return isinstance(v, (Jaxpr, ClosedJaxpr)) or (
+        isinstance(v, tuple) and any(isinstance(x, (Jaxpr, ClosedJaxpr)) for x in v)
+    )
+
+
 def trace_to_jaxpr(
     fn: Callable[..., Sequence[Any]], in_avals: Sequence[ShapedArray]
 ) -> ClosedJaxpr:
     """Stage `fn` (flat list of arrays in, flat list out) at `in_avals` into a ClosedJaxpr."""
     __tracebackhide__ = True  # engine frame: IPython leaves it out of tracebacks
     builder = JaxprBuilder()
-    with core.new_main(JaxprTrace, builder, dynamic=True) as main:
+    trace_type = VaryingJaxprTrace if core.in_check_vma_body() else JaxprTrace
+    with core.new_main(trace_type, builder, dynamic=True) as main:
         trace = main.trace
         tracers_in = [trace.new_arg(aval) for aval in in_avals]
         outs = fn(*tracers_in)

@@ -35,6 +35,8 @@ class BatchTracer(core.Tracer):
         if self.batch_dim is NOT_MAPPED:
             return aval
         shp = aval.shape[: self.batch_dim] + aval.shape[self.batch_dim + 1 :]
+        if aval.vma:  # in a check_vma shard_map's body
+            return aval.update(shape=shp)
         return core.ShapedArray(shp, aval.dtype, aval.weak_type)
 
     def full_lower(self) -> Any:

@@ -1,4 +1,5 @@
-"""Collectives over named axes: psum, pmax, pmin (and pmean), axis_index.
+"""Collectives over named axes: psum, pmax, pmin (and pmean), axis_index; the casts of a
+check_vma shard_map's body, pvary and psum_invariant.
 
 Layer 2. A collective names the axis it acts over (`lax.psum(x, "i")`); the axis is bound by
 `vmap(..., axis_name="i")`, whose trace `core.bind` hands the primitive to (see
@@ -12,7 +13,9 @@ axis size. Reductions over positional axes evaluate, differentiate and lower lik
 partitions (`stablehlo.all_reduce` with a combining region, `all_gather`, `reduce_scatter`,
 `collective_permute`, `all_to_all`, `partition_id` for axis_index), over the groups of
 partitions its axes name; in pmap's replicated program over several processes, to an op
-across replicas; anywhere else it raises NameError. Last, `sharding_constraint`
+across replicas; anywhere else it raises NameError. In a `shard_map(check_vma=True)` body
+the collectives are also typed by the mesh axes their values vary along (the "varying axes"
+section). Last, `sharding_constraint`
 (`with_sharding_constraint`), a note to XLA's SPMD partitioner rather than a collective.
 """
 
@@ -58,6 +61,82 @@ def _times(x: Any, size: int) -> Any:
     return core.operator_table["multiply"](const, x)
 
 
+# ----------------------------------------------------------------------------- varying axes
+# In a `shard_map(check_vma=True)` body each value's type says along which mesh axes it
+# varies (`aval.vma`, JAX's `{V:x}`). A collective over such axes acts on a varying operand:
+# the staging trace first casts an invariant one with `pvary` (its vma rule asks for the
+# collective's axes). psum then gives a value invariant along them (`psum_invariant`, JAX's
+# check_vma spelling of psum), as pmax and pmin do; all_gather, psum_scatter, ppermute and
+# all_to_all give values still varying along them; axis_index varies along its axis. Over
+# a vmap's axis, or a check_vma=False shard_map's, collectives keep their untyped forms.
+
+
+def _vma_axes(names: tuple[Any, ...]) -> frozenset:
+    """Those of `names` that are check_vma shard_map axes."""
+    return frozenset(n for n in _named(names) if core.vma_mesh_axes(n) is not None)
+
+
+def _collective_vma(key: str) -> core.VmaRule:
+    # the operand must vary along the collective's (check_vma) axes
+    def rule(vmas, **params):
+        (vma,) = vmas
+        return [vma | _vma_axes(_axes_tuple(params[key]))]
+
+    return rule
+
+
+def _mesh_order(aval: ShapedArray, names: Any) -> tuple:
+    return aval.mesh_axes or core.vma_mesh_axes(names[0]) or tuple(names)
+
+
+pvary_p = core.Primitive("pvary")
+
+
+def pvary(x: Any, axis_name: Any) -> Any:
+    """`x` (a pytree), typed as varying along the named mesh axes too: a cast, no
+    computation. In a check_vma shard_map's body didax inserts it itself where JAX does."""
+    names = _axes_tuple(axis_name)
+    if not names:
+        return x
+    leaves, tree = tree_flatten(x)
+    order = core.vma_mesh_axes(names[0]) or names
+    axes = tuple(a for a in order if a in names)
+    return tree_unflatten(tree, [pvary_p.bind(v, axes=axes) for v in leaves])
+
+
+core.impl_rules.register(pvary_p, lambda x, *, axes: [x])
+
+
+@core.abstract_eval_rules.register(pvary_p)
+def _pvary_abstract_eval(x, *, axes):
+    if x.vma & set(axes):
+        raise ValueError(
+            "pvary is a invariant->variant collective. This means that the axis names "
+            "mentioned in `axes` passed to `pvary` must not be present in "
+            f"`jax.typeof(inp).mat.varying`. Got axes={axes} and jax.typeof(inp)={x}"
+        )
+    return [core.with_vma(x, x.vma | set(axes), _mesh_order(x, axes))]
+
+
+core.vma_rules.register(pvary_p, lambda vmas, *, axes: vmas)
+core.jvp_rules.register(pvary_p, rules.linear_unary_jvp(pvary_p.bind))
+
+
+@core.transpose_rules.register(pvary_p)
+def _pvary_transpose(cts, x, *, axes):
+    (ct,) = cts  # the cotangents of every device along the axes add up
+    return [psum_invariant_p.bind(ct, axes=axes)]
+
+
+@core.vmap_rules.register(pvary_p)
+def _pvary_vmap(axis_size, vals, dims, *, axes):
+    (x,), (d,) = vals, dims
+    return [pvary_p.bind(x, axes=axes)], [d]
+
+
+core.lowering_rules.register(pvary_p, lambda ctx, x, *, axes: [x])
+
+
 # ----------------------------------------------------------------------------- all-reduce
 
 
@@ -76,10 +155,12 @@ def _allreduce_primitive(name: str, reducer: Any) -> core.Primitive:
         if any(not 0 <= a < x.ndim for a in pos):
             raise TypeError(f"{name}: axes {pos} are out of bounds for {x.str_short()}")
         kept = tuple(d for i, d in enumerate(x.shape) if i not in pos)
-        return [ShapedArray(kept, x.dtype, x.weak_type)]
+        out = ShapedArray(kept, x.dtype, x.weak_type)
+        return [core.with_vma(out, x.vma - set(_named(axes)), x.mesh_axes)]
 
     core.impl_rules.register(prim, impl)
     core.abstract_eval_rules.register(prim, abstract_eval)
+    core.vma_rules.register(prim, _collective_vma("axes"))
     return prim
 
 
@@ -199,7 +280,9 @@ def psum(x: Any, axis_name: Any, *, axis_index_groups: Any = None) -> Any:
     for leaf in leaves:
         if core.get_aval(leaf).dtype == dtypes.bool_:
             leaf = convert_element_type(leaf, np.int32)
-        if isinstance(leaf, core.Tracer):
+        if isinstance(leaf, core.Tracer) and axes and _vma_axes(axes) == frozenset(axes):
+            outs.append(psum_invariant_p.bind(leaf, axes=axes))  # check_vma mesh axes
+        elif isinstance(leaf, core.Tracer):
             outs.append(psum_p.bind(leaf, axes=axes, axis_index_groups=None))
         else:
             outs.append(_constant_psum(leaf, axes))
@@ -230,6 +313,55 @@ def _psum_transpose(cts, x, *, axes, axis_index_groups):
 
 core.vmap_rules.register(psum_p, _allreduce_vmap(psum_p, _times))
 core.lowering_rules.register(psum_p, _allreduce_lowering("add"))
+
+# psum over a check_vma shard_map's mesh axes, as JAX 0.10.2 names it: a varying operand
+# (the staging trace pvarys an invariant one), a result invariant along the axes
+psum_invariant_p = core.Primitive("psum_invariant")
+core.axis_name_params[psum_invariant_p] = "axes"
+core.vma_rules.register(psum_invariant_p, _collective_vma("axes"))
+
+
+@core.impl_rules.register(psum_invariant_p)
+def _psum_invariant_impl(x, *, axes):
+    raise _unbound(axes)  # a frame would have taken it
+
+
+@core.abstract_eval_rules.register(psum_invariant_p)
+def _psum_invariant_abstract_eval(x, *, axes):
+    if x.vma and not x.vma & set(axes):
+        raise ValueError(
+            "psum is a variant->invariant collective. This means that the axis names "
+            "mentioned in `axes` passed to `psum` must be present in "
+            f"`jax.typeof(inp).mat.varying`. Got axes={axes} and "
+            f"jax.typeof(inp).mat.varying={set(x.vma)}"
+        )
+    return [core.with_vma(x, x.vma - set(axes), x.mesh_axes)]
+
+
+core.jvp_rules.register(psum_invariant_p, rules.linear_unary_jvp(psum_invariant_p.bind))
+
+
+@core.transpose_rules.register(psum_invariant_p)
+def _psum_invariant_transpose(cts, x, *, axes):
+    (ct,) = cts  # every device got the total: its cotangent goes back to each, varying
+    return [pvary_p.bind(ct, axes=axes)]
+
+
+@core.vmap_rules.register(psum_invariant_p)
+def _psum_invariant_vmap(axis_size, vals, dims, *, axes):
+    (x,), (d,) = vals, dims
+    name = getattr(axis_size, "name", None)
+    if name not in axes:  # another frame's axis (the mesh's): the batch stays where it is
+        return [psum_invariant_p.bind(x, axes=axes)], [d]
+    rest = tuple(a for a in axes if a != name)  # as psum: the sum over the batch
+    x = x if d is NOT_MAPPED else shape.reduce_sum(x, (d,))
+    x = _times(x, int(axis_size)) if d is NOT_MAPPED else x
+    return [psum_invariant_p.bind(x, axes=rest) if rest else x], [NOT_MAPPED]
+
+
+@core.lowering_rules.register(psum_invariant_p)
+def _psum_invariant_lowering(ctx, x, *, axes):
+    return _allreduce_lowering("add")(ctx, x, axes=axes, axis_index_groups=None)
 
 
 pmax_p = _allreduce_primitive("pmax", np.max)
@@ -288,9 +420,15 @@ def _axis_index_impl(*, axis_name):
 
 
 core.impl_rules.register(axis_index_p, _axis_index_impl)
-core.abstract_eval_rules.register(
-    axis_index_p, lambda *, axis_name: [ShapedArray((), dtypes.int32)]
-)
+
+
+@core.abstract_eval_rules.register(axis_index_p)
+def _axis_index_abstract_eval(*, axis_name):
+    out = ShapedArray((), dtypes.int32)
+    order = core.vma_mesh_axes(axis_name)  # a check_vma mesh axis: varies along it
+    return [out if order is None else core.with_vma(out, frozenset({axis_name}), order)]
+
+
 # no jvp or transpose rule: an integer with no operands
 
 
@@ -393,7 +531,10 @@ def _all_gather_abstract_eval(
         shp[all_gather_dimension] *= axis_size
     else:
         shp.insert(all_gather_dimension, axis_size)
-    return [ShapedArray(tuple(shp), x.dtype, x.weak_type)]
+    return [x.update(shape=tuple(shp))]  # varying as its operand
+
+
+core.vma_rules.register(all_gather_p, _collective_vma("axis_name"))
 
 
 core.jvp_rules.register(all_gather_p, rules.linear_unary_jvp(all_gather_p.bind))
@@ -504,7 +645,10 @@ def _reduce_scatter_abstract_eval(
                 f"{axis_size}"
             )
         del shp[scatter_dimension]
-    return [ShapedArray(tuple(shp), x.dtype, x.weak_type)]
+    return [x.update(shape=tuple(shp))]  # varying as its operand
+
+
+core.vma_rules.register(reduce_scatter_p, _collective_vma("axis_name"))
 
 
 core.jvp_rules.register(reduce_scatter_p, rules.linear_unary_jvp(reduce_scatter_p.bind))
@@ -584,6 +728,7 @@ def ppermute(x: Any, axis_name: Any, perm: Any) -> Any:
 
 core.impl_rules.register(ppermute_p, _unbound_impl("ppermute"))
 core.abstract_eval_rules.register(ppermute_p, rules.same_aval)
+core.vma_rules.register(ppermute_p, _collective_vma("axis_name"))
 core.jvp_rules.register(ppermute_p, rules.linear_unary_jvp(ppermute_p.bind))
 
 
@@ -712,7 +857,10 @@ def _all_to_all_abstract_eval(x, *, axis_name, split_axis, concat_axis, axis_ind
         )
     shp[split_axis] //= size
     shp[concat_axis] *= size
-    return [ShapedArray(tuple(shp), x.dtype)]
+    return [x.update(shape=tuple(shp), weak_type=False)]  # varying as its operand
+
+
+core.vma_rules.register(all_to_all_p, _collective_vma("axis_name"))
 
 
 core.jvp_rules.register(all_to_all_p, rules.linear_unary_jvp(all_to_all_p.bind))

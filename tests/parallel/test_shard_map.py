@@ -2,9 +2,9 @@
 2x2 mesh ('x', 'y'), specs such as P('x', None), P(('x', 'y')) and P(), every collective
 over one mesh axis and over a tuple of them, shard_map outside and inside jit, under grad,
 jvp and vmap, a data-parallel + model-parallel training step, JAX's error types, the
-shardings of the results, jaxpr text (with `check_vma=False`: didax does not print JAX's
-varying-axes types), the lowering (XLA's manual sharding), and pmap's results as Arrays split
-over the devices.
+shardings of the results, jaxpr text (with `check_vma=False`; check_vma=True's varying-axes
+types: test_shard_map_vma.py), the lowering (XLA's manual sharding), and pmap's results as
+Arrays split over the devices.
 
 The device count is fixed when a client starts, so each library runs in a subprocess with
 `XLA_FLAGS=--xla_force_host_platform_device_count=4`, as tests/parallel/test_pmap.py does;
