@@ -264,6 +264,9 @@ class NamedSharding:
         self.memory_kind = memory_kind or "device"
         self._texts: dict[tuple, str] = {}  # hlo_text by (ndim, device assignment)
         self._hash = hash((mesh, spec, self.memory_kind))
+        # read by every eager operation on an Array that lives on its devices only
+        sizes = mesh.shape
+        self._replicated = all(sizes[a] == 1 for d in range(len(spec)) for a in spec.axes_of(d))
 
     device_set = property(lambda self: set(self.mesh.devices.flat))
     addressable_devices = property(lambda self: set(self.mesh.local_devices))
@@ -272,9 +275,7 @@ class NamedSharding:
 
     @property
     def is_fully_replicated(self) -> bool:
-        return all(
-            self.mesh.shape[a] == 1 for d in range(len(self.spec)) for a in self.spec.axes_of(d)
-        )
+        return self._replicated
 
     @property
     def is_fully_addressable(self) -> bool:
@@ -469,7 +470,8 @@ def device_put(x: Any, target: Any = None) -> Any:
 
 def put(x: Any, sharding: NamedSharding) -> Any:
     """`x` split over `sharding`'s mesh: each device gets its block (a copy). The Array
-    keeps its host value too, so reading it back costs nothing."""
+    keeps its host value too, so reading it back costs nothing (a split one keeps it aside,
+    as `_gathered`: eager operations on it run on the devices, see array.py)."""
     if isinstance(x, core.Tracer):
         return x
     if type(x) is Array and getattr(x, "_sharding", None) == sharding:
@@ -481,6 +483,10 @@ def put(x: Any, sharding: NamedSharding) -> Any:
     blocks = sharding.devices_indices_map(value.shape)
     text = sharding.hlo_text(value.ndim, devices)
     buffer = backend.put_sharded(value, aval, devices, text, [blocks[d] for d in devices])
+    if not sharding.is_fully_replicated:
+        out = Array(None, buffer=buffer, aval=aval, sharding=sharding)
+        out._gathered = value
+        return out
     out = Array(value, aval.weak_type)
     out._buffer, out._aval, out._sharding = buffer, aval, sharding
     return out
