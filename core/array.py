@@ -113,8 +113,8 @@ def to_numpy(x: Any, gather: bool = True) -> np.ndarray | np.generic:
     value = getattr(x, "_value", None)  # didax.Array keeps its host value here
     if value is not None:
         return value
-    if not gather and type(x) is Array and on_devices(x):
-        raise OnDevices
+    if not gather and type(x) is Array and x._buffer is not None and on_devices(x):
+        raise OnDevices  # (a deleted Array goes on, to raise that it was deleted)
     if isinstance(x, (np.ndarray, np.generic)):
         dtype = dtypes.canonicalize(x.dtype)
         return x if dtype == x.dtype else x.astype(dtype)

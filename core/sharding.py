@@ -474,8 +474,8 @@ def put(x: Any, sharding: NamedSharding) -> Any:
     as `_gathered`: eager operations on it run on the devices, see array.py)."""
     if isinstance(x, core.Tracer):
         return x
-    if type(x) is Array and getattr(x, "_sharding", None) == sharding:
-        return x  # already so (an Array is immutable), as JAX returns it
+    if type(x) is Array and getattr(x, "_sharding", None) == sharding and x._buffer is not None:
+        return x  # already so (an Array is immutable), as JAX returns it (unless deleted)
     value = np.array(core.to_numpy(x))
     aval = core.get_aval(x).update(shape=value.shape, dtype=value.dtype)
     sharding.check_shape(value.shape)

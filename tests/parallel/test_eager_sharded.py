@@ -171,6 +171,10 @@ t("grad", lambda: M.grad(lambda a: (jnp.sin(a) * a).sum())(x))
 t("jvp", lambda: M.jvp(jnp.sin, (x,), (x,))[1])
 t("vmap", lambda: M.vmap(lambda r: r * r.sum())(x))
 t("jit_result_then_op", lambda: M.jit(lambda a: a * 2)(x) + 1)
+deleted = x * 1
+deleted.delete()
+t("deleted", lambda: deleted * 2)
+t("deleted_jit", lambda: M.jit(lambda a: a + 1)(deleted))
 print(json.dumps(res))
 """
 
