@@ -624,7 +624,7 @@ def block_until_ready(x: Any) -> Any:
 # The jitted primitives that eager operations on split Arrays run, by primitive and params
 # (least recently used dropped first): each keeps its programs by operand types and shardings.
 EAGER_CACHE_SIZE = 256
-_eager_jits: collections.OrderedDict[tuple, JitFunction] = collections.OrderedDict()
+_eager_jits: collections.OrderedDict[tuple, JitFunction | None] = collections.OrderedDict()
 _eager_jits_lock = threading.Lock()
 
 
@@ -635,7 +635,8 @@ def apply_split(primitive: core.Primitive, operands: Sequence[Any], params: dict
     per operand types and shardings, its results split as XLA chooses. Other operands (host
     values, Python scalars) are placed as the program takes them. None (declined: the eval
     interpreter gathers the operands and runs the impl rule) for a primitive with no lowering
-    rule, one that is its own program (`shard_map`), one with an effect, or unhashable params."""
+    rule, one that is its own program (`shard_map`), one with an effect, unhashable params,
+    or one didax cannot compile partitioned (`NotImplementedError`: a nested jit printing)."""
     if (
         primitive not in core.lowering_rules
         or primitive in core.own_program
@@ -649,15 +650,27 @@ def apply_split(primitive: core.Primitive, operands: Sequence[Any], params: dict
     except TypeError:
         return None
     with _eager_jits_lock:
-        jitted = _eager_jits.get(key)
-        if jitted is None:
+        jitted = _eager_jits.get(key, _NEW)
+        if jitted is _NEW:
             jitted = _eager_jits[key] = JitFunction(_applied(primitive, params), share=False)
             if len(_eager_jits) > EAGER_CACHE_SIZE:
                 _eager_jits.popitem(last=False)
         else:
             _eager_jits.move_to_end(key)
-    out = jitted(*operands)
+    if jitted is None:
+        return None
+    try:
+        out = jitted(*operands)
+    except NotImplementedError:
+        # a program didax cannot partition (a nested jit printing with `debug.print`): this
+        # primitive and params are declined from now on, and evaluated as before
+        with _eager_jits_lock:
+            _eager_jits[key] = None
+        return None
     return list(out) if primitive.multiple_results else [out]
+
+
+_NEW: Any = object()  # no entry yet (None in `_eager_jits`: declined)
 
 
 def _applied(primitive: core.Primitive, params: dict) -> Callable[..., Any]:

@@ -171,6 +171,17 @@ t("grad", lambda: M.grad(lambda a: (jnp.sin(a) * a).sum())(x))
 t("jvp", lambda: M.jvp(jnp.sin, (x,), (x,))[1])
 t("vmap", lambda: M.vmap(lambda r: r * r.sum())(x))
 t("jit_result_then_op", lambda: M.jit(lambda a: a * 2)(x) + 1)
+# a jit equation evaluated on split values (under grad, vmap) runs partitioned too
+jitted = M.jit(lambda a: jnp.sin(a) * 2)
+t("grad_of_jit", lambda: M.grad(lambda a: jitted(a).sum())(x))
+t("value_of_value_and_grad", lambda: M.value_and_grad(lambda a: jitted(a).sum())(x)[0])
+t("grad_of_value_and_grad", lambda: M.value_and_grad(lambda a: jitted(a).sum())(x)[1])
+t("vmap_of_jit", lambda: M.vmap(jitted)(x))
+def printing(a):
+    M.debug.print("sum {}", a.sum())
+    return a * 2
+# (didax does not partition a program that prints: gathered, on one device, as JAX's here)
+t("grad_of_printing_jit", lambda: M.grad(lambda a: M.jit(printing)(a).sum())(x))
 deleted = x * 1
 deleted.delete()
 t("deleted", lambda: deleted * 2)
