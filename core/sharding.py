@@ -264,9 +264,6 @@ class NamedSharding:
         self.memory_kind = memory_kind or "device"
         self._texts: dict[tuple, str] = {}  # hlo_text by (ndim, device assignment)
         self._hash = hash((mesh, spec, self.memory_kind))
-        # read by every eager operation on an Array that lives on its devices only
-        sizes = mesh.shape
-        self._replicated = all(sizes[a] == 1 for d in range(len(spec)) for a in spec.axes_of(d))
 
     device_set = property(lambda self: set(self.mesh.devices.flat))
     addressable_devices = property(lambda self: set(self.mesh.local_devices))
@@ -275,7 +272,9 @@ class NamedSharding:
 
     @property
     def is_fully_replicated(self) -> bool:
-        return self._replicated
+        return all(
+            self.mesh.shape[a] == 1 for d in range(len(self.spec)) for a in self.spec.axes_of(d)
+        )
 
     @property
     def is_fully_addressable(self) -> bool:

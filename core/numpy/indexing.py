@@ -240,7 +240,6 @@ def _static_slice(x: Any, entries: list[_Index], mode: GatherScatterMode) -> Any
     if (sliced or squeeze_axes) and type(x) is Array and x._value is None:
         if _split_partially(x, entries):
             return None
-        return None
     if sliced:
         out = lax.slice(out, starts, limits, None if unit else strides)
     if rev_axes:

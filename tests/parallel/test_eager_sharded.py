@@ -14,7 +14,11 @@ from __future__ import annotations
 
 import textwrap
 
+import didax
+import didax.numpy as dnp
 import pytest
+from didax.numpy import indexing
+from didax.primitives.slicing import GatherScatterMode
 from subprocess_devices import assert_same_values, cases, run_with_devices
 
 PRELUDE = """
@@ -243,3 +247,13 @@ def test_one_compilation_per_signature():
     assert out["counts"] == [4, 4, 4, 4, 5, 6, 6]
     assert out["value"] == [[7.0 * (4 * i + j) for j in range(4)] for i in range(8)]
     assert out["jax imported"] is False
+
+
+def test_one_device_results_index_by_slice():
+    # only Arrays on several devices are indexed in part by `gather` (as JAX's): a jitted
+    # result on the one device (no host value yet) still takes the static `slice` path
+    y = didax.jit(lambda a: a * 1)(dnp.arange(8.0))
+    entries = indexing.parse((slice(0, 2),), y.shape)
+    assert y._value is None
+    assert indexing._static_slice(y, entries, GatherScatterMode.PROMISE_IN_BOUNDS) is not None
+    assert y[1:3].tolist() == [1.0, 2.0]
