@@ -155,11 +155,27 @@ def interned(aval: ShapedArray) -> ShapedArray:
     return _interned.setdefault(aval, aval)
 
 
-def to_numpy(x: Any) -> np.ndarray | np.generic:
-    """A concrete operand as a canonical NumPy value (Array, NumPy value or Python scalar)."""
+class OnDevices(Exception):
+    """Raised by `to_numpy(x, gather=False)` for an Array that lives on several devices
+    (see `Array`): the eval interpreter then runs the primitive on them (core.py's
+    `eval_primitive`)."""
+
+
+def on_devices(x: Array) -> bool:
+    """Whether the Array `x` spans several devices (split over a mesh, or replicated)."""
+    sharding = getattr(x, "_sharding", None)
+    return sharding is not None and sharding.num_devices > 1
+
+
+def to_numpy(x: Any, gather: bool = True) -> np.ndarray | np.generic:
+    """A concrete operand as a canonical NumPy value (Array, NumPy value or Python scalar).
+    An Array on several devices is read from them, or with `gather=False` raises `OnDevices`
+    unless it holds a host value (see `Array`)."""
     value = getattr(x, "_value", None)  # didax.Array keeps its host value here
     if value is not None:
         return value
+    if not gather and type(x) is Array and x._buffer is not None and on_devices(x):
+        raise OnDevices  # (a deleted Array goes on, to raise that it was deleted)
     if isinstance(x, (np.ndarray, np.generic)):
         dtype = dtypes.canonicalize(x.dtype)
         return x if dtype == x.dtype else x.astype(dtype)
@@ -309,7 +325,12 @@ class Array:
     # most eager results feed the next operation without anyone asking for their aval.
     # `_sharding` is set only on an Array placed by a sharding (`device_put(x, sharding)`, a
     # sharded jit's result): most Arrays never carry it (read with getattr and a default).
-    __slots__ = ("_value", "_buffer", "_weak", "_aval", "_sharding", "__weakref__")
+    # Eager operations take NumPy's path on Arrays holding a `_value`; on the others that
+    # span several devices they run on those devices, as JAX's do. So an Array split over a
+    # mesh, or computed replicated on one, never holds a `_value`: its host value, once read
+    # (or kept by `device_put`), is `_gathered`. (`device_put` of a replicated sharding
+    # keeps its `_value`: eager operations on it stay on NumPy's path.)
+    __slots__ = ("_value", "_buffer", "_weak", "_aval", "_sharding", "_gathered", "__weakref__")
     __array_priority__ = 100
 
     def __init__(
@@ -350,11 +371,13 @@ class Array:
         if self._value is None:
             if self._buffer is None:  # deleted, or donated to a jitted call
                 raise RuntimeError(f"Array has been deleted with shape={_short(self.aval)}.")
-            sharding = getattr(self, "_sharding", None)
-            if sharding is not None and len(sharding.device_set) > 1:
-                self._value = operator_table["read_sharded"](self)  # gathered from the devices
-            else:
+            if not on_devices(self):
                 self._value = np.asarray(self._buffer)
+            else:
+                value = getattr(self, "_gathered", None)
+                if value is None:  # gathered from the devices, kept aside (see __slots__)
+                    value = self._gathered = operator_table["read_sharded"](self)
+                return value
         return self._value
 
     def delete(self) -> None:
@@ -363,7 +386,7 @@ class Array:
         self.aval  # noqa: B018 - built from the value before it goes: a deleted array keeps its type
         if self._buffer is not None and not self._buffer.is_deleted():
             self._buffer.delete()
-        self._value = self._buffer = None
+        self._value = self._buffer = self._gathered = None
 
     def is_deleted(self) -> bool:
         """Whether `delete` (or a donation) freed this array. Like `jax.Array.is_deleted`."""

@@ -152,6 +152,10 @@ class SingleDeviceSharding:
         self.is_fully_replicated = self.is_fully_addressable = True
         self.num_devices = 1
 
+    def shard_shape(self, global_shape: tuple[int, ...]) -> tuple[int, ...]:
+        """The shape of the device's block: the whole array's."""
+        return tuple(global_shape)
+
     def __repr__(self) -> str:
         return f"SingleDeviceSharding(device={self.device!r}, memory_kind={self.memory_kind})"
 

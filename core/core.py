@@ -37,6 +37,7 @@ from didax.array import (  # noqa: F401 - below core; `core.ShapedArray` etc. st
     REFLECTED_OPERATORS,
     UNARY_METHODS,
     Array,
+    OnDevices,
     ShapedArray,
     VaryingArray,
     eager_result,
@@ -567,12 +568,28 @@ class EvalTrace(Trace):
         return eval_primitive(primitive, tracers, params)
 
 
+# Runs a primitive with an operand on several devices (an Array split over a mesh, see
+# array.py) as one program that XLA partitions over the mesh, its results split as XLA
+# chooses (JAX's `apply_primitive`); returns None to decline (then the operands are read to
+# the host and the impl rule runs). Set by control_flow/jit.py (layer 4), whose sharded calls
+# it reuses.
+apply_split: Callable[[Primitive, Sequence[Any], dict], list[Any] | None] = (
+    lambda primitive, operands, params: None
+)
+
+
 def eval_primitive(primitive: Primitive, operands: Sequence[Any], params: dict) -> list[Any]:
     __tracebackhide__ = True
     rule = impl_rules._rules.get(primitive)
     if rule is None:
         raise NotImplementedError(f"no impl rule for '{primitive}'")
-    args = [to_numpy(x) for x in operands]
+    try:
+        args = [to_numpy(x, False) for x in operands]
+    except OnDevices:  # an Array split over a mesh (or computed on one): run on its devices
+        outs = apply_split(primitive, operands, params)
+        if outs is not None:
+            return outs
+        args = [to_numpy(x) for x in operands]
     outs = rule(*args, **params)
     weak_operand = any(_is_weak(x) for x in operands)
     # Eager results carry a weak type without running abstract evaluation on the hot path:

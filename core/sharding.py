@@ -469,11 +469,12 @@ def device_put(x: Any, target: Any = None) -> Any:
 
 def put(x: Any, sharding: NamedSharding) -> Any:
     """`x` split over `sharding`'s mesh: each device gets its block (a copy). The Array
-    keeps its host value too, so reading it back costs nothing."""
+    keeps its host value too, so reading it back costs nothing (a split one keeps it aside,
+    as `_gathered`: eager operations on it run on the devices, see array.py)."""
     if isinstance(x, core.Tracer):
         return x
-    if type(x) is Array and getattr(x, "_sharding", None) == sharding:
-        return x  # already so (an Array is immutable), as JAX returns it
+    if type(x) is Array and getattr(x, "_sharding", None) == sharding and x._buffer is not None:
+        return x  # already so (an Array is immutable), as JAX returns it (unless deleted)
     value = np.array(core.to_numpy(x))
     aval = core.get_aval(x).update(shape=value.shape, dtype=value.dtype)
     sharding.check_shape(value.shape)
@@ -481,6 +482,10 @@ def put(x: Any, sharding: NamedSharding) -> Any:
     blocks = sharding.devices_indices_map(value.shape)
     text = sharding.hlo_text(value.ndim, devices)
     buffer = backend.put_sharded(value, aval, devices, text, [blocks[d] for d in devices])
+    if not sharding.is_fully_replicated:
+        out = Array(None, buffer=buffer, aval=aval, sharding=sharding)
+        out._gathered = value
+        return out
     out = Array(value, aval.weak_type)
     out._buffer, out._aval, out._sharding = buffer, aval, sharding
     return out

@@ -40,10 +40,10 @@ from didax.control_flow.stages import (
     Lowered,
     ShardedRun,
     Traced,
-    compile_sharded,
     donation_aliases,
     make_layout,
     out_info,
+    partition,
 )
 from didax.interpreters import staging
 from didax.jaxpr import ClosedJaxpr, Jaxpr, holds_own_program
@@ -373,10 +373,8 @@ class JitFunction:
             with self._lock:
                 run = entry.sharded.get(layout.key)
                 if run is None:
-                    _, exe, timings = compile_sharded(entry.closed, self._name, layout)
+                    run = entry.sharded[layout.key] = partition(entry, self._name, layout)
                     self._shared.compilations += 1
-                    run = ShardedRun(entry, exe, layout, timings)
-                    entry.sharded[layout.key] = run
         out, placed = run.call(leaves, layout)
         if placed and not self._has_static and not self._donating:
             # every argument already split as the program takes it: later calls with these
@@ -619,3 +617,68 @@ def block_until_ready(x: Any) -> Any:
         lambda leaf: leaf.block_until_ready() if hasattr(leaf, "block_until_ready") else leaf, x
     )
     return x
+
+
+# ----------------------------------------------------------------------------- eager, split
+
+# The jitted primitives that eager operations on split Arrays run, by primitive and params
+# (least recently used dropped first): each keeps its programs by operand types and shardings.
+EAGER_CACHE_SIZE = 256
+_eager_jits: collections.OrderedDict[tuple, JitFunction | None] = collections.OrderedDict()
+_eager_jits_lock = threading.Lock()
+
+
+def apply_split(primitive: core.Primitive, operands: Sequence[Any], params: dict) -> Any:
+    """Evaluate `primitive` on operands of which one or more is an Array split over a mesh,
+    as JAX's `apply_primitive` does: as a jitted function of the one primitive (cached by
+    primitive and params), so one program that XLA partitions over the mesh, compiled once
+    per operand types and shardings, its results split as XLA chooses. Other operands (host
+    values, Python scalars) are placed as the program takes them. None (declined: the eval
+    interpreter gathers the operands and runs the impl rule) for a primitive with no lowering
+    rule, one that is its own program (`shard_map`), one with an effect, unhashable params,
+    or one didax cannot compile partitioned (`NotImplementedError`: a nested jit printing)."""
+    if (
+        primitive not in core.lowering_rules
+        or primitive in core.own_program
+        or primitive in core.effectful
+    ):
+        return None
+    # (a param's type is in the key: True == 1, but they are not the same param)
+    key = (primitive, *[(k, type(v), v) for k, v in sorted(params.items())])
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    with _eager_jits_lock:
+        jitted = _eager_jits.get(key, _NEW)
+        if jitted is _NEW:
+            jitted = _eager_jits[key] = JitFunction(_applied(primitive, params), share=False)
+            if len(_eager_jits) > EAGER_CACHE_SIZE:
+                _eager_jits.popitem(last=False)
+        else:
+            _eager_jits.move_to_end(key)
+    if jitted is None:
+        return None
+    try:
+        out = jitted(*operands)
+    except NotImplementedError:
+        # a program didax cannot partition (a nested jit printing with `debug.print`): this
+        # primitive and params are declined from now on, and evaluated as before
+        with _eager_jits_lock:
+            _eager_jits[key] = None
+        return None
+    return list(out) if primitive.multiple_results else [out]
+
+
+_NEW: Any = object()  # no entry yet (None in `_eager_jits`: declined)
+
+
+def _applied(primitive: core.Primitive, params: dict) -> Callable[..., Any]:
+    def apply(*operands: Any) -> Any:
+        return primitive.bind(*operands, **params)
+
+    apply.__name__ = primitive.name
+    return apply
+
+
+core.apply_split = apply_split

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 from didax import backend, core
-from didax.control_flow.stages import Entry, Layout, ShardedRun, compile_sharded, make_layout
+from didax.control_flow.stages import Entry, Layout, ShardedRun, make_layout, partition
 from didax.core import Zero
 from didax.interpreters import lowering, partial_eval, transpose
 from didax.interpreters.jvp import jvp_jaxpr
@@ -170,8 +170,7 @@ def _sharded_impl(
         in_tree = tree_structure((tuple(jaxpr.in_avals), {}))  # as jit's: (positional, keyword)
         entry = Entry(jaxpr, in_tree, tree_structure(list(jaxpr.out_avals)), 0.0)
         layout = make_layout(entry, args, in_s, out_s, inner)
-        _, exe, timings = compile_sharded(jaxpr, name, layout)
-        return entry, layout, ShardedRun(entry, exe, layout, timings)
+        return entry, layout, partition(entry, name, layout)
 
     _, layout, run = derived(jaxpr, ("sharded", in_s, out_s), compile_run)
     return run.call(args, layout)[0]

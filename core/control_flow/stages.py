@@ -26,7 +26,7 @@ from didax import array, backend, core, dtypes
 from didax.array import Array
 from didax.interpreters import lowering
 from didax.jaxpr import ClosedJaxpr
-from didax.sharding import NamedSharding, named_from_hlo
+from didax.sharding import NamedSharding, PartitionSpec, named_from_hlo
 from didax.sharding import put as put_sharded
 from didax.tree_util import PyTreeDef, tree_flatten, tree_unflatten
 
@@ -270,6 +270,42 @@ class ShardedRun:
             for b, a, s in zip(outs, self.executable.out_avals, self.out_shardings, strict=True)
         ]
         return arrays[0] if self.single else tree_unflatten(self.out_tree, arrays)
+
+
+def partition(entry: Entry, name: str, layout: Layout) -> ShardedRun:
+    """`entry`'s program partitioned for `layout`. A value whose sharding XLA chose (an
+    uncommitted input, an output given none) in a way no PartitionSpec on the mesh names
+    (GSPMD splits `f32[8,4]` split in 4 rows, reshaped to `[2,16]`, in 2x2 blocks over a
+    4-device line) is given replicated instead, and the program compiled again, as JAX
+    0.10.2's partitioner (Shardy) replicates that reshape's result."""
+    _, exe, timings = compile_sharded(entry.closed, name, layout)
+    unnamed_in = [
+        s is None and not _named(layout, a.ndim, t)
+        for s, a, t in zip(layout.in_shardings, entry.in_avals, exe.in_shardings, strict=True)
+    ]
+    unnamed_out = [
+        s is None and not _named(layout, a.ndim, t)
+        for s, a, t in zip(layout.out_given, entry.out_avals, exe.out_shardings, strict=True)
+    ]
+    if any(unnamed_in) or any(unnamed_out):
+        replicated = NamedSharding(layout.mesh, PartitionSpec())
+        layout = Layout(
+            layout.mesh,
+            [replicated if u else s for s, u in zip(layout.in_shardings, unnamed_in)],
+            entry.in_avals,
+            [replicated if u else s for s, u in zip(layout.out_given, unnamed_out)],
+            entry.out_avals,
+        )
+        _, exe, timings = compile_sharded(entry.closed, name, layout)
+    return ShardedRun(entry, exe, layout, timings)
+
+
+def _named(layout: Layout, ndim: int, text: str) -> bool:
+    try:
+        named_from_hlo(layout.mesh, ndim, text, layout.devices)
+    except NotImplementedError:
+        return False
+    return True
 
 
 def compile_sharded(

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import numpy as np
-from didax import core, dtypes, lax
+from didax import array, core, dtypes, lax
 from didax.array import Array
 from didax.interpreters import staging
 from didax.numpy import axis_args, creation, inner_jit, manipulation, promotion, ufuncs
@@ -175,6 +175,24 @@ def _expand_ellipsis(entries: list[_Index], ndim: int) -> list[_Index]:
 _STATIC_KINDS = frozenset(("int", "slice", "none", "ellipsis"))
 
 
+def _split_partially(x: Any, entries: list[_Index]) -> bool:
+    """Whether `x` is an Array on several devices indexed in part (an int, or a slice that
+    is not the whole axis in steps of 1): JAX 0.10.2 then indexes by `gather`, not by
+    `slice`/`dynamic_slice` (which would keep the operand's sharding on a smaller result)."""
+    if type(x) is not Array or not array.on_devices(x):
+        return False
+    shape = x.shape
+    for e in entries:
+        if e.kind == "int":
+            return True
+        if e.kind == "slice":
+            n = shape[e.axes[0]]
+            start, stop, step = e.value.indices(n)
+            if builtins.abs(step) != 1 or builtins.abs(stop - start) != n:
+                return True
+    return False
+
+
 def _static_slice(x: Any, entries: list[_Index], mode: GatherScatterMode) -> Any:
     """`x[idx]` by `slice`/`rev`/`squeeze`/`broadcast_in_dim`, or None when `idx` is not
     made of static ints (in bounds unless clipping) and slices."""
@@ -217,7 +235,12 @@ def _static_slice(x: Any, entries: list[_Index], mode: GatherScatterMode) -> Any
             strides.append(step)
     out = x
     unit = strides.count(1) == len(strides)
-    if not unit or starts.count(0) != len(starts) or tuple(limits) != shape:
+    sliced = not unit or starts.count(0) != len(starts) or tuple(limits) != shape
+    # (an eager Array with a host value is on NumPy's path: not tested further)
+    if (sliced or squeeze_axes) and type(x) is Array and x._value is None:
+        if _split_partially(x, entries):
+            return None
+    if sliced:
         out = lax.slice(out, starts, limits, None if unit else strides)
     if rev_axes:
         out = slicing.rev(out, rev_axes)
@@ -235,6 +258,8 @@ def _dynamic_slice(x: Any, entries: list[_Index]) -> Any:
     """`x[idx]` by one `dynamic_slice` when `idx` has scalar array indices and unit-step
     slices only, or None."""
     shape = core.get_aval(x).shape
+    if _split_partially(x, entries):
+        return None
     for e in entries:
         if e.kind in ("bool",) or (e.kind == "array" and np.ndim(e.value)):
             return None
