@@ -79,10 +79,28 @@ def backward_pass(
                 write_ct(x, ct)
         finally:
             si.leave(token)
+    # (an input's cotangent is cast to its type: the linear equations' own types may not
+    # carry every `pvary`, see `_invariant_as`)
     return [
-        ct_env.pop(v, Zero(v.aval)) if isinstance(x, UndefinedPrimal) else None
+        (_invariant_as(v.aval, ct_env[v]) if v in ct_env else Zero(v.aval))
+        if isinstance(x, UndefinedPrimal)
+        else None
         for v, x in zip(jaxpr.invars, args, strict=True)
     ]
+
+
+def _invariant_as(aval: Any, ct: Any) -> Any:
+    """`ct`, summed over the mesh axes it varies along and `aval` (its variable's type) does
+    not: inside a `shard_map(check_vma=True)` body, the cotangent of a value the same on
+    every device is the sum of every device's (what transposing JAX's `pvary` gives; didax
+    inserts `pvary` below the jvp trace, so the linear jaxpr may not hold it)."""
+    extra = core.get_aval(ct).vma - aval.vma
+    if not extra:
+        return ct
+    from didax.primitives.parallel import psum_invariant_p  # (a layer above this one)
+
+    order = core.get_aval(ct).mesh_axes
+    return psum_invariant_p.bind(ct, axes=tuple(a for a in order if a in extra))
 
 
 def transpose_jaxpr(

@@ -195,6 +195,14 @@ t("vmap", lambda: M.vmap(sm(lambda a: lax.pmean(a, "x"), mesh=line, in_specs=P("
                             out_specs=P()))(jnp.arange(24.0).reshape(3, 8)))
 t("grad_in_body", lambda: sm(lambda a: M.grad(lambda r: jnp.sum(jnp.sin(r) * 2.0))(a),
                              mesh=line, in_specs=P("x"), out_specs=P("x"))(v8))
+# the gradient of a replicated parameter inside a body is summed over the devices
+t("grad_of_replicated_in_body", lambda: sm(
+    lambda w, a: M.grad(lambda w: jnp.sum(jnp.sin(a * w)))(w),
+    mesh=line, in_specs=(P(), P("x")), out_specs=P())(jnp.float32(0.5), v8))
+t("grad_of_replicated_pytree_in_body", lambda: sm(
+    lambda p, a: M.grad(lambda p: jnp.sum(a * p["w"] + p["b"]))(p),
+    mesh=line, in_specs=(P(), P("x")), out_specs=P())(
+        {"w": jnp.float32(2.0), "b": jnp.ones(2)}, v8.reshape(4, 2)))
 t("scan_in_body", lambda: sm(lambda a: lax.scan(lambda c, y: (c + y, c * y), a[0], a)[1],
                              mesh=line, in_specs=P("x"), out_specs=P("x"))(v8))
 t("scan_carry_error", lambda: sm(lambda a: lax.scan(lambda c, y: (c + y, c * y), 0.0, a)[1],
