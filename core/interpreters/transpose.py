@@ -21,6 +21,7 @@ from didax.interpreters import partial_eval, staging
 from didax.jaxpr import Atom, ClosedJaxpr, Jaxpr, Literal, Var, bind_eqn
 from didax.primitives import ad_helpers
 from didax.primitives.elementwise import add_tangents
+from didax.primitives.parallel import psum_invariant_p
 
 
 def backward_pass(
@@ -97,8 +98,6 @@ def _invariant_as(aval: Any, ct: Any) -> Any:
     extra = core.get_aval(ct).vma - aval.vma
     if not extra:
         return ct
-    from didax.primitives.parallel import psum_invariant_p  # (a layer above this one)
-
     order = core.get_aval(ct).mesh_axes
     return psum_invariant_p.bind(ct, axes=tuple(a for a in order if a in extra))
 
