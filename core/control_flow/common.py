@@ -200,6 +200,22 @@ def bullets(diffs: Sequence[str], capitalize: bool = True) -> str:
     return "".join(f"  * {d};\n" for d in diffs[:-1]) + f"  * {diffs[-1]}.\n"
 
 
+def pcast_hint(casts: list[str]) -> str:
+    """JAX's advice on types that differ in their varying mesh axes (check_vma): apply
+    `pcast`, as each of `casts` says; empty when there are none."""
+    if not casts:
+        return ""
+    advice = (
+        f"This might be fixed by {casts[0]}.\n"
+        if len(casts) == 1
+        else "This might be fixed by:\n" + bullets(casts)
+    )
+    return advice + (
+        "See https://docs.jax.dev/en/latest/notebooks/shard_map.html#scan-vma for more "
+        "information.\n\n"
+    )
+
+
 def check_leaves(leaves: Sequence[Any], what: str) -> None:
     for x in leaves:
         if not core.is_arraylike(x):
@@ -279,16 +295,7 @@ def check_carry_type(
         for p, a, b in zip(leaf_path_names(in_tree), in_avals, out_avals, strict=True)
         if not same_type(a, b) and b.vma - a.vma
     ]
-    hint = ""
-    if casts:
-        hint = (
-            f"This might be fixed by {casts[0]}.\n"
-            if len(casts) == 1
-            else "This might be fixed by:\n" + bullets(casts)
-        ) + (
-            "See https://docs.jax.dev/en/latest/notebooks/shard_map.html#scan-vma for more "
-            "information.\n\n"
-        )
+    hint = pcast_hint(casts)
     if diffs:
         raise TypeError(
             f"{name} function carry input and carry output must have equal types, "

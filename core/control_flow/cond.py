@@ -32,6 +32,7 @@ from didax.control_flow.common import (
     leaf_path_names,
     long_str,
     mismatch_extra,
+    pcast_hint,
     prune_outputs,
     same_type,
     trace_to_subjaxpr,
@@ -209,16 +210,7 @@ def _check_branch_outputs(
         for n, a, b in ((name1, y, x), (name2, x, y))
         if not same_type(x, y) and a.vma != b.vma and b.vma - a.vma
     ]
-    hint = ""
-    if casts:
-        hint = (
-            f"This might be fixed by {casts[0]}.\n"
-            if len(casts) == 1
-            else "This might be fixed by:\n" + bullets(casts)
-        ) + (
-            "See https://docs.jax.dev/en/latest/notebooks/shard_map.html#scan-vma for more "
-            "information.\n\n"
-        )
+    hint = pcast_hint(casts)
     if diffs:
         raise TypeError(
             f"{api} branches must have equal output types but they differ.\n\n"
