@@ -434,6 +434,22 @@ def register_pytree_with_keys_class(cls: type) -> type:
     return cls
 
 
+def _check_dataclass_fields(nodetype: type, named: set[str], drop_fields: Sequence[str]) -> None:
+    # JAX's rule: the named fields are exactly the `init=True` fields not in drop_fields
+    init_fields = {f.name for f in dataclasses.fields(nodetype) if f.init} - set(drop_fields)
+    if named == init_fields:
+        return
+    msg = (
+        f"register_dataclass({nodetype.__name__}): data_fields and meta_fields must include "
+        "all dataclass fields with init=True and only them."
+    )
+    if missing := init_fields - named:
+        msg += f" Missing fields: {sorted(missing)}; add them to drop_fields to leave them out."
+    if unexpected := named - init_fields:
+        msg += f" Unexpected fields (init=False or dropped): {sorted(unexpected)}."
+    raise ValueError(msg)
+
+
 def register_dataclass(
     nodetype: type,
     data_fields: Sequence[str] | None = None,
@@ -444,17 +460,27 @@ def register_dataclass(
     (by default, fields with `metadata=dict(static=True)`). Like
     `jax.tree_util.register_dataclass`; usable as a decorator."""
     if data_fields is None or meta_fields is None:
+        if (data_fields is None) != (meta_fields is None):
+            raise TypeError(
+                "register_dataclass: data_fields and meta_fields must both be given when "
+                f"either is; got data_fields={data_fields} meta_fields={meta_fields}"
+            )
         if not dataclasses.is_dataclass(nodetype):
             raise TypeError(
                 "register_dataclass: data_fields and meta_fields are required when "
                 f"{nodetype} is not a dataclass"
             )
-        fields = [f for f in dataclasses.fields(nodetype) if f.init and f.name not in drop_fields]
-        meta = [f.name for f in fields if f.metadata.get("static", False)]
-        data = [f.name for f in fields if not f.metadata.get("static", False)]
-        data_fields = data if data_fields is None else data_fields
-        meta_fields = meta if meta_fields is None else meta_fields
+        fields = dataclasses.fields(nodetype)  # all of them: JAX checks init/drop below
+        meta_fields = [f.name for f in fields if f.metadata.get("static", False)]
+        data_fields = [f.name for f in fields if not f.metadata.get("static", False)]
     data_names, meta_names = tuple(data_fields), tuple(meta_fields)
+    if dataclasses.is_dataclass(nodetype):
+        _check_dataclass_fields(nodetype, {*data_names, *meta_names}, drop_fields)
+    if overlap := set(data_names) & set(meta_names):
+        raise ValueError(
+            f"register_dataclass({nodetype.__name__}): data_fields and meta_fields must not "
+            f"overlap; both name {sorted(overlap)}"
+        )
 
     def flatten_with_keys(x: Any) -> tuple[list[tuple[Any, Any]], Hashable]:
         pairs = [(GetAttrKey(n), getattr(x, n)) for n in data_names]

@@ -11,6 +11,7 @@ import collections
 import dataclasses
 import functools
 import operator
+from collections.abc import Callable
 from typing import Any
 
 import didax
@@ -272,3 +273,50 @@ def test_register_dataclass_errors_as_jax() -> None:
         jtu.register_dataclass(NotADataclass)
     with pytest.raises(TypeError):
         dtu.register_dataclass(NotADataclass)
+
+
+def _dataclass_registrations() -> dict[str, Callable[[Any], Any]]:
+    # each case makes fresh classes: a registration is global and may happen once per class
+    def two(**extra: Any) -> type:
+        @dataclasses.dataclass
+        class Two:
+            x: Any
+            y: Any = dataclasses.field(default=0, **extra)
+
+        return Two
+
+    return {
+        "init_false_inferred": lambda tu: tu.register_dataclass(two(init=False)),
+        "drop_fields_inferred": lambda tu: tu.register_dataclass(two(), drop_fields=["y"]),
+        "missing_field": lambda tu: tu.register_dataclass(two(), data_fields=["x"], meta_fields=[]),
+        "overlap": lambda tu: tu.register_dataclass(
+            two(), data_fields=["x", "y"], meta_fields=["y"]
+        ),
+        "one_of_two_given": lambda tu: tu.register_dataclass(two(), data_fields=["x", "y"]),
+        "drop_fields_explicit": lambda tu: tu.register_dataclass(
+            two(), data_fields=["x"], meta_fields=[], drop_fields=["y"]
+        ),
+        "init_false_explicit": lambda tu: tu.register_dataclass(
+            two(init=False), data_fields=["x"], meta_fields=[]
+        ),
+    }
+
+
+@pytest.mark.parametrize("case", list(_dataclass_registrations()))
+def test_register_dataclass_field_checks_as_jax(case: str) -> None:
+    def outcome(tu: Any) -> str:
+        try:
+            _dataclass_registrations()[case](tu)
+        except (TypeError, ValueError) as e:
+            return type(e).__name__
+        return "ok"
+
+    want = outcome(jtu)
+    assert outcome(dtu) == want
+    assert want == (
+        "ok"
+        if case.endswith("explicit")
+        else "TypeError"
+        if case == "one_of_two_given"
+        else "ValueError"
+    )
