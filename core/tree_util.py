@@ -355,6 +355,20 @@ def _keyed_children(tree: Any, t: type, node: _NodeType) -> list[tuple[Any, Any]
     return [(FlattenedIndexKey(i), c) for i, c in enumerate(node.to_iterable(tree)[0])]
 
 
+def treedef_child_keys(treedef: PyTreeDef) -> list[Any]:
+    """The key entry of each child of `treedef`'s root, as `tree_flatten_with_path` gives it
+    (from the registered flatten, so a node may have fewer children than fields). The root is
+    rebuilt over placeholder leaves to ask, as JAX's `equality_errors_pytreedef` does."""
+    if treedef.node is None:
+        return []
+    one_level = PyTreeDef(treedef.node, treedef.aux, (_LEAF,) * len(treedef.children), 0)
+    root = tree_unflatten(one_level, [object() for _ in treedef.children])
+    found = _node_type(root)
+    if found is None:  # not raised by a registered node type: an internal invariant
+        raise AssertionError(f"{treedef} rebuilt a leaf")
+    return [key for key, _ in _keyed_children(root, *found)]
+
+
 def _with_path(tree: Any, path: tuple, out: list, is_leaf: Callable[[Any], bool] | None) -> None:
     found = None if (is_leaf is not None and is_leaf(tree)) else _node_type(tree)
     if found is None:
