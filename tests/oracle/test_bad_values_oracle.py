@@ -108,3 +108,15 @@ def test_random_bits_larger_than_memory_fail_instead_of_aborting() -> None:
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.startswith("JaxRuntimeError RESOURCE_EXHAUSTED: Out of memory allocating")
     assert "float32[274877906944]" in done.stdout
+
+
+@pytest.mark.parametrize("shape", [(2.5,), ("3",), (None,), 2.5, (np.float32(2.0), 3)])
+@pytest.mark.parametrize("make", ["ones", "zeros", "empty", "broadcast_to"])
+def test_a_shape_that_is_not_integers_is_jax_type_error(make: str, shape: Any) -> None:
+    def call(np_: Any) -> Any:
+        return np_.broadcast_to(1.0, shape) if make == "broadcast_to" else getattr(np_, make)(shape)
+
+    got, want = _error(lambda _: call(dnp), None), _error(lambda _: call(jnp), None)
+    assert got[0] is want[0] is TypeError
+    assert want[1].startswith("Shapes must be 1D sequences of concrete values of integer type")
+    assert got[1] == want[1]
