@@ -40,6 +40,7 @@ from didax.control_flow.stages import (
     Lowered,
     ShardedRun,
     Traced,
+    donating_call_buffers,
     donation_aliases,
     make_layout,
     out_info,
@@ -408,10 +409,7 @@ class JitFunction:
                 self._shared.compilations += 1
                 entry.donating[donated] = (exe, [a is not None for a in aliases])
             exe, used = entry.donating[donated]
-        buffers = [
-            backend.donated_buffer(x, a) if u else backend.host_buffer(x, a)
-            for x, a, u in zip(leaves, entry.in_avals, used, strict=True)
-        ]
+        buffers = donating_call_buffers(leaves, entry.in_avals, used)
         out = entry.run(buffers, exe)
         for x, u in zip(leaves, used, strict=True):
             if u and type(x) is Array:
