@@ -108,7 +108,8 @@ def jit(
     arguments without a given sharding as XLA chose). Traced (inside another jit, under
     grad/jvp/vmap), its `jit` equation carries the given shardings, as JAX's does: the
     enclosing program is partitioned over their mesh and keeps them. Not with donation.
-    `device`, `backend`, `keep_unused` and `compiler_options` are accepted and ignored.
+    `backend` may be "cpu" (another raises JAX's RuntimeError when `fn` is traced); `device`,
+    `keep_unused` and `compiler_options` are accepted and ignored.
     `inline=True`: inside another program, `fn`'s equation is lowered in place rather than
     as a called function (and evaluated eagerly when its caller is), as in JAX.
     """
@@ -133,7 +134,7 @@ def jit(
     ignored = (in_shardings, out_shardings, device, backend, compiler_options)
     share = all(x is None for x in ignored) and not keep_unused
     shardings = (in_shardings, out_shardings)
-    return JitFunction(fn, spec, inline, share=share, shardings=shardings)
+    return JitFunction(fn, spec, inline, share=share, shardings=shardings, backend=backend)
 
 
 class FunctionCache:
@@ -189,8 +190,10 @@ class JitFunction:
         *,
         share: bool = True,
         shardings: tuple[Any, Any] = (None, None),
+        backend: str | None = None,
     ) -> None:
         functools.update_wrapper(self, fn)
+        self._backend = backend
         self._in_shardings, self._out_shardings = shardings
         self._inline = inline
         self._fn = fn
@@ -440,6 +443,7 @@ class JitFunction:
         the values of tracers `fn` closes over (leading operands; the entry is then not
         cached: those tracers belong to the current transformation)."""
         __tracebackhide__ = True
+        api_util.check_backend(self._backend)
         static = self._spec.static_positions(len(args))
         static_kw = {k: v for k, v in kwargs.items() if k in self._spec.static_argnames}
         if static_kw:
