@@ -19,6 +19,19 @@ from typing import Any
 
 import numpy as np
 from didax import dtypes
+from didax.config import config
+
+# The first array fixes the CPU device count, as JAX's first array starts its backend: a
+# later `config.update("jax_num_cpu_devices", n)` raises RuntimeError (it was accepted after
+# eager computations, which never start the client). Set once; read per array made.
+_device_count_fixed = False
+
+
+def _fix_device_count() -> None:
+    global _device_count_fixed
+    config.lock("jax_num_cpu_devices")
+    _device_count_fixed = True
+
 
 # Operators of Array and Tracer (`x + y`, `x[0]`, `x.sum()`) dispatch through this table,
 # which `didax.numpy` fills at import: the array classes sit below the numpy layer.
@@ -351,6 +364,8 @@ class Array:
             self._aval = aval
             self._weak = aval.weak_type
             return
+        if not _device_count_fixed:
+            _fix_device_count()
         value = to_numpy(value)
         # A 0-d value is kept as a NumPy scalar, as NumPy's own 0-d results are: NumPy
         # computes on scalars faster than on 0-d arrays.
@@ -537,6 +552,8 @@ def eager_result(value: Any, weak: bool, _new: Any = object.__new__) -> Array:
     A result larger than the memory (a broadcast view allocates nothing) is refused."""
     if MAX_ARRAY_BYTES is not None and getattr(value, "nbytes", 0) > MAX_ARRAY_BYTES:
         check_allocatable(ShapedArray(value.shape, value.dtype))
+    if not _device_count_fixed:
+        _fix_device_count()
     out = _new(Array)
     out._value = value
     out._buffer = None
