@@ -11,7 +11,6 @@ a transformation transforms it (the interpreter is itself traceable).
 from __future__ import annotations
 
 import collections
-import importlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -156,14 +155,9 @@ class ClosedJaxpr:
         return self.jaxpr.pretty_print(source_info=source_info, width=width)
 
     def _repr_pretty_(self, p: Any, cycle: bool) -> None:
+        # its rich view (didax.widgets) is registered from above, with IPython's display
+        # formatter, by `%load_ext didax`: the IR knows nothing of the display
         p.text(str(self))
-
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        # IPython's rich display: the didax.widgets view, with text/plain and text/html
-        # fallbacks. Imported here, like the IPython hook, so that `import didax` never
-        # imports ipywidgets; only a front end asking for a rich display pays for it.
-        views = importlib.import_module("didax.widgets.views")
-        return views.jaxpr_bundle(self, include=include, exclude=exclude)
 
 
 class JaxprTypeError(TypeError):

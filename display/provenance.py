@@ -1,4 +1,4 @@
-"""Models of the two provenance views (issue 12, ★ items 4 and 5): pure data, no ipywidgets.
+"""Models of the two provenance views (issue 12, ★ items 4 and 5): plain data, no ipywidgets.
 
 Layer 6 (STYLE §9's model step). Both read what the engine records about each equation: its
 user source (`eqn.source_info`, see didax/source_info.py) and, once compiled, the op names
@@ -14,6 +14,9 @@ equation's index path, see didax/interpreters/lowering.py).
   the fusion each landed in and its kind (kLoop / kInput / kOutput), and flops, transcendental
   operations and bytes estimated from the equation's avals.
 
+- `Stage`, `EqnLink`: a TransformView's column and the stage diff's mark of one equation
+  (`links_from_diff`, `dropped_links`).
+
 Equations are addressed by index path: `(i,)` for equation i of the program, `(i, j)` for
 equation j of a jaxpr in equation i's params (a jit's, a cond branch's, a loop body's).
 """
@@ -28,7 +31,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import didax
-from didax.jaxpr import param_text
+from didax.display.parts import Row
+from didax.jaxpr import ClosedJaxpr, Jaxpr, param_text
 
 Path = tuple[int, ...]
 
@@ -61,12 +65,15 @@ class EqnRef:
         return " ".join(a.str_short() for a in self.out_avals)
 
 
-def _nested_jaxprs(params: dict) -> Iterator[Any]:
+def _nested_jaxprs(params: dict) -> Iterator[Jaxpr]:
     for v in params.values():
         for x in v if isinstance(v, tuple) else (v,):
-            inner = getattr(x, "jaxpr", x)
-            if hasattr(inner, "eqns") and hasattr(inner, "invars"):
-                yield inner
+            if isinstance(x, (Jaxpr, ClosedJaxpr)):
+                yield _open(x)
+
+
+def _open(program: Any) -> Jaxpr:
+    return program.jaxpr if isinstance(program, ClosedJaxpr) else program
 
 
 def _params_text(params: dict) -> str:
@@ -80,7 +87,7 @@ def _params_text(params: dict) -> str:
 def equations(program: Any, path: Path = ()) -> list[EqnRef]:
     """Every equation of `program` (a ClosedJaxpr or Jaxpr), nested ones after the equation
     holding them, each with its index path."""
-    jaxpr = getattr(program, "jaxpr", program)
+    jaxpr = _open(program)
     out: list[EqnRef] = []
     for i, eqn in enumerate(jaxpr.eqns):
         here = (*path, i)
@@ -89,7 +96,7 @@ def equations(program: Any, path: Path = ()) -> list[EqnRef]:
                 here,
                 eqn.primitive.name,
                 _params_text(eqn.params),
-                getattr(eqn, "source_info", None),
+                eqn.source_info,
                 tuple(x.aval for x in eqn.invars),
                 tuple(v.aval for v in eqn.outvars),
             )
@@ -180,6 +187,54 @@ def stage_diffs(base: Any, stages: Sequence[tuple[str, Any]]) -> tuple[StageDiff
     """`stage_diff` of each named stage against `base`, e.g. for `%grad --jaxpr`:
     `stage_diffs(forward, [("linearized", lin), ("transposed", tr)])`."""
     return tuple(stage_diff(base, program, name) for name, program in stages)
+
+
+# ----------------------------------------------------------------------------- stages
+
+
+@dataclass(frozen=True)
+class EqnLink:
+    """The stage diff's status of one equation of a later stage (filled by provenance):
+    `status` is "unchanged", "new" or "dropped"; `source_stage`/`source_eqn` name the
+    equation of the first stage it came from (top-level indices)."""
+
+    eqn: int
+    status: str
+    source_stage: str | None = None
+    source_eqn: int | None = None
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One column of a TransformView: a named program, its inputs and outputs as rows, and
+    optionally the stage diff links of its equations."""
+
+    name: str
+    jaxpr: Any  # ClosedJaxpr
+    inputs: tuple[Row, ...] = ()
+    outputs: tuple[Row, ...] = ()
+    links: tuple[EqnLink, ...] = ()
+    note: str = ""
+
+
+def links_from_diff(diff: Any, base_name: str = "f") -> tuple[EqnLink, ...]:
+    """A stage's EqnLinks from a stage diff (`.links`: each with `.eqn.path`, `.status`,
+    `.origins`): one per top-level equation of the stage."""
+    out = []
+    for link in diff.links:
+        path = tuple(link.eqn.path)
+        if len(path) != 1:
+            continue
+        status = link.status.value
+        origins = [tuple(o) for o in link.origins]
+        source = origins[0][0] if origins else None
+        out.append(EqnLink(path[0], str(status), base_name if origins else None, source))
+    return tuple(out)
+
+
+def dropped_links(diff: Any) -> tuple[EqnLink, ...]:
+    """EqnLinks marking the base program's top-level equations that a stage dropped."""
+    return tuple(EqnLink(p[0], "dropped") for p in diff.dropped if len(p) == 1)
 
 
 # ----------------------------------------------------------------------------- HLO
@@ -326,7 +381,7 @@ class CostTable:
 
 
 def _params_by_path(program: Any, path: Path = ()) -> dict[Path, dict]:
-    jaxpr = getattr(program, "jaxpr", program)
+    jaxpr = _open(program)
     out: dict[Path, dict] = {}
     for i, eqn in enumerate(jaxpr.eqns):
         out[(*path, i)] = eqn.params
