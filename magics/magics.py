@@ -20,7 +20,7 @@ from collections.abc import Callable
 from typing import Any
 
 from didax import tree_util, widgets
-from didax.magics import report_views, reports, timing
+from didax.magics import report_views, reports, sections, timing
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_cell_magic, magics_class, no_var_expand
 from IPython.core.magic_arguments import argument, kwds, magic_arguments
@@ -338,7 +338,7 @@ class DidaxMagics(Magics):
     def _name(self, magic: str, cell: str | None) -> str:
         return f"%%{magic}" if cell is not None else f"%{magic}"
 
-    def _run_report(
+    def _show_report(
         self,
         method: Any,
         magic: str,
@@ -346,12 +346,15 @@ class DidaxMagics(Magics):
         cell: str | None,
         options_of: Callable[[argparse.Namespace], dict[str, Any]],
     ) -> Any:
-        # %grad and %vmap: parse, evaluate the call, build the report from the options
+        # %grad and %vmap: parse, evaluate the call, build the report from the options,
+        # display its view; the caller returns the report's value
         __tracebackhide__ = True
         options, fn, args, kwargs, call = self._call(method, magic, line, cell)
         build = {"grad": reports.grad_report, "vmap": reports.vmap_report}[magic]
         name = self._name(magic, cell)
-        return self._report(name, build, fn, args, kwargs, call=call, **options_of(options))
+        report = self._report(name, build, fn, args, kwargs, call=call, **options_of(options))
+        display(report_views.view_for(report))
+        return report
 
     # ------------------------------------------------------------------------- %jaxpr
 
@@ -416,11 +419,8 @@ class DidaxMagics(Magics):
             g = %grad --jaxpr f(x)
         """
         __tracebackhide__ = True
-        report = self._run_report(
-            self.grad, "grad", line, cell, lambda o: {"argnums": o.argnums, "programs": o.jaxpr}
-        )
-        display(report_views.grad_view(report))
-        return report.gradient
+        options = lambda o: {"argnums": o.argnums, "programs": o.jaxpr}  # noqa: E731
+        return self._show_report(self.grad, "grad", line, cell, options).gradient
 
     # ------------------------------------------------------------------------- %vmap
 
@@ -457,11 +457,8 @@ class DidaxMagics(Magics):
             ys = %vmap --in-axes 1 --out-axes 1 f(x)
         """
         __tracebackhide__ = True
-        report = self._run_report(
-            self.vmap, "vmap", line, cell, lambda o: {"in_axes": o.in_axes, "out_axes": o.out_axes}
-        )
-        display(report_views.vmap_view(report))
-        return report.output
+        options = lambda o: {"in_axes": o.in_axes, "out_axes": o.out_axes}  # noqa: E731
+        return self._show_report(self.vmap, "vmap", line, cell, options).output
 
     # ------------------------------------------------------------------------- %jit
 
@@ -534,7 +531,6 @@ class DidaxMagics(Magics):
 
 
 MAGIC_NAMES = ("jaxpr", "grad", "vmap", "jit")
-REPORT_TYPES = (reports.JaxprReport, reports.GradReport, reports.VmapReport, timing.JitReport)
 
 
 def _report_bundle(report: Any) -> dict[str, Any]:
@@ -547,7 +543,7 @@ def load_ipython_extension(ipython: Any) -> None:
     ipython.register_magics(DidaxMagics)
     widgets.install_display(ipython)
     formatter = ipython.display_formatter.mimebundle_formatter
-    for report_type in REPORT_TYPES:
+    for report_type in sections.REPORT_TYPES:
         formatter.for_type(report_type, _report_bundle)
 
 
@@ -561,5 +557,5 @@ def unload_ipython_extension(ipython: Any) -> None:
                 del table[name]
     manager.registry.pop(DidaxMagics.__name__, None)
     widgets.uninstall_display(ipython)
-    for report_type in REPORT_TYPES:
+    for report_type in sections.REPORT_TYPES:
         ipython.display_formatter.mimebundle_formatter.pop(report_type, None)

@@ -77,10 +77,5 @@ def jit_view(report: timing.JitReport) -> Any:
 def view_for(report: Any) -> Any:
     """The widget view of a report (what the magic displays, and IPython's display of a
     report value)."""
-    if isinstance(report, reports.JaxprReport):
-        return jaxpr_view(report)
-    if isinstance(report, reports.GradReport):
-        return grad_view(report)
-    if isinstance(report, reports.VmapReport):
-        return vmap_view(report)
-    return jit_view(report)
+    views_of = (jaxpr_view, grad_view, vmap_view, jit_view)  # in sections.REPORT_TYPES order
+    return dict(zip(sections.REPORT_TYPES, views_of, strict=True))[type(report)](report)

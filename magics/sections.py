@@ -159,15 +159,13 @@ def jit_sections(r: timing.JitReport) -> list[Section]:
     return out
 
 
+REPORT_TYPES = (reports.JaxprReport, reports.GradReport, reports.VmapReport, timing.JitReport)
+
+
 def sections_for(report: Any) -> list[Section]:
     """The sections of any report."""
-    if isinstance(report, reports.JaxprReport):
-        return jaxpr_sections(report)
-    if isinstance(report, reports.GradReport):
-        return grad_sections(report)
-    if isinstance(report, reports.VmapReport):
-        return vmap_sections(report)
-    return jit_sections(report)
+    writers = (jaxpr_sections, grad_sections, vmap_sections, jit_sections)
+    return dict(zip(REPORT_TYPES, writers, strict=True))[type(report)](report)
 
 
 # ----------------------------------------------------------------------------- view data

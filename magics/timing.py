@@ -304,24 +304,15 @@ def jit_report(
     def reporter(what: str) -> Progress | None:
         return None if progress is None else (lambda done, total: progress(what, done, total))
 
-    steady = timeit_stats(
-        functools.partial(jitted, *args),
-        number,
-        repeat,
-        timer,
-        budget=half,
-        first=s_first,
-        progress=reporter("compiled"),
-    )
-    eager = timeit_stats(
-        functools.partial(fn_k, *args),
-        number,
-        repeat,
-        timer,
-        budget=half,
-        first=e_first,
-        progress=reporter("eager"),
-    )
+    def measure(f: Callable[..., Any], first: float, what: str) -> TimeitStats:
+        __tracebackhide__ = True
+        call_f = functools.partial(f, *args)
+        return timeit_stats(
+            call_f, number, repeat, timer, budget=half, first=first, progress=reporter(what)
+        )
+
+    steady = measure(jitted, s_first, "compiled")
+    eager = measure(fn_k, e_first, "eager")
     cost = compiled.cost_analysis()
     return JitReport(
         call=call or f"{fn_name(fn)}(...)",
