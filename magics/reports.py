@@ -46,13 +46,10 @@ class Constant:
 
 def fn_name(fn: Callable[..., Any]) -> str:
     """A function's name for display (`partial` objects and callables without one included)."""
+    if isinstance(fn, functools.partial):
+        return fn_name(fn.func)
     name = getattr(fn, "__name__", None)
-    if isinstance(name, str):
-        return name
-    inner = getattr(fn, "func", None)  # functools.partial
-    if inner is not None:
-        return fn_name(inner)
-    return type(fn).__name__
+    return name if isinstance(name, str) else type(fn).__name__
 
 
 def positional(fn: Callable[..., Any], args: tuple, kwargs: dict) -> tuple[tuple, dict]:

@@ -1,4 +1,4 @@
-"""didax.widgets.markup: every user string is escaped (hostile names, reprs, compiler text),
+"""didax.display.markup: every user string is escaped (hostile names, reprs, compiler text),
 tokens are coloured by kind, variables are clickable labels, folds are <details>, hover
 titles carry source lines and parameter help, and the palette keeps 4.5:1 contrast."""
 

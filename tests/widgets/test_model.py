@@ -1,4 +1,4 @@
-"""didax.widgets.model: the jaxpr model's text is `str(jaxpr)`, tokens know their variables,
+"""didax.display models: the jaxpr model's text is `str(jaxpr)`, tokens know their variables,
 equations and folds; the graph is laid out in layers; cost keys are grouped; HLO metadata is
 marked; residuals; the stepper evaluates one equation at a time."""
 
