@@ -388,14 +388,15 @@ def _unused_outvars(jaxpr: Any) -> set[Any]:
     return {v for e in jaxpr.eqns for v in e.outvars if id(v) not in used}
 
 
-def _jaxprs_in_params(params: dict) -> Iterator[Jaxpr]:
+def jaxprs_in_params(params: dict) -> Iterator[Jaxpr]:
+    """The (open) jaxprs an equation's params hold, in params order."""
     for v in params.values():
         for x in v if isinstance(v, tuple) else (v,):
             if isinstance(x, (Jaxpr, ClosedJaxpr)):
                 yield _open(x)
 
 
-def _shared_jaxprs(top: Any) -> dict[int, tuple[str, Any]]:
+def shared_jaxprs(top: Any) -> dict[int, tuple[str, Any]]:
     """The nested jaxprs JAX prints once, before the program, as `let name = {...} in`:
     those reached more than once, and those of more than 10 equations. Each is named after
     the `name` param of the equation holding it (`jit[name=f ...]`), else `jaxpr`; repeated
@@ -410,7 +411,7 @@ def _shared_jaxprs(top: Any) -> dict[int, tuple[str, Any]]:
         found[key] = jaxpr
         counts[key] = counts.get(key, 0) + (2 if jaxpr is not top and len(jaxpr.eqns) > 10 else 1)
         for eqn in jaxpr.eqns:
-            subs = list(_jaxprs_in_params(eqn.params))
+            subs = list(jaxprs_in_params(eqn.params))
             queue.extend(subs)
             name = eqn.params.get("name")
             if name is not None:
@@ -573,7 +574,7 @@ def param_text(v: Any) -> str:
 
 def laid_out(jaxpr: Any, width: int = pretty.WIDTH) -> tuple[JaxprPrinter, list[pretty.Line]]:
     # The whole program laid out; the printer keeps every variable's printed name.
-    printer = JaxprPrinter(Names(), _shared_jaxprs(jaxpr))
+    printer = JaxprPrinter(Names(), shared_jaxprs(jaxpr))
     return printer, layout(printer.program(jaxpr), width)
 
 
@@ -588,7 +589,7 @@ def pp_jaxpr(jaxpr: Any, width: int = pretty.WIDTH, *, source_info: bool = False
     if not source_info:
         return render(jaxpr_lines(jaxpr, width))
     jaxpr = _open(jaxpr)
-    printer = JaxprPrinter(Names(), _shared_jaxprs(jaxpr), source_info=True)
+    printer = JaxprPrinter(Names(), shared_jaxprs(jaxpr), source_info=True)
     return render_annotated(*layout_annotated(printer.program(jaxpr), width))
 
 

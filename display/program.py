@@ -11,7 +11,6 @@ names (`mesh_rows`), and the printed line of each equation (`eqn_lines`, for the
 from __future__ import annotations
 
 import builtins
-import collections
 import os
 import sys
 import sysconfig
@@ -28,6 +27,7 @@ from didax.jaxpr import (
     laid_out,
     literal_text,
     pp_params_rules,
+    shared_jaxprs,
 )
 from didax.sharding import Mesh, NamedSharding
 
@@ -194,27 +194,9 @@ class JaxprModel:
         return "\n".join(" " * n + "".join(t.text for t in ts) for n, ts in self.lines)
 
 
-def _shared(top: Any) -> list[Any]:
-    # The nested jaxprs the printer binds up front with `let`: reached twice, or longer than
-    # 10 equations (the jaxpr printer's rule, jaxpr.py), in breadth-first order.
-    counts: dict[int, int] = {}
-    found: dict[int, Any] = {}
-    queue = collections.deque([top])
-    while queue:
-        j = queue.popleft()
-        found[id(j)] = j
-        counts[id(j)] = counts.get(id(j), 0) + (2 if j is not top and len(j.eqns) > 10 else 1)
-        for eqn in j.eqns:
-            for sub in eqn.params.values():
-                for x in sub if isinstance(sub, tuple) else (sub,):
-                    if _is_jaxpr(x):
-                        queue.append(_open(x))
-    return [found[k] for k, c in counts.items() if c > 1]
-
-
 def _print_order(top: Any) -> list[tuple[Any, int, int | None]]:
     """(eqn, depth, top-level index) in the order the printer prints primitives."""
-    shared = _shared(top)
+    shared = [j for _, j in shared_jaxprs(top).values()]  # printed first, as `let`
     shared_ids = {id(j) for j in shared}
     out: list[tuple[Any, int, int | None]] = []
 

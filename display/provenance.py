@@ -26,13 +26,13 @@ from __future__ import annotations
 import enum
 import math
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import didax
 from didax.display.parts import Row
-from didax.jaxpr import ClosedJaxpr, Jaxpr, param_text
+from didax.jaxpr import ClosedJaxpr, Jaxpr, jaxprs_in_params, param_text
 
 Path = tuple[int, ...]
 
@@ -65,13 +65,6 @@ class EqnRef:
         return " ".join(a.str_short() for a in self.out_avals)
 
 
-def _nested_jaxprs(params: dict) -> Iterator[Jaxpr]:
-    for v in params.values():
-        for x in v if isinstance(v, tuple) else (v,):
-            if isinstance(x, (Jaxpr, ClosedJaxpr)):
-                yield _open(x)
-
-
 def _open(program: Any) -> Jaxpr:
     return program.jaxpr if isinstance(program, ClosedJaxpr) else program
 
@@ -80,7 +73,7 @@ def _params_text(params: dict) -> str:
     return " ".join(
         f"{k}={param_text(v)}"
         for k, v in sorted(params.items())
-        if not list(_nested_jaxprs({k: v}))
+        if not list(jaxprs_in_params({k: v}))
     )
 
 
@@ -101,7 +94,7 @@ def equations(program: Any, path: Path = ()) -> list[EqnRef]:
                 tuple(v.aval for v in eqn.outvars),
             )
         )
-        for inner in _nested_jaxprs(eqn.params):
+        for inner in jaxprs_in_params(eqn.params):
             out.extend(equations(inner, here))
     return out
 
@@ -329,7 +322,7 @@ def estimate_flops(eqn: EqnRef, params: dict) -> tuple[int, int]:
     multiply-add, a reduction one per input element, an elementwise op one per output
     element, data movement none; an equation holding jaxprs counts none itself (its
     equations have their own rows)."""
-    if list(_nested_jaxprs(params)):
+    if list(jaxprs_in_params(params)):
         return 0, 0
     out = sum(map(_size, eqn.out_avals))
     if eqn.primitive == "dot_general":
@@ -385,7 +378,7 @@ def _params_by_path(program: Any, path: Path = ()) -> dict[Path, dict]:
     out: dict[Path, dict] = {}
     for i, eqn in enumerate(jaxpr.eqns):
         out[(*path, i)] = eqn.params
-        for inner in _nested_jaxprs(eqn.params):
+        for inner in jaxprs_in_params(eqn.params):
             out.update(_params_by_path(inner, (*path, i)))
     return out
 

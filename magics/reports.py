@@ -21,7 +21,7 @@ import didax.numpy as jnp
 import numpy as np
 from didax import api_util, core, tree_util
 from didax.display.parts import leaf_paths
-from didax.jaxpr import ClosedJaxpr, Jaxpr, Literal, Var, literal_text, var_name_in
+from didax.jaxpr import Literal, Var, jaxprs_in_params, literal_text, var_name_in
 
 # ----------------------------------------------------------------------------- helpers
 
@@ -265,10 +265,8 @@ def _literal_texts(closed: didax.ClosedJaxpr) -> set[str]:
     def walk(j: Any) -> None:
         for e in j.eqns:
             out.update(literal_text(a.val) for a in e.invars if isinstance(a, Literal))
-            for v in e.params.values():
-                for x in v if isinstance(v, tuple) else (v,):
-                    if isinstance(x, (Jaxpr, ClosedJaxpr)):
-                        walk(x.jaxpr if isinstance(x, ClosedJaxpr) else x)
+            for inner in jaxprs_in_params(e.params):
+                walk(inner)
 
     walk(closed.jaxpr)
     return out

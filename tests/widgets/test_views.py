@@ -3,6 +3,8 @@ text/html fallbacks; the buttons and boxes act through the kernel side (clicked 
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import didax
 import didax.numpy as jnp
 import numpy as np
@@ -10,7 +12,7 @@ import pytest
 from didax import widgets
 from didax.display import compiled, provenance
 from didax.widgets import views
-from IPython.core.interactiveshell import InteractiveShell
+from IPython.core.formatters import DisplayFormatter
 
 X = jnp.array([0.5, 1.0, 2.0])
 WIDGET = "application/vnd.jupyter.widget-view+json"
@@ -22,7 +24,7 @@ def f(x):
 
 @pytest.fixture
 def shell():
-    ip = InteractiveShell.instance()
+    ip = SimpleNamespace(display_formatter=DisplayFormatter())  # what install_display uses
     widgets.install_display(ip)
     yield ip
     widgets.uninstall_display(ip)
