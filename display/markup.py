@@ -1,4 +1,8 @@
-"""HTML and SVG for the views: the only module of didax.widgets that writes markup.
+"""HTML and SVG for the views and the reports: the only module of didax that writes markup.
+
+Layer 6, the HTML writer of the display pipeline (STYLE.md §9): it renders the models
+(program, graph, compiled, provenance) and the parts (`section_html`: a report's sections,
+the static `text/html` every view carries) to the same markup the live widgets show.
 
 Every string that reaches markup goes through `esc` (`html.escape` with quotes), including
 jaxpr tokens, names, values, compiler text and hover titles; CSS classes come from closed

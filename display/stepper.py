@@ -80,10 +80,12 @@ class StepperState:
         try:
             event = next(self._run)
             while isinstance(event, stepping.Bound):
-                self.log.append((event.where, self.name(event.var), value_text(event.value, 20)))
+                self.log.append(
+                    (event.where, self.name(event.var), value_text(event.value, threshold=20))
+                )
                 event = next(self._run)
             self.pause = event
         except StopIteration as stop:
             self.pause, self.outputs = None, stop.value
             for i, out in enumerate(self.outputs):
-                self.log.append(("program", f"output {i}", value_text(out, 20)))
+                self.log.append(("program", f"output {i}", value_text(out, threshold=20)))
