@@ -20,6 +20,7 @@ from didax.display import graph as graphs
 from didax.display import markup as mk
 from didax.display.parts import Row
 from didax.display.stepper import StepperState
+from didax.display.text import rows_text
 from didax.jaxpr import ClosedJaxpr
 from didax.widgets.layout import layout_graph
 
@@ -304,8 +305,7 @@ class CompiledView(_Fallbacks, w.VBox):
     def text(self) -> str:
         if self._text is not None:
             return self._text
-        rows = [*self.cost.main, *self.cost.per_operand]
-        cost = "\n".join(f"  {r.label}  {r.text}" for r in rows)
+        cost = rows_text([*self.cost.main, *self.cost.per_operand])
         return "\n".join(
             ["StableHLO", self.stablehlo.text(), "optimized HLO", self.hlo.text(), "cost", cost]
         )
