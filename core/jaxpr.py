@@ -512,7 +512,7 @@ class JaxprPrinter:
         args = [self.atom(x) for x in eqn.invars]
         if not eqn.outvars:  # an effect only (debug_print): JAX prints no `=`
             return concat(
-                text(eqn.primitive.name, TokenKind.PRIMITIVE),
+                text(eqn.primitive.name, TokenKind.PRIMITIVE, eqn),
                 self.params(eqn),
                 text(" "),
                 join(text(" "), args),
@@ -527,7 +527,7 @@ class JaxprPrinter:
             lhs,
             text(" = "),
             note,
-            text(eqn.primitive.name, TokenKind.PRIMITIVE),
+            text(eqn.primitive.name, TokenKind.PRIMITIVE, eqn),
             self.params(eqn),
             text(" "),
             join(text(" "), args),

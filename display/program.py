@@ -194,20 +194,19 @@ class JaxprModel:
         return "\n".join(" " * n + "".join(t.text for t in ts) for n, ts in self.lines)
 
 
-def _print_order(top: Any) -> list[tuple[Any, int, int | None]]:
-    """(eqn, depth, top-level index) in the order the printer prints primitives."""
-    shared = [j for _, j in shared_jaxprs(top).values()]  # printed first, as `let`
-    shared_ids = {id(j) for j in shared}
-    out: list[tuple[Any, int, int | None]] = []
+def _places(top: Jaxpr) -> dict[int, tuple[int, int | None]]:
+    """id(eqn) -> (nesting depth, index among the top-level equations or None)."""
+    shared = {id(j): j for _, j in shared_jaxprs(top).values()}  # printed first, as `let`
+    out: dict[int, tuple[int, int | None]] = {}
 
-    def walk(j: Any, depth: int, is_top: bool) -> None:
+    def walk(j: Jaxpr, depth: int, is_top: bool) -> None:
         for i, eqn in enumerate(j.eqns):
-            out.append((eqn, depth, i if is_top else None))
+            out[id(eqn)] = (depth, i if is_top else None)
             for sub in nested_jaxprs(eqn):
-                if id(sub) not in shared_ids:
+                if id(sub) not in shared:
                     walk(sub, depth + 1, False)
 
-    for j in shared:
+    for j in shared.values():
         walk(j, 2, False)
     walk(top, 1, True)
     return out
@@ -289,21 +288,14 @@ def jaxpr_model(
     default_ins, default_outs = _io_rows(top, names)
     inputs = default_ins if inputs is None else inputs
     outputs = default_outs if outputs is None else outputs
-    order = _print_order(top)
-    prim_tokens = [t.text for _, ts in raw for t in ts if t.kind is TokenKind.PRIMITIVE]
-    aligned = prim_tokens == [e.primitive.name for e, _, _ in order]
+    places = _places(top)
     var_ids: dict[str, int] = {}
     eqns: list[EqnInfo] = []
     eqn_starts: list[tuple[int, int]] = []  # (line, depth) of each printed primitive
     lines: list[Line] = []
-    depth = 0
     for li, (indent, tokens) in enumerate(raw):
         spans = []
         for k, t in enumerate(tokens):
-            if t.kind is TokenKind.KEYWORD and t.text == "lambda ":
-                depth += 1
-            elif t.kind is TokenKind.TEXT and "}" in t.text and depth:
-                depth -= t.text.count("}")
             if t.kind is TokenKind.VAR:
                 vid = var_ids.setdefault(t.text, len(var_ids))
                 nxt = tokens[k + 1] if k + 1 < len(tokens) else None
@@ -311,16 +303,8 @@ def jaxpr_model(
                 spans.append(Span(t.kind, t.text, var=vid, binds=binds))
             elif t.kind is TokenKind.PRIMITIVE:
                 n = len(eqns)
-                eqn, d, top_i = order[n] if aligned else (None, depth, None)
-                eqns.append(
-                    EqnInfo(
-                        t.text,
-                        d,
-                        li,
-                        source_line(eqn) if eqn is not None else None,
-                        top_i if aligned else None,
-                    )
-                )
+                d, top_i = places[id(t.ref)]  # the printer tags a primitive with its eqn
+                eqns.append(EqnInfo(t.text, d, li, source_line(t.ref), top_i))
                 eqn_starts.append((li, d))
                 spans.append(Span(t.kind, t.text, eqn=n))
             else:
@@ -383,15 +367,12 @@ def printed_names(closed: Any) -> dict[int, str]:
     return printed(closed)[1]
 
 
-def eqn_lines(closed: Any, model: JaxprModel) -> dict[int, int]:
-    """id(eqn) -> the line its primitive is printed on, for every equation the model could
-    place (all of them when the printout and the walk agree, else the top-level ones)."""
-    top = _open(closed)
-    order = _print_order(top)
-    if len(order) == len(model.eqns) and all(
-        e.primitive.name == info.primitive for (e, _, _), info in zip(order, model.eqns)
-    ):
-        return {id(e): info.line for (e, _, _), info in zip(order, model.eqns)}
+def eqn_lines(closed: ClosedJaxpr | Jaxpr) -> dict[int, int]:
+    """id(eqn) -> the line its primitive is printed on, for every equation (nested ones
+    included), as the printer tags each primitive's token with its equation."""
     return {
-        id(top.eqns[info.top_index]): info.line for info in model.eqns if info.top_index is not None
+        id(t.ref): i
+        for i, (_, tokens) in enumerate(printed_lines(closed))
+        for t in tokens
+        if t.kind is TokenKind.PRIMITIVE
     }

@@ -157,7 +157,7 @@ class Stepper(_Fallbacks, w.VBox):
     def __init__(self, closed: Any, *args: Any) -> None:
         self.state = StepperState(closed, tuple(args))
         self.jaxpr_model = program.jaxpr_model(closed)
-        self.lines = program.eqn_lines(closed, self.jaxpr_model)
+        self.lines = program.eqn_lines(closed)
         self.uid = mk.new_uid()
         self.buttons = {
             "reset": w.Button(description="reset", icon="fast-backward"),

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from didax import lax
 from didax.display import compiled, graph, markup, parts, program, provenance, stepper
+from didax.jaxpr import JaxprEqn
 from didax.widgets import layout
 
 X = jnp.array([0.5, 1.0, 2.0])
@@ -69,7 +70,8 @@ def test_every_printed_primitive_is_an_equation_in_print_order(name):
     top = [info for info in model.eqns if info.top_index is not None]
     assert [i.top_index for i in top] == list(range(len(closed.eqns)))
     assert [i.primitive for i in top] == [e.primitive.name for e in closed.eqns]
-    lines = program.eqn_lines(closed, model)
+    lines = program.eqn_lines(closed)
+    assert len(lines) == len(model.eqns)  # nested equations too
     for e in closed.eqns:  # each top-level equation's line prints its primitive
         _, spans = model.lines[lines[id(e)]]
         assert any(s.eqn is not None and s.text == e.primitive.name for s in spans)
@@ -293,3 +295,25 @@ def test_hlo_source_tables_are_metadata():
     assert "/tmp/" not in markup.hlo_code(model) and "/tmp/" in markup.hlo_code(
         model, metadata=True
     )
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_the_printer_tags_each_primitive_with_its_equation(name):
+    # the views read which equation a token prints from the IR, never by matching names
+    closed = didax.make_jaxpr(PROGRAMS[name])(X)
+    tagged = [t.ref for _, ts in program.printed_lines(closed) for t in ts if t.ref is not None]
+    every: list = []
+    seen: set[int] = set()
+
+    def walk(jaxpr):  # a jaxpr reached twice is printed once (as a shared `let`)
+        if id(jaxpr) in seen:
+            return
+        seen.add(id(jaxpr))
+        for e in jaxpr.eqns:
+            every.append(e)
+            for sub in program.nested_jaxprs(e):
+                walk(sub)
+
+    walk(closed.jaxpr)
+    assert sorted(map(id, tagged)) == sorted(map(id, every))
+    assert all(isinstance(e, JaxprEqn) for e in tagged)
