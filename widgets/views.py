@@ -405,7 +405,10 @@ def html_widget(body: str, kind: str = "") -> w.HTML:
 
 # ----------------------------------------------------------------------------- ClosedJaxpr
 
-_attached: weakref.WeakKeyDictionary[Any, w.Widget] = weakref.WeakKeyDictionary()
+# The view a magic attached to the ClosedJaxpr it returns, shown by the next display of that
+# jaxpr (Out[]): keyed weakly by the jaxpr, popped when shown, so it holds at most the views
+# of jaxprs still alive and not yet displayed. It cannot live on ClosedJaxpr (layer 1).
+_attached: weakref.WeakKeyDictionary[ClosedJaxpr, w.Widget] = weakref.WeakKeyDictionary()
 
 
 def attach_view(closed: Any, view: w.Widget) -> None:
