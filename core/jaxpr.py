@@ -485,7 +485,7 @@ class JaxprPrinter:
         )
         body = concat(
             text("{ "),
-            text("lambda ", TokenKind.KEYWORD),
+            text("lambda ", TokenKind.KEYWORD, jaxpr),  # the views fold a jaxpr by its tokens
             constvars,
             text("; "),
             invars,
@@ -496,7 +496,7 @@ class JaxprPrinter:
             text("in ", TokenKind.KEYWORD),
             outvars,
         )
-        return Group(concat(Nest(2, body), text(" }")))
+        return Group(concat(Nest(2, body), text(" }", ref=jaxpr)))
 
     def eqn(self, eqn: JaxprEqn, unused: set[Any]) -> Doc:
         if eqn.primitive in pp_eqn_rules:

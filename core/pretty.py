@@ -163,7 +163,7 @@ def layout_annotated(doc: Doc, width: int = WIDTH) -> tuple[list[Line], list[tup
 def _merge(tokens: Sequence[Token]) -> tuple[Token, ...]:
     out: list[Token] = []
     for t in tokens:
-        if out and out[-1].kind == t.kind == TokenKind.TEXT:
+        if out and out[-1].kind == t.kind == TokenKind.TEXT and out[-1].ref is t.ref is None:
             out[-1] = Token(TokenKind.TEXT, out[-1].text + t.text)
         elif t.text:
             out.append(t)

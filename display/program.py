@@ -212,20 +212,19 @@ def _places(top: Jaxpr) -> dict[int, tuple[int, int | None]]:
     return out
 
 
-def _folds(lines: Sequence[Line], eqn_lines: Sequence[tuple[int, int]]) -> tuple[Fold, ...]:
+def _folds(raw: Sequence[Line], eqn_lines: Sequence[tuple[int, int]]) -> tuple[Fold, ...]:
     """Multi-line equations and multi-line nested jaxprs, properly nested by lines."""
     regions: list[tuple[int, int, str]] = []
-    # nested jaxprs: from `{ lambda` to the ` }` closing it (after its `in `)
-    stack: list[list[Any]] = []  # [start line, seen `in `]
-    for i, (_, spans) in enumerate(lines):
-        for s in spans:
-            if s.kind is TokenKind.KEYWORD and s.text == "lambda ":
-                stack.append([i, False])
-            elif s.kind is TokenKind.KEYWORD and s.text == "in " and stack:
-                stack[-1][1] = True
-            elif s.kind is TokenKind.TEXT and "}" in s.text and stack and stack[-1][1]:
-                start, _ = stack.pop()
-                if stack:  # not the top-level jaxpr
+    # nested jaxprs: from `{ lambda` to its ` }`, both tagged with the jaxpr by the printer;
+    # the top-level jaxpr (and a shared `let` printed before it) is not folded
+    starts: dict[int, int] = {}  # id(jaxpr) -> the line of its `lambda`
+    for i, (_, tokens) in enumerate(raw):
+        for t in tokens:
+            if isinstance(t.ref, Jaxpr) and t.kind is TokenKind.KEYWORD:
+                starts[id(t.ref)] = i
+            elif isinstance(t.ref, Jaxpr):
+                start = starts.pop(id(t.ref))
+                if starts:  # inside another jaxpr
                     regions.append((start, i, "jaxpr"))
     # equations spanning lines: from their primitive's line to the line before the next
     for start, end in eqn_lines:
@@ -314,7 +313,7 @@ def jaxpr_model(
         lines=tuple(lines),
         var_names=tuple(var_ids),
         eqns=tuple(eqns),
-        folds=_folds(lines, _eqn_ranges(eqn_starts, len(lines))),
+        folds=_folds(raw, _eqn_ranges(eqn_starts, len(lines))),
         inputs=tuple(inputs),
         outputs=tuple(outputs),
         n_top_eqns=len(top.eqns),

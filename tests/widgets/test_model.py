@@ -301,7 +301,8 @@ def test_hlo_source_tables_are_metadata():
 def test_the_printer_tags_each_primitive_with_its_equation(name):
     # the views read which equation a token prints from the IR, never by matching names
     closed = didax.make_jaxpr(PROGRAMS[name])(X)
-    tagged = [t.ref for _, ts in program.printed_lines(closed) for t in ts if t.ref is not None]
+    lines = program.printed_lines(closed)
+    tagged = [t.ref for _, ts in lines for t in ts if t.kind is program.TokenKind.PRIMITIVE]
     every: list = []
     seen: set[int] = set()
 
