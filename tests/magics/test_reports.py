@@ -300,7 +300,7 @@ def test_jit_report_splits_its_budget_between_compiled_and_eager_runs():
         clock.now += 0.75
         return jnp.sum(jnp.sin(x))
 
-    t = reports.jit_report(work, (X,), budget=4.0, timer=clock).timings
+    t = timing.jit_report(work, (X,), budget=4.0, timer=clock).timings
     assert (t.steady.loops, t.steady.repeat) == (1, 7)
     assert (t.eager.loops, t.eager.repeat) == (1, 2)
     np.testing.assert_allclose(t.eager.runs, [1.0, 1.0])
@@ -308,5 +308,5 @@ def test_jit_report_splits_its_budget_between_compiled_and_eager_runs():
     # an eager call of 2.5 s is more than half the budget: one run of it, the first call
     clock.now = 0.0
     work_slow = lambda x: (setattr(clock, "now", clock.now + 2.25), jnp.sum(x))[1]  # noqa: E731
-    t = reports.jit_report(work_slow, (X,), budget=4.0, timer=clock).timings
+    t = timing.jit_report(work_slow, (X,), budget=4.0, timer=clock).timings
     assert t.eager.repeat == 1 and t.steady.repeat == 7
