@@ -35,14 +35,6 @@ from didax.api import (
 )
 from didax.api_more import device_get, device_put, eval_shape, jacobian, typeof
 from didax.array import Array, ShapeDtypeStruct
-from didax.backend import (
-    device_count,
-    devices,
-    local_device_count,
-    local_devices,
-    process_count,
-    process_index,
-)
 from didax.config import config
 from didax.control_flow.custom_derivatives import custom_jvp, custom_vjp
 from didax.control_flow.jit import block_until_ready, jit
@@ -50,6 +42,14 @@ from didax.control_flow.pmap import pmap
 from didax.control_flow.shard_map import shard_map
 from didax.core import ConcretizationTypeError, UnexpectedTracerError
 from didax.jaxpr import ClosedJaxpr, Jaxpr, JaxprTypeError, eval_jaxpr, typecheck
+from didax.runtime.client import (
+    device_count,
+    devices,
+    local_device_count,
+    local_devices,
+    process_count,
+    process_index,
+)
 from didax.sharding import make_array_from_callback, make_mesh
 
 __version__ = "0.1.0"

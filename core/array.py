@@ -7,14 +7,16 @@ extension API's `ShapedArray`). An Array holds either a NumPy value (eager resul
 device buffer (results of a compiled call, which stay on the device until read), possibly
 split over several devices (then `_sharding` says how: a `sharding.NamedSharding`). Reading
 `np.asarray(x)` copies a device buffer to the host once and keeps the copy (a split one is
-gathered first, through the `read_sharded` entry of the operator table). Operators forward
-to `operator_table`, which `didax.numpy` fills, so this module needs nothing above it.
+gathered first). Operators forward to `operator_table`, which `didax.numpy` fills; what an
+Array asks the devices (its sharding, devices, blocks, a split value) goes through the one
+`Runtime` protocol declared here, which the runtime floor installs at import
+(`install_runtime`): this module needs nothing above it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 from didax import dtypes
@@ -376,7 +378,7 @@ class Array:
             else:
                 value = getattr(self, "_gathered", None)
                 if value is None:  # gathered from the devices, kept aside (see __slots__)
-                    value = self._gathered = operator_table["read_sharded"](self)
+                    value = self._gathered = _runtime().read_sharded(self)
                 return value
         return self._value
 
@@ -403,13 +405,13 @@ class Array:
 
     def devices(self) -> set[Any]:
         """The devices holding this array. Like `jax.Array.devices`."""
-        return operator_table["devices"](self)
+        return _runtime().devices(self)
 
     @property
     def sharding(self) -> Any:
         """Where the array lives: a `NamedSharding` over a mesh, or a `SingleDeviceSharding`.
         Like `jax.Array.sharding`."""
-        return getattr(self, "_sharding", None) or sharding_of()
+        return getattr(self, "_sharding", None) or _runtime().default_sharding()
 
     @property
     def is_fully_replicated(self) -> bool:
@@ -425,7 +427,7 @@ class Array:
     def addressable_shards(self) -> list[Any]:
         """Each of this process's devices' block of the array (`.device`, `.index`, `.data`).
         Like `jax.Array.addressable_shards`."""
-        return operator_table["addressable_shards"](self)
+        return _runtime().addressable_shards(self)
 
     def item(self) -> Any:
         return np.asarray(self._host()).item()
@@ -525,8 +527,41 @@ def asarray(x: Any, dtype: Any = None) -> Array:
     return Array(value.astype(dtypes.canonicalize(value.dtype), copy=False))
 
 
-# Set by `backend` (layer 1, after this module): the sharding of every Array, on the one device.
-sharding_of: Any = None
+# --------------------------------------------------------------------------- the runtime
+
+
+class Runtime(Protocol):
+    """What an Array asks the device runtime (`didax.runtime`, after this module and core.py;
+    runtime/sharding.py installs it at import)."""
+
+    def default_sharding(self) -> Any:
+        """The sharding of an Array placed by no sharding (the first device)."""
+
+    def devices(self, x: Array) -> set[Any]:
+        """The devices holding `x`."""
+
+    def read_sharded(self, x: Array) -> np.ndarray:
+        """The global value of `x`, an Array on several devices, read to the host."""
+
+    def addressable_shards(self, x: Array) -> list[Any]:
+        """`x`'s blocks on this process's devices."""
+
+
+_installed: Runtime | None = None  # set once, at import
+
+
+def install_runtime(runtime: Runtime) -> None:
+    """Declare the device runtime Arrays ask (called once, by `didax.runtime.sharding`)."""
+    global _installed
+    if _installed is not None:
+        raise RuntimeError("install_runtime: a runtime is already installed")
+    _installed = runtime
+
+
+def _runtime() -> Runtime:
+    if _installed is None:
+        raise RuntimeError("no device runtime installed: `import didax` first")
+    return _installed
 
 
 class ShapeDtypeStruct:

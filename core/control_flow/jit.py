@@ -2,7 +2,7 @@
 
 Layer 4 (autodidax part 3, "Adding jit"). `jit(f)(x)` stages `f` at its arguments' types
 (omnistaging), lowers the jaxpr to StableHLO (`interpreters/lowering.py`), compiles and runs
-it (`backend.py`); results stay on the device until read. Each function, under one set of jit
+it (`client.py`); results stay on the device until read. Each function, under one set of jit
 options, has a bounded executable cache keyed on argument types, static arguments and pytree
 structure, shared by all its `jit` objects (as in JAX): a new shape compiles again, a new
 value never does, and `jit(f)` made again for the same `f` finds what the first compiled.
@@ -22,7 +22,7 @@ import weakref
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
-from didax import api_util, array, backend, core, dtypes
+from didax import api_util, array, core, dtypes
 from didax.array import Array, ShapedArray
 from didax.config import config
 from didax.control_flow import dispatch
@@ -47,7 +47,8 @@ from didax.control_flow.stages import (
 )
 from didax.interpreters import staging
 from didax.jaxpr import ClosedJaxpr, Jaxpr, holds_own_program
-from didax.sharding import NamedSharding
+from didax.runtime import client
+from didax.runtime.sharding import NamedSharding
 from didax.tree_util import (
     PyTreeDef,
     broadcast_prefix,
@@ -291,7 +292,7 @@ class JitFunction:
                 if not self._has_static:  # later calls with this signature: the fast path
                     self._remember(entry, args, kwargs)
             avals = entry.in_avals
-            return entry.run([backend.host_buffer(x, a) for x, a in zip(leaves, avals)])
+            return entry.run([client.host_buffer(x, a) for x, a in zip(leaves, avals)])
         in_shardings = unspecified(len(consts) + len(leaves))
         out_shardings = unspecified(len(entry.out_avals))
         if self._in_shardings is not None or self._out_shardings is not None:
@@ -387,7 +388,7 @@ class JitFunction:
     ) -> None:
         # `target` runs calls with this signature (`entry`'s program, or one partitioned)
         entry = entry or target
-        self._home = backend.runtime().sharding
+        self._home = client.runtime().sharding
         host: list[int] = []
         key = dispatch.signature(args, kwargs, self._home, [], host)
         if key is not None and key not in self._fast and not (host and entry is not target):
@@ -409,7 +410,7 @@ class JitFunction:
                 entry.donating[donated] = (exe, [a is not None for a in aliases])
             exe, used = entry.donating[donated]
         buffers = [
-            backend.donated_buffer(x, a) if u else backend.host_buffer(x, a)
+            client.donated_buffer(x, a) if u else client.host_buffer(x, a)
             for x, a, u in zip(leaves, entry.in_avals, used, strict=True)
         ]
         out = entry.run(buffers, exe)
@@ -681,4 +682,4 @@ def _applied(primitive: core.Primitive, params: dict) -> Callable[..., Any]:
     return apply
 
 
-core.apply_split = apply_split
+core.set_split_evaluator(apply_split)

@@ -51,7 +51,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
-from didax import backend, core, dtypes
+from didax import core, dtypes
 from didax.control_flow import common
 from didax.control_flow import jit as jit_module
 from didax.control_flow.jit_primitive import derived
@@ -63,7 +63,10 @@ from didax.jaxpr import ClosedJaxpr, JaxprEqn, Var, eval_jaxpr, pp_params_rules
 from didax.primitives import parallel, shape
 from didax.primitives.bits import bitcast_convert_type
 from didax.primitives.convert import convert_element_type
-from didax.sharding import Mesh, NamedSharding, PartitionSpec
+from didax.primitives.elementwise import div
+from didax.runtime import client
+from didax.runtime.executable import Executable, compile_module
+from didax.runtime.sharding import Mesh, NamedSharding, PartitionSpec
 from didax.tree_util import broadcast_prefix, tree_flatten, tree_unflatten
 
 P = PartitionSpec
@@ -254,7 +257,7 @@ def mapped_dim(spec: PartitionSpec) -> int | None:
 
 def _compile_replicated(
     jaxpr: ClosedJaxpr, mesh: Mesh, out_specs: Sequence[PartitionSpec]
-) -> backend.Executable:
+) -> Executable:
     (name,) = mesh.axis_names
 
     # bfloat16 leaves as its 16 bits: the host reads through DLPack, which NumPy's lacks
@@ -271,7 +274,7 @@ def _compile_replicated(
     with axis_frames(mesh):
         gathered = staging.trace_to_jaxpr(program, jaxpr.in_avals)
     builder = lowering.lower_jaxpr_to_module(gathered, "_fun", replica_axes=((name, mesh.size),))
-    return backend.compile_module(
+    return compile_module(
         builder.module,
         gathered.in_avals,
         gathered.out_avals,
@@ -291,9 +294,9 @@ def _split_input(
     value = np.asarray(core.to_numpy(x), block.dtype)
     d = mapped_dim(spec)
     if d is None:
-        return [backend.put(value, block, device=dev) for dev in devices]
+        return [client.put(value, block, device=dev) for dev in devices]
     parts = np.split(value, len(devices), axis=d)
-    return [backend.put(np.ascontiguousarray(p), block, device=v) for p, v in zip(parts, devices)]
+    return [client.put(np.ascontiguousarray(p), block, device=v) for p, v in zip(parts, devices)]
 
 
 def _local_output(value: np.ndarray, block: ShapedArray, spec: PartitionSpec, mesh: Mesh) -> Any:
@@ -402,7 +405,7 @@ def _weak_as(ct: Any, aval: ShapedArray) -> Any:
 def _over(ct: Any, n: int) -> Any:
     if n == 1:
         return ct
-    return core.operator_table["divide"](ct, np.array(n, core.get_aval(ct).dtype))
+    return div(ct, np.array(n, core.get_aval(ct).dtype))
 
 
 @core.vmap_rules.register(shard_map_p)

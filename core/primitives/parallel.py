@@ -25,12 +25,12 @@ from typing import Any
 
 import numpy as np
 from didax import core, dtypes, tree_util
-from didax import sharding as sharding_module
 from didax.array import Array
 from didax.core import NOT_MAPPED, ShapedArray
 from didax.jaxpr import pp_params_rules
-from didax.primitives import concatenation, creation, rules, shape
+from didax.primitives import concatenation, creation, elementwise, rules, shape
 from didax.primitives.convert import convert_element_type
+from didax.runtime import sharding as sharding_module
 from didax.tree_util import tree_flatten, tree_unflatten
 
 
@@ -57,8 +57,7 @@ def _unbound(axes: tuple[Any, ...]) -> NameError:
 
 def _times(x: Any, size: int) -> Any:
     # `size * x` with the constant in x's dtype first, as JAX writes it: `mul 3.0:f32[] x`
-    const = np.array(size, core.get_aval(x).dtype)
-    return core.operator_table["multiply"](const, x)
+    return elementwise.mul(np.array(size, core.get_aval(x).dtype), x)
 
 
 # ----------------------------------------------------------------------------- varying axes
@@ -401,7 +400,16 @@ def pmean(x: Any, axis_name: Any, *, axis_index_groups: Any = None) -> Any:
     total = psum(x, axis_name, axis_index_groups=axis_index_groups)
     n = psum(1, axis_name, axis_index_groups=axis_index_groups)
     leaves, tree = tree_flatten(total)
-    return tree_unflatten(tree, [core.operator_table["divide"](v, n) for v in leaves])
+    return tree_unflatten(tree, [_true_divide(v, n) for v in leaves])
+
+
+def _true_divide(x: Any, n: Any) -> Any:
+    # `x / n` as JAX's pmean writes it: an integer or bool `x` as a float first, then
+    # `div x n` with the (concrete) count as a literal of x's dtype, weak as Python's `n` is
+    aval = core.get_aval(x)
+    if not dtypes.is_float(aval.dtype):
+        x = convert_element_type(x, dtypes.default_float(), weak_type=aval.weak_type)
+    return elementwise.div(x, Array(np.array(n, core.get_aval(x).dtype), True))
 
 
 # ----------------------------------------------------------------------------- axis_index
@@ -692,7 +700,7 @@ def _reduce_scatter_vmap(
 
 def _times_after(x: Any, size: int) -> Any:
     # `x * size`, as JAX writes it here: `mul x 3.0:f32[]`
-    return core.operator_table["multiply"](x, np.array(size, core.get_aval(x).dtype))
+    return elementwise.mul(x, np.array(size, core.get_aval(x).dtype))
 
 
 @core.lowering_rules.register(reduce_scatter_p)
