@@ -198,7 +198,7 @@ effectful: set[Primitive] = set()
 
 # Primitives that cannot be lowered inside a program for one device (`shard_map`: it needs
 # its mesh's devices): `jit` partitions a program holding one over the mesh when it can
-# (control_flow/jit.py) and otherwise evaluates it equation by equation, each of them
+# (compile/jit.py) and otherwise evaluates it equation by equation, each of them
 # running its own program.
 own_program: set[Primitive] = set()
 
@@ -571,7 +571,7 @@ class EvalTrace(Trace):
 # Runs a primitive with an operand on several devices (an Array split over a mesh, see
 # array.py) as one program that XLA partitions over the mesh, its results split as XLA
 # chooses (JAX's `apply_primitive`); returns None to decline (then the operands are read to
-# the host and the impl rule runs). Declared by control_flow/jit.py (layer 4), whose sharded
+# the host and the impl rule runs). Declared by compile/jit.py (layer 4), whose sharded
 # calls it reuses, through `set_split_evaluator`.
 SplitEvaluator = Callable[[Primitive, Sequence[Any], dict], "list[Any] | None"]
 _split_evaluator: SplitEvaluator = lambda primitive, operands, params: None  # noqa: E731
@@ -579,7 +579,7 @@ _split_evaluator: SplitEvaluator = lambda primitive, operands, params: None  # n
 
 def set_split_evaluator(evaluator: SplitEvaluator) -> None:
     """Declare how eager operations on Arrays split over several devices run (called once, at
-    import, by `didax.control_flow.jit`)."""
+    import, by `didax.compile.jit`)."""
     global _split_evaluator
     _split_evaluator = evaluator
 

@@ -29,8 +29,8 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = {"core": "didax", "magics": "didax.magics", "widgets": "didax.widgets"}
 
 # Rank of each engine module: (layer, position in its layer's list). A module may import a
-# module of lower rank only. Package `__init__`s of primitives/, interpreters/ and
-# control_flow/ only hold a docstring; they sit at the start of their layer.
+# module of lower rank only. Package `__init__`s of runtime/, primitives/, interpreters/,
+# control_flow/, compile/ and parallel/ only hold a docstring; each sits before its modules.
 ORDER: dict[str, tuple[int, int]] = {}
 for i, name in enumerate(
     [
@@ -84,27 +84,34 @@ for i, name in enumerate(
 ORDER["didax.interpreters"] = (3, -1)
 for i, name in enumerate(["staging", "jvp", "vmap", "partial_eval", "transpose", "lowering"]):
     ORDER[f"didax.interpreters.{name}"] = (3, i)
-ORDER["didax.control_flow"] = (4, -1)
-# common holds the helpers cond, scan and while_loop share; jit (its AOT stages and sharded
-# programs, its primitive, then the call path) and custom_derivatives import
-# no other control flow; while_loop uses scan (fori_loop with static bounds is a scan).
+# Layer 4, three packages in this order, each `__init__` only a docstring: control_flow
+# (common holds the helpers cond, scan and while_loop share; custom_derivatives imports no
+# other control flow; while_loop uses scan: fori_loop with static bounds is a scan), compile
+# (jit: its sharding constraints, AOT stages and sharded programs, its primitive, then the
+# call path) and parallel (the collectives, then shard_map and pmap, which are jitted programs).
 for i, name in enumerate(
     [
-        "common",
-        "stages",
-        "jit_primitive",
-        "dispatch",
-        "jit",
-        "custom_derivatives",
-        "cond",
-        "solves",
-        "scan",
-        "while_loop",
-        "shard_map",
-        "pmap",
+        "control_flow",
+        "control_flow.common",
+        "control_flow.custom_derivatives",
+        "control_flow.cond",
+        "control_flow.solves",
+        "control_flow.scan",
+        "control_flow.while_loop",
+        "compile",
+        "compile.sharding_constraint",
+        "compile.stages",
+        "compile.jit_primitive",
+        "compile.dispatch",
+        "compile.jit",
+        "parallel",
+        "parallel.collectives",
+        "parallel.exchanges",
+        "parallel.shard_map",
+        "parallel.pmap",
     ]
 ):
-    ORDER[f"didax.control_flow.{name}"] = (4, i)
+    ORDER[f"didax.{name}"] = (4, i)
 for i, name in enumerate(
     # didax.lax is the facade over primitives (layer 2) and control flow (layer 4)
     [
@@ -423,7 +430,7 @@ def test_no_imports_inside_functions() -> None:
         for imp in ALL_IMPORTS
         if imp.function is not None
         and (imp.importer, imp.function) not in HOOKS
-        # jaxlib is loaded lazily, on first compile only (backend.py)
+        # jaxlib is loaded lazily, on first compile only (runtime/client.py)
         and not imp.imported.startswith("jaxlib")
     ]
     assert not bad, "imports inside functions:\n" + "\n".join(bad)

@@ -14,7 +14,7 @@ import didax
 import didax.numpy as dnp
 import numpy as np
 import pytest
-from didax.control_flow.jit_primitive import UNSPECIFIED, jit_p
+from didax.compile.jit_primitive import UNSPECIFIED, jit_p
 from didax.runtime import executable
 from didax.tree_util import tree_leaves
 

@@ -22,15 +22,15 @@ from typing import Any
 
 import numpy as np
 from didax import api_util, core
-from didax.control_flow import jit as jit_module
-from didax.control_flow.shard_map import (
+from didax.compile import jit as jit_module
+from didax.core import ShapedArray
+from didax.parallel.shard_map import (
     P,
     block_aval,
     shard_map_p,
     shard_map_params,
     trace_body,
 )
-from didax.core import ShapedArray
 from didax.primitives import shape
 from didax.runtime import client
 from didax.runtime.sharding import IndivisibleError, Mesh, PartitionSpec

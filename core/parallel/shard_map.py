@@ -13,7 +13,7 @@ Lowering, as JAX's: inside an SPMD program over the mesh's devices (jit finds th
 jaxpr and partitions the call over it, stages.py), each operand is marked with its spec's
 sharding (`@Sharding`) and cut to this device's block (`@SPMDFullToShardShape`, "{manual}");
 the body is a function called on the blocks, lowered with the mesh as the module's manual
-mesh, so that its collectives act between partitions (primitives/parallel.py); results go
+mesh, so that its collectives act between partitions (parallel/collectives.py); results go
 back with `@SPMDShardToFullShape`. XLA's SPMD partitioner does the rest. Called outside jit,
 `shard_map_p`'s impl runs the same program (a jit of the one equation). On a mesh of several
 processes (pmap under `didax.distributed`) it runs as a replicated program instead, whose
@@ -33,7 +33,8 @@ varies, as JAX 0.10.2's do: an input varies along the axes its spec names (`f32[
 a result along the union of its operands' axes, and an operand varying along fewer gets a
 `pvary` equation first (the staging trace inserts it: `interpreters/staging.py`); psum
 becomes `psum_invariant`, whose result no longer varies along the summed axes
-(primitives/parallel.py has the collectives' rules). The axis frames of such a body carry
+(parallel/collectives.py and exchanges.py have the collectives' rules). The axis frames of
+such a body carry
 the mesh's axis names (`axis_frames(mesh, check_vma)`), which is how collectives and the
 staging trace know they are in one. An output varying along an axis its out_spec leaves
 out raises JAX's ValueError (`_check_vma`); one varying along fewer is cast with `pvary`.
@@ -52,15 +53,16 @@ from typing import Any
 
 import numpy as np
 from didax import core, dtypes
+from didax.compile import jit as jit_module
+from didax.compile.jit_primitive import derived
 from didax.control_flow import common
-from didax.control_flow import jit as jit_module
-from didax.control_flow.jit_primitive import derived
 from didax.core import NOT_MAPPED, ShapedArray, Zero
 from didax.interpreters import lowering, partial_eval, staging, transpose
 from didax.interpreters.jvp import jvp_jaxpr
 from didax.interpreters.vmap import batched_out_dims, vmap_jaxpr
 from didax.jaxpr import ClosedJaxpr, JaxprEqn, Var, eval_jaxpr, pp_params_rules
-from didax.primitives import parallel, shape
+from didax.parallel import collectives, exchanges
+from didax.primitives import shape
 from didax.primitives.bits import bitcast_convert_type
 from didax.primitives.convert import convert_element_type
 from didax.primitives.elementwise import div
@@ -266,7 +268,7 @@ def _compile_replicated(
         outs = [
             o
             if mapped_dim(s) is None
-            else parallel.all_gather(o, name, axis=mapped_dim(s), tiled=True)
+            else exchanges.all_gather(o, name, axis=mapped_dim(s), tiled=True)
             for o, s in zip(outs, out_specs, strict=True)
         ]
         return [_bits(o) if core.get_aval(o).dtype == dtypes.bfloat16 else o for o in outs]
@@ -376,7 +378,8 @@ def _shard_map_transpose(cts, *args, jaxpr, mesh, in_specs, out_specs, check_vma
         if check_vma:
             return outs
         return [
-            parallel.psum(ct, unmentioned(mesh, s)) for ct, s in zip(outs, lin_specs, strict=True)
+            collectives.psum(ct, unmentioned(mesh, s))
+            for ct, s in zip(outs, lin_specs, strict=True)
         ]
 
     in_avals = [*body.in_avals[n_res:], *body.in_avals[:n_res]]
@@ -784,7 +787,7 @@ def _out_rank_error(
 
 def _vary_as(x: Any, spec: PartitionSpec) -> Any:
     missing = spec_axes(spec) - core.get_aval(x).vma
-    return parallel.pvary(x, tuple(missing)) if missing else x
+    return collectives.pvary(x, tuple(missing)) if missing else x
 
 
 def _static_key(statics: Sequence[Any]) -> tuple | None:

@@ -19,7 +19,8 @@ from typing import Any
 
 import numpy as np
 from didax import core
-from didax.control_flow.stages import Entry, Layout, ShardedRun, make_layout, partition
+from didax.compile.sharding_constraint import sharding_constraint_p
+from didax.compile.stages import Entry, Layout, ShardedRun, make_layout, partition
 from didax.core import Zero
 from didax.interpreters import lowering, partial_eval, transpose
 from didax.interpreters.jvp import jvp_jaxpr
@@ -35,7 +36,6 @@ from didax.jaxpr import (
     pp_eqn_rules,
     pp_params_rules,
 )
-from didax.primitives.parallel import sharding_constraint_p
 from didax.runtime import client
 from didax.runtime.executable import Executable, buffer_to_numpy, compile_module
 from didax.runtime.sharding import Mesh, NamedSharding, PartitionSpec

@@ -24,9 +24,8 @@ from typing import Any
 
 from didax import api_util, array, core, dtypes
 from didax.array import Array, ShapedArray
-from didax.config import config
-from didax.control_flow import dispatch
-from didax.control_flow.jit_primitive import (
+from didax.compile import dispatch
+from didax.compile.jit_primitive import (
     UNSPECIFIED,
     compile_jaxpr,
     derived,
@@ -34,7 +33,7 @@ from didax.control_flow.jit_primitive import (
     named_shardings,
     unspecified,
 )
-from didax.control_flow.stages import (
+from didax.compile.stages import (
     Entry,
     Layout,
     Lowered,
@@ -45,6 +44,7 @@ from didax.control_flow.stages import (
     out_info,
     partition,
 )
+from didax.config import config
 from didax.interpreters import staging
 from didax.jaxpr import ClosedJaxpr, Jaxpr, holds_own_program
 from didax.runtime import client
