@@ -37,7 +37,8 @@ from didax.api_more import device_get, device_put, eval_shape, jacobian, typeof
 from didax.array import Array, ShapeDtypeStruct
 from didax.compile.jit import block_until_ready, jit
 from didax.config import config
-from didax.control_flow.custom_derivatives import custom_jvp, custom_vjp
+from didax.control_flow.custom_derivatives import custom_jvp
+from didax.control_flow.custom_vjp import custom_vjp
 from didax.core import ConcretizationTypeError, UnexpectedTracerError
 from didax.jaxpr import ClosedJaxpr, Jaxpr, JaxprTypeError, eval_jaxpr, typecheck
 from didax.parallel.pmap import pmap

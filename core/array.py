@@ -148,7 +148,8 @@ def with_vma(aval: ShapedArray, vma: frozenset, mesh_axes: tuple) -> ShapedArray
 # One ShapedArray object per type, for the keys and results of jit's fast path
 # (`compile/dispatch.py`): a dict compares a key's items by identity before calling
 # `__eq__`, which costs ~0.1 µs of a cached call, as when `x = step(x)` passes a result back.
-# Holds one small object per type a jitted function was called with.
+# Holds one small object per type a jitted function was called with (bounded by the program's
+# types); module-level because an aval is a value, shared by every jitted function.
 _interned: dict[ShapedArray, ShapedArray] = {}
 
 

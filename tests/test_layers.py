@@ -85,15 +85,17 @@ ORDER["didax.interpreters"] = (3, -1)
 for i, name in enumerate(["staging", "jvp", "vmap", "partial_eval", "transpose", "lowering"]):
     ORDER[f"didax.interpreters.{name}"] = (3, i)
 # Layer 4, three packages in this order, each `__init__` only a docstring: control_flow
-# (common holds the helpers cond, scan and while_loop share; custom_derivatives imports no
-# other control flow; while_loop uses scan: fori_loop with static bounds is a scan), compile
-# (jit: its sharding constraints, AOT stages and sharded programs, its primitive, then the
-# call path) and parallel (the collectives, then shard_map and pmap, which are jitted programs).
+# (common holds the helpers cond, scan and while_loop share; custom_derivatives holds
+# custom_jvp and what custom_vjp shares; while_loop uses scan: fori_loop with static bounds is
+# a scan), compile (jit: its sharding constraints, AOT stages and sharded programs, its
+# primitive, then the call path) and parallel (the collectives, the spec helpers and checks,
+# then shard_map and pmap, which are jitted programs).
 for i, name in enumerate(
     [
         "control_flow",
         "control_flow.common",
         "control_flow.custom_derivatives",
+        "control_flow.custom_vjp",
         "control_flow.cond",
         "control_flow.solves",
         "control_flow.scan",
@@ -107,6 +109,7 @@ for i, name in enumerate(
         "parallel",
         "parallel.collectives",
         "parallel.exchanges",
+        "parallel.specs",
         "parallel.shard_map",
         "parallel.pmap",
     ]

@@ -156,7 +156,8 @@ class FunctionCache:
 # object itself, like `_derived` in jit_primitive.py: an entry is state of that function and
 # dies with it (a lambda made in a loop, a bound method `obj.m`, made anew on each access,
 # get caches of their own). A callable that cannot be weakly referenced or hashed gets a
-# cache of its own per `jit` object.
+# cache of its own per `jit` object. Bounded by the live functions (each cache by
+# CACHE_SIZE); module-level because `jit(f)` called twice makes two objects that share `f`'s.
 _function_caches: weakref.WeakKeyDictionary[Callable, dict[Hashable, FunctionCache]] = (
     weakref.WeakKeyDictionary()
 )
@@ -624,6 +625,8 @@ def block_until_ready(x: Any) -> Any:
 
 # The jitted primitives that eager operations on split Arrays run, by primitive and params
 # (least recently used dropped first): each keeps its programs by operand types and shardings.
+# Bounded at EAGER_CACHE_SIZE entries; module-level because eager operations (`x * 2` on a
+# split Array) have no jit object to own them.
 EAGER_CACHE_SIZE = 256
 _eager_jits: collections.OrderedDict[tuple, JitFunction | None] = collections.OrderedDict()
 _eager_jits_lock = threading.Lock()

@@ -50,9 +50,9 @@ jit_p = core.Primitive("jit", multiple_results=True)
 # again (a jitted function called under jvp in a loop) reuses them instead of recompiling.
 #
 # Where caches live (STYLE.md §4): a `jit` object owns its executable cache (keyed on argument
-# types, `CACHE_SIZE` entries). This table is the one module-level cache, and it is not a
-# global keyed by object ids: it is a WeakKeyDictionary keyed by the jaxpr objects themselves,
-# so an entry is state *of that jaxpr* and dies with it. It must sit here, not on a `jit`
+# types, `CACHE_SIZE` entries). This table is not a global keyed by object ids: it is a
+# WeakKeyDictionary keyed by the jaxpr objects themselves, so an entry is state *of that
+# jaxpr* and dies with it (bounded by the live jaxprs). It must sit here, not on a `jit`
 # object, because the same jaxpr reaches the rules from many places (a staged `jit` equation,
 # its jvp, its transpose) that share no jit object; and not on `ClosedJaxpr` (layer 1),
 # which would then hold executables of layer 4.

@@ -106,7 +106,7 @@ class JaxprBuilder:
         return ClosedJaxpr(jaxpr, [self.constvals[v] for v in constvars])
 
 
-@functools.cache
+@functools.cache  # bounded: one entry per NumPy scalar type and x64 flag (a few dozen)
 def _scalar_aval(scalar_type: type, x64: bool) -> ShapedArray:
     """The type of a staged NumPy scalar: one per scalar type and x64 flag (a literal beside
     every other equation is common, and an aval is immutable)."""

@@ -24,13 +24,8 @@ import numpy as np
 from didax import api_util, core
 from didax.compile import jit as jit_module
 from didax.core import ShapedArray
-from didax.parallel.shard_map import (
-    P,
-    block_aval,
-    shard_map_p,
-    shard_map_params,
-    trace_body,
-)
+from didax.parallel.shard_map import shard_map_p, shard_map_params, trace_body
+from didax.parallel.specs import P, block_aval
 from didax.primitives import shape
 from didax.runtime import client
 from didax.runtime.sharding import IndivisibleError, Mesh, PartitionSpec
