@@ -204,9 +204,11 @@ def test_numpy_inner_jits_run_eagerly_without_compiling(monkeypatch: pytest.Monk
     def no_compile(*args: Any, **kwargs: Any) -> None:
         raise AssertionError("an eager didax.numpy call compiled with XLA")
 
-    for module in list(sys.modules.values()):  # each module that imported it by name
-        if getattr(module, "compile_module", None) is executable.compile_module:
-            monkeypatch.setattr(module, "compile_module", no_compile)
+    original = executable.compile_module
+    patched = [m for m in list(sys.modules.values()) if getattr(m, "compile_module", 0) is original]
+    assert executable in patched and len(patched) > 1  # and each module that imported it
+    for module in patched:
+        monkeypatch.setattr(module, "compile_module", no_compile)
     x = dnp.asarray(X3)
     np.testing.assert_array_equal(np.asarray(dnp.where(x > 0, x, 0.0)), np.maximum(X3, 0))
     np.testing.assert_array_equal(np.asarray(dnp.clip(x, -1.0, 1.0)), np.clip(X3, -1, 1))
