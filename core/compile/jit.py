@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import collections
 import functools
-import inspect
 import threading
 import time
 import weakref
@@ -540,10 +539,10 @@ class JitFunction:
                 break
         else:
             return
-        names = _param_names(self._fn)
+        names = api_util.arg_names(self._fn, len(args))
         for i, a in enumerate(args):
             if i not in static and not all(map(core.is_arraylike, tree_flatten(a)[0])):
-                where = f"argument '{names[i]}'" if i < len(names) else f"argument {i}"
+                where = f"argument '{names[i]}'"
                 raise TypeError(_bad_argument(self._name, where, a))
         for k, a in kwargs.items():
             if not all(map(core.is_arraylike, tree_flatten(a)[0])):
@@ -591,13 +590,6 @@ def _hashable(x: Any) -> bool:
     except TypeError:
         return False
     return True
-
-
-def _param_names(fn: Callable[..., Any]) -> list[str]:
-    try:
-        return list(inspect.signature(fn).parameters)
-    except (TypeError, ValueError):
-        return []
 
 
 def _bad_argument(name: str, where: str, value: Any) -> str:
