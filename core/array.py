@@ -7,15 +7,17 @@ extension API's `ShapedArray`). An Array holds either a NumPy value (eager resul
 device buffer (results of a compiled call, which stay on the device until read), possibly
 split over several devices (then `_sharding` says how: a `sharding.NamedSharding`). Reading
 `np.asarray(x)` copies a device buffer to the host once and keeps the copy (a split one is
-gathered first, through the `read_sharded` entry of the operator table). Operators forward
-to `operator_table`, which `didax.numpy` fills, so this module needs nothing above it.
+gathered first). Operators forward to `operator_table`, which `didax.numpy` fills; what an
+Array asks the devices (its sharding, devices, blocks, a split value) goes through the one
+`Runtime` protocol declared here, which the runtime floor installs at import
+(`install_runtime`): this module needs nothing above it.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 from didax import dtypes
@@ -158,9 +160,10 @@ def with_vma(aval: ShapedArray, vma: frozenset, mesh_axes: tuple) -> ShapedArray
 
 
 # One ShapedArray object per type, for the keys and results of jit's fast path
-# (`control_flow/dispatch.py`): a dict compares a key's items by identity before calling
+# (`compile/dispatch.py`): a dict compares a key's items by identity before calling
 # `__eq__`, which costs ~0.1 µs of a cached call, as when `x = step(x)` passes a result back.
-# Holds one small object per type a jitted function was called with.
+# Holds one small object per type a jitted function was called with (bounded by the program's
+# types); module-level because an aval is a value, shared by every jitted function.
 _interned: dict[ShapedArray, ShapedArray] = {}
 
 
@@ -392,7 +395,7 @@ class Array:
             else:
                 value = getattr(self, "_gathered", None)
                 if value is None:  # gathered from the devices, kept aside (see __slots__)
-                    value = self._gathered = operator_table["read_sharded"](self)
+                    value = self._gathered = _runtime().read_sharded(self)
                 return value
         return self._value
 
@@ -419,13 +422,13 @@ class Array:
 
     def devices(self) -> set[Any]:
         """The devices holding this array. Like `jax.Array.devices`."""
-        return operator_table["devices"](self)
+        return _runtime().devices(self)
 
     @property
     def sharding(self) -> Any:
         """Where the array lives: a `NamedSharding` over a mesh, or a `SingleDeviceSharding`.
         Like `jax.Array.sharding`."""
-        return getattr(self, "_sharding", None) or sharding_of()
+        return getattr(self, "_sharding", None) or _runtime().default_sharding()
 
     @property
     def is_fully_replicated(self) -> bool:
@@ -441,7 +444,7 @@ class Array:
     def addressable_shards(self) -> list[Any]:
         """Each of this process's devices' block of the array (`.device`, `.index`, `.data`).
         Like `jax.Array.addressable_shards`."""
-        return operator_table["addressable_shards"](self)
+        return _runtime().addressable_shards(self)
 
     def item(self) -> Any:
         return np.asarray(self._host()).item()
@@ -520,15 +523,6 @@ def _physical_memory() -> int | None:
 
 
 MAX_ARRAY_BYTES: int | None = _physical_memory()
-# The exception raised: jaxlib's JaxRuntimeError, JAX's type, which backend.py (the module
-# that touches jaxlib) installs; until then, the RuntimeError it derives from.
-_allocation_error: Callable[[str], Exception] = RuntimeError
-
-
-def install_allocation_error(make: Callable[[str], Exception]) -> None:
-    """Declared extension point: backend.py gives the exception type of a failed allocation."""
-    global _allocation_error
-    _allocation_error = make
 
 
 def exceeds_memory(aval: ShapedArray) -> bool:
@@ -539,7 +533,10 @@ def check_allocatable(aval: ShapedArray) -> None:
     """Raise JAX's out-of-memory error if an array of `aval` is larger than the memory."""
     if exceeds_memory(aval):
         nbytes = aval.size * aval.dtype.itemsize
-        raise _allocation_error(
+        # JAX's type, jaxlib's JaxRuntimeError: the runtime knows it (a RuntimeError before
+        # one is installed)
+        error = _installed.allocation_error if _installed is not None else RuntimeError
+        raise error(
             f"RESOURCE_EXHAUSTED: Out of memory allocating {nbytes} bytes ({_short(aval)}), "
             f"more than this machine's {MAX_ARRAY_BYTES} bytes of memory."
         )
@@ -583,8 +580,44 @@ def asarray(x: Any, dtype: Any = None) -> Array:
     return Array(value.astype(dtypes.canonicalize(value.dtype), copy=False))
 
 
-# Set by `backend` (layer 1, after this module): the sharding of every Array, on the one device.
-sharding_of: Any = None
+# --------------------------------------------------------------------------- the runtime
+
+
+class Runtime(Protocol):
+    """What an Array asks the device runtime (`didax.runtime`, after this module and core.py;
+    runtime/sharding.py installs it at import)."""
+
+    def default_sharding(self) -> Any:
+        """The sharding of an Array placed by no sharding (the first device)."""
+
+    def devices(self, x: Array) -> set[Any]:
+        """The devices holding `x`."""
+
+    def read_sharded(self, x: Array) -> np.ndarray:
+        """The global value of `x`, an Array on several devices, read to the host."""
+
+    def addressable_shards(self, x: Array) -> list[Any]:
+        """`x`'s blocks on this process's devices."""
+
+    def allocation_error(self, message: str) -> Exception:
+        """The exception of an allocation the memory refuses (JAX's JaxRuntimeError)."""
+
+
+_installed: Runtime | None = None  # set once, at import
+
+
+def install_runtime(runtime: Runtime) -> None:
+    """Declare the device runtime Arrays ask (called once, by `didax.runtime.sharding`)."""
+    global _installed
+    if _installed is not None:
+        raise RuntimeError("install_runtime: a runtime is already installed")
+    _installed = runtime
+
+
+def _runtime() -> Runtime:
+    if _installed is None:
+        raise RuntimeError("no device runtime installed: `import didax` first")
+    return _installed
 
 
 class ShapeDtypeStruct:

@@ -34,7 +34,7 @@ import numpy as np
 from didax import core, dtypes, lax, nn, tree_util
 from didax import numpy as jnp
 from didax.api import vmap as didax_vmap
-from didax.control_flow.jit import jit
+from didax.compile.jit import jit
 from didax.control_flow.scan import scan as control_flow_scan
 from didax.numpy.axis_args import shape_tuple
 from didax.primitives import bits as _bits

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 from didax import api, core, dtypes
-from didax.control_flow.jit import jit
+from didax.compile.jit import jit
 from didax.tree_util import tree_flatten, tree_map
 
 EPS = 1e-4  # step of the central differences, as JAX's

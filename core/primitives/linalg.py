@@ -8,7 +8,7 @@ Lowering: `cholesky` is `stablehlo.cholesky` (XLA expands it for the CPU). Stabl
 LU, so `lu` calls LAPACK's `getrf` as JAX does on CPU, and `triangular_solve` LAPACK's
 `trsm` (rather than `stablehlo.triangular_solve`: XLA's expansion turns a singular matrix's
 infs into NaNs, LAPACK gives JAX's infs): jaxlib ships the LAPACK handlers as XLA FFI custom
-calls (`lapack_sgetrf_ffi`), which `backend.lapack_target` registers on first use. Their
+calls (`lapack_sgetrf_ffi`), which `client.lapack_target` registers on first use. Their
 matrices are column-major (the custom call's layouts say so) and getrf's pivots 1-based. The
 row permutation that the pivots encode is computed after the call, one swap per pivot, as
 vectorized selects (unrolled: a matrix's size is static, and the loop is short for the
@@ -26,13 +26,14 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from didax import backend, core, dtypes
+from didax import core, dtypes
 from didax.core import ShapedArray, UndefinedPrimal, Zero
 from didax.primitives import concatenation, creation, rules, shape
 from didax.primitives.comparison import eq, ge, select_n
 from didax.primitives.convert import convert_element_type
 from didax.primitives.dot import dot_general
 from didax.primitives.elementwise import add, div, neg, sub
+from didax.runtime import client
 
 # ----------------------------------------------------------------------------- helpers
 # Batched matrix helpers over the last two axes, built from lax primitives (the jvp rules use
@@ -452,7 +453,7 @@ def _lapack_call(ctx, routine: str, operands, avals_out, config: dict, aliases: 
     return hlo.CustomCallOp(
         [ctx.tensor_type(a) for a in avals_out],
         list(operands),
-        call_target_name=backend.lapack_target(routine, ctx.avals_in[0].dtype),
+        call_target_name=client.lapack_target(routine, ctx.avals_in[0].dtype),
         api_version=ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 4),  # typed FFI
         backend_config=ir.DictAttr.get(config),
         operand_layouts=layouts(list(ctx.avals_in)),

@@ -11,7 +11,7 @@ import didax
 import didax.numpy as dnp
 import numpy as np
 import pytest
-from didax.control_flow.jit import jit
+from didax.compile.jit import jit
 
 jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")
@@ -144,6 +144,23 @@ def test_custom_jvp_nondiff_argnums_and_defjvps() -> None:
         )
 
     close(build(didax, dnp)(1.5), build(jax, jnp)(1.5))
+
+
+def test_defjvps_sums_the_tangents_with_add_any() -> None:
+    # JAX sums the rules' tangents as tangents (`add_any`), not with `+` (`add`)
+    def program(lib):
+        @lib.custom_jvp
+        def mul(x, y):
+            return x * y
+
+        mul.defjvps(lambda g, ans, x, y: g * y, lambda g, ans, x, y: g * x)
+        jaxpr = lib.make_jaxpr(lambda x, y: lib.jvp(mul, (x, y), (x, y)))(1.0, 2.0)
+        return [str(e.primitive) for e in jaxpr.eqns], lib.jvp(mul, (1.0, 2.0), (3.0, 4.0))
+
+    (got_prims, got), (want_prims, want) = program(didax), program(jax)
+    assert got_prims == want_prims
+    assert got_prims[-1] == "add_any"
+    close(got, want)
 
 
 @pytest.mark.parametrize(

@@ -21,18 +21,14 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
-from didax import api_util, backend, core
-from didax.control_flow import jit as jit_module
-from didax.control_flow.shard_map import (
-    P,
-    block_aval,
-    shard_map_p,
-    shard_map_params,
-    trace_body,
-)
+from didax import api_util, core
+from didax.compile import jit as jit_module
 from didax.core import ShapedArray
+from didax.parallel.shard_map import shard_map_p, shard_map_params, trace_body
+from didax.parallel.specs import P, block_aval
 from didax.primitives import shape
-from didax.sharding import IndivisibleError, Mesh, PartitionSpec
+from didax.runtime import client
+from didax.runtime.sharding import IndivisibleError, Mesh, PartitionSpec
 from didax.tree_util import broadcast_prefix, tree_flatten, tree_unflatten
 
 DEFAULT_AXIS_NAME = "_internal_pmap_axis_name"  # JAX's name for pmap without axis_name
@@ -197,7 +193,7 @@ class PmapFunction:
                 f"pmap got an argument whose mapped axis has size 0 (shape {shaped[0][0]}): "
                 "it maps one element per device, and needs at least one"
             )
-        nprocs = backend.process_count()
+        nprocs = client.process_count()
         if nprocs == 1 and self._axis_size is not None and self._axis_size != local_size:
             raise ValueError(
                 f"Specified axis_size {self._axis_size} doesn't match received axis_size "
@@ -206,10 +202,10 @@ class PmapFunction:
         if self._devices is not None:
             devices = self._devices
         elif nprocs > 1:  # every process's devices, process by process
-            everything = backend.devices()
+            everything = client.devices()
             devices = tuple(d for p in range(nprocs) for d in everything if d.process_index == p)
         else:
-            devices = tuple(backend.devices())
+            devices = tuple(client.devices())
         size = self._axis_size or local_size * nprocs
         mesh = self._meshes.get(devices[:size])
         if mesh is None:  # one Mesh per set of devices: jit's caches key on it
