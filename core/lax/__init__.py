@@ -112,6 +112,7 @@ from didax.primitives.shape import (
     expand_dims,
     reduce_sum,
     reshape,
+    rev,
     squeeze,
     transpose,
 )
@@ -126,7 +127,6 @@ from didax.primitives.slicing import (
     dynamic_update_slice,
     dynamic_update_slice_in_dim,
     gather,
-    rev,
     scatter,
     scatter_add,
     scatter_max,

@@ -243,7 +243,7 @@ def _static_slice(x: Any, entries: list[_Index], mode: GatherScatterMode) -> Any
     if sliced:
         out = lax.slice(out, starts, limits, None if unit else strides)
     if rev_axes:
-        out = slicing.rev(out, rev_axes)
+        out = lax.rev(out, rev_axes)
     if squeeze_axes:
         out = lax.squeeze(out, squeeze_axes)
     if new_axes:
@@ -297,7 +297,7 @@ def _dynamic_slice(x: Any, entries: list[_Index]) -> Any:
         starts = [lax.convert_element_type(i, dtypes.int32) for i in starts]
     out = x if trivial else slicing.dynamic_slice(x, starts, sizes)
     if rev_axes:
-        out = slicing.rev(out, rev_axes)
+        out = lax.rev(out, rev_axes)
     if squeeze_axes:
         out = lax.squeeze(out, squeeze_axes)
     if new_axes:
@@ -474,7 +474,7 @@ def _gather_plan(entries: list[_Index], shape: tuple[int, ...]) -> _GatherPlan:
                 )
                 if step < 0:
                     reversed_y_dims.append(collapsed_y_axis)
-                    indices = slicing.rev(indices, (0,))
+                    indices = lax.rev(indices, (0,))
                 gather_slice_shape.append(1)
                 gather_indices.append((indices, len(gather_indices_shape)))
                 start_index_map.append(axis)
@@ -541,7 +541,7 @@ def _gather(
             fill_value=fill_value,
         )
     if plan.reversed_y_dims:
-        y = slicing.rev(y, plan.reversed_y_dims)
+        y = lax.rev(y, plan.reversed_y_dims)
     return lax.expand_dims(y, plan.newaxis_dims) if plan.newaxis_dims else y
 
 
@@ -785,7 +785,7 @@ def _scatter(
     if plan.newaxis_dims:
         y = lax.squeeze(y, plan.newaxis_dims)
     if plan.reversed_y_dims:
-        y = slicing.rev(y, plan.reversed_y_dims)
+        y = lax.rev(y, plan.reversed_y_dims)
     if plan.scalar_bool_dims:
         x = lax.expand_dims(x, plan.scalar_bool_dims)
     dnums = ScatterDimensionNumbers(

@@ -23,7 +23,7 @@ from didax import core, dtypes
 from didax.core import NOT_MAPPED, ShapedArray, UndefinedPrimal, Zero
 from didax.primitives import concatenation, creation, rules, shape
 from didax.primitives.elementwise import add_tangents
-from didax.primitives.slicing import rev
+from didax.primitives.shape import rev
 
 
 class ConvDimensionNumbers(NamedTuple):

@@ -14,8 +14,8 @@ from didax import core
 
 def _lax_primitives() -> dict[str, core.Primitive]:
     found: dict[str, core.Primitive] = {}
-    for info in pkgutil.iter_modules(didax.primitives.__path__):
-        module = importlib.import_module(f"didax.primitives.{info.name}")
+    for info in pkgutil.walk_packages(didax.primitives.__path__, "didax.primitives."):
+        module = importlib.import_module(info.name)
         for value in vars(module).values():
             if isinstance(value, core.Primitive):
                 other = found.setdefault(value.name, value)

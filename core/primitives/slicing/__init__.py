@@ -1,0 +1,70 @@
+"""Indexing primitives, one module each: `gather` (and the dimension numbers and mode gather
+and scatter share), `scatter` (scatter, scatter-add, -sub, -mul, -min, -max) and
+`dynamic_slice` (dynamic_slice, dynamic_update_slice and their `*_in_dim` helpers).
+
+Layer 2. This `__init__` only re-exports the three modules' public names, so
+`didax.primitives.slicing.gather` and `lax.slicing.gather_p` read as before the split.
+`didax.numpy`'s indexing (`x[idx]`, `x.at[...]`) is built from these.
+"""
+
+from didax.primitives.slicing.dynamic_slice import (
+    dynamic_index_in_dim,
+    dynamic_slice,
+    dynamic_slice_in_dim,
+    dynamic_slice_p,
+    dynamic_update_index_in_dim,
+    dynamic_update_slice,
+    dynamic_update_slice_in_dim,
+    dynamic_update_slice_p,
+)
+from didax.primitives.slicing.gather import (
+    GatherDimensionNumbers,
+    GatherScatterMode,
+    ScatterDimensionNumbers,
+    gather,
+    gather_p,
+)
+from didax.primitives.slicing.scatter import (
+    scatter,
+    scatter_add,
+    scatter_add_p,
+    scatter_apply,
+    scatter_max,
+    scatter_max_p,
+    scatter_min,
+    scatter_min_p,
+    scatter_mul,
+    scatter_mul_p,
+    scatter_p,
+    scatter_sub,
+    scatter_sub_p,
+)
+
+__all__ = [
+    "GatherDimensionNumbers",
+    "GatherScatterMode",
+    "ScatterDimensionNumbers",
+    "dynamic_index_in_dim",
+    "dynamic_slice",
+    "dynamic_slice_in_dim",
+    "dynamic_slice_p",
+    "dynamic_update_index_in_dim",
+    "dynamic_update_slice",
+    "dynamic_update_slice_in_dim",
+    "dynamic_update_slice_p",
+    "gather",
+    "gather_p",
+    "scatter",
+    "scatter_add",
+    "scatter_add_p",
+    "scatter_apply",
+    "scatter_max",
+    "scatter_max_p",
+    "scatter_min",
+    "scatter_min_p",
+    "scatter_mul",
+    "scatter_mul_p",
+    "scatter_p",
+    "scatter_sub",
+    "scatter_sub_p",
+]
