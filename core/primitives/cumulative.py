@@ -23,7 +23,8 @@ from didax import core, dtypes
 from didax.core import ShapedArray, Zero
 from didax.primitives import concatenation, creation, elementwise, rules
 from didax.primitives.comparison import eq, ne, select_n
-from didax.primitives.elementwise import _balanced_eq, add, exp, log1p, mul, neg, sub
+from didax.primitives.elementwise import add, exp, log1p, mul, neg, sub
+from didax.primitives.elementwise.arithmetic import _balanced_eq
 
 cumsum_p = core.Primitive("cumsum")
 
