@@ -120,6 +120,8 @@ for i, name in enumerate(
         "didax.numpy.products",
         "didax.numpy.methods",
         "didax.numpy.indexing",
+        "didax.numpy.index_take",
+        "didax.numpy.index_update",
         "didax.numpy.extra",
         "didax.numpy.linalg",
         "didax.numpy.signal",

@@ -5,18 +5,18 @@ program written with `didax.numpy` has the equations JAX's has for the same prog
 module per family, each built on the ones before it: `axis_args` (shape and axis arguments),
 `promotion` (dtype promotion and broadcasting), `inner_jit`, `creation`, `manipulation`,
 `ufuncs` (elementwise), `reductions`, `products`, `methods` (the `Array` operators), then
-`indexing`, `extra` and `linalg`.
+`indexing`, `index_take`, `index_update`, `extra` and `linalg`.
 
 Importing it fills `core.operator_table`, which gives `Array` and every `Tracer` their
 operators (`x + y`, `x[0]`, `x.sum()`, `x.at[i].set(v)`).
 """
 
 from didax import core
-from didax.numpy import indexing as _indexing
+from didax.numpy import index_update as _index_update
 from didax.numpy.creation import *  # noqa: F403 - this package is the public face of its families
 from didax.numpy.creation import _ScalarType  # noqa: F401
 from didax.numpy.dtype_functions import *  # noqa: F403
-from didax.numpy.indexing import take, take_along_axis  # noqa: F401
+from didax.numpy.index_take import take, take_along_axis  # noqa: F401
 from didax.numpy.manipulation import *  # noqa: F403
 from didax.numpy.methods import *  # noqa: F403
 from didax.numpy.methods import OPERATORS
@@ -43,4 +43,4 @@ core.operator_table.update(METHODS)
 core.operator_table.update(_REARRANGE_METHODS)
 core.operator_table.update(_SETOPS_METHODS)
 core.operator_table.update(_STATISTICS_METHODS)
-core.operator_table.update(_indexing.OPERATORS)  # `x[idx]` and `x.at` (numpy/indexing.py)
+core.operator_table.update(_index_update.OPERATORS)  # `x[idx]`, `x.at`, `x.take`

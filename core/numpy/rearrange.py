@@ -24,7 +24,7 @@ from didax.numpy import (
     axis_args,
     creation,
     extra,
-    indexing,
+    index_take,
     manipulation,
     promotion,
     reductions,
@@ -228,7 +228,7 @@ def repeat(
     index = np.repeat(np.arange(shape[axis], dtype=np.int32), counts)
     if total_repeat_length is not None:
         index = np.resize(index, total_repeat_length) if index.size else index
-    return indexing.take(a, creation.asarray(index), axis=axis)
+    return index_take.take(a, creation.asarray(index), axis=axis)
 
 
 def _fit_length(x: Any, axis: int, length: int) -> Any:
@@ -778,7 +778,7 @@ def pad(array: Any, pad_width: Any, mode: str = "constant", **kwargs: Any) -> An
             index = np.clip(np.arange(-lo, n + hi), 0, n - 1)
         else:
             index = np.arange(-lo, n + hi) % n
-        x = indexing.take(x, creation.asarray(index.astype(np.int32)), axis=axis)
+        x = index_take.take(x, creation.asarray(index.astype(np.int32)), axis=axis)
     return x
 
 
@@ -809,7 +809,7 @@ def delete(
             if ((where < -n) | (where >= n)).any():
                 raise IndexError(f"index out of bounds for axis {axis} with size {n}")
             keep[where] = False
-    return indexing.take(a, creation.asarray(np.flatnonzero(keep).astype(np.int32)), axis=axis)
+    return index_take.take(a, creation.asarray(np.flatnonzero(keep).astype(np.int32)), axis=axis)
 
 
 def resize(a: Any, new_shape: Any) -> Any:

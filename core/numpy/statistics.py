@@ -22,7 +22,7 @@ from didax.numpy import (
     axis_args,
     creation,
     extra,
-    indexing,
+    index_take,
     manipulation,
     promotion,
     rearrange,
@@ -317,7 +317,7 @@ def _take_last(x: Any, index: Any, batch: tuple[int, ...]) -> Any:
     # x[..., index] along the last axis, for an index with one entry per (q, *rest) position
     wide = (batch[0], *_aval(x).shape)
     full = lax.broadcast_in_dim(x, wide, tuple(range(1, _aval(x).ndim + 1)))
-    return indexing.take_along_axis(full, promotion.broadcast_to(index, batch), axis=-1)
+    return index_take.take_along_axis(full, promotion.broadcast_to(index, batch), axis=-1)
 
 
 def quantile(
