@@ -14,6 +14,10 @@ import numpy as np
 from didax import core, lax
 
 
+def _aval(x: Any) -> core.ShapedArray:
+    return core.get_aval(x)
+
+
 def shape_tuple(shape: Any) -> tuple[int, ...]:
     return (
         (operator.index(shape),)
