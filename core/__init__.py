@@ -20,20 +20,7 @@ from didax import (  # noqa: F401
     tree,  # noqa: F401
     tree_util,
 )
-from didax.api import (
-    grad,
-    hessian,
-    jacfwd,
-    jacrev,
-    jvp,
-    linear_transpose,
-    linearize,
-    make_jaxpr,
-    value_and_grad,
-    vjp,
-    vmap,
-)
-from didax.api_more import device_get, device_put, eval_shape, jacobian, typeof
+from didax.api import device_get, device_put, eval_shape, jvp, make_jaxpr, typeof, vmap
 from didax.array import Array, ShapeDtypeStruct
 from didax.backend import (
     device_count,
@@ -49,6 +36,17 @@ from didax.control_flow.jit import block_until_ready, jit
 from didax.control_flow.pmap import pmap
 from didax.control_flow.shard_map import shard_map
 from didax.core import ConcretizationTypeError, UnexpectedTracerError
+from didax.derivatives import (
+    grad,
+    hessian,
+    jacfwd,
+    jacobian,
+    jacrev,
+    linear_transpose,
+    linearize,
+    value_and_grad,
+    vjp,
+)
 from didax.jaxpr import ClosedJaxpr, Jaxpr, JaxprTypeError, eval_jaxpr, typecheck
 from didax.sharding import make_array_from_callback, make_mesh
 

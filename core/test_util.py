@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from didax import api, core
+from didax import api, core, derivatives
 from didax.control_flow.jit import jit
 from didax.tree_util import tree_flatten, tree_map
 
@@ -153,11 +153,11 @@ def check_grads(
                 check(lambda p, t: api.jvp(f, p, t), (args, args), order - 1, fwd_msg)
         if "rev" in modes:
             rev_msg = f"VJP of {msg}" if msg else "VJP"
-            check_vjp(f, lambda *a: api.vjp(f, *a), args, atol, rtol, eps, rev_msg)
+            check_vjp(f, lambda *a: derivatives.vjp(f, *a), args, atol, rtol, eps, rev_msg)
             if order > 1:
 
                 def f_vjp(*a: Any) -> Any:
-                    out, pullback = api.vjp(f, *a)
+                    out, pullback = derivatives.vjp(f, *a)
                     return pullback(out)
 
                 check(f_vjp, args, order - 1, rev_msg)

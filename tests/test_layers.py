@@ -106,7 +106,7 @@ for i, name in enumerate(
         "didax.lax.linalg",
         "didax.lax",
         "didax.api",
-        "didax.api_more",
+        "didax.derivatives",
         "didax.debug",
         "didax.errors",
         "didax.numpy.axis_args",
