@@ -32,6 +32,7 @@ for i, name in enumerate(
         "config",
         "dtypes",
         "array",
+        "rule_tables",
         "core",
         "distributed",
         "backend",
