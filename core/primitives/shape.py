@@ -319,11 +319,7 @@ def _rev_abstract_eval(x, *, dimensions):
     return [x]
 
 
-@core.jvp_rules.register(rev_p)
-def _rev_jvp(primals, tangents, *, dimensions):
-    (x,), (x_dot,) = primals, tangents
-    out = rev(x, dimensions)
-    return [out], [Zero.like(out) if isinstance(x_dot, Zero) else rev(x_dot, dimensions)]
+core.jvp_rules.register(rev_p, rules.linear_unary_jvp(rev_p.bind))
 
 
 @core.transpose_rules.register(rev_p)

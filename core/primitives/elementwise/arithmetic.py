@@ -50,27 +50,10 @@ def _binary_primitive(
     return prim
 
 
-def _unary_jvp(prim: core.Primitive, tangent: Callable[..., Any]) -> core.JvpRule:
-    """The jvp rule of a unary primitive from its derivative: `tangent(t, x, out, **params)`
-    is the output tangent for the input tangent `t` (never a `Zero`: the jvp interpreter
-    does not run rules whose tangents are all zero)."""
-
-    def rule(primals: Sequence[Any], tangents: Sequence[Any], **params: Any) -> tuple:
-        (x,), (t,) = primals, tangents
-        out = prim.bind(x, **params)
-        return [out], [tangent(t, x, out, **params)]
-
-    return rule
-
-
 def _const(value: float, like: Any) -> Any:
     """A scalar constant of `like`'s dtype (a literal when staged)."""
     aval = core.get_aval(like)
     return _scalar_constant(np.asarray(value, aval.dtype), aval.weak_type)
-
-
-def _mul_tangent(t: Any, factor: Any) -> Any:
-    return t if isinstance(t, Zero) else mul(t, factor)
 
 
 def _out_tangent(t: Any, out: Any) -> Any:
@@ -101,18 +84,30 @@ def add_tangents(a: Any, b: Any) -> Any:
     return add_any(a, b)
 
 
-@core.jvp_rules.register(add_p)
-def _add_jvp(primals, tangents):
-    (x, y), (x_dot, y_dot) = primals, tangents
-    out = add(x, y)
-    return [out], [add_tangents(_out_tangent(x_dot, out), _out_tangent(y_dot, out))]
+def partials_jvp(prim: core.Primitive, *partials: Callable[..., Any] | None) -> core.JvpRule:
+    """The jvp rule of `prim` from one partial derivative per operand, as JAX's `defjvp`:
+    `partial(t, *primals, out, **params)` is the output tangent due to that operand's tangent
+    `t` alone (None: the operand has no tangent, like integer indices). Symbolic-zero
+    tangents are skipped, the parts summed in operand order with `add_any`, and the sum
+    broadcast to the output's shape (a tangent of a scalar operand)."""
+
+    def rule(primals: Sequence[Any], tangents: Sequence[Any], **params: Any) -> tuple:
+        out = prim.bind(*primals, **params)
+        t_out: Any = Zero.like(out)
+        for partial, t in zip(partials, tangents, strict=True):
+            if partial is not None and not isinstance(t, Zero):
+                t_out = add_tangents(t_out, partial(t, *primals, out, **params))
+        return [out], [_out_tangent(t_out, out)]
+
+    return rule
 
 
-@core.jvp_rules.register(add_any_p)
-def _add_any_jvp(primals, tangents):
-    (x, y), (x_dot, y_dot) = primals, tangents
-    out = add_any(x, y)
-    return [out], [add_tangents(_out_tangent(x_dot, out), _out_tangent(y_dot, out))]
+def _add_partial(t: Any, x: Any, y: Any, out: Any) -> Any:
+    return _out_tangent(t, out)
+
+
+core.jvp_rules.register(add_p, partials_jvp(add_p, _add_partial, _add_partial))
+core.jvp_rules.register(add_any_p, partials_jvp(add_any_p, _add_partial, _add_partial))
 
 
 def _add_transpose(cts, x, y):
@@ -178,12 +173,9 @@ def mul(x: Any, y: Any) -> Any:
     return mul_p.bind(x, y)
 
 
-@core.jvp_rules.register(mul_p)
-def _mul_jvp(primals, tangents):
-    (x, y), (x_dot, y_dot) = primals, tangents
-    out = mul(x, y)  # d(xy) = dx y + x dy
-    t = add_tangents(_mul_tangent(x_dot, y), y_dot if isinstance(y_dot, Zero) else mul(x, y_dot))
-    return [out], [_out_tangent(t, out)]
+core.jvp_rules.register(  # d(xy) = dx y + x dy
+    mul_p, partials_jvp(mul_p, lambda t, x, y, out: mul(t, y), lambda t, x, y, out: mul(x, t))
+)
 
 
 @core.transpose_rules.register(mul_p)
@@ -232,13 +224,12 @@ def div(x: Any, y: Any) -> Any:
     return div_p.bind(x, y)
 
 
-@core.jvp_rules.register(div_p)
-def _div_jvp(primals, tangents):
-    (x, y), (x_dot, y_dot) = primals, tangents
-    out = div(x, y)  # d(x/y) = dx / y - (x/y) dy / y
-    x_part = x_dot if isinstance(x_dot, Zero) else div(x_dot, y)
-    y_part = y_dot if isinstance(y_dot, Zero) else neg(mul(y_dot, div(out, y)))
-    return [out], [_out_tangent(add_tangents(x_part, y_part), out)]
+core.jvp_rules.register(  # d(x/y) = dx / y - (x/y) dy / y
+    div_p,
+    partials_jvp(
+        div_p, lambda t, x, y, out: div(t, y), lambda t, x, y, out: neg(mul(t, div(out, y)))
+    ),
+)
 
 
 @core.transpose_rules.register(div_p)
@@ -309,13 +300,14 @@ def _full(value: Any, shp: tuple[int, ...]) -> Any:
 def _extremum(name: str, fn: Callable[..., Any]) -> core.Primitive:
     prim = _binary_primitive(name, fn)
 
-    @core.jvp_rules.register(prim)
-    def _jvp(primals, tangents):
-        (x, y), (x_dot, y_dot) = primals, tangents
-        out = prim.bind(x, y)
-        x_part = _mul_tangent(x_dot, _balanced_eq(x, out, y))
-        y_part = _mul_tangent(y_dot, _balanced_eq(y, out, x))
-        return [out], [_out_tangent(add_tangents(x_part, y_part), out)]
+    core.jvp_rules.register(
+        prim,
+        partials_jvp(
+            prim,
+            lambda t, x, y, out: mul(t, _balanced_eq(x, out, y)),
+            lambda t, x, y, out: mul(t, _balanced_eq(y, out, x)),
+        ),
+    )
 
     return prim
 
@@ -456,10 +448,7 @@ def sign(x: Any) -> Any:
     return sign_p.bind(x)
 
 
-@core.jvp_rules.register(sign_p)
-def _sign_jvp(primals, tangents):
-    out = sign(primals[0])
-    return [out], [Zero.like(out)]
+core.jvp_rules.register(sign_p, rules.zero_jvp(sign_p))
 
 
 @core.lowering_rules.register(sign_p)
@@ -483,7 +472,7 @@ def floor(x: Any) -> Any:
     return floor_p.bind(x)
 
 
-core.jvp_rules.register(floor_p, _unary_jvp(floor_p, lambda t, x, out: Zero.like(out)))
+core.jvp_rules.register(floor_p, rules.zero_jvp(floor_p))
 
 
 core.lowering_rules.register(floor_p, rules.direct_lowering("floor"))
@@ -496,7 +485,7 @@ def ceil(x: Any) -> Any:
     return ceil_p.bind(x)
 
 
-core.jvp_rules.register(ceil_p, _unary_jvp(ceil_p, lambda t, x, out: Zero.like(out)))
+core.jvp_rules.register(ceil_p, rules.zero_jvp(ceil_p))
 # no transpose rule: piecewise constant (ZERO_DERIVATIVE in tests/lax/test_rule_coverage.py)
 core.lowering_rules.register(ceil_p, rules.direct_lowering("ceil"))
 
@@ -525,7 +514,7 @@ core.abstract_eval_rules.register(round_p, rules.float_aval("round"))
 core.vmap_rules.register(round_p, rules.vectorized_vmap(round_p.bind))
 
 
-core.jvp_rules.register(round_p, _unary_jvp(round_p, lambda t, x, out, **_: Zero.like(out)))
+core.jvp_rules.register(round_p, rules.zero_jvp(round_p))
 
 
 core.lowering_rules.register(

@@ -23,13 +23,13 @@ from didax.primitives.elementwise.arithmetic import (
     _const,
     _full,
     _out_tangent,
-    _unary_jvp,
     _unary_primitive,
     add,
     add_tangents,
     div,
     mul,
     neg,
+    partials_jvp,
     sub,
 )
 
@@ -97,29 +97,29 @@ def logistic(x: Any) -> Any:
     return logistic_p.bind(x)
 
 
-core.jvp_rules.register(sin_p, _unary_jvp(sin_p, lambda t, x, out: mul(t, cos(x))))
-core.jvp_rules.register(cos_p, _unary_jvp(cos_p, lambda t, x, out: neg(mul(t, sin(x)))))
+core.jvp_rules.register(sin_p, partials_jvp(sin_p, lambda t, x, out: mul(t, cos(x))))
+core.jvp_rules.register(cos_p, partials_jvp(cos_p, lambda t, x, out: neg(mul(t, sin(x)))))
 core.jvp_rules.register(  # 1 + tan^2
-    tan_p, _unary_jvp(tan_p, lambda t, x, out: mul(t, add(_const(1.0, out), integer_pow(out, 2))))
+    tan_p, partials_jvp(tan_p, lambda t, x, out: mul(t, add(_const(1.0, out), integer_pow(out, 2))))
 )
 core.jvp_rules.register(  # 1 - tanh^2
     tanh_p,
-    _unary_jvp(tanh_p, lambda t, x, out: mul(t, sub(_const(1.0, out), integer_pow(out, 2)))),
+    partials_jvp(tanh_p, lambda t, x, out: mul(t, sub(_const(1.0, out), integer_pow(out, 2)))),
 )
-core.jvp_rules.register(exp_p, _unary_jvp(exp_p, lambda t, x, out: mul(t, out)))
-core.jvp_rules.register(log_p, _unary_jvp(log_p, lambda t, x, out: div(t, x)))
+core.jvp_rules.register(exp_p, partials_jvp(exp_p, lambda t, x, out: mul(t, out)))
+core.jvp_rules.register(log_p, partials_jvp(log_p, lambda t, x, out: div(t, x)))
 core.jvp_rules.register(  # dx / (1 + x)
-    log1p_p, _unary_jvp(log1p_p, lambda t, x, out: div(t, add(x, _const(1.0, x))))
+    log1p_p, partials_jvp(log1p_p, lambda t, x, out: div(t, add(x, _const(1.0, x))))
 )
 core.jvp_rules.register(  # e^x dx
-    expm1_p, _unary_jvp(expm1_p, lambda t, x, out: mul(t, add(out, _const(1.0, out))))
+    expm1_p, partials_jvp(expm1_p, lambda t, x, out: mul(t, add(out, _const(1.0, out))))
 )
 core.jvp_rules.register(  # dx / (2 sqrt x)
-    sqrt_p, _unary_jvp(sqrt_p, lambda t, x, out: mul(t, div(_const(0.5, out), out)))
+    sqrt_p, partials_jvp(sqrt_p, lambda t, x, out: mul(t, div(_const(0.5, out), out)))
 )
 core.jvp_rules.register(  # s' = s (1 - s)
     logistic_p,
-    _unary_jvp(logistic_p, lambda t, x, out: mul(t, mul(out, sub(_const(1.0, out), out)))),
+    partials_jvp(logistic_p, lambda t, x, out: mul(t, mul(out, sub(_const(1.0, out), out)))),
 )
 
 
@@ -300,10 +300,10 @@ def exp2(x: Any) -> Any:
 
 core.jvp_rules.register(  # d cbrt(x) = dx / (3 cbrt(x)^2)
     cbrt_p,
-    _unary_jvp(cbrt_p, lambda t, x, out: mul(t, mul(_const(1 / 3, out), integer_pow(out, -2)))),
+    partials_jvp(cbrt_p, lambda t, x, out: mul(t, mul(_const(1 / 3, out), integer_pow(out, -2)))),
 )
 core.jvp_rules.register(  # d 2^x = log(2) 2^x dx
-    exp2_p, _unary_jvp(exp2_p, lambda t, x, out: mul(log(_const(2.0, out)), mul(t, out)))
+    exp2_p, partials_jvp(exp2_p, lambda t, x, out: mul(log(_const(2.0, out)), mul(t, out)))
 )
 # no transpose rules: not linear (NONLINEAR in tests/lax/test_rule_coverage.py)
 core.lowering_rules.register(cbrt_p, rules.direct_lowering("cbrt"))

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 from didax import core, dtypes
-from didax.core import NOT_MAPPED, ShapedArray, UndefinedPrimal, Zero
+from didax.core import NOT_MAPPED, ShapedArray, UndefinedPrimal
 from didax.primitives import (
     ad_helpers,
     comparison,
@@ -131,13 +131,7 @@ def _dynamic_slice_abstract_eval(x, *starts, slice_sizes):
     return [ShapedArray(tuple(slice_sizes), x.dtype, x.weak_type)]
 
 
-@core.jvp_rules.register(dynamic_slice_p)
-def _dynamic_slice_jvp(primals, tangents, *, slice_sizes):
-    x, *starts = primals
-    out = dynamic_slice_p.bind(x, *starts, slice_sizes=slice_sizes)
-    if isinstance(tangents[0], Zero):
-        return [out], [Zero.like(out)]
-    return [out], [dynamic_slice_p.bind(tangents[0], *starts, slice_sizes=slice_sizes)]
+core.jvp_rules.register(dynamic_slice_p, ad_helpers.linear_jvp(dynamic_slice_p, (0,)))
 
 
 @core.transpose_rules.register(dynamic_slice_p)
@@ -240,17 +234,9 @@ def _dynamic_update_slice_abstract_eval(x, update, *starts):
     return [ShapedArray(x.shape, x.dtype, x.weak_type)]
 
 
-@core.jvp_rules.register(dynamic_update_slice_p)
-def _dynamic_update_slice_jvp(primals, tangents):
-    (x, u, *starts), (x_dot, u_dot, *_) = primals, tangents
-    out = dynamic_update_slice_p.bind(x, u, *starts)
-    if isinstance(x_dot, Zero) and isinstance(u_dot, Zero):
-        return [out], [Zero.like(out)]
-    return [out], [
-        dynamic_update_slice_p.bind(
-            ad_helpers.instantiate(x_dot), ad_helpers.instantiate(u_dot), *starts
-        )
-    ]
+core.jvp_rules.register(  # linear in the operand and the update
+    dynamic_update_slice_p, ad_helpers.linear_jvp(dynamic_update_slice_p, (0, 1))
+)
 
 
 @core.transpose_rules.register(dynamic_update_slice_p)

@@ -349,17 +349,7 @@ def _rebind(prim: core.Primitive, x: Any, idx: Any, u: Any, params: dict) -> Any
     )
 
 
-@core.jvp_rules.register(scatter_add_p)
-def _scatter_add_jvp(primals, tangents, **params):
-    (x, idx, u), (x_dot, _, u_dot) = primals, tangents
-    out = scatter_add_p.bind(x, idx, u, **params)
-    if isinstance(x_dot, Zero) and isinstance(u_dot, Zero):
-        return [out], [Zero.like(out)]
-    return [out], [
-        scatter_add_p.bind(
-            ad_helpers.instantiate(x_dot), idx, ad_helpers.instantiate(u_dot), **params
-        )
-    ]
+core.jvp_rules.register(scatter_add_p, ad_helpers.linear_jvp(scatter_add_p, (0, 2)))
 
 
 @core.transpose_rules.register(scatter_add_p)
@@ -370,16 +360,7 @@ def _scatter_add_transpose(cts, x, idx, u, **params):
     return [x_ct, None, u_ct]
 
 
-@core.jvp_rules.register(scatter_sub_p)
-def _scatter_sub_jvp(primals, tangents, **params):
-    (x, idx, u), (x_dot, _, u_dot) = primals, tangents
-    out = scatter_sub_p.bind(x, idx, u, **params)
-    if isinstance(x_dot, Zero) and isinstance(u_dot, Zero):
-        return [out], [Zero.like(out)]
-    t = scatter_sub_p.bind(
-        ad_helpers.instantiate(x_dot), idx, ad_helpers.instantiate(u_dot), **params
-    )
-    return [out], [t]
+core.jvp_rules.register(scatter_sub_p, ad_helpers.linear_jvp(scatter_sub_p, (0, 2)))
 
 
 @core.transpose_rules.register(scatter_sub_p)
@@ -392,19 +373,16 @@ def _scatter_sub_transpose(cts, x, idx, u, **params):
     return [x_ct, None, u_ct]
 
 
+_scatter_linear_jvp = ad_helpers.linear_jvp(scatter_p, (0, 2))
+
+
 @core.jvp_rules.register(scatter_p)
 def _scatter_jvp(primals, tangents, **params):
-    # Duplicate indices: the same (last) update wins in the primal and the tangent here, as
-    # in NumPy; XLA does not promise which one wins.
-    (x, idx, u), (x_dot, _, u_dot) = primals, tangents
+    # Linear in the operand and the updates. Duplicate indices: the same (last) update wins
+    # in the primal and the tangent here, as in NumPy; XLA does not promise which one wins.
     if params["update_jaxpr"] is not None:
         raise NotImplementedError("scatter_apply JVP not implemented")
-    out = scatter_p.bind(x, idx, u, **params)
-    if isinstance(x_dot, Zero) and isinstance(u_dot, Zero):
-        return [out], [Zero.like(out)]
-    return [out], [
-        scatter_p.bind(ad_helpers.instantiate(x_dot), idx, ad_helpers.instantiate(u_dot), **params)
-    ]
+    return _scatter_linear_jvp(primals, tangents, **params)
 
 
 @core.transpose_rules.register(scatter_p)
