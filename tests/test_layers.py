@@ -140,6 +140,8 @@ for i, name in enumerate(
         "didax.numpy.calculus",
         "didax.numpy",
         "didax.nn",
+        "didax.random.prng",
+        "didax.random.samplers",
         "didax.random",
         "didax.tree",
         "didax.scipy.special",
