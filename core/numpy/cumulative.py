@@ -22,10 +22,14 @@ from didax.numpy.predicates import _i32
 
 def cumsum(a: Any, axis: Any = None, dtype: Any = None, out: None = None) -> Any:
     """Like `jax.numpy.cumsum`: the `cumsum` primitive, in an inner jit as JAX's."""
-    promotion.check_arraylike("cumsum", a)
+    return _cumsum_jit(*_scan_args("cumsum", a, axis, dtype))
+
+
+def _scan_args(name: str, a: Any, axis: Any, dtype: Any) -> tuple[Any, int | None, Any]:
+    promotion.check_arraylike(name, a)
     a = creation.asarray(a)
     axis = None if axis is None else axis_args.canonical_axis(axis, _aval(a).ndim)
-    return _cumsum_jit(a, axis, None if dtype is None else creation.to_dtype(dtype))
+    return a, axis, None if dtype is None else creation.to_dtype(dtype)
 
 
 def _cumsum(x: Any, axis: int | None, dtype: Any) -> Any:
@@ -51,10 +55,7 @@ def _scan_dtype(x: Any, dtype: Any) -> Any:
 
 def cumprod(a: Any, axis: Any = None, dtype: Any = None, out: None = None) -> Any:
     """Like `jax.numpy.cumprod`: the `cumprod` primitive, in an inner jit as JAX's."""
-    promotion.check_arraylike("cumprod", a)
-    a = creation.asarray(a)
-    axis = None if axis is None else axis_args.canonical_axis(axis, _aval(a).ndim)
-    return _cumprod_jit(a, axis, None if dtype is None else creation.to_dtype(dtype))
+    return _cumprod_jit(*_scan_args("cumprod", a, axis, dtype))
 
 
 def _cumprod(x: Any, axis: int | None, dtype: Any) -> Any:

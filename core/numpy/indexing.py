@@ -241,6 +241,12 @@ def _static_slice(x: Any, entries: list[_Index], mode: GatherScatterMode) -> Any
             return None
     if sliced:
         out = lax.slice(out, starts, limits, None if unit else strides)
+    return _reshape_view(out, rev_axes, squeeze_axes, new_axes)
+
+
+def _reshape_view(out: Any, rev_axes: list, squeeze_axes: list, new_axes: list) -> Any:
+    # what a basic index does after its slice: flip the negative-step axes, drop the integer
+    # ones, insert the None ones
     if rev_axes:
         out = lax.rev(out, rev_axes)
     if squeeze_axes:
@@ -295,13 +301,7 @@ def _dynamic_slice(x: Any, entries: list[_Index]) -> Any:
     if len(starts) > 1:
         starts = [lax.convert_element_type(i, dtypes.int32) for i in starts]
     out = x if trivial else slicing.dynamic_slice(x, starts, sizes)
-    if rev_axes:
-        out = lax.rev(out, rev_axes)
-    if squeeze_axes:
-        out = lax.squeeze(out, squeeze_axes)
-    if new_axes:
-        out = lax.expand_dims(out, new_axes)
-    return out
+    return _reshape_view(out, rev_axes, squeeze_axes, new_axes)
 
 
 # ----------------------------------------------------------------------------- gather

@@ -43,12 +43,7 @@ def sort(
     descending: bool = False,
 ) -> Any:
     """Like `jax.numpy.sort` (NaNs last; with `descending`, first)."""
-    promotion.check_arraylike("sort", a)
-    _no_order("sort", order)
-    a = creation.asarray(a)
-    if axis is None:
-        a, axis = manipulation.ravel(a), 0
-    axis = axis_args.canonical_axis(axis, _aval(a).ndim)
+    a, axis = _sort_operand("sort", a, axis, order)
     return _sort_jit(a, axis, bool(stable), bool(descending))
 
 
@@ -70,12 +65,7 @@ def argsort(
     descending: bool = False,
 ) -> Any:
     """Like `jax.numpy.argsort` (ties keep their order, descending too, as in JAX)."""
-    promotion.check_arraylike("argsort", a)
-    _no_order("argsort", order)
-    a = creation.asarray(a)
-    if axis is None:
-        a, axis = manipulation.ravel(a), 0
-    axis = axis_args.canonical_axis(axis, _aval(a).ndim)
+    a, axis = _sort_operand("argsort", a, axis, order)
     return _argsort_jit(a, axis, bool(stable), bool(descending))
 
 
@@ -90,9 +80,15 @@ def _argsort(a: Any, axis: int, stable: bool, descending: bool) -> Any:
 _argsort_jit = inner_jit.inner_jit(_argsort, "argsort", static_argnums=(1, 2, 3))
 
 
-def _no_order(name: str, order: Any) -> None:
+def _sort_operand(name: str, a: Any, axis: int | None, order: Any) -> tuple[Any, int]:
+    # the array and the axis sort/argsort sort along (None: of the flattened array)
+    promotion.check_arraylike(name, a)
     if order is not None:
         raise TypeError(f"'order' argument to {name} is not supported.")
+    a = creation.asarray(a)
+    if axis is None:
+        a, axis = manipulation.ravel(a), 0
+    return a, axis_args.canonical_axis(axis, _aval(a).ndim)
 
 
 # `Array` and tracer methods these functions back; `didax/numpy/__init__.py` puts them in

@@ -328,58 +328,44 @@ def _take_last(x: Any, index: Any, batch: tuple[int, ...]) -> Any:
     return index_take.take_along_axis(full, promotion.broadcast_to(index, batch), axis=-1)
 
 
-def quantile(
-    a: Any,
-    q: Any,
-    axis: Any = None,
-    out: None = None,
-    overwrite_input: bool = False,
-    method: str = "linear",
-    keepdims: bool = False,
-) -> Any:
-    """The `q`-th quantiles (q in [0, 1]) along `axis`. Like `jax.numpy.quantile`."""
-    return _quantile("quantile", a, q, axis, method, keepdims, ignore_nan=False)
+def _quantile_function(name: str, percent: bool, ignore_nan: bool, doc: str) -> Any:
+    # quantile, nanquantile, percentile and nanpercentile share JAX's signature
+    def fn(
+        a: Any,
+        q: Any,
+        axis: Any = None,
+        out: None = None,
+        overwrite_input: bool = False,
+        method: str = "linear",
+        keepdims: bool = False,
+    ) -> Any:
+        if percent:
+            q = ufuncs.divide(creation.asarray(q), 100.0)
+        return _quantile(name, a, q, axis, method, keepdims, ignore_nan=ignore_nan)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = doc
+    return fn
 
 
-def nanquantile(
-    a: Any,
-    q: Any,
-    axis: Any = None,
-    out: None = None,
-    overwrite_input: bool = False,
-    method: str = "linear",
-    keepdims: bool = False,
-) -> Any:
-    """Like `jax.numpy.nanquantile`: NaNs are ignored."""
-    return _quantile("nanquantile", a, q, axis, method, keepdims, ignore_nan=True)
-
-
-def percentile(
-    a: Any,
-    q: Any,
-    axis: Any = None,
-    out: None = None,
-    overwrite_input: bool = False,
-    method: str = "linear",
-    keepdims: bool = False,
-) -> Any:
-    """The `q`-th percentiles (q in [0, 100]). Like `jax.numpy.percentile`."""
-    q = ufuncs.divide(creation.asarray(q), 100.0)
-    return _quantile("percentile", a, q, axis, method, keepdims, ignore_nan=False)
-
-
-def nanpercentile(
-    a: Any,
-    q: Any,
-    axis: Any = None,
-    out: None = None,
-    overwrite_input: bool = False,
-    method: str = "linear",
-    keepdims: bool = False,
-) -> Any:
-    """Like `jax.numpy.nanpercentile`: NaNs are ignored."""
-    q = ufuncs.divide(creation.asarray(q), 100.0)
-    return _quantile("nanpercentile", a, q, axis, method, keepdims, ignore_nan=True)
+quantile = _quantile_function(
+    "quantile",
+    False,
+    False,
+    "The `q`-th quantiles (q in [0, 1]) along `axis`. Like `jax.numpy.quantile`.",
+)
+nanquantile = _quantile_function(
+    "nanquantile", False, True, "Like `jax.numpy.nanquantile`: NaNs are ignored."
+)
+percentile = _quantile_function(
+    "percentile",
+    True,
+    False,
+    "The `q`-th percentiles (q in [0, 100]). Like `jax.numpy.percentile`.",
+)
+nanpercentile = _quantile_function(
+    "nanpercentile", True, True, "Like `jax.numpy.nanpercentile`: NaNs are ignored."
+)
 
 
 def median(
