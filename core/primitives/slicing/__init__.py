@@ -7,6 +7,7 @@ Layer 2. This `__init__` only re-exports the three modules' public names, so
 `didax.numpy`'s indexing (`x[idx]`, `x.at[...]`) is built from these.
 """
 
+from didax.primitives.shape import rev, rev_p  # in shape.py; `lax.slicing.rev_p` as before
 from didax.primitives.slicing.dynamic_slice import (
     dynamic_index_in_dim,
     dynamic_slice,
@@ -54,6 +55,8 @@ __all__ = [
     "dynamic_update_slice_p",
     "gather",
     "gather_p",
+    "rev",
+    "rev_p",
     "scatter",
     "scatter_add",
     "scatter_add_p",
