@@ -5,14 +5,16 @@ Layer 5. `prng` holds the keys (`PRNGKey`, `key`, `KeyArray`), `split`, `fold_in
 `__init__` only re-exports their public names.
 """
 
-from didax.random.prng import (
+from didax.random.prng import (  # noqa: F401 - KeyDType, key_fry: the key dtype, as before
     KeyArray,
+    KeyDType,
     PRNGKey,
     bits,
     clone,
     fold_in,
     key,
     key_data,
+    key_fry,
     split,
     wrap_key_data,
 )
