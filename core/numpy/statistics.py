@@ -579,8 +579,6 @@ def histogram(
     return counts, edges
 
 
-# The `Array` methods of this module's functions (`x.ptp()` is `ptp(x)`); `didax/numpy/__init__.py`
-# puts them in `core.operator_table`.
 # ----------------------------------------------------------------------------- var, std
 
 
@@ -630,4 +628,6 @@ def std(
     return lax.sqrt(var(a, axis, dtype, out, ddof, keepdims, correction=correction))
 
 
+# The `Array` methods of this module's functions (`x.ptp()` is `ptp(x)`); `didax/numpy/__init__.py`
+# puts them in `core.operator_table`.
 METHODS = {"ptp": ptp, "searchsorted": searchsorted, "std": std, "var": var}

@@ -7,8 +7,8 @@ Layer 2. This `__init__` only re-exports the three modules' public names, so
 `didax.numpy`'s indexing (`x[idx]`, `x.at[...]`) is built from these.
 """
 
-from didax.primitives.shape import rev, rev_p  # in shape.py; `lax.slicing.rev_p` as before
-from didax.primitives.slicing.dynamic_slice import (
+from didax.primitives.shape import rev, rev_p  # noqa: F401 - in shape.py; `lax.slicing.rev_p` as before
+from didax.primitives.slicing.dynamic_slice import (  # noqa: F401 - re-exported
     dynamic_index_in_dim,
     dynamic_slice,
     dynamic_slice_in_dim,
@@ -18,14 +18,14 @@ from didax.primitives.slicing.dynamic_slice import (
     dynamic_update_slice_in_dim,
     dynamic_update_slice_p,
 )
-from didax.primitives.slicing.gather import (
+from didax.primitives.slicing.gather import (  # noqa: F401 - re-exported
     GatherDimensionNumbers,
     GatherScatterMode,
     ScatterDimensionNumbers,
     gather,
     gather_p,
 )
-from didax.primitives.slicing.scatter import (
+from didax.primitives.slicing.scatter import (  # noqa: F401 - re-exported
     scatter,
     scatter_add,
     scatter_add_p,
@@ -40,34 +40,3 @@ from didax.primitives.slicing.scatter import (
     scatter_sub,
     scatter_sub_p,
 )
-
-__all__ = [
-    "GatherDimensionNumbers",
-    "GatherScatterMode",
-    "ScatterDimensionNumbers",
-    "dynamic_index_in_dim",
-    "dynamic_slice",
-    "dynamic_slice_in_dim",
-    "dynamic_slice_p",
-    "dynamic_update_index_in_dim",
-    "dynamic_update_slice",
-    "dynamic_update_slice_in_dim",
-    "dynamic_update_slice_p",
-    "gather",
-    "gather_p",
-    "rev",
-    "rev_p",
-    "scatter",
-    "scatter_add",
-    "scatter_add_p",
-    "scatter_apply",
-    "scatter_max",
-    "scatter_max_p",
-    "scatter_min",
-    "scatter_min_p",
-    "scatter_mul",
-    "scatter_mul_p",
-    "scatter_p",
-    "scatter_sub",
-    "scatter_sub_p",
-]
