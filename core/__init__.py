@@ -97,13 +97,13 @@ __all__ = [
 
 
 def load_ipython_extension(ipython):  # noqa: ANN001, ANN201
-    """`%load_ext didax`: register the magics. IPython is imported only here."""
-    from didax import magics  # noqa: PLC0415 - keeps `import didax` free of IPython
+    """`%load_ext didax`: register the magics and the views. IPython is imported only here."""
+    from didax.magics import magics  # noqa: PLC0415 - keeps `import didax` free of IPython
 
     magics.load_ipython_extension(ipython)
 
 
 def unload_ipython_extension(ipython):  # noqa: ANN001, ANN201
-    from didax import magics  # noqa: PLC0415
+    from didax.magics import magics  # noqa: PLC0415
 
     magics.unload_ipython_extension(ipython)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import inspect
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -30,14 +29,6 @@ from didax.tree_util import (
     tree_map,
     tree_unflatten,
 )
-
-
-def _arg_names(fn: Callable[..., Any], n: int) -> list[str]:
-    try:
-        params = list(inspect.signature(fn).parameters)
-    except (TypeError, ValueError):
-        params = []
-    return [params[i] if i < len(params) else f"args[{i}]" for i in range(n)]
 
 
 def _numpy_to_arrays(leaves: Sequence[Any]) -> list[Any]:
@@ -247,7 +238,7 @@ def _axis_size(
         raise ValueError("vmap must have at least one non-None value in in_axes")
     if len(sizes) == 1:
         return sizes.pop()
-    names = _arg_names(fn, len(args))
+    names = api_util.arg_names(fn, len(args))
     lines = []
     arg_of_leaf = []
     for i, a in enumerate(args):

@@ -33,6 +33,21 @@ def ensure_index_tuple(x: Any, name: str) -> tuple[int, ...]:
         raise TypeError(f"{name} must be an int or a sequence of ints, got {x!r}") from None
 
 
+def arg_names(fn: Callable[..., Any], n: int) -> list[str]:
+    """The names of the first `n` positional parameters of `fn`, `args[i]` where there is
+    none (no signature, `*args`, fewer parameters)."""
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        params = []
+    names = []
+    for i in range(n):
+        p = params[i] if i < len(params) else None
+        positional = p is not None and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+        names.append(p.name if positional else f"args[{i}]")
+    return names
+
+
 def validate_argnums(fn: Callable[..., Any], argnums: tuple[int, ...], name: str) -> None:
     """At definition: every index must name a positional parameter of `fn` (any positive
     index is fine when `fn` takes `*args`). Like JAX's check in `jit`."""
@@ -175,3 +190,16 @@ def _validate_names(sig: inspect.Signature, names: tuple[str, ...], what: str) -
             f"Jitted function has invalid argnames {bad} in {what}. "
             "Function does not take these args."
         )
+
+
+def check_backend(name: str | None) -> None:
+    """`jit(backend=...)`: didax runs on the CPU; any other platform is JAX's RuntimeError,
+    raised when the function is traced, as JAX does (it once ran on the CPU regardless)."""
+    if name is None or name == "cpu":
+        return
+    if name == "gpu":
+        raise RuntimeError(
+            "Unknown backend: 'gpu' requested, but no platforms that are instances of gpu are "
+            "present. Platforms present are: cpu"
+        )
+    raise RuntimeError(f"Unknown backend {name}. Available backends are ['cpu']")

@@ -13,11 +13,25 @@ to `operator_table`, which `didax.numpy` fills, so this module needs nothing abo
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 from didax import dtypes
+from didax.config import config
+
+# The first array fixes the CPU device count, as JAX's first array starts its backend: a
+# later `config.update("jax_num_cpu_devices", n)` raises RuntimeError (it was accepted after
+# eager computations, which never start the client). Set once; read per array made.
+_device_count_fixed = False
+
+
+def _fix_device_count() -> None:
+    global _device_count_fixed
+    config.lock("jax_num_cpu_devices")
+    _device_count_fixed = True
+
 
 # Operators of Array and Tracer (`x + y`, `x[0]`, `x.sum()`) dispatch through this table,
 # which `didax.numpy` fills at import: the array classes sit below the numpy layer.
@@ -350,6 +364,8 @@ class Array:
             self._aval = aval
             self._weak = aval.weak_type
             return
+        if not _device_count_fixed:
+            _fix_device_count()
         value = to_numpy(value)
         # A 0-d value is kept as a NumPy scalar, as NumPy's own 0-d results are: NumPy
         # computes on scalars faster than on 0-d arrays.
@@ -492,10 +508,52 @@ def _short(aval: ShapedArray) -> str:  # float32[3], as JAX names a deleted arra
     return f"{aval.dtype.name}[{','.join(map(str, aval.shape))}]"
 
 
+# An array larger than this machine's physical memory cannot be allocated: making one fails
+# at once, with JAX's "RESOURCE_EXHAUSTED: Out of memory allocating N bytes", instead of
+# leaving a broadcast view of a terabyte that a reduction then walks for minutes, or that
+# jaxlib aborts the process on. None where the OS does not say (then nothing is refused).
+def _physical_memory() -> int | None:
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+MAX_ARRAY_BYTES: int | None = _physical_memory()
+# The exception raised: jaxlib's JaxRuntimeError, JAX's type, which backend.py (the module
+# that touches jaxlib) installs; until then, the RuntimeError it derives from.
+_allocation_error: Callable[[str], Exception] = RuntimeError
+
+
+def install_allocation_error(make: Callable[[str], Exception]) -> None:
+    """Declared extension point: backend.py gives the exception type of a failed allocation."""
+    global _allocation_error
+    _allocation_error = make
+
+
+def exceeds_memory(aval: ShapedArray) -> bool:
+    return MAX_ARRAY_BYTES is not None and aval.size * aval.dtype.itemsize > MAX_ARRAY_BYTES
+
+
+def check_allocatable(aval: ShapedArray) -> None:
+    """Raise JAX's out-of-memory error if an array of `aval` is larger than the memory."""
+    if exceeds_memory(aval):
+        nbytes = aval.size * aval.dtype.itemsize
+        raise _allocation_error(
+            f"RESOURCE_EXHAUSTED: Out of memory allocating {nbytes} bytes ({_short(aval)}), "
+            f"more than this machine's {MAX_ARRAY_BYTES} bytes of memory."
+        )
+
+
 def eager_result(value: Any, weak: bool, _new: Any = object.__new__) -> Array:
     """An Array holding an impl rule's NumPy result (the eager hot path: skips __init__'s
     canonicalization, since impl rules give canonical values). The one constructor of eager
-    results, so it is lean: `_new` is bound once, as a default, not looked up per call."""
+    results, so it is lean: `_new` is bound once, as a default, not looked up per call.
+    A result larger than the memory (a broadcast view allocates nothing) is refused."""
+    if MAX_ARRAY_BYTES is not None and getattr(value, "nbytes", 0) > MAX_ARRAY_BYTES:
+        check_allocatable(ShapedArray(value.shape, value.dtype))
+    if not _device_count_fixed:
+        _fix_device_count()
     out = _new(Array)
     out._value = value
     out._buffer = None

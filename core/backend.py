@@ -389,6 +389,10 @@ def array_devices(x: Array) -> set[Any]:
 
 
 array.operator_table["devices"] = array_devices
+# (jaxlib's module is loaded only when an allocation is refused)
+array.install_allocation_error(
+    lambda msg: importlib.import_module("jaxlib._jax").JaxRuntimeError(msg)
+)
 
 
 def buffer_to_numpy(buffer: Any, aval: core.ShapedArray) -> np.ndarray:
@@ -468,6 +472,7 @@ class Executable:
     __slots__ = (
         "_exe",
         "_handlers",
+        "_too_large",
         "_sharding",
         "host_callbacks",
         "in_avals",
@@ -491,6 +496,9 @@ class Executable:
         self.host_callbacks = tuple(host_callbacks)  # kept alive as long as the program
         self.in_avals = tuple(in_avals)
         self.out_avals = tuple(out_avals)
+        # an output larger than the memory is refused when the program runs, as JAX's
+        # allocator does (jaxlib aborts the process on some of them)
+        self._too_large = [a for a in self.out_avals if array.exceeds_memory(a)]
         # a replicated program's values are one buffer per device, under one sharding
         self._sharding = (
             rt.sharding
@@ -527,6 +535,8 @@ class Executable:
     def execute(self, buffers: list[Any]) -> list[Any]:
         """Launch on device buffers; returns the output buffers (the work may still be
         running: reading one, or `block_until_ready`, waits for it)."""
+        if self._too_large:
+            array.check_allocatable(self._too_large[0])
         if self.host_callbacks:
             return self._execute_waiting(buffers)
         try:
@@ -560,7 +570,7 @@ class Executable:
         written out in it, and what they read is bound once: each Python call or attribute
         lookup saved is ~1% of a call. A program with host callbacks, or one placed on
         another device, takes `execute_one`."""
-        if self.host_callbacks:
+        if self.host_callbacks or self._too_large:
             return self.execute_one
         execute, handlers = self._exe.execute_sharded, self._handlers
         aval = array.interned(self.out_avals[0])  # a result passed back keys by identity
@@ -581,6 +591,8 @@ class Executable:
         """Launch an SPMD-partitioned program (`compile_module(..., num_partitions=N)`) on
         one buffer per argument, each split over the program's devices as its parameter
         sharding says; returns one such buffer per output (split as `out_shardings`)."""
+        if self._too_large:
+            array.check_allocatable(self._too_large[0])
         results = self._exe.execute_sharded(buffers)
         return results.consume_with_handlers(self._handlers)
 

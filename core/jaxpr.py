@@ -11,7 +11,6 @@ a transformation transforms it (the interpreter is itself traceable).
 from __future__ import annotations
 
 import collections
-import importlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -156,14 +155,9 @@ class ClosedJaxpr:
         return self.jaxpr.pretty_print(source_info=source_info, width=width)
 
     def _repr_pretty_(self, p: Any, cycle: bool) -> None:
+        # its rich view (didax.widgets) is registered from above, with IPython's display
+        # formatter, by `%load_ext didax`: the IR knows nothing of the display
         p.text(str(self))
-
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        # IPython's rich display: the didax.widgets view, with text/plain and text/html
-        # fallbacks. Imported here, like the IPython hook, so that `import didax` never
-        # imports ipywidgets; only a front end asking for a rich display pays for it.
-        views = importlib.import_module("didax.widgets.views")
-        return views.jaxpr_bundle(self, include=include, exclude=exclude)
 
 
 class JaxprTypeError(TypeError):
@@ -394,14 +388,15 @@ def _unused_outvars(jaxpr: Any) -> set[Any]:
     return {v for e in jaxpr.eqns for v in e.outvars if id(v) not in used}
 
 
-def _jaxprs_in_params(params: dict) -> Iterator[Jaxpr]:
+def jaxprs_in_params(params: dict) -> Iterator[Jaxpr]:
+    """The (open) jaxprs an equation's params hold, in params order."""
     for v in params.values():
         for x in v if isinstance(v, tuple) else (v,):
             if isinstance(x, (Jaxpr, ClosedJaxpr)):
                 yield _open(x)
 
 
-def _shared_jaxprs(top: Any) -> dict[int, tuple[str, Any]]:
+def shared_jaxprs(top: Any) -> dict[int, tuple[str, Any]]:
     """The nested jaxprs JAX prints once, before the program, as `let name = {...} in`:
     those reached more than once, and those of more than 10 equations. Each is named after
     the `name` param of the equation holding it (`jit[name=f ...]`), else `jaxpr`; repeated
@@ -416,7 +411,7 @@ def _shared_jaxprs(top: Any) -> dict[int, tuple[str, Any]]:
         found[key] = jaxpr
         counts[key] = counts.get(key, 0) + (2 if jaxpr is not top and len(jaxpr.eqns) > 10 else 1)
         for eqn in jaxpr.eqns:
-            subs = list(_jaxprs_in_params(eqn.params))
+            subs = list(jaxprs_in_params(eqn.params))
             queue.extend(subs)
             name = eqn.params.get("name")
             if name is not None:
@@ -490,7 +485,7 @@ class JaxprPrinter:
         )
         body = concat(
             text("{ "),
-            text("lambda ", TokenKind.KEYWORD),
+            text("lambda ", TokenKind.KEYWORD, jaxpr),  # the views fold a jaxpr by its tokens
             constvars,
             text("; "),
             invars,
@@ -501,7 +496,7 @@ class JaxprPrinter:
             text("in ", TokenKind.KEYWORD),
             outvars,
         )
-        return Group(concat(Nest(2, body), text(" }")))
+        return Group(concat(Nest(2, body), text(" }", ref=jaxpr)))
 
     def eqn(self, eqn: JaxprEqn, unused: set[Any]) -> Doc:
         if eqn.primitive in pp_eqn_rules:
@@ -517,7 +512,7 @@ class JaxprPrinter:
         args = [self.atom(x) for x in eqn.invars]
         if not eqn.outvars:  # an effect only (debug_print): JAX prints no `=`
             return concat(
-                text(eqn.primitive.name, TokenKind.PRIMITIVE),
+                text(eqn.primitive.name, TokenKind.PRIMITIVE, eqn),
                 self.params(eqn),
                 text(" "),
                 join(text(" "), args),
@@ -532,7 +527,7 @@ class JaxprPrinter:
             lhs,
             text(" = "),
             note,
-            text(eqn.primitive.name, TokenKind.PRIMITIVE),
+            text(eqn.primitive.name, TokenKind.PRIMITIVE, eqn),
             self.params(eqn),
             text(" "),
             join(text(" "), args),
@@ -579,7 +574,7 @@ def param_text(v: Any) -> str:
 
 def laid_out(jaxpr: Any, width: int = pretty.WIDTH) -> tuple[JaxprPrinter, list[pretty.Line]]:
     # The whole program laid out; the printer keeps every variable's printed name.
-    printer = JaxprPrinter(Names(), _shared_jaxprs(jaxpr))
+    printer = JaxprPrinter(Names(), shared_jaxprs(jaxpr))
     return printer, layout(printer.program(jaxpr), width)
 
 
@@ -594,7 +589,7 @@ def pp_jaxpr(jaxpr: Any, width: int = pretty.WIDTH, *, source_info: bool = False
     if not source_info:
         return render(jaxpr_lines(jaxpr, width))
     jaxpr = _open(jaxpr)
-    printer = JaxprPrinter(Names(), _shared_jaxprs(jaxpr), source_info=True)
+    printer = JaxprPrinter(Names(), shared_jaxprs(jaxpr), source_info=True)
     return render_annotated(*layout_annotated(printer.program(jaxpr), width))
 
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 WIDTH = 80
 
@@ -32,6 +33,9 @@ class TokenKind(enum.Enum):
 class Token:
     kind: TokenKind
     text: str
+    # what the token prints, for a reader of the laid-out lines (the jaxpr printer sets the
+    # equation on its primitive's token, so a view never matches tokens to equations by name)
+    ref: Any = field(default=None, compare=False)
 
 
 Line = tuple[int, tuple[Token, ...]]  # (indent, tokens)
@@ -76,8 +80,8 @@ class Annotation:
 Doc = Text | Break | Nest | Group | Concat | Annotation
 
 
-def text(s: str, kind: TokenKind = TokenKind.TEXT) -> Doc:
-    return Text(Token(kind, s))
+def text(s: str, kind: TokenKind = TokenKind.TEXT, ref: Any = None) -> Doc:
+    return Text(Token(kind, s, ref))
 
 
 def concat(*docs: Doc) -> Doc:
@@ -159,7 +163,7 @@ def layout_annotated(doc: Doc, width: int = WIDTH) -> tuple[list[Line], list[tup
 def _merge(tokens: Sequence[Token]) -> tuple[Token, ...]:
     out: list[Token] = []
     for t in tokens:
-        if out and out[-1].kind == t.kind == TokenKind.TEXT:
+        if out and out[-1].kind == t.kind == TokenKind.TEXT and out[-1].ref is t.ref is None:
             out[-1] = Token(TokenKind.TEXT, out[-1].text + t.text)
         elif t.text:
             out.append(t)

@@ -80,8 +80,6 @@ class Mesh:
                 f"of its second argument (`axis_names`), but got devices.ndim == {grid.ndim} "
                 f"and len(axis_names) == {len(axis_names)}."
             )
-        if len(set(axis_names)) != len(axis_names):
-            raise ValueError(f"Mesh axis names must be unique, got {axis_names}")
         if axis_types is None:
             axis_types = (AxisType.Auto,) * len(axis_names)
         elif isinstance(axis_types, AxisType):

@@ -2,7 +2,7 @@
 
 Layer 1, first (imports nothing of didax). As JAX's `source_info_util`: when an equation is
 staged, `current()` walks the Python stack from the innermost frame and records the first
-frame outside didax (the files under the package's directories core/, magics/, widgets/) and
+frame outside didax (the files under its directories core/, display/, magics/, widgets/) and
 outside IPython and traitlets as a `SourceInfo`: an equation a magic binds itself (%grad's
 final convert) gets the line of the cell that ran the magic, not IPython's `run_line_magic`.
 Interpreters that re-trace a jaxpr (eval_jaxpr under jvp, vmap, partial eval, jit's rules;
@@ -132,12 +132,12 @@ _prefixes: tuple[str, ...] | None = None
 
 def _skipped_dirs() -> tuple[str, ...]:
     # didax's own directories, wherever they are installed: the package (core/) and its
-    # subpackages magics/ and widgets/ (siblings in a source checkout, subdirectories in a
+    # subpackages display/, magics/ and widgets/ (siblings in a source checkout, subdirectories in a
     # wheel); and IPython's and traitlets', whose frames run a magic. find_spec locates them
     # without importing them (and finds nothing where IPython is not installed).
     here = os.path.dirname(os.path.abspath(__file__))
     dirs = [here]
-    for name in ("didax.magics", "didax.widgets", "IPython", "traitlets"):
+    for name in ("didax.display", "didax.magics", "didax.widgets", "IPython", "traitlets"):
         spec = importlib.util.find_spec(name)
         if spec is not None and spec.origin:
             dirs.append(os.path.dirname(os.path.abspath(spec.origin)))

@@ -19,10 +19,8 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from didax import tree_util
-from didax.magics import display as views
-from didax.magics import reports
-from didax.widgets import views as widget_views
+from didax import tree_util, widgets
+from didax.magics import report_views, reports, sections, timing
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_cell_magic, magics_class, no_var_expand
 from IPython.core.magic_arguments import argument, kwds, magic_arguments
@@ -340,6 +338,24 @@ class DidaxMagics(Magics):
     def _name(self, magic: str, cell: str | None) -> str:
         return f"%%{magic}" if cell is not None else f"%{magic}"
 
+    def _show_report(
+        self,
+        method: Any,
+        magic: str,
+        line: str,
+        cell: str | None,
+        options_of: Callable[[argparse.Namespace], dict[str, Any]],
+    ) -> Any:
+        # %grad and %vmap: parse, evaluate the call, build the report from the options,
+        # display its view; the caller returns the report's value
+        __tracebackhide__ = True
+        options, fn, args, kwargs, call = self._call(method, magic, line, cell)
+        build = {"grad": reports.grad_report, "vmap": reports.vmap_report}[magic]
+        name = self._name(magic, cell)
+        report = self._report(name, build, fn, args, kwargs, call=call, **options_of(options))
+        display(report_views.view_for(report))
+        return report
+
     # ------------------------------------------------------------------------- %jaxpr
 
     @magic_arguments()
@@ -362,9 +378,9 @@ class DidaxMagics(Magics):
         _, fn, args, kwargs, call = self._call(self.jaxpr, "jaxpr", line, cell)
         report = self._report(name, reports.jaxpr_report, fn, args, kwargs, call=call)
         leaves = tree_util.tree_leaves((args, [kwargs[k] for k in sorted(kwargs)]))
-        view = views.jaxpr_view(report, leaves)
+        view = report_views.jaxpr_view(report, leaves)
         if self._value_is_shown(line, cell, "jaxpr"):
-            widget_views.attach_view(report.jaxpr, view)  # Out[] shows it, once
+            widgets.views.attach_view(report.jaxpr, view)  # Out[] shows it, once
         else:
             display(view)
         return report.jaxpr
@@ -403,20 +419,8 @@ class DidaxMagics(Magics):
             g = %grad --jaxpr f(x)
         """
         __tracebackhide__ = True
-        name = self._name("grad", cell)
-        options, fn, args, kwargs, call = self._call(self.grad, "grad", line, cell)
-        report = self._report(
-            name,
-            reports.grad_report,
-            fn,
-            args,
-            kwargs,
-            argnums=options.argnums,
-            programs=options.jaxpr,
-            call=call,
-        )
-        display(views.grad_view(report))
-        return report.gradient
+        options = lambda o: {"argnums": o.argnums, "programs": o.jaxpr}  # noqa: E731
+        return self._show_report(self.grad, "grad", line, cell, options).gradient
 
     # ------------------------------------------------------------------------- %vmap
 
@@ -453,20 +457,8 @@ class DidaxMagics(Magics):
             ys = %vmap --in-axes 1 --out-axes 1 f(x)
         """
         __tracebackhide__ = True
-        name = self._name("vmap", cell)
-        options, fn, args, kwargs, call = self._call(self.vmap, "vmap", line, cell)
-        report = self._report(
-            name,
-            reports.vmap_report,
-            fn,
-            args,
-            kwargs,
-            in_axes=options.in_axes,
-            out_axes=options.out_axes,
-            call=call,
-        )
-        display(views.vmap_view(report))
-        return report.output
+        options = lambda o: {"in_axes": o.in_axes, "out_axes": o.out_axes}  # noqa: E731
+        return self._show_report(self.vmap, "vmap", line, cell, options).output
 
     # ------------------------------------------------------------------------- %jit
 
@@ -486,9 +478,9 @@ class DidaxMagics(Magics):
     @argument(
         "--budget",
         type=_seconds,
-        default=reports.DEFAULT_BUDGET,
+        default=timing.DEFAULT_BUDGET,
         help="seconds the timing runs may take beyond the first calls, compiled and eager "
-        f"together (default {reports.DEFAULT_BUDGET:g}; 0: no limit); at least one run each",
+        f"together (default {timing.DEFAULT_BUDGET:g}; 0: no limit); at least one run each",
     )
     @argument("-o", action="store_true", help="return the JitReport instead of the result")
     @no_var_expand
@@ -511,11 +503,11 @@ class DidaxMagics(Magics):
         options, fn, args, kwargs, call = self._call(self.jit, "jit", line, cell)
         if options.r < 1:
             raise UsageError(f"{name}: -r must be at least 1, got {options.r}")
-        progress = widget_views.Progress(options.r, "compiling")
+        progress = widgets.views.Progress(options.r, "compiling")
         handle = display(progress, display_id=True)
         report = self._report(
             name,
-            reports.jit_report,
+            timing.jit_report,
             fn,
             args,
             kwargs,
@@ -530,7 +522,7 @@ class DidaxMagics(Magics):
             if handle is not None:
                 handle.update({"text/plain": ""}, raw=True)
             return report
-        view = views.jit_view(report)
+        view = report_views.jit_view(report)
         if handle is not None:
             handle.update(view)
         else:
@@ -539,3 +531,31 @@ class DidaxMagics(Magics):
 
 
 MAGIC_NAMES = ("jaxpr", "grad", "vmap", "jit")
+
+
+def _report_bundle(report: Any) -> dict[str, Any]:
+    return report_views.view_for(report)._repr_mimebundle_()
+
+
+def load_ipython_extension(ipython: Any) -> None:
+    """Register the magics with a running IPython shell, and the views of ClosedJaxprs and
+    of reports with its display formatter."""
+    ipython.register_magics(DidaxMagics)
+    widgets.install_display(ipython)
+    formatter = ipython.display_formatter.mimebundle_formatter
+    for report_type in sections.REPORT_TYPES:
+        formatter.for_type(report_type, _report_bundle)
+
+
+def unload_ipython_extension(ipython: Any) -> None:
+    """Remove the magics and the views again (`%unload_ext didax`)."""
+    manager = ipython.magics_manager
+    for kind in ("line", "cell"):
+        table = manager.magics[kind]
+        for name in MAGIC_NAMES:
+            if isinstance(getattr(table.get(name), "__self__", None), DidaxMagics):
+                del table[name]
+    manager.registry.pop(DidaxMagics.__name__, None)
+    widgets.uninstall_display(ipython)
+    for report_type in sections.REPORT_TYPES:
+        ipython.display_formatter.mimebundle_formatter.pop(report_type, None)

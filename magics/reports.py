@@ -1,22 +1,17 @@
-"""What each magic computes, as plain data: `jaxpr_report`, `grad_report`, `vmap_report` and
-`jit_report` return frozen dataclasses (values, jaxprs, timings), like IPython's `TimeitResult`.
+"""What `%jaxpr`, `%grad` and `%vmap` compute, as plain data: `jaxpr_report`, `grad_report`
+and `vmap_report` return frozen dataclasses (values, jaxprs), like IPython's `TimeitResult`;
+`%jit`'s report is in `timing.py`.
 
 Layer 6: uses didax's public API (plus `didax.core` for avals and `didax.jaxpr` for variable
-names) and imports nothing from IPython, so the reports can be built and tested anywhere;
-`magics.py` is the IPython glue and `display.py` turns a report into text and HTML. `%jit`
-times calls the way `%timeit` does: an automatic loop count (the smallest power of ten that
-takes at least 0.2 s), best of `repeat` runs, the garbage collector off while timing, and
-every call blocks until its result is ready.
+names) and imports nothing from IPython or ipywidgets, so the reports can be built and tested
+anywhere; `sections.py` turns a report into parts, `magics.py` is the IPython glue, which
+registers each report's view with IPython's display formatter.
 """
 
 from __future__ import annotations
 
 import functools
-import gc
-import importlib
 import inspect
-import math
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -24,22 +19,11 @@ from typing import Any
 import didax
 import didax.numpy as jnp
 import numpy as np
-from didax import core, tree_util
-from didax.jaxpr import literal_text, var_name_in
-from didax.sharding import NamedSharding
-from didax.widgets import model as widget_model
+from didax import api_util, core, tree_util
+from didax.display.parts import leaf_paths
+from didax.jaxpr import Literal, Var, jaxprs_in_params, literal_text, var_name_in
 
 # ----------------------------------------------------------------------------- helpers
-
-
-class _RichDisplay:
-    """A report's rich display: its didax.widgets view, with text/plain and text/html
-    fallbacks (display.py builds it). Imported when IPython asks, as ClosedJaxpr's view is,
-    so that this module stays free of IPython and ipywidgets."""
-
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        display = importlib.import_module("didax.magics.display")
-        return display.view_for(self)._repr_mimebundle_(include=include, exclude=exclude)
 
 
 @dataclass(frozen=True)
@@ -62,44 +46,10 @@ class Constant:
 
 def fn_name(fn: Callable[..., Any]) -> str:
     """A function's name for display (`partial` objects and callables without one included)."""
+    if isinstance(fn, functools.partial):
+        return fn_name(fn.func)
     name = getattr(fn, "__name__", None)
-    if isinstance(name, str):
-        return name
-    inner = getattr(fn, "func", None)  # functools.partial
-    if inner is not None:
-        return fn_name(inner)
-    return type(fn).__name__
-
-
-def arg_names(fn: Callable[..., Any], n: int) -> list[str]:
-    """The names of the first `n` positional parameters of `fn` (`args[i]` where unknown)."""
-    try:
-        params = list(inspect.signature(fn).parameters.values())
-    except (TypeError, ValueError):
-        params = []
-    names = []
-    for i in range(n):
-        p = params[i] if i < len(params) else None
-        positional = p is not None and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
-        names.append(p.name if positional else f"args[{i}]")
-    return names
-
-
-def leaf_paths(tree: Any) -> list[tuple[str, Any]]:
-    """Each leaf of a pytree with its path: `""`, `"[0]"`, `"['w']"`, `"[1]['b']"`."""
-    leaves, treedef = tree_util.tree_flatten(tree)
-    paths: list[str] = []
-
-    def walk(node: tree_util.PyTreeDef, prefix: str) -> None:
-        if node.node is None:
-            paths.append(prefix)
-            return
-        keys = node.aux if node.node is dict else range(len(node.children))
-        for key, child in zip(keys, node.children, strict=True):
-            walk(child, f"{prefix}[{key!r}]")
-
-    walk(treedef, "")
-    return list(zip(paths, leaves, strict=True))
+    return name if isinstance(name, str) else type(fn).__name__
 
 
 def positional(fn: Callable[..., Any], args: tuple, kwargs: dict) -> tuple[tuple, dict]:
@@ -114,23 +64,10 @@ def positional(fn: Callable[..., Any], args: tuple, kwargs: dict) -> tuple[tuple
     return tuple(bound.args), dict(bound.kwargs)
 
 
-def type_str(x: Any) -> str:
-    """`f32[3]`: the type of an array-like value, as jaxprs print it."""
-    return core.get_aval(x).str_short()
-
-
-def block_until_ready(tree: Any) -> Any:
-    """Wait for every array of a pytree (a compiled call's result may still be computing)."""
-    for leaf in tree_util.tree_leaves(tree):
-        if hasattr(leaf, "block_until_ready"):
-            leaf.block_until_ready()
-    return tree
-
-
-def _input_labels(fn: Callable[..., Any], args: Sequence[Any], kwargs: dict) -> list[str]:
+def input_labels(fn: Callable[..., Any], args: Sequence[Any], kwargs: dict) -> list[str]:
     # in the order make_jaxpr flattens them: positional leaves, then keyword leaves by key
     labels = []
-    for name, arg in zip(arg_names(fn, len(args)), args, strict=True):
+    for name, arg in zip(api_util.arg_names(fn, len(args)), args, strict=True):
         labels += [name + path for path, _ in leaf_paths(arg)]
     for key in sorted(kwargs):
         labels += [key + path for path, _ in leaf_paths(kwargs[key])]
@@ -142,7 +79,7 @@ def _bindings(
 ) -> tuple[Binding, ...]:
     out = []
     for atom, label in zip(atoms, labels, strict=True):
-        if hasattr(atom, "val"):  # a Literal output (a function returning a constant)
+        if isinstance(atom, Literal):  # a Literal output (a function returning a constant)
             out.append(Binding(literal_text(atom.val), atom.aval.str_short(), label))
         else:
             out.append(Binding(var_name_in(closed.jaxpr, atom), atom.aval.str_short(), label))
@@ -158,7 +95,7 @@ def _out_labels(out_tree: tree_util.PyTreeDef) -> list[str]:
 
 
 @dataclass(frozen=True, eq=False)
-class JaxprReport(_RichDisplay):
+class JaxprReport:
     """`%jaxpr`: the program of a call, its input and output types, and its constants."""
 
     call: str
@@ -194,7 +131,7 @@ def jaxpr_report(
         call=call or f"{fn_name(fn)}(...)",
         fn_name=fn_name(fn),
         jaxpr=closed,
-        inputs=_bindings(closed, jaxpr.invars, _input_labels(fn, args, kwargs)),
+        inputs=_bindings(closed, jaxpr.invars, input_labels(fn, args, kwargs)),
         outputs=_bindings(closed, jaxpr.outvars, _out_labels(out_trees[-1])),
         constants=tuple(
             Constant(var_name_in(jaxpr, v), v.aval.str_short(), c)
@@ -219,7 +156,7 @@ class GradPrograms:
 
 
 @dataclass(frozen=True, eq=False)
-class GradReport(_RichDisplay):
+class GradReport:
     """`%grad`: the value of a call and its gradient with respect to `argnums`."""
 
     call: str
@@ -265,7 +202,7 @@ def grad_report(
     argnums = nums[0] if isinstance(argnums, int) else nums
     fn_k = functools.partial(fn, **kwargs) if kwargs else fn
     value, gradient = didax.value_and_grad(fn_k, argnums=argnums)(*args)
-    names = arg_names(fn, len(args))
+    names = api_util.arg_names(fn, len(args))
     report_programs = None
     if programs:
         report_programs = _grad_programs(fn, fn_k, args, kwargs or {}, nums, value)
@@ -327,11 +264,9 @@ def _literal_texts(closed: didax.ClosedJaxpr) -> set[str]:
 
     def walk(j: Any) -> None:
         for e in j.eqns:
-            out.update(literal_text(a.val) for a in e.invars if hasattr(a, "val"))
-            for v in e.params.values():
-                for x in v if isinstance(v, tuple) else (v,):
-                    if hasattr(getattr(x, "jaxpr", x), "eqns"):
-                        walk(getattr(x, "jaxpr", x))
+            out.update(literal_text(a.val) for a in e.invars if isinstance(a, Literal))
+            for inner in jaxprs_in_params(e.params):
+                walk(inner)
 
     walk(closed.jaxpr)
     return out
@@ -342,18 +277,15 @@ def residuals_as_constants(closed: didax.ClosedJaxpr, keep: set[str]) -> didax.C
     inlines as literals (`mul a 0.8775825500488281`), turned into named constants with
     their values, as array residuals are; literals of the user's own program stay."""
     j = closed.jaxpr
-    var_type = type(j.invars[0]) if j.invars else None
-    if var_type is None:
-        return closed
     new_vars: dict[int, Any] = {}
     consts: list[Any] = []
     eqns = []
     for e in j.eqns:
         ins = []
         for a in e.invars:
-            if hasattr(a, "val") and literal_text(a.val) not in keep:
+            if isinstance(a, Literal) and literal_text(a.val) not in keep:
                 if id(a) not in new_vars:
-                    new_vars[id(a)] = var_type(a.aval)
+                    new_vars[id(a)] = Var(a.aval)
                     consts.append(a.val)
                 ins.append(new_vars[id(a)])
             else:
@@ -369,7 +301,7 @@ def residuals_as_constants(closed: didax.ClosedJaxpr, keep: set[str]) -> didax.C
 
 
 @dataclass(frozen=True, eq=False)
-class VmapReport(_RichDisplay):
+class VmapReport:
     """`%vmap`: the batched call's output, the batched program and, where the axes allow
     slicing out one example, the per-example program it came from."""
 
@@ -441,329 +373,4 @@ def vmap_report(
         output=output,
         jaxpr=jaxpr,
         example_jaxpr=example_jaxpr,
-    )
-
-
-# ----------------------------------------------------------------------------- %jit
-
-
-def format_time(seconds: float, precision: int = 3) -> str:
-    """`1.23 ms`: a duration as IPython's `%timeit` writes it."""
-    if seconds >= 60.0:
-        minutes, secs = divmod(seconds, 60.0)
-        return f"{int(minutes)}min {secs:.{precision}g} s"
-    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6), ("ns", 1e-9)):
-        text = f"{seconds / scale:.{precision}g}"  # rounded first: 0.9999 µs is "1 µs"
-        if float(text) >= 1 or unit == "ns":
-            return f"{text} {unit}"
-    raise AssertionError("unreachable: the loop ends at ns")
-
-
-@dataclass(frozen=True)
-class TimeitStats:
-    """Repeated timings of one call, as `%timeit` takes them: `runs` holds the time per
-    loop (seconds) of each of `repeat` runs of `loops` calls."""
-
-    loops: int
-    repeat: int
-    runs: tuple[float, ...]
-
-    @property
-    def best(self) -> float:
-        return min(self.runs)
-
-    @property
-    def worst(self) -> float:
-        return max(self.runs)
-
-    @property
-    def mean(self) -> float:
-        return math.fsum(self.runs) / len(self.runs)
-
-    @property
-    def stdev(self) -> float:
-        mean = self.mean
-        return (math.fsum((t - mean) ** 2 for t in self.runs) / len(self.runs)) ** 0.5
-
-    @property
-    def warning(self) -> str | None:
-        """IPython's `%timeit` warning when the slowest run is over 4x the fastest."""
-        if self.worst > 4 * self.best and self.best > 0 and self.worst > 1e-6:
-            return (
-                f"The slowest run took {self.worst / self.best:0.2f} times longer than the "
-                "fastest. This could mean that an intermediate result is being cached."
-            )
-        return None
-
-    def __str__(self) -> str:
-        runs, loops = self.repeat, self.loops
-        return (
-            f"{format_time(self.mean)} ± {format_time(self.stdev)} per loop (mean ± std. "
-            f"dev. of {runs} run{'s' if runs != 1 else ''}, {loops:,} "
-            f"loop{'s' if loops != 1 else ''} each)"
-        )
-
-
-Progress = Callable[[int, int], None]  # (runs done, runs planned)
-
-
-def timeit_stats(
-    call: Callable[[], Any],
-    number: int = 0,
-    repeat: int = 7,
-    timer: Callable[[], float] = time.perf_counter,
-    *,
-    budget: float | None = None,
-    first: float | None = None,
-    progress: Progress | None = None,
-) -> TimeitStats:
-    """Time `call()` (blocking on its result) as `%timeit` does; `number=0` picks the loop
-    count: the smallest power of ten whose loop takes at least 0.2 s. With a `budget`
-    (seconds), the runs stop short of `repeat` so that the timing stays within it, and the
-    loop search stops at one call when that call alone would exceed the budget; there is
-    always at least one run. `first`: the time of one call already made (it then counts as
-    the first run when a run is a single call)."""
-    __tracebackhide__ = True
-    if number < 0 or repeat < 1:
-        raise ValueError(f"need number >= 0 and repeat >= 1, got {number} and {repeat}")
-
-    def run(n: int) -> float:
-        __tracebackhide__ = True
-        gc_was_enabled = gc.isenabled()
-        gc.disable()  # as timeit does: a collection in one run would skew it
-        try:
-            start = timer()
-            for _ in range(n):
-                block_until_ready(call())
-            return timer() - start
-        finally:
-            if gc_was_enabled:
-                gc.enable()
-
-    runs: list[float] = []
-    if number == 0:
-        for index in range(10):
-            number = 10**index
-            t = first if (number == 1 and first is not None) else run(number)
-            if t >= 0.2 or (budget is not None and t * 10 > budget):
-                if budget is not None:
-                    runs.append(t)  # within a budget, the last probe is the first run
-                break
-    elif number == 1 and first is not None:
-        runs.append(first)
-    planned = repeat
-    if budget is not None:
-        if not runs:
-            runs.append(run(number))  # a run of `number` calls, kept as the first run
-        if runs[0] > 0:
-            planned = min(repeat, max(1, int(budget // runs[0])))
-    while len(runs) < planned:
-        if progress is not None:
-            progress(len(runs), planned)
-        runs.append(run(number))
-    if progress is not None:
-        progress(len(runs), planned)
-    return TimeitStats(number, len(runs), tuple(r / number for r in runs))
-
-
-@dataclass(frozen=True)
-class JitTimings:
-    """Where the time of a compiled call goes (seconds), against eager evaluation.
-    `trace` is None when tracing and lowering could not be timed apart."""
-
-    trace: float | None
-    lower: float
-    compile: float
-    first_run: float
-    steady: TimeitStats  # calls of the jitted function once compiled
-    eager: TimeitStats  # the same call without jit
-    startup: float | None = None  # the compiler's one-time start-up in this process
-    budget: float | None = None  # the time budget the runs were chosen for (None: none)
-
-    @property
-    def speedup(self) -> float:
-        """Best eager time over best compiled time."""
-        return self.eager.best / self.steady.best if self.steady.best > 0 else math.inf
-
-    @property
-    def warnings(self) -> tuple[str, ...]:
-        return tuple(
-            f"{what}: {stats.warning}"
-            for what, stats in (("steady state", self.steady), ("eager", self.eager))
-            if stats.warning
-        )
-
-
-@dataclass(frozen=True)
-class ShardRow:
-    """One input or output of a partitioned program: its global type, how its dimensions
-    split over the mesh, and the block each device holds."""
-
-    label: str  # `x`, `out['w']`
-    type: str  # f32[8,2]
-    spec: str  # P('b',), or P() for a value every device holds whole
-    shard: str  # f32[2,2]: each device's block
-
-
-@dataclass(frozen=True)
-class Partitioning:
-    """How XLA's SPMD partitioner laid a jitted program out over several devices."""
-
-    meshes: tuple[str, ...]  # `b=4 (4 devices)`
-    inputs: tuple[ShardRow, ...]
-    outputs: tuple[ShardRow, ...]
-
-
-def _shard_rows(labels: Sequence[str], values: Any, shardings: Any) -> tuple[ShardRow, ...]:
-    rows = []
-    leaves = tree_util.tree_leaves(values)
-    for label, x, s in zip(labels, leaves, tree_util.tree_leaves(shardings), strict=True):
-        aval = core.get_aval(x)
-        shard = aval.update(shape=s.shard_shape(aval.shape)).str_short()
-        spec = repr(s.spec) + (" (replicated)" if s.is_fully_replicated else "")
-        rows.append(ShardRow(label, aval.str_short(), spec, shard))
-    return tuple(rows)
-
-
-def partitioning(
-    compiled: Any, labels: Sequence[str], args: Sequence[Any], result: Any
-) -> Partitioning | None:
-    """The layout of a compiled program over its mesh (None when it runs on one device):
-    each argument's and output's split and per-device block, from the program's own
-    `input_shardings`/`output_shardings` (those given to jit, the arguments', or XLA's)."""
-    in_shardings, _ = compiled.input_shardings
-    out_shardings = compiled.output_shardings
-    named = [
-        s
-        for s in (*tree_util.tree_leaves(in_shardings), *tree_util.tree_leaves(out_shardings))
-        if isinstance(s, NamedSharding)
-    ]
-    if not named:
-        return None
-    meshes = tuple(dict.fromkeys(widget_model.mesh_text(s.mesh) for s in named))
-    out_labels = [label for label, _ in leaf_paths(out_shardings)]
-    return Partitioning(
-        meshes,
-        _shard_rows(labels, args, in_shardings),
-        _shard_rows(["out" + label for label in out_labels], result, out_shardings),
-    )
-
-
-@dataclass(frozen=True, eq=False, repr=False)
-class JitReport(_RichDisplay):
-    """`%jit`: the compiled call's result, its timings, StableHLO, optimized HLO and cost."""
-
-    call: str
-    fn_name: str
-    result: Any
-    timings: JitTimings
-    stablehlo: str
-    hlo: str
-    cost: dict[str, float] | None
-    jaxpr: didax.ClosedJaxpr | None = None  # the program jit lowered (for the cost join)
-    partitioning: Partitioning | None = None  # over several devices: how XLA split it
-
-    def __repr__(self) -> str:  # short, like IPython's <TimeitResult : ...>
-        t = self.timings
-        return (
-            f"<JitReport {self.call}: compiled {format_time(t.steady.best)}, eager "
-            f"{format_time(t.eager.best)} (best of {t.steady.repeat}), speed-up "
-            f"{t.speedup:.1f}x>"
-        )
-
-
-def _timed(timer: Callable[[], float], fn: Callable[..., Any], *args: Any) -> tuple[Any, float]:
-    __tracebackhide__ = True
-    start = timer()
-    out = block_until_ready(fn(*args))
-    return out, timer() - start
-
-
-DEFAULT_BUDGET = 4.0  # seconds of timing runs beyond the first calls (`%jit --budget`)
-_compiler_started = [False]
-
-
-def compiler_startup(timer: Callable[[], float] = time.perf_counter) -> float | None:
-    """The one-time start-up of the compiler in this process (loading jaxlib, the first
-    MLIR context and PJRT client), measured by compiling a one-operation program; None once
-    it has been paid, so a program's own lowering is not charged for it."""
-    if _compiler_started[0]:
-        return None
-    start = timer()
-    didax.jit(jnp.negative).lower(np.zeros((), np.float32)).compile()
-    _compiler_started[0] = True
-    return timer() - start
-
-
-JitProgress = Callable[[str, int, int], None]  # (what, runs done, runs planned)
-
-
-def jit_report(
-    fn: Callable[..., Any],
-    args: Sequence[Any],
-    kwargs: dict | None = None,
-    *,
-    number: int = 0,
-    repeat: int = 7,
-    budget: float | None = DEFAULT_BUDGET,
-    call: str = "",
-    timer: Callable[[], float] = time.perf_counter,
-    progress: JitProgress | None = None,
-) -> JitReport:
-    """Compile `fn` with `didax.jit` ahead of time, phase by phase (the compiler's start-up
-    in a fresh process, trace, lower, compile, first run of the compiled executable), then
-    time calls of the jitted function and eager calls as `%timeit` does, within `budget`
-    seconds (half each; None: no limit) and never fewer than one run of each. Keyword
-    arguments that could be passed by position are; the keyword-only ones are closed over
-    (compiled in as constants)."""
-    __tracebackhide__ = True
-    args, kwargs = positional(fn, tuple(args), dict(kwargs or {}))
-    fn_k = functools.partial(fn, **kwargs) if kwargs else fn
-    jitted = didax.jit(fn_k)
-    t_startup = compiler_startup(timer)
-    lowered, t_lower = _timed(timer, jitted.lower, *args)
-    phases = getattr(lowered, "timings", {})  # didax times trace and lower apart
-    t_trace, t_lower = phases.get("trace"), phases.get("lower", t_lower)
-    compiled, t_compile = _timed(timer, lowered.compile)
-    result, t_first = _timed(timer, compiled, *args)
-    # one call of each first: it warms jit's fast dispatch path, and it is the first probe
-    # of the loop count (or the only run, when one call is most of the budget)
-    _, s_first = _timed(timer, jitted, *args)
-    _, e_first = _timed(timer, fn_k, *args)
-    half = budget / 2 if budget else None
-
-    def reporter(what: str) -> Progress | None:
-        return None if progress is None else (lambda done, total: progress(what, done, total))
-
-    steady = timeit_stats(
-        functools.partial(jitted, *args),
-        number,
-        repeat,
-        timer,
-        budget=half,
-        first=s_first,
-        progress=reporter("compiled"),
-    )
-    eager = timeit_stats(
-        functools.partial(fn_k, *args),
-        number,
-        repeat,
-        timer,
-        budget=half,
-        first=e_first,
-        progress=reporter("eager"),
-    )
-    cost = compiled.cost_analysis()
-    return JitReport(
-        call=call or f"{fn_name(fn)}(...)",
-        fn_name=fn_name(fn),
-        result=result,
-        timings=JitTimings(
-            t_trace, t_lower, t_compile, t_first, steady, eager, t_startup, budget or None
-        ),
-        stablehlo=lowered.as_text(),
-        hlo=compiled.as_text(),
-        cost=dict(cost) if cost else None,
-        jaxpr=didax.make_jaxpr(fn_k)(*args),
-        partitioning=partitioning(compiled, _input_labels(fn, args, {}), args, result),
     )

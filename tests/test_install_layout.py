@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import os
 import shutil
+import site
 import subprocess
 import sys
+import sysconfig
 import tomllib
 from pathlib import Path
 
@@ -51,9 +53,31 @@ def _imported_from(python: str | Path, course: Path) -> list[Path]:
     return found
 
 
+def _running_site_dirs() -> list[str]:
+    """The site-packages folders the running interpreter imports from (a venv's own, or the
+    system Python's), where didax's dependencies are installed."""
+    names = {sysconfig.get_path("purelib"), sysconfig.get_path("platlib"), *site.getsitepackages()}
+    if site.ENABLE_USER_SITE:
+        names.add(site.getusersitepackages())
+    return [p for p in sys.path if p in names and Path(p).is_dir()]
+
+
 def _fresh_venv(root: Path, *pip_args: str) -> Path:
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(root)], check=True)
+    """A new venv that sees the dependencies of the RUNNING environment, not of the base
+    interpreter (`--system-site-packages` from inside a venv would give the base's, which
+    passes only where the system Python happens to hold every dependency). A `.pth` names the
+    running site folders as plain paths: their own `.pth` files (the running didax's editable
+    finder) are not processed, and they come after the venv's own site-packages, where the
+    didax under test is installed."""
+    subprocess.run([sys.executable, "-m", "venv", str(root)], check=True)
     python = root / "bin" / "python"
+    purelib = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    (Path(purelib) / "_running_env.pth").write_text("\n".join(_running_site_dirs()) + "\n")
     env = dict(os.environ, PIP_DISABLE_PIP_VERSION_CHECK="1")
     run = subprocess.run(
         [str(python), "-m", "pip", "install", "-q", "--no-deps", *pip_args],
@@ -99,7 +123,12 @@ def test_every_package_folder_is_listed_for_the_wheel() -> None:
     listed = set(
         tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
     )
-    folders = {"core": "didax", "magics": "didax.magics", "widgets": "didax.widgets"}
+    folders = {
+        "core": "didax",
+        "display": "didax.display",
+        "magics": "didax.magics",
+        "widgets": "didax.widgets",
+    }
     found = {
         ".".join([pkg, *init.parent.relative_to(REPO / base).parts])
         for base, pkg in folders.items()

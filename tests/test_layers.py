@@ -19,7 +19,13 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = {"core": "didax", "magics": "didax.magics", "widgets": "didax.widgets"}
+PACKAGES = {
+    "core": "didax",
+    "display": "didax.display",
+    "magics": "didax.magics",
+    "widgets": "didax.widgets",
+}
+LAYER_6 = ("didax.display", "didax.widgets", "didax.magics")  # in import order
 
 # Rank of each engine module: (layer, position in its layer's list). A module may import a
 # module of lower rank only. Package `__init__`s of primitives/, interpreters/ and
@@ -78,7 +84,9 @@ for i, name in enumerate(
 ):
     ORDER[f"didax.primitives.{name}"] = (2, i)
 ORDER["didax.interpreters"] = (3, -1)
-for i, name in enumerate(["staging", "jvp", "vmap", "partial_eval", "transpose", "lowering"]):
+for i, name in enumerate(
+    ["staging", "jvp", "vmap", "partial_eval", "transpose", "lowering", "stepping"]
+):
     ORDER[f"didax.interpreters.{name}"] = (3, i)
 ORDER["didax.control_flow"] = (4, -1)
 # common holds the helpers cond, scan and while_loop share; jit (its AOT stages and sharded
@@ -154,8 +162,9 @@ for i, name in enumerate(
 ):
     ORDER[name] = (5, i)
 
-# Layer 6 (magics/, widgets/) uses the public API only (+ didax.core, didax.jaxpr and
-# didax.pretty to inspect and print jaxprs), and its own modules; widgets never import magics.
+# Layer 6 (display/, magics/, widgets/) uses the public API only (+ didax.core, didax.jaxpr
+# and didax.pretty to inspect and print jaxprs, and the stepping interpreter the Stepper
+# drives), and its own modules in the order display -> widgets -> magics.
 PUBLIC = {
     "didax",
     "didax.numpy",
@@ -169,6 +178,9 @@ PUBLIC = {
     "didax.core",
     "didax.jaxpr",
     "didax.pretty",
+    "didax.interpreters",
+    "didax.interpreters.stepping",
+    "didax.api_util",  # arg_names: the one argument-name helper
 }
 
 # Known, deliberate exceptions: (importer, imported) -> why.
@@ -178,9 +190,6 @@ ALLOWED: dict[tuple[str, str], str] = {}
 HOOKS = {
     ("didax", "load_ipython_extension"),
     ("didax", "unload_ipython_extension"),
-    # ClosedJaxpr's rich display (called by IPython only) builds a didax.widgets view
-    ("didax.jaxpr", "_repr_mimebundle_"),
-    ("didax.magics.reports", "_repr_mimebundle_"),  # a report's view, as ClosedJaxpr's
 }
 
 
@@ -283,7 +292,7 @@ def _rank(module: str) -> tuple[int, int] | None:
     while module:
         if module in ORDER:
             return ORDER[module]
-        if module.startswith(("didax.magics", "didax.widgets")):
+        if module.startswith(LAYER_6):
             return (6, 0)
         module = module.rpartition(".")[0]
     return None
@@ -294,8 +303,7 @@ def test_every_engine_module_has_a_rank() -> None:
         {
             _module_name(p)
             for p in _source_files()
-            if _module_name(p).split(".")[:2] not in (["didax", "magics"], ["didax", "widgets"])
-            and _module_name(p) not in ORDER
+            if not _module_name(p).startswith(LAYER_6) and _module_name(p) not in ORDER
         }
     )
     assert not unranked, f"add these modules to ORDER in tests/test_layers.py: {unranked}"
@@ -327,13 +335,44 @@ def test_magics_and_widgets_use_the_public_api() -> None:
         dst = imp.imported
         if not (dst == "didax" or dst.startswith("didax.")):
             continue
-        own = dst.startswith(("didax.magics", "didax.widgets"))
-        if own and imp.importer.startswith("didax.widgets") and dst.startswith("didax.magics"):
-            bad.append(f"{imp.importer} imports {dst}: widgets must not depend on magics")
+        own = dst.startswith(LAYER_6)
+        src_pkg = LAYER_6.index(next(p for p in LAYER_6 if imp.importer.startswith(p)))
+        dst_pkg = LAYER_6.index(next(p for p in LAYER_6 if dst.startswith(p))) if own else -1
+        if own and dst_pkg > src_pkg:
+            bad.append(f"{imp.importer} imports {dst}: display -> widgets -> magics, not back")
         elif not own and dst not in PUBLIC:
             bad.append(
                 f"{imp.importer} imports {dst} (line {imp.line}); layer 6 uses {sorted(PUBLIC)}"
             )
+    assert not bad, "\n".join(bad)
+
+
+# The plain-data modules: importing them loads no IPython, ipywidgets or grandalf (STYLE §9)
+PURE = ("didax.display", "didax.magics.reports", "didax.magics.timing", "didax.magics.sections")
+FRONT_ENDS = ("IPython", "ipywidgets", "grandalf")
+
+
+def test_data_modules_reach_no_front_end() -> None:
+    # every module a pure module imports, transitively (parent packages counted), stays off
+    # IPython, ipywidgets and grandalf
+    edges: dict[str, set[str]] = {}
+    for imp in ALL_IMPORTS:
+        if imp.function is None:
+            edges.setdefault(imp.importer, set()).add(imp.imported)
+    seen: set[str] = set()
+    todo = [m for m in edges if m.startswith(PURE)]
+    bad = []
+    while todo:
+        module = todo.pop()
+        if module in seen:
+            continue
+        seen.add(module)
+        for dst in edges.get(module, ()):
+            if dst.split(".")[0] in FRONT_ENDS:
+                bad.append(f"{module} imports {dst}")
+            elif dst.startswith("didax"):
+                todo.append(dst)
+    assert {"didax.display.program", "didax.magics.reports"} <= seen
     assert not bad, "\n".join(bad)
 
 

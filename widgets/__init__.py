@@ -1,10 +1,14 @@
 """didax.widgets: ipywidgets views of programs, their transformations and compiled form.
 
 `JaxprView(closed)`, `Stepper(closed, *args)`, `TimingView(model)`, `CompiledView(stablehlo,
-hlo, cost)`, `TransformView(stages)`; data in `model`, markup in `markup` (STYLE.md §9).
+hlo, cost)`, `TransformView(stages)`. The data they show and its HTML and text are in
+didax.display (plain data, importable without ipywidgets; STYLE.md §9); this package is the
+ipywidgets (views.py) and grandalf (layout.py) side.
 """
 
-from didax.widgets.model import EqnCost, EqnLink, Row, Stage, TimingModel
+from didax.display.compiled import TimingModel
+from didax.display.parts import Row
+from didax.display.provenance import EqnCost, EqnLink, Stage
 from didax.widgets.views import (
     CompiledView,
     JaxprView,
@@ -12,7 +16,9 @@ from didax.widgets.views import (
     Stepper,
     TimingView,
     TransformView,
+    install_display,
     jaxpr_bundle,
+    uninstall_display,
 )
 
 __all__ = [
@@ -27,5 +33,7 @@ __all__ = [
     "TimingModel",
     "TimingView",
     "TransformView",
+    "install_display",
     "jaxpr_bundle",
+    "uninstall_display",
 ]

@@ -1,4 +1,4 @@
-"""The views: ipywidgets assembled from the models (model.py) and their markup (markup.py).
+"""The views: ipywidgets assembled from the models and their markup (didax.display).
 
 Every view's `_repr_mimebundle_` carries the widget, a `text/plain` that is its model's text
 (the jaxpr, the timing table; never a widget repr) and a static `text/html` fallback, so a
@@ -15,8 +15,14 @@ from collections.abc import Sequence
 from typing import Any
 
 import ipywidgets as w
-from didax.widgets import markup as mk
-from didax.widgets import model as m
+from didax.display import compiled, program, provenance
+from didax.display import graph as graphs
+from didax.display import markup as mk
+from didax.display.parts import Row
+from didax.display.stepper import StepperState
+from didax.display.text import rows_text
+from didax.jaxpr import ClosedJaxpr
+from didax.widgets.layout import layout_graph
 
 # ----------------------------------------------------------------------------- base
 
@@ -51,8 +57,8 @@ class GraphPanel(w.VBox):
 
     def __init__(self, closed: Any) -> None:
         self.closed = closed
-        self.graph: m.GraphModel | None = None
-        self.placed: m.Placed | None = None
+        self.graph: graphs.GraphModel | None = None
+        self.placed: graphs.Placed | None = None
         self.zoom = w.FloatSlider(
             value=1.0, min=0.2, max=2.0, step=0.1, description="zoom", continuous_update=False
         )
@@ -62,8 +68,8 @@ class GraphPanel(w.VBox):
 
     def draw(self) -> None:
         if self.graph is None:
-            self.graph = m.graph_model(self.closed)
-            self.placed = m.layout_graph(self.graph)
+            self.graph = graphs.graph_model(self.closed)
+            self.placed = layout_graph(self.graph)
         assert self.placed is not None
         svg = mk.graph_svg(self.graph, self.placed, self.zoom.value)
         self.drawing.value = mk.view(f'<div class="dx-scroll">{svg}</div>', "graph")
@@ -79,13 +85,13 @@ class JaxprView(_Fallbacks, w.VBox):
         self,
         closed: Any,
         *,
-        inputs: Sequence[m.Row] | None = None,
-        outputs: Sequence[m.Row] | None = None,
+        inputs: Sequence[Row] | None = None,
+        outputs: Sequence[Row] | None = None,
         args: Sequence[Any] | None = None,
         graph: bool = True,
     ) -> None:
         self.closed = closed
-        self.jaxpr_model = m.jaxpr_model(closed, inputs, outputs)
+        self.jaxpr_model = program.jaxpr_model(closed, inputs, outputs)
         self.uid = mk.new_uid()
         self.folded: set[int] = set()
         self.code = w.HTML()
@@ -149,9 +155,9 @@ class Stepper(_Fallbacks, w.VBox):
     (the values table says where: `program > while iteration 2`)."""
 
     def __init__(self, closed: Any, *args: Any) -> None:
-        self.state = m.StepperState(closed, tuple(args))
-        self.jaxpr_model = m.jaxpr_model(closed)
-        self.lines = m.eqn_lines(closed, self.jaxpr_model)
+        self.state = StepperState(closed, tuple(args))
+        self.jaxpr_model = program.jaxpr_model(closed)
+        self.lines = program.eqn_lines(closed)
         self.uid = mk.new_uid()
         self.buttons = {
             "reset": w.Button(description="reset", icon="fast-backward"),
@@ -180,10 +186,10 @@ class Stepper(_Fallbacks, w.VBox):
         if s.done:
             return f"done after {s.steps} steps"
         cur = s.current()
-        assert cur is not None
-        frame, eqn = cur
+        assert cur is not None, "a stepper that is not done has a next step"
+        where, eqn = cur
         what = eqn.primitive.name if eqn is not None else "return"
-        return f"step {s.steps}: next is {what} in {frame.label}"
+        return f"step {s.steps}: next is {what} in {where}"
 
     def current_line(self) -> int | None:
         cur = self.state.current()
@@ -193,10 +199,9 @@ class Stepper(_Fallbacks, w.VBox):
 
     def render(self) -> None:
         s = self.state
-        where = s.frames[-1].label if s.frames else "program"
         self.body.value = mk.view(
             mk.stepper_html(
-                self.jaxpr_model, self.uid, self.current_line(), where, s.log, self.status()
+                self.jaxpr_model, self.uid, self.current_line(), s.where, s.log, self.status()
             ),
             "stepper",
         )
@@ -218,7 +223,7 @@ class TimingView(_Fallbacks, w.VBox):
     """`%jit`'s timings: compiled against eager as bars, the phases, every run, the speed-up
     and what eager means, and %timeit's warning."""
 
-    def __init__(self, timing: m.TimingModel) -> None:
+    def __init__(self, timing: compiled.TimingModel) -> None:
         self.timing = timing
         super().__init__([_html(mk.timing_html(timing), "timing")])
 
@@ -255,7 +260,7 @@ class Progress(_Fallbacks, w.HBox):
 class CompiledView(_Fallbacks, w.VBox):
     """StableHLO and optimized HLO (highlighted, searchable, long lines scroll, metadata
     hidden unless asked), XLA's cost analysis as a table (per-operand keys under a fold) and
-    the per-equation cost table (`eqn_costs`: rows of `model.EqnCost`, from provenance)."""
+    the per-equation cost table (`eqn_costs`: `provenance.EqnCost` rows of a cost table)."""
 
     def __init__(
         self,
@@ -263,12 +268,12 @@ class CompiledView(_Fallbacks, w.VBox):
         hlo: str,
         cost: dict[str, Any] | None = None,
         *,
-        eqn_costs: Sequence[m.EqnCost] = (),
+        eqn_costs: Sequence[provenance.EqnCost] = (),
         text: str | None = None,
     ) -> None:
-        self.stablehlo = m.hlo_model(stablehlo)
-        self.hlo = m.hlo_model(hlo)
-        self.cost = m.cost_model(cost)
+        self.stablehlo = compiled.hlo_model(stablehlo)
+        self.hlo = compiled.hlo_model(hlo)
+        self.cost = compiled.cost_model(cost)
         self.eqn_costs = tuple(eqn_costs)
         self._text = text
         self.search = w.Text(placeholder="search", description="find", continuous_update=False)
@@ -300,8 +305,7 @@ class CompiledView(_Fallbacks, w.VBox):
     def text(self) -> str:
         if self._text is not None:
             return self._text
-        rows = [*self.cost.main, *self.cost.per_operand]
-        cost = "\n".join(f"  {r.label}  {r.text}" for r in rows)
+        cost = rows_text([*self.cost.main, *self.cost.per_operand])
         return "\n".join(
             ["StableHLO", self.stablehlo.text(), "optimized HLO", self.hlo.text(), "cost", cost]
         )
@@ -327,11 +331,13 @@ class TransformView(_Fallbacks, w.VBox):
     are given (`Stage.links`), a status column: unchanged / new / dropped and the equation
     of the first stage each came from."""
 
-    def __init__(self, stages: Sequence[m.Stage], *, title: str = "", text: str | None = None):
+    def __init__(
+        self, stages: Sequence[provenance.Stage], *, title: str = "", text: str | None = None
+    ):
         self.stages = tuple(stages)
         self.title = title
         self._text = text
-        self.models = [m.jaxpr_model(s.jaxpr, s.inputs, s.outputs) for s in self.stages]
+        self.models = [program.jaxpr_model(s.jaxpr, s.inputs, s.outputs) for s in self.stages]
         columns = [
             _html(self._column(stage, model), "stage")
             for stage, model in zip(self.stages, self.models, strict=True)
@@ -348,7 +354,7 @@ class TransformView(_Fallbacks, w.VBox):
             children.insert(0, _html(mk.heading(title)))
         super().__init__(children)
 
-    def _column(self, stage: m.Stage, model: m.JaxprModel) -> str:
+    def _column(self, stage: provenance.Stage, model: program.JaxprModel) -> str:
         return (
             mk.heading(stage.name)
             + (mk.note(stage.note) if stage.note else "")
@@ -399,7 +405,10 @@ def html_widget(body: str, kind: str = "") -> w.HTML:
 
 # ----------------------------------------------------------------------------- ClosedJaxpr
 
-_attached: weakref.WeakKeyDictionary[Any, w.Widget] = weakref.WeakKeyDictionary()
+# The view a magic attached to the ClosedJaxpr it returns, shown by the next display of that
+# jaxpr (Out[]): keyed weakly by the jaxpr, popped when shown, so it holds at most the views
+# of jaxprs still alive and not yet displayed. It cannot live on ClosedJaxpr (layer 1).
+_attached: weakref.WeakKeyDictionary[ClosedJaxpr, w.Widget] = weakref.WeakKeyDictionary()
 
 
 def attach_view(closed: Any, view: w.Widget) -> None:
@@ -408,9 +417,20 @@ def attach_view(closed: Any, view: w.Widget) -> None:
     _attached[closed] = view
 
 
-def jaxpr_bundle(closed: Any, **kwargs: Any) -> dict[str, Any]:
+def jaxpr_bundle(closed: ClosedJaxpr, **kwargs: Any) -> dict[str, Any]:
     """The mime bundle of a ClosedJaxpr: its JaxprView (or an attached view)."""
     view = _attached.pop(closed, None)
     if view is None:
         view = JaxprView(closed)
     return view._repr_mimebundle_(**kwargs)
+
+
+def install_display(ipython: Any) -> None:
+    """Show every ClosedJaxpr as its JaxprView in `ipython` (its display formatter's printer
+    for the type; the IR itself knows nothing of views). `%load_ext didax` calls this."""
+    ipython.display_formatter.mimebundle_formatter.for_type(ClosedJaxpr, jaxpr_bundle)
+
+
+def uninstall_display(ipython: Any) -> None:
+    """Undo `install_display` (`%unload_ext didax`)."""
+    ipython.display_formatter.mimebundle_formatter.pop(ClosedJaxpr, None)

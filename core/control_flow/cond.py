@@ -40,7 +40,7 @@ from didax.control_flow.common import (
     with_invars,
 )
 from didax.core import NOT_MAPPED, ShapedArray, UndefinedPrimal, Zero
-from didax.interpreters import staging
+from didax.interpreters import staging, stepping
 from didax.interpreters.jvp import jvp_jaxpr
 from didax.interpreters.partial_eval import partial_eval_jaxpr, partial_eval_jaxpr_rules
 from didax.interpreters.transpose import transpose_jaxpr
@@ -223,6 +223,12 @@ def _check_branch_outputs(
 def _cond_impl(index, *args, branches):
     branch = branches[int(np.clip(index, 0, len(branches) - 1))]
     return [core.to_numpy(x) for x in jaxpr_as_fun(branch)(*args)]
+
+
+@stepping.step_rules.register(cond_p)
+def _cond_step(where, index, *args, branches):  # step into the branch taken
+    i = int(np.clip(index, 0, len(branches) - 1))
+    return (yield from stepping.step_closed(branches[i], args, f"{where} > cond branch {i}"))
 
 
 @core.abstract_eval_rules.register(cond_p)

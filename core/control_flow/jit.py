@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import collections
 import functools
-import inspect
 import threading
 import time
 import weakref
@@ -40,6 +39,7 @@ from didax.control_flow.stages import (
     Lowered,
     ShardedRun,
     Traced,
+    donating_call_buffers,
     donation_aliases,
     make_layout,
     out_info,
@@ -107,7 +107,8 @@ def jit(
     arguments without a given sharding as XLA chose). Traced (inside another jit, under
     grad/jvp/vmap), its `jit` equation carries the given shardings, as JAX's does: the
     enclosing program is partitioned over their mesh and keeps them. Not with donation.
-    `device`, `backend`, `keep_unused` and `compiler_options` are accepted and ignored.
+    `backend` may be "cpu" (another raises JAX's RuntimeError when `fn` is traced); `device`,
+    `keep_unused` and `compiler_options` are accepted and ignored.
     `inline=True`: inside another program, `fn`'s equation is lowered in place rather than
     as a called function (and evaluated eagerly when its caller is), as in JAX.
     """
@@ -132,7 +133,7 @@ def jit(
     ignored = (in_shardings, out_shardings, device, backend, compiler_options)
     share = all(x is None for x in ignored) and not keep_unused
     shardings = (in_shardings, out_shardings)
-    return JitFunction(fn, spec, inline, share=share, shardings=shardings)
+    return JitFunction(fn, spec, inline, share=share, shardings=shardings, backend=backend)
 
 
 class FunctionCache:
@@ -188,8 +189,10 @@ class JitFunction:
         *,
         share: bool = True,
         shardings: tuple[Any, Any] = (None, None),
+        backend: str | None = None,
     ) -> None:
         functools.update_wrapper(self, fn)
+        self._backend = backend
         self._in_shardings, self._out_shardings = shardings
         self._inline = inline
         self._fn = fn
@@ -408,10 +411,7 @@ class JitFunction:
                 self._shared.compilations += 1
                 entry.donating[donated] = (exe, [a is not None for a in aliases])
             exe, used = entry.donating[donated]
-        buffers = [
-            backend.donated_buffer(x, a) if u else backend.host_buffer(x, a)
-            for x, a, u in zip(leaves, entry.in_avals, used, strict=True)
-        ]
+        buffers = donating_call_buffers(leaves, entry.in_avals, used)
         out = entry.run(buffers, exe)
         for x, u in zip(leaves, used, strict=True):
             if u and type(x) is Array:
@@ -442,6 +442,7 @@ class JitFunction:
         the values of tracers `fn` closes over (leading operands; the entry is then not
         cached: those tracers belong to the current transformation)."""
         __tracebackhide__ = True
+        api_util.check_backend(self._backend)
         static = self._spec.static_positions(len(args))
         static_kw = {k: v for k, v in kwargs.items() if k in self._spec.static_argnames}
         if static_kw:
@@ -538,10 +539,10 @@ class JitFunction:
                 break
         else:
             return
-        names = _param_names(self._fn)
+        names = api_util.arg_names(self._fn, len(args))
         for i, a in enumerate(args):
             if i not in static and not all(map(core.is_arraylike, tree_flatten(a)[0])):
-                where = f"argument '{names[i]}'" if i < len(names) else f"argument {i}"
+                where = f"argument '{names[i]}'"
                 raise TypeError(_bad_argument(self._name, where, a))
         for k, a in kwargs.items():
             if not all(map(core.is_arraylike, tree_flatten(a)[0])):
@@ -589,13 +590,6 @@ def _hashable(x: Any) -> bool:
     except TypeError:
         return False
     return True
-
-
-def _param_names(fn: Callable[..., Any]) -> list[str]:
-    try:
-        return list(inspect.signature(fn).parameters)
-    except (TypeError, ValueError):
-        return []
 
 
 def _bad_argument(name: str, where: str, value: Any) -> str:

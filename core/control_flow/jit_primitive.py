@@ -21,7 +21,7 @@ import numpy as np
 from didax import backend, core
 from didax.control_flow.stages import Entry, Layout, ShardedRun, make_layout, partition
 from didax.core import Zero
-from didax.interpreters import lowering, partial_eval, transpose
+from didax.interpreters import lowering, partial_eval, stepping, transpose
 from didax.interpreters.jvp import jvp_jaxpr
 from didax.interpreters.vmap import batched_out_dims, vmap_jaxpr
 from didax.jaxpr import (
@@ -214,6 +214,11 @@ def _eval_eagerly(jaxpr: ClosedJaxpr, args: Sequence[Any]) -> list:
 
 
 core.impl_rules.register(jit_p, _jit_impl)
+
+
+@stepping.step_rules.register(jit_p)
+def _jit_step(where, *args, name, jaxpr, **params):  # step into the jitted program
+    return (yield from stepping.step_closed(jaxpr, args, f"{where} > jit {name}".strip()))
 
 
 @core.abstract_eval_rules.register(jit_p)

@@ -177,12 +177,26 @@ class PmapFunction:
         return tuple(axes)
 
     def _mesh(self, leaves: list[Any], axes: tuple[int | None, ...]) -> Mesh:
-        sizes = [
-            core.get_aval(x).shape[a] for x, a in zip(leaves, axes, strict=True) if a is not None
+        # as JAX: the first mapped argument that has a shape (Python scalars have none) sets
+        # the size; a mapped axis beyond a rank, or of size 0, is a ValueError too
+        shaped = [
+            (x.shape, a) for x, a in zip(leaves, axes) if a is not None and hasattr(x, "shape")
         ]
-        if not sizes:
+        if not shaped:
             raise ValueError("pmap requires at least one argument with a mapped axis.")
-        local_size = sizes[0]
+        for x, a in zip(leaves, axes, strict=True):
+            if a is not None and not -(rank := core.get_aval(x).ndim) <= a < rank:
+                raise ValueError(
+                    f"pmap was requested to map its argument along axis {a}, which implies "
+                    f"that its rank should be at least {a + 1 if a >= 0 else -a}, but is only "
+                    f"{rank} (its shape is {core.get_aval(x).shape})"
+                )
+        local_size = shaped[0][0][shaped[0][1]]
+        if local_size == 0:
+            raise ValueError(
+                f"pmap got an argument whose mapped axis has size 0 (shape {shaped[0][0]}): "
+                "it maps one element per device, and needs at least one"
+            )
         nprocs = backend.process_count()
         if nprocs == 1 and self._axis_size is not None and self._axis_size != local_size:
             raise ValueError(

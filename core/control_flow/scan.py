@@ -36,6 +36,7 @@ from didax.control_flow.common import (
     with_outvars,
 )
 from didax.core import NOT_MAPPED, ShapedArray, UndefinedPrimal, Zero
+from didax.interpreters import stepping
 from didax.interpreters.jvp import jvp_jaxpr
 from didax.interpreters.partial_eval import partial_eval_jaxpr, partial_eval_jaxpr_rules
 from didax.interpreters.transpose import transpose_jaxpr
@@ -190,6 +191,21 @@ def _scan_impl(*args, reverse, length, jaxpr, num_consts, num_carry, unroll):
     for i in reversed(range(length)) if reverse else range(length):
         outs = body(*consts, *carry, *(x[i] for x in xs))
         carry = [core.to_numpy(c) for c in outs[:num_carry]]
+        for y, out in zip(ys, outs[num_carry:], strict=True):
+            y[i] = core.to_numpy(out)
+    return [*carry, *ys]
+
+
+@stepping.step_rules.register(scan_p)
+def _scan_step(where, *args, reverse, length, jaxpr, num_consts, num_carry, unroll):
+    consts, carry, xs = split(args, [num_consts, num_carry])  # step into each iteration
+    ys = [np.empty((length, *a.shape), a.dtype) for a in jaxpr.out_avals[num_carry:]]
+    order = reversed(range(length)) if reverse else range(length)
+    for k, i in enumerate(order, 1):
+        x_i = [core.to_numpy(x)[i] for x in xs]
+        label = f"{where} > scan iteration {k} of {length}"
+        outs = yield from stepping.step_closed(jaxpr, [*consts, *carry, *x_i], label)
+        carry = outs[:num_carry]
         for y, out in zip(ys, outs[num_carry:], strict=True):
             y[i] = core.to_numpy(out)
     return [*carry, *ys]

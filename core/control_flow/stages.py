@@ -115,6 +115,25 @@ def donation_aliases(jaxpr: ClosedJaxpr, donated: Sequence[bool]) -> list[int | 
     return aliases
 
 
+def donating_call_buffers(
+    leaves: Sequence[Any], avals: Sequence[core.ShapedArray], donated: Sequence[bool]
+) -> list[Any]:
+    """A donating call's device buffers: donated leaves' may be overwritten. One buffer per
+    Array, as in JAX: an Array passed twice with a donated use is then one buffer donated
+    and used, which PJRT rejects with JAX's error (an eager Array's donated copy was a
+    buffer of its own, and the call ran)."""
+    made: dict[int, Any] = {}
+    buffers = []
+    for x, a, d in zip(leaves, avals, donated, strict=True):
+        if type(x) is Array and id(x) in made:
+            buffers.append(made[id(x)])
+            continue
+        buffers.append(backend.donated_buffer(x, a) if d else backend.host_buffer(x, a))
+        if type(x) is Array:
+            made[id(x)] = buffers[-1]
+    return buffers
+
+
 # ----------------------------------------------------------------------------- sharded calls
 
 
@@ -505,10 +524,7 @@ class Compiled:
         if self._sharded is not None:
             run, layout = self._sharded
             return run.call(leaves, layout)[0]
-        buffers = [
-            backend.donated_buffer(x, a) if d else backend.host_buffer(x, a)
-            for x, a, d in zip(leaves, self.in_avals, self._donated, strict=True)
-        ]
+        buffers = donating_call_buffers(leaves, self.in_avals, self._donated)
         out = self._entry.run(buffers, self._exe)
         for x, d in zip(leaves, self._donated, strict=True):
             if d and type(x) is Array:

@@ -15,6 +15,7 @@ loop has no transpose rule: reverse-mode differentiation raises JAX's ValueError
 
 from __future__ import annotations
 
+import functools
 import operator
 from collections.abc import Callable
 from typing import Any
@@ -39,6 +40,7 @@ from didax.control_flow.common import (
 )
 from didax.control_flow.scan import scan
 from didax.core import NOT_MAPPED, ShapedArray, Zero
+from didax.interpreters import stepping
 from didax.interpreters.jvp import jvp_jaxpr
 from didax.interpreters.partial_eval import partial_eval_jaxpr, partial_eval_jaxpr_rules
 from didax.interpreters.vmap import batched_out_dims, vmap_jaxpr
@@ -184,8 +186,8 @@ def fori_loop(
     if lo is not None and hi is not None:
         lo, hi = int(lo), int(hi)
 
-        def scan_body(carry: tuple, _: Any) -> tuple:
-            i, x = carry
+        def scan_body(loop_carry: tuple, _: Any) -> tuple:  # JAX's name, in carry errors
+            i, x = loop_carry
             return (i + 1, body_fun(i, x)), None
 
         (_, result), _ = scan(
@@ -203,8 +205,8 @@ def fori_loop(
     lower = convert_element_type(lower, dtype) if lower_aval.dtype != dtype else lower
     upper = convert_element_type(upper, dtype) if upper_aval.dtype != dtype else upper
 
-    def while_body(carry: tuple) -> tuple:
-        i, stop, x = carry
+    def while_body(loop_carry: tuple) -> tuple:
+        i, stop, x = loop_carry
         one = convert_element_type(1, core.get_aval(i).dtype, core.get_aval(i).weak_type)
         return add(i, one), stop, body_fun(i, x)
 
@@ -244,6 +246,21 @@ def _while_impl(*args, cond_nconsts, cond_jaxpr, body_nconsts, body_jaxpr):
         )
         pred = pred_of(carry)
     return [np.asarray(c) for c in carry]
+
+
+@stepping.step_rules.register(while_p)
+def _while_step(where, *args, cond_nconsts, cond_jaxpr, body_nconsts, body_jaxpr):
+    cconsts, bconsts, carry = split(args, [cond_nconsts, body_nconsts])
+    cond_fn = jaxpr_as_fun(cond_jaxpr)  # the test is evaluated whole; the body is stepped
+    iteration = 0
+    while (pred := np.asarray(core.to_numpy(cond_fn(*cconsts, *carry)[0]))).any():
+        iteration += 1
+        label = f"{where} > while iteration {iteration}"
+        new = yield from stepping.step_closed(body_jaxpr, [*bconsts, *carry], label)
+        carry = (
+            new if pred.ndim == 0 else list(map(functools.partial(_pred_select, pred), new, carry))
+        )
+    return carry
 
 
 @core.abstract_eval_rules.register(while_p)

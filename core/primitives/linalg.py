@@ -216,8 +216,9 @@ def triangular_solve(
 
 def _effective_a(a: np.ndarray, lower: bool, transpose_a: bool, conjugate_a: bool, unit: bool):
     a = np.tril(a) if lower else np.triu(a)
-    if unit:
-        a = a - np.diag(np.diag(a)) + np.eye(a.shape[-1], dtype=a.dtype)
+    if unit:  # ones written over the diagonal, which is not read (it may hold NaN)
+        a = a.copy()
+        np.fill_diagonal(a, 1)
     a = np.conj(a) if conjugate_a else a
     return a.T if transpose_a else a
 
@@ -342,11 +343,15 @@ def _lu_one(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     pivots = np.zeros(min(m, n), np.int32)
     perm = np.arange(m, dtype=np.int32)
     for i in range(min(m, n)):
-        p = i + int(np.argmax(np.abs(a[i:, i])))  # the largest entry of the column: stable
+        # the largest entry of the column (stable), as LAPACK's i?amax picks it, which XLA's
+        # CPU kernel calls: a NaN is never larger, but wins from the top; a zero or NaN pivot
+        # leaves the column unscaled (`inv([[nan, 1], [0, 1]])` keeps its second row)
+        col = np.abs(a[i:, i])
+        p = i if np.isnan(col[0]) else i + int(np.argmax(np.where(np.isnan(col), -1, col)))
         pivots[i] = p
         a[[i, p]] = a[[p, i]]
         perm[[i, p]] = perm[[p, i]]
-        if a[i, i] != 0:
+        if a[i, i] != 0 and not np.isnan(a[i, i]):
             a[i + 1 :, i] /= a[i, i]
         a[i + 1 :, i + 1 :] -= np.outer(a[i + 1 :, i], a[i, i + 1 :])
     return a, pivots, perm

@@ -26,6 +26,7 @@ import numpy as np
 from didax import core, dtypes, lax, tree_util
 from didax import numpy as jnp
 from didax.control_flow.jit import jit
+from didax.numpy.axis_args import shape_tuple
 from didax.primitives import bits as _bits
 
 uint32 = np.dtype("uint32")
@@ -172,6 +173,8 @@ def _seed(name: str, seed: Any) -> Any:
             f"{name} accepts a scalar seed, but was given an array of shape "
             f"{np.shape(seed)} != (). Use jax.vmap for batching"
         )
+    if isinstance(seed, int) and not -(2**63) <= seed < 2**63:  # JAX converts it to a C long
+        raise OverflowError(f"{name}: Python int {seed} too large to convert to an int64 seed")
     if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
         # the high word holds bits 32-63 of the seed when x64 keeps them, as in JAX
         high = (int(seed) >> 32) & 0xFFFFFFFF if dtypes.x64_enabled() else 0
@@ -262,10 +265,6 @@ _fold_in = _eager_jit(_fold_in_body, "_fold_in", ())
 # ----------------------------------------------------------------------------- bits, uniform
 
 
-def _shape(shape: Any) -> tuple[int, ...]:
-    return (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(d) for d in shape)
-
-
 def _random_bits(data: Any, bit_width: int, shape: tuple[int, ...]) -> Any:
     b1, b2 = _hash_counts(data, shape)
     if bit_width == 64:  # (x64) the two words side by side, as JAX's partitionable bits
@@ -283,7 +282,7 @@ def bits(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Any:
     dtype = uint32 if dtype is None else dtypes.canonicalize(dtype)
     if dtype.kind != "u":
         raise ValueError(f"dtype argument to `bits` must be an unsigned int dtype, got {dtype}")
-    return _bits_eager(data, dtype.itemsize * 8, _shape(shape))
+    return _bits_eager(data, dtype.itemsize * 8, shape_tuple(shape))
 
 
 _bits_eager = _eager_jit(lambda data, w, shape: _random_bits(data, w, shape), "_bits", (1, 2))

@@ -22,6 +22,7 @@ from didax import core, dtypes, lax, nn
 from didax import numpy as jnp
 from didax.api import vmap as didax_vmap
 from didax.control_flow.scan import scan as control_flow_scan
+from didax.numpy.axis_args import shape_tuple
 from didax.primitives import bits as _bits
 from didax.primitives import sorting as _sort
 from didax.primitives import special as _special
@@ -30,7 +31,6 @@ from didax.random.prng import (
     _key_data_of,
     _named_jit,
     _random_bits,
-    _shape,
     split,
 )
 
@@ -80,7 +80,7 @@ def uniform(
 ) -> Any:
     """Uniform floats in [minval, maxval). Like `jax.random.uniform`."""
     data, _ = _key_data_of("uniform", key)
-    return _uniform(data, minval, maxval, _shape(shape), _float_dtype("uniform", dtype))
+    return _uniform(data, minval, maxval, shape_tuple(shape), _float_dtype("uniform", dtype))
 
 
 # ----------------------------------------------------------------------------- distributions
@@ -99,7 +99,7 @@ _normal = _named_jit(lambda data, shape, dtype: _normal_real(data, shape, dtype)
 def normal(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Any:
     """Standard normal floats. Like `jax.random.normal` (real dtypes)."""
     data, _ = _key_data_of("normal", key)
-    return _normal(data, _shape(shape), _float_dtype("normal", dtype))
+    return _normal(data, shape_tuple(shape), _float_dtype("normal", dtype))
 
 
 def _truncated_normal_body(
@@ -128,7 +128,7 @@ def truncated_normal(
     """Normal floats truncated to (lower, upper). Like `jax.random.truncated_normal`."""
     data, _ = _key_data_of("truncated_normal", key)
     dtype = _float_dtype("truncated_normal", dtype)
-    shape = None if shape is None else _shape(shape)
+    shape = None if shape is None else shape_tuple(shape)
     return _truncated_normal(data, lower, upper, shape, dtype)
 
 
@@ -148,7 +148,7 @@ def bernoulli(key: Any, p: Any = 0.5, shape: Sequence[int] | None = None) -> Any
     if not dtypes.is_float(dtype):
         raise TypeError(f"bernoulli probability `p` must have a floating dtype, got {dtype}.")
     p = lax.convert_element_type(p, dtype)
-    return _bernoulli(data, p, None if shape is None else _shape(shape))
+    return _bernoulli(data, p, None if shape is None else shape_tuple(shape))
 
 
 def _exponential_body(data: Any, shape: tuple[int, ...], dtype: Any) -> Any:
@@ -162,7 +162,7 @@ _exponential = _named_jit(_exponential_body, "_exponential", (1, 2))
 def exponential(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Any:
     """Standard exponential floats. Like `jax.random.exponential`."""
     data, _ = _key_data_of("exponential", key)
-    return _exponential(data, _shape(shape), _float_dtype("exponential", dtype))
+    return _exponential(data, shape_tuple(shape), _float_dtype("exponential", dtype))
 
 
 def _gumbel_body(data: Any, shape: tuple[int, ...], dtype: Any, mode: str) -> Any:
@@ -179,7 +179,7 @@ def gumbel(key: Any, shape: Sequence[int] = (), dtype: Any = None, mode: str | N
     dtype = _float_dtype("gumbel", dtype)
     if mode not in (None, "low"):
         raise NotImplementedError(f"didax's gumbel has mode='low' only, got {mode!r}")
-    return _gumbel(data, _shape(shape), dtype, "low")
+    return _gumbel(data, shape_tuple(shape), dtype, "low")
 
 
 def categorical(
@@ -200,7 +200,7 @@ def categorical(
     lshape = core.get_aval(logits).shape
     ndim = len(lshape)
     batch_shape = tuple(np.delete(lshape, axis))
-    shape = batch_shape if shape is None else _shape(shape)
+    shape = batch_shape if shape is None else shape_tuple(shape)
     prefix = shape[: len(shape) - len(batch_shape)]
     if not replace:
         return _categorical_no_replace(data, logits, axis % ndim, shape, prefix)
@@ -290,7 +290,7 @@ _randint = _named_jit(_randint_body, "_randint", (3, 4))
 def randint(key: Any, shape: Sequence[int], minval: Any, maxval: Any, dtype: Any = int) -> Any:
     """Uniform integers in [minval, maxval). Like `jax.random.randint` (int64 under x64)."""
     data, _ = _key_data_of("randint", key)
-    shape = _shape(shape)
+    shape = shape_tuple(shape)
     dtype = dtypes.canonicalize(dtype)
     if not dtypes.is_int(dtype):
         raise TypeError(f"randint only accepts integer dtypes, got {dtype}")
@@ -493,14 +493,14 @@ def gamma(key: Any, a: Any, shape: Sequence[int] | None = None, dtype: Any = Non
     """Gamma(a) floats. Like `jax.random.gamma`."""
     data, _ = _key_data_of("gamma", key)
     dtype = _float_dtype("gamma", dtype)
-    return _gamma(data, a, None if shape is None else _shape(shape), dtype, False)
+    return _gamma(data, a, None if shape is None else shape_tuple(shape), dtype, False)
 
 
 def loggamma(key: Any, a: Any, shape: Sequence[int] | None = None, dtype: Any = None) -> Any:
     """The log of Gamma(a) floats, computed in log space. Like `jax.random.loggamma`."""
     data, _ = _key_data_of("loggamma", key)
     dtype = _float_dtype("loggamma", dtype)
-    return _gamma(data, a, None if shape is None else _shape(shape), dtype, True)
+    return _gamma(data, a, None if shape is None else shape_tuple(shape), dtype, True)
 
 
 def _dirichlet_body(data: Any, alpha: Any, shape: tuple[int, ...] | None, dtype: Any) -> Any:
@@ -523,7 +523,7 @@ def dirichlet(key: Any, alpha: Any, shape: Sequence[int] | None = None, dtype: A
     """Dirichlet(alpha) vectors along the last axis. Like `jax.random.dirichlet`."""
     data, _ = _key_data_of("dirichlet", key)
     dtype = _float_dtype("dirichlet", dtype)
-    return _dirichlet(data, alpha, None if shape is None else _shape(shape), dtype)
+    return _dirichlet(data, alpha, None if shape is None else shape_tuple(shape), dtype)
 
 
 def _beta_body(data: Any, a: Any, b: Any, shape: tuple[int, ...] | None, dtype: Any) -> Any:
@@ -549,4 +549,4 @@ def beta(key: Any, a: Any, b: Any, shape: Sequence[int] | None = None, dtype: An
     """Beta(a, b) floats. Like `jax.random.beta`."""
     data, _ = _key_data_of("beta", key)
     dtype = _float_dtype("beta", dtype)
-    return _beta(data, a, b, None if shape is None else _shape(shape), dtype)
+    return _beta(data, a, b, None if shape is None else shape_tuple(shape), dtype)

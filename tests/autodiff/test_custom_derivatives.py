@@ -313,3 +313,38 @@ def test_relu_gradient_at_zero_matches_jax() -> None:
     want = jax.grad(lambda v: jax.numpy.sum(jax.nn.relu(v)))(x)
     np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
     assert float(got[1]) == 0.0
+
+
+def _product_with_rule(lib: Any) -> Any:
+    @lib.custom_jvp
+    def f(x, y):
+        return x * y
+
+    @f.defjvp
+    def f_jvp(primals, tangents):  # arithmetic on every tangent: a symbolic zero would fail
+        (x, y), (tx, ty) = primals, tangents
+        return f(x, y), tx * y + x * ty
+
+    return f
+
+
+# Inside a jitted caller, an operand of `custom_jvp_call` that does not depend on the
+# differentiated input (a constant, a nondifferentiated argument) has a symbolic zero
+# tangent; the primitive's jvp rule instantiates it before the user's rule sees it.
+JITTED_CALLERS = {
+    "grad_constant": lambda lib, f: lib.grad(lib.jit(lambda x: f(x, 3.0)))(2.0),
+    "grad_nondiff_arg": lambda lib, f: lib.grad(lambda x: lib.jit(f)(x, 3.0))(2.0),
+    "grad_both_orders": lambda lib, f: lib.grad(lib.jit(lambda x: f(x, 3.0) + f(2.0, x)))(2.0),
+    "jvp": lambda lib, f: lib.jvp(lib.jit(lambda x: f(x, 3.0)), (2.0,), (1.0,)),
+    "vmap_grad": lambda lib, f: lib.vmap(lib.grad(lib.jit(lambda x: f(x, 3.0))))(
+        np.arange(2.0, dtype=np.float32)
+    ),
+}
+
+
+@pytest.mark.parametrize("name", JITTED_CALLERS)
+def test_derivatives_through_a_jitted_caller_of_a_custom_jvp(name: str) -> None:
+    got = JITTED_CALLERS[name](didax, _product_with_rule(didax))
+    want = JITTED_CALLERS[name](jax, _product_with_rule(jax))
+    for g, w in zip(jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want), strict=True):
+        np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-6)

@@ -4,14 +4,14 @@ escaping), option parsing, UsageErrors, tracebacks of user errors and recovery."
 from __future__ import annotations
 
 import os
+import re
 
 import didax
 import didax.numpy as jnp
 import numpy as np
 import pytest
-from didax.magics import display as display_mod
 from didax.magics import magics as magics_mod
-from didax.magics import reports
+from didax.magics import report_views, reports, timing
 from IPython.core.error import UsageError
 from IPython.utils.path import compress_user
 
@@ -76,7 +76,7 @@ def test_jaxpr_returns_closed_jaxpr_and_displays_it(run):
     assert expected in plain
     assert "inputs     a:f32[3]  <- x" in plain
     assert "constants  none" in plain
-    assert '<span class="dx-primitive">sin</span>' in bundle["text/html"]
+    assert re.search(r'<span class="dx-primitive"[^>]*>sin</span>', bundle["text/html"])
 
 
 def test_jaxpr_value_is_out(run):
@@ -175,7 +175,7 @@ def test_grad_jaxpr_shows_three_programs(run):
     ):
         assert heading in plain
     assert plain.count("{ lambda") == 3
-    assert ran.html().count('<pre class="dx-jaxpr">') == 3
+    assert ran.html().count('class="dx-jaxpr"') == 3
 
 
 def test_grad_cell_form_with_keyword_argument(run):
@@ -526,10 +526,10 @@ def test_hostile_function_name_is_text_in_every_view(ip, run):
         assert "<img" not in bundle["text/html"], line
     ns = ip.user_ns
     views = [
-        display_mod.jaxpr_view(reports.jaxpr_report(ns["ev"], (ns["x"],))),
-        display_mod.grad_view(reports.grad_report(ns["evil"], (ns["x"],), programs=True)),
-        display_mod.vmap_view(reports.vmap_report(ns["evil"], (ns["xs"],))),
-        display_mod.jit_view(reports.jit_report(ns["ev"], (ns["x"],), number=1, repeat=1)),
+        report_views.jaxpr_view(reports.jaxpr_report(ns["ev"], (ns["x"],))),
+        report_views.grad_view(reports.grad_report(ns["evil"], (ns["x"],), programs=True)),
+        report_views.vmap_view(reports.vmap_report(ns["evil"], (ns["xs"],))),
+        report_views.jit_view(timing.jit_report(ns["ev"], (ns["x"],), number=1, repeat=1)),
     ]
     for v in views:
         values = _html_values(v)
@@ -537,10 +537,10 @@ def test_hostile_function_name_is_text_in_every_view(ip, run):
         assert not any("<img" in h for h in values)
 
 
-def test_reports_render_as_views_and_jit_o_shows_once(run):
+def test_reports_render_as_views_and_jit_o_shows_once(ip, run):
     ran = run("%jit -n 1 -r 1 -o loss(x, 2.0)")
     report = ran.result
-    bundle = report._repr_mimebundle_()
+    bundle, _ = ip.display_formatter.format(report)  # registered by %load_ext didax
     assert set(bundle) == {"text/plain", "text/html", "application/vnd.jupyter.widget-view+json"}
     assert bundle["text/plain"].startswith("jit of loss(x, 2.0)\n")
     assert all(d.get("text/plain", "") == "" for d in ran.displays)  # progress cleared
@@ -552,16 +552,16 @@ def test_reports_render_as_views_and_jit_o_shows_once(run):
 
 def test_grad_and_jit_views_carry_the_provenance_joins(ip):
     ns = ip.user_ns
-    grad = display_mod.grad_view(reports.grad_report(ns["loss"], (ns["x"], 2.0), programs=True))
+    grad = report_views.grad_view(reports.grad_report(ns["loss"], (ns["x"], 2.0), programs=True))
     [transform] = [c for c in grad.children if type(c).__name__ == "TransformView"]
     linearized = transform.stages[2]
     assert linearized.name.startswith("linearized")
     # sin's equation of f became a new equation (cos's residual times the tangent)
     assert any(link.status == "new" and link.source_eqn == 0 for link in linearized.links)
     assert '<span class="dx-mark dx-new">' in "".join(_html_values(transform))
-    jit = display_mod.jit_view(reports.jit_report(ns["loss"], (ns["x"], 2.0), number=1, repeat=1))
+    jit = report_views.jit_view(timing.jit_report(ns["loss"], (ns["x"], 2.0), number=1, repeat=1))
     [compiled] = [c for c in jit.children if type(c).__name__ == "CompiledView"]
-    prims = [r.primitive for r in compiled.eqn_costs]
+    prims = [r.eqn.primitive for r in compiled.eqn_costs]
     assert prims == [e.primitive.name for e in didax.make_jaxpr(ns["loss"])(ns["x"], 2.0).eqns]
     sin_row = compiled.eqn_costs[prims.index("sin")]
-    assert sin_row.fusion and sin_row.flops == 3.0  # it landed in an HLO fusion
+    assert sin_row.landed and sin_row.flops == 3  # it landed in an HLO fusion

@@ -15,9 +15,9 @@ import textwrap
 import didax
 import didax.numpy as jnp
 import pytest
-from didax.magics import display, reports
-from didax.widgets import markup
-from didax.widgets import model as widget_model
+from didax.display import markup, program
+from didax.display.text import sections_text
+from didax.magics import reports, sections, timing
 from subprocess_devices import run_with_devices
 
 IO_SHARDINGS = """
@@ -51,9 +51,10 @@ import json
 import numpy as np
 import didax, didax.numpy as jnp
 from didax import lax
-from didax.magics import display, reports
+from didax.display.text import sections_text
+from didax.magics import report_views, reports, sections, timing
 from didax.sharding import Mesh, NamedSharding, PartitionSpec as P
-from didax.widgets import markup, model
+from didax.display import markup, program
 
 mesh = Mesh(np.array(didax.devices()).reshape(2, 2), ("x", "y"))
 x = didax.device_put(jnp.arange(16.0).reshape(8, 2), NamedSharding(mesh, P("x")))
@@ -61,10 +62,10 @@ x = didax.device_put(jnp.arange(16.0).reshape(8, 2), NamedSharding(mesh, P("x"))
 def step(x, w):
     return {"y": jnp.tanh(x @ w), "norm": jnp.sum(w * w)}
 
-r = reports.jit_report(step, (x, jnp.ones((2, 2))), budget=0.05)
+r = timing.jit_report(step, (x, jnp.ones((2, 2))), budget=0.05)
 p = r.partitioning
-text = display.JitDisplay(r).text()
-view = display.jit_view(r)
+text = sections_text(sections.jit_sections(r))
+view = report_views.jit_view(r)
 widget_html = " ".join(getattr(c, "value", "") for c in view.children)
 
 def shard(x):
@@ -72,12 +73,12 @@ def shard(x):
 
 pm = didax.pmap(shard, axis_name="i")
 jr = reports.jaxpr_report(pm, (jnp.ones((4, 2)),))
-jm = model.jaxpr_model(jr.jaxpr)
+jm = program.jaxpr_model(jr.jaxpr)
 
 def constrained(v):
     return lax.with_sharding_constraint(v * 2, NamedSharding(mesh, P("y")))
 
-cm = model.jaxpr_model(didax.make_jaxpr(constrained)(jnp.ones(4)))
+cm = program.jaxpr_model(didax.make_jaxpr(constrained)(jnp.ones(4)))
 print(json.dumps({
     "meshes": list(p.meshes),
     "inputs": [[s.label, s.type, s.spec, s.shard] for s in p.inputs],
@@ -86,7 +87,7 @@ print(json.dumps({
     "widget_html": widget_html,
     "hlo_has_block": "f32[4,2]" in r.hlo and "num_partitions=4" in r.hlo,
     "pmap_rows": [[m.label, m.text] for m in jm.meshes],
-    "pmap_text": display.JaxprDisplay(jr).text(),
+    "pmap_text": sections_text(sections.jaxpr_sections(jr)),
     "pmap_html": markup.io_tables(jm),
     "constraint_rows": [[m.label, m.text] for m in cm.meshes],
 }))
@@ -138,10 +139,12 @@ def test_jaxpr_view_names_the_mesh_of_a_pmap_and_a_constraint(four_devices):
 
 
 def test_one_device_programs_show_no_partitioning():
-    r = reports.jit_report(jnp.sin, (jnp.ones(3),), budget=0.05)
+    r = timing.jit_report(jnp.sin, (jnp.ones(3),), budget=0.05)
     assert r.partitioning is None
-    assert "partitioned" not in display.JitDisplay(r).text()
+    assert "partitioned" not in sections_text(sections.jit_sections(r))
     closed = didax.make_jaxpr(lambda v: jnp.sin(v) * 2)(jnp.ones(3))
-    assert widget_model.jaxpr_model(closed).meshes == ()
-    assert "device meshes" not in markup.io_tables(widget_model.jaxpr_model(closed))
-    assert "mesh" not in display.JaxprDisplay(reports.jaxpr_report(jnp.sin, (1.0,))).text()
+    assert program.jaxpr_model(closed).meshes == ()
+    assert "device meshes" not in markup.io_tables(program.jaxpr_model(closed))
+    assert "mesh" not in sections_text(
+        sections.jaxpr_sections(reports.jaxpr_report(jnp.sin, (1.0,)))
+    )

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import ast
 import subprocess
 import sys
-from pathlib import Path
 
 import didax
 import didax.numpy as jnp
 import numpy as np
 import pytest
-from didax.magics import display, reports
+from didax import api_util
+from didax.display import compiled, parts
+from didax.magics import reports, timing
 
 
 def f(x):
@@ -37,13 +37,21 @@ def test_import_didax_does_not_import_ipython():
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
-def test_reports_and_display_modules_import_no_ipython():
-    # magics.py is the IPython glue; the reports and their rendering stay usable without it
-    for module in (reports, display):
-        tree = ast.parse(Path(module.__file__).read_text())
-        imported = [n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
-        imported += [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
-        assert not [m for m in imported if m.split(".")[0] in ("IPython", "ipywidgets")]
+def test_reports_and_models_load_no_front_end():
+    # magics.py is the IPython glue, didax.widgets the ipywidgets/grandalf side: the reports,
+    # their parts and the display models import (and build a report) without any of them
+    code = (
+        "import sys, didax.numpy as jnp\n"
+        "from didax.magics import reports, sections, timing\n"
+        "from didax.display import compiled, graph, markup, program, provenance, stepper, text\n"
+        "r = reports.grad_report(jnp.sin, (1.0,), programs=True)\n"
+        "text.sections_text(sections.grad_sections(r)), markup.sections_html(sections.grad_sections(r))\n"
+        "stepper.StepperState(r.programs.forward, (1.0,)).run()\n"
+        "bad = sorted(m for m in sys.modules if m.split('.')[0] in "
+        "('IPython', 'ipywidgets', 'grandalf', 'ipykernel'))\n"
+        "assert not bad, bad\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
 
 
 def test_jaxpr_report_bindings_and_text():
@@ -131,22 +139,22 @@ def test_vmap_report_axis_one_and_out_axes():
 
 
 def test_format_time_like_timeit():
-    assert reports.format_time(1.5) == "1.5 s"
-    assert reports.format_time(0.00123) == "1.23 ms"
-    assert reports.format_time(12.3e-6) == "12.3 µs"
-    assert reports.format_time(5e-9) == "5 ns"
-    assert reports.format_time(90.0) == "1min 30 s"
+    assert compiled.format_time(1.5) == "1.5 s"
+    assert compiled.format_time(0.00123) == "1.23 ms"
+    assert compiled.format_time(12.3e-6) == "12.3 µs"
+    assert compiled.format_time(5e-9) == "5 ns"
+    assert compiled.format_time(90.0) == "1min 30 s"
 
 
 def test_timeit_stats_warning_over_four_times():
-    stats = reports.TimeitStats(loops=10, repeat=3, runs=(1e-3, 1.1e-3, 5e-3))
+    stats = timing.TimeitStats(loops=10, repeat=3, runs=(1e-3, 1.1e-3, 5e-3))
     assert stats.best == 1e-3 and stats.worst == 5e-3
     assert stats.warning == (
         "The slowest run took 5.00 times longer than the fastest. This "
         "could mean that an intermediate result is being cached."
     )
-    assert reports.TimeitStats(10, 3, (1e-3, 1.1e-3, 3.9e-3)).warning is None
-    assert reports.TimeitStats(10, 2, (1e-8, 9e-7)).warning is None  # worst under 1 µs
+    assert timing.TimeitStats(10, 3, (1e-3, 1.1e-3, 3.9e-3)).warning is None
+    assert timing.TimeitStats(10, 2, (1e-8, 9e-7)).warning is None  # worst under 1 µs
     assert str(stats).endswith("per loop (mean ± std. dev. of 3 runs, 10 loops each)")
 
 
@@ -166,7 +174,7 @@ class FakeClock:
 
 def test_timeit_autorange_picks_power_of_ten_reaching_point_two_seconds():
     clock = FakeClock(cost=3e-4)  # 1000 loops take 0.3 s: the first power of ten >= 0.2 s
-    stats = reports.timeit_stats(clock.work, number=0, repeat=4, timer=clock)
+    stats = timing.timeit_stats(clock.work, number=0, repeat=4, timer=clock)
     assert stats.loops == 1000 and stats.repeat == 4 and len(stats.runs) == 4
     np.testing.assert_allclose(stats.runs, [3e-4] * 4)
     assert clock.calls == 1 + 10 + 100 + 1000 + 4 * 1000
@@ -186,32 +194,32 @@ def test_timeit_explicit_number_and_blocking():
         clock.work()
         return {"a": Result(), "b": [Result()]}
 
-    stats = reports.timeit_stats(call, number=5, repeat=2, timer=clock)
+    stats = timing.timeit_stats(call, number=5, repeat=2, timer=clock)
     assert (stats.loops, stats.repeat) == (5, 2) and clock.calls == 10
     assert len(blocked) == 20  # every leaf of every result
 
 
 def test_timeit_rejects_bad_counts():
     with pytest.raises(ValueError, match="repeat >= 1"):
-        reports.timeit_stats(lambda: None, number=1, repeat=0)
+        timing.timeit_stats(lambda: None, number=1, repeat=0)
 
 
 def test_leaf_paths_and_arg_names():
     tree = ({"b": 1, "a": [2, 3]}, None, 4)
-    assert reports.leaf_paths(tree) == [
+    assert parts.leaf_paths(tree) == [
         ("[0]['a'][0]", 2),
         ("[0]['a'][1]", 3),
         ("[0]['b']", 1),
         ("[2]", 4),
     ]
-    assert reports.arg_names(lambda a, b, *rest: 0, 4) == ["a", "b", "args[2]", "args[3]"]
+    assert api_util.arg_names(lambda a, b, *rest: 0, 4) == ["a", "b", "args[2]", "args[3]"]
     assert reports.fn_name(jnp.sin) == "sin"
 
 
 def test_format_time_rounds_before_choosing_the_unit():
-    assert reports.format_time(0.99999e-6) == "1 µs"
-    assert reports.format_time(0.9999999) == "1 s"
-    assert reports.format_time(0.0) == "0 ns"
+    assert compiled.format_time(0.99999e-6) == "1 µs"
+    assert compiled.format_time(0.9999999) == "1 s"
+    assert compiled.format_time(0.0) == "0 ns"
 
 
 def test_positional_moves_keywords_that_can_be_positional():
@@ -224,7 +232,7 @@ def test_positional_moves_keywords_that_can_be_positional():
 
 
 def test_jit_report_keyword_argument_is_an_input_not_a_constant():
-    report = reports.jit_report(loss, (X,), {"y": 2.0}, number=1, repeat=1)
+    report = timing.jit_report(loss, (X,), {"y": 2.0}, number=1, repeat=1)
     assert "%arg1: tensor<f32>" in report.stablehlo  # y is a parameter of the program
     np.testing.assert_allclose(np.asarray(report.result), 2 * np.sum(np.sin(X)), rtol=1e-5)
 
@@ -232,7 +240,7 @@ def test_jit_report_keyword_argument_is_an_input_not_a_constant():
 def test_timeit_budget_makes_one_run_of_one_call_for_a_slow_function():
     clock = FakeClock(cost=14.0)  # 14 s per call: one call is the whole budget
     done = []
-    stats = reports.timeit_stats(
+    stats = timing.timeit_stats(
         clock.work, 0, 7, clock, budget=2.0, progress=lambda d, t: done.append((d, t))
     )
     assert (stats.loops, stats.repeat, stats.runs) == (1, 1, (14.0,))
@@ -242,11 +250,11 @@ def test_timeit_budget_makes_one_run_of_one_call_for_a_slow_function():
 
 def test_timeit_budget_reuses_a_first_call_and_caps_the_runs():
     clock = FakeClock(cost=0.3)
-    stats = reports.timeit_stats(clock.work, 0, 7, clock, budget=1.0, first=0.3)
+    stats = timing.timeit_stats(clock.work, 0, 7, clock, budget=1.0, first=0.3)
     # the given first call is the probe and the first run; 1.0 s holds three 0.3 s runs
     assert (stats.loops, stats.repeat) == (1, 3) and clock.calls == 2
     clock = FakeClock(cost=3e-4)  # fast: the loop count as without a budget, fewer runs
-    stats = reports.timeit_stats(clock.work, 0, 7, clock, budget=0.7)
+    stats = timing.timeit_stats(clock.work, 0, 7, clock, budget=0.7)
     assert stats.loops == 1000 and stats.repeat == 2
     assert clock.calls == 1 + 10 + 100 + 1000 + 1000
 
@@ -259,7 +267,7 @@ def test_jit_report_stays_within_its_budget_for_a_slow_function():
             self.now += 7.0
             return self.now
 
-    report = reports.jit_report(loss, (X, 2.0), budget=4.0, timer=SlowClock())
+    report = timing.jit_report(loss, (X, 2.0), budget=4.0, timer=SlowClock())
     t = report.timings
     assert (t.steady.repeat, t.steady.loops, t.eager.repeat, t.eager.loops) == (1, 1, 1, 1)
     assert t.budget == 4.0
@@ -267,8 +275,38 @@ def test_jit_report_stays_within_its_budget_for_a_slow_function():
 
 
 def test_jit_report_separates_compiler_startup_from_lowering(monkeypatch):
-    monkeypatch.setattr(reports, "_compiler_started", [False])
-    first = reports.jit_report(loss, (X, 2.0), number=1, repeat=1)
+    monkeypatch.setattr(timing, "_compiler_started", [False])
+    first = timing.jit_report(loss, (X, 2.0), number=1, repeat=1)
     assert first.timings.startup is not None and first.timings.startup > 0
-    second = reports.jit_report(loss, (X, 3.0), number=1, repeat=1)
+    second = timing.jit_report(loss, (X, 3.0), number=1, repeat=1)
     assert second.timings.startup is None
+
+
+def test_jit_report_splits_its_budget_between_compiled_and_eager_runs():
+    # Every timed stretch costs 0.25 fake seconds, and an eager call 0.75 more (compiled
+    # calls never run the Python body). A budget of 4 s gives each side 2 s: seven 0.25 s
+    # compiled runs (the repeat cap) and two 1 s eager runs. Giving each side the whole
+    # budget (four eager runs), or the eager side all of it, would show here.
+    class StepClock:
+        now = 0.0
+
+        def __call__(self) -> float:
+            self.now += 0.25
+            return self.now
+
+    clock = StepClock()
+
+    def work(x):
+        clock.now += 0.75
+        return jnp.sum(jnp.sin(x))
+
+    t = timing.jit_report(work, (X,), budget=4.0, timer=clock).timings
+    assert (t.steady.loops, t.steady.repeat) == (1, 7)
+    assert (t.eager.loops, t.eager.repeat) == (1, 2)
+    np.testing.assert_allclose(t.eager.runs, [1.0, 1.0])
+    assert sum(t.steady.runs) <= 2.0 and sum(t.eager.runs) <= 2.0
+    # an eager call of 2.5 s is more than half the budget: one run of it, the first call
+    clock.now = 0.0
+    work_slow = lambda x: (setattr(clock, "now", clock.now + 2.25), jnp.sum(x))[1]  # noqa: E731
+    t = timing.jit_report(work_slow, (X,), budget=4.0, timer=clock).timings
+    assert t.eager.repeat == 1 and t.steady.repeat == 7

@@ -1,4 +1,4 @@
-"""didax.widgets.markup: every user string is escaped (hostile names, reprs, compiler text),
+"""didax.display.markup: every user string is escaped (hostile names, reprs, compiler text),
 tokens are coloured by kind, variables are clickable labels, folds are <details>, hover
 titles carry source lines and parameter help, and the palette keeps 4.5:1 contrast."""
 
@@ -10,8 +10,9 @@ import re
 import didax
 import didax.numpy as jnp
 import pytest
-from didax.widgets import markup as mk
-from didax.widgets import model as m
+from didax.display import compiled, graph, parts, program, provenance
+from didax.display import markup as mk
+from didax.widgets import layout
 
 X = jnp.array([0.5, 1.0, 2.0])
 EVIL = "<img src=x onerror=alert(1)>"
@@ -32,7 +33,7 @@ def no_raw_tags(markup: str) -> None:
 def test_hostile_function_name_is_escaped_in_the_jaxpr_markup():
     closed = didax.make_jaxpr(lambda x: didax.jit(evil_fn)(x))(X)
     assert EVIL in str(closed)  # the name is in the jaxpr's text...
-    model = m.jaxpr_model(closed, inputs=[m.Row(EVIL, EVIL)])
+    model = program.jaxpr_model(closed, inputs=[parts.Row(EVIL, EVIL)])
     out = mk.jaxpr_html(model)
     no_raw_tags(out)
     assert html.escape(EVIL, quote=True) in out  # ...and shows as that text
@@ -40,21 +41,24 @@ def test_hostile_function_name_is_escaped_in_the_jaxpr_markup():
 
 def test_hostile_strings_everywhere_are_escaped():
     closed = didax.make_jaxpr(lambda x: didax.jit(evil_fn)(x))(X)
-    graph = m.graph_model(closed)
-    no_raw_tags(mk.graph_svg(graph, m.layout_graph(graph)))
-    no_raw_tags(mk.hlo_code(m.hlo_model(f"HloModule {EVIL}\n  %x = f32[] constant({EVIL})")))
-    no_raw_tags(mk.cost_html(m.cost_model({EVIL: 1.0, "flops": 2.0})))
-    timing = m.TimingModel(EVIL, (m.Phase(EVIL, 1e-3, EVIL),), (1e-3,), (2e-3,), 1, 1, 2.0, (EVIL,))
+    g = graph.graph_model(closed)
+    no_raw_tags(mk.graph_svg(g, layout.layout_graph(g)))
+    no_raw_tags(mk.hlo_code(compiled.hlo_model(f"HloModule {EVIL}\n  %x = f32[] constant({EVIL})")))
+    no_raw_tags(mk.cost_html(compiled.cost_model({EVIL: 1.0, "flops": 2.0})))
+    timing = compiled.TimingModel(
+        EVIL, (compiled.Phase(EVIL, 1e-3, EVIL),), (1e-3,), (2e-3,), 1, 1, 2.0, (EVIL,)
+    )
     no_raw_tags(mk.timing_html(timing))
-    no_raw_tags(mk.eqn_cost_html([m.EqnCost(0, EVIL, EVIL, EVIL, 1.0, 2.0, EVIL)]))
-    model = m.jaxpr_model(closed)
+    ref = provenance.EqnRef((0,), EVIL, EVIL, None, (), ())
+    no_raw_tags(mk.eqn_cost_html([provenance.EqnCost(ref, 1, 0, 2, (EVIL,), (EVIL,), (EVIL,))]))
+    model = program.jaxpr_model(closed)
     no_raw_tags(mk.stepper_html(model, "u1", 1, EVIL, [(EVIL, EVIL, EVIL)], EVIL))
-    no_raw_tags(mk.links_column(model, [m.EqnLink(0, "new", EVIL, 0)]))
+    no_raw_tags(mk.links_column(model, [provenance.EqnLink(0, "new", EVIL, 0)]))
 
 
 def test_tokens_are_coloured_by_kind_and_text_survives():
     closed = didax.make_jaxpr(lambda x: jnp.sin(x) * 3.0)(X)
-    out = mk.jaxpr_code(m.jaxpr_model(closed), "u7")
+    out = mk.jaxpr_code(program.jaxpr_model(closed), "u7")
     assert '<span class="dx-primitive"' in out and ">sin</span>" in out
     assert '<span class="dx-literal">3.0:f32[]</span>' in out
     text = html.unescape(re.sub(r"<style>.*?</style>|<[^>]+>", "", out, flags=re.DOTALL))
@@ -62,7 +66,7 @@ def test_tokens_are_coloured_by_kind_and_text_survives():
 
 
 def test_variables_are_labels_of_one_radio_group_with_highlight_rules():
-    model = m.jaxpr_model(didax.make_jaxpr(lambda x: jnp.sin(x) * 3.0)(X))
+    model = program.jaxpr_model(didax.make_jaxpr(lambda x: jnp.sin(x) * 3.0)(X))
     out = mk.jaxpr_code(model, "u9")
     b = model.var_names.index("b")
     assert f'<label for="u9-v{b}" class="dx-var dx-v{b} dx-bind">b</label>' in out
@@ -75,7 +79,7 @@ def test_multiline_equations_fold_as_details():
     def f(x):
         return didax.lax.cond(x.sum() > 0, jnp.sin, jnp.cos, x)
 
-    model = m.jaxpr_model(didax.make_jaxpr(f)(X))
+    model = program.jaxpr_model(didax.make_jaxpr(f)(X))
     out = mk.jaxpr_code(model, "u3")
     assert out.count("<details") == out.count("</details>") == len(model.folds) > 0
     closed_fold = mk.jaxpr_code(model, "u3", folded=[model.folds[0].start])
@@ -88,10 +92,10 @@ def test_hover_titles_for_parameters_and_source_lines():
     def f(x):
         return jnp.sum(x, axis=0)
 
-    out = mk.jaxpr_code(m.jaxpr_model(didax.make_jaxpr(f)(X)), "u4")
+    out = mk.jaxpr_code(program.jaxpr_model(didax.make_jaxpr(f)(X)), "u4")
     assert 'title="how the output is laid out across devices' in out  # out_sharding
     closed = with_source(didax.make_jaxpr(simple)(X))
-    out = mk.jaxpr_code(m.jaxpr_model(closed), "u5")
+    out = mk.jaxpr_code(program.jaxpr_model(closed), "u5")
     assert 'title="model.py:10 in simple\n    line 0 &lt;b&gt;"' in out
 
 
@@ -111,7 +115,7 @@ def test_css_uses_theme_variables_and_scrolls_long_lines():
 
 
 def test_hlo_metadata_hidden_unless_asked_and_search():
-    hm = m.hlo_model('%a = f32[] sine(%p), metadata={op_name="x"}\n%b = f32[] cosine(%a)')
+    hm = compiled.hlo_model('%a = f32[] sine(%p), metadata={op_name="x"}\n%b = f32[] cosine(%a)')
     assert "metadata" not in mk.hlo_code(hm)
     assert "metadata" in mk.hlo_code(hm, metadata=True)
     found = mk.hlo_code(hm, query="COSINE")

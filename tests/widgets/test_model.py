@@ -1,4 +1,4 @@
-"""didax.widgets.model: the jaxpr model's text is `str(jaxpr)`, tokens know their variables,
+"""didax.display models: the jaxpr model's text is `str(jaxpr)`, tokens know their variables,
 equations and folds; the graph is laid out in layers; cost keys are grouped; HLO metadata is
 marked; residuals; the stepper evaluates one equation at a time."""
 
@@ -11,8 +11,9 @@ import didax.numpy as jnp
 import numpy as np
 import pytest
 from didax import lax
-from didax.widgets import markup
-from didax.widgets import model as m
+from didax.display import compiled, graph, markup, parts, program, provenance, stepper
+from didax.jaxpr import JaxprEqn
+from didax.widgets import layout
 
 X = jnp.array([0.5, 1.0, 2.0])
 
@@ -58,25 +59,26 @@ PROGRAMS = {
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_model_text_is_str_of_the_jaxpr(name):
     closed = didax.make_jaxpr(PROGRAMS[name])(X)
-    model = m.jaxpr_model(closed)
+    model = program.jaxpr_model(closed)
     assert model.text() == str(closed)
 
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_every_printed_primitive_is_an_equation_in_print_order(name):
     closed = didax.make_jaxpr(PROGRAMS[name])(X)
-    model = m.jaxpr_model(closed)
+    model = program.jaxpr_model(closed)
     top = [info for info in model.eqns if info.top_index is not None]
     assert [i.top_index for i in top] == list(range(len(closed.eqns)))
     assert [i.primitive for i in top] == [e.primitive.name for e in closed.eqns]
-    lines = m.eqn_lines(closed, model)
+    lines = program.eqn_lines(closed)
+    assert len(lines) == len(model.eqns)  # nested equations too
     for e in closed.eqns:  # each top-level equation's line prints its primitive
         _, spans = model.lines[lines[id(e)]]
         assert any(s.eqn is not None and s.text == e.primitive.name for s in spans)
 
 
 def test_variables_know_their_binding_and_uses():
-    model = m.jaxpr_model(didax.make_jaxpr(simple)(X))
+    model = program.jaxpr_model(didax.make_jaxpr(simple)(X))
     spans = [s for _, ss in model.lines for s in ss if s.var is not None]
     b = model.var_names.index("b")  # b = sin a; c = mul b 3.0
     assert [s.binds for s in spans if s.var == b] == [True, False]
@@ -86,7 +88,7 @@ def test_variables_know_their_binding_and_uses():
 
 def test_folds_cover_multiline_equations_and_nested_jaxprs_properly_nested():
     closed = didax.make_jaxpr(control)(X)
-    model = m.jaxpr_model(closed)
+    model = program.jaxpr_model(closed)
     text = model.text().split("\n")
     starts = {text[f.start].strip().split(" = ")[-1].split("[")[0]: f for f in model.folds}
     assert {"cond", "while", "scan", "jit"} <= set(starts)
@@ -99,7 +101,7 @@ def test_folds_cover_multiline_equations_and_nested_jaxprs_properly_nested():
 
 
 def test_nested_equations_have_depth():
-    model = m.jaxpr_model(didax.make_jaxpr(control)(X))
+    model = program.jaxpr_model(didax.make_jaxpr(control)(X))
     depth = {(i.primitive, i.depth) for i in model.eqns}
     assert ("cond", 1) in depth and ("sin", 2) in depth and ("cos", 2) in depth
 
@@ -132,13 +134,13 @@ def with_source(closed: Any) -> Any:
 
 def test_source_info_is_read_when_equations_have_it():
     closed = with_source(didax.make_jaxpr(simple)(X))
-    model = m.jaxpr_model(closed)
+    model = program.jaxpr_model(closed)
     assert str(closed) == model.text()
     sources = [i.source for i in model.eqns]
     assert [s.where() for s in sources] == ["model.py:10", "model.py:11"]
     assert sources[0].describe() == "model.py:10 in simple\n    line 0 <b>"
     # the engine's own provenance: both equations of `simple` come from its return line
-    traced = m.jaxpr_model(didax.make_jaxpr(simple)(X))
+    traced = program.jaxpr_model(didax.make_jaxpr(simple)(X))
     assert all(info.source is not None for info in traced.eqns)
     for info in traced.eqns:
         if info.source is not None:
@@ -148,12 +150,12 @@ def test_source_info_is_read_when_equations_have_it():
 
 def test_graph_has_a_node_per_equation_and_a_layered_layout():
     closed = didax.make_jaxpr(lambda x, y: jnp.sin(x) * y + jnp.cos(x))(X, X)
-    g = m.graph_model(closed)
+    g = graph.graph_model(closed)
     kinds = [n.kind for n in g.nodes]
     assert kinds.count("input") == 2 and kinds.count("output") == 1
     assert [n.label for n in g.nodes if n.kind == "eqn"] == [e.primitive.name for e in closed.eqns]
     assert len(g.edges) == sum(len(e.invars) for e in closed.eqns) + 1
-    placed = m.layout_graph(g)
+    placed = layout.layout_graph(g)
     assert set(placed.boxes) == {n.id for n in g.nodes}
     for e in g.edges:  # layered: every edge points down
         assert placed.boxes[e.dst][1] > placed.boxes[e.src][1]
@@ -163,7 +165,7 @@ def test_graph_has_a_node_per_equation_and_a_layered_layout():
 
 def test_cost_model_groups_per_operand_keys():
     cost = {"flops": 6.0, "bytes accessed": 24.0, "bytes accessed0{}": 12.0, "utilization0{}": 1}
-    cm = m.cost_model(cost)
+    cm = compiled.cost_model(cost)
     assert [(r.label, r.text) for r in cm.main] == [("flops", "6"), ("bytes accessed", "24")]
     assert [r.label for r in cm.per_operand] == ["bytes accessed0{}", "utilization0{}"]
 
@@ -173,17 +175,22 @@ def test_hlo_model_marks_metadata_and_keeps_text():
         'ROOT %sine.1 = f32[3]{0} sine(f32[3]{0} %p), metadata={op_name="jit(f)/sin" '
         'source_file="x.py" source_line=3}\n  %c = f32[] constant(3)'
     )
-    hm = m.hlo_model(text)
+    hm = compiled.hlo_model(text)
     assert hm.text() == text
     assert "metadata" not in hm.text(metadata=False)
     assert "ROOT %sine.1 = f32[3]{0} sine(f32[3]{0} %p)" in hm.text(metadata=False)
     kinds = {k for line in hm.lines for k, _ in line}
-    assert {m.HloKind.META, m.HloKind.OP, m.HloKind.TYPE, m.HloKind.NAME} <= kinds
+    assert {
+        compiled.HloKind.META,
+        compiled.HloKind.OP,
+        compiled.HloKind.TYPE,
+        compiled.HloKind.NAME,
+    } <= kinds
 
 
 def test_stepper_evaluates_one_equation_at_a_time():
     closed = didax.make_jaxpr(simple)(X)
-    s = m.StepperState(closed, (X,))
+    s = stepper.StepperState(closed, (X,))
     assert s.current()[1] is closed.eqns[0]
     s.step()
     assert s.log[-1][1] == "b" and s.log[-1][2].startswith("f32[3] [0.479")
@@ -197,28 +204,28 @@ def test_stepper_evaluates_one_equation_at_a_time():
 
 def test_stepper_enters_the_taken_branch_and_loop_iterations():
     closed = didax.make_jaxpr(control)(X)
-    s = m.StepperState(closed, (X,))
+    s = stepper.StepperState(closed, (X,))
     s.run()
     np.testing.assert_allclose(np.asarray(s.outputs[0]), np.asarray(control(X)), rtol=1e-6)
     wheres = [w for w, _, _ in s.log]
     assert "program > cond branch 1" in wheres  # sum > 0: the true branch (sin)
     assert "program > while iteration 3" in wheres and "program > while iteration 4" not in wheres
     assert any(w.startswith("program > jit") for w in wheres)
-    neg = m.StepperState(closed, (-X,))
+    neg = stepper.StepperState(closed, (-X,))
     neg.run()
     assert "program > cond branch 0" in [w for w, _, _ in neg.log]
 
 
 def test_stepper_rejects_wrong_argument_count():
     with pytest.raises(TypeError, match="takes 1 arguments, got 2"):
-        m.StepperState(didax.make_jaxpr(simple)(X), (X, X))
+        stepper.StepperState(didax.make_jaxpr(simple)(X), (X, X))
 
 
 def test_value_text_and_seconds():
-    assert m.value_text(np.float32(2.5)) == "f32[] 2.5"
-    assert m.value_text(X).startswith("f32[3] [0.5")
-    assert m.format_seconds(0.0123) == "12.3 ms"
-    assert m.format_seconds(None) == "-"
+    assert parts.value_text(np.float32(2.5)) == "f32[] 2.5"
+    assert parts.value_text(X).startswith("f32[3] [0.5")
+    assert compiled.format_time(0.0123) == "12.3 ms"
+    assert compiled.format_time(None) == "-"
 
 
 def test_stepper_enters_scan_iterations_with_a_counter():
@@ -226,7 +233,7 @@ def test_stepper_enters_scan_iterations_with_a_counter():
         return lax.scan(lambda c, a: (c + a, c * a), 0.0, x, reverse=True)
 
     closed = didax.make_jaxpr(f)(X)
-    s = m.StepperState(closed, (X,))
+    s = stepper.StepperState(closed, (X,))
     s.run()
     carry, ys = f(X)
     np.testing.assert_allclose(np.asarray(s.outputs[0]), np.asarray(carry), rtol=1e-6)
@@ -235,58 +242,40 @@ def test_stepper_enters_scan_iterations_with_a_counter():
     assert "program > scan iteration 3 of 3" in wheres
 
 
-class _Ref(NamedTuple):
-    path: tuple
-    primitive: str
-    location: str = ""
+def _ref(path: tuple, primitive: str) -> provenance.EqnRef:
+    return provenance.EqnRef(path, primitive, "", None, (), ())
 
 
-class _Link(NamedTuple):
-    eqn: Any
-    origins: tuple
-    status: Any
-
-
-class _Diff(NamedTuple):
-    links: tuple
-    dropped: tuple
-
-
-class _Row(NamedTuple):
-    eqn: Any
-    flops: int
-    transcendentals: int
-    bytes: int
-    instructions: tuple
-    landed: tuple
-    kinds: tuple
-
-
-def test_adapters_from_the_provenance_models():
-    diff = _Diff(
-        links=(
-            _Link(_Ref((0,), "cos"), ((0,),), "new"),
-            _Link(_Ref((1,), "mul"), ((1,),), "unchanged"),
-            _Link(_Ref((1, 0), "sin"), (), "new"),  # nested: not a top-level row
-            _Link(_Ref((2,), "add_any"), (), "new"),
+def test_links_from_a_stage_diff():
+    new, same = provenance.Status.NEW, provenance.Status.UNCHANGED
+    diff = provenance.StageDiff(
+        "stage",
+        (),
+        (
+            provenance.StageLink(_ref((0,), "cos"), ((0,),), new),
+            provenance.StageLink(_ref((1,), "mul"), ((1,),), same),
+            provenance.StageLink(_ref((1, 0), "sin"), (), new),  # nested: not a top-level row
+            provenance.StageLink(_ref((2,), "add_any"), (), new),
         ),
-        dropped=((0,), (0, 1)),
+        ((0,), (0, 1)),
     )
-    assert m.links_from_diff(diff) == (
-        m.EqnLink(0, "new", "f", 0),
-        m.EqnLink(1, "unchanged", "f", 1),
-        m.EqnLink(2, "new", None, None),
+    assert provenance.links_from_diff(diff) == (
+        provenance.EqnLink(0, "new", "f", 0),
+        provenance.EqnLink(1, "unchanged", "f", 1),
+        provenance.EqnLink(2, "new", None, None),
     )
-    assert m.dropped_links(diff) == (m.EqnLink(0, "dropped"),)
-    table = type("T", (), {})()
-    table.rows = (
-        _Row(_Ref((0,), "sin", "f.py:3:4 (f)"), 3, 3, 24, ("sine.1",), ("fusion",), ("kLoop",)),
-        _Row(_Ref((0, 1), "mul"), 3, 0, 36, (), (), ()),
+    assert provenance.dropped_links(diff) == (provenance.EqnLink(0, "dropped"),)
+
+
+def test_the_cost_table_rows_render_with_their_fusion():
+    rows = (
+        provenance.EqnCost(_ref((0,), "sin"), 3, 3, 24, ("sine.1",), ("fusion",), ("kLoop",)),
+        provenance.EqnCost(_ref((0, 1), "mul"), 3, 0, 36, (), (), ()),
     )
-    assert m.costs_from_table(table) == (
-        m.EqnCost(0, "sin", "fusion", "kLoop", 3.0, 24.0, "f.py:3:4 (f)"),
-        m.EqnCost(0, "  mul", None, None, 3.0, 36.0, ""),
-    )
+    html = markup.eqn_cost_html(rows)
+    assert "<td>0</td><td><span class='dx-primitive'>sin</span></td><td>fusion</td>" in html
+    assert "<td>kLoop</td><td>3</td><td>24</td>" in html
+    assert "<span class='dx-primitive'>  mul</span></td><td>-</td><td>-</td>" in html
 
 
 def test_hlo_source_tables_are_metadata():
@@ -298,7 +287,7 @@ def test_hlo_source_tables_are_metadata():
         "ENTRY %main (x: f32[3]) -> f32[3] {\n"
         '  ROOT %sin = f32[3]{0} sine(%x), metadata={op_name="jit(f)/sin" stack_frame_id=1}\n}'
     )
-    model = m.hlo_model(text)
+    model = compiled.hlo_model(text)
     hidden = model.text(metadata=False)
     assert "/tmp/" not in hidden and "FileNames" not in hidden and "metadata" not in hidden
     assert "ROOT %sin = f32[3]{0} sine(%x)" in hidden and "HloModule jit_f" in hidden
@@ -306,3 +295,26 @@ def test_hlo_source_tables_are_metadata():
     assert "/tmp/" not in markup.hlo_code(model) and "/tmp/" in markup.hlo_code(
         model, metadata=True
     )
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_the_printer_tags_each_primitive_with_its_equation(name):
+    # the views read which equation a token prints from the IR, never by matching names
+    closed = didax.make_jaxpr(PROGRAMS[name])(X)
+    lines = program.printed_lines(closed)
+    tagged = [t.ref for _, ts in lines for t in ts if t.kind is program.TokenKind.PRIMITIVE]
+    every: list = []
+    seen: set[int] = set()
+
+    def walk(jaxpr):  # a jaxpr reached twice is printed once (as a shared `let`)
+        if id(jaxpr) in seen:
+            return
+        seen.add(id(jaxpr))
+        for e in jaxpr.eqns:
+            every.append(e)
+            for sub in program.nested_jaxprs(e):
+                walk(sub)
+
+    walk(closed.jaxpr)
+    assert sorted(map(id, tagged)) == sorted(map(id, every))
+    assert all(isinstance(e, JaxprEqn) for e in tagged)

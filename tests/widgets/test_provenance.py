@@ -7,7 +7,7 @@ import didax
 import didax.numpy as dnp
 import numpy as np
 from didax import lax
-from didax.widgets import provenance as pv
+from didax.display import provenance as pv
 
 
 def f(x):

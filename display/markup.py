@@ -1,4 +1,8 @@
-"""HTML and SVG for the views: the only module of didax.widgets that writes markup.
+"""HTML and SVG for the views and the reports: the only module of didax that writes markup.
+
+Layer 6, the HTML writer of the display pipeline (STYLE.md §9): it renders the models
+(program, graph, compiled, provenance) and the parts (`section_html`: a report's sections,
+the static `text/html` every view carries) to the same markup the live widgets show.
 
 Every string that reaches markup goes through `esc` (`html.escape` with quotes), including
 jaxpr tokens, names, values, compiler text and hover titles; CSS classes come from closed
@@ -18,7 +22,10 @@ import math
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from didax.widgets import model as m
+from didax.display import compiled, program, provenance
+from didax.display.compiled import format_time
+from didax.display.graph import GraphModel, Placed
+from didax.display.parts import Row, Section
 
 _ids = itertools.count()
 
@@ -77,6 +84,7 @@ body[data-jp-theme-light="false"] .dx-view { """
 .dx-view .dx-code { white-space: pre; overflow-x: auto; line-height: 1.4; }
 .dx-view .dx-l { display: block; padding-left: 1.3em; position: relative; min-height: 1.4em; }
 .dx-view details > summary { cursor: pointer; }
+.dx-view details.dx-section > summary { font-weight: bold; margin: 6px 0 2px 0; }
 .dx-view details.dx-fold > summary { list-style: none; }
 .dx-view details.dx-fold > summary::-webkit-details-marker { display: none; }
 .dx-view details.dx-fold > summary::before { content: "\\25BE"; position: absolute;
@@ -184,7 +192,7 @@ PARAM_HELP: dict[str, str] = {
 }
 
 
-def _span(s: m.Span, uid: str, title: str | None = None) -> str:
+def _span(s: program.Span, uid: str, title: str | None = None) -> str:
     text = esc(s.text)
     t = f' title="{esc(title)}"' if title else ""
     if s.var is not None:
@@ -197,7 +205,7 @@ def _span(s: m.Span, uid: str, title: str | None = None) -> str:
 
 
 def _line_html(
-    model: m.JaxprModel,
+    model: program.JaxprModel,
     i: int,
     uid: str,
     current: int | None,
@@ -236,12 +244,12 @@ def _var_rules(uid: str, n: int) -> str:
 
 
 def jaxpr_code(
-    model: m.JaxprModel,
+    model: program.JaxprModel,
     uid: str | None = None,
     *,
     current_line: int | None = None,
     folded: Iterable[int] = (),
-    links: Sequence[m.EqnLink] = (),
+    links: Sequence[provenance.EqnLink] = (),
 ) -> str:
     """The jaxpr's lines as a `dx-code` block: tokens coloured by kind, multi-line equations
     and nested jaxprs as `<details>` (open unless their first line is in `folded`), each
@@ -250,7 +258,7 @@ def jaxpr_code(
     uid = uid or new_uid()
     folded = set(folded)
     marks = _link_marks(model, links)
-    starts: dict[int, list[m.Fold]] = {}
+    starts: dict[int, list[program.Fold]] = {}
     for f in model.folds:
         starts.setdefault(f.start, []).append(f)
     out: list[str] = []
@@ -282,7 +290,9 @@ def jaxpr_code(
 _STATUSES = ("unchanged", "new", "dropped")  # the closed set of status classes
 
 
-def _link_marks(model: m.JaxprModel, links: Sequence[m.EqnLink]) -> dict[int, tuple[str, str]]:
+def _link_marks(
+    model: program.JaxprModel, links: Sequence[provenance.EqnLink]
+) -> dict[int, tuple[str, str]]:
     by_eqn = {link.eqn: link for link in links}
     out = {}
     for info in model.eqns:
@@ -298,12 +308,12 @@ def _link_marks(model: m.JaxprModel, links: Sequence[m.EqnLink]) -> dict[int, tu
     return out
 
 
-def rows_table(rows: Sequence[m.Row], cls: str = "dx-rows") -> str:
+def rows_table(rows: Sequence[Row], cls: str = "dx-rows") -> str:
     cells = "".join(f"<tr><th>{esc(r.label)}</th><td>{esc(r.text)}</td></tr>" for r in rows)
     return f'<table class="{esc(cls)}">{cells}</table>'
 
 
-def io_tables(model: m.JaxprModel) -> str:
+def io_tables(model: program.JaxprModel) -> str:
     parts = []
     if model.inputs:
         parts.append('<div class="dx-heading">inputs</div>' + rows_table(model.inputs))
@@ -314,7 +324,7 @@ def io_tables(model: m.JaxprModel) -> str:
     return "".join(parts)
 
 
-def jaxpr_html(model: m.JaxprModel, *, uid: str | None = None) -> str:
+def jaxpr_html(model: program.JaxprModel, *, uid: str | None = None) -> str:
     """A whole static jaxpr view: code, then inputs and outputs."""
     return view(jaxpr_code(model, uid) + io_tables(model), "jaxpr")
 
@@ -331,10 +341,36 @@ def pre(text: str) -> str:
     return f'<div class="dx-code">{esc(text)}</div>'
 
 
+# ----------------------------------------------------------------------------- sections
+
+
+def section_html(section: Section) -> str:
+    """A report's part: its heading, jaxpr, rows, block and note (folded: a `<details>`)."""
+    body = []
+    if section.jaxpr is not None:
+        body.append(jaxpr_code(program.jaxpr_model(section.jaxpr)))
+    if section.rows:
+        body.append(rows_table(section.rows))
+    if section.block is not None:
+        body.append(pre(section.block.rstrip("\n")))
+    if section.note:
+        body.append(note(section.note))
+    if section.folded:
+        summary = f"<summary>{esc(section.heading)}</summary>"
+        return f'<details class="dx-section">{summary}{"".join(body)}</details>'
+    head = heading(section.heading) if section.heading else ""
+    return f'<div class="dx-section">{head}{"".join(body)}</div>'
+
+
+def sections_html(sections: Sequence[Section], kind: str = "report") -> str:
+    """A whole report as a static view."""
+    return view("".join(map(section_html, sections)), kind)
+
+
 # ----------------------------------------------------------------------------- graph
 
 
-def graph_svg(graph: m.GraphModel, placed: m.Placed, scale: float = 1.0) -> str:
+def graph_svg(graph: GraphModel, placed: Placed, scale: float = 1.0) -> str:
     """The laid-out dataflow graph as an inline SVG: boxes with hover titles, edges as
     polylines with arrow heads, each edge labelled with its variable."""
     w, h = max(placed.width, 1.0), max(placed.height, 1.0)
@@ -390,8 +426,8 @@ def _bar_rows(items: Sequence[tuple[str, float, str]], width: float = 360.0) -> 
         parts.append(
             f'<text x="0" y="{y + 13}">{esc(label)}</text>'
             f'<rect class="{esc(cls)}" x="{label_w}" y="{y + 2}" width="{bw:.1f}" '
-            f'height="{row_h - 6}"><title>{esc(label)}: {esc(m.format_seconds(s))}</title></rect>'
-            f'<text x="{label_w + bw + 6:.1f}" y="{y + 13}">{esc(m.format_seconds(s))}</text>'
+            f'height="{row_h - 6}"><title>{esc(label)}: {esc(format_time(s))}</title></rect>'
+            f'<text x="{label_w + bw + 6:.1f}" y="{y + 13}">{esc(format_time(s))}</text>'
         )
     parts.append("</svg>")
     return "".join(parts)
@@ -401,13 +437,13 @@ def _spread(runs: Sequence[float]) -> str:
     mean = sum(runs) / len(runs)
     std = (sum((r - mean) ** 2 for r in runs) / len(runs)) ** 0.5
     return (
-        f"{m.format_seconds(mean)} \u00b1 {m.format_seconds(std)} per call "
-        f"(min {m.format_seconds(min(runs))}, max {m.format_seconds(max(runs))}, "
+        f"{format_time(mean)} \u00b1 {format_time(std)} per call "
+        f"(min {format_time(min(runs))}, max {format_time(max(runs))}, "
         f"{len(runs)} run{'s' if len(runs) != 1 else ''})"
     )
 
 
-def timing_html(t: m.TimingModel) -> str:
+def timing_html(t: compiled.TimingModel) -> str:
     """Compiled against eager per call as bars (best and each run), the phase split, the
     runs made, the speed-up with what eager means, and the %timeit warnings."""
     best = [
@@ -417,12 +453,11 @@ def timing_html(t: m.TimingModel) -> str:
     runs = [(f"compiled run {i + 1}", s, "dx-bar-compiled") for i, s in enumerate(t.steady_runs)]
     runs += [(f"eager run {i + 1}", s, "dx-bar-eager") for i, s in enumerate(t.eager_runs)]
     phases = [
-        m.Row(p.name, m.format_seconds(p.seconds) + (f"  ({p.note})" if p.note else ""))
-        for p in t.phases
+        Row(p.name, format_time(p.seconds) + (f"  ({p.note})" if p.note else "")) for p in t.phases
     ]
     speed = f"speed-up {t.speedup:.1f}x (best eager / best compiled)"
     spread = [
-        m.Row(name, _spread(runs))
+        Row(name, _spread(runs))
         for name, runs in (("compiled", t.steady_runs), ("eager", t.eager_runs))
     ]
     warn = "".join(note(w, "dx-note dx-warn") for w in t.warnings)
@@ -430,7 +465,7 @@ def timing_html(t: m.TimingModel) -> str:
         heading(t.title)
         + _bar_rows(best)
         + note(speed)
-        + note(m.EAGER_MEANING)
+        + note(compiled.EAGER_MEANING)
         + rows_table(spread)
         + warn
         + heading("phases (once per new input type)")
@@ -444,30 +479,32 @@ def timing_html(t: m.TimingModel) -> str:
 # ----------------------------------------------------------------------------- compiler text
 
 
-def hlo_code(model: m.HloModel, *, metadata: bool = False, query: str = "") -> str:
+def hlo_code(model: compiled.HloModel, *, metadata: bool = False, query: str = "") -> str:
     """StableHLO/HLO lines coloured by kind; `metadata=`/`loc(...)` shown only if asked;
     with a query, only the lines containing it (case-insensitive), with a count."""
     q = query.lower()
     out = []
     shown = 0
     for pieces in model.lines:
-        if not metadata and pieces and all(k is m.HloKind.META for k, _ in pieces):
+        if not metadata and pieces and all(k is compiled.HloKind.META for k, _ in pieces):
             continue  # a source-table row: metadata through and through
-        text = "".join(t for k, t in pieces if metadata or k is not m.HloKind.META)
+        text = "".join(t for k, t in pieces if metadata or k is not compiled.HloKind.META)
         if q and q not in text.lower():
             continue
         shown += 1
         spans = "".join(
-            esc(t) if k is m.HloKind.TEXT else f'<span class="dx-{esc(k.value)}">{esc(t)}</span>'
+            esc(t)
+            if k is compiled.HloKind.TEXT
+            else f'<span class="dx-{esc(k.value)}">{esc(t)}</span>'
             for k, t in pieces
-            if metadata or k is not m.HloKind.META
+            if metadata or k is not compiled.HloKind.META
         )
         out.append(f'<div class="dx-l">{spans}</div>')
     head = note(f"{shown} of {len(model.lines)} lines contain {query!r}") if q else ""
     return head + f'<div class="dx-scroll"><div class="dx-code">{"".join(out)}</div></div>'
 
 
-def cost_html(cost: m.CostModel) -> str:
+def cost_html(cost: compiled.CostModel) -> str:
     if not cost.main and not cost.per_operand:
         return note("XLA gave no cost analysis for this program")
     body = rows_table(cost.main)
@@ -481,7 +518,7 @@ def cost_html(cost: m.CostModel) -> str:
     return body
 
 
-def eqn_cost_html(rows: Sequence[m.EqnCost]) -> str:
+def eqn_cost_html(rows: Sequence[provenance.EqnCost]) -> str:
     """The per-equation cost table (the slot that provenance's cost join fills)."""
     if not rows:
         return note("no per-equation costs for this program")
@@ -489,20 +526,28 @@ def eqn_cost_html(rows: Sequence[m.EqnCost]) -> str:
     def num(v: float | None) -> str:
         return "-" if v is None else f"{v:,.0f}"
 
-    head = "<tr><th>eqn</th><th>primitive</th><th>fusion</th><th>kind</th><th>flops</th><th>bytes</th><th>source</th></tr>"
-    body = "".join(
-        f"<tr><td>{r.eqn}</td><td><span class='dx-primitive'>{esc(r.primitive)}</span></td>"
-        f"<td>{esc(r.fusion or '-')}</td><td>{esc(r.fusion_kind or '-')}</td>"
-        f"<td>{num(r.flops)}</td><td>{num(r.bytes)}</td><td>{esc(r.source)}</td></tr>"
-        for r in rows
+    def cells(r: provenance.EqnCost) -> str:
+        path = r.eqn.path  # a nested equation indented under the top-level one holding it
+        primitive = "  " * (len(path) - 1) + r.eqn.primitive
+        fusion = ", ".join(dict.fromkeys(r.landed)) or "-"
+        kind = ", ".join(k for k in dict.fromkeys(r.kinds) if k) or "-"
+        return (
+            f"<tr><td>{path[0]}</td><td><span class='dx-primitive'>{esc(primitive)}</span></td>"
+            f"<td>{esc(fusion)}</td><td>{esc(kind)}</td><td>{num(r.flops)}</td>"
+            f"<td>{num(r.bytes)}</td><td>{esc(program.cell_location(r.eqn))}</td></tr>"
+        )
+
+    head = "".join(
+        f"<th>{h}</th>" for h in ("eqn", "primitive", "fusion", "kind", "flops", "bytes", "source")
     )
-    return f'<table class="dx-rows">{head}{body}</table>'
+    body = "".join(map(cells, rows))
+    return f'<table class="dx-rows"><tr>{head}</tr>{body}</table>'
 
 
 # ----------------------------------------------------------------------------- stage diff
 
 
-def links_column(model: m.JaxprModel, links: Sequence[m.EqnLink]) -> str:
+def links_column(model: program.JaxprModel, links: Sequence[provenance.EqnLink]) -> str:
     """One status cell per top-level equation line: unchanged / new / dropped and the
     equation of the first stage it came from."""
     by_eqn = {link.eqn: link for link in links}
@@ -517,7 +562,7 @@ def links_column(model: m.JaxprModel, links: Sequence[m.EqnLink]) -> str:
             else ""
         )
         rows.append(
-            m.Row(
+            Row(
                 f"eqn {info.top_index} {info.primitive}",
                 f"{link.status}{target}",
             )
@@ -535,7 +580,7 @@ def links_column(model: m.JaxprModel, links: Sequence[m.EqnLink]) -> str:
 
 
 def stepper_html(
-    model: m.JaxprModel,
+    model: program.JaxprModel,
     uid: str,
     current_line: int | None,
     where: str,

@@ -1,4 +1,4 @@
-"""Models of the two provenance views (issue 12, ★ items 4 and 5): pure data, no ipywidgets.
+"""Models of the two provenance views (issue 12, ★ items 4 and 5): plain data, no ipywidgets.
 
 Layer 6 (STYLE §9's model step). Both read what the engine records about each equation: its
 user source (`eqn.source_info`, see didax/source_info.py) and, once compiled, the op names
@@ -14,6 +14,9 @@ equation's index path, see didax/interpreters/lowering.py).
   the fusion each landed in and its kind (kLoop / kInput / kOutput), and flops, transcendental
   operations and bytes estimated from the equation's avals.
 
+- `Stage`, `EqnLink`: a TransformView's column and the stage diff's mark of one equation
+  (`links_from_diff`, `dropped_links`).
+
 Equations are addressed by index path: `(i,)` for equation i of the program, `(i, j)` for
 equation j of a jaxpr in equation i's params (a jit's, a cond branch's, a loop body's).
 """
@@ -23,12 +26,13 @@ from __future__ import annotations
 import enum
 import math
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import didax
-from didax.jaxpr import param_text
+from didax.display.parts import Row
+from didax.jaxpr import ClosedJaxpr, Jaxpr, jaxprs_in_params, param_text
 
 Path = tuple[int, ...]
 
@@ -61,26 +65,22 @@ class EqnRef:
         return " ".join(a.str_short() for a in self.out_avals)
 
 
-def _nested_jaxprs(params: dict) -> Iterator[Any]:
-    for v in params.values():
-        for x in v if isinstance(v, tuple) else (v,):
-            inner = getattr(x, "jaxpr", x)
-            if hasattr(inner, "eqns") and hasattr(inner, "invars"):
-                yield inner
+def _open(program: Any) -> Jaxpr:
+    return program.jaxpr if isinstance(program, ClosedJaxpr) else program
 
 
 def _params_text(params: dict) -> str:
     return " ".join(
         f"{k}={param_text(v)}"
         for k, v in sorted(params.items())
-        if not list(_nested_jaxprs({k: v}))
+        if not list(jaxprs_in_params({k: v}))
     )
 
 
 def equations(program: Any, path: Path = ()) -> list[EqnRef]:
     """Every equation of `program` (a ClosedJaxpr or Jaxpr), nested ones after the equation
     holding them, each with its index path."""
-    jaxpr = getattr(program, "jaxpr", program)
+    jaxpr = _open(program)
     out: list[EqnRef] = []
     for i, eqn in enumerate(jaxpr.eqns):
         here = (*path, i)
@@ -89,12 +89,12 @@ def equations(program: Any, path: Path = ()) -> list[EqnRef]:
                 here,
                 eqn.primitive.name,
                 _params_text(eqn.params),
-                getattr(eqn, "source_info", None),
+                eqn.source_info,
                 tuple(x.aval for x in eqn.invars),
                 tuple(v.aval for v in eqn.outvars),
             )
         )
-        for inner in _nested_jaxprs(eqn.params):
+        for inner in jaxprs_in_params(eqn.params):
             out.extend(equations(inner, here))
     return out
 
@@ -180,6 +180,54 @@ def stage_diffs(base: Any, stages: Sequence[tuple[str, Any]]) -> tuple[StageDiff
     """`stage_diff` of each named stage against `base`, e.g. for `%grad --jaxpr`:
     `stage_diffs(forward, [("linearized", lin), ("transposed", tr)])`."""
     return tuple(stage_diff(base, program, name) for name, program in stages)
+
+
+# ----------------------------------------------------------------------------- stages
+
+
+@dataclass(frozen=True)
+class EqnLink:
+    """The stage diff's status of one equation of a later stage (filled by provenance):
+    `status` is "unchanged", "new" or "dropped"; `source_stage`/`source_eqn` name the
+    equation of the first stage it came from (top-level indices)."""
+
+    eqn: int
+    status: str
+    source_stage: str | None = None
+    source_eqn: int | None = None
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One column of a TransformView: a named program, its inputs and outputs as rows, and
+    optionally the stage diff links of its equations."""
+
+    name: str
+    jaxpr: Any  # ClosedJaxpr
+    inputs: tuple[Row, ...] = ()
+    outputs: tuple[Row, ...] = ()
+    links: tuple[EqnLink, ...] = ()
+    note: str = ""
+
+
+def links_from_diff(diff: Any, base_name: str = "f") -> tuple[EqnLink, ...]:
+    """A stage's EqnLinks from a stage diff (`.links`: each with `.eqn.path`, `.status`,
+    `.origins`): one per top-level equation of the stage."""
+    out = []
+    for link in diff.links:
+        path = tuple(link.eqn.path)
+        if len(path) != 1:
+            continue
+        status = link.status.value
+        origins = [tuple(o) for o in link.origins]
+        source = origins[0][0] if origins else None
+        out.append(EqnLink(path[0], str(status), base_name if origins else None, source))
+    return tuple(out)
+
+
+def dropped_links(diff: Any) -> tuple[EqnLink, ...]:
+    """EqnLinks marking the base program's top-level equations that a stage dropped."""
+    return tuple(EqnLink(p[0], "dropped") for p in diff.dropped if len(p) == 1)
 
 
 # ----------------------------------------------------------------------------- HLO
@@ -274,7 +322,7 @@ def estimate_flops(eqn: EqnRef, params: dict) -> tuple[int, int]:
     multiply-add, a reduction one per input element, an elementwise op one per output
     element, data movement none; an equation holding jaxprs counts none itself (its
     equations have their own rows)."""
-    if list(_nested_jaxprs(params)):
+    if list(jaxprs_in_params(params)):
         return 0, 0
     out = sum(map(_size, eqn.out_avals))
     if eqn.primitive == "dot_general":
@@ -326,11 +374,11 @@ class CostTable:
 
 
 def _params_by_path(program: Any, path: Path = ()) -> dict[Path, dict]:
-    jaxpr = getattr(program, "jaxpr", program)
+    jaxpr = _open(program)
     out: dict[Path, dict] = {}
     for i, eqn in enumerate(jaxpr.eqns):
         out[(*path, i)] = eqn.params
-        for inner in _nested_jaxprs(eqn.params):
+        for inner in jaxprs_in_params(eqn.params):
             out.update(_params_by_path(inner, (*path, i)))
     return out
 
