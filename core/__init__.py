@@ -20,26 +20,24 @@ from didax import (  # noqa: F401
     tree,  # noqa: F401
     tree_util,
 )
-from didax.api import (
-    grad,
-    hessian,
-    jacfwd,
-    jacrev,
-    jvp,
-    linear_transpose,
-    linearize,
-    make_jaxpr,
-    value_and_grad,
-    vjp,
-    vmap,
-)
-from didax.api_more import device_get, device_put, eval_shape, jacobian, typeof
+from didax.api import device_get, device_put, eval_shape, jvp, make_jaxpr, typeof, vmap
 from didax.array import Array, ShapeDtypeStruct
 from didax.compile.jit import block_until_ready, jit
 from didax.config import config
 from didax.control_flow.custom_derivatives import custom_jvp
 from didax.control_flow.custom_vjp import custom_vjp
 from didax.core import ConcretizationTypeError, UnexpectedTracerError
+from didax.derivatives import (
+    grad,
+    hessian,
+    jacfwd,
+    jacobian,
+    jacrev,
+    linear_transpose,
+    linearize,
+    value_and_grad,
+    vjp,
+)
 from didax.jaxpr import ClosedJaxpr, Jaxpr, JaxprTypeError, eval_jaxpr, typecheck
 from didax.parallel.pmap import pmap
 from didax.parallel.shard_map import shard_map

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from didax import api, core, dtypes
+from didax import api, core, derivatives, dtypes
 from didax.compile.jit import jit
 from didax.tree_util import tree_flatten, tree_map
 
@@ -160,11 +160,11 @@ def check_grads(
                 check(lambda p, t: api.jvp(f, p, t), (args, args), order - 1, fwd_msg)
         if "rev" in modes:
             rev_msg = f"VJP of {msg}" if msg else "VJP"
-            check_vjp(f, lambda *a: api.vjp(f, *a), args, atol, rtol, eps, rev_msg)
+            check_vjp(f, lambda *a: derivatives.vjp(f, *a), args, atol, rtol, eps, rev_msg)
             if order > 1:
 
                 def f_vjp(*a: Any) -> Any:
-                    out, pullback = api.vjp(f, *a)
+                    out, pullback = derivatives.vjp(f, *a)
                     return pullback(out)
 
                 check(f_vjp, args, order - 1, rev_msg)
@@ -178,7 +178,7 @@ def check_grads(
 
 
 def _jvp_from_lin(f: Callable, primals: Sequence, tangents: Sequence) -> tuple[Any, Any]:
-    out, f_lin = api.linearize(f, *primals)
+    out, f_lin = derivatives.linearize(f, *primals)
     return out, f_lin(*tangents)
 
 

@@ -13,6 +13,7 @@ import site
 import subprocess
 import sys
 import sysconfig
+import tomllib
 from pathlib import Path
 
 import didax
@@ -114,3 +115,23 @@ def test_non_editable_install_is_imported_beside_a_clone(course: Path, tmp_path:
     ).stdout.strip()
     installed = (Path(site) / "didax" / "__init__.py").resolve()
     assert _imported_from(python, course) == [installed, installed]
+
+
+def test_every_package_folder_is_listed_for_the_wheel() -> None:
+    # setuptools installs only the packages pyproject.toml names: a subpackage missing there
+    # (`didax.primitives.slicing`) works from the clone and breaks a non-editable install
+    listed = set(
+        tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
+    )
+    folders = {
+        "core": "didax",
+        "display": "didax.display",
+        "magics": "didax.magics",
+        "widgets": "didax.widgets",
+    }
+    found = {
+        ".".join([pkg, *init.parent.relative_to(REPO / base).parts])
+        for base, pkg in folders.items()
+        for init in (REPO / base).rglob("__init__.py")
+    }
+    assert found - listed == set(), f"add to pyproject.toml's packages: {sorted(found - listed)}"

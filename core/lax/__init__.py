@@ -102,6 +102,7 @@ from didax.primitives.shape import (
     expand_dims,
     reduce_sum,
     reshape,
+    rev,
     squeeze,
     transpose,
 )
@@ -116,7 +117,6 @@ from didax.primitives.slicing import (
     dynamic_update_slice,
     dynamic_update_slice_in_dim,
     gather,
-    rev,
     scatter,
     scatter_add,
     scatter_max,

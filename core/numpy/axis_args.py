@@ -14,6 +14,10 @@ import numpy as np
 from didax import core, lax
 
 
+def _aval(x: Any) -> core.ShapedArray:
+    return core.get_aval(x)
+
+
 def shape_tuple(shape: Any) -> tuple[int, ...]:
     # an int or a sequence of ints (NumPy ints, 0-d integer arrays); anything else, a
     # traced value included, is JAX's TypeError, not a float silently truncated

@@ -17,8 +17,9 @@ import numpy as np
 from didax import dtypes, lax
 from didax.numpy import (
     axis_args,
+    complex_parts,
     creation,
-    extra,
+    cumulative,
     manipulation,
     products,
     promotion,
@@ -28,7 +29,7 @@ from didax.numpy import (
     statistics,
     ufuncs,
 )
-from didax.numpy.extra import _aval
+from didax.numpy.axis_args import _aval
 
 __all__ = [
     "poly",
@@ -95,16 +96,19 @@ def ediff1d(ary: Any, to_end: Any = None, to_begin: Any = None) -> Any:
     """Differences of the flattened array, with optional entries before and after. Like
     `jax.numpy.ediff1d`."""
     promotion.check_arraylike("ediff1d", ary)
-    flat = extra.ravel(creation.asarray(ary))
+    flat = manipulation.ravel(creation.asarray(ary))
     out = diff(flat) if _aval(flat).shape[0] else flat
     dtype = _aval(out).dtype
     parts = [out]
     if to_begin is not None:
         parts.insert(
-            0, extra.ravel(lax.convert_element_type(creation.asarray(to_begin), dtype, False))
+            0,
+            manipulation.ravel(lax.convert_element_type(creation.asarray(to_begin), dtype, False)),
         )
     if to_end is not None:
-        parts.append(extra.ravel(lax.convert_element_type(creation.asarray(to_end), dtype, False)))
+        parts.append(
+            manipulation.ravel(lax.convert_element_type(creation.asarray(to_end), dtype, False))
+        )
     return manipulation.concatenate(parts, 0) if len(parts) > 1 else out
 
 
@@ -136,8 +140,8 @@ def _cumulative(name: str, scan: Any, identity: int) -> Any:
     return op
 
 
-cumulative_sum = _cumulative("cumulative_sum", extra.cumsum, 0)
-cumulative_prod = _cumulative("cumulative_prod", extra.cumprod, 1)
+cumulative_sum = _cumulative("cumulative_sum", cumulative.cumsum, 0)
+cumulative_prod = _cumulative("cumulative_prod", cumulative.cumprod, 1)
 
 
 def trapezoid(y: Any, x: Any = None, dx: Any = 1.0, axis: int = -1) -> Any:
@@ -271,7 +275,7 @@ def vander(x: Any, N: int | None = None, increasing: bool = False) -> Any:  # no
     if not dtypes.is_float(dtype):  # integer powers: a running product of columns
         n = _aval(x).shape[0]
         columns = [lax.full((n,), 1, dtype)] + [x] * builtins.max(N - 1, 0)
-        out = extra.cumprod(manipulation.stack(columns[:N], axis=1), axis=1)
+        out = cumulative.cumprod(manipulation.stack(columns[:N], axis=1), axis=1)
         return out if increasing else rearrange.flip(out, 1)
     powers = lax.iota(dtype, N)
     if not increasing:
@@ -333,8 +337,8 @@ def vdot(a: Any, b: Any) -> Any:
     promotion.check_arraylike("vdot", a, b)
     a = creation.asarray(a)
     if dtypes.is_complex(_aval(a).dtype):
-        a = extra.conj(a)
-    return products.dot(extra.ravel(a), extra.ravel(creation.asarray(b)))
+        a = complex_parts.conj(a)
+    return products.dot(manipulation.ravel(a), manipulation.ravel(creation.asarray(b)))
 
 
 def vecdot(x1: Any, x2: Any, /, *, axis: int = -1) -> Any:
@@ -346,7 +350,7 @@ def vecdot(x1: Any, x2: Any, /, *, axis: int = -1) -> Any:
         raise ValueError("x1 and x2 must have the same size along the specified axis.")
     x1, x2 = promotion.broadcast("vecdot", x1, x2)
     x1, x2 = manipulation.moveaxis(x1, axis, -1), manipulation.moveaxis(x2, axis, -1)
-    return reductions.sum(ufuncs.multiply(extra.conj(x1), x2), axis=-1)
+    return reductions.sum(ufuncs.multiply(complex_parts.conj(x1), x2), axis=-1)
 
 
 def matvec(x1: Any, x2: Any, /) -> Any:
@@ -361,7 +365,7 @@ def matvec(x1: Any, x2: Any, /) -> Any:
 def vecmat(x1: Any, x2: Any, /) -> Any:
     """Vector-matrix products (the vector conjugated), batched. Like `jax.numpy.vecmat`."""
     promotion.check_arraylike("vecmat", x1, x2)
-    x1 = extra.conj(creation.asarray(x1))
+    x1 = complex_parts.conj(creation.asarray(x1))
     out = products.matmul(lax.expand_dims(x1, (_aval(x1).ndim - 1,)), x2)
     return lax.squeeze(out, (_aval(out).ndim - 2,))
 

@@ -1,11 +1,12 @@
-"""NumPy indexing on didax arrays: `x[idx]` and `x.at[idx].set/add/.../get/apply`.
+"""NumPy indexing on didax arrays: `x[idx]`.
 
 Layer 5, after the family modules (`methods` last). An index expression is parsed once
 (ints, slices with any step, None, `...`, integer arrays, boolean masks), then lowered the
 way JAX 0.10.2's `jax.numpy` lowers it, so the jaxprs read alike: static ints and slices
 become `slice`, `rev`, `squeeze`, `broadcast_in_dim`; scalar array indices a
 `dynamic_slice`; everything else one `gather` (NumPy's placement of advanced-index axes
-included). `.at[...]` updates are one `scatter*`. Boolean masks need concrete values, as in
+included). `take` and `.at[...]` updates (one `scatter*`) are in `index_take.py` and
+`index_update.py`, built on the parsing and gather plan here. Boolean masks need concrete values, as in
 JAX (`NonConcreteBooleanIndexError` under `jit`). Out of bounds: `x[i]` clamps, `.at[].get`
 clamps unless `mode="fill"`, updates drop out-of-bounds entries.
 """
@@ -14,20 +15,18 @@ from __future__ import annotations
 
 import builtins
 import operator
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import numpy as np
 from didax import array, core, dtypes, lax
 from didax.array import Array
-from didax.interpreters import staging
-from didax.numpy import axis_args, creation, inner_jit, manipulation, promotion, ufuncs
+from didax.numpy import creation, promotion, ufuncs
 from didax.primitives import slicing
 from didax.primitives.slicing import (
     GatherDimensionNumbers,
     GatherScatterMode,
-    ScatterDimensionNumbers,
 )
 
 
@@ -242,8 +241,14 @@ def _static_slice(x: Any, entries: list[_Index], mode: GatherScatterMode) -> Any
             return None
     if sliced:
         out = lax.slice(out, starts, limits, None if unit else strides)
+    return _reshape_view(out, rev_axes, squeeze_axes, new_axes)
+
+
+def _reshape_view(out: Any, rev_axes: list, squeeze_axes: list, new_axes: list) -> Any:
+    # what a basic index does after its slice: flip the negative-step axes, drop the integer
+    # ones, insert the None ones
     if rev_axes:
-        out = slicing.rev(out, rev_axes)
+        out = lax.rev(out, rev_axes)
     if squeeze_axes:
         out = lax.squeeze(out, squeeze_axes)
     if new_axes:
@@ -296,13 +301,7 @@ def _dynamic_slice(x: Any, entries: list[_Index]) -> Any:
     if len(starts) > 1:
         starts = [lax.convert_element_type(i, dtypes.int32) for i in starts]
     out = x if trivial else slicing.dynamic_slice(x, starts, sizes)
-    if rev_axes:
-        out = slicing.rev(out, rev_axes)
-    if squeeze_axes:
-        out = lax.squeeze(out, squeeze_axes)
-    if new_axes:
-        out = lax.expand_dims(out, new_axes)
-    return out
+    return _reshape_view(out, rev_axes, squeeze_axes, new_axes)
 
 
 # ----------------------------------------------------------------------------- gather
@@ -474,7 +473,7 @@ def _gather_plan(entries: list[_Index], shape: tuple[int, ...]) -> _GatherPlan:
                 )
                 if step < 0:
                     reversed_y_dims.append(collapsed_y_axis)
-                    indices = slicing.rev(indices, (0,))
+                    indices = lax.rev(indices, (0,))
                 gather_slice_shape.append(1)
                 gather_indices.append((indices, len(gather_indices_shape)))
                 start_index_map.append(axis)
@@ -541,7 +540,7 @@ def _gather(
             fill_value=fill_value,
         )
     if plan.reversed_y_dims:
-        y = slicing.rev(y, plan.reversed_y_dims)
+        y = lax.rev(y, plan.reversed_y_dims)
     return lax.expand_dims(y, plan.newaxis_dims) if plan.newaxis_dims else y
 
 
@@ -580,353 +579,3 @@ def getitem(x: Any, index: Any) -> Any:
         if out is not None:
             return out
     return rewriting_take(x, index)
-
-
-# ----------------------------------------------------------------------------- take
-
-
-def _take(
-    a: Any,
-    indices: Any,
-    axis: int | None,
-    mode: Any,
-    unique_indices: bool,
-    indices_are_sorted: bool,
-    fill_value: Any,
-) -> Any:
-    if axis is None:
-        a = manipulation.reshape(a, (-1,))
-        axis = 0
-    shape = core.get_aval(a).shape
-    axis = axis_args.canonical_axis(axis, len(shape))
-    n = shape[axis]
-    if mode is None or mode == "fill":
-        gather_mode = GatherScatterMode.FILL_OR_DROP
-        indices = ufuncs.where(ufuncs.less(indices, 0), ufuncs.add(indices, n), indices)
-    elif mode == "raise":
-        raise NotImplementedError("The 'raise' mode to jnp.take is not supported.")
-    elif mode == "wrap":
-        indices = ufuncs.remainder(
-            indices, lax.convert_element_type(n, core.get_aval(indices).dtype)
-        )
-        gather_mode = GatherScatterMode.PROMISE_IN_BOUNDS
-    elif mode == "clip":
-        gather_mode = GatherScatterMode.CLIP
-    else:
-        raise ValueError(f"Invalid mode '{mode}' for np.take")
-    index_dims = core.get_aval(indices).ndim
-    out_shape = shape[:axis] + core.get_aval(indices).shape + shape[axis + 1 :]
-    if n == 0:
-        if core.get_aval(indices).size:
-            raise IndexError("Cannot do a non-empty jnp.take() from an empty axis.")
-        return lax.full(out_shape, 0, core.get_aval(a).dtype)
-    slice_sizes = list(shape)
-    slice_sizes[axis] = 1
-    dnums = GatherDimensionNumbers(
-        offset_dims=(*range(axis), *range(axis + index_dims, len(shape) + index_dims - 1)),
-        collapsed_slice_dims=(axis,),
-        start_index_map=(axis,),
-    )
-    return slicing.gather(
-        a,
-        lax.expand_dims(indices, (index_dims,)),
-        dnums,
-        slice_sizes,
-        mode=gather_mode,
-        fill_value=fill_value,
-        unique_indices=unique_indices,
-        indices_are_sorted=indices_are_sorted,
-    )
-
-
-_take_jit = inner_jit.inner_jit(_take, "_take", static_argnums=(2, 3, 4, 5, 6))
-
-
-def take(
-    a: Any,
-    indices: Any,
-    axis: int | None = None,
-    out: None = None,
-    mode: str | None = None,
-    unique_indices: bool = False,
-    indices_are_sorted: bool = False,
-    fill_value: Any = None,
-) -> Any:
-    """Elements of `a` at `indices` along `axis` (of the flattened `a` when None). Like
-    `jax.numpy.take`: out-of-bounds indices fill with NaN (the dtype's minimum for
-    integers) unless `mode="clip"` or `"wrap"`."""
-    if out is not None:
-        raise NotImplementedError("The 'out' argument to jnp.take is not supported.")
-    promotion.check_arraylike("take", a, indices)
-    a, indices = creation.asarray(a), creation.asarray(indices)
-    if not dtypes.is_int(core.get_aval(indices).dtype):
-        raise TypeError(f"take: indices must be integers, got {core.get_aval(indices).dtype}")
-    return _take_jit(a, indices, axis, mode, unique_indices, indices_are_sorted, fill_value)
-
-
-def _take_along_axis(arr: Any, indices: Any, axis: int | None, mode: Any, fill_value: Any) -> Any:
-    if axis is None:
-        if core.get_aval(indices).ndim != 1:
-            raise ValueError(
-                "take_along_axis indices must be 1D if axis=None, got shape "
-                f"{core.get_aval(indices).shape}"
-            )
-        arr = manipulation.reshape(arr, (-1,))
-        axis = 0
-    a_shape, idx_shape = core.get_aval(arr).shape, core.get_aval(indices).shape
-    rank = len(a_shape)
-    if len(idx_shape) != rank:
-        raise ValueError(
-            f"indices and arr must have the same number of dimensions; {len(idx_shape)} vs. {rank}"
-        )
-    axis = axis_args.canonical_axis(axis, rank)
-    arr_shape = a_shape[:axis] + (1,) + a_shape[axis + 1 :]
-    out_shape = np.broadcast_shapes(idx_shape, arr_shape)
-    if a_shape[axis] == 0:
-        return lax.full(out_shape, 0, core.get_aval(arr).dtype)
-    indices = lax.convert_element_type(indices, dtypes.int32)
-    if mode != "promise_in_bounds":
-        indices = _normalize(_Index("array", indices), a_shape[axis]).value
-    index_dims = [i for i, n in enumerate(idx_shape) if i == axis or n != 1]
-    indices = lax.reshape(indices, (*(out_shape[i] for i in index_dims), 1))
-    slice_sizes, offset_dims, squeeze, batch_operand, batch_indices = [], [], [], [], []
-    new_i = j = 0
-    for i in range(rank):
-        if i == axis:  # the indexed axis: collapsed, read at the index
-            slice_sizes.append(1)
-            index_axis = new_i
-            new_i += 1
-            j += 1
-        elif idx_shape[i] == 1:  # the whole axis of `arr`
-            offset_dims.append(i)
-            slice_sizes.append(arr_shape[i])
-            new_i += 1
-        elif arr_shape[i] == 1:  # `arr` broadcasts along the indices: drop its axis
-            squeeze.append(i)
-            j += 1
-        else:  # matched one to one: a batching dimension
-            slice_sizes.append(0 if arr_shape[i] == 0 else 1)
-            batch_operand.append(new_i)
-            batch_indices.append(j)
-            new_i += 1
-            j += 1
-    if squeeze:
-        arr = lax.squeeze(arr, squeeze)
-    dnums = GatherDimensionNumbers(
-        offset_dims=tuple(offset_dims),
-        collapsed_slice_dims=(index_axis,),
-        start_index_map=(index_axis,),
-        operand_batching_dims=tuple(batch_operand),
-        start_indices_batching_dims=tuple(batch_indices),
-    )
-    return slicing.gather(
-        arr,
-        indices,
-        dnums,
-        tuple(slice_sizes),
-        mode="fill" if mode is None else mode,
-        fill_value=fill_value,
-    )
-
-
-_take_along_axis_jit = inner_jit.inner_jit(
-    _take_along_axis, "take_along_axis", static_argnums=(2, 3, 4)
-)
-
-
-def take_along_axis(
-    arr: Any,
-    indices: Any,
-    axis: int | None = -1,
-    mode: Any = None,
-    fill_value: Any = None,
-) -> Any:
-    """`arr` read at `indices` along `axis`, the other axes matched one to one (as
-    `argsort`'s output indexes its input). Like `jax.numpy.take_along_axis`."""
-    promotion.check_arraylike("take_along_axis", arr, indices)
-    arr, indices = creation.asarray(arr), creation.asarray(indices)
-    if not dtypes.is_int(core.get_aval(indices).dtype):
-        raise TypeError(
-            f"take_along_axis: indices must be integers, got {core.get_aval(indices).dtype}"
-        )
-    return _take_along_axis_jit(arr, indices, axis, mode, fill_value)
-
-
-# ----------------------------------------------------------------------------- scatter
-
-
-def _scatter(
-    x: Any,
-    index: Any,
-    y: Any,
-    op: Callable[..., Any],
-    indices_are_sorted: bool,
-    unique_indices: bool,
-    mode: Any,
-) -> Any:
-    x = creation.asarray(x)
-    x_aval = core.get_aval(x)
-    if (
-        isinstance(y, int)
-        and not isinstance(y, bool)
-        and x_aval.dtype.kind in "iu"
-        and np.iinfo(x_aval.dtype).min <= y <= np.iinfo(x_aval.dtype).max
-    ):
-        y = creation.asarray(y, x_aval.dtype)
-    else:
-        y = creation.asarray(y)
-    entries = parse(index, x_aval.shape)
-    _check_bool_shapes(entries, x_aval.shape)
-    plan = _gather_plan(_expand_bool(entries), x_aval.shape)
-    if 0 in plan.slice_shape:
-        return x
-    x, y = promotion.promote("scatter", x, y)
-    y = promotion.broadcast_to(y, plan.slice_shape)
-    if plan.newaxis_dims:
-        y = lax.squeeze(y, plan.newaxis_dims)
-    if plan.reversed_y_dims:
-        y = slicing.rev(y, plan.reversed_y_dims)
-    if plan.scalar_bool_dims:
-        x = lax.expand_dims(x, plan.scalar_bool_dims)
-    dnums = ScatterDimensionNumbers(
-        update_window_dims=plan.dnums.offset_dims,
-        inserted_window_dims=plan.dnums.collapsed_slice_dims,
-        scatter_dims_to_operand_dims=plan.dnums.start_index_map,
-    )
-    out = op(
-        x,
-        plan.indices,
-        y,
-        dnums,
-        indices_are_sorted=plan.indices_are_sorted or indices_are_sorted,
-        unique_indices=plan.unique_indices or unique_indices,
-        mode=mode,
-    )
-    if plan.scalar_bool_dims:
-        out = lax.squeeze(out, plan.scalar_bool_dims)
-    return lax.convert_element_type(out, x_aval.dtype, x_aval.weak_type)
-
-
-class _IndexUpdateRef:
-    """`x.at[idx]`: the functional updates of `x` at `idx`. Like JAX's `_IndexUpdateRef`."""
-
-    __slots__ = ("array", "index")
-
-    def __init__(self, array: Any, index: Any) -> None:
-        self.array = array
-        self.index = index
-
-    def __repr__(self) -> str:
-        return f"_IndexUpdateRef({self.array!r}, {self.index!r})"
-
-    def get(
-        self,
-        *,
-        indices_are_sorted: bool = False,
-        unique_indices: bool = False,
-        mode: Any = None,
-        fill_value: Any = None,
-        out_sharding: Any = None,
-    ) -> Any:
-        """`x[idx]`; out-of-bounds indices clamp unless `mode="fill"`."""
-        if fill_value is not None and np.ndim(fill_value) != 0:
-            raise ValueError("fill_value argument to indexed get() must be a scalar")
-        if isinstance(fill_value, np.ndarray):
-            fill_value = fill_value.item()
-        return rewriting_take(
-            self.array,
-            self.index,
-            mode=mode,
-            fill_value=fill_value,
-            indices_are_sorted=indices_are_sorted,
-            unique_indices=unique_indices,
-        )
-
-    def _update(self, op: Callable[..., Any], values: Any, kwargs: dict) -> Any:
-        return _scatter(
-            self.array,
-            self.index,
-            values,
-            op,
-            kwargs.get("indices_are_sorted", False),
-            kwargs.get("unique_indices", False),
-            kwargs.get("mode"),
-        )
-
-    def set(self, values: Any, **kwargs: Any) -> Any:
-        """`x[idx] = values`, functionally."""
-        return self._update(slicing.scatter, values, kwargs)
-
-    def add(self, values: Any, **kwargs: Any) -> Any:
-        """`x[idx] += values` (repeated indices accumulate)."""
-        return self._update(slicing.scatter_add, values, kwargs)
-
-    def subtract(self, values: Any, **kwargs: Any) -> Any:
-        """`x[idx] -= values`."""
-        return self._update(slicing.scatter_sub, values, kwargs)
-
-    def multiply(self, values: Any, **kwargs: Any) -> Any:
-        """`x[idx] *= values`."""
-        return self._update(slicing.scatter_mul, values, kwargs)
-
-    mul = multiply
-
-    def divide(self, values: Any, **kwargs: Any) -> Any:
-        """`x[idx] /= values`."""
-        x = self.array
-        ones = creation.ones_like(x)
-        return ufuncs.divide(x, _IndexUpdateRef(ones, self.index).multiply(values, **kwargs))
-
-    def power(self, values: Any, **kwargs: Any) -> Any:
-        """`x[idx] **= values`."""
-        x = self.array
-        ones = creation.ones_like(x)
-        return ufuncs.power(x, _IndexUpdateRef(ones, self.index).multiply(values, **kwargs))
-
-    def min(self, values: Any, **kwargs: Any) -> Any:
-        """`x[idx] = minimum(x[idx], values)`."""
-        return self._update(slicing.scatter_min, values, kwargs)
-
-    def max(self, values: Any, **kwargs: Any) -> Any:
-        """`x[idx] = maximum(x[idx], values)`."""
-        return self._update(slicing.scatter_max, values, kwargs)
-
-    def apply(self, func: Callable[[Any], Any], **kwargs: Any) -> Any:
-        """`x[idx] = func(x[idx])`, `func` applied once per occurrence of an index: one
-        `scatter` carrying `func`'s jaxpr, as JAX's. Not differentiable (as in JAX)."""
-        dtype = core.get_aval(creation.asarray(self.array)).dtype
-        scalar = core.ShapedArray((), dtype)
-        closed = staging.trace_to_jaxpr(lambda v, _: [func(v)], [scalar, scalar])
-        if closed.consts:
-            raise NotImplementedError(
-                "didax: .at[].apply of a function closing over arrays is not supported"
-            )
-
-        def op(x: Any, indices: Any, y: Any, dnums: Any, **options: Any) -> Any:
-            update_shape = core.get_aval(y).shape
-            return slicing.scatter_apply(
-                x, indices, closed.jaxpr, dnums, update_shape=update_shape, **options
-            )
-
-        zero = lax.convert_element_type(0, dtype)
-        return self._update(op, zero, kwargs)
-
-
-class _IndexUpdateHelper:
-    """`x.at`: index it (`x.at[idx]`) to update `x` at `idx`. Like JAX's `x.at`."""
-
-    __slots__ = ("array",)
-
-    def __init__(self, array: Any) -> None:
-        self.array = array
-
-    def __getitem__(self, index: Any) -> _IndexUpdateRef:
-        return _IndexUpdateRef(self.array, index)
-
-    def __repr__(self) -> str:
-        return f"_IndexUpdateHelper({self.array!r})"
-
-
-OPERATORS = {"getitem": getitem, "at": _IndexUpdateHelper, "take": take}
-
-__all__ = ["take", "take_along_axis"]

@@ -21,8 +21,16 @@ import numpy as np
 from didax import api, dtypes, lax
 from didax.control_flow import solves
 from didax.control_flow.custom_derivatives import custom_jvp
-from didax.numpy import axis_args, creation, extra, inner_jit, promotion, reductions, ufuncs
-from didax.numpy.extra import _aval
+from didax.numpy import (
+    axis_args,
+    creation,
+    inner_jit,
+    predicates,
+    promotion,
+    reductions,
+    ufuncs,
+)
+from didax.numpy.axis_args import _aval
 from didax.primitives import linalg as lax_linalg
 
 __all__ = ["cholesky", "det", "inv", "norm", "slogdet", "solve", "SlogdetResult"]
@@ -324,7 +332,7 @@ def _slogdet(a: Any) -> tuple[Any, Any]:
     dtype = _aval(a).dtype
     lu, pivots, _ = lax_linalg.lu(a)
     diag = _diagonal(lu)
-    is_zero = extra.any(lax.eq(diag, lax.full((), 0, dtype)), axis=-1)
+    is_zero = predicates.any(lax.eq(diag, lax.full((), 0, dtype)), axis=-1)
     piv = _aval(pivots)
     swaps = lax.ne(pivots, lax.broadcasted_iota(piv.dtype, piv.shape, piv.ndim - 1))
     negative = lax.lt(diag, lax.full((), 0, dtype))

@@ -6,6 +6,7 @@ Layer 5, after `creation`.
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Sequence
 from typing import Any
 
@@ -13,7 +14,7 @@ import numpy as np
 from didax import core, dtypes, lax
 from didax.numpy.axis_args import canonical_axes, canonical_axis, shape_tuple
 from didax.numpy.creation import asarray
-from didax.numpy.promotion import check_arraylike, promote
+from didax.numpy.promotion import broadcast_to, check_arraylike, promote
 
 
 def reshape(x: Any, shape: Any, order: str = "C") -> Any:
@@ -145,14 +146,76 @@ def ndim(x: Any) -> int:
     return core.get_aval(x).ndim
 
 
+def ravel(x: Any, order: str = "C") -> Any:
+    """Like `jax.numpy.ravel`."""
+    return reshape(x, (-1,), order=order)
+
+
+def swapaxes(a: Any, axis1: int, axis2: int) -> Any:
+    """Like `jax.numpy.swapaxes`."""
+    a = asarray(a)
+    nd = core.get_aval(a).ndim
+    perm = list(range(nd))
+    i, j = canonical_axis(axis1, nd), canonical_axis(axis2, nd)
+    perm[i], perm[j] = perm[j], perm[i]
+    return lax.transpose(a, tuple(perm))
+
+
+def broadcast_shapes(*shapes: Any) -> tuple[int, ...]:
+    """Like `jax.numpy.broadcast_shapes`."""
+    return tuple(np.broadcast_shapes(*(shape_tuple(s) for s in shapes)))
+
+
+def broadcast_arrays(*args: Any) -> list[Any]:
+    """Like `jax.numpy.broadcast_arrays`."""
+    arrays = [asarray(a) for a in args]
+    shape = broadcast_shapes(*(core.get_aval(a).shape for a in arrays))
+    return [a if core.get_aval(a).shape == shape else broadcast_to(a, shape) for a in arrays]
+
+
+def isscalar(element: Any) -> bool:
+    """True for Python and NumPy scalars and 0-d arrays. Like `jax.numpy.isscalar`."""
+    if isinstance(element, (np.generic, int, float, complex, builtins.bool)):
+        return True
+    if isinstance(element, (np.ndarray, core.Tracer)) or hasattr(element, "aval"):
+        return (
+            np.ndim(element) == 0
+            if isinstance(element, np.ndarray)
+            else core.get_aval(element).ndim == 0
+        )
+    return False
+
+
+def iterable(y: Any) -> bool:
+    """Like `jax.numpy.iterable`."""
+    try:
+        iter(y)
+    except TypeError:
+        return False
+    return True
+
+
+def size(a: Any, axis: int | None = None) -> int:
+    """Like `jax.numpy.size`."""
+    shape = core.get_aval(asarray(a)).shape
+    return int(np.prod(shape, dtype=np.int64)) if axis is None else shape[axis]
+
+
 __all__ = [
+    "broadcast_arrays",
+    "broadcast_shapes",
+    "isscalar",
+    "iterable",
+    "size",
     "concatenate",
     "expand_dims",
     "moveaxis",
     "ndim",
+    "ravel",
     "reshape",
     "shape",
     "squeeze",
     "stack",
+    "swapaxes",
     "transpose",
 ]

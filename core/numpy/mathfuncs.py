@@ -17,10 +17,19 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 from didax import dtypes, lax
-from didax.numpy import creation, extra, inner_jit, promotion, ufuncs
-from didax.numpy.extra import _aval
+from didax.numpy import (
+    creation,
+    inner_jit,
+    predicates,
+    promotion,
+    ufuncs,
+)
+from didax.numpy.axis_args import _aval
+from didax.numpy.predicates import _is_float
 
 __all__ = [
+    "around",
+    "round",
     "arctan2",
     "atan2",
     "bartlett",
@@ -138,13 +147,13 @@ def fabs(x: Any) -> Any:
 def fmax(x1: Any, x2: Any) -> Any:
     """The maximum, ignoring a NaN in either. Like `jax.numpy.fmax`."""
     x1, x2 = promotion.broadcast("fmax", *promotion.promote("fmax", x1, x2))
-    return ufuncs.where(lax.bitwise_or(lax.gt(x1, x2), extra.isnan(x2)), x1, x2)
+    return ufuncs.where(lax.bitwise_or(lax.gt(x1, x2), predicates.isnan(x2)), x1, x2)
 
 
 def fmin(x1: Any, x2: Any) -> Any:
     """The minimum, ignoring a NaN in either. Like `jax.numpy.fmin`."""
     x1, x2 = promotion.broadcast("fmin", *promotion.promote("fmin", x1, x2))
-    return ufuncs.where(lax.bitwise_or(lax.lt(x1, x2), extra.isnan(x2)), x1, x2)
+    return ufuncs.where(lax.bitwise_or(lax.lt(x1, x2), predicates.isnan(x2)), x1, x2)
 
 
 def _signbit(x: Any) -> Any:
@@ -209,7 +218,7 @@ def nan_to_num(
     info = ml_dtypes.finfo(dtype)
     posinf = float(info.max) if posinf is None else posinf
     neginf = float(info.min) if neginf is None else neginf
-    out = ufuncs.where(extra.isnan(x), _const(x, nan), x)
+    out = ufuncs.where(predicates.isnan(x), _const(x, nan), x)
     out = ufuncs.where(lax.eq(out, _const(x, np.inf)), _const(x, posinf), out)
     return ufuncs.where(lax.eq(out, _const(x, -np.inf)), _const(x, neginf), out)
 
@@ -406,3 +415,29 @@ def blackman(M: int) -> Any:  # noqa: N803
 def bartlett(M: int) -> Any:  # noqa: N803
     """Like `jax.numpy.bartlett`."""
     return _window("bartlett", M, lambda n, m: 1 - lax.abs(2 * n - m) / m)
+
+
+# ----------------------------------------------------------------------------- round
+
+
+def round(a: Any, decimals: int = 0, out: None = None) -> Any:  # noqa: A001
+    """Round half to even, to `decimals` places. Like `jax.numpy.round`."""
+    promotion.check_arraylike("round", a)
+    a = creation.asarray(a)
+    if not _is_float(a):
+        if decimals < 0:
+            raise NotImplementedError("round: integer input with decimals < 0")
+        return a
+    if dtypes.is_complex(_aval(a).dtype):  # each part rounded, as JAX
+        return lax.complex(round(lax.real(a), decimals), round(lax.imag(a), decimals))
+    if decimals == 0:
+        return lax.round(a, 1)
+    dtype = _aval(a).dtype
+    factor = lax.full((), 10.0**decimals, dtype)
+    return lax.div(lax.round(lax.mul(a, factor), 1), factor)
+
+
+around = round
+
+
+METHODS = {"round": round}

@@ -11,12 +11,13 @@ from typing import Any
 
 from didax import lax
 from didax.numpy.creation import to_dtype
-from didax.numpy.manipulation import reshape, squeeze, transpose
+from didax.numpy.manipulation import ravel, reshape, squeeze, swapaxes, transpose
 from didax.numpy.products import dot, matmul
 from didax.numpy.reductions import argmax, max, mean, min, prod, sum
 from didax.numpy.ufuncs import (
     abs,
     add,
+    clip,
     divide,
     equal,
     floor_divide,
@@ -81,6 +82,10 @@ OPERATORS = {
     "transpose_method": _transpose_method,
     "transpose": transpose,
     "squeeze": squeeze,
+    "swapaxes": swapaxes,
+    "ravel": ravel,
+    "flatten": ravel,
+    "clip": clip,
     "dot": dot,
 }
 

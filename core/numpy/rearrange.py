@@ -19,60 +19,35 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from didax import core, dtypes, lax
+from didax import core, lax
 from didax.numpy import (
     axis_args,
     creation,
-    extra,
-    indexing,
+    index_take,
     manipulation,
     promotion,
-    reductions,
-    ufuncs,
 )
-from didax.numpy.extra import _aval
+from didax.numpy.axis_args import _aval
 
 __all__ = [
     "delete",
-    "geomspace",
-    "isscalar",
-    "iterable",
-    "logspace",
     "pad",
     "resize",
-    "size",
     "append",
-    "broadcast_arrays",
-    "broadcast_shapes",
-    "ix_",
-    "ravel_multi_index",
     "rollaxis",
-    "select",
-    "unravel_index",
     "array_split",
     "atleast_1d",
     "atleast_2d",
     "atleast_3d",
     "column_stack",
     "concat",
-    "copy",
-    "diag",
-    "diag_indices",
-    "diag_indices_from",
-    "diagflat",
-    "diagonal",
     "dsplit",
     "dstack",
-    "empty",
-    "empty_like",
     "flip",
     "fliplr",
     "flipud",
-    "full_like",
     "hsplit",
     "hstack",
-    "identity",
-    "indices",
     "matrix_transpose",
     "permute_dims",
     "repeat",
@@ -80,12 +55,6 @@ __all__ = [
     "rot90",
     "split",
     "tile",
-    "trace",
-    "tri",
-    "tril_indices",
-    "tril_indices_from",
-    "triu_indices",
-    "triu_indices_from",
     "unstack",
     "vsplit",
     "vstack",
@@ -154,7 +123,7 @@ def roll(a: Any, shift: Any, axis: Any = None) -> Any:
     promotion.check_arraylike("roll", a)
     a = creation.asarray(a)
     if axis is None:
-        return manipulation.reshape(roll(extra.ravel(a), shift, 0), _aval(a).shape)
+        return manipulation.reshape(roll(manipulation.ravel(a), shift, 0), _aval(a).shape)
     shifts = (shift,) if np.ndim(shift) == 0 else tuple(shift)
     axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
     shifts, axes = np.broadcast_arrays(np.asarray(shifts), np.asarray(axes))
@@ -211,7 +180,7 @@ def repeat(
     promotion.check_arraylike("repeat", a)
     a = creation.asarray(a)
     if axis is None:
-        a, axis = extra.ravel(a), 0
+        a, axis = manipulation.ravel(a), 0
     axis = axis_args.canonical_axis(axis, _aval(a).ndim)
     shape = _aval(a).shape
     if np.ndim(repeats) == 0 and not isinstance(repeats, core.Tracer):
@@ -228,7 +197,7 @@ def repeat(
     index = np.repeat(np.arange(shape[axis], dtype=np.int32), counts)
     if total_repeat_length is not None:
         index = np.resize(index, total_repeat_length) if index.size else index
-    return indexing.take(a, creation.asarray(index), axis=axis)
+    return index_take.take(a, creation.asarray(index), axis=axis)
 
 
 def _fit_length(x: Any, axis: int, length: int) -> Any:
@@ -314,14 +283,14 @@ def column_stack(tup: Sequence[Any]) -> Any:
 def concat(arrays: Sequence[Any], /, *, axis: int | None = 0) -> Any:
     """Like `jax.numpy.concat` (the array API's `concatenate`)."""
     if axis is None:
-        return manipulation.concatenate([extra.ravel(a) for a in arrays], axis=0)
+        return manipulation.concatenate([manipulation.ravel(a) for a in arrays], axis=0)
     return manipulation.concatenate(arrays, axis=axis)
 
 
 def append(arr: Any, values: Any, axis: int | None = None) -> Any:
     """Like `jax.numpy.append`."""
     if axis is None:
-        return manipulation.concatenate([extra.ravel(arr), extra.ravel(values)], 0)
+        return manipulation.concatenate([manipulation.ravel(arr), manipulation.ravel(values)], 0)
     return manipulation.concatenate([arr, values], axis=axis)
 
 
@@ -405,178 +374,7 @@ def permute_dims(a: Any, /, axes: tuple[int, ...]) -> Any:
     return manipulation.transpose(a, axes)
 
 
-# ----------------------------------------------------------------------------- diagonals
-
-
-def diagonal(a: Any, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Any:
-    """The diagonal of the planes spanned by `axis1` and `axis2`, as the last axis. Like
-    `jax.numpy.diagonal`."""
-    promotion.check_arraylike("diagonal", a)
-    a = creation.asarray(a)
-    nd = _aval(a).ndim
-    if nd < 2:
-        raise ValueError("diagonal requires an array of at least two dimensions.")
-    a1, a2 = axis_args.canonical_axis(axis1, nd), axis_args.canonical_axis(axis2, nd)
-    if a1 == a2:
-        raise ValueError("axis1 and axis2 must not be equal")
-    a = manipulation.moveaxis(a, (a1, a2), (-2, -1))
-    *batch, n, m = _aval(a).shape
-    offset = operator.index(offset)
-    length = builtins.max(0, builtins.min(n + builtins.min(offset, 0), m - builtins.max(offset, 0)))
-    rows = np.arange(length, dtype=np.int32) - builtins.min(offset, 0)
-    cols = np.arange(length, dtype=np.int32) + builtins.max(offset, 0)
-    return a[..., creation.asarray(rows), creation.asarray(cols)]
-
-
-def trace(
-    a: Any, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype: Any = None, out: None = None
-) -> Any:
-    """The sum along the diagonal. Like `jax.numpy.trace`."""
-    return reductions.sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)
-
-
-def diag(v: Any, k: int = 0) -> Any:
-    """A vector's diagonal matrix, or a matrix's `k`-th diagonal. Like `jax.numpy.diag`."""
-    promotion.check_arraylike("diag", v)
-    v = creation.asarray(v)
-    nd = _aval(v).ndim
-    if nd == 2:
-        return diagonal(v, k)
-    if nd != 1:
-        raise ValueError("diag input must be 1d or 2d")
-    k = operator.index(k)
-    n = _aval(v).shape[0] + builtins.abs(k)
-    rows = lax.broadcasted_iota(dtypes.int32, (n, n), 0)
-    cols = lax.broadcasted_iota(dtypes.int32, (n, n), 1)
-    on = lax.eq(lax.add(rows, lax.full((), k, dtypes.int32)), cols)
-    padded = lax.pad(
-        v, lax.full((), 0, _aval(v).dtype), [(builtins.max(k, 0), builtins.max(-k, 0), 0)]
-    )
-    spread = lax.broadcast_in_dim(padded, (n, n), (1,))  # (r, c) reads padded[c]
-    return ufuncs.where(on, spread, lax.full((), 0, _aval(v).dtype))
-
-
-def diagflat(v: Any, k: int = 0) -> Any:
-    """Like `jax.numpy.diagflat`."""
-    return diag(extra.ravel(creation.asarray(v)), k)
-
-
-def tri(N: int, M: int | None = None, k: int = 0, dtype: Any = None) -> Any:  # noqa: N803
-    """Ones at and below the `k`-th diagonal. Like `jax.numpy.tri`."""
-    M = N if M is None else M  # noqa: N806
-    rows = lax.broadcasted_iota(dtypes.int32, (N, M), 0)
-    cols = lax.broadcasted_iota(dtypes.int32, (N, M), 1)
-    mask = lax.ge(lax.add(rows, lax.full((), k, dtypes.int32)), cols)
-    dtype = dtypes.default_float() if dtype is None else creation.to_dtype(dtype)
-    return lax.convert_element_type(mask, dtype, False)
-
-
-def _index_arrays(rows: np.ndarray, cols: np.ndarray) -> tuple[Any, Any]:
-    return creation.asarray(rows.astype(np.int32)), creation.asarray(cols.astype(np.int32))
-
-
-def tril_indices(n: int, k: int = 0, m: int | None = None) -> tuple[Any, Any]:
-    """Like `jax.numpy.tril_indices`."""
-    return _index_arrays(*np.tril_indices(n, k, m))
-
-
-def triu_indices(n: int, k: int = 0, m: int | None = None) -> tuple[Any, Any]:
-    """Like `jax.numpy.triu_indices`."""
-    return _index_arrays(*np.triu_indices(n, k, m))
-
-
-def tril_indices_from(arr: Any, k: int = 0) -> tuple[Any, Any]:
-    """Like `jax.numpy.tril_indices_from`."""
-    shape = _aval(creation.asarray(arr)).shape
-    if len(shape) != 2:
-        raise ValueError("Only 2-D inputs are accepted")
-    return tril_indices(shape[0], k, shape[1])
-
-
-def triu_indices_from(arr: Any, k: int = 0) -> tuple[Any, Any]:
-    """Like `jax.numpy.triu_indices_from`."""
-    shape = _aval(creation.asarray(arr)).shape
-    if len(shape) != 2:
-        raise ValueError("Only 2-D inputs are accepted")
-    return triu_indices(shape[0], k, shape[1])
-
-
-def diag_indices(n: int, ndim: int = 2) -> tuple[Any, ...]:
-    """Like `jax.numpy.diag_indices`."""
-    return (creation.asarray(np.arange(n, dtype=np.int32)),) * ndim
-
-
-def diag_indices_from(arr: Any) -> tuple[Any, ...]:
-    """Like `jax.numpy.diag_indices_from`."""
-    shape = _aval(creation.asarray(arr)).shape
-    if len(shape) < 2 or len(set(shape)) != 1:
-        raise ValueError("All dimensions of input must be of equal length")
-    return diag_indices(shape[0], len(shape))
-
-
-def indices(dimensions: Sequence[int], dtype: Any = None, sparse: bool = False) -> Any:
-    """The index grid of an array of shape `dimensions`. Like `jax.numpy.indices`."""
-    dimensions = tuple(map(operator.index, dimensions))
-    dtype = dtypes.int32 if dtype is None else creation.to_dtype(dtype)
-    n = len(dimensions)
-    out = []
-    for i, d in enumerate(dimensions):
-        if sparse:
-            shape = tuple(d if j == i else 1 for j in range(n))
-            out.append(lax.broadcasted_iota(dtype, shape, i))
-        else:
-            out.append(lax.broadcasted_iota(dtype, dimensions, i))
-    return tuple(out) if sparse else manipulation.stack(out) if out else creation.zeros((0,), dtype)
-
-
-# ----------------------------------------------------------------------------- creation
-
-
-def identity(n: int, dtype: Any = None) -> Any:
-    """Like `jax.numpy.identity`."""
-    return creation.eye(n, dtype=dtype)
-
-
-def empty(shape: Any, dtype: Any = None) -> Any:
-    """Zeros, as JAX's (XLA has no uninitialised memory). Like `jax.numpy.empty`."""
-    return creation.zeros(shape, dtype)
-
-
-def empty_like(prototype: Any, dtype: Any = None, shape: Any = None) -> Any:
-    """Like `jax.numpy.empty_like` (zeros)."""
-    return full_like(prototype, 0, dtype, shape)
-
-
-def full_like(a: Any, fill_value: Any, dtype: Any = None, shape: Any = None) -> Any:
-    """Like `jax.numpy.full_like`."""
-    promotion.check_arraylike("full_like", a)
-    aval = _aval(creation.asarray(a))
-    dtype = aval.dtype if dtype is None else creation.to_dtype(dtype)
-    shape = aval.shape if shape is None else axis_args.shape_tuple(shape)
-    if np.ndim(fill_value) == 0:
-        return lax.full(shape, lax.convert_element_type(fill_value, dtype, False), dtype)
-    fill = lax.convert_element_type(creation.asarray(fill_value), dtype, False)
-    return promotion.broadcast_to(fill, shape)
-
-
-def copy(a: Any, order: Any = None) -> Any:
-    """Like `jax.numpy.copy`."""
-    return creation.array(a)
-
-
-# ----------------------------------------------------------------------------- index helpers
-
-
-def broadcast_shapes(*shapes: Any) -> tuple[int, ...]:
-    """Like `jax.numpy.broadcast_shapes`."""
-    return tuple(np.broadcast_shapes(*(axis_args.shape_tuple(s) for s in shapes)))
-
-
-def broadcast_arrays(*args: Any) -> list[Any]:
-    """Like `jax.numpy.broadcast_arrays`."""
-    arrays = [creation.asarray(a) for a in args]
-    shape = broadcast_shapes(*(_aval(a).shape for a in arrays))
-    return [a if _aval(a).shape == shape else promotion.broadcast_to(a, shape) for a in arrays]
+# ----------------------------------------------------------------------------- rollaxis
 
 
 def rollaxis(a: Any, axis: int, start: int = 0) -> Any:
@@ -592,161 +390,7 @@ def rollaxis(a: Any, axis: int, start: int = 0) -> Any:
     return manipulation.moveaxis(a, axis, start)
 
 
-def ix_(*args: Any) -> tuple[Any, ...]:
-    """Open index grids from 1-d sequences. Like `jax.numpy.ix_`."""
-    n = len(args)
-    out = []
-    for i, a in enumerate(args):
-        a = creation.asarray(a)
-        if _aval(a).ndim != 1:
-            raise ValueError(
-                f"Arguments to jax.numpy.ix_ must be 1-dimensional, got shape {_aval(a).shape}"
-            )
-        if _aval(a).dtype == dtypes.bool_:
-            raise NotImplementedError("Boolean arguments to jax.numpy.ix_ are not supported.")
-        shape = tuple(_aval(a).shape[0] if j == i else 1 for j in range(n))
-        out.append(manipulation.reshape(a, shape))
-    return tuple(out)
-
-
-def unravel_index(indices: Any, shape: Any) -> tuple[Any, ...]:
-    """The coordinates of flat indices in an array of `shape` (negative indices count from
-    the end; out of range ones are clipped). Like `jax.numpy.unravel_index`."""
-    promotion.check_arraylike("unravel_index", indices)
-    indices = creation.asarray(indices)
-    shape = axis_args.shape_tuple(shape)
-    dtype = _aval(indices).dtype
-    total = int(np.prod(shape, dtype=np.int64))
-    size = lax.full((), total, dtype)
-    flat = ufuncs.where(lax.lt(indices, lax.full((), 0, dtype)), lax.add(indices, size), indices)
-    flat = ufuncs.clip(flat, 0, total - 1)
-    out = []
-    for n in reversed(shape):
-        n_ = lax.full((), n, dtype)
-        out.append(lax.rem(flat, n_))
-        flat = lax.div(flat, n_)
-    return tuple(reversed(out))
-
-
-def ravel_multi_index(multi_index: Any, dims: Any, mode: str = "raise", order: str = "C") -> Any:
-    """Flat indices of coordinates in an array of shape `dims`. Like
-    `jax.numpy.ravel_multi_index` (mode "wrap" or "clip"; "raise" needs concrete indices)."""
-    dims = axis_args.shape_tuple(dims)
-    if len(multi_index) != len(dims):
-        raise ValueError(f"parameter multi_index must be a sequence of length {len(dims)}")
-    if order not in ("C", "F"):
-        raise ValueError("only 'C' or 'F' order is permitted")
-    index = [creation.asarray(i) for i in multi_index]
-    index = broadcast_arrays(*index)
-    dtype = _aval(index[0]).dtype
-    if mode == "raise":
-        for i, n in zip(index, dims, strict=True):
-            values = np.asarray(
-                core.concrete_or_error(
-                    i,
-                    "The error occurred because ravel_multi_index was jit-compiled with mode='raise'. Use mode='wrap' or mode='clip' instead.",
-                )
-            )
-            if values.size and (values.min() < 0 or values.max() >= n):
-                raise ValueError("invalid entry in coordinates array")
-    elif mode == "wrap":
-        index = [
-            ufuncs.remainder(i, lax.full((), n, dtype)) for i, n in zip(index, dims, strict=True)
-        ]
-    elif mode == "clip":
-        index = [ufuncs.clip(i, 0, n - 1) for i, n in zip(index, dims, strict=True)]
-    else:
-        raise ValueError(f"invalid mode={mode!r}. Expected 'raise', 'wrap', or 'clip'")
-    order_dims = range(len(dims) - 1, -1, -1) if order == "C" else range(len(dims))
-    stride, total = 1, None
-    for d in order_dims:
-        term = lax.mul(index[d], lax.full((), stride, dtype))
-        total = term if total is None else lax.add(total, term)
-        stride *= dims[d]
-    return total
-
-
-def select(condlist: Sequence[Any], choicelist: Sequence[Any], default: Any = 0) -> Any:
-    """The choice of the first true condition, else `default`. Like `jax.numpy.select`."""
-    if len(condlist) != len(choicelist):
-        raise ValueError(
-            f"condlist must have length equal to choicelist ({len(condlist)} vs {len(choicelist)})"
-        )
-    if len(condlist) == 0:
-        raise ValueError("condlist must be non-empty")
-    out = default
-    for cond, choice in zip(reversed(condlist), reversed(choicelist), strict=True):
-        cond = creation.asarray(cond)
-        if _aval(cond).dtype != dtypes.bool_:
-            raise TypeError(
-                f"condlist must be a sequence of boolean arrays, got {_aval(cond).dtype}"
-            )
-        out = ufuncs.where(cond, choice, out)
-    return out
-
-
-# ----------------------------------------------------------------------------- more helpers
-
-
-def isscalar(element: Any) -> bool:
-    """True for Python and NumPy scalars and 0-d arrays. Like `jax.numpy.isscalar`."""
-    if isinstance(element, (np.generic, int, float, complex, builtins.bool)):
-        return True
-    if isinstance(element, (np.ndarray, core.Tracer)) or hasattr(element, "aval"):
-        return (
-            np.ndim(element) == 0 if isinstance(element, np.ndarray) else _aval(element).ndim == 0
-        )
-    return False
-
-
-def iterable(y: Any) -> bool:
-    """Like `jax.numpy.iterable`."""
-    try:
-        iter(y)
-    except TypeError:
-        return False
-    return True
-
-
-def size(a: Any, axis: int | None = None) -> int:
-    """Like `jax.numpy.size`."""
-    shape = _aval(creation.asarray(a)).shape
-    return int(np.prod(shape, dtype=np.int64)) if axis is None else shape[axis]
-
-
-def logspace(
-    start: Any,
-    stop: Any,
-    num: int = 50,
-    endpoint: bool = True,
-    base: Any = 10.0,
-    dtype: Any = None,
-    axis: int = 0,
-) -> Any:
-    """base ** linspace(start, stop). Like `jax.numpy.logspace`."""
-    exponents = creation.linspace(start, stop, num, endpoint=endpoint)
-    out = ufuncs.power(
-        lax.convert_element_type(creation.asarray(base), _aval(exponents).dtype, False), exponents
-    )
-    out = out if dtype is None else lax.convert_element_type(out, creation.to_dtype(dtype), False)
-    return manipulation.moveaxis(out, 0, axis) if axis else out
-
-
-def geomspace(
-    start: Any, stop: Any, num: int = 50, endpoint: bool = True, dtype: Any = None, axis: int = 0
-) -> Any:
-    """Numbers evenly spaced on a log scale from start to stop. Like `jax.numpy.geomspace`."""
-    start, stop = (
-        promotion.to_inexact("geomspace", creation.asarray(start)),
-        promotion.to_inexact("geomspace", creation.asarray(stop)),
-    )
-    sign = lax.sign(start)
-    logs = creation.linspace(
-        lax.log(lax.abs(start)), lax.log(lax.abs(stop)), num, endpoint=endpoint
-    )
-    out = ufuncs.multiply(sign, lax.exp(logs))
-    out = out if dtype is None else lax.convert_element_type(out, creation.to_dtype(dtype), False)
-    return manipulation.moveaxis(out, 0, axis) if axis else out
+# ----------------------------------------------------------------------------- pad, delete, resize
 
 
 def _pad_widths(pad_width: Any, ndim: int) -> list[tuple[int, int]]:
@@ -778,7 +422,7 @@ def pad(array: Any, pad_width: Any, mode: str = "constant", **kwargs: Any) -> An
             index = np.clip(np.arange(-lo, n + hi), 0, n - 1)
         else:
             index = np.arange(-lo, n + hi) % n
-        x = indexing.take(x, creation.asarray(index.astype(np.int32)), axis=axis)
+        x = index_take.take(x, creation.asarray(index.astype(np.int32)), axis=axis)
     return x
 
 
@@ -790,7 +434,7 @@ def delete(
     promotion.check_arraylike("delete", arr)
     a = creation.asarray(arr)
     if axis is None:
-        a, axis = extra.ravel(a), 0
+        a, axis = manipulation.ravel(a), 0
     axis = axis_args.canonical_axis(axis, _aval(a).ndim)
     n = _aval(a).shape[axis]
     keep = np.ones(n, bool)
@@ -809,7 +453,7 @@ def delete(
             if ((where < -n) | (where >= n)).any():
                 raise IndexError(f"index out of bounds for axis {axis} with size {n}")
             keep[where] = False
-    return indexing.take(a, creation.asarray(np.flatnonzero(keep).astype(np.int32)), axis=axis)
+    return index_take.take(a, creation.asarray(np.flatnonzero(keep).astype(np.int32)), axis=axis)
 
 
 def resize(a: Any, new_shape: Any) -> Any:
@@ -818,7 +462,7 @@ def resize(a: Any, new_shape: Any) -> Any:
     new_shape = axis_args.shape_tuple(new_shape)
     if any(d < 0 for d in new_shape):
         raise ValueError("all elements of `new_shape` must be non-negative")
-    flat = extra.ravel(creation.asarray(a))
+    flat = manipulation.ravel(creation.asarray(a))
     total = int(np.prod(new_shape, dtype=np.int64))
     size_in = _aval(flat).shape[0]
     if size_in == 0 or total == 0:
@@ -831,9 +475,6 @@ def resize(a: Any, new_shape: Any) -> Any:
 # The `Array` methods of this module's functions (`x.ptp()` is `ptp(x)`); `didax/numpy/__init__.py`
 # puts them in `core.operator_table`.
 METHODS = {
-    "copy": copy,
-    "diagonal": diagonal,
-    "trace": trace,
     "repeat": repeat,
     "matrix_transpose": matrix_transpose,
 }

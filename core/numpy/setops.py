@@ -19,8 +19,17 @@ from typing import Any, NamedTuple
 
 import numpy as np
 from didax import core, dtypes, lax
-from didax.numpy import axis_args, creation, extra, manipulation, promotion, reductions, ufuncs
-from didax.numpy.extra import _aval
+from didax.numpy import (
+    axis_args,
+    creation,
+    cumulative,
+    manipulation,
+    predicates,
+    promotion,
+    reductions,
+    ufuncs,
+)
+from didax.numpy.axis_args import _aval
 
 __all__ = [
     "array_equal",
@@ -83,7 +92,7 @@ def nonzero(a: Any, *, size: int | None = None, fill_value: Any = None) -> tuple
     size = int(size)  # a concrete count (as an array) or the caller's int
     if size == 0 or int(np.prod(shape)) == 0:
         return tuple(lax.full((size,), 0, dtypes.int32) for _ in shape)
-    flat = extra.cumsum(_bincount(extra.cumsum(mask), size))
+    flat = cumulative.cumsum(_bincount(cumulative.cumsum(mask), size))
     strides = [np.int32(np.prod(shape[i + 1 :])) for i in range(len(shape))]
     out = tuple(
         ufuncs.remainder(ufuncs.floor_divide(flat, stride), n)
@@ -103,7 +112,7 @@ def nonzero(a: Any, *, size: int | None = None, fill_value: Any = None) -> tuple
 def flatnonzero(a: Any, *, size: int | None = None, fill_value: Any = None) -> Any:
     """The indices of the nonzero entries of the flattened array. Like
     `jax.numpy.flatnonzero`."""
-    return nonzero(extra.ravel(creation.asarray(a)), size=size, fill_value=fill_value)[0]
+    return nonzero(manipulation.ravel(creation.asarray(a)), size=size, fill_value=fill_value)[0]
 
 
 def argwhere(a: Any, *, size: int | None = None, fill_value: Any = None) -> Any:
@@ -147,7 +156,7 @@ def _sorted_with_mask(x: Any, equal_nan: bool) -> tuple[Any, Any, Any]:
         aux = x[perm]
     differs = _neq(_rows(aux, 1, n), _rows(aux, 0, n - 1), equal_nan)
     if rest:
-        differs = extra.any(differs, tuple(range(1, len(rest) + 1)))
+        differs = predicates.any(differs, tuple(range(1, len(rest) + 1)))
     mask = lax.concatenate([lax.full((1,), True, dtypes.bool_), differs], 0)
     return aux, mask, perm
 
@@ -173,7 +182,7 @@ def unique(
         _concrete(arr, "The error arose for the first argument of jnp.unique(). " + _SIZE_HINT)
     flattened = axis is None and _aval(arr).ndim != 1  # the inverse takes arr's shape
     if axis is None:
-        aux_in, axis = extra.ravel(arr), 0
+        aux_in, axis = manipulation.ravel(arr), 0
     else:
         axis = axis_args.canonical_axis(axis, _aval(arr).ndim)
         aux_in = manipulation.moveaxis(arr, axis, 0)
@@ -195,7 +204,7 @@ def unique(
     if return_index:
         out.append(perm[ind])
     if return_inverse:
-        position = lax.sub(extra.cumsum(mask), np.int32(1))
+        position = lax.sub(cumulative.cumsum(mask), np.int32(1))
         inverse = lax.full((n,), 0, dtypes.int32).at[perm].set(position)
         out.append(lax.reshape(inverse, _aval(arr).shape) if flattened else inverse)
     if return_counts:
@@ -268,12 +277,12 @@ def isin(
     element, test = promotion.promote(
         "isin", creation.asarray(element), creation.asarray(test_elements)
     )
-    test = extra.ravel(test)
+    test = manipulation.ravel(test)
     shape = _aval(element).shape
     wide = (*shape, _aval(test).shape[0])
     a = lax.broadcast_in_dim(element, wide, tuple(range(len(shape))))
     b = lax.broadcast_in_dim(test, wide, (len(shape),))
-    found = extra.any(lax.eq(a, b), axis=-1)
+    found = predicates.any(lax.eq(a, b), axis=-1)
     return lax.bitwise_not(found) if invert else found
 
 
@@ -282,7 +291,7 @@ def _sorted_subset(
 ) -> Any:
     # the sorted unique values of a that are (not, if invert) in b; with `size`, cut or
     # padded to it (padding: fill_value, else the first value (fill_first) or 0, as JAX)
-    flat = extra.ravel(a)
+    flat = manipulation.ravel(a)
     if _aval(flat).shape[0] == 0:
         raise NotImplementedError(f"{name}: empty input is not supported by didax yet")
     aux, mask, _ = _sorted_with_mask(flat, True)
@@ -307,7 +316,7 @@ def union1d(ar1: Any, ar2: Any, *, size: int | None = None, fill_value: Any = No
     """The sorted values in either. Like `jax.numpy.union1d`."""
     promotion.check_arraylike("union1d", ar1, ar2)
     a, b = promotion.promote("union1d", creation.asarray(ar1), creation.asarray(ar2))
-    both = lax.concatenate([extra.ravel(a), extra.ravel(b)], 0)
+    both = lax.concatenate([manipulation.ravel(a), manipulation.ravel(b)], 0)
     return unique(both, size=size, fill_value=fill_value)
 
 
@@ -366,8 +375,8 @@ def array_equal(a1: Any, a2: Any, equal_nan: bool = False) -> Any:
     a1, a2 = promotion.promote("array_equal", a1, a2)
     same = lax.eq(a1, a2)
     if equal_nan and dtypes.is_float(_aval(a1).dtype):
-        same = lax.bitwise_or(same, lax.bitwise_and(extra.isnan(a1), extra.isnan(a2)))
-    return extra.all(same)
+        same = lax.bitwise_or(same, lax.bitwise_and(predicates.isnan(a1), predicates.isnan(a2)))
+    return predicates.all(same)
 
 
 def array_equiv(a1: Any, a2: Any) -> Any:
@@ -378,7 +387,9 @@ def array_equiv(a1: Any, a2: Any) -> Any:
     except ValueError:
         return creation.asarray(False)
     a1, a2 = promotion.promote("array_equiv", a1, a2)
-    return extra.all(lax.eq(promotion.broadcast_to(a1, shape), promotion.broadcast_to(a2, shape)))
+    return predicates.all(
+        lax.eq(promotion.broadcast_to(a1, shape), promotion.broadcast_to(a2, shape))
+    )
 
 
 def setxor1d(

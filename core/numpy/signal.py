@@ -11,8 +11,12 @@ from __future__ import annotations
 from typing import Any
 
 from didax import lax
-from didax.numpy import creation, inner_jit, promotion
-from didax.numpy.extra import _aval
+from didax.numpy import (
+    creation,
+    inner_jit,
+    promotion,
+)
+from didax.numpy.axis_args import _aval
 from didax.primitives.convolution import conv_general_dilated
 
 __all__ = ["convolve", "correlate"]

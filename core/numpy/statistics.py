@@ -13,6 +13,7 @@ values, so they need concrete inputs, as in JAX.
 from __future__ import annotations
 
 import builtins
+import math
 import operator
 from typing import Any
 
@@ -20,18 +21,25 @@ import numpy as np
 from didax import core, dtypes, lax
 from didax.numpy import (
     axis_args,
+    complex_parts,
     creation,
-    extra,
-    indexing,
+    cumulative,
+    diagonals,
+    index_take,
     manipulation,
+    predicates,
     promotion,
     rearrange,
     reductions,
+    sorting,
     ufuncs,
 )
-from didax.numpy.extra import _aval
+from didax.numpy.axis_args import _aval
+from didax.numpy.predicates import _is_float
 
 __all__ = [
+    "std",
+    "var",
     "average",
     "bincount",
     "corrcoef",
@@ -67,7 +75,7 @@ def _replace_nan(a: Any, value: Any) -> Any:
     a = creation.asarray(a)
     if not dtypes.is_float(_aval(a).dtype):
         return a
-    return ufuncs.where(extra.isnan(a), lax.full((), value, _aval(a).dtype), a)
+    return ufuncs.where(predicates.isnan(a), lax.full((), value, _aval(a).dtype), a)
 
 
 def nansum(
@@ -90,7 +98,7 @@ def nanprod(
 
 
 def _not_nan_count(a: Any, axis: Any, keepdims: bool, dtype: Any) -> Any:
-    valid = ufuncs.logical_not(extra.isnan(a)) if dtypes.is_float(_aval(a).dtype) else None
+    valid = ufuncs.logical_not(predicates.isnan(a)) if dtypes.is_float(_aval(a).dtype) else None
     if valid is None:
         axes = axis_args.canonical_axes("nanmean", a, axis)
         count = int(np.prod([_aval(a).shape[i] for i in axes], dtype=np.int64))
@@ -118,7 +126,7 @@ def _nan_extremum(name: str, reduce: Any, fill: float) -> Any:
         if not dtypes.is_float(_aval(a).dtype):
             return reduce(a, axis=axis, keepdims=keepdims)
         out = reduce(_replace_nan(a, fill), axis=axis, keepdims=keepdims)
-        all_nan = extra.all(extra.isnan(a), axis=axis, keepdims=keepdims)
+        all_nan = predicates.all(predicates.isnan(a), axis=axis, keepdims=keepdims)
         return ufuncs.where(all_nan, lax.full((), np.nan, _aval(a).dtype), out)
 
     op.__name__ = name
@@ -136,9 +144,9 @@ def _nan_arg(name: str, arg: Any, fill: float) -> Any:
         a = creation.asarray(a)
         if not dtypes.is_float(_aval(a).dtype):
             return arg(a, axis=axis, keepdims=keepdims)
-        nans = extra.isnan(a)
+        nans = predicates.isnan(a)
         index = arg(_replace_nan(a, fill), axis=axis, keepdims=keepdims)
-        all_nan = extra.all(nans, axis=axis, keepdims=keepdims)
+        all_nan = predicates.all(nans, axis=axis, keepdims=keepdims)
         return ufuncs.where(all_nan, lax.full((), -1, _aval(index).dtype), index)
 
     op.__name__ = name
@@ -147,7 +155,7 @@ def _nan_arg(name: str, arg: Any, fill: float) -> Any:
 
 
 nanargmax = _nan_arg("nanargmax", reductions.argmax, -np.inf)
-nanargmin = _nan_arg("nanargmin", extra.argmin, np.inf)
+nanargmin = _nan_arg("nanargmin", sorting.argmin, np.inf)
 
 
 def nanvar(
@@ -189,12 +197,12 @@ def nanstd(
 
 def nancumsum(a: Any, axis: Any = None, dtype: Any = None, out: None = None) -> Any:
     """The running sum, NaNs counted as zero. Like `jax.numpy.nancumsum`."""
-    return extra.cumsum(_replace_nan(a, 0), axis=axis, dtype=dtype)
+    return cumulative.cumsum(_replace_nan(a, 0), axis=axis, dtype=dtype)
 
 
 def nancumprod(a: Any, axis: Any = None, dtype: Any = None, out: None = None) -> Any:
     """The running product, NaNs counted as one. Like `jax.numpy.nancumprod`."""
-    return extra.cumprod(_replace_nan(a, 1), axis=axis, dtype=dtype)
+    return cumulative.cumprod(_replace_nan(a, 1), axis=axis, dtype=dtype)
 
 
 def count_nonzero(a: Any, axis: Any = None, keepdims: bool = False) -> Any:
@@ -266,16 +274,16 @@ def _quantile(
         raise ValueError(f"{name}: method {method!r} is not supported")
     shape = _aval(a).shape
     if axis is None:
-        a, axis, kept = extra.ravel(a), 0, tuple(1 for _ in shape)
+        a, axis, kept = manipulation.ravel(a), 0, tuple(1 for _ in shape)
     else:
         axis = axis_args.canonical_axis(axis, len(shape))
         kept = tuple(1 if d == axis else n for d, n in enumerate(shape))
     a = manipulation.moveaxis(a, axis, -1)  # quantiles of the last axis
     n = _aval(a).shape[-1]
     dtype = _aval(a).dtype
-    ordered = extra.sort(a, axis=-1)  # NaNs sort last
+    ordered = sorting.sort(a, axis=-1)  # NaNs sort last
     if ignore_nan:
-        count = reductions.sum(ufuncs.logical_not(extra.isnan(a)), axis=-1, keepdims=True)
+        count = reductions.sum(ufuncs.logical_not(predicates.isnan(a)), axis=-1, keepdims=True)
         last = lax.sub(lax.convert_element_type(count, dtype, False), lax.full((), 1, dtype))
     else:
         last = lax.full((), n - 1, dtype)
@@ -317,61 +325,47 @@ def _take_last(x: Any, index: Any, batch: tuple[int, ...]) -> Any:
     # x[..., index] along the last axis, for an index with one entry per (q, *rest) position
     wide = (batch[0], *_aval(x).shape)
     full = lax.broadcast_in_dim(x, wide, tuple(range(1, _aval(x).ndim + 1)))
-    return indexing.take_along_axis(full, promotion.broadcast_to(index, batch), axis=-1)
+    return index_take.take_along_axis(full, promotion.broadcast_to(index, batch), axis=-1)
 
 
-def quantile(
-    a: Any,
-    q: Any,
-    axis: Any = None,
-    out: None = None,
-    overwrite_input: bool = False,
-    method: str = "linear",
-    keepdims: bool = False,
-) -> Any:
-    """The `q`-th quantiles (q in [0, 1]) along `axis`. Like `jax.numpy.quantile`."""
-    return _quantile("quantile", a, q, axis, method, keepdims, ignore_nan=False)
+def _quantile_function(name: str, percent: bool, ignore_nan: bool, doc: str) -> Any:
+    # quantile, nanquantile, percentile and nanpercentile share JAX's signature
+    def fn(
+        a: Any,
+        q: Any,
+        axis: Any = None,
+        out: None = None,
+        overwrite_input: bool = False,
+        method: str = "linear",
+        keepdims: bool = False,
+    ) -> Any:
+        if percent:
+            q = ufuncs.divide(creation.asarray(q), 100.0)
+        return _quantile(name, a, q, axis, method, keepdims, ignore_nan=ignore_nan)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = doc
+    return fn
 
 
-def nanquantile(
-    a: Any,
-    q: Any,
-    axis: Any = None,
-    out: None = None,
-    overwrite_input: bool = False,
-    method: str = "linear",
-    keepdims: bool = False,
-) -> Any:
-    """Like `jax.numpy.nanquantile`: NaNs are ignored."""
-    return _quantile("nanquantile", a, q, axis, method, keepdims, ignore_nan=True)
-
-
-def percentile(
-    a: Any,
-    q: Any,
-    axis: Any = None,
-    out: None = None,
-    overwrite_input: bool = False,
-    method: str = "linear",
-    keepdims: bool = False,
-) -> Any:
-    """The `q`-th percentiles (q in [0, 100]). Like `jax.numpy.percentile`."""
-    q = ufuncs.divide(creation.asarray(q), 100.0)
-    return _quantile("percentile", a, q, axis, method, keepdims, ignore_nan=False)
-
-
-def nanpercentile(
-    a: Any,
-    q: Any,
-    axis: Any = None,
-    out: None = None,
-    overwrite_input: bool = False,
-    method: str = "linear",
-    keepdims: bool = False,
-) -> Any:
-    """Like `jax.numpy.nanpercentile`: NaNs are ignored."""
-    q = ufuncs.divide(creation.asarray(q), 100.0)
-    return _quantile("nanpercentile", a, q, axis, method, keepdims, ignore_nan=True)
+quantile = _quantile_function(
+    "quantile",
+    False,
+    False,
+    "The `q`-th quantiles (q in [0, 1]) along `axis`. Like `jax.numpy.quantile`.",
+)
+nanquantile = _quantile_function(
+    "nanquantile", False, True, "Like `jax.numpy.nanquantile`: NaNs are ignored."
+)
+percentile = _quantile_function(
+    "percentile",
+    True,
+    False,
+    "The `q`-th percentiles (q in [0, 100]). Like `jax.numpy.percentile`.",
+)
+nanpercentile = _quantile_function(
+    "nanpercentile", True, True, "Like `jax.numpy.nanpercentile`: NaNs are ignored."
+)
 
 
 def median(
@@ -434,7 +428,10 @@ def cov(
     centered = lax.sub(x, reductions.mean(x, axis=1, keepdims=True))
     dtype = _aval(centered).dtype
     prod = lax.dot_general(
-        centered, extra.conj(centered), (((1,), (1,)), ((), ())), preferred_element_type=dtype
+        centered,
+        complex_parts.conj(centered),
+        (((1,), (1,)), ((), ())),
+        preferred_element_type=dtype,
     )
     out = lax.div(prod, lax.full((), n - ddof, dtype))
     return lax.squeeze(out, (0, 1)) if _aval(out).shape == (1, 1) else out
@@ -445,7 +442,7 @@ def corrcoef(x: Any, y: Any = None, rowvar: bool = True) -> Any:
     c = cov(x, y, rowvar)
     if _aval(c).ndim == 0:
         return lax.div(c, c)
-    d = rearrange.diagonal(c)
+    d = diagonals.diagonal(c)
     stddev = lax.sqrt(d)
     c = lax.div(
         lax.div(c, lax.broadcast_in_dim(stddev, _aval(c).shape, (0,))),
@@ -570,7 +567,7 @@ def histogram(
     weights = creation.asarray(weights)
     if _aval(weights).shape != _aval(a).shape:
         raise ValueError("weights should have the same shape as a.")
-    a, weights = extra.ravel(a), extra.ravel(weights)
+    a, weights = manipulation.ravel(a), manipulation.ravel(weights)
     edges = histogram_bin_edges(a, bins, range, weights)
     nedges = _aval(edges).shape[0]
     index = searchsorted(edges, a, side="right")
@@ -582,6 +579,55 @@ def histogram(
     return counts, edges
 
 
+# ----------------------------------------------------------------------------- var, std
+
+
+def var(
+    a: Any,
+    axis: Any = None,
+    dtype: Any = None,
+    out: None = None,
+    ddof: int = 0,
+    keepdims: bool = False,
+    *,
+    correction: int | None = None,
+) -> Any:
+    """Like `jax.numpy.var`."""
+    promotion.check_arraylike("var", a)
+    a = creation.asarray(a)
+    correction = ddof if correction is None else correction
+    axes = axis_args.canonical_axes("var", a, axis)
+    compute = (
+        creation.to_dtype(dtype)
+        if dtype is not None
+        else (_aval(a).dtype if _is_float(a) else dtypes.float32)
+    )
+    a = lax.convert_element_type(a, compute, False)
+    centered = lax.sub(a, reductions.mean(a, axis=axes, keepdims=True))
+    if dtypes.is_complex(compute):  # |c|^2 = Re(c conj(c)): the variance is real, as JAX's
+        squares = lax.real(lax.mul(centered, lax.conj(centered)))
+        compute = dtypes.real_of(compute)
+    else:
+        squares = lax.mul(centered, centered)
+    total = reductions.sum(squares, axis=axes, keepdims=keepdims)
+    count = math.prod(_aval(a).shape[i] for i in axes)
+    return lax.div(total, lax.full((), float(count - correction), compute))
+
+
+def std(
+    a: Any,
+    axis: Any = None,
+    dtype: Any = None,
+    out: None = None,
+    ddof: int = 0,
+    keepdims: bool = False,
+    *,
+    correction: int | None = None,
+) -> Any:
+    """Like `jax.numpy.std`."""
+    return lax.sqrt(var(a, axis, dtype, out, ddof, keepdims, correction=correction))
+
+
 # The `Array` methods of this module's functions (`x.ptp()` is `ptp(x)`); `didax/numpy/__init__.py`
 # puts them in `core.operator_table`.
-METHODS = {"ptp": ptp, "searchsorted": searchsorted}
+METHODS = {"ptp": ptp, "searchsorted": searchsorted, "std": std, "var": var}

@@ -7,6 +7,7 @@ Layer 5, after `manipulation`. A binary function promotes and broadcasts its ope
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -299,7 +300,27 @@ def square(x: Any) -> Any:
     return lax.integer_pow(x, 2)
 
 
+def select(condlist: Sequence[Any], choicelist: Sequence[Any], default: Any = 0) -> Any:
+    """The choice of the first true condition, else `default`. Like `jax.numpy.select`."""
+    if len(condlist) != len(choicelist):
+        raise ValueError(
+            f"condlist must have length equal to choicelist ({len(condlist)} vs {len(choicelist)})"
+        )
+    if len(condlist) == 0:
+        raise ValueError("condlist must be non-empty")
+    out = default
+    for cond, choice in zip(reversed(condlist), reversed(choicelist), strict=True):
+        cond = asarray(cond)
+        if core.get_aval(cond).dtype != dtypes.bool_:
+            raise TypeError(
+                f"condlist must be a sequence of boolean arrays, got {core.get_aval(cond).dtype}"
+            )
+        out = where(cond, choice, out)
+    return out
+
+
 __all__ = [
+    "select",
     "abs",
     "absolute",
     "add",

@@ -1,12 +1,15 @@
 """Tangent and cotangent helpers for jvp and transpose rules: a symbolic zero made
-concrete (`instantiate`), and the tangent or cotangent of an operand that an elementwise op
-broadcast (`fit_shape`, `unbroadcast`).
+concrete (`instantiate`), the tangent or cotangent of an operand that an elementwise op
+broadcast (`fit_shape`, `unbroadcast`), and `linear_jvp`, the jvp rule of a primitive linear
+in some operands (JAX's `deflinear`). Its companions: `rules.zero_jvp` (outputs that do not
+vary) and `elementwise.partials_jvp` (a sum of partial derivatives, JAX's `defjvp`).
 
 Layer 2, after `creation`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -49,3 +52,24 @@ def unbroadcast(ct: Any, aval: ShapedArray) -> Any:
         return reduce_sum(ct, tuple(range(len(ct_shape))))
     axes = tuple(i for i, (a, b) in enumerate(zip(ct_shape, aval.shape, strict=True)) if a != b)
     return reshape(reduce_sum(ct, axes), aval.shape)
+
+
+def linear_jvp(prim: core.Primitive, linear: Sequence[int] | slice = slice(None)) -> core.JvpRule:
+    """The jvp rule of `prim`, linear in the operands at positions `linear` (all by default)
+    together: the output tangent is `prim` applied to their tangents (symbolic zeros made
+    concrete) and to the other operands (indices, a selector) as they are. A symbolic zero
+    when every linear operand's tangent is one."""
+
+    def rule(primals: Sequence[Any], tangents: Sequence[Any], **params: Any) -> tuple:
+        out = prim.bind(*primals, **params)
+        positions = range(len(primals))
+        lin = set(positions[linear] if isinstance(linear, slice) else linear)
+        if all(isinstance(tangents[i], Zero) for i in lin):
+            return [out], [Zero.like(out)]
+        args = [
+            instantiate(t) if i in lin else x
+            for i, (x, t) in enumerate(zip(primals, tangents, strict=True))
+        ]
+        return [out], [prim.bind(*args, **params)]
+
+    return rule

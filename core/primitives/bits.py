@@ -19,21 +19,11 @@ from typing import Any
 import numpy as np
 from didax import core, dtypes
 from didax.array import eager_result
-from didax.core import NOT_MAPPED, ShapedArray, Zero
+from didax.core import NOT_MAPPED, ShapedArray
 from didax.primitives import rules, shape, vmap_helpers
 
 uint32 = np.dtype("uint32")
 uint64 = np.dtype("uint64")
-
-
-def _zero_jvp(prim: core.Primitive) -> core.JvpRule:
-    # integer-valued results: the tangent out is a symbolic zero
-    def rule(primals, tangents, **params):
-        outs = prim.bind(*primals, **params)
-        outs = outs if prim.multiple_results else [outs]
-        return list(outs), [Zero.like(o) for o in outs]
-
-    return rule
 
 
 def _int_binary_aval(name: str) -> core.AbstractEvalRule:
@@ -71,7 +61,7 @@ def _binary_int(name: str, impl: core.ImplRule, hlo_op: str) -> core.Primitive:
     prim = core.Primitive(name)
     core.impl_rules.register(prim, impl)
     core.abstract_eval_rules.register(prim, _int_binary_aval(name))
-    core.jvp_rules.register(prim, _zero_jvp(prim))
+    core.jvp_rules.register(prim, rules.zero_jvp(prim))
     core.vmap_rules.register(prim, vmap_helpers.broadcasting_vmap(prim.bind))
     core.lowering_rules.register(prim, rules.direct_lowering(hlo_op))
     return prim
@@ -163,7 +153,7 @@ def _bitcast_abstract_eval(x: ShapedArray, *, new_dtype: np.dtype) -> list:
     return [ShapedArray(_bitcast_shape(x, new_dtype), new_dtype)]
 
 
-core.jvp_rules.register(bitcast_convert_type_p, _zero_jvp(bitcast_convert_type_p))
+core.jvp_rules.register(bitcast_convert_type_p, rules.zero_jvp(bitcast_convert_type_p))
 # no transpose rule: its tangent is zero (ZERO_DERIVATIVE in tests/lax/test_rule_coverage.py)
 
 
@@ -245,7 +235,7 @@ def _threefry2x32_abstract_eval(k1, k2, x1, x2):
     return [out, out]
 
 
-core.jvp_rules.register(threefry2x32_p, _zero_jvp(threefry2x32_p))
+core.jvp_rules.register(threefry2x32_p, rules.zero_jvp(threefry2x32_p))
 # no transpose rule: a hash of integers is not differentiable
 
 

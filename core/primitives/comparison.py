@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 from didax import core, dtypes
-from didax.core import NOT_MAPPED, ShapedArray, UndefinedPrimal, Zero
+from didax.core import NOT_MAPPED, ShapedArray, UndefinedPrimal
 from didax.primitives import ad_helpers, creation, rules, shape, vmap_helpers
 
 
@@ -22,18 +22,10 @@ def _comparison_primitive(name: str, fn: Callable[..., Any]) -> core.Primitive:
     core.impl_rules.register(prim, rules.predicate_impl(fn, aval))
     core.abstract_eval_rules.register(prim, aval)
     # jvp: handled by the all-zero-tangent path: comparisons never get a nonzero tangent out
-    core.jvp_rules.register(prim, _zero_output_jvp(prim))
+    core.jvp_rules.register(prim, rules.zero_jvp(prim))
     core.vmap_rules.register(prim, vmap_helpers.broadcasting_vmap(prim.bind))
     core.lowering_rules.register(prim, rules.compare_lowering(name.upper()))  # "GT", ...
     return prim
-
-
-def _zero_output_jvp(prim: core.Primitive) -> core.JvpRule:
-    def rule(primals, tangents, **params):
-        out = prim.bind(*primals, **params)
-        return [out], [Zero.like(out)]
-
-    return rule
 
 
 gt_p = _comparison_primitive("gt", np.greater)
@@ -99,7 +91,7 @@ core.impl_rules.register(
 )
 
 
-core.jvp_rules.register(is_finite_p, _zero_output_jvp(is_finite_p))
+core.jvp_rules.register(is_finite_p, rules.zero_jvp(is_finite_p))
 core.vmap_rules.register(is_finite_p, rules.vectorized_vmap(is_finite))
 core.lowering_rules.register(is_finite_p, rules.direct_lowering("is_finite"))
 
@@ -111,7 +103,7 @@ def _logical(name: str, fn: Callable[..., Any], arity: int) -> core.Primitive:
     aval = rules.naryop_aval(name, "int_or_bool")
     core.impl_rules.register(prim, rules.elementwise_impl(fn, aval))
     core.abstract_eval_rules.register(prim, aval)
-    core.jvp_rules.register(prim, _zero_output_jvp(prim))
+    core.jvp_rules.register(prim, rules.zero_jvp(prim))
     vmap = (
         vmap_helpers.broadcasting_vmap(prim.bind)
         if arity == 2
@@ -202,14 +194,9 @@ def _select_n_abstract_eval(which, *cases):
     return [ShapedArray(first.shape, first.dtype, all(c.weak_type for c in cases))]
 
 
-@core.jvp_rules.register(select_n_p)
-def _select_n_jvp(primals, tangents):
-    which, *cases = primals
-    _, *case_dots = tangents
-    out = select_n(which, *cases)
-    if all(isinstance(t, Zero) for t in case_dots):
-        return [out], [Zero.like(out)]
-    return [out], [select_n(which, *(ad_helpers.instantiate(t) for t in case_dots))]
+core.jvp_rules.register(  # linear in the cases
+    select_n_p, ad_helpers.linear_jvp(select_n_p, slice(1, None))
+)
 
 
 @core.transpose_rules.register(select_n_p)

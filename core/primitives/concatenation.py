@@ -12,9 +12,9 @@ from typing import Any
 
 import numpy as np
 from didax import core
-from didax.core import NOT_MAPPED, ShapedArray, UndefinedPrimal, Zero
+from didax.core import NOT_MAPPED, ShapedArray, UndefinedPrimal
 from didax.primitives import rules
-from didax.primitives.ad_helpers import instantiate
+from didax.primitives.ad_helpers import linear_jvp
 from didax.primitives.convert import _scalar_constant
 from didax.primitives.shape import move_axis, reduce_sum, reshape, squeeze
 
@@ -174,13 +174,7 @@ def _pad_abstract_eval(x, value, *, padding_config):
     return [ShapedArray(shape, x.dtype, x.weak_type)]
 
 
-@core.jvp_rules.register(pad_p)
-def _pad_jvp(primals, tangents, *, padding_config):
-    (x, v), (x_dot, v_dot) = primals, tangents
-    out = pad(x, v, padding_config)
-    if isinstance(x_dot, Zero) and isinstance(v_dot, Zero):
-        return [out], [Zero.like(out)]
-    return [out], [pad(instantiate(x_dot), instantiate(v_dot), padding_config)]
+core.jvp_rules.register(pad_p, linear_jvp(pad_p))  # linear in x and the value
 
 
 @core.transpose_rules.register(pad_p)
@@ -273,12 +267,7 @@ def _concatenate_abstract_eval(*xs, dimension):
     return [ShapedArray(tuple(shape), first.dtype, all(x.weak_type for x in xs))]
 
 
-@core.jvp_rules.register(concatenate_p)
-def _concatenate_jvp(primals, tangents, *, dimension):
-    out = concatenate(primals, dimension)
-    if all(isinstance(t, Zero) for t in tangents):
-        return [out], [Zero.like(out)]
-    return [out], [concatenate([instantiate(t) for t in tangents], dimension)]
+core.jvp_rules.register(concatenate_p, linear_jvp(concatenate_p))
 
 
 @core.transpose_rules.register(concatenate_p)
@@ -336,12 +325,7 @@ def _stack_abstract_eval(*xs, axis):
     return [ShapedArray(shape, first.dtype, all(x.weak_type for x in xs))]
 
 
-@core.jvp_rules.register(stack_p)
-def _stack_jvp(primals, tangents, *, axis):
-    out = stack(primals, axis)
-    if all(isinstance(t, Zero) for t in tangents):
-        return [out], [Zero.like(out)]
-    return [out], [stack([instantiate(t) for t in tangents], axis)]
+core.jvp_rules.register(stack_p, linear_jvp(stack_p))
 
 
 @core.transpose_rules.register(stack_p)

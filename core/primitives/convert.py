@@ -128,11 +128,7 @@ core.impl_rules.register(stop_gradient_p, lambda x: [x])
 core.abstract_eval_rules.register(stop_gradient_p, rules.same_aval)
 
 
-@core.jvp_rules.register(stop_gradient_p)
-def _stop_gradient_jvp(primals, tangents):
-    (x,), _ = primals, tangents
-    out = stop_gradient(x)
-    return [out], [Zero.like(out)]
+core.jvp_rules.register(stop_gradient_p, rules.zero_jvp(stop_gradient_p))
 
 
 # no transpose rule: stop_gradient is not linear (its jvp is zero)

@@ -20,10 +20,10 @@ from typing import Any, NamedTuple
 
 import numpy as np
 from didax import core, dtypes
-from didax.core import NOT_MAPPED, ShapedArray, UndefinedPrimal, Zero
+from didax.core import NOT_MAPPED, ShapedArray, UndefinedPrimal
 from didax.primitives import concatenation, creation, rules, shape
-from didax.primitives.elementwise import add_tangents
-from didax.primitives.slicing import rev
+from didax.primitives.elementwise import partials_jvp
+from didax.primitives.shape import rev
 
 
 class ConvDimensionNumbers(NamedTuple):
@@ -263,14 +263,14 @@ def _conv_general_dilated_abstract_eval(lhs, rhs, **params):
     return [_conv_abstract_eval_avals(lhs, rhs, **params)]
 
 
-@core.jvp_rules.register(conv_general_dilated_p)
-def _conv_general_dilated_jvp(primals, tangents, **params):
-    (x, w), (x_dot, w_dot) = primals, tangents
-    out = conv_general_dilated_p.bind(x, w, **params)  # bilinear: d(x * w) = dx * w + x * dw
-    x_part = x_dot if isinstance(x_dot, Zero) else conv_general_dilated_p.bind(x_dot, w, **params)
-    w_part = w_dot if isinstance(w_dot, Zero) else conv_general_dilated_p.bind(x, w_dot, **params)
-    t = add_tangents(x_part, w_part)
-    return [out], [Zero.like(out) if isinstance(t, Zero) else t]
+core.jvp_rules.register(  # bilinear: d(x * w) = dx * w + x * dw
+    conv_general_dilated_p,
+    partials_jvp(
+        conv_general_dilated_p,
+        lambda t, x, w, out, **params: conv_general_dilated_p.bind(t, w, **params),
+        lambda t, x, w, out, **params: conv_general_dilated_p.bind(x, t, **params),
+    ),
+)
 
 
 # ----------------------------------------------------------------------------- transpose

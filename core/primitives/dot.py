@@ -13,11 +13,11 @@ from typing import Any
 
 import numpy as np
 from didax import core, dtypes
-from didax.core import NOT_MAPPED, ShapedArray, UndefinedPrimal, Zero
+from didax.core import NOT_MAPPED, ShapedArray, UndefinedPrimal
 from didax.jaxpr import pp_params_rules
 from didax.primitives import rules, shape
 from didax.primitives.convert import convert_element_type
-from didax.primitives.elementwise import add_tangents
+from didax.primitives.elementwise import partials_jvp
 
 dot_general_p = core.Primitive("dot_general")
 
@@ -123,14 +123,14 @@ def _dot_general_abstract_eval(x, y, *, dimension_numbers, precision, preferred_
     return [ShapedArray(shape_out, preferred_element_type or x.dtype)]
 
 
-@core.jvp_rules.register(dot_general_p)
-def _dot_general_jvp(primals, tangents, **params):
-    (x, y), (x_dot, y_dot) = primals, tangents
-    out = dot_general_p.bind(x, y, **params)  # d(x . y) = dx . y + x . dy
-    x_part = x_dot if isinstance(x_dot, Zero) else dot_general_p.bind(x_dot, y, **params)
-    y_part = y_dot if isinstance(y_dot, Zero) else dot_general_p.bind(x, y_dot, **params)
-    t = add_tangents(x_part, y_part)
-    return [out], [Zero.like(out) if isinstance(t, Zero) else t]
+core.jvp_rules.register(  # bilinear: d(x . y) = dx . y + x . dy
+    dot_general_p,
+    partials_jvp(
+        dot_general_p,
+        lambda t, x, y, out, **params: dot_general_p.bind(t, y, **params),
+        lambda t, x, y, out, **params: dot_general_p.bind(x, t, **params),
+    ),
+)
 
 
 def _transpose_lhs(

@@ -273,6 +273,18 @@ def compare_aval(name: str, complex_ok: bool = True) -> core.AbstractEvalRule:
 # ----------------------------------------------------------------------------- jvp
 
 
+def zero_jvp(prim: core.Primitive) -> core.JvpRule:
+    """The jvp of a primitive whose outputs do not vary with its operands (comparisons,
+    rounding, integer results): symbolic zero tangents."""
+
+    def rule(primals: Sequence[Any], tangents: Sequence[Any], **params: Any) -> tuple:
+        outs = prim.bind(*primals, **params)
+        outs = outs if prim.multiple_results else [outs]
+        return list(outs), [core.Zero.like(o) for o in outs]
+
+    return rule
+
+
 def linear_unary_jvp(fn: Callable[..., Any]) -> core.JvpRule:
     """The jvp of a primitive linear in its single operand: apply it to the tangent."""
 

@@ -1,5 +1,6 @@
 """Shape primitives: broadcast_in_dim, reshape, transpose, copy, squeeze (and
-`expand_dims`), and reduce_sum; and `move_axis`, the batching helper their own vmap rules need.
+`expand_dims`), rev, and reduce_sum; and `move_axis`, the batching helper their own vmap rules
+need.
 
 Layer 2, after `convert`. These are the linear structural operations. `reduce_sum` sits here,
 beside its transpose `broadcast_in_dim`, because the elementwise family's transpose rules need
@@ -291,6 +292,50 @@ def expand_dims(x: Any, dimensions: Sequence[int]) -> Any:
         shape.insert(d, 1)
     kept = tuple(i for i in range(ndim) if i not in dims)
     return broadcast_in_dim(x, tuple(shape), kept)
+
+
+# ----------------------------------------------------------------------------- rev
+
+rev_p = core.Primitive("rev")
+
+
+def rev(x: Any, dimensions: Sequence[int]) -> Any:
+    """Reverse `x` along `dimensions`. Like `jax.lax.rev`."""
+    return rev_p.bind(x, dimensions=tuple(int(d) for d in dimensions))
+
+
+def _rev_impl(x, *, dimensions):
+    _rev_abstract_eval(ShapedArray(np.shape(x), x.dtype), dimensions=dimensions)
+    return [np.flip(np.asarray(x), dimensions) if dimensions else np.asarray(x)]
+
+
+core.impl_rules.register(rev_p, _rev_impl)
+
+
+@core.abstract_eval_rules.register(rev_p)
+def _rev_abstract_eval(x, *, dimensions):
+    if len(set(dimensions)) != len(dimensions) or any(not 0 <= d < x.ndim for d in dimensions):
+        raise TypeError(f"rev: dimensions {dimensions} are not distinct axes of {x.str_short()}")
+    return [x]
+
+
+core.jvp_rules.register(rev_p, rules.linear_unary_jvp(rev_p.bind))
+
+
+@core.transpose_rules.register(rev_p)
+def _rev_transpose(cts, x, *, dimensions):
+    (ct,) = cts
+    return [rev(ct, dimensions)]
+
+
+@core.vmap_rules.register(rev_p)
+def _rev_vmap(axis_size, vals, dims, *, dimensions):
+    (x,), (d,) = vals, dims
+    x = move_axis(x, d, 0, axis_size)
+    return [rev(x, tuple(k + 1 for k in dimensions))], [0]
+
+
+core.lowering_rules.register(rev_p, lambda ctx, x, *, dimensions: [ctx.hlo.reverse(x, dimensions)])
 
 
 # ----------------------------------------------------------------------------- reduce_sum

@@ -71,18 +71,15 @@ core.impl_rules.register(
 core.abstract_eval_rules.register(erf_inv_p, rules.float_aval("erf_inv"))
 
 
-@core.jvp_rules.register(erf_inv_p)
-def _erf_inv_jvp(primals, tangents):
-    (x,), (x_dot,) = primals, tangents
-    y = erf_inv(x)
-    if isinstance(x_dot, core.Zero):
-        return [y], [x_dot]
-    # d/dx erfinv(x) = sqrt(pi)/2 * exp(erfinv(x)^2)
+def _erf_inv_jvp(t, x, y):  # d/dx erfinv(x) = sqrt(pi)/2 * exp(erfinv(x)^2)
     scale = elementwise.mul(
         np.float32(np.sqrt(np.pi) / 2).astype(core.get_aval(y).dtype),
         elementwise.exp(elementwise.mul(y, y)),
     )
-    return [y], [elementwise.mul(x_dot, scale)]
+    return elementwise.mul(t, scale)
+
+
+core.jvp_rules.register(erf_inv_p, elementwise.partials_jvp(erf_inv_p, _erf_inv_jvp))
 
 
 # no transpose rule: erf_inv is not linear (NONLINEAR in tests/lax/test_rule_coverage.py)
@@ -115,19 +112,16 @@ core.impl_rules.register(
 core.abstract_eval_rules.register(erf_p, rules.float_aval("erf"))
 
 
-@core.jvp_rules.register(erf_p)
-def _erf_jvp(primals, tangents):
-    (x,), (x_dot,) = primals, tangents
-    y = erf(x)
-    if isinstance(x_dot, core.Zero):
-        return [y], [x_dot]
-    # d/dx erf(x) = 2/sqrt(pi) * exp(-x^2)
+def _erf_jvp(t, x, y):  # d/dx erf(x) = 2/sqrt(pi) * exp(-x^2)
     dtype = core.get_aval(y).dtype
     scale = elementwise.mul(
         np.array(2 / np.sqrt(np.pi), dtype),
         elementwise.exp(elementwise.neg(elementwise.mul(x, x))),
     )
-    return [y], [elementwise.mul(x_dot, scale)]
+    return elementwise.mul(t, scale)
+
+
+core.jvp_rules.register(erf_p, elementwise.partials_jvp(erf_p, _erf_jvp))
 
 
 # no transpose rule: erf is not linear (NONLINEAR in tests/lax/test_rule_coverage.py)
@@ -155,10 +149,7 @@ core.impl_rules.register(
 core.abstract_eval_rules.register(nextafter_p, rules.naryop_aval("nextafter", "float"))
 
 
-@core.jvp_rules.register(nextafter_p)
-def _nextafter_jvp(primals, tangents):
-    out = nextafter(*primals)
-    return [out], [core.Zero.like(out)]  # piecewise constant, as JAX's
+core.jvp_rules.register(nextafter_p, rules.zero_jvp(nextafter_p))  # piecewise constant, as JAX's
 
 
 # no transpose rule: zero derivative (ZERO_DERIVATIVE in tests/lax/test_rule_coverage.py)

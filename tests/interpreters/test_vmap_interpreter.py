@@ -303,6 +303,7 @@ CASES = [
     ),
     Case(shape.transpose_p, lambda x: lax.transpose(x, (2, 0, 1)), lambda: [randf(2, 3, 4)]),
     Case(shape.squeeze_p, lambda x: lax.squeeze(x, (1,)), lambda: [randf(2, 1, 3)]),
+    Case(shape.rev_p, lambda x: lax.rev(x, (0, 2)), lambda: [randf(2, 3, 4)]),
     Case(concatenation.slice_p, lambda x: lax.slice(x, (0, 1), (2, 3)), lambda: [randf(2, 3)]),
     Case(
         concatenation.slice_p,

@@ -23,7 +23,9 @@ OTHER_FAMILIES = [
 
 def _lax_primitives() -> dict[str, core.Primitive]:
     found: dict[str, core.Primitive] = {}
-    names = [f"didax.primitives.{i.name}" for i in pkgutil.iter_modules(didax.primitives.__path__)]
+    names = [
+        info.name for info in pkgutil.walk_packages(didax.primitives.__path__, "didax.primitives.")
+    ]
     for name in [*names, *OTHER_FAMILIES]:
         module = importlib.import_module(name)
         for value in vars(module).values():

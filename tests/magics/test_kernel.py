@@ -220,7 +220,14 @@ def test_user_error_traceback_and_recovery(executed):
     tb = "\n".join(err["traceback"])
     assert "buggy" in tb and "helper" in tb and "not_defined_anywhere" in tb
     assert "skipping hidden" in tb
-    for engine_file in ("staging.py", "api.py", "jvp.py", "partial_eval.py", "magics.py"):
+    for engine_file in (
+        "staging.py",
+        "api.py",
+        "derivatives.py",
+        "jvp.py",
+        "partial_eval.py",
+        "magics.py",
+    ):
         assert engine_file not in tb
     assert out_text(nb.cells[11]) == "(1, None)"  # trace state back to the default
     ns = local_names()

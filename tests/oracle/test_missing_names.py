@@ -51,4 +51,4 @@ def test_no_extra_public_names():
         and not isinstance(getattr(dnp, name), types.ModuleType)
         and not hasattr(jax.numpy, name)
     )
-    assert extra == ["METHODS", "OPERATORS"]  # the operator tables `core.operator_table` holds
+    assert extra == ["OPERATORS"]  # the operator table `core.operator_table` holds
