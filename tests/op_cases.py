@@ -607,6 +607,9 @@ for name, domain in [
     ("abs", "nonzero"),
     ("sign", "nonzero"),
     ("floor", "real"),
+    ("erfc", "real"),
+    ("lgamma", "positive"),
+    ("digamma", "positive"),
     ("stop_gradient", "real"),
 ]:
     _add("lax", name, Arr(M, F, domain), linear=name == "neg")

@@ -135,7 +135,7 @@ from didax.primitives.slicing import (
     scatter_sub,
 )
 from didax.primitives.sorting import sort, sort_key_val
-from didax.primitives.special import erf, erf_inv, nextafter
+from didax.primitives.special import digamma, erf, erf_inv, erfc, lgamma, nextafter, polygamma
 
 __all__ = [
     "cumlogsumexp",
@@ -163,6 +163,10 @@ __all__ = [
     "bitwise_xor",
     "erf",
     "erf_inv",
+    "erfc",
+    "lgamma",
+    "digamma",
+    "polygamma",
     "nextafter",
     "shift_left",
     "shift_right_arithmetic",

@@ -7,10 +7,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from didax import lax, nn
+from didax import lax
 from didax import numpy as jnp
 from didax.numpy.axis_args import canonical_axes
 from didax.numpy.promotion import to_inexact
+from didax.numpy.stable import logsumexp as stable_logsumexp
 
 __all__ = ["logsumexp"]
 
@@ -20,7 +21,7 @@ def logsumexp(
 ) -> Any:
     """`log(sum(b * exp(a)))`, computed stably. Like `jax.scipy.special.logsumexp`."""
     if b is None and not return_sign:
-        return nn.logsumexp(a, axis=axis, keepdims=keepdims)
+        return stable_logsumexp(a, axis=axis, keepdims=keepdims)
     a = to_inexact("logsumexp", jnp.asarray(a))
     axes = canonical_axes("logsumexp", a, axis)
     peak = lax.stop_gradient(jnp.max(a, axis=axes, keepdims=True))

@@ -60,6 +60,10 @@ NONLINEAR = {
     "reduce_prod",
     "erf_inv",
     "erf",
+    "erfc",
+    "lgamma",
+    "digamma",
+    "polygamma",
     # scatter-min/max pick a winner (their jvp selects and scatter-adds tangents)
     "scatter-min",
     "scatter-max",

@@ -1,7 +1,8 @@
-"""`didax.nn`: activation functions written with didax.numpy. Like `jax.nn`.
+"""The stable log-sum-exp family: `logsumexp`, `softmax`, `log_softmax`. Like `jax.nn`'s.
 
-Layer 5. No primitives of its own: each function composes `didax.numpy` and `didax.lax`
-(`relu` carries a custom_jvp rule, as JAX's does).
+Layer 5, after `didax.numpy`, of which it is no part: `didax.nn` exports these functions,
+`didax.scipy.special` builds on them, and `didax.random` (below `didax.nn`, whose initializers
+draw random numbers) needs `softmax` for `dirichlet`. No primitives of its own.
 """
 
 from __future__ import annotations
@@ -10,29 +11,9 @@ from typing import Any
 
 from didax import core, lax
 from didax import numpy as jnp
-from didax.control_flow.custom_derivatives import custom_jvp
 from didax.numpy.axis_args import canonical_axes, expand_reduced
 from didax.numpy.inner_jit import inner_jit
 from didax.numpy.promotion import to_inexact
-
-
-def _relu(x: Any) -> Any:
-    """`max(x, 0)`. Like `jax.nn.relu`, whose derivative at 0 is 0 (not max's 0.5)."""
-    return jnp.maximum(x, 0)  # a weak 0 keeps integer inputs integer, as in JAX
-
-
-# As JAX's: a custom_jvp around an inner jit, with one jvp rule per argument.
-relu = custom_jvp(inner_jit(_relu, "relu"))
-relu.defjvps(
-    lambda g, ans, x: lax.select_n(
-        x > 0, lax.full(core.get_aval(g).shape, 0, core.get_aval(g).dtype), g
-    )
-)
-
-
-def sigmoid(x: Any) -> Any:
-    """`1 / (1 + exp(-x))`. Like `jax.nn.sigmoid`."""
-    return lax.logistic(x)  # as in JAX, integer inputs are a TypeError
 
 
 def _max_from_minus_inf(x: Any, axes: tuple[int, ...]) -> Any:
