@@ -61,6 +61,7 @@ NONLINEAR = {
     "erf_inv",
     "erf",
     "erfc",
+    "atanh",
     "lgamma",
     "digamma",
     "polygamma",
