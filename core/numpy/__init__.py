@@ -31,6 +31,7 @@ from didax.numpy.calculus import *  # noqa: E402, F403
 from didax.numpy.extra import *  # noqa: E402, F403
 from didax.numpy.extra import METHODS  # noqa: E402
 from didax.numpy.mathfuncs import *  # noqa: E402, F403
+from didax.numpy.mathfuncs import METHODS as _MATHFUNCS_METHODS  # noqa: E402
 from didax.numpy.rearrange import *  # noqa: E402, F403
 from didax.numpy.rearrange import METHODS as _REARRANGE_METHODS  # noqa: E402
 from didax.numpy.setops import *  # noqa: E402, F403
@@ -43,4 +44,5 @@ core.operator_table.update(METHODS)
 core.operator_table.update(_REARRANGE_METHODS)
 core.operator_table.update(_SETOPS_METHODS)
 core.operator_table.update(_STATISTICS_METHODS)
+core.operator_table.update(_MATHFUNCS_METHODS)
 core.operator_table.update(_indexing.OPERATORS)  # `x[idx]` and `x.at` (numpy/indexing.py)

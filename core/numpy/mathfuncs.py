@@ -406,3 +406,13 @@ def blackman(M: int) -> Any:  # noqa: N803
 def bartlett(M: int) -> Any:  # noqa: N803
     """Like `jax.numpy.bartlett`."""
     return _window("bartlett", M, lambda n, m: 1 - lax.abs(2 * n - m) / m)
+
+
+# Array and Tracer operators on integers and bools (`~x`, `x ^ y`, `x << n`, `x >> n`),
+# registered by didax.numpy's __init__ in core.operator_table
+METHODS = {
+    "invert": bitwise_not,
+    "bitwise_xor": bitwise_xor,
+    "left_shift": left_shift,
+    "right_shift": right_shift,
+}
