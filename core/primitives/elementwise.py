@@ -21,7 +21,7 @@ import numpy as np
 from didax import core, dtypes
 from didax.core import ShapedArray, UndefinedPrimal, Zero
 from didax.primitives import ad_helpers, rules, shape, vmap_helpers
-from didax.primitives.comparison import and_p, eq, gt, lt, select_n
+from didax.primitives.comparison import and_p, eq, ge, gt, lt, select_n
 from didax.primitives.convert import _scalar_constant, convert_element_type
 
 
@@ -494,7 +494,8 @@ def _abs_jvp(primals, tangents):
     (x,), (x_dot,) = primals, tangents
     out = abs(x)
     if not dtypes.is_complex(core.get_aval(x).dtype):
-        return [out], [mul(x_dot, sign(x))]  # d|x| = sign(x) dx
+        # d|x| = dx for x >= 0 (at 0 too, as JAX's), -dx below
+        return [out], [select_n(ge(x, _const(0.0, x)), neg(x_dot), x_dot)]
     # complex x: d|x| = Re(conj(x) dx) / |x|, with |x| taken as 1 where x == 0 (as JAX)
     x_conj = conj(x)
     out_c = convert_element_type(out, core.get_aval(x).dtype, core.get_aval(out).weak_type)
