@@ -6,7 +6,6 @@ JAX runs under `jit` (one program per case, JAX's values and weak types)."""
 from __future__ import annotations
 
 import didax
-import didax.numpy as dnp
 import didax.scipy.linalg as dlinalg
 import didax.scipy.special as dspecial
 import didax.scipy.stats as dstats
