@@ -19,7 +19,7 @@ from didax import numpy as jnp
 from didax.control_flow.custom_derivatives import custom_jvp
 from didax.numpy.axis_args import canonical_axes
 from didax.numpy.inner_jit import inner_jit
-from didax.numpy.promotion import to_inexact
+from didax.numpy.promotion import promote, to_inexact
 from didax.numpy.stable import logsumexp
 from didax.primitives.special import erfc
 
@@ -27,6 +27,15 @@ from didax.primitives.special import erfc
 def _zeros_like(g: Any) -> Any:
     aval = core.get_aval(g)
     return lax.full(aval.shape, 0, aval.dtype)
+
+
+# Default parameters: JAX's jitted activations see only the arguments given, so a default
+# shows in the jaxpr as a literal inside the inner jit, a given value as one of its inputs.
+_ONE, _SLOPE, _FOUR = 1.0, 1e-2, 4
+
+
+def _given(x: Any, param: Any, default: Any) -> tuple[Any, ...]:
+    return (x,) if param is default else (x, param)
 
 
 def identity(x: Any) -> Any:
@@ -58,29 +67,39 @@ def sigmoid(x: Any) -> Any:
     return lax.logistic(x)  # as in JAX, integer inputs are a TypeError
 
 
-def _softplus_body(x: Any) -> Any:
-    # logaddexp(x, 0) as JAX computes it: max(x, 0) + log1p(exp(-|x|)), and x + 0 for NaN
-    amax = jnp.maximum(x, 0.0)
-    out = amax + jnp.log1p(jnp.exp(-jnp.abs(x)))
-    return jnp.where(jnp.isnan(x), x, out)
+def logaddexp(x1: Any, x2: Any) -> Any:
+    # log(e^x1 + e^x2) = max + log1p(e^-|x1 - x2|); x1 + x2 where the difference is NaN
+    # (inf - inf), in lax ops, as JAX's jnp.logaddexp
+    amax = lax.max(x1, x2)
+    delta = lax.sub(x1, x2)
+    is_nan = lax.ne(delta, delta)
+    total = lax.add(x1, x2)
+    out = lax.add(amax, lax.log1p(lax.exp(lax.neg(lax.abs(delta)))))
+    return lax.select_n(is_nan, out, total)
 
 
-_softplus_custom = custom_jvp(_softplus_body)
+_logaddexp = custom_jvp(logaddexp)
 
 
-@_softplus_custom.defjvp
-def _softplus_jvp(primals, tangents):
-    (x,), (x_dot,) = primals, tangents
-    out = _softplus_custom(x)
-    # d/dx log(1 + e^x) = e^(x - out); an infinite out (x = inf) counts as 0, as in JAX
-    safe_out = jnp.where(jnp.isposinf(out), 0.0, out)
-    safe_x = jnp.where(jnp.isposinf(x), 0.0, x)
-    return out, x_dot * jnp.exp(safe_x - safe_out)
+def _replace_inf(x: Any) -> Any:
+    return jnp.where(jnp.isposinf(x), 0.0, x)
+
+
+@_logaddexp.defjvp
+def _logaddexp_jvp(primals, tangents):
+    (x1, x2), (t1, t2) = primals, tangents
+    out = _logaddexp(x1, x2)
+    # d/dxi log(e^x1 + e^x2) = e^(xi - out); +inf values count as 0, as in JAX
+    safe_out = _replace_inf(out)
+    return out, t1 * jnp.exp(_replace_inf(x1) - safe_out) + t2 * jnp.exp(
+        _replace_inf(x2) - safe_out
+    )
 
 
 def _softplus(x: Any) -> Any:
     """`log(1 + exp(x))`. Like `jax.nn.softplus`."""
-    return _softplus_custom(to_inexact("softplus", jnp.asarray(x)))
+    x = to_inexact("softplus", jnp.asarray(x))
+    return _logaddexp(*promote("softplus", x, 0.0))  # a 0 as weak as x
 
 
 softplus = inner_jit(_softplus, "softplus")
@@ -138,21 +157,22 @@ def _log_sigmoid(x: Any) -> Any:
 log_sigmoid = inner_jit(_log_sigmoid, "log_sigmoid")
 
 
-def _elu(x: Any, alpha: Any) -> Any:
+def _elu(x: Any, alpha: Any = _ONE) -> Any:
     x = jnp.asarray(x)
+    positive = x > 0
     safe_x = jnp.where(x > 0, 0.0, x)  # expm1 of large positive x would overflow
-    return jnp.where(x > 0, x, alpha * jnp.expm1(safe_x))
+    return jnp.where(positive, x, alpha * jnp.expm1(safe_x))
 
 
 _elu_jit = inner_jit(_elu, "elu")
 
 
-def elu(x: Any, alpha: Any = 1.0) -> Any:
+def elu(x: Any, alpha: Any = _ONE) -> Any:
     """`x` for x > 0, `alpha * (exp(x) - 1)` otherwise. Like `jax.nn.elu`."""
-    return _elu_jit(x, alpha)
+    return _elu_jit(*_given(x, alpha, _ONE))
 
 
-def _leaky_relu(x: Any, negative_slope: Any) -> Any:
+def _leaky_relu(x: Any, negative_slope: Any = _SLOPE) -> Any:
     x = jnp.asarray(x)
     return jnp.where(x >= 0, x, negative_slope * x)
 
@@ -160,9 +180,9 @@ def _leaky_relu(x: Any, negative_slope: Any) -> Any:
 _leaky_relu_jit = inner_jit(_leaky_relu, "leaky_relu")
 
 
-def leaky_relu(x: Any, negative_slope: Any = 1e-2) -> Any:
+def leaky_relu(x: Any, negative_slope: Any = _SLOPE) -> Any:
     """`x` for x >= 0, `negative_slope * x` otherwise. Like `jax.nn.leaky_relu`."""
-    return _leaky_relu_jit(x, negative_slope)
+    return _leaky_relu_jit(*_given(x, negative_slope, _SLOPE))
 
 
 def _hard_tanh(x: Any) -> Any:
@@ -174,16 +194,16 @@ def _hard_tanh(x: Any) -> Any:
 hard_tanh = inner_jit(_hard_tanh, "hard_tanh")
 
 
-def _celu(x: Any, alpha: Any) -> Any:
+def _celu(x: Any, alpha: Any = _ONE) -> Any:
     return jnp.maximum(x, 0.0) + alpha * jnp.expm1(jnp.minimum(x, 0.0) / alpha)
 
 
 _celu_jit = inner_jit(_celu, "celu")
 
 
-def celu(x: Any, alpha: Any = 1.0) -> Any:
+def celu(x: Any, alpha: Any = _ONE) -> Any:
     """`max(x, 0) + alpha * (exp(min(x, 0) / alpha) - 1)`. Like `jax.nn.celu`."""
-    return _celu_jit(x, alpha)
+    return _celu_jit(*_given(x, alpha, _ONE))
 
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
@@ -245,7 +265,7 @@ def _hard_silu(x: Any) -> Any:
 hard_silu = hard_swish = inner_jit(_hard_silu, "hard_silu")
 
 
-def _squareplus(x: Any, b: Any) -> Any:
+def _squareplus(x: Any, b: Any = _FOUR) -> Any:
     x = jnp.asarray(x)
     return (x + jnp.sqrt(jnp.square(x) + b)) / 2
 
@@ -253,9 +273,9 @@ def _squareplus(x: Any, b: Any) -> Any:
 _squareplus_jit = inner_jit(_squareplus, "squareplus")
 
 
-def squareplus(x: Any, b: Any = 4) -> Any:
+def squareplus(x: Any, b: Any = _FOUR) -> Any:
     """`(x + sqrt(x^2 + b)) / 2`. Like `jax.nn.squareplus`."""
-    return _squareplus_jit(x, b)
+    return _squareplus_jit(*_given(x, b, _FOUR))
 
 
 def _log1mexp(x: Any) -> Any:
