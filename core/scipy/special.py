@@ -18,10 +18,9 @@ import numpy as np
 from didax import core, lax
 from didax import numpy as jnp
 from didax.control_flow.custom_derivatives import custom_jvp
-from didax.numpy.axis_args import canonical_axes
 from didax.numpy.promotion import promote, to_inexact
 from didax.numpy.stable import log_softmax as _log_softmax
-from didax.numpy.stable import logsumexp as stable_logsumexp
+from didax.numpy.stable import logsumexp  # noqa: F401 - JAX's scipy.special.logsumexp
 from didax.numpy.stable import softmax as _softmax
 from didax.primitives import special as _special
 
@@ -62,27 +61,6 @@ def promote_args_inexact(name: str, *args: Any) -> list[Any]:
     as JAX's `promote_args_inexact` makes them; shared by didax.scipy.stats."""
     # JAX's promote_args_inexact: common dtype, then integers to the default float
     return [to_inexact(name, a) for a in promote(name, *(jnp.asarray(a) for a in args))]
-
-
-def logsumexp(
-    a: Any, axis: Any = None, b: Any = None, keepdims: bool = False, return_sign: bool = False
-) -> Any:
-    """`log(sum(b * exp(a)))`, computed stably. Like `jax.scipy.special.logsumexp`."""
-    if b is None and not return_sign:
-        return stable_logsumexp(a, axis=axis, keepdims=keepdims)
-    a = to_inexact("logsumexp", jnp.asarray(a))
-    axes = canonical_axes("logsumexp", a, axis)
-    peak = lax.stop_gradient(jnp.max(a, axis=axes, keepdims=True))
-    peak = jnp.where(jnp.isfinite(peak), peak, 0.0)
-    terms = jnp.exp(a - peak)
-    if b is not None:
-        terms = terms * b
-    total = jnp.sum(terms, axis=axes, keepdims=True)
-    sign = lax.sign(total)
-    out = jnp.log(jnp.abs(total)) + peak
-    if not keepdims:
-        out, sign = (jnp.squeeze(v, axis=axes) for v in (out, sign))
-    return (out, sign) if return_sign else out
 
 
 def softmax(x: Any, /, *, axis: Any = None) -> Any:

@@ -244,3 +244,36 @@ def test_initializer_zeros_ones_and_errors() -> None:
         didax.nn.initializers.glorot_normal()(didax.random.key(0), (3,))
     with pytest.raises(ValueError, match="invalid mode"):
         didax.nn.initializers.variance_scaling(1.0, "fan", "normal")(didax.random.key(0), (2, 2))
+
+
+MASK = np.array([[True, False, True], [False, False, True]])
+XM = np.array([[1.0, 2.0, 3.0], [0.0, 5.0, -1.0]], np.float32)
+B = np.array([1.0, -1.0, 2.0], np.float32)
+
+
+@pytest.mark.parametrize(
+    ("name", "kwargs"),
+    [
+        ("softmax", {"where": MASK}),
+        ("log_softmax", {"where": MASK}),
+        ("logsumexp", {"axis": 1, "where": MASK}),
+        ("logsumexp", {"axis": 1, "b": B, "return_sign": True}),
+        ("logsumexp", {"axis": 1, "b": B, "return_sign": True, "where": MASK}),
+        ("logsumexp", {"axis": 0, "b": B[:2, None], "keepdims": True}),
+    ],
+)
+def test_softmax_family_where_b_and_sign(name: str, kwargs: dict) -> None:
+    want = jax.jit(lambda x: getattr(jax.nn, name)(x, **kwargs))(XM)
+    got = getattr(didax.nn, name)(XM, **kwargs)
+    for g, w in zip(jax.tree.leaves(got), jax.tree.leaves(want), strict=True):
+        assert_matches(g, w)
+    if name == "logsumexp":
+        return
+    # masked-out entries are constants (0 or -inf): the gradient is taken over the others
+
+    def masked_sum(lib, numpy):
+        return lambda x: numpy.sum(numpy.where(MASK, getattr(lib.nn, name)(x, **kwargs), 0))
+
+    want_grad = jax.jit(jax.grad(masked_sum(jax, jnp)))(XM)
+    got_grad = didax.grad(masked_sum(didax, dnp))(XM)
+    np.testing.assert_allclose(np.asarray(got_grad), np.asarray(want_grad), rtol=1e-5, atol=1e-6)
