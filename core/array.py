@@ -251,6 +251,9 @@ BINARY_OPERATORS = {
     "__ne__": "not_equal",
     "__and__": "logical_and",
     "__or__": "logical_or",
+    "__xor__": "bitwise_xor",
+    "__lshift__": "left_shift",
+    "__rshift__": "right_shift",
 }
 REFLECTED_OPERATORS = {
     "__radd__": "add",
@@ -261,9 +264,15 @@ REFLECTED_OPERATORS = {
     "__rmod__": "remainder",
     "__rpow__": "power",
     "__rmatmul__": "matmul",
+    "__rand__": "logical_and",
+    "__ror__": "logical_or",
+    "__rxor__": "bitwise_xor",
+    "__rlshift__": "left_shift",
+    "__rrshift__": "right_shift",
 }
 UNARY_METHODS = {
     "__neg__": "negative",
+    "__invert__": "invert",
     "__pos__": "positive",
     "__abs__": "abs",
     "__getitem__": "getitem",

@@ -18,7 +18,7 @@ from didax.array import Array
 from didax.interpreters import partial_eval, transpose
 from didax.jaxpr import eval_jaxpr
 from didax.parallel import collectives as parallel
-from didax.primitives import ad_helpers, concatenation, convert, creation, shape
+from didax.primitives import ad_helpers, concatenation, creation, shape
 from didax.tree_util import (
     Partial,
     PyTreeDef,
@@ -170,7 +170,7 @@ def _vjp(fn: Callable[..., Any], leaves: list[Any], in_tree: PyTreeDef, has_aux:
         return tree_unflatten(
             in_tree,
             [
-                _zeros_for(a) if isinstance(ct, core.Zero) else _with_weak_type(ct, a)
+                _zeros_for(a) if isinstance(ct, core.Zero) else ct
                 for ct, a in zip(cts_in, in_avals, strict=True)
             ],
         )
@@ -181,15 +181,6 @@ def _vjp(fn: Callable[..., Any], leaves: list[Any], in_tree: PyTreeDef, has_aux:
     if has_aux:
         return out, fn_vjp, rebuild_aux(outs[n_out:])
     return out, fn_vjp
-
-
-def _with_weak_type(ct: Any, aval: core.ShapedArray) -> Any:
-    # The cotangent of a weakly typed input is weak, as JAX's is (its transpose of the
-    # convert that made the input strong converts back): grad(f)(0.5) stays weak.
-    ct_aval = core.get_aval(ct)
-    if aval.weak_type and not ct_aval.weak_type and ct_aval.dtype == aval.dtype:
-        return convert.convert_element_type(ct, aval.dtype, True)
-    return ct
 
 
 def _argnums_partial(

@@ -49,8 +49,9 @@ class Var:
     def __init__(self, aval: ShapedArray) -> None:
         self.aval = aval
 
-    def __repr__(self) -> str:
-        return f"Var({self.aval.str_short()})"
+    def __repr__(self) -> str:  # as JAX's: Var(id=140...):float32[5], weak type unmarked
+        shape = ",".join(map(str, self.aval.shape))
+        return f"Var(id={id(self)}):{self.aval.dtype.name}[{shape}]"
 
 
 class DropVar(Var):
@@ -143,6 +144,11 @@ class ClosedJaxpr:
     @property
     def eqns(self) -> list[JaxprEqn]:
         return self.jaxpr.eqns
+
+    @property
+    def literals(self) -> list[Any]:
+        """The constvars' values (JAX's newer name for `consts`)."""
+        return self.consts
 
     def __str__(self) -> str:
         return str(self.jaxpr)

@@ -132,6 +132,6 @@ effectful: set[Any] = set()
 
 # Primitives that cannot be lowered inside a program for one device (`shard_map`: it needs
 # its mesh's devices): `jit` partitions a program holding one over the mesh when it can
-# (control_flow/jit.py) and otherwise evaluates it equation by equation, each of them
+# (compile/jit.py) and otherwise evaluates it equation by equation, each of them
 # running its own program.
 own_program: set[Any] = set()

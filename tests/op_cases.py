@@ -359,6 +359,7 @@ for name, domain in [
     ("cos", "real"),
     ("tan", "unit"),
     ("tanh", "real"),
+    ("arctanh", "unit"),
     ("exp", "real"),
     ("log", "positive"),
     ("log1p", "positive"),
@@ -562,6 +563,32 @@ for kw in [{}, {"axis": 0}, {"axis": 1}, {"axis": -1, "keepdims": True}, {"axis"
 _add("nn", "logsumexp", Arr(S))
 _add("nn", "logsumexp", Arr(V, I), differentiable=False)
 _add("nn", "logsumexp", Arr(V, F, "special"), differentiable=False)
+# the rest of jax.nn's activations (issue 24), on floats away from their kinks
+for name in (
+    "celu",
+    "elu",
+    "gelu",
+    "hard_sigmoid",
+    "hard_silu",
+    "hard_tanh",
+    "leaky_relu",
+    "log_sigmoid",
+    "mish",
+    "relu6",
+    "selu",
+    "silu",
+    "soft_sign",
+    "softplus",
+    "sparse_plus",
+    "sparse_sigmoid",
+    "squareplus",
+    "standardize",
+):
+    _add("nn", name, Arr(V, F, "nonzero"))
+_add("nn", "log1mexp", Arr(V, F, "positive"))
+_add("nn", "glu", Arr((2, 4), F, "nonzero"))
+_add("nn", "gelu", Arr(V, F, "nonzero"), approximate=False)
+_add("nn", "one_hot", Arr(V, I, "index"), 3, differentiable=False)
 
 # --- didax.lax: the primitives' wrappers (equal dtypes; rank-0 operands broadcast)
 for name, dy in [
@@ -598,6 +625,7 @@ for name, domain in [
     ("cos", "real"),
     ("tan", "unit"),
     ("tanh", "real"),
+    ("atanh", "unit"),
     ("exp", "real"),
     ("log", "positive"),
     ("log1p", "positive"),
@@ -607,6 +635,9 @@ for name, domain in [
     ("abs", "nonzero"),
     ("sign", "nonzero"),
     ("floor", "real"),
+    ("erfc", "real"),
+    ("lgamma", "positive"),
+    ("digamma", "positive"),
     ("stop_gradient", "real"),
 ]:
     _add("lax", name, Arr(M, F, domain), linear=name == "neg")

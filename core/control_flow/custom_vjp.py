@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from didax import core
+import numpy as np
+from didax import array, core, dtypes
 from didax.control_flow.custom_derivatives import (
     CustomFunction,
     batched_operands,
@@ -81,6 +82,7 @@ class custom_vjp(CustomFunction):  # noqa: N801 - JAX's name
         fwd = CustomVjpFwd(self.fwd, name, nondiff, self.nondiff_argnums, in_tree, None, None)
         outs, res, res_tree = fwd([t.primal for t in tracers])
         bwd = CustomVjpBwd(self.bwd, name, nondiff, in_tree, [t.aval for t in tracers])
+        bwd = bwd.for_residuals(res)
         tangents_out = custom_lin_p.bind(
             *res,
             *(ad_helpers.instantiate(t.tangent) for t in tracers),
@@ -166,12 +168,33 @@ class CustomVjpBwd:
         self.bwd, self.fun_name, self.nondiff = bwd, fun_name, nondiff
         self.in_tree, self.in_avals = in_tree, list(in_avals)
         self.__name__ = getattr(bwd, "__name__", "bwd")
+        self.python_scalars: tuple[bool, ...] = ()  # which residuals fwd gave as Python scalars
+
+    def for_residuals(self, res: Sequence[Any]) -> CustomVjpBwd:
+        """This backward function, told which of fwd's residuals were Python scalars: a
+        scalar Array residual staged as a literal comes back a Python scalar, and bwd gets it
+        as the weakly typed Array it was, as JAX's does."""
+        out = CustomVjpBwd(self.bwd, self.fun_name, self.nondiff, self.in_tree, self.in_avals)
+        out.python_scalars = tuple(dtypes.is_python_scalar(r) for r in res)
+        return out
+
+    def _as_given(self, res: Sequence[Any]) -> list[Any]:
+        return [
+            array.eager_result(np.asarray(r, dtypes.python_scalar_dtype(r))[()], True)
+            if dtypes.is_python_scalar(r)
+            and i < len(self.python_scalars)
+            and not self.python_scalars[i]
+            else r
+            for i, r in enumerate(res)
+        ]
 
     def __call__(
         self, res: Sequence[Any], res_tree: PyTreeDef, out_tree: PyTreeDef, cts: Sequence[Any]
     ) -> list[Any]:
         result = self.bwd(
-            *self.nondiff, tree_unflatten(res_tree, res), tree_unflatten(out_tree, cts)
+            *self.nondiff,
+            tree_unflatten(res_tree, self._as_given(res)),
+            tree_unflatten(out_tree, cts),
         )
         args = tree_unflatten(self.in_tree, [None] * self.in_tree.num_leaves)
         if not isinstance(result, (tuple, list)) or len(result) != len(args):
@@ -249,6 +272,9 @@ class BatchedVjpBwd:
         self.bwd, self.axis_size, self.in_dims = bwd, axis_size, list(in_dims)
         self.__name__ = bwd.__name__
 
+    def for_residuals(self, res: Sequence[Any]) -> BatchedVjpBwd:
+        return self  # the inner bwd sees batch tracers, never Python scalars
+
     def __call__(
         self, res: Sequence[Any], res_tree: PyTreeDef, out_tree: PyTreeDef, cts: Sequence[Any]
     ) -> list[Any]:
@@ -294,7 +320,7 @@ def _custom_vjp_call_jvp(
         *res,
         *arg_tangents,
         num_res=len(res),
-        bwd=bwd,
+        bwd=bwd.for_residuals(res),
         res_tree=res_tree,
         out_tree=fwd.out_tree,
         out_avals=out_avals,

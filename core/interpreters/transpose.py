@@ -20,7 +20,8 @@ from didax.core import UndefinedPrimal, Zero
 from didax.interpreters import partial_eval, staging
 from didax.jaxpr import Atom, ClosedJaxpr, Jaxpr, Literal, Var, bind_eqn
 from didax.primitives import ad_helpers
-from didax.primitives.elementwise import add_tangents
+from didax.primitives.convert import convert_element_type, convert_element_type_p
+from didax.primitives.elementwise import add_tangents, imag_p, real_p
 
 
 def backward_pass(
@@ -143,17 +144,44 @@ def vjp_flat(
     __tracebackhide__ = True  # engine frame: IPython leaves it out of tracebacks
     primals_out, lin, in_linear, out_nonzero = partial_eval.linearize_flat(fn, primals)
     in_avals = [core.get_aval(x) for x in primals]
+    weak_back = iter([_weak_cotangent(lin.jaxpr, v) for v in lin.jaxpr.invars])
+    weak_cts = [lin_in and next(weak_back) for lin_in in in_linear]
 
     def fn_vjp(residuals: Sequence[Any], cts: Sequence[Any]) -> list[Any]:
         cts_lin = [ct for ct, nz in zip(cts, out_nonzero, strict=True) if nz]
         undefined = [UndefinedPrimal(v.aval) for v in lin.jaxpr.invars]
         cts_in = iter(backward_pass(lin.jaxpr, list(residuals), undefined, cts_lin))
         return [
-            next(cts_in) if lin_in else Zero(aval)
-            for aval, lin_in in zip(in_avals, in_linear, strict=True)
+            (_with_weak_type(next(cts_in), aval) if weak else next(cts_in))
+            if lin_in
+            else Zero(aval)
+            for aval, lin_in, weak in zip(in_avals, in_linear, weak_cts, strict=True)
         ]
 
     return primals_out, fn_vjp, list(lin.consts)
+
+
+def _weak_cotangent(jaxpr: Jaxpr, var: Var) -> bool:
+    # Whether JAX's cotangent for a weakly typed input is weak. In JAX weakness flows: the
+    # output seed is weak, the residuals of weak values are weak, and the transpose of the
+    # convert that made a weak input strong converts back. didax's linear program holds strong
+    # residuals, so the input's cotangent is made weak again at the end (`_with_weak_type`),
+    # except where JAX's own transposes make it strong: `real` and `imag` transpose to
+    # `complex(ct, 0)` with a strong zero (grad of a real function of a complex input), unless
+    # a weak-dropping convert of the input transposes it back first.
+    if not var.aval.weak_type:
+        return False
+    drops_weak = any(
+        eqn.primitive is convert_element_type_p and var in eqn.invars for eqn in jaxpr.eqns
+    )
+    return drops_weak or not any(eqn.primitive in (real_p, imag_p) for eqn in jaxpr.eqns)
+
+
+def _with_weak_type(ct: Any, aval: core.ShapedArray) -> Any:
+    ct_aval = core.get_aval(ct)
+    if isinstance(ct, Zero) or ct_aval.weak_type or ct_aval.dtype != aval.dtype:
+        return ct
+    return convert_element_type(ct, aval.dtype, True)
 
 
 def linear_transpose_flat(

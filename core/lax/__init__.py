@@ -96,6 +96,7 @@ from didax.primitives.elementwise import (
     tan,
     tanh,
 )
+from didax.primitives.hyperbolic import atanh
 from didax.primitives.reductions import argmax, reduce_max, reduce_min, reduce_prod
 from didax.primitives.shape import (
     broadcast_in_dim,
@@ -125,7 +126,7 @@ from didax.primitives.slicing import (
     scatter_sub,
 )
 from didax.primitives.sorting import sort, sort_key_val
-from didax.primitives.special import erf, erf_inv, nextafter
+from didax.primitives.special import digamma, erf, erf_inv, erfc, lgamma, nextafter, polygamma
 
 __all__ = [
     "cumlogsumexp",
@@ -152,7 +153,12 @@ __all__ = [
     "bitcast_convert_type",
     "bitwise_xor",
     "erf",
+    "atanh",
     "erf_inv",
+    "erfc",
+    "lgamma",
+    "digamma",
+    "polygamma",
     "nextafter",
     "shift_left",
     "shift_right_arithmetic",
@@ -250,3 +256,152 @@ __all__ = [
     "transpose",
     "while_loop",
 ]
+
+# The primitives themselves, under the names `jax.lax` exports them (`lax.exp_p`), for
+# interpreters keyed by primitive (extension API; JAX's "custom interpreters" page).
+from didax.compile.sharding_constraint import (  # noqa: E402, F401
+    sharding_constraint_p,
+)
+from didax.control_flow.cond import (  # noqa: E402, F401
+    cond_p,
+)
+from didax.control_flow.scan import (  # noqa: E402, F401
+    scan_p,
+)
+from didax.control_flow.solves import (  # noqa: E402, F401
+    linear_solve_p,
+)
+from didax.control_flow.while_loop import (  # noqa: E402, F401
+    while_p,
+)
+from didax.parallel.collectives import (  # noqa: E402, F401
+    axis_index_p,
+    pmax_p,
+    pmin_p,
+    psum_p,
+)
+from didax.parallel.exchanges import (  # noqa: E402, F401
+    all_gather_p,
+    all_to_all_p,
+    ppermute_p,
+)
+from didax.primitives.bits import (  # noqa: E402, F401
+    bitcast_convert_type_p,
+    shift_left_p,
+    shift_right_arithmetic_p,
+    shift_right_logical_p,
+    xor_p,
+)
+from didax.primitives.comparison import (  # noqa: E402, F401
+    and_p,
+    eq_p,
+    ge_p,
+    gt_p,
+    is_finite_p,
+    le_p,
+    lt_p,
+    ne_p,
+    not_p,
+    or_p,
+    select_n_p,
+)
+from didax.primitives.concatenation import (  # noqa: E402, F401
+    concatenate_p,
+    pad_p,
+    slice_p,
+    stack_p,
+)
+from didax.primitives.convert import (  # noqa: E402, F401
+    convert_element_type_p,
+    stop_gradient_p,
+)
+from didax.primitives.convolution import (  # noqa: E402, F401
+    conv_general_dilated_p,
+)
+from didax.primitives.creation import (  # noqa: E402, F401
+    iota_p,
+)
+from didax.primitives.cumulative import (  # noqa: E402, F401
+    cumlogsumexp_p,
+    cummax_p,
+    cummin_p,
+    cumprod_p,
+    cumsum_p,
+)
+from didax.primitives.dot import (  # noqa: E402, F401
+    dot_general_p,
+)
+from didax.primitives.elementwise import (  # noqa: E402, F401
+    abs_p,
+    add_p,
+    atan2_p,
+    cbrt_p,
+    ceil_p,
+    clamp_p,
+    complex_p,
+    conj_p,
+    cos_p,
+    div_p,
+    exp2_p,
+    exp_p,
+    expm1_p,
+    floor_p,
+    imag_p,
+    integer_pow_p,
+    log1p_p,
+    log_p,
+    logistic_p,
+    max_p,
+    min_p,
+    mul_p,
+    neg_p,
+    pow_p,
+    real_p,
+    rem_p,
+    round_p,
+    sign_p,
+    sin_p,
+    sqrt_p,
+    sub_p,
+    tan_p,
+    tanh_p,
+)
+from didax.primitives.hyperbolic import atanh_p  # noqa: E402, F401
+from didax.primitives.reductions import (  # noqa: E402, F401
+    argmax_p,
+    reduce_max_p,
+    reduce_min_p,
+    reduce_prod_p,
+)
+from didax.primitives.shape import (  # noqa: E402, F401
+    broadcast_in_dim_p,
+    copy_p,
+    reduce_sum_p,
+    reshape_p,
+    squeeze_p,
+    transpose_p,
+)
+from didax.primitives.slicing import (  # noqa: E402, F401
+    dynamic_slice_p,
+    dynamic_update_slice_p,
+    gather_p,
+    rev_p,
+    scatter_add_p,
+    scatter_max_p,
+    scatter_min_p,
+    scatter_mul_p,
+    scatter_p,
+    scatter_sub_p,
+)
+from didax.primitives.sorting import (  # noqa: E402, F401
+    sort_p,
+)
+from didax.primitives.special import (  # noqa: E402, F401
+    digamma_p,
+    erf_inv_p,
+    erf_p,
+    erfc_p,
+    lgamma_p,
+    nextafter_p,
+    polygamma_p,
+)

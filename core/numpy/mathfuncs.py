@@ -440,4 +440,12 @@ def round(a: Any, decimals: int = 0, out: None = None) -> Any:  # noqa: A001
 around = round
 
 
-METHODS = {"round": round}
+# Array and Tracer methods and operators (`x.round()`; on integers and bools `~x`, `x ^ y`,
+# `x << n`, `x >> n`), registered by didax.numpy's __init__ in core.operator_table
+METHODS = {
+    "round": round,
+    "invert": bitwise_not,
+    "bitwise_xor": bitwise_xor,
+    "left_shift": left_shift,
+    "right_shift": right_shift,
+}

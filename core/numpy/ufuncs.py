@@ -23,6 +23,7 @@ from didax.numpy.promotion import (
     to_inexact,
 )
 from didax.primitives import elementwise as _ew
+from didax.primitives import hyperbolic as _hyp
 
 
 def _elementwise(name: str, fn: Any, prim: core.Primitive) -> Any:
@@ -150,6 +151,7 @@ sin = _unary_float("sin", lax.sin, _ew.sin_p)
 cos = _unary_float("cos", lax.cos, _ew.cos_p)
 tan = _unary_float("tan", lax.tan, _ew.tan_p)
 tanh = _unary_float("tanh", lax.tanh, _ew.tanh_p)
+arctanh = atanh = _unary_float("arctanh", lax.atanh, _hyp.atanh_p)
 exp = _unary_float("exp", lax.exp, _ew.exp_p)
 log = _unary_float("log", lax.log, _ew.log_p)
 log1p = _unary_float("log1p", lax.log1p, _ew.log1p_p)
@@ -358,6 +360,8 @@ __all__ = [
     "subtract",
     "tan",
     "tanh",
+    "arctanh",
+    "atanh",
     "true_divide",
     "where",
 ]

@@ -15,6 +15,7 @@ import math
 from typing import Any
 
 import numpy as np
+import scipy.special as scipy_special
 from didax import core
 from didax.primitives import elementwise, rules, vmap_helpers
 from didax.runtime import client
@@ -160,3 +161,149 @@ core.vmap_rules.register(nextafter_p, vmap_helpers.broadcasting_vmap(nextafter))
 def _nextafter_lowering(ctx, x1, x2):
     x1, x2 = rules.broadcast_operands(ctx, (x1, x2))
     return [client.runtime().chlo.next_after(x1, x2)]
+
+
+# ----------------------------------------------------------------------------- erfc, lgamma,
+# digamma, polygamma: SciPy's functions for eager values (float64, rounded to the operand's
+# dtype), CHLO's for compiled ones, as JAX lowers them.
+
+
+def _scipy_impl(fn: Any, name: str) -> core.ImplRule:
+    def numpy_fn(*xs: np.ndarray) -> np.ndarray:
+        with np.errstate(all="ignore"):
+            return np.asarray(fn(*(x.astype(np.float64) for x in xs)), xs[-1].dtype)
+
+    aval = rules.float_aval(name) if name != "polygamma" else _polygamma_aval
+    return rules.elementwise_impl(numpy_fn, aval, True)
+
+
+def _unary_jvp(prim: core.Primitive, derivative: Any) -> core.JvpRule:
+    # d prim(x) = derivative(x, prim(x)) dx
+    return elementwise.partials_jvp(
+        prim, lambda x_dot, x, y: elementwise.mul(x_dot, derivative(x, y))
+    )
+
+
+erfc_p = core.Primitive("erfc")
+
+
+def erfc(x: Any) -> Any:
+    """Elementwise complementary error function `1 - erf(x)`. Like `jax.lax.erfc`."""
+    return erfc_p.bind(x)
+
+
+core.impl_rules.register(erfc_p, _scipy_impl(scipy_special.erfc, "erfc"))
+core.abstract_eval_rules.register(erfc_p, rules.float_aval("erfc"))
+
+
+def _erfc_derivative(x, y):  # d/dx erfc(x) = -2/sqrt(pi) * exp(-x^2)
+    scale = np.array(-2 / np.sqrt(np.pi), core.get_aval(y).dtype)
+    return elementwise.mul(scale, elementwise.exp(elementwise.neg(elementwise.mul(x, x))))
+
+
+core.jvp_rules.register(erfc_p, _unary_jvp(erfc_p, _erfc_derivative))
+# no transpose rule: erfc is not linear (NONLINEAR in tests/lax/test_rule_coverage.py)
+core.vmap_rules.register(erfc_p, rules.vectorized_vmap(erfc))
+
+
+@core.lowering_rules.register(erfc_p)
+def _erfc_lowering(ctx, x):
+    return [client.runtime().chlo.erfc(x)]
+
+
+lgamma_p = core.Primitive("lgamma")
+
+
+def lgamma(x: Any) -> Any:
+    """Elementwise log of the absolute value of the gamma function. Like `jax.lax.lgamma`."""
+    return lgamma_p.bind(x)
+
+
+def _lgamma_numpy(x: np.ndarray) -> np.ndarray:
+    return np.where(np.isneginf(x), np.inf, scipy_special.gammaln(x))  # XLA: +inf at -inf
+
+
+core.impl_rules.register(lgamma_p, _scipy_impl(_lgamma_numpy, "lgamma"))
+core.abstract_eval_rules.register(lgamma_p, rules.float_aval("lgamma"))
+# d/dx log|gamma(x)| = digamma(x)
+core.jvp_rules.register(lgamma_p, _unary_jvp(lgamma_p, lambda x, y: digamma(x)))
+# no transpose rule: lgamma is not linear (NONLINEAR in tests/lax/test_rule_coverage.py)
+core.vmap_rules.register(lgamma_p, rules.vectorized_vmap(lgamma))
+
+
+@core.lowering_rules.register(lgamma_p)
+def _lgamma_lowering(ctx, x):
+    return [client.runtime().chlo.lgamma(x)]
+
+
+digamma_p = core.Primitive("digamma")
+
+
+def digamma(x: Any) -> Any:
+    """Elementwise digamma function, the derivative of `lgamma`. Like `jax.lax.digamma`."""
+    return digamma_p.bind(x)
+
+
+def _digamma_numpy(x: np.ndarray) -> np.ndarray:
+    pole = (x <= 0) & (x == np.floor(x))  # XLA: NaN at 0 and the negative integers
+    return np.where(pole, np.nan, scipy_special.digamma(x))
+
+
+core.impl_rules.register(digamma_p, _scipy_impl(_digamma_numpy, "digamma"))
+core.abstract_eval_rules.register(digamma_p, rules.float_aval("digamma"))
+
+
+def _digamma_derivative(x, y):  # d/dx digamma(x) = polygamma(1, x)
+    return polygamma(np.array(1, core.get_aval(y).dtype), x)
+
+
+core.jvp_rules.register(digamma_p, _unary_jvp(digamma_p, _digamma_derivative))
+# no transpose rule: digamma is not linear (NONLINEAR in tests/lax/test_rule_coverage.py)
+core.vmap_rules.register(digamma_p, rules.vectorized_vmap(digamma))
+
+
+@core.lowering_rules.register(digamma_p)
+def _digamma_lowering(ctx, x):
+    return [client.runtime().chlo.digamma(x)]
+
+
+polygamma_p = core.Primitive("polygamma")
+
+
+def polygamma(m: Any, x: Any) -> Any:
+    """Elementwise polygamma function of order `m`. Like `jax.lax.polygamma`."""
+    return polygamma_p.bind(m, x)
+
+
+_polygamma_aval = rules.naryop_aval("polygamma", "float")
+
+
+def _polygamma_numpy(m: np.ndarray, x: np.ndarray) -> np.ndarray:
+    return np.where(np.isposinf(x), np.nan, scipy_special.polygamma(m, x))  # XLA: NaN at inf
+
+
+core.impl_rules.register(polygamma_p, _scipy_impl(_polygamma_numpy, "polygamma"))
+core.abstract_eval_rules.register(polygamma_p, _polygamma_aval)
+
+
+@core.jvp_rules.register(polygamma_p)
+def _polygamma_jvp(primals, tangents):
+    (m, x), (m_dot, x_dot) = primals, tangents
+    if not isinstance(m_dot, core.Zero):
+        raise TypeError("polygamma: differentiation with respect to the order m is not supported")
+    y = polygamma(m, x)
+    if isinstance(x_dot, core.Zero):
+        return [y], [x_dot]
+    # d/dx polygamma(m, x) = polygamma(m + 1, x)
+    one = np.array(1, core.get_aval(y).dtype)
+    return [y], [elementwise.mul(x_dot, polygamma(elementwise.add(m, one), x))]
+
+
+# no transpose rule: polygamma is not linear (NONLINEAR in tests/lax/test_rule_coverage.py)
+core.vmap_rules.register(polygamma_p, vmap_helpers.broadcasting_vmap(polygamma))
+
+
+@core.lowering_rules.register(polygamma_p)
+def _polygamma_lowering(ctx, m, x):
+    m, x = rules.broadcast_operands(ctx, (m, x))
+    return [client.runtime().chlo.polygamma(m, x)]

@@ -18,10 +18,11 @@ from typing import Any
 
 import ml_dtypes
 import numpy as np
-from didax import core, dtypes, lax, nn
+from didax import core, dtypes, lax
 from didax import numpy as jnp
 from didax.api import vmap as didax_vmap
 from didax.control_flow.scan import scan as control_flow_scan
+from didax.numpy import stable
 from didax.numpy.axis_args import shape_tuple
 from didax.primitives import bits as _bits
 from didax.primitives import sorting as _sort
@@ -513,7 +514,7 @@ def _dirichlet_body(data: Any, alpha: Any, shape: tuple[int, ...] | None, dtype:
     alpha = lax.convert_element_type(alpha, dtype)
     # in log space: small alphas would underflow
     log_samples = _gamma(data, alpha, (*shape, alpha_shape[-1]), dtype, True)
-    return nn.softmax(log_samples, -1)
+    return stable.softmax(log_samples, -1)
 
 
 _dirichlet = _named_jit(_dirichlet_body, "_dirichlet", (2, 3))

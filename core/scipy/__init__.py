@@ -1,3 +1,3 @@
 """`didax.scipy`: the parts of `jax.scipy` tutorials use. Layer 5 package (re-exports)."""
 
-from didax.scipy import special  # noqa: F401
+from didax.scipy import linalg, special, stats  # noqa: F401

@@ -72,6 +72,11 @@ NONLINEAR = {
     "reduce_prod",
     "erf_inv",
     "erf",
+    "erfc",
+    "atanh",
+    "lgamma",
+    "digamma",
+    "polygamma",
     # scatter-min/max pick a winner (their jvp selects and scatter-adds tangents)
     "scatter-min",
     "scatter-max",

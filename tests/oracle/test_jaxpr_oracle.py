@@ -34,6 +34,12 @@ KNOWN_DIFFERENT = {
     "nn.log_softmax(int32[3])",
     # weak integer operands: JAX converts the two predicates to bool before `and`
     "numpy.floor_divide(2, 3)",
+    # JAX's jnp.split is a `split` primitive, didax's two slices
+    "nn.glu(float32[2, 4]:nonzero)",
+    # JAX's jnp.square and lax.rsqrt are primitives (`square`, `rsqrt`); didax writes
+    # integer_pow[y=2] and 1 / sqrt
+    "nn.squareplus(float32[3]:nonzero)",
+    "nn.standardize(float32[3]:nonzero)",
 }
 
 

@@ -202,6 +202,10 @@ def _safe_divisor(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 def _div_impl(x, y):
     x, y = np.asarray(x), np.asarray(y)
+    if x.dtype != y.dtype:  # eager operands raise the TypeError staged ones raise
+        core.abstract_eval_rules[div_p](
+            ShapedArray(x.shape, x.dtype), ShapedArray(y.shape, y.dtype)
+        )
     if dtypes.is_float(x.dtype):
         return [np.divide(x, y).astype(x.dtype)]
     ys = _safe_divisor(x, y)

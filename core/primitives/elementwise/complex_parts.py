@@ -13,9 +13,9 @@ import numpy as np
 from didax import core, dtypes
 from didax.core import ShapedArray, UndefinedPrimal
 from didax.primitives import ad_helpers, rules, vmap_helpers
-from didax.primitives.comparison import eq, select_n
+from didax.primitives.comparison import eq, ge, select_n
 from didax.primitives.convert import _scalar_constant, convert_element_type
-from didax.primitives.elementwise.arithmetic import _const, _full, div, mul, neg, sign
+from didax.primitives.elementwise.arithmetic import _const, _full, div, mul, neg
 
 # ----------------------------------------------------------------------------- complex parts
 # `real`, `imag`, `conj` and `complex` are linear over the reals. Their transposes are the
@@ -190,7 +190,8 @@ def _abs_jvp(primals, tangents):
     (x,), (x_dot,) = primals, tangents
     out = abs(x)
     if not dtypes.is_complex(core.get_aval(x).dtype):
-        return [out], [mul(x_dot, sign(x))]  # d|x| = sign(x) dx
+        # d|x| = dx for x >= 0 (at 0 too, as JAX's), -dx below
+        return [out], [select_n(ge(x, _const(0.0, x)), neg(x_dot), x_dot)]
     # complex x: d|x| = Re(conj(x) dx) / |x|, with |x| taken as 1 where x == 0 (as JAX)
     x_conj = conj(x)
     out_c = convert_element_type(out, core.get_aval(x).dtype, core.get_aval(out).weak_type)

@@ -1,0 +1,77 @@
+"""`didax.nn`: activations, the softmax family, `one_hot`, `standardize`,
+`dot_product_attention` and `initializers`. Like `jax.nn`.
+
+Layer 5 package; this `__init__` only re-exports (`functions`, `attention`, `initializers`,
+and `didax.numpy.stable`'s softmax family). No primitives: `didax.nn` composes `didax.numpy`
+and `didax.lax` (STYLE.md §2).
+"""
+
+from didax.nn import initializers  # noqa: F401
+from didax.nn.attention import dot_product_attention
+from didax.nn.functions import (
+    celu,
+    elu,
+    gelu,
+    glu,
+    hard_sigmoid,
+    hard_silu,
+    hard_swish,
+    hard_tanh,
+    identity,
+    leaky_relu,
+    log1mexp,
+    log_sigmoid,
+    logmeanexp,
+    mish,
+    one_hot,
+    relu,
+    relu6,
+    selu,
+    sigmoid,
+    silu,
+    soft_sign,
+    softplus,
+    sparse_plus,
+    sparse_sigmoid,
+    squareplus,
+    standardize,
+    swish,
+    tanh,
+)
+from didax.numpy.stable import log_softmax, logsumexp, softmax
+
+__all__ = [
+    "celu",
+    "dot_product_attention",
+    "elu",
+    "gelu",
+    "glu",
+    "hard_sigmoid",
+    "hard_silu",
+    "hard_swish",
+    "hard_tanh",
+    "identity",
+    "initializers",
+    "leaky_relu",
+    "log1mexp",
+    "log_sigmoid",
+    "log_softmax",
+    "logmeanexp",
+    "logsumexp",
+    "mish",
+    "one_hot",
+    "relu",
+    "relu6",
+    "selu",
+    "sigmoid",
+    "silu",
+    "soft_sign",
+    "softmax",
+    "softplus",
+    "sparse_plus",
+    "sparse_sigmoid",
+    "squareplus",
+    "standardize",
+    "swish",
+    "tanh",
+]

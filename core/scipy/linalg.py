@@ -1,0 +1,137 @@
+"""`didax.scipy.linalg`: the parts of `jax.scipy.linalg` that need no new factorization:
+triangular solves, Cholesky factors and solves, `block_diag`, and `det`, `inv`, `solve`
+over `didax.numpy.linalg`. Like `jax.scipy.linalg`.
+
+Layer 5, over `didax.lax.linalg` (`cholesky`, `triangular_solve`). SciPy's `overwrite_*`,
+`check_finite` and `debug` options are accepted and ignored, as in JAX.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from didax import core
+from didax import numpy as jnp
+from didax.lax import linalg as lax_linalg
+from didax.scipy.special import promote_args_inexact
+
+__all__ = [
+    "block_diag",
+    "cho_factor",
+    "cho_solve",
+    "cholesky",
+    "det",
+    "inv",
+    "solve",
+    "solve_triangular",
+]
+
+_TRANS = {0: (False, False), "N": (False, False), 1: (True, False), "T": (True, False)}
+_TRANS |= {2: (True, True), "C": (True, True)}
+
+
+def _solve_left(a: Any, b: Any, **params: Any) -> Any:
+    # a vector b (one dimension fewer than a) is solved as a one-column matrix
+    vector = core.get_aval(a).ndim == core.get_aval(b).ndim + 1
+    if vector:
+        b = jnp.expand_dims(b, -1)
+    out = lax_linalg.triangular_solve(a, b, left_side=True, **params)
+    return jnp.squeeze(out, -1) if vector else out
+
+
+def solve_triangular(
+    a: Any,
+    b: Any,
+    trans: int | str = 0,
+    lower: bool = False,
+    unit_diagonal: bool = False,
+    overwrite_b: bool = False,
+    debug: Any = None,
+    check_finite: bool = True,
+) -> Any:
+    """x with op(a) x = b for triangular `a` (op by `trans`: 0/"N", 1/"T", 2/"C"). Like
+    `jax.scipy.linalg.solve_triangular`."""
+    if trans not in _TRANS:
+        raise ValueError(f"Invalid 'trans' value {trans}")
+    transpose_a, conjugate_a = _TRANS[trans]
+    a, b = promote_args_inexact("solve_triangular", a, b)
+    return _solve_left(
+        a,
+        b,
+        lower=lower,
+        transpose_a=transpose_a,
+        conjugate_a=conjugate_a,
+        unit_diagonal=unit_diagonal,
+    )
+
+
+def cholesky(
+    a: Any, lower: bool = False, overwrite_a: bool = False, check_finite: bool = True
+) -> Any:
+    """The Cholesky factor of `a`: upper (`a = U^H U`) unless `lower`. Like
+    `jax.scipy.linalg.cholesky`."""
+    (a,) = promote_args_inexact("cholesky", a)
+    factor = lax_linalg.cholesky(a)
+    return factor if lower else jnp.conj(jnp.swapaxes(factor, -1, -2))
+
+
+def cho_factor(
+    a: Any, lower: bool = False, overwrite_a: bool = False, check_finite: bool = True
+) -> tuple[Any, bool]:
+    """`(cholesky(a, lower), lower)`, for `cho_solve`. Like `jax.scipy.linalg.cho_factor`."""
+    return cholesky(a, lower=lower), lower
+
+
+def cho_solve(
+    c_and_lower: tuple[Any, bool], b: Any, overwrite_b: bool = False, check_finite: bool = True
+) -> Any:
+    """x with a x = b, given `cho_factor(a)`. Like `jax.scipy.linalg.cho_solve`."""
+    c, lower = c_and_lower
+    c, b = promote_args_inexact("cho_solve", c, b)
+    # a = L L^H: solve L y = b, then L^H x = y (for an upper factor U = L^H, the other way)
+    first = _solve_left(c, b, lower=lower, transpose_a=not lower, conjugate_a=not lower)
+    return _solve_left(c, first, lower=lower, transpose_a=lower, conjugate_a=lower)
+
+
+def block_diag(*arrs: Any) -> Any:
+    """The block-diagonal matrix of `arrs` (scalars and vectors count as one row). Like
+    `jax.scipy.linalg.block_diag`."""
+    if not arrs:
+        return jnp.zeros((1, 0))
+    blocks = [jnp.atleast_2d(a) for a in promote_args_inexact("block_diag", *arrs)]
+    if any(core.get_aval(b).ndim != 2 for b in blocks):
+        raise ValueError("Arguments to jax.scipy.linalg.block_diag must have at most 2 dimensions")
+    widths = [core.get_aval(b).shape[1] for b in blocks]
+    total, rows, start = sum(widths), [], 0
+    for b, width in zip(blocks, widths, strict=True):
+        rows.append(jnp.pad(b, ((0, 0), (start, total - start - width))))
+        start += width
+    return jnp.concatenate(rows, axis=0)
+
+
+def det(a: Any, overwrite_a: bool = False, check_finite: bool = True) -> Any:
+    """The determinant. Like `jax.scipy.linalg.det`."""
+    return jnp.linalg.det(a)
+
+
+def inv(a: Any, overwrite_a: bool = False, check_finite: bool = True) -> Any:
+    """The inverse. Like `jax.scipy.linalg.inv`."""
+    return jnp.linalg.inv(a)
+
+
+def solve(
+    a: Any,
+    b: Any,
+    lower: bool = False,
+    overwrite_a: bool = False,
+    overwrite_b: bool = False,
+    debug: bool = False,
+    check_finite: bool = True,
+    assume_a: str = "gen",
+) -> Any:
+    """x with a x = b (a general solve for every `assume_a`). Like `jax.scipy.linalg.solve`."""
+    if assume_a not in ("gen", "sym", "her", "pos"):
+        raise ValueError(
+            f"Expected assume_a to be one of {{'gen', 'sym', 'her', 'pos'}}; got {assume_a!r}"
+        )
+    return jnp.linalg.solve(a, b)

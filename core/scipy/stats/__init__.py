@@ -1,0 +1,17 @@
+"""`didax.scipy.stats`: probability distributions, one module each (`norm.logpdf(x)`). Like
+`jax.scipy.stats`. Layer 5 package; this `__init__` only re-exports the modules."""
+
+from didax.scipy.stats import (  # noqa: F401
+    bernoulli,
+    beta,
+    cauchy,
+    expon,
+    gamma,
+    laplace,
+    logistic,
+    multivariate_normal,
+    norm,
+    poisson,
+    t,
+    uniform,
+)

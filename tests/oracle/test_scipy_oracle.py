@@ -1,0 +1,190 @@
+"""`didax.scipy` against `jax.scipy`: `special` (values, dtypes, weak types, jit, and vmap of
+grad, through the custom JVPs at 0 and in the tails), `stats` (every distribution function
+didax has, with its gradient in x), `linalg` (triangular and Cholesky solves, block_diag).
+JAX runs under `jit` (one program per case, JAX's values and weak types)."""
+
+from __future__ import annotations
+
+import didax
+import didax.scipy.linalg as dlinalg
+import didax.scipy.special as dspecial
+import didax.scipy.stats as dstats
+import numpy as np
+import pytest
+from oracle_util import assert_matches
+
+jax = pytest.importorskip("jax")
+jnp = pytest.importorskip("jax.numpy")
+jspecial = pytest.importorskip("jax.scipy.special")
+jstats = pytest.importorskip("jax.scipy.stats")
+jlinalg = pytest.importorskip("jax.scipy.linalg")
+
+pytestmark = pytest.mark.oracle
+
+F = np.float32
+X = np.array([-30.0, -12.0, -3.0, -1.5, -0.5, 0.0, 0.5, 1.0, 2.5, 7.0], F)
+POS = np.array([0.01, 0.3, 1.0, 2.5, 10.0], F)
+UNIT = np.array([1e-4, 0.01, 0.3, 0.5, 0.9, 0.9999], F)
+EDGE_P = np.array([0.0, 0.0, 1.0, 1.0, -1.0], F)
+EDGE_Q = np.array([0.0, -1.0, 0.0, 2.0, 1.0], F)
+LAMBDA = np.array([0.0, 0.5, 1.0, -1.0, 2.0], F)
+
+SPECIAL = {
+    "erf": (X,),
+    "erfc": (X,),
+    "erfinv": (UNIT * 2 - 1,),
+    "expit": (X,),
+    "logit": (UNIT,),
+    "xlogy": (np.array([0, 1, 2, 0], F), np.array([0, 2, 0.5, 3], F)),
+    "xlog1py": (np.array([0, 1, 2, 0], F), np.array([-1, 2, 0.5, 3], F)),
+    "entr": (np.array([-1, 0, 0.5, 2], F),),
+    "rel_entr": (EDGE_P, EDGE_Q),
+    "kl_div": (EDGE_P, EDGE_Q),
+    "ndtr": (X,),
+    "ndtri": (UNIT,),
+    "log_ndtr": (X,),
+    "gammaln": (POS,),
+    "digamma": (POS,),
+    "betaln": (POS, POS[::-1]),
+    "beta": (POS, POS[::-1]),
+    "gamma": (np.array([-2.5, -1.5, -0.5, 0.5, 1, 2.5, 5], F),),
+    "gammasgn": (np.array([-2.5, -2, -1.5, -0.5, 0, -0.0, 0.5], F),),
+    "loggamma": (np.array([-1, 0.5, 3], F),),
+    "factorial": (np.array([-1, 0, 3, 4.5], F),),
+    "boxcox": (POS, LAMBDA),
+    "boxcox1p": (POS, LAMBDA),
+    "softmax": (X,),
+    "log_softmax": (X,),
+    "logsumexp": (X,),
+}
+NO_GRAD = {"gammasgn", "factorial"}  # piecewise constant; JAX's factorial grad is lgamma's
+
+
+@pytest.mark.parametrize("name", sorted(SPECIAL))
+def test_special(name: str) -> None:
+    args = SPECIAL[name]
+    jfn, dfn = getattr(jspecial, name), getattr(dspecial, name)
+    want = jax.jit(jfn)(*args)
+    assert_matches(dfn(*args), want)
+    assert_matches(didax.jit(dfn)(*args), want)
+    if name in NO_GRAD or name in ("softmax", "log_softmax", "logsumexp"):
+        return
+    want_grad = jax.jit(jax.vmap(jax.grad(jfn)))(*args)
+    got_grad = didax.vmap(didax.grad(dfn))(*args)
+    assert got_grad.dtype == want_grad.dtype
+    np.testing.assert_allclose(
+        np.asarray(got_grad), np.asarray(want_grad), rtol=1e-3, atol=1e-4, equal_nan=True
+    )
+
+
+def test_special_scalars_integers_and_orders() -> None:
+    for name, args in [("expit", (1.0,)), ("xlogy", (1, 2)), ("gammaln", (3,)), ("erf", (1,))]:
+        assert_matches(getattr(dspecial, name)(*args), getattr(jspecial, name)(*args))
+    assert_matches(dspecial.polygamma(1, POS), jspecial.polygamma(1, POS))
+    assert_matches(dspecial.polygamma(np.int32(2), POS), jspecial.polygamma(np.int32(2), POS))
+    assert_matches(dspecial.multigammaln(POS + 2, 3), jspecial.multigammaln(POS + 2, 3))
+    assert_matches(dspecial.log_ndtr(X, series_order=5), jspecial.log_ndtr(X, series_order=5))
+    for lib in (jspecial, dspecial):
+        with pytest.raises(ValueError):
+            lib.polygamma(1.5, POS)
+        with pytest.raises(NotImplementedError):
+            lib.factorial(3, exact=True)
+
+
+Q = np.array([0.01, 0.2, 0.5, 0.9, 0.999], F)
+XS = np.array([-3.0, -0.5, 0.0, 0.5, 1.0, 2.5], F)
+K = np.array([0.0, 1.0, 2.0, 5.0, -1.0, 1.5], F)
+STATS = [
+    *[("norm", f, (XS, 0.5, 2.0)) for f in ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf")],
+    *[("norm", f, (Q, 0.5, 2.0)) for f in ("ppf", "isf")],
+    *[("expon", f, (XS, -1.0, 2.0)) for f in ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf")],
+    ("expon", "ppf", (Q,)),
+    *[("laplace", f, (XS, 0.5, 2.0)) for f in ("logpdf", "pdf", "cdf")],
+    *[("logistic", f, (XS, 0.5, 2.0)) for f in ("logpdf", "pdf", "cdf", "sf")],
+    *[("logistic", f, (Q, 0.5, 2.0)) for f in ("ppf", "isf")],
+    *[("cauchy", f, (XS, 0.5, 2.0)) for f in ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf")],
+    *[("cauchy", f, (Q, 0.5, 2.0)) for f in ("ppf", "isf")],
+    *[("uniform", f, (XS, -1.0, 2.0)) for f in ("logpdf", "pdf", "cdf")],
+    ("uniform", "ppf", (Q, -1.0, 2.0)),
+    *[("t", f, (XS, 3.0, 0.5, 2.0)) for f in ("logpdf", "pdf")],
+    *[("gamma", f, (POS, 2.0, 0.0, 1.5)) for f in ("logpdf", "pdf")],
+    *[("beta", f, (Q, 2.0, 3.0)) for f in ("logpdf", "pdf")],
+    *[("poisson", f, (K, 2.0)) for f in ("logpmf", "pmf")],
+    *[("bernoulli", f, (K[:5], 0.3)) for f in ("logpmf", "pmf", "cdf")],
+    ("bernoulli", "ppf", (Q, 0.3)),
+]
+
+
+@pytest.mark.parametrize(("dist", "fn", "args"), STATS, ids=[f"{d}.{f}" for d, f, _ in STATS])
+def test_stats(dist: str, fn: str, args: tuple) -> None:
+    jfn, dfn = getattr(getattr(jstats, dist), fn), getattr(getattr(dstats, dist), fn)
+    assert_matches(dfn(*args), jax.jit(jfn)(*args))
+    in_axes = (0,) + (None,) * (len(args) - 1)
+    want = jax.jit(jax.vmap(jax.grad(jfn), in_axes=in_axes))(*args)
+    got = didax.vmap(didax.grad(dfn), in_axes=in_axes)(*args)
+    np.testing.assert_allclose(
+        np.asarray(got), np.asarray(want), rtol=1e-3, atol=1e-4, equal_nan=True
+    )
+
+
+_RNG = np.random.default_rng(0)
+_A = _RNG.normal(size=(3, 3)).astype(F)
+COV = _A @ _A.T + np.eye(3, dtype=F)
+MEAN = np.arange(3, dtype=F)
+XMVN = _RNG.normal(size=(4, 3)).astype(F)
+
+
+def test_multivariate_normal() -> None:
+    for args in [(XMVN, MEAN, COV), (XMVN[0], MEAN, COV), (XMVN, MEAN, 2.0), (1.5, 0.5, 2.0)]:
+        assert_matches(
+            dstats.multivariate_normal.logpdf(*args), jstats.multivariate_normal.logpdf(*args)
+        )
+        assert_matches(dstats.multivariate_normal.pdf(*args), jstats.multivariate_normal.pdf(*args))
+    want = jax.grad(lambda c: jstats.multivariate_normal.logpdf(XMVN, MEAN, c).sum())(COV)
+    got = didax.grad(lambda c: dstats.multivariate_normal.logpdf(XMVN, MEAN, c).sum())(COV)
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-4, atol=1e-5)
+    for lib in (jstats, dstats):
+        with pytest.raises(ValueError, match="incompatible shapes"):
+            lib.multivariate_normal.logpdf(XMVN, MEAN, np.eye(2, dtype=F))
+
+
+L = np.tril(_A) + 3 * np.eye(3, dtype=F)
+B = _RNG.normal(size=(3, 2)).astype(F)
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [{}, {"lower": True}, {"trans": 1, "lower": True}, {"trans": "C"}, {"unit_diagonal": True}],
+)
+def test_solve_triangular(kwargs: dict) -> None:
+    for b in (B, B[:, 0]):
+        assert_matches(
+            dlinalg.solve_triangular(L, b, **kwargs), jlinalg.solve_triangular(L, b, **kwargs)
+        )
+    want = jax.grad(lambda b: jlinalg.solve_triangular(L, b, **kwargs).sum())(B)
+    got = didax.grad(lambda b: dlinalg.solve_triangular(L, b, **kwargs).sum())(B)
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("lower", [False, True])
+def test_cholesky_family(lower: bool) -> None:
+    assert_matches(dlinalg.cholesky(COV, lower=lower), jlinalg.cholesky(COV, lower=lower))
+    c, low = dlinalg.cho_factor(COV, lower=lower)
+    assert low is lower
+    for b in (B, B[:, 0]):
+        assert_matches(
+            dlinalg.cho_solve((c, low), b), jlinalg.cho_solve(jlinalg.cho_factor(COV, lower), b)
+        )
+    assert_matches(dlinalg.solve(COV, B), jlinalg.solve(COV, B))
+    assert_matches(dlinalg.det(COV), jlinalg.det(COV))
+    assert_matches(dlinalg.inv(COV), jlinalg.inv(COV))
+
+
+def test_block_diag() -> None:
+    for arrs in [(np.ones((2, 2), F), 3, np.arange(3.0, dtype=F)), (np.ones((2, 2), F), 3)]:
+        assert_matches(dlinalg.block_diag(*arrs), jlinalg.block_diag(*arrs))
+    assert_matches(dlinalg.block_diag(), jlinalg.block_diag())
+    with pytest.raises(ValueError):
+        jlinalg.block_diag(np.ones((2, 2, 2)))
+    with pytest.raises(ValueError):
+        dlinalg.block_diag(np.ones((2, 2, 2)))
