@@ -27,6 +27,7 @@ PACKAGES = {"core": "didax", "magics": "didax.magics", "widgets": "didax.widgets
 ORDER: dict[str, tuple[int, int]] = {}
 for i, name in enumerate(
     [
+        "interrupts",
         "config",
         "source_info",
         "config",
