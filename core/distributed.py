@@ -17,6 +17,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from didax import interrupts
+
 
 @dataclass
 class State:
@@ -27,6 +29,7 @@ class State:
     process_id: int = 0
     num_processes: int = 1
     coordinator_address: str | None = None
+    shutdown_timeout: int = 0  # seconds, as given to `initialize`
 
     def collectives(self) -> Any:
         """The CPU collectives the backend's client uses: gloo over TCP, or None alone."""
@@ -43,8 +46,17 @@ client_started: Callable[[], bool] = lambda: False  # noqa: E731
 
 def _jaxlib() -> Any:
     # loaded on use, as backend.py loads it: `import didax` does not pay for jaxlib
-    importlib.import_module("jaxlib.xla_client")  # initializes jaxlib._jax
-    return importlib.import_module("jaxlib._jax")
+    with interrupts.held():  # a KeyboardInterrupt inside jaxlib's import aborts
+        importlib.import_module("jaxlib.xla_client")  # initializes jaxlib._jax
+        return importlib.import_module("jaxlib._jax")
+
+
+def _fail_in_caller(*_status: Any) -> None:
+    """The client's error callback (never runs). jaxlib's default one ends the process
+    (`F... Terminating process because the JAX distributed service detected fatal errors`);
+    given a Python function, jaxlib cannot pass it the C++ status (`std::bad_cast`): in
+    the thread that waits in `connect` or `shutdown`, that surfaces as a RuntimeError
+    didax turns into its own; on jaxlib's heartbeat thread it still ends the process."""
 
 
 def initialize(
@@ -63,9 +75,21 @@ def initialize(
     belong to their process); ask for N CPU devices per process as usual (XLA_FLAGS or
     `config.update("jax_num_cpu_devices", N)`).
 
+    Timeouts, in seconds (JAX's names and defaults; measured on jaxlib 0.10.2, CPU):
+    - `initialization_timeout`: how long every process waits for all of them to connect;
+      then this raises a RuntimeError (process 0 after that time, the others up to ~5 s
+      later) and may be called again. JAX ends the process instead, and its process 0
+      gives up after jaxlib's fixed 60 s whatever the timeout.
+    - `heartbeat_timeout_seconds`: how long a process may go silent before the others count
+      it dead. jaxlib then ends every other process (its coordination service does, from a
+      thread of its own: a collective waiting for the dead process waits until then, and no
+      Python exception is possible); when the coordinator (process 0) dies, the others end
+      at once.
+    - `shutdown_timeout_seconds`: how long `shutdown` waits for every process to reach it.
+
     Raises:
       RuntimeError: called twice, or after the backend started (any computation, or
-        `devices()`).
+        `devices()`); the processes did not all connect within `initialization_timeout`.
       ValueError, TypeError: a missing or invalid argument, as JAX's.
     """
     if client_started():
@@ -105,16 +129,29 @@ def initialize(
             num_processes,
             heartbeat_timeout=heartbeat_timeout_seconds,
             shutdown_timeout=shutdown_timeout_seconds,
+            cluster_register_timeout=initialization_timeout,  # jaxlib's default: 60 s
         )
     client = xla.get_distributed_runtime_client(
         coordinator_address,
         process_id,
         init_timeout=initialization_timeout,
         heartbeat_timeout=heartbeat_timeout_seconds,
+        shutdown_timeout=shutdown_timeout_seconds,
+        missed_heartbeat_callback=_fail_in_caller,
         use_compression=True,
     )
-    client.connect()  # waits for every process
+    try:
+        client.connect()  # waits for every process
+    except RuntimeError as e:  # jaxlib's JaxRuntimeError, or the callback's failure
+        _stop(client, global_state.service)
+        global_state.service = None
+        raise RuntimeError(
+            f"distributed.initialize: the {num_processes} processes did not all connect to "
+            f"{coordinator_address} within initialization_timeout={initialization_timeout} s "
+            f"(this is process {process_id}; see XLA's log above for which are missing)"
+        ) from e
     global_state.client = client
+    global_state.shutdown_timeout = shutdown_timeout_seconds
     global_state.process_id = process_id
     global_state.num_processes = num_processes
     global_state.coordinator_address = coordinator_address
@@ -128,10 +165,33 @@ def is_initialized() -> bool:
 
 def shutdown() -> None:
     """Leave the distributed runtime (nothing happens when not initialized). Like
-    `jax.distributed.shutdown`."""
-    if global_state.client is not None:
-        global_state.client.shutdown()
-        global_state.client = None
-    if global_state.service is not None:
-        global_state.service.shutdown()
-        global_state.service = None
+    `jax.distributed.shutdown`: waits for every process to call it too.
+
+    Raises:
+      RuntimeError: not every process reached `shutdown` within `shutdown_timeout_seconds`,
+        or one was counted dead (`heartbeat_timeout_seconds`); this process has left all the
+        same. (JAX's process ends there.)
+    """
+    client, service = global_state.client, global_state.service
+    global_state.client = global_state.service = None
+    if not _stop(client, service):
+        raise RuntimeError(
+            "distributed.shutdown: not every process reached shutdown within "
+            f"shutdown_timeout_seconds={global_state.shutdown_timeout} s, or one stopped "
+            "sending heartbeats (see XLA's log above)"
+        )
+
+
+def _stop(client: Any, service: Any) -> bool:
+    """Shut the client, then the service, down; whether the client's shutdown succeeded
+    (every process reached it)."""
+    ok = True
+    try:
+        if client is not None:
+            client.shutdown()
+    except RuntimeError:  # jaxlib's JaxRuntimeError, or the callback's failure
+        ok = False
+    finally:
+        if service is not None:
+            service.shutdown()
+    return ok
