@@ -78,8 +78,8 @@ def initialize(
     Timeouts, in seconds (JAX's names and defaults; measured on jaxlib 0.10.2, CPU):
     - `initialization_timeout`: how long every process waits for all of them to connect;
       then this raises a RuntimeError (process 0 after that time, the others up to ~5 s
-      later) and may be called again. JAX ends the process instead, and its process 0
-      gives up after jaxlib's fixed 60 s whatever the timeout.
+      later) and may be called again. JAX's process ends instead (measured: both processes
+      alone, each waiting for the other's coordinator or peer, ended after 308 s).
     - `heartbeat_timeout_seconds`: how long a process may go silent before the others count
       it dead. jaxlib then ends every other process (its coordination service does, from a
       thread of its own: a collective waiting for the dead process waits until then, and no
@@ -129,7 +129,7 @@ def initialize(
             num_processes,
             heartbeat_timeout=heartbeat_timeout_seconds,
             shutdown_timeout=shutdown_timeout_seconds,
-            cluster_register_timeout=initialization_timeout,  # jaxlib's default: 60 s
+            cluster_register_timeout=initialization_timeout,  # jaxlib's default: 1 h
         )
     client = xla.get_distributed_runtime_client(
         coordinator_address,

@@ -270,7 +270,7 @@ def test_sharded_jit_over_two_processes():
 
 # A process of a 2-process run that goes wrong (issue 20, item 7). JAX 0.10.2 ends the process
 # in both cases (jaxlib's `F... Terminating process because the JAX distributed service
-# detected fatal errors`), its process 0 after jaxlib's fixed 60 s of waiting for a peer.
+# detected fatal errors`), as didax did.
 FAILURES = str(Path(__file__).with_name("distributed_failures.py"))
 
 
