@@ -13,6 +13,7 @@ and gets back its own slice (leading axis = `local_device_count()`).
 from __future__ import annotations
 
 import importlib
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -55,8 +56,8 @@ def _fail_in_caller(*_status: Any) -> None:
     """The client's error callback (never runs). jaxlib's default one ends the process
     (`F... Terminating process because the JAX distributed service detected fatal errors`);
     given a Python function, jaxlib cannot pass it the C++ status (`std::bad_cast`): in
-    the thread that waits in `connect` or `shutdown`, that surfaces as a RuntimeError
-    didax turns into its own; on jaxlib's heartbeat thread it still ends the process."""
+    the thread that waits in `connect`, that surfaces as a RuntimeError didax turns into
+    its own; on jaxlib's error-polling thread it still ends the process."""
 
 
 def initialize(
@@ -168,18 +169,32 @@ def shutdown() -> None:
     `jax.distributed.shutdown`: waits for every process to call it too.
 
     Raises:
-      RuntimeError: not every process reached `shutdown` within `shutdown_timeout_seconds`,
-        or one was counted dead (`heartbeat_timeout_seconds`); this process has left all the
-        same. (JAX's process ends there.)
+      RuntimeError: not every process reached `shutdown` within `shutdown_timeout_seconds`
+        (one died?). The runtime is left as it is: jaxlib ends this process when the
+        missing one is counted dead (`heartbeat_timeout_seconds`). JAX's process ends
+        within `shutdown_timeout_seconds`.
     """
     client, service = global_state.client, global_state.service
-    global_state.client = global_state.service = None
-    if not _stop(client, service):
+    if client is None:
+        return
+    # Meet the others first, through the key-value store, whose waits fail as plain errors:
+    # jaxlib's own shutdown barrier, failing, also hands the failure to its error-polling
+    # thread, which may end the process before `client.shutdown()` raises.
+    me, deadline = global_state.process_id, time.monotonic() + global_state.shutdown_timeout
+    client.key_value_set(f"didax_shutdown/{me}", "")
+    try:
+        for other in range(global_state.num_processes):
+            left_ms = max(1, int((deadline - time.monotonic()) * 1000))
+            client.blocking_key_value_get(f"didax_shutdown/{other}", left_ms)
+    except RuntimeError as e:  # jaxlib's JaxRuntimeError: DEADLINE_EXCEEDED
         raise RuntimeError(
-            "distributed.shutdown: not every process reached shutdown within "
-            f"shutdown_timeout_seconds={global_state.shutdown_timeout} s, or one stopped "
-            "sending heartbeats (see XLA's log above)"
-        )
+            f"distributed.shutdown: process {other} did not reach shutdown within "
+            f"shutdown_timeout_seconds={global_state.shutdown_timeout} s (this is process "
+            f"{me}; it stays connected, and jaxlib ends it once process {other} has sent "
+            "no heartbeat for heartbeat_timeout_seconds)"
+        ) from e
+    global_state.client = global_state.service = None
+    _stop(client, service)
 
 
 def _stop(client: Any, service: Any) -> bool:

@@ -7,8 +7,8 @@ wrong, with short timeouts. Prints one JSON line of what happened, then exits no
 `alone`: `initialize` (initialization_timeout=3) raises, twice (a failed call leaves nothing
 behind), and the process then computes on its own device. `dies`: after a psum over both
 processes' devices, process 1 ends without shutting down; process 0's `shutdown`
-(shutdown_timeout_seconds=3, heartbeat_timeout_seconds=60) raises instead of waiting for
-the heartbeat timeout and ending the process.
+(shutdown_timeout_seconds=3, heartbeat_timeout_seconds=60) raises, and the process exits
+normally (jaxlib would end it at the heartbeat timeout).
 """
 
 from __future__ import annotations
