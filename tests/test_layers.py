@@ -40,6 +40,7 @@ LAYER_6 = ("didax.display", "didax.widgets", "didax.magics")  # in import order
 ORDER: dict[str, tuple[int, int]] = {}
 for i, name in enumerate(
     [
+        "interrupts",
         "config",
         "source_info",
         "dtypes",

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from didax import core, dtypes
+from didax import core, dtypes, interrupts
 from didax.array import Array
 from didax.config import config
 
@@ -130,7 +130,8 @@ def _make_runtime() -> _Runtime:
     global _runtime
     with _runtime_lock:
         if _runtime is None:
-            _runtime = _Runtime()
+            with interrupts.held():  # a KeyboardInterrupt inside jaxlib's import aborts
+                _runtime = _Runtime()
         return _runtime
 
 
@@ -402,7 +403,8 @@ def lapack_target(routine: str, dtype: np.dtype) -> str:
     rt = runtime()
     with _lapack_lock:
         if not _lapack_registered:
-            lapack = importlib.import_module("jaxlib.lapack")
+            with interrupts.held():  # a KeyboardInterrupt inside jaxlib's import aborts
+                lapack = importlib.import_module("jaxlib.lapack")
             for name, fn, api_version in lapack.registrations()["cpu"]:
                 rt.xc.register_custom_call_target(name, fn, platform="cpu", api_version=api_version)
             lapack._lapack.initialize()  # looks up the LAPACK routines (scipy's or jaxlib's)

@@ -24,8 +24,9 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
-from didax import array, core, dtypes
+from didax import array, core, dtypes, interrupts
 from didax.array import Array
+from didax.runtime import client
 from didax.runtime.client import (
     element_type,
     gspmd_sharding,
@@ -360,9 +361,7 @@ def compile_module(
     rt = runtime()
     if host_callbacks:
         devices = rt.xla.DeviceList(tuple(rt.devices[:1]))
-        exe = rt.client.compile_and_load(
-            module, devices, rt.xc.CompileOptions(), list(host_callbacks)
-        )
+        exe = _compile_and_load(module, devices, rt.xc.CompileOptions(), list(host_callbacks))
         return Executable(exe, in_avals, out_avals, host_callbacks)
     bytecode = io.BytesIO()
     module.operation.write_bytecode(bytecode)  # faster to hand over than text
@@ -382,12 +381,10 @@ def compile_module(
             np.array([[d.id for d in devices]], np.int32)  # one replica, N partitions
         )
         with _without_gspmd_notice():
-            exe = rt.client.compile_and_load(
-                bytecode.getvalue(), rt.xla.DeviceList(tuple(devices)), options
-            )
+            exe = _compile_and_load(bytecode.getvalue(), rt.xla.DeviceList(tuple(devices)), options)
         return Executable(exe, in_avals, out_avals, devices=devices, partitioned=True)
     if num_replicas == 1 and device_assignment is None:
-        exe = rt.client.compile_and_load(bytecode.getvalue(), rt.devices[:1], options)
+        exe = _compile_and_load(bytecode.getvalue(), rt.devices[:1], options)
         return Executable(exe, in_avals, out_avals)
     devices = list(device_assignment if device_assignment is not None else rt.devices)
     if len(devices) != num_replicas:
@@ -399,5 +396,12 @@ def compile_module(
     options.num_partitions = 1
     ids = np.array([[d.id] for d in devices], np.int32)  # one row per replica
     options.device_assignment = rt.xc.DeviceAssignment.create(ids)
-    exe = rt.client.compile_and_load(bytecode.getvalue(), devices, options)
+    exe = _compile_and_load(bytecode.getvalue(), devices, options)
     return Executable(exe, in_avals, out_avals, devices=devices)
+
+
+def _compile_and_load(*args: Any) -> Any:
+    """The client's `compile_and_load`, a Ctrl-C held until XLA is done (`didax.interrupts`):
+    jaxlib would answer it at once and leave XLA compiling on a thread nothing waits for."""
+    with interrupts.held():
+        return client.runtime().client.compile_and_load(*args)
