@@ -1,5 +1,7 @@
-"""Shared pytest set-up: makes the case table (`tests/op_cases.py`) importable as `op_cases`
-from every test folder, and backs pytest-timeout up against hangs it cannot interrupt.
+"""Shared pytest set-up: the session's multi-device workers (`device_workers`, see
+`helpers/devices.py`), and a watchdog that backs pytest-timeout up against hangs it cannot
+interrupt. (tests/ is on sys.path through `pythonpath` in pyproject.toml: `helpers` and
+`op_cases` import from every test folder.)
 
 Every test has a time limit (`timeout` in pyproject.toml, a `@pytest.mark.timeout(N)` marker
 to change it). pytest-timeout's signal method fails the test and the run goes on, but its
@@ -14,11 +16,10 @@ import faulthandler
 import os
 import sys
 import threading
-from pathlib import Path
+from collections.abc import Iterator
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parent))
+from helpers.devices import DeviceWorkers
 
 _GRACE = 30.0  # seconds past the limit before the watchdog gives up on pytest-timeout
 
@@ -64,3 +65,11 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
     finally:
         if watchdog is not None:
             watchdog.cancel()
+
+
+@pytest.fixture(scope="session")
+def device_workers() -> Iterator[DeviceWorkers]:
+    """A worker process per library (didax, JAX) on 4 CPU devices, started at first use."""
+    workers = DeviceWorkers(devices=4)
+    yield workers
+    workers.close()
