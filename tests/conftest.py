@@ -48,11 +48,11 @@ def _abort(config: pytest.Config, nodeid: str, limit: float) -> None:
     capture = config.pluginmanager.getplugin("capturemanager")
     if capture is not None:  # give fd 2 back to the terminal: the run ends with os._exit
         capture.suspend_global_capture(in_=False)
-    worker = os.environ.get("PYTEST_XDIST_WORKER")  # xdist reports it crashed, goes on
+    worker = os.environ.get("PYTEST_XDIST_WORKER")  # xdist reports it crashed, ends the run
     sys.stderr.write(
         f"\n\n+++ {nodeid} is still running {limit + _GRACE:.0f} s after its start "
         f"(time limit {limit:.0f} s) and pytest-timeout could not interrupt it: "
-        f"ending {f'xdist worker {worker}' if worker else 'the run'} +++\n"
+        f"ending {f'xdist worker {worker} and so ' if worker else ''}the run +++\n"
     )
     faulthandler.dump_traceback(file=sys.stderr, all_threads=True)
     sys.stderr.flush()
