@@ -1,5 +1,12 @@
-"""Shared pytest set-up: makes the case table (`tests/op_cases.py`) importable as `op_cases`
-from every test folder, and backs pytest-timeout up against hangs it cannot interrupt.
+"""Shared pytest set-up: the session's multi-device workers (`device_workers`, see
+`helpers/devices.py`), how pytest-xdist shares the tests out, and a watchdog that backs
+pytest-timeout up against hangs it cannot interrupt. (tests/ is on sys.path through
+`pythonpath` in pyproject.toml: `helpers` and `op_cases` import from every test folder.)
+
+pytest-xdist (`-n 2` in pyproject.toml's addopts; `-n 0` runs in one process) hands each
+worker whole test modules, so that a module-scoped fixture (the parallel scripts' results, a
+notebook run) runs once, and the whole of tests/browser to one worker, which starts one
+JupyterLab and one Chromium for it.
 
 Every test has a time limit (`timeout` in pyproject.toml, a `@pytest.mark.timeout(N)` marker
 to change it). pytest-timeout's signal method fails the test and the run goes on, but its
@@ -14,11 +21,11 @@ import faulthandler
 import os
 import sys
 import threading
-from pathlib import Path
+from collections.abc import Iterator
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parent))
+from helpers.devices import DeviceWorkers
+from xdist.scheduler import LoadScopeScheduling
 
 _GRACE = 30.0  # seconds past the limit before the watchdog gives up on pytest-timeout
 
@@ -41,10 +48,11 @@ def _abort(config: pytest.Config, nodeid: str, limit: float) -> None:
     capture = config.pluginmanager.getplugin("capturemanager")
     if capture is not None:  # give fd 2 back to the terminal: the run ends with os._exit
         capture.suspend_global_capture(in_=False)
+    worker = os.environ.get("PYTEST_XDIST_WORKER")  # xdist reports it crashed, ends the run
     sys.stderr.write(
         f"\n\n+++ {nodeid} is still running {limit + _GRACE:.0f} s after its start "
         f"(time limit {limit:.0f} s) and pytest-timeout could not interrupt it: "
-        "ending the run +++\n"
+        f"ending {f'xdist worker {worker} and so ' if worker else ''}the run +++\n"
     )
     faulthandler.dump_traceback(file=sys.stderr, all_threads=True)
     sys.stderr.flush()
@@ -64,3 +72,25 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
     finally:
         if watchdog is not None:
             watchdog.cancel()
+
+
+@pytest.fixture(scope="session")
+def device_workers() -> Iterator[DeviceWorkers]:
+    """A worker process per library (didax, JAX) on 4 CPU devices, started at first use."""
+    workers = DeviceWorkers(devices=4)
+    yield workers
+    workers.close()
+
+
+class _ByModule(LoadScopeScheduling):
+    """xdist's load-by-scope scheduling, a scope being a test module (not a class in it),
+    and tests/browser one scope."""
+
+    def _split_scope(self, nodeid: str) -> str:
+        module = nodeid.split("::", 1)[0]
+        return "tests/browser" if module.startswith("tests/browser/") else module
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> LoadScopeScheduling:
+    return _ByModule(config, log)

@@ -1,10 +1,9 @@
-"""Helpers for the control-flow tests: canonical jaxpr text (variables renamed in order of
-first appearance), the two namespaces a program is written against, and value comparison."""
+"""Helpers for the control-flow tests: canonical jaxpr text (helpers.jaxpr_text), the two
+namespaces a program is written against, and value comparison."""
 
 from __future__ import annotations
 
 import collections
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import SimpleNamespace
@@ -13,28 +12,6 @@ from typing import Any
 import didax
 import didax.numpy as dnp
 import numpy as np
-
-# A name that is a variable: a binder (`a:f32[]`) or a read (`sin a`, `(a, b)`), never a
-# primitive (after `= `), a param name (before `=`) or a dtype in a param (`new_dtype=int32`).
-_WORD = re.compile(r"(?<![\w.=\[])(?<!= )([a-z]+_?)(?![\w\[=(])")
-_BINDER = re.compile(r"(?<![\w.])([a-z]+_?):")
-
-
-def canonical(text: str) -> str:
-    """`text` with its variables renamed v0, v1, ... in order of first appearance; `_` stays.
-    NumPy integer reprs in params (`np.int64(1)`) print as plain ints."""
-    text = re.sub(r"np\.int(?:32|64)\((-?\d+)\)", r"\1", text)
-    binders = set(_BINDER.findall(text))
-    names: dict[str, str] = {}
-
-    def rename(m: re.Match[str]) -> str:
-        word = m.group(1)
-        if word not in binders:
-            return word
-        return names.setdefault(word, f"v{len(names)}")
-
-    return _WORD.sub(rename, text)
-
 
 # A namedtuple registered with a flatten that keeps `tag` as aux data: two children for three
 # fields, so its key paths must come from the registered flatten (`[<flat index 0>]`).

@@ -7,9 +7,6 @@ and through b), vmap, second derivatives, errors, and jaxprs as JAX prints them
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import didax
 import didax.numpy as dnp
 import numpy as np
@@ -17,8 +14,7 @@ import pytest
 
 jax = pytest.importorskip("jax")
 jjnp = jax.numpy
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "core"))
-from test_jaxpr_text import canonical  # noqa: E402
+from helpers.jaxpr_text import canonical
 
 pytestmark = pytest.mark.oracle
 

@@ -10,8 +10,9 @@ from typing import Any
 import didax
 import numpy as np
 import pytest
-from cf_helpers import Program, Tagged, assert_close, canonical, namespaces
+from cf_helpers import Program, Tagged, assert_close, namespaces
 from didax.control_flow.scan import scan_p
+from helpers.jaxpr_text import canonical
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

@@ -12,8 +12,9 @@ from typing import Any
 import didax
 import numpy as np
 import pytest
-from cf_helpers import Program, Tagged, assert_close, canonical, namespaces
+from cf_helpers import Program, Tagged, assert_close, namespaces
 from didax.control_flow.while_loop import while_p
+from helpers.jaxpr_text import canonical
 
 jax = pytest.importorskip("jax")
 JX, DX = namespaces()

@@ -15,6 +15,7 @@ import didax
 import didax.numpy as dnp
 import numpy as np
 import pytest
+from helpers.jaxpr_text import canonical
 
 jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")
@@ -39,28 +40,6 @@ DIDAX = SimpleNamespace(
     jit=didax.jit,
     grad=didax.grad,
 )
-
-# A variable binder (`a:f32[3]`) or a variable read (`sin a`, `(a, b)`); not a primitive
-# (after `= `), a param name (before `=`) or a param value (after `=`).
-_WORD = re.compile(r"(?<![\w.=])(?<!= )([a-z]+)(?![\w\[=])")
-
-
-def canonical(text: str) -> str:
-    """Rename variables in order of first appearance (`_` stays `_`). JAX's batching rules
-    leak NumPy integers into some params (`axes=(np.int64(1),)`); they print as plain ints."""
-    text = re.sub(r"np\.int64\((-?\d+)\)", r"\1", text)
-    binders = set(re.findall(r"(?<![\w.])([a-z]+):", text))
-    names: dict[str, str] = {}
-
-    def rename(m: re.Match[str]) -> str:
-        word = m.group(1)
-        if word not in binders:
-            return word
-        if word not in names:
-            names[word] = f"v{len(names)}"
-        return names[word]
-
-    return _WORD.sub(rename, text)
 
 
 def test_canonical_renames_in_order_of_first_appearance() -> None:

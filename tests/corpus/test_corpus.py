@@ -5,14 +5,12 @@ limits quotes it). `python tests/corpus/corpus.py` lists the cells that differ."
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
 jax = pytest.importorskip("jax")
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from corpus import cells, run_corpus, to_didax  # noqa: E402
+from corpus import cells, run_corpus, to_didax
 
 pytestmark = pytest.mark.oracle
 

@@ -5,9 +5,6 @@ roots, infinities, NaN), gradients, and the jaxprs of the values and of the grad
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import didax
 import numpy as np
 import pytest
@@ -15,8 +12,7 @@ from didax.primitives.elementwise import cbrt_p, ceil_p, exp2_p
 from didax.test_util import check_rules
 
 jax = pytest.importorskip("jax")
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "core"))
-from test_jaxpr_text import canonical  # noqa: E402
+from helpers.jaxpr_text import canonical
 
 pytestmark = pytest.mark.oracle
 

@@ -5,9 +5,6 @@ differences, vmap, lowering) and the jaxpr text as JAX 0.10.2 prints it."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import didax
 import numpy as np
 import pytest
@@ -15,8 +12,7 @@ from didax.primitives.cumulative import cumlogsumexp_p, cummax_p, cummin_p
 from didax.test_util import check_rules
 
 jax = pytest.importorskip("jax")
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "core"))
-from test_jaxpr_text import canonical  # noqa: E402
+from helpers.jaxpr_text import canonical
 
 pytestmark = pytest.mark.oracle
 

@@ -4,9 +4,6 @@ transpose, vmap, lowering) and the jaxpr text as JAX 0.10.2 prints it."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import didax
 import didax.numpy as jnp
 import numpy as np
@@ -16,8 +13,7 @@ from didax.test_util import check_rules
 
 jax = pytest.importorskip("jax")
 jjnp = pytest.importorskip("jax.numpy")
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "core"))
-from test_jaxpr_text import canonical  # noqa: E402
+from helpers.jaxpr_text import canonical
 
 pytestmark = pytest.mark.oracle
 

@@ -3,16 +3,12 @@ values eagerly and under jit, and the `slice` equation JAX's jaxpr shows."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import didax
 import numpy as np
 import pytest
 
 jax = pytest.importorskip("jax")
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "core"))
-from test_jaxpr_text import canonical  # noqa: E402
+from helpers.jaxpr_text import canonical
 
 pytestmark = pytest.mark.oracle
 

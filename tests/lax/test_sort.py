@@ -4,17 +4,13 @@ permutation), and the jaxpr text."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import didax
 import didax.lax as dlax
 import numpy as np
 import pytest
 
 jax = pytest.importorskip("jax")
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "core"))
-from test_jaxpr_text import canonical  # noqa: E402
+from helpers.jaxpr_text import canonical
 
 pytestmark = pytest.mark.oracle
 

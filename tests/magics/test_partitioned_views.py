@@ -4,13 +4,14 @@
 holds, which the optimized HLO's shapes are), and the device meshes a pmap'd or sharded
 program names, in the jaxpr view and its text.
 
-The device count is fixed when a client starts, so the 4-device cases run in subprocesses
-with `XLA_FLAGS=--xla_force_host_platform_device_count=4`, as tests/parallel does.
+The device count is fixed when a client starts, so the 4-device cases run in the session's
+worker processes (`XLA_FLAGS=--xla_force_host_platform_device_count=4`, tests/helpers/devices.py),
+as tests/parallel does; the scripts are in scripts/.
 """
 
 from __future__ import annotations
 
-import textwrap
+from pathlib import Path
 
 import didax
 import didax.numpy as jnp
@@ -18,95 +19,20 @@ import pytest
 from didax.display import markup, program
 from didax.display.text import sections_text
 from didax.magics import reports, sections, timing
-from subprocess_devices import run_with_devices
 
-IO_SHARDINGS = """
-import json, sys
-import numpy as np
-M = __import__(sys.argv[1])
-if sys.argv[1] == "jax":
-    import jax.numpy as jnp
-    from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
-    M.config.update("jax_use_shardy_partitioner", False)
-else:
-    import didax.numpy as jnp
-    from didax.sharding import Mesh, NamedSharding, PartitionSpec as P
-mesh = Mesh(np.array(M.devices()), ("b",))
-s = NamedSharding(mesh, P("b"))
-def g(x, y):
-    return {"s": jnp.sin(x) * 2, "t": x.sum() + y}
-x = M.device_put(jnp.arange(8.0), s)
-out = []
-for compiled in [
-    M.jit(g).lower(jnp.ones(8), 1.0).compile(),
-    M.jit(g, out_shardings=NamedSharding(mesh, P())).lower(x, 1.0).compile(),
-    M.jit(g).lower(x, y=2.0).compile(),
-]:
-    out.append([repr(compiled.input_shardings), repr(compiled.output_shardings)])
-print(json.dumps(out))
-"""
-
-REPORTS = """
-import json
-import numpy as np
-import didax, didax.numpy as jnp
-from didax import lax
-from didax.display.text import sections_text
-from didax.magics import report_views, reports, sections, timing
-from didax.sharding import Mesh, NamedSharding, PartitionSpec as P
-from didax.display import markup, program
-
-mesh = Mesh(np.array(didax.devices()).reshape(2, 2), ("x", "y"))
-x = didax.device_put(jnp.arange(16.0).reshape(8, 2), NamedSharding(mesh, P("x")))
-
-def step(x, w):
-    return {"y": jnp.tanh(x @ w), "norm": jnp.sum(w * w)}
-
-r = timing.jit_report(step, (x, jnp.ones((2, 2))), budget=0.05)
-p = r.partitioning
-text = sections_text(sections.jit_sections(r))
-view = report_views.jit_view(r)
-widget_html = " ".join(getattr(c, "value", "") for c in view.children)
-
-def shard(x):
-    return lax.psum(x, "i")
-
-pm = didax.pmap(shard, axis_name="i")
-jr = reports.jaxpr_report(pm, (jnp.ones((4, 2)),))
-jm = program.jaxpr_model(jr.jaxpr)
-
-def constrained(v):
-    return lax.with_sharding_constraint(v * 2, NamedSharding(mesh, P("y")))
-
-cm = program.jaxpr_model(didax.make_jaxpr(constrained)(jnp.ones(4)))
-print(json.dumps({
-    "meshes": list(p.meshes),
-    "inputs": [[s.label, s.type, s.spec, s.shard] for s in p.inputs],
-    "outputs": [[s.label, s.type, s.spec, s.shard] for s in p.outputs],
-    "text": text,
-    "widget_html": widget_html,
-    "hlo_has_block": "f32[4,2]" in r.hlo and "num_partitions=4" in r.hlo,
-    "pmap_rows": [[m.label, m.text] for m in jm.meshes],
-    "pmap_text": sections_text(sections.jaxpr_sections(jr)),
-    "pmap_html": markup.io_tables(jm),
-    "constraint_rows": [[m.label, m.text] for m in cm.meshes],
-}))
-"""
-
-
-def _run(code: str, *argv: str) -> object:
-    return run_with_devices(textwrap.dedent(code), *argv)
+SCRIPTS = Path(__file__).parent / "scripts"
 
 
 @pytest.mark.oracle
-def test_compiled_input_and_output_shardings_as_jax():
+def test_compiled_input_and_output_shardings_as_jax(device_workers):
     pytest.importorskip("jax")
-    assert _run(IO_SHARDINGS, "didax") == _run(IO_SHARDINGS, "jax")
+    mine, theirs = device_workers.run_both(SCRIPTS / "partitioned_io.py")
+    assert mine == theirs
 
 
 @pytest.fixture(scope="module")
-def four_devices() -> dict:
-    return _run(REPORTS)  # type: ignore[return-value]
+def four_devices(device_workers) -> dict:
+    return device_workers.run(SCRIPTS / "partitioned_reports.py", "didax")
 
 
 def test_jit_report_shows_how_xla_split_the_program(four_devices):

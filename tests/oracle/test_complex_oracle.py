@@ -9,9 +9,6 @@ transposes of the complex primitives; and the jaxprs, complex literals included.
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import didax
 import didax.numpy as dnp
 import ml_dtypes
@@ -24,8 +21,7 @@ jax = pytest.importorskip("jax")
 jnp = jax.numpy
 
 pytestmark = pytest.mark.oracle
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "core"))
-from test_jaxpr_text import canonical  # noqa: E402
+from helpers.jaxpr_text import canonical
 
 Z = np.array([1 + 2j, -0.5 + 0.3j, 2.0 - 1.5j], np.complex64)
 W = np.array([0.25 - 1j, 1.5 + 0.5j, -1.0 + 0.75j], np.complex64)

@@ -4,9 +4,6 @@ diagonals and traces), and gradients."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import didax
 import didax.numpy as jnp
 import numpy as np
@@ -14,8 +11,7 @@ import pytest
 
 jax = pytest.importorskip("jax")
 jjnp = pytest.importorskip("jax.numpy")
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "core"))
-from test_jaxpr_text import canonical  # noqa: E402
+from helpers.jaxpr_text import canonical
 
 pytestmark = pytest.mark.oracle
 

@@ -5,9 +5,6 @@ arrays, so both see the same expression."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import didax
 import didax.numpy as dnp
 import numpy as np
@@ -15,9 +12,7 @@ import pytest
 
 jax = pytest.importorskip("jax")
 import jax.numpy as jnp  # noqa: E402
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "core"))
-from test_jaxpr_text import canonical  # noqa: E402
+from helpers.jaxpr_text import canonical
 
 pytestmark = pytest.mark.oracle
 

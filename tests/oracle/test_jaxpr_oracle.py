@@ -5,16 +5,12 @@ starts to match fails too, so the list stays current."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import didax
 import pytest
 from op_cases import close_over
 
 jax = pytest.importorskip("jax")
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "core"))
-from test_jaxpr_text import canonical  # noqa: E402
+from helpers.jaxpr_text import canonical
 from test_numpy_oracle import VALUE_CASES, value_inputs  # noqa: E402
 
 pytestmark = pytest.mark.oracle

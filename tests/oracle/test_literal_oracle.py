@@ -8,9 +8,6 @@ and strong, with x64 off and on.
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import didax
 import didax.numpy as dnp
 import ml_dtypes
@@ -21,8 +18,7 @@ jax = pytest.importorskip("jax")
 jnp = jax.numpy
 
 pytestmark = pytest.mark.oracle
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "core"))
-from test_jaxpr_text import canonical  # noqa: E402
+from helpers.jaxpr_text import canonical
 
 FLOATS = [
     0.1,

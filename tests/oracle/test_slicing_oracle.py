@@ -6,9 +6,6 @@ gradients."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import didax
 import didax.numpy as dnp
 import numpy as np
@@ -17,10 +14,8 @@ from didax import lax as dlax
 
 jax = pytest.importorskip("jax")
 import jax.numpy as jnp  # noqa: E402
+from helpers.jaxpr_text import canonical
 from jax import lax as jlax  # noqa: E402
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "core"))
-from test_jaxpr_text import canonical  # noqa: E402
 
 pytestmark = pytest.mark.oracle
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import didax
 import didax.numpy as dnp
@@ -24,8 +23,7 @@ jax = pytest.importorskip("jax")
 jnp = jax.numpy
 
 pytestmark = pytest.mark.oracle
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "core"))
-from test_jaxpr_text import canonical  # noqa: E402
+from helpers.jaxpr_text import canonical
 
 
 @pytest.fixture

@@ -11,56 +11,14 @@ import os
 import socket
 import subprocess
 import sys
+from pathlib import Path
 
 import didax
 import didax.numpy as jnp
 import numpy as np
 import pytest
 
-WORKER = """
-import json, sys
-lib, pid, port = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-M = __import__(lib)
-if lib == "jax":
-    M.config.update("jax_cpu_collectives_implementation", "gloo")
-    import jax.numpy as jnp
-    from jax import lax
-else:
-    import didax.numpy as jnp
-    from didax import lax
-M.config.update("jax_num_cpu_devices", 2)
-M.distributed.initialize(f"127.0.0.1:{port}", 2, pid)
-out = {
-    "devices": [repr(d) for d in M.devices()],
-    "local": [repr(d) for d in M.local_devices()],
-    "process_index": M.process_index(),
-    "process_count": M.process_count(),
-    "device_count": M.device_count(),
-    "local_device_count": M.local_device_count(),
-}
-x = jnp.arange(2.0) + 2 * pid  # this process's slice of [0, 1, 2, 3]
-out["psum"] = M.pmap(lambda v: lax.psum(v, "i"), axis_name="i")(x).tolist()
-out["axis_index"] = M.pmap(lambda v: lax.axis_index("i"), axis_name="i")(x).tolist()
-
-# data parallel: each device holds 3 rows of a 12-row batch; gradients averaged by pmean
-X = jnp.arange(36.0).reshape(12, 3) / 36.0
-Y = jnp.sin(jnp.arange(12.0))
-def loss(w, b, x, y):
-    return jnp.mean((x @ w + b - y) ** 2)
-def step(w, b, x, y):
-    gw, gb = M.grad(loss, argnums=(0, 1))(w, b, x, y)
-    gw, gb = lax.pmean((gw, gb), "i")
-    return w - 0.5 * gw, b - 0.5 * gb
-pstep = M.pmap(step, axis_name="i", in_axes=(None, None, 0, 0), out_axes=None)
-mine = slice(6 * pid, 6 * pid + 6)  # this process's two devices' rows
-xs, ys = X[mine].reshape(2, 3, 3), Y[mine].reshape(2, 3)
-w, b = jnp.zeros(3), 0.0
-for _ in range(3):
-    w, b = pstep(w, b, xs, ys)
-out["w"], out["b"] = w.tolist(), float(b)
-print(json.dumps(out), flush=True)
-M.distributed.shutdown()
-"""
+SCRIPTS = Path(__file__).parent / "scripts"
 
 
 def free_port() -> int:
@@ -69,13 +27,13 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def run_two(module: str, timeout: float = 240, worker: str = WORKER) -> list[dict]:
+def run_two(module: str, timeout: float = 240, worker: str = "distributed_worker.py") -> list[dict]:
     env = {k: v for k, v in os.environ.items() if k != "XLA_FLAGS"}
     env.update(TF_CPP_MIN_LOG_LEVEL="1", JAX_PLATFORMS="cpu")
     port = str(free_port())
     procs = [
         subprocess.Popen(
-            [sys.executable, "-c", worker, module, str(pid), port],
+            [sys.executable, str(SCRIPTS / worker), module, str(pid), port],
             env=env,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -146,32 +104,6 @@ def test_same_as_jax(didax_run):
                 assert mine[key] == jax_out[key], key
 
 
-ERRORS = """
-import json, sys
-M = __import__(sys.argv[1])
-out = {}
-for name, kwargs in [
-    ("no_address", dict(num_processes=2, process_id=0)),
-    ("id_out_of_range", dict(coordinator_address="127.0.0.1:1", num_processes=2, process_id=2)),
-    ("id_not_int", dict(coordinator_address="127.0.0.1:1", num_processes=2, process_id="0")),
-]:
-    try:
-        M.distributed.initialize(**kwargs)
-        out[name] = "no error"
-    except Exception as e:
-        out[name] = type(e).__name__
-M.devices()
-try:
-    M.distributed.initialize("127.0.0.1:1", 2, 0)
-    out["after_backend"] = "no error"
-except Exception as e:
-    out["after_backend"] = [type(e).__name__, "must be called before" in str(e)]
-out["is_initialized"] = M.distributed.is_initialized()
-M.distributed.shutdown()  # nothing to shut down: no error
-print(json.dumps(out))
-"""
-
-
 @pytest.mark.oracle
 @pytest.mark.timeout(300)
 def test_initialize_errors_as_jax():
@@ -181,7 +113,7 @@ def test_initialize_errors_as_jax():
     results = []
     for module in ("didax", "jax"):
         proc = subprocess.run(
-            [sys.executable, "-c", ERRORS, module],
+            [sys.executable, str(SCRIPTS / "distributed_errors.py"), module],
             env=env,
             capture_output=True,
             text=True,
@@ -194,53 +126,11 @@ def test_initialize_errors_as_jax():
     assert mine["after_backend"] == ["RuntimeError", True]
 
 
-SHARDED_WORKER = """
-import json, sys
-import numpy as np
-lib, pid, port = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-M = __import__(lib)
-if lib == "jax":
-    M.config.update("jax_cpu_collectives_implementation", "gloo")
-    M.config.update("jax_use_shardy_partitioner", False)
-    import jax.numpy as jnp
-    from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
-else:
-    import didax.numpy as jnp
-    from didax.sharding import Mesh, NamedSharding, PartitionSpec as P
-M.config.update("jax_num_cpu_devices", 2)
-M.distributed.initialize(f"127.0.0.1:{port}", 2, pid)
-# one mesh over both processes' devices: axis 'p' across the processes, 'd' within each
-mesh = Mesh(np.array(M.devices()).reshape(2, 2), ("p", "d"))
-rows = NamedSharding(mesh, P(("p", "d")))
-full = np.arange(24.0, dtype=np.float32).reshape(8, 3)  # every process passes the whole value
-x = M.device_put(full, rows)
-out = {"x": [repr(x.sharding), x.shape,
-             sorted((s.index[0].start, s.index[0].stop) for s in x.addressable_shards)]}
-replicated = NamedSharding(mesh, P())
-f = M.jit(lambda a: (jnp.sin(a) * 2).sum(0), out_shardings=replicated)
-y = f(x)  # a sum over rows held by both processes: XLA's all-reduce crosses them (gloo)
-out["sum"] = [np.asarray(y).tolist(), repr(y.sharding)]
-g = M.jit(lambda a, w: jnp.tanh(a @ w), in_shardings=(rows, replicated))
-z = g(x, jnp.ones((3, 2)))
-out["z_sharding"] = repr(z.sharding)
-h = M.jit(lambda a: a.T @ a, out_shardings=replicated)
-out["gram"] = np.asarray(h(z)).tolist()
-seen = []  # each process makes only its own blocks
-def block(index):
-    seen.append([index[0].start, index[0].stop])
-    return full[index]
-w = M.make_array_from_callback((8, 3), rows, block)
-out["callback"] = [sorted(seen), np.asarray(f(w)).tolist()]
-print(json.dumps(out), flush=True)
-M.distributed.shutdown()
-"""
-
-
 @pytest.mark.timeout(900)
 def test_sharded_jit_over_two_processes():
     # a NamedSharding over a mesh spanning 2 processes x 2 devices: each process holds its
     # rows, XLA's SPMD program runs on all four devices, replicated results read anywhere
-    ours = run_two("didax", worker=SHARDED_WORKER)
+    ours = run_two("didax", worker="distributed_sharded.py")
     full = np.arange(24.0).reshape(8, 3)
     expected_sum = (np.sin(full) * 2).sum(0)
     z = np.tanh(full @ np.ones((3, 2)))
@@ -252,7 +142,7 @@ def test_sharded_jit_over_two_processes():
         assert out["callback"][0] == out["x"][2]
         np.testing.assert_allclose(out["callback"][1], expected_sum, rtol=1e-5, atol=1e-5)
     pytest.importorskip("jax")
-    theirs = run_two("jax", worker=SHARDED_WORKER)
+    theirs = run_two("jax", worker="distributed_sharded.py")
     for a, b in zip(ours, theirs, strict=True):
         assert a["x"] == b["x"]
         assert a["sum"][1] == b["sum"][1]

@@ -4,35 +4,22 @@ nothing else written to stderr while a partitioned program compiles is lost."""
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 from didax.runtime import executable
-from subprocess_devices import run_with_devices
+from helpers.devices import run_fresh
 
-SCRIPT = """
-import contextlib, json, os, sys, tempfile
-log = tempfile.TemporaryFile()
-os.dup2(log.fileno(), 2)  # everything written to this process's stderr, from here on
-import numpy as np
-import didax
-from didax.runtime import executable
-from didax.sharding import Mesh, NamedSharding, PartitionSpec as P
-if sys.argv[1] == "unfiltered":
-    executable._without_gspmd_notice = contextlib.nullcontext
-mesh = Mesh(np.array(didax.devices()), ("x",))
-x = didax.device_put(np.arange(8.0, dtype=np.float32), NamedSharding(mesh, P("x")))
-total = float(didax.jit(lambda a: (a * 2).sum())(x))
-log.seek(0)
-print(json.dumps({"total": total, "stderr": log.read().decode()}))
-"""
+# a fresh process each: the script redirects fd 2 and patches didax.runtime.executable
+SCRIPT = Path(__file__).parent / "scripts" / "xla_notice.py"
 
 
 def test_a_partitioned_compile_logs_no_gspmd_notice() -> None:
-    filtered = run_with_devices(SCRIPT, "filtered")
+    filtered = run_fresh(SCRIPT, "filtered")
     assert filtered["total"] == 56.0
     assert "GSPMD" not in filtered["stderr"]
     # the same program without the filter: XLA does print the notice (so the check above
     # can fail)
-    unfiltered = run_with_devices(SCRIPT, "unfiltered")
+    unfiltered = run_fresh(SCRIPT, "unfiltered")
     assert "GSPMD sharding propagation is going to be deprecated" in unfiltered["stderr"]
 
 
