@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from didax.display.program import printed_names, source_line
-from didax.jaxpr import ClosedJaxpr
+from didax.jaxpr import ClosedJaxpr, Literal
 
 
 @dataclass(frozen=True)
@@ -34,23 +34,50 @@ class Edge:
 class GraphModel:
     nodes: tuple[Node, ...]
     edges: tuple[Edge, ...]
+    start: int = 0  # the equations drawn: [start, stop) of total
+    stop: int = 0
+    total: int = 0
+
+    def note(self) -> str:
+        """What part of the program is drawn, when not all of it is."""
+        if self.stop - self.start >= self.total:
+            return ""
+        return (
+            f"equations {self.start:,}-{self.stop - 1:,} of {self.total:,} drawn "
+            f"({WINDOW:,} at a time); values from outside come in as inputs"
+        )
 
 
-def graph_model(closed: Any) -> GraphModel:
+WINDOW = 2000  # equations drawn at once: a bigger program is shown a window at a time
+
+
+def graph_model(closed: Any, start: int = 0, window: int = WINDOW) -> GraphModel:
     """The top-level dataflow graph: inputs and constants, one node per equation (a nested
-    jaxpr is one node), outputs; an edge per variable use."""
+    jaxpr is one node), outputs; an edge per variable use. At most `window` equations from
+    `start` are drawn: values they use from earlier equations are input nodes, and only the
+    outputs they make are output nodes."""
     top = closed.jaxpr if isinstance(closed, ClosedJaxpr) else closed
     names = printed_names(closed)
     nodes: list[Node] = []
     edges: list[Edge] = []
     producer: dict[int, int] = {}
+    start = max(0, min(start, len(top.eqns) - 1))
+    stop = min(len(top.eqns), start + window)
     for kind, vars_ in (("const", top.constvars), ("input", top.invars)):
         for v in vars_:
             nodes.append(
                 Node(len(nodes), names.get(id(v), "?"), kind, f"{kind} {v.aval.str_short()}")
             )
             producer[id(v)] = nodes[-1].id
-    for i, eqn in enumerate(top.eqns):
+    used = {id(v) for e in top.eqns[start:stop] for v in e.invars}
+    for i, eqn in enumerate(top.eqns[:start]):
+        for v in eqn.outvars:
+            if id(v) in used:
+                name = names.get(id(v), "?")
+                detail = f"{name}:{v.aval.str_short()}, made by eqn {i} (not drawn)"
+                nodes.append(Node(len(nodes), name, "input", detail))
+                producer[id(v)] = nodes[-1].id
+    for i, eqn in enumerate(top.eqns[start:stop], start):
         outs = " ".join(f"{names.get(id(v), '_')}:{v.aval.str_short()}" for v in eqn.outvars)
         src = source_line(eqn)
         detail = f"{outs} = {eqn.primitive.name}" + (f"\n{src.describe()}" if src else "")
@@ -62,11 +89,13 @@ def graph_model(closed: Any) -> GraphModel:
         for v in eqn.outvars:
             producer[id(v)] = node.id
     for i, v in enumerate(top.outvars):
+        if id(v) not in producer and not isinstance(v, Literal) and stop - start < len(top.eqns):
+            continue  # made by an equation outside the window
         node = Node(len(nodes), f"out {i}", "output", f"output {i}: {v.aval.str_short()}")
         nodes.append(node)
         if id(v) in producer:
             edges.append(Edge(producer[id(v)], node.id, names.get(id(v), "?")))
-    return GraphModel(tuple(nodes), tuple(edges))
+    return GraphModel(tuple(nodes), tuple(edges), start, stop, len(top.eqns))
 
 
 @dataclass(frozen=True)

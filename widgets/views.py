@@ -53,10 +53,12 @@ def _html(body: str, kind: str = "") -> w.HTML:
 
 class GraphPanel(w.VBox):
     """The Graph tab: the dataflow graph laid out by grandalf, drawn on first show, with a
-    zoom slider; the drawing scrolls in both directions."""
+    zoom slider; the drawing scrolls in both directions. A program longer than
+    `graphs.WINDOW` equations is drawn a window at a time (earlier / later buttons)."""
 
     def __init__(self, closed: Any) -> None:
         self.closed = closed
+        self.start = 0
         self.graph: graphs.GraphModel | None = None
         self.placed: graphs.Placed | None = None
         self.zoom = w.FloatSlider(
@@ -64,15 +66,31 @@ class GraphPanel(w.VBox):
         )
         self.drawing = w.HTML()
         self.zoom.observe(lambda _: self.draw(), names="value")
-        super().__init__([self.zoom, self.drawing])
+        tools: list[w.Widget] = [self.zoom]
+        top = closed.jaxpr if isinstance(closed, ClosedJaxpr) else closed
+        if len(top.eqns) > graphs.WINDOW:
+            earlier = w.Button(description="earlier", icon="arrow-up")
+            later = w.Button(description="later", icon="arrow-down")
+            earlier.on_click(lambda _: self.move(-graphs.WINDOW))
+            later.on_click(lambda _: self.move(graphs.WINDOW))
+            tools += [earlier, later]
+        super().__init__([w.HBox(tools), self.drawing])
+
+    def move(self, by: int) -> None:
+        top = self.closed.jaxpr if isinstance(self.closed, ClosedJaxpr) else self.closed
+        start = max(0, min(self.start + by, len(top.eqns) - 1))
+        if start != self.start:
+            self.start, self.graph = start, None
+            self.draw()
 
     def draw(self) -> None:
         if self.graph is None:
-            self.graph = graphs.graph_model(self.closed)
+            self.graph = graphs.graph_model(self.closed, self.start)
             self.placed = layout_graph(self.graph)
         assert self.placed is not None
         svg = mk.graph_svg(self.graph, self.placed, self.zoom.value)
-        self.drawing.value = mk.view(f'<div class="dx-scroll">{svg}</div>', "graph")
+        note = mk.note(self.graph.note()) if self.graph.note() else ""
+        self.drawing.value = mk.view(f'{note}<div class="dx-scroll">{svg}</div>', "graph")
 
 
 class JaxprView(_Fallbacks, w.VBox):
