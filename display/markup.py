@@ -114,6 +114,7 @@ body[data-jp-theme-light="false"] .dx-view { """
 .dx-view table.dx-rows td { text-align: left; padding: 1px 8px 1px 0; white-space: pre; }
 .dx-view .dx-heading { font-weight: bold; margin: 6px 0 2px 0; }
 .dx-view .dx-note { color: var(--dx-type); margin: 2px 0; white-space: pre-wrap; }
+.dx-view .dx-try { color: var(--dx-type); margin: 4px 0 2px 0; font-size: 90%; }
 .dx-view .dx-scroll { overflow: auto; max-height: 480px; border: 1px solid
   var(--jp-border-color2, #e0e0e0); }
 .dx-view svg text { fill: var(--jp-content-font-color1, var(--dx-fg));
@@ -337,6 +338,13 @@ def note(text: str, cls: str = "dx-note") -> str:
     return f'<div class="{esc(cls)}">{esc(text)}</div>'
 
 
+def try_it(interactions: Sequence[str]) -> str:
+    """The "try it" line under a view: what a reader can do with it."""
+    if not interactions:
+        return ""
+    return view(note("try it: " + " \u00b7 ".join(interactions), "dx-try"), "try")
+
+
 def pre(text: str) -> str:
     return f'<div class="dx-code">{esc(text)}</div>'
 
@@ -436,6 +444,8 @@ def _bar_rows(items: Sequence[tuple[str, float, str]], width: float = 360.0) -> 
 def _spread(runs: Sequence[float]) -> str:
     mean = sum(runs) / len(runs)
     std = (sum((r - mean) ** 2 for r in runs) / len(runs)) ** 0.5
+    if len(runs) == 1:
+        return f"{format_time(mean)} per call (1 run)"
     return (
         f"{format_time(mean)} \u00b1 {format_time(std)} per call "
         f"(min {format_time(min(runs))}, max {format_time(max(runs))}, "
@@ -511,7 +521,7 @@ def cost_html(cost: compiled.CostModel) -> str:
     if cost.per_operand:
         body += (
             f"<details><summary>per operand ({len(cost.per_operand)} entries: "
-            "bytes accessed by each operand and output)</summary>"
+            f"{esc(compiled.PER_OPERAND_NOTE)})</summary>"
             + rows_table(cost.per_operand)
             + "</details>"
         )

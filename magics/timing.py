@@ -66,6 +66,11 @@ class TimeitStats:
 
     def __str__(self) -> str:
         runs, loops = self.repeat, self.loops
+        if runs == 1:  # one run has no spread: say so instead of "± 0 ns"
+            return (
+                f"{format_time(self.mean)} per loop (1 run, {loops:,} "
+                f"loop{'s' if loops != 1 else ''}; run more for a spread)"
+            )
         return (
             f"{format_time(self.mean)} ± {format_time(self.stdev)} per loop (mean ± std. "
             f"dev. of {runs} run{'s' if runs != 1 else ''}, {loops:,} "

@@ -48,6 +48,37 @@ def _html(body: str, kind: str = "") -> w.HTML:
     return w.HTML(mk.view(body, kind))
 
 
+# The "try it" line under each view: (interaction, whether it works without a kernel, so in
+# the stored `text/html` too).
+TRY_JAXPR = (
+    ("click a variable to light up its binding and uses", True),
+    ("click \u25be to fold an equation or a nested jaxpr", True),
+    ("hover an equation for its source line, a parameter for its meaning", True),
+    ("fold all / unfold all", False),
+    ("the Graph tab draws the dataflow graph (zoom it)", False),
+)
+TRY_STEP = (("step through: evaluate it one equation at a time", False),)
+TRY_STEPPER = (
+    ("next / previous / run to end / reset; each value appears as it is defined", False),
+    ("click a variable to light up its binding and uses", True),
+)
+TRY_TIMING = (("hover a bar for its time", True),)
+TRY_COMPILED = (
+    ("find searches both compiler texts", False),
+    ("show metadata brings back source locations", False),
+    ("the cost tab explains XLA's per-operand keys", False),
+)
+TRY_TRANSFORM = (
+    ("click a variable to light up its binding and uses", True),
+    ("the marks name the equation of the first program each line comes from", True),
+)
+
+
+def try_line(interactions: Sequence[tuple[str, bool]], *, stored: bool = False) -> str:
+    """The markup of a view's "try it" line; `stored`: only what works without a kernel."""
+    return mk.try_it([what for what, static in interactions if static or not stored])
+
+
 # ----------------------------------------------------------------------------- JaxprView
 
 
@@ -125,7 +156,8 @@ class JaxprView(_Fallbacks, w.VBox):
             step = w.Button(description="step through", icon="step-forward")
             step.on_click(lambda _: self.open_stepper())
             tools.append(step)
-        text_tab = w.VBox([w.HBox(tools), self.code, self.stepper_box])
+        tries = TRY_JAXPR + (TRY_STEP if self.args is not None else ())
+        text_tab = w.VBox([w.HBox(tools), self.code, w.HTML(try_line(tries)), self.stepper_box])
         children: list[w.Widget] = [text_tab]
         self.graph_panel: GraphPanel | None = None
         if graph:
@@ -160,7 +192,7 @@ class JaxprView(_Fallbacks, w.VBox):
         return self.jaxpr_model.text()
 
     def fallback_html(self) -> str:
-        return mk.jaxpr_html(self.jaxpr_model)
+        return mk.jaxpr_html(self.jaxpr_model) + try_line(TRY_JAXPR, stored=True)
 
 
 # ----------------------------------------------------------------------------- Stepper
@@ -192,7 +224,9 @@ class Stepper(_Fallbacks, w.VBox):
         for name, button in self.buttons.items():
             button.on_click(lambda _, act=actions[name]: self._do(act))
         self.body = w.HTML()
-        super().__init__([w.HBox(list(self.buttons.values())), self.body])
+        super().__init__(
+            [w.HBox(list(self.buttons.values())), self.body, w.HTML(try_line(TRY_STEPPER))]
+        )
         self.render()
 
     def _do(self, action: Any) -> None:
@@ -231,7 +265,7 @@ class Stepper(_Fallbacks, w.VBox):
         return "\n".join(lines)
 
     def fallback_html(self) -> str:
-        return self.body.value
+        return self.body.value + try_line(TRY_STEPPER, stored=True)
 
 
 # ----------------------------------------------------------------------------- Timing
@@ -243,13 +277,13 @@ class TimingView(_Fallbacks, w.VBox):
 
     def __init__(self, timing: compiled.TimingModel) -> None:
         self.timing = timing
-        super().__init__([_html(mk.timing_html(timing), "timing")])
+        super().__init__([_html(mk.timing_html(timing), "timing"), w.HTML(try_line(TRY_TIMING))])
 
     def text(self) -> str:
         return self.timing.text
 
     def fallback_html(self) -> str:
-        return mk.view(mk.timing_html(self.timing), "timing")
+        return mk.view(mk.timing_html(self.timing), "timing") + try_line(TRY_TIMING, stored=True)
 
 
 class Progress(_Fallbacks, w.HBox):
@@ -312,7 +346,9 @@ class CompiledView(_Fallbacks, w.VBox):
         self.tabs = tabs
         self.render()
         # the search box and the metadata switch act on both compiler texts
-        super().__init__([w.HBox([self.search, self.metadata]), tabs])
+        super().__init__(
+            [w.HBox([self.search, self.metadata]), tabs, w.HTML(try_line(TRY_COMPILED))]
+        )
 
     def render(self) -> None:
         for view, model in zip(self.code_views, (self.stablehlo, self.hlo), strict=True):
@@ -367,7 +403,7 @@ class TransformView(_Fallbacks, w.VBox):
                 flex="0 0 auto", max_width="100%", overflow="auto", margin="0 24px 12px 0"
             )
         row = w.HBox(columns, layout=w.Layout(flex_flow="row wrap", align_items="flex-start"))
-        children: list[w.Widget] = [row]
+        children: list[w.Widget] = [row, w.HTML(try_line(TRY_TRANSFORM))]
         if title:
             children.insert(0, _html(mk.heading(title)))
         super().__init__(children)
@@ -394,7 +430,8 @@ class TransformView(_Fallbacks, w.VBox):
             f"{self._column(s, mo)}</div>"
             for s, mo in zip(self.stages, self.models, strict=True)
         )
-        return mk.view((mk.heading(self.title) if self.title else "") + cols, "transform")
+        body = (mk.heading(self.title) if self.title else "") + cols
+        return mk.view(body, "transform") + try_line(TRY_TRANSFORM, stored=True)
 
 
 # ----------------------------------------------------------------------------- reports

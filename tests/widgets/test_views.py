@@ -140,3 +140,25 @@ def test_timing_view_text_and_bars():
     assert "one Python call per operation" in html
     assert "15 µs ± 5 µs per call (min 10 µs, max 20 µs, 2 runs)" in html
     assert "compiled: 2 runs of 10 calls; eager: 1 run of 10 calls (time budget 4 s)" in html
+
+
+def _html_of(widget) -> str:
+    if hasattr(widget, "children"):
+        return "".join(_html_of(c) for c in widget.children)
+    return getattr(widget, "value", "") if isinstance(getattr(widget, "value", ""), str) else ""
+
+
+def test_each_view_has_a_try_it_line_naming_its_interactions():
+    closed = didax.make_jaxpr(f)(X)
+    jv = widgets.JaxprView(closed, args=(X,))
+    live = _html_of(jv)
+    assert "try it: click a variable to light up its binding and uses" in live
+    assert "fold all / unfold all" in live and "step through" in live
+    # the stored HTML names only what works without a kernel
+    stored = jv.fallback_html()
+    assert "try it: click a variable" in stored and "fold all" not in stored
+    cv = widgets.CompiledView("x", "y", None)
+    assert "try it: find searches both compiler texts" in _html_of(cv)
+    tv = widgets.TransformView([widgets.Stage("f", closed)])
+    assert "the marks name the equation" in _html_of(tv) and "try it" in tv.fallback_html()
+    assert "try it: next / previous" in _html_of(widgets.Stepper(closed, X))
