@@ -108,7 +108,10 @@ body[data-jp-theme-light="false"] .dx-view { """
 .dx-view .dx-dropped { color: var(--dx-dropped); text-decoration: line-through; }
 .dx-view .dx-mark { font-style: italic; }
 .dx-view .dx-unchanged { color: var(--dx-type); }
-.dx-view table.dx-rows { border-collapse: collapse; margin: 2px 0; }
+.dx-view table.dx-rows { border-collapse: collapse; margin: 2px 0; font-size: inherit;
+  table-layout: auto; }
+.dx-view table.dx-rows tr, .dx-view table.dx-rows tr:nth-child(odd),
+  .dx-view table.dx-rows tr:hover { background: none; }  /* no zebra or hover rows */
 .dx-view table.dx-rows th { text-align: left; vertical-align: top; padding: 1px 12px 1px 0;
   font-weight: normal; color: var(--dx-type); white-space: nowrap; }
 .dx-view table.dx-rows td { text-align: left; padding: 1px 8px 1px 0; white-space: pre; }
@@ -226,8 +229,9 @@ def _line_html(
         parts.append(_span(s, uid, title))
     cls = "dx-l dx-current" if i == current else "dx-l"
     src_marker = ""
-    if mark is not None:  # the stage diff's status, at the end of the equation's line
+    if mark is not None:  # its number or derivation, at the end of the equation's line
         text, status = mark
+        status = status if status in ("unchanged", "new") else "other"
         src_marker = f'<span class="dx-mark dx-{esc(status)}">  {esc(text)}</span>'
     return (
         f'<{tag} class="{cls}" data-line="{i}">{" " * indent}{"".join(parts)}{src_marker}</{tag}>'
@@ -250,7 +254,6 @@ def jaxpr_code(
     *,
     current_line: int | None = None,
     folded: Iterable[int] = (),
-    links: Sequence[provenance.EqnLink] = (),
 ) -> str:
     """The jaxpr's lines as a `dx-code` block: tokens coloured by kind, multi-line equations
     and nested jaxprs as `<details>` (open unless their first line is in `folded`), each
@@ -258,7 +261,7 @@ def jaxpr_code(
     equations with hover titles."""
     uid = uid or new_uid()
     folded = set(folded)
-    marks = _link_marks(model, links)
+    marks = model.line_marks()
     starts: dict[int, list[program.Fold]] = {}
     for f in model.folds:
         starts.setdefault(f.start, []).append(f)
@@ -286,27 +289,6 @@ def jaxpr_code(
         f'<div id="{uid}" class="dx-jaxpr">{radios}{_var_rules(uid, len(model.var_names))}'
         f'<div class="dx-code">{"".join(out)}</div></div>'
     )
-
-
-_STATUSES = ("unchanged", "new", "dropped")  # the closed set of status classes
-
-
-def _link_marks(
-    model: program.JaxprModel, links: Sequence[provenance.EqnLink]
-) -> dict[int, tuple[str, str]]:
-    by_eqn = {link.eqn: link for link in links}
-    out = {}
-    for info in model.eqns:
-        link = by_eqn.get(info.top_index) if info.top_index is not None else None
-        if link is not None:
-            src = (
-                f" \u2190 {link.source_stage} eqn {link.source_eqn}"
-                if link.source_eqn is not None
-                else ""
-            )
-            status = link.status if link.status in _STATUSES else "other"
-            out[info.line] = (f"{link.status}{src}", status)
-    return out
 
 
 def rows_table(rows: Sequence[Row], cls: str = "dx-rows") -> str:
@@ -356,7 +338,7 @@ def section_html(section: Section) -> str:
     """A report's part: its heading, jaxpr, rows, block and note (folded: a `<details>`)."""
     body = []
     if section.jaxpr is not None:
-        body.append(jaxpr_code(program.jaxpr_model(section.jaxpr)))
+        body.append(jaxpr_code(program.jaxpr_model(section.jaxpr, marks=section.marks)))
     if section.rows:
         body.append(rows_table(section.rows))
     if section.block is not None:
@@ -552,38 +534,6 @@ def eqn_cost_html(rows: Sequence[provenance.EqnCost]) -> str:
     )
     body = "".join(map(cells, rows))
     return f'<table class="dx-rows"><tr>{head}</tr>{body}</table>'
-
-
-# ----------------------------------------------------------------------------- stage diff
-
-
-def links_column(model: program.JaxprModel, links: Sequence[provenance.EqnLink]) -> str:
-    """One status cell per top-level equation line: unchanged / new / dropped and the
-    equation of the first stage it came from."""
-    by_eqn = {link.eqn: link for link in links}
-    rows = []
-    for info in model.eqns:
-        if info.top_index is None or info.top_index not in by_eqn:
-            continue
-        link = by_eqn[info.top_index]
-        target = (
-            f" \u2190 {link.source_stage} eqn {link.source_eqn}"
-            if link.source_eqn is not None
-            else ""
-        )
-        rows.append(
-            Row(
-                f"eqn {info.top_index} {info.primitive}",
-                f"{link.status}{target}",
-            )
-        )
-    if not rows:
-        return ""
-    cells = "".join(
-        f"<tr><th>{esc(r.label)}</th><td class='dx-{esc(r.text.split()[0])}'>{esc(r.text)}</td></tr>"
-        for r in rows
-    )
-    return f'<table class="dx-rows dx-links">{cells}</table>'
 
 
 # ----------------------------------------------------------------------------- stepper

@@ -34,6 +34,7 @@ class Section:
     block: str | None = None
     note: str | None = None
     folded: bool = False
+    marks: str = ""  # the jaxpr's equation marks (program.MARKS): numbers or derivations
 
 
 def value_text(x: Any, threshold: int = 1000) -> str:

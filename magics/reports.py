@@ -21,7 +21,7 @@ import didax.numpy as jnp
 import numpy as np
 from didax import api_util, core, tree_util
 from didax.display.parts import leaf_paths
-from didax.jaxpr import Literal, Var, jaxprs_in_params, literal_text, var_name_in
+from didax.jaxpr import Literal, Var, eval_jaxpr, jaxprs_in_params, literal_text, var_name_in
 
 # ----------------------------------------------------------------------------- helpers
 
@@ -205,7 +205,7 @@ def grad_report(
     names = api_util.arg_names(fn, len(args))
     report_programs = None
     if programs:
-        report_programs = _grad_programs(fn, fn_k, args, kwargs or {}, nums, value)
+        report_programs = _grad_programs(fn, args, kwargs or {}, nums, value)
     return GradReport(
         call=call or f"{fn_name(fn)}(...)",
         fn_name=fn_name(fn),
@@ -225,24 +225,26 @@ def _zeros_like_tangent(x: Any) -> Any:
 
 def _grad_programs(
     fn: Callable[..., Any],
-    fn_k: Callable[..., Any],
     args: tuple,
     kwargs: dict,
     nums: tuple[int, ...],
     value: Any,
 ) -> GradPrograms:
     __tracebackhide__ = True
+    primals = [args[i] for i in nums]
+    tangents = tree_util.tree_map(_zeros_like_tangent, primals)
+    forward = didax.make_jaxpr(fn)(*args, **kwargs)
+    # the other programs transform f's program (not fn again), so each of their equations
+    # records the equation of f it comes from (its derivation: `tangent of eqn 1`)
+    run_forward = from_program(forward, tree_util.tree_structure(value))
 
-    def of_diff_args(*diff: Any) -> Any:  # fn as a function of the differentiated arguments
+    def of_diff_args(*diff: Any) -> Any:  # f's program as a function of the differentiated args
         __tracebackhide__ = True
         full = list(args)
         for i, x in zip(nums, diff, strict=True):
             full[i] = x
-        return fn_k(*full)
+        return run_forward(tuple(full), kwargs)
 
-    primals = [args[i] for i in nums]
-    tangents = tree_util.tree_map(_zeros_like_tangent, primals)
-    forward = didax.make_jaxpr(fn)(*args, **kwargs)
     _, f_jvp = didax.linearize(of_diff_args, *primals)
     linearized = didax.make_jaxpr(f_jvp)(*tangents)
     linearized = residuals_as_constants(linearized, _literal_texts(forward))
@@ -256,6 +258,19 @@ def _grad_programs(
 
     jvp = didax.make_jaxpr(jvp_of_f)(tuple(primals), tuple(tangents))
     return GradPrograms(forward, linearized, transposed, jvp)
+
+
+def from_program(closed: didax.ClosedJaxpr, out_tree: Any) -> Callable[..., Any]:
+    """A function evaluating `closed` (a program staged from a call's arguments, flattened
+    as make_jaxpr flattens them) and returning its outputs as `out_tree`: what transforming
+    a program rather than the Python function looks like."""
+
+    def run(*args: Any) -> Any:
+        __tracebackhide__ = True
+        outs = eval_jaxpr(closed.jaxpr, closed.consts, *tree_util.tree_leaves(args))
+        return tree_util.tree_unflatten(out_tree, outs)
+
+    return run
 
 
 def _literal_texts(closed: didax.ClosedJaxpr) -> set[str]:
@@ -364,6 +379,11 @@ def vmap_report(
         axis_size = sizes[0] if sizes else None
         examples = [_take_example(x, d) for x, d in zip(leaves, dims, strict=True)]
         example_jaxpr = didax.make_jaxpr(fn)(*tree_util.tree_unflatten(treedef, examples))
+        # the batched program as vmap of the per-example one, so each of its equations
+        # records the one it was batched from (`batched eqn 2 (axes (0,) → (1,))`)
+        run = from_program(example_jaxpr, tree_util.tree_structure(output))
+        batched_program = didax.vmap(run, in_axes=in_axes, out_axes=out_axes)
+        jaxpr = didax.make_jaxpr(batched_program)(*args)
     return VmapReport(
         call=call or f"{fn_name(fn)}(...)",
         fn_name=fn_name(fn),

@@ -63,17 +63,29 @@ def grad_sections(r: reports.GradReport) -> list[Section]:
     out = [Section(f"grad of {r.call} with respect to {wrt}", rows=rows)]
     p = r.programs
     if p is not None:
+        # the four programs with their marks: f's equations numbered, the others' saying
+        # which of f's each came from (as in the view's columns)
+        out.append(Section(f"forward program: {r.call}", jaxpr=p.forward, marks="numbers"))
+        if p.jvp is not None:
+            out.append(
+                Section(
+                    "jvp program: primals and tangents in, value and tangent out",
+                    jaxpr=p.jvp,
+                    marks="derivation",
+                )
+            )
         out += [
-            Section(f"forward program: {r.call}", jaxpr=p.forward),
             Section(
                 f"linearized program: tangents of {wrt} -> output tangent "
                 "(its constants are residuals of the forward pass)",
                 jaxpr=p.linearized,
                 rows=residual_rows(p.linearized),
+                marks="derivation",
             ),
             Section(
                 f"transposed program: output cotangent -> cotangents of {wrt}",
                 jaxpr=p.transposed,
+                marks="derivation",
             ),
         ]
     return out
@@ -84,8 +96,10 @@ def vmap_sections(r: reports.VmapReport) -> list[Section]:
     title = f"vmap({r.fn_name}, in_axes={r.in_axes!r}, out_axes={r.out_axes!r}) on {r.call}{size}"
     out = [Section(title, rows=value_rows("output", r.output))]
     if r.example_jaxpr is not None:
-        out.append(Section("per-example program", jaxpr=r.example_jaxpr))
-    out.append(Section("batched program", jaxpr=r.jaxpr))
+        out.append(Section("per-example program", jaxpr=r.example_jaxpr, marks="numbers"))
+        out.append(Section("batched program", jaxpr=r.jaxpr, marks="derivation"))
+    else:  # traced from the function: its equations derive from no program
+        out.append(Section("batched program", jaxpr=r.jaxpr))
     return out
 
 
@@ -172,19 +186,12 @@ def sections_for(report: Any) -> list[Section]:
 
 
 def linked(stages: list[provenance.Stage]) -> list[provenance.Stage]:
-    """The stage diff: each later stage's equations linked to the first stage's equations
-    bound at the same source line (unchanged / new); the first stage's equations that the
-    second stage dropped are marked dropped."""
+    """The first stage's equations marked with their numbers (`eqn 1`), the later stages'
+    with where each came from (`tangent of eqn 1`: their derivations in the IR)."""
     if len(stages) < 2:
         return stages
-    base = stages[0]
-    out = []
-    for k, stage in enumerate(stages[1:], 1):
-        diff = provenance.stage_diff(base.jaxpr, stage.jaxpr, stage.name)
-        if k == 1:
-            base = replace(base, links=provenance.dropped_links(diff))
-        out.append(replace(stage, links=provenance.links_from_diff(diff, "f")))
-    return [base, *out]
+    first, *rest = stages
+    return [replace(first, marks="numbers"), *(replace(s, marks="derivation") for s in rest)]
 
 
 def grad_stages(r: reports.GradReport) -> list[provenance.Stage]:

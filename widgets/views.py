@@ -192,7 +192,8 @@ class JaxprView(_Fallbacks, w.VBox):
         return self.jaxpr_model.text()
 
     def fallback_html(self) -> str:
-        return mk.jaxpr_html(self.jaxpr_model) + try_line(TRY_JAXPR, stored=True)
+        # the Text tab as it shows now (the Graph tab is drawn when opened)
+        return self.code.value + try_line(TRY_JAXPR, stored=True)
 
 
 # ----------------------------------------------------------------------------- Stepper
@@ -365,15 +366,11 @@ class CompiledView(_Fallbacks, w.VBox):
         )
 
     def fallback_html(self) -> str:
-        return mk.view(
-            mk.heading("StableHLO")
-            + mk.hlo_code(self.stablehlo)
-            + mk.heading("optimized HLO")
-            + mk.hlo_code(self.hlo)
-            + mk.heading("cost analysis")
-            + mk.cost_html(self.cost),
-            "compiled",
-        )
+        # every tab's content under its title, as the tabs show it now
+        return "".join(
+            mk.view(mk.heading(self.tabs.get_title(i)), "compiled") + tab.value
+            for i, tab in enumerate(self.tabs.children)
+        ) + try_line(TRY_COMPILED, stored=True)
 
 
 # ----------------------------------------------------------------------------- Transform
@@ -381,9 +378,10 @@ class CompiledView(_Fallbacks, w.VBox):
 
 class TransformView(_Fallbacks, w.VBox):
     """Programs side by side, one column per stage (f, jvp(f), linearized, transposed; or
-    per-example, batched), each with its inputs and outputs and, where the stage diff links
-    are given (`Stage.links`), a status column: unchanged / new / dropped and the equation
-    of the first stage each came from."""
+    per-example, batched), each with its inputs and outputs and its equations' marks
+    (`Stage.marks`): the first program's equation numbers, and where each equation of the
+    later ones came from (`tangent of eqn 1`, from the IR's derivations); `text/plain`
+    carries the marks too."""
 
     def __init__(
         self, stages: Sequence[provenance.Stage], *, title: str = "", text: str | None = None
@@ -391,8 +389,10 @@ class TransformView(_Fallbacks, w.VBox):
         self.stages = tuple(stages)
         self.title = title
         self._text = text
-        self.models = [program.jaxpr_model(s.jaxpr, s.inputs, s.outputs) for s in self.stages]
-        columns = [
+        self.models = [
+            program.jaxpr_model(s.jaxpr, s.inputs, s.outputs, s.marks) for s in self.stages
+        ]
+        self.columns = columns = [
             _html(self._column(stage, model), "stage")
             for stage, model in zip(self.stages, self.models, strict=True)
         ]
@@ -412,7 +412,7 @@ class TransformView(_Fallbacks, w.VBox):
         return (
             mk.heading(stage.name)
             + (mk.note(stage.note) if stage.note else "")
-            + mk.jaxpr_code(model, links=stage.links)
+            + mk.jaxpr_code(model)
             + mk.io_tables(model)
         )
 
@@ -421,36 +421,48 @@ class TransformView(_Fallbacks, w.VBox):
             return self._text
         parts = [self.title] if self.title else []
         for stage, model in zip(self.stages, self.models, strict=True):
-            parts += [stage.name, model.text()]
+            parts += [stage.name, model.marked_text()]
         return "\n".join(parts)
 
     def fallback_html(self) -> str:
+        # the live columns, side by side (wrapping as the live row does)
         cols = "".join(
-            f'<div style="display:inline-block;vertical-align:top;margin-right:16px">'
-            f"{self._column(s, mo)}</div>"
-            for s, mo in zip(self.stages, self.models, strict=True)
+            f'<div style="display:inline-block;vertical-align:top;margin:0 24px 12px 0">'
+            f"{col.value}</div>"
+            for col in self.columns
         )
-        body = (mk.heading(self.title) if self.title else "") + cols
-        return mk.view(body, "transform") + try_line(TRY_TRANSFORM, stored=True)
+        title = mk.view(mk.heading(self.title)) if self.title else ""
+        return title + cols + try_line(TRY_TRANSFORM, stored=True)
 
 
 # ----------------------------------------------------------------------------- reports
 
 
 class ReportView(_Fallbacks, w.VBox):
-    """A magic's report: a heading, views and rows, with the report's text and HTML as
-    fallbacks."""
+    """A magic's report: a heading, views and rows, with the report's text as `text/plain`
+    and, as `text/html`, the static rendering of the views it shows (`static_html`)."""
 
-    def __init__(self, children: Sequence[w.Widget], *, text: str, html: str) -> None:
+    def __init__(self, children: Sequence[w.Widget], *, text: str) -> None:
         self._text = text
-        self._html = html
         super().__init__(list(children))
 
     def text(self) -> str:
         return self._text
 
     def fallback_html(self) -> str:
-        return self._html
+        return static_html(self)
+
+
+def static_html(widget: w.Widget) -> str:
+    """What a live view shows, as static HTML (a stored notebook's `text/html`): a view's
+    own static rendering, an HTML widget's markup, a box's children in order."""
+    if isinstance(widget, _Fallbacks) and not isinstance(widget, ReportView):
+        return widget.fallback_html()
+    if isinstance(widget, w.HTML):
+        return widget.value
+    if isinstance(widget, w.Box):
+        return "".join(static_html(c) for c in widget.children)
+    return ""
 
 
 def html_widget(body: str, kind: str = "") -> w.HTML:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import html
 import re
+from dataclasses import replace
 
 import didax
 import didax.numpy as jnp
@@ -53,7 +54,8 @@ def test_hostile_strings_everywhere_are_escaped():
     no_raw_tags(mk.eqn_cost_html([provenance.EqnCost(ref, 1, 0, 2, (EVIL,), (EVIL,), (EVIL,))]))
     model = program.jaxpr_model(closed)
     no_raw_tags(mk.stepper_html(model, "u1", 1, EVIL, [(EVIL, EVIL, EVIL)], EVIL))
-    no_raw_tags(mk.links_column(model, [provenance.EqnLink(0, "new", EVIL, 0)]))
+    marked = replace(model, eqns=tuple(replace(e, mark=EVIL, status=EVIL) for e in model.eqns))
+    no_raw_tags(mk.jaxpr_code(marked))
 
 
 def test_tokens_are_coloured_by_kind_and_text_survives():

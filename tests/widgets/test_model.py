@@ -275,27 +275,6 @@ def _ref(path: tuple, primitive: str) -> provenance.EqnRef:
     return provenance.EqnRef(path, primitive, "", None, (), ())
 
 
-def test_links_from_a_stage_diff():
-    new, same = provenance.Status.NEW, provenance.Status.UNCHANGED
-    diff = provenance.StageDiff(
-        "stage",
-        (),
-        (
-            provenance.StageLink(_ref((0,), "cos"), ((0,),), new),
-            provenance.StageLink(_ref((1,), "mul"), ((1,),), same),
-            provenance.StageLink(_ref((1, 0), "sin"), (), new),  # nested: not a top-level row
-            provenance.StageLink(_ref((2,), "add_any"), (), new),
-        ),
-        ((0,), (0, 1)),
-    )
-    assert provenance.links_from_diff(diff) == (
-        provenance.EqnLink(0, "new", "f", 0),
-        provenance.EqnLink(1, "unchanged", "f", 1),
-        provenance.EqnLink(2, "new", None, None),
-    )
-    assert provenance.dropped_links(diff) == (provenance.EqnLink(0, "dropped"),)
-
-
 def test_the_cost_table_rows_render_with_their_fusion():
     rows = (
         provenance.EqnCost(_ref((0,), "sin"), 3, 3, 24, ("sine.1",), ("fusion",), ("kLoop",)),
