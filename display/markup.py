@@ -127,7 +127,8 @@ body[data-jp-theme-light="false"] .dx-view { """
 .dx-view svg .dx-node-input rect, .dx-view svg .dx-node-const rect { stroke: var(--dx-param); }
 .dx-view svg .dx-node-output rect { stroke: var(--dx-keyword); }
 .dx-view svg .dx-node-eqn text { fill: var(--dx-primitive); font-weight: bold; }
-.dx-view svg path.dx-edge { fill: none; stroke: var(--jp-border-color0, var(--dx-type)); }
+.dx-view svg.dx-graph { color: var(--dx-type); }  /* the arrow heads' currentColor */
+.dx-view svg path.dx-edge { fill: none; stroke: var(--dx-type); }  /* >= 3:1 in both themes */
 .dx-view svg .dx-edge-label { font-size: 10px; fill: var(--dx-type); }
 .dx-view svg .dx-bar-compiled { fill: var(--dx-primitive); }
 .dx-view svg .dx-bar-eager { fill: var(--dx-literal); }
