@@ -338,6 +338,9 @@ def pre(text: str) -> str:
 def section_html(section: Section) -> str:
     """A report's part: its heading, jaxpr, rows, block and note (folded: a `<details>`)."""
     body = []
+    if section.link is not None:  # a file of the package, relative to the notebook's folder
+        text, href = section.link
+        body.append(f'<a class="dx-link" href="{esc(href)}" target="_blank">{esc(text)}</a>')
     if section.jaxpr is not None:
         body.append(jaxpr_code(program.jaxpr_model(section.jaxpr, marks=section.marks)))
     if section.rows:

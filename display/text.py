@@ -25,6 +25,8 @@ def rows_text(rows: Sequence[Row], indent: int = 2) -> str:
 
 def section_text(section: Section) -> str:
     parts = [section.heading] if section.heading else []
+    if section.link is not None:
+        parts.append(section.link[0])
     if section.jaxpr is not None:
         model = jaxpr_model(section.jaxpr, marks=section.marks) if section.marks else None
         parts.append(model.marked_text() if model else str(section.jaxpr))

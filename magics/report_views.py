@@ -73,8 +73,15 @@ def jit_view(report: timing.JitReport) -> Any:
     return _report_view(sections.jit_sections(report), [*children, compiled])
 
 
+def rules_view(report: reports.RulesReport) -> Any:
+    """`%rules`' view: each rule's code with a link to its file."""
+    parts = sections.rules_sections(report)
+    html = markup.sections_html(parts, "rules") + views.try_line(views.TRY_RULES)
+    return _report_view(parts, [views.html_widget_raw(html)])
+
+
 def view_for(report: Any) -> Any:
     """The widget view of a report (what the magic displays, and IPython's display of a
     report value)."""
-    views_of = (jaxpr_view, grad_view, vmap_view, jit_view)  # in sections.REPORT_TYPES order
+    views_of = (jaxpr_view, grad_view, vmap_view, jit_view, rules_view)  # REPORT_TYPES order
     return dict(zip(sections.REPORT_TYPES, views_of, strict=True))[type(report)](report)

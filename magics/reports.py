@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import functools
 import inspect
+import os
+import textwrap
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -394,3 +396,79 @@ def vmap_report(
         jaxpr=jaxpr,
         example_jaxpr=example_jaxpr,
     )
+
+
+# ----------------------------------------------------------------------------- %rules
+
+RULE_TABLES = (
+    ("impl", core.impl_rules),
+    ("abstract eval", core.abstract_eval_rules),
+    ("jvp", core.jvp_rules),
+    ("transpose", core.transpose_rules),
+    ("batching (vmap)", core.vmap_rules),
+    ("lowering", core.lowering_rules),
+)
+
+
+@dataclass(frozen=True)
+class RuleSource:
+    """One rule of a primitive: its table, its function and where its code is."""
+
+    table: str
+    name: str  # the function's qualified name ('' when the table has no rule)
+    file: str  # absolute path
+    line: int
+    code: str  # its source, and the source of the functions it was made from
+    link: str  # the file relative to the working directory (a notebook's folder), for links
+
+
+@dataclass(frozen=True, eq=False)
+class RulesReport:
+    """`%rules`: didax's own code for each of a primitive's rules."""
+
+    primitive: str
+    rules: tuple[RuleSource, ...]
+    missing: tuple[str, ...]  # the tables with no rule for it
+
+
+def find_primitive(name: str) -> core.Primitive:
+    """The primitive named `name` (as jaxprs print it) among those with rules."""
+    seen = {p.name: p for _, table in RULE_TABLES for p in table.primitives()}
+    if name not in seen:
+        close = sorted(n for n in seen if name in n or n in name)[:5]
+        hint = f"; did you mean {', '.join(close)}?" if close else ""
+        raise ValueError(f"no primitive named {name!r}{hint}")
+    return seen[name]
+
+
+def _rule_code(fn: Callable[..., Any]) -> str:
+    # a rule made by a factory (`_unary_jvp(sin_p, lambda t, x, out: ...)`) shows the
+    # factory's code and the functions it closed over (the math: the lambda's line)
+    parts = [textwrap.dedent(inspect.getsource(fn))]
+    for cell in getattr(fn, "__closure__", None) or ():
+        inner = cell.cell_contents
+        if isinstance(inner, np.ufunc):  # NumPy's own function: named, not shown
+            parts.append(f"# made with: numpy.{inner.__name__}")
+        elif inspect.isfunction(inner) and inner is not fn:
+            try:
+                parts.append(f"# made with:\n{textwrap.dedent(inspect.getsource(inner))}")
+            except (OSError, TypeError):
+                continue
+    return "\n".join(parts).rstrip("\n")
+
+
+def rules_report(name: str) -> RulesReport:
+    """didax's code for the impl, abstract eval, jvp, transpose, batching and lowering rules
+    of the primitive `name` (`sin`, `dot_general`); ValueError for an unknown name."""
+    prim = find_primitive(name)
+    found, missing = [], []
+    for label, table in RULE_TABLES:
+        rule = table._rules.get(prim)
+        if rule is None:
+            missing.append(label)
+            continue
+        file = inspect.getsourcefile(rule) or ""
+        line = inspect.getsourcelines(rule)[1]
+        link = os.path.relpath(file).replace(os.sep, "/")
+        found.append(RuleSource(label, rule.__qualname__, file, line, _rule_code(rule), link))
+    return RulesReport(name, tuple(found), tuple(missing))

@@ -91,6 +91,16 @@ def grad_sections(r: reports.GradReport) -> list[Section]:
     return out
 
 
+def rules_sections(r: reports.RulesReport) -> list[Section]:
+    """`%rules`: a heading, then each rule's code with a link to where it is."""
+    missing = f"no {', '.join(r.missing)} rule" if r.missing else ""
+    out = [Section(f"the rules of {r.primitive}", note=missing or None)]
+    for rule in r.rules:
+        where = (f"{rule.link}:{rule.line}", rule.link)
+        out.append(Section(f"{rule.table} rule: {rule.name}", block=rule.code, link=where))
+    return out
+
+
 def vmap_sections(r: reports.VmapReport) -> list[Section]:
     size = f", batch of {r.axis_size}" if r.axis_size is not None else ""
     title = f"vmap({r.fn_name}, in_axes={r.in_axes!r}, out_axes={r.out_axes!r}) on {r.call}{size}"
@@ -173,12 +183,18 @@ def jit_sections(r: timing.JitReport) -> list[Section]:
     return out
 
 
-REPORT_TYPES = (reports.JaxprReport, reports.GradReport, reports.VmapReport, timing.JitReport)
+REPORT_TYPES = (
+    reports.JaxprReport,
+    reports.GradReport,
+    reports.VmapReport,
+    timing.JitReport,
+    reports.RulesReport,
+)
 
 
 def sections_for(report: Any) -> list[Section]:
     """The sections of any report."""
-    writers = (jaxpr_sections, grad_sections, vmap_sections, jit_sections)
+    writers = (jaxpr_sections, grad_sections, vmap_sections, jit_sections, rules_sections)
     return dict(zip(REPORT_TYPES, writers, strict=True))[type(report)](report)
 
 

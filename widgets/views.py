@@ -74,6 +74,9 @@ TRY_TRANSFORM = (
 )
 
 
+TRY_RULES = (("open a rule's file from its link", True),)
+
+
 def try_line(interactions: Sequence[tuple[str, bool]], *, stored: bool = False) -> str:
     """The markup of a view's "try it" line; `stored`: only what works without a kernel."""
     return mk.try_it([what for what, static in interactions if static or not stored])
@@ -468,6 +471,11 @@ def static_html(widget: w.Widget) -> str:
 def html_widget(body: str, kind: str = "") -> w.HTML:
     """Static markup (already escaped by markup.py) as a widget."""
     return _html(body, kind)
+
+
+def html_widget_raw(markup: str) -> w.HTML:
+    """Whole views' markup (markup.py's, with their style) as a widget."""
+    return w.HTML(markup)
 
 
 # ----------------------------------------------------------------------------- ClosedJaxpr
