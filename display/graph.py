@@ -28,6 +28,12 @@ class Edge:
     src: int
     dst: int
     label: str  # the variable carried
+    type: str = ""  # its type, `f32[3]`
+
+    @property
+    def text(self) -> str:
+        """What the drawing writes on the edge: `b:f32[3]`."""
+        return f"{self.label}:{self.type}" if self.type else self.label
 
 
 @dataclass(frozen=True)
@@ -85,7 +91,7 @@ def graph_model(closed: Any, start: int = 0, window: int = WINDOW) -> GraphModel
         nodes.append(node)
         for v in eqn.invars:
             if id(v) in producer:
-                edges.append(Edge(producer[id(v)], node.id, names.get(id(v), "?")))
+                edges.append(_edge(producer[id(v)], node.id, v, names))
         for v in eqn.outvars:
             producer[id(v)] = node.id
     for i, v in enumerate(top.outvars):
@@ -94,8 +100,12 @@ def graph_model(closed: Any, start: int = 0, window: int = WINDOW) -> GraphModel
         node = Node(len(nodes), f"out {i}", "output", f"output {i}: {v.aval.str_short()}")
         nodes.append(node)
         if id(v) in producer:
-            edges.append(Edge(producer[id(v)], node.id, names.get(id(v), "?")))
+            edges.append(_edge(producer[id(v)], node.id, v, names))
     return GraphModel(tuple(nodes), tuple(edges), start, stop, len(top.eqns))
+
+
+def _edge(src: int, dst: int, v: Any, names: dict[int, str]) -> Edge:
+    return Edge(src, dst, names.get(id(v), "?"), v.aval.str_short())
 
 
 @dataclass(frozen=True)

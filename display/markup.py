@@ -366,15 +366,9 @@ def sections_html(sections: Sequence[Section], kind: str = "report") -> str:
 
 def graph_svg(graph: GraphModel, placed: Placed, scale: float = 1.0) -> str:
     """The laid-out dataflow graph as an inline SVG: boxes with hover titles, edges as
-    polylines with arrow heads, each edge labelled with its variable."""
+    polylines with arrow heads, each edge labelled with its variable and type."""
     w, h = max(placed.width, 1.0), max(placed.height, 1.0)
-    parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" class="dx-graph" width="{w * scale:.0f}" '
-        f'height="{h * scale:.0f}" viewBox="0 0 {w:.1f} {h:.1f}">',
-        '<defs><marker id="dx-arrow" viewBox="0 0 10 10" refX="10" refY="5" '
-        'markerWidth="6" markerHeight="6" orient="auto"><path d="M0,0 L10,5 L0,10 z" '
-        'fill="currentColor"/></marker></defs>',
-    ]
+    parts = []
     by_id = {n.id: n for n in graph.nodes}
     for edge, pts in placed.routes:
         if len(pts) < 2:
@@ -384,10 +378,11 @@ def graph_svg(graph: GraphModel, placed: Placed, scale: float = 1.0) -> str:
         pts = [(x0, y0 + src[3] / 2), *pts[1:-1], (x1, y1 - dst[3] / 2)]
         d = "M" + " L".join(f"{x:.1f},{y:.1f}" for x, y in pts)
         mx, my = pts[len(pts) // 2 - 1] if len(pts) > 2 else ((x0 + x1) / 2, (y0 + y1) / 2)
+        w = max(w, mx + 3 + _LABEL_EM * len(edge.text) + 4)  # the label stays in the drawing
         parts.append(
-            f'<g class="dx-edge-g"><title>{esc(edge.label)}</title>'
+            f'<g class="dx-edge-g"><title>{esc(edge.text)}</title>'
             f'<path class="dx-edge" d="{d}" marker-end="url(#dx-arrow)"/>'
-            f'<text class="dx-edge-label" x="{mx + 3:.1f}" y="{my:.1f}">{esc(edge.label)}</text></g>'
+            f'<text class="dx-edge-label" x="{mx + 3:.1f}" y="{my:.1f}">{esc(edge.text)}</text></g>'
         )
     for nid, (x, y, bw, bh) in placed.boxes.items():
         n = by_id[nid]
@@ -398,8 +393,17 @@ def graph_svg(graph: GraphModel, placed: Placed, scale: float = 1.0) -> str:
             f'height="{bh:.1f}" rx="4"/>'
             f'<text x="{x:.1f}" y="{y + 4:.1f}" text-anchor="middle">{esc(n.label)}</text></g>'
         )
-    parts.append("</svg>")
-    return "".join(parts)
+    head = (
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="dx-graph" width="{w * scale:.0f}" '
+        f'height="{h * scale:.0f}" viewBox="0 0 {w:.1f} {h:.1f}">'
+        '<defs><marker id="dx-arrow" viewBox="0 0 10 10" refX="10" refY="5" '
+        'markerWidth="6" markerHeight="6" orient="auto"><path d="M0,0 L10,5 L0,10 z" '
+        'fill="currentColor"/></marker></defs>'
+    )
+    return head + "".join(parts) + "</svg>"
+
+
+_LABEL_EM = 6.5  # width of an edge label's character (10px monospace), to size the drawing
 
 
 # ----------------------------------------------------------------------------- timing

@@ -4,11 +4,12 @@ than one window is drawn a window at a time."""
 
 from __future__ import annotations
 
+import re
 import sys
 
 import didax
 import didax.numpy as jnp
-from didax.display import graph
+from didax.display import graph, markup
 from didax.widgets import layout, views
 
 
@@ -66,3 +67,15 @@ def test_a_long_program_is_drawn_a_window_at_a_time():
     assert kinds.count("input") == 2 and kinds.count("eqn") == 10 and kinds.count("output") == 1
     came_in = [n_ for n_ in last.nodes if n_.kind == "input"][1]
     assert f"made by eqn {graph.WINDOW * 2 - 1} (not drawn)" in came_in.detail
+
+
+def test_edges_carry_their_types_and_labels_stay_in_the_drawing():
+    closed = didax.make_jaxpr(lambda x, y: jnp.sin(x) * y + jnp.cos(x))(jnp.ones(3), 2.0)
+    g = graph.graph_model(closed)
+    assert {e.text for e in g.edges} >= {"a:f32[3]", "b:f32[]"}
+    placed = layout.layout_graph(g)
+    svg = markup.graph_svg(g, placed)
+    assert ">a:f32[3]</text>" in svg
+    width = float(re.search(r'viewBox="0 0 ([\d.]+) ', svg).group(1))
+    for x, text in re.findall(r'class="dx-edge-label" x="([\d.]+)"[^>]*>([^<]*)<', svg):
+        assert float(x) + markup._LABEL_EM * len(text) <= width, text
