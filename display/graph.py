@@ -7,11 +7,15 @@ with grandalf's Sugiyama layout and `markup.graph_svg` draws.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
+import didax
+import didax.numpy as jnp
+import numpy as np
 from didax.display.program import printed_names, source_line
-from didax.jaxpr import ClosedJaxpr, Literal
+from didax.jaxpr import ClosedJaxpr, Literal, bind_eqn
 
 
 @dataclass(frozen=True)
@@ -21,6 +25,8 @@ class Node:
     kind: str  # "input", "const", "eqn", "output"
     detail: str  # hover text: types, params, source line
     eqn: int | None = None  # top-level equation index
+    value: str = ""  # for a concrete call: the value it made (its first output)
+    grad: str = ""  # and the cotangent that flowed back to it (a scalar program's)
 
 
 @dataclass(frozen=True)
@@ -57,12 +63,16 @@ class GraphModel:
 WINDOW = 2000  # equations drawn at once: a bigger program is shown a window at a time
 
 
-def graph_model(closed: Any, start: int = 0, window: int = WINDOW) -> GraphModel:
+def graph_model(
+    closed: Any, start: int = 0, window: int = WINDOW, args: Sequence[Any] | None = None
+) -> GraphModel:
     """The top-level dataflow graph: inputs and constants, one node per equation (a nested
     jaxpr is one node), outputs; an edge per variable use. At most `window` equations from
     `start` are drawn: values they use from earlier equations are input nodes, and only the
-    outputs they make are output nodes."""
+    outputs they make are output nodes. Given the call's `args`, each node shows the value
+    it made and, for a program of one float scalar output, the cotangent that reached it."""
     top = closed.jaxpr if isinstance(closed, ClosedJaxpr) else closed
+    values, grads = flow(closed, args) if args is not None else ({}, {})
     names = printed_names(closed)
     nodes: list[Node] = []
     edges: list[Edge] = []
@@ -72,7 +82,12 @@ def graph_model(closed: Any, start: int = 0, window: int = WINDOW) -> GraphModel
     for kind, vars_ in (("const", top.constvars), ("input", top.invars)):
         for v in vars_:
             nodes.append(
-                Node(len(nodes), names.get(id(v), "?"), kind, f"{kind} {v.aval.str_short()}")
+                _with_flow(
+                    Node(len(nodes), names.get(id(v), "?"), kind, f"{kind} {v.aval.str_short()}"),
+                    v,
+                    values,
+                    grads,
+                )
             )
             producer[id(v)] = nodes[-1].id
     used = {id(v) for e in top.eqns[start:stop] for v in e.invars}
@@ -88,6 +103,7 @@ def graph_model(closed: Any, start: int = 0, window: int = WINDOW) -> GraphModel
         src = source_line(eqn)
         detail = f"{outs} = {eqn.primitive.name}" + (f"\n{src.describe()}" if src else "")
         node = Node(len(nodes), eqn.primitive.name, "eqn", detail, eqn=i)
+        node = _with_flow(node, eqn.outvars[0], values, grads) if eqn.outvars else node
         nodes.append(node)
         for v in eqn.invars:
             if id(v) in producer:
@@ -102,6 +118,57 @@ def graph_model(closed: Any, start: int = 0, window: int = WINDOW) -> GraphModel
         if id(v) in producer:
             edges.append(_edge(producer[id(v)], node.id, v, names))
     return GraphModel(tuple(nodes), tuple(edges), start, stop, len(top.eqns))
+
+
+def flow(closed: Any, args: Sequence[Any]) -> tuple[dict[int, Any], dict[int, Any]]:
+    """The value of every top-level variable of `closed` on `args` (id(var) -> value) and,
+    when the program has one float scalar output, the cotangent that reaches each float one:
+    the gradient of the output with respect to a perturbation added to it (micrograd's
+    picture, from the real program)."""
+    top = closed.jaxpr if isinstance(closed, ClosedJaxpr) else closed
+    consts = closed.consts if isinstance(closed, ClosedJaxpr) else []
+    made = [v for v in [*top.constvars, *top.invars] + [v for e in top.eqns for v in e.outvars]]
+    floats = [v for v in made if jnp.issubdtype(v.aval.dtype, jnp.floating)]
+
+    def run(nudges: Sequence[Any]) -> tuple[Any, dict[int, Any]]:
+        nudge = dict(zip(map(id, floats), nudges, strict=True)) if nudges else {}
+        env: dict[int, Any] = {}
+
+        def write(v: Any, x: Any) -> None:
+            env[id(v)] = x + nudge[id(v)] if id(v) in nudge else x
+
+        for v, x in zip([*top.constvars, *top.invars], [*consts, *args], strict=True):
+            write(v, x)
+        for eqn in top.eqns:
+            ins = [x.val if isinstance(x, Literal) else env[id(x)] for x in eqn.invars]
+            for v, x in zip(eqn.outvars, bind_eqn(eqn, ins), strict=True):
+                write(v, x)
+        out = top.outvars[0] if len(top.outvars) == 1 else None
+        result = out.val if isinstance(out, Literal) else env[id(out)] if out is not None else 0.0
+        return result, env
+
+    _, values = run(())
+    out_aval = top.outvars[0].aval if len(top.outvars) == 1 else None
+    if out_aval is None or out_aval.shape != () or not jnp.issubdtype(out_aval.dtype, jnp.floating):
+        return values, {}
+    zeros = [jnp.zeros(v.aval.shape, v.aval.dtype) for v in floats]
+    cts = didax.grad(lambda nudges: run(nudges)[0])(zeros)
+    return values, dict(zip(map(id, floats), cts, strict=True))
+
+
+def _short(x: Any) -> str:
+    # the value alone (its type is on the edges), 4 digits, on one line
+    text = " ".join(np.array2string(np.asarray(x), threshold=6, precision=4).split())
+    return text if len(text) <= 28 else text[:27] + "\u2026"
+
+
+def _with_flow(node: Node, v: Any, values: dict[int, Any], grads: dict[int, Any]) -> Node:
+    if id(v) not in values:
+        return node
+    value = _short(values[id(v)])
+    grad = _short(grads[id(v)]) if id(v) in grads else ""
+    detail = f"{node.detail}\nvalue: {value}" + (f"\ncotangent: {grad}" if grad else "")
+    return replace(node, value=value, grad=grad, detail=detail)
 
 
 def _edge(src: int, dst: int, v: Any, names: dict[int, str]) -> Edge:
@@ -119,4 +186,6 @@ class Placed:
 
 
 def node_size(node: Node) -> tuple[float, float]:
-    return (max(40.0, 8.0 * len(node.label) + 16.0), 26.0)
+    # one line for the label, one each for a value and a cotangent
+    lines = [node.label, *(t for t in (node.value, node.grad and "\u2207 " + node.grad) if t)]
+    return (max(40.0, max(7.5 * len(t) for t in lines) + 16.0), 12.0 + 14.0 * len(lines))

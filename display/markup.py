@@ -130,6 +130,8 @@ body[data-jp-theme-light="false"] .dx-view { """
 .dx-view svg.dx-graph { color: var(--dx-type); }  /* the arrow heads' currentColor */
 .dx-view svg path.dx-edge { fill: none; stroke: var(--dx-type); }  /* >= 3:1 in both themes */
 .dx-view svg .dx-edge-label { font-size: 10px; fill: var(--dx-type); }
+.dx-view svg .dx-node text.dx-node-value { fill: var(--dx-literal); font-weight: normal; }
+.dx-view svg .dx-node text.dx-node-grad { fill: var(--dx-new); font-weight: normal; }
 .dx-view svg .dx-bar-compiled { fill: var(--dx-primitive); }
 .dx-view svg .dx-bar-eager { fill: var(--dx-literal); }
 """
@@ -390,8 +392,7 @@ def graph_svg(graph: GraphModel, placed: Placed, scale: float = 1.0) -> str:
             f'<g class="dx-node dx-node-{esc(n.kind)}" data-node="{nid}">'
             f"<title>{esc(n.detail)}</title>"
             f'<rect x="{x - bw / 2:.1f}" y="{y - bh / 2:.1f}" width="{bw:.1f}" '
-            f'height="{bh:.1f}" rx="4"/>'
-            f'<text x="{x:.1f}" y="{y + 4:.1f}" text-anchor="middle">{esc(n.label)}</text></g>'
+            f'height="{bh:.1f}" rx="4"/>' + _node_lines(n, x, y - bh / 2) + "</g>"
         )
     head = (
         f'<svg xmlns="http://www.w3.org/2000/svg" class="dx-graph" width="{w * scale:.0f}" '
@@ -404,6 +405,21 @@ def graph_svg(graph: GraphModel, placed: Placed, scale: float = 1.0) -> str:
 
 
 _LABEL_EM = 6.5  # width of an edge label's character (10px monospace), to size the drawing
+
+
+def _node_lines(n: Any, x: float, top: float) -> str:
+    # its label; for a concrete call, the value it made and the cotangent that reached it
+    lines = [
+        ("", n.label),
+        ("dx-node-value", n.value),
+        ("dx-node-grad", n.grad and "\u2207 " + n.grad),
+    ]
+    out = []
+    for cls, text in (line for line in lines if line[1]):
+        attr = f' class="{cls}"' if cls else ""
+        y = top + 17 + 14 * len(out)
+        out.append(f'<text{attr} x="{x:.1f}" y="{y:.1f}" text-anchor="middle">{esc(text)}</text>')
+    return "".join(out)
 
 
 # ----------------------------------------------------------------------------- timing

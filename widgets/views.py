@@ -55,7 +55,11 @@ TRY_JAXPR = (
     ("click \u25be to fold an equation or a nested jaxpr", True),
     ("hover an equation for its source line, a parameter for its meaning", True),
     ("fold all / unfold all", False),
-    ("the Graph tab draws the dataflow graph (zoom it)", False),
+    (
+        "the Graph tab draws the dataflow graph (zoom it; given the call, each node's value "
+        "and cotangent)",
+        False,
+    ),
 )
 TRY_STEP = (("step through: evaluate it one equation at a time", False),)
 TRY_STEPPER = (
@@ -90,8 +94,9 @@ class GraphPanel(w.VBox):
     zoom slider; the drawing scrolls in both directions. A program longer than
     `graphs.WINDOW` equations is drawn a window at a time (earlier / later buttons)."""
 
-    def __init__(self, closed: Any) -> None:
+    def __init__(self, closed: Any, args: Sequence[Any] | None = None) -> None:
         self.closed = closed
+        self.args = args  # a concrete call's: each node shows its value (and cotangent)
         self.start = 0
         self.graph: graphs.GraphModel | None = None
         self.placed: graphs.Placed | None = None
@@ -119,7 +124,7 @@ class GraphPanel(w.VBox):
 
     def draw(self) -> None:
         if self.graph is None:
-            self.graph = graphs.graph_model(self.closed, self.start)
+            self.graph = graphs.graph_model(self.closed, self.start, args=self.args)
             self.placed = layout_graph(self.graph)
         assert self.placed is not None
         svg = mk.graph_svg(self.graph, self.placed, self.zoom.value)
@@ -164,7 +169,7 @@ class JaxprView(_Fallbacks, w.VBox):
         children: list[w.Widget] = [text_tab]
         self.graph_panel: GraphPanel | None = None
         if graph:
-            self.graph_panel = GraphPanel(closed)
+            self.graph_panel = GraphPanel(closed, self.args)
             tabs = w.Tab([text_tab, self.graph_panel])
             tabs.set_title(0, "Text")
             tabs.set_title(1, "Graph")
