@@ -7,15 +7,15 @@ with grandalf's Sugiyama layout and `markup.graph_svg` draws.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 import didax
 import didax.numpy as jnp
 import numpy as np
-from didax.display.program import printed_names, source_line
-from didax.jaxpr import ClosedJaxpr, Literal, bind_eqn
+from didax.display.program import print_params, printed_names, source_line
+from didax.jaxpr import ClosedJaxpr, Jaxpr, Literal, bind_eqn, part_name
 
 
 @dataclass(frozen=True)
@@ -27,6 +27,8 @@ class Node:
     eqn: int | None = None  # top-level equation index
     value: str = ""  # for a concrete call: the value it made (its first output)
     grad: str = ""  # and the cotangent that flowed back to it (a scalar program's)
+    group: str = ""  # an expanded nested jaxpr's equation: which one (`eqn 3/branch 1`)
+    parent: int | None = None  # and the top-level equation holding it
 
 
 @dataclass(frozen=True)
@@ -64,13 +66,20 @@ WINDOW = 2000  # equations drawn at once: a bigger program is shown a window at 
 
 
 def graph_model(
-    closed: Any, start: int = 0, window: int = WINDOW, args: Sequence[Any] | None = None
+    closed: Any,
+    start: int = 0,
+    window: int = WINDOW,
+    args: Sequence[Any] | None = None,
+    expanded: Collection[int] = (),
 ) -> GraphModel:
     """The top-level dataflow graph: inputs and constants, one node per equation (a nested
     jaxpr is one node), outputs; an edge per variable use. At most `window` equations from
     `start` are drawn: values they use from earlier equations are input nodes, and only the
     outputs they make are output nodes. Given the call's `args`, each node shows the value
-    it made and, for a program of one float scalar output, the cotangent that reached it."""
+    it made and, for a program of one float scalar output, the cotangent that reached it.
+    The equations in `expanded` (top-level indices) show their nested jaxprs' equations
+    above them, in groups: operands flow into the body, the body's results into the
+    equation, which still makes its outputs."""
     top = closed.jaxpr if isinstance(closed, ClosedJaxpr) else closed
     values, grads = flow(closed, args) if args is not None else ({}, {})
     names = printed_names(closed)
@@ -104,6 +113,10 @@ def graph_model(
         detail = f"{outs} = {eqn.primitive.name}" + (f"\n{src.describe()}" if src else "")
         node = Node(len(nodes), eqn.primitive.name, "eqn", detail, eqn=i)
         node = _with_flow(node, eqn.outvars[0], values, grads) if eqn.outvars else node
+        if i in expanded:  # its bodies first; their results flow into it
+            results = _expand(eqn, i, nodes, edges, producer, names)
+            node = replace(node, id=len(nodes))
+            edges += [Edge(src, node.id, label, type_) for src, label, type_ in results]
         nodes.append(node)
         for v in eqn.invars:
             if id(v) in producer:
@@ -118,6 +131,59 @@ def graph_model(
         if id(v) in producer:
             edges.append(_edge(producer[id(v)], node.id, v, names))
     return GraphModel(tuple(nodes), tuple(edges), start, stop, len(top.eqns))
+
+
+def expandable(closed: Any) -> list[tuple[int, str]]:
+    """The top-level equations holding nested jaxprs: (index, `eqn 3 cond`)."""
+    top = closed.jaxpr if isinstance(closed, ClosedJaxpr) else closed
+    return [(i, f"eqn {i} {e.primitive.name}") for i, e in enumerate(top.eqns) if _bodies(e)]
+
+
+def _bodies(eqn: Any) -> list[tuple[str, Any]]:
+    out = []
+    for name, v in print_params(eqn):
+        items = v if isinstance(v, tuple) else (v,)
+        for k, sub in enumerate(items):
+            if isinstance(sub, (Jaxpr, ClosedJaxpr)):
+                part = part_name(name, k if isinstance(v, tuple) else None)
+                out.append((part, sub.jaxpr if isinstance(sub, ClosedJaxpr) else sub))
+    return out
+
+
+def _expand(
+    eqn: Any,
+    i: int,
+    nodes: list[Node],
+    edges: list[Edge],
+    producer: dict[int, int],
+    names: dict[int, str],
+) -> list[tuple[int, str, str]]:
+    # a body's inputs are the equation's last operands (jit, cond's branches, scan and
+    # while's body); returns its results' (node, label, type), to flow into the equation
+    results = []
+    for part, body in _bodies(eqn):
+        group = f"eqn {i}/{part}"
+        offset = len(eqn.invars) - len(body.invars)
+        inner: dict[int, int] = {}
+        if offset >= 0:
+            for v, outer in zip(body.invars, eqn.invars[offset:], strict=True):
+                if id(outer) in producer:
+                    inner[id(v)] = producer[id(outer)]
+        for k, e in enumerate(body.eqns):
+            detail = f"{group}/eqn {k}: {e.primitive.name}"
+            node = Node(len(nodes), e.primitive.name, "eqn", detail, group=group, parent=i)
+            nodes.append(node)
+            for v in e.invars:
+                if id(v) in inner:
+                    edges.append(
+                        Edge(inner[id(v)], node.id, names.get(id(v), "?"), v.aval.str_short())
+                    )
+            for v in e.outvars:
+                inner[id(v)] = node.id
+        for k, v in enumerate(body.outvars):
+            if id(v) in inner:
+                results.append((inner[id(v)], f"out {k}", v.aval.str_short()))
+    return results
 
 
 def flow(closed: Any, args: Sequence[Any]) -> tuple[dict[int, Any], dict[int, Any]]:

@@ -130,6 +130,8 @@ body[data-jp-theme-light="false"] .dx-view { """
 .dx-view svg.dx-graph { color: var(--dx-type); }  /* the arrow heads' currentColor */
 .dx-view svg path.dx-edge { fill: none; stroke: var(--dx-type); }  /* >= 3:1 in both themes */
 .dx-view svg .dx-edge-label { font-size: 10px; fill: var(--dx-type); }
+.dx-view svg rect.dx-group { fill: none; stroke: var(--dx-type); stroke-dasharray: 4 3; }
+.dx-view svg text.dx-group-label { font-size: 10px; fill: var(--dx-type); }
 .dx-view svg .dx-node text.dx-node-value { fill: var(--dx-literal); font-weight: normal; }
 .dx-view svg .dx-node text.dx-node-grad { fill: var(--dx-new); font-weight: normal; }
 .dx-view svg .dx-bar-compiled { fill: var(--dx-primitive); }
@@ -372,6 +374,22 @@ def graph_svg(graph: GraphModel, placed: Placed, scale: float = 1.0) -> str:
     w, h = max(placed.width, 1.0), max(placed.height, 1.0)
     parts = []
     by_id = {n.id: n for n in graph.nodes}
+    groups: dict[str, list[tuple[float, float, float, float]]] = {}
+    for n in graph.nodes:
+        if n.group and n.id in placed.boxes:
+            groups.setdefault(n.group, []).append(placed.boxes[n.id])
+    for group, boxes in groups.items():  # an expanded nested jaxpr: a dashed frame, named
+        x0 = min(x - bw / 2 for x, _, bw, _ in boxes) - 6
+        y0 = min(y - bh / 2 for _, y, _, bh in boxes) - 16
+        x1 = max(x + bw / 2 for x, _, bw, _ in boxes) + 6
+        y1 = max(y + bh / 2 for _, y, _, bh in boxes) + 6
+        x0, y0 = max(x0, 0.0), max(y0, 0.0)
+        w, h = max(w, x1 + 2), max(h, y1 + 2)  # the frame stays in the drawing
+        parts.append(
+            f'<rect class="dx-group" x="{x0:.1f}" y="{y0:.1f}" width="{x1 - x0:.1f}" '
+            f'height="{y1 - y0:.1f}" rx="6"/><text class="dx-group-label" x="{x0 + 4:.1f}" '
+            f'y="{y0 + 11:.1f}">{esc(group)}</text>'
+        )
     for edge, pts in placed.routes:
         if len(pts) < 2:
             continue

@@ -48,7 +48,9 @@ class _Route:
 def _pieces(graph: GraphModel) -> dict[int, int]:
     """Each node's piece: an equation's by its index, an input or constant's by its first use,
     an output's by its producer."""
-    piece: dict[int, int] = {n.id: n.eqn // PIECE for n in graph.nodes if n.eqn is not None}
+    # (an expanded body's equations go with the equation holding them)
+    at = {n.id: n.eqn if n.eqn is not None else n.parent for n in graph.nodes}
+    piece: dict[int, int] = {i: k // PIECE for i, k in at.items() if k is not None}
     last = max(piece.values(), default=0)
     for e in graph.edges:
         if e.dst in piece and e.src not in piece:

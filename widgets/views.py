@@ -106,6 +106,15 @@ class GraphPanel(w.VBox):
         self.drawing = w.HTML()
         self.zoom.observe(lambda _: self.draw(), names="value")
         tools: list[w.Widget] = [self.zoom]
+        nested = graphs.expandable(closed)
+        self.expand = w.SelectMultiple(
+            options=[(label, i) for i, label in nested],
+            description="expand",
+            rows=min(4, max(len(nested), 1)),
+        )
+        self.expand.observe(lambda _: self.redraw(), names="value")
+        if nested:  # open a nested jaxpr in place (select again to close it)
+            tools.append(self.expand)
         top = closed.jaxpr if isinstance(closed, ClosedJaxpr) else closed
         if len(top.eqns) > graphs.WINDOW:
             earlier = w.Button(description="earlier", icon="arrow-up")
@@ -114,6 +123,10 @@ class GraphPanel(w.VBox):
             later.on_click(lambda _: self.move(graphs.WINDOW))
             tools += [earlier, later]
         super().__init__([w.HBox(tools), self.drawing])
+
+    def redraw(self) -> None:
+        self.graph = None
+        self.draw()
 
     def move(self, by: int) -> None:
         top = self.closed.jaxpr if isinstance(self.closed, ClosedJaxpr) else self.closed
@@ -124,7 +137,9 @@ class GraphPanel(w.VBox):
 
     def draw(self) -> None:
         if self.graph is None:
-            self.graph = graphs.graph_model(self.closed, self.start, args=self.args)
+            self.graph = graphs.graph_model(
+                self.closed, self.start, args=self.args, expanded=self.expand.value
+            )
             self.placed = layout_graph(self.graph)
         assert self.placed is not None
         svg = mk.graph_svg(self.graph, self.placed, self.zoom.value)
