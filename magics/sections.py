@@ -165,6 +165,15 @@ def partition_section(p: timing.Partitioning) -> Section:
         Row(r.label, f"{r.type}  {r.spec}  -> {r.shard} on each device")
         for r in (*p.inputs, *p.outputs)
     )
+    inserted = ", ".join(f"{kind} \u00d7{n}" for kind, n in p.collectives)
+    rows += (
+        Row(
+            "collectives",
+            f"{inserted} (XLA inserted: devices exchange their blocks)"
+            if inserted
+            else "none: each device computes on its own block",
+        ),
+    )
     return Section(
         "partitioned by XLA over mesh " + "; ".join(p.meshes),
         rows=rows,

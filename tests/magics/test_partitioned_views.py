@@ -64,6 +64,7 @@ def step(x, w):
 
 r = timing.jit_report(step, (x, jnp.ones((2, 2))), budget=0.05)
 p = r.partitioning
+total = timing.jit_report(lambda v: jnp.sum(v), (x,), budget=0.05)
 text = sections_text(sections.jit_sections(r))
 view = report_views.jit_view(r)
 widget_html = " ".join(getattr(c, "value", "") for c in view.children)
@@ -90,6 +91,9 @@ print(json.dumps({
     "pmap_text": sections_text(sections.jaxpr_sections(jr)),
     "pmap_html": markup.io_tables(jm),
     "constraint_rows": [[m.label, m.text] for m in cm.meshes],
+    "collectives": [list(c) for c in p.collectives],
+    "total_collectives": [list(c) for c in total.partitioning.collectives],
+    "total_text": sections_text(sections.jit_sections(total)),
 }))
 """
 
@@ -128,6 +132,15 @@ def test_jit_report_shows_how_xla_split_the_program(four_devices):
     widget_html = four_devices["widget_html"]  # the live view shows it too
     assert "partitioned by XLA over mesh x=2 × y=2 (4 devices)" in widget_html
     assert "P(&#x27;x&#x27;,)  -&gt; f32[4,2] on each device" in widget_html
+
+
+def test_per_device_view_names_the_collectives_xla_inserted(four_devices):
+    # the rows of x split over devices, w replicated: no device needs another's block
+    assert four_devices["collectives"] == []
+    assert "collectives  none: each device computes on its own block" in four_devices["text"]
+    # a sum over the split rows: each device sums its block, then an all-reduce adds them
+    assert ["all-reduce", 1] in four_devices["total_collectives"]
+    assert "all-reduce \u00d71 (XLA inserted" in four_devices["total_text"]
 
 
 def test_jaxpr_view_names_the_mesh_of_a_pmap_and_a_constraint(four_devices):
