@@ -35,7 +35,15 @@ from didax.api import (
 )
 from didax.api_more import device_get, device_put, eval_shape, jacobian, typeof
 from didax.array import Array, ShapeDtypeStruct
-from didax.backend import (
+from didax.compile.jit import block_until_ready, jit
+from didax.config import config
+from didax.control_flow.custom_derivatives import custom_jvp
+from didax.control_flow.custom_vjp import custom_vjp
+from didax.core import ConcretizationTypeError, UnexpectedTracerError
+from didax.jaxpr import ClosedJaxpr, Jaxpr, JaxprTypeError, eval_jaxpr, typecheck
+from didax.parallel.pmap import pmap
+from didax.parallel.shard_map import shard_map
+from didax.runtime.client import (
     device_count,
     devices,
     local_device_count,
@@ -43,13 +51,6 @@ from didax.backend import (
     process_count,
     process_index,
 )
-from didax.config import config
-from didax.control_flow.custom_derivatives import custom_jvp, custom_vjp
-from didax.control_flow.jit import block_until_ready, jit
-from didax.control_flow.pmap import pmap
-from didax.control_flow.shard_map import shard_map
-from didax.core import ConcretizationTypeError, UnexpectedTracerError
-from didax.jaxpr import ClosedJaxpr, Jaxpr, JaxprTypeError, eval_jaxpr, typecheck
 from didax.sharding import make_array_from_callback, make_mesh
 
 __version__ = "0.1.0"

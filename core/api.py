@@ -18,7 +18,8 @@ from didax.interpreters import jvp as jvp_interp
 from didax.interpreters import partial_eval, staging, transpose
 from didax.interpreters import vmap as vmap_interp
 from didax.jaxpr import ClosedJaxpr, eval_jaxpr
-from didax.primitives import ad_helpers, concatenation, convert, creation, parallel, shape
+from didax.parallel import collectives as parallel
+from didax.primitives import ad_helpers, concatenation, convert, creation, shape
 from didax.tree_util import (
     Partial,
     PyTreeDef,

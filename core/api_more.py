@@ -10,10 +10,11 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-from didax import core, sharding
+from didax import core
 from didax.api import jacrev
 from didax.array import Array
-from didax.control_flow.jit import jit
+from didax.compile.jit import jit
+from didax.runtime import sharding
 from didax.tree_util import broadcast_prefix, tree_flatten, tree_map, tree_unflatten
 
 

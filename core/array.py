@@ -7,17 +7,33 @@ extension API's `ShapedArray`). An Array holds either a NumPy value (eager resul
 device buffer (results of a compiled call, which stay on the device until read), possibly
 split over several devices (then `_sharding` says how: a `sharding.NamedSharding`). Reading
 `np.asarray(x)` copies a device buffer to the host once and keeps the copy (a split one is
-gathered first, through the `read_sharded` entry of the operator table). Operators forward
-to `operator_table`, which `didax.numpy` fills, so this module needs nothing above it.
+gathered first). Operators forward to `operator_table`, which `didax.numpy` fills; what an
+Array asks the devices (its sharding, devices, blocks, a split value) goes through the one
+`Runtime` protocol declared here, which the runtime floor installs at import
+(`install_runtime`): this module needs nothing above it.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 from didax import dtypes
+from didax.config import config
+
+# The first array fixes the CPU device count, as JAX's first array starts its backend: a
+# later `config.update("jax_num_cpu_devices", n)` raises RuntimeError (it was accepted after
+# eager computations, which never start the client). Set once; read per array made.
+_device_count_fixed = False
+
+
+def _fix_device_count() -> None:
+    global _device_count_fixed
+    config.lock("jax_num_cpu_devices")
+    _device_count_fixed = True
+
 
 # Operators of Array and Tracer (`x + y`, `x[0]`, `x.sum()`) dispatch through this table,
 # which `didax.numpy` fills at import: the array classes sit below the numpy layer.
@@ -144,9 +160,10 @@ def with_vma(aval: ShapedArray, vma: frozenset, mesh_axes: tuple) -> ShapedArray
 
 
 # One ShapedArray object per type, for the keys and results of jit's fast path
-# (`control_flow/dispatch.py`): a dict compares a key's items by identity before calling
+# (`compile/dispatch.py`): a dict compares a key's items by identity before calling
 # `__eq__`, which costs ~0.1 µs of a cached call, as when `x = step(x)` passes a result back.
-# Holds one small object per type a jitted function was called with.
+# Holds one small object per type a jitted function was called with (bounded by the program's
+# types); module-level because an aval is a value, shared by every jitted function.
 _interned: dict[ShapedArray, ShapedArray] = {}
 
 
@@ -350,6 +367,8 @@ class Array:
             self._aval = aval
             self._weak = aval.weak_type
             return
+        if not _device_count_fixed:
+            _fix_device_count()
         value = to_numpy(value)
         # A 0-d value is kept as a NumPy scalar, as NumPy's own 0-d results are: NumPy
         # computes on scalars faster than on 0-d arrays.
@@ -376,7 +395,7 @@ class Array:
             else:
                 value = getattr(self, "_gathered", None)
                 if value is None:  # gathered from the devices, kept aside (see __slots__)
-                    value = self._gathered = operator_table["read_sharded"](self)
+                    value = self._gathered = _runtime().read_sharded(self)
                 return value
         return self._value
 
@@ -403,13 +422,13 @@ class Array:
 
     def devices(self) -> set[Any]:
         """The devices holding this array. Like `jax.Array.devices`."""
-        return operator_table["devices"](self)
+        return _runtime().devices(self)
 
     @property
     def sharding(self) -> Any:
         """Where the array lives: a `NamedSharding` over a mesh, or a `SingleDeviceSharding`.
         Like `jax.Array.sharding`."""
-        return getattr(self, "_sharding", None) or sharding_of()
+        return getattr(self, "_sharding", None) or _runtime().default_sharding()
 
     @property
     def is_fully_replicated(self) -> bool:
@@ -425,7 +444,7 @@ class Array:
     def addressable_shards(self) -> list[Any]:
         """Each of this process's devices' block of the array (`.device`, `.index`, `.data`).
         Like `jax.Array.addressable_shards`."""
-        return operator_table["addressable_shards"](self)
+        return _runtime().addressable_shards(self)
 
     def item(self) -> Any:
         return np.asarray(self._host()).item()
@@ -492,10 +511,46 @@ def _short(aval: ShapedArray) -> str:  # float32[3], as JAX names a deleted arra
     return f"{aval.dtype.name}[{','.join(map(str, aval.shape))}]"
 
 
+# An array larger than this machine's physical memory cannot be allocated: making one fails
+# at once, with JAX's "RESOURCE_EXHAUSTED: Out of memory allocating N bytes", instead of
+# leaving a broadcast view of a terabyte that a reduction then walks for minutes, or that
+# jaxlib aborts the process on. None where the OS does not say (then nothing is refused).
+def _physical_memory() -> int | None:
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+MAX_ARRAY_BYTES: int | None = _physical_memory()
+
+
+def exceeds_memory(aval: ShapedArray) -> bool:
+    return MAX_ARRAY_BYTES is not None and aval.size * aval.dtype.itemsize > MAX_ARRAY_BYTES
+
+
+def check_allocatable(aval: ShapedArray) -> None:
+    """Raise JAX's out-of-memory error if an array of `aval` is larger than the memory."""
+    if exceeds_memory(aval):
+        nbytes = aval.size * aval.dtype.itemsize
+        # JAX's type, jaxlib's JaxRuntimeError: the runtime knows it (a RuntimeError before
+        # one is installed)
+        error = _installed.allocation_error if _installed is not None else RuntimeError
+        raise error(
+            f"RESOURCE_EXHAUSTED: Out of memory allocating {nbytes} bytes ({_short(aval)}), "
+            f"more than this machine's {MAX_ARRAY_BYTES} bytes of memory."
+        )
+
+
 def eager_result(value: Any, weak: bool, _new: Any = object.__new__) -> Array:
     """An Array holding an impl rule's NumPy result (the eager hot path: skips __init__'s
     canonicalization, since impl rules give canonical values). The one constructor of eager
-    results, so it is lean: `_new` is bound once, as a default, not looked up per call."""
+    results, so it is lean: `_new` is bound once, as a default, not looked up per call.
+    A result larger than the memory (a broadcast view allocates nothing) is refused."""
+    if MAX_ARRAY_BYTES is not None and getattr(value, "nbytes", 0) > MAX_ARRAY_BYTES:
+        check_allocatable(ShapedArray(value.shape, value.dtype))
+    if not _device_count_fixed:
+        _fix_device_count()
     out = _new(Array)
     out._value = value
     out._buffer = None
@@ -525,8 +580,44 @@ def asarray(x: Any, dtype: Any = None) -> Array:
     return Array(value.astype(dtypes.canonicalize(value.dtype), copy=False))
 
 
-# Set by `backend` (layer 1, after this module): the sharding of every Array, on the one device.
-sharding_of: Any = None
+# --------------------------------------------------------------------------- the runtime
+
+
+class Runtime(Protocol):
+    """What an Array asks the device runtime (`didax.runtime`, after this module and core.py;
+    runtime/sharding.py installs it at import)."""
+
+    def default_sharding(self) -> Any:
+        """The sharding of an Array placed by no sharding (the first device)."""
+
+    def devices(self, x: Array) -> set[Any]:
+        """The devices holding `x`."""
+
+    def read_sharded(self, x: Array) -> np.ndarray:
+        """The global value of `x`, an Array on several devices, read to the host."""
+
+    def addressable_shards(self, x: Array) -> list[Any]:
+        """`x`'s blocks on this process's devices."""
+
+    def allocation_error(self, message: str) -> Exception:
+        """The exception of an allocation the memory refuses (JAX's JaxRuntimeError)."""
+
+
+_installed: Runtime | None = None  # set once, at import
+
+
+def install_runtime(runtime: Runtime) -> None:
+    """Declare the device runtime Arrays ask (called once, by `didax.runtime.sharding`)."""
+    global _installed
+    if _installed is not None:
+        raise RuntimeError("install_runtime: a runtime is already installed")
+    _installed = runtime
+
+
+def _runtime() -> Runtime:
+    if _installed is None:
+        raise RuntimeError("no device runtime installed: `import didax` first")
+    return _installed
 
 
 class ShapeDtypeStruct:

@@ -6,8 +6,9 @@ Layer 1 (no imports from didax). Options:
   (`dtypes.py` reads it at every use). Its start value comes from the `JAX_ENABLE_X64`
   environment variable, read once at import as JAX reads it ("1", "true", "yes", "on").
 - `jax_num_cpu_devices`: how many CPU devices the client makes (-1: the default, one or
-  `XLA_FLAGS=--xla_force_host_platform_device_count=N`). The backend reads it once, when it
-  starts the client, and then locks it: a later update raises RuntimeError, as in JAX.
+  `XLA_FLAGS=--xla_force_host_platform_device_count=N`). It is locked by the first array
+  made (eager or not) or when the backend starts the client, whichever comes first: a
+  later update raises RuntimeError, as in JAX, whose first array starts its backend.
 """
 
 from __future__ import annotations
@@ -66,7 +67,7 @@ class Config:
         if name in self._locked:
             raise RuntimeError(
                 f"{name} config should be updated before backends are initialized i.e. "
-                "before any didax operation is executed on a device. You should initialize "
+                "before any didax operation is executed. You should initialize "
                 "this config immediately after `import didax`."
             )
         if name == "jax_enable_x64":

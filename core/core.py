@@ -199,7 +199,7 @@ effectful: set[Primitive] = set()
 
 # Primitives that cannot be lowered inside a program for one device (`shard_map`: it needs
 # its mesh's devices): `jit` partitions a program holding one over the mesh when it can
-# (control_flow/jit.py) and otherwise evaluates it equation by equation, each of them
+# (compile/jit.py) and otherwise evaluates it equation by equation, each of them
 # running its own program.
 own_program: set[Primitive] = set()
 
@@ -579,11 +579,17 @@ class EvalTrace(Trace):
 # Runs a primitive with an operand on several devices (an Array split over a mesh, see
 # array.py) as one program that XLA partitions over the mesh, its results split as XLA
 # chooses (JAX's `apply_primitive`); returns None to decline (then the operands are read to
-# the host and the impl rule runs). Set by control_flow/jit.py (layer 4), whose sharded calls
-# it reuses.
-apply_split: Callable[[Primitive, Sequence[Any], dict], list[Any] | None] = (
-    lambda primitive, operands, params: None
-)
+# the host and the impl rule runs). Declared by compile/jit.py (layer 4), whose sharded
+# calls it reuses, through `set_split_evaluator`.
+SplitEvaluator = Callable[[Primitive, Sequence[Any], dict], "list[Any] | None"]
+_split_evaluator: SplitEvaluator = lambda primitive, operands, params: None  # noqa: E731
+
+
+def set_split_evaluator(evaluator: SplitEvaluator) -> None:
+    """Declare how eager operations on Arrays split over several devices run (called once, at
+    import, by `didax.compile.jit`)."""
+    global _split_evaluator
+    _split_evaluator = evaluator
 
 
 def eval_primitive(primitive: Primitive, operands: Sequence[Any], params: dict) -> list[Any]:
@@ -594,7 +600,7 @@ def eval_primitive(primitive: Primitive, operands: Sequence[Any], params: dict) 
     try:
         args = [to_numpy(x, False) for x in operands]
     except OnDevices:  # an Array split over a mesh (or computed on one): run on its devices
-        outs = apply_split(primitive, operands, params)
+        outs = _split_evaluator(primitive, operands, params)
         if outs is not None:
             return outs
         args = [to_numpy(x) for x in operands]

@@ -6,6 +6,6 @@ which device holds which block of `x` (`sharding.py`).
 """
 
 from didax.primitives.debugging import debug_print as print  # noqa: A004 - JAX's name
-from didax.sharding import visualize_array_sharding
+from didax.runtime.sharding import visualize_array_sharding
 
 __all__ = ["print", "visualize_array_sharding"]

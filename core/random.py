@@ -34,8 +34,9 @@ import numpy as np
 from didax import core, dtypes, lax, nn, tree_util
 from didax import numpy as jnp
 from didax.api import vmap as didax_vmap
-from didax.control_flow.jit import jit
+from didax.compile.jit import jit
 from didax.control_flow.scan import scan as control_flow_scan
+from didax.numpy.axis_args import shape_tuple
 from didax.primitives import bits as _bits
 from didax.primitives import sorting as _sort
 from didax.primitives import special as _special
@@ -208,6 +209,8 @@ def _seed(name: str, seed: Any) -> Any:
             f"{name} accepts a scalar seed, but was given an array of shape "
             f"{np.shape(seed)} != (). Use jax.vmap for batching"
         )
+    if isinstance(seed, int) and not -(2**63) <= seed < 2**63:  # JAX converts it to a C long
+        raise OverflowError(f"{name}: Python int {seed} too large to convert to an int64 seed")
     if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
         # the high word holds bits 32-63 of the seed when x64 keeps them, as in JAX
         high = (int(seed) >> 32) & 0xFFFFFFFF if dtypes.x64_enabled() else 0
@@ -298,10 +301,6 @@ _fold_in = _eager_jit(_fold_in_body, "_fold_in", ())
 # ----------------------------------------------------------------------------- bits, uniform
 
 
-def _shape(shape: Any) -> tuple[int, ...]:
-    return (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(d) for d in shape)
-
-
 def _random_bits(data: Any, bit_width: int, shape: tuple[int, ...]) -> Any:
     b1, b2 = _hash_counts(data, shape)
     if bit_width == 64:  # (x64) the two words side by side, as JAX's partitionable bits
@@ -319,7 +318,7 @@ def bits(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Any:
     dtype = uint32 if dtype is None else dtypes.canonicalize(dtype)
     if dtype.kind != "u":
         raise ValueError(f"dtype argument to `bits` must be an unsigned int dtype, got {dtype}")
-    return _bits_eager(data, dtype.itemsize * 8, _shape(shape))
+    return _bits_eager(data, dtype.itemsize * 8, shape_tuple(shape))
 
 
 _bits_eager = _eager_jit(lambda data, w, shape: _random_bits(data, w, shape), "_bits", (1, 2))
@@ -370,7 +369,7 @@ def uniform(
 ) -> Any:
     """Uniform floats in [minval, maxval). Like `jax.random.uniform`."""
     data, _ = _key_data_of("uniform", key)
-    return _uniform(data, minval, maxval, _shape(shape), _float_dtype("uniform", dtype))
+    return _uniform(data, minval, maxval, shape_tuple(shape), _float_dtype("uniform", dtype))
 
 
 # ----------------------------------------------------------------------------- distributions
@@ -389,7 +388,7 @@ _normal = _named_jit(lambda data, shape, dtype: _normal_real(data, shape, dtype)
 def normal(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Any:
     """Standard normal floats. Like `jax.random.normal` (real dtypes)."""
     data, _ = _key_data_of("normal", key)
-    return _normal(data, _shape(shape), _float_dtype("normal", dtype))
+    return _normal(data, shape_tuple(shape), _float_dtype("normal", dtype))
 
 
 def _truncated_normal_body(
@@ -418,7 +417,7 @@ def truncated_normal(
     """Normal floats truncated to (lower, upper). Like `jax.random.truncated_normal`."""
     data, _ = _key_data_of("truncated_normal", key)
     dtype = _float_dtype("truncated_normal", dtype)
-    shape = None if shape is None else _shape(shape)
+    shape = None if shape is None else shape_tuple(shape)
     return _truncated_normal(data, lower, upper, shape, dtype)
 
 
@@ -438,7 +437,7 @@ def bernoulli(key: Any, p: Any = 0.5, shape: Sequence[int] | None = None) -> Any
     if not dtypes.is_float(dtype):
         raise TypeError(f"bernoulli probability `p` must have a floating dtype, got {dtype}.")
     p = lax.convert_element_type(p, dtype)
-    return _bernoulli(data, p, None if shape is None else _shape(shape))
+    return _bernoulli(data, p, None if shape is None else shape_tuple(shape))
 
 
 def _exponential_body(data: Any, shape: tuple[int, ...], dtype: Any) -> Any:
@@ -452,7 +451,7 @@ _exponential = _named_jit(_exponential_body, "_exponential", (1, 2))
 def exponential(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Any:
     """Standard exponential floats. Like `jax.random.exponential`."""
     data, _ = _key_data_of("exponential", key)
-    return _exponential(data, _shape(shape), _float_dtype("exponential", dtype))
+    return _exponential(data, shape_tuple(shape), _float_dtype("exponential", dtype))
 
 
 def _gumbel_body(data: Any, shape: tuple[int, ...], dtype: Any, mode: str) -> Any:
@@ -469,7 +468,7 @@ def gumbel(key: Any, shape: Sequence[int] = (), dtype: Any = None, mode: str | N
     dtype = _float_dtype("gumbel", dtype)
     if mode not in (None, "low"):
         raise NotImplementedError(f"didax's gumbel has mode='low' only, got {mode!r}")
-    return _gumbel(data, _shape(shape), dtype, "low")
+    return _gumbel(data, shape_tuple(shape), dtype, "low")
 
 
 def categorical(
@@ -490,7 +489,7 @@ def categorical(
     lshape = core.get_aval(logits).shape
     ndim = len(lshape)
     batch_shape = tuple(np.delete(lshape, axis))
-    shape = batch_shape if shape is None else _shape(shape)
+    shape = batch_shape if shape is None else shape_tuple(shape)
     prefix = shape[: len(shape) - len(batch_shape)]
     if not replace:
         return _categorical_no_replace(data, logits, axis % ndim, shape, prefix)
@@ -580,7 +579,7 @@ _randint = _named_jit(_randint_body, "_randint", (3, 4))
 def randint(key: Any, shape: Sequence[int], minval: Any, maxval: Any, dtype: Any = int) -> Any:
     """Uniform integers in [minval, maxval). Like `jax.random.randint` (int64 under x64)."""
     data, _ = _key_data_of("randint", key)
-    shape = _shape(shape)
+    shape = shape_tuple(shape)
     dtype = dtypes.canonicalize(dtype)
     if not dtypes.is_int(dtype):
         raise TypeError(f"randint only accepts integer dtypes, got {dtype}")
@@ -783,14 +782,14 @@ def gamma(key: Any, a: Any, shape: Sequence[int] | None = None, dtype: Any = Non
     """Gamma(a) floats. Like `jax.random.gamma`."""
     data, _ = _key_data_of("gamma", key)
     dtype = _float_dtype("gamma", dtype)
-    return _gamma(data, a, None if shape is None else _shape(shape), dtype, False)
+    return _gamma(data, a, None if shape is None else shape_tuple(shape), dtype, False)
 
 
 def loggamma(key: Any, a: Any, shape: Sequence[int] | None = None, dtype: Any = None) -> Any:
     """The log of Gamma(a) floats, computed in log space. Like `jax.random.loggamma`."""
     data, _ = _key_data_of("loggamma", key)
     dtype = _float_dtype("loggamma", dtype)
-    return _gamma(data, a, None if shape is None else _shape(shape), dtype, True)
+    return _gamma(data, a, None if shape is None else shape_tuple(shape), dtype, True)
 
 
 def _dirichlet_body(data: Any, alpha: Any, shape: tuple[int, ...] | None, dtype: Any) -> Any:
@@ -813,7 +812,7 @@ def dirichlet(key: Any, alpha: Any, shape: Sequence[int] | None = None, dtype: A
     """Dirichlet(alpha) vectors along the last axis. Like `jax.random.dirichlet`."""
     data, _ = _key_data_of("dirichlet", key)
     dtype = _float_dtype("dirichlet", dtype)
-    return _dirichlet(data, alpha, None if shape is None else _shape(shape), dtype)
+    return _dirichlet(data, alpha, None if shape is None else shape_tuple(shape), dtype)
 
 
 def clone(key: Any) -> Any:
@@ -844,4 +843,4 @@ def beta(key: Any, a: Any, b: Any, shape: Sequence[int] | None = None, dtype: An
     """Beta(a, b) floats. Like `jax.random.beta`."""
     data, _ = _key_data_of("beta", key)
     dtype = _float_dtype("beta", dtype)
-    return _beta(data, a, b, None if shape is None else _shape(shape), dtype)
+    return _beta(data, a, b, None if shape is None else shape_tuple(shape), dtype)

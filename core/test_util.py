@@ -17,33 +17,39 @@ Layer 5 (it calls the public transformations). Two entry points:
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from didax import api, core
-from didax.control_flow.jit import jit
+from didax import api, core, dtypes
+from didax.compile.jit import jit
 from didax.tree_util import tree_flatten, tree_map
 
 EPS = 1e-4  # step of the central differences, as JAX's
 
-# Gradient tolerances by dtype, as JAX's defaults for check_grads.
+# Gradient tolerances by dtype, JAX's `default_gradient_tolerance`; other dtypes (integers)
+# compare exactly, as in JAX.
 _GRAD_TOL = {
     np.dtype(np.float16): 1e-2,
     np.dtype(np.float32): 2e-3,
     np.dtype(np.float64): 1e-5,
-    np.dtype(np.complex64): 2e-3,
+    np.dtype(np.complex64): 1e-3,
     np.dtype(np.complex128): 1e-5,
 }
+if dtypes.bfloat16 is not None:
+    _GRAD_TOL[np.dtype(dtypes.bfloat16)] = 1e-1
 
 
 # --------------------------------------------------------------------------- check_grads
 
 
 def _tol(dtype: np.dtype, given: float | None) -> float:
-    return given if given is not None else _GRAD_TOL.get(np.dtype(dtype), 1e-5)
+    # as JAX's `tolerance`: looked up by the canonical dtype (a Python float's float64 is
+    # float32 without x64, so its default is float32's 2e-3)
+    return given if given is not None else _GRAD_TOL.get(dtypes.canonicalize(dtype), 0.0)
 
 
 def _assert_close(got: Any, want: Any, atol: float | None, rtol: float | None, what: str) -> None:
@@ -54,7 +60,9 @@ def _assert_close(got: Any, want: Any, atol: float | None, rtol: float | None, w
     for g, w in zip(got_leaves, want_leaves, strict=True):
         g, w = np.asarray(g), np.asarray(w)
         dtype = np.promote_types(g.dtype, w.dtype)
-        a, r = _tol(dtype, atol), _tol(dtype, rtol)
+        # JAX's `check_close`: the looser of the two dtypes' tolerances, times the size
+        a = max(_tol(g.dtype, atol), _tol(w.dtype, atol)) * g.size
+        r = max(_tol(g.dtype, rtol), _tol(w.dtype, rtol)) * w.size
         np.testing.assert_allclose(g.astype(dtype), w.astype(dtype), atol=a, rtol=r, err_msg=what)
 
 
@@ -138,12 +146,11 @@ def check_grads(
     eps: float | None = None,
 ) -> None:
     """Check `f`'s derivatives up to `order` against finite differences. Like
-    `jax.test_util.check_grads`: forward mode against central differences, reverse mode
-    against them through the dot-product identity. Raises AssertionError on a mismatch."""
+    `jax.test_util.check_grads`: forward mode ("fwd"; "lin" through `linearize`) against
+    central differences, reverse mode ("rev") against them through the dot-product
+    identity; as JAX, `modes` is searched with `in` (other values check nothing). Raises
+    AssertionError on a mismatch."""
     eps = eps or EPS
-    for mode in modes:
-        if mode not in ("fwd", "rev"):
-            raise ValueError(f"check_grads: unknown mode {mode!r}; expected 'fwd' or 'rev'")
 
     def check(f: Callable, args: tuple, order: int, msg: str) -> None:
         if "fwd" in modes:
@@ -161,8 +168,18 @@ def check_grads(
                     return pullback(out)
 
                 check(f_vjp, args, order - 1, rev_msg)
+        if "lin" in modes:
+            lin_msg = f"LIN of {msg}" if msg else "LIN"
+            check_jvp(f, functools.partial(_jvp_from_lin, f), args, atol, rtol, eps, lin_msg)
+            if order > 1:
+                check(functools.partial(_jvp_from_lin, f), (args, args), order - 1, lin_msg)
 
     check(f, tuple(args), order, "")
+
+
+def _jvp_from_lin(f: Callable, primals: Sequence, tangents: Sequence) -> tuple[Any, Any]:
+    out, f_lin = api.linearize(f, *primals)
+    return out, f_lin(*tangents)
 
 
 # --------------------------------------------------------------------------- check_rules

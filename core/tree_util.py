@@ -29,6 +29,40 @@ class _NodeType:
     # (children's key entries, aux) for key paths; None: FlattenedIndexKey(i)
     with_keys: Callable[[Any], tuple[Iterable[tuple[Any, Any]], Hashable]] | None = None
 
+    def flatten(self, x: Any) -> tuple[list[Any], Hashable]:
+        """(children, aux) from the registered flatten, checked as JAX checks it."""
+        return _checked_pair(self.name, "flatten", self.to_iterable(x))
+
+    def keyed_children(self, x: Any) -> list[tuple[Any, Any]]:
+        assert self.with_keys is not None, f"{self.name} was registered without keys"
+        pairs, _ = _checked_pair(self.name, "flatten_with_keys", self.with_keys(x))
+        return [tuple(kc) for kc in pairs]
+
+
+def _checked_pair(name: str, function: str, out: Any) -> tuple[list[Any], Hashable]:
+    # JAX's ValueError, naming the node type: a user's flatten returning anything else
+    # would otherwise fail later with "cannot unpack non-iterable int object"
+    expected = f"The {function} function of the custom PyTree node {name} should return a "
+    if not (isinstance(out, tuple) and len(out) == 2):
+        raise ValueError(f"{expected}(children, aux_data) tuple, got {out!r}")
+    try:
+        children = list(out[0])
+    except TypeError:
+        raise ValueError(
+            f"{expected}(children, aux_data) tuple where 'children' is iterable, got {out!r}"
+        ) from None
+    return children, out[1]
+
+
+def _sorted_keys(d: dict) -> list[Any]:
+    try:
+        return sorted(d)
+    except TypeError as e:  # JAX's ValueError, with the keys that do not compare
+        raise ValueError(
+            "Comparator raised exception while sorting pytree dictionary keys: a dict is "
+            f"flattened in sorted key order, and its keys {list(d)!r} do not compare ({e})"
+        ) from None
+
 
 _registry: dict[type, _NodeType] = {}
 _registry_lock = threading.Lock()  # registration checks then inserts; lookups need no lock
@@ -49,7 +83,7 @@ register_pytree_node(tuple, lambda t: (t, None), lambda _, xs: tuple(xs))
 register_pytree_node(list, lambda lst: (lst, None), lambda _, xs: list(xs))
 register_pytree_node(
     dict,
-    lambda d: ([d[k] for k in sorted(d)], tuple(sorted(d))),
+    lambda d: ([d[k] for k in _sorted_keys(d)], tuple(_sorted_keys(d))),
     lambda keys, xs: dict(zip(keys, xs, strict=True)),
 )
 register_pytree_node(type(None), lambda _: ((), None), lambda _, xs: None)
@@ -130,7 +164,7 @@ def _flatten(tree: Any, leaves: list[Any], is_leaf: Callable[[Any], bool] | None
         leaves.append(tree)
         return _LEAF
     t, node = found
-    children, aux = node.to_iterable(tree)
+    children, aux = node.flatten(tree)
     subtrees = tuple(_flatten(c, leaves, is_leaf) for c in children)
     return PyTreeDef(t, aux, subtrees, sum(s.num_leaves for s in subtrees))
 
@@ -210,8 +244,7 @@ def _flatten_up_to(treedef: PyTreeDef, tree: Any, out: list[Any]) -> None:
     found = _node_type(tree)
     if found is None or found[0] is not treedef.node:
         raise ValueError(f"pytree structure mismatch: expected {treedef}, got {tree!r}")
-    children, aux = found[1].to_iterable(tree)
-    children = list(children)
+    children, aux = found[1].flatten(tree)
     if aux != treedef.aux or len(children) != len(treedef.children):
         raise ValueError(f"pytree structure mismatch: expected {treedef}, got {tree!r}")
     for sub, child in zip(treedef.children, children, strict=True):
@@ -233,8 +266,7 @@ def broadcast_prefix(prefix: Any, full_treedef: PyTreeDef, tree_for_error: str =
                 f"got {prefix!r} for arguments of structure {full_treedef}"
             )
         found = _node_type(p)
-        children, aux = found[1].to_iterable(p)
-        children = list(children)
+        children, aux = found[1].flatten(p)
         if found[0] is not t.node or aux != t.aux or len(children) != len(t.children):
             raise ValueError(
                 f"{tree_for_error} is not a tree prefix of the arguments: "
@@ -345,14 +377,28 @@ def keystr(keys: tuple[Any, ...], *, simple: bool = False, separator: str = "") 
 
 def _keyed_children(tree: Any, t: type, node: _NodeType) -> list[tuple[Any, Any]]:
     if node.with_keys is not None:
-        return [tuple(kc) for kc in node.with_keys(tree)[0]]
+        return node.keyed_children(tree)
     if t is tuple or t is list:
         return [(SequenceKey(i), c) for i, c in enumerate(tree)]
     if t is dict:
-        return [(DictKey(k), tree[k]) for k in sorted(tree)]
+        return [(DictKey(k), tree[k]) for k in _sorted_keys(tree)]
     if t not in _registry and hasattr(tree, "_fields"):  # namedtuple
         return [(GetAttrKey(f), getattr(tree, f)) for f in tree._fields]
-    return [(FlattenedIndexKey(i), c) for i, c in enumerate(node.to_iterable(tree)[0])]
+    return [(FlattenedIndexKey(i), c) for i, c in enumerate(node.flatten(tree)[0])]
+
+
+def treedef_child_keys(treedef: PyTreeDef) -> list[Any]:
+    """The key entry of each child of `treedef`'s root, as `tree_flatten_with_path` gives it
+    (from the registered flatten, so a node may have fewer children than fields). The root is
+    rebuilt over placeholder leaves to ask, as JAX's `equality_errors_pytreedef` does."""
+    if treedef.node is None:
+        return []
+    one_level = PyTreeDef(treedef.node, treedef.aux, (_LEAF,) * len(treedef.children), 0)
+    root = tree_unflatten(one_level, [object() for _ in treedef.children])
+    found = _node_type(root)
+    if found is None:  # not raised by a registered node type: an internal invariant
+        raise AssertionError(f"{treedef} rebuilt a leaf")
+    return [key for key, _ in _keyed_children(root, *found)]
 
 
 def _with_path(tree: Any, path: tuple, out: list, is_leaf: Callable[[Any], bool] | None) -> None:
@@ -406,7 +452,7 @@ def register_pytree_with_keys(
         raise ValueError(f"Duplicate custom PyTreeDef type registration for {nodetype}.")
 
     def flatten(x: Any) -> tuple[list[Any], Hashable]:
-        pairs, aux = flatten_with_keys(x)
+        pairs, aux = _checked_pair(nodetype.__name__, "flatten_with_keys", flatten_with_keys(x))
         return [c for _, c in pairs], aux
 
     node = _NodeType(nodetype.__name__, flatten_func or flatten, unflatten_func, flatten_with_keys)
@@ -434,6 +480,22 @@ def register_pytree_with_keys_class(cls: type) -> type:
     return cls
 
 
+def _check_dataclass_fields(nodetype: type, named: set[str], drop_fields: Sequence[str]) -> None:
+    # JAX's rule: the named fields are exactly the `init=True` fields not in drop_fields
+    init_fields = {f.name for f in dataclasses.fields(nodetype) if f.init} - set(drop_fields)
+    if named == init_fields:
+        return
+    msg = (
+        f"register_dataclass({nodetype.__name__}): data_fields and meta_fields must include "
+        "all dataclass fields with init=True and only them."
+    )
+    if missing := init_fields - named:
+        msg += f" Missing fields: {sorted(missing)}; add them to drop_fields to leave them out."
+    if unexpected := named - init_fields:
+        msg += f" Unexpected fields (init=False or dropped): {sorted(unexpected)}."
+    raise ValueError(msg)
+
+
 def register_dataclass(
     nodetype: type,
     data_fields: Sequence[str] | None = None,
@@ -444,17 +506,27 @@ def register_dataclass(
     (by default, fields with `metadata=dict(static=True)`). Like
     `jax.tree_util.register_dataclass`; usable as a decorator."""
     if data_fields is None or meta_fields is None:
+        if (data_fields is None) != (meta_fields is None):
+            raise TypeError(
+                "register_dataclass: data_fields and meta_fields must both be given when "
+                f"either is; got data_fields={data_fields} meta_fields={meta_fields}"
+            )
         if not dataclasses.is_dataclass(nodetype):
             raise TypeError(
                 "register_dataclass: data_fields and meta_fields are required when "
                 f"{nodetype} is not a dataclass"
             )
-        fields = [f for f in dataclasses.fields(nodetype) if f.init and f.name not in drop_fields]
-        meta = [f.name for f in fields if f.metadata.get("static", False)]
-        data = [f.name for f in fields if not f.metadata.get("static", False)]
-        data_fields = data if data_fields is None else data_fields
-        meta_fields = meta if meta_fields is None else meta_fields
+        fields = dataclasses.fields(nodetype)  # all of them: JAX checks init/drop below
+        meta_fields = [f.name for f in fields if f.metadata.get("static", False)]
+        data_fields = [f.name for f in fields if not f.metadata.get("static", False)]
     data_names, meta_names = tuple(data_fields), tuple(meta_fields)
+    if dataclasses.is_dataclass(nodetype):
+        _check_dataclass_fields(nodetype, {*data_names, *meta_names}, drop_fields)
+    if overlap := set(data_names) & set(meta_names):
+        raise ValueError(
+            f"register_dataclass({nodetype.__name__}): data_fields and meta_fields must not "
+            f"overlap; both name {sorted(overlap)}"
+        )
 
     def flatten_with_keys(x: Any) -> tuple[list[tuple[Any, Any]], Hashable]:
         pairs = [(GetAttrKey(n), getattr(x, n)) for n in data_names]

@@ -8,6 +8,13 @@ imported, and those the importer is itself inside): a re-exporting `__init__` ca
 
 Imports are read with `ast` (statements, and `importlib.import_module("...")` calls with a
 literal name), so the check needs no import of the package and sees imports that never run.
+
+An assignment into another module (`array.x = f`, `setattr(core, "x", f)`) or into the
+operator table outside `didax.numpy` (`operator_table["devices"] = f`) is an edge no import
+shows, a hidden hook: there are none (an upward call goes through a declared extension point,
+a function of the lower module the higher one calls at import, STYLE.md §2). Below the NumPy
+layer nothing looks an operation up in the operator table either (lax operations instead);
+only the array classes dispatch through it.
 """
 
 from __future__ import annotations
@@ -28,20 +35,24 @@ PACKAGES = {
 LAYER_6 = ("didax.display", "didax.widgets", "didax.magics")  # in import order
 
 # Rank of each engine module: (layer, position in its layer's list). A module may import a
-# module of lower rank only. Package `__init__`s of primitives/, interpreters/ and
-# control_flow/ only hold a docstring; they sit at the start of their layer.
+# module of lower rank only. Package `__init__`s of runtime/, primitives/, interpreters/,
+# control_flow/, compile/ and parallel/ only hold a docstring; each sits before its modules.
 ORDER: dict[str, tuple[int, int]] = {}
 for i, name in enumerate(
     [
         "config",
         "source_info",
-        "config",
         "dtypes",
         "array",
         "core",
-        "distributed",
-        "backend",
-        "sharding",
+        # the runtime floor: the PJRT client (and the distributed state it is made from),
+        # joining processes, compiling and launching programs, meshes and shardings (which
+        # install the `array.Runtime` protocol)
+        "runtime",
+        "runtime.client",
+        "runtime.distributed",
+        "runtime.executable",
+        "runtime.sharding",
         # pretty (the layout engine) before jaxpr (the IR and its printer)
         "pretty",
         "jaxpr",
@@ -81,27 +92,37 @@ for i, name in enumerate(
     ["staging", "jvp", "vmap", "partial_eval", "transpose", "lowering", "stepping"]
 ):
     ORDER[f"didax.interpreters.{name}"] = (3, i)
-ORDER["didax.control_flow"] = (4, -1)
-# common holds the helpers cond, scan and while_loop share; jit (its AOT stages and sharded
-# programs, its primitive, then the call path) and custom_derivatives import
-# no other control flow; while_loop uses scan (fori_loop with static bounds is a scan).
+# Layer 4, three packages in this order, each `__init__` only a docstring: control_flow
+# (common holds the helpers cond, scan and while_loop share; custom_derivatives holds
+# custom_jvp and what custom_vjp shares; while_loop uses scan: fori_loop with static bounds is
+# a scan), compile (jit: its sharding constraints, AOT stages and sharded programs, its
+# primitive, then the call path) and parallel (the collectives, the spec helpers and checks,
+# then shard_map and pmap, which are jitted programs).
 for i, name in enumerate(
     [
-        "common",
-        "stages",
-        "jit_primitive",
-        "dispatch",
-        "jit",
-        "custom_derivatives",
-        "cond",
-        "solves",
-        "scan",
-        "while_loop",
-        "shard_map",
-        "pmap",
+        "control_flow",
+        "control_flow.common",
+        "control_flow.custom_derivatives",
+        "control_flow.custom_vjp",
+        "control_flow.cond",
+        "control_flow.solves",
+        "control_flow.scan",
+        "control_flow.while_loop",
+        "compile",
+        "compile.sharding_constraint",
+        "compile.stages",
+        "compile.jit_primitive",
+        "compile.dispatch",
+        "compile.jit",
+        "parallel",
+        "parallel.collectives",
+        "parallel.exchanges",
+        "parallel.specs",
+        "parallel.shard_map",
+        "parallel.pmap",
     ]
 ):
-    ORDER[f"didax.control_flow.{name}"] = (4, i)
+    ORDER[f"didax.{name}"] = (4, i)
 for i, name in enumerate(
     # didax.lax is the facade over primitives (layer 2) and control flow (layer 4)
     [
@@ -111,6 +132,8 @@ for i, name in enumerate(
         "didax.api_more",
         "didax.debug",
         "didax.errors",
+        "didax.sharding",
+        "didax.distributed",
         "didax.numpy.axis_args",
         "didax.numpy.promotion",
         "didax.numpy.inner_jit",
@@ -251,6 +274,88 @@ def _imports(path: Path) -> list[Import]:
     return found
 
 
+@dataclass(frozen=True)
+class Hook:
+    module: str
+    line: int
+    what: str
+
+
+# The modules whose Array and Tracer operators dispatch through the operator table.
+DISPATCHERS = {"didax.array", "didax.core"}
+
+
+def _hooks(path: Path, source: str | None = None) -> list[Hook]:
+    """Hidden hooks in one file: assignments into an imported didax module, into the operator
+    table outside didax.numpy, and operator-table lookups below the NumPy layer."""
+    importer = _module_name(path)
+    tree = ast.parse(path.read_text() if source is None else source, filename=str(path))
+    modules: dict[str, str] = {}  # local name -> the didax module it is bound to
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    modules[alias.asname] = alias.name
+                else:
+                    modules[alias.name.split(".")[0]] = alias.name.split(".")[0]
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            for alias in node.names:
+                if _is_module(f"{node.module}.{alias.name}"):
+                    modules[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+
+    def dotted(expr: ast.expr) -> str | None:  # the didax module an expression names, if any
+        if isinstance(expr, ast.Name):
+            return modules.get(expr.id)
+        if isinstance(expr, ast.Attribute):
+            base = dotted(expr.value)
+            if base is not None and _is_module(f"{base}.{expr.attr}"):
+                return f"{base}.{expr.attr}"
+        return None
+
+    def is_table(expr: ast.expr) -> bool:
+        return (isinstance(expr, ast.Name) and expr.id == "operator_table") or (
+            isinstance(expr, ast.Attribute) and expr.attr == "operator_table"
+        )
+
+    rank = _rank(importer)
+    below_numpy = rank is not None and rank < ORDER["didax.lax.linalg"]
+    found = []
+    for node in ast.walk(tree):
+        targets: list[ast.expr] = []
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+            targets = [node.target]
+        for target in targets:
+            if isinstance(target, ast.Attribute) and dotted(target.value) not in (None, importer):
+                found.append(Hook(importer, node.lineno, f"{dotted(target.value)}.{target.attr} ="))
+            if (
+                isinstance(target, ast.Subscript)
+                and is_table(target.value)
+                and not importer.startswith("didax.numpy")
+            ):
+                found.append(Hook(importer, node.lineno, "operator_table[...] ="))
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "setattr"
+            and node.args
+            and dotted(node.args[0]) not in (None, importer)
+        ):
+            found.append(Hook(importer, node.lineno, f"setattr({dotted(node.args[0])}, ...)"))
+        if (
+            isinstance(node, ast.Subscript)
+            and isinstance(node.ctx, ast.Load)
+            and is_table(node.value)
+            and below_numpy
+            and importer not in DISPATCHERS
+        ):
+            found.append(
+                Hook(importer, node.lineno, "operator_table[...] lookup below didax.numpy")
+            )
+    return sorted(found, key=lambda h: h.line)
+
+
 def _with_parent_packages(imp: Import) -> list[Import]:
     """`imp`, and an import of each parent package whose `__init__` it runs."""
     found = [imp]
@@ -278,6 +383,9 @@ def _rank(module: str) -> tuple[int, int] | None:
             return (6, 0)
         module = module.rpartition(".")[0]
     return None
+
+
+ALL_HOOKS = [hook for path in _source_files() for hook in _hooks(path)]
 
 
 def test_every_engine_module_has_a_rank() -> None:
@@ -364,7 +472,7 @@ def test_no_imports_inside_functions() -> None:
         for imp in ALL_IMPORTS
         if imp.function is not None
         and (imp.importer, imp.function) not in HOOKS
-        # jaxlib is loaded lazily, on first compile only (backend.py)
+        # jaxlib is loaded lazily, on first compile only (runtime/client.py)
         and not imp.imported.startswith("jaxlib")
     ]
     assert not bad, "imports inside functions:\n" + "\n".join(bad)
@@ -401,3 +509,32 @@ def test_an_import_counts_its_parent_packages() -> None:
     # a module's own package has already run, and the root package is the one being imported
     own = Import("didax.primitives.dot", "didax.primitives.shape", 1, None)
     assert [e.imported for e in _with_parent_packages(own)] == ["didax.primitives.shape"]
+
+
+def test_no_hidden_hooks() -> None:
+    bad = [f"{h.module}:{h.line}: {h.what}" for h in ALL_HOOKS]
+    assert not bad, "hidden hooks (use a declared extension point, STYLE §2):\n" + "\n".join(bad)
+
+
+def test_the_scanner_sees_hidden_hooks(tmp_path: Path) -> None:
+    # guards against a hook scanner that finds nothing: the hooks this test was written for
+    source = (
+        "from didax import array, core\n"
+        "import didax.runtime.distributed as dist\n"
+        "from didax.core import operator_table\n"
+        "array.sharding_of = f\n"
+        "dist.client_started = f\n"
+        "setattr(core, 'apply_split', f)\n"
+        "core.operator_table['devices'] = f\n"
+        "y = operator_table['multiply'](x, 2)\n"
+        "local.attr = f\n"
+    )
+    path = ROOT / "core" / "primitives" / "_scanner_probe.py"  # a path inside the package
+    found = [h.what for h in _hooks(path, source)]
+    assert found == [
+        "didax.array.sharding_of =",
+        "didax.runtime.distributed.client_started =",
+        "setattr(didax.core, ...)",
+        "operator_table[...] =",
+        "operator_table[...] lookup below didax.numpy",
+    ]

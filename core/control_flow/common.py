@@ -12,7 +12,7 @@ import inspect
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from didax import array, core, dtypes
+from didax import array, core, dtypes, tree_util
 from didax.core import ShapedArray
 from didax.interpreters import staging
 from didax.jaxpr import ClosedJaxpr, Jaxpr, Literal, Var, dce_jaxpr, eval_jaxpr
@@ -136,12 +136,9 @@ def fun_sourceinfo(fn: Callable[..., Any]) -> str:
 
 
 def child_keys(tree: PyTreeDef) -> list[str]:
-    """The key of each child of a node as JAX's `keystr` writes it: `[0]`, `['a']`, `.x`."""
-    if tree.node is dict:
-        return [f"[{k!r}]" for k in tree.aux]
-    if hasattr(tree.node, "_fields"):
-        return [f".{f}" for f in tree.node._fields]
-    return [f"[{i}]" for i in range(len(tree.children))]
+    """The key of each child of a node as JAX's `keystr` writes it: `[0]`, `['a']`, `.x`,
+    `[<flat index 0>]` (a node registered without keys)."""
+    return [str(k) for k in tree_util.treedef_child_keys(tree)]
 
 
 def leaf_path_names(tree: PyTreeDef) -> list[str]:
@@ -153,6 +150,20 @@ def leaf_path_names(tree: PyTreeDef) -> list[str]:
         for k, sub in zip(child_keys(tree), tree.children, strict=True)
         for p in leaf_path_names(sub)
     ]
+
+
+def _with_children(t: PyTreeDef) -> str:
+    n = len(t.children)
+    return f"{t.node} with {n} child{'ren' if n > 1 else ''}"
+
+
+def _children_differ(t1: PyTreeDef, t2: PyTreeDef) -> str:
+    # JAX names the keys only one side has, for keys that carry a `.key` (dicts, flat indices)
+    keys1, keys2 = tree_util.treedef_child_keys(t1), tree_util.treedef_child_keys(t2)
+    odd = [k for k in keys1 if k not in keys2] + [k for k in keys2 if k not in keys1]
+    diff = " ".join(repr(k.key) for k in odd) if all(hasattr(k, "key") for k in odd) else ""
+    why = "the numbers of children do not match"
+    return why + (f", with the symmetric difference of key sets: {{{diff}}}" if diff else "")
 
 
 def tree_differences(
@@ -177,13 +188,15 @@ def tree_differences(
                 "the lengths do not match",
             )
         ]
-    if t1.aux != t2.aux or len(t1.children) != len(t2.children):
+    if len(t1.children) != len(t2.children):
+        return [(path, _with_children(t1), _with_children(t2), _children_differ(t1, t2))]
+    if t1.aux != t2.aux:
         return [
             (
                 path,
                 f"{t1.node} with pytree metadata {t1.aux}",
                 f"{t2.node} with pytree metadata {t2.aux}",
-                "their metadata differ",
+                "the pytree node metadata does not match",
             )
         ]
     keys = child_keys(t1)

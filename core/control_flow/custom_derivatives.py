@@ -1,14 +1,13 @@
-"""User-defined derivatives: `custom_jvp` and `custom_vjp`, and their primitives.
+"""User-defined derivatives: `custom_jvp` and its primitive, and what `custom_vjp`
+(custom_vjp.py) shares with it.
 
-Layer 4, last module (JAX's "Custom derivative rules" tutorial; `jax.custom_jvp`). Calling a
-decorated function stages it to a jaxpr (`call_jaxpr`; values it closes over become leading
-operands, `num_consts`) and binds `custom_jvp_call` or `custom_vjp_call`. Evaluating, staging
-and lowering treat the primitive as a call of `call_jaxpr`. The jvp rule of `custom_jvp_call`
-calls the user's rule instead of differentiating `call_jaxpr`. The jvp rule of
-`custom_vjp_call` runs the user's forward function and emits `custom_lin`, a linear primitive
-of the tangents whose transpose calls the user's backward function: so grad works, and
-forward mode raises, as in JAX. vmap batches `call_jaxpr` and wraps the user's rules in vmap.
-Outside any transformation, a decorated function is simply called.
+Layer 4, after control_flow/common (JAX's "Custom derivative rules" tutorial;
+`jax.custom_jvp`). Calling a decorated function stages it to a jaxpr (`call_jaxpr`; values it
+closes over become leading operands, `num_consts`) and binds `custom_jvp_call` (or
+`custom_vjp_call`). Evaluating, staging and lowering treat the primitive as a call of
+`call_jaxpr` (the call rules here serve both). The jvp rule of `custom_jvp_call` calls the
+user's rule instead of differentiating `call_jaxpr`; vmap batches `call_jaxpr` and wraps the
+user's rule in vmap. Outside any transformation, a decorated function is simply called.
 """
 
 from __future__ import annotations
@@ -25,6 +24,7 @@ from didax.interpreters.jvp import JVPTrace, JVPTracer
 from didax.interpreters.vmap import vmap_flat, vmap_jaxpr
 from didax.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr, pp_params_rules
 from didax.primitives import ad_helpers, shape
+from didax.primitives.elementwise import add_tangents
 from didax.tree_util import PyTreeDef, tree_flatten, tree_unflatten
 
 # --------------------------------------------------------------------------- helpers
@@ -48,7 +48,7 @@ def _split_nondiff(args: tuple, nondiff_argnums: tuple[int, ...]) -> tuple[list,
     return nondiff, dyn
 
 
-def _merge_nondiff(
+def merge_nondiff(
     nondiff: Sequence[Any], dyn: Sequence[Any], nondiff_argnums: tuple[int, ...]
 ) -> list[Any]:
     nd, it = dict(zip(nondiff_argnums, nondiff, strict=True)), iter(dyn)
@@ -67,7 +67,7 @@ def _stage(
 
     def flat_fn(*xs: Any) -> list[Any]:
         dyn = tree_unflatten(in_tree, xs)
-        out_leaves, out_tree = tree_flatten(fun(*_merge_nondiff(nondiff, dyn, nondiff_argnums)))
+        out_leaves, out_tree = tree_flatten(fun(*merge_nondiff(nondiff, dyn, nondiff_argnums)))
         store[:] = [out_tree]
         return out_leaves
 
@@ -93,11 +93,11 @@ def _eager() -> bool:
     return core.trace_state().dynamic is None
 
 
-def _long(aval: ShapedArray) -> str:
+def long_aval(aval: ShapedArray) -> str:
     return f"{aval.dtype.name}[{','.join(map(str, aval.shape))}]"
 
 
-def _check_no_closure_tangents(kind: str, name: str, tangents: Sequence[Any]) -> None:
+def check_no_closure_tangents(kind: str, name: str, tangents: Sequence[Any]) -> None:
     if not all(isinstance(t, Zero) for t in tangents):
         raise TypeError(
             f"Detected differentiation of a {kind} function ({name}) with respect "
@@ -110,7 +110,7 @@ def _check_no_closure_tangents(kind: str, name: str, tangents: Sequence[Any]) ->
 # =========================================================================== custom_jvp
 
 
-class _CustomFunction:
+class CustomFunction:
     """What `custom_jvp` and `custom_vjp` share: a call runs `fun` itself when nothing is
     traced, else stages it and binds the subclass's primitive with the user's rules."""
 
@@ -155,7 +155,7 @@ class _CustomFunction:
         raise NotImplementedError
 
 
-class custom_jvp(_CustomFunction):  # noqa: N801 - JAX's name
+class custom_jvp(CustomFunction):  # noqa: N801 - JAX's name
     """A function with a user-defined jvp rule. Like `jax.custom_jvp`.
 
     Decorate `fun`, then give the rule with `@f.defjvp`: `jvp(primals, tangents) ->
@@ -186,7 +186,7 @@ class custom_jvp(_CustomFunction):  # noqa: N801 - JAX's name
             ]
             total = parts[0]
             for p in parts[1:]:
-                total = core.operator_table["add"](total, p)
+                total = add_tangents(total, p)
             return out, total
 
         jvp.__name__ = "jvp"
@@ -276,14 +276,14 @@ class CustomJvpRule:
                 raise TypeError(
                     "Custom JVP rule must produce primal outputs with the same "
                     f"shapes and dtypes as the function: expected "
-                    f"{_long(expected)} but got {_long(pa)}."
+                    f"{long_aval(expected)} but got {long_aval(pa)}."
                 )
             want = expected
             if ta.shape != want.shape or ta.dtype != want.dtype:
                 raise TypeError(
                     "Custom JVP rule must produce primal and tangent outputs with "
-                    f"corresponding shapes and dtypes. Expected {_long(want)} "
-                    f"(tangent type of {_long(expected)}) but got {_long(ta)}."
+                    f"corresponding shapes and dtypes. Expected {long_aval(want)} "
+                    f"(tangent type of {long_aval(expected)}) but got {long_aval(ta)}."
                 )
         return p_leaves, t_leaves
 
@@ -315,25 +315,25 @@ class BatchedJvpRule:
 custom_jvp_call_p = core.Primitive("custom_jvp_call", multiple_results=True)
 
 
-def _custom_call_impl(*args: Any, call_jaxpr: ClosedJaxpr, **params: Any) -> list:
+def custom_call_impl(*args: Any, call_jaxpr: ClosedJaxpr, **params: Any) -> list:
     with core.new_base_main():
         outs = eval_jaxpr(call_jaxpr.jaxpr, call_jaxpr.consts, *args)
     return [core.to_numpy(x) for x in outs]
 
 
-def _custom_call_abstract_eval(
+def custom_call_abstract_eval(
     *avals: ShapedArray, call_jaxpr: ClosedJaxpr, **params: Any
 ) -> list[ShapedArray]:
     return list(call_jaxpr.out_avals)
 
 
-core.impl_rules.register(custom_jvp_call_p, _custom_call_impl)
-core.abstract_eval_rules.register(custom_jvp_call_p, _custom_call_abstract_eval)
+core.impl_rules.register(custom_jvp_call_p, custom_call_impl)
+core.abstract_eval_rules.register(custom_jvp_call_p, custom_call_abstract_eval)
 
 
 @core.jvp_rules.register(custom_jvp_call_p)
 def _custom_jvp_call_jvp(primals, tangents, *, call_jaxpr, jvp, num_consts, symbolic_zeros, name):
-    _check_no_closure_tangents("custom_jvp", name, tangents[:num_consts])
+    check_no_closure_tangents("custom_jvp", name, tangents[:num_consts])
     args = primals[num_consts:]
     arg_tangents = [ad_helpers.instantiate(t) for t in tangents[num_consts:]]
     return jvp(args, arg_tangents)
@@ -342,16 +342,16 @@ def _custom_jvp_call_jvp(primals, tangents, *, call_jaxpr, jvp, num_consts, symb
 # no transpose rule: custom_jvp_call is not linear (reverse mode transposes the user's rule)
 
 
-def _custom_call_lowering(
+def custom_call_lowering(
     ctx: core.LoweringContext, *args: Any, call_jaxpr: ClosedJaxpr, **params: Any
 ) -> list:
     return ctx.lower_jaxpr(call_jaxpr, args)  # compiled code runs the function itself
 
 
-core.lowering_rules.register(custom_jvp_call_p, _custom_call_lowering)
+core.lowering_rules.register(custom_jvp_call_p, custom_call_lowering)
 
 
-def _batched_operands(axis_size: int, vals: Sequence[Any], dims: Sequence[Any]) -> list[Any]:
+def batched_operands(axis_size: int, vals: Sequence[Any], dims: Sequence[Any]) -> list[Any]:
     return [
         x if d is NOT_MAPPED else shape.move_axis(x, d, 0, axis_size)
         for x, d in zip(vals, dims, strict=True)
@@ -362,7 +362,7 @@ def _batched_operands(axis_size: int, vals: Sequence[Any], dims: Sequence[Any]) 
 def _custom_jvp_call_vmap(
     axis_size, vals, dims, *, call_jaxpr, jvp, num_consts, symbolic_zeros, name
 ):
-    vals = _batched_operands(axis_size, vals, dims)
+    vals = batched_operands(axis_size, vals, dims)
     dims = [NOT_MAPPED if d is NOT_MAPPED else 0 for d in dims]
     n_out = len(call_jaxpr.out_avals)
     batched = vmap_jaxpr(call_jaxpr, axis_size, dims, [0] * n_out)
@@ -386,350 +386,3 @@ def _custom_jvp_call_pp(params):  # JAX hides num_consts
         ("jvp", params["jvp"]),
         ("symbolic_zeros", params["symbolic_zeros"]),
     ]
-
-
-# =========================================================================== custom_vjp
-
-
-class custom_vjp(_CustomFunction):  # noqa: N801 - JAX's name
-    """A function with a user-defined vjp. Like `jax.custom_vjp`.
-
-    Give the rule with `f.defvjp(fwd, bwd)`: `fwd(*args) -> (out, residuals)` and
-    `bwd(*nondiff_args, residuals, ct_out) -> tuple` with one cotangent (or None) per
-    differentiable argument. Forward-mode differentiation of `f` raises TypeError, as in JAX.
-    """
-
-    def __init__(self, fun: Callable[..., Any], nondiff_argnums: Sequence[int] = ()) -> None:
-        super().__init__(fun, nondiff_argnums)
-        self.fwd: Callable[..., Any] | None = None
-        self.bwd: Callable[..., Any] | None = None
-
-    def defvjp(
-        self, fwd: Callable[..., Any], bwd: Callable[..., Any], symbolic_zeros: bool = False
-    ) -> None:
-        """Set the forward and backward functions."""
-        if symbolic_zeros:
-            raise NotImplementedError("custom_vjp: symbolic_zeros=True is not supported")
-        self.fwd, self.bwd = fwd, bwd
-
-    def _check_defined(self, name: str) -> None:
-        if self.fwd is None or self.bwd is None:
-            raise AttributeError(f"No VJP defined for custom_vjp function {name} using defvjp.")
-
-    def _bind(self, name, nondiff, leaves, in_tree, closed, consts, out_tree):  # noqa: ANN001, ANN202
-        fwd = CustomVjpFwd(
-            self.fwd, name, nondiff, self.nondiff_argnums, in_tree, out_tree, closed.out_avals
-        )
-        bwd = CustomVjpBwd(self.bwd, name, nondiff, in_tree, [core.get_aval(x) for x in leaves])
-        return custom_vjp_call_p.bind(
-            *consts,
-            *leaves,
-            call_jaxpr=closed,
-            fwd=fwd,
-            bwd=bwd,
-            num_consts=len(consts),
-            symbolic_zeros=False,
-            name=name,
-        )
-
-    def _call_under_jvp(
-        self, trace: JVPTrace, name: str, nondiff: list, leaves: list, in_tree: PyTreeDef
-    ) -> Any:
-        # fwd on the primal values (the function itself is not traced), then `custom_lin`
-        # of the tangents, as `custom_vjp_call`'s jvp rule does
-        tracers = [trace.full_raise(x) for x in leaves]
-        fwd = CustomVjpFwd(self.fwd, name, nondiff, self.nondiff_argnums, in_tree, None, None)
-        outs, res, res_tree = fwd([t.primal for t in tracers])
-        bwd = CustomVjpBwd(self.bwd, name, nondiff, in_tree, [t.aval for t in tracers])
-        tangents_out = custom_lin_p.bind(
-            *res,
-            *(ad_helpers.instantiate(t.tangent) for t in tracers),
-            num_res=len(res),
-            bwd=bwd,
-            res_tree=res_tree,
-            out_tree=fwd.result_tree,
-            out_avals=tuple(core.get_aval(x) for x in outs),
-        )
-        out = [JVPTracer(trace, p, t) for p, t in zip(outs, tangents_out, strict=True)]
-        return tree_unflatten(fwd.result_tree, out)
-
-
-class CustomVjpFwd:
-    """The user's forward function on flat lists: args -> (outputs, residuals, residual
-    tree). A param of `custom_vjp_call`; prints as the function's name."""
-
-    def __init__(
-        self,
-        fwd: Callable[..., Any],
-        fun_name: str,
-        nondiff: list,
-        nondiff_argnums: tuple[int, ...],
-        in_tree: PyTreeDef,
-        out_tree: PyTreeDef | None,
-        out_avals: Sequence[ShapedArray] | None,
-    ) -> None:
-        # out_tree/out_avals are None when the function was not traced (called under jvp)
-        self.fwd, self.fun_name, self.nondiff = fwd, fun_name, nondiff
-        self.nondiff_argnums, self.in_tree, self.out_tree = nondiff_argnums, in_tree, out_tree
-        self.out_avals = None if out_avals is None else list(out_avals)
-        self.result_tree: PyTreeDef | None = None
-        self.__name__ = getattr(fwd, "__name__", "fwd")
-
-    def __call__(self, args: Sequence[Any]) -> tuple[list, list, PyTreeDef]:
-        dyn = tree_unflatten(self.in_tree, args)
-        result = self.fwd(*_merge_nondiff(self.nondiff, dyn, self.nondiff_argnums))
-        if not (isinstance(result, (tuple, list)) and len(result) == 2):
-            raise TypeError(
-                f"Custom VJP fwd rule {self.__name__} for function "
-                f"{self.fun_name} must produce a pair (list or tuple of length "
-                "two) where the first element represents the primal output "
-                "(equal in value to the output of the custom_vjp-decorated "
-                "function), and the second element represents residuals (i.e. "
-                f"values stored from the forward pass for use on the backward "
-                f"pass), but instead the fwd rule output's type was {type(result)}."
-            )
-        out_leaves, out_tree = tree_flatten(result[0])
-        self.result_tree = out_tree
-        if self.out_tree is not None and out_tree != self.out_tree:
-            raise TypeError(
-                f"Custom VJP fwd rule {self.__name__} for function "
-                f"{self.fun_name} must produce a pair (list or tuple of length "
-                "two) where the first element represents the primal output "
-                "(equal in value to the output of the custom_vjp-decorated "
-                "function), but the primal output's structure was "
-                f"{out_tree} while the function's was {self.out_tree}."
-            )
-        for x, expected in zip(out_leaves, self.out_avals or [], strict=False):
-            if not core.types_match(core.get_aval(x), expected):
-                raise TypeError(
-                    f"Custom VJP fwd rule {self.__name__} for function "
-                    f"{self.fun_name} must produce primal outputs of the "
-                    f"function's types: expected {_long(expected)} but got "
-                    f"{_long(core.get_aval(x))}."
-                )
-        res_leaves, res_tree = tree_flatten(result[1])
-        return out_leaves, res_leaves, res_tree
-
-
-class CustomVjpBwd:
-    """The user's backward function on flat lists: (residuals, residual tree, output
-    cotangents) -> one cotangent (or `Zero`) per input. Prints as the function's name."""
-
-    def __init__(
-        self,
-        bwd: Callable[..., Any],
-        fun_name: str,
-        nondiff: list,
-        in_tree: PyTreeDef,
-        in_avals: Sequence[ShapedArray],
-    ) -> None:
-        self.bwd, self.fun_name, self.nondiff = bwd, fun_name, nondiff
-        self.in_tree, self.in_avals = in_tree, list(in_avals)
-        self.__name__ = getattr(bwd, "__name__", "bwd")
-
-    def __call__(
-        self, res: Sequence[Any], res_tree: PyTreeDef, out_tree: PyTreeDef, cts: Sequence[Any]
-    ) -> list[Any]:
-        result = self.bwd(
-            *self.nondiff, tree_unflatten(res_tree, res), tree_unflatten(out_tree, cts)
-        )
-        args = tree_unflatten(self.in_tree, [None] * self.in_tree.num_leaves)
-        if not isinstance(result, (tuple, list)) or len(result) != len(args):
-            got = tree_flatten(result, is_leaf=lambda x: x is None)[1]
-            raise TypeError(
-                "Custom VJP bwd rule must produce an output with the same "
-                "container (pytree) structure as the args tuple of the primal "
-                "function, and in particular must produce a tuple of length equal "
-                "to the number of arguments to the primal function, but got bwd "
-                f"output structure {got} for primal input structure "
-                f"{self.in_tree}."
-            )
-        leaves: list[Any] = []
-        for i, (ct, arg_tree) in enumerate(zip(result, self.in_tree.children, strict=True)):
-            if ct is None:
-                leaves += [None] * arg_tree.num_leaves
-                continue
-            ct_leaves, ct_tree = tree_flatten(ct, is_leaf=lambda x: x is None)
-            if ct_tree != arg_tree:
-                raise TypeError(
-                    f"Custom VJP bwd rule must produce an output with the same "
-                    f"container (pytree) structure as the args tuple of the "
-                    f"primal function, but at output[{i}] the bwd rule produced "
-                    f"structure {ct_tree} for an input of structure {arg_tree}."
-                )
-            leaves += ct_leaves
-        out = []
-        for i, (ct, aval) in enumerate(zip(leaves, self.in_avals, strict=True)):
-            if ct is None:
-                out.append(Zero(aval))
-                continue
-            ct_aval = core.get_aval(ct)
-            if ct_aval.shape != aval.shape:
-                raise ValueError(
-                    "Custom VJP bwd rule must produce an output with the same "
-                    "type as the args tuple of the primal function, but at "
-                    f"output[{i}] the bwd rule produced an output of type "
-                    f"{_long(ct_aval)} corresponding to an input of type "
-                    f"{_long(aval)}, so the shapes do not match"
-                )
-            out.append(ct)
-        return out
-
-
-class BatchedVjpFwd:
-    """A forward function mapped over a batch axis: outputs and residuals at axis 0."""
-
-    def __init__(self, fwd: Any, axis_size: int, in_dims: Sequence[Any]) -> None:
-        self.fwd, self.axis_size, self.in_dims = fwd, axis_size, list(in_dims)
-        self.out_tree = fwd.out_tree
-        self.__name__ = fwd.__name__
-
-    def __call__(self, args: Sequence[Any]) -> tuple[list, list, PyTreeDef]:
-        found: list[Any] = []
-
-        def flat(*xs: Any) -> list[Any]:
-            outs, res, res_tree = self.fwd(xs)
-            found[:] = [len(outs), res_tree]
-            return [*outs, *res]
-
-        dims = [None if d is NOT_MAPPED else d for d in self.in_dims]
-        vals, out_dims = vmap_flat(flat, self.axis_size, dims, args)
-        vals = [
-            shape.move_axis(x, d, 0, self.axis_size) for x, d in zip(vals, out_dims, strict=True)
-        ]
-        n_out, res_tree = found
-        return vals[:n_out], vals[n_out:], res_tree
-
-
-class BatchedVjpBwd:
-    """A backward function mapped over a batch axis: residuals and cotangents batched at 0;
-    each input cotangent returned at its input's batch dim (summed where it is unbatched)."""
-
-    def __init__(self, bwd: Any, axis_size: int, in_dims: Sequence[Any]) -> None:
-        self.bwd, self.axis_size, self.in_dims = bwd, axis_size, list(in_dims)
-        self.__name__ = bwd.__name__
-
-    def __call__(
-        self, res: Sequence[Any], res_tree: PyTreeDef, out_tree: PyTreeDef, cts: Sequence[Any]
-    ) -> list[Any]:
-        n_res = len(res)
-        zero_mask: list[bool] = []
-
-        def flat(*xs: Any) -> list[Any]:
-            cts_in = self.bwd(xs[:n_res], res_tree, out_tree, xs[n_res:])
-            zero_mask[:] = [c is None or isinstance(c, Zero) for c in cts_in]
-            return [c for c, z in zip(cts_in, zero_mask, strict=True) if not z]
-
-        vals, dims = vmap_flat(flat, self.axis_size, [0] * (n_res + len(cts)), [*res, *cts])
-        it = zip(vals, dims, strict=True)
-        out = []
-        for is_zero, d_in in zip(zero_mask, self.in_dims, strict=True):
-            if is_zero:
-                out.append(None)
-                continue
-            ct, d = next(it)
-            ct = shape.move_axis(ct, d, 0, self.axis_size)
-            out.append(
-                shape.reduce_sum(ct, (0,))
-                if d_in is NOT_MAPPED
-                else shape.move_axis(ct, 0, d_in, self.axis_size)
-            )
-        return out
-
-
-custom_vjp_call_p = core.Primitive("custom_vjp_call", multiple_results=True)
-core.impl_rules.register(custom_vjp_call_p, _custom_call_impl)
-core.abstract_eval_rules.register(custom_vjp_call_p, _custom_call_abstract_eval)
-
-
-@core.jvp_rules.register(custom_vjp_call_p)
-def _custom_vjp_call_jvp(
-    primals, tangents, *, call_jaxpr, fwd, bwd, num_consts, symbolic_zeros, name
-):
-    _check_no_closure_tangents("custom_vjp", name, tangents[:num_consts])
-    outs, res, res_tree = fwd(primals[num_consts:])
-    arg_tangents = [ad_helpers.instantiate(t) for t in tangents[num_consts:]]
-    out_avals = tuple(a for a in call_jaxpr.out_avals)
-    tangents_out = custom_lin_p.bind(
-        *res,
-        *arg_tangents,
-        num_res=len(res),
-        bwd=bwd,
-        res_tree=res_tree,
-        out_tree=fwd.out_tree,
-        out_avals=out_avals,
-    )
-    return outs, tangents_out
-
-
-# no transpose rule: custom_vjp_call is not linear (its jvp emits custom_lin, which is)
-core.lowering_rules.register(custom_vjp_call_p, _custom_call_lowering)
-
-
-@core.vmap_rules.register(custom_vjp_call_p)
-def _custom_vjp_call_vmap(
-    axis_size, vals, dims, *, call_jaxpr, fwd, bwd, num_consts, symbolic_zeros, name
-):
-    vals = _batched_operands(axis_size, vals, dims)
-    dims = [NOT_MAPPED if d is NOT_MAPPED else 0 for d in dims]
-    n_out = len(call_jaxpr.out_avals)
-    batched = vmap_jaxpr(call_jaxpr, axis_size, dims, [0] * n_out)
-    arg_dims = dims[num_consts:]
-    outs = custom_vjp_call_p.bind(
-        *vals,
-        call_jaxpr=batched,
-        fwd=BatchedVjpFwd(fwd, axis_size, arg_dims),
-        bwd=BatchedVjpBwd(bwd, axis_size, arg_dims),
-        num_consts=num_consts,
-        symbolic_zeros=symbolic_zeros,
-        name=name,
-    )
-    return outs, [0] * n_out
-
-
-@pp_params_rules.register(custom_vjp_call_p)
-def _custom_vjp_call_pp(params):  # JAX hides num_consts
-    return [
-        ("name", params["name"]),
-        ("bwd", params["bwd"]),
-        ("call_jaxpr", params["call_jaxpr"]),
-        ("fwd", params["fwd"]),
-        ("symbolic_zeros", params["symbolic_zeros"]),
-    ]
-
-
-# --------------------------------------------------------------------------- custom_lin
-
-# The tangent of a custom_vjp function's output: linear in the tangents (operands after the
-# `num_res` residuals); its transpose calls the user's backward function.
-custom_lin_p = core.Primitive("custom_lin", multiple_results=True)
-
-
-def _custom_lin_impl(*args: Any, **params: Any) -> list:
-    raise TypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp function.")
-
-
-core.impl_rules.register(custom_lin_p, _custom_lin_impl)
-core.abstract_eval_rules.register(custom_lin_p, lambda *avals, out_avals, **params: list(out_avals))
-
-
-@core.jvp_rules.register(custom_lin_p)
-def _custom_lin_jvp(primals, tangents, **params):
-    raise TypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp function.")
-
-
-@core.transpose_rules.register(custom_lin_p)
-def _custom_lin_transpose(cts, *args, num_res, bwd, res_tree, out_tree, out_avals):
-    res = args[:num_res]
-    cts = [ad_helpers.instantiate(ct) for ct in cts]
-    return [None] * num_res + bwd(res, res_tree, out_tree, cts)
-
-
-@core.vmap_rules.register(custom_lin_p)
-def _custom_lin_vmap(axis_size, vals, dims, **params):
-    raise TypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp function.")
-
-
-@core.lowering_rules.register(custom_lin_p)  # reached by compiling jvp of a custom_vjp
-def _custom_lin_lowering(ctx, *args, **params):
-    raise TypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp function.")

@@ -186,8 +186,8 @@ def fori_loop(
     if lo is not None and hi is not None:
         lo, hi = int(lo), int(hi)
 
-        def scan_body(carry: tuple, _: Any) -> tuple:
-            i, x = carry
+        def scan_body(loop_carry: tuple, _: Any) -> tuple:  # JAX's name, in carry errors
+            i, x = loop_carry
             return (i + 1, body_fun(i, x)), None
 
         (_, result), _ = scan(
@@ -205,8 +205,8 @@ def fori_loop(
     lower = convert_element_type(lower, dtype) if lower_aval.dtype != dtype else lower
     upper = convert_element_type(upper, dtype) if upper_aval.dtype != dtype else upper
 
-    def while_body(carry: tuple) -> tuple:
-        i, stop, x = carry
+    def while_body(loop_carry: tuple) -> tuple:
+        i, stop, x = loop_carry
         one = convert_element_type(1, core.get_aval(i).dtype, core.get_aval(i).weak_type)
         return add(i, one), stop, body_fun(i, x)
 

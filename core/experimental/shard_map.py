@@ -10,7 +10,7 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-from didax.control_flow import shard_map as shard_map_module
+from didax.parallel import shard_map as shard_map_module
 
 
 def shard_map(

@@ -30,10 +30,11 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from didax import backend, core, dtypes
+from didax import core, dtypes
 from didax import source_info as si
 from didax.core import ShapedArray
 from didax.jaxpr import ClosedJaxpr, Literal
+from didax.runtime import client
 
 
 class LoweringError(ValueError):
@@ -45,9 +46,9 @@ class ModuleBuilder:
     All methods run inside `with builder.context, ir.Location.unknown():`."""
 
     def __init__(self, name: str) -> None:
-        rt = backend.runtime()
+        rt = client.runtime()
         self.ir, self.hlo, self.func = rt.ir, rt.hlo, rt.func
-        self.context = backend.new_context()
+        self.context = client.new_context()
         self.host_callbacks: list[Any] = []  # Python functions the program calls (by index)
         self.name_stack: list[str] = []  # "jit(f)", "jit(g)": names ops in XLA's metadata
         # A replicated program's (pmap's) axis: its name and size; collectives over it lower
@@ -76,7 +77,7 @@ class ModuleBuilder:
     def element_type(self, dtype: np.dtype) -> Any:
         t = self._element_types.get(dtype)
         if t is None:
-            t = self._element_types[dtype] = backend.element_type(self.ir, dtype)
+            t = self._element_types[dtype] = client.element_type(self.ir, dtype)
         return t
 
     def tensor_type(self, aval: ShapedArray) -> Any:

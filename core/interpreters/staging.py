@@ -5,13 +5,16 @@ stands for a variable of the jaxpr being built; `JaxprTrace` records each primit
 application as an equation in a `JaxprBuilder`, computing output types with the
 abstract-eval rules. The trace is *dynamic*: every primitive bound while it is active is
 staged, even ones applied to constants only (omnistaging). Closed-over arrays become
-constvars; scalar constants become typed literals.
+constvars; scalar constants become typed literals. In a `shard_map(check_vma=True)` body
+the trace casts invariant operands to varying ones with the casts didax.parallel declares
+(`set_vma_casts`): the interpreters import no collective.
 """
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -20,7 +23,31 @@ from didax import source_info as si
 from didax.config import config
 from didax.core import ShapedArray
 from didax.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, literal
-from didax.primitives.parallel import pvary_p
+
+
+@dataclass(frozen=True)
+class VmaCasts:
+    """The casts of a check_vma shard_map body between a value the same on every device
+    along mesh axes and one that varies along them (JAX's `pvary` and check_vma `psum`)."""
+
+    pvary: core.Primitive  # invariant -> varying along `axes`: a cast, no computation
+    psum_invariant: core.Primitive  # varying -> invariant along `axes`: the sum
+
+
+_vma_casts: VmaCasts | None = None  # set once, at import
+
+
+def set_vma_casts(casts: VmaCasts) -> None:
+    """Declare the varying-axes casts (called once, by `didax.parallel.collectives`)."""
+    global _vma_casts
+    _vma_casts = casts
+
+
+def vma_casts() -> VmaCasts:
+    """The varying-axes casts the staging and transpose interpreters insert."""
+    if _vma_casts is None:
+        raise NotImplementedError("no varying-axes casts declared: `import didax` first")
+    return _vma_casts
 
 
 class JaxprTracer(core.Tracer):
@@ -79,7 +106,7 @@ class JaxprBuilder:
         return ClosedJaxpr(jaxpr, [self.constvals[v] for v in constvars])
 
 
-@functools.cache
+@functools.cache  # bounded: one entry per NumPy scalar type and x64 flag (a few dozen)
 def _scalar_aval(scalar_type: type, x64: bool) -> ShapedArray:
     """The type of a staged NumPy scalar: one per scalar type and x64 flag (a literal beside
     every other equation is common, and an aval is immutable)."""
@@ -155,7 +182,7 @@ class VaryingJaxprTrace(JaxprTrace):
         # the axes in the mesh's order, as JAX's pvary orders them
         order = core.vma_mesh_axes(next(iter(axes)))
         params = {"axes": tuple(a for a in order if a in axes)}
-        (out,) = self.process_primitive(pvary_p, [tracer], params)
+        (out,) = self.process_primitive(vma_casts().pvary, [tracer], params)
         return out
 
 

@@ -21,7 +21,6 @@ from didax.interpreters import partial_eval, staging
 from didax.jaxpr import Atom, ClosedJaxpr, Jaxpr, Literal, Var, bind_eqn
 from didax.primitives import ad_helpers
 from didax.primitives.elementwise import add_tangents
-from didax.primitives.parallel import psum_invariant_p
 
 _CT_SUM = si.Derivation(None, "cotangent sum")  # the add_any summing a variable's cotangents
 
@@ -114,7 +113,8 @@ def _invariant_as(aval: Any, ct: Any) -> Any:
     if not extra:
         return ct
     order = core.get_aval(ct).mesh_axes
-    return psum_invariant_p.bind(ct, axes=tuple(a for a in order if a in extra))
+    psum_invariant = staging.vma_casts().psum_invariant
+    return psum_invariant.bind(ct, axes=tuple(a for a in order if a in extra))
 
 
 def transpose_jaxpr(

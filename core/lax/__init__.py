@@ -8,11 +8,14 @@ sits above both. Code inside the engine imports the family modules, never this f
 extension API's `lax.elementwise.exp_p` keeps naming the primitives.
 """
 
+from didax.compile.sharding_constraint import with_sharding_constraint
 from didax.control_flow.cond import cond, switch
 from didax.control_flow.scan import scan
 from didax.control_flow.solves import custom_linear_solve
 from didax.control_flow.while_loop import fori_loop, while_loop
 from didax.lax import linalg  # noqa: F401 - `lax.linalg.cholesky`, as `jax.lax.linalg`
+from didax.parallel.collectives import axis_index, pmax, pmean, pmin, psum
+from didax.parallel.exchanges import all_gather, all_to_all, ppermute, psum_scatter
 from didax.primitives import (  # noqa: F401 - the families, for `lax.elementwise.exp_p`
     comparison,
     concatenation,
@@ -20,7 +23,6 @@ from didax.primitives import (  # noqa: F401 - the families, for `lax.elementwis
     creation,
     dot,
     elementwise,
-    parallel,
     reductions,
     rules,
     shape,
@@ -93,18 +95,6 @@ from didax.primitives.elementwise import (
     sub,
     tan,
     tanh,
-)
-from didax.primitives.parallel import (
-    all_gather,
-    all_to_all,
-    axis_index,
-    pmax,
-    pmean,
-    pmin,
-    ppermute,
-    psum,
-    psum_scatter,
-    with_sharding_constraint,
 )
 from didax.primitives.reductions import argmax, reduce_max, reduce_min, reduce_prod
 from didax.primitives.shape import (

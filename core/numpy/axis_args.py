@@ -15,11 +15,17 @@ from didax import core, lax
 
 
 def shape_tuple(shape: Any) -> tuple[int, ...]:
-    return (
-        (operator.index(shape),)
-        if np.ndim(shape) == 0 and not isinstance(shape, (tuple, list))
-        else tuple(operator.index(s) for s in shape)
-    )
+    # an int or a sequence of ints (NumPy ints, 0-d integer arrays); anything else, a
+    # traced value included, is JAX's TypeError, not a float silently truncated
+    try:
+        if not isinstance(shape, (tuple, list)) and np.ndim(shape) == 0:
+            return (operator.index(shape),)
+        return tuple(operator.index(s) for s in shape)
+    except TypeError:
+        dims = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+        raise TypeError(
+            f"Shapes must be 1D sequences of concrete values of integer type, got {dims}."
+        ) from None
 
 
 def canonical_axis(axis: Any, ndim: int) -> int:

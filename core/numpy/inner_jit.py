@@ -10,7 +10,7 @@ import functools
 from typing import Any
 
 from didax import core
-from didax.control_flow.jit import jit as _jit
+from didax.compile.jit import jit as _jit
 
 
 def inner_jit(fn: Any, name: str, static_argnums: tuple[int, ...] = ()) -> Any:

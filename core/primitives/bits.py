@@ -80,7 +80,13 @@ def _binary_int(name: str, impl: core.ImplRule, hlo_op: str) -> core.Primitive:
 shift_left_p = _binary_int("shift_left", _shift_impl(np.left_shift, False), "shift_left")
 shift_right_logical_p = _binary_int(
     "shift_right_logical",
-    _shift_impl(lambda x, y: (x.view(f"u{x.dtype.itemsize}") >> y).view(x.dtype), False),
+    # both sides unsigned: NumPy promotes uint32 >> int32 to int64, which cannot view back
+    _shift_impl(
+        lambda x, y: (x.view(f"u{x.dtype.itemsize}") >> y.view(f"u{x.dtype.itemsize}")).view(
+            x.dtype
+        ),
+        False,
+    ),
     "shift_right_logical",
 )
 shift_right_arithmetic_p = _binary_int(

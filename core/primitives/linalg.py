@@ -8,7 +8,7 @@ Lowering: `cholesky` is `stablehlo.cholesky` (XLA expands it for the CPU). Stabl
 LU, so `lu` calls LAPACK's `getrf` as JAX does on CPU, and `triangular_solve` LAPACK's
 `trsm` (rather than `stablehlo.triangular_solve`: XLA's expansion turns a singular matrix's
 infs into NaNs, LAPACK gives JAX's infs): jaxlib ships the LAPACK handlers as XLA FFI custom
-calls (`lapack_sgetrf_ffi`), which `backend.lapack_target` registers on first use. Their
+calls (`lapack_sgetrf_ffi`), which `client.lapack_target` registers on first use. Their
 matrices are column-major (the custom call's layouts say so) and getrf's pivots 1-based. The
 row permutation that the pivots encode is computed after the call, one swap per pivot, as
 vectorized selects (unrolled: a matrix's size is static, and the loop is short for the
@@ -26,13 +26,14 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from didax import backend, core, dtypes
+from didax import core, dtypes
 from didax.core import ShapedArray, UndefinedPrimal, Zero
 from didax.primitives import concatenation, creation, rules, shape
 from didax.primitives.comparison import eq, ge, select_n
 from didax.primitives.convert import convert_element_type
 from didax.primitives.dot import dot_general
 from didax.primitives.elementwise import add, div, neg, sub
+from didax.runtime import client
 
 # ----------------------------------------------------------------------------- helpers
 # Batched matrix helpers over the last two axes, built from lax primitives (the jvp rules use
@@ -216,8 +217,9 @@ def triangular_solve(
 
 def _effective_a(a: np.ndarray, lower: bool, transpose_a: bool, conjugate_a: bool, unit: bool):
     a = np.tril(a) if lower else np.triu(a)
-    if unit:
-        a = a - np.diag(np.diag(a)) + np.eye(a.shape[-1], dtype=a.dtype)
+    if unit:  # ones written over the diagonal, which is not read (it may hold NaN)
+        a = a.copy()
+        np.fill_diagonal(a, 1)
     a = np.conj(a) if conjugate_a else a
     return a.T if transpose_a else a
 
@@ -342,11 +344,15 @@ def _lu_one(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     pivots = np.zeros(min(m, n), np.int32)
     perm = np.arange(m, dtype=np.int32)
     for i in range(min(m, n)):
-        p = i + int(np.argmax(np.abs(a[i:, i])))  # the largest entry of the column: stable
+        # the largest entry of the column (stable), as LAPACK's i?amax picks it, which XLA's
+        # CPU kernel calls: a NaN is never larger, but wins from the top; a zero or NaN pivot
+        # leaves the column unscaled (`inv([[nan, 1], [0, 1]])` keeps its second row)
+        col = np.abs(a[i:, i])
+        p = i if np.isnan(col[0]) else i + int(np.argmax(np.where(np.isnan(col), -1, col)))
         pivots[i] = p
         a[[i, p]] = a[[p, i]]
         perm[[i, p]] = perm[[p, i]]
-        if a[i, i] != 0:
+        if a[i, i] != 0 and not np.isnan(a[i, i]):
             a[i + 1 :, i] /= a[i, i]
         a[i + 1 :, i + 1 :] -= np.outer(a[i + 1 :, i], a[i, i + 1 :])
     return a, pivots, perm
@@ -447,7 +453,7 @@ def _lapack_call(ctx, routine: str, operands, avals_out, config: dict, aliases: 
     return hlo.CustomCallOp(
         [ctx.tensor_type(a) for a in avals_out],
         list(operands),
-        call_target_name=backend.lapack_target(routine, ctx.avals_in[0].dtype),
+        call_target_name=client.lapack_target(routine, ctx.avals_in[0].dtype),
         api_version=ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 4),  # typed FFI
         backend_config=ir.DictAttr.get(config),
         operand_layouts=layouts(list(ctx.avals_in)),

@@ -15,8 +15,9 @@ import math
 from typing import Any
 
 import numpy as np
-from didax import backend, core
+from didax import core
 from didax.primitives import elementwise, rules, vmap_helpers
+from didax.runtime import client
 
 erf_inv_p = core.Primitive("erf_inv")
 
@@ -90,7 +91,7 @@ core.vmap_rules.register(erf_inv_p, rules.vectorized_vmap(erf_inv))
 
 @core.lowering_rules.register(erf_inv_p)
 def _erf_inv_lowering(ctx, x):
-    return [backend.runtime().chlo.erf_inv(x)]
+    return [client.runtime().chlo.erf_inv(x)]
 
 
 # ----------------------------------------------------------------------------- erf
@@ -135,7 +136,7 @@ core.vmap_rules.register(erf_p, rules.vectorized_vmap(erf))
 
 @core.lowering_rules.register(erf_p)
 def _erf_lowering(ctx, x):
-    return [backend.runtime().chlo.erf(x)]
+    return [client.runtime().chlo.erf(x)]
 
 
 # ----------------------------------------------------------------------------- nextafter
@@ -167,4 +168,4 @@ core.vmap_rules.register(nextafter_p, vmap_helpers.broadcasting_vmap(nextafter))
 @core.lowering_rules.register(nextafter_p)
 def _nextafter_lowering(ctx, x1, x2):
     x1, x2 = rules.broadcast_operands(ctx, (x1, x2))
-    return [backend.runtime().chlo.next_after(x1, x2)]
+    return [client.runtime().chlo.next_after(x1, x2)]

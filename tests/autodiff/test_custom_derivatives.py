@@ -11,7 +11,7 @@ import didax
 import didax.numpy as dnp
 import numpy as np
 import pytest
-from didax.control_flow.jit import jit
+from didax.compile.jit import jit
 
 jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")
@@ -144,6 +144,23 @@ def test_custom_jvp_nondiff_argnums_and_defjvps() -> None:
         )
 
     close(build(didax, dnp)(1.5), build(jax, jnp)(1.5))
+
+
+def test_defjvps_sums_the_tangents_with_add_any() -> None:
+    # JAX sums the rules' tangents as tangents (`add_any`), not with `+` (`add`)
+    def program(lib):
+        @lib.custom_jvp
+        def mul(x, y):
+            return x * y
+
+        mul.defjvps(lambda g, ans, x, y: g * y, lambda g, ans, x, y: g * x)
+        jaxpr = lib.make_jaxpr(lambda x, y: lib.jvp(mul, (x, y), (x, y)))(1.0, 2.0)
+        return [str(e.primitive) for e in jaxpr.eqns], lib.jvp(mul, (1.0, 2.0), (3.0, 4.0))
+
+    (got_prims, got), (want_prims, want) = program(didax), program(jax)
+    assert got_prims == want_prims
+    assert got_prims[-1] == "add_any"
+    close(got, want)
 
 
 @pytest.mark.parametrize(
@@ -313,3 +330,38 @@ def test_relu_gradient_at_zero_matches_jax() -> None:
     want = jax.grad(lambda v: jax.numpy.sum(jax.nn.relu(v)))(x)
     np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
     assert float(got[1]) == 0.0
+
+
+def _product_with_rule(lib: Any) -> Any:
+    @lib.custom_jvp
+    def f(x, y):
+        return x * y
+
+    @f.defjvp
+    def f_jvp(primals, tangents):  # arithmetic on every tangent: a symbolic zero would fail
+        (x, y), (tx, ty) = primals, tangents
+        return f(x, y), tx * y + x * ty
+
+    return f
+
+
+# Inside a jitted caller, an operand of `custom_jvp_call` that does not depend on the
+# differentiated input (a constant, a nondifferentiated argument) has a symbolic zero
+# tangent; the primitive's jvp rule instantiates it before the user's rule sees it.
+JITTED_CALLERS = {
+    "grad_constant": lambda lib, f: lib.grad(lib.jit(lambda x: f(x, 3.0)))(2.0),
+    "grad_nondiff_arg": lambda lib, f: lib.grad(lambda x: lib.jit(f)(x, 3.0))(2.0),
+    "grad_both_orders": lambda lib, f: lib.grad(lib.jit(lambda x: f(x, 3.0) + f(2.0, x)))(2.0),
+    "jvp": lambda lib, f: lib.jvp(lib.jit(lambda x: f(x, 3.0)), (2.0,), (1.0,)),
+    "vmap_grad": lambda lib, f: lib.vmap(lib.grad(lib.jit(lambda x: f(x, 3.0))))(
+        np.arange(2.0, dtype=np.float32)
+    ),
+}
+
+
+@pytest.mark.parametrize("name", JITTED_CALLERS)
+def test_derivatives_through_a_jitted_caller_of_a_custom_jvp(name: str) -> None:
+    got = JITTED_CALLERS[name](didax, _product_with_rule(didax))
+    want = JITTED_CALLERS[name](jax, _product_with_rule(jax))
+    for g, w in zip(jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want), strict=True):
+        np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-6)

@@ -10,7 +10,7 @@ import didax
 import didax.numpy as dnp
 import numpy as np
 import pytest
-from didax.control_flow.jit import jit
+from didax.compile.jit import jit
 
 jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")

@@ -186,5 +186,5 @@ def test_transpose_jaxpr(ct_nonzero: Any) -> None:
 
 
 def test_partial_eval_rules_table_is_the_one_jit_fills() -> None:
-    assert didax.control_flow.jit_primitive.jit_p in pe.partial_eval_jaxpr_rules
-    assert didax.control_flow.jit_primitive.jit_p in core.transpose_rules
+    assert didax.compile.jit_primitive.jit_p in pe.partial_eval_jaxpr_rules
+    assert didax.compile.jit_primitive.jit_p in core.transpose_rules

@@ -12,7 +12,8 @@ import didax.numpy as jnp
 import ml_dtypes
 import numpy as np
 import pytest
-from didax import backend
+from didax import array
+from didax.runtime import client
 
 DTYPES = [
     np.float32,
@@ -57,7 +58,7 @@ def test_compiling_and_running_never_imports_jax() -> None:
 def test_jaxlib_version_is_the_pinned_one() -> None:
     import jaxlib.version  # only this test needs it
 
-    assert jaxlib.version.__version__.split(".")[:2] == backend.JAXLIB_VERSION.split(".")[:2]
+    assert jaxlib.version.__version__.split(".")[:2] == client.JAXLIB_VERSION.split(".")[:2]
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
@@ -131,3 +132,11 @@ def test_closed_over_constants_of_every_dtype(dtype) -> None:
     for got, want in zip(out, (small, large, splat), strict=False):
         assert got.dtype == np.dtype(dtype)
         np.testing.assert_array_equal(np.asarray(got), want)
+
+
+def test_the_runtime_floor_installs_the_array_protocol_once() -> None:
+    # `didax.runtime.sharding` declared it at import; a second runtime is refused
+    x = didax.device_put(np.ones(3, np.float32))
+    assert x.sharding == client.default_sharding() and x.devices() == {didax.devices()[0]}
+    with pytest.raises(RuntimeError, match="already installed"):
+        array.install_runtime(array._installed)

@@ -15,7 +15,7 @@ import didax
 import didax.numpy as jnp
 import numpy as np
 import pytest
-from didax.control_flow import jit as jit_module
+from didax.compile import jit as jit_module
 
 
 def _counted():

@@ -1,4 +1,4 @@
-"""`jit`'s fast path (`control_flow/dispatch.py`) against its general path and against JAX:
+"""`jit`'s fast path (`compile/dispatch.py`) against its general path and against JAX:
 the same values, dtypes, weak types, errors and trace counts, for every kind of argument the
 fast path takes (Arrays, NumPy arrays and scalars, Python scalars, tuples, lists, dicts, None,
 keyword arguments), and the general path for everything it does not (tracers, namedtuples,
@@ -17,7 +17,7 @@ import didax
 import didax.numpy as dnp
 import numpy as np
 import pytest
-from didax.control_flow import dispatch
+from didax.compile import dispatch
 from didax.tree_util import tree_leaves
 
 

@@ -175,3 +175,38 @@ def test_delete_and_is_deleted() -> None:
     assert x.is_deleted() and x.shape == (3,) and x.dtype == np.float32
     with pytest.raises(RuntimeError, match=r"Array has been deleted with shape=float32\[3\]"):
         x.tolist()
+
+
+# One Array passed twice to a donating call, eager (its donated copy was a buffer of its own
+# and the call ran) or on the device: JAX's JaxRuntimeError from PJRT, and the Array kept.
+TWICE = {
+    "both_donated": lambda lib: lib.jit(lambda a, b: a + b, donate_argnums=(0, 1)),
+    "first_donated": lambda lib: lib.jit(lambda a, b: a + b, donate_argnums=0),
+    "second_donated": lambda lib: lib.jit(lambda a, b: a + b, donate_argnums=1),
+    "pytree": lambda lib: lambda a, b: lib.jit(lambda p: p[0] + p[1], donate_argnums=0)((a, b)),
+    "aot": lambda lib: (
+        lambda a, b: lib.jit(lambda u, v: u + v, donate_argnums=0).lower(a, b).compile()(a, b)
+    ),
+}
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("where", ["eager", "device"])
+@pytest.mark.parametrize("case", TWICE)
+def test_the_same_array_donated_and_passed_again_in_one_call_as_jax(case: str, where: str) -> None:
+    messages = []
+    for lib, np_ in _libs():
+        x = np_.ones(3) if where == "eager" else _on_device(lib, np_, np.ones(3, np.float32))
+        with pytest.raises(RuntimeError) as info:
+            TWICE[case](lib)(x, x)
+        assert type(info.value).__name__ == "JaxRuntimeError", info.value
+        assert not x.is_deleted() and np.asarray(x).tolist() == [1.0, 1.0, 1.0]
+        messages.append(str(info.value))
+    assert messages[0] == messages[1]
+
+
+def test_the_same_numpy_array_twice_is_two_buffers_as_jax() -> None:
+    x = np.ones(3, np.float32)  # each NumPy argument is copied to a buffer of its own
+    out = didax.jit(lambda a, b: a + b, donate_argnums=(0, 1))(x, x)
+    np.testing.assert_array_equal(np.asarray(out), 2.0)
+    np.testing.assert_array_equal(x, 1.0)

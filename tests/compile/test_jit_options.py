@@ -103,6 +103,29 @@ def test_option_errors_as_jax(options):
     assert str(got.value) == str(want.value)
 
 
+@pytest.mark.parametrize("name", ["gpu", "cuda", "foo", "CPU"])
+@pytest.mark.parametrize("use", ["call", "lower", "eval_shape", "inside_make_jaxpr"])
+def test_a_backend_that_is_not_present_raises_when_used_as_jax(name, use):
+    def run(lib):
+        f = lib.jit(lambda a: a + 1.0, backend=name)  # defining it is fine, as in JAX
+        go = {
+            "call": lambda: f(1.0),
+            "lower": lambda: f.lower(1.0),
+            "eval_shape": lambda: f.eval_shape(1.0),
+            "inside_make_jaxpr": lambda: lib.make_jaxpr(lambda a: f(a) * 2)(1.0),
+        }[use]
+        with pytest.raises(Exception) as info:
+            go()
+        return type(info.value), str(info.value)
+
+    got, want = run(didax), run(jax)
+    assert got == want and want[0] is RuntimeError
+
+
+def test_backend_cpu_runs():
+    assert_same(lambda lib, m: lib.jit(lambda a: a + 1.0, backend="cpu")(m.ones(2)))
+
+
 def test_unhashable_static_error_type():
     g = lambda x, n: x  # noqa: E731
     with pytest.raises(Exception) as want:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import pickle
+import sys
 from types import SimpleNamespace
 from typing import Any
 
@@ -13,8 +14,8 @@ import didax
 import didax.numpy as dnp
 import numpy as np
 import pytest
-from didax import backend
-from didax.control_flow.jit_primitive import UNSPECIFIED, jit_p
+from didax.compile.jit_primitive import UNSPECIFIED, jit_p
+from didax.runtime import executable
 from didax.tree_util import tree_leaves
 
 C = np.arange(3, dtype=np.float32)
@@ -203,7 +204,11 @@ def test_numpy_inner_jits_run_eagerly_without_compiling(monkeypatch: pytest.Monk
     def no_compile(*args: Any, **kwargs: Any) -> None:
         raise AssertionError("an eager didax.numpy call compiled with XLA")
 
-    monkeypatch.setattr(backend, "compile_module", no_compile)
+    original = executable.compile_module
+    patched = [m for m in list(sys.modules.values()) if getattr(m, "compile_module", 0) is original]
+    assert executable in patched and len(patched) > 1  # and each module that imported it
+    for module in patched:
+        monkeypatch.setattr(module, "compile_module", no_compile)
     x = dnp.asarray(X3)
     np.testing.assert_array_equal(np.asarray(dnp.where(x > 0, x, 0.0)), np.maximum(X3, 0))
     np.testing.assert_array_equal(np.asarray(dnp.clip(x, -1.0, 1.0)), np.clip(X3, -1, 1))

@@ -3,6 +3,7 @@ first appearance), the two namespaces a program is written against, and value co
 
 from __future__ import annotations
 
+import collections
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -35,9 +36,30 @@ def canonical(text: str) -> str:
     return _WORD.sub(rename, text)
 
 
+# A namedtuple registered with a flatten that keeps `tag` as aux data: two children for three
+# fields, so its key paths must come from the registered flatten (`[<flat index 0>]`).
+Tagged = collections.namedtuple("Tagged", "a b tag")
+
+
+def _tagged_flatten(t: Tagged) -> tuple:
+    return (t.a, t.b), t.tag
+
+
+def _tagged_unflatten(tag: Any, xs: Any) -> Tagged:
+    return Tagged(xs[0], xs[1], tag)
+
+
+didax.tree_util.register_pytree_node(Tagged, _tagged_flatten, _tagged_unflatten)
+_jax_registered: list[bool] = []  # JAX's registry refuses a second registration
+
+
 def namespaces() -> tuple[SimpleNamespace, SimpleNamespace]:
     import jax
     import jax.numpy as jnp
+
+    if not _jax_registered:
+        jax.tree_util.register_pytree_node(Tagged, _tagged_flatten, _tagged_unflatten)
+        _jax_registered.append(True)
 
     jx = SimpleNamespace(
         np=jnp,

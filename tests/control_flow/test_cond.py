@@ -11,7 +11,7 @@ from typing import Any
 import didax
 import numpy as np
 import pytest
-from cf_helpers import Program, assert_close, canonical, namespaces
+from cf_helpers import Program, Tagged, assert_close, canonical, namespaces
 from didax.control_flow.cond import cond_p
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -324,6 +324,18 @@ def _error(fn: Callable[[], Any]) -> BaseException:
 ERRORS = {
     "dtype_mismatch": lambda ns: ns.lax.cond(
         True, lambda y: y, lambda y: y.astype(ns.np.int32), np.float32(1.0)
+    ),
+    "tagged_dtype_mismatch": lambda ns: ns.lax.cond(
+        True,
+        lambda y: y,
+        lambda y: Tagged(y.a, y.b.astype(ns.np.int32), y.tag),
+        Tagged(1.0, 2.0, "t"),
+    ),
+    "tagged_meta_mismatch": lambda ns: ns.lax.cond(
+        True, lambda y: y, lambda y: Tagged(y.a, y.b, "u"), Tagged(1.0, 2.0, "t")
+    ),
+    "dict_extra_key": lambda ns: ns.lax.cond(
+        True, lambda y: {"a": y}, lambda y: {"a": y, "b": y}, np.float32(1.0)
     ),
     "shape_mismatch": lambda ns: ns.lax.cond(
         True, lambda y: y, lambda y: ns.np.stack([y, y]), np.float32(1.0)

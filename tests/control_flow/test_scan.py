@@ -10,7 +10,7 @@ from typing import Any
 import didax
 import numpy as np
 import pytest
-from cf_helpers import Program, assert_close, canonical, namespaces
+from cf_helpers import Program, Tagged, assert_close, canonical, namespaces
 from didax.control_flow.scan import scan_p
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -318,6 +318,23 @@ ERRORS = {
     "carry_tree": lambda ns: ns.lax.scan(
         lambda c, a: ((c, c), a), np.float32(1), np.ones(3, np.float32)
     ),
+    # a registered namedtuple with fewer children than fields: paths from its flatten
+    "tagged_carry_dtype": lambda ns: ns.lax.scan(
+        lambda c, a: (Tagged(c.a.astype(ns.np.int32), c.b, c.tag), a),
+        Tagged(np.float32(1), np.float32(2), "t"),
+        np.ones(3, np.float32),
+    ),
+    "tagged_carry_meta": lambda ns: ns.lax.scan(
+        lambda c, a: (Tagged(c.a, c.b, "other"), a),
+        Tagged(np.float32(1), np.float32(2), "t"),
+        np.ones(3, np.float32),
+    ),
+    "dict_carry_extra_key": lambda ns: ns.lax.scan(
+        lambda c, a: ({**c, "b": c["a"]}, a), {"a": np.float32(1)}, np.ones(3, np.float32)
+    ),
+    "dict_carry_other_key": lambda ns: ns.lax.scan(
+        lambda c, a: ({"b": c["a"]}, a), {"a": np.float32(1)}, np.ones(3, np.float32)
+    ),
     "not_a_pair": lambda ns: ns.lax.scan(lambda c, a: c, np.float32(1), np.ones(3, np.float32)),
     "lengths_differ": lambda ns: ns.lax.scan(
         lambda c, a: (c, a), np.float32(1), (np.ones(3, np.float32), np.ones(4, np.float32))
@@ -339,6 +356,18 @@ def test_errors_match_jax(name: str) -> None:
     # JAX calls a leaf of the carry "a <class 'jax._src.core.ShapedArray'>" (it compares
     # trees of avals); didax says "a pytree leaf", as JAX does for cond's branch outputs.
     assert str(got) == str(want).replace("<class 'jax._src.core.ShapedArray'>", "pytree leaf")
+
+
+def test_a_registered_namedtuple_with_fewer_children_than_fields_is_a_carry() -> None:
+    def run(ns: SimpleNamespace) -> Any:
+        init = Tagged(np.float32(1), np.arange(3, dtype=np.float32), "t")
+        step = lambda c, x: (Tagged(c.a + x, c.b * 2, c.tag), c.a * x)  # noqa: E731
+        fori = ns.lax.fori_loop(0, 3, lambda i, c: step(c, 1.0)[0], init)
+        return ns.lax.scan(step, init, np.arange(4, dtype=np.float32)), fori
+
+    got, want = run(DX), run(JX)
+    assert got[0][0].tag == want[0][0].tag == "t"
+    assert_close(got, want)
 
 
 def test_carry_type_error_names_the_types() -> None:

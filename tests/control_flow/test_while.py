@@ -12,7 +12,7 @@ from typing import Any
 import didax
 import numpy as np
 import pytest
-from cf_helpers import Program, assert_close, canonical, namespaces
+from cf_helpers import Program, Tagged, assert_close, canonical, namespaces
 from didax.control_flow.while_loop import while_p
 
 jax = pytest.importorskip("jax")
@@ -338,6 +338,15 @@ ERRORS = {
         lambda c: (c < 1, c < 2), lambda c: c * 2, np.float32(1)
     ),
     "not_callable": lambda ns: ns.lax.while_loop(1, lambda c: c, np.float32(1)),
+    # a registered namedtuple with fewer children than fields, through both fori_loop paths
+    "fori_tagged_carry": lambda ns: ns.lax.fori_loop(
+        0, 3, lambda i, c: Tagged(c.a.astype(ns.np.int32), c.b, c.tag), Tagged(1.0, 2.0, "t")
+    ),
+    "fori_tagged_carry_traced": lambda ns: ns.jit(
+        lambda n: ns.lax.fori_loop(
+            0, n, lambda i, c: Tagged(c.a, c.b.astype(ns.np.int32), c.tag), Tagged(1.0, 2.0, "t")
+        )
+    )(3),
     "fori_bound_types": lambda ns: ns.lax.fori_loop(
         np.int32(0), np.float32(3), lambda i, c: c, np.float32(1)
     ),

@@ -91,9 +91,57 @@ def test_check_grads_second_order_catches_a_wrong_second_derivative():
         test_util.check_grads(sin, x, order=2, modes=("rev",))
 
 
-def test_check_grads_rejects_unknown_mode():
-    with pytest.raises(ValueError, match="unknown mode"):
-        test_util.check_grads(dnp.sin, (1.0,), order=1, modes=("sideways",))
+def _scaled_derivative(lib, factor):
+    @lib.custom_jvp
+    def f(x):
+        return lib.numpy.sin(x)
+
+    @f.defjvp
+    def f_jvp(primals, tangents):
+        (x,), (t,) = primals, tangents
+        return f(x), factor * t * lib.numpy.cos(x)
+
+    return f
+
+
+def _verdict(check, *args, **kwargs):
+    try:
+        check(*args, **kwargs)
+    except AssertionError:
+        return "fails"
+    return "passes"
+
+
+# A Python float is float32 without x64: JAX's float32 tolerance (2e-3) applies, not 1e-5
+@pytest.mark.parametrize(
+    "case",
+    [
+        ("sin_order2", lambda lib: lib.numpy.sin, (0.3,), 2),
+        ("sin_order2_f32", lambda lib: lib.numpy.sin, (np.float32(0.3),), 2),
+        ("off_by_1e-4", lambda lib: _scaled_derivative(lib, 1.0001), (0.3,), 1),
+        ("off_by_1e-2", lambda lib: _scaled_derivative(lib, 1.01), (0.3,), 1),
+    ],
+    ids=lambda c: c[0],
+)
+def test_check_grads_tolerances_as_jax(case):
+    _, make, args, order = case
+    want = _verdict(jax_test_util.check_grads, make(jax), args, order=order)
+    assert _verdict(test_util.check_grads, make(didax), args, order=order) == want
+    assert want == ("fails" if case[0] == "off_by_1e-2" else "passes")
+
+
+# JAX searches `modes` with `in`: a string, a list, "lin", or values it does not know
+@pytest.mark.parametrize(
+    "modes", ["rev", ["fwd"], ("lin",), ("lin", "rev"), ("sideways",), ()], ids=repr
+)
+@pytest.mark.parametrize("factor", [1.0, 2.0], ids=["right", "wrong"])
+def test_check_grads_modes_as_jax(modes, factor):
+    args = (np.float32(0.4),)
+    want = _verdict(
+        jax_test_util.check_grads, _scaled_derivative(jax, factor), args, 2, modes=modes
+    )
+    got = _verdict(test_util.check_grads, _scaled_derivative(didax, factor), args, 2, modes=modes)
+    assert got == want
 
 
 # --------------------------------------------------------------------------- check_rules

@@ -70,7 +70,7 @@ def test_config_num_cpu_devices():
 
 CONFIG_AFTER_START = """
 import json
-M.devices()
+{first}
 try:
     M.config.update("jax_num_cpu_devices", 4)
     out = "no error"
@@ -80,10 +80,28 @@ print(json.dumps({"error": out, "count": M.device_count()}))
 """
 
 
-def test_config_after_start_raises():
-    mine, theirs = both(CONFIG_AFTER_START)
+# the first array fixes the device count in JAX; didax's eager arrays never start the
+# client, and the update was accepted after them
+@pytest.mark.parametrize(
+    "first", ["M.devices()", "M.numpy.ones(2) + 1", "M.numpy.float32(1)", "M.numpy.arange(3)"]
+)
+def test_config_after_start_raises(first):
+    mine, theirs = both(CONFIG_AFTER_START.replace("{first}", first))
     assert mine == theirs
     assert mine["error"] == ["RuntimeError", True]
+
+
+CONFIG_AFTER_TRACING = """
+import json
+M.make_jaxpr(lambda x: x * 2)(1.0)
+M.config.update("jax_num_cpu_devices", 2)
+print(json.dumps({"count": M.device_count()}))
+"""
+
+
+def test_config_after_tracing_only_is_accepted():
+    mine, theirs = both(CONFIG_AFTER_TRACING)
+    assert mine == theirs == {"count": 2}
 
 
 DEVICE_PUT = """

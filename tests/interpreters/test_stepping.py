@@ -9,8 +9,8 @@ import didax.numpy as jnp
 import numpy as np
 import pytest
 from didax import lax
+from didax.compile.jit_primitive import jit_p
 from didax.control_flow.cond import cond_p
-from didax.control_flow.jit_primitive import jit_p
 from didax.control_flow.scan import scan_p
 from didax.control_flow.while_loop import while_p
 from didax.interpreters import stepping

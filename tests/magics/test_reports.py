@@ -280,3 +280,33 @@ def test_jit_report_separates_compiler_startup_from_lowering(monkeypatch):
     assert first.timings.startup is not None and first.timings.startup > 0
     second = timing.jit_report(loss, (X, 3.0), number=1, repeat=1)
     assert second.timings.startup is None
+
+
+def test_jit_report_splits_its_budget_between_compiled_and_eager_runs():
+    # Every timed stretch costs 0.25 fake seconds, and an eager call 0.75 more (compiled
+    # calls never run the Python body). A budget of 4 s gives each side 2 s: seven 0.25 s
+    # compiled runs (the repeat cap) and two 1 s eager runs. Giving each side the whole
+    # budget (four eager runs), or the eager side all of it, would show here.
+    class StepClock:
+        now = 0.0
+
+        def __call__(self) -> float:
+            self.now += 0.25
+            return self.now
+
+    clock = StepClock()
+
+    def work(x):
+        clock.now += 0.75
+        return jnp.sum(jnp.sin(x))
+
+    t = timing.jit_report(work, (X,), budget=4.0, timer=clock).timings
+    assert (t.steady.loops, t.steady.repeat) == (1, 7)
+    assert (t.eager.loops, t.eager.repeat) == (1, 2)
+    np.testing.assert_allclose(t.eager.runs, [1.0, 1.0])
+    assert sum(t.steady.runs) <= 2.0 and sum(t.eager.runs) <= 2.0
+    # an eager call of 2.5 s is more than half the budget: one run of it, the first call
+    clock.now = 0.0
+    work_slow = lambda x: (setattr(clock, "now", clock.now + 2.25), jnp.sum(x))[1]  # noqa: E731
+    t = timing.jit_report(work_slow, (X,), budget=4.0, timer=clock).timings
+    assert t.eager.repeat == 1 and t.steady.repeat == 7

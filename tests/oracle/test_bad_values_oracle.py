@@ -6,11 +6,15 @@ string arrays that failed later, under jit.
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from typing import Any
 
+import didax
 import didax.numpy as dnp
 import numpy as np
 import pytest
+from didax import array as darray
 
 jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")
@@ -63,3 +67,56 @@ def test_numeric_values_still_convert() -> None:
         got, want = dnp.array(value), jnp.array(value)
         assert got.dtype == want.dtype and got.shape == want.shape
         np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+
+
+# Shapes of 2**38 elements (1 TiB of float32, more than any test machine's memory): JAX's
+# allocator refuses them at once with its JaxRuntimeError; didax refused nothing (a broadcast
+# view allocates nothing, and a sum over it ran for minutes). didax refuses an array larger
+# than the machine's physical memory (`didax.array.MAX_ARRAY_BYTES`).
+HUGE = 2**38
+HUGE_CALLS = {
+    "ones": lambda m, np_: np_.ones((HUGE,)),
+    "broadcast_to": lambda m, np_: np_.broadcast_to(1.0, (HUGE,)),
+    "zeros_int8_2d": lambda m, np_: np_.zeros((2**20, 2**18), "int8"),
+    "sum_of_ones": lambda m, np_: np_.sum(np_.ones((HUGE,))),
+    "jit_ones": lambda m, np_: m.jit(lambda: np_.ones((HUGE,)))(),
+}
+
+
+@pytest.mark.parametrize("name", HUGE_CALLS)
+def test_an_array_larger_than_memory_fails_at_once_as_jax(name: str) -> None:
+    assert darray.MAX_ARRAY_BYTES is not None and darray.MAX_ARRAY_BYTES < HUGE * 4  # 1 TiB
+    want = _error(lambda _: HUGE_CALLS[name](jax, jnp), None)
+    got = _error(lambda _: HUGE_CALLS[name](didax, dnp), None)
+    assert got[0] is want[0] and issubclass(got[0], RuntimeError), (got, want)
+    assert got[1].startswith(want[1].rstrip("."))  # "RESOURCE_EXHAUSTED: Out of memory ..."
+    assert "float32[274877906944]" in got[1] or "int8[1048576,262144]" in got[1]
+
+
+def test_random_bits_larger_than_memory_fail_instead_of_aborting() -> None:
+    # jaxlib aborted the process ("Check failed: buffer_.IsConcrete()"): run it in a child
+    code = (
+        "import didax.random as r\n"
+        "try:\n"
+        f"    r.normal(r.PRNGKey(0), ({HUGE},))[:3]\n"
+        "except RuntimeError as e:\n"
+        "    print(type(e).__name__, e)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=False
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.startswith("JaxRuntimeError RESOURCE_EXHAUSTED: Out of memory allocating")
+    assert "float32[274877906944]" in done.stdout
+
+
+@pytest.mark.parametrize("shape", [(2.5,), ("3",), (None,), 2.5, (np.float32(2.0), 3)])
+@pytest.mark.parametrize("make", ["ones", "zeros", "empty", "broadcast_to"])
+def test_a_shape_that_is_not_integers_is_jax_type_error(make: str, shape: Any) -> None:
+    def call(np_: Any) -> Any:
+        return np_.broadcast_to(1.0, shape) if make == "broadcast_to" else getattr(np_, make)(shape)
+
+    got, want = _error(lambda _: call(dnp), None), _error(lambda _: call(jnp), None)
+    assert got[0] is want[0] is TypeError
+    assert want[1].startswith("Shapes must be 1D sequences of concrete values of integer type")
+    assert got[1] == want[1]

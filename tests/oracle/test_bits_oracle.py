@@ -59,6 +59,18 @@ EXACT: list[tuple[str, Callable, Callable, tuple]] = [
         (I, S.astype(np.int32)),
     ),
     ("shift_left_i32", dlax.shift_left, jlax.shift_left, (I, S.astype(np.int32))),
+    (
+        "shift_right_logical_i32",
+        dlax.shift_right_logical,
+        jlax.shift_right_logical,
+        (I, S.astype(np.int32)),
+    ),
+    (
+        "shift_right_logical_i32_scalar",
+        dlax.shift_right_logical,
+        jlax.shift_right_logical,
+        (np.int32(-8), np.int32(2)),
+    ),
     ("xor", dlax.bitwise_xor, jlax.bitwise_xor, (U, U[::-1])),
     ("xor_i32", dlax.bitwise_xor, jlax.bitwise_xor, (I, I[::-1])),
     (
@@ -127,7 +139,7 @@ def test_exact_eager_and_jit(case: tuple) -> None:
 @pytest.mark.parametrize("case", EXACT, ids=EXACT_IDS)
 def test_vmap_matches_jax(case: tuple) -> None:
     _, dfn, jfn, args = case
-    batched = tuple(np.stack([a, a[::-1]]) for a in args)
+    batched = tuple(np.stack([a, a[::-1] if np.ndim(a) else a]) for a in args)
     want = jax.vmap(jfn)(*batched)
     got = didax.vmap(dfn)(*batched)
     for g, w in zip(

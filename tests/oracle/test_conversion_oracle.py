@@ -78,6 +78,27 @@ def test_conversion_matches_jax(conversion: str, transform: str) -> None:
         assert got[2][0] is want[2][0]
 
 
+# `bool` of a traced array that is not one element: NumPy's ValueError, before any tracer error
+ARRAY_TRANSFORMS = {
+    "jit": lambda m, f, x: m.jit(f)(x),
+    "make_jaxpr": lambda m, f, x: m.make_jaxpr(f)(x),
+    "grad": lambda m, f, x: m.grad(lambda v: (f(v) * v).sum())(x),
+    "jvp": lambda m, f, x: m.jvp(f, (x,), (x,)),
+    "vmap": lambda m, f, x: m.vmap(f)(np.stack([x, x])),
+}
+
+
+@pytest.mark.parametrize("shape", [(0,), (0, 3), (2,)])
+@pytest.mark.parametrize("transform", ARRAY_TRANSFORMS)
+def test_bool_of_an_empty_or_many_element_tracer_as_jax(transform: str, shape: tuple) -> None:
+    x = np.ones(shape, np.float32)
+    run = ARRAY_TRANSFORMS[transform]
+    got = _outcome(didax, lambda m, f: lambda a: run(m, f, a), lambda v: v * bool(v), x)
+    want = _outcome(jax, lambda m, f: lambda a: run(m, f, a), lambda v: v * bool(v), x)
+    assert want[:2] == ("raises", "ValueError"), want
+    assert got[:2] == want[:2] and got[3] == want[3], (got, want)
+
+
 def test_float_times_x_under_grad_is_no_longer_a_wrong_gradient() -> None:
     with pytest.raises(didax.errors.ConcretizationTypeError, match="`float` function"):
         didax.grad(lambda x: float(x) * x)(3.0)

@@ -134,17 +134,37 @@ CASES += [
 
 
 def _check(got, want, rtol=1e-5, atol=1e-6):
+    # the same tree (containers and namedtuples by name: JAX flattens both), each leaf an
+    # Array where JAX's is (a NumPy value or Python scalar is not), of the same dtype, shape
+    # and weak type, and close values
     got_leaves, got_tree = jax.tree_util.tree_flatten(got)
     want_leaves, want_tree = jax.tree_util.tree_flatten(want)
-    assert len(got_leaves) == len(want_leaves)
+    assert str(got_tree) == str(want_tree), (got_tree, want_tree)
     for g, w in zip(got_leaves, want_leaves, strict=True):
+        assert isinstance(g, didax.Array) == isinstance(w, jax.Array), (type(g), type(w))
+        if isinstance(w, jax.Array):
+            assert g.weak_type == w.weak_type, (g, w)
+        assert type(g) is type(w) or isinstance(w, jax.Array), (type(g), type(w))
         w = np.asarray(w)
         assert np.asarray(g).dtype == w.dtype
         assert np.shape(g) == w.shape
-        assert getattr(g, "weak_type", False) == getattr(w, "weak_type", False) or not hasattr(
-            g, "weak_type"
-        )
         np.testing.assert_allclose(np.asarray(g), w, rtol=rtol, atol=atol)
+
+
+@pytest.mark.parametrize(
+    "got, want",
+    [
+        ((dnp.ones(2), dnp.ones(2)), [jnp.ones(2), jnp.ones(2)]),  # tuple vs list
+        ({"a": dnp.ones(2)}, {"b": jnp.ones(2)}),  # other keys
+        (np.ones(2, np.float32), jnp.ones(2)),  # a NumPy value where JAX gives an Array
+        (dnp.asarray(1.0), jnp.asarray(np.float32(1.0))),  # weak vs strong
+        (dnp.asarray(np.float32(1.0)), jnp.asarray(1.0)),  # strong vs weak
+    ],
+    ids=["tuple_vs_list", "dict_keys", "numpy_vs_array", "weak_vs_strong", "strong_vs_weak"],
+)
+def test_check_compares_tree_structures_and_weak_types(got, want):
+    with pytest.raises(AssertionError):
+        _check(got, want)
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])

@@ -196,6 +196,19 @@ def test_traced_seed_matches() -> None:
 # ----------------------------------------------------------------------------- errors
 
 
+# once accepted: seeds beyond int64 gave the key [0, 0], float shapes drew int(d) values
+SILENT: list[Callable[[Any], Any]] = [
+    lambda r: r.PRNGKey(2**64),
+    lambda r: r.PRNGKey(2**63),
+    lambda r: r.PRNGKey(-(2**63) - 1),
+    lambda r: r.key(2**64),
+    lambda r: r.normal(r.PRNGKey(0), (2.5,)),
+    lambda r: r.uniform(r.PRNGKey(0), (np.float32(2.0), 3)),
+    lambda r: r.bits(r.PRNGKey(0), (2.0,)),
+    lambda r: r.randint(r.PRNGKey(0), (2.5,), 0, 4),
+]
+
+
 @pytest.mark.parametrize(
     "call",
     [
@@ -218,6 +231,7 @@ def test_traced_seed_matches() -> None:
         lambda r: r.dirichlet(r.PRNGKey(0), np.float32(1.0)),
         lambda r: r.gamma(r.PRNGKey(0), 1.0, dtype=np.int32),
         lambda r: r.categorical(r.PRNGKey(0), np.zeros(3, np.float32), shape=(4,), replace=False),
+        *SILENT,
     ],
 )
 def test_errors_as_jax(call: Callable[[Any], Any]) -> None:
@@ -225,6 +239,19 @@ def test_errors_as_jax(call: Callable[[Any], Any]) -> None:
         call(jrandom)
     with pytest.raises(want.type):
         call(drandom)
+
+
+@pytest.mark.parametrize("call", SILENT)
+def test_seeds_and_shapes_once_accepted_raise_jax_type(call: Callable[[Any], Any]) -> None:
+    with pytest.raises(Exception) as want:
+        call(jrandom)
+    with pytest.raises(Exception) as got:
+        call(drandom)
+    assert got.type is want.type, (got.value, want.value)
+    if want.type is TypeError:  # JAX's words
+        assert str(got.value) == str(want.value)
+    else:  # JAX's is C's ("Python int too large to convert to C long"): didax names the seed
+        assert "too large to convert" in str(got.value) and "seed" in str(got.value)
 
 
 # ----------------------------------------------------------------------------- gamma family

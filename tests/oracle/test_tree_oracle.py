@@ -11,6 +11,7 @@ import collections
 import dataclasses
 import functools
 import operator
+from collections.abc import Callable
 from typing import Any
 
 import didax
@@ -272,3 +273,108 @@ def test_register_dataclass_errors_as_jax() -> None:
         jtu.register_dataclass(NotADataclass)
     with pytest.raises(TypeError):
         dtu.register_dataclass(NotADataclass)
+
+
+def _dataclass_registrations() -> dict[str, Callable[[Any], Any]]:
+    # each case makes fresh classes: a registration is global and may happen once per class
+    def two(**extra: Any) -> type:
+        @dataclasses.dataclass
+        class Two:
+            x: Any
+            y: Any = dataclasses.field(default=0, **extra)
+
+        return Two
+
+    return {
+        "init_false_inferred": lambda tu: tu.register_dataclass(two(init=False)),
+        "drop_fields_inferred": lambda tu: tu.register_dataclass(two(), drop_fields=["y"]),
+        "missing_field": lambda tu: tu.register_dataclass(two(), data_fields=["x"], meta_fields=[]),
+        "overlap": lambda tu: tu.register_dataclass(
+            two(), data_fields=["x", "y"], meta_fields=["y"]
+        ),
+        "one_of_two_given": lambda tu: tu.register_dataclass(two(), data_fields=["x", "y"]),
+        "drop_fields_explicit": lambda tu: tu.register_dataclass(
+            two(), data_fields=["x"], meta_fields=[], drop_fields=["y"]
+        ),
+        "init_false_explicit": lambda tu: tu.register_dataclass(
+            two(init=False), data_fields=["x"], meta_fields=[]
+        ),
+    }
+
+
+@pytest.mark.parametrize("case", list(_dataclass_registrations()))
+def test_register_dataclass_field_checks_as_jax(case: str) -> None:
+    def outcome(tu: Any) -> str:
+        try:
+            _dataclass_registrations()[case](tu)
+        except (TypeError, ValueError) as e:
+            return type(e).__name__
+        return "ok"
+
+    want = outcome(jtu)
+    assert outcome(dtu) == want
+    assert want == (
+        "ok"
+        if case.endswith("explicit")
+        else "TypeError"
+        if case == "one_of_two_given"
+        else "ValueError"
+    )
+
+
+class BadFlatten:  # registered per case with a flatten returning something else
+    def __init__(self, v: Any) -> None:
+        self.v = v
+
+
+BAD_FLATTENS: dict[str, Callable[[Any], Any]] = {
+    "an_int": lambda b: 5,
+    "a_triple": lambda b: ((b.v,), None, 3),
+    "a_list_pair": lambda b: [[b.v], None],
+    "children_not_iterable": lambda b: (b.v, None),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_FLATTENS))
+@pytest.mark.parametrize("where", ["tree_flatten", "tree_flatten_with_path", "jit"])
+def test_a_flatten_that_returns_no_pair_is_named_as_jax(case: str, where: str) -> None:
+    def outcome(lib: Any, tu: Any) -> tuple[type, str]:
+        node = type(f"BadFlatten_{case}", (BadFlatten,), {})
+        tu.register_pytree_node(node, BAD_FLATTENS[case], lambda aux, xs: node(*xs))
+        run = {
+            "tree_flatten": tu.tree_flatten,
+            "tree_flatten_with_path": tu.tree_flatten_with_path,
+            "jit": lib.jit(lambda x: x),
+        }[where]
+        with pytest.raises(Exception) as info:
+            run([node(1.0)])
+        return type(info.value), str(info.value)
+
+    want_type, want = outcome(jax, jtu)
+    got_type, got = outcome(didax, dtu)
+    assert got_type is want_type is ValueError
+    # JAX's words with the node's name: "The to_iterable function for a custom PyTree node
+    # should return a (children, aux_data) tuple[ where 'children' is iterable], got ..."
+    assert f"custom PyTree node BadFlatten_{case} should return a " in got
+    assert got.split("should return a ")[1] == want.split("should return a ")[1]
+
+
+@pytest.mark.parametrize(
+    "tree", [{1: 1.0, "a": 2.0}, {"x": [{None: 1.0, "a": 2.0}]}], ids=["int_str", "nested"]
+)
+@pytest.mark.parametrize("where", ["tree_flatten", "tree_flatten_with_path", "jit"])
+def test_dict_keys_that_do_not_compare_as_jax(tree: dict, where: str) -> None:
+    def outcome(lib: Any, tu: Any) -> BaseException:
+        run = {
+            "tree_flatten": tu.tree_flatten,
+            "tree_flatten_with_path": tu.tree_flatten_with_path,
+            "jit": lib.jit(lambda x: x),
+        }[where]
+        with pytest.raises(Exception) as info:
+            run(tree)
+        return info.value
+
+    want, got = outcome(jax, jtu), outcome(didax, dtu)
+    assert type(got) is type(want) is ValueError
+    assert str(got).startswith(str(want).rstrip("."))  # JAX's words, then the keys
+    assert "do not compare" in str(got) and "'a'" in str(got)

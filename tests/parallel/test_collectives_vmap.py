@@ -81,6 +81,15 @@ CASES = {
     "grad_all_gather": lambda D, L, N: D.vmap(
         D.grad(lambda v: (L.all_gather(v, "i") ** 2).sum()), axis_name="i"
     ),
+    # an inner (unnamed) vmap whose batch dimension is the gathered one: the tiled gather
+    # must move past it (gathering along the batch dimension folds the batch into the data)
+    "all_gather_tiled_inner_batch_at_gathered_axis": lambda D, L, N: D.vmap(
+        D.vmap(lambda v: L.all_gather(v, "i", axis=0, tiled=True)), axis_name="i"
+    ),
+    "all_gather_tiled_inner_batch_at_gathered_axis_1": lambda D, L, N: D.vmap(
+        D.vmap(lambda v: L.all_gather(v, "i", axis=1, tiled=True), in_axes=1, out_axes=1),
+        axis_name="i",
+    ),
     "psum_scatter": lambda D, L, N: D.vmap(
         lambda v: L.psum_scatter(v[:3, 0], "i"), in_axes=1, axis_name="i"
     ),
@@ -140,6 +149,7 @@ ARGS = {"unbatched_operand": (X, X[0])}
 ARGS.update({name: (X3,) for name in CASES if "gather" in name or "scatter" in name})
 ARGS.update({name: (X3,) for name in CASES if "ppermute" in name})
 ARGS.update({name: (X4,) for name in CASES if "all_to_all" in name})
+ARGS["all_gather_tiled_inner_batch_at_gathered_axis_1"] = (X4,)
 
 # Cases whose jaxpr differs from JAX's for a reason outside the collectives: ppermute's vmap
 # rule takes the permuted slices with slice+concatenate where JAX uses a gather; in the

@@ -196,11 +196,14 @@ print(json.dumps(res))
 COMPILES = """
 # each signature (primitive, params, operand types and shardings) is compiled once
 compiles = []
-compile_module = M.backend.compile_module
+from didax.runtime import executable
+original_compile = executable.compile_module
 def counting(*args, **kwargs):
     compiles.append(1)
-    return compile_module(*args, **kwargs)
-M.backend.compile_module = counting
+    return original_compile(*args, **kwargs)
+for module in list(sys.modules.values()):  # each module that imported it by name
+    if getattr(module, "compile_module", None) is original_compile:
+        module.compile_module = counting
 counts = []
 for _ in range(3):
     x * 2, jnp.sin(x), x + x2, x.sum(0)

@@ -262,3 +262,35 @@ def test_one_device_in_this_process():
     np.testing.assert_allclose(np.asarray(g), 2 * np.arange(3.0).reshape(1, 3))
     with pytest.raises(ValueError, match="partitioned 1 times, but the dimension size is 2"):
         didax.pmap(lambda v: v)(jnp.ones((2, 3)))
+
+
+# Arguments pmap cannot map (one device here, as in JAX's test process): ValueErrors, where
+# didax raised IndexError and ZeroDivisionError from inside
+BAD_ARGS = {
+    "python_scalar": (lambda v: v, (1.0,), {}),
+    "scalar_list": (lambda v: v, ([1.0],), {}),
+    "empty_axis": (lambda v: v, (np.ones((0, 3), np.float32),), {}),
+    "scalar_beside_array": (lambda a, b: a + b, (np.ones((1,), np.float32), 2.0), {}),
+    "axis_beyond_rank": (lambda v: v, (np.ones((1,), np.float32),), {"in_axes": 1}),
+    "zero_d_array": (lambda v: v, (np.float32(1.0),), {}),
+}
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("name", BAD_ARGS)
+def test_arguments_pmap_cannot_map_are_value_errors(name):
+    jax = pytest.importorskip("jax")
+    fn, args, options = BAD_ARGS[name]
+    with pytest.raises(Exception) as want:
+        jax.pmap(fn, **options)(*args)
+    with pytest.raises(ValueError) as got:
+        didax.pmap(fn, **options)(*args)
+    if name in ("axis_beyond_rank", "zero_d_array"):  # JAX: an IndexError from inside
+        assert want.type is IndexError
+        assert "pmap was requested to map its argument along axis" in str(got.value)
+        return
+    assert issubclass(want.type, ValueError)
+    if name in ("python_scalar", "scalar_list"):
+        assert str(got.value) == str(want.value)
+    elif name == "empty_axis":
+        assert "mapped axis has size 0 (shape (0, 3))" in str(got.value)

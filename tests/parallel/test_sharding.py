@@ -391,3 +391,19 @@ def test_one_device_mesh():
     out = didax.jit(lambda a: a.sum(), out_shardings=NamedSharding(mesh, PartitionSpec()))(x)
     assert float(out) == 6.0 and out.sharding.spec == PartitionSpec()
     assert "mhlo.num_partitions = 1" in f.lower(x).as_text()
+
+
+@pytest.mark.oracle
+def test_repeated_axis_names_are_accepted_as_jax():
+    jax = pytest.importorskip("jax")
+    from jax.sharding import Mesh as JMesh  # noqa: PLC0415 - the oracle, imported on use
+
+    want = jax.make_mesh((1, 1), ("x", "x"))
+    got = didax.make_mesh((1, 1), ("x", "x"))
+    assert got.axis_names == want.axis_names == ("x", "x")
+    assert got.axis_sizes == want.axis_sizes and dict(got.shape) == dict(want.shape)
+    mesh = Mesh(np.array(didax.devices()).reshape(1, 1), ("x", "x"))
+    JMesh(np.array(jax.devices()).reshape(1, 1), ("x", "x"))
+    assert mesh == got and repr(mesh) == repr(got)
+    x = didax.device_put(jnp.arange(2.0), NamedSharding(mesh, PartitionSpec()))
+    np.testing.assert_array_equal(np.asarray(x), [0.0, 1.0])

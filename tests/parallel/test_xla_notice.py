@@ -1,11 +1,11 @@
-"""XLA's GSPMD deprecation notice is kept off stderr (`backend._without_gspmd_notice`), and
+"""XLA's GSPMD deprecation notice is kept off stderr (`executable._without_gspmd_notice`), and
 nothing else written to stderr while a partitioned program compiles is lost."""
 
 from __future__ import annotations
 
 import os
 
-from didax import backend
+from didax.runtime import executable
 from subprocess_devices import run_with_devices
 
 SCRIPT = """
@@ -14,10 +14,10 @@ log = tempfile.TemporaryFile()
 os.dup2(log.fileno(), 2)  # everything written to this process's stderr, from here on
 import numpy as np
 import didax
-from didax import backend
+from didax.runtime import executable
 from didax.sharding import Mesh, NamedSharding, PartitionSpec as P
 if sys.argv[1] == "unfiltered":
-    backend._without_gspmd_notice = contextlib.nullcontext
+    executable._without_gspmd_notice = contextlib.nullcontext
 mesh = Mesh(np.array(didax.devices()), ("x",))
 x = didax.device_put(np.arange(8.0, dtype=np.float32), NamedSharding(mesh, P("x")))
 total = float(didax.jit(lambda a: (a * 2).sum())(x))
@@ -37,8 +37,8 @@ def test_a_partitioned_compile_logs_no_gspmd_notice() -> None:
 
 
 def test_other_stderr_output_during_a_compile_is_written_back(capfd) -> None:
-    notice = b"W1125 sharding_propagation.cc:3132] " + backend._GSPMD_NOTICE + b" ...\n"
-    with backend._without_gspmd_notice():
+    notice = b"W1125 sharding_propagation.cc:3132] " + executable._GSPMD_NOTICE + b" ...\n"
+    with executable._without_gspmd_notice():
         os.write(2, b"before\n" + notice + b"after\n")
         assert capfd.readouterr().err == ""  # held back while the body runs
     assert capfd.readouterr().err == "before\nafter\n"

@@ -18,8 +18,9 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-from didax import backend, core
-from didax.control_flow.stages import Entry, Layout, ShardedRun, make_layout, partition
+from didax import core
+from didax.compile.sharding_constraint import sharding_constraint_p
+from didax.compile.stages import Entry, Layout, ShardedRun, make_layout, partition
 from didax.core import Zero
 from didax.interpreters import lowering, partial_eval, stepping, transpose
 from didax.interpreters.jvp import jvp_jaxpr
@@ -35,8 +36,9 @@ from didax.jaxpr import (
     pp_eqn_rules,
     pp_params_rules,
 )
-from didax.primitives.parallel import sharding_constraint_p
-from didax.sharding import Mesh, NamedSharding, PartitionSpec
+from didax.runtime import client
+from didax.runtime.executable import Executable, buffer_to_numpy, compile_module
+from didax.runtime.sharding import Mesh, NamedSharding, PartitionSpec
 from didax.tree_util import tree_structure
 
 jit_p = core.Primitive("jit", multiple_results=True)
@@ -48,9 +50,9 @@ jit_p = core.Primitive("jit", multiple_results=True)
 # again (a jitted function called under jvp in a loop) reuses them instead of recompiling.
 #
 # Where caches live (STYLE.md §4): a `jit` object owns its executable cache (keyed on argument
-# types, `CACHE_SIZE` entries). This table is the one module-level cache, and it is not a
-# global keyed by object ids: it is a WeakKeyDictionary keyed by the jaxpr objects themselves,
-# so an entry is state *of that jaxpr* and dies with it. It must sit here, not on a `jit`
+# types, `CACHE_SIZE` entries). This table is not a global keyed by object ids: it is a
+# WeakKeyDictionary keyed by the jaxpr objects themselves, so an entry is state *of that
+# jaxpr* and dies with it (bounded by the live jaxprs). It must sit here, not on a `jit`
 # object, because the same jaxpr reaches the rules from many places (a staged `jit` equation,
 # its jvp, its transpose) that share no jit object; and not on `ClosedJaxpr` (layer 1),
 # which would then hold executables of layer 4.
@@ -73,20 +75,18 @@ def derived(jaxpr: ClosedJaxpr, key: Any, make: Callable[[], Any]) -> Any:
         return table.setdefault(key, value)
 
 
-def executable(jaxpr: ClosedJaxpr, name: str) -> backend.Executable:
+def executable(jaxpr: ClosedJaxpr, name: str) -> Executable:
     """The compiled program of `jaxpr` (compiled on first use, then cached with it)."""
     return derived(jaxpr, ("executable",), lambda: compile_jaxpr(jaxpr, name)[0])
 
 
 def compile_jaxpr(
     jaxpr: ClosedJaxpr, name: str, aliases: Sequence[int | None] = ()
-) -> tuple[backend.Executable, dict[str, float]]:
+) -> tuple[Executable, dict[str, float]]:
     t0 = time.perf_counter()
     builder = lowering.lower_jaxpr_to_module(jaxpr, name, aliases)
     t1 = time.perf_counter()
-    exe = backend.compile_module(
-        builder.module, jaxpr.in_avals, jaxpr.out_avals, builder.host_callbacks
-    )
+    exe = compile_module(builder.module, jaxpr.in_avals, jaxpr.out_avals, builder.host_callbacks)
     return exe, {"lower": t1 - t0, "compile": time.perf_counter() - t1}
 
 
@@ -202,9 +202,9 @@ def _jit_impl(
     if sharded or inner:  # Arrays out
         return _sharded_impl(args, name, jaxpr, in_shardings, out_shardings, inner)
     exe = executable(jaxpr, name)
-    buffers = [backend.put(np.asarray(x, a.dtype), a) for x, a in zip(args, jaxpr.in_avals)]
+    buffers = [client.put(np.asarray(x, a.dtype), a) for x, a in zip(args, jaxpr.in_avals)]
     outs = exe.execute(buffers)
-    return [backend.buffer_to_numpy(b, a) for b, a in zip(outs, jaxpr.out_avals)]  # NumPy out
+    return [buffer_to_numpy(b, a) for b, a in zip(outs, jaxpr.out_avals)]  # NumPy out
 
 
 def _eval_eagerly(jaxpr: ClosedJaxpr, args: Sequence[Any]) -> list:

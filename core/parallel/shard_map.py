@@ -13,7 +13,7 @@ Lowering, as JAX's: inside an SPMD program over the mesh's devices (jit finds th
 jaxpr and partitions the call over it, stages.py), each operand is marked with its spec's
 sharding (`@Sharding`) and cut to this device's block (`@SPMDFullToShardShape`, "{manual}");
 the body is a function called on the blocks, lowered with the mesh as the module's manual
-mesh, so that its collectives act between partitions (primitives/parallel.py); results go
+mesh, so that its collectives act between partitions (parallel/collectives.py); results go
 back with `@SPMDShardToFullShape`. XLA's SPMD partitioner does the rest. Called outside jit,
 `shard_map_p`'s impl runs the same program (a jit of the one equation). On a mesh of several
 processes (pmap under `didax.distributed`) it runs as a replicated program instead, whose
@@ -33,10 +33,11 @@ varies, as JAX 0.10.2's do: an input varies along the axes its spec names (`f32[
 a result along the union of its operands' axes, and an operand varying along fewer gets a
 `pvary` equation first (the staging trace inserts it: `interpreters/staging.py`); psum
 becomes `psum_invariant`, whose result no longer varies along the summed axes
-(primitives/parallel.py has the collectives' rules). The axis frames of such a body carry
+(parallel/collectives.py and exchanges.py have the collectives' rules). The axis frames of
+such a body carry
 the mesh's axis names (`axis_frames(mesh, check_vma)`), which is how collectives and the
 staging trace know they are in one. An output varying along an axis its out_spec leaves
-out raises JAX's ValueError (`_check_vma`); one varying along fewer is cast with `pvary`.
+out raises JAX's ValueError (`check_vma_outputs`); one varying along fewer is cast with `pvary`.
 The types do the transpose's work: the transpose of a `pvary` is a psum, so cotangents are
 neither divided nor psummed as with check_vma=False. Residuals are split along the axes
 they vary along only.
@@ -51,75 +52,46 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
-from didax import backend, core, dtypes
+from didax import core, dtypes
+from didax.compile import jit as jit_module
+from didax.compile.jit_primitive import derived
 from didax.control_flow import common
-from didax.control_flow import jit as jit_module
-from didax.control_flow.jit_primitive import derived
 from didax.core import NOT_MAPPED, ShapedArray, Zero
 from didax.interpreters import lowering, partial_eval, staging, transpose
 from didax.interpreters.jvp import jvp_jaxpr
 from didax.interpreters.vmap import batched_out_dims, vmap_jaxpr
 from didax.jaxpr import ClosedJaxpr, JaxprEqn, Var, eval_jaxpr, pp_params_rules
-from didax.primitives import parallel, shape
+from didax.parallel import collectives, exchanges
+from didax.parallel.specs import (
+    axis_sizes,
+    block_aval,
+    block_factors,
+    body_aval,
+    check_args,
+    check_mesh,
+    check_specs,
+    check_vma_outputs,
+    holds_tracer,
+    insert_none,
+    mapped_dim,
+    out_rank_error,
+    specs_tuple,
+    static_key,
+    unblock_aval,
+    unmentioned,
+    vary_as,
+    vma_spec,
+)
+from didax.primitives import shape
 from didax.primitives.bits import bitcast_convert_type
 from didax.primitives.convert import convert_element_type
-from didax.sharding import Mesh, NamedSharding, PartitionSpec
+from didax.primitives.elementwise import div
+from didax.runtime import client
+from didax.runtime.executable import Executable, compile_module
+from didax.runtime.sharding import Mesh, NamedSharding, PartitionSpec
 from didax.tree_util import broadcast_prefix, tree_flatten, tree_unflatten
 
 P = PartitionSpec
-
-# ----------------------------------------------------------------------------- specs and blocks
-
-
-def axis_sizes(mesh: Mesh) -> dict[Any, int]:
-    """Each mesh axis's size, as this process sees its operands: the mesh's own, except for
-    pmap's one-axis mesh over several processes, whose operands hold this process's devices'
-    part (its local device count)."""
-    n_local = len(mesh.local_devices)
-    if n_local == mesh.size:
-        return dict(mesh.shape)
-    if len(mesh.axis_names) != 1:
-        raise NotImplementedError(
-            "shard_map over a mesh of several processes' devices: didax supports only pmap's "
-            "one-axis mesh there"
-        )
-    return {mesh.axis_names[0]: n_local}
-
-
-def _factors(spec: PartitionSpec, ndim: int, sizes: dict[Any, int]) -> list[int]:
-    return [math.prod(sizes[a] for a in spec.axes_of(d)) for d in range(ndim)]
-
-
-def block_aval(aval: ShapedArray, spec: PartitionSpec, sizes: dict[Any, int]) -> ShapedArray:
-    """One device's block of an operand of type `aval` split as `spec`."""
-    factors = _factors(spec, aval.ndim, sizes)
-    return aval.update(shape=tuple(n // f for n, f in zip(aval.shape, factors, strict=True)))
-
-
-def unblock_aval(aval: ShapedArray, spec: PartitionSpec, sizes: dict[Any, int]) -> ShapedArray:
-    """The type of the blocks of type `aval` put together as `spec` says (outside the
-    shard_map: varying along no mesh axis)."""
-    factors = _factors(spec, aval.ndim, sizes)
-    shape = tuple(n * f for n, f in zip(aval.shape, factors, strict=True))
-    return core.with_vma(aval.update(shape=shape), frozenset(), ())
-
-
-def spec_axes(spec: PartitionSpec) -> frozenset:
-    """The mesh axes `spec` splits along: those its blocks vary along (check_vma)."""
-    return frozenset(a for d in range(len(spec)) for a in spec.axes_of(d))
-
-
-def body_aval(aval: ShapedArray, spec: PartitionSpec, mesh: Mesh, check_vma: bool) -> ShapedArray:
-    """The body's type of an operand of type `aval` split as `spec`: its block, varying
-    along the axes the spec names when `check_vma` (JAX's `{V:x}`)."""
-    block = block_aval(aval, spec, axis_sizes(mesh))
-    return core.with_vma(block, spec_axes(spec), mesh.axis_names) if check_vma else block
-
-
-def unmentioned(mesh: Mesh, spec: PartitionSpec) -> tuple[Any, ...]:
-    """The mesh axes `spec` does not split along, in the mesh's order."""
-    used = {a for d in range(len(spec)) for a in spec.axes_of(d)}
-    return tuple(a for a in mesh.axis_names if a not in used)
 
 
 # ----------------------------------------------------------------------------- shard_map_p
@@ -181,7 +153,7 @@ def _shard_map_pp(params):  # JAX prints a set of axis names sorted
 def _shard_map_abstract_eval(*avals, jaxpr, mesh, in_specs, out_specs, **params):
     sizes = axis_sizes(mesh)
     for aval, spec, expected in zip(avals, in_specs, jaxpr.in_avals, strict=True):
-        factors = _factors(spec, aval.ndim, sizes)
+        factors = block_factors(spec, aval.ndim, sizes)
         if any(n % f for n, f in zip(aval.shape, factors)) or not core.types_match(
             block_aval(aval, spec, sizes), expected
         ):
@@ -246,15 +218,9 @@ def _replicated_impl(args, jaxpr, mesh, in_specs, out_specs) -> list[Any]:
     ]
 
 
-def mapped_dim(spec: PartitionSpec) -> int | None:
-    """The one dimension a one-axis mesh's spec splits, or None."""
-    dims = [d for d in range(len(spec)) if spec.axes_of(d)]
-    return dims[0] if dims else None
-
-
 def _compile_replicated(
     jaxpr: ClosedJaxpr, mesh: Mesh, out_specs: Sequence[PartitionSpec]
-) -> backend.Executable:
+) -> Executable:
     (name,) = mesh.axis_names
 
     # bfloat16 leaves as its 16 bits: the host reads through DLPack, which NumPy's lacks
@@ -263,7 +229,7 @@ def _compile_replicated(
         outs = [
             o
             if mapped_dim(s) is None
-            else parallel.all_gather(o, name, axis=mapped_dim(s), tiled=True)
+            else exchanges.all_gather(o, name, axis=mapped_dim(s), tiled=True)
             for o, s in zip(outs, out_specs, strict=True)
         ]
         return [_bits(o) if core.get_aval(o).dtype == dtypes.bfloat16 else o for o in outs]
@@ -271,7 +237,7 @@ def _compile_replicated(
     with axis_frames(mesh):
         gathered = staging.trace_to_jaxpr(program, jaxpr.in_avals)
     builder = lowering.lower_jaxpr_to_module(gathered, "_fun", replica_axes=((name, mesh.size),))
-    return backend.compile_module(
+    return compile_module(
         builder.module,
         gathered.in_avals,
         gathered.out_avals,
@@ -291,9 +257,9 @@ def _split_input(
     value = np.asarray(core.to_numpy(x), block.dtype)
     d = mapped_dim(spec)
     if d is None:
-        return [backend.put(value, block, device=dev) for dev in devices]
+        return [client.put(value, block, device=dev) for dev in devices]
     parts = np.split(value, len(devices), axis=d)
-    return [backend.put(np.ascontiguousarray(p), block, device=v) for p, v in zip(parts, devices)]
+    return [client.put(np.ascontiguousarray(p), block, device=v) for p, v in zip(parts, devices)]
 
 
 def _local_output(value: np.ndarray, block: ShapedArray, spec: PartitionSpec, mesh: Mesh) -> Any:
@@ -373,7 +339,8 @@ def _shard_map_transpose(cts, *args, jaxpr, mesh, in_specs, out_specs, check_vma
         if check_vma:
             return outs
         return [
-            parallel.psum(ct, unmentioned(mesh, s)) for ct, s in zip(outs, lin_specs, strict=True)
+            collectives.psum(ct, unmentioned(mesh, s))
+            for ct, s in zip(outs, lin_specs, strict=True)
         ]
 
     in_avals = [*body.in_avals[n_res:], *body.in_avals[:n_res]]
@@ -402,7 +369,7 @@ def _weak_as(ct: Any, aval: ShapedArray) -> Any:
 def _over(ct: Any, n: int) -> Any:
     if n == 1:
         return ct
-    return core.operator_table["divide"](ct, np.array(n, core.get_aval(ct).dtype))
+    return div(ct, np.array(n, core.get_aval(ct).dtype))
 
 
 @core.vmap_rules.register(shard_map_p)
@@ -416,22 +383,10 @@ def _shard_map_vmap(
         found = batched_out_dims(jaxpr, axis_size, dims)
         out_dims = [None if d is None or d is NOT_MAPPED else d for d in found]
         body = vmap_jaxpr(jaxpr, axis_size, dims, out_dims)
-    new_in = [s if d is NOT_MAPPED else _insert_none(s, d) for s, d in zip(in_specs, dims)]
-    new_out = [s if d is None else _insert_none(s, d) for s, d in zip(out_specs, out_dims)]
+    new_in = [s if d is NOT_MAPPED else insert_none(s, d) for s, d in zip(in_specs, dims)]
+    new_out = [s if d is None else insert_none(s, d) for s, d in zip(out_specs, out_dims)]
     outs = shard_map_p.bind(*vals, jaxpr=body, **shard_map_params(mesh, new_in, new_out, check_vma))
     return outs, [NOT_MAPPED if d is None else d for d in out_dims]
-
-
-def _vma_spec(vma: frozenset, mesh: Mesh) -> PartitionSpec:
-    # dimension 0 split along the axes `vma` names, in the mesh's order
-    names = tuple(a for a in mesh.axis_names if a in vma)
-    return P(names[0] if len(names) == 1 else names) if names else P()
-
-
-def _insert_none(spec: PartitionSpec, d: int) -> PartitionSpec:
-    # the spec after inserting an unsplit axis at `d` (padded with None up to it, as JAX)
-    parts = [*spec, *[None] * (d - len(spec))]
-    return P(*parts[:d], None, *parts[d:])
 
 
 @partial_eval.partial_eval_jaxpr_rules.register(shard_map_p)
@@ -480,7 +435,7 @@ def _shard_map_partial_eval(unks_in, eqn):
             res_blocks.append(aval)
         else:
             # with check_vma, as JAX: split along the axes the residual varies along only
-            spec = _vma_spec(aval.vma, mesh) if check_vma else res_spec
+            spec = vma_spec(aval.vma, mesh) if check_vma else res_spec
             block = aval if aval.ndim else aval.update(shape=(1,))
             res_atoms.append(Var(unblock_aval(block, spec, sizes)))
             res_specs.append(spec)
@@ -650,7 +605,7 @@ def _shard_map(
     @functools.wraps(f)
     def wrapped(*args: Any) -> Any:
         __tracebackhide__ = True
-        _check_mesh(mesh, axis_names)
+        check_mesh(mesh, axis_names)
         if in_specs is Infer:
             axis_types = ", ".join(str(t) for t in mesh.axis_types)
             raise TypeError(
@@ -659,11 +614,11 @@ def _shard_map(
                 f"of type {axis_types}"
             )
         if in_specs is not None:
-            _check_specs("in", in_specs, mesh)
-        _check_specs("out", out_specs, mesh)
+            check_specs("in", in_specs, mesh)
+        check_specs("out", out_specs, mesh)
         leaves, in_tree = tree_flatten(args)
         try:
-            specs = broadcast_prefix(_tuple(in_specs), in_tree, "shard_map in_specs")
+            specs = broadcast_prefix(specs_tuple(in_specs), in_tree, "shard_map in_specs")
         except ValueError as e:
             raise ValueError(f"shard_map in_specs: {e}") from None
         # a None spec: a static argument, passed to `f` as it is (JAX's)
@@ -672,15 +627,15 @@ def _shard_map(
         which = [s is not None for s in specs]
         specs = [s for s in specs if s is not None]
         avals = [core.get_aval(x) for x in leaves]
-        _check_args(f, mesh, avals, specs)
+        check_args(f, mesh, avals, specs)
         eager = core.trace_state() is core.EAGER_STATE
-        key = (in_tree, tuple(avals), tuple(specs), tuple(which), _static_key(statics))
+        key = (in_tree, tuple(avals), tuple(specs), tuple(which), static_key(statics))
         found = traces.get(key) if eager and key[-1] is not None else None
         if found is None:
             found = _trace(f, mesh, in_tree, avals, specs, statics, which, out_specs, check_vma)
             if check_vma:
-                _check_vma(f, mesh, found[0], found[3])
-            if eager and key[-1] is not None and not _holds_tracer(found[1]):
+                check_vma_outputs(f, mesh, found[0], found[3])
+            if eager and key[-1] is not None and not holds_tracer(found[1]):
                 traces[key] = found  # a later call with these types runs this trace again
         closed, consts, out_tree, out_specs_flat = found
         params = shard_map_params(mesh, [*(P() for _ in consts), *specs], out_specs_flat, check_vma)
@@ -722,218 +677,16 @@ def _trace(
         outs, out_tree = tree_flatten(f(*tree_unflatten(in_tree, everything)))
         out_trees.append(out_tree)
         try:
-            found = broadcast_prefix(_tuple(out_specs), out_tree, "shard_map out_specs")
+            found = broadcast_prefix(specs_tuple(out_specs), out_tree, "shard_map out_specs")
         except ValueError as e:
             raise ValueError(f"shard_map out_specs: {e}") from None
         if any(len(s) > core.get_aval(x).ndim for x, s in zip(outs, found, strict=True)):
-            raise ValueError(_out_rank_error(f, out_specs, out_tree, outs, found))
+            raise ValueError(out_rank_error(f, out_specs, out_tree, outs, found))
         out_specs_flat[:] = found
         if check_vma:  # as JAX: an output its spec splits along more axes is cast to vary
-            outs = [_vary_as(x, s) for x, s in zip(outs, found, strict=True)]
+            outs = [vary_as(x, s) for x, s in zip(outs, found, strict=True)]
         return outs
 
     blocks = [body_aval(a, s, mesh, check_vma) for a, s in zip(avals, specs, strict=True)]
     closed, consts = trace_body(body, mesh, blocks, check_vma)
     return closed, consts, out_trees[-1], list(out_specs_flat)
-
-
-def _out_rank_error(
-    f: Any, out_specs: Any, out_tree: Any, outs: Sequence[Any], specs: Sequence[PartitionSpec]
-) -> str:
-    # JAX's message, naming each output by its path and its spec by the spec's own path
-    _, spec_tree = tree_flatten(_tuple(out_specs), is_leaf=lambda x: isinstance(x, P))
-    spec_paths = common.leaf_path_names(spec_tree)
-
-    def spec_path(path: str) -> str:
-        inside = [q for q in spec_paths if path.startswith(q) and path[len(q) : len(q) + 1] in "["]
-        return max(inside, key=len, default="")
-
-    name, msgs, scalar = _name(f), [], False
-    for path, x, spec in zip(common.leaf_path_names(out_tree), outs, specs, strict=True):
-        aval = core.get_aval(x)
-        if len(spec) <= aval.ndim:
-            continue
-        scalar = scalar or not aval.ndim
-        msgs.append(
-            f"* out_specs{spec_path(path)} is {spec} which has length {len(spec)}, but "
-            f"{name}(*args){path} has shape {aval.strip_weak_type()}, which has rank "
-            f"{aval.ndim} (and {aval.ndim} < {len(spec)})"
-        )
-    if len(msgs) == 1:
-        msgs = [msgs[0][2:]]
-    msg = (
-        f"shard_map applied to the function '{name}' was given an out_specs entry which is too "
-        "long to be compatible with the corresponding output value from the function:\n\n"
-        + "\n\n".join(msgs)
-        + "\n\nEntries in out_specs must be of length no greater than the number of axes in "
-        "the corresponding output value.\n\nEither revise the spec to be shorter, or modify "
-        f"'{name}' so that its outputs have sufficient rank."
-    )
-    if scalar:
-        msg += (
-            "\n\nFor scalar values (rank 0), consider using an out_specs entry of `P()`, where "
-            "`P = jax.sharding.PartitionSpec`. In particular, for rank 0 outputs which are not "
-            "constant over the mesh, add at least one (singleton) axis to them so that they "
-            "can be concatenated using out_specs."
-        )
-    return msg
-
-
-def _vary_as(x: Any, spec: PartitionSpec) -> Any:
-    missing = spec_axes(spec) - core.get_aval(x).vma
-    return parallel.pvary(x, tuple(missing)) if missing else x
-
-
-def _static_key(statics: Sequence[Any]) -> tuple | None:
-    # static arguments key the trace when hashable (None: trace every call)
-    try:
-        hash(tuple(statics))
-    except TypeError:
-        return None
-    return tuple(statics)
-
-
-def _holds_tracer(xs: Sequence[Any]) -> bool:
-    return any(isinstance(x, core.Tracer) for x in xs)
-
-
-def _tuple(specs: Any) -> Any:
-    return tuple(specs) if isinstance(specs, list) else specs
-
-
-def _name(f: Any) -> str:
-    return getattr(f, "__name__", str(f))
-
-
-def _check_mesh(mesh: Any, axis_names: Any) -> None:
-    if mesh is None:
-        raise ValueError(
-            "The context mesh cannot be empty. Use `jax.set_mesh(mesh)` to enter into a mesh "
-            "context (didax has no context mesh: pass mesh=)"
-        )
-    if not isinstance(mesh, Mesh):
-        raise TypeError(
-            "shard_map requires a `jax.sharding.Mesh` or a `jax.sharding.AbstractMesh` "
-            f"instance for its second argument, but got {mesh} of type {type(mesh)}."
-        )
-    if mesh.empty:
-        raise ValueError(f"shard_map requires a non-empty mesh. Got {mesh}")
-    if not isinstance(axis_names, (frozenset, set)):
-        raise TypeError(
-            "`axis_names` argument of shard_map should be of type `frozenset` or `set`. "
-            f"Got type: {type(axis_names)}"
-        )
-    names = frozenset(axis_names) or frozenset(mesh.axis_names)
-    if not names <= frozenset(mesh.axis_names):
-        raise ValueError(
-            f"jax.shard_map requires axis_names={names} to be a subset of "
-            f"mesh.axis_names={frozenset(mesh.axis_names)}"
-        )
-    if len(mesh.local_devices) != mesh.size:
-        raise NotImplementedError(
-            f"shard_map over {mesh}, whose devices belong to several processes: didax runs "
-            "only pmap over several processes (a jit with NamedShardings over them works)"
-        )
-    if names != frozenset(mesh.axis_names):
-        raise NotImplementedError(
-            f"shard_map with axis_names={set(names)} manual over part of the mesh "
-            f"{mesh.axis_names}: didax supports only shard_maps manual over every mesh axis"
-        )
-
-
-def _check_specs(prefix: str, specs: Any, mesh: Mesh) -> None:
-    if prefix == "in" and specs is None:
-        raise TypeError(
-            "shard_map in_specs argument must be a pytree of `jax.sharding.PartitionSpec` "
-            "instances, but it was None.\nInstead of `in_specs=None`, did you mean "
-            "`in_specs=P()`, where `P = jax.sharding.PartitionSpec`?"
-        )
-    leaves, _ = tree_flatten(specs, is_leaf=lambda x: isinstance(x, PartitionSpec) or x is None)
-    if prefix == "in":  # None: a static argument
-        leaves = [p for p in leaves if p is not None]
-    for p in leaves:
-        if not isinstance(p, PartitionSpec):
-            raise TypeError(
-                f"shard_map {prefix}_specs argument must be a pytree of "
-                f"`jax.sharding.PartitionSpec` instances, but {prefix}_specs contains {p} of "
-                f"type {type(p).__name__}."
-            )
-    names = frozenset(mesh.axis_names)
-    for p in leaves:
-        for d in range(len(p)):
-            for name in p.axes_of(d):
-                if name not in names:
-                    raise ValueError(
-                        f"shard_map {prefix}_specs argument must refer to an axis marked as "
-                        f"manual ({names}), but {prefix}_specs refers to {name!r}. Check the "
-                        f"{prefix}_specs values passed to shard_map."
-                    )
-
-
-def _check_args(
-    f: Any, mesh: Mesh, avals: Sequence[ShapedArray], specs: Sequence[PartitionSpec]
-) -> None:
-    sizes = dict(mesh.shape)
-    for aval, spec in zip(avals, specs, strict=True):
-        if len(spec) > aval.ndim:
-            raise ValueError(
-                f"shard_map applied to the function '{_name(f)}' was given an argument of "
-                f"type {aval.str_short()} with in_specs entry {spec} of length {len(spec)}, "
-                f"which requires an argument of rank at least {len(spec)}."
-            )
-        for d in range(aval.ndim):
-            axes = spec.axes_of(d)
-            size = math.prod(sizes[a] for a in axes)
-            if aval.shape[d] % size:
-                axis = f"axes {axes}" if len(axes) > 1 else f"axis '{axes[0]}'"
-                raise ValueError(
-                    f"shard_map applied to the function '{_name(f)}' was given argument arrays "
-                    "with axis sizes that are not evenly divisible by the corresponding mesh "
-                    f"axis sizes: an argument of shape {aval.str_short()} with in_specs entry "
-                    f"{spec} maps array axis {d} (of size {aval.shape[d]}) to mesh {axis} (of "
-                    f"size {size}), but {size} does not evenly divide {aval.shape[d]}"
-                )
-
-
-# ----------------------------------------------------------------------------- check_vma
-# With check_vma the body's types say along which mesh axes each output varies (`aval.vma`):
-# one varying along an axis its out_spec leaves out is not the same on every device there,
-# and JAX raises this ValueError.
-
-
-def _check_vma(f: Any, mesh: Mesh, closed: ClosedJaxpr, out_specs: Sequence[PartitionSpec]) -> None:
-    msgs = []
-    for k, (aval, spec) in enumerate(zip(closed.out_avals, out_specs, strict=True)):
-        vma = aval.vma
-        left_out = [a for a in unmentioned(mesh, spec) if a in vma]
-        if not left_out:
-            continue
-        where = f"out_specs[{k}]" if len(out_specs) > 1 else "out_specs"
-        need = unmentioned(mesh, spec)
-        if len(need) > 1:
-            named = [a for a in mesh.axis_names if a not in need]
-            got = [a for a in mesh.axis_names if a in vma]
-            msgs.append(
-                f"{where} is {spec} which implies that the corresponding output value is only "
-                f"varying across mesh axes {{{','.join(map(str, named))}}} and not "
-                f"{{{','.join(map(str, left_out))}}}, but it was inferred to be possibly "
-                f"varying over {{{','.join(map(str, got))}}}"
-            )
-        else:
-            msgs.append(
-                f"{where} is {spec} which implies that the corresponding output value is "
-                f"replicated across mesh axis '{need[0]}', but could not infer replication "
-                "over any axes"
-            )
-    if len(msgs) > 1:  # JAX's bullets
-        msgs = [f"* {m}" for m in msgs]
-    if msgs:
-        raise ValueError(
-            f"shard_map applied to the function '{_name(f)}' was given out_specs which "
-            "require replication which can't be statically inferred given the mesh:\n\n"
-            f"The mesh given has shape {tuple(mesh.axis_sizes)} with corresponding axis names "
-            f"{mesh.axis_names}.\n\n" + "\n\n".join(msgs) + "\n\nCheck if these output "
-            "values are meant to be replicated over those mesh axes. If not, consider revising "
-            "the corresponding out_specs entries. If so, consider disabling the check by "
-            "passing the check_vma=False argument to `jax.shard_map`."
-        )

@@ -36,10 +36,10 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
-from didax import backend
 from didax.array import Array, ShapedArray
 from didax.config import config
-from didax.sharding import NamedSharding
+from didax.runtime import client
+from didax.runtime.sharding import NamedSharding
 
 _SCALARS = (bool, int, float, complex)
 _KWARGS = object()  # marks where the keyword arguments start in a key
@@ -82,7 +82,7 @@ def _add_all(
 def _add(x: Any, key: list[Any], leaves: list[Any], host: list[int], home: Any) -> bool:
     t = type(x)
     if t is Array:  # an eager Array (put on the device now, once) or one on another device
-        buffer = backend.buffer_of(x)
+        buffer = client.buffer_of(x)
         if buffer._sharding is not home:
             # split over a mesh: its sharding is part of the key (a sharded entry's layout)
             sharding = getattr(x, "_sharding", None)
@@ -121,4 +121,4 @@ def _add(x: Any, key: list[Any], leaves: list[Any], host: list[int], home: Any) 
 def put_host_values(leaves: list[Any], host: list[int], avals: Sequence[ShapedArray]) -> None:
     """Replace the host values among `signature`'s leaves by device buffers of type `avals`."""
     for i in host:
-        leaves[i] = backend.put(np.asarray(leaves[i], avals[i].dtype), avals[i])
+        leaves[i] = client.put(np.asarray(leaves[i], avals[i].dtype), avals[i])

@@ -2,7 +2,7 @@
 
 Layer 4 (autodidax part 3, "Adding jit"). `jit(f)(x)` stages `f` at its arguments' types
 (omnistaging), lowers the jaxpr to StableHLO (`interpreters/lowering.py`), compiles and runs
-it (`backend.py`); results stay on the device until read. Each function, under one set of jit
+it (`client.py`); results stay on the device until read. Each function, under one set of jit
 options, has a bounded executable cache keyed on argument types, static arguments and pytree
 structure, shared by all its `jit` objects (as in JAX): a new shape compiles again, a new
 value never does, and `jit(f)` made again for the same `f` finds what the first compiled.
@@ -21,11 +21,10 @@ import weakref
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
-from didax import api_util, array, backend, core, dtypes
+from didax import api_util, array, core, dtypes
 from didax.array import Array, ShapedArray
-from didax.config import config
-from didax.control_flow import dispatch
-from didax.control_flow.jit_primitive import (
+from didax.compile import dispatch
+from didax.compile.jit_primitive import (
     UNSPECIFIED,
     compile_jaxpr,
     derived,
@@ -33,20 +32,23 @@ from didax.control_flow.jit_primitive import (
     named_shardings,
     unspecified,
 )
-from didax.control_flow.stages import (
+from didax.compile.stages import (
     Entry,
     Layout,
     Lowered,
     ShardedRun,
     Traced,
+    donating_call_buffers,
     donation_aliases,
     make_layout,
     out_info,
     partition,
 )
+from didax.config import config
 from didax.interpreters import staging
 from didax.jaxpr import ClosedJaxpr, Jaxpr, holds_own_program
-from didax.sharding import NamedSharding
+from didax.runtime import client
+from didax.runtime.sharding import NamedSharding
 from didax.tree_util import (
     PyTreeDef,
     broadcast_prefix,
@@ -106,7 +108,8 @@ def jit(
     arguments without a given sharding as XLA chose). Traced (inside another jit, under
     grad/jvp/vmap), its `jit` equation carries the given shardings, as JAX's does: the
     enclosing program is partitioned over their mesh and keeps them. Not with donation.
-    `device`, `backend`, `keep_unused` and `compiler_options` are accepted and ignored.
+    `backend` may be "cpu" (another raises JAX's RuntimeError when `fn` is traced); `device`,
+    `keep_unused` and `compiler_options` are accepted and ignored.
     `inline=True`: inside another program, `fn`'s equation is lowered in place rather than
     as a called function (and evaluated eagerly when its caller is), as in JAX.
     """
@@ -131,7 +134,7 @@ def jit(
     ignored = (in_shardings, out_shardings, device, backend, compiler_options)
     share = all(x is None for x in ignored) and not keep_unused
     shardings = (in_shardings, out_shardings)
-    return JitFunction(fn, spec, inline, share=share, shardings=shardings)
+    return JitFunction(fn, spec, inline, share=share, shardings=shardings, backend=backend)
 
 
 class FunctionCache:
@@ -154,7 +157,8 @@ class FunctionCache:
 # object itself, like `_derived` in jit_primitive.py: an entry is state of that function and
 # dies with it (a lambda made in a loop, a bound method `obj.m`, made anew on each access,
 # get caches of their own). A callable that cannot be weakly referenced or hashed gets a
-# cache of its own per `jit` object.
+# cache of its own per `jit` object. Bounded by the live functions (each cache by
+# CACHE_SIZE); module-level because `jit(f)` called twice makes two objects that share `f`'s.
 _function_caches: weakref.WeakKeyDictionary[Callable, dict[Hashable, FunctionCache]] = (
     weakref.WeakKeyDictionary()
 )
@@ -187,8 +191,10 @@ class JitFunction:
         *,
         share: bool = True,
         shardings: tuple[Any, Any] = (None, None),
+        backend: str | None = None,
     ) -> None:
         functools.update_wrapper(self, fn)
+        self._backend = backend
         self._in_shardings, self._out_shardings = shardings
         self._inline = inline
         self._fn = fn
@@ -290,7 +296,7 @@ class JitFunction:
                 if not self._has_static:  # later calls with this signature: the fast path
                     self._remember(entry, args, kwargs)
             avals = entry.in_avals
-            return entry.run([backend.host_buffer(x, a) for x, a in zip(leaves, avals)])
+            return entry.run([client.host_buffer(x, a) for x, a in zip(leaves, avals)])
         in_shardings = unspecified(len(consts) + len(leaves))
         out_shardings = unspecified(len(entry.out_avals))
         if self._in_shardings is not None or self._out_shardings is not None:
@@ -386,7 +392,7 @@ class JitFunction:
     ) -> None:
         # `target` runs calls with this signature (`entry`'s program, or one partitioned)
         entry = entry or target
-        self._home = backend.runtime().sharding
+        self._home = client.runtime().sharding
         host: list[int] = []
         key = dispatch.signature(args, kwargs, self._home, [], host)
         if key is not None and key not in self._fast and not (host and entry is not target):
@@ -407,10 +413,7 @@ class JitFunction:
                 self._shared.compilations += 1
                 entry.donating[donated] = (exe, [a is not None for a in aliases])
             exe, used = entry.donating[donated]
-        buffers = [
-            backend.donated_buffer(x, a) if u else backend.host_buffer(x, a)
-            for x, a, u in zip(leaves, entry.in_avals, used, strict=True)
-        ]
+        buffers = donating_call_buffers(leaves, entry.in_avals, used)
         out = entry.run(buffers, exe)
         for x, u in zip(leaves, used, strict=True):
             if u and type(x) is Array:
@@ -441,6 +444,7 @@ class JitFunction:
         the values of tracers `fn` closes over (leading operands; the entry is then not
         cached: those tracers belong to the current transformation)."""
         __tracebackhide__ = True
+        api_util.check_backend(self._backend)
         static = self._spec.static_positions(len(args))
         static_kw = {k: v for k, v in kwargs.items() if k in self._spec.static_argnames}
         if static_kw:
@@ -615,6 +619,8 @@ def block_until_ready(x: Any) -> Any:
 
 # The jitted primitives that eager operations on split Arrays run, by primitive and params
 # (least recently used dropped first): each keeps its programs by operand types and shardings.
+# Bounded at EAGER_CACHE_SIZE entries; module-level because eager operations (`x * 2` on a
+# split Array) have no jit object to own them.
 EAGER_CACHE_SIZE = 256
 _eager_jits: collections.OrderedDict[tuple, JitFunction | None] = collections.OrderedDict()
 _eager_jits_lock = threading.Lock()
@@ -673,4 +679,4 @@ def _applied(primitive: core.Primitive, params: dict) -> Callable[..., Any]:
     return apply
 
 
-core.apply_split = apply_split
+core.set_split_evaluator(apply_split)

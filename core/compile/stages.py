@@ -22,12 +22,14 @@ import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from didax import array, backend, core, dtypes
+from didax import array, core, dtypes
 from didax.array import Array
 from didax.interpreters import lowering
 from didax.jaxpr import ClosedJaxpr
-from didax.sharding import NamedSharding, PartitionSpec, named_from_hlo
-from didax.sharding import put as put_sharded
+from didax.runtime import client
+from didax.runtime.executable import Executable, buffer_to_numpy, compile_module
+from didax.runtime.sharding import NamedSharding, PartitionSpec, named_from_hlo
+from didax.runtime.sharding import put as put_sharded
 from didax.tree_util import PyTreeDef, tree_flatten, tree_unflatten
 
 
@@ -62,11 +64,11 @@ class Entry:
         self.single = out_tree.node is None  # one array out: skip tree_unflatten
         # bfloat16 outputs are read to the host (`_host_output`); others stay on the device
         self.bfloat16 = any(a.dtype == dtypes.bfloat16 for a in closed.out_avals)
-        self.executable: backend.Executable | None = None
+        self.executable: Executable | None = None
         self.timings = {"trace": trace_time}
         self.fast_keys: list[tuple] = []  # its keys in the jitted function's fast table
         # by which leaves are donated: the program with them aliased, and which it uses
-        self.donating: dict[tuple[bool, ...], tuple[backend.Executable, list[bool]]] = {}
+        self.donating: dict[tuple[bool, ...], tuple[Executable, list[bool]]] = {}
         self.sharded: dict[tuple, ShardedRun] = {}  # by `Layout.key`: partitioned programs
         # the layout of a call, by its arguments' own shardings (the jit's given ones are
         # fixed for an entry: an entry of a jit with shardings is that jit's alone)
@@ -81,7 +83,7 @@ class Entry:
             return self.executable.launcher()
         return self.run
 
-    def run(self, buffers: list[Any], executable: backend.Executable | None = None) -> Any:
+    def run(self, buffers: list[Any], executable: Executable | None = None) -> Any:
         """Launch on device buffers (one per input); the outputs as Arrays, in their tree.
         `executable`: another program of this jaxpr (one that takes donated inputs)."""
         executable = executable or self.executable
@@ -113,6 +115,25 @@ def donation_aliases(jaxpr: ClosedJaxpr, donated: Sequence[bool]) -> list[int | 
             stacklevel=1,  # as JAX
         )
     return aliases
+
+
+def donating_call_buffers(
+    leaves: Sequence[Any], avals: Sequence[core.ShapedArray], donated: Sequence[bool]
+) -> list[Any]:
+    """A donating call's device buffers: donated leaves' may be overwritten. One buffer per
+    Array, as in JAX: an Array passed twice with a donated use is then one buffer donated
+    and used, which PJRT rejects with JAX's error (an eager Array's donated copy was a
+    buffer of its own, and the call ran)."""
+    made: dict[int, Any] = {}
+    buffers = []
+    for x, a, d in zip(leaves, avals, donated, strict=True):
+        if type(x) is Array and id(x) in made:
+            buffers.append(made[id(x)])
+            continue
+        buffers.append(client.donated_buffer(x, a) if d else client.host_buffer(x, a))
+        if type(x) is Array:
+            made[id(x)] = buffers[-1]
+    return buffers
 
 
 # ----------------------------------------------------------------------------- sharded calls
@@ -220,9 +241,7 @@ class ShardedRun:
         "single",
     )
 
-    def __init__(
-        self, entry: Entry, executable: backend.Executable, layout: Layout, timings: dict
-    ) -> None:
+    def __init__(self, entry: Entry, executable: Executable, layout: Layout, timings: dict) -> None:
         self.executable = executable
         self.timings = timings
         self.in_avals = entry.in_avals
@@ -310,7 +329,7 @@ def _named(layout: Layout, ndim: int, text: str) -> bool:
 
 def compile_sharded(
     closed: ClosedJaxpr, name: str, layout: Layout
-) -> tuple[lowering.ModuleBuilder, backend.Executable, dict[str, float]]:
+) -> tuple[lowering.ModuleBuilder, Executable, dict[str, float]]:
     """Lower `closed` with the layout's shardings and compile it for SPMD partitioning."""
     t0 = time.perf_counter()
     builder = lower_sharded(closed, name, layout)
@@ -331,10 +350,10 @@ def lower_sharded(closed: ClosedJaxpr, name: str, layout: Layout) -> lowering.Mo
 
 def compile_lowered_sharded(
     builder: lowering.ModuleBuilder, closed: ClosedJaxpr, layout: Layout
-) -> backend.Executable:
+) -> Executable:
     if builder.host_callbacks:
         raise NotImplementedError("jit: a sharded program with host callbacks (debug.print)")
-    return backend.compile_module(
+    return compile_module(
         builder.module,
         closed.in_avals,
         closed.out_avals,
@@ -346,8 +365,8 @@ def compile_lowered_sharded(
 
 
 def _host_output(buffer: Any, aval: core.ShapedArray) -> Array:
-    # bfloat16 buffers cannot be read lazily through the buffer protocol (`backend.buffer_to_numpy`)
-    return array.eager_result(backend.buffer_to_numpy(buffer, aval), aval.weak_type)
+    # bfloat16 buffers cannot be read lazily through the buffer protocol (`buffer_to_numpy`)
+    return array.eager_result(buffer_to_numpy(buffer, aval), aval.weak_type)
 
 
 def out_info(entry: Entry) -> Any:
@@ -433,7 +452,7 @@ class Lowered:
             return Compiled(
                 self.name, self._entry, run.executable, timings, sharded=(run, self._layout)
             )
-        exe = backend.compile_module(
+        exe = compile_module(
             self._builder.module, self.in_avals, self.out_avals, self._builder.host_callbacks
         )
         timings = {**self.timings, "compile": time.perf_counter() - t0}
@@ -450,7 +469,7 @@ class Compiled:
         self,
         name: str,
         entry: Entry,
-        exe: backend.Executable,
+        exe: Executable,
         timings: dict[str, float],
         donated: Sequence[bool] = (),
         *,
@@ -486,7 +505,7 @@ class Compiled:
 
     @staticmethod
     def _one_device(avals: Sequence[core.ShapedArray]) -> list[Any]:
-        return [backend.default_sharding()] * len(avals)
+        return [client.default_sharding()] * len(avals)
 
     def cost_analysis(self) -> dict[str, float]:
         """XLA's estimate: 'flops', 'transcendentals', 'bytes accessed' (and per-operand
@@ -505,10 +524,7 @@ class Compiled:
         if self._sharded is not None:
             run, layout = self._sharded
             return run.call(leaves, layout)[0]
-        buffers = [
-            backend.donated_buffer(x, a) if d else backend.host_buffer(x, a)
-            for x, a, d in zip(leaves, self.in_avals, self._donated, strict=True)
-        ]
+        buffers = donating_call_buffers(leaves, self.in_avals, self._donated)
         out = self._entry.run(buffers, self._exe)
         for x, d in zip(leaves, self._donated, strict=True):
             if d and type(x) is Array:

@@ -21,18 +21,14 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
-from didax import api_util, backend, core
-from didax.control_flow import jit as jit_module
-from didax.control_flow.shard_map import (
-    P,
-    block_aval,
-    shard_map_p,
-    shard_map_params,
-    trace_body,
-)
+from didax import api_util, core
+from didax.compile import jit as jit_module
 from didax.core import ShapedArray
+from didax.parallel.shard_map import shard_map_p, shard_map_params, trace_body
+from didax.parallel.specs import P, block_aval
 from didax.primitives import shape
-from didax.sharding import IndivisibleError, Mesh, PartitionSpec
+from didax.runtime import client
+from didax.runtime.sharding import IndivisibleError, Mesh, PartitionSpec
 from didax.tree_util import broadcast_prefix, tree_flatten, tree_unflatten
 
 DEFAULT_AXIS_NAME = "_internal_pmap_axis_name"  # JAX's name for pmap without axis_name
@@ -177,13 +173,27 @@ class PmapFunction:
         return tuple(axes)
 
     def _mesh(self, leaves: list[Any], axes: tuple[int | None, ...]) -> Mesh:
-        sizes = [
-            core.get_aval(x).shape[a] for x, a in zip(leaves, axes, strict=True) if a is not None
+        # as JAX: the first mapped argument that has a shape (Python scalars have none) sets
+        # the size; a mapped axis beyond a rank, or of size 0, is a ValueError too
+        shaped = [
+            (x.shape, a) for x, a in zip(leaves, axes) if a is not None and hasattr(x, "shape")
         ]
-        if not sizes:
+        if not shaped:
             raise ValueError("pmap requires at least one argument with a mapped axis.")
-        local_size = sizes[0]
-        nprocs = backend.process_count()
+        for x, a in zip(leaves, axes, strict=True):
+            if a is not None and not -(rank := core.get_aval(x).ndim) <= a < rank:
+                raise ValueError(
+                    f"pmap was requested to map its argument along axis {a}, which implies "
+                    f"that its rank should be at least {a + 1 if a >= 0 else -a}, but is only "
+                    f"{rank} (its shape is {core.get_aval(x).shape})"
+                )
+        local_size = shaped[0][0][shaped[0][1]]
+        if local_size == 0:
+            raise ValueError(
+                f"pmap got an argument whose mapped axis has size 0 (shape {shaped[0][0]}): "
+                "it maps one element per device, and needs at least one"
+            )
+        nprocs = client.process_count()
         if nprocs == 1 and self._axis_size is not None and self._axis_size != local_size:
             raise ValueError(
                 f"Specified axis_size {self._axis_size} doesn't match received axis_size "
@@ -192,10 +202,10 @@ class PmapFunction:
         if self._devices is not None:
             devices = self._devices
         elif nprocs > 1:  # every process's devices, process by process
-            everything = backend.devices()
+            everything = client.devices()
             devices = tuple(d for p in range(nprocs) for d in everything if d.process_index == p)
         else:
-            devices = tuple(backend.devices())
+            devices = tuple(client.devices())
         size = self._axis_size or local_size * nprocs
         mesh = self._meshes.get(devices[:size])
         if mesh is None:  # one Mesh per set of devices: jit's caches key on it

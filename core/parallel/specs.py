@@ -1,0 +1,300 @@
+"""PartitionSpecs over a mesh, for shard_map and pmap: the type of each device's block, the
+dimension a spec splits, and the checks of shard_map's mesh, specs, arguments and outputs
+(with JAX's messages), including the check_vma check of its outputs' varying axes.
+
+Layer 4, in didax.parallel after the collectives, before shard_map.py (which calls these
+checks before and after tracing a body).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from didax import core
+from didax.control_flow import common
+from didax.core import ShapedArray
+from didax.jaxpr import ClosedJaxpr
+from didax.parallel import collectives
+from didax.runtime.sharding import Mesh, PartitionSpec
+from didax.tree_util import tree_flatten
+
+P = PartitionSpec
+
+
+def axis_sizes(mesh: Mesh) -> dict[Any, int]:
+    """Each mesh axis's size, as this process sees its operands: the mesh's own, except for
+    pmap's one-axis mesh over several processes, whose operands hold this process's devices'
+    part (its local device count)."""
+    n_local = len(mesh.local_devices)
+    if n_local == mesh.size:
+        return dict(mesh.shape)
+    if len(mesh.axis_names) != 1:
+        raise NotImplementedError(
+            "shard_map over a mesh of several processes' devices: didax supports only pmap's "
+            "one-axis mesh there"
+        )
+    return {mesh.axis_names[0]: n_local}
+
+
+def block_factors(spec: PartitionSpec, ndim: int, sizes: dict[Any, int]) -> list[int]:
+    return [math.prod(sizes[a] for a in spec.axes_of(d)) for d in range(ndim)]
+
+
+def block_aval(aval: ShapedArray, spec: PartitionSpec, sizes: dict[Any, int]) -> ShapedArray:
+    """One device's block of an operand of type `aval` split as `spec`."""
+    factors = block_factors(spec, aval.ndim, sizes)
+    return aval.update(shape=tuple(n // f for n, f in zip(aval.shape, factors, strict=True)))
+
+
+def unblock_aval(aval: ShapedArray, spec: PartitionSpec, sizes: dict[Any, int]) -> ShapedArray:
+    """The type of the blocks of type `aval` put together as `spec` says (outside the
+    shard_map: varying along no mesh axis)."""
+    factors = block_factors(spec, aval.ndim, sizes)
+    shape = tuple(n * f for n, f in zip(aval.shape, factors, strict=True))
+    return core.with_vma(aval.update(shape=shape), frozenset(), ())
+
+
+def spec_axes(spec: PartitionSpec) -> frozenset:
+    """The mesh axes `spec` splits along: those its blocks vary along (check_vma)."""
+    return frozenset(a for d in range(len(spec)) for a in spec.axes_of(d))
+
+
+def body_aval(aval: ShapedArray, spec: PartitionSpec, mesh: Mesh, check_vma: bool) -> ShapedArray:
+    """The body's type of an operand of type `aval` split as `spec`: its block, varying
+    along the axes the spec names when `check_vma` (JAX's `{V:x}`)."""
+    block = block_aval(aval, spec, axis_sizes(mesh))
+    return core.with_vma(block, spec_axes(spec), mesh.axis_names) if check_vma else block
+
+
+def unmentioned(mesh: Mesh, spec: PartitionSpec) -> tuple[Any, ...]:
+    """The mesh axes `spec` does not split along, in the mesh's order."""
+    used = {a for d in range(len(spec)) for a in spec.axes_of(d)}
+    return tuple(a for a in mesh.axis_names if a not in used)
+
+
+def mapped_dim(spec: PartitionSpec) -> int | None:
+    """The one dimension a one-axis mesh's spec splits, or None."""
+    dims = [d for d in range(len(spec)) if spec.axes_of(d)]
+    return dims[0] if dims else None
+
+
+def vma_spec(vma: frozenset, mesh: Mesh) -> PartitionSpec:
+    # dimension 0 split along the axes `vma` names, in the mesh's order
+    names = tuple(a for a in mesh.axis_names if a in vma)
+    return P(names[0] if len(names) == 1 else names) if names else P()
+
+
+def insert_none(spec: PartitionSpec, d: int) -> PartitionSpec:
+    # the spec after inserting an unsplit axis at `d` (padded with None up to it, as JAX)
+    parts = [*spec, *[None] * (d - len(spec))]
+    return P(*parts[:d], None, *parts[d:])
+
+
+def vary_as(x: Any, spec: PartitionSpec) -> Any:
+    missing = spec_axes(spec) - core.get_aval(x).vma
+    return collectives.pvary(x, tuple(missing)) if missing else x
+
+
+def static_key(statics: Sequence[Any]) -> tuple | None:
+    # static arguments key the trace when hashable (None: trace every call)
+    try:
+        hash(tuple(statics))
+    except TypeError:
+        return None
+    return tuple(statics)
+
+
+def holds_tracer(xs: Sequence[Any]) -> bool:
+    return any(isinstance(x, core.Tracer) for x in xs)
+
+
+# ----------------------------------------------------------------------------- checks
+# shard_map's arguments, specs and outputs, checked with JAX's messages.
+
+
+def specs_tuple(specs: Any) -> Any:
+    return tuple(specs) if isinstance(specs, list) else specs
+
+
+def fn_name(f: Any) -> str:
+    return getattr(f, "__name__", str(f))
+
+
+def check_mesh(mesh: Any, axis_names: Any) -> None:
+    if mesh is None:
+        raise ValueError(
+            "The context mesh cannot be empty. Use `jax.set_mesh(mesh)` to enter into a mesh "
+            "context (didax has no context mesh: pass mesh=)"
+        )
+    if not isinstance(mesh, Mesh):
+        raise TypeError(
+            "shard_map requires a `jax.sharding.Mesh` or a `jax.sharding.AbstractMesh` "
+            f"instance for its second argument, but got {mesh} of type {type(mesh)}."
+        )
+    if mesh.empty:
+        raise ValueError(f"shard_map requires a non-empty mesh. Got {mesh}")
+    if not isinstance(axis_names, (frozenset, set)):
+        raise TypeError(
+            "`axis_names` argument of shard_map should be of type `frozenset` or `set`. "
+            f"Got type: {type(axis_names)}"
+        )
+    names = frozenset(axis_names) or frozenset(mesh.axis_names)
+    if not names <= frozenset(mesh.axis_names):
+        raise ValueError(
+            f"jax.shard_map requires axis_names={names} to be a subset of "
+            f"mesh.axis_names={frozenset(mesh.axis_names)}"
+        )
+    if len(mesh.local_devices) != mesh.size:
+        raise NotImplementedError(
+            f"shard_map over {mesh}, whose devices belong to several processes: didax runs "
+            "only pmap over several processes (a jit with NamedShardings over them works)"
+        )
+    if names != frozenset(mesh.axis_names):
+        raise NotImplementedError(
+            f"shard_map with axis_names={set(names)} manual over part of the mesh "
+            f"{mesh.axis_names}: didax supports only shard_maps manual over every mesh axis"
+        )
+
+
+def check_specs(prefix: str, specs: Any, mesh: Mesh) -> None:
+    if prefix == "in" and specs is None:
+        raise TypeError(
+            "shard_map in_specs argument must be a pytree of `jax.sharding.PartitionSpec` "
+            "instances, but it was None.\nInstead of `in_specs=None`, did you mean "
+            "`in_specs=P()`, where `P = jax.sharding.PartitionSpec`?"
+        )
+    leaves, _ = tree_flatten(specs, is_leaf=lambda x: isinstance(x, PartitionSpec) or x is None)
+    if prefix == "in":  # None: a static argument
+        leaves = [p for p in leaves if p is not None]
+    for p in leaves:
+        if not isinstance(p, PartitionSpec):
+            raise TypeError(
+                f"shard_map {prefix}_specs argument must be a pytree of "
+                f"`jax.sharding.PartitionSpec` instances, but {prefix}_specs contains {p} of "
+                f"type {type(p).__name__}."
+            )
+    names = frozenset(mesh.axis_names)
+    for p in leaves:
+        for d in range(len(p)):
+            for name in p.axes_of(d):
+                if name not in names:
+                    raise ValueError(
+                        f"shard_map {prefix}_specs argument must refer to an axis marked as "
+                        f"manual ({names}), but {prefix}_specs refers to {name!r}. Check the "
+                        f"{prefix}_specs values passed to shard_map."
+                    )
+
+
+def check_args(
+    f: Any, mesh: Mesh, avals: Sequence[ShapedArray], specs: Sequence[PartitionSpec]
+) -> None:
+    sizes = dict(mesh.shape)
+    for aval, spec in zip(avals, specs, strict=True):
+        if len(spec) > aval.ndim:
+            raise ValueError(
+                f"shard_map applied to the function '{fn_name(f)}' was given an argument of "
+                f"type {aval.str_short()} with in_specs entry {spec} of length {len(spec)}, "
+                f"which requires an argument of rank at least {len(spec)}."
+            )
+        for d in range(aval.ndim):
+            axes = spec.axes_of(d)
+            size = math.prod(sizes[a] for a in axes)
+            if aval.shape[d] % size:
+                axis = f"axes {axes}" if len(axes) > 1 else f"axis '{axes[0]}'"
+                raise ValueError(
+                    f"shard_map applied to the function '{fn_name(f)}' was given argument arrays "
+                    "with axis sizes that are not evenly divisible by the corresponding mesh "
+                    f"axis sizes: an argument of shape {aval.str_short()} with in_specs entry "
+                    f"{spec} maps array axis {d} (of size {aval.shape[d]}) to mesh {axis} (of "
+                    f"size {size}), but {size} does not evenly divide {aval.shape[d]}"
+                )
+
+
+def out_rank_error(
+    f: Any, out_specs: Any, out_tree: Any, outs: Sequence[Any], specs: Sequence[PartitionSpec]
+) -> str:
+    # JAX's message, naming each output by its path and its spec by the spec's own path
+    _, spec_tree = tree_flatten(specs_tuple(out_specs), is_leaf=lambda x: isinstance(x, P))
+    spec_paths = common.leaf_path_names(spec_tree)
+
+    def spec_path(path: str) -> str:
+        inside = [q for q in spec_paths if path.startswith(q) and path[len(q) : len(q) + 1] in "["]
+        return max(inside, key=len, default="")
+
+    name, msgs, scalar = fn_name(f), [], False
+    for path, x, spec in zip(common.leaf_path_names(out_tree), outs, specs, strict=True):
+        aval = core.get_aval(x)
+        if len(spec) <= aval.ndim:
+            continue
+        scalar = scalar or not aval.ndim
+        msgs.append(
+            f"* out_specs{spec_path(path)} is {spec} which has length {len(spec)}, but "
+            f"{name}(*args){path} has shape {aval.strip_weak_type()}, which has rank "
+            f"{aval.ndim} (and {aval.ndim} < {len(spec)})"
+        )
+    if len(msgs) == 1:
+        msgs = [msgs[0][2:]]
+    msg = (
+        f"shard_map applied to the function '{name}' was given an out_specs entry which is too "
+        "long to be compatible with the corresponding output value from the function:\n\n"
+        + "\n\n".join(msgs)
+        + "\n\nEntries in out_specs must be of length no greater than the number of axes in "
+        "the corresponding output value.\n\nEither revise the spec to be shorter, or modify "
+        f"'{name}' so that its outputs have sufficient rank."
+    )
+    if scalar:
+        msg += (
+            "\n\nFor scalar values (rank 0), consider using an out_specs entry of `P()`, where "
+            "`P = jax.sharding.PartitionSpec`. In particular, for rank 0 outputs which are not "
+            "constant over the mesh, add at least one (singleton) axis to them so that they "
+            "can be concatenated using out_specs."
+        )
+    return msg
+
+
+# ----------------------------------------------------------------------------- check_vma
+# With check_vma the body's types say along which mesh axes each output varies (`aval.vma`):
+# one varying along an axis its out_spec leaves out is not the same on every device there,
+# and JAX raises this ValueError.
+
+
+def check_vma_outputs(
+    f: Any, mesh: Mesh, closed: ClosedJaxpr, out_specs: Sequence[PartitionSpec]
+) -> None:
+    msgs = []
+    for k, (aval, spec) in enumerate(zip(closed.out_avals, out_specs, strict=True)):
+        vma = aval.vma
+        left_out = [a for a in unmentioned(mesh, spec) if a in vma]
+        if not left_out:
+            continue
+        where = f"out_specs[{k}]" if len(out_specs) > 1 else "out_specs"
+        need = unmentioned(mesh, spec)
+        if len(need) > 1:
+            named = [a for a in mesh.axis_names if a not in need]
+            got = [a for a in mesh.axis_names if a in vma]
+            msgs.append(
+                f"{where} is {spec} which implies that the corresponding output value is only "
+                f"varying across mesh axes {{{','.join(map(str, named))}}} and not "
+                f"{{{','.join(map(str, left_out))}}}, but it was inferred to be possibly "
+                f"varying over {{{','.join(map(str, got))}}}"
+            )
+        else:
+            msgs.append(
+                f"{where} is {spec} which implies that the corresponding output value is "
+                f"replicated across mesh axis '{need[0]}', but could not infer replication "
+                "over any axes"
+            )
+    if len(msgs) > 1:  # JAX's bullets
+        msgs = [f"* {m}" for m in msgs]
+    if msgs:
+        raise ValueError(
+            f"shard_map applied to the function '{fn_name(f)}' was given out_specs which "
+            "require replication which can't be statically inferred given the mesh:\n\n"
+            f"The mesh given has shape {tuple(mesh.axis_sizes)} with corresponding axis names "
+            f"{mesh.axis_names}.\n\n" + "\n\n".join(msgs) + "\n\nCheck if these output "
+            "values are meant to be replicated over those mesh axes. If not, consider revising "
+            "the corresponding out_specs entries. If so, consider disabling the check by "
+            "passing the check_vma=False argument to `jax.shard_map`."
+        )

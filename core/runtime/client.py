@@ -1,0 +1,413 @@
+"""The PJRT CPU client: jaxlib loaded once, devices, device buffers, and the MLIR context.
+
+Layer 1, the runtime floor (`didax.runtime`: client, distributed, executable, sharding),
+after array.py and core.py. With executable.py, the only modules that touch jaxlib's private
+API, pinned to the tested version (`JAXLIB_VERSION`): a jaxlib upgrade touches this floor
+only. Nothing here is imported from jaxlib when `didax` is imported (jaxlib's client and MLIR
+bindings take about 200 ms to load); the first compile, `device_put` or `devices()` loads
+jaxlib and makes the client, once (`runtime()`).
+
+This is JAX's `xla_bridge.py` (clients) and `pxla.py` (device put) reduced to CPU devices:
+the client has one device, or N when asked before it starts
+(`XLA_FLAGS=--xla_force_host_platform_device_count=N`, which jaxlib's client reads itself, or
+`config.update("jax_num_cpu_devices", N)`), or the devices of every process once
+`didax.distributed.initialize` filled `global_state`. `device_put` may place an Array on any
+device, and `put_sharded` splits one over several (a multi-device buffer described by an HLO
+sharding). Compiling and running programs is executable.py's.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import os
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from didax import core, dtypes
+from didax.array import Array
+from didax.config import config
+
+JAXLIB_VERSION = "0.10.2"  # tested; jaxlib's private API changes between minor versions
+
+
+@dataclass
+class DistributedState:
+    """This process's distributed runtime (nothing while not initialized): what the client is
+    made from. `didax.distributed.initialize` fills it before the client starts."""
+
+    service: Any = None  # process 0's coordination service
+    client: Any = None
+    process_id: int = 0
+    num_processes: int = 1
+    coordinator_address: str | None = None
+
+    def collectives(self) -> Any:
+        """The CPU collectives the client uses: gloo over TCP, or None alone."""
+        if self.client is None:
+            return None
+        return jaxlib_module().make_gloo_tcp_collectives(distributed_client=self.client)
+
+
+global_state = DistributedState()
+
+
+def jaxlib_module() -> Any:
+    """jaxlib's `_jax` extension, loaded on use: `import didax` does not pay for jaxlib."""
+    importlib.import_module("jaxlib.xla_client")  # initializes jaxlib._jax
+    return importlib.import_module("jaxlib._jax")
+
+
+class _Runtime:
+    """jaxlib's modules, the PJRT CPU client and its one device."""
+
+    def __init__(self) -> None:
+        # Imported here, not at the top of the module: loading jaxlib costs ~200 ms, which
+        # `import didax` must not pay (this is not a cycle-dodging import).
+        # XLA logs an INFO line per client start to stderr, which lands in every notebook;
+        # keep warnings and errors (a user's own setting wins).
+        os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")
+        version = importlib.import_module("jaxlib.version").__version__
+        if version.split(".")[:2] != JAXLIB_VERSION.split(".")[:2]:
+            raise ImportError(
+                f"didax is tested with jaxlib {JAXLIB_VERSION} and drives its "
+                f"private API; found jaxlib {version}. Install "
+                f"jaxlib=={JAXLIB_VERSION}."
+            )
+        self.xc = importlib.import_module("jaxlib.xla_client")
+        self.xla = importlib.import_module("jaxlib._jax")
+        self.ir = importlib.import_module("jaxlib.mlir.ir")
+        self.func = importlib.import_module("jaxlib.mlir.dialects.func")
+        self.hlo = importlib.import_module("jaxlib.mlir.dialects.stablehlo")
+        self.chlo = importlib.import_module("jaxlib.mlir.dialects.chlo")  # erf_inv, as JAX
+        ext = importlib.import_module("jaxlib.mlir._mlir_libs._jax_mlir_ext")
+        self.dialects = self.ir.DialectRegistry()
+        ext.register_dialects(self.dialects)  # func and the other upstream dialects
+        # None: jaxlib's client reads XLA_FLAGS' --xla_force_host_platform_device_count
+        n = config.lock("jax_num_cpu_devices")
+        state = global_state  # several processes: every process's devices
+        self.client = self.xc.make_cpu_client(
+            num_devices=n if n >= 0 else None,
+            distributed_client=state.client,
+            node_id=state.process_id,
+            num_nodes=state.num_processes,
+            collectives=state.collectives(),
+        )
+        self.devices = self.client.devices()
+        self.device = self.client.local_devices()[0]  # where this process computes
+        self.sharding = self.xc.GSPMDSharding((self.device,), self.xc.OpSharding())
+        self.put = self.xla.batched_device_put
+        # An eager Array's value is immutable: the device may alias it. A user's NumPy array
+        # may change after the call, so it is copied before the put returns.
+        self.alias = self.xla.HostBufferSemantics.ZERO_COPY
+        self.copy = self.xla.HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL
+
+
+# The one client of the process (STYLE §4: "one lazily made PJRT client"), made on first use.
+_runtime: _Runtime | None = None
+_runtime_lock = threading.Lock()
+
+
+def runtime() -> _Runtime:
+    """jaxlib and the PJRT client, loaded and made on first use, once per process: threads
+    racing to the first use wait for one client (buffers of a second client would be
+    rejected by executables of the first)."""
+    rt = _runtime
+    if rt is None:
+        rt = _make_runtime()
+    return rt
+
+
+def started() -> bool:
+    """Whether the client has been made (then `distributed.initialize` is too late)."""
+    return _runtime is not None
+
+
+def _make_runtime() -> _Runtime:
+    global _runtime
+    with _runtime_lock:
+        if _runtime is None:
+            _runtime = _Runtime()
+        return _runtime
+
+
+def devices() -> list[Any]:
+    """All devices of all processes (CPU devices: `CpuDevice(id=0)`, ...). Like
+    `jax.devices()`."""
+    return list(runtime().devices)
+
+
+def local_devices() -> list[Any]:
+    """The devices this process drives. Like `jax.local_devices()`."""
+    return list(runtime().client.local_devices())
+
+
+def device_count() -> int:
+    """The number of devices of all processes. Like `jax.device_count()`."""
+    return len(runtime().devices)
+
+
+def local_device_count() -> int:
+    """The number of devices this process drives. Like `jax.local_device_count()`."""
+    return len(local_devices())
+
+
+def process_index() -> int:
+    """This process's index (0 in a single-process run). Like `jax.process_index()`."""
+    return runtime().client.process_index()
+
+
+def process_count() -> int:
+    """The number of processes (1 without a distributed runtime). Like
+    `jax.process_count()`."""
+    return len({d.process_index for d in runtime().devices})
+
+
+class SingleDeviceSharding:
+    """An array placed whole on one device. Like `jax.sharding.SingleDeviceSharding`."""
+
+    def __init__(self, device: Any, *, memory_kind: str | None = None) -> None:
+        self.device = device
+        self.memory_kind = memory_kind or "device"
+        self.device_set = {device}
+        self.is_fully_replicated = self.is_fully_addressable = True
+        self.num_devices = 1
+
+    def shard_shape(self, global_shape: tuple[int, ...]) -> tuple[int, ...]:
+        """The shape of the device's block: the whole array's."""
+        return tuple(global_shape)
+
+    def __repr__(self) -> str:
+        return f"SingleDeviceSharding(device={self.device!r}, memory_kind={self.memory_kind})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, SingleDeviceSharding) and other.device == self.device
+
+    def __hash__(self) -> int:
+        return hash(("SingleDeviceSharding", self.device))
+
+
+@functools.cache  # one value per process (the client's first device): bounded by one entry
+def default_sharding() -> SingleDeviceSharding:
+    """Where every didax Array lives: this process's first CPU device."""
+    return SingleDeviceSharding(runtime().device)
+
+
+# ----------------------------------------------------------------------------- buffers
+
+
+def put(
+    value: np.ndarray, aval: core.ShapedArray, *, alias: bool = False, device: Any = None
+) -> Any:
+    """Copy a canonical NumPy value to a device (the first one unless `device` is given), or
+    alias it, for immutable values. `aval` must match the value's shape and dtype; the buffer
+    keeps it as its type."""
+    rt = runtime()
+    if device is None or device == rt.device:
+        sharding, device = rt.sharding, rt.device
+    else:
+        sharding = rt.xc.GSPMDSharding((device,), rt.xc.OpSharding())
+    return rt.put(
+        aval,
+        sharding,
+        [value],
+        [device],
+        True,
+        False,
+        rt.alias if alias else rt.copy,
+        enable_x64=True,
+    )
+
+
+def buffer_of(x: Array) -> Any:
+    """The device buffer behind `x`: an eager Array's value is put on the device once and
+    kept beside it, so passing the same Array to compiled code again costs no copy."""
+    buf = x._buffer
+    if buf is None:
+        buf = x._buffer = put(x._host(), x.aval, alias=True)  # (raises if x was deleted)
+    return buf
+
+
+def donated_buffer(x: Any, aval: core.ShapedArray) -> Any:
+    """A buffer of argument `x` that a program may overwrite (donated to a jitted call): an
+    Array's own buffer when it lives only on the device; otherwise a copy, so that no host
+    value (an eager Array's, or a NumPy view of a device buffer) is ever overwritten."""
+    if type(x) is Array and x._value is None and x._buffer is not None:
+        return x._buffer
+    return put(np.array(core.to_numpy(x), aval.dtype), aval)
+
+
+def host_buffer(x: Any, aval: core.ShapedArray) -> Any:
+    """A device buffer for any array-like argument of type `aval` (Arrays, NumPy values,
+    Python scalars)."""
+    if type(x) is Array:
+        return buffer_of(x)
+    return put(np.asarray(core.to_numpy(x), aval.dtype), aval)
+
+
+# The three caches below key on plain values (sharding text, dims, device tuples; devices
+# live as long as the process's one client), each bounded at 256 entries, least recently
+# used dropped first. Module-level because what they compute depends only on the client,
+# which is per process: no object owns it.
+@functools.lru_cache(maxsize=256)
+def canonical_sharding(text: str) -> str:
+    """XLA's canonical spelling of an HLO sharding (`{devices=[2,2]0,1,2,3}` ->
+    `{devices=[2,2]<=[4]}`), as `mhlo.sharding` attributes and compiled HLO print it."""
+    return str(runtime().xc.HloSharding.from_string(text))
+
+
+@functools.lru_cache(maxsize=256)
+def iota_sharding(
+    dims: tuple[int, ...], mesh_shape: tuple[int, ...], perm: tuple[int, ...], replicated: bool
+) -> str:
+    """The HLO sharding whose tiles (`dims`; the last one replicas if `replicated`) go to
+    the devices of an iota of `mesh_shape` transposed by `perm`, as XLA prints it
+    (`{devices=[1,2,2]<=[2,2]T(1,0) last_tile_dim_replicate}`)."""
+    xc = runtime().xc
+    groups = [xc.OpSharding.Type.REPLICATED] if replicated else []
+    return str(xc.HloSharding.iota_tile(list(dims), list(mesh_shape), list(perm), groups))
+
+
+@functools.lru_cache(maxsize=256)
+def gspmd_sharding(devices: tuple[Any, ...], text: str) -> Any:
+    """jaxlib's description of an array split over `devices` (tile entries index into them)."""
+    rt = runtime()
+    return rt.xc.GSPMDSharding(devices, rt.xc.HloSharding.from_string(text).to_proto())
+
+
+def put_sharded(
+    value: np.ndarray,
+    aval: core.ShapedArray,
+    devices: Sequence[Any],
+    text: str,
+    blocks: Sequence[tuple[slice, ...]],
+) -> Any:
+    """One array over several devices: `value[blocks[k]]` on `devices[k]`, described by the
+    HLO sharding `text` (tile entries are positions in `devices`). Only this process's
+    devices get their block; the result is what a program compiled for `devices` takes."""
+    here = runtime().client.process_index()
+    local = {d: value[b] for d, b in zip(devices, blocks, strict=True) if d.process_index == here}
+    return put_blocks(aval, devices, text, local)
+
+
+def put_blocks(
+    aval: core.ShapedArray, devices: Sequence[Any], text: str, blocks: dict[Any, np.ndarray]
+) -> Any:
+    """One array of type `aval` over `devices` (split as the HLO sharding `text` says) from
+    this process's blocks, `blocks[device]` (NumPy values of the block's shape)."""
+    rt = runtime()
+    # each block on its device, then one array over them (jaxlib's batched put of a split
+    # array wants a sharding class of jax's for partly replicated ones)
+    parts = []
+    for d in devices:
+        if d in blocks:
+            block = np.ascontiguousarray(blocks[d], dtype=aval.dtype)
+            parts.append(put(block, aval.update(shape=block.shape), device=d))
+    return rt.xla.ArrayImpl(aval, gspmd_sharding(tuple(devices), text), parts, True, True)
+
+
+def sharded_devices(buffer: Any) -> tuple[Any, ...]:
+    """The devices of a multi-device buffer, in its sharding's order."""
+    return tuple(buffer._sharding._devices)
+
+
+def element_type(ir: Any, dtype: np.dtype) -> Any:
+    """The MLIR element type of a NumPy dtype (`i1` for bool, `ui32`, `bf16`, `complex<f32>`)."""
+    dtype = np.dtype(dtype)
+    if dtype == np.bool_:
+        return ir.IntegerType.get_signless(1)
+    if dtype.kind == "i":
+        return ir.IntegerType.get_signless(8 * dtype.itemsize)
+    if dtype.kind == "u":
+        return ir.IntegerType.get_unsigned(8 * dtype.itemsize)
+    if dtypes.bfloat16 is not None and dtype == dtypes.bfloat16:
+        return ir.BF16Type.get()
+    floats = {2: ir.F16Type, 4: ir.F32Type, 8: ir.F64Type}
+    if dtype.kind == "f" and dtype.itemsize in floats:
+        return floats[dtype.itemsize].get()
+    if dtype.kind == "c" and dtype.itemsize // 2 in floats:  # complex64: complex<f32>
+        return ir.ComplexType.get(floats[dtype.itemsize // 2].get())
+    raise NotImplementedError(f"didax cannot lower arrays of dtype {dtype.name}")
+
+
+def device_put(x: Any, device: Any = None) -> Array:
+    """`x` as an Array on `device` (default: the first device). Like `jax.device_put` with
+    a device or None (no shardings).
+
+    Raises:
+      ValueError: `device` is not one of `devices()` (or None), as JAX's.
+    """
+    if isinstance(x, core.Tracer):
+        return x
+    rt = runtime()
+    if device is not None and device not in rt.devices:
+        raise ValueError(
+            f"device_put: {device!r} is not a device of this client; choose None or one of "
+            f"didax.devices() = {list(rt.devices)}"
+        )
+    if device is None or device == rt.device:
+        out = (
+            x if type(x) is Array else Array(np.array(core.to_numpy(x)), core.get_aval(x).weak_type)
+        )
+        buffer_of(out)  # the Array keeps its (copied, immutable) host value too
+        return out
+    value = np.array(core.to_numpy(x))
+    aval = core.get_aval(x).update(shape=value.shape, dtype=value.dtype)
+    buffer = put(value, aval, alias=True, device=device)
+    return Array(
+        value, aval.weak_type, buffer=buffer, aval=aval, sharding=SingleDeviceSharding(device)
+    )
+
+
+def array_devices(x: Array) -> set[Any]:
+    """The devices holding `x` (an eager value counts as on the first device)."""
+    sharding = getattr(x, "_sharding", None)
+    if sharding is not None:
+        return set(sharding.device_set)
+    buf = x._buffer
+    return set(buf._sharding._devices) if buf is not None else {runtime().device}
+
+
+# ----------------------------------------------------------------------------- MLIR
+
+
+def new_context() -> Any:
+    """A fresh MLIR context that knows the func and StableHLO dialects (one per lowering, so
+    that nothing a lowering interns, e.g. large constants, outlives it)."""
+    rt = runtime()
+    ctx = rt.ir.Context()
+    ctx.append_dialect_registry(rt.dialects)
+    ctx.enable_multithreading(False)
+    rt.hlo.register_dialect(ctx)
+    rt.chlo.register_dialect(ctx)
+    ctx.dialects["func"]  # load the func dialect now: the printer needs it registered
+    return ctx
+
+
+# ----------------------------------------------------------------------------- LAPACK
+
+
+_lapack_lock = threading.Lock()
+_lapack_registered = False
+
+
+def lapack_target(routine: str, dtype: np.dtype) -> str:
+    """The name of jaxlib's LAPACK FFI handler for `routine` ("getrf") on `dtype`
+    (`lapack_sgetrf_ffi` for float32), its handlers registered with XLA's CPU custom-call
+    registry on first use, as JAX registers them (`jax/_src/lax/linalg.py`)."""
+    global _lapack_registered
+    rt = runtime()
+    with _lapack_lock:
+        if not _lapack_registered:
+            lapack = importlib.import_module("jaxlib.lapack")
+            for name, fn, api_version in lapack.registrations()["cpu"]:
+                rt.xc.register_custom_call_target(name, fn, platform="cpu", api_version=api_version)
+            lapack._lapack.initialize()  # looks up the LAPACK routines (scipy's or jaxlib's)
+            _lapack_registered = True
+    prefix = {np.dtype(np.float32): "s", np.dtype(np.float64): "d"}.get(np.dtype(dtype))
+    if prefix is None:
+        raise NotImplementedError(f"{routine}: no LAPACK routine for dtype {np.dtype(dtype).name}")
+    return f"lapack_{prefix}{routine}_ffi"
