@@ -44,14 +44,21 @@ def jaxpr_sections(r: reports.JaxprReport) -> list[Section]:
 
 
 def residual_rows(closed: Any) -> tuple[Row, ...]:
-    """`a:f32[] = 0.87758255`: the constants (residuals) of a program, with their values."""
+    """`a:f32[] = 0.87758255  (for eqn 0)`: the constants (residuals) of a program, with
+    their values and the equation of f whose derivative reads each first (the derivation
+    of the first equation using it)."""
     names = printed_names(closed)
-    return tuple(
-        Row(
-            f"{names.get(id(v), '?')}:{v.aval.str_short()}", "= " + np.array2string(c, threshold=20)
-        )
-        for v, c in zip(closed.jaxpr.constvars, map(np.asarray, closed.consts), strict=True)
-    )
+    first_use: dict[int, Any] = {}
+    for eqn in closed.jaxpr.eqns:
+        for x in eqn.invars:
+            first_use.setdefault(id(x), eqn.derivation)
+    rows = []
+    for v, c in zip(closed.jaxpr.constvars, map(np.asarray, closed.consts), strict=True):
+        d = first_use.get(id(v))
+        where = f"  (for eqn {d.source})" if d is not None and d.source is not None else ""
+        value = "= " + np.array2string(c, threshold=20)
+        rows.append(Row(f"{names.get(id(v), '?')}:{v.aval.str_short()}", value + where))
+    return tuple(rows)
 
 
 def grad_sections(r: reports.GradReport) -> list[Section]:

@@ -162,3 +162,15 @@ ENTRY %main.2 (a: f32[4]) -> (f32[4], f32[]) {
     assert ins["sin_0.0"].path == (0,) and ins["sin_0.0"].opcode == "sine"
     assert (ins["sine_fusion"].kind, ins["sine_fusion"].calls) == ("kLoop", "fused_computation")
     assert ins["t"].opcode == "tuple"
+
+
+def test_residuals_say_which_equation_they_serve() -> None:
+    stages = _stages()
+    linearized = stages[2]
+    rows = {r.label: r.text for r in linearized.inputs}
+    # cos(x), the residual of sin's derivative, serves eqn 0; sin(x) and x serve eqn 1's
+    assert [text.rsplit("  ", 1)[-1] for text in rows.values()] == [
+        "(for eqn 0)",
+        "(for eqn 1)",
+        "(for eqn 1)",
+    ]
