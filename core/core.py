@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 from didax import dtypes
+from didax import source_info as si
 from didax.array import (  # noqa: F401 - below core; `core.ShapedArray` etc. stay importable
     BINARY_OPERATORS,
     REFLECTED_OPERATORS,
@@ -254,12 +255,19 @@ class TracerArrayConversionError(JAXTypeError):
 class MainTrace:
     """One interpreter on the trace stack: its level, its Trace class and global data."""
 
-    __slots__ = ("level", "trace_type", "global_data", "trace")
+    __slots__ = ("level", "trace_type", "global_data", "trace", "deriving")
 
-    def __init__(self, level: int, trace_type: type[Trace], global_data: Any = None) -> None:
+    def __init__(
+        self,
+        level: int,
+        trace_type: type[Trace],
+        global_data: Any = None,
+        deriving: si.Deriving | None = None,
+    ) -> None:
         self.level = level
         self.trace_type = trace_type
         self.global_data = global_data
+        self.deriving = deriving  # None for the eval interpreter at the bottom
         self.trace = trace_type(self)  # the interpreter `bind` hands this level's work to
 
     def __repr__(self) -> str:
@@ -548,7 +556,8 @@ def new_main(
     """Push an interpreter for the duration of a `with`; `dynamic=True` makes it catch
     every primitive bound below it, tracers or not (omnistaging)."""
     state = trace_state()
-    main = MainTrace(len(state.stack), trace_type, global_data)
+    deriving = state.stack[-1].deriving or si.Deriving()  # shared by the mains above
+    main = MainTrace(len(state.stack), trace_type, global_data, deriving)
     new = replace(state, stack=(*state.stack, main), dynamic=main if dynamic else state.dynamic)
     token = _state.set(new)
     try:

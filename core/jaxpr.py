@@ -11,6 +11,7 @@ a transformation transforms it (the interpreter is itself traceable).
 from __future__ import annotations
 
 import collections
+import functools
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -98,6 +99,7 @@ class JaxprEqn(NamedTuple):
     outvars: list[Var]
     params: dict[str, Any]
     source_info: si.SourceInfo | None = None  # the user's line that bound it (source_info.py)
+    derivation: si.Derivation | None = None  # the transformed equation it comes from
 
 
 @dataclass(frozen=True, eq=False, slots=True)
@@ -120,10 +122,13 @@ class Jaxpr:
 
     __repr__ = __str__
 
-    def pretty_print(self, *, source_info: bool = False, width: int = pretty.WIDTH) -> str:
-        """The jaxpr as text; with `source_info`, each equation's user source location.
-        Like `jax.core.Jaxpr.pretty_print`."""
-        return pp_jaxpr(self, width, source_info=source_info)
+    def pretty_print(
+        self, *, source_info: bool = False, derivation: bool = False, width: int = pretty.WIDTH
+    ) -> str:
+        """The jaxpr as text; with `source_info`, each equation's user source location; with
+        `derivation`, the equation of the transformed program it comes from (`# tangent of
+        eqn 1`). Like `jax.core.Jaxpr.pretty_print`."""
+        return pp_jaxpr(self, width, source_info=source_info, derivation=derivation)
 
 
 @dataclass(frozen=True, eq=False, slots=True, weakref_slot=True)  # jit caches per jaxpr
@@ -155,10 +160,13 @@ class ClosedJaxpr:
 
     __repr__ = __str__
 
-    def pretty_print(self, *, source_info: bool = False, width: int = pretty.WIDTH) -> str:
+    def pretty_print(
+        self, *, source_info: bool = False, derivation: bool = False, width: int = pretty.WIDTH
+    ) -> str:
         """The jaxpr as text; with `source_info`, each equation's user source location
-        (`# file:line:column (function)`). Like `jax.core.ClosedJaxpr.pretty_print`."""
-        return self.jaxpr.pretty_print(source_info=source_info, width=width)
+        (`# file:line:column (function)`); with `derivation`, where a transformation took it
+        from (`# tangent of eqn 1`). Like `jax.core.ClosedJaxpr.pretty_print`."""
+        return self.jaxpr.pretty_print(source_info=source_info, derivation=derivation, width=width)
 
     def _repr_pretty_(self, p: Any, cycle: bool) -> None:
         # its rich view (didax.widgets) is registered from above, with IPython's display
@@ -311,21 +319,50 @@ def eval_jaxpr(jaxpr: Jaxpr, consts: Sequence[Any], *args: Any) -> list[Any]:
         )
     for v, val in zip(jaxpr.invars, args, strict=True):
         env[v] = val
-    for eqn in jaxpr.eqns:
-        outs = bind_eqn(eqn, [read(x) for x in eqn.invars])
+    for i, eqn in enumerate(jaxpr.eqns):
+        outs = bind_eqn(eqn, [read(x) for x in eqn.invars], i)
         for v, val in zip(eqn.outvars, outs, strict=True):
             env[v] = val
     return [read(x) for x in jaxpr.outvars]
 
 
-def bind_eqn(eqn: JaxprEqn, operands: Sequence[Any]) -> list[Any]:
+def bind_eqn(eqn: JaxprEqn, operands: Sequence[Any], index: int | None = None) -> list[Any]:
     """Bind `eqn`'s primitive on `operands`; what the interpreters stage meanwhile inherits
-    the equation's source (source_info.py). The interpreters' loops call this."""
+    the equation's source and, given its `index` in its program, derives from it (a plain
+    re-staging keeps its derivation; source_info.py). The interpreters' loops call this."""
     token = si.enter(eqn.source_info)
+    d = core.trace_state().stack[-1].deriving if index is not None else None
+    if d is None:
+        try:
+            return core.bind(eqn.primitive, operands, eqn.params)
+        finally:
+            si.leave(token)
+    source, current, start = d.source, d.current, len(d.log)
+    # (a rule that evaluates a nested jaxpr inline, as vmap's cond may, nests the path)
+    where = index if source is None else _nested_path(source, eqn, index)
+    copied = eqn.derivation
+    if source is not None and copied is not None and copied.origin is not None:
+        # an equation a rule derived from a nested jaxpr, inlined: place what it came from
+        copied = copied._replace(source=_nested_path(source, copied.origin, copied.source))
+    d.source, d.current = (where, eqn), copied or si.Derivation(where, "copy", None, eqn)
     try:
         return core.bind(eqn.primitive, operands, eqn.params)
     finally:
+        d.source, d.current = source, current
+        del d.log[start:]
         si.leave(token)
+
+
+def _nested_path(outer: tuple[Any, JaxprEqn], eqn: JaxprEqn, index: Any) -> Any:
+    # `3/branch 1/eqn 0` when eqn is in a jaxpr of the equation being re-bound, else index
+    where, holder = outer
+    for name, v in holder.params.items():
+        items = v if isinstance(v, tuple) else (v,)
+        for k, sub in enumerate(items):
+            if isinstance(sub, (Jaxpr, ClosedJaxpr)) and any(e is eqn for e in _open(sub).eqns):
+                part = part_name(name, k if isinstance(v, tuple) else None)
+                return f"{where}/{part}/eqn {index}"
+    return index
 
 
 def literal(val: Any, aval: ShapedArray) -> Literal:
@@ -443,10 +480,13 @@ class JaxprPrinter:
         names: Names,
         shared: dict[int, tuple[str, Any]] | None = None,
         source_info: bool = False,
+        derivation: bool = False,
     ) -> None:
         self.names = names
         self.shared = shared or {}  # jaxprs printed once up front, referred to by name
         self.source_info = source_info  # annotate each equation with its user file:line
+        self.derivation = derivation  # annotate each equation with where it was derived from
+        self.prefix = ""  # the path of the nested jaxpr being printed, `eqn 3/branch 1/`
 
     def program(self, jaxpr: Any) -> Doc:
         """The top-level jaxpr, after the `let` bindings of its shared nested jaxprs."""
@@ -524,11 +564,13 @@ class JaxprPrinter:
                 join(text(" "), args),
             )
         # JAX notes the source on the line of the ` = ` (none for an equation without outputs)
-        note = (
-            Annotation(si.summarize(eqn.source_info))
-            if self.source_info and eqn.outvars
-            else concat()
-        )
+        notes = []
+        if self.derivation and eqn.derivation is not None:
+            show = functools.partial(params_texts, eqn.primitive)
+            notes.append(Annotation(eqn.derivation.describe(eqn.params, self.prefix, show)))
+        if self.source_info and eqn.outvars:
+            notes.append(Annotation(si.summarize(eqn.source_info)))
+        note = concat(*notes)
         return concat(
             lhs,
             text(" = "),
@@ -547,20 +589,50 @@ class JaxprPrinter:
             pairs = sorted(eqn.params.items())
         if not pairs:
             return concat()
-        kvs = [concat(text(k, TokenKind.PARAM), text("="), self.param(v)) for k, v in pairs]
+        d = eqn.derivation if self.derivation else None
+        # a nested equation's derivation is printed with its path: `eqn 3/branch 1/eqn 0`
+        here = f"{self.prefix}{d.source}/" if d is not None and d.source is not None else None
+        kvs = [
+            concat(text(k, TokenKind.PARAM), text("="), self.param(v, here and (here, k)))
+            for k, v in pairs
+        ]
         return bracketed("[", kvs, "]")
 
     def nested(self, jaxpr: Any) -> Doc:
         shared = self.shared.get(id(jaxpr))
         return text(shared[0], TokenKind.VAR) if shared else self.jaxpr(jaxpr, top=False)
 
-    def param(self, v: Any) -> Doc:
+    def param(self, v: Any, path: tuple[str, str] | None = None) -> Doc:
         if isinstance(v, (Jaxpr, ClosedJaxpr)):
-            return self.nested(_open(v))
+            return self.nested_at(v, path, None)
         if isinstance(v, tuple) and v and all(isinstance(x, (Jaxpr, ClosedJaxpr)) for x in v):
-            items = [self.nested(_open(x)) for x in v]
+            items = [self.nested_at(x, path, i) for i, x in enumerate(v)]
             return bracketed("(", items, ")")
         return text(param_text(v))
+
+    def nested_at(self, v: Any, path: tuple[str, str] | None, i: int | None) -> Doc:
+        if path is None:
+            return self.nested(_open(v))
+        outer = self.prefix
+        self.prefix = f"{path[0]}{part_name(path[1], i)}/eqn "
+        try:
+            return self.nested(_open(v))
+        finally:
+            self.prefix = outer
+
+
+def params_texts(primitive: core.Primitive, params: dict) -> dict[str, str]:
+    """An equation's parameters, other than programs, as the printer writes them."""
+    pairs = pp_params_rules[primitive](params) if primitive in pp_params_rules else params.items()
+    return {k: param_text(v) for k, v in pairs if not list(jaxprs_in_params({k: v}))}
+
+
+def part_name(param: str, i: int | None = None) -> str:
+    """How a path names a nested jaxpr: `branch 1` of `branches`, `body` of `body_jaxpr`."""
+    if param == "branches":
+        return f"branch {i}"
+    name = param.removesuffix("_jaxpr")
+    return name if i is None else f"{name} {i}"
 
 
 def literal_text(val: Any) -> str:
@@ -589,13 +661,18 @@ def jaxpr_lines(jaxpr: Any, width: int = pretty.WIDTH) -> list[pretty.Line]:
     return laid_out(_open(jaxpr), width)[1]
 
 
-def pp_jaxpr(jaxpr: Any, width: int = pretty.WIDTH, *, source_info: bool = False) -> str:
+def pp_jaxpr(
+    jaxpr: Any, width: int = pretty.WIDTH, *, source_info: bool = False, derivation: bool = False
+) -> str:
     """The jaxpr in JAX's text format; with `source_info`, each equation's user source
-    location after it (`# file:line:column (function)`), as JAX's `pretty_print` does."""
-    if not source_info:
+    location after it (`# file:line:column (function)`), as JAX's `pretty_print` does; with
+    `derivation`, where a transformation took it from (`# tangent of eqn 1`)."""
+    if not source_info and not derivation:
         return render(jaxpr_lines(jaxpr, width))
     jaxpr = _open(jaxpr)
-    printer = JaxprPrinter(Names(), shared_jaxprs(jaxpr), source_info=True)
+    printer = JaxprPrinter(
+        Names(), shared_jaxprs(jaxpr), source_info=source_info, derivation=derivation
+    )
     return render_annotated(*layout_annotated(printer.program(jaxpr), width))
 
 

@@ -14,6 +14,15 @@ Cost: staging walks frames with `sys._getframe` (no `inspect.stack()`, which rea
 files), and decides "is this frame didax's" once per file name (a dict keyed by the name
 string, whose hash Python caches; a code object's hash is recomputed on every lookup). The
 column and the line's text are computed only when asked for (printing, lowering, views).
+
+Derivation provenance: each equation a transformation emits also records which equation of
+the program being transformed it comes from, and in what role (`Derivation`: `tangent of eqn
+1`, `transpose of eqn 1`, `batched eqn 2 (axes (0,) -> (1,))`). It travels the same path as
+the source: `bind_eqn` (didax.jaxpr) says which equation it re-binds (`Deriving.source`);
+the interpreter running that equation's rule (jvp, vmap, transposition) sets the role
+(`begin_rule` .. `end_rule`); staging and partial evaluation write `Deriving.current` into
+each equation they record. `Deriving` is a plain object hung on the trace stack (one per
+outermost trace), not a ContextVar: recording costs one attribute read per equation.
 """
 
 from __future__ import annotations
@@ -27,7 +36,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar, Token
 from types import CodeType
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 
 class SourceInfo(NamedTuple):
@@ -172,3 +181,128 @@ def current() -> SourceInfo | None:
             return _new_source_info(SourceInfo, (code, frame.f_lasti))
         frame = frame.f_back
     return None
+
+
+# ----------------------------------------------------------------------------- derivation
+
+ROLES = ("primal", "tangent", "transpose", "cotangent sum", "batched", "moved", "copy")
+
+
+class Derivation(NamedTuple):
+    """Where a transformation's equation comes from: equation `source` of the program it
+    transformed (its index there; None for glue such as a cotangent sum), and its `role`
+    (one of `ROLES`). A batched equation keeps the source's `params`, to say what changed."""
+
+    source: int | str | None  # a nested equation's path: `3/branch 1/eqn 0`
+    role: str
+    params: dict | None = None
+    origin: Any = None  # the source equation itself (a JaxprEqn), to place it when inlined
+
+    def describe(self, params: dict | None = None, prefix: str = "", show: Any = None) -> str:
+        """`tangent of eqn 1`; `prefix` places a nested equation (`eqn 3/branch 1/`); a
+        batched equation given its own `params` says which ones changed (`show(params)`:
+        their texts as the printer writes them)."""
+        eqn = f"eqn {prefix}{self.source}" if self.source is not None else ""
+        if self.role == "batched":
+            changed = changed_params(self.params, params, show)
+            return f"batched {eqn}" + (f" ({changed})" if changed else "")
+        if self.role == "moved":
+            return f"moved for {eqn}" if eqn else "moved"
+        return f"{self.role} of {eqn}" if eqn else self.role
+
+
+def changed_params(before: dict | None, after: dict | None, show: Any = None) -> str:
+    """`axes (0,) → (1,)`: the parameters, other than programs, whose text changed;
+    `show(params)` gives the texts (default: `str` of each)."""
+    if before is None or after is None:
+        return ""
+    if show is None:
+        show = _texts
+    a, b = show(before), show(after)
+    out = [
+        f"{k} {a.get(k)} \u2192 {b.get(k)}" for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)
+    ]
+    return ", ".join(out)
+
+
+def _texts(params: dict) -> dict[str, str]:
+    return {k: str(v) for k, v in params.items() if not _holds_program(v)}
+
+
+def _holds_program(v: Any) -> bool:
+    if isinstance(v, tuple):
+        return any(_holds_program(x) for x in v)
+    return hasattr(v, "eqns")  # a Jaxpr or ClosedJaxpr
+
+
+class Deriving:
+    """What the equations recorded now derive from: one per outermost trace, shared by every
+    main above it (`core.MainTrace.deriving`). `source` is (index, equation) while
+    `bind_eqn` re-binds an equation; `current` the Derivation staging writes into what it
+    records; `log` the (equation list, index, output tracers) recorded while `current` is
+    set, so an interpreter can sort what its rule emitted (the primal's from the tangent's)."""
+
+    __slots__ = ("source", "current", "log")
+
+    def __init__(self) -> None:
+        self.source: tuple[int | str, Any] | None = None
+        self.current: Derivation | None = None
+        self.log: list[tuple[list, int, Any]] = []
+
+
+Mark = tuple  # (the Derivation set, the one before it, the log's length before it)
+
+
+def begin_derived(d: Deriving | None, derivation: Derivation | None) -> Mark | None:
+    """Equations recorded until `end_rule` carry `derivation`."""
+    if d is None or derivation is None:
+        return None
+    mark = (derivation, d.current, len(d.log))
+    d.current = derivation
+    return mark
+
+
+def begin_rule(d: Deriving | None, role: str) -> Mark | None:
+    """Equations recorded until `end_rule` derive, in `role`, from the equation `bind_eqn`
+    is re-binding (and carry nothing new when it is re-binding none)."""
+    if d is None or d.source is None:
+        return None
+    return begin_derived(d, Derivation(d.source[0], role, None, d.source[1]))
+
+
+def end_rule(d: Deriving | None, mark: Mark | None, relabel: Any = None) -> None:
+    """Undo `begin_rule`; `relabel(eqn)` gives each equation recorded meanwhile with the
+    rule's own derivation a new one (None: keep it)."""
+    if d is None or mark is None:
+        return
+    mine, d.current, start = mark
+    if relabel is not None:
+        for eqns, i, _ in d.log[start:]:
+            eqn = eqns[i]
+            if eqn.derivation is mine:
+                new = relabel(eqn)
+                if new is not None:
+                    eqns[i] = eqn._replace(derivation=new)
+    del d.log[start:]
+
+
+def mark_producers(d: Deriving | None, mark: Mark | None, outs: Any, role: str) -> None:
+    """Before `end_rule`: the equations recorded since `mark` that compute `outs` (tracers
+    the rule returned), and those they read, take `role` (jvp: the primal's equations)."""
+    if d is None or mark is None:
+        return
+    mine, _, start = mark
+    window = d.log[start:]
+    producer = {id(v): entry for entry in window for v in entry[0][entry[1]].outvars}
+    want = {id(x) for x in outs}
+    todo = [e for e in window if any(id(t) in want for t in e[2])]
+    seen: set[tuple[int, int]] = set()
+    while todo:
+        eqns, i, _ = todo.pop()
+        if (id(eqns), i) in seen:
+            continue
+        seen.add((id(eqns), i))
+        eqn = eqns[i]
+        if eqn.derivation is mine:
+            eqns[i] = eqn._replace(derivation=mine._replace(role=role))
+        todo.extend(producer[id(x)] for x in eqn.invars if id(x) in producer)

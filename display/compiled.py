@@ -97,13 +97,51 @@ def _fmt_number(v: Any) -> str:
     return str(v)
 
 
+# XLA's per-operand keys: `bytes accessed0{}` (bytes read from operand 0), `bytes
+# accessedout{}` (bytes written to the output), `utilization1{}` (the share of operand 1's
+# elements the computation reads); what is in the braces is a tuple index, `{}` for the whole
+_PER_OPERAND = re.compile(r"^(bytes accessed|utilization)(\d+|out)\{([\d,]*)\}$")
+PER_OPERAND_NOTE = (
+    "bytes each operand reads and the output writes; utilization: the share of an operand's "
+    "elements read"
+)
+
+
+def _fmt_bytes(v: Any) -> str:
+    return f"{_fmt_number(v)} B"
+
+
+def cost_row(key: str, value: Any) -> Row:
+    """One entry of XLA's cost dict in words: `bytes accessed0{}` 12.0 is `operand 0 read`
+    `12 B`, `bytes accessedout{}` is `output written`, `utilization1{}` `operand 1
+    utilization`; `bytes accessed` is in bytes; other keys as XLA names them."""
+    m = _PER_OPERAND.match(key)
+    if m is None:
+        return Row(key, _fmt_bytes(value) if key == "bytes accessed" else _fmt_number(value))
+    what, which, index = m.groups()
+    who = "output" if which == "out" else f"operand {which}"
+    part = f" part {{{index}}}" if index else ""
+    if what == "utilization":
+        return Row(f"{who}{part} utilization", _fmt_number(value))
+    return Row(f"{who}{part} {'written' if which == 'out' else 'read'}", _fmt_bytes(value))
+
+
+def _operand_order(key: str) -> tuple[int, int, str]:
+    m = _PER_OPERAND.match(key)
+    if m is None:
+        return (2, 0, key)
+    what, which, index = m.groups()
+    return (0 if what == "bytes accessed" else 1, int(which) if which.isdigit() else 1 << 30, index)
+
+
 def cost_model(cost: dict[str, Any] | None) -> CostModel:
     """Split XLA's cost dict: `flops`, `transcendentals`, `bytes accessed` first; keys such
-    as `bytes accessed0{}` or `bytes accessedout{}` go under `per_operand`."""
+    as `bytes accessed0{}` or `bytes accessedout{}` go under `per_operand`, in words
+    (`operand 0 read: 12 B`, `output written`, `operand 1 utilization`)."""
     cost = dict(cost or {})
-    main = [Row(k, _fmt_number(cost[k])) for k in _MAIN_COSTS if k in cost]
-    rest = [Row(k, _fmt_number(cost[k])) for k in sorted(cost) if k not in _MAIN_COSTS]
-    return CostModel(tuple(main), tuple(rest))
+    main = [cost_row(k, cost[k]) for k in _MAIN_COSTS if k in cost]
+    rest = sorted((k for k in cost if k not in _MAIN_COSTS), key=_operand_order)
+    return CostModel(tuple(main), tuple(cost_row(k, cost[k]) for k in rest))
 
 
 @dataclass(frozen=True)

@@ -108,12 +108,16 @@ body[data-jp-theme-light="false"] .dx-view { """
 .dx-view .dx-dropped { color: var(--dx-dropped); text-decoration: line-through; }
 .dx-view .dx-mark { font-style: italic; }
 .dx-view .dx-unchanged { color: var(--dx-type); }
-.dx-view table.dx-rows { border-collapse: collapse; margin: 2px 0; }
+.dx-view table.dx-rows { border-collapse: collapse; margin: 2px 0; font-size: inherit;
+  table-layout: auto; }
+.dx-view table.dx-rows tr, .dx-view table.dx-rows tr:nth-child(odd),
+  .dx-view table.dx-rows tr:hover { background: none; }  /* no zebra or hover rows */
 .dx-view table.dx-rows th { text-align: left; vertical-align: top; padding: 1px 12px 1px 0;
   font-weight: normal; color: var(--dx-type); white-space: nowrap; }
 .dx-view table.dx-rows td { text-align: left; padding: 1px 8px 1px 0; white-space: pre; }
 .dx-view .dx-heading { font-weight: bold; margin: 6px 0 2px 0; }
 .dx-view .dx-note { color: var(--dx-type); margin: 2px 0; white-space: pre-wrap; }
+.dx-view .dx-try { color: var(--dx-type); margin: 4px 0 2px 0; font-size: 90%; }
 .dx-view .dx-scroll { overflow: auto; max-height: 480px; border: 1px solid
   var(--jp-border-color2, #e0e0e0); }
 .dx-view svg text { fill: var(--jp-content-font-color1, var(--dx-fg));
@@ -123,8 +127,13 @@ body[data-jp-theme-light="false"] .dx-view { """
 .dx-view svg .dx-node-input rect, .dx-view svg .dx-node-const rect { stroke: var(--dx-param); }
 .dx-view svg .dx-node-output rect { stroke: var(--dx-keyword); }
 .dx-view svg .dx-node-eqn text { fill: var(--dx-primitive); font-weight: bold; }
-.dx-view svg path.dx-edge { fill: none; stroke: var(--jp-border-color0, var(--dx-type)); }
+.dx-view svg.dx-graph { color: var(--dx-type); }  /* the arrow heads' currentColor */
+.dx-view svg path.dx-edge { fill: none; stroke: var(--dx-type); }  /* >= 3:1 in both themes */
 .dx-view svg .dx-edge-label { font-size: 10px; fill: var(--dx-type); }
+.dx-view svg rect.dx-group { fill: none; stroke: var(--dx-type); stroke-dasharray: 4 3; }
+.dx-view svg text.dx-group-label { font-size: 10px; fill: var(--dx-type); }
+.dx-view svg .dx-node text.dx-node-value { fill: var(--dx-literal); font-weight: normal; }
+.dx-view svg .dx-node text.dx-node-grad { fill: var(--dx-new); font-weight: normal; }
 .dx-view svg .dx-bar-compiled { fill: var(--dx-primitive); }
 .dx-view svg .dx-bar-eager { fill: var(--dx-literal); }
 """
@@ -225,8 +234,9 @@ def _line_html(
         parts.append(_span(s, uid, title))
     cls = "dx-l dx-current" if i == current else "dx-l"
     src_marker = ""
-    if mark is not None:  # the stage diff's status, at the end of the equation's line
+    if mark is not None:  # its number or derivation, at the end of the equation's line
         text, status = mark
+        status = status if status in ("unchanged", "new") else "other"
         src_marker = f'<span class="dx-mark dx-{esc(status)}">  {esc(text)}</span>'
     return (
         f'<{tag} class="{cls}" data-line="{i}">{" " * indent}{"".join(parts)}{src_marker}</{tag}>'
@@ -249,7 +259,6 @@ def jaxpr_code(
     *,
     current_line: int | None = None,
     folded: Iterable[int] = (),
-    links: Sequence[provenance.EqnLink] = (),
 ) -> str:
     """The jaxpr's lines as a `dx-code` block: tokens coloured by kind, multi-line equations
     and nested jaxprs as `<details>` (open unless their first line is in `folded`), each
@@ -257,7 +266,7 @@ def jaxpr_code(
     equations with hover titles."""
     uid = uid or new_uid()
     folded = set(folded)
-    marks = _link_marks(model, links)
+    marks = model.line_marks()
     starts: dict[int, list[program.Fold]] = {}
     for f in model.folds:
         starts.setdefault(f.start, []).append(f)
@@ -285,27 +294,6 @@ def jaxpr_code(
         f'<div id="{uid}" class="dx-jaxpr">{radios}{_var_rules(uid, len(model.var_names))}'
         f'<div class="dx-code">{"".join(out)}</div></div>'
     )
-
-
-_STATUSES = ("unchanged", "new", "dropped")  # the closed set of status classes
-
-
-def _link_marks(
-    model: program.JaxprModel, links: Sequence[provenance.EqnLink]
-) -> dict[int, tuple[str, str]]:
-    by_eqn = {link.eqn: link for link in links}
-    out = {}
-    for info in model.eqns:
-        link = by_eqn.get(info.top_index) if info.top_index is not None else None
-        if link is not None:
-            src = (
-                f" \u2190 {link.source_stage} eqn {link.source_eqn}"
-                if link.source_eqn is not None
-                else ""
-            )
-            status = link.status if link.status in _STATUSES else "other"
-            out[info.line] = (f"{link.status}{src}", status)
-    return out
 
 
 def rows_table(rows: Sequence[Row], cls: str = "dx-rows") -> str:
@@ -337,6 +325,13 @@ def note(text: str, cls: str = "dx-note") -> str:
     return f'<div class="{esc(cls)}">{esc(text)}</div>'
 
 
+def try_it(interactions: Sequence[str]) -> str:
+    """The "try it" line under a view: what a reader can do with it."""
+    if not interactions:
+        return ""
+    return view(note("try it: " + " \u00b7 ".join(interactions), "dx-try"), "try")
+
+
 def pre(text: str) -> str:
     return f'<div class="dx-code">{esc(text)}</div>'
 
@@ -347,8 +342,11 @@ def pre(text: str) -> str:
 def section_html(section: Section) -> str:
     """A report's part: its heading, jaxpr, rows, block and note (folded: a `<details>`)."""
     body = []
+    if section.link is not None:  # a file of the package, relative to the notebook's folder
+        text, href = section.link
+        body.append(f'<a class="dx-link" href="{esc(href)}" target="_blank">{esc(text)}</a>')
     if section.jaxpr is not None:
-        body.append(jaxpr_code(program.jaxpr_model(section.jaxpr)))
+        body.append(jaxpr_code(program.jaxpr_model(section.jaxpr, marks=section.marks)))
     if section.rows:
         body.append(rows_table(section.rows))
     if section.block is not None:
@@ -372,16 +370,26 @@ def sections_html(sections: Sequence[Section], kind: str = "report") -> str:
 
 def graph_svg(graph: GraphModel, placed: Placed, scale: float = 1.0) -> str:
     """The laid-out dataflow graph as an inline SVG: boxes with hover titles, edges as
-    polylines with arrow heads, each edge labelled with its variable."""
+    polylines with arrow heads, each edge labelled with its variable and type."""
     w, h = max(placed.width, 1.0), max(placed.height, 1.0)
-    parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" class="dx-graph" width="{w * scale:.0f}" '
-        f'height="{h * scale:.0f}" viewBox="0 0 {w:.1f} {h:.1f}">',
-        '<defs><marker id="dx-arrow" viewBox="0 0 10 10" refX="10" refY="5" '
-        'markerWidth="6" markerHeight="6" orient="auto"><path d="M0,0 L10,5 L0,10 z" '
-        'fill="currentColor"/></marker></defs>',
-    ]
+    parts = []
     by_id = {n.id: n for n in graph.nodes}
+    groups: dict[str, list[tuple[float, float, float, float]]] = {}
+    for n in graph.nodes:
+        if n.group and n.id in placed.boxes:
+            groups.setdefault(n.group, []).append(placed.boxes[n.id])
+    for group, boxes in groups.items():  # an expanded nested jaxpr: a dashed frame, named
+        x0 = min(x - bw / 2 for x, _, bw, _ in boxes) - 6
+        y0 = min(y - bh / 2 for _, y, _, bh in boxes) - 16
+        x1 = max(x + bw / 2 for x, _, bw, _ in boxes) + 6
+        y1 = max(y + bh / 2 for _, y, _, bh in boxes) + 6
+        x0, y0 = max(x0, 0.0), max(y0, 0.0)
+        w, h = max(w, x1 + 2), max(h, y1 + 2)  # the frame stays in the drawing
+        parts.append(
+            f'<rect class="dx-group" x="{x0:.1f}" y="{y0:.1f}" width="{x1 - x0:.1f}" '
+            f'height="{y1 - y0:.1f}" rx="6"/><text class="dx-group-label" x="{x0 + 4:.1f}" '
+            f'y="{y0 + 11:.1f}">{esc(group)}</text>'
+        )
     for edge, pts in placed.routes:
         if len(pts) < 2:
             continue
@@ -390,10 +398,11 @@ def graph_svg(graph: GraphModel, placed: Placed, scale: float = 1.0) -> str:
         pts = [(x0, y0 + src[3] / 2), *pts[1:-1], (x1, y1 - dst[3] / 2)]
         d = "M" + " L".join(f"{x:.1f},{y:.1f}" for x, y in pts)
         mx, my = pts[len(pts) // 2 - 1] if len(pts) > 2 else ((x0 + x1) / 2, (y0 + y1) / 2)
+        w = max(w, mx + 3 + _LABEL_EM * len(edge.text) + 4)  # the label stays in the drawing
         parts.append(
-            f'<g class="dx-edge-g"><title>{esc(edge.label)}</title>'
+            f'<g class="dx-edge-g"><title>{esc(edge.text)}</title>'
             f'<path class="dx-edge" d="{d}" marker-end="url(#dx-arrow)"/>'
-            f'<text class="dx-edge-label" x="{mx + 3:.1f}" y="{my:.1f}">{esc(edge.label)}</text></g>'
+            f'<text class="dx-edge-label" x="{mx + 3:.1f}" y="{my:.1f}">{esc(edge.text)}</text></g>'
         )
     for nid, (x, y, bw, bh) in placed.boxes.items():
         n = by_id[nid]
@@ -401,11 +410,34 @@ def graph_svg(graph: GraphModel, placed: Placed, scale: float = 1.0) -> str:
             f'<g class="dx-node dx-node-{esc(n.kind)}" data-node="{nid}">'
             f"<title>{esc(n.detail)}</title>"
             f'<rect x="{x - bw / 2:.1f}" y="{y - bh / 2:.1f}" width="{bw:.1f}" '
-            f'height="{bh:.1f}" rx="4"/>'
-            f'<text x="{x:.1f}" y="{y + 4:.1f}" text-anchor="middle">{esc(n.label)}</text></g>'
+            f'height="{bh:.1f}" rx="4"/>' + _node_lines(n, x, y - bh / 2) + "</g>"
         )
-    parts.append("</svg>")
-    return "".join(parts)
+    head = (
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="dx-graph" width="{w * scale:.0f}" '
+        f'height="{h * scale:.0f}" viewBox="0 0 {w:.1f} {h:.1f}">'
+        '<defs><marker id="dx-arrow" viewBox="0 0 10 10" refX="10" refY="5" '
+        'markerWidth="6" markerHeight="6" orient="auto"><path d="M0,0 L10,5 L0,10 z" '
+        'fill="currentColor"/></marker></defs>'
+    )
+    return head + "".join(parts) + "</svg>"
+
+
+_LABEL_EM = 6.5  # width of an edge label's character (10px monospace), to size the drawing
+
+
+def _node_lines(n: Any, x: float, top: float) -> str:
+    # its label; for a concrete call, the value it made and the cotangent that reached it
+    lines = [
+        ("", n.label),
+        ("dx-node-value", n.value),
+        ("dx-node-grad", n.grad and "\u2207 " + n.grad),
+    ]
+    out = []
+    for cls, text in (line for line in lines if line[1]):
+        attr = f' class="{cls}"' if cls else ""
+        y = top + 17 + 14 * len(out)
+        out.append(f'<text{attr} x="{x:.1f}" y="{y:.1f}" text-anchor="middle">{esc(text)}</text>')
+    return "".join(out)
 
 
 # ----------------------------------------------------------------------------- timing
@@ -436,6 +468,8 @@ def _bar_rows(items: Sequence[tuple[str, float, str]], width: float = 360.0) -> 
 def _spread(runs: Sequence[float]) -> str:
     mean = sum(runs) / len(runs)
     std = (sum((r - mean) ** 2 for r in runs) / len(runs)) ** 0.5
+    if len(runs) == 1:
+        return f"{format_time(mean)} per call (1 run)"
     return (
         f"{format_time(mean)} \u00b1 {format_time(std)} per call "
         f"(min {format_time(min(runs))}, max {format_time(max(runs))}, "
@@ -511,7 +545,7 @@ def cost_html(cost: compiled.CostModel) -> str:
     if cost.per_operand:
         body += (
             f"<details><summary>per operand ({len(cost.per_operand)} entries: "
-            "bytes accessed by each operand and output)</summary>"
+            f"{esc(compiled.PER_OPERAND_NOTE)})</summary>"
             + rows_table(cost.per_operand)
             + "</details>"
         )
@@ -542,38 +576,6 @@ def eqn_cost_html(rows: Sequence[provenance.EqnCost]) -> str:
     )
     body = "".join(map(cells, rows))
     return f'<table class="dx-rows"><tr>{head}</tr>{body}</table>'
-
-
-# ----------------------------------------------------------------------------- stage diff
-
-
-def links_column(model: program.JaxprModel, links: Sequence[provenance.EqnLink]) -> str:
-    """One status cell per top-level equation line: unchanged / new / dropped and the
-    equation of the first stage it came from."""
-    by_eqn = {link.eqn: link for link in links}
-    rows = []
-    for info in model.eqns:
-        if info.top_index is None or info.top_index not in by_eqn:
-            continue
-        link = by_eqn[info.top_index]
-        target = (
-            f" \u2190 {link.source_stage} eqn {link.source_eqn}"
-            if link.source_eqn is not None
-            else ""
-        )
-        rows.append(
-            Row(
-                f"eqn {info.top_index} {info.primitive}",
-                f"{link.status}{target}",
-            )
-        )
-    if not rows:
-        return ""
-    cells = "".join(
-        f"<tr><th>{esc(r.label)}</th><td class='dx-{esc(r.text.split()[0])}'>{esc(r.text)}</td></tr>"
-        for r in rows
-    )
-    return f'<table class="dx-rows dx-links">{cells}</table>'
 
 
 # ----------------------------------------------------------------------------- stepper

@@ -34,6 +34,8 @@ class Section:
     block: str | None = None
     note: str | None = None
     folded: bool = False
+    marks: str = ""  # the jaxpr's equation marks (program.MARKS): numbers or derivations
+    link: tuple[str, str] | None = None  # (text, relative href): where its code lives
 
 
 def value_text(x: Any, threshold: int = 1000) -> str:

@@ -11,6 +11,7 @@ names (`mesh_rows`), and the printed line of each equation (`eqn_lines`, for the
 from __future__ import annotations
 
 import builtins
+import functools
 import os
 import sys
 import sysconfig
@@ -26,6 +27,8 @@ from didax.jaxpr import (
     Literal,
     laid_out,
     literal_text,
+    params_texts,
+    part_name,
     pp_params_rules,
     shared_jaxprs,
 )
@@ -165,6 +168,8 @@ class EqnInfo:
     line: int
     source: SourceLine | None
     top_index: int | None  # position in the top-level jaxpr's eqns, if it is top level
+    mark: str = ""  # its number (`eqn 3/branch 1/eqn 0`) or derivation (`tangent of eqn 1`)
+    status: str = ""  # the mark's class: "unchanged" (a number, a primal) or "new"
 
 
 @dataclass(frozen=True)
@@ -193,22 +198,71 @@ class JaxprModel:
     def text(self) -> str:  # == str(jaxpr); a test checks it
         return "\n".join(" " * n + "".join(t.text for t in ts) for n, ts in self.lines)
 
+    def line_marks(self) -> dict[int, tuple[str, str]]:
+        """line -> (its equations' marks, joined as the printer joins them with `; `, and
+        their class: "new" if any is new)."""
+        out: dict[int, tuple[str, str]] = {}
+        for e in self.eqns:
+            if e.mark:
+                mark, status = out.get(e.line, ("", "unchanged"))
+                mark = f"{mark}; {e.mark}" if mark else e.mark
+                out[e.line] = (mark, "new" if "new" in (status, e.status) else status)
+        return out
 
-def _places(top: Jaxpr) -> dict[int, tuple[int, int | None]]:
-    """id(eqn) -> (nesting depth, index among the top-level equations or None)."""
+    def marked_text(self) -> str:
+        """The text with each equation's mark after its line at one column (` # tangent
+        of eqn 1`), as `pretty_print(derivation=True)` places its notes."""
+        marks = {line: mark for line, (mark, _) in self.line_marks().items()}
+        texts = self.text().split("\n")
+        if not marks:
+            return "\n".join(texts)
+        width = max(len(t) for t in texts)
+        return "\n".join(
+            f"{t.ljust(width)} # {marks[i]}" if i in marks else t for i, t in enumerate(texts)
+        )
+
+
+# The marks a program's equations can carry in a view: its own equation numbers (the program
+# a transformation started from), or where each came from (the programs it made).
+MARKS = ("", "numbers", "derivation")
+_SAME_ROLES = ("primal", "copy")  # marked as unchanged; every other role as new
+
+
+def _mark(eqn: Any, number: str, prefix: str, marks: str) -> tuple[str, str]:
+    if marks == "numbers":
+        return f"eqn {number}", "unchanged"
+    d = eqn.derivation if marks == "derivation" else None
+    if d is None:
+        return "", ""
+    status = "unchanged" if d.role in _SAME_ROLES else "new"
+    return d.describe(eqn.params, prefix, functools.partial(params_texts, eqn.primitive)), status
+
+
+Place = tuple[int, int | None, str, str]
+
+
+def _places(top: Jaxpr) -> dict[int, Place]:
+    """id(eqn) -> (nesting depth, index among the top-level equations or None, its number
+    path `3/branch 1/eqn 0`, and the path its derivation's source is printed under)."""
     shared = {id(j): j for _, j in shared_jaxprs(top).values()}  # printed first, as `let`
-    out: dict[int, tuple[int, int | None]] = {}
+    out: dict[int, Place] = {}
 
-    def walk(j: Jaxpr, depth: int, is_top: bool) -> None:
+    def walk(j: Jaxpr, depth: int, is_top: bool, number: str, prefix: str) -> None:
         for i, eqn in enumerate(j.eqns):
-            out[id(eqn)] = (depth, i if is_top else None)
-            for sub in nested_jaxprs(eqn):
-                if id(sub) not in shared:
-                    walk(sub, depth + 1, False)
+            out[id(eqn)] = (depth, i if is_top else None, f"{number}{i}", prefix)
+            d = eqn.derivation
+            for name, v in print_params(eqn):
+                items = v if isinstance(v, tuple) else (v,)
+                for k, sub in enumerate(items):
+                    if not _is_jaxpr(sub) or id(_open(sub)) in shared:
+                        continue
+                    part = part_name(name, k if isinstance(v, tuple) else None)
+                    inner = f"{prefix}{d.source}/{part}/eqn " if d and d.source is not None else ""
+                    walk(_open(sub), depth + 1, False, f"{number}{i}/{part}/eqn ", inner)
 
     for j in shared.values():
-        walk(j, 2, False)
-    walk(top, 1, True)
+        walk(j, 2, False, "", "")
+    walk(top, 1, True, "", "")
     return out
 
 
@@ -278,10 +332,14 @@ def mesh_rows(closed: Any) -> tuple[Row, ...]:
 
 
 def jaxpr_model(
-    closed: Any, inputs: Sequence[Row] | None = None, outputs: Sequence[Row] | None = None
+    closed: Any,
+    inputs: Sequence[Row] | None = None,
+    outputs: Sequence[Row] | None = None,
+    marks: str = "",
 ) -> JaxprModel:
     """The model of a (closed) jaxpr: its printed tokens, annotated. `inputs`/`outputs`
-    None: rows of each input's and output's variable and type."""
+    None: rows of each input's and output's variable and type. `marks` (one of `MARKS`):
+    mark each equation with its number, or with its derivation (read from the IR)."""
     top = _open(closed)
     raw, names = printed(closed)
     default_ins, default_outs = _io_rows(top, names)
@@ -302,8 +360,9 @@ def jaxpr_model(
                 spans.append(Span(t.kind, t.text, var=vid, binds=binds))
             elif t.kind is TokenKind.PRIMITIVE:
                 n = len(eqns)
-                d, top_i = places[id(t.ref)]  # the printer tags a primitive with its eqn
-                eqns.append(EqnInfo(t.text, d, li, source_line(t.ref), top_i))
+                d, top_i, number, prefix = places[id(t.ref)]  # the printer tags its eqn
+                mark, status = _mark(t.ref, number, prefix, marks)
+                eqns.append(EqnInfo(t.text, d, li, source_line(t.ref), top_i, mark, status))
                 eqn_starts.append((li, d))
                 spans.append(Span(t.kind, t.text, eqn=n))
             else:

@@ -1,21 +1,16 @@
-"""Models of the two provenance views (issue 12, ★ items 4 and 5): plain data, no ipywidgets.
+"""Models of the provenance views: plain data, no ipywidgets.
 
-Layer 6 (STYLE §9's model step). Both read what the engine records about each equation: its
-user source (`eqn.source_info`, see didax/source_info.py) and, once compiled, the op names
-XLA keeps in the optimized HLO's metadata (`jit(f)/sin#3`: the `#` indices are the
+Layer 6 (STYLE §9's model step). They read what the engine records about each equation:
+its user source (`eqn.source_info`, see didax/source_info.py), where a transformation took it
+from (`eqn.derivation`: `tangent of eqn 1`, the marks of a `Stage`) and, once compiled, the
+op names XLA keeps in the optimized HLO's metadata (`jit(f)/sin#3`: the `#` indices are the
 equation's index path, see didax/interpreters/lowering.py).
 
-- `stage_diff(base, stage)`: each equation of a later stage of a transformation (jvp(f),
-  linearized, transposed, batched) linked to the equations of `base` (f) bound at the same
-  source position, marked unchanged (same primitive and params as one of them) or new
-  (derived from them: `cos` and `mul` from `sin`); the equations of `base` with no
-  unchanged counterpart are dropped.
+- `Stage`: a TransformView's column (f, jvp(f), linearized, transposed; or per-example,
+  batched), its equations marked with their numbers or their derivations.
 - `cost_table(closed, hlo_text)`: the jaxpr's equations with the HLO instructions they became,
   the fusion each landed in and its kind (kLoop / kInput / kOutput), and flops, transcendental
   operations and bytes estimated from the equation's avals.
-
-- `Stage`, `EqnLink`: a TransformView's column and the stage diff's mark of one equation
-  (`links_from_diff`, `dropped_links`).
 
 Equations are addressed by index path: `(i,)` for equation i of the program, `(i, j)` for
 equation j of a jaxpr in equation i's params (a jit's, a cond branch's, a loop body's).
@@ -23,10 +18,8 @@ equation j of a jaxpr in equation i's params (a jit's, a cond branch's, a loop b
 
 from __future__ import annotations
 
-import enum
 import math
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -99,135 +92,22 @@ def equations(program: Any, path: Path = ()) -> list[EqnRef]:
     return out
 
 
-# ----------------------------------------------------------------------------- stage diff
-
-
-class Status(enum.Enum):
-    UNCHANGED = "unchanged"  # the same primitive and params as an equation of f from its line
-    NEW = "new"  # made by the transformation (derived from f's equations at its line, if any)
-    DROPPED = "dropped"  # an equation of f with no unchanged counterpart in the stage
-
-
-@dataclass(frozen=True)
-class StageLink:
-    """An equation of a later stage and the equations of f bound at the same source."""
-
-    eqn: EqnRef
-    origins: tuple[Path, ...]
-    status: Status
-
-
-@dataclass(frozen=True)
-class StageDiff:
-    """A later stage of a transformation compared with the program it came from."""
-
-    name: str
-    base: tuple[EqnRef, ...]
-    links: tuple[StageLink, ...]
-    dropped: tuple[Path, ...]  # paths in `base`
-
-    def derived_from(self, origin: Path) -> tuple[StageLink, ...]:
-        """The stage's equations that came from the equation of f at `origin`."""
-        return tuple(link for link in self.links if origin in link.origins)
-
-    def status_of(self, origin: Path) -> Status:
-        """DROPPED when the equation of f at `origin` has no unchanged counterpart."""
-        return Status.DROPPED if origin in self.dropped else Status.UNCHANGED
-
-    def text(self) -> str:
-        """One line per equation of the stage: status, primitive, origins, location."""
-        base = {e.path: e for e in self.base}
-        rows = [f"{self.name}:"]
-        for link in self.links:
-            came = ", ".join(f"{base[p].primitive}@{'.'.join(map(str, p))}" for p in link.origins)
-            rows.append(
-                f"  {link.status.value:9} {link.eqn.primitive:20} <- {came or '-':24} "
-                f"{link.eqn.location}"
-            )
-        for p in self.dropped:
-            rows.append(f"  {'dropped':9} {base[p].primitive:20}    {base[p].location}")
-        return "\n".join(rows)
-
-
-def _key(source: Any) -> Any:
-    # the calling instruction (code object and offset): `sin(x) * 3.0` on one line is two
-    # positions, the call and the product, though both start at the same column
-    return source
-
-
-def stage_diff(base: Any, stage: Any, name: str = "stage") -> StageDiff:
-    """Link each equation of `stage` to the equations of `base` with the same user source
-    position, and mark it unchanged or new; base's equations with no unchanged counterpart
-    are dropped. Both are ClosedJaxprs (or Jaxprs)."""
-    base_eqns = equations(base)
-    by_source: dict[Any, list[EqnRef]] = {}
-    for e in base_eqns:
-        if e.source is not None:
-            by_source.setdefault(_key(e.source), []).append(e)
-    links = []
-    kept: set[Path] = set()
-    for e in equations(stage):
-        origins = by_source.get(_key(e.source), []) if e.source is not None else []
-        same = [o for o in origins if (o.primitive, o.params) == (e.primitive, e.params)]
-        kept.update(o.path for o in same[:1])
-        status = Status.UNCHANGED if same else Status.NEW
-        links.append(StageLink(e, tuple(o.path for o in origins), status))
-    dropped = tuple(e.path for e in base_eqns if e.path not in kept)
-    return StageDiff(name, tuple(base_eqns), tuple(links), dropped)
-
-
-def stage_diffs(base: Any, stages: Sequence[tuple[str, Any]]) -> tuple[StageDiff, ...]:
-    """`stage_diff` of each named stage against `base`, e.g. for `%grad --jaxpr`:
-    `stage_diffs(forward, [("linearized", lin), ("transposed", tr)])`."""
-    return tuple(stage_diff(base, program, name) for name, program in stages)
-
-
 # ----------------------------------------------------------------------------- stages
-
-
-@dataclass(frozen=True)
-class EqnLink:
-    """The stage diff's status of one equation of a later stage (filled by provenance):
-    `status` is "unchanged", "new" or "dropped"; `source_stage`/`source_eqn` name the
-    equation of the first stage it came from (top-level indices)."""
-
-    eqn: int
-    status: str
-    source_stage: str | None = None
-    source_eqn: int | None = None
 
 
 @dataclass(frozen=True)
 class Stage:
     """One column of a TransformView: a named program, its inputs and outputs as rows, and
-    optionally the stage diff links of its equations."""
+    the marks its equations carry (`program.MARKS`): "numbers" for the program a
+    transformation started from (`eqn 1`), "derivation" for the programs it made (`tangent
+    of eqn 1`, read from each equation's derivation in the IR)."""
 
     name: str
     jaxpr: Any  # ClosedJaxpr
     inputs: tuple[Row, ...] = ()
     outputs: tuple[Row, ...] = ()
-    links: tuple[EqnLink, ...] = ()
+    marks: str = ""
     note: str = ""
-
-
-def links_from_diff(diff: Any, base_name: str = "f") -> tuple[EqnLink, ...]:
-    """A stage's EqnLinks from a stage diff (`.links`: each with `.eqn.path`, `.status`,
-    `.origins`): one per top-level equation of the stage."""
-    out = []
-    for link in diff.links:
-        path = tuple(link.eqn.path)
-        if len(path) != 1:
-            continue
-        status = link.status.value
-        origins = [tuple(o) for o in link.origins]
-        source = origins[0][0] if origins else None
-        out.append(EqnLink(path[0], str(status), base_name if origins else None, source))
-    return tuple(out)
-
-
-def dropped_links(diff: Any) -> tuple[EqnLink, ...]:
-    """EqnLinks marking the base program's top-level equations that a stage dropped."""
-    return tuple(EqnLink(p[0], "dropped") for p in diff.dropped if len(p) == 1)
 
 
 # ----------------------------------------------------------------------------- HLO

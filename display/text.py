@@ -1,7 +1,7 @@
 """The text writer: parts (parts.py) as the `text/plain` a terminal and nbconvert show.
 
 Layer 6, the one module that lays out report text: a section is its heading, the jaxpr as
-`str(jaxpr)`, its rows with the labels aligned (a row of several lines indented under its
+`str(jaxpr)` (with its equations' marks, if any), its rows with the labels aligned (a row of several lines indented under its
 first), its preformatted block and its note, in that order.
 """
 
@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from didax.display.parts import Row, Section
+from didax.display.program import jaxpr_model
 
 
 def rows_text(rows: Sequence[Row], indent: int = 2) -> str:
@@ -24,8 +25,11 @@ def rows_text(rows: Sequence[Row], indent: int = 2) -> str:
 
 def section_text(section: Section) -> str:
     parts = [section.heading] if section.heading else []
+    if section.link is not None:
+        parts.append(section.link[0])
     if section.jaxpr is not None:
-        parts.append(str(section.jaxpr))
+        model = jaxpr_model(section.jaxpr, marks=section.marks) if section.marks else None
+        parts.append(model.marked_text() if model else str(section.jaxpr))
     if section.rows:
         parts.append(rows_text(section.rows))
     if section.block is not None:

@@ -22,7 +22,13 @@ from typing import Any
 from didax import tree_util, widgets
 from didax.magics import report_views, reports, sections, timing
 from IPython.core.error import UsageError
-from IPython.core.magic import Magics, line_cell_magic, magics_class, no_var_expand
+from IPython.core.magic import (
+    Magics,
+    line_cell_magic,
+    line_magic,
+    magics_class,
+    no_var_expand,
+)
 from IPython.core.magic_arguments import argument, kwds, magic_arguments
 from IPython.display import display
 
@@ -529,8 +535,23 @@ class DidaxMagics(Magics):
             display(view)
         return report if options.o else report.result
 
+    # ------------------------------------------------------------------------- %rules
 
-MAGIC_NAMES = ("jaxpr", "grad", "vmap", "jit")
+    @line_magic
+    def rules(self, line: str) -> None:
+        """Show didax's own code for a primitive's rules (impl, abstract eval, jvp,
+        transpose, batching, lowering), each with a link to its file: %rules sin"""
+        name = line.strip()
+        if not re.fullmatch(r"[A-Za-z_][\w]*", name):
+            raise UsageError("%rules: expected a primitive's name, as jaxprs print it: %rules sin")
+        try:
+            report = reports.rules_report(name)
+        except ValueError as e:
+            raise UsageError(f"%rules: {e}") from None
+        display(report_views.rules_view(report))
+
+
+MAGIC_NAMES = ("jaxpr", "grad", "vmap", "jit", "rules")
 
 
 def _report_bundle(report: Any) -> dict[str, Any]:

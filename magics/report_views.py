@@ -2,7 +2,7 @@
 
 Layer 6: imports ipywidgets through didax.widgets, and writes no markup itself (markup comes
 from didax.display.markup). A `ReportView` carries the report's text (`text.sections_text`)
-and static HTML (`markup.sections_html`) as its `text/plain` and `text/html`.
+as its `text/plain` and the static rendering of its views as its `text/html`.
 """
 
 from __future__ import annotations
@@ -17,10 +17,9 @@ from didax.magics import reports, sections, timing
 from didax.widgets import views
 
 
-def _report_view(parts: list[Section], children: list[Any], kind: str) -> views.ReportView:
-    return views.ReportView(
-        children, text=sections_text(parts), html=markup.sections_html(parts, kind)
-    )
+def _report_view(parts: list[Section], children: list[Any]) -> views.ReportView:
+    # text/plain: the report's sections; text/html: the static rendering of the children
+    return views.ReportView(children, text=sections_text(parts))
 
 
 def _rows_widget(section: Section) -> Any:
@@ -41,7 +40,7 @@ def jaxpr_view(report: reports.JaxprReport, arg_leaves: Sequence[Any] | None = N
     children = [views.html_widget(markup.heading(f"jaxpr of {report.call}")), view]
     if consts:
         children.append(_rows_widget(Section("constants", rows=consts)))
-    return _report_view(sections.jaxpr_sections(report), children, "jaxpr")
+    return _report_view(sections.jaxpr_sections(report), children)
 
 
 def grad_view(report: reports.GradReport) -> Any:
@@ -51,14 +50,14 @@ def grad_view(report: reports.GradReport) -> Any:
     children: list[Any] = [_rows_widget(parts[0])]
     if report.programs is not None:
         children.append(views.TransformView(sections.grad_stages(report)))
-    return _report_view(parts, children, "grad")
+    return _report_view(parts, children)
 
 
 def vmap_view(report: reports.VmapReport) -> Any:
     """`%vmap`'s view: the output rows and a TransformView per-example -> batched."""
     parts = sections.vmap_sections(report)
     children = [_rows_widget(parts[0]), views.TransformView(sections.vmap_stages(report))]
-    return _report_view(parts, children, "vmap")
+    return _report_view(parts, children)
 
 
 def jit_view(report: timing.JitReport) -> Any:
@@ -71,11 +70,18 @@ def jit_view(report: timing.JitReport) -> Any:
     children = [result, views.TimingView(sections.timing_model(report))]
     if report.partitioning is not None:
         children.append(_rows_widget(sections.partition_section(report.partitioning)))
-    return _report_view(sections.jit_sections(report), [*children, compiled], "jit")
+    return _report_view(sections.jit_sections(report), [*children, compiled])
+
+
+def rules_view(report: reports.RulesReport) -> Any:
+    """`%rules`' view: each rule's code with a link to its file."""
+    parts = sections.rules_sections(report)
+    html = markup.sections_html(parts, "rules") + views.try_line(views.TRY_RULES)
+    return _report_view(parts, [views.html_widget_raw(html)])
 
 
 def view_for(report: Any) -> Any:
     """The widget view of a report (what the magic displays, and IPython's display of a
     report value)."""
-    views_of = (jaxpr_view, grad_view, vmap_view, jit_view)  # in sections.REPORT_TYPES order
+    views_of = (jaxpr_view, grad_view, vmap_view, jit_view, rules_view)  # REPORT_TYPES order
     return dict(zip(sections.REPORT_TYPES, views_of, strict=True))[type(report)](report)

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import functools
 import inspect
+import os
+import textwrap
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -21,7 +23,7 @@ import didax.numpy as jnp
 import numpy as np
 from didax import api_util, core, tree_util
 from didax.display.parts import leaf_paths
-from didax.jaxpr import Literal, Var, jaxprs_in_params, literal_text, var_name_in
+from didax.jaxpr import Literal, Var, eval_jaxpr, jaxprs_in_params, literal_text, var_name_in
 
 # ----------------------------------------------------------------------------- helpers
 
@@ -205,7 +207,7 @@ def grad_report(
     names = api_util.arg_names(fn, len(args))
     report_programs = None
     if programs:
-        report_programs = _grad_programs(fn, fn_k, args, kwargs or {}, nums, value)
+        report_programs = _grad_programs(fn, args, kwargs or {}, nums, value)
     return GradReport(
         call=call or f"{fn_name(fn)}(...)",
         fn_name=fn_name(fn),
@@ -225,24 +227,26 @@ def _zeros_like_tangent(x: Any) -> Any:
 
 def _grad_programs(
     fn: Callable[..., Any],
-    fn_k: Callable[..., Any],
     args: tuple,
     kwargs: dict,
     nums: tuple[int, ...],
     value: Any,
 ) -> GradPrograms:
     __tracebackhide__ = True
+    primals = [args[i] for i in nums]
+    tangents = tree_util.tree_map(_zeros_like_tangent, primals)
+    forward = didax.make_jaxpr(fn)(*args, **kwargs)
+    # the other programs transform f's program (not fn again), so each of their equations
+    # records the equation of f it comes from (its derivation: `tangent of eqn 1`)
+    run_forward = from_program(forward, tree_util.tree_structure(value))
 
-    def of_diff_args(*diff: Any) -> Any:  # fn as a function of the differentiated arguments
+    def of_diff_args(*diff: Any) -> Any:  # f's program as a function of the differentiated args
         __tracebackhide__ = True
         full = list(args)
         for i, x in zip(nums, diff, strict=True):
             full[i] = x
-        return fn_k(*full)
+        return run_forward(tuple(full), kwargs)
 
-    primals = [args[i] for i in nums]
-    tangents = tree_util.tree_map(_zeros_like_tangent, primals)
-    forward = didax.make_jaxpr(fn)(*args, **kwargs)
     _, f_jvp = didax.linearize(of_diff_args, *primals)
     linearized = didax.make_jaxpr(f_jvp)(*tangents)
     linearized = residuals_as_constants(linearized, _literal_texts(forward))
@@ -256,6 +260,19 @@ def _grad_programs(
 
     jvp = didax.make_jaxpr(jvp_of_f)(tuple(primals), tuple(tangents))
     return GradPrograms(forward, linearized, transposed, jvp)
+
+
+def from_program(closed: didax.ClosedJaxpr, out_tree: Any) -> Callable[..., Any]:
+    """A function evaluating `closed` (a program staged from a call's arguments, flattened
+    as make_jaxpr flattens them) and returning its outputs as `out_tree`: what transforming
+    a program rather than the Python function looks like."""
+
+    def run(*args: Any) -> Any:
+        __tracebackhide__ = True
+        outs = eval_jaxpr(closed.jaxpr, closed.consts, *tree_util.tree_leaves(args))
+        return tree_util.tree_unflatten(out_tree, outs)
+
+    return run
 
 
 def _literal_texts(closed: didax.ClosedJaxpr) -> set[str]:
@@ -364,6 +381,11 @@ def vmap_report(
         axis_size = sizes[0] if sizes else None
         examples = [_take_example(x, d) for x, d in zip(leaves, dims, strict=True)]
         example_jaxpr = didax.make_jaxpr(fn)(*tree_util.tree_unflatten(treedef, examples))
+        # the batched program as vmap of the per-example one, so each of its equations
+        # records the one it was batched from (`batched eqn 2 (axes (0,) → (1,))`)
+        run = from_program(example_jaxpr, tree_util.tree_structure(output))
+        batched_program = didax.vmap(run, in_axes=in_axes, out_axes=out_axes)
+        jaxpr = didax.make_jaxpr(batched_program)(*args)
     return VmapReport(
         call=call or f"{fn_name(fn)}(...)",
         fn_name=fn_name(fn),
@@ -374,3 +396,79 @@ def vmap_report(
         jaxpr=jaxpr,
         example_jaxpr=example_jaxpr,
     )
+
+
+# ----------------------------------------------------------------------------- %rules
+
+RULE_TABLES = (
+    ("impl", core.impl_rules),
+    ("abstract eval", core.abstract_eval_rules),
+    ("jvp", core.jvp_rules),
+    ("transpose", core.transpose_rules),
+    ("batching (vmap)", core.vmap_rules),
+    ("lowering", core.lowering_rules),
+)
+
+
+@dataclass(frozen=True)
+class RuleSource:
+    """One rule of a primitive: its table, its function and where its code is."""
+
+    table: str
+    name: str  # the function's qualified name ('' when the table has no rule)
+    file: str  # absolute path
+    line: int
+    code: str  # its source, and the source of the functions it was made from
+    link: str  # the file relative to the working directory (a notebook's folder), for links
+
+
+@dataclass(frozen=True, eq=False)
+class RulesReport:
+    """`%rules`: didax's own code for each of a primitive's rules."""
+
+    primitive: str
+    rules: tuple[RuleSource, ...]
+    missing: tuple[str, ...]  # the tables with no rule for it
+
+
+def find_primitive(name: str) -> core.Primitive:
+    """The primitive named `name` (as jaxprs print it) among those with rules."""
+    seen = {p.name: p for _, table in RULE_TABLES for p in table.primitives()}
+    if name not in seen:
+        close = sorted(n for n in seen if name in n or n in name)[:5]
+        hint = f"; did you mean {', '.join(close)}?" if close else ""
+        raise ValueError(f"no primitive named {name!r}{hint}")
+    return seen[name]
+
+
+def _rule_code(fn: Callable[..., Any]) -> str:
+    # a rule made by a factory (`_unary_jvp(sin_p, lambda t, x, out: ...)`) shows the
+    # factory's code and the functions it closed over (the math: the lambda's line)
+    parts = [textwrap.dedent(inspect.getsource(fn))]
+    for cell in getattr(fn, "__closure__", None) or ():
+        inner = cell.cell_contents
+        if isinstance(inner, np.ufunc):  # NumPy's own function: named, not shown
+            parts.append(f"# made with: numpy.{inner.__name__}")
+        elif inspect.isfunction(inner) and inner is not fn:
+            try:
+                parts.append(f"# made with:\n{textwrap.dedent(inspect.getsource(inner))}")
+            except (OSError, TypeError):
+                continue
+    return "\n".join(parts).rstrip("\n")
+
+
+def rules_report(name: str) -> RulesReport:
+    """didax's code for the impl, abstract eval, jvp, transpose, batching and lowering rules
+    of the primitive `name` (`sin`, `dot_general`); ValueError for an unknown name."""
+    prim = find_primitive(name)
+    found, missing = [], []
+    for label, table in RULE_TABLES:
+        rule = table._rules.get(prim)
+        if rule is None:
+            missing.append(label)
+            continue
+        file = inspect.getsourcefile(rule) or ""
+        line = inspect.getsourcelines(rule)[1]
+        link = os.path.relpath(file).replace(os.sep, "/")
+        found.append(RuleSource(label, rule.__qualname__, file, line, _rule_code(rule), link))
+    return RulesReport(name, tuple(found), tuple(missing))

@@ -44,14 +44,21 @@ def jaxpr_sections(r: reports.JaxprReport) -> list[Section]:
 
 
 def residual_rows(closed: Any) -> tuple[Row, ...]:
-    """`a:f32[] = 0.87758255`: the constants (residuals) of a program, with their values."""
+    """`a:f32[] = 0.87758255  (for eqn 0)`: the constants (residuals) of a program, with
+    their values and the equation of f whose derivative reads each first (the derivation
+    of the first equation using it)."""
     names = printed_names(closed)
-    return tuple(
-        Row(
-            f"{names.get(id(v), '?')}:{v.aval.str_short()}", "= " + np.array2string(c, threshold=20)
-        )
-        for v, c in zip(closed.jaxpr.constvars, map(np.asarray, closed.consts), strict=True)
-    )
+    first_use: dict[int, Any] = {}
+    for eqn in closed.jaxpr.eqns:
+        for x in eqn.invars:
+            first_use.setdefault(id(x), eqn.derivation)
+    rows = []
+    for v, c in zip(closed.jaxpr.constvars, map(np.asarray, closed.consts), strict=True):
+        d = first_use.get(id(v))
+        where = f"  (for eqn {d.source})" if d is not None and d.source is not None else ""
+        value = "= " + np.array2string(c, threshold=20)
+        rows.append(Row(f"{names.get(id(v), '?')}:{v.aval.str_short()}", value + where))
+    return tuple(rows)
 
 
 def grad_sections(r: reports.GradReport) -> list[Section]:
@@ -63,19 +70,41 @@ def grad_sections(r: reports.GradReport) -> list[Section]:
     out = [Section(f"grad of {r.call} with respect to {wrt}", rows=rows)]
     p = r.programs
     if p is not None:
+        # the four programs with their marks: f's equations numbered, the others' saying
+        # which of f's each came from (as in the view's columns)
+        out.append(Section(f"forward program: {r.call}", jaxpr=p.forward, marks="numbers"))
+        if p.jvp is not None:
+            out.append(
+                Section(
+                    "jvp program: primals and tangents in, value and tangent out",
+                    jaxpr=p.jvp,
+                    marks="derivation",
+                )
+            )
         out += [
-            Section(f"forward program: {r.call}", jaxpr=p.forward),
             Section(
                 f"linearized program: tangents of {wrt} -> output tangent "
                 "(its constants are residuals of the forward pass)",
                 jaxpr=p.linearized,
                 rows=residual_rows(p.linearized),
+                marks="derivation",
             ),
             Section(
                 f"transposed program: output cotangent -> cotangents of {wrt}",
                 jaxpr=p.transposed,
+                marks="derivation",
             ),
         ]
+    return out
+
+
+def rules_sections(r: reports.RulesReport) -> list[Section]:
+    """`%rules`: a heading, then each rule's code with a link to where it is."""
+    missing = f"no {', '.join(r.missing)} rule" if r.missing else ""
+    out = [Section(f"the rules of {r.primitive}", note=missing or None)]
+    for rule in r.rules:
+        where = (f"{rule.link}:{rule.line}", rule.link)
+        out.append(Section(f"{rule.table} rule: {rule.name}", block=rule.code, link=where))
     return out
 
 
@@ -84,8 +113,10 @@ def vmap_sections(r: reports.VmapReport) -> list[Section]:
     title = f"vmap({r.fn_name}, in_axes={r.in_axes!r}, out_axes={r.out_axes!r}) on {r.call}{size}"
     out = [Section(title, rows=value_rows("output", r.output))]
     if r.example_jaxpr is not None:
-        out.append(Section("per-example program", jaxpr=r.example_jaxpr))
-    out.append(Section("batched program", jaxpr=r.jaxpr))
+        out.append(Section("per-example program", jaxpr=r.example_jaxpr, marks="numbers"))
+        out.append(Section("batched program", jaxpr=r.jaxpr, marks="derivation"))
+    else:  # traced from the function: its equations derive from no program
+        out.append(Section("batched program", jaxpr=r.jaxpr))
     return out
 
 
@@ -141,6 +172,15 @@ def partition_section(p: timing.Partitioning) -> Section:
         Row(r.label, f"{r.type}  {r.spec}  -> {r.shard} on each device")
         for r in (*p.inputs, *p.outputs)
     )
+    inserted = ", ".join(f"{kind} \u00d7{n}" for kind, n in p.collectives)
+    rows += (
+        Row(
+            "collectives",
+            f"{inserted} (XLA inserted: devices exchange their blocks)"
+            if inserted
+            else "none: each device computes on its own block",
+        ),
+    )
     return Section(
         "partitioned by XLA over mesh " + "; ".join(p.meshes),
         rows=rows,
@@ -159,12 +199,18 @@ def jit_sections(r: timing.JitReport) -> list[Section]:
     return out
 
 
-REPORT_TYPES = (reports.JaxprReport, reports.GradReport, reports.VmapReport, timing.JitReport)
+REPORT_TYPES = (
+    reports.JaxprReport,
+    reports.GradReport,
+    reports.VmapReport,
+    timing.JitReport,
+    reports.RulesReport,
+)
 
 
 def sections_for(report: Any) -> list[Section]:
     """The sections of any report."""
-    writers = (jaxpr_sections, grad_sections, vmap_sections, jit_sections)
+    writers = (jaxpr_sections, grad_sections, vmap_sections, jit_sections, rules_sections)
     return dict(zip(REPORT_TYPES, writers, strict=True))[type(report)](report)
 
 
@@ -172,19 +218,12 @@ def sections_for(report: Any) -> list[Section]:
 
 
 def linked(stages: list[provenance.Stage]) -> list[provenance.Stage]:
-    """The stage diff: each later stage's equations linked to the first stage's equations
-    bound at the same source line (unchanged / new); the first stage's equations that the
-    second stage dropped are marked dropped."""
+    """The first stage's equations marked with their numbers (`eqn 1`), the later stages'
+    with where each came from (`tangent of eqn 1`: their derivations in the IR)."""
     if len(stages) < 2:
         return stages
-    base = stages[0]
-    out = []
-    for k, stage in enumerate(stages[1:], 1):
-        diff = provenance.stage_diff(base.jaxpr, stage.jaxpr, stage.name)
-        if k == 1:
-            base = replace(base, links=provenance.dropped_links(diff))
-        out.append(replace(stage, links=provenance.links_from_diff(diff, "f")))
-    return [base, *out]
+    first, *rest = stages
+    return [replace(first, marks="numbers"), *(replace(s, marks="derivation") for s in rest)]
 
 
 def grad_stages(r: reports.GradReport) -> list[provenance.Stage]:

@@ -24,6 +24,7 @@ from didax import core, tree_util
 from didax.display.compiled import format_time
 from didax.display.parts import leaf_paths
 from didax.display.program import mesh_text
+from didax.display.provenance import parse_hlo
 from didax.magics.reports import fn_name, input_labels, positional
 from didax.sharding import NamedSharding
 
@@ -66,6 +67,11 @@ class TimeitStats:
 
     def __str__(self) -> str:
         runs, loops = self.repeat, self.loops
+        if runs == 1:  # one run has no spread: say so instead of "± 0 ns"
+            return (
+                f"{format_time(self.mean)} per loop (1 run, {loops:,} "
+                f"loop{'s' if loops != 1 else ''}; run more for a spread)"
+            )
         return (
             f"{format_time(self.mean)} ± {format_time(self.stdev)} per loop (mean ± std. "
             f"dev. of {runs} run{'s' if runs != 1 else ''}, {loops:,} "
@@ -181,6 +187,21 @@ class Partitioning:
     meshes: tuple[str, ...]  # `b=4 (4 devices)`
     inputs: tuple[ShardRow, ...]
     outputs: tuple[ShardRow, ...]
+    collectives: tuple[tuple[str, int], ...] = ()  # (opcode, count) XLA inserted
+
+
+_COLLECTIVES = ("all-reduce", "all-gather", "reduce-scatter", "all-to-all", "collective-permute")
+
+
+def collectives(hlo_text: str) -> tuple[tuple[str, int], ...]:
+    """The cross-device operations in one device's optimized HLO, counted by kind (an
+    async pair, `all-reduce-start`/`-done`, counts once)."""
+    counts: dict[str, int] = {}
+    for ins in parse_hlo(hlo_text):
+        kind = ins.opcode.removesuffix("-start")
+        if kind in _COLLECTIVES:
+            counts[kind] = counts.get(kind, 0) + 1
+    return tuple(counts.items())
 
 
 def _shard_rows(labels: Sequence[str], values: Any, shardings: Any) -> tuple[ShardRow, ...]:
@@ -215,6 +236,7 @@ def partitioning(
         meshes,
         _shard_rows(labels, args, in_shardings),
         _shard_rows(["out" + label for label in out_labels], result, out_shardings),
+        collectives(compiled.as_text()),
     )
 
 

@@ -8,7 +8,7 @@ ipywidgets (views.py) and grandalf (layout.py) side.
 
 from didax.display.compiled import TimingModel
 from didax.display.parts import Row
-from didax.display.provenance import EqnCost, EqnLink, Stage
+from didax.display.provenance import EqnCost, Stage
 from didax.widgets.views import (
     CompiledView,
     JaxprView,
@@ -24,7 +24,6 @@ from didax.widgets.views import (
 __all__ = [
     "CompiledView",
     "EqnCost",
-    "EqnLink",
     "JaxprView",
     "ReportView",
     "Row",

@@ -48,15 +48,56 @@ def _html(body: str, kind: str = "") -> w.HTML:
     return w.HTML(mk.view(body, kind))
 
 
+# The "try it" line under each view: (interaction, whether it works without a kernel, so in
+# the stored `text/html` too).
+TRY_JAXPR = (
+    ("click a variable to light up its binding and uses", True),
+    ("click \u25be to fold an equation or a nested jaxpr", True),
+    ("hover an equation for its source line, a parameter for its meaning", True),
+    ("fold all / unfold all", False),
+    (
+        "the Graph tab draws the dataflow graph (zoom it; given the call, each node's value "
+        "and cotangent)",
+        False,
+    ),
+)
+TRY_STEP = (("step through: evaluate it one equation at a time", False),)
+TRY_STEPPER = (
+    ("next / previous / run to end / reset; each value appears as it is defined", False),
+    ("click a variable to light up its binding and uses", True),
+)
+TRY_TIMING = (("hover a bar for its time", True),)
+TRY_COMPILED = (
+    ("find searches both compiler texts", False),
+    ("show metadata brings back source locations", False),
+    ("the cost tab explains XLA's per-operand keys", False),
+)
+TRY_TRANSFORM = (
+    ("click a variable to light up its binding and uses", True),
+    ("the marks name the equation of the first program each line comes from", True),
+)
+
+
+TRY_RULES = (("open a rule's file from its link", True),)
+
+
+def try_line(interactions: Sequence[tuple[str, bool]], *, stored: bool = False) -> str:
+    """The markup of a view's "try it" line; `stored`: only what works without a kernel."""
+    return mk.try_it([what for what, static in interactions if static or not stored])
+
+
 # ----------------------------------------------------------------------------- JaxprView
 
 
 class GraphPanel(w.VBox):
     """The Graph tab: the dataflow graph laid out by grandalf, drawn on first show, with a
-    zoom slider; the drawing scrolls in both directions."""
+    zoom slider; the drawing scrolls in both directions. A program longer than
+    `graphs.WINDOW` equations is drawn a window at a time (earlier / later buttons)."""
 
-    def __init__(self, closed: Any) -> None:
+    def __init__(self, closed: Any, args: Sequence[Any] | None = None) -> None:
         self.closed = closed
+        self.args = args  # a concrete call's: each node shows its value (and cotangent)
+        self.start = 0
         self.graph: graphs.GraphModel | None = None
         self.placed: graphs.Placed | None = None
         self.zoom = w.FloatSlider(
@@ -64,15 +105,46 @@ class GraphPanel(w.VBox):
         )
         self.drawing = w.HTML()
         self.zoom.observe(lambda _: self.draw(), names="value")
-        super().__init__([self.zoom, self.drawing])
+        tools: list[w.Widget] = [self.zoom]
+        nested = graphs.expandable(closed)
+        self.expand = w.SelectMultiple(
+            options=[(label, i) for i, label in nested],
+            description="expand",
+            rows=min(4, max(len(nested), 1)),
+        )
+        self.expand.observe(lambda _: self.redraw(), names="value")
+        if nested:  # open a nested jaxpr in place (select again to close it)
+            tools.append(self.expand)
+        top = closed.jaxpr if isinstance(closed, ClosedJaxpr) else closed
+        if len(top.eqns) > graphs.WINDOW:
+            earlier = w.Button(description="earlier", icon="arrow-up")
+            later = w.Button(description="later", icon="arrow-down")
+            earlier.on_click(lambda _: self.move(-graphs.WINDOW))
+            later.on_click(lambda _: self.move(graphs.WINDOW))
+            tools += [earlier, later]
+        super().__init__([w.HBox(tools), self.drawing])
+
+    def redraw(self) -> None:
+        self.graph = None
+        self.draw()
+
+    def move(self, by: int) -> None:
+        top = self.closed.jaxpr if isinstance(self.closed, ClosedJaxpr) else self.closed
+        start = max(0, min(self.start + by, len(top.eqns) - 1))
+        if start != self.start:
+            self.start, self.graph = start, None
+            self.draw()
 
     def draw(self) -> None:
         if self.graph is None:
-            self.graph = graphs.graph_model(self.closed)
+            self.graph = graphs.graph_model(
+                self.closed, self.start, args=self.args, expanded=self.expand.value
+            )
             self.placed = layout_graph(self.graph)
         assert self.placed is not None
         svg = mk.graph_svg(self.graph, self.placed, self.zoom.value)
-        self.drawing.value = mk.view(f'<div class="dx-scroll">{svg}</div>', "graph")
+        note = mk.note(self.graph.note()) if self.graph.note() else ""
+        self.drawing.value = mk.view(f'{note}<div class="dx-scroll">{svg}</div>', "graph")
 
 
 class JaxprView(_Fallbacks, w.VBox):
@@ -107,11 +179,12 @@ class JaxprView(_Fallbacks, w.VBox):
             step = w.Button(description="step through", icon="step-forward")
             step.on_click(lambda _: self.open_stepper())
             tools.append(step)
-        text_tab = w.VBox([w.HBox(tools), self.code, self.stepper_box])
+        tries = TRY_JAXPR + (TRY_STEP if self.args is not None else ())
+        text_tab = w.VBox([w.HBox(tools), self.code, w.HTML(try_line(tries)), self.stepper_box])
         children: list[w.Widget] = [text_tab]
         self.graph_panel: GraphPanel | None = None
         if graph:
-            self.graph_panel = GraphPanel(closed)
+            self.graph_panel = GraphPanel(closed, self.args)
             tabs = w.Tab([text_tab, self.graph_panel])
             tabs.set_title(0, "Text")
             tabs.set_title(1, "Graph")
@@ -142,7 +215,8 @@ class JaxprView(_Fallbacks, w.VBox):
         return self.jaxpr_model.text()
 
     def fallback_html(self) -> str:
-        return mk.jaxpr_html(self.jaxpr_model)
+        # the Text tab as it shows now (the Graph tab is drawn when opened)
+        return self.code.value + try_line(TRY_JAXPR, stored=True)
 
 
 # ----------------------------------------------------------------------------- Stepper
@@ -174,7 +248,9 @@ class Stepper(_Fallbacks, w.VBox):
         for name, button in self.buttons.items():
             button.on_click(lambda _, act=actions[name]: self._do(act))
         self.body = w.HTML()
-        super().__init__([w.HBox(list(self.buttons.values())), self.body])
+        super().__init__(
+            [w.HBox(list(self.buttons.values())), self.body, w.HTML(try_line(TRY_STEPPER))]
+        )
         self.render()
 
     def _do(self, action: Any) -> None:
@@ -213,7 +289,7 @@ class Stepper(_Fallbacks, w.VBox):
         return "\n".join(lines)
 
     def fallback_html(self) -> str:
-        return self.body.value
+        return self.body.value + try_line(TRY_STEPPER, stored=True)
 
 
 # ----------------------------------------------------------------------------- Timing
@@ -225,13 +301,13 @@ class TimingView(_Fallbacks, w.VBox):
 
     def __init__(self, timing: compiled.TimingModel) -> None:
         self.timing = timing
-        super().__init__([_html(mk.timing_html(timing), "timing")])
+        super().__init__([_html(mk.timing_html(timing), "timing"), w.HTML(try_line(TRY_TIMING))])
 
     def text(self) -> str:
         return self.timing.text
 
     def fallback_html(self) -> str:
-        return mk.view(mk.timing_html(self.timing), "timing")
+        return mk.view(mk.timing_html(self.timing), "timing") + try_line(TRY_TIMING, stored=True)
 
 
 class Progress(_Fallbacks, w.HBox):
@@ -294,7 +370,9 @@ class CompiledView(_Fallbacks, w.VBox):
         self.tabs = tabs
         self.render()
         # the search box and the metadata switch act on both compiler texts
-        super().__init__([w.HBox([self.search, self.metadata]), tabs])
+        super().__init__(
+            [w.HBox([self.search, self.metadata]), tabs, w.HTML(try_line(TRY_COMPILED))]
+        )
 
     def render(self) -> None:
         for view, model in zip(self.code_views, (self.stablehlo, self.hlo), strict=True):
@@ -311,15 +389,11 @@ class CompiledView(_Fallbacks, w.VBox):
         )
 
     def fallback_html(self) -> str:
-        return mk.view(
-            mk.heading("StableHLO")
-            + mk.hlo_code(self.stablehlo)
-            + mk.heading("optimized HLO")
-            + mk.hlo_code(self.hlo)
-            + mk.heading("cost analysis")
-            + mk.cost_html(self.cost),
-            "compiled",
-        )
+        # every tab's content under its title, as the tabs show it now
+        return "".join(
+            mk.view(mk.heading(self.tabs.get_title(i)), "compiled") + tab.value
+            for i, tab in enumerate(self.tabs.children)
+        ) + try_line(TRY_COMPILED, stored=True)
 
 
 # ----------------------------------------------------------------------------- Transform
@@ -327,9 +401,10 @@ class CompiledView(_Fallbacks, w.VBox):
 
 class TransformView(_Fallbacks, w.VBox):
     """Programs side by side, one column per stage (f, jvp(f), linearized, transposed; or
-    per-example, batched), each with its inputs and outputs and, where the stage diff links
-    are given (`Stage.links`), a status column: unchanged / new / dropped and the equation
-    of the first stage each came from."""
+    per-example, batched), each with its inputs and outputs and its equations' marks
+    (`Stage.marks`): the first program's equation numbers, and where each equation of the
+    later ones came from (`tangent of eqn 1`, from the IR's derivations); `text/plain`
+    carries the marks too."""
 
     def __init__(
         self, stages: Sequence[provenance.Stage], *, title: str = "", text: str | None = None
@@ -337,8 +412,10 @@ class TransformView(_Fallbacks, w.VBox):
         self.stages = tuple(stages)
         self.title = title
         self._text = text
-        self.models = [program.jaxpr_model(s.jaxpr, s.inputs, s.outputs) for s in self.stages]
-        columns = [
+        self.models = [
+            program.jaxpr_model(s.jaxpr, s.inputs, s.outputs, s.marks) for s in self.stages
+        ]
+        self.columns = columns = [
             _html(self._column(stage, model), "stage")
             for stage, model in zip(self.stages, self.models, strict=True)
         ]
@@ -349,7 +426,7 @@ class TransformView(_Fallbacks, w.VBox):
                 flex="0 0 auto", max_width="100%", overflow="auto", margin="0 24px 12px 0"
             )
         row = w.HBox(columns, layout=w.Layout(flex_flow="row wrap", align_items="flex-start"))
-        children: list[w.Widget] = [row]
+        children: list[w.Widget] = [row, w.HTML(try_line(TRY_TRANSFORM))]
         if title:
             children.insert(0, _html(mk.heading(title)))
         super().__init__(children)
@@ -358,7 +435,7 @@ class TransformView(_Fallbacks, w.VBox):
         return (
             mk.heading(stage.name)
             + (mk.note(stage.note) if stage.note else "")
-            + mk.jaxpr_code(model, links=stage.links)
+            + mk.jaxpr_code(model)
             + mk.io_tables(model)
         )
 
@@ -367,40 +444,58 @@ class TransformView(_Fallbacks, w.VBox):
             return self._text
         parts = [self.title] if self.title else []
         for stage, model in zip(self.stages, self.models, strict=True):
-            parts += [stage.name, model.text()]
+            parts += [stage.name, model.marked_text()]
         return "\n".join(parts)
 
     def fallback_html(self) -> str:
+        # the live columns, side by side (wrapping as the live row does)
         cols = "".join(
-            f'<div style="display:inline-block;vertical-align:top;margin-right:16px">'
-            f"{self._column(s, mo)}</div>"
-            for s, mo in zip(self.stages, self.models, strict=True)
+            f'<div style="display:inline-block;vertical-align:top;margin:0 24px 12px 0">'
+            f"{col.value}</div>"
+            for col in self.columns
         )
-        return mk.view((mk.heading(self.title) if self.title else "") + cols, "transform")
+        title = mk.view(mk.heading(self.title)) if self.title else ""
+        return title + cols + try_line(TRY_TRANSFORM, stored=True)
 
 
 # ----------------------------------------------------------------------------- reports
 
 
 class ReportView(_Fallbacks, w.VBox):
-    """A magic's report: a heading, views and rows, with the report's text and HTML as
-    fallbacks."""
+    """A magic's report: a heading, views and rows, with the report's text as `text/plain`
+    and, as `text/html`, the static rendering of the views it shows (`static_html`)."""
 
-    def __init__(self, children: Sequence[w.Widget], *, text: str, html: str) -> None:
+    def __init__(self, children: Sequence[w.Widget], *, text: str) -> None:
         self._text = text
-        self._html = html
         super().__init__(list(children))
 
     def text(self) -> str:
         return self._text
 
     def fallback_html(self) -> str:
-        return self._html
+        return static_html(self)
+
+
+def static_html(widget: w.Widget) -> str:
+    """What a live view shows, as static HTML (a stored notebook's `text/html`): a view's
+    own static rendering, an HTML widget's markup, a box's children in order."""
+    if isinstance(widget, _Fallbacks) and not isinstance(widget, ReportView):
+        return widget.fallback_html()
+    if isinstance(widget, w.HTML):
+        return widget.value
+    if isinstance(widget, w.Box):
+        return "".join(static_html(c) for c in widget.children)
+    return ""
 
 
 def html_widget(body: str, kind: str = "") -> w.HTML:
     """Static markup (already escaped by markup.py) as a widget."""
     return _html(body, kind)
+
+
+def html_widget_raw(markup: str) -> w.HTML:
+    """Whole views' markup (markup.py's, with their style) as a widget."""
+    return w.HTML(markup)
 
 
 # ----------------------------------------------------------------------------- ClosedJaxpr

@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from didax import core
+from didax import source_info as si
 from didax.core import Zero
 from didax.interpreters import staging
 from didax.jaxpr import ClosedJaxpr, eval_jaxpr
@@ -54,10 +55,20 @@ class JVPTrace(core.Trace):
     def process_primitive(self, primitive, tracers, params):
         primals = [t.primal for t in tracers]
         tangents = [t.tangent for t in tracers]
+        d = self.main.deriving
         if all(isinstance(t, Zero) for t in tangents):
-            outs = core.bind(primitive, primals, params)
+            mark = si.begin_rule(d, "primal")  # what re-binding a program's equation emits
+            try:
+                outs = core.bind(primitive, primals, params)
+            finally:
+                si.end_rule(d, mark)
             return [JVPTracer(self, x, Zero.like(x)) for x in outs]
-        primals_out, tangents_out = core.jvp_rules[primitive](primals, tangents, **params)
+        mark = si.begin_rule(d, "tangent")
+        try:
+            primals_out, tangents_out = core.jvp_rules[primitive](primals, tangents, **params)
+            si.mark_producers(d, mark, primals_out, "primal")  # the rest is the tangent's
+        finally:
+            si.end_rule(d, mark)
         return [JVPTracer(self, x, t) for x, t in zip(primals_out, tangents_out, strict=True)]
 
 

@@ -160,8 +160,13 @@ class PartialEvalTrace(core.Trace):
         avals_out = core.abstract_eval_rules[primitive](*(t.aval for t in tracers_in), **params)
         outvars = [Var(a) for a in avals_out]
         invars = [t.atom for t in tracers_in]
-        self.builder.eqns.append(JaxprEqn(primitive, invars, outvars, params, si.current()))
-        return [PartialEvalTracer(self, PartialVal.unknown(v.aval), v) for v in outvars]
+        d = self.main.deriving  # what a transformation running a rule says it derives from
+        eqns = self.builder.eqns
+        eqns.append(JaxprEqn(primitive, invars, outvars, params, si.current(), d.current))
+        outs = [PartialEvalTracer(self, PartialVal.unknown(v.aval), v) for v in outvars]
+        if d.current is not None:
+            d.log.append((eqns, len(eqns) - 1, outs))
+        return outs
 
     def _known_value(self, x: Any) -> Any:
         if isinstance(x, PartialEvalTracer) and x._trace.main is self.main:
@@ -300,10 +305,13 @@ def partial_eval_jaxpr(
 
 
 def _sourced(new: JaxprEqn | None, old: JaxprEqn) -> JaxprEqn | None:
-    # the halves a rule splits an equation into come from the equation's line
-    if new is None or new.source_info is not None:
+    # the halves a rule splits an equation into come from the equation's line, and derive
+    # from what it derives from
+    if new is None:
         return new
-    return new._replace(source_info=old.source_info)
+    if new.source_info is None:
+        new = new._replace(source_info=old.source_info)
+    return new if new.derivation is not None else new._replace(derivation=old.derivation)
 
 
 # --------------------------------------------------------------------------- linearize

@@ -134,12 +134,20 @@ class JaxprTrace(core.Trace):
             return JaxprTracer(self, aval, Literal(val.item(), aval))
         return self.builder.add_const(self, val)
 
-    def process_primitive(self, primitive, tracers, params):
-        avals_out = core.abstract_eval_rules[primitive](*[t.aval for t in tracers], **params)
+    def process_primitive(self, primitive, tracers, params, avals_out=None):
+        if avals_out is None:  # (a subclass may have computed them)
+            avals_out = core.abstract_eval_rules[primitive](*[t.aval for t in tracers], **params)
         outvars = [Var(a) for a in avals_out]
-        eqn = JaxprEqn(primitive, [t.jaxpr_var for t in tracers], outvars, params, si.current())
-        self.builder.eqns.append(eqn)
-        return [JaxprTracer(self, v.aval, v) for v in outvars]
+        derivation = self.main.deriving.current  # set by a transformation running a rule
+        eqn = JaxprEqn(
+            primitive, [t.jaxpr_var for t in tracers], outvars, params, si.current(), derivation
+        )
+        eqns = self.builder.eqns
+        eqns.append(eqn)
+        outs = [JaxprTracer(self, v.aval, v) for v in outvars]
+        if derivation is not None:  # the transformation sorts what its rule emitted
+            self.main.deriving.log.append((eqns, len(eqns) - 1, outs))
+        return outs
 
 
 class VaryingJaxprTrace(JaxprTrace):
@@ -168,10 +176,7 @@ class VaryingJaxprTrace(JaxprTrace):
             # higher-order primitive's abstract evaluation gives their types itself)
             order = core.vma_mesh_axes(next(iter(needed[0])))
             avals_out = [core.with_vma(a, needed[0], order) for a in avals_out]
-        outvars = [Var(a) for a in avals_out]
-        eqn = JaxprEqn(primitive, [t.jaxpr_var for t in tracers], outvars, params, si.current())
-        self.builder.eqns.append(eqn)
-        return [JaxprTracer(self, v.aval, v) for v in outvars]
+        return super().process_primitive(primitive, tracers, params, avals_out)
 
     def _pvary(self, tracer: JaxprTracer, axes: frozenset) -> JaxprTracer:
         # the axes in the mesh's order, as JAX's pvary orders them
@@ -196,7 +201,12 @@ def trace_to_jaxpr(
     trace_type = VaryingJaxprTrace if core.in_check_vma_body() else JaxprTrace
     with core.new_main(trace_type, builder, dynamic=True) as main:
         trace = main.trace
-        tracers_in = [trace.new_arg(aval) for aval in in_avals]
-        outs = fn(*tracers_in)
-        tracers_out = [trace.full_raise(out) for out in outs]
-        return builder.build(tracers_in, tracers_out)
+        d = main.deriving  # a new program: its equations derive from nothing until told
+        source, current, d.source, d.current = d.source, d.current, None, None
+        try:
+            tracers_in = [trace.new_arg(aval) for aval in in_avals]
+            outs = fn(*tracers_in)
+            tracers_out = [trace.full_raise(out) for out in outs]
+            return builder.build(tracers_in, tracers_out)
+        finally:
+            d.source, d.current = source, current

@@ -23,6 +23,8 @@ from didax.primitives import ad_helpers
 from didax.primitives.convert import convert_element_type, convert_element_type_p
 from didax.primitives.elementwise import add_tangents, imag_p, real_p
 
+_CT_SUM = si.Derivation(None, "cotangent sum")  # the add_any summing a variable's cotangents
+
 
 def backward_pass(
     jaxpr: Jaxpr, consts: Sequence[Any], args: Sequence[Any], cts: Sequence[Any]
@@ -34,6 +36,7 @@ def backward_pass(
     Like JAX's `backward_pass`.
     """
     primal_env: dict[Var, Any] = dict(zip(jaxpr.constvars, consts, strict=True))
+    d = core.trace_state().stack[-1].deriving  # what the rules emit derives from (see below)
     linear: set[Var] = set()
     for v, x in zip(jaxpr.invars, args, strict=True):
         if isinstance(x, UndefinedPrimal):
@@ -48,12 +51,12 @@ def backward_pass(
 
     # Forward: equations that read no linear variable are ordinary (nonlinear) computation.
     linear_eqns = []
-    for eqn in jaxpr.eqns:
+    for i, eqn in enumerate(jaxpr.eqns):
         if any(isinstance(x, Var) and x in linear for x in eqn.invars):
             linear_eqns.append(eqn)
             linear.update(eqn.outvars)
         else:
-            outs = bind_eqn(eqn, [read_primal(x) for x in eqn.invars])
+            outs = bind_eqn(eqn, [read_primal(x) for x in eqn.invars], i)
             primal_env.update(zip(eqn.outvars, outs, strict=True))
 
     ct_env: dict[Var, Any] = {}
@@ -61,7 +64,14 @@ def backward_pass(
     def write_ct(x: Atom, ct: Any) -> None:
         if ct is None or isinstance(ct, Zero) or not isinstance(x, Var) or x not in linear:
             return
-        ct_env[x] = add_tangents(ct_env[x], ct) if x in ct_env else ct
+        if x not in ct_env:
+            ct_env[x] = ct
+            return
+        mark = si.begin_derived(d, _CT_SUM)
+        try:
+            ct_env[x] = add_tangents(ct_env[x], ct)
+        finally:
+            si.end_rule(d, mark)
 
     for x, ct in zip(jaxpr.outvars, cts, strict=True):
         write_ct(x, ct)
@@ -74,8 +84,13 @@ def backward_pass(
         ]
         operands = [read_primal(x) for x in eqn.invars]
         token = si.enter(eqn.source_info)  # what the rule stages comes from eqn's line
+        src = eqn.derivation  # and from the equation of f that eqn's own derivation names
         try:
-            cts_in = core.transpose_rules[eqn.primitive](cts_out, *operands, **eqn.params)
+            mark = si.begin_derived(d, src and src._replace(role="transpose", params=None))
+            try:
+                cts_in = core.transpose_rules[eqn.primitive](cts_out, *operands, **eqn.params)
+            finally:
+                si.end_rule(d, mark)
             for x, ct in zip(eqn.invars, cts_in, strict=True):
                 write_ct(x, ct)
         finally:

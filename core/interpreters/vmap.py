@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from didax import core
+from didax import source_info as si
 from didax.core import NOT_MAPPED
 from didax.interpreters import staging
 from didax.jaxpr import ClosedJaxpr, eval_jaxpr
@@ -62,8 +63,19 @@ class BatchTrace(core.Trace):
         ):
             outs = core.bind(primitive, vals, params)
             return [BatchTracer(self, x, NOT_MAPPED) for x in outs]
-        vals_out, dims_out = core.vmap_rules[primitive](self.axis_size, vals, dims, **params)
+        d = self.main.deriving
+        mark = si.begin_rule(d, "moved")  # the rule's transposes and broadcasts
+        try:
+            vals_out, dims_out = core.vmap_rules[primitive](self.axis_size, vals, dims, **params)
+        finally:  # what applies `primitive` is the batched equation (its changed params shown)
+            si.end_rule(d, mark, lambda e: _batched(e, primitive, params))
         return [BatchTracer(self, x, d) for x, d in zip(vals_out, dims_out, strict=True)]
+
+
+def _batched(eqn: Any, primitive: core.Primitive, params: dict) -> si.Derivation | None:
+    if eqn.primitive is not primitive:
+        return None
+    return eqn.derivation._replace(role="batched", params=params)
 
 
 def vmap_flat(

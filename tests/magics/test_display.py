@@ -55,8 +55,17 @@ def test_jit_table_text():
         "  eager         405 µs ± 5 µs per loop (mean ± std. dev. of 2 runs, 10 loops each)",
         "  speed-up      40.0x (best eager / best compiled)",
     ]
-    assert "cost analysis\n  flops           6\n  bytes accessed  24\n" in written
+    assert "cost analysis\n  flops           6\n  bytes accessed  24 B\n" in written
+    assert "operand 0 utilization  1" in written  # XLA's `utilization0{}`, in words
+    assert "utilization0{}" not in written
     assert "slowest run" not in written
+
+
+def test_jit_text_of_one_run_has_no_spread():
+    written = text.sections_text(sections.jit_sections(_jit_report("f", (1e-5,))))
+    assert "  steady state  10 µs per loop (1 run, 10 loops; run more for a spread)" in written
+    assert "± 0" not in written
+    assert "± 0" not in markup.sections_html(sections.jit_sections(_jit_report("f", (1e-5,))))
 
 
 def test_jit_warning_when_slowest_run_is_over_four_times_the_fastest():

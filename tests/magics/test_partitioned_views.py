@@ -56,6 +56,15 @@ def test_jit_report_shows_how_xla_split_the_program(four_devices):
     assert "P(&#x27;x&#x27;,)  -&gt; f32[4,2] on each device" in widget_html
 
 
+def test_per_device_view_names_the_collectives_xla_inserted(four_devices):
+    # the rows of x split over devices, w replicated: no device needs another's block
+    assert four_devices["collectives"] == []
+    assert "collectives  none: each device computes on its own block" in four_devices["text"]
+    # a sum over the split rows: each device sums its block, then an all-reduce adds them
+    assert ["all-reduce", 1] in four_devices["total_collectives"]
+    assert "all-reduce \u00d71 (XLA inserted" in four_devices["total_text"]
+
+
 def test_jaxpr_view_names_the_mesh_of_a_pmap_and_a_constraint(four_devices):
     assert four_devices["pmap_rows"] == [["mesh i", "i=4 (4 devices)"]]
     assert "mesh i     i=4 (4 devices)" in four_devices["pmap_text"]

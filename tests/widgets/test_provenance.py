@@ -1,100 +1,91 @@
-"""The provenance models (issue 12 ★ items 4 and 5): the stage diff of `%grad --jaxpr`'s
-programs and the per-equation cost table joined to the optimized HLO."""
+"""The provenance views: `%grad --jaxpr`'s and `%vmap`'s programs marked with each equation's
+derivation (read from the IR) in the model, text/plain and text/html; and the per-equation
+cost table joined to the optimized HLO."""
 
 from __future__ import annotations
+
+import re
 
 import didax
 import didax.numpy as dnp
 import numpy as np
 from didax import lax
+from didax.display import program
 from didax.display import provenance as pv
+from didax.magics import reports, sections
+from didax.widgets import views
 
 
-def f(x):
-    y = dnp.sin(x)
-    return y * 3.0
+def sin_times_x(x):
+    return dnp.sin(x) * x
 
 
-SIN_LINE = f.__code__.co_firstlineno + 1
+def _stages():
+    report = reports.grad_report(sin_times_x, (dnp.float32(0.5),), programs=True, call="f(x)")
+    return sections.grad_stages(report)
 
 
-def _programs(fn=f, x=1.0):
-    forward = didax.make_jaxpr(fn)(x)
-    jvp = didax.make_jaxpr(lambda x, t: didax.jvp(fn, (x,), (t,)))(x, x)
-    linearized = didax.make_jaxpr(didax.linearize(fn, x)[1])(x)
-    transposed = didax.make_jaxpr(didax.vjp(fn, x)[1])(x)
-    return forward, jvp, linearized, transposed
+# The marks of the issue's "Done when" for f(x) = sin(x) * x, per program
+DONE_WHEN = {
+    "f": ["eqn 0; eqn 1"],  # f prints on one line: `b = sin a; c = mul b a`
+    "jvp": [
+        "primal of eqn 0",
+        "tangent of eqn 0",
+        "tangent of eqn 0",
+        "primal of eqn 1",
+        "tangent of eqn 1",
+        "tangent of eqn 1",
+        "tangent of eqn 1",
+    ],
+    "linearized": ["tangent of eqn 0", "tangent of eqn 1", "tangent of eqn 1", "tangent of eqn 1"],
+    "transposed": [
+        "transpose of eqn 1",
+        "transpose of eqn 1",
+        "transpose of eqn 0",
+        "cotangent sum",
+    ],
+}
 
 
-def _by_status(diff: pv.StageDiff) -> dict[str, list[tuple[str, tuple]]]:
-    out: dict[str, list[tuple[str, tuple]]] = {}
-    for link in diff.links:
-        out.setdefault(link.status.value, []).append((link.eqn.primitive, link.origins))
-    return out
+def test_grad_stages_mark_each_equation_with_its_derivation() -> None:
+    stages = _stages()
+    models = [program.jaxpr_model(s.jaxpr, s.inputs, s.outputs, s.marks) for s in stages]
+    got = [[m for m, _ in model.line_marks().values()] for model in models]
+    assert got == list(DONE_WHEN.values())
+    jvp = models[1]
+    assert [(e.primitive, e.status) for e in jvp.eqns][3:5] == [
+        ("mul", "unchanged"),
+        ("mul", "new"),
+    ]
 
 
-def test_sin_becomes_cos_and_mul_in_jvp() -> None:
-    forward, jvp, _, _ = _programs()
-    diff = pv.stage_diff(forward, jvp, "jvp")
-    assert [e.primitive for e in diff.base] == ["sin", "mul"]
-    derived = sorted(link.eqn.primitive for link in diff.derived_from((0,)))
-    assert derived == ["cos", "mul", "sin"]  # sin itself, its derivative cos, and the product
-    statuses = _by_status(diff)
-    assert ("cos", ((0,),)) in statuses["new"]
-    assert ("mul", ((0,),)) in statuses["new"]
-    assert ("sin", ((0,),)) in statuses["unchanged"]
-    assert diff.dropped == ()
-    for link in diff.derived_from((0,)):
-        assert link.eqn.source.line == SIN_LINE
-        assert link.eqn.source_text == "y = dnp.sin(x)"
+def test_marks_reach_text_plain_and_html() -> None:
+    view = views.TransformView(_stages())
+    plain = view._repr_mimebundle_()["text/plain"]
+    html = view._repr_mimebundle_()["text/html"]
+    for mark in {m for ms in DONE_WHEN.values() for m in ms}:
+        assert f"# {mark}" in plain, mark
+        assert f"  {mark}</span>" in html, mark
+    assert re.search(r"mul c a +# primal of eqn 1\n", plain)
 
 
-def test_sin_is_dropped_and_becomes_a_mul_by_the_residual() -> None:
-    forward, _, linearized, transposed = _programs()
-    for diff in pv.stage_diffs(forward, [("linearized", linearized), ("transposed", transposed)]):
-        assert diff.dropped == ((0,),), diff.text()  # sin ran at linearization time
-        assert diff.status_of((0,)) is pv.Status.DROPPED
-        assert diff.status_of((1,)) is pv.Status.UNCHANGED
-        (from_sin,) = diff.derived_from((0,))
-        assert (from_sin.eqn.primitive, from_sin.status) == ("mul", pv.Status.NEW)
-        (from_mul,) = diff.derived_from((1,))
-        assert (from_mul.eqn.primitive, from_mul.status) == ("mul", pv.Status.UNCHANGED)
-        assert "dropped   sin" in diff.text()
+def test_vmap_view_names_changed_params_and_nested_marks() -> None:
+    def g(x, w):
+        return lax.cond(x.sum() > 0, dnp.sin, dnp.cos, dnp.dot(x, w))
 
-
-def one_line(x):
-    return dnp.sin(x) * 3.0
-
-
-def test_two_operations_of_one_expression_are_told_apart() -> None:
-    # `sin(x) * 3.0`: the call and the product start at the same column
-    forward, jvp, _, _ = _programs(one_line)
-    diff = pv.stage_diff(forward, jvp)
-    assert sorted(link.eqn.primitive for link in diff.derived_from((1,))) == ["mul", "mul"]
-    assert all(link.status is pv.Status.UNCHANGED for link in diff.derived_from((1,)))
-
-
-def test_nested_equations_have_paths_and_links() -> None:
-    def g(x):
-        return didax.jit(f)(x) + lax.cond(x > 0, dnp.cos, dnp.sin, x)
-
-    forward = didax.make_jaxpr(g)(1.0)
-    paths = [(e.path, e.primitive) for e in pv.equations(forward)]
-    assert ((0,), "jit") in paths and ((0, 0), "sin") in paths and ((0, 1), "mul") in paths
-    grad = didax.make_jaxpr(didax.grad(g))(1.0)
-    diff = pv.stage_diff(forward, grad, "grad")
-    assert any(link.eqn.primitive == "cos" for link in diff.derived_from((0, 0)))
-
-
-def test_an_equation_without_source_is_new_and_unlinked() -> None:
-    forward, jvp, _, _ = _programs()
-    j = jvp.jaxpr
-    bare = didax.jaxpr.Jaxpr(
-        j.constvars, j.invars, j.outvars, [e._replace(source_info=None) for e in j.eqns]
+    xs, w = np.ones((5, 3), np.float32), np.ones((3, 4), np.float32)
+    report = reports.vmap_report(g, (xs, w), in_axes=(0, None), call="g(xs, w)")
+    plain = views.TransformView(sections.vmap_stages(report)).text()
+    assert (
+        "# batched eqn 2 (dimension_numbers (([0], [0]), ([], [])) \u2192 (([1], [0]), ([], [])))"
+        in (plain)
     )
-    diff = pv.stage_diff(forward, bare)
-    assert all(link.status is pv.Status.NEW and not link.origins for link in diff.links)
-    assert diff.dropped == ((0,), (1,))
+    assert "dropped" not in plain
+    assert "# eqn 4/branch 1/eqn 0" in plain  # the per-example program's numbers, nested
+    # a batched predicate makes cond a select of both branches, inlined: their equations
+    # keep their paths
+    assert re.search(r"sin o +# batched eqn 4/branch 1/eqn 0\n", plain)
+    assert re.search(r"cos j +# batched eqn 4/branch 0/eqn 0\n", plain)
 
 
 # ----------------------------------------------------------------------------- costs
@@ -171,3 +162,15 @@ ENTRY %main.2 (a: f32[4]) -> (f32[4], f32[]) {
     assert ins["sin_0.0"].path == (0,) and ins["sin_0.0"].opcode == "sine"
     assert (ins["sine_fusion"].kind, ins["sine_fusion"].calls) == ("kLoop", "fused_computation")
     assert ins["t"].opcode == "tuple"
+
+
+def test_residuals_say_which_equation_they_serve() -> None:
+    stages = _stages()
+    linearized = stages[2]
+    rows = {r.label: r.text for r in linearized.inputs}
+    # cos(x), the residual of sin's derivative, serves eqn 0; sin(x) and x serve eqn 1's
+    assert [text.rsplit("  ", 1)[-1] for text in rows.values()] == [
+        "(for eqn 0)",
+        "(for eqn 1)",
+        "(for eqn 1)",
+    ]

@@ -44,7 +44,7 @@ def test_closed_jaxpr_renders_as_a_jaxpr_view(shell):
 
 def test_attached_view_is_shown_once(shell):
     closed = didax.make_jaxpr(f)(X)
-    report = views.ReportView([], text="report text", html="<b>r</b>")
+    report = views.ReportView([], text="report text")
     views.attach_view(closed, report)
     assert shell.display_formatter.format(closed)[0]["text/plain"] == "report text"
     assert shell.display_formatter.format(closed)[0]["text/plain"] == str(closed)  # own view
@@ -108,17 +108,16 @@ def test_compiled_view_per_equation_cost_slot():
     assert ">sin<" in html and "fusion" in html and "test_views.py:" in html
 
 
-def test_transform_view_columns_and_stage_diff_slot():
+def test_transform_view_columns_and_marks():
     closed = didax.make_jaxpr(f)(X)
     lin = didax.make_jaxpr(jnp.cos)(X)
-    stages = [
-        widgets.Stage("f", closed),
-        widgets.Stage("linearized", lin, links=(widgets.EqnLink(0, "new", "f", 1),)),
-    ]
+    stages = [widgets.Stage("f", closed, marks="numbers"), widgets.Stage("linearized", lin)]
     v = widgets.TransformView(stages, title="grad of f(x)")
-    assert v.text() == f"grad of f(x)\nf\n{closed}\nlinearized\n{lin}"
+    assert v.text().startswith("grad of f(x)\nf\n")
+    assert v.text().endswith(f"linearized\n{lin}")  # no marks asked for: none shown
+    assert "# eqn 3/branch 1/eqn 0" in v.text()  # f's equations numbered, nested ones too
     html = v.fallback_html()
-    assert '<span class="dx-mark dx-new">  new ← f eqn 1</span>' in html
+    assert '<span class="dx-mark dx-unchanged">  eqn 3/branch 1/eqn 0</span>' in html
 
 
 def test_timing_view_text_and_bars():
@@ -140,3 +139,25 @@ def test_timing_view_text_and_bars():
     assert "one Python call per operation" in html
     assert "15 µs ± 5 µs per call (min 10 µs, max 20 µs, 2 runs)" in html
     assert "compiled: 2 runs of 10 calls; eager: 1 run of 10 calls (time budget 4 s)" in html
+
+
+def _html_of(widget) -> str:
+    if hasattr(widget, "children"):
+        return "".join(_html_of(c) for c in widget.children)
+    return getattr(widget, "value", "") if isinstance(getattr(widget, "value", ""), str) else ""
+
+
+def test_each_view_has_a_try_it_line_naming_its_interactions():
+    closed = didax.make_jaxpr(f)(X)
+    jv = widgets.JaxprView(closed, args=(X,))
+    live = _html_of(jv)
+    assert "try it: click a variable to light up its binding and uses" in live
+    assert "fold all / unfold all" in live and "step through" in live
+    # the stored HTML names only what works without a kernel
+    stored = jv.fallback_html()
+    assert "try it: click a variable" in stored and "fold all" not in stored
+    cv = widgets.CompiledView("x", "y", None)
+    assert "try it: find searches both compiler texts" in _html_of(cv)
+    tv = widgets.TransformView([widgets.Stage("f", closed)])
+    assert "the marks name the equation" in _html_of(tv) and "try it" in tv.fallback_html()
+    assert "try it: next / previous" in _html_of(widgets.Stepper(closed, X))

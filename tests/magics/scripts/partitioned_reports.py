@@ -23,6 +23,7 @@ def step(x, w):
 
 r = timing.jit_report(step, (x, jnp.ones((2, 2))), budget=0.05)
 p = r.partitioning
+total = timing.jit_report(lambda v: jnp.sum(v), (x,), budget=0.05)
 text = sections_text(sections.jit_sections(r))
 view = report_views.jit_view(r)
 widget_html = " ".join(getattr(c, "value", "") for c in view.children)
@@ -55,6 +56,9 @@ print(
             "pmap_text": sections_text(sections.jaxpr_sections(jr)),
             "pmap_html": markup.io_tables(jm),
             "constraint_rows": [[m.label, m.text] for m in cm.meshes],
+            "collectives": [list(c) for c in p.collectives],
+            "total_collectives": [list(c) for c in total.partitioning.collectives],
+            "total_text": sections_text(sections.jit_sections(total)),
         }
     )
 )

@@ -1,0 +1,45 @@
+"""`%rules sin`: didax's own code for a primitive's rules, each with a link to its file
+(the engine is the textbook)."""
+
+from __future__ import annotations
+
+import pytest
+from didax.magics import reports
+from IPython.core.error import UsageError
+
+
+def test_rules_report_shows_each_rule_and_the_math_it_was_made_with():
+    r = reports.rules_report("sin")
+    tables = [rule.table for rule in r.rules]
+    assert tables == ["impl", "abstract eval", "jvp", "batching (vmap)", "lowering"]
+    assert r.missing == ("transpose",)  # sin is not linear
+    jvp = r.rules[2]
+    assert jvp.file.endswith("elementwise.py") and jvp.code.startswith("def rule(")
+    assert "mul(t, cos(x))" in jvp.code  # the derivative, from the line that registered it
+    assert "# made with: numpy.sin" in r.rules[0].code
+    assert jvp.link.endswith("primitives/elementwise.py")
+
+
+def test_rules_magic_displays_the_code_with_links(run):
+    ran = run("%rules sin")
+    assert ran.error is None and ran.result is None
+    plain = ran.plain()
+    assert plain.startswith("the rules of sin\nno transpose rule\nimpl rule:")
+    assert "jvp rule: _unary_jvp.<locals>.rule\n" in plain and "mul(t, cos(x))" in plain
+    html = ran.html()
+    assert '<a class="dx-link" href="' in html and "elementwise.py:" in html
+    assert "mul(t, cos(x))" in html
+
+
+def test_rules_of_a_linear_primitive_include_its_transpose():
+    r = reports.rules_report("add")
+    assert "transpose" in [rule.table for rule in r.rules] and not r.missing
+
+
+def test_rules_of_an_unknown_primitive(run):
+    with pytest.raises(ValueError, match="no primitive named 'sine'; did you mean"):
+        reports.rules_report("sine")
+    ran = run("%rules sine")
+    assert isinstance(ran.error, UsageError) and "no primitive named 'sine'" in str(ran.error)
+    ran = run("%rules")
+    assert isinstance(ran.error, UsageError) and "%rules sin" in str(ran.error)
