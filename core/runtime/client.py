@@ -44,6 +44,25 @@ class DistributedState:
     process_id: int = 0
     num_processes: int = 1
     coordinator_address: str | None = None
+    shutdown_timeout: int = 0  # seconds, as given to `initialize`
+
+    def connected(
+        self,
+        service: Any,
+        client: Any,
+        process_id: int,
+        num_processes: int,
+        address: str | None,
+        shutdown_timeout: int,
+    ) -> None:
+        """Record a connected client (and process 0's service): `initialize` calls it."""
+        self.service, self.client = service, client
+        self.process_id, self.num_processes = process_id, num_processes
+        self.coordinator_address, self.shutdown_timeout = address, shutdown_timeout
+
+    def disconnected(self) -> None:
+        """Forget the client and service (`shutdown` calls it, then stops them)."""
+        self.connected(None, None, 0, 1, None, 0)
 
     def collectives(self) -> Any:
         """The CPU collectives the client uses: gloo over TCP, or None alone."""
@@ -57,8 +76,9 @@ global_state = DistributedState()
 
 def jaxlib_module() -> Any:
     """jaxlib's `_jax` extension, loaded on use: `import didax` does not pay for jaxlib."""
-    importlib.import_module("jaxlib.xla_client")  # initializes jaxlib._jax
-    return importlib.import_module("jaxlib._jax")
+    with interrupts.held():  # a KeyboardInterrupt inside jaxlib's import aborts
+        importlib.import_module("jaxlib.xla_client")  # initializes jaxlib._jax
+        return importlib.import_module("jaxlib._jax")
 
 
 class _Runtime:

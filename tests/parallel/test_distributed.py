@@ -28,18 +28,24 @@ def free_port() -> int:
 
 
 def run_two(module: str, timeout: float = 240, worker: str = "distributed_worker.py") -> list[dict]:
+    port = str(free_port())
+    return run_processes([[worker, module, str(pid), port] for pid in range(2)], timeout)
+
+
+def run_processes(argvs: list[list[str]], timeout: float) -> list[dict]:
+    """Run `python scripts/SCRIPT *args` for each [SCRIPT, *args] at once; what each printed
+    last, as JSON."""
     env = {k: v for k, v in os.environ.items() if k != "XLA_FLAGS"}
     env.update(TF_CPP_MIN_LOG_LEVEL="1", JAX_PLATFORMS="cpu")
-    port = str(free_port())
     procs = [
         subprocess.Popen(
-            [sys.executable, str(SCRIPTS / worker), module, str(pid), port],
+            [sys.executable, str(SCRIPTS / script), *args],
             env=env,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
         )
-        for pid in range(2)
+        for script, *args in argvs
     ]
     try:
         outs = [p.communicate(timeout=timeout) for p in procs]
@@ -150,3 +156,34 @@ def test_sharded_jit_over_two_processes():
         assert a["callback"][0] == b["callback"][0]
         np.testing.assert_allclose(a["sum"][0], b["sum"][0], rtol=1e-5, atol=1e-5)
         np.testing.assert_allclose(a["gram"], b["gram"], rtol=1e-4, atol=1e-4)
+
+
+# A process of a 2-process run that goes wrong (issue 20, item 7). JAX 0.10.2 ends the process
+# in both cases (jaxlib's `F... Terminating process because the JAX distributed service
+# detected fatal errors`), as didax did.
+FAILURES = "distributed_failures.py"
+
+
+@pytest.mark.timeout(300)
+def test_initialize_without_its_peer_raises_within_its_timeout_and_can_be_retried():
+    # process 0 whose peer never starts, and process 1 whose coordinator never starts
+    runs = run_processes([[FAILURES, "alone", str(pid), str(free_port())] for pid in (0, 1)], 120)
+    for pid, out in enumerate(runs):
+        for attempt in (out["first"], out["second"]):
+            kind, message, seconds = attempt
+            assert kind == "RuntimeError", (pid, attempt)
+            assert "initialization_timeout=3" in message and f"process {pid}" in message
+            assert 2.5 < seconds < 40, (pid, attempt)  # measured: 3 s (process 0), 8 s (1)
+        assert out["is_initialized"] is False
+        assert out["after"] == [1, 1.0]  # a process of its own, which still computes
+
+
+@pytest.mark.timeout(300)
+def test_shutdown_after_a_peer_died_raises_within_its_timeout():
+    port = str(free_port())
+    p0, p1 = run_processes([[FAILURES, "dies", str(pid), port] for pid in (0, 1)], 120)
+    assert p0["psum"] == p1["psum"] == [6.0, 6.0]
+    kind, message, seconds = p0["shutdown"]
+    assert kind == "RuntimeError" and "shutdown_timeout_seconds=3" in message, p0
+    assert "process 1 did not reach shutdown" in message, p0
+    assert seconds < 40, p0  # measured: ~3.5 s (the heartbeat timeout is 60 s)
