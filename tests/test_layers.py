@@ -326,11 +326,14 @@ DISPATCHERS = {"didax.array", "didax.core"}
 
 
 def _hooks(path: Path, source: str | None = None) -> list[Hook]:
-    """Hidden hooks in one file: assignments into an imported didax module, into the operator
-    table outside didax.numpy, and operator-table lookups below the NumPy layer."""
+    """Hidden hooks in one file: assignments into an imported didax module or into the
+    attributes of an object another didax module holds (`global_state.client = c`, where
+    `from didax.runtime.client import global_state`), into the operator table outside
+    didax.numpy, and operator-table lookups below the NumPy layer."""
     importer = _module_name(path)
     tree = ast.parse(path.read_text() if source is None else source, filename=str(path))
     modules: dict[str, str] = {}  # local name -> the didax module it is bound to
+    objects: dict[str, str] = {}  # local name -> the other didax module's object it is
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
@@ -342,6 +345,8 @@ def _hooks(path: Path, source: str | None = None) -> list[Hook]:
             for alias in node.names:
                 if _is_module(f"{node.module}.{alias.name}"):
                     modules[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+                elif node.module.startswith("didax") and node.module != importer:
+                    objects[alias.asname or alias.name] = f"{node.module}.{alias.name}"
 
     def dotted(expr: ast.expr) -> str | None:  # the didax module an expression names, if any
         if isinstance(expr, ast.Name):
@@ -350,6 +355,13 @@ def _hooks(path: Path, source: str | None = None) -> list[Hook]:
             base = dotted(expr.value)
             if base is not None and _is_module(f"{base}.{expr.attr}"):
                 return f"{base}.{expr.attr}"
+        return None
+
+    def held(expr: ast.expr) -> str | None:  # another didax module's object, if it names one
+        if isinstance(expr, ast.Name):
+            return objects.get(expr.id)
+        if isinstance(expr, ast.Attribute) and dotted(expr.value) not in (None, importer):
+            return f"{dotted(expr.value)}.{expr.attr}"
         return None
 
     def is_table(expr: ast.expr) -> bool:
@@ -369,6 +381,8 @@ def _hooks(path: Path, source: str | None = None) -> list[Hook]:
         for target in targets:
             if isinstance(target, ast.Attribute) and dotted(target.value) not in (None, importer):
                 found.append(Hook(importer, node.lineno, f"{dotted(target.value)}.{target.attr} ="))
+            elif isinstance(target, ast.Attribute) and held(target.value) is not None:
+                found.append(Hook(importer, node.lineno, f"{held(target.value)}.{target.attr} ="))
             if (
                 isinstance(target, ast.Subscript)
                 and is_table(target.value)
@@ -562,8 +576,11 @@ def test_the_scanner_sees_hidden_hooks(tmp_path: Path) -> None:
         "from didax import array, core\n"
         "import didax.runtime.distributed as dist\n"
         "from didax.core import operator_table\n"
+        "from didax.runtime.client import global_state\n"
         "array.sharding_of = f\n"
         "dist.client_started = f\n"
+        "global_state.client = f\n"
+        "dist.global_state.service = f\n"
         "setattr(core, 'apply_split', f)\n"
         "core.operator_table['devices'] = f\n"
         "y = operator_table['multiply'](x, 2)\n"
@@ -574,6 +591,8 @@ def test_the_scanner_sees_hidden_hooks(tmp_path: Path) -> None:
     assert found == [
         "didax.array.sharding_of =",
         "didax.runtime.distributed.client_started =",
+        "didax.runtime.client.global_state.client =",
+        "didax.runtime.distributed.global_state.service =",
         "setattr(didax.core, ...)",
         "operator_table[...] =",
         "operator_table[...] lookup below didax.numpy",

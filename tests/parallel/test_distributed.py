@@ -86,6 +86,8 @@ def test_psum_over_two_processes(didax_run):
     assert p0["axis_index"] == [0, 1] and p1["axis_index"] == [2, 3]
     assert (p0["process_index"], p1["process_index"]) == (0, 1)
     assert p0["device_count"] == 4 and p0["local_device_count"] == 2
+    for out in didax_run:  # shutdown met the other process and forgot the connection
+        assert (out["initialized"], out["initialized_after_shutdown"]) == (True, False)
 
 
 @pytest.mark.timeout(600)

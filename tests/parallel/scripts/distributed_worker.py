@@ -50,5 +50,7 @@ w, b = jnp.zeros(3), 0.0
 for _ in range(3):
     w, b = pstep(w, b, xs, ys)
 out["w"], out["b"] = w.tolist(), float(b)
-print(json.dumps(out), flush=True)
+out["initialized"] = M.distributed.is_initialized()
 M.distributed.shutdown()
+out["initialized_after_shutdown"] = M.distributed.is_initialized()
+print(json.dumps(out), flush=True)
