@@ -442,11 +442,13 @@ def find_primitive(name: str) -> core.Primitive:
 
 
 def _rule_code(fn: Callable[..., Any]) -> str:
-    # a rule made by a factory (`_unary_jvp(sin_p, lambda t, x, out: ...)`) shows the
+    # a rule made by a factory (`partials_jvp(sin_p, lambda t, x, out: ...)`) shows the
     # factory's code and the functions it closed over (the math: the lambda's line)
     parts = [textwrap.dedent(inspect.getsource(fn))]
-    for cell in getattr(fn, "__closure__", None) or ():
-        inner = cell.cell_contents
+    closed = [cell.cell_contents for cell in getattr(fn, "__closure__", None) or ()]
+    # a factory given several functions (`partials_jvp(prim, *partials)`) holds them in a tuple
+    closed = [f for c in closed for f in (c if isinstance(c, tuple | list) else (c,))]
+    for inner in closed:
         if isinstance(inner, np.ufunc):  # NumPy's own function: named, not shown
             parts.append(f"# made with: numpy.{inner.__name__}")
         elif inspect.isfunction(inner) and inner is not fn:

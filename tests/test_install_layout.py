@@ -54,12 +54,17 @@ def _imported_from(python: str | Path, course: Path) -> list[Path]:
 
 
 def _running_site_dirs() -> list[str]:
-    """The site-packages folders the running interpreter imports from (a venv's own, or the
-    system Python's), where didax's dependencies are installed."""
+    """The site-packages folders the running interpreter imports from: a venv's own, the
+    system Python's, and any a `.pth` added (a venv layered on another), where didax's
+    dependencies are installed."""
     names = {sysconfig.get_path("purelib"), sysconfig.get_path("platlib"), *site.getsitepackages()}
     if site.ENABLE_USER_SITE:
         names.add(site.getusersitepackages())
-    return [p for p in sys.path if p in names and Path(p).is_dir()]
+    return [
+        p
+        for p in sys.path
+        if (p in names or Path(p).name in ("site-packages", "dist-packages")) and Path(p).is_dir()
+    ]
 
 
 def _fresh_venv(root: Path, *pip_args: str) -> Path:

@@ -83,13 +83,14 @@ def test_tour_notebook_renders_its_views(lab, page, request):
     assert page.locator(".jp-OutputArea-output").get_by_text("VBox(children=").count() == 0
 
     # %grad --jaxpr: the programs side by side, each later stage's equations marked with the
-    # equation of f they come from, unchanged or new (cos is new: sin's derivative)
+    # equation of f they were derived from and their role (cos is sin's tangent: a new
+    # equation, marked in the "new" colour)
     grad = next(i for i, t in views.items() if t.startswith("grad of f(2.0)"))
     out = cell_output(page, grad)
     text = normalized(out.inner_text())
     for stage in ("f: f(2.0)", "jvp(f):", "linearized:", "transposed:"):
         assert stage in text, stage
-    assert "d:f32[] = cos a new ← f eqn 0" in text
+    assert "d:f32[] = cos a tangent of eqn 0" in text
     assert out.locator(".dx-mark.dx-new").count() >= 1
     artifacts = Path(request.config.rootpath) / "test-artifacts"
     artifacts.mkdir(exist_ok=True)

@@ -57,4 +57,4 @@ def test_graph_values_expand_collapse_and_rules(notebook):
     rules.locator(".dx-view a.dx-link").first.wait_for(state="visible")
     assert "mul(t, cos(x))" in rules.inner_text()
     href = rules.locator("a.dx-link").nth(2).get_attribute("href")
-    assert href.endswith("primitives/elementwise.py")
+    assert href.endswith("primitives/elementwise/arithmetic.py")

@@ -557,13 +557,13 @@ def test_engine_tour_steps_through_a_jaxpr(run: Any) -> None:
 
 def test_reverse_mode_shows_the_stage_diff(run: Any) -> None:
     """The view of `%grad --jaxpr` marks each later stage's equations with the equation of f
-    they come from, as the notebook's text reads them."""
+    they were derived from and their role, as the notebook's text reads them."""
     texts = " ".join(" ".join(t.split()) for t in widget_texts(run("04_reverse_mode.ipynb")))
     for line in (
-        "c:f32[3] = sin a unchanged ← f eqn 0",
-        "d:f32[3] = cos a new ← f eqn 0",
-        "e:f32[3] = mul b d new ← f eqn 0",
-        "e:f32[3] = broadcast_in_dim d new ← f eqn 2",
+        "c:f32[3] = sin a primal of eqn 0",
+        "d:f32[3] = cos a tangent of eqn 0",
+        "e:f32[3] = mul b d tangent of eqn 0",
+        "e:f32[3] = broadcast_in_dim d transpose of eqn 2",
     ):
         assert line in texts, line
 
