@@ -459,6 +459,7 @@ def test_extending_values_match_jax() -> None:
 # the first tries in the course are wrong, and the checker says which rule and input; the
 # solutions pass the same checkers.
 MANY = "10_many_devices.ipynb"
+BUILD = "11_build_your_own_jax.ipynb"
 
 EXERCISES = [
     (
@@ -509,6 +510,16 @@ EXERCISES = [
         "✗ not yet — the devices hold 0.503 0.990 0.621 0.694, but the largest value of all is",
     ),
     ("solutions/10_solutions.ipynb", "def global_max", "✓ every device holds the global maximum"),
+    (
+        BUILD,
+        "def bind(op, *args):",
+        "✗ not yet — step 1 (eval): add(x, 1.5) at x=1.824 returned None.",
+    ),
+    (BUILD, "grad(lambda y: add(mul(y, y)", "(this cell runs once step 6 passes)"),
+    *[
+        ("solutions/11_solutions.ipynb", f'course.check("{step}"', f"✓ step {n} ({step}):")
+        for n, step in enumerate(("eval", "jvp", "stage", "vmap", "linearize", "grad"), 1)
+    ],
 ]
 
 
@@ -517,6 +528,28 @@ def test_exercise_checkers_tell_the_learner(
     name: str, snippet: str, message: str, run: Any
 ) -> None:
     assert message in stdout(cell_with(run(name), snippet))
+
+
+@pytest.mark.parametrize("name", [BUILD, "solutions/11_solutions.ipynb"])
+def test_build_your_own_links_open_in_lab(name: str) -> None:
+    """Lab started as `jupyter lab demo_notebooks/` serves nothing outside that folder: the
+    notebook's links to didax's modules go through `didax_source`, a link to ../core inside
+    it, and each points at a file that exists."""
+    nb = nbformat.read(DEMOS / name, as_version=4)
+    text = "".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    targets = re.findall(r"\]\(([^)#]+)\)", text)
+    assert any("didax_source/interpreters/" in t for t in targets), targets
+    for target in targets:
+        path = ((DEMOS / name).parent / target).resolve()
+        inside = os.path.normpath((DEMOS / name).parent / target)
+        assert inside.startswith(str(DEMOS)), target  # not above Lab's root
+        assert path.exists(), target
+
+
+def test_build_your_own_shows_perturbation_confusion(run: Any) -> None:
+    nb = run("solutions/11_solutions.ipynb")
+    assert stdout(cell_with(nb, "def derivative(f, x):")) == "1.0\n"  # tagged: right
+    assert stdout(cell_with(nb, "class UntaggedJVP")) == "2.0\n"  # untagged: confused
 
 
 def test_forward_mode_avoids_perturbation_confusion(run: Any) -> None:
