@@ -24,6 +24,7 @@ from typing import Any
 import didax
 import didax.numpy as jnp
 import numpy as np
+from didax.interpreters.stepping import Pause, step_closed
 
 STEPS = ("eval", "jvp", "stage", "vmap", "linearize", "grad")
 OPS = ("add", "mul", "neg", "sin", "cos")
@@ -380,3 +381,36 @@ def passes(step: str, namespace: Mapping[str, Any]) -> bool:
     """Whether the engine passes every step up to `step` (the student notebook runs a cell
     that shows the engine at work only once it does)."""
     return verdict(step, namespace).startswith("✓")
+
+
+class StepLimit(Exception):
+    """`run_bounded` stopped a program that ran past its budget of equations."""
+
+
+def run_bounded(fn: Callable[..., Any], *args: Any, max_steps: int = 10_000) -> Any:
+    """`fn(*args)` evaluated one equation at a time, stepping into loop bodies, for at most
+    `max_steps` equations: the safe way for a checker to run a learner's `while_loop`, which
+    under `jit` runs inside XLA, where nothing can stop it. Raises `StepLimit` naming the
+    loop iteration it had reached."""
+    closed = didax.make_jaxpr(fn)(*args)
+    stepping = step_closed(closed, didax.tree_util.tree_leaves(args), "program")
+    where, count = "program", 0
+    while True:
+        try:
+            event = next(stepping)
+        except StopIteration as done:
+            outs = done.value
+            return outs[0] if len(outs) == 1 else outs
+        if isinstance(event, Pause):
+            where, count = event.where, count + 1
+            if count > max_steps:
+                raise StepLimit(f"did not finish in {max_steps:,} steps (at {where})")
+
+
+def error_text(e: BaseException, max_lines: int = 6) -> str:
+    """An exception as a checker shows it: its type and message, without the lines that say
+    where it happened in the engine, and never cut at its first line (a didax message often
+    goes on after "The error was:")."""
+    lines = [line for line in str(e).splitlines() if line.strip() and "occurred at" not in line]
+    more = ["..."] if len(lines) > max_lines else []
+    return f"{type(e).__name__}: " + "\n  ".join(lines[:max_lines] + more)

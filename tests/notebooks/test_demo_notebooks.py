@@ -21,6 +21,7 @@ import json
 import os
 import re
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -786,3 +787,118 @@ def refresh(names: list[str]) -> None:
 
 if __name__ == "__main__":
     refresh(sys.argv[1:])
+
+
+# --------------------------------------------------------------------------- wrong answers
+
+# (notebook, checker, a wrong answer as code that defines `answer`, what the message must
+# say): every exercise's checker is safe to get wrong. An endless loop, an exception, a
+# wrong value or shape gets a message naming the exercise's step within 10 s, and the
+# namespace still works afterwards (the checker runs again on the worked answer).
+PLANTED_ANSWERS = [
+    (
+        "07_control_flow.ipynb",
+        "check_sqrt",
+        "def answer(a):\n"
+        "    return lax.while_loop(lambda g: jnp.abs(g * g - a) >= 1e-4,\n"
+        "                          lambda g: (g - a / g) / 2, a)",
+        "✗ not yet — newton_sqrt(2.0) did not finish in 1,000 steps",
+    ),
+    (
+        "07_control_flow.ipynb",
+        "check_sqrt",
+        "def answer(a):\n    return a / 0 if a is None else [][0]",
+        "✗ not yet — newton_sqrt(2.0): IndexError: list index out of range",
+    ),
+    ("07_control_flow.ipynb", "check_sqrt", "answer = lambda a: a", "newton_sqrt(2.0) = 2.0"),
+    (
+        "07_control_flow.ipynb",
+        "check_sqrt",
+        "answer = lambda a: jnp.stack([a, a])",
+        "✗ not yet — newton_sqrt(2.0): TypeError",
+    ),
+    (
+        "07_control_flow.ipynb",
+        "check_clip",
+        "answer = lambda x: x if x > 0.1 else 0.0 * x",
+        "✗ not yet — clip_small under jit: TracerBoolConversionError",
+    ),
+    (
+        "06_jit_and_xla.ipynb",
+        "check_power",
+        "answer = didax.jit(lambda x, n: x ** n if n > 1 else x)",
+        "✗ not yet — power_jit(x, 5): TracerBoolConversionError",
+    ),
+    (
+        "06_jit_and_xla.ipynb",
+        "check_power",
+        "answer = didax.jit(power, static_argnums=0)",
+        "The error was:\n  TypeError: unhashable type",
+    ),
+    (
+        "06_jit_and_xla.ipynb",
+        "check_one_trace",
+        "def answer(x, n):\n"
+        "    return lax.while_loop(lambda c: c[0] >= 0, lambda c: (c[0] + 1, c[1] * x),\n"
+        "                          (0, jnp.ones_like(x)))[1]",
+        "✗ not yet — power_loop(2, 2) did not finish in 1,000 steps",
+    ),
+    (
+        "08_your_own_primitive_and_interpreter.ipynb",
+        "check_inverse_exercise",
+        "def answer(out, x, *, jaxpr, **params):\n    return [[out]]",
+        "✗ not yet — step 1: inverse(jit(f))(f(0.5)): ",
+    ),
+    (
+        "09_train_an_mlp.ipynb",
+        "check_update",
+        "answer = lambda params, grads: didax.tree.map(lambda p, g: p - 3.0 * g, params, grads)",
+        "though each step starts downhill: the learning rate is too large",
+    ),
+    (
+        "09_train_an_mlp.ipynb",
+        "check_update",
+        "answer = lambda params, grads: didax.tree.map(lambda p, g: p + 0.01 * g, params, grads)",
+        "the update steps along the gradient, uphill",
+    ),
+    (
+        "09_train_an_mlp.ipynb",
+        "check_update",
+        "answer = lambda params, grads: params[0]",
+        "✗ not yet — the update changed the structure of the parameters",
+    ),
+    (
+        "09_train_an_mlp.ipynb",
+        "check_per_example",
+        "answer = didax.vmap(didax.grad(loss), in_axes=(0, 0, 0))",
+        "✗ not yet — my_per_example(params, xs, ys): ValueError",
+    ),
+]
+
+
+@functools.cache
+def exercises_here(name: str) -> dict[str, Any]:
+    return replay(name)
+
+
+@pytest.mark.parametrize(("name", "checker", "answer", "message"), PLANTED_ANSWERS)
+def test_a_planted_wrong_answer_gets_a_message(
+    name: str, checker: str, answer: str, message: str
+) -> None:
+    ns = exercises_here(name)
+    exec(answer, ns)  # noqa: S102 - the test's own code
+    check = ns[checker]
+    if checker == "check_inverse_exercise":  # the learner's answer is a registered rule
+        ns["inverse_rules"].register(ns["jit_p"], ns["answer"], replace=True)
+        run_it = check
+    else:
+        run_it = functools.partial(check, ns["answer"])
+    start = time.monotonic()
+    with contextlib.redirect_stdout(io.StringIO()) as out:
+        run_it()
+    said = out.getvalue()
+    assert time.monotonic() - start < 10.0, said
+    assert message in said, said
+    assert not said.rstrip().endswith("The error was:"), said  # not cut before the reason
+    if checker == "check_inverse_exercise":  # the notebook still works: the worked rule
+        ns["inverse_rules"].register(ns["jit_p"], ns["jit_inverse"], replace=True)
