@@ -149,12 +149,20 @@ def _call(what: str, fn: Callable[..., Any], *args: Any) -> Any:
             f"{what} did not finish within {e}. Likely cause: an endless loop, or a rule "
             "that binds under its own interpreter again"
         ) from None
-    except NotImplementedError:
-        raise NotYet(f"{what} raised NotImplementedError: that part is not written yet") from None
+    except NotImplementedError as e:
+        raise NotYet(f"{what} reached {_where(e)}, which is not written yet") from None
     except RecursionError:
         raise NotYet(f"{what} recursed without end. Likely cause: {RECURSION}") from None
     except Exception as e:  # noqa: BLE001 - a checker names whatever the learner's code raised
         raise NotYet(f"{what} raised {type(e).__name__}: {e}") from None
+
+
+def _where(e: BaseException) -> str:
+    """The function an exception was raised in (`JVPInterpreter.lift`)."""
+    tb = e.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    return f"`{tb.tb_frame.f_code.co_qualname}`" if tb is not None else "a stub"
 
 
 def _op_of(name: str) -> str | None:

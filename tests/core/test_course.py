@@ -58,7 +58,11 @@ PLANTED = [
     ("eval", EVAL_WITH.format(body=f"return np.array([{RULES}[op](*args)])"), "has shape (1,)"),
     ("eval", EVAL_WITH.format(body="raise KeyError(op)"), "raised KeyError: <Op.add: 'add'>"),
     ("eval", EVAL_WITH.format(body="while True: pass"), "did not finish within"),
-    ("eval", EVAL_WITH.format(body="raise NotImplementedError"), "not written yet"),
+    (
+        "eval",
+        EVAL_WITH.format(body="raise NotImplementedError"),
+        "reached `EvalInterpreter.interpret_op`, which is not written yet",
+    ),
     (
         "eval",
         EVAL_WITH.format(body="import math; return getattr(math, op.name)(*args)"),
