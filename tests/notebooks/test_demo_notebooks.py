@@ -797,6 +797,24 @@ if __name__ == "__main__":
 # namespace still works afterwards (the checker runs again on the worked answer).
 PLANTED_ANSWERS = [
     (
+        "03_forward_mode.ipynb",
+        "check",
+        "p = new_unary('softplus_np', lambda x: np.log1p(np.exp(x)))\n"
+        "core.jvp_rules.register(p)(lambda primals, tangents: (\n"
+        "    [p.bind(primals[0])], [tangents[0] / (1.0 + np.exp(-primals[0]))]))\n"
+        "run_check = lambda: check(p, np.array([-2.0, 0.0, 3.0]))",
+        "✗ not yet — check_rules(softplus_np), the jvp rule on tracers (as under jit): "
+        "TracerArrayConversionError",
+    ),
+    (
+        "03_forward_mode.ipynb",
+        "check",
+        "p = new_unary('cube_raises', lambda x: x ** 3)\n"
+        "core.jvp_rules.register(p)(lambda primals, tangents: {}['no rule'])\n"
+        "run_check = lambda: check(p, np.array([0.5, 2.0]))",
+        "✗ not yet — check_rules(cube_raises): the jvp rule failed for input 0",
+    ),
+    (
         "07_control_flow.ipynb",
         "check_sqrt",
         "def answer(a):\n"
@@ -888,7 +906,9 @@ def test_a_planted_wrong_answer_gets_a_message(
     ns = exercises_here(name)
     exec(answer, ns)  # noqa: S102 - the test's own code
     check = ns[checker]
-    if checker == "check_inverse_exercise":  # the learner's answer is a registered rule
+    if "run_check" in ns:  # the answer is a primitive with rules, checked by the code given
+        run_it = ns.pop("run_check")
+    elif checker == "check_inverse_exercise":  # the learner's answer is a registered rule
         ns["inverse_rules"].register(ns["jit_p"], ns["answer"], replace=True)
         run_it = check
     else:
