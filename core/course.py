@@ -74,8 +74,9 @@ RECURSION = (
 )
 
 
-class OutOfSteps(Exception):
-    """The learner's code ran past the checker's budget of lines or seconds."""
+class OutOfSteps(BaseException):
+    """The learner's code ran past the checker's budget of steps or seconds. Not an
+    `Exception`, so that a learner's `except Exception:` inside a loop cannot swallow it."""
 
 
 class NotYet(Exception):
@@ -84,8 +85,7 @@ class NotYet(Exception):
 
 def _bounded(fn: Callable[..., Any], *args: Any) -> Any:
     """`fn(*args)` under a budget of bytecode steps and seconds, counted by a trace function
-    that raises `OutOfSteps` once past it (on every step after that, so that a learner's
-    `except Exception` in a loop cannot swallow it for good). Opcodes, not lines: a one-line
+    that raises `OutOfSteps` once past it (on every step after that). Opcodes, not lines: a one-line
     `while True: pass` never starts a new line."""
     steps, deadline = [0], time.monotonic() + MAX_SECONDS
 

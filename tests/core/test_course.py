@@ -12,9 +12,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+import didax
+import didax.numpy as jnp
 import nbformat
 import pytest
-from didax import course
+from didax import course, lax
 
 SOLUTION = Path(__file__).parents[2] / "demo_notebooks" / "solutions" / "11_solutions.ipynb"
 
@@ -58,6 +60,14 @@ PLANTED = [
     ("eval", EVAL_WITH.format(body=f"return np.array([{RULES}[op](*args)])"), "has shape (1,)"),
     ("eval", EVAL_WITH.format(body="raise KeyError(op)"), "raised KeyError: <Op.add: 'add'>"),
     ("eval", EVAL_WITH.format(body="while True: pass"), "did not finish within"),
+    (
+        "eval",
+        EVAL_WITH.format(
+            body="while True:\n            try:\n                pass\n"
+            "            except Exception:\n                pass"
+        ),
+        "did not finish within",
+    ),
     (
         "eval",
         EVAL_WITH.format(body="raise NotImplementedError"),
@@ -235,3 +245,29 @@ def test_a_later_check_names_the_first_wrong_step() -> None:
 def test_an_unknown_step_is_a_value_error() -> None:
     with pytest.raises(ValueError, match="course step must be one of eval, jvp"):
         course.verdict("hessian", {})
+
+
+def test_run_bounded_runs_a_loop_that_ends_and_stops_one_that_does_not() -> None:
+    def newton(a: Any, sign: float) -> Any:
+        body = lambda g: (g + sign * a / g) / 2
+        return lax.while_loop(lambda g: jnp.abs(g * g - a) >= 1e-4, body, a)
+
+    got = course.run_bounded(lambda a: newton(a, 1.0), 2.0)
+    assert float(got) == float(didax.jit(lambda a: newton(a, 1.0))(2.0))
+    start = time.monotonic()
+    with pytest.raises(
+        course.StepLimit,
+        match=r"did not finish in 1,000 steps \(at program > while iteration \d+\)",
+    ):
+        course.run_bounded(lambda a: newton(a, -1.0), 2.0, max_steps=1000)
+    assert time.monotonic() - start < 10.0
+
+
+def test_error_text_keeps_the_whole_reason_and_drops_where() -> None:
+    e = ValueError(
+        "could not hash it. The error was:\nTypeError: unhashable\nThe error occurred at x.py:3"
+    )
+    assert (
+        course.error_text(e)
+        == "ValueError: could not hash it. The error was:\n  TypeError: unhashable"
+    )
