@@ -922,3 +922,47 @@ def test_a_planted_wrong_answer_gets_a_message(
     assert not said.rstrip().endswith("The error was:"), said  # not cut before the reason
     if checker == "check_inverse_exercise":  # the notebook still works: the worked rule
         ns["inverse_rules"].register(ns["jit_p"], ns["jit_inverse"], replace=True)
+
+
+# (code planted after the worked engine of notebook 11, the step checked, what it must say):
+# a wrong value, a wrong shape, an exception and an endless loop, in a real kernel
+BUILD_PLANTS = [
+    (
+        "class Neg(EvalInterpreter):\n"
+        "    def interpret_op(self, op, args):\n"
+        "        return args[0] if op is Op.neg else super().interpret_op(op, args)\n"
+        "current_interpreter = Neg()",
+        "eval",
+        "✗ not yet — step 1 (eval): neg(x) at x=",
+    ),
+    (
+        "def vmap(f, xs):\n    return f(xs[0])",
+        "vmap",
+        "✗ not yet — step 4 (vmap): vmap(add(x, 1.5))",
+    ),
+    ("def linearize(f, x):\n    return 1 / 0", "linearize", "raised ZeroDivisionError"),
+    ("def transpose(lin, ct):\n    while True:\n        pass", "grad", "did not finish within"),
+]
+
+
+def test_build_your_own_checkers_answer_planted_mistakes_in_a_kernel(kernel_name: str) -> None:
+    """Each planted mistake gets its message within 10 s, and the kernel runs the next cell
+    under the interpreter it expects."""
+    nb = nbformat.read(DEMOS / "solutions" / "11_solutions.ipynb", as_version=4)
+    first = len(nb.cells)
+    for plant, step, _ in BUILD_PLANTS:
+        # each plant is undone after its check, so that the next one meets the worked engine
+        source = f"_keep = dict(globals())\n{plant}\ncourse.check({step!r}, globals())"
+        nb.cells.append(nbformat.v4.new_code_cell(source + "\nglobals().update(_keep)"))
+    nb.cells.append(
+        nbformat.v4.new_code_cell("print(type(current_interpreter).__name__, add(1.0, 2.0))")
+    )
+    NotebookClient(nb, kernel_name=kernel_name, timeout=60, record_timing=True).execute()
+    for cell, (_, _, message) in zip(nb.cells[first:], BUILD_PLANTS, strict=False):
+        timing = cell.metadata.execution
+        took = np.datetime64(timing["shell.execute_reply"][:26]) - np.datetime64(
+            timing["iopub.execute_input"][:26]
+        )
+        assert took < np.timedelta64(10, "s"), (cell.source, took)
+        assert message in stdout(cell), (cell.source, stdout(cell))
+    assert stdout(nb.cells[-1]) == "EvalInterpreter 3.0\n"  # the loop left no interpreter
