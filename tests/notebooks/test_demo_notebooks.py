@@ -21,6 +21,7 @@ import json
 import os
 import re
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -459,6 +460,7 @@ def test_extending_values_match_jax() -> None:
 # the first tries in the course are wrong, and the checker says which rule and input; the
 # solutions pass the same checkers.
 MANY = "10_many_devices.ipynb"
+BUILD = "11_build_your_own_jax.ipynb"
 
 EXERCISES = [
     (
@@ -509,6 +511,16 @@ EXERCISES = [
         "✗ not yet — the devices hold 0.503 0.990 0.621 0.694, but the largest value of all is",
     ),
     ("solutions/10_solutions.ipynb", "def global_max", "✓ every device holds the global maximum"),
+    (
+        BUILD,
+        "def bind(op, *args):",
+        "✗ not yet — step 1 (eval): add(x, 1.5) at x=1.824 returned None.",
+    ),
+    (BUILD, "grad(lambda y: add(mul(y, y)", "(this cell runs once step 6 passes)"),
+    *[
+        ("solutions/11_solutions.ipynb", f'course.check("{step}"', f"✓ step {n} ({step}):")
+        for n, step in enumerate(("eval", "jvp", "stage", "vmap", "linearize", "grad"), 1)
+    ],
 ]
 
 
@@ -517,6 +529,28 @@ def test_exercise_checkers_tell_the_learner(
     name: str, snippet: str, message: str, run: Any
 ) -> None:
     assert message in stdout(cell_with(run(name), snippet))
+
+
+@pytest.mark.parametrize("name", [BUILD, "solutions/11_solutions.ipynb"])
+def test_build_your_own_links_open_in_lab(name: str) -> None:
+    """Lab started as `jupyter lab demo_notebooks/` serves nothing outside that folder: the
+    notebook's links to didax's modules go through `didax_source`, a link to ../core inside
+    it, and each points at a file that exists."""
+    nb = nbformat.read(DEMOS / name, as_version=4)
+    text = "".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    targets = re.findall(r"\]\(([^)#]+)\)", text)
+    assert any("didax_source/interpreters/" in t for t in targets), targets
+    for target in targets:
+        path = ((DEMOS / name).parent / target).resolve()
+        inside = os.path.normpath((DEMOS / name).parent / target)
+        assert inside.startswith(str(DEMOS)), target  # not above Lab's root
+        assert path.exists(), target
+
+
+def test_build_your_own_shows_perturbation_confusion(run: Any) -> None:
+    nb = run("solutions/11_solutions.ipynb")
+    assert stdout(cell_with(nb, "def derivative(f, x):")) == "1.0\n"  # tagged: right
+    assert stdout(cell_with(nb, "class UntaggedJVP")) == "2.0\n"  # untagged: confused
 
 
 def test_forward_mode_avoids_perturbation_confusion(run: Any) -> None:
@@ -753,3 +787,182 @@ def refresh(names: list[str]) -> None:
 
 if __name__ == "__main__":
     refresh(sys.argv[1:])
+
+
+# --------------------------------------------------------------------------- wrong answers
+
+# (notebook, checker, a wrong answer as code that defines `answer`, what the message must
+# say): every exercise's checker is safe to get wrong. An endless loop, an exception, a
+# wrong value or shape gets a message naming the exercise's step within 10 s, and the
+# namespace still works afterwards (the checker runs again on the worked answer).
+PLANTED_ANSWERS = [
+    (
+        "03_forward_mode.ipynb",
+        "check",
+        "p = new_unary('softplus_np', lambda x: np.log1p(np.exp(x)))\n"
+        "core.jvp_rules.register(p)(lambda primals, tangents: (\n"
+        "    [p.bind(primals[0])], [tangents[0] / (1.0 + np.exp(-primals[0]))]))\n"
+        "run_check = lambda: check(p, np.array([-2.0, 0.0, 3.0]))",
+        "✗ not yet — check_rules(softplus_np), the jvp rule on tracers (as under jit): "
+        "TracerArrayConversionError",
+    ),
+    (
+        "03_forward_mode.ipynb",
+        "check",
+        "p = new_unary('cube_raises', lambda x: x ** 3)\n"
+        "core.jvp_rules.register(p)(lambda primals, tangents: {}['no rule'])\n"
+        "run_check = lambda: check(p, np.array([0.5, 2.0]))",
+        "✗ not yet — check_rules(cube_raises): the jvp rule failed for input 0",
+    ),
+    (
+        "07_control_flow.ipynb",
+        "check_sqrt",
+        "def answer(a):\n"
+        "    return lax.while_loop(lambda g: jnp.abs(g * g - a) >= 1e-4,\n"
+        "                          lambda g: (g - a / g) / 2, a)",
+        "✗ not yet — newton_sqrt(2.0) did not finish in 1,000 steps",
+    ),
+    (
+        "07_control_flow.ipynb",
+        "check_sqrt",
+        "def answer(a):\n    return a / 0 if a is None else [][0]",
+        "✗ not yet — newton_sqrt(2.0): IndexError: list index out of range",
+    ),
+    ("07_control_flow.ipynb", "check_sqrt", "answer = lambda a: a", "newton_sqrt(2.0) = 2.0"),
+    (
+        "07_control_flow.ipynb",
+        "check_sqrt",
+        "answer = lambda a: jnp.stack([a, a])",
+        "✗ not yet — newton_sqrt(2.0): TypeError",
+    ),
+    (
+        "07_control_flow.ipynb",
+        "check_clip",
+        "answer = lambda x: x if x > 0.1 else 0.0 * x",
+        "✗ not yet — clip_small under jit: TracerBoolConversionError",
+    ),
+    (
+        "06_jit_and_xla.ipynb",
+        "check_power",
+        "answer = didax.jit(lambda x, n: x ** n if n > 1 else x)",
+        "✗ not yet — power_jit(x, 5): TracerBoolConversionError",
+    ),
+    (
+        "06_jit_and_xla.ipynb",
+        "check_power",
+        "answer = didax.jit(power, static_argnums=0)",
+        "The error was:\n  TypeError: unhashable type",
+    ),
+    (
+        "06_jit_and_xla.ipynb",
+        "check_one_trace",
+        "def answer(x, n):\n"
+        "    return lax.while_loop(lambda c: c[0] >= 0, lambda c: (c[0] + 1, c[1] * x),\n"
+        "                          (0, jnp.ones_like(x)))[1]",
+        "✗ not yet — power_loop(2, 2) did not finish in 1,000 steps",
+    ),
+    (
+        "08_your_own_primitive_and_interpreter.ipynb",
+        "check_inverse_exercise",
+        "def answer(out, x, *, jaxpr, **params):\n    return [[out]]",
+        "✗ not yet — step 1: inverse(jit(f))(f(0.5)): ",
+    ),
+    (
+        "09_train_an_mlp.ipynb",
+        "check_update",
+        "answer = lambda params, grads: didax.tree.map(lambda p, g: p - 3.0 * g, params, grads)",
+        "though each step starts downhill: the learning rate is too large",
+    ),
+    (
+        "09_train_an_mlp.ipynb",
+        "check_update",
+        "answer = lambda params, grads: didax.tree.map(lambda p, g: p + 0.01 * g, params, grads)",
+        "the update steps along the gradient, uphill",
+    ),
+    (
+        "09_train_an_mlp.ipynb",
+        "check_update",
+        "answer = lambda params, grads: params[0]",
+        "✗ not yet — the update changed the structure of the parameters",
+    ),
+    (
+        "09_train_an_mlp.ipynb",
+        "check_per_example",
+        "answer = didax.vmap(didax.grad(loss), in_axes=(0, 0, 0))",
+        "✗ not yet — my_per_example(params, xs, ys): ValueError",
+    ),
+]
+
+
+@functools.cache
+def exercises_here(name: str) -> dict[str, Any]:
+    return replay(name)
+
+
+@pytest.mark.parametrize(("name", "checker", "answer", "message"), PLANTED_ANSWERS)
+def test_a_planted_wrong_answer_gets_a_message(
+    name: str, checker: str, answer: str, message: str
+) -> None:
+    ns = exercises_here(name)
+    exec(answer, ns)  # noqa: S102 - the test's own code
+    check = ns[checker]
+    if "run_check" in ns:  # the answer is a primitive with rules, checked by the code given
+        run_it = ns.pop("run_check")
+    elif checker == "check_inverse_exercise":  # the learner's answer is a registered rule
+        ns["inverse_rules"].register(ns["jit_p"], ns["answer"], replace=True)
+        run_it = check
+    else:
+        run_it = functools.partial(check, ns["answer"])
+    start = time.monotonic()
+    with contextlib.redirect_stdout(io.StringIO()) as out:
+        run_it()
+    said = out.getvalue()
+    assert time.monotonic() - start < 10.0, said
+    assert message in said, said
+    assert not said.rstrip().endswith("The error was:"), said  # not cut before the reason
+    if checker == "check_inverse_exercise":  # the notebook still works: the worked rule
+        ns["inverse_rules"].register(ns["jit_p"], ns["jit_inverse"], replace=True)
+
+
+# (code planted after the worked engine of notebook 11, the step checked, what it must say):
+# a wrong value, a wrong shape, an exception and an endless loop, in a real kernel
+BUILD_PLANTS = [
+    (
+        "class Neg(EvalInterpreter):\n"
+        "    def interpret_op(self, op, args):\n"
+        "        return args[0] if op is Op.neg else super().interpret_op(op, args)\n"
+        "current_interpreter = Neg()",
+        "eval",
+        "✗ not yet — step 1 (eval): neg(x) at x=",
+    ),
+    (
+        "def vmap(f, xs):\n    return f(xs[0])",
+        "vmap",
+        "✗ not yet — step 4 (vmap): vmap(add(x, 1.5))",
+    ),
+    ("def linearize(f, x):\n    return 1 / 0", "linearize", "raised ZeroDivisionError"),
+    ("def transpose(lin, ct):\n    while True:\n        pass", "grad", "did not finish within"),
+]
+
+
+def test_build_your_own_checkers_answer_planted_mistakes_in_a_kernel(kernel_name: str) -> None:
+    """Each planted mistake gets its message within 10 s, and the kernel runs the next cell
+    under the interpreter it expects."""
+    nb = nbformat.read(DEMOS / "solutions" / "11_solutions.ipynb", as_version=4)
+    first = len(nb.cells)
+    for plant, step, _ in BUILD_PLANTS:
+        # each plant is undone after its check, so that the next one meets the worked engine
+        source = f"_keep = dict(globals())\n{plant}\ncourse.check({step!r}, globals())"
+        nb.cells.append(nbformat.v4.new_code_cell(source + "\nglobals().update(_keep)"))
+    nb.cells.append(
+        nbformat.v4.new_code_cell("print(type(current_interpreter).__name__, add(1.0, 2.0))")
+    )
+    NotebookClient(nb, kernel_name=kernel_name, timeout=60, record_timing=True).execute()
+    for cell, (_, _, message) in zip(nb.cells[first:], BUILD_PLANTS, strict=False):
+        timing = cell.metadata.execution
+        took = np.datetime64(timing["shell.execute_reply"][:26]) - np.datetime64(
+            timing["iopub.execute_input"][:26]
+        )
+        assert took < np.timedelta64(10, "s"), (cell.source, took)
+        assert message in stdout(cell), (cell.source, stdout(cell))
+    assert stdout(nb.cells[-1]) == "EvalInterpreter 3.0\n"  # the loop left no interpreter
