@@ -119,6 +119,9 @@ def _add(x: Any, key: list[Any], leaves: list[Any], host: list[int], home: Any) 
 
 
 def put_host_values(leaves: list[Any], host: list[int], avals: Sequence[ShapedArray]) -> None:
-    """Replace the host values among `signature`'s leaves by device buffers of type `avals`."""
+    """Replace the host values among `signature`'s leaves by device buffers of type `avals`.
+    A NumPy argument's memory is lent to the call, not copied, where the device can read it
+    in place (as JAX's jit puts NumPy arguments: `allow_zero_copy` in its C++ dispatch); the
+    buffer lives only for the call, and a value of another dtype is a fresh copy anyway."""
     for i in host:
-        leaves[i] = client.put(np.asarray(leaves[i], avals[i].dtype), avals[i])
+        leaves[i] = client.put(np.asarray(leaves[i], avals[i].dtype), avals[i], alias=True)

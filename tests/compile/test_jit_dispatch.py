@@ -304,3 +304,35 @@ def test_block_until_ready_waits_once_for_a_whole_tree(monkeypatch) -> None:
     assert waits == [12]
     assert didax.block_until_ready((1.0, None)) == (1.0, None)  # no arrays: no wait
     assert waits == [12]
+
+
+def _aligned(n: int) -> np.ndarray:
+    """A float32 NumPy array of n elements whose data starts on a 64-byte boundary (what
+    XLA's CPU client needs to read host memory in place)."""
+    raw = np.zeros(n + 16, np.float32)
+    start = (-raw.ctypes.data % 64) // 4
+    return raw[start : start + n]
+
+
+def test_a_numpy_argument_is_lent_to_the_call_not_copied(monkeypatch) -> None:
+    # As JAX's jit puts NumPy arguments (`allow_zero_copy`): the call's device buffer is
+    # the NumPy array's own memory (a 1 MB argument is not copied on every call).
+    f = didax.jit(lambda a: a * 2.0)
+    x = _aligned(1 << 18)
+    x[:] = 1.5
+    f(x)  # the general path: compiles, remembers
+    lent: list[tuple[Any, np.ndarray]] = []
+    real = client.put
+
+    def spy(value: np.ndarray, aval: Any, **kwargs: Any) -> Any:
+        buffer = real(value, aval, **kwargs)
+        lent.append((buffer, value))
+        return buffer
+
+    monkeypatch.setattr(client, "put", spy)
+    out = f(x).block_until_ready()
+    ((buffer, value),) = lent
+    assert value is x
+    assert buffer.unsafe_buffer_pointer() == x.ctypes.data
+    x[:] = 0.0  # the result is the program's own buffer, not the argument's memory
+    np.testing.assert_array_equal(np.asarray(out), np.full(1 << 18, 3.0, np.float32))
