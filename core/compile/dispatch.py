@@ -74,6 +74,10 @@ def _add_all(
         if type(x) is Array and (buffer := x._buffer) is not None and buffer._sharding is home:
             key.append(x._aval)
             leaves.append(buffer)
+        elif (t := type(x)) is tuple or t is list:  # (w, b) pairs: no detour through `_add`
+            key.append((t, len(x)))
+            if not _add_all(x, key, leaves, host, home):
+                return False
         elif not _add(x, key, leaves, host, home):
             return False
     return True
