@@ -250,7 +250,11 @@ def _collect(tree: Any, leaves: list[Any]) -> None:
     t = type(tree)
     if t is list or t is tuple:  # the built-in nodes first, as `_flatten` takes them
         for child in tree:
-            _collect(child, leaves)
+            # a leaf (no registered type, not a namedtuple) appended here, not in a call
+            if type(child) in _registry or isinstance(child, tuple):
+                _collect(child, leaves)
+            else:
+                leaves.append(child)
     elif t is dict:
         for k in _sorted_keys(tree):
             _collect(tree[k], leaves)
