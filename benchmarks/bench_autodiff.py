@@ -10,9 +10,17 @@ then the ratios the issue sets targets for (didax's, with JAX's beside them):
 - per-example gradients: `jit(vmap(grad(loss)))` against a Python loop of `jit(grad(loss))`
   calls, one per example: the vmapped call >= 2x faster. Measured on a small MLP
   (16 -> 32 -> 32 -> 4, 128 examples), where the loop pays per-call dispatch; and, for
-  information, on the big MLP (8 examples), where each example's gradient weighs 1.2 MB and
-  XLA's CPU kernels for the batched outer products make the vmapped call the slower one, in
-  JAX as in didax.
+  information, on the big MLP (8 examples).
+Then the big MLP's `jit(vmap(grad))` once per way of making its arguments (`asarray`,
+`device_put`, NumPy arrays), didax and JAX timed in alternation, with the minor page faults
+per call. Its 8 gradients are 13 MB of results per call. While the C allocator (glibc
+malloc) still maps that memory fresh for every call, each call takes ~3,500 page faults and
+costs 3-10x more, in either library: whichever runs first in a process pays it until malloc's
+dynamic mmap threshold has grown past the results. The program, its compile options and its
+arguments' buffers are not the cause (same HLO as JAX's; an Array is put on the device
+once). Timed one library after the other, that order decides the ratio (issue 26 measured
+6.2 against 0.8 ms with didax first); timed in alternation, after a warm-up, both see the
+same allocator.
 Gradients are checked against JAX's before timing.
 
 Eager didax multiplies matrices with NumPy's OpenBLAS. On a small shared machine OpenBLAS's
@@ -24,7 +32,10 @@ OPENBLAS_NUM_THREADS is already set. JAX does not use OpenBLAS.
 from __future__ import annotations
 
 import os
+import resource
+import statistics
 import sys
+import time
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # before NumPy loads OpenBLAS
 
@@ -127,6 +138,61 @@ def measure_per_example(lib, m, params, x, y) -> dict[str, float]:
     }
 
 
+def per_example_setups(rng: np.random.Generator, repeats: int = 9) -> None:
+    """The big MLP's `jit(vmap(grad))`, per way of making the arguments: medians of calls
+    alternating between didax and JAX, and the minor page faults per call (13 MB fresh
+    result memory shows as ~3,500 faults)."""
+    p = make_params(rng, SIZES)
+    x, y = make_data(rng, SIZES, 8)
+    calls = {}
+    for lib, m, tmap in (
+        (didax, dnp, didax.tree_util.tree_map),
+        (jax, jnp, jax and jax.tree_util.tree_map),
+    ):
+        if lib is None:
+            continue
+        loss = make_loss(m)
+        single = lambda q, xi, yi, loss=loss: loss(q, xi[None], yi[None])  # noqa: E731
+        f = lib.jit(lib.vmap(lib.grad(single), in_axes=(None, 0, 0)))
+        for setup, make in (
+            ("asarray", lambda t, m=m, tmap=tmap: tmap(m.asarray, t)),
+            ("device_put", lambda t, lib=lib, tmap=tmap: tmap(lib.device_put, t)),
+            ("NumPy", lambda t: t),
+        ):
+            args = make((p, x, y))
+            call = lambda f=f, args=args, lib=lib: lib.block_until_ready(f(*args))  # noqa: E731
+            for _ in range(3):
+                call()  # compile, then let the allocator settle
+            calls[setup, lib.__name__] = call
+    times: dict[tuple, list[float]] = {k: [] for k in calls}
+    faults: dict[tuple, list[int]] = {k: [] for k in calls}
+    for _ in range(repeats):
+        for k, call in calls.items():
+            f0 = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+            t0 = time.perf_counter()
+            call()
+            times[k].append(time.perf_counter() - t0)
+            faults[k].append(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - f0)
+    print()
+    print(f"jit(vmap(grad)), {' -> '.join(map(str, SIZES))}, 8 examples, by argument set-up")
+    print(
+        f"{'(ms, median of ' + str(repeats) + ' alternating calls; faults/call)':<60}"
+        f" {'didax':>9} {'jax':>9} {'ratio':>7}"
+    )
+    for setup in ("asarray", "device_put", "NumPy"):
+        d = statistics.median(times[setup, "didax"]) * 1e3
+        fd = statistics.median(faults[setup, "didax"])
+        if (setup, "jax") in times:
+            j = statistics.median(times[setup, "jax"]) * 1e3
+            fj = statistics.median(faults[setup, "jax"])
+            print(
+                f"{'arguments from ' + setup:<60} {d:9.3f} {j:9.3f} {d / j:6.2f}x"
+                f"   faults {fd:.0f} / {fj:.0f}"
+            )
+        else:
+            print(f"{'arguments from ' + setup:<60} {d:9.3f}   faults {fd:.0f}")
+
+
 def check(d: dict, j: dict) -> None:
     d_leaves = didax.tree_util.tree_leaves(d["_grads"])
     j_leaves = jax.tree_util.tree_leaves(j["_grads"])
@@ -182,6 +248,7 @@ def main() -> None:
             f"{label:<60} {ratio(pd['loop'] / pd['vmap'], pj and pj['loop'] / pj['vmap'])}"
             f"  {target}"
         )
+    per_example_setups(rng)
 
 
 if __name__ == "__main__":

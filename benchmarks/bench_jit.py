@@ -4,11 +4,12 @@
     python benchmarks/bench_jit.py dispatch   # the cached-dispatch rows only
 
 Rows: the first call of a 100-op and a 1,000-op elementwise chain (trace, lower, compile,
-run; a fresh function each repeat), cached dispatch with 1 and 3 float32[8] device arrays
-and a dict of 10 (call and wait; didax and JAX timed in alternation), the same for a
-f32[8] split over 4 CPU devices (a subprocess with 4 devices), a jitted 20-op elementwise chain on 1e7 elements and a 2048x2048 float32
-matmul (steady state), and `import didax` / `import jax` in a fresh interpreter. A ratio is
-didax's time over JAX's: below 1.0, didax is faster.
+run; a fresh function each repeat), cached dispatch with 1 and 3 float32[8] device arrays,
+a dict of 10, a list of 3 (w, b) pairs in and out, and a NumPy argument (call and wait;
+didax and JAX timed in alternation), the same for a f32[8] split over 4 CPU devices (a
+subprocess with 4 devices), a jitted 20-op elementwise chain on 1e7 elements and a
+2048x2048 float32 matmul (steady state), and `import didax` / `import jax` in a fresh
+interpreter. A ratio is didax's time over JAX's: below 1.0, didax is faster.
 """
 
 from __future__ import annotations
@@ -59,15 +60,22 @@ def first_call(lib: Any, np_: Any, n: int, x: np.ndarray, repeats: int) -> float
 
 
 def dispatch_case(lib: Any, case: str, x: Any) -> Callable[[], Any]:
-    """A cached call, waited for: 1 or 3 array arguments, or one dict of 10 arrays."""
+    """A cached call, waited for: 1 or 3 array arguments, one dict of 10 arrays, a list of
+    pairs in and out, or one NumPy array."""
     if case == "dict":
         f = lib.jit(lambda d: sum(d.values()))  # all ten used (JAX drops unused ones)
         args: tuple = ({f"k{i}": x for i in range(10)},)
+    elif case == "pytree":  # a list of (w, b) pairs in, the same structure out
+        f = lib.jit(lambda p: [(w * 0.5, b + w) for w, b in p])
+        args = ([(x, x)] * 3,)
+    elif case == "numpy":  # a NumPy argument: put on the device by the call
+        f = lib.jit(lambda a: a + 1.0)
+        args = (np.arange(8, dtype=np.float32),)
     else:
         f = lib.jit({"1": lambda a: a + 1.0, "3": lambda a, b, c: a * b + c}[case])
         args = (x,) * int(case)
-    f(*args).block_until_ready()
-    return lambda: f(*args).block_until_ready()
+    lib.block_until_ready(f(*args))
+    return lambda: lib.block_until_ready(f(*args))
 
 
 def dispatch(case: str, dx: Any, jx: Any, number: int, repeats: int = 15) -> tuple[float, float]:
@@ -142,7 +150,7 @@ def main(only_dispatch: bool = False) -> None:
         scale = {"ms": 1e3, "us": 1e6}[unit]
         rows.append((name, ours * scale, theirs * scale, unit))
         print(
-            f"{name:<34} {ours * scale:>10.2f} {theirs * scale:>10.2f} {unit:<3}"
+            f"{name:<40} {ours * scale:>10.2f} {theirs * scale:>10.2f} {unit:<3}"
             f"{ours / theirs:>8.2f}x",
             flush=True,
         )
@@ -151,10 +159,16 @@ def main(only_dispatch: bool = False) -> None:
         f"didax {didax.__version__}, jax {jax.__version__}, jaxlib {jaxlib.version.__version__}"
         f", {jax.devices()[0].platform}; medians of repeats\n"
     )
-    print(f"{'':<34} {'didax':>10} {'jax':>10}     {'ratio':>8}")
+    print(f"{'':<40} {'didax':>10} {'jax':>10}     {'ratio':>8}")
     x8 = np.arange(8, dtype=np.float32)
     dx8, jx8 = didax.device_put(x8), jax.device_put(x8)
-    for case, label in (("1", "1 x f32[8]"), ("3", "3 x f32[8]"), ("dict", "dict of 10 f32[8]")):
+    for case, label in (
+        ("1", "1 x f32[8]"),
+        ("3", "3 x f32[8]"),
+        ("dict", "dict of 10 f32[8]"),
+        ("pytree", "3 (w, b) pairs in and out"),
+        ("numpy", "NumPy f32[8]"),
+    ):
         row(f"cached dispatch, {label}", *dispatch(case, dx8, jx8, 2000), "us")
     row("cached dispatch, f32[8] on 4 devices", *sharded_dispatch(), "us")
     if only_dispatch:

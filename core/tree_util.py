@@ -181,6 +181,48 @@ def tree_unflatten(treedef: PyTreeDef, leaves: Iterable[Any]) -> Any:
 _SENTINEL = object()
 
 
+def builder(treedef: PyTreeDef) -> Callable[[list[Any]], Any] | None:
+    """`tree_unflatten(treedef, ·)` prebuilt as one function of a leaf list, for a structure
+    of tuples, lists, dicts and None (no user code runs when it is rebuilt); None for any
+    other node. The hot path of a jitted call with several outputs: no per-call walk of the
+    treedef, no registry lookups, no leaf-count checks (the list has exactly its leaves)."""
+    return _builder(treedef, 0)
+
+
+_BUILT_IN = (tuple, list, dict, type(None))
+
+
+def _builder(treedef: PyTreeDef, start: int) -> Callable[[list[Any]], Any] | None:
+    node = treedef.node
+    if node is None:
+        return operator.itemgetter(start)
+    if node not in _BUILT_IN:
+        return None
+    stop = start + treedef.num_leaves
+    if node is type(None):
+        return lambda leaves: None
+    if all(c.node is None for c in treedef.children):  # leaves only: one slice
+        if node is tuple:
+            return lambda leaves: tuple(leaves[start:stop])
+        if node is list:
+            return lambda leaves: leaves[start:stop]
+        keys = treedef.aux
+        return lambda leaves: dict(zip(keys, leaves[start:stop]))
+    parts = []
+    for child in treedef.children:
+        part = _builder(child, start)
+        if part is None:
+            return None
+        parts.append(part)
+        start += child.num_leaves
+    if node is tuple:
+        return lambda leaves: tuple([part(leaves) for part in parts])
+    if node is list:
+        return lambda leaves: [part(leaves) for part in parts]
+    keys = treedef.aux
+    return lambda leaves: dict(zip(keys, [part(leaves) for part in parts]))
+
+
 def _unflatten(treedef: PyTreeDef, it: Any) -> Any:
     if treedef.node is None:
         leaf = next(it, _SENTINEL)
@@ -195,7 +237,34 @@ def _unflatten(treedef: PyTreeDef, it: Any) -> Any:
 
 
 def tree_leaves(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> list[Any]:
-    return tree_flatten(tree, is_leaf)[0]
+    """Like `jax.tree_util.tree_leaves`: `tree_flatten`'s leaves, without building the
+    treedef (`block_until_ready` on a loop's results walks thousands of nodes)."""
+    if is_leaf is not None:
+        return tree_flatten(tree, is_leaf)[0]
+    leaves: list[Any] = []
+    _collect(tree, leaves)
+    return leaves
+
+
+def _collect(tree: Any, leaves: list[Any]) -> None:
+    t = type(tree)
+    if t is list or t is tuple:  # the built-in nodes first, as `_flatten` takes them
+        for child in tree:
+            # a leaf (no registered type, not a namedtuple) appended here, not in a call
+            if type(child) in _registry or isinstance(child, tuple):
+                _collect(child, leaves)
+            else:
+                leaves.append(child)
+    elif t is dict:
+        for k in _sorted_keys(tree):
+            _collect(tree[k], leaves)
+    elif tree is not None:
+        found = _node_type(tree)
+        if found is None:
+            leaves.append(tree)
+        else:
+            for child in found[1].flatten(tree)[0]:
+                _collect(child, leaves)
 
 
 def tree_structure(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> PyTreeDef:

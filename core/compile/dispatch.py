@@ -74,6 +74,10 @@ def _add_all(
         if type(x) is Array and (buffer := x._buffer) is not None and buffer._sharding is home:
             key.append(x._aval)
             leaves.append(buffer)
+        elif (t := type(x)) is tuple or t is list:  # (w, b) pairs: no detour through `_add`
+            key.append((t, len(x)))
+            if not _add_all(x, key, leaves, host, home):
+                return False
         elif not _add(x, key, leaves, host, home):
             return False
     return True
@@ -119,6 +123,9 @@ def _add(x: Any, key: list[Any], leaves: list[Any], host: list[int], home: Any) 
 
 
 def put_host_values(leaves: list[Any], host: list[int], avals: Sequence[ShapedArray]) -> None:
-    """Replace the host values among `signature`'s leaves by device buffers of type `avals`."""
+    """Replace the host values among `signature`'s leaves by device buffers of type `avals`.
+    A NumPy argument's memory is lent to the call, not copied, where the device can read it
+    in place (as JAX's jit puts NumPy arguments: `allow_zero_copy` in its C++ dispatch); the
+    buffer lives only for the call, and a value of another dtype is a fresh copy anyway."""
     for i in host:
-        leaves[i] = client.put(np.asarray(leaves[i], avals[i].dtype), avals[i])
+        leaves[i] = client.put(np.asarray(leaves[i], avals[i].dtype), avals[i], alias=True)

@@ -30,7 +30,7 @@ from didax.runtime import client
 from didax.runtime.executable import Executable, buffer_to_numpy, compile_module
 from didax.runtime.sharding import NamedSharding, PartitionSpec, named_from_hlo
 from didax.runtime.sharding import put as put_sharded
-from didax.tree_util import PyTreeDef, tree_flatten, tree_unflatten
+from didax.tree_util import PyTreeDef, builder, tree_flatten, tree_unflatten
 
 
 class Entry:
@@ -76,12 +76,15 @@ class Entry:
         self.constraints: tuple | None = None  # `with_sharding_constraint`s in the jaxpr
 
     def launcher(self) -> Callable[[list[Any]], Any]:
-        """`run` for the fast path, as one call: a compiled program's `launcher` when its one
-        output needs no wrapping."""
+        """`run` for the fast path, as one call: a compiled program's `launcher` (with the
+        output tree prebuilt, `tree_util.builder`) when no output is read to the host."""
         assert self.executable is not None, "launched before it was compiled"
-        if self.single and not self.bfloat16:
+        if self.bfloat16:
+            return self.run
+        if self.single:
             return self.executable.launcher()
-        return self.run
+        build = builder(self.out_tree)  # None for a tree with other nodes: `run` unflattens
+        return self.run if build is None else self.executable.launcher(build)
 
     def run(self, buffers: list[Any], executable: Executable | None = None) -> Any:
         """Launch on device buffers (one per input); the outputs as Arrays, in their tree.

@@ -243,6 +243,11 @@ def put(
     )
 
 
+def wait(buffers: list[Any]) -> None:
+    """Wait until every one of these device buffers is computed (one call into jaxlib)."""
+    runtime().xla.batched_block_until_ready(buffers)
+
+
 def buffer_of(x: Array) -> Any:
     """The device buffer behind `x`: an eager Array's value is put on the device once and
     kept beside it, so passing the same Array to compiled code again costs no copy."""

@@ -18,6 +18,7 @@ import didax.numpy as dnp
 import numpy as np
 import pytest
 from didax.compile import dispatch
+from didax.runtime import client
 from didax.tree_util import tree_leaves
 
 
@@ -265,3 +266,73 @@ def test_a_result_passed_back_keys_by_identity() -> None:
     y = step(step(x))
     ((_, aval),) = step._fast
     assert y._aval is aval and y._aval == x._aval
+
+
+def test_a_pytree_result_is_built_without_the_general_unflatten(monkeypatch) -> None:
+    # Several outputs in a tree: the fast path wraps them and builds the tree with a
+    # prebuilt function (`tree_util.builder`), never `tree_unflatten`; a result passed back
+    # (`params = step(params)`) keys by identity, as a single result does.
+    step = didax.jit(lambda p, s: ([(w * 0.5, b + s) for w, b in p], {"n": s * 2}))
+    params = [(didax.device_put(np.ones((2, 3), np.float32)), dnp.zeros(3))] * 2
+    out = step(params, 1.0)  # the general path: traces, compiles, remembers
+
+    def refused(*args: Any) -> Any:
+        raise AssertionError("the fast path called tree_unflatten")
+
+    monkeypatch.setattr("didax.compile.stages.tree_unflatten", refused)
+    general = _counting(step)
+    again = step(out[0], 1.0)
+    assert not general
+    assert type(again) is tuple and type(again[0]) is list and type(again[0][0]) is tuple
+    assert list(again[1]) == ["n"]
+    np.testing.assert_array_equal(np.asarray(again[0][1][0]), np.full((2, 3), 0.25))
+    np.testing.assert_array_equal(np.asarray(again[0][1][1]), np.full(3, 2.0))
+    ((key, _),) = [(k, v) for k, v in step._fast.items()]
+    leaf_avals = [x._aval for x in tree_leaves(again[0])]
+    assert all(any(a is k for k in key) for a in leaf_avals)
+
+
+def test_block_until_ready_waits_once_for_a_whole_tree(monkeypatch) -> None:
+    # JAX's `block_until_ready` waits for all of a pytree's arrays in one call into jaxlib
+    # (`batched_block_until_ready`); so does didax's, not one wait per leaf.
+    f = didax.jit(lambda x: (x + 1, [x * 2, {"a": x - 1}]))
+    outs = [f(dnp.ones(3)) for _ in range(4)]
+    waits: list[int] = []
+    real = client.wait
+    monkeypatch.setattr(client, "wait", lambda buffers: (waits.append(len(buffers)), real(buffers)))
+    assert didax.block_until_ready(outs) is outs
+    assert waits == [12]
+    assert didax.block_until_ready((1.0, None)) == (1.0, None)  # no arrays: no wait
+    assert waits == [12]
+
+
+def _aligned(n: int) -> np.ndarray:
+    """A float32 NumPy array of n elements whose data starts on a 64-byte boundary (what
+    XLA's CPU client needs to read host memory in place)."""
+    raw = np.zeros(n + 16, np.float32)
+    start = (-raw.ctypes.data % 64) // 4
+    return raw[start : start + n]
+
+
+def test_a_numpy_argument_is_lent_to_the_call_not_copied(monkeypatch) -> None:
+    # As JAX's jit puts NumPy arguments (`allow_zero_copy`): the call's device buffer is
+    # the NumPy array's own memory (a 1 MB argument is not copied on every call).
+    f = didax.jit(lambda a: a * 2.0)
+    x = _aligned(1 << 18)
+    x[:] = 1.5
+    f(x)  # the general path: compiles, remembers
+    lent: list[tuple[Any, np.ndarray]] = []
+    real = client.put
+
+    def spy(value: np.ndarray, aval: Any, **kwargs: Any) -> Any:
+        buffer = real(value, aval, **kwargs)
+        lent.append((buffer, value))
+        return buffer
+
+    monkeypatch.setattr(client, "put", spy)
+    out = f(x).block_until_ready()
+    ((buffer, value),) = lent
+    assert value is x
+    assert buffer.unsafe_buffer_pointer() == x.ctypes.data
+    x[:] = 0.0  # the result is the program's own buffer, not the argument's memory
+    np.testing.assert_array_equal(np.asarray(out), np.full(1 << 18, 3.0, np.float32))

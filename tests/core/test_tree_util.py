@@ -130,3 +130,41 @@ def test_matches_jax_tree_util(tree) -> None:
     assert d_leaves == j_leaves
     assert repr(d_def) == repr(j_def)
     assert d_def.num_leaves == j_def.num_leaves and d_def.num_nodes == j_def.num_nodes
+
+
+BUILT_TREES = [
+    1,
+    (),
+    [],
+    {},
+    None,
+    (1, 2),
+    [1, (2, 3), {"b": 4, "a": [5, None]}],
+    {"x": [(1, 2), (3, 4)], "y": None, "z": ()},
+    ((1,), [[2]], {"k": {"j": 3}}),
+]
+
+
+@pytest.mark.parametrize("tree", BUILT_TREES, ids=repr)
+def test_builder_rebuilds_what_tree_unflatten_does(tree) -> None:
+    leaves, treedef = tu.tree_flatten(tree)
+    build = tu.builder(treedef)
+    fresh = [f"leaf{i}" for i in range(len(leaves))]
+    assert build is not None
+    assert build(fresh) == tu.tree_unflatten(treedef, fresh)
+    assert type(build(fresh)) is type(tu.tree_unflatten(treedef, fresh))
+
+
+def test_builder_declines_other_nodes() -> None:
+    pair = namedtuple("pair", "a b")
+    assert tu.builder(tu.tree_structure([pair(1, 2)])) is None
+    assert tu.builder(tu.tree_structure({"p": tu.Partial(abs, 1)})) is None
+
+
+@pytest.mark.parametrize(
+    "tree",
+    [*BUILT_TREES, [namedtuple("pair", "a b")(1, (2, None))], tu.Partial(abs, 3)],
+    ids=repr,
+)
+def test_tree_leaves_are_tree_flattens(tree) -> None:
+    assert tu.tree_leaves(tree) == tu.tree_flatten(tree)[0]
