@@ -121,6 +121,18 @@ def _all_gather_transpose(
     return [psum_scatter(ct, axis_name, scatter_dimension=all_gather_dimension, tiled=tiled)]
 
 
+def _shift_past_batch(dim: int, d: Any, tiled: bool) -> tuple[int, Any]:
+    # Under another frame's vmap (all_gather and psum_scatter alike): the collective's axis
+    # `dim` moves past a batch axis `d` at or before it; an untiled collective's batch axis
+    # after it moves by one.
+    if d is not NOT_MAPPED:
+        if d <= dim:
+            dim += 1
+        elif not tiled:
+            d += 1
+    return dim, d
+
+
 @core.vmap_rules.register(all_gather_p)
 def _all_gather_vmap(
     frame_size, vals, dims, *, all_gather_dimension, axis_name, axis_index_groups, axis_size, tiled
@@ -131,12 +143,7 @@ def _all_gather_vmap(
         axis_name=axis_name, axis_index_groups=axis_index_groups, axis_size=axis_size, tiled=tiled
     )
     if frame not in axis_name:  # another frame's axis
-        dim = all_gather_dimension
-        if d is not NOT_MAPPED:
-            if d <= dim:
-                dim += 1
-            elif not tiled:
-                d += 1
+        dim, d = _shift_past_batch(all_gather_dimension, d, tiled)
         return [all_gather_p.bind(x, all_gather_dimension=dim, **params)], [d]
     _one_name("all_gather", axis_name, frame)
     # the batch axis IS the gathered axis: the same stacked value at every index
@@ -245,12 +252,7 @@ def _reduce_scatter_vmap(
         axis_name=axis_name, axis_index_groups=axis_index_groups, axis_size=axis_size, tiled=tiled
     )
     if frame not in axis_name:  # another frame's axis
-        dim = scatter_dimension
-        if d is not NOT_MAPPED:
-            if d <= dim:
-                dim += 1
-            elif not tiled:
-                d += 1
+        dim, d = _shift_past_batch(scatter_dimension, d, tiled)
         return [reduce_scatter_p.bind(x, scatter_dimension=dim, **params)], [d]
     _one_name("psum_scatter", axis_name, frame)
     # the sum over the batch, whose slice k along scatter_dimension is index k's result
