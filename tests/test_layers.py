@@ -527,8 +527,11 @@ def test_no_imports_inside_functions() -> None:
         for imp in ALL_IMPORTS
         if imp.function is not None
         and (imp.importer, imp.function) not in HOOKS
-        # jaxlib is loaded lazily, on first compile only (runtime/client.py)
+        # jaxlib is loaded lazily, on first compile only (runtime/client.py), and SciPy's
+        # special functions on the first eager call of one (primitives/special.py): both are
+        # third-party loads deferred for `import didax`'s time, not imports dodging a cycle
         and not imp.imported.startswith("jaxlib")
+        and imp.imported != "scipy.special"
     ]
     assert not bad, "imports inside functions:\n" + "\n".join(bad)
 

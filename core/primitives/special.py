@@ -11,11 +11,11 @@ in the last bit (as eager `log` does elsewhere in didax).
 
 from __future__ import annotations
 
+import importlib
 import math
 from typing import Any
 
 import numpy as np
-import scipy.special as scipy_special
 from didax import core
 from didax.primitives import elementwise, rules, vmap_helpers
 from didax.runtime import client
@@ -168,6 +168,12 @@ def _nextafter_lowering(ctx, x1, x2):
 # dtype), CHLO's for compiled ones, as JAX lowers them.
 
 
+def _scipy_special() -> Any:
+    # SciPy's special functions are loaded on the first eager call, not at `import didax`
+    # (they cost ~120 ms to import; this is not a cycle-dodging import)
+    return importlib.import_module("scipy.special")
+
+
 def _scipy_impl(fn: Any, name: str) -> core.ImplRule:
     def numpy_fn(*xs: np.ndarray) -> np.ndarray:
         with np.errstate(all="ignore"):
@@ -192,7 +198,11 @@ def erfc(x: Any) -> Any:
     return erfc_p.bind(x)
 
 
-core.impl_rules.register(erfc_p, _scipy_impl(scipy_special.erfc, "erfc"))
+def _erfc_numpy(x: np.ndarray) -> np.ndarray:
+    return _scipy_special().erfc(x)
+
+
+core.impl_rules.register(erfc_p, _scipy_impl(_erfc_numpy, "erfc"))
 core.abstract_eval_rules.register(erfc_p, rules.float_aval("erfc"))
 
 
@@ -220,7 +230,7 @@ def lgamma(x: Any) -> Any:
 
 
 def _lgamma_numpy(x: np.ndarray) -> np.ndarray:
-    return np.where(np.isneginf(x), np.inf, scipy_special.gammaln(x))  # XLA: +inf at -inf
+    return np.where(np.isneginf(x), np.inf, _scipy_special().gammaln(x))  # XLA: +inf at -inf
 
 
 core.impl_rules.register(lgamma_p, _scipy_impl(_lgamma_numpy, "lgamma"))
@@ -246,7 +256,7 @@ def digamma(x: Any) -> Any:
 
 def _digamma_numpy(x: np.ndarray) -> np.ndarray:
     pole = (x <= 0) & (x == np.floor(x))  # XLA: NaN at 0 and the negative integers
-    return np.where(pole, np.nan, scipy_special.digamma(x))
+    return np.where(pole, np.nan, _scipy_special().digamma(x))
 
 
 core.impl_rules.register(digamma_p, _scipy_impl(_digamma_numpy, "digamma"))
@@ -279,7 +289,7 @@ _polygamma_aval = rules.naryop_aval("polygamma", "float")
 
 
 def _polygamma_numpy(m: np.ndarray, x: np.ndarray) -> np.ndarray:
-    return np.where(np.isposinf(x), np.nan, scipy_special.polygamma(m, x))  # XLA: NaN at inf
+    return np.where(np.isposinf(x), np.nan, _scipy_special().polygamma(m, x))  # XLA: NaN at inf
 
 
 core.impl_rules.register(polygamma_p, _scipy_impl(_polygamma_numpy, "polygamma"))
