@@ -89,14 +89,16 @@ from didax.primitives.elementwise import (
     real,
     rem,
     round,
+    rsqrt,
     sign,
     sin,
     sqrt,
+    square,
     sub,
     tan,
     tanh,
 )
-from didax.primitives.hyperbolic import atanh
+from didax.primitives.hyperbolic import acosh, asinh, atanh, cosh, sinh
 from didax.primitives.reductions import argmax, reduce_max, reduce_min, reduce_prod
 from didax.primitives.shape import (
     broadcast_in_dim,
@@ -127,8 +129,18 @@ from didax.primitives.slicing import (
 )
 from didax.primitives.sorting import sort, sort_key_val
 from didax.primitives.special import digamma, erf, erf_inv, erfc, lgamma, nextafter, polygamma
+from didax.primitives.trigonometric import acos, asin, atan
 
 __all__ = [
+    "acos",
+    "acosh",
+    "asin",
+    "asinh",
+    "atan",
+    "cosh",
+    "rsqrt",
+    "sinh",
+    "square",
     "cumlogsumexp",
     "custom_linear_solve",
     "cummax",
@@ -359,14 +371,22 @@ from didax.primitives.elementwise import (  # noqa: E402, F401
     real_p,
     rem_p,
     round_p,
+    rsqrt_p,
     sign_p,
     sin_p,
     sqrt_p,
+    square_p,
     sub_p,
     tan_p,
     tanh_p,
 )
-from didax.primitives.hyperbolic import atanh_p  # noqa: E402, F401
+from didax.primitives.hyperbolic import (  # noqa: E402, F401
+    acosh_p,
+    asinh_p,
+    atanh_p,
+    cosh_p,
+    sinh_p,
+)
 from didax.primitives.reductions import (  # noqa: E402, F401
     argmax_p,
     reduce_max_p,
@@ -404,4 +424,9 @@ from didax.primitives.special import (  # noqa: E402, F401
     lgamma_p,
     nextafter_p,
     polygamma_p,
+)
+from didax.primitives.trigonometric import (  # noqa: E402, F401
+    acos_p,
+    asin_p,
+    atan_p,
 )
