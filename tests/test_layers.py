@@ -79,6 +79,7 @@ for i, name in enumerate(
         "elementwise.transcendental",
         "elementwise",
         "hyperbolic",
+        "trigonometric",
         "reductions",
         "dot",
         "bits",
