@@ -28,6 +28,7 @@ from didax.primitives import (  # noqa: F401 - the families, for `lax.elementwis
     shape,
     slicing,
 )
+from didax.primitives.bit_counts import clz, mulhi, population_count
 from didax.primitives.bits import (
     bitcast_convert_type,
     bitwise_xor,
@@ -132,6 +133,9 @@ from didax.primitives.special import digamma, erf, erf_inv, erfc, lgamma, nextaf
 from didax.primitives.trigonometric import acos, asin, atan
 
 __all__ = [
+    "clz",
+    "mulhi",
+    "population_count",
     "acos",
     "acosh",
     "asin",
@@ -296,6 +300,11 @@ from didax.parallel.exchanges import (  # noqa: E402, F401
     all_gather_p,
     all_to_all_p,
     ppermute_p,
+)
+from didax.primitives.bit_counts import (  # noqa: E402, F401
+    clz_p,
+    mulhi_p,
+    population_count_p,
 )
 from didax.primitives.bits import (  # noqa: E402, F401
     bitcast_convert_type_p,

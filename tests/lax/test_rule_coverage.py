@@ -111,6 +111,9 @@ BITS = {
     "xor",
     "bitcast_convert_type",
     "threefry2x32",
+    "population_count",
+    "clz",
+    "mulhi",
 }
 
 # Boolean outputs (comparisons, logic): not differentiable; tangents are symbolic zeros.

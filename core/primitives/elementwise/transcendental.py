@@ -286,7 +286,7 @@ def _integer_pow_lowering(ctx, x, *, y):
 # ----------------------------------------------------------------------------- cbrt, exp2
 
 cbrt_p = _unary_primitive("cbrt", np.cbrt)
-exp2_p = _unary_primitive("exp2", np.exp2)
+exp2_p = _unary_primitive("exp2", np.exp2, complex_ok=True)
 
 
 def cbrt(x: Any) -> Any:
