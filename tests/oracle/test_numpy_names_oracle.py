@@ -119,14 +119,19 @@ def _outcome(fn, args, kwargs):
         return e
 
 
+def _leaves(x):
+    if isinstance(x, (tuple, list)):
+        return [leaf for part in x for leaf in _leaves(part)]
+    return [x]
+
+
 def _check_same(got, want, what):
     if isinstance(want, Exception):
         assert isinstance(got, Exception), f"{what}: JAX raised {want!r}, didax gave {got}"
         assert isinstance(got, type(want)) or isinstance(want, type(got)), (what, got, want)
         return
     assert not isinstance(got, Exception), f"{what}: didax raised {got!r}"
-    wants = want if isinstance(want, (tuple, list)) else (want,)
-    gots = got if isinstance(got, (tuple, list)) else (got,)
+    wants, gots = _leaves(want), _leaves(got)
     assert len(gots) == len(wants), what
     for g, w in zip(gots, wants, strict=True):
         assert g.dtype == w.dtype and g.shape == w.shape, (what, g, w)
@@ -175,3 +180,133 @@ def test_mask_indices():
         got, want = dnp.mask_indices(4, dnp.triu, k), jnp.mask_indices(4, jnp.triu, k)
         for g, w in zip(got, want, strict=True):
             np.testing.assert_array_equal(g, w)
+
+
+RNG = np.random.default_rng(0)
+SAMPLE = RNG.normal(size=(50, 3)).astype(np.float32)
+WEIGHTS = RNG.random(50).astype(np.float32)
+Y = (np.arange(20, dtype=np.float32) ** 1.5).reshape(4, 5)
+P = np.float32([0, 1, 6, 7, 13, 2, -5, 20])
+
+MORE_CASES = [
+    ("gradient", (Y,), {}, False),
+    ("gradient", (Y, 2.0), {}, False),
+    ("gradient", (Y,), dict(axis=1), True),
+    ("gradient", (Y, np.float32([0, 1, 3, 4.5, 5])), dict(axis=1), True),
+    ("gradient", (np.arange(5),), {}, True),
+    ("gradient", (Y, 1.0, 2.0), {}, False),
+    ("gradient", (np.ones(1),), {}, False),
+    ("unwrap", (P,), {}, True),
+    ("unwrap", (P,), dict(discont=4), False),
+    ("unwrap", (P,), dict(period=6), False),
+    ("unwrap", (np.int32([0, 5, 11, 2]),), dict(period=6), False),
+    ("unwrap", (np.stack([P, P * 2]),), dict(axis=1), True),
+    ("unwrap", (C,), {}, False),
+    ("histogramdd", (SAMPLE,), {}, False),
+    ("histogramdd", (SAMPLE,), dict(bins=[3, 4, 5]), False),
+    ("histogramdd", (SAMPLE,), dict(weights=WEIGHTS, density=True), False),
+    ("histogramdd", (SAMPLE,), dict(range=[(-1, 1), None, (0, 2)]), False),
+    ("histogram2d", (SAMPLE[:, 0], SAMPLE[:, 1]), dict(bins=4), False),
+    ("histogram2d", (SAMPLE[:, 0], SAMPLE[:, 1]), dict(bins=[3, 4]), False),
+    ("histogram2d", (SAMPLE[:, 0], SAMPLE[:, 1]), dict(bins=np.linspace(-2, 2, 6)), False),
+    ("histogram2d", (SAMPLE[:, 0], SAMPLE[:, 1]), dict(weights=WEIGHTS, density=True), False),
+    ("polydiv", (np.float32([1, -3, 2, 5]), np.float32([1, 2])), {}, False),
+    ("polydiv", (np.float32([2, 0, 1]), np.float32([1, 1, 1, 1])), {}, False),
+    ("polydiv", (np.int32([1, 2, 3]), np.int32([2])), {}, False),
+    ("polydiv", ([1, 2], np.int32([2])), {}, False),
+    ("frombuffer", (b"\x01\x02\x03\x04",), dict(dtype=np.uint8), False),
+    ("frombuffer", (np.float32([1.5, 2]).tobytes(),), dict(dtype=np.float32), False),
+    ("fromstring", ("1 2 3",), dict(sep=" "), False),
+    ("from_dlpack", (np.arange(3),), {}, False),
+    ("fromfile", ("x",), {}, False),
+    ("fromiter", (iter([1]),), {}, False),
+]
+
+
+@pytest.mark.parametrize(
+    "name,args,kwargs,jit", MORE_CASES, ids=[f"{c[0]}-{i}" for i, c in enumerate(MORE_CASES)]
+)
+def test_more_values_against_jax(name, args, kwargs, jit):
+    test_values_against_jax(name, args, kwargs, jit)
+
+
+def _both(fn):
+    return fn(jnp), fn(dnp)
+
+
+FUNCTIONAL = [
+    ("vectorize", lambda m: m.vectorize(lambda a, b: a * b + 1)(X, np.arange(4.0))),
+    ("vectorize-sig", lambda m: m.vectorize(lambda a, b: a @ b, signature="(n),(n)->()")(X, X[0])),
+    (
+        "vectorize-2out",
+        lambda m: m.vectorize(lambda a: (a.sum(), a.max()), signature="(n)->(),()")(X),
+    ),
+    ("vectorize-excl", lambda m: m.vectorize(lambda a, p: a**p, excluded={1})(X, 2)),
+    ("vectorize-jit", lambda m: didax.jit(m.vectorize(lambda a: a * 2)) if m is dnp else None),
+    ("apply_along_axis", lambda m: m.apply_along_axis(lambda r: r.sum() * r, 1, X)),
+    ("apply_along_axis-0", lambda m: m.apply_along_axis(m.sort, 0, X)),
+    ("apply_over_axes", lambda m: m.apply_over_axes(m.sum, X, [0, 1])),
+    ("fromfunction", lambda m: m.fromfunction(lambda i, j: i + 2 * j, (3, 4))),
+    ("fromfunction-int", lambda m: m.fromfunction(lambda i: i * i, (5,), dtype=int)),
+    ("piecewise", lambda m: m.piecewise(F, [F < 0, F > 1], [lambda v: -v, lambda v: v * v, 0.5])),
+    ("piecewise-const", lambda m: m.piecewise(F, [F < 0], [-1.0])),
+    ("ufunc", lambda m: m.frompyfunc(lambda a, b: a * b + 1, 2, 1)(X, 2.0)),
+    ("ufunc-outer", lambda m: m.frompyfunc(lambda a, b: a * b + 1, 2, 1).outer(X[0], X[1])),
+    ("ufunc-reduce", lambda m: m.frompyfunc(lambda a, b: a * b + 1, 2, 1, identity=1).reduce(X, 1)),
+    ("ufunc-reduce-noid", lambda m: m.frompyfunc(lambda a, b: a * b + 1, 2, 1).reduce(X)),
+    ("ufunc-accumulate", lambda m: m.frompyfunc(lambda a, b: a * b + 1, 2, 1).accumulate(X, 1)),
+    ("einsum_path", lambda m: m.einsum_path("ij,jk,kl->il", X, X.T, X, optimize="greedy")[0]),
+    ("einsum_path-false", lambda m: m.einsum_path("ij,jk,kl->il", X, X.T, X, optimize=False)[0]),
+]
+
+
+@pytest.mark.parametrize("name,fn", FUNCTIONAL, ids=[c[0] for c in FUNCTIONAL])
+def test_functional_against_jax(name, fn):
+    want, got = _both(fn)
+    if name == "vectorize-jit":
+        want, got = jnp.ones(3) * 2, got(np.ones(3, np.float32))
+    if name.startswith("einsum_path"):
+        assert got == want
+        return
+    _check_same(got, want, name)
+
+
+def test_functional_gradients():
+    f = lambda m, v: m.piecewise(v, [v < 0], [lambda t: t * t, lambda t: 3 * t])  # noqa: E731
+    np.testing.assert_allclose(
+        didax.grad(lambda v: f(dnp, v))(2.0), jax.grad(lambda v: f(jnp, v))(2.0)
+    )
+    g = lambda m, x: m.gradient(x * x).sum() + m.unwrap(x * x).sum()  # noqa: E731
+    x = np.float32([1, 2, 3, 4])
+    np.testing.assert_allclose(didax.grad(lambda v: g(dnp, v))(x), jax.grad(lambda v: g(jnp, v))(x))
+
+
+def test_host_io(tmp_path):
+    x = dnp.arange(6.0).reshape(2, 3)
+    dnp.save(tmp_path / "x.npy", x)
+    y = dnp.load(tmp_path / "x.npy")
+    assert isinstance(y, type(x)) and y.dtype == np.float32
+    np.testing.assert_array_equal(y, x)
+    dnp.save(tmp_path / "b.npy", dnp.ones(2, dnp.bfloat16))
+    assert dnp.load(tmp_path / "b.npy").dtype == jnp.load(tmp_path / "b.npy").dtype
+    assert dnp.array_str(x) == jnp.array_str(jnp.arange(6.0).reshape(2, 3))
+    assert dnp.array_repr(x).startswith("Array(")
+    with dnp.printoptions(precision=2):
+        assert dnp.get_printoptions()["precision"] == 2 == jnp.get_printoptions()["precision"]
+    assert dnp.ComplexWarning is jnp.ComplexWarning
+
+
+NARROW = ["float4_e2m1fn", "float8_e3m4", "float8_e4m3", "float8_e4m3b11fnuz", "float8_e4m3fn"]
+NARROW += ["float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "float8_e8m0fnu", "int4"]
+NARROW += ["uint2", "uint4"]
+
+
+@pytest.mark.parametrize("name", NARROW)
+def test_narrow_scalar_types(name):
+    value = 1.5 if "float" in name else 1
+    want = getattr(jnp, name)(value)
+    got = getattr(dnp, name)(value)
+    assert got.dtype == want.dtype and float(got) == float(want)
+    twice = didax.jit(lambda v: v + v)(got)
+    assert twice.dtype == want.dtype and float(twice) == float(want + want)
+    assert str(didax.make_jaxpr(lambda v: v + v)(got)) == str(jax.make_jaxpr(lambda v: v + v)(want))
