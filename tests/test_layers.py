@@ -183,6 +183,7 @@ for i, name in enumerate(
         "didax.numpy.stable",
         "didax.random.prng",
         "didax.random.samplers",
+        "didax.random.distributions",
         "didax.random",
         "didax.nn.functions",
         "didax.nn.attention",
