@@ -126,7 +126,7 @@ def cauchy(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Any:
 
 
 def _rademacher_body(data: Any, shape: tuple[int, ...], dtype: Any) -> Any:
-    b = lax.convert_element_type(_bernoulli(data, 0.5, shape), dtype)
+    b = lax.convert_element_type(_bernoulli(data, 0.5, shape, "low"), dtype)
     return lax.convert_element_type(jnp.subtract(jnp.multiply(2, b), 1), dtype)
 
 

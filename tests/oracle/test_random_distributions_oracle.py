@@ -126,3 +126,31 @@ def test_key_impl_and_dtype():
     assert drandom.key_impl(drandom.PRNGKey(0)) == jrandom.key_impl(jrandom.PRNGKey(0))
     assert str(drandom.key_dtype()) == str(jrandom.key_dtype())
     assert drandom.key(0).dtype == drandom.key_dtype()
+
+
+P5 = F([0.1, 0.2, 0.3, 0.4, 1e-9])
+MODES = [
+    ("gumbel", lambda r, k, m: r.gumbel(k, (7,), np.float32, mode=m)),
+    ("gumbel16", lambda r, k, m: r.gumbel(k, (7,), np.float16, mode=m)),
+    ("bernoulli", lambda r, k, m: r.bernoulli(k, F([1e-8, 0.3, 0.5, 0.9]), mode=m)),
+    ("choice", lambda r, k, m: r.choice(k, 5, (3,), p=P5, mode=m)),
+    ("choice-noreplace", lambda r, k, m: r.choice(k, 5, (3,), replace=False, p=P5, mode=m)),
+    ("categorical", lambda r, k, m: r.categorical(k, np.log(P5), shape=(4,), mode=m)),
+    (
+        "categorical-noreplace",
+        lambda r, k, m: r.categorical(k, np.log(P5), shape=(3,), replace=False, mode=m),
+    ),
+]
+
+
+@pytest.mark.parametrize("mode", ["low", "high", "highest"])
+@pytest.mark.parametrize("name,call", MODES, ids=[m[0] for m in MODES])
+def test_modes_as_in_jax(name, call, mode):
+    if name == "bernoulli" and mode == "highest":
+        for r, k in ((jrandom, jrandom.key(0)), (drandom, drandom.key(0))):
+            with pytest.raises(ValueError):
+                call(r, k, mode)
+        return
+    for seed in (0, 5):
+        want = call(jrandom, jrandom.key(seed), mode)
+        _same(call(drandom, drandom.key(seed), mode), want, True, f"{name} {mode}")
