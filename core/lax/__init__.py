@@ -47,10 +47,18 @@ from didax.primitives.comparison import (
     le,
     lt,
     ne,
+    select,
     select_n,
 )
-from didax.primitives.concatenation import concatenate, pad, slice, slice_in_dim, stack
-from didax.primitives.convert import convert_element_type, stop_gradient
+from didax.primitives.concatenation import (
+    concatenate,
+    index_in_dim,
+    pad,
+    slice,
+    slice_in_dim,
+    stack,
+)
+from didax.primitives.convert import convert_element_type, dtype, stop_gradient
 from didax.primitives.convolution import (
     ConvDimensionNumbers,
     conv,
@@ -58,9 +66,9 @@ from didax.primitives.convolution import (
     conv_general_dilated,
     padtype_to_pads,
 )
-from didax.primitives.creation import broadcasted_iota, full, iota
+from didax.primitives.creation import broadcasted_iota, full, full_like, iota, shape_as_value
 from didax.primitives.cumulative import cumlogsumexp, cummax, cummin, cumprod, cumsum
-from didax.primitives.dot import Precision, dot_general
+from didax.primitives.dot import Precision, batch_matmul, dot_general
 from didax.primitives.elementwise import (
     abs,
     add,
@@ -88,6 +96,7 @@ from didax.primitives.elementwise import (
     neg,
     pow,
     real,
+    reciprocal,
     rem,
     round,
     rsqrt,
@@ -102,7 +111,11 @@ from didax.primitives.elementwise import (
 from didax.primitives.hyperbolic import acosh, asinh, atanh, cosh, sinh
 from didax.primitives.reductions import argmax, reduce_max, reduce_min, reduce_prod
 from didax.primitives.shape import (
+    broadcast,
     broadcast_in_dim,
+    broadcast_shapes,
+    broadcast_to_rank,
+    collapse,
     expand_dims,
     reduce_sum,
     reshape,
@@ -121,6 +134,7 @@ from didax.primitives.slicing import (
     dynamic_update_slice,
     dynamic_update_slice_in_dim,
     gather,
+    index_take,
     scatter,
     scatter_add,
     scatter_max,
@@ -133,6 +147,18 @@ from didax.primitives.special import digamma, erf, erf_inv, erfc, lgamma, nextaf
 from didax.primitives.trigonometric import acos, asin, atan
 
 __all__ = [
+    "select",
+    "index_in_dim",
+    "dtype",
+    "full_like",
+    "shape_as_value",
+    "batch_matmul",
+    "reciprocal",
+    "broadcast",
+    "broadcast_shapes",
+    "broadcast_to_rank",
+    "collapse",
+    "index_take",
     "clz",
     "mulhi",
     "population_count",

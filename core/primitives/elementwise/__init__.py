@@ -77,6 +77,7 @@ from didax.primitives.elementwise.transcendental import (  # noqa: F401, A004 - 
     logistic_p,
     pow,
     pow_p,
+    reciprocal,
     rsqrt,
     rsqrt_p,
     sin,

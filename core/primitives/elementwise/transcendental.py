@@ -266,6 +266,11 @@ def _integer_pow_jvp(primals, tangents, *, y):
 core.vmap_rules.register(integer_pow_p, rules.vectorized_vmap(integer_pow))
 
 
+def reciprocal(x: Any) -> Any:
+    """`1 / x`, as `integer_pow[y=-1]`. Like `jax.lax.reciprocal`."""
+    return integer_pow(x, -1)
+
+
 @core.lowering_rules.register(integer_pow_p)
 def _integer_pow_lowering(ctx, x, *, y):
     aval = ctx.avals_in[0]
