@@ -82,6 +82,7 @@ for i, name in enumerate(
         "trigonometric",
         "reductions",
         "dot",
+        "precision_barriers",
         "bits",
         "bit_counts",
         "special",

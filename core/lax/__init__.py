@@ -109,6 +109,7 @@ from didax.primitives.elementwise import (
     tanh,
 )
 from didax.primitives.hyperbolic import acosh, asinh, atanh, cosh, sinh
+from didax.primitives.precision_barriers import empty, optimization_barrier, reduce_precision
 from didax.primitives.reductions import argmax, reduce_max, reduce_min, reduce_prod
 from didax.primitives.shape import (
     broadcast,
@@ -147,6 +148,9 @@ from didax.primitives.special import digamma, erf, erf_inv, erfc, lgamma, nextaf
 from didax.primitives.trigonometric import acos, asin, atan
 
 __all__ = [
+    "empty",
+    "optimization_barrier",
+    "reduce_precision",
     "select",
     "index_in_dim",
     "dtype",
@@ -421,6 +425,11 @@ from didax.primitives.hyperbolic import (  # noqa: E402, F401
     atanh_p,
     cosh_p,
     sinh_p,
+)
+from didax.primitives.precision_barriers import (  # noqa: E402, F401
+    empty_p,
+    optimization_barrier_p,
+    reduce_precision_p,
 )
 from didax.primitives.reductions import (  # noqa: E402, F401
     argmax_p,

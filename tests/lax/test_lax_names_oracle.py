@@ -103,3 +103,65 @@ def test_bit_counts_refuse_floats_and_bools(name):
             args = (bad, bad) if name == "mulhi" else (bad,)
             with pytest.raises(TypeError):
                 getattr(lib.lax, name)(*args)
+
+
+RNG = np.random.default_rng(0)
+WIDE = np.concatenate(
+    [
+        RNG.normal(size=50).astype(np.float32) * 1e3,
+        np.float32([np.inf, -np.inf, np.nan, 0.0, -0.0, 1e-30, -1e-30, 65504, 65520, 7e4, 3.4e38]),
+    ]
+)
+
+
+@pytest.mark.parametrize("bits", [(5, 10), (8, 7), (4, 3), (5, 2), (8, 23), (11, 52), (2, 1)])
+def test_reduce_precision_bits_as_in_jax(bits):
+    want = np.asarray(jax.lax.reduce_precision(WIDE, *bits)).view(np.uint32)
+    for fn in (
+        didax.lax.reduce_precision,
+        didax.jit(didax.lax.reduce_precision, static_argnums=(1, 2)),
+    ):
+        np.testing.assert_array_equal(np.asarray(fn(WIDE, *bits)).view(np.uint32), want)
+    half = WIDE.astype(np.float16)
+    want16 = np.asarray(jax.lax.reduce_precision(half, 4, 3)).view(np.uint16)
+    np.testing.assert_array_equal(
+        np.asarray(didax.lax.reduce_precision(half, 4, 3)).view(np.uint16), want16
+    )
+
+
+def test_reduce_precision_jaxpr_grad_errors():
+    f = lambda lax: lambda v: lax.reduce_precision(v * v, 5, 10)  # noqa: E731
+    assert str(didax.make_jaxpr(f(didax.lax))(3.0)) == str(jax.make_jaxpr(f(jax.lax))(3.0))
+    np.testing.assert_array_equal(didax.grad(f(didax.lax))(3.0), jax.grad(f(jax.lax))(3.0))
+    for lib in (jax, didax):
+        with pytest.raises(ValueError):
+            lib.lax.reduce_precision(WIDE, 0, 3)
+        with pytest.raises(TypeError):
+            lib.lax.reduce_precision(np.arange(3), 5, 3)
+
+
+def test_optimization_barrier():
+    f = lambda lax: lambda v: lax.optimization_barrier((lax.sin(v), v * 2))[0] + lax.sin(v)  # noqa: E731
+    assert str(didax.make_jaxpr(f(didax.lax))(1.0)) == str(jax.make_jaxpr(f(jax.lax))(1.0))
+    want = jax.jit(f(jax.lax))(1.0)
+    for fn in (f(didax.lax), didax.jit(f(didax.lax))):
+        np.testing.assert_allclose(fn(1.0), want, rtol=1e-6)
+    np.testing.assert_allclose(didax.grad(f(didax.lax))(1.0), jax.grad(f(jax.lax))(1.0), rtol=1e-6)
+    np.testing.assert_allclose(
+        didax.vmap(f(didax.lax))(np.ones(3, np.float32)), np.full(3, want), rtol=1e-6
+    )
+
+
+def test_empty():
+    for shape, dtype in [((2, 3), np.float32), (3, np.int32)]:
+        want = jax.lax.empty(shape, dtype)
+        for fn in (didax.lax.empty, didax.jit(didax.lax.empty, static_argnums=(0, 1))):
+            got = fn(shape, dtype)
+            assert got.shape == want.shape and got.dtype == want.dtype
+    # the one difference in the jaxpr: didax prints the dtype parameter `float32`, JAX
+    # `<class 'numpy.float32'>`
+    got = str(didax.make_jaxpr(lambda: didax.lax.empty((2,), np.float32))())
+    assert (
+        got
+        == "{ lambda ; . let\n    a:f32[2] = empty[dtype=float32 out_sharding=None shape=(2,)] \n  in (a,) }"
+    )
