@@ -73,6 +73,7 @@ for i, name in enumerate(
         "ad_helpers",
         "vmap_helpers",
         "concatenation",
+        "tiling",
         "comparison",
         "elementwise.arithmetic",
         "elementwise.complex_parts",

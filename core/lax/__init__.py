@@ -145,9 +145,13 @@ from didax.primitives.slicing import (
 )
 from didax.primitives.sorting import sort, sort_key_val
 from didax.primitives.special import digamma, erf, erf_inv, erfc, lgamma, nextafter, polygamma
+from didax.primitives.tiling import split, tile, unstack
 from didax.primitives.trigonometric import acos, asin, atan
 
 __all__ = [
+    "split",
+    "tile",
+    "unstack",
     "empty",
     "optimization_barrier",
     "reduce_precision",
@@ -468,6 +472,11 @@ from didax.primitives.special import (  # noqa: E402, F401
     lgamma_p,
     nextafter_p,
     polygamma_p,
+)
+from didax.primitives.tiling import (  # noqa: E402, F401
+    split_p,
+    tile_p,
+    unstack_p,
 )
 from didax.primitives.trigonometric import (  # noqa: E402, F401
     acos_p,

@@ -161,15 +161,11 @@ def tile(A: Any, reps: Any) -> Any:  # noqa: N803 - NumPy's name
     promotion.check_arraylike("tile", A)
     A = creation.asarray(A)  # noqa: N806
     reps = (operator.index(reps),) if np.ndim(reps) == 0 else tuple(map(operator.index, reps))
-    shape = _aval(A).shape
-    ndim = builtins.max(len(reps), len(shape))
-    shape = (1,) * (ndim - len(shape)) + shape
+    ndim = _aval(A).ndim
     reps = (1,) * (ndim - len(reps)) + reps
-    A = manipulation.reshape(A, shape)  # noqa: N806
-    # each axis n becomes (rep, n), then the pairs merge
-    wide = tuple(s for r, n in zip(reps, shape, strict=True) for s in (r, n))
-    out = lax.broadcast_in_dim(A, wide, tuple(range(1, 2 * ndim, 2)))
-    return manipulation.reshape(out, tuple(r * n for r, n in zip(reps, shape, strict=True)))
+    if len(reps) > ndim:  # new leading axes of size 1, as JAX's `expand_dims`
+        A = lax.expand_dims(A, tuple(range(len(reps) - ndim)))  # noqa: N806
+    return lax.tile(A, reps)  # JAX's `tile` primitive
 
 
 def repeat(
@@ -312,6 +308,8 @@ def _split(name: str, ary: Any, sections: Any, axis: int, even: bool) -> list[An
             for i in np.asarray(sections).tolist()
         ]
         bounds = np.array([0, *cuts, n])
+    if np.all(np.diff(bounds) >= 0):  # JAX's `split` primitive, sizes as np.int64s
+        return list(lax.split(ary, [np.int64(d) for d in np.diff(bounds)], axis))
     shape = _aval(ary).shape
     out = []
     for lo, hi in zip(bounds[:-1], bounds[1:], strict=True):
@@ -356,8 +354,7 @@ def unstack(x: Any, /, *, axis: int = 0) -> tuple[Any, ...]:
             "Unstack requires arrays with rank > 0, however a scalar array was passed."
         )
     axis = axis_args.canonical_axis(axis, _aval(x).ndim)
-    n = _aval(x).shape[axis]
-    return tuple(lax.squeeze(slice_axis(x, i, i + 1, axis), (axis,)) for i in range(n))
+    return tuple(lax.unstack(x, axis))  # JAX's `unstack` primitive
 
 
 def matrix_transpose(x: Any, /) -> Any:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import didax
 import numpy as np
 import pytest
+from didax.test_util import check_rules
 
 jax = pytest.importorskip("jax")
 from helpers.jaxpr_text import canonical
@@ -165,3 +166,64 @@ def test_empty():
         got
         == "{ lambda ; . let\n    a:f32[2] = empty[dtype=float32 out_sharding=None shape=(2,)] \n  in (a,) }"
     )
+
+
+SHAPES = [
+    ("lax.tile", lambda m, v: m.lax.tile(v, (1, 2, 1))),
+    ("lax.split", lambda m, v: m.lax.split(v, (1, 2), axis=1)),
+    ("lax.unstack", lambda m, v: m.lax.unstack(v, 2)),
+    ("jnp.tile", lambda m, v: m.numpy.tile(v, (2, 1, 3))),
+    ("jnp.tile-int", lambda m, v: m.numpy.tile(v, 2)),
+    ("jnp.tile-more-axes", lambda m, v: m.numpy.tile(v, (2, 1, 1, 2))),
+    ("jnp.split", lambda m, v: m.numpy.split(v, 2, axis=2)),
+    ("jnp.split-indices", lambda m, v: m.numpy.split(v, [1, 3], axis=2)),
+    ("jnp.array_split", lambda m, v: m.numpy.array_split(v, 3, axis=2)),
+    ("jnp.hsplit", lambda m, v: m.numpy.hsplit(v, 3)),
+    ("jnp.unstack", lambda m, v: m.numpy.unstack(v, axis=1)),
+]
+
+
+def _listed(out):
+    return list(out) if isinstance(out, (list, tuple)) else [out]
+
+
+@pytest.mark.parametrize("name,f", SHAPES, ids=[s[0] for s in SHAPES])
+def test_tile_split_unstack_as_in_jax(name, f):
+    want = _listed(f(jax, X))
+    for fn in (lambda v: f(didax, v), didax.jit(lambda v: f(didax, v))):
+        got = _listed(fn(X))
+        assert len(got) == len(want)
+        for g, w in zip(got, want, strict=True):
+            assert g.shape == w.shape and g.dtype == w.dtype
+            np.testing.assert_array_equal(g, w)
+    got = str(didax.make_jaxpr(lambda v: f(didax, v))(X))
+    assert got == str(jax.make_jaxpr(lambda v: f(jax, v))(X)), got
+    loss = lambda m: lambda v: sum((t * t).sum() for t in _listed(f(m, v)))  # noqa: E731
+    np.testing.assert_allclose(didax.grad(loss(didax))(X), jax.grad(loss(jax))(X))
+    batch = np.stack([X, X + 1])
+    for g, w in zip(
+        _listed(didax.vmap(lambda v: f(didax, v))(batch)),
+        _listed(jax.vmap(lambda v: f(jax, v))(batch)),
+        strict=True,
+    ):
+        np.testing.assert_array_equal(g, w)
+
+
+def test_split_errors_as_in_jax():
+    for lib in (jax, didax):
+        with pytest.raises(ValueError):
+            lib.lax.split(X, (1, 1), axis=1)
+        with pytest.raises(ValueError):
+            lib.lax.split(X, (4, -1), axis=1)
+        with pytest.raises(TypeError):
+            lib.lax.tile(X, (2, 2))
+        with pytest.raises(ValueError):
+            lib.lax.unstack(X[0, 0, 0])
+
+
+def test_rules_of_the_shape_primitives():
+    x = np.arange(6.0, dtype=np.float32).reshape(2, 3)
+    check_rules(didax.lax.tile_p, x, reps=(2, 1))
+    check_rules(didax.lax.split_p, x, sizes=(1, 2), axis=1)
+    check_rules(didax.lax.unstack_p, x, axis=1)
+    check_rules(didax.lax.optimization_barrier_p, x, x)
