@@ -87,6 +87,7 @@ for i, name in enumerate(
         "bits",
         "bit_counts",
         "special",
+        "bessel",
         "sorting",
         "slicing.gather",
         "slicing.scatter",

@@ -28,6 +28,7 @@ from didax.primitives import (  # noqa: F401 - the families, for `lax.elementwis
     shape,
     slicing,
 )
+from didax.primitives.bessel import bessel_i0e, bessel_i1e, zeta
 from didax.primitives.bit_counts import clz, mulhi, population_count
 from didax.primitives.bits import (
     bitcast_convert_type,
@@ -149,6 +150,9 @@ from didax.primitives.tiling import split, tile, unstack
 from didax.primitives.trigonometric import acos, asin, atan
 
 __all__ = [
+    "bessel_i0e",
+    "bessel_i1e",
+    "zeta",
     "split",
     "tile",
     "unstack",
@@ -334,6 +338,11 @@ from didax.parallel.exchanges import (  # noqa: E402, F401
     all_gather_p,
     all_to_all_p,
     ppermute_p,
+)
+from didax.primitives.bessel import (  # noqa: E402, F401
+    bessel_i0e_p,
+    bessel_i1e_p,
+    zeta_p,
 )
 from didax.primitives.bit_counts import (  # noqa: E402, F401
     clz_p,

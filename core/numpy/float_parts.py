@@ -1,6 +1,6 @@
 """Floating-point decompositions and log-sum functions of `jax.numpy`: `frexp ldexp modf
 spacing` (mantissa, exponent, fractional part, distance to the next float), `logaddexp
-logaddexp2` and `sinc`.
+logaddexp2`, `sinc`, and the Bessel function `i0` with its `kaiser` window.
 
 Layer 5, after `calculus`. No primitive of its own; each function is JAX's composition:
 `frexp` reads the exponent bits through `bitcast_convert_type`, `logaddexp` is
@@ -13,14 +13,14 @@ from typing import Any
 
 import ml_dtypes
 import numpy as np
-from didax import core, dtypes, lax
+from didax import api, core, dtypes, lax
 from didax.control_flow.custom_derivatives import custom_jvp
 from didax.numpy import creation, mathfuncs, predicates, promotion, ufuncs
 from didax.numpy.inner_jit import inner_jit
 from didax.numpy.mathfuncs import _inexact
 from didax.primitives.elementwise.arithmetic import _const
 
-__all__ = ["frexp", "ldexp", "logaddexp", "logaddexp2", "modf", "sinc", "spacing"]
+__all__ = ["frexp", "i0", "kaiser", "ldexp", "logaddexp", "logaddexp2", "modf", "sinc", "spacing"]
 
 
 def _dtype(x: Any) -> np.dtype:
@@ -245,3 +245,51 @@ def sinc(x: Any, /) -> Any:
     """`sin(pi x) / (pi x)`, 1 at 0. Like `jax.numpy.sinc`."""
     ufuncs.check_arraylike("sinc", x)
     return _sinc_jit(x)
+
+
+# ----------------------------------------------------------------------------- i0, kaiser
+
+
+def _i0_body(x: Any) -> Any:
+    abs_x = lax.abs(x)
+    return lax.mul(lax.exp(abs_x), lax.bessel_i0e(abs_x))
+
+
+_i0_cjvp = custom_jvp(_i0_body)
+
+
+@_i0_cjvp.defjvp
+def _i0_jvp(primals, tangents):
+    out, t = api.jvp(_i0_body, primals, tangents)
+    (x,) = primals
+    return out, ufuncs.where(lax.eq(x, _c(x, 0)), 0.0, t)  # |x| has no derivative at 0
+
+
+def _i0(x: Any) -> Any:
+    (x,) = _inexact("i0", x)
+    if not dtypes.is_real_float(_dtype(x)):
+        raise ValueError(f"Unsupported input type to jax.numpy.i0: {_dtype(x)}")
+    return _i0_cjvp(x)
+
+
+_i0_jit = inner_jit(_i0, "i0")
+
+
+def i0(x: Any) -> Any:
+    """The modified Bessel function of the first kind, order 0: `exp(|x|) i0e(|x|)`. Like
+    `jax.numpy.i0`."""
+    ufuncs.check_arraylike("i0", x)
+    return _i0_jit(x)
+
+
+def kaiser(M: int, beta: Any) -> Any:  # noqa: N803 - NumPy's name
+    """The Kaiser window of `M` points and shape `beta`. Like `jax.numpy.kaiser`."""
+    M = int(M)  # noqa: N806
+    dtype = dtypes.default_float()
+    if M <= 1:
+        return lax.full((M,), 1, dtype)
+    n = lax.iota(dtype, M)
+    alpha = 0.5 * (M - 1)
+    ratio = ufuncs.divide(ufuncs.subtract(n, alpha), alpha)
+    arg = ufuncs.multiply(beta, ufuncs.sqrt(ufuncs.subtract(1, ufuncs.power(ratio, 2))))
+    return ufuncs.divide(i0(arg), i0(beta))

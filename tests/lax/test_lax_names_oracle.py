@@ -227,3 +227,47 @@ def test_rules_of_the_shape_primitives():
     check_rules(didax.lax.split_p, x, sizes=(1, 2), axis=1)
     check_rules(didax.lax.unstack_p, x, axis=1)
     check_rules(didax.lax.optimization_barrier_p, x, x)
+
+
+BESSEL_X = np.float32([0.0, 0.5, -1.5, 3.0, 7.9, 8.0, 8.1, 20.0, -50.0, 1e-8, np.inf, np.nan])
+
+
+@pytest.mark.parametrize("name", ["bessel_i0e", "bessel_i1e"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_bessel_as_in_jax(name, dtype):
+    x = BESSEL_X.astype(dtype)
+    want = np.asarray(getattr(jax.lax, name)(x))
+    for fn in (getattr(didax.lax, name), didax.jit(getattr(didax.lax, name))):
+        got = np.asarray(fn(x))
+        assert got.dtype == want.dtype
+        np.testing.assert_allclose(
+            got, want, rtol=2e-6 if dtype == np.float32 else 1e-3, equal_nan=True
+        )
+    xs = np.float32([0.3, -1.2, 2.0, 9.0, 1e-9])
+    want_grad = jax.vmap(jax.grad(getattr(jax.lax, name)))(xs)
+    np.testing.assert_allclose(
+        didax.vmap(didax.grad(getattr(didax.lax, name)))(xs), want_grad, rtol=1e-5
+    )
+    f = lambda lib: lib.grad(getattr(lib.lax, name))  # noqa: E731
+    got = _equations(str(didax.make_jaxpr(f(didax))(1.0)))
+    want_eqns = _equations(str(jax.make_jaxpr(f(jax))(1.0)))
+    # JAX converts |x| (already float32) to float32 before comparing it with eps
+    assert got == [e for e in want_eqns if e != "convert_element_type"], got
+
+
+def _equations(text):
+    return [
+        line.split("= ")[1].split()[0].split("[")[0] for line in text.splitlines() if " = " in line
+    ]
+
+
+def test_zeta_as_in_jax():
+    x, q = np.float32([2.0, 3.0, 1.5, 4.0]), np.float32([1.0, 2.0, 0.5, 3.0])
+    want = jax.lax.zeta(x, q)
+    for fn in (didax.lax.zeta, didax.jit(didax.lax.zeta)):
+        np.testing.assert_allclose(fn(x, q), want, rtol=1e-6)
+    for lib in (jax, didax):  # JAX 0.10.2 has no derivative rule for zeta
+        with pytest.raises(NotImplementedError):
+            lib.grad(lambda v, lib=lib: lib.lax.zeta(2.0, v))(1.5)
+        with pytest.raises(TypeError):
+            lib.lax.zeta(np.arange(3), np.arange(3))

@@ -109,6 +109,14 @@ CASES = [
     ("block", ([[X, X], [X, X]],), {}, True),
     ("block", ([np.ones(2), 3.0],), {}, True),
     ("block", ((np.ones(2), 3.0),), {}, False),
+    ("i0", (np.float32([0, 0.5, -3, 10, -20]),), {}, True),
+    ("i0", (2,), {}, True),
+    ("i0", (np.int32([1, 2]),), {}, True),
+    ("i0", (C,), {}, True),
+    ("kaiser", (5, 3.0), {}, False),
+    ("kaiser", (1, 2.0), {}, False),
+    ("kaiser", (0, 1.0), {}, False),
+    ("kaiser", (8, 14.0), {}, False),
 ]
 
 
@@ -165,6 +173,8 @@ GRADS = [
     ("insert", lambda m, x: m.insert(m.ones(3) * x, 1, x * x).sum(), 2.0),
     ("place", lambda m, x: m.place(m.ones(4), m.arange(4) > 1, x, inplace=False).sum(), 2.0),
     ("partition", lambda m, x: (m.partition(m.array([3.0, 1.0, 2.0]) * x, 1) ** 2)[0], 2.0),
+    ("i0", lambda m, x: m.i0(x), 1.5),
+    ("i0-at-0", lambda m, x: m.i0(x), 0.0),
 ]
 
 
