@@ -187,6 +187,7 @@ for i, name in enumerate(
         "didax.random.prng",
         "didax.random.samplers",
         "didax.random.distributions",
+        "didax.random.discrete",
         "didax.random",
         "didax.nn.functions",
         "didax.nn.attention",

@@ -5,6 +5,7 @@ Layer 5. `prng` holds the keys (`PRNGKey`, `key`, `KeyArray`), `split`, `fold_in
 `__init__` only re-exports their public names.
 """
 
+from didax.random.discrete import binomial, multinomial, poisson
 from didax.random.distributions import (
     ball,
     cauchy,
@@ -59,6 +60,9 @@ from didax.random.samplers import (
 )
 
 __all__ = [
+    "binomial",
+    "multinomial",
+    "poisson",
     "KeyArray",
     "PRNGKey",
     "ball",

@@ -50,7 +50,7 @@ IDS = [f"{c[0]}-{i}" for i, c in enumerate(CASES)]
 
 
 def _same(got, want, exact, what):
-    got, want = np.asarray(got), np.asarray(want)
+    got, want = np.ascontiguousarray(got), np.ascontiguousarray(want)
     assert got.dtype == want.dtype and got.shape == want.shape, (what, got, want)
     if exact:
         assert np.array_equal(got.view(np.uint8), want.view(np.uint8)), (what, got, want)
@@ -154,3 +154,36 @@ def test_modes_as_in_jax(name, call, mode):
     for seed in (0, 5):
         want = call(jrandom, jrandom.key(seed), mode)
         _same(call(drandom, drandom.key(seed), mode), want, True, f"{name} {mode}")
+
+
+LAM = F([0.0, 0.5, 3.0, 9.9, 10.0, 25.0, 300.0])
+COUNTS = [
+    ("poisson", lambda r, k: r.poisson(k, LAM)),
+    ("poisson-scalar", lambda r, k: r.poisson(k, 4.0, shape=(5,))),
+    ("poisson-int8", lambda r, k: r.poisson(k, F([1.0, 30.0]), dtype=np.int8)),
+    (
+        "binomial",
+        lambda r, k: r.binomial(k, F([5, 20, 100, 1000, 3]), F([0.3, 0.6, 0.5, 0.01, 0.9])),
+    ),
+    ("binomial-scalar", lambda r, k: r.binomial(k, 10.0, 0.3, shape=(4,))),
+    ("binomial-bad", lambda r, k: r.binomial(k, F([-1.0, 5.0, np.inf]), F([0.5, np.nan, 0.5]))),
+    ("multinomial", lambda r, k: r.multinomial(k, 20.0, F([0.2, 0.5, 0.3]))),
+    (
+        "multinomial-batch",
+        lambda r, k: r.multinomial(k, F([10, 50]), F([0.2, 0.5, 0.3]), shape=(2, 3)),
+    ),
+]
+
+
+@pytest.mark.parametrize("name,call", COUNTS, ids=[c[0] for c in COUNTS])
+@pytest.mark.parametrize("seed", [0, 3])
+def test_counts_as_in_jax(name, call, seed):
+    want = call(jrandom, jrandom.key(seed))
+    _same(call(drandom, drandom.key(seed)), want, True, f"{name} eager")
+    _same(didax.jit(lambda k: call(drandom, k))(drandom.key(seed)), want, True, f"{name} jit")
+
+
+def test_count_errors_as_in_jax():
+    for r, k in ((jrandom, jrandom.key(0)), (drandom, drandom.key(0))):
+        with pytest.raises(ValueError):
+            r.binomial(k, 3.0, 0.5, dtype=np.int32)
