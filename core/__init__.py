@@ -23,7 +23,16 @@ from didax import (  # noqa: F401
 from didax.api import device_get, device_put, eval_shape, jvp, make_jaxpr, typeof, vmap
 from didax.array import Array, ShapeDtypeStruct
 from didax.compile.jit import block_until_ready, jit
-from didax.config import config
+from didax.config import (
+    config,
+    debug_infs,
+    debug_nans,
+    default_matmul_precision,
+    disable_jit,
+    enable_x64,
+    explain_cache_misses,
+    log_compiles,
+)
 from didax.control_flow.custom_derivatives import custom_jvp
 from didax.control_flow.custom_vjp import custom_vjp
 from didax.core import ConcretizationTypeError, UnexpectedTracerError
@@ -82,6 +91,13 @@ __all__ = [
     "make_array_from_callback",
     "make_mesh",
     "config",
+    "debug_infs",
+    "debug_nans",
+    "default_matmul_precision",
+    "disable_jit",
+    "enable_x64",
+    "explain_cache_misses",
+    "log_compiles",
     "device_count",
     "device_get",
     "device_put",

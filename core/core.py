@@ -47,6 +47,7 @@ from didax.array import (  # noqa: F401 - below core; `core.ShapedArray` etc. st
     to_numpy,
     with_vma,
 )
+from didax.config import config
 from didax.rule_tables import (  # noqa: F401 - the tables live in rule_tables.py; `core.jvp_rules` etc.
     AbstractEvalRule,
     EagerRule,
@@ -508,6 +509,8 @@ def eval_primitive(primitive: Primitive, operands: Sequence[Any], params: dict) 
             return outs
         args = [to_numpy(x) for x in operands]
     outs = rule(*args, **params)
+    if config.check_special:
+        check_special(primitive.name, outs)
     weak_operand = any(_is_weak(x) for x in operands)
     # Eager results carry a weak type without running abstract evaluation on the hot path:
     # with no weak operand a result is strong (the common case); otherwise the abstract
@@ -530,6 +533,20 @@ def eval_primitive(primitive: Primitive, operands: Sequence[Any], params: dict) 
         o if type(o) is Array else eager_result(o, a.weak_type)
         for o, a in zip(outs, out_avals, strict=True)
     ]
+
+
+def check_special(name: str, values: Sequence[Any]) -> None:
+    """Under `jax_debug_nans` / `jax_debug_infs`: raise FloatingPointError naming `name` (a
+    primitive, or `jit(f)`) when one of the float `values` holds a nan / an inf, as JAX's
+    dispatch does after each primitive it runs."""
+    for x in values:
+        v = np.asarray(x)
+        if not np.issubdtype(v.dtype, np.inexact):
+            continue
+        if config.jax_debug_nans and np.isnan(v).any():
+            raise FloatingPointError(f"invalid value (nan) encountered in {name}")
+        if config.jax_debug_infs and np.isinf(v).any():
+            raise FloatingPointError(f"invalid value (inf) encountered in {name}")
 
 
 # --------------------------------------------------------------------------- trace state
