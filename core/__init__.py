@@ -7,6 +7,7 @@ This module only re-exports (layer 5).
 """
 
 from didax import (  # noqa: F401
+    ad_checkpoint,
     core,
     debug,
     distributed,  # noqa: F401
@@ -20,6 +21,7 @@ from didax import (  # noqa: F401
     tree,  # noqa: F401
     tree_util,
 )
+from didax.ad_checkpoint import checkpoint, checkpoint_policies, remat
 from didax.api import device_get, device_put, eval_shape, jvp, make_jaxpr, typeof, vmap
 from didax.array import Array, ShapeDtypeStruct
 from didax.compile.jit import block_until_ready, jit
@@ -85,6 +87,9 @@ __all__ = [
     "linearize",
     "value_and_grad",
     "vjp",
+    "checkpoint",
+    "checkpoint_policies",
+    "remat",
     "custom_jvp",
     "custom_vjp",
     "block_until_ready",

@@ -343,8 +343,8 @@ def _jit_pp_eqn(printer, eqn, unused):
                 passed.add(outer)
                 names.names.setdefault(var, names[outer])
         for outer, var in zip(eqn.outvars, inner.outvars, strict=True):
-            if not isinstance(var, Literal) and var not in names.names and outer not in unused:
-                names.names[var] = names[outer]
+            if not isinstance(var, Literal) and var not in names.names:
+                names.names[var] = "_" if outer in unused else names[outer]  # as JAX prints
     return printer.default_eqn(eqn, unused, lhs)
 
 

@@ -49,7 +49,7 @@ from didax.primitives.comparison import (
     select_n,
 )
 from didax.primitives.concatenation import concatenate, pad, slice, slice_in_dim, stack
-from didax.primitives.convert import convert_element_type, stop_gradient
+from didax.primitives.convert import convert_element_type, reduce_precision, stop_gradient
 from didax.primitives.convolution import (
     ConvDimensionNumbers,
     conv,
@@ -249,6 +249,7 @@ __all__ = [
     "squeeze",
     "stack",
     "stop_gradient",
+    "reduce_precision",
     "switch",
     "sub",
     "tan",
@@ -313,6 +314,7 @@ from didax.primitives.concatenation import (  # noqa: E402, F401
 )
 from didax.primitives.convert import (  # noqa: E402, F401
     convert_element_type_p,
+    reduce_precision_p,
     stop_gradient_p,
 )
 from didax.primitives.convolution import (  # noqa: E402, F401
