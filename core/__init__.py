@@ -36,6 +36,7 @@ from didax.config import (
     log_compiles,
 )
 from didax.control_flow.custom_derivatives import custom_jvp
+from didax.control_flow.custom_gradient import closure_convert, custom_gradient
 from didax.control_flow.custom_vjp import custom_vjp
 from didax.core import ConcretizationTypeError, UnexpectedTracerError
 from didax.derivatives import (
@@ -90,6 +91,8 @@ __all__ = [
     "checkpoint",
     "checkpoint_policies",
     "remat",
+    "closure_convert",
+    "custom_gradient",
     "custom_jvp",
     "custom_vjp",
     "block_until_ready",

@@ -113,6 +113,7 @@ for i, name in enumerate(
         "control_flow.common",
         "control_flow.custom_derivatives",
         "control_flow.custom_vjp",
+        "control_flow.custom_gradient",
         "control_flow.python_loops",
         "control_flow.checkpoint_policies",
         "control_flow.checkpoint",
