@@ -38,6 +38,7 @@ from didax.config import (
 from didax.control_flow.custom_derivatives import custom_jvp
 from didax.control_flow.custom_gradient import closure_convert, custom_gradient
 from didax.control_flow.custom_vjp import custom_vjp
+from didax.control_flow.pure_callback import pure_callback
 from didax.core import ConcretizationTypeError, UnexpectedTracerError
 from didax.derivatives import (
     grad,
@@ -53,6 +54,7 @@ from didax.derivatives import (
 from didax.jaxpr import ClosedJaxpr, Jaxpr, JaxprTypeError, eval_jaxpr, typecheck
 from didax.parallel.pmap import pmap
 from didax.parallel.shard_map import shard_map
+from didax.primitives.debugging import effects_barrier
 from didax.runtime.client import (
     device_count,
     devices,
@@ -94,6 +96,8 @@ __all__ = [
     "closure_convert",
     "custom_gradient",
     "custom_jvp",
+    "effects_barrier",
+    "pure_callback",
     "custom_vjp",
     "block_until_ready",
     "make_array_from_callback",

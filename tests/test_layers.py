@@ -121,6 +121,7 @@ for i, name in enumerate(
         "control_flow.solves",
         "control_flow.scan",
         "control_flow.while_loop",
+        "control_flow.pure_callback",
         "compile",
         "compile.debugging",
         "compile.sharding_constraint",

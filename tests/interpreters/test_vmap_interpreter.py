@@ -279,6 +279,9 @@ CASES = [
     ),
     Case(elementwise.integer_pow_p, lambda x: lax.integer_pow(x, 3), lambda: [randf(2, 3)]),
     Case(
+        convert.reduce_precision_p, lambda x: lax.reduce_precision(x, 5, 10), lambda: [randf(2, 3)]
+    ),
+    Case(
         convert.convert_element_type_p,
         lambda x: lax.convert_element_type(x, np.int32),
         lambda: [randf(2, 3) * 3],
