@@ -176,12 +176,16 @@ def _vjp(fn: Callable[..., Any], leaves: list[Any], in_tree: PyTreeDef, has_aux:
         )
 
     # (a NumPy argument kept as a residual is held as an Array, as JAX holds it)
-    residuals = [core.eager_result(r, False) if type(r) is np.ndarray else r for r in residuals]
+    residuals = [_as_array(r) if type(r) is np.ndarray else r for r in residuals]
     fn_vjp = VJP(_Pullback(pullback, lin_jaxpr), in_tree, tree, [None] * len(leaves), residuals)
     out = tree_unflatten(tree, outs[:n_out])
     if has_aux:
         return out, fn_vjp, rebuild_aux(outs[n_out:])
     return out, fn_vjp
+
+
+def _as_array(x: np.ndarray) -> Array:
+    return core.eager_result(x.astype(dtypes.canonicalize(x.dtype), copy=False), False)
 
 
 class _Pullback:
