@@ -22,8 +22,19 @@ from didax import (  # noqa: F401
     tree_util,
 )
 from didax.ad_checkpoint import checkpoint, checkpoint_policies, remat
-from didax.api import device_get, device_put, eval_shape, jvp, make_jaxpr, typeof, vmap
+from didax.api import (
+    device_get,
+    device_put,
+    eval_shape,
+    jvp,
+    make_jaxpr,
+    named_call,
+    named_scope,
+    typeof,
+    vmap,
+)
 from didax.array import Array, ShapeDtypeStruct
+from didax.compile.caches import clear_caches
 from didax.compile.jit import block_until_ready, jit
 from didax.config import (
     config,
@@ -40,6 +51,7 @@ from didax.control_flow.custom_gradient import closure_convert, custom_gradient
 from didax.control_flow.custom_vjp import custom_vjp
 from didax.control_flow.pure_callback import pure_callback
 from didax.core import ConcretizationTypeError, UnexpectedTracerError
+from didax.core import eval_context as ensure_compile_time_eval
 from didax.derivatives import (
     grad,
     hessian,
@@ -51,17 +63,20 @@ from didax.derivatives import (
     value_and_grad,
     vjp,
 )
+from didax.dtypes import float0
 from didax.jaxpr import ClosedJaxpr, Jaxpr, JaxprTypeError, eval_jaxpr, typecheck
 from didax.parallel.pmap import pmap
 from didax.parallel.shard_map import shard_map
 from didax.primitives.debugging import effects_barrier
 from didax.runtime.client import (
+    default_backend,
     device_count,
     devices,
     local_device_count,
     local_devices,
     process_count,
     process_index,
+    process_indices,
 )
 from didax.sharding import make_array_from_callback, make_mesh
 
@@ -122,6 +137,13 @@ __all__ = [
     "process_count",
     "process_index",
     "jit",
+    "clear_caches",
+    "default_backend",
+    "ensure_compile_time_eval",
+    "float0",
+    "named_call",
+    "named_scope",
+    "process_indices",
 ]
 
 

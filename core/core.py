@@ -31,7 +31,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
-from didax import dtypes
+from didax import dtypes, nan_checks
 from didax import source_info as si
 from didax.array import (  # noqa: F401 - below core; `core.ShapedArray` etc. stay importable
     BINARY_OPERATORS,
@@ -510,7 +510,7 @@ def eval_primitive(primitive: Primitive, operands: Sequence[Any], params: dict) 
         args = [to_numpy(x) for x in operands]
     outs = rule(*args, **params)
     if config.check_special:
-        check_special(primitive.name, outs)
+        nan_checks.check_special(primitive.name, outs)
     weak_operand = any(_is_weak(x) for x in operands)
     # Eager results carry a weak type without running abstract evaluation on the hot path:
     # with no weak operand a result is strong (the common case); otherwise the abstract
@@ -533,20 +533,6 @@ def eval_primitive(primitive: Primitive, operands: Sequence[Any], params: dict) 
         o if type(o) is Array else eager_result(o, a.weak_type)
         for o, a in zip(outs, out_avals, strict=True)
     ]
-
-
-def check_special(name: str, values: Sequence[Any]) -> None:
-    """Under `jax_debug_nans` / `jax_debug_infs`: raise FloatingPointError naming `name` (a
-    primitive, or `jit(f)`) when one of the float `values` holds a nan / an inf, as JAX's
-    dispatch does after each primitive it runs."""
-    for x in values:
-        v = np.asarray(x)
-        if not np.issubdtype(v.dtype, np.inexact):
-            continue
-        if config.jax_debug_nans and np.isnan(v).any():
-            raise FloatingPointError(f"invalid value (nan) encountered in {name}")
-        if config.jax_debug_infs and np.isinf(v).any():
-            raise FloatingPointError(f"invalid value (inf) encountered in {name}")
 
 
 # --------------------------------------------------------------------------- trace state
@@ -587,6 +573,16 @@ def new_main(
 def new_base_main() -> Iterator[None]:
     """Evaluate eagerly below every current trace (used by `jit`'s impl rule)."""
     token = _state.set(EAGER_STATE)
+    try:
+        yield
+    finally:
+        _state.reset(token)
+
+
+@contextmanager
+def eval_context() -> Iterator[None]:
+    """Ops on non-tracers run at once, even while staging. Like `ensure_compile_time_eval`."""
+    token = _state.set(replace(trace_state(), dynamic=None))
     try:
         yield
     finally:

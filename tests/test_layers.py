@@ -42,6 +42,7 @@ for i, name in enumerate(
     [
         "interrupts",
         "config",
+        "nan_checks",
         "source_info",
         "dtypes",
         "array",
@@ -129,6 +130,7 @@ for i, name in enumerate(
         "compile.jit_primitive",
         "compile.dispatch",
         "compile.jit",
+        "compile.caches",
         "parallel",
         "parallel.collectives",
         "parallel.exchanges",

@@ -5,7 +5,7 @@ nan/inf check of a jitted call's results with its op-by-op re-run (`jax_debug_na
 Layer 4 (compile/), below jit.py and jit_primitive.py, which call these only when an option
 is on (`config.jit_hooks`, read once per call). As in JAX, a jitted call whose results hold
 a nan re-runs its function eagerly, where each primitive checks its own results
-(`core.check_special`), so the error names the primitive; nested jits do the same in turn.
+(`nan_checks.check_special`), so the error names the primitive; nested jits do the same in turn.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from didax import api_util, core
+from didax import api_util, core, nan_checks
 from didax import source_info as si
 from didax.config import config
 from didax.tree_util import keystr, tree_flatten_with_path, tree_leaves
@@ -45,7 +45,7 @@ def check_or_rerun(name: str, values: Sequence[Any], rerun: Callable[[], Any]) -
     raises (naming its primitive), else one saying it did not find it, as JAX does."""
     __tracebackhide__ = True
     try:
-        core.check_special(name, values)
+        nan_checks.check_special(name, values)
     except FloatingPointError as e:
         print(DEOPTIMIZED)  # JAX prints this line (to stdout) before re-running
         rerun()
