@@ -68,6 +68,7 @@ from didax.jaxpr import ClosedJaxpr, Jaxpr, JaxprTypeError, eval_jaxpr, typechec
 from didax.parallel.pmap import pmap
 from didax.parallel.shard_map import shard_map
 from didax.primitives.debugging import effects_barrier
+from didax.refs import Ref, empty_ref, free_ref, freeze, new_ref
 from didax.runtime.client import (
     default_backend,
     device_count,
@@ -144,6 +145,11 @@ __all__ = [
     "named_call",
     "named_scope",
     "process_indices",
+    "Ref",
+    "empty_ref",
+    "free_ref",
+    "freeze",
+    "new_ref",
 ]
 
 

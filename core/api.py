@@ -266,9 +266,11 @@ def eval_shape(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     return jit(fn).eval_shape(*args, **kwargs)
 
 
-def typeof(x: Any) -> core.ShapedArray:
-    """The abstract value of `x`: its shape, dtype and weak type. Like `jax.typeof`."""
-    return core.get_aval(x)
+def typeof(x: Any) -> Any:
+    """The abstract value of `x`: its shape, dtype and weak type (a `Ref`'s: `Ref{f32[3]}`).
+    Like `jax.typeof`."""
+    ref_type = getattr(x, "ref_type", None)  # a Ref's (refs.py, a higher layer)
+    return ref_type if ref_type is not None else core.get_aval(x)
 
 
 def device_put(x: Any, device: Any = None, *, src: Any = None, **options: Any) -> Any:

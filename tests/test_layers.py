@@ -182,6 +182,7 @@ for i, name in enumerate(
         "didax.numpy.calculus",
         "didax.numpy",
         "didax.numpy.stable",
+        "didax.refs",
         "didax.random.prng",
         "didax.random.samplers",
         "didax.random",
