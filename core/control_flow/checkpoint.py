@@ -25,7 +25,7 @@ from didax import api_util, core
 from didax.control_flow.checkpoint_policies import nothing_saveable
 from didax.control_flow.common import hoist_consts, jaxpr_as_fun, trace_to_subjaxpr
 from didax.core import NOT_MAPPED, UndefinedPrimal, Zero
-from didax.interpreters import partial_eval
+from didax.interpreters import partial_eval, stepping
 from didax.interpreters.jvp import jvp_jaxpr
 from didax.interpreters.transpose import transpose_jaxpr
 from didax.interpreters.vmap import batched_out_dims, vmap_jaxpr
@@ -85,6 +85,12 @@ def _bind_like(params: dict, jaxpr: ClosedJaxpr, args: Sequence[Any], **changes:
 @core.impl_rules.register(remat_p)
 def _remat_impl(*args, jaxpr, **params):
     return [core.to_numpy(x) for x in jaxpr_as_fun(jaxpr)(*args)]
+
+
+@stepping.step_rules.register(remat_p)
+def _remat_step(where, *args, jaxpr, differentiated, **params):  # step into the body
+    part = "remat (recomputed)" if differentiated else "remat"
+    return (yield from stepping.step_closed(jaxpr, args, f"{where} > {part}".strip()))
 
 
 @core.abstract_eval_rules.register(remat_p)

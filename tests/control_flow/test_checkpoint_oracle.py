@@ -18,6 +18,7 @@ import didax.numpy as dnp
 import numpy as np
 import pytest
 from didax import ad_checkpoint as dad
+from didax.interpreters import stepping
 from helpers.jaxpr_text import canonical
 
 jax = pytest.importorskip("jax")
@@ -206,3 +207,22 @@ def test_reduce_precision_matches_jax(bits):
         np.testing.assert_array_equal(np.asarray(fn(x, *bits)), want)
     grads = [m.grad(lambda v, m=m: m.lax.reduce_precision(v * 3.0, 5, 10))(1.0) for m, _, _ in LIBS]
     assert float(grads[0]) == float(grads[1])
+
+
+def test_stepper_enters_the_recomputation():
+    closed = didax.make_jaxpr(didax.grad(didax.checkpoint(_sin2(dnp))))(1.0)
+    events = list(_drain(stepping.step_closed(closed, [1.0], "program")))
+    inside = [
+        e.eqn.primitive.name
+        for e in events
+        if isinstance(e, stepping.Pause) and e.eqn and "remat (recomputed)" in e.where
+    ]
+    assert inside == ["sin", "cos", "cos", "mul", "mul"]
+
+
+def _drain(gen):
+    try:
+        while True:
+            yield next(gen)
+    except StopIteration:
+        return
