@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 from didax import core, dtypes
+from didax.config import config
 from didax.core import NOT_MAPPED, ShapedArray, UndefinedPrimal
 from didax.jaxpr import pp_params_rules
 from didax.primitives import rules, shape
@@ -37,9 +38,12 @@ class Precision(enum.Enum):
 
 
 def _canonical_precision(precision: Any) -> tuple[Precision, Precision] | None:
-    # None, one level for both operands, or a pair; a level may be named by a string
+    # None, one level for both operands, or a pair; a level may be named by a string. None
+    # takes `jax_default_matmul_precision`'s, as JAX's jaxprs show it.
     if precision is None:
-        return None
+        precision = config.jax_default_matmul_precision
+        if precision is None:
+            return None
     if isinstance(precision, (tuple, list)):
         lhs, rhs = precision
         return (_one_precision(lhs), _one_precision(rhs))

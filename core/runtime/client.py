@@ -187,6 +187,17 @@ def process_count() -> int:
     return len({d.process_index for d in runtime().devices})
 
 
+def process_indices() -> list[int]:
+    """The indices of all processes. Like `jax.process_indices()`."""
+    return list(range(process_count()))
+
+
+def default_backend() -> str:
+    """The platform of the default backend: didax runs on the CPU. Like
+    `jax.default_backend()`."""
+    return "cpu"
+
+
 class SingleDeviceSharding:
     """An array placed whole on one device. Like `jax.sharding.SingleDeviceSharding`."""
 

@@ -121,8 +121,8 @@ BITS = {
 # Boolean outputs (comparisons, logic): not differentiable; tangents are symbolic zeros.
 BOOLEAN = {"eq", "ne", "gt", "ge", "lt", "le", "is_finite", "and", "or", "not"}
 
-# Effects only: debug_print has no outputs, and its jvp drops the tangents.
-EFFECTS = {"debug_print"}
+# Effects only: debug_print and debug_callback have no outputs; their jvp drops the tangents.
+EFFECTS = {"debug_print", "debug_callback"}
 
 EXEMPT: dict[str, set[str]] = {
     "impl": set(),
