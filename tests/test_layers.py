@@ -196,6 +196,7 @@ for i, name in enumerate(
         "didax.refs",
         "didax.random.prng",
         "didax.random.samplers",
+        "didax.random.gamma_primitive",
         "didax.random.distributions",
         "didax.random.discrete",
         "didax.random",

@@ -29,6 +29,7 @@ from didax.random.distributions import (
     wald,
     weibull_min,
 )
+from didax.random.gamma_primitive import beta, dirichlet, gamma, loggamma, random_gamma_p
 from didax.random.prng import (  # noqa: F401 - KeyDType, key_fry: the key dtype, as before
     KeyArray,
     KeyDType,
@@ -44,14 +45,10 @@ from didax.random.prng import (  # noqa: F401 - KeyDType, key_fry: the key dtype
 )
 from didax.random.samplers import (
     bernoulli,
-    beta,
     categorical,
     choice,
-    dirichlet,
     exponential,
-    gamma,
     gumbel,
-    loggamma,
     normal,
     permutation,
     randint,
@@ -60,6 +57,7 @@ from didax.random.samplers import (
 )
 
 __all__ = [
+    "random_gamma_p",
     "binomial",
     "multinomial",
     "poisson",

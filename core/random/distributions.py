@@ -19,12 +19,12 @@ from didax import core, dtypes, lax
 from didax import numpy as jnp
 from didax.numpy import linalg as jnp_linalg
 from didax.numpy.axis_args import shape_tuple
+from didax.random.gamma_primitive import _gamma
 from didax.random.prng import _eager_jit, _key_data_of, _named_jit, key_fry, split
 from didax.random.samplers import (
     _bernoulli,
     _exponential,
     _float_dtype,
-    _gamma,
     _normal,
     _uniform,
 )

@@ -1,14 +1,14 @@
 """The samplers: `uniform normal truncated_normal bernoulli exponential gumbel categorical
-randint permutation choice gamma loggamma dirichlet beta`. Like `jax.random`'s.
+randint permutation choice`. Like `jax.random`'s.
 
 Layer 5 (`didax.random`, after `prng`). Each turns `prng`'s hashed bits into its
 distribution with bit operations, as JAX 0.10.2 does. The samplers are jitted functions with
 JAX's names (`_uniform`, `_normal`, `_randint`, ...): jaxprs show JAX's `jit[name=_uniform]`
 equations, and an eager call runs the compiled program, as JAX's does, so float draws are
 XLA's arithmetic (its `log`, its fused multiply-adds) and equal JAX's bit for bit. Under
-`jax_enable_x64`, 64-bit draws take both hash words side by side, as JAX's. Not here:
-`poisson`, `binomial`, `multinomial`, `orthogonal` (the other samplers are in
-`distributions`).
+`jax_enable_x64`, 64-bit draws take both hash words side by side, as JAX's. The gamma family
+is in `gamma_primitive`, the other continuous samplers in `distributions`, the counting ones
+in `discrete`; `orthogonal` is not here yet (it needs a QR decomposition).
 """
 
 from __future__ import annotations
@@ -21,9 +21,7 @@ import ml_dtypes
 import numpy as np
 from didax import core, dtypes, lax
 from didax import numpy as jnp
-from didax.api import vmap as didax_vmap
 from didax.control_flow.scan import scan as control_flow_scan
-from didax.numpy import stable
 from didax.numpy.axis_args import shape_tuple
 from didax.primitives import bit_counts as _bit_counts
 from didax.primitives import bits as _bits
@@ -489,135 +487,3 @@ def _choice_p_indices(
     g = lax.add(_gumbel(data, (n_inputs,), p_aval.dtype, mode), lax.log(p))
     _, order = _sort.sort_key_val(lax.neg(g), lax.iota(dtypes.int32, n_inputs))
     return lax.slice(order, (0,), (n_draws,))
-
-
-# ----------------------------------------------------------------------------- gamma, dirichlet
-
-
-def _gamma_one(data: Any, alpha: Any, log_space: bool) -> Any:
-    # Marsaglia & Tsang, "A simple method for generating gamma variables" (2000), drawn as
-    # JAX draws it (same key splits, same loops), so the samples are JAX's
-    dtype = core.get_aval(alpha).dtype
-
-    def const(v: float) -> Any:
-        return np.array(v, dtype)
-
-    zero, one, minus_one = const(0), const(1), const(-1)
-    # alpha < 1 is boosted to alpha + 1: Gamma(alpha) ~ Gamma(alpha + 1) * U^(1 / alpha)
-    boost_mask = lax.ge(alpha, one)
-    alpha_orig = alpha
-    alpha = lax.select_n(boost_mask, lax.add(alpha, one), alpha)
-    d = lax.sub(alpha, const(1.0 / 3.0))
-    c = lax.div(const(1.0 / 3.0), lax.sqrt(d))
-
-    def cond_fn(state: tuple) -> Any:
-        _, x, v, u = state
-        squeeze = lax.ge(u, lax.sub(one, lax.mul(const(0.0331), lax.mul(x, x))))
-        log_test = lax.ge(
-            lax.log(u),
-            lax.add(lax.mul(x, const(0.5)), lax.mul(d, lax.add(lax.sub(one, v), lax.log(v)))),
-        )
-        return lax.bitwise_and(squeeze, log_test)
-
-    def next_xv(state: tuple) -> tuple:
-        keys = split(state[0])
-        x = _normal(keys[1], (), dtype)
-        return keys[0], x, lax.add(one, lax.mul(x, c))
-
-    def body_fn(state: tuple) -> tuple:
-        keys = split(state[0], 3)
-        _, x, v = lax.while_loop(lambda s: lax.le(s[2], zero), next_xv, (keys[1], zero, minus_one))
-        u = _uniform(keys[2], 0.0, 1.0, (), dtype)
-        return keys[0], lax.mul(x, x), lax.mul(lax.mul(v, v), v), u
-
-    keys = split(data)
-    _, _, v, _ = lax.while_loop(cond_fn, body_fn, (keys[0], zero, one, const(2)))
-    subkey = keys[1]
-    if log_space:
-        log_samples = lax.neg(_exponential(subkey, (), dtype))
-        skip = lax.bitwise_or(boost_mask, lax.eq(log_samples, zero))
-        log_boost = lax.select_n(skip, lax.mul(log_samples, lax.div(one, alpha_orig)), zero)
-        return lax.add(lax.add(lax.log(d), lax.log(v)), log_boost)
-    samples = lax.sub(one, _uniform(subkey, 0.0, 1.0, (), dtype))
-    boost = lax.select_n(boost_mask, lax.pow(samples, lax.div(one, alpha_orig)), one)
-    return lax.mul(lax.mul(d, v), boost)
-
-
-def _gamma_body(
-    data: Any, a: Any, shape: tuple[int, ...] | None, dtype: Any, log_space: bool
-) -> Any:
-    shape = core.get_aval(a).shape if shape is None else shape
-    a = lax.convert_element_type(a, dtype)
-    if core.get_aval(a).shape != shape:
-        a = jnp.broadcast_to(a, shape)
-    # one key per sample, split from the key as JAX's `random_gamma` does
-    keys = jnp.reshape(split(data, math.prod(shape)), (-1, 2))
-    alphas = jnp.reshape(a, (-1,))
-    samples = didax_vmap(lambda k, al: _gamma_one(k, al, log_space))(keys, alphas)
-    return jnp.reshape(samples, shape)
-
-
-_gamma = _named_jit(_gamma_body, "_gamma", (2, 3, 4))
-
-
-def gamma(key: Any, a: Any, shape: Sequence[int] | None = None, dtype: Any = None) -> Any:
-    """Gamma(a) floats. Like `jax.random.gamma`."""
-    data, _ = _key_data_of("gamma", key)
-    dtype = _float_dtype("gamma", dtype)
-    return _gamma(data, a, None if shape is None else shape_tuple(shape), dtype, False)
-
-
-def loggamma(key: Any, a: Any, shape: Sequence[int] | None = None, dtype: Any = None) -> Any:
-    """The log of Gamma(a) floats, computed in log space. Like `jax.random.loggamma`."""
-    data, _ = _key_data_of("loggamma", key)
-    dtype = _float_dtype("loggamma", dtype)
-    return _gamma(data, a, None if shape is None else shape_tuple(shape), dtype, True)
-
-
-def _dirichlet_body(data: Any, alpha: Any, shape: tuple[int, ...] | None, dtype: Any) -> Any:
-    alpha_shape = core.get_aval(alpha).shape
-    if not alpha_shape:
-        raise ValueError(
-            f"dirichlet requires alpha.ndim >= 1, got alpha.ndim == {len(alpha_shape)}"
-        )
-    shape = alpha_shape[:-1] if shape is None else shape
-    alpha = lax.convert_element_type(alpha, dtype)
-    # in log space: small alphas would underflow
-    log_samples = _gamma(data, alpha, (*shape, alpha_shape[-1]), dtype, True)
-    return stable.softmax(log_samples, -1)
-
-
-_dirichlet = _named_jit(_dirichlet_body, "_dirichlet", (2, 3))
-
-
-def dirichlet(key: Any, alpha: Any, shape: Sequence[int] | None = None, dtype: Any = None) -> Any:
-    """Dirichlet(alpha) vectors along the last axis. Like `jax.random.dirichlet`."""
-    data, _ = _key_data_of("dirichlet", key)
-    dtype = _float_dtype("dirichlet", dtype)
-    return _dirichlet(data, alpha, None if shape is None else shape_tuple(shape), dtype)
-
-
-def _beta_body(data: Any, a: Any, b: Any, shape: tuple[int, ...] | None, dtype: Any) -> Any:
-    if shape is None:
-        shape = np.broadcast_shapes(core.get_aval(a).shape, core.get_aval(b).shape)
-    a = lax.convert_element_type(a, dtype)
-    b = lax.convert_element_type(b, dtype)
-    keys = split(data)
-    a, b = jnp.broadcast_to(a, shape), jnp.broadcast_to(b, shape)
-    log_gamma_a = _gamma(keys[0], a, shape, dtype, True)
-    log_gamma_b = _gamma(keys[1], b, shape, dtype, True)
-    # gamma_a / (gamma_a + gamma_b), scaled by the larger so nothing underflows
-    log_max = lax.max(log_gamma_a, log_gamma_b)
-    gamma_a_scaled = jnp.exp(jnp.subtract(log_gamma_a, log_max))
-    gamma_b_scaled = jnp.exp(jnp.subtract(log_gamma_b, log_max))
-    return jnp.divide(gamma_a_scaled, jnp.add(gamma_a_scaled, gamma_b_scaled))
-
-
-_beta = _named_jit(_beta_body, "_beta", (3, 4))
-
-
-def beta(key: Any, a: Any, b: Any, shape: Sequence[int] | None = None, dtype: Any = None) -> Any:
-    """Beta(a, b) floats. Like `jax.random.beta`."""
-    data, _ = _key_data_of("beta", key)
-    dtype = _float_dtype("beta", dtype)
-    return _beta(data, a, b, None if shape is None else shape_tuple(shape), dtype)

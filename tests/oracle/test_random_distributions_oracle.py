@@ -187,3 +187,24 @@ def test_count_errors_as_in_jax():
     for r, k in ((jrandom, jrandom.key(0)), (drandom, drandom.key(0))):
         with pytest.raises(ValueError):
             r.binomial(k, 3.0, 0.5, dtype=np.int32)
+
+
+ALPHAS = F([0.3, 1.0, 2.5, 7.0])
+
+
+@pytest.mark.parametrize("name", ["gamma", "loggamma"])
+def test_random_gamma_primitive(name):
+    # the `_gamma` jit holds one `random_gamma[log_space=...]` equation, as JAX's
+    text = str(didax.make_jaxpr(lambda k: getattr(drandom, name)(k, ALPHAS))(drandom.PRNGKey(0)))
+    assert f"random_gamma[log_space={name == 'loggamma'}]" in text, text
+    assert drandom.random_gamma_p.name == jrandom.random_gamma_p.name == "random_gamma"
+    want = getattr(jrandom, name)(jrandom.key(2), ALPHAS)
+    _same(getattr(drandom, name)(drandom.key(2), ALPHAS), want, True, name)
+    # vmap over keys, and over the shapes with one key (the batch rule moves both to front)
+    keys_d, keys_j = drandom.split(drandom.key(1), 3), jrandom.split(jrandom.key(1), 3)
+    got = didax.vmap(lambda k: getattr(drandom, name)(k, ALPHAS))(keys_d)
+    _same(got, jax.vmap(lambda k: getattr(jrandom, name)(k, ALPHAS))(keys_j), False, "vmap keys")
+    alphas = np.stack([ALPHAS, 2 * ALPHAS])
+    got = didax.vmap(lambda al: getattr(drandom, name)(drandom.key(2), al))(alphas)
+    want = jax.vmap(lambda al: getattr(jrandom, name)(jrandom.key(2), al))(alphas)
+    _same(got, want, False, "vmap shapes")
