@@ -115,6 +115,7 @@ from didax.primitives.reductions import argmax, reduce_max, reduce_min, reduce_p
 from didax.primitives.shape import (
     broadcast,
     broadcast_in_dim,
+    broadcast_like,
     broadcast_shapes,
     broadcast_to_rank,
     collapse,
@@ -150,6 +151,7 @@ from didax.primitives.tiling import split, tile, unstack
 from didax.primitives.trigonometric import acos, asin, atan
 
 __all__ = [
+    "broadcast_like",
     "bessel_i0e",
     "bessel_i1e",
     "zeta",

@@ -451,3 +451,16 @@ def collapse(x: Any, start_dimension: int, stop_dimension: int | None = None) ->
         )
     size = int(np.prod(shape[lo:hi]))
     return reshape(x, (*shape[:lo], size, *shape[hi:]))
+
+
+def broadcast_like(x: Any, like: Any) -> Any:
+    """`x` broadcast (NumPy's rules, one `broadcast_in_dim`) to the shape of `like`. Like
+    `jax.lax.broadcast_like`."""
+    shape, target = core.get_aval(x).shape, core.get_aval(like).shape
+    if shape == target:
+        return x
+    if np.broadcast_shapes(shape, target) != target:
+        raise ValueError(
+            f"Incompatible shapes for broadcasting: {shape} and requested shape {target}"
+        )
+    return broadcast_in_dim(x, target, tuple(range(len(target) - len(shape), len(target))))

@@ -32,6 +32,10 @@ CASES = [
     ("select", lambda lax, x: lax.select(lax.gt(x, 3.0), x, lax.neg(x))),
     ("reciprocal", lambda lax, x: lax.reciprocal(lax.add(x, 1.0))),
     ("batch_matmul", lambda lax, x: lax.batch_matmul(x, lax.transpose(x, (0, 2, 1)))),
+    ("broadcast_like", lambda lax, x: lax.broadcast_like(x[0, 0], x)),
+    ("broadcast_like-ones", lambda lax, x: lax.broadcast_like(x[:1], x)),
+    ("broadcast_like-same", lambda lax, x: lax.broadcast_like(x, x)),
+    ("broadcast_like-scalar", lambda lax, x: lax.broadcast_like(1.0, x)),
 ]
 
 
