@@ -6,7 +6,9 @@ module per family, each built on the ones before it: `axis_args` (shape and axis
 `promotion` (dtype promotion and broadcasting), `inner_jit`, `creation`, `manipulation`,
 `ufuncs` (elementwise), `reductions`, `products`, `methods` (the `Array` operators), then
 `indexing`, `index_take`, `index_update`, `predicates`, `complex_parts`, `cumulative`,
-`sorting`, `tensor_products` (einsum), `linalg`, then the rest of `jax.numpy` by family.
+`sorting`, `tensor_products` (einsum), `linalg`, then the rest of `jax.numpy` by family, the
+last ones `float_parts`, `integer_math`, `array_edit`, `functional` (vectorize, ufunc),
+`host_io` (files, buffers, print options) and `differences` (gradient, histograms).
 
 Importing it fills `core.operator_table`, which gives `Array` and every `Tracer` their
 operators (`x + y`, `x[0]`, `x.sum()`, `x.at[i].set(v)`).
