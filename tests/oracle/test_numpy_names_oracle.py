@@ -320,3 +320,28 @@ def test_narrow_scalar_types(name):
     twice = didax.jit(lambda v: v + v)(got)
     assert twice.dtype == want.dtype and float(twice) == float(want + want)
     assert str(didax.make_jaxpr(lambda v: v + v)(got)) == str(jax.make_jaxpr(lambda v: v + v)(want))
+
+
+VMAPPED = [
+    ("frexp", lambda v: dnp.frexp(v)[0]),
+    ("ldexp", lambda v: dnp.ldexp(v, 3)),
+    ("logaddexp", lambda v: dnp.logaddexp(v, v[::-1])),
+    ("sinc", dnp.sinc),
+    ("gcd", lambda v: dnp.gcd(v.astype(np.int32), 6)),
+    ("partition", lambda v: dnp.partition(v, 2)),
+    ("argpartition", lambda v: dnp.argpartition(v, 2)),
+    ("insert", lambda v: dnp.insert(v, 1, -1.0)),
+    ("put_along_axis", lambda v: dnp.put_along_axis(v, dnp.array([0, 2]), 5.0, 0, inplace=False)),
+    ("gradient", dnp.gradient),
+    ("unwrap", dnp.unwrap),
+    ("i0", dnp.i0),
+    ("spacing", dnp.spacing),
+]
+
+
+@pytest.mark.parametrize("name,f", VMAPPED, ids=[v[0] for v in VMAPPED])
+def test_vmap_matches_a_loop(name, f):
+    xs = np.float32([[0.5, 3.0, -2.0, 7.0, 1.0], [4.0, -1.0, 2.5, 0.0, 9.0]])
+    got = didax.vmap(f)(xs)
+    want = np.stack([np.asarray(f(x)) for x in xs])
+    np.testing.assert_allclose(got, want, rtol=1e-6)
