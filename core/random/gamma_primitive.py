@@ -7,8 +7,8 @@ loop takes). `random_gamma_p`'s operands are the key data (uint32[..., 2], one k
 leading axis of `a` it covers) and the shapes `a`; its impl and lowering are one function,
 `_gamma_impl` (split a key per sample, then Marsaglia-Tsang's loop for each), compiled for
 eager calls and lowered in place under `jit`, as JAX lowers it with `lower_fun`; vmap moves
-both batch axes to the front. No jvp rule: JAX's needs `random_gamma_grad`, which didax does
-not have yet (issue 24).
+both batch axes to the front. Its jvp raises for a tangent in the shapes: JAX's needs
+`random_gamma_grad`, which didax does not have yet (issue 24).
 """
 
 from __future__ import annotations
@@ -52,6 +52,17 @@ core.impl_rules.register(
 @core.abstract_eval_rules.register(random_gamma_p)
 def _random_gamma_abstract_eval(key, a, *, log_space):
     return [a]
+
+
+@core.jvp_rules.register(random_gamma_p)
+def _random_gamma_jvp(primals, tangents, *, log_space):
+    out = random_gamma_p.bind(*primals, log_space=log_space)
+    if not isinstance(tangents[1], core.Zero):  # JAX's rule divides random_gamma_grad
+        raise NotImplementedError(
+            "random_gamma: the derivative of gamma draws in the shape needs "
+            "random_gamma_grad, which didax does not have yet (issue 24)"
+        )
+    return [out], [core.Zero.like(out)]
 
 
 @core.vmap_rules.register(random_gamma_p)
