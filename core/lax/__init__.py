@@ -21,7 +21,6 @@ from didax.primitives import (  # noqa: F401 - the families, for `lax.elementwis
     concatenation,
     convert,
     creation,
-    dot,
     elementwise,
     reductions,
     rules,
@@ -59,7 +58,7 @@ from didax.primitives.convolution import (
 )
 from didax.primitives.creation import broadcasted_iota, full, iota
 from didax.primitives.cumulative import cumlogsumexp, cummax, cummin, cumprod, cumsum
-from didax.primitives.dot import Precision, dot_general
+from didax.primitives.dot import Precision, dot, dot_general
 from didax.primitives.elementwise import (
     abs,
     add,
@@ -200,6 +199,7 @@ __all__ = [
     "convert_element_type",
     "cos",
     "div",
+    "dot",
     "dot_general",
     "Precision",
     "eq",

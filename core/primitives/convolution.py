@@ -22,6 +22,7 @@ import numpy as np
 from didax import core, dtypes
 from didax.core import NOT_MAPPED, ShapedArray, UndefinedPrimal
 from didax.primitives import concatenation, creation, rules, shape
+from didax.primitives.dot import canonical_precision, precision_config
 from didax.primitives.elementwise import partials_jvp
 from didax.primitives.shape import rev
 
@@ -138,7 +139,7 @@ def conv_general_dilated(
         dimension_numbers=dn,
         feature_group_count=int(feature_group_count),
         batch_group_count=int(batch_group_count),
-        precision=None,
+        precision=canonical_precision(precision),
         preferred_element_type=preferred_element_type,
         out_sharding=None,
     )
@@ -481,5 +482,6 @@ def _conv_general_dilated_lowering(ctx, x, w, **params):
             padding=ir.DenseIntElementsAttr.get(pads, type=i64) if n else None,
             lhs_dilation=list(params["lhs_dilation"]),
             rhs_dilation=list(params["rhs_dilation"]),
+            precision_config=precision_config(ctx, params["precision"]),
         )
     ]

@@ -287,7 +287,9 @@ eigh_p = core.Primitive("eigh", multiple_results=True)
 
 
 def symmetrize(x: Any) -> Any:
-    """(x + x^H) / 2 for each matrix."""
+    """(x + x^H) / 2 for each matrix (a true division: integers give floats, as JAX's)."""
+    if not dtypes.is_float(core.get_aval(x).dtype):
+        x = convert_element_type(x, dtypes.default_float())
     return div(add(x, _H(x)), creation.full((), 2, core.get_aval(x).dtype))
 
 

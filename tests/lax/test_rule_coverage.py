@@ -83,6 +83,9 @@ NONLINEAR = {
     # factorizations (triangular_solve is linear in b only, and has its rule)
     "cholesky",
     "lu",
+    "qr",
+    "eigh",
+    "svd",
     "cumprod",
     "cummax",
     "cummin",
