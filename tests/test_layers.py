@@ -93,6 +93,7 @@ for i, name in enumerate(
         "linalg",
         "decompositions",
         "convolution",
+        "windows",
         "cumulative",
     ]
 ):
@@ -118,6 +119,7 @@ for i, name in enumerate(
         "control_flow.solves",
         "control_flow.scan",
         "control_flow.while_loop",
+        "control_flow.reducers",
         "compile",
         "compile.sharding_constraint",
         "compile.stages",

@@ -10,6 +10,7 @@ extension API's `lax.elementwise.exp_p` keeps naming the primitives.
 
 from didax.compile.sharding_constraint import with_sharding_constraint
 from didax.control_flow.cond import cond, switch
+from didax.control_flow.reducers import reduce, reduce_window
 from didax.control_flow.scan import scan
 from didax.control_flow.solves import custom_linear_solve
 from didax.control_flow.while_loop import fori_loop, while_loop
@@ -54,6 +55,10 @@ from didax.primitives.convolution import (
     conv,
     conv_dimension_numbers,
     conv_general_dilated,
+    conv_general_shape_tuple,
+    conv_shape_tuple,
+    conv_transpose,
+    conv_transpose_shape_tuple,
     padtype_to_pads,
 )
 from didax.primitives.creation import broadcasted_iota, full, iota
@@ -96,7 +101,16 @@ from didax.primitives.elementwise import (
     tanh,
 )
 from didax.primitives.hyperbolic import atanh
-from didax.primitives.reductions import argmax, reduce_max, reduce_min, reduce_prod
+from didax.primitives.reductions import (
+    argmax,
+    argmin,
+    reduce_and,
+    reduce_max,
+    reduce_min,
+    reduce_or,
+    reduce_prod,
+    reduce_xor,
+)
 from didax.primitives.shape import (
     broadcast_in_dim,
     expand_dims,
@@ -126,6 +140,7 @@ from didax.primitives.slicing import (
 )
 from didax.primitives.sorting import sort, sort_key_val
 from didax.primitives.special import digamma, erf, erf_inv, erfc, lgamma, nextafter, polygamma
+from didax.primitives.windows import reduce_window_shape_tuple
 
 __all__ = [
     "cumlogsumexp",
@@ -138,6 +153,10 @@ __all__ = [
     "conv",
     "conv_dimension_numbers",
     "conv_general_dilated",
+    "conv_general_shape_tuple",
+    "conv_shape_tuple",
+    "conv_transpose",
+    "conv_transpose_shape_tuple",
     "padtype_to_pads",
     "all_gather",
     "all_to_all",
@@ -185,6 +204,13 @@ __all__ = [
     "add",
     "add_any",
     "argmax",
+    "argmin",
+    "reduce",
+    "reduce_and",
+    "reduce_or",
+    "reduce_xor",
+    "reduce_window",
+    "reduce_window_shape_tuple",
     "atan2",
     "bitwise_and",
     "bitwise_not",
