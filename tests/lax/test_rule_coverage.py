@@ -86,6 +86,9 @@ NONLINEAR = {
     "qr",
     "eigh",
     "svd",
+    # windowed extrema: their jvp is select_and_gather_add, which has the transpose rule
+    "reduce_window_max",
+    "reduce_window_min",
     "cumprod",
     "cummax",
     "cummin",
@@ -95,7 +98,20 @@ NONLINEAR = {
 }
 
 # Piecewise constant: the tangent is a symbolic zero, so no linear use reaches transpose.
-ZERO_DERIVATIVE = {"floor", "ceil", "round", "sign", "argmax", "stop_gradient", "nextafter"}
+ZERO_DERIVATIVE = {
+    "floor",
+    "ceil",
+    "round",
+    "sign",
+    "argmax",
+    "argmin",
+    "stop_gradient",
+    "nextafter",
+    # bitwise reductions of booleans and integers
+    "reduce_and",
+    "reduce_or",
+    "reduce_xor",
+}
 
 # Integer bit manipulation and hashing (lax/bits.py): integer results, zero tangents.
 BITS = {
