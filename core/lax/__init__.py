@@ -10,9 +10,10 @@ extension API's `lax.elementwise.exp_p` keeps naming the primitives.
 
 from didax.compile.sharding_constraint import with_sharding_constraint
 from didax.control_flow.cond import cond, switch
+from didax.control_flow.loops import associative_scan, map
 from didax.control_flow.reducers import reduce, reduce_window
 from didax.control_flow.scan import scan
-from didax.control_flow.solves import custom_linear_solve
+from didax.control_flow.solves import custom_linear_solve, custom_root
 from didax.control_flow.while_loop import fori_loop, while_loop
 from didax.lax import linalg  # noqa: F401 - `lax.linalg.cholesky`, as `jax.lax.linalg`
 from didax.parallel.collectives import axis_index, pmax, pmean, pmin, psum
@@ -111,6 +112,7 @@ from didax.primitives.reductions import (
     reduce_prod,
     reduce_xor,
 )
+from didax.primitives.selection import top_k
 from didax.primitives.shape import (
     broadcast_in_dim,
     expand_dims,
@@ -143,8 +145,11 @@ from didax.primitives.special import digamma, erf, erf_inv, erfc, lgamma, nextaf
 from didax.primitives.windows import reduce_window_shape_tuple
 
 __all__ = [
+    "associative_scan",
+    "map",
     "cumlogsumexp",
     "custom_linear_solve",
+    "custom_root",
     "cummax",
     "cummin",
     "cumprod",
@@ -183,6 +188,7 @@ __all__ = [
     "shift_right_logical",
     "sort",
     "sort_key_val",
+    "top_k",
     "GatherDimensionNumbers",
     "GatherScatterMode",
     "ScatterDimensionNumbers",
