@@ -89,6 +89,8 @@ NONLINEAR = {
     # windowed extrema: their jvp is select_and_gather_add, which has the transpose rule
     "reduce_window_max",
     "reduce_window_min",
+    # top_k picks entries: its jvp gathers the tangent at the chosen indices
+    "top_k",
     "cumprod",
     "cummax",
     "cummin",
