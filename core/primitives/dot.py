@@ -240,9 +240,10 @@ def _dot_general_pp(params):  # JAX prints the axis tuples as lists and hides pr
 
 
 def precision_config(ctx: core.LoweringContext, precision: Any) -> Any:
-    """StableHLO's `precision_config` of a (lhs, rhs) `precision` param (None: none)."""
+    """StableHLO's `precision_config` of a (lhs, rhs) `precision` param (None: both
+    DEFAULT, which JAX writes out too)."""
     if precision is None:
-        return None
+        precision = (Precision.DEFAULT, Precision.DEFAULT)
     return ctx.ir.ArrayAttr.get([ctx.hlo.PrecisionAttr.get(p.name) for p in precision])
 
 
