@@ -51,7 +51,7 @@ def _check_operand(name: str, x: ShapedArray) -> None:
         raise TypeError(f"Input 0 to {name} must have rank at least 2, but got shape={x.shape}")
 
 
-def _H(x: Any) -> Any:  # the adjoint of each matrix
+def adjoint(x: Any) -> Any:  # the adjoint of each matrix
     xt = matrix_transpose(x)
     return conj(xt) if dtypes.is_complex(core.get_aval(x).dtype) else xt
 
@@ -71,24 +71,24 @@ def _block(x: Any, rows: tuple[int, int], cols: tuple[int, int]) -> Any:  # x[..
     )
 
 
-def _diagonal(x: Any) -> Any:  # (..., k, k) -> (..., k)
+def diagonal_of(x: Any) -> Any:  # (..., k, k) -> (..., k)
     aval = core.get_aval(x)
     return shape.reduce_sum(mul(x, eye(aval.shape, aval.dtype)), (aval.ndim - 1,))
 
 
-def _as_row(s: Any, k: int) -> Any:  # (..., k) -> (..., k, k) with s[..., None, :]
+def as_row(s: Any, k: int) -> Any:  # (..., k) -> (..., k, k) with s[..., None, :]
     aval = core.get_aval(s)
     nb = aval.ndim - 1
     return shape.broadcast_in_dim(s, (*aval.shape[:-1], k, k), (*range(nb), nb + 1))
 
 
-def _as_col(s: Any, k: int) -> Any:  # (..., k) -> (..., k, k) with s[..., :, None]
+def as_col(s: Any, k: int) -> Any:  # (..., k) -> (..., k, k) with s[..., :, None]
     aval = core.get_aval(s)
     nb = aval.ndim - 1
     return shape.broadcast_in_dim(s, (*aval.shape[:-1], k, k), (*range(nb), nb))
 
 
-def _per_matrix(fn: Any, x: np.ndarray, nan_shapes: list[tuple[int, ...]]) -> list[np.ndarray]:
+def per_matrix(fn: Any, x: np.ndarray, nan_shapes: list[tuple[int, ...]]) -> list[np.ndarray]:
     # NumPy's `fn` on the batch; where LAPACK fails on a matrix (NumPy raises), NaNs for it,
     # as JAX's `info != 0` check gives
     try:
@@ -118,7 +118,7 @@ def _nan(ctx, aval: ShapedArray) -> Any:
     return rules.broadcast_constant(ctx, value, aval)
 
 
-def _guarded(ctx, info: Any, batch: tuple[int, ...], outs: list, avals: list) -> list:
+def nan_where_failed(ctx, info: Any, batch: tuple[int, ...], outs: list, avals: list) -> list:
     info_aval = ShapedArray(batch, dtypes.int32)
     return [
         ctx.hlo.select(_ok_mask(ctx, info, info_aval, a), x, _nan(ctx, a))
@@ -126,7 +126,7 @@ def _guarded(ctx, info: Any, batch: tuple[int, ...], outs: list, avals: list) ->
     ]
 
 
-def _char(ctx, c: str) -> Any:
+def char_attr(ctx, c: str) -> Any:
     return ctx.ir.IntegerAttr.get(ctx.ir.IntegerType.get_unsigned(8), ord(c))
 
 
@@ -151,7 +151,7 @@ def _qr_impl(x, *, pivoting, full_matrices, use_magma):
     m, n = x.shape[-2:]
     k = m if full_matrices else min(m, n)
     mode = "complete" if full_matrices else "reduced"
-    q, r = _per_matrix(lambda a: np.linalg.qr(a, mode=mode), x, [(m, k), (k, n)])
+    q, r = per_matrix(lambda a: np.linalg.qr(a, mode=mode), x, [(m, k), (k, n)])
     return [q.astype(x.dtype), r.astype(x.dtype)]
 
 
@@ -169,9 +169,9 @@ def _qr_abstract_eval(x, *, pivoting, full_matrices, use_magma):
 def _thin_qr_jvp(q: Any, r: Any, dx: Any) -> tuple[Any, Any]:
     # m >= n: C = Q^H dA R^-1, Omega = tril(C, -1) - tril(C, -1)^H (+ C's imaginary diagonal)
     dx_rinv = triangular_solve(r, dx)  # dA R^-1 (a right-side solve)
-    c = matmul(_H(q), dx_rinv)
+    c = matmul(adjoint(q), dx_rinv)
     low = tril(c, -1)
-    omega = sub(low, _H(low))
+    omega = sub(low, adjoint(low))
     aval = core.get_aval(c)
     if dtypes.is_complex(aval.dtype):
         imag_diag = sub(c, convert_element_type(real(c), aval.dtype))
@@ -181,8 +181,8 @@ def _thin_qr_jvp(q: Any, r: Any, dx: Any) -> tuple[Any, Any]:
     return dq, dr
 
 
-def _solve_adjoint(a: Any, b: Any) -> Any:  # X with A^H X = B, through A^H's LU factors
-    lu_factors, _, permutation = lu(_H(a))
+def solve_adjoint(a: Any, b: Any) -> Any:  # X with A^H X = B, through A^H's LU factors
+    lu_factors, _, permutation = lu(adjoint(a))
     y = triangular_solve(
         lu_factors, permute_rows(permutation, b), left_side=True, lower=True, unit_diagonal=True
     )
@@ -199,7 +199,7 @@ def _qr_jvp(primals, tangents, *, pivoting, full_matrices, use_magma):
     if m < n:  # A = Q [R1 R2]: R1 from the square block's rule, R2 = Q^H A2
         dq, dr1 = _thin_qr_jvp(q, _block(r, (0, m), (0, m)), _block(dx, (0, m), (0, m)))
         x2, dx2 = _block(x, (0, m), (m, n)), _block(dx, (0, m), (m, n))
-        dr2 = add(matmul(_H(dq), x2), matmul(_H(q), dx2))
+        dr2 = add(matmul(adjoint(dq), x2), matmul(adjoint(q), dx2))
         return [q, r], [dq, concatenation.concatenate([dr1, dr2], last)]
     q_mn = _block(q, (0, m), (0, n)) if full_matrices else q
     r_nn = _block(r, (0, n), (0, n)) if full_matrices else r
@@ -208,11 +208,11 @@ def _qr_jvp(primals, tangents, *, pivoting, full_matrices, use_magma):
         q_nn, q_pn = _block(q_mn, (0, n), (0, n)), _block(q_mn, (n, m), (0, n))
         q_mp = _block(q, (0, m), (n, m))
         dq_nn, dq_pn = _block(dq, (0, n), (0, n)), _block(dq, (n, m), (0, n))
-        z_pn_h = _solve_adjoint(sub(q_nn, eye(core.get_aval(q_nn).shape, aval.dtype)), _H(q_pn))
-        z_pn = _H(z_pn_h)
+        z_pn_h = solve_adjoint(sub(q_nn, eye(core.get_aval(q_nn).shape, aval.dtype)), adjoint(q_pn))
+        z_pn = adjoint(z_pn_h)
         dq_mp = sub(
             matmul(dq, z_pn_h),
-            matmul(add(q_mn, matmul(q_mp, z_pn)), _H(sub(dq_pn, matmul(z_pn, dq_nn)))),
+            matmul(add(q_mn, matmul(q_mp, z_pn)), adjoint(sub(dq_pn, matmul(z_pn, dq_nn)))),
         )
         dq = concatenation.concatenate([dq, dq_mp], last)
         zeros = creation.full((*batch, m - n, n), 0, aval.dtype)
@@ -290,7 +290,7 @@ def symmetrize(x: Any) -> Any:
     """(x + x^H) / 2 for each matrix (a true division: integers give floats, as JAX's)."""
     if not dtypes.is_float(core.get_aval(x).dtype):
         x = convert_element_type(x, dtypes.default_float())
-    return div(add(x, _H(x)), creation.full((), 2, core.get_aval(x).dtype))
+    return div(add(x, adjoint(x)), creation.full((), 2, core.get_aval(x).dtype))
 
 
 def eigh(
@@ -325,7 +325,7 @@ def _eigh_impl(x, *, lower, sort_eigenvalues, subset_by_index, algorithm):
         w, v = np.linalg.eigh(a, UPLO="L" if lower else "U")
         return v, w
 
-    v, w = _per_matrix(fn, x, [(n, n), (n,)])
+    v, w = per_matrix(fn, x, [(n, n), (n,)])
     return [v.astype(x.dtype), w.astype(dtypes.real_of(x.dtype))]
 
 
@@ -364,12 +364,10 @@ def _eigh_jvp(primals, tangents, **params):
     # distinct eigenvalues: F_ij = 1 / (w_j - w_i) off the diagonal, 0 on it
     w = _as(w_real, aval.dtype)
     ones = eye(aval.shape, aval.dtype)
-    f = sub(
-        div(creation.full((), 1, aval.dtype), add(ones, sub(_as_row(w, n), _as_col(w, n)))), ones
-    )
-    vdag_adot_v = matmul(matmul(_H(v), a_dot), v)
+    f = sub(div(creation.full((), 1, aval.dtype), add(ones, sub(as_row(w, n), as_col(w, n)))), ones)
+    vdag_adot_v = matmul(matmul(adjoint(v), a_dot), v)
     dv = matmul(v, mul(f, vdag_adot_v))
-    dw = _diagonal(_real(vdag_adot_v))
+    dw = diagonal_of(_real(vdag_adot_v))
     return [v, w_real], [dv, dw]
 
 
@@ -392,10 +390,10 @@ def _eigh_lowering(ctx, x, *, lower, sort_eigenvalues, subset_by_index, algorith
         return [rules.broadcast_constant(ctx, 0, a) for a in (v_aval, w_aval)]
     routine = "heevd" if dtypes.is_complex(x_aval.dtype) else "syevd"
     info_aval = ShapedArray(batch, dtypes.int32)
-    config = {"mode": _char(ctx, "V"), "uplo": _char(ctx, "L" if lower else "U")}
+    config = {"mode": char_attr(ctx, "V"), "uplo": char_attr(ctx, "L" if lower else "U")}
     call = lapack_call(ctx, routine, [x], [v_aval, w_aval, info_aval], config, {0: 0})
     v, w, info = call.results
-    return _guarded(ctx, info, batch, [v, w], [v_aval, w_aval])
+    return nan_where_failed(ctx, info, batch, [v, w], [v_aval, w_aval])
 
 
 # ----------------------------------------------------------------------------- svd
@@ -445,7 +443,7 @@ def _svd_impl(x, *, full_matrices, compute_uv, subset_by_index, algorithm):
         return s, u, vh
 
     shapes = [s[x.ndim - 2 :] for s in _svd_shapes(x.shape, full_matrices)]
-    s, u, vh = _per_matrix(fn, x, [shapes[0][-1:], *shapes[1:]])
+    s, u, vh = per_matrix(fn, x, [shapes[0][-1:], *shapes[1:]])
     s = s.astype(dtypes.real_of(x.dtype))
     return [s, u.astype(x.dtype), vh.astype(x.dtype)] if compute_uv else [s]
 
@@ -484,13 +482,13 @@ def _svd_jvp(primals, tangents, *, full_matrices, compute_uv, subset_by_index, a
         raise NotImplementedError(
             "Singular value decomposition JVP not implemented for full matrices"
         )
-    ut, v = _H(u), _H(vt)
+    ut, v = adjoint(u), adjoint(vt)
     k = core.get_aval(s).shape[-1]
     ds_mat = matmul(matmul(ut, da), v)
-    ds = _diagonal(_real(ds_mat))
+    ds = diagonal_of(_real(ds_mat))
     if not compute_uv:
         return [s], [ds]
-    s_row, s_col = _as_row(s, k), _as_col(s, k)
+    s_row, s_col = as_row(s, k), as_col(s, k)
     ones = eye(core.get_aval(s_row).shape, core.get_aval(s).dtype)
     # F_ij = 1 / (s_j^2 - s_i^2) off the diagonal, 0 on it
     s_diffs = mul(add(s_row, s_col), sub(s_row, s_col))
@@ -501,19 +499,19 @@ def _svd_jvp(primals, tangents, *, full_matrices, compute_uv, subset_by_index, a
         eq(s, creation.full((), 0, core.get_aval(s).dtype)), core.get_aval(s).dtype
     )
     s_inv = sub(div(1.0, add(s, s_zeros)), s_zeros)
-    s_inv_mat = mul(_as_col(s_inv, k), ones)
+    s_inv_mat = mul(as_col(s_inv, k), ones)
     dudv_diag = mul(
-        mul(sub(ds_mat, _H(ds_mat)), creation.full((), 0.5, dtype)), _as(s_inv_mat, dtype)
+        mul(sub(ds_mat, adjoint(ds_mat)), creation.full((), 0.5, dtype)), _as(s_inv_mat, dtype)
     )
-    du = matmul(u, add(mul(f, add(dss, _H(dss))), dudv_diag))
-    dv = matmul(v, mul(f, add(sds, _H(sds))))
+    du = matmul(u, add(mul(f, add(dss, adjoint(dss))), dudv_diag))
+    dv = matmul(v, mul(f, add(sds, adjoint(sds))))
     if m > n:
         dav = matmul(da, v)
         du = add(du, div(sub(dav, matmul(u, matmul(ut, dav))), _as(s_row_of(s, m), dtype)))
     if n > m:
-        dahu = matmul(_H(da), u)
+        dahu = matmul(adjoint(da), u)
         dv = add(dv, div(sub(dahu, matmul(v, matmul(vt, dahu))), _as(s_row_of(s, n), dtype)))
-    return [s, u, vt], [ds, du, _H(dv)]
+    return [s, u, vt], [ds, du, adjoint(dv)]
 
 
 def s_row_of(s: Any, rows: int) -> Any:  # (..., k) -> (..., rows, k) with s[..., None, :]
@@ -552,10 +550,10 @@ def _svd_lowering(ctx, x, *, full_matrices, compute_uv, subset_by_index, algorit
     mode = "A" if full_matrices else "S"
     mode = mode if compute_uv else "N"
     avals = [x_aval, s_aval, u_aval, vh_aval, info_aval]
-    call = lapack_call(ctx, routine, [x], avals, {"mode": _char(ctx, mode)}, {0: 0})
+    call = lapack_call(ctx, routine, [x], avals, {"mode": char_attr(ctx, mode)}, {0: 0})
     _, s, u, vh, info = call.results
     outs = [s, u, vh] if compute_uv else [s]
-    return _guarded(ctx, info, tuple(batch), outs, list(ctx.avals_out))
+    return nan_where_failed(ctx, info, tuple(batch), outs, list(ctx.avals_out))
 
 
 def _empty_svd_part(ctx, aval: ShapedArray) -> Any:

@@ -225,3 +225,43 @@ def test_jnp_linalg_products():
         jnp.linalg.matrix_power(a, 1.5)
     with pytest.raises(ValueError, match="multi_dot requires at least two"):
         jnp.linalg.multi_dot([a])
+
+
+# ----------------------------------------------------------------------------- eig
+
+EIG_INPUTS = [
+    MATS[(4, 4)],
+    RNG.normal(size=(2, 3, 3)).astype(np.float32),
+    CMAT,
+]
+
+
+@pytest.mark.parametrize("x", EIG_INPUTS, ids=["real", "batch", "complex"])
+def test_eig_values_jvp_vmap_and_jnp(x):
+    for left, right in [(True, True), (False, True), (False, False), (True, False)]:
+        f = lambda lib, left=left, right=right: (
+            lambda a: lib.lax.linalg.eig(  # noqa: E731
+                a, compute_left_eigenvectors=left, compute_right_eigenvectors=right
+            )
+        )
+        want = f(jax)(x)
+        _same(f(didax)(x), want)
+        _same(didax.jit(f(didax))(x), want)
+        _same(didax.vmap(f(didax))(np.stack([x, x])), jax.vmap(f(jax))(np.stack([x, x])))
+    t = _tangent(x)
+    for kwargs in (
+        dict(compute_left_eigenvectors=False, compute_right_eigenvectors=False),
+        dict(enable_eigvec_derivs=True),
+    ):
+        f = lambda lib, kw=kwargs: lambda a: lib.lax.linalg.eig(a, **kw)  # noqa: E731
+        _same(didax.jvp(f(didax), (x,), (t,)), jax.jvp(f(jax), (x,), (t,)), 1e-3)
+    _same(jnp.linalg.eig(x), jjnp.linalg.eig(x))
+    _same(jnp.linalg.eigvals(x), jjnp.linalg.eigvals(x))
+    loss = lambda lib: lambda a: lib.numpy.linalg.eigvals(a).real.sum()  # noqa: E731
+    _same(didax.grad(loss(didax))(x), jax.grad(loss(jax))(x), 1e-3)
+    with pytest.raises(NotImplementedError, match="enable_eigvec_derivs"):
+        didax.jvp(dlax.linalg.eig, (x,), (t,))
+    got = str(didax.make_jaxpr(jnp.linalg.eigvals)(x))
+    assert canonical(got) == canonical(str(jax.make_jaxpr(jjnp.linalg.eigvals)(x)))
+    assert "lapack_" in didax.jit(dlax.linalg.eig).lower(x).as_text()
+    assert "geev_ffi" in didax.jit(dlax.linalg.eig).lower(x).as_text()

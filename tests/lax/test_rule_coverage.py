@@ -84,6 +84,7 @@ NONLINEAR = {
     "cholesky",
     "lu",
     "qr",
+    "eig",
     "eigh",
     "svd",
     # windowed extrema: their jvp is select_and_gather_add, which has the transpose rule

@@ -1,4 +1,5 @@
-"""`didax.numpy.linalg.decompositions`: `qr`, `svd`, `svdvals`, `eigh`, `eigvalsh`, `pinv`,
+"""`didax.numpy.linalg.decompositions`: `qr`, `svd`, `svdvals`, `eig`, `eigvals`, `eigh`,
+`eigvalsh`, `pinv`,
 `lstsq`, `matrix_rank`. Like `jax.numpy.linalg`'s.
 
 Layer 5, over the decomposition primitives (`primitives/decompositions.py`). Each function is
@@ -30,8 +31,12 @@ from didax.numpy import (
 )
 from didax.numpy.axis_args import _aval
 from didax.primitives import decompositions
+from didax.primitives.eig import eig as _lax_eig
 
 __all__ = [
+    "EigResult",
+    "eig",
+    "eigvals",
     "EighResult",
     "QRResult",
     "SVDResult",
@@ -59,6 +64,13 @@ class SVDResult(NamedTuple):
     U: Any
     S: Any
     Vh: Any
+
+
+class EigResult(NamedTuple):
+    """`eig`'s result. Like `jax.numpy.linalg.EigResult`."""
+
+    eigenvalues: Any
+    eigenvectors: Any
 
 
 class EighResult(NamedTuple):
@@ -187,6 +199,29 @@ _eigvalsh_inner = inner_jit.inner_jit(_eigvalsh, "eigvalsh", static_argnums=(1, 
 def eigvalsh(a: Any, UPLO: str | None = "L", *, symmetrize_input: bool = True) -> Any:  # noqa: N803
     """The eigenvalues of Hermitian matrices, ascending. Like `jax.numpy.linalg.eigvalsh`."""
     return _eigvalsh_inner(_inexact("jnp.linalg.eigvalsh", a), UPLO, bool(symmetrize_input))
+
+
+# ----------------------------------------------------------------------------- eig
+
+
+def eig(a: Any) -> EigResult:
+    """Eigenvalues and right eigenvectors of general square matrices (complex). Like
+    `jax.numpy.linalg.eig`."""
+    w, v = _lax_eig(_inexact("jnp.linalg.eig", a), compute_left_eigenvectors=False)
+    return EigResult(w, v)
+
+
+def _eigvals(a: Any) -> Any:
+    return _lax_eig(a, compute_left_eigenvectors=False, compute_right_eigenvectors=False)[0]
+
+
+_eigvals_inner = inner_jit.inner_jit(_eigvals, "eigvals")
+
+
+def eigvals(a: Any) -> Any:
+    """The eigenvalues of general square matrices (complex). Like
+    `jax.numpy.linalg.eigvals`."""
+    return _eigvals_inner(_inexact("jnp.linalg.eigvals", a))
 
 
 # ----------------------------------------------------------------------------- pinv
