@@ -12,7 +12,9 @@ Generic `reduce`: eagerly and in its jvp it folds the reduced entries pairwise, 
 (JAX's jvp is this tree too; the order of a float reduction is unspecified in both);
 batching moves the batch axis out of the reduced ones; lowering is `stablehlo.reduce` whose
 body is the computation's jaxpr. Generic `reduce_window` folds each window's entries in
-order eagerly and lowers to `stablehlo.reduce_window`; it has no derivative here.
+order eagerly and lowers to `stablehlo.reduce_window`; its jvp is JAX's, one reduce_window
+over (operands, tangents) with the computation's jvp (no transpose: reverse mode fails, as
+in JAX).
 """
 
 from __future__ import annotations
@@ -23,11 +25,12 @@ from typing import Any
 import numpy as np
 from didax import core, dtypes, tree_util
 from didax.control_flow.common import trace_to_subjaxpr
-from didax.core import NOT_MAPPED, ShapedArray
+from didax.core import NOT_MAPPED, ShapedArray, Zero
 from didax.interpreters import jvp as jvp_interp
 from didax.interpreters import vmap as vmap_interp
 from didax.jaxpr import ClosedJaxpr, eval_jaxpr
 from didax.primitives import (
+    ad_helpers,
     bits,
     comparison,
     concatenation,
@@ -319,6 +322,34 @@ core.impl_rules.register(reduce_window_p, _reduce_window_impl)
 def _reduce_window_abstract_eval(*avals, jaxpr, consts, **params):
     k = len(avals) // 2
     return [windows.window_aval("reduce_window", a, **params) for a in avals[:k]]
+
+
+@core.jvp_rules.register(reduce_window_p)
+def _reduce_window_jvp(primals, tangents, *, jaxpr, consts, **params):
+    # one reduce_window over (operands, tangents) whose computation is the jvp of the user's
+    k = len(primals) // 2
+    if not all(isinstance(t, Zero) for t in tangents[k:]):
+        raise TypeError("reduce_window jvp does not support non-zero init_value_tangent.")
+    ops, inits = list(primals[:k]), list(primals[k:])
+    op_dots = [ad_helpers.instantiate(t) for t in tangents[:k]]
+    init_dots = [ad_helpers.instantiate(t) for t in tangents[k:]]
+
+    def computation(left: list, right: list) -> list:
+        fn = lambda *xs: eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *xs)  # noqa: E731
+        outs, out_dots = jvp_interp.jvp_flat(fn, [*left[:k], *right[:k]], [*left[k:], *right[k:]])
+        return [*outs, *out_dots]
+
+    both = reduce_window(
+        [*ops, *op_dots],
+        [*inits, *init_dots],
+        computation,
+        params["window_dimensions"],
+        params["window_strides"],
+        params["padding"],
+        params["base_dilation"],
+        params["window_dilation"],
+    )
+    return list(both[:k]), list(both[k:])
 
 
 @core.vmap_rules.register(reduce_window_p)

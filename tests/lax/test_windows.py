@@ -108,9 +108,10 @@ def test_generic_reduce_and_reduce_window(case):
     got, want_text = str(didax.make_jaxpr(f)(x)), str(jax.make_jaxpr(jf)(x))
     strip = lambda s: "\n".join(ln for ln in s.splitlines() if "computation=" not in ln)  # noqa: E731
     assert canonical(strip(got)) == canonical(strip(want_text)), (got, want_text)
-    if case < 3:  # reduce has JAX's tree jvp; the generic reduce_window no derivative
-        t = RNG.normal(size=x.shape).astype(np.float32)
-        _same(didax.jvp(f, (x,), (t,)), jax.jvp(jf, (x,), (t,)), 1e-4)
+    t = RNG.normal(size=x.shape).astype(np.float32)
+    _same(didax.jvp(f, (x,), (t,)), jax.jvp(jf, (x,), (t,)), 1e-4)
+    _same(didax.jit(lambda x, t: didax.jvp(f, (x,), (t,)))(x, t), jax.jvp(jf, (x,), (t,)), 1e-4)
+    if case < 3:  # the generic reduce_window has no transpose (nor in JAX)
         loss = lambda g: lambda x: sum((y**2).sum() for y in jax.tree.leaves(g(x)))  # noqa: E731
         _same(didax.grad(loss(f))(x), jax.grad(loss(jf))(x), 1e-3)
 
