@@ -165,7 +165,7 @@ def _make_reducer(name: str, op: str, np_reduce: Any) -> core.Primitive:
     @core.lowering_rules.register(prim)
     def _lowering(ctx, x, **params):
         dtype = ctx.avals_in[0].dtype
-        hlo_op = rules._BOOL_REDUCERS[op] if dtype == dtypes.bool_ else op
+        hlo_op = rules.BOOL_REDUCERS[op] if dtype == dtypes.bool_ else op
         init = ctx.constant(_identity(op, dtype), dtype)
         return reduce_window_hlo(
             ctx, [x], [init], [dtype], lambda a, b: [getattr(ctx.hlo, hlo_op)(a[0], b[0])], params
