@@ -281,6 +281,57 @@ def _eye_lowering(ctx, aval: ShapedArray) -> Any:
     return hlo.select(on, one, zero)
 
 
+# ----------------------------------------------------------------------------- geqrf
+# LAPACK's raw QR (`jnp.linalg.qr(mode="raw")`): R on and above the diagonal, the Householder
+# reflectors below it and in `taus`. No derivative, as in JAX.
+
+geqrf_p = core.Primitive("geqrf", multiple_results=True)
+
+
+def geqrf(x: Any) -> tuple[Any, Any]:
+    """`(a, taus)`: LAPACK's geqrf of each matrix."""
+    a, taus = geqrf_p.bind(x)
+    return a, taus
+
+
+def _geqrf_impl(x):
+    x = np.asarray(x)
+    m, n = x.shape[-2:]
+
+    def fn(a):
+        h, tau = np.linalg.qr(a, mode="raw")  # h is the Fortran-ordered result, transposed
+        return np.swapaxes(h, -1, -2), tau
+
+    a, taus = per_matrix(fn, x, [(m, n), (min(m, n),)])
+    return [a.astype(x.dtype), taus.astype(x.dtype)]
+
+
+core.impl_rules.register(geqrf_p, rules.validated_impl(geqrf_p, _geqrf_impl))
+
+
+@core.abstract_eval_rules.register(geqrf_p)
+def _geqrf_abstract_eval(x):
+    _check_operand("geqrf", x)
+    *batch, m, n = x.shape
+    return [ShapedArray(x.shape, x.dtype), ShapedArray((*batch, min(m, n)), x.dtype)]
+
+
+@core.jvp_rules.register(geqrf_p)
+def _geqrf_jvp(primals, tangents):
+    raise NotImplementedError("Differentiation rule for 'geqrf' not implemented")
+
+
+@core.vmap_rules.register(geqrf_p)
+def _geqrf_vmap(axis_size, vals, dims):
+    x = shape.move_axis(vals[0], dims[0], 0, axis_size)
+    return list(geqrf_p.bind(x)), [0, 0]
+
+
+@core.lowering_rules.register(geqrf_p)
+def _geqrf_lowering(ctx, x):
+    return list(lapack_call(ctx, "geqrf", [x], list(ctx.avals_out), {}, {0: 0}).results)
+
+
 # ----------------------------------------------------------------------------- eigh
 
 eigh_p = core.Primitive("eigh", multiple_results=True)

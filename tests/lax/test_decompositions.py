@@ -227,6 +227,22 @@ def test_jnp_linalg_products():
         jnp.linalg.multi_dot([a])
 
 
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
+def test_jnp_qr_raw(shape):
+    x = MATS[shape]
+    want = jjnp.linalg.qr(x, mode="raw")
+    _same(jnp.linalg.qr(x, mode="raw"), want)
+    _same(didax.jit(lambda a: jnp.linalg.qr(a, mode="raw"))(x), want)
+    got = str(didax.make_jaxpr(lambda a: jnp.linalg.qr(a, mode="raw"))(x))
+    assert canonical(got) == canonical(
+        str(jax.make_jaxpr(lambda a: jjnp.linalg.qr(a, mode="raw"))(x))
+    )
+    with pytest.raises(NotImplementedError, match="geqrf"):
+        didax.grad(lambda a: jnp.linalg.qr(a, mode="raw")[1].sum())(x)
+    with pytest.raises(ValueError, match="Unsupported QR decomposition mode"):
+        jnp.linalg.qr(x, mode="bogus")
+
+
 # ----------------------------------------------------------------------------- eig
 
 EIG_INPUTS = [

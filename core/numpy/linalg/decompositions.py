@@ -93,6 +93,9 @@ def _H(x: Any) -> Any:
 
 
 def _qr(a: Any, mode: str) -> Any:
+    if mode == "raw":  # LAPACK's geqrf, its matrix transposed (NumPy's Fortran order)
+        raw, taus = decompositions.geqrf(a)
+        return QRResult(manipulation.swapaxes(raw, -1, -2), taus)
     if mode in ("reduced", "r", "full"):
         full_matrices = False
     elif mode == "complete":
@@ -107,12 +110,9 @@ _qr_inner = inner_jit.inner_jit(_qr, "qr", static_argnums=(1,))
 
 
 def qr(a: Any, mode: str = "reduced") -> Any:
-    """QR decomposition: `QRResult(Q, R)`, or R alone for `mode="r"`. Like
-    `jax.numpy.linalg.qr` (without `mode="raw"`)."""
-    a = _inexact("jnp.linalg.qr", a)
-    if mode == "raw":
-        raise NotImplementedError("jnp.linalg.qr: mode='raw' (LAPACK's geqrf) is not in didax")
-    return _qr_inner(a, mode)
+    """QR decomposition: `QRResult(Q, R)`, R alone for `mode="r"`, LAPACK's raw result
+    for `mode="raw"`. Like `jax.numpy.linalg.qr`."""
+    return _qr_inner(_inexact("jnp.linalg.qr", a), mode)
 
 
 # ----------------------------------------------------------------------------- svd
