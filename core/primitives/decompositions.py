@@ -316,9 +316,7 @@ def _geqrf_abstract_eval(x):
     return [ShapedArray(x.shape, x.dtype), ShapedArray((*batch, min(m, n)), x.dtype)]
 
 
-@core.jvp_rules.register(geqrf_p)
-def _geqrf_jvp(primals, tangents):
-    raise NotImplementedError("Differentiation rule for 'geqrf' not implemented")
+# no jvp rule (JAX has none: "Differentiation rule for 'geqrf' not implemented")
 
 
 @core.vmap_rules.register(geqrf_p)
