@@ -281,3 +281,26 @@ def test_eig_values_jvp_vmap_and_jnp(x):
     assert canonical(got) == canonical(str(jax.make_jaxpr(jjnp.linalg.eigvals)(x)))
     assert "lapack_" in didax.jit(dlax.linalg.eig).lower(x).as_text()
     assert "geev_ffi" in didax.jit(dlax.linalg.eig).lower(x).as_text()
+
+
+@pytest.fixture
+def x64():
+    for lib in (jax, didax):
+        lib.config.update("jax_enable_x64", True)
+    try:
+        yield
+    finally:
+        for lib in (jax, didax):
+            lib.config.update("jax_enable_x64", False)
+
+
+def test_decompositions_in_float64(x64):
+    # (eig's complex128 NaN constant once failed to lower: complex splats are written out)
+    x = RNG.normal(size=(4, 4))
+    for name in ("qr", "svd", "eigh", "eig"):
+        f = lambda lib, name=name: getattr(lib.lax.linalg, name)  # noqa: E731
+        want = f(jax)(x)
+        _same(f(didax)(x), want, 1e-10)
+        _same(didax.jit(f(didax))(x), want, 1e-10)
+    z = (x + 1j * x).astype(np.complex128)
+    _same(didax.jit(lambda a: a * (1 + 2j))(z), jax.jit(lambda a: a * (1 + 2j))(z), 1e-12)
