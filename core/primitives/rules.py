@@ -382,7 +382,8 @@ def compare_lowering(direction: str) -> core.LoweringRule:
     return rule
 
 
-_BOOL_REDUCERS = {"add": "or_", "maximum": "or_", "multiply": "and_", "minimum": "and_"}
+# the StableHLO op that reduces booleans for each reduction op
+BOOL_REDUCERS = {"add": "or_", "maximum": "or_", "multiply": "and_", "minimum": "and_"}
 
 
 def reduction_identity(op: str, dtype: np.dtype) -> Any:
@@ -407,7 +408,7 @@ def reduce_lowering(op: str) -> core.LoweringRule:
         if not axes:
             return [x]
         dtype = ctx.avals_in[0].dtype
-        name = _BOOL_REDUCERS[op] if dtype == dtypes.bool_ else op
+        name = BOOL_REDUCERS[op] if dtype == dtypes.bool_ else op
         init = ctx.constant(reduction_identity(op, dtype), dtype)
         reduce = ctx.hlo.ReduceOp([ctx.tensor_type(ctx.avals_out[0])], [x], [init], axes)
         scalar = ctx.tensor_type(ShapedArray((), dtype))

@@ -452,7 +452,9 @@ def lapack_target(routine: str, dtype: np.dtype) -> str:
                 rt.xc.register_custom_call_target(name, fn, platform="cpu", api_version=api_version)
             lapack._lapack.initialize()  # looks up the LAPACK routines (scipy's or jaxlib's)
             _lapack_registered = True
-    prefix = {np.dtype(np.float32): "s", np.dtype(np.float64): "d"}.get(np.dtype(dtype))
+    prefixes = {np.dtype(np.float32): "s", np.dtype(np.float64): "d"}
+    prefixes.update({np.dtype(np.complex64): "c", np.dtype(np.complex128): "z"})
+    prefix = prefixes.get(np.dtype(dtype))
     if prefix is None:
         raise NotImplementedError(f"{routine}: no LAPACK routine for dtype {np.dtype(dtype).name}")
     return f"lapack_{prefix}{routine}_ffi"
