@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from didax import core, dtypes, interrupts
+from didax import array, core, dtypes, interrupts
 from didax.array import Array
 from didax.config import config
 
@@ -383,9 +383,7 @@ def device_put(x: Any, device: Any = None) -> Array:
     value = np.array(core.to_numpy(x))
     aval = core.get_aval(x).update(shape=value.shape, dtype=value.dtype)
     buffer = put(value, aval, alias=True, device=device)
-    return Array(
-        value, aval.weak_type, buffer=buffer, aval=aval, sharding=SingleDeviceSharding(device)
-    )
+    return array.from_buffer(buffer, aval, SingleDeviceSharding(device))
 
 
 def array_devices(x: Array) -> set[Any]:

@@ -1,4 +1,4 @@
-"""`jit`'s fast path (`compile/dispatch.py`) against its general path and against JAX:
+"""`jit`'s fast path (`fast_path.py`) against its general path and against JAX:
 the same values, dtypes, weak types, errors and trace counts, for every kind of argument the
 fast path takes (Arrays, NumPy arrays and scalars, Python scalars, tuples, lists, dicts, None,
 keyword arguments), and the general path for everything it does not (tracers, namedtuples,
@@ -17,7 +17,7 @@ import didax
 import didax.numpy as dnp
 import numpy as np
 import pytest
-from didax.compile import dispatch
+from didax import fast_path
 from didax.runtime import client
 from didax.tree_util import tree_leaves
 
@@ -229,10 +229,10 @@ def test_signature_keys_arrays_by_type_and_only_on_the_default_device() -> None:
     (key,) = jf._fast
     eager = dnp.asarray(np.zeros(3, np.float32))  # no buffer yet: put on the device once
     leaves: list = []
-    assert dispatch.signature((eager,), {}, jf._home, leaves, []) == key
+    assert fast_path.signature((eager,), {}, jf._home, leaves, []) == key
     assert leaves == [eager._buffer] and eager._buffer is not None
     # an Array whose buffer is not on the default device (or is sharded) gives no key
-    assert dispatch.signature((x,), {}, object(), [], []) is None
+    assert fast_path.signature((x,), {}, object(), [], []) is None
 
 
 def test_an_array_on_another_device_takes_the_general_path() -> None:
