@@ -322,17 +322,37 @@ def test_a_numpy_argument_is_lent_to_the_call_not_copied(monkeypatch) -> None:
     x[:] = 1.5
     f(x)  # the general path: compiles, remembers
     lent: list[tuple[Any, np.ndarray]] = []
-    real = client.put
+    rt = client.runtime()
+    real = rt.put
 
-    def spy(value: np.ndarray, aval: Any, **kwargs: Any) -> Any:
-        buffer = real(value, aval, **kwargs)
-        lent.append((buffer, value))
+    def spy(aval: Any, sharding: Any, values: list, *args: Any, **kwargs: Any) -> Any:
+        buffer = real(aval, sharding, values, *args, **kwargs)
+        lent.append((buffer, values[0]))
         return buffer
 
-    monkeypatch.setattr(client, "put", spy)
+    monkeypatch.setattr(rt, "put", spy)  # jaxlib's batched_device_put, one call per value
     out = f(x).block_until_ready()
     ((buffer, value),) = lent
     assert value is x
     assert buffer.unsafe_buffer_pointer() == x.ctypes.data
     x[:] = 0.0  # the result is the program's own buffer, not the argument's memory
     np.testing.assert_array_equal(np.asarray(out), np.full(1 << 18, 3.0, np.float32))
+
+
+def test_a_numpy_argument_takes_one_jaxlib_put_and_no_wrapper(monkeypatch) -> None:
+    # The fast path puts a NumPy argument with one call of jaxlib's `batched_device_put`
+    # (a quarter of the put was `client.put`'s own checks), and only for host values.
+    f = didax.jit(lambda a, b: a * b)
+    x, y = np.arange(3, dtype=np.float32), didax.device_put(np.ones(3, np.float32))
+    f(x, y)  # the general path: compiles, remembers
+    rt = client.runtime()
+    real, puts = rt.put, []
+
+    def refused(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("the fast path went through client.put")
+
+    monkeypatch.setattr(client, "put", refused)
+    monkeypatch.setattr(rt, "put", lambda *a, **k: puts.append(a[2]) or real(*a, **k))
+    general = _counting(f)
+    np.testing.assert_array_equal(np.asarray(f(x, y)), x)
+    assert not general and len(puts) == 1 and puts[0][0] is x
