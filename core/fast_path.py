@@ -18,8 +18,9 @@ theirs slot by slot (what `array.build` does), and no other module does
 How the jit key works: `signature` walks the arguments once and returns
 - a key that determines the argument types exactly as the general key does: for an Array its
   aval, for a NumPy array its shape and dtype, for a Python or NumPy scalar its type (the
-  type decides the aval: 1.0 is a weak float32), and for a tuple, list, dict or None a marker
-  with its length or keys (the pytree structure; markers are interned, `_marker`);
+  type decides the aval: 1.0 is a weak float32), and for a tuple or list its type and length,
+  for a dict its keys (an interned marker, `_dict_marker`), for None None: the pytree
+  structure, written as the tree is walked;
 - the leaves, with Arrays already replaced by their device buffers;
 - the positions of the leaves that are host values (put on the device with the entry's avals).
 An Array split over a mesh keys by its aval and NamedSharding: the general path remembers a
@@ -191,17 +192,15 @@ def signature(
     and `host` (the positions of host values). `home` is the sharding of an Array on the
     default device. The x64 flag leads the key: the same arguments trace differently under it."""
     key: list[Any] = [config.enable_x64]
-    for x in args:
-        # the common case, written out (an Array on the default device); the rest in `_add`
-        if type(x) is Array and (buffer := x._buffer) is not None and buffer._sharding is home:
-            key.append(x._aval)
-            leaves.append(buffer)
-        elif not _add(x, key, leaves, host, home):
-            return None
+    if not _add_all(args, key, leaves, host, home):
+        return None
     if kwargs:
-        names = sorted(kwargs)  # tree_flatten's order: a dict's keys sorted
-        key.append((_KWARGS, *names))
-        if not _add_all([kwargs[k] for k in names], key, leaves, host, home):
+        names = _dict_marker(kwargs)  # tree_flatten's order: a dict's keys sorted
+        if names is None:
+            return None
+        key.append(_KWARGS)
+        key.append(names)
+        if not _add_all(map(kwargs.__getitem__, names[1:]), key, leaves, host, home):
             return None
     return tuple(key)
 
@@ -209,21 +208,31 @@ def signature(
 def _add_all(
     xs: Iterable[Any], key: list[Any], leaves: list[Any], host: list[int], home: Any
 ) -> bool:
-    for x in xs:  # as in `signature`
+    # A pytree's structure is written into the key as it is walked: a tuple or list as its
+    # type and length (two items, no tuple built), a dict as its interned marker.
+    for x in xs:
+        # the common case, written out (an Array on the default device); the rest in `_add`
         if type(x) is Array and (buffer := x._buffer) is not None and buffer._sharding is home:
             key.append(x._aval)
             leaves.append(buffer)
-        elif (t := type(x)) is tuple or t is list:  # (w, b) pairs: no detour through `_add`
-            key.append((t, len(x)))
+        elif (t := type(x)) is tuple or t is list:
+            key.append(t)
+            key.append(len(x))
             if not _add_all(x, key, leaves, host, home):
                 return False
-        elif not _add(x, key, leaves, host, home):
+        elif t is dict:
+            names = _dict_marker(x)
+            if names is None:
+                return False
+            key.append(names)
+            if not _add_all(map(x.__getitem__, names[1:]), key, leaves, host, home):
+                return False
+        elif not _add(x, t, key, leaves, host, home):
             return False
     return True
 
 
-def _add(x: Any, key: list[Any], leaves: list[Any], host: list[int], home: Any) -> bool:
-    t = type(x)
+def _add(x: Any, t: type, key: list[Any], leaves: list[Any], host: list[int], home: Any) -> bool:
     if t is Array:  # an eager Array (put on the device now, once) or one on another device
         buffer = client.buffer_of(x)
         if buffer._sharding is not home:
@@ -244,21 +253,36 @@ def _add(x: Any, key: list[Any], leaves: list[Any], host: list[int], home: Any) 
         key.append(t)
         host.append(len(leaves))
         leaves.append(x)
-    elif t is tuple or t is list:
-        key.append((t, len(x)))
-        return _add_all(x, key, leaves, host, home)
-    elif t is dict:
-        try:
-            names = sorted(x)  # tree_flatten's order
-        except TypeError:  # unorderable keys: the general path raises
-            return False
-        key.append((t, *names))
-        return _add_all([x[k] for k in names], key, leaves, host, home)
     elif x is None:
         key.append(None)
     else:
         return False
     return True
+
+
+# A dict's marker in a key, `(dict, *its keys sorted)` (tree_flatten's order), by its keys in
+# insertion order: one object per key set, so building a key sorts nothing and a lookup
+# compares the marker by identity. A set of keys that does not sort (mixed types) is marked
+# None: the general path raises. Holds one small tuple per key set a jitted function was
+# called with, at most _DICT_MARKERS_SIZE (later key sets are sorted on every call);
+# module-level because a key set is a value, shared by every jitted function, as avals are.
+_DICT_MARKERS: dict[tuple, tuple | None] = {}
+_DICT_MARKERS_SIZE = 4096
+
+
+def _dict_marker(x: dict) -> tuple | None:
+    keys = tuple(x)
+    try:
+        return _DICT_MARKERS[keys]
+    except KeyError:
+        pass
+    try:
+        marker: tuple | None = (dict, *sorted(keys))
+    except TypeError:  # unorderable keys
+        marker = None
+    if len(_DICT_MARKERS) < _DICT_MARKERS_SIZE:
+        _DICT_MARKERS[keys] = marker
+    return marker
 
 
 def put_host_values(leaves: list[Any], host: list[int], avals: Sequence[ShapedArray]) -> None:

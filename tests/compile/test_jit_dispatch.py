@@ -356,3 +356,20 @@ def test_a_numpy_argument_takes_one_jaxlib_put_and_no_wrapper(monkeypatch) -> No
     general = _counting(f)
     np.testing.assert_array_equal(np.asarray(f(x, y)), x)
     assert not general and len(puts) == 1 and puts[0][0] is x
+
+
+def test_a_dict_argument_keys_by_one_interned_marker() -> None:
+    # The structure of a dict argument is one object per key set (sorted once, then found
+    # by the keys in their order): two calls with fresh dicts put the very same marker in
+    # their keys; a tuple or list adds its type and length, no tuple built per call.
+    x = didax.device_put(np.ones(2, np.float32))
+    home = x._buffer._sharding
+    keys = []
+    for _ in range(2):
+        params = [{"w": x, "b": x}, {"w": x, "b": x}]
+        keys.append(fast_path.signature((params, (x,)), {"scale": x}, home, [], []))
+    a, b = keys
+    markers = [(i, k) for i, k in enumerate(a) if type(k) is tuple and k[:1] == (dict,)]
+    assert [k for _, k in markers] == [(dict, "b", "w")] * 2 + [(dict, "scale")]
+    assert all(b[i] is k for i, k in markers)
+    assert a == b and a[1:3] == (list, 2)
