@@ -202,6 +202,8 @@ def _builder(treedef: PyTreeDef, start: int) -> Callable[[list[Any]], Any] | Non
     if node is type(None):
         return lambda leaves: None
     if all(c.node is None for c in treedef.children):  # leaves only: one slice
+        if node is tuple and stop - start > 1:  # a C function returning the tuple (w, b)
+            return operator.itemgetter(*range(start, stop))
         if node is tuple:
             return lambda leaves: tuple(leaves[start:stop])
         if node is list:
