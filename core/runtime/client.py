@@ -250,10 +250,13 @@ def wait(buffers: list[Any]) -> None:
 
 def buffer_of(x: Array) -> Any:
     """The device buffer behind `x`: an eager Array's value is put on the device once and
-    kept beside it, so passing the same Array to compiled code again costs no copy."""
+    kept beside it, so passing the same Array to compiled code again costs no copy. Its aval
+    becomes the interned one (`array.interned`), which jit's fast table compares by identity."""
     buf = x._buffer
     if buf is None:
-        buf = x._buffer = put(x._host(), x.aval, alias=True)  # (raises if x was deleted)
+        value = x._host()  # (raises if x was deleted)
+        aval = x._aval = array.interned(x.aval)
+        buf = x._buffer = put(value, aval, alias=True)
     return buf
 
 

@@ -373,3 +373,33 @@ def test_a_dict_argument_keys_by_one_interned_marker() -> None:
     assert [k for _, k in markers] == [(dict, "b", "w")] * 2 + [(dict, "scale")]
     assert all(b[i] is k for i, k in markers)
     assert a == b and a[1:3] == (list, 2)
+
+
+def test_an_array_put_on_the_device_keys_by_identity() -> None:
+    # An eager Array (put on the device by its first call) and a `device_put` one take the
+    # interned aval, so later calls find their key without ShapedArray.__eq__.
+    f = didax.jit(lambda a, b: a * b)
+    eager, placed = dnp.arange(3.0), didax.device_put(np.ones(3, np.float32))
+    f(eager, placed)
+    ((key, _),) = f._fast.items()
+    assert eager._aval is key[1] and placed._aval is key[2]
+    fresh = dnp.arange(3.0) + 1.0
+    f(fresh, placed)
+    assert fresh._aval is key[1]
+
+
+def test_block_until_ready_walks_built_in_containers_itself(monkeypatch) -> None:
+    # Lists, tuples and dicts of a loop's results are walked without `tree_leaves` (which
+    # sorts every dict's keys: 269 -> 131 us for 128 results of 6 leaves, JAX 155 us).
+    f = didax.jit(lambda x: [{"w": x * 2, "b": x + 1}, (x, None)])
+    outs = [f(dnp.ones(3)) for _ in range(3)]
+
+    def refused(*args: Any) -> Any:
+        raise AssertionError("block_until_ready called tree_leaves")
+
+    monkeypatch.setattr("didax.compile.jit.tree_leaves", refused)
+    waits: list[int] = []
+    real = client.wait
+    monkeypatch.setattr(client, "wait", lambda buffers: (waits.append(len(buffers)), real(buffers)))
+    assert didax.block_until_ready(outs) is outs
+    assert waits == [9]
