@@ -1,7 +1,9 @@
 """`didax.Array`: what didax operations return, eager or jitted; its abstract value
 `ShapedArray`; and the operator table through which Array and Tracer operators dispatch.
 
-Layer 1, below core.py: core's eval interpreter builds its results with `eager_result`
+Layer 1, below core.py. An Array is made from its parts by `build` only (through
+`eager_result` and `from_buffer`), or inlined in `fast_path.py`'s hot paths; `Array(value)`
+canonicalizes a user's value. Core's eval interpreter builds its results with `eager_result`
 directly, and core.py re-exports `ShapedArray`, `to_numpy` and the operator table (the
 extension API's `ShapedArray`). An Array holds either a NumPy value (eager results) or a
 device buffer (results of a compiled call, which stay on the device until read), possibly
@@ -160,8 +162,9 @@ def with_vma(aval: ShapedArray, vma: frozenset, mesh_axes: tuple) -> ShapedArray
 
 
 # One ShapedArray object per type, for the keys and results of jit's fast path
-# (`compile/dispatch.py`): a dict compares a key's items by identity before calling
-# `__eq__`, which costs ~0.1 µs of a cached call, as when `x = step(x)` passes a result back.
+# (`fast_path.py`): a dict compares a key's items by identity before calling
+# `__eq__`, which costs ~0.1 µs of a cached call, as when `x = step(x)` passes a result back
+# or an Array put on the device (`client.buffer_of` interns its aval) is passed again.
 # Holds one small object per type a jitted function was called with (bounded by the program's
 # types); module-level because an aval is a value, shared by every jitted function.
 _interned: dict[ShapedArray, ShapedArray] = {}
