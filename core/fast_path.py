@@ -157,6 +157,12 @@ def jit_call(jitted: Jitted, *args: Any, **kwargs: Any) -> Any:
                 if type(x) is Array and (b := x._buffer) is not None and b._sharding is home:
                     if (hit := fast.get((config.enable_x64, x._aval))) is not None:
                         return hit[0]([b])
+                elif type(x) is np.ndarray:  # one NumPy array: `_add`'s key, one put
+                    key = (config.enable_x64, (np.ndarray, x.shape, x.dtype))
+                    if (hit := fast.get(key)) is not None:
+                        leaves = [x]
+                        put_host_values(leaves, _FIRST, hit[1])
+                        return hit[0](leaves)
             else:
                 key = [config.enable_x64]
                 buffers = []
@@ -182,6 +188,7 @@ def jit_call(jitted: Jitted, *args: Any, **kwargs: Any) -> Any:
 
 
 _SCALARS = (bool, int, float, complex)
+_FIRST = (0,)  # the host value of a call with one NumPy argument
 _KWARGS = object()  # marks where the keyword arguments start in a key
 
 

@@ -403,3 +403,20 @@ def test_block_until_ready_walks_built_in_containers_itself(monkeypatch) -> None
     monkeypatch.setattr(client, "wait", lambda buffers: (waits.append(len(buffers)), real(buffers)))
     assert didax.block_until_ready(outs) is outs
     assert waits == [9]
+
+
+def test_one_numpy_argument_is_keyed_in_the_call_itself(monkeypatch) -> None:
+    # as one Array argument is: `signature`'s key for it, built without the general walk
+    f = didax.jit(lambda a: a * 2.0)
+    x = np.arange(3, dtype=np.float32)
+    f(x)
+
+    def refused(*args: Any) -> Any:
+        raise AssertionError("the call walked its arguments with signature()")
+
+    monkeypatch.setattr(fast_path, "signature", refused)
+    general = _counting(f)
+    np.testing.assert_array_equal(np.asarray(f(x + 1)), (x + 1) * 2)
+    assert not general
+    with pytest.raises(AssertionError, match="signature"):
+        f(np.arange(3, dtype=np.int32))  # another type: the walk, then the general path
