@@ -202,12 +202,8 @@ def signature(
     if not _add_all(args, key, leaves, host, home):
         return None
     if kwargs:
-        names = _dict_marker(kwargs)  # tree_flatten's order: a dict's keys sorted
-        if names is None:
-            return None
         key.append(_KWARGS)
-        key.append(names)
-        if not _add_all(map(kwargs.__getitem__, names[1:]), key, leaves, host, home):
+        if not _add_all((kwargs,), key, leaves, host, home):  # keyed as a dict
             return None
     return tuple(key)
 
@@ -228,11 +224,11 @@ def _add_all(
             if not _add_all(x, key, leaves, host, home):
                 return False
         elif t is dict:
-            names = _dict_marker(x)
-            if names is None:
+            found = _DICT_MARKERS.get(tuple(x)) or _dict_marker(x)
+            if found is None:
                 return False
-            key.append(names)
-            if not _add_all(map(x.__getitem__, names[1:]), key, leaves, host, home):
+            key.append(found[0])
+            if not _add_all(map(x.__getitem__, found[1]), key, leaves, host, home):
                 return False
         elif not _add(x, t, key, leaves, host, home):
             return False
@@ -267,29 +263,29 @@ def _add(x: Any, t: type, key: list[Any], leaves: list[Any], host: list[int], ho
     return True
 
 
-# A dict's marker in a key, `(dict, *its keys sorted)` (tree_flatten's order), by its keys in
-# insertion order: one object per key set, so building a key sorts nothing and a lookup
-# compares the marker by identity. A set of keys that does not sort (mixed types) is marked
-# None: the general path raises. Holds one small tuple per key set a jitted function was
-# called with, at most _DICT_MARKERS_SIZE (later key sets are sorted on every call);
-# module-level because a key set is a value, shared by every jitted function, as avals are.
-_DICT_MARKERS: dict[tuple, tuple | None] = {}
+# A dict's marker in a key, `(dict, *its keys sorted)` (tree_flatten's order), with its keys
+# sorted, by its keys in insertion order: one object per key set, so building a key sorts
+# nothing and a lookup compares the marker by identity. A set of keys that does not sort
+# (mixed types) is marked None: the general path raises. Holds one small tuple per key set a
+# jitted function was called with, at most _DICT_MARKERS_SIZE (later key sets are sorted on
+# every call); module-level because a key set is a value, shared by every jitted function,
+# as avals are.
+_DICT_MARKERS: dict[tuple, tuple[tuple, tuple] | None] = {}
 _DICT_MARKERS_SIZE = 4096
 
 
-def _dict_marker(x: dict) -> tuple | None:
+def _dict_marker(x: dict) -> tuple[tuple, tuple] | None:
     keys = tuple(x)
-    try:
+    if keys in _DICT_MARKERS:
         return _DICT_MARKERS[keys]
-    except KeyError:
-        pass
     try:
-        marker: tuple | None = (dict, *sorted(keys))
+        names = tuple(sorted(keys))
+        found: tuple[tuple, tuple] | None = ((dict, *names), names)
     except TypeError:  # unorderable keys
-        marker = None
+        found = None
     if len(_DICT_MARKERS) < _DICT_MARKERS_SIZE:
-        _DICT_MARKERS[keys] = marker
-    return marker
+        _DICT_MARKERS[keys] = found
+    return found
 
 
 def put_host_values(leaves: list[Any], host: list[int], avals: Sequence[ShapedArray]) -> None:
