@@ -66,8 +66,8 @@ def eager_unary(fn: Callable[..., Any], floats_only: bool) -> Callable[..., Any]
     """The eager rule of a unary elementwise primitive computed by the NumPy function `fn`."""
 
     def eager(x: Any) -> Any:
-        if type(x) is not Array or _trace_state() is not _EAGER:
-            return NotImplemented
+        if type(x) is not Array or _trace_state() is not _EAGER or config.check_special:
+            return NotImplemented  # (results checked for nan/inf: `bind`'s path checks)
         v = x._value
         if v is None or (floats_only and v.dtype not in _FLOATS):
             return NotImplemented
@@ -85,7 +85,7 @@ def eager_binary(fn: Callable[..., Any], floats_only: bool) -> Callable[..., Any
     """The eager rule of a binary elementwise primitive computed by the NumPy function `fn`."""
 
     def eager(x: Any, y: Any) -> Any:
-        if _trace_state() is not _EAGER:
+        if _trace_state() is not _EAGER or config.check_special:
             return NotImplemented
         tx, ty = type(x), type(y)
         if tx is Array and ty is Array:
@@ -139,12 +139,17 @@ class Jitted(Protocol):
     def _call(self, args: tuple, kwargs: dict) -> Any:
         """The general path."""
 
+    def _hooked(self, args: tuple, kwargs: dict) -> Any:
+        """A call while `config.jit_hooks` is set (debug_nans, debug_infs, disable_jit)."""
+
 
 def jit_call(jitted: Jitted, *args: Any, **kwargs: Any) -> Any:
     """A call of a jitted function: its `__call__` (JitFunction's class body binds it). The
     fast path when nothing is being traced and the arguments have a signature the function
     has run before; otherwise `jitted._call`. The table stays empty with static arguments."""
     __tracebackhide__ = True  # engine frame: IPython leaves it out of tracebacks
+    if config.jit_hooks:  # debug_nans/debug_infs/disable_jit
+        return jitted._hooked(args, kwargs)
     fast = jitted._fast
     if fast and _trace_state() is _EAGER:
         home = jitted._home

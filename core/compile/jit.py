@@ -23,6 +23,7 @@ from typing import Any
 
 from didax import api_util, array, core, dtypes, fast_path
 from didax.array import Array, ShapedArray
+from didax.compile import debugging
 from didax.compile.jit_primitive import (
     UNSPECIFIED,
     compile_jaxpr,
@@ -43,6 +44,7 @@ from didax.compile.stages import (
     out_info,
     partition,
 )
+from didax.config import config
 from didax.interpreters import staging
 from didax.jaxpr import ClosedJaxpr, Jaxpr, holds_own_program
 from didax.runtime import client
@@ -225,8 +227,13 @@ class JitFunction:
     # ----- calling
     # A call: the fast path when nothing is being traced and the arguments have a signature
     # this function has run before (`fast_path.py`, beside the other hand-inlined hot
-    # paths), else `_call`.
+    # paths), else `_call`; `_hooked` under debug_nans/debug_infs/disable_jit.
     __call__ = fast_path.jit_call
+
+    def _hooked(self, args: tuple, kwargs: dict) -> Any:
+        """A call while `config.jit_hooks` is set (debug_nans, debug_infs, disable_jit)."""
+        __tracebackhide__ = True
+        return debugging.hooked_call(self._fn, self._name, self._call, args, kwargs)
 
     def _call(self, args: tuple, kwargs: dict) -> Any:
         """The general path: every call that is not a fast-path hit comes here."""
@@ -392,7 +399,8 @@ class JitFunction:
         return tuple(donated)
 
     def _compile(self, entry: Entry) -> None:
-        entry.executable, timings = compile_jaxpr(entry.closed, self._name)
+        compile_ = lambda: compile_jaxpr(entry.closed, self._name)  # noqa: E731
+        entry.executable, timings = debugging.log_compile(self._name, entry.in_avals, compile_)
         entry.timings.update(timings)
         self._shared.compilations += 1
 
@@ -430,6 +438,9 @@ class JitFunction:
                 return entry, leaves, []
             if statics and (entry := self._equal_entry(key)) is not None:
                 return entry, leaves, []
+        if config.jax_explain_cache_misses:
+            keys = list(self._cache)
+            debugging.explain_miss(self._fn, self._name, keys, key, args, kwargs, static)
         entry, consts = self._trace(args, static, static_kw, in_tree, avals)  # unlocked: slow
         if consts:
             return entry, leaves, consts
