@@ -7,13 +7,16 @@ call, where each Python call or attribute lookup saved is measurable (about 1% o
 - `eager_unary`, `eager_binary`: an elementwise primitive on eager Arrays, as NumPy computes
   it, without the eval interpreter (`core.eager_rules`; the twin is the impl rule);
 - `jit_call`: `JitFunction.__call__`, the cached call of a jitted function: the key of its
-  arguments (`signature`; the twin is `JitFunction._entry`'s key), a lookup in the jitted
-  function's fast table, the launch; any miss takes the general path, `JitFunction._call`;
+  arguments (`signature`, and for one Array or NumPy argument the same key built inline;
+  the twin is `JitFunction._entry`'s key), a lookup in the jitted function's fast table, the
+  launch (a NumPy argument lent to one `batched_device_put` first); any miss takes the
+  general path, `JitFunction._call` (`_hooked` while debug_nans/infs or disable_jit is on);
 - `launcher`: the closure the fast table holds, which launches a compiled program and wraps
-  its outputs (the twin is `Entry.run`).
-Every other Array is made by `array.eager_result` or `array.from_buffer`; these four build
-theirs slot by slot (what `array.build` does), and no other module does
-(tests/test_fast_path.py checks).
+  its outputs (the twin is `Entry.run`); several outputs are built into their tree by a
+  prebuilt function (`tree_util.builder`).
+Every other Array is made by `array.build` (through `array.eager_result` or
+`array.from_buffer`); the four closures here build theirs slot by slot, as `build` does, and
+no other module does (tests/test_fast_path.py checks).
 
 How the jit key works: `signature` walks the arguments once and returns
 - a key that determines the argument types exactly as the general key does: for an Array its
