@@ -56,6 +56,8 @@ for i, name in enumerate(
         "runtime.distributed",
         "runtime.executable",
         "runtime.sharding",
+        # the hand-inlined hot paths: eager closures, the jit key and call, the launch
+        "fast_path",
         # pretty (the layout engine) before jaxpr (the IR and its printer)
         "pretty",
         "jaxpr",
@@ -137,7 +139,6 @@ for i, name in enumerate(
         "compile.sharding_constraint",
         "compile.stages",
         "compile.jit_primitive",
-        "compile.dispatch",
         "compile.jit",
         "compile.caches",
         "parallel",
