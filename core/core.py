@@ -629,20 +629,6 @@ def axis_frame(name: Any, size: int, mesh_axes: tuple | None = None) -> Iterator
         yield main
 
 
-def in_check_vma_body() -> bool:
-    """Whether a check_vma shard_map's axes are bound (its body is being traced)."""
-    return any(getattr(m.global_data, "mesh_axes", None) for m in trace_state().stack)
-
-
-def vma_mesh_axes(name: Any) -> tuple | None:
-    """The mesh's axis names when the innermost frame binding `name` is a check_vma
-    shard_map's (its values' types say whether they vary along it), else None."""
-    for main in reversed(trace_state().stack):
-        if _frame_name(main) == name:
-            return main.global_data.mesh_axes
-    return None
-
-
 def axis_frame_size(name: Any) -> int:
     """The size of the innermost vmapped axis named `name`.
 

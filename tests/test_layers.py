@@ -58,6 +58,8 @@ for i, name in enumerate(
         # pretty (the layout engine) before jaxpr (the IR and its printer)
         "pretty",
         "jaxpr",
+        # the type rules of a check_vma shard_map body (varying manual axes)
+        "vma",
         "tree_util",
         "api_util",
     ]

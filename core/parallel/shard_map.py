@@ -37,7 +37,7 @@ becomes `psum_invariant`, whose result no longer varies along the summed axes
 such a body carry
 the mesh's axis names (`axis_frames(mesh, check_vma)`), which is how collectives and the
 staging trace know they are in one. An output varying along an axis its out_spec leaves
-out raises JAX's ValueError (`check_vma_outputs`); one varying along fewer is cast with `pvary`.
+out raises JAX's ValueError (`vma.check_outputs`); one varying along fewer is cast with `pvary`.
 The types do the transpose's work: the transpose of a `pvary` is a psum, so cotangents are
 neither divided nor psummed as with check_vma=False. Residuals are split along the axes
 they vary along only.
@@ -52,7 +52,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
-from didax import core, dtypes
+from didax import core, dtypes, vma
 from didax.compile import jit as jit_module
 from didax.compile.jit_primitive import derived
 from didax.control_flow import common
@@ -70,7 +70,7 @@ from didax.parallel.specs import (
     check_args,
     check_mesh,
     check_specs,
-    check_vma_outputs,
+    fn_name,
     holds_tracer,
     insert_none,
     mapped_dim,
@@ -78,7 +78,6 @@ from didax.parallel.specs import (
     specs_tuple,
     static_key,
     unblock_aval,
-    unmentioned,
     vary_as,
     vma_spec,
 )
@@ -325,7 +324,7 @@ def _shard_map_transpose(cts, *args, jaxpr, mesh, in_specs, out_specs, check_vma
     cts = [
         ct
         if isinstance(ct, Zero) or check_vma
-        else _over(ct, math.prod(sizes[a] for a in unmentioned(mesh, s)))
+        else _over(ct, math.prod(sizes[a] for a in vma.unmentioned(mesh, s)))
         for ct, s in zip(cts, out_specs, strict=True)
     ]
 
@@ -339,7 +338,7 @@ def _shard_map_transpose(cts, *args, jaxpr, mesh, in_specs, out_specs, check_vma
         if check_vma:
             return outs
         return [
-            collectives.psum(ct, unmentioned(mesh, s))
+            collectives.psum(ct, vma.unmentioned(mesh, s))
             for ct, s in zip(outs, lin_specs, strict=True)
         ]
 
@@ -634,7 +633,7 @@ def _shard_map(
         if found is None:
             found = _trace(f, mesh, in_tree, avals, specs, statics, which, out_specs, check_vma)
             if check_vma:
-                check_vma_outputs(f, mesh, found[0], found[3])
+                vma.check_outputs(fn_name(f), mesh, found[0].out_avals, found[3])
             if eager and key[-1] is not None and not holds_tracer(found[1]):
                 traces[key] = found  # a later call with these types runs this trace again
         closed, consts, out_tree, out_specs_flat = found
