@@ -49,7 +49,14 @@ from didax.runtime.client import (
     process_count,
     process_index,
 )
-from didax.sharding import make_array_from_callback, make_mesh
+from didax.sharding import (
+    NamedSharding,
+    P,
+    make_array_from_callback,
+    make_mesh,
+    reshard,
+    set_mesh,
+)
 
 __version__ = "0.1.0"
 
@@ -81,6 +88,10 @@ __all__ = [
     "block_until_ready",
     "make_array_from_callback",
     "make_mesh",
+    "NamedSharding",
+    "P",
+    "reshard",
+    "set_mesh",
     "config",
     "device_count",
     "device_get",

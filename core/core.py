@@ -55,6 +55,7 @@ from didax.rule_tables import (  # noqa: F401 - the tables live in rule_tables.p
     LoweringContext,
     LoweringRule,
     RuleTable,
+    ShardingRule,
     TransposeRule,
     VmapRule,
     VmaRule,
@@ -65,10 +66,12 @@ from didax.rule_tables import (  # noqa: F401 - the tables live in rule_tables.p
     jvp_rules,
     lowering_rules,
     own_program,
+    sharding_rules,
     transpose_rules,
     vma_rules,
     vmap_rules,
 )
+from didax.sharded_aval import ShardedArray  # noqa: F401 - `core.ShardedArray`
 
 # --------------------------------------------------------------------------- primitives
 

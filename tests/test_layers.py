@@ -45,6 +45,7 @@ for i, name in enumerate(
         "source_info",
         "dtypes",
         "array",
+        "sharded_aval",
         "rule_tables",
         "core",
         # the runtime floor: the PJRT client (and the distributed state it is made from),
@@ -60,6 +61,8 @@ for i, name in enumerate(
         "jaxpr",
         # the type rules of a check_vma shard_map body (varying manual axes)
         "vma",
+        # sharding in types: the context mesh, results' splits over Explicit axes
+        "typed_sharding",
         "tree_util",
         "api_util",
     ]
@@ -95,6 +98,7 @@ for i, name in enumerate(
         "linalg",
         "convolution",
         "cumulative",
+        "sharding_rules",
     ]
 ):
     ORDER[f"didax.primitives.{name}"] = (2, i)

@@ -22,7 +22,7 @@ import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from didax import array, core, dtypes
+from didax import array, core, dtypes, typed_sharding
 from didax.array import Array
 from didax.interpreters import lowering
 from didax.jaxpr import ClosedJaxpr
@@ -30,6 +30,7 @@ from didax.runtime import client
 from didax.runtime.executable import Executable, buffer_to_numpy, compile_module
 from didax.runtime.sharding import NamedSharding, PartitionSpec, named_from_hlo
 from didax.runtime.sharding import put as put_sharded
+from didax.sharded_aval import ShardedArray
 from didax.tree_util import PyTreeDef, builder, tree_flatten, tree_unflatten
 
 
@@ -194,6 +195,12 @@ def make_layout(
     given_in = [s if type(s) is NamedSharding else None for s in given_in or [None] * len(own)]
     given_out = [s if type(s) is NamedSharding else None for s in given_out or ()]
     given_out = given_out or [None] * len(entry.out_avals)
+    explicit = [a.mesh for a in (*entry.in_avals, *entry.out_avals) if type(a) is ShardedArray]
+    if explicit:  # sharding in types: each result is split as its type says
+        given_out = [
+            g or typed_sharding.named(a, explicit[0])
+            for g, a in zip(given_out, entry.out_avals, strict=True)
+        ]
     named = [s for s in (*given_in, *own, *given_out, *constraints) if s is not None]
     if not named:
         return None

@@ -17,10 +17,10 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-from didax import core, dtypes, vma
+from didax import core, dtypes, typed_sharding, vma
 from didax import source_info as si
 from didax.config import config
-from didax.core import ShapedArray
+from didax.core import ShapedArray, ShardedArray
 from didax.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, literal
 
 
@@ -110,7 +110,12 @@ class JaxprTrace(core.Trace):
 
     def process_primitive(self, primitive, tracers, params, avals_out=None):
         if avals_out is None:  # (a subclass may have computed them)
-            avals_out = core.abstract_eval_rules[primitive](*[t.aval for t in tracers], **params)
+            avals_in = [t.aval for t in tracers]
+            avals_out = core.abstract_eval_rules[primitive](*avals_in, **params)
+            for aval in avals_in:
+                if type(aval) is ShardedArray:  # split over Explicit mesh axes: typed so
+                    avals_out = typed_sharding.result_avals(primitive, avals_in, avals_out, params)
+                    break
         outvars = [Var(a) for a in avals_out]
         derivation = self.main.deriving.current  # set by a transformation running a rule
         eqn = JaxprEqn(

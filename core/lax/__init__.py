@@ -26,6 +26,7 @@ from didax.primitives import (  # noqa: F401 - the families, for `lax.elementwis
     reductions,
     rules,
     shape,
+    sharding_rules,
     slicing,
 )
 from didax.primitives.bits import (
