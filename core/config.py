@@ -9,6 +9,9 @@ Layer 1 (no imports from didax). Options:
   `XLA_FLAGS=--xla_force_host_platform_device_count=N`). It is locked by the first array
   made (eager or not) or when the backend starts the client, whichever comes first: a
   later update raises RuntimeError, as in JAX, whose first array starts its backend.
+- `jax_use_shardy_partitioner`: on by default, as in JAX 0.10.2: partitioned programs carry
+  Shardy's `sdy.sharding` attributes over an `sdy.mesh` and shard_map bodies are
+  `sdy.manual_computation`s; off, GSPMD's `mhlo.sharding` and custom calls.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ def _env_flag(name: str) -> bool:
 _DEFAULTS: dict[str, Any] = {
     "jax_enable_x64": _env_flag("JAX_ENABLE_X64"),
     "jax_num_cpu_devices": -1,
+    "jax_use_shardy_partitioner": True,
 }
 
 
@@ -72,6 +76,9 @@ class Config:
             )
         if name == "jax_enable_x64":
             self._values[name] = self.enable_x64 = bool(value)
+            return
+        if name == "jax_use_shardy_partitioner":
+            self._values[name] = bool(value)
             return
         if isinstance(value, bool) or not isinstance(value, int):
             raise TypeError(f"{name} must be an int, got {value!r}")

@@ -13,6 +13,7 @@ from typing import Any
 
 from didax import core, tree_util, typed_sharding
 from didax.core import NOT_MAPPED
+from didax.interpreters import lowering
 from didax.jaxpr import pp_params_rules
 from didax.primitives import rules
 from didax.runtime import sharding as sharding_module
@@ -115,9 +116,9 @@ def _sharding_constraint_lowering(ctx, x, *, sharding, unconstrained_dims, **par
     devices = ctx.module.device_assignment
     if devices is None:  # a program for one device: nothing to partition
         return [x]
-    text = sharding.hlo_text(ctx.avals_in[0].ndim, devices)
+    text = lowering.sharding_text(sharding, ctx.avals_in[0].ndim, devices, unconstrained_dims)
     config = ""
-    if unconstrained_dims:
+    if unconstrained_dims and not text.startswith("#sdy"):
         config = f"unspecified_dims=[{','.join(map(str, sorted(unconstrained_dims)))}]"
     return [ctx.module.sharding_annotation(x, text, config)]
 
@@ -216,9 +217,8 @@ def _reshard_lowering(ctx, x, *, dst_sharding):
     devices = ctx.module.device_assignment
     if devices is None:
         return [x]
-    return [
-        ctx.module.sharding_annotation(x, dst_sharding.hlo_text(ctx.avals_in[0].ndim, devices), "")
-    ]
+    text = lowering.sharding_text(dst_sharding, ctx.avals_in[0].ndim, devices)
+    return [ctx.module.sharding_annotation(x, text)]
 
 
 pp_params_rules.register(reshard_p, lambda params: [])  # JAX prints `reshard b`

@@ -353,9 +353,17 @@ def lower_sharded(closed: ClosedJaxpr, name: str, layout: Layout) -> lowering.Mo
         closed,
         name,
         device_assignment=layout.devices,
-        in_shardings=layout.in_texts,
-        out_shardings=layout.out_texts,
+        in_shardings=_lowered(layout.in_shardings, closed.in_avals, layout.devices),
+        out_shardings=_lowered(layout.out_given, closed.out_avals, layout.devices),
+        mesh=layout.mesh,
     )
+
+
+def _lowered(shardings: Sequence[Any], avals: Sequence[Any], devices: Sequence[Any]) -> list:
+    return [
+        None if s is None else lowering.sharding_text(s, a.ndim, devices)
+        for s, a in zip(shardings, avals, strict=True)
+    ]
 
 
 def compile_lowered_sharded(

@@ -55,6 +55,7 @@ import numpy as np
 from didax import core, dtypes, vma
 from didax.compile import jit as jit_module
 from didax.compile.jit_primitive import derived
+from didax.config import config
 from didax.control_flow import common
 from didax.core import NOT_MAPPED, ShapedArray, Zero
 from didax.interpreters import lowering, partial_eval, staging, transpose
@@ -493,6 +494,8 @@ def _shard_map_lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, **params):
             "the mesh's order (a jit with shardings over another mesh)"
         )
     manual = mesh.size > 1  # as JAX: on one device, no manual sharding to enter
+    if manual and config.read("jax_use_shardy_partitioner"):
+        return _manual_computation(ctx, args, jaxpr, mesh, in_specs, out_specs)
     blocks = [
         _to_block(ctx, x, spec, a_in, a_blk, mesh) if manual else x
         for x, spec, a_in, a_blk in zip(args, in_specs, ctx.avals_in, jaxpr.in_avals, strict=True)
@@ -508,6 +511,37 @@ def _shard_map_lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, **params):
             outs, out_specs, jaxpr.out_avals, ctx.avals_out, strict=True
         )
     ]
+
+
+def _manual_computation(ctx, args, jaxpr, mesh, in_specs, out_specs) -> list[Any]:
+    # Shardy: the body, inline in an `sdy.manual_computation` over every mesh axis, takes
+    # the blocks the in_specs cut and gives those the out_specs put together, as JAX's
+    ir, module, devices = ctx.ir, ctx.module, ctx.module.device_assignment
+
+    def per_value(specs, avals):
+        texts = [
+            lowering.sharding_text(NamedSharding(mesh, s), a.ndim, devices)[len("#sdy.sharding") :]
+            for s, a in zip(specs, avals, strict=True)
+        ]
+        return ir.Attribute.parse(f"#sdy.sharding_per_value<[{', '.join(texts)}]>")
+
+    axes = ", ".join(f'"{a}"' for a in mesh.axis_names)
+    op = module.sdy.ManualComputationOp(
+        [ctx.tensor_type(a) for a in ctx.avals_out],
+        list(args),
+        per_value(in_specs, ctx.avals_in),
+        per_value(out_specs, ctx.avals_out),
+        ir.Attribute.parse(f"#sdy<manual_axes{{{axes}}}>"),
+    )
+    block = op.body.blocks.append(*[ctx.tensor_type(a) for a in jaxpr.in_avals])
+    module.manual_mesh = mesh
+    try:
+        with ir.InsertionPoint(block):
+            outs = ctx.lower_jaxpr(jaxpr, list(block.arguments))
+            module.sdy.ReturnOp(outs)
+    finally:
+        module.manual_mesh = None
+    return list(op.results)
 
 
 def _custom_call(ctx: Any, target: str, x: Any, aval: ShapedArray, sharding: str) -> Any:
