@@ -133,6 +133,7 @@ for i, name in enumerate(
         "parallel.collectives",
         "parallel.exchanges",
         "parallel.specs",
+        "parallel.manual",
         "parallel.shard_map",
         "parallel.pmap",
     ]

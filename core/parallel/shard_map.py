@@ -10,11 +10,9 @@ name. It is one primitive, `shard_map_p`, printed as JAX 0.10.2 prints it; `pmap
 a jit of one over a one-axis mesh.
 
 Lowering, as JAX's: inside an SPMD program over the mesh's devices (jit finds the mesh in the
-jaxpr and partitions the call over it, stages.py), each operand is marked with its spec's
-sharding (`@Sharding`) and cut to this device's block (`@SPMDFullToShardShape`, "{manual}");
-the body is a function called on the blocks, lowered with the mesh as the module's manual
-mesh, so that its collectives act between partitions (parallel/collectives.py); results go
-back with `@SPMDShardToFullShape`. XLA's SPMD partitioner does the rest. Called outside jit,
+jaxpr and partitions the call over it, stages.py), the body is manual over the mesh's axes
+(parallel/manual.py: Shardy's `sdy.manual_computation`, or GSPMD's custom calls), so that its
+collectives act between partitions (parallel/collectives.py). Called outside jit,
 `shard_map_p`'s impl runs the same program (a jit of the one equation). On a mesh of several
 processes (pmap under `didax.distributed`) it runs as a replicated program instead, whose
 collectives act across replicas and whose results each process reads its part of.
@@ -55,14 +53,13 @@ import numpy as np
 from didax import core, dtypes, vma
 from didax.compile import jit as jit_module
 from didax.compile.jit_primitive import derived
-from didax.config import config
 from didax.control_flow import common
 from didax.core import NOT_MAPPED, ShapedArray, Zero
 from didax.interpreters import lowering, partial_eval, staging, transpose
 from didax.interpreters.jvp import jvp_jaxpr
 from didax.interpreters.vmap import batched_out_dims, vmap_jaxpr
 from didax.jaxpr import ClosedJaxpr, JaxprEqn, Var, eval_jaxpr, pp_params_rules
-from didax.parallel import collectives, exchanges
+from didax.parallel import collectives, exchanges, manual
 from didax.parallel.specs import (
     axis_sizes,
     block_aval,
@@ -88,7 +85,7 @@ from didax.primitives.convert import convert_element_type
 from didax.primitives.elementwise import div
 from didax.runtime import client
 from didax.runtime.executable import Executable, compile_module
-from didax.runtime.sharding import Mesh, NamedSharding, PartitionSpec
+from didax.runtime.sharding import Mesh, PartitionSpec
 from didax.tree_util import broadcast_prefix, tree_flatten, tree_unflatten
 
 P = PartitionSpec
@@ -479,91 +476,7 @@ def _shard_map_partial_eval(unks_in, eqn):
 
 @core.lowering_rules.register(shard_map_p)
 def _shard_map_lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, **params):
-    module = ctx.module
-    if module.manual_mesh is not None or module.replica_axes:
-        # a ValueError, as JAX 0.10.2 raises for a pmap inside a pmap
-        raise ValueError(
-            f"shard_map over {mesh} inside another shard_map (a pmap inside a pmap) is not "
-            "supported by didax"
-        )
-    devices = module.device_assignment
-    if devices is None or tuple(devices) != tuple(mesh.devices.flat):
-        # partition k must be mesh position k, for the body's collectives
-        raise ValueError(
-            f"shard_map over {mesh} in a program that does not run on the mesh's devices in "
-            "the mesh's order (a jit with shardings over another mesh)"
-        )
-    manual = mesh.size > 1  # as JAX: on one device, no manual sharding to enter
-    if manual and config.read("jax_use_shardy_partitioner"):
-        return _manual_computation(ctx, args, jaxpr, mesh, in_specs, out_specs)
-    blocks = [
-        _to_block(ctx, x, spec, a_in, a_blk, mesh) if manual else x
-        for x, spec, a_in, a_blk in zip(args, in_specs, ctx.avals_in, jaxpr.in_avals, strict=True)
-    ]
-    module.manual_mesh = mesh
-    try:
-        outs = module.call_function("shmap_body", jaxpr, blocks)
-    finally:
-        module.manual_mesh = None
-    return [
-        _from_block(ctx, y, spec, a_blk, a_out, mesh) if manual else y
-        for y, spec, a_blk, a_out in zip(
-            outs, out_specs, jaxpr.out_avals, ctx.avals_out, strict=True
-        )
-    ]
-
-
-def _manual_computation(ctx, args, jaxpr, mesh, in_specs, out_specs) -> list[Any]:
-    # Shardy: the body, inline in an `sdy.manual_computation` over every mesh axis, takes
-    # the blocks the in_specs cut and gives those the out_specs put together, as JAX's
-    ir, module, devices = ctx.ir, ctx.module, ctx.module.device_assignment
-
-    def per_value(specs, avals):
-        texts = [
-            lowering.sharding_text(NamedSharding(mesh, s), a.ndim, devices)[len("#sdy.sharding") :]
-            for s, a in zip(specs, avals, strict=True)
-        ]
-        return ir.Attribute.parse(f"#sdy.sharding_per_value<[{', '.join(texts)}]>")
-
-    axes = ", ".join(f'"{a}"' for a in mesh.axis_names)
-    op = module.sdy.ManualComputationOp(
-        [ctx.tensor_type(a) for a in ctx.avals_out],
-        list(args),
-        per_value(in_specs, ctx.avals_in),
-        per_value(out_specs, ctx.avals_out),
-        ir.Attribute.parse(f"#sdy<manual_axes{{{axes}}}>"),
-    )
-    block = op.body.blocks.append(*[ctx.tensor_type(a) for a in jaxpr.in_avals])
-    module.manual_mesh = mesh
-    try:
-        with ir.InsertionPoint(block):
-            outs = ctx.lower_jaxpr(jaxpr, list(block.arguments))
-            module.sdy.ReturnOp(outs)
-    finally:
-        module.manual_mesh = None
-    return list(op.results)
-
-
-def _custom_call(ctx: Any, target: str, x: Any, aval: ShapedArray, sharding: str) -> Any:
-    ir = ctx.ir
-    op = ctx.hlo.CustomCallOp(
-        [ctx.tensor_type(aval)], [x], call_target_name=target, backend_config=ir.StringAttr.get("")
-    )
-    op.attributes["mhlo.sharding"] = ir.StringAttr.get(sharding)
-    return op.results[0]
-
-
-def _to_block(ctx, x, spec, aval, block, mesh) -> Any:
-    # split as the spec says, then this partition's block, manually sharded from here on
-    text = NamedSharding(mesh, spec).hlo_text(aval.ndim, ctx.module.device_assignment)
-    x = _custom_call(ctx, "Sharding", x, aval, text)
-    return _custom_call(ctx, "SPMDFullToShardShape", x, block, "{manual}")
-
-
-def _from_block(ctx, y, spec, block, aval, mesh) -> Any:
-    text = NamedSharding(mesh, spec).hlo_text(aval.ndim, ctx.module.device_assignment)
-    y = _custom_call(ctx, "Sharding", y, block, "{manual}")
-    return _custom_call(ctx, "SPMDShardToFullShape", y, aval, text)
+    return manual.lower_body(ctx, args, jaxpr, mesh, in_specs, out_specs)
 
 
 # ----------------------------------------------------------------------------- shard_map
