@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from didax import core
+from didax import core, vma
 from didax.core import ShapedArray
 from didax.runtime.sharding import Mesh, NamedSharding, PartitionSpec
 from didax.sharded_aval import ShardedArray, with_spec
@@ -174,6 +174,8 @@ def result_avals(
     rule = core.sharding_rules._rules.get(primitive)
     if rule is not None:
         specs = rule(avals_in, avals_out, **params)
+    elif any(vma.holds_jaxpr(v) for v in params.values()):
+        return list(avals_out)  # higher-order: typed by its jaxprs' types (jit, cond, ...)
     else:
         specs = [_elementwise(primitive, avals_in, a) for a in avals_out]
     return [with_spec(a, s or (), mesh) for a, s in zip(avals_out, specs, strict=True)]

@@ -115,7 +115,7 @@ def join(
     rule = core.vma_rules._rules.get(primitive)
     if rule is not None:
         return rule(vmas, **params), None
-    if any(_holds_jaxpr(v) for v in params.values()):
+    if any(holds_jaxpr(v) for v in params.values()):
         return vmas, None  # higher-order: its bodies are typed with its operands' types
     union = frozenset().union(*vmas)
     return [union] * len(avals), union
@@ -129,7 +129,8 @@ def with_join(avals_out: Sequence[ShapedArray], vma: frozenset | None) -> list[S
     return [core.with_vma(a, vma, order) for a in avals_out]
 
 
-def _holds_jaxpr(v: Any) -> bool:
+def holds_jaxpr(v: Any) -> bool:
+    """Whether a param value is (or holds) a jaxpr: a higher-order primitive's."""
     return isinstance(v, (Jaxpr, ClosedJaxpr)) or (
         isinstance(v, tuple) and any(isinstance(x, (Jaxpr, ClosedJaxpr)) for x in v)
     )

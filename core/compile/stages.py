@@ -170,7 +170,9 @@ class Layout:
             None if s is None else s.hlo_text(a.ndim, devices)
             for s, a in zip(out_given, out_avals, strict=True)
         )
-        self.key = (devices, self.in_texts, self.out_texts)
+        # (the mesh too: results' shardings are named on it, and the HLO texts of two meshes
+        # of the same devices can be equal, a replicated value's always are)
+        self.key = (mesh, devices, self.in_texts, self.out_texts)
 
 
 def make_layout(

@@ -50,7 +50,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
-from didax import core, dtypes, vma
+from didax import core, dtypes, typed_sharding, vma
 from didax.compile import jit as jit_module
 from didax.compile.jit_primitive import derived
 from didax.control_flow import common
@@ -70,6 +70,7 @@ from didax.parallel.specs import (
     check_specs,
     fn_name,
     holds_tracer,
+    inferred_specs,
     insert_none,
     mapped_dim,
     out_rank_error,
@@ -85,7 +86,7 @@ from didax.primitives.convert import convert_element_type
 from didax.primitives.elementwise import div
 from didax.runtime import client
 from didax.runtime.executable import Executable, compile_module
-from didax.runtime.sharding import Mesh, PartitionSpec
+from didax.runtime.sharding import Mesh, NamedSharding, PartitionSpec, typed
 from didax.tree_util import broadcast_prefix, tree_flatten, tree_unflatten
 
 P = PartitionSpec
@@ -158,7 +159,10 @@ def _shard_map_abstract_eval(*avals, jaxpr, mesh, in_specs, out_specs, **params)
                 f"shard_map: an operand of type {aval.str_short()} with spec {spec!r} does "
                 f"not give the body's block type {expected.str_short()} on {mesh}"
             )
-    return [unblock_aval(a, s, sizes) for a, s in zip(jaxpr.out_avals, out_specs, strict=True)]
+    return [  # (typed by their specs over Explicit axes)
+        typed(unblock_aval(a, s, sizes), NamedSharding(mesh, s))
+        for a, s in zip(jaxpr.out_avals, out_specs, strict=True)
+    ]
 
 
 @core.impl_rules.register(shard_map_p)
@@ -487,7 +491,7 @@ class _Infer:
         return "Infer"
 
 
-Infer = _Infer()  # JAX's default in_specs: read from Explicit mesh axes (didax has none)
+Infer = _Infer()  # JAX's default in_specs: read from the arguments' types (Explicit axes)
 
 
 def shard_map(
@@ -551,48 +555,45 @@ def _shard_map(
     @functools.wraps(f)
     def wrapped(*args: Any) -> Any:
         __tracebackhide__ = True
-        check_mesh(mesh, axis_names)
-        if in_specs is Infer:
-            axis_types = ", ".join(str(t) for t in mesh.axis_types)
-            raise TypeError(
-                "shard_map in_specs argument must be a pytree of `jax.sharding.PartitionSpec` "
-                f"instances, but it was `None` when axis_names={frozenset(mesh.axis_names)} are "
-                f"of type {axis_types}"
-            )
-        if in_specs is not None:
-            check_specs("in", in_specs, mesh)
-        check_specs("out", out_specs, mesh)
+        m = typed_sharding.get_mesh() if mesh is None else mesh  # (or the context mesh)
+        check_mesh(m, axis_names)
         leaves, in_tree = tree_flatten(args)
-        try:
-            specs = broadcast_prefix(specs_tuple(in_specs), in_tree, "shard_map in_specs")
-        except ValueError as e:
-            raise ValueError(f"shard_map in_specs: {e}") from None
+        if in_specs is Infer:  # each argument split as its type says (Explicit axes)
+            specs = inferred_specs(m, [core.get_aval(x) for x in leaves])
+        else:
+            if in_specs is not None:
+                check_specs("in", in_specs, m)
+            try:
+                specs = broadcast_prefix(specs_tuple(in_specs), in_tree, "shard_map in_specs")
+            except ValueError as e:
+                raise ValueError(f"shard_map in_specs: {e}") from None
+        check_specs("out", out_specs, m)
         # a None spec: a static argument, passed to `f` as it is (JAX's)
         statics = [x for x, s in zip(leaves, specs, strict=True) if s is None]
         leaves = [x for x, s in zip(leaves, specs, strict=True) if s is not None]
         which = [s is not None for s in specs]
         specs = [s for s in specs if s is not None]
         avals = [core.get_aval(x) for x in leaves]
-        check_args(f, mesh, avals, specs)
+        check_args(f, m, avals, specs)
         eager = core.trace_state() is core.EAGER_STATE
         key = (in_tree, tuple(avals), tuple(specs), tuple(which), static_key(statics))
         found = traces.get(key) if eager and key[-1] is not None else None
         if found is None:
-            found = _trace(f, mesh, in_tree, avals, specs, statics, which, out_specs, check_vma)
+            found = _trace(f, m, in_tree, avals, specs, statics, which, out_specs, check_vma)
             if check_vma:
-                vma.check_outputs(fn_name(f), mesh, found[0].out_avals, found[3])
+                vma.check_outputs(fn_name(f), m, found[0].out_avals, found[3])
             if eager and key[-1] is not None and not holds_tracer(found[1]):
                 traces[key] = found  # a later call with these types runs this trace again
         closed, consts, out_tree, out_specs_flat = found
-        params = shard_map_params(mesh, [*(P() for _ in consts), *specs], out_specs_flat, check_vma)
+        params = shard_map_params(m, [*(P() for _ in consts), *specs], out_specs_flat, check_vma)
         everything = [*consts, *leaves]
         if (
             core.trace_state() is core.EAGER_STATE
-            and len(mesh.local_devices) == mesh.size
+            and len(m.local_devices) == m.size
             and not any(isinstance(x, core.Tracer) for x in everything)
-        ):  # straight to the partitioned program: its results stay split over the mesh
+        ):  # straight to the partitioned program: its results stay split over the m
             outs = run_partitioned(
-                everything, closed, mesh, params["in_specs"], out_specs_flat, check_vma
+                everything, closed, m, params["in_specs"], out_specs_flat, check_vma
             )
         else:
             outs = shard_map_p.bind(*everything, jaxpr=closed, **params)

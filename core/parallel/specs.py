@@ -12,10 +12,10 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from didax import core, vma
+from didax import core, typed_sharding, vma
 from didax.control_flow import common
 from didax.core import ShapedArray
-from didax.runtime.sharding import Mesh, PartitionSpec
+from didax.runtime.sharding import AxisType, Mesh, PartitionSpec
 from didax.tree_util import tree_flatten
 
 P = PartitionSpec
@@ -43,7 +43,10 @@ def block_factors(spec: PartitionSpec, ndim: int, sizes: dict[Any, int]) -> list
 def block_aval(aval: ShapedArray, spec: PartitionSpec, sizes: dict[Any, int]) -> ShapedArray:
     """One device's block of an operand of type `aval` split as `spec`."""
     factors = block_factors(spec, aval.ndim, sizes)
-    return aval.update(shape=tuple(n // f for n, f in zip(aval.shape, factors, strict=True)))
+    shape = tuple(n // f for n, f in zip(aval.shape, factors, strict=True))
+    if type(aval) is core.ShardedArray:  # a block is not split: its type says no split
+        return ShapedArray(shape, aval.dtype, aval.weak_type)
+    return aval.update(shape=shape)
 
 
 def unblock_aval(aval: ShapedArray, spec: PartitionSpec, sizes: dict[Any, int]) -> ShapedArray:
@@ -109,11 +112,24 @@ def fn_name(f: Any) -> str:
     return getattr(f, "__name__", str(f))
 
 
+def inferred_specs(mesh: Mesh, avals: Sequence[ShapedArray]) -> list[PartitionSpec]:
+    """JAX's `in_specs` default: each argument split as its type says, over a mesh whose
+    axes are all `Explicit` (JAX's TypeError otherwise)."""
+    if any(t is not AxisType.Explicit for t in mesh.axis_types):
+        axis_types = ", ".join(str(t) for t in mesh.axis_types)
+        raise TypeError(
+            "shard_map in_specs argument must be a pytree of `jax.sharding.PartitionSpec` "
+            f"instances, but it was `None` when axis_names={frozenset(mesh.axis_names)} are "
+            f"of type {axis_types}"
+        )
+    return [typed_sharding.named(a, mesh).spec for a in avals]
+
+
 def check_mesh(mesh: Any, axis_names: Any) -> None:
     if mesh is None:
         raise ValueError(
             "The context mesh cannot be empty. Use `jax.set_mesh(mesh)` to enter into a mesh "
-            "context (didax has no context mesh: pass mesh=)"
+            "context"
         )
     if not isinstance(mesh, Mesh):
         raise TypeError(

@@ -488,8 +488,9 @@ def device_put(x: Any, target: Any = None) -> Any:
 
 def put(x: Any, sharding: NamedSharding) -> Any:
     """`x` split over `sharding`'s mesh: each device gets its block (a copy). The Array
-    keeps its host value too, so reading it back costs nothing (a split one keeps it aside,
-    as `_gathered`: eager operations on it run on the devices, see array.py)."""
+    keeps its host value too, so reading it back costs nothing (one on several devices, split
+    or replicated, keeps it aside, as `_gathered`: eager operations on it run on the devices
+    and keep their results there, `P()` for a replicated one, as JAX's; see array.py)."""
     if isinstance(x, core.Tracer):
         return x
     if type(x) is Array and getattr(x, "_sharding", None) == sharding and x._buffer is not None:
@@ -502,7 +503,7 @@ def put(x: Any, sharding: NamedSharding) -> Any:
     text = sharding.hlo_text(value.ndim, devices)
     buffer = client.put_sharded(value, aval, devices, text, [blocks[d] for d in devices])
     aval = typed(aval, sharding)
-    if not sharding.is_fully_replicated:
+    if sharding.num_devices > 1:  # split, or replicated on several devices: stays there
         out = Array(None, buffer=buffer, aval=aval, sharding=sharding)
         out._gathered = value
         return out

@@ -74,21 +74,27 @@ t("reshard_no_mesh", lambda: typed(M.sharding.reshard(x, P())))
 t("reshard_named", lambda: typed(M.sharding.reshard(x, NamedSharding(m, P(None, "x")))))
 t("zeros_no_mesh", lambda: typed(jnp.zeros((8,), out_sharding=P("x"))))
 t("abstract_mesh_none", lambda: repr(M.sharding.get_abstract_mesh()))
-with M.set_mesh(m):
-    t("zeros", lambda: [typed(jnp.zeros((8,), out_sharding=P("x"))), typed(jnp.zeros((8,)))])
-    t("ones", lambda: typed(jnp.ones((8, 4), out_sharding=P("x", "y"))))
-    t("full", lambda: typed(jnp.full((8, 4), 2.0, out_sharding=P("x"))))
-    t("arange", lambda: typed(jnp.arange(8.0, out_sharding=P("x"))))
-    t("device_put_spec", lambda: typed(M.device_put(np.ones((8, 4)), P("x"))))
-    t("reshard", lambda: [typed(M.sharding.reshard(x, P())), typed(M.reshard(x, P(None, "y")))])
-    t("abstract_mesh", lambda: [repr(M.sharding.get_abstract_mesh())])
-    t(
-        "jaxpr_reshard",
-        lambda: str(M.make_jaxpr(lambda a: M.sharding.reshard(a * 2, P(None, "x")))(x)),
-    )
-    t("jit_reshard", lambda: typed(M.jit(lambda a: M.sharding.reshard(a * 2, P(None, "x")))(x)))
-    t("vmap_reshard", lambda: typed(M.vmap(lambda a: M.sharding.reshard(a * 2, P("y")))(r)))
-    t("grad", lambda: typed(M.grad(lambda a: (M.sharding.reshard(a, P()) ** 2).sum())(x)))
+
+
+def tm(name, fn):  # a case under the context mesh (`set_mesh` as a `with`)
+    with M.set_mesh(m):
+        t(name, fn)
+
+
+tm("zeros", lambda: [typed(jnp.zeros((8,), out_sharding=P("x"))), typed(jnp.zeros((8,)))])
+tm("ones", lambda: typed(jnp.ones((8, 4), out_sharding=P("x", "y"))))
+tm("full", lambda: typed(jnp.full((8, 4), 2.0, out_sharding=P("x"))))
+tm("arange", lambda: typed(jnp.arange(8.0, out_sharding=P("x"))))
+tm("device_put_spec", lambda: typed(M.device_put(np.ones((8, 4)), P("x"))))
+tm("reshard", lambda: [typed(M.sharding.reshard(x, P())), typed(M.reshard(x, P(None, "y")))])
+tm("abstract_mesh", lambda: [repr(M.sharding.get_abstract_mesh())])
+tm(
+    "jaxpr_reshard",
+    lambda: str(M.make_jaxpr(lambda a: M.sharding.reshard(a * 2, P(None, "x")))(x)),
+)
+tm("jit_reshard", lambda: typed(M.jit(lambda a: M.sharding.reshard(a * 2, P(None, "x")))(x)))
+tm("vmap_reshard", lambda: typed(M.vmap(lambda a: M.sharding.reshard(a * 2, P("y")))(r)))
+tm("grad", lambda: typed(M.grad(lambda a: (M.sharding.reshard(a, P()) ** 2).sum())(x)))
 t("abstract_mesh_after", lambda: repr(M.sharding.get_abstract_mesh()))
 context = M.set_mesh(m)  # as a function: set at once
 t("set_mesh_call", lambda: repr(M.sharding.get_abstract_mesh()))
