@@ -125,6 +125,24 @@ def inferred_specs(mesh: Mesh, avals: Sequence[ShapedArray]) -> list[PartitionSp
     return [typed_sharding.named(a, mesh).spec for a in avals]
 
 
+def check_manual(in_specs: Any, out_specs: Any, manual: frozenset) -> None:
+    """JAX's check that the specs name only the axes the body is manual over."""
+    for which, specs in (("in", in_specs), ("out", out_specs)):
+        leaves, _ = tree_flatten(specs, is_leaf=lambda s: isinstance(s, PartitionSpec))
+        named = {
+            a
+            for s in leaves
+            if isinstance(s, PartitionSpec)
+            for d in range(len(s))
+            for a in s.axes_of(d)
+        }
+        if named - manual:
+            raise ValueError(
+                f"shard_map {which}_specs argument must refer to an axis marked as manual "
+                f"({manual}), but: {sorted(named - manual)}"
+            )
+
+
 def check_mesh(mesh: Any, axis_names: Any) -> None:
     if mesh is None:
         raise ValueError(
@@ -153,11 +171,6 @@ def check_mesh(mesh: Any, axis_names: Any) -> None:
         raise NotImplementedError(
             f"shard_map over {mesh}, whose devices belong to several processes: didax runs "
             "only pmap over several processes (a jit with NamedShardings over them works)"
-        )
-    if names != frozenset(mesh.axis_names):
-        raise NotImplementedError(
-            f"shard_map with axis_names={set(names)} manual over part of the mesh "
-            f"{mesh.axis_names}: didax supports only shard_maps manual over every mesh axis"
         )
 
 

@@ -77,6 +77,31 @@ tm(
         M.grad(lambda a: M.shard_map(lambda b: b * b, out_specs=P("x", "y"))(a).sum())(x)
     ).tolist(),
 )
+# manual over some axes (`axis_names`): values and jaxpr (didax runs the body manual over
+# every axis, the same along the others: its result is replicated where JAX's stays split
+# along them, README "shard_map")
+xa = M.device_put(np.arange(32.0, dtype=np.float32).reshape(8, 4), NamedSharding(grid, P("x", "y")))
+part = M.shard_map(
+    lambda a: lax.psum(a, "x") * 2, mesh=grid, in_specs=P("x"), out_specs=P(), axis_names={"x"}
+)
+t("partial_values", lambda: [np.asarray(part(xa)).tolist(), np.asarray(M.jit(part)(xa)).tolist()])
+t("partial_jaxpr", lambda: str(M.make_jaxpr(part)(xa)))
+t(
+    "partial_grad",
+    lambda: np.asarray(M.grad(lambda a: M.jit(part)(a).sum())(xa)).tolist(),
+)
+t_type(
+    "partial_unbound",
+    lambda: M.shard_map(
+        lambda a: lax.psum(a, "y"), mesh=grid, in_specs=P("x"), out_specs=P(), axis_names={"x"}
+    )(xa),
+)
+t_type(
+    "partial_spec",
+    lambda: M.shard_map(
+        lambda a: a, mesh=grid, in_specs=P("x", "y"), out_specs=P("x", "y"), axis_names={"x"}
+    )(xa),
+)
 t("no_mesh", lambda: M.shard_map(lambda a: a, in_specs=P("x"), out_specs=P("x"))(x))
 t_type("infer_auto", lambda: M.shard_map(lambda a: a, mesh=grid, out_specs=P("x"))(x))
 print(json.dumps(res))
