@@ -1,13 +1,13 @@
 """Sharding in types (JAX 0.10.2's default): the context mesh, and how a primitive's results
 are split over a mesh's `Explicit` axes.
 
-Layer 1, after runtime.sharding (meshes, specs, NamedShardings) and jaxpr. A value split
-over `Explicit` mesh axes has an `sharded_aval.ShardedArray` aval (`float32[8@x,2]`): `spec`, per
+Layer 1, after runtime.sharding (meshes, specs, NamedShardings) and vma. A value split over
+`Explicit` mesh axes has a `sharded_aval.ShardedArray` aval (`float32[8@x,2]`): `spec`, per
 dimension, the axes splitting it. The staging trace asks `result_avals` for each equation's
 result types: a primitive's rule in `core.sharding_rules` (registered beside the lax
-wrappers, in primitives/sharding_rules.py) gives its results' specs, and a primitive with
-none is elementwise when every split operand has its results' shape, else JAX's
-`ShardingTypeError` names it. `set_mesh` sets the mesh a bare `PartitionSpec` refers to
+wrappers, in primitives/sharding_rules.py) gives its results' specs; a higher-order one
+keeps its jaxprs' types; any other is elementwise when every split operand has its results'
+shape, else `ShardingTypeError` names it. `set_mesh` sets the mesh a bare `PartitionSpec` refers to
 (`out_sharding=P('x')`, `reshard(x, P())`), as `jax.set_mesh`; it is process state, like a
 config option (not a ContextVar: STYLE §4).
 """
@@ -153,10 +153,6 @@ def spec_of(aval: ShapedArray) -> tuple:
 
 def mesh_of(avals: Sequence[ShapedArray]) -> Any:
     return next(a.mesh for a in avals if type(a) is ShardedArray)
-
-
-def long_name(aval: ShapedArray) -> str:
-    return str(aval.strip_weak_type())
 
 
 # ----------------------------------------------------------------------------- propagation
