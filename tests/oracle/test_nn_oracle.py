@@ -8,7 +8,7 @@ import didax
 import didax.numpy as dnp
 import numpy as np
 import pytest
-from oracle_util import assert_matches
+from helpers.oracle import assert_matches
 
 jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")
@@ -58,7 +58,7 @@ def _both(name: str, **kwargs):
 @pytest.mark.parametrize("name", ACTIVATIONS)
 def test_activation_eval_jit_vmap(name: str) -> None:
     fj, fd = _both(name)
-    jitted = jax.jit(fj)  # JAX's values and weak types, one compile (see oracle_util)
+    jitted = jax.jit(fj)  # JAX's values and weak types, one compile (see helpers/oracle.py)
     x = np.abs(XS) + 0.25 if name == "log1mexp" else XS  # log(1 - e^-x): x > 0
     assert_matches(fd(x), jitted(x))
     assert_matches(fd(1.5), jitted(1.5))  # a Python scalar: weak-typed, as in JAX

@@ -1,6 +1,6 @@
 """The `jax.numpy` names added from the missing-names list (`numpy/rearrange.py`,
 `statistics.py`, `calculus.py`, `manipulation.moveaxis`) against JAX 0.10.2: values, dtypes,
-shapes and weak types eagerly and under jit (`oracle_util.assert_matches`), and gradients
+shapes and weak types eagerly and under jit (`helpers.oracle.assert_matches`), and gradients
 where the function is differentiable."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pytest
 
 jax = pytest.importorskip("jax")
 jnp = jax.numpy
-from oracle_util import assert_matches  # noqa: E402
+from helpers.oracle import assert_matches  # noqa: E402
 
 pytestmark = pytest.mark.oracle
 

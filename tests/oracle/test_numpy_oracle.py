@@ -19,7 +19,7 @@ from op_cases import CASES, OpCase, close_over
 
 jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")
-from oracle_util import JaxOracle, assert_matches
+from helpers.oracle import JaxOracle, assert_matches
 
 pytestmark = pytest.mark.oracle
 
