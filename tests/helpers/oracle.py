@@ -43,7 +43,14 @@ TOLERANCES = {
 
 
 def assert_matches(out: Any, expected: Any) -> None:
-    """didax's `out` is an Array with JAX's shape, dtype, weak type and values."""
+    """didax's `out` is an Array with JAX's shape, dtype, weak type and values; for several
+    results (`lax.sort` of two operands, `lu`), a tuple or list of such, as JAX's."""
+    if isinstance(expected, (tuple, list)):
+        assert type(out) is type(expected), f"{type(out).__name__} != JAX's {type(expected)}"
+        assert len(out) == len(expected), f"{len(out)} results != JAX's {len(expected)}"
+        for got, want in zip(out, expected, strict=True):
+            assert_matches(got, want)
+        return
     if expected.dtype == jax.dtypes.float0:  # the tangent of an integer: a NumPy array
         assert isinstance(out, np.ndarray) and out.dtype == expected.dtype, repr(out)
         assert out.shape == expected.shape, f"shape {out.shape} != JAX's {expected.shape}"
