@@ -85,6 +85,17 @@ class JaxOracle:
     def __init__(self, groups: dict[Hashable, list[tuple[Hashable, Callable, list]]]) -> None:
         self.groups = groups
         self._done: dict[Hashable, dict[Hashable, Any]] = {}
+        self._group_of = {key: group for group, ms in groups.items() for key, _, _ in ms}
+
+    @classmethod
+    def in_chunks(cls, members: list[tuple[Hashable, Callable, list]], size: int) -> JaxOracle:
+        """An oracle whose groups are `size` members each, in order: a member that fails to
+        trace under `jit` costs a compile per member of its chunk only."""
+        return cls({i // size: members[i : i + size] for i in range(0, len(members), size)})
+
+    def get(self, key: Hashable) -> Any:
+        """`result` of the group that holds `key`."""
+        return self.result(self._group_of[key], key)
 
     def result(self, group: Hashable, key: Hashable) -> Any:
         if group not in self._done:
