@@ -6,7 +6,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from op_cases.spec import Arr, I, M, Table, V
+import numpy as np
+
+from op_cases.spec import Arr, B, I, M, Table, V
 
 TABLE = Table()
 add = TABLE.add
@@ -27,6 +29,13 @@ for name in ("cumsum", "cumprod"):
     add("numpy", name, Arr(M), axis=0)
     add("numpy", name, Arr(M))
     add("numpy", name, Arr(V, I), differentiable=False)
+    # dtypes (from tests/lax/test_cumsum.py's table): ints, an accumulation dtype, bools
+    # (summed as ints), int8 (kept), a weak Python scalar
+    add("numpy", name, Arr(M, I), axis=1, differentiable=False)
+    add("numpy", name, Arr(M, I), dtype=np.float32, differentiable=False)
+    add("numpy", name, Arr(M, B), differentiable=False)
+    add("numpy", name, Arr(M, "int8"), axis=-1, differentiable=False)
+    add("numpy", name, 2.0, differentiable=False)
 add("lax", "cumsum", Arr(M), axis=0, linear=True)
 
 # --- sorting
