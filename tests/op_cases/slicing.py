@@ -38,12 +38,14 @@ def _gather_rows(library: Any, fn: Callable[..., Any], x: Any, idx: Any) -> Any:
     return fn(x, idx, dnums, (1, x.shape[1]))
 
 
-def _scatter_rows(library: Any, fn: Callable[..., Any], x: Any, idx: Any, y: Any) -> Any:
+def _scatter_rows(
+    library: Any, fn: Callable[..., Any], x: Any, idx: Any, y: Any, **kwargs: Any
+) -> Any:
     """`lax.scatter*` of whole rows into a matrix: rows `idx[:, 0]` of `x` meet `y`'s rows."""
     dnums = library.lax.ScatterDimensionNumbers(
         update_window_dims=(1,), inserted_window_dims=(0,), scatter_dims_to_operand_dims=(0,)
     )
-    return fn(x, idx, y, dnums)
+    return fn(x, idx, y, dnums, **kwargs)
 
 
 add("lax", "dynamic_slice", Arr((4, 5)), 1, 2, (2, 2), call=_dynamic_slice, linear=True)
@@ -73,7 +75,9 @@ add("lax", "gather", Arr((4, 3)), ROWS, call=_gather_rows, linear=True)
 add("lax", "gather", Arr((4, 3)), Arr((2, 1), I, "index"), call=_gather_rows, linear=True)
 add("lax", "gather", Arr((4, 3), I), ROWS, call=_gather_rows, differentiable=False)
 for name in ("scatter", "scatter_add", "scatter_sub", "scatter_mul", "scatter_min", "scatter_max"):
-    add("lax", name, Arr((4, 3)), ROWS, Arr((2, 3)), call=_scatter_rows)
+    # JAX differentiates scatter_mul only with unique_indices=True (ROWS are distinct)
+    unique = {"unique_indices": True} if name == "scatter_mul" else {}
+    add("lax", name, Arr((4, 3)), ROWS, Arr((2, 3)), call=_scatter_rows, **unique)
     add("lax", name, Arr((4, 3), I), ROWS, Arr((2, 3), I), call=_scatter_rows, differentiable=False)
 add("lax", "scatter_add", Arr((4, 3)), Arr((3, 1), I, "index"), Arr((3, 3)), call=_scatter_rows)
 add("numpy", "take", Arr(M), np.array([2, 0, 2]), axis=1)

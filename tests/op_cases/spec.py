@@ -150,6 +150,8 @@ class OpCase:
 def _short(v: Any) -> str:
     if isinstance(v, (type, np.dtype)):
         return np.dtype(v).name
+    if isinstance(v, np.ndarray):  # on one line: a test id holds it
+        return f"np.array({v.tolist()!r}, {v.dtype.name})"
     if isinstance(v, np.generic):
         return f"np.{np.dtype(type(v)).name}({v.item()!r})"
     return repr(v)
