@@ -230,6 +230,23 @@ for name, domain in [
     add("lax", name, Arr(M, F, domain))
     add("lax", name, Arr(S, F, domain))
 add("lax", "ceil", Arr(M))
+for name, domain in [
+    ("asin", "unit"),
+    ("acos", "unit"),
+    ("atan", "real"),
+    ("sinh", "real"),
+    ("cosh", "real"),
+    ("asinh", "real"),
+    ("acosh", "above_one"),
+]:
+    add("lax", name, Arr(M, F, domain))
+    add("lax", name, Arr(S, F, domain))
+add("lax", "reduce_precision", Arr(M), exponent_bits=5, mantissa_bits=10)
+add("lax", "reduce_precision", Arr(V, F, "special"), 8, 7, differentiable=False)
+add("lax", "optimization_barrier", Arr(M))
+add("lax", "empty", (2, 3), "float32", differentiable=False)
+add("lax", "empty", (2, 3), np.float32, differentiable=False)
+add("ad_checkpoint", "checkpoint_name", Arr(M), "w", linear=True)
 for name in ("cbrt", "ceil", "exp2"):  # (from tests/lax/test_ceil_cbrt_exp2.py's table)
     add("lax", name, Arr((8,), F, "special"), differentiable=False)  # inf, -inf, nan
     add("lax", name, Arr(V, I), differentiable=False, raises=TypeError)  # floats only, as JAX
@@ -256,6 +273,11 @@ for name in ("bitwise_and", "bitwise_or", "bitwise_xor"):
 add("lax", "bitwise_not", Arr(V, I), differentiable=False)
 add("lax", "bitwise_not", Arr(M, B), differentiable=False)
 add("lax", "bitwise_not", Arr(V, "uint8"), differentiable=False)
+for name in ("clz", "population_count"):
+    add("lax", name, Arr(V, I), differentiable=False)
+    add("lax", name, Arr(V, "uint8"), differentiable=False)
+add("lax", "mulhi", Arr(V, I), Arr(V, I), differentiable=False)
+add("lax", "mulhi", Arr(V, "uint32"), Arr(V, "uint32"), differentiable=False)
 for name in ("shift_left", "shift_right_arithmetic", "shift_right_logical"):
     add("lax", name, Arr(V, I), Arr(V, I, "index"), differentiable=False)
     add("lax", name, Arr(V, "uint32"), Arr(V, "uint32", "index"), differentiable=False)
