@@ -38,7 +38,9 @@ class _Fallbacks:
 
     def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
         bundle = w.DOMWidget._repr_mimebundle_(self, **kwargs) or {}  # type: ignore[arg-type]
-        return {**bundle, "text/plain": self.text(), "text/html": self.fallback_html()}
+        # the stored text/html with inline styles: an untrusted notebook's HTML loses <style>
+        html = mk.inline_styles(self.fallback_html())
+        return {**bundle, "text/plain": self.text(), "text/html": html}
 
     def __repr__(self) -> str:
         return self.text()

@@ -161,7 +161,12 @@ def _write_config(home: Path) -> None:
     labconfig = home / "config" / "labconfig"
     labconfig.mkdir(parents=True)
     (labconfig / "page_config.json").write_text(
-        json.dumps({"disabledExtensions": {"@jupyterlab/apputils-extension:announcements": True}})
+        json.dumps(
+            {
+                "disabledExtensions": {"@jupyterlab/apputils-extension:announcements": True},
+                "exposeAppInBrowser": True,  # window.jupyterapp: run commands (change theme)
+            }
+        )
     )
     tracker = home / "settings" / "@jupyterlab" / "notebook-extension"
     tracker.mkdir(parents=True)

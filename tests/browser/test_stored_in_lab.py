@@ -66,3 +66,82 @@ def test_a_stored_view_shows_what_the_live_one_showed(notebook, lab):
     assert stored_marks == live_marks  # same marks, same colours
     assert stored_code == live_code  # the same four programs
     assert row_colours <= {"rgba(0, 0, 0, 0)"}  # no zebra rows
+
+
+_COLOURED = """out => [...out.querySelectorAll(
+  '.dx-view .dx-mark, .dx-view .dx-primitive, .dx-view .dx-keyword')].map(e =>
+  [e.innerText.trim(), [...e.classList].filter(c => c !== 'dx-mark').join(' '),
+   getComputedStyle(e).color])"""
+_BG = """out => { let n = out; while (n) { const c = getComputedStyle(n).backgroundColor;
+  if (c && c !== 'rgba(0, 0, 0, 0)') return c; n = n.parentElement; } return 'rgb(255, 255, 255)'; }"""
+_SHOWN_RADIOS = """out => [...out.querySelectorAll('input')].filter(
+  e => getComputedStyle(e).display !== 'none').length"""
+_KIND = {
+    "dx-primitive": "primitive",
+    "dx-keyword": "keyword",
+    "dx-unchanged": "type",
+    "dx-new": "new",
+    "dx-other": None,
+}
+
+
+def _rgb(hex_colour: str) -> str:
+    r, g, b = (int(hex_colour[i : i + 2], 16) for i in (1, 3, 5))
+    return f"rgb({r}, {g}, {b})"
+
+
+def _hex(rgb: str) -> str:
+    r, g, b = (int(float(v)) for v in rgb[rgb.index("(") + 1 : rgb.index(")")].split(",")[:3])
+    return f"#{r:02x}{g:02x}{b:02x}"
+
+
+def _set_theme(page, name: str) -> None:
+    page.wait_for_function(
+        "() => window.jupyterapp && window.jupyterapp.commands.hasCommand('apputils:change-theme')"
+    )
+    page.evaluate(
+        "name => window.jupyterapp.commands.execute('apputils:change-theme', {theme: name})", name
+    )
+    light = "true" if name == "JupyterLab Light" else "false"
+    page.wait_for_selector(f"body[data-jp-theme-light='{light}']", state="attached")
+
+
+def test_an_untrusted_stored_view_keeps_its_colours_in_both_themes(notebook, lab):
+    """JupyterLab sanitizes an untrusted notebook's HTML (no <style>, no var()): the stored
+    view still shows every mark and token in its kind's colour, hidden radios, no zebra."""
+    import nbformat
+    from didax.display import theme
+
+    base, nbdir = lab
+    page = notebook(CELLS, name="untrusted_live.ipynb")
+    live_out = cell_output(page, 2)
+    live_out.locator(".widget-html .dx-view").first.wait_for(state="visible")
+    live = page.evaluate(_COLOURED, live_out.element_handle())
+    page.keyboard.press("Control+s")
+    page.wait_for_timeout(2000)
+    nb = nbformat.read(nbdir / "untrusted_live.ipynb", as_version=4)
+    # a copy its reader never ran: its digest is not in the server's signature store, so
+    # JupyterLab does not trust it (as a notebook downloaded from elsewhere)
+    nb.metadata["didax_test_copy"] = "untrusted"
+    nbformat.write(nb, nbdir / "untrusted.ipynb")
+    try:
+        for theme_name in ("JupyterLab Light", "JupyterLab Dark"):
+            page.goto(f"{base}/lab/workspaces/untrusted/tree/untrusted.ipynb?token={TOKEN}")
+            if theme_name != "JupyterLab Light":
+                _set_theme(page, theme_name)
+            out = cell_output(page, 2)
+            out.locator(".dx-view .dx-jaxpr").first.wait_for(state="visible", timeout=60_000)
+            assert out.locator("style").count() == 0  # sanitized: the stylesheet is gone
+            stored = page.evaluate(_COLOURED, out.element_handle())
+            assert [(t, c) for t, c, _ in stored] == [(t, c) for t, c, _ in live]
+            bg = _hex(page.evaluate(_BG, out.element_handle()))
+            for text, classes, colour in stored:
+                kinds = [_KIND[c] for c in classes.split() if c in _KIND and _KIND[c]]
+                if kinds:
+                    assert colour == _rgb(theme.STORED[kinds[0]]), (text, classes, colour)
+                    assert theme.contrast(_hex(colour), bg) >= 4.3, (text, colour, bg)
+            assert page.evaluate(_SHOWN_RADIOS, out.element_handle()) == 0
+            rows = page.evaluate(_ROWS, out.element_handle())
+            assert rows and set(rows) <= {"rgba(0, 0, 0, 0)"}  # no zebra rows
+    finally:  # the theme is a saved setting: the next tests expect Light
+        _set_theme(page, "JupyterLab Light")
