@@ -28,7 +28,16 @@ from didax.widgets.layout import layout_graph
 
 
 class _Fallbacks:
-    """Adds `text/plain` and `text/html` to an ipywidget's mime bundle."""
+    """Adds `text/plain` and `text/html` to an ipywidget's mime bundle, and leaves the widget
+    out of it when the view needs no kernel (`needs_kernel`).
+
+    Why leave it out: JupyterLab renders the richest mime type it can, and the widget's
+    (rank -10, before text/html) whenever the notebook is trusted; reopened without the
+    widget's model (a new kernel, the widget state not saved: JupyterLab saves it only with
+    the `saveState` setting of @jupyter-widgets/jupyterlab-manager, off by default) its
+    renderer shows "Error displaying widget: model not found", never the text/html beside it.
+    A view whose interactions all work without a kernel (clicking a variable, folding: pure
+    HTML and CSS) is therefore shown as its HTML, live and stored alike."""
 
     def text(self) -> str:
         raise NotImplementedError
@@ -36,11 +45,16 @@ class _Fallbacks:
     def fallback_html(self) -> str:
         raise NotImplementedError
 
+    def needs_kernel(self) -> bool:
+        return True  # buttons, text boxes, tabs drawn on demand
+
     def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
-        bundle = w.DOMWidget._repr_mimebundle_(self, **kwargs) or {}  # type: ignore[arg-type]
         # the stored text/html with inline styles: an untrusted notebook's HTML loses <style>
-        html = mk.inline_styles(self.fallback_html())
-        return {**bundle, "text/plain": self.text(), "text/html": html}
+        own = {"text/plain": self.text(), "text/html": mk.inline_styles(self.fallback_html())}
+        if not self.needs_kernel():
+            return own
+        bundle = w.DOMWidget._repr_mimebundle_(self, **kwargs) or {}  # type: ignore[arg-type]
+        return {**bundle, **own}
 
     def __repr__(self) -> str:
         return self.text()
@@ -308,6 +322,9 @@ class TimingView(_Fallbacks, w.VBox):
     def text(self) -> str:
         return self.timing.text
 
+    def needs_kernel(self) -> bool:
+        return False  # hover titles only
+
     def fallback_html(self) -> str:
         return mk.view(mk.timing_html(self.timing), "timing") + try_line(TRY_TIMING, stored=True)
 
@@ -433,6 +450,9 @@ class TransformView(_Fallbacks, w.VBox):
             children.insert(0, _html(mk.heading(title)))
         super().__init__(children)
 
+    def needs_kernel(self) -> bool:
+        return False  # clicking a variable: CSS
+
     def _column(self, stage: provenance.Stage, model: program.JaxprModel) -> str:
         return (
             mk.heading(stage.name)
@@ -476,6 +496,21 @@ class ReportView(_Fallbacks, w.VBox):
 
     def fallback_html(self) -> str:
         return static_html(self)
+
+    def needs_kernel(self) -> bool:
+        return any(map(needs_kernel, self.children))
+
+
+def needs_kernel(widget: w.Widget) -> bool:
+    """Whether a widget does anything through the kernel: a view says; static HTML does not;
+    a box if one of its children does; any other widget (a button, a slider) does."""
+    if isinstance(widget, _Fallbacks):
+        return widget.needs_kernel()
+    if isinstance(widget, w.HTML):
+        return False
+    if isinstance(widget, w.Box):
+        return any(map(needs_kernel, widget.children))
+    return True
 
 
 def static_html(widget: w.Widget) -> str:
