@@ -1,10 +1,13 @@
 """The Graph tab and `%rules` in a real JupyterLab (marker `browser`): a concrete call's graph
 shows each node's value and cotangent, a nested jaxpr expands in place and collapses again,
 edges keep 3:1 contrast on the page's background, and `%rules sin` shows didax's rule code
-with links to its files."""
+with links to its files that open in JupyterLab through the root's didax_source link."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import didax
 import pytest
 from didax.display import markup
 from labpage import cell_output, error_outputs
@@ -32,7 +35,12 @@ def _hex(rgb: str) -> str:
     return f"#{r:02x}{g:02x}{b:02x}"
 
 
-def test_graph_values_expand_collapse_and_rules(notebook):
+def test_graph_values_expand_collapse_and_rules(notebook, lab):
+    # the server's root holds the notebooks and a didax_source link to the package, as
+    # demo_notebooks/ does: the rules' links go through it and open in JupyterLab
+    source = lab[1] / "didax_source"
+    if not source.exists():
+        source.symlink_to(Path(didax.__file__).parent, target_is_directory=True)
     page = notebook(CELLS)
     assert error_outputs(page) == []
     out = cell_output(page, 2)
@@ -53,8 +61,16 @@ def test_graph_values_expand_collapse_and_rules(notebook):
     out.locator("svg.dx-graph rect.dx-group").first.wait_for(state="detached")
     assert out.locator("svg.dx-graph g.dx-node-eqn").count() == eqns
 
+    from playwright.sync_api import expect
+
     rules = cell_output(page, 3)
     rules.locator(".dx-view a.dx-link").first.wait_for(state="visible")
     assert "mul(t, cos(x))" in rules.inner_text()
     href = rules.locator("a.dx-link").nth(2).get_attribute("href")
-    assert href.endswith("primitives/elementwise/arithmetic.py")
+    # (JupyterLab resolves a stored link against the notebook: a /files/ URL in the root)
+    assert "/files/didax_source/primitives/elementwise/arithmetic.py" in href, href
+    rules.locator("a.dx-link").nth(2).click()
+    tab = page.get_by_role("tab", name="arithmetic.py")
+    expect(tab).to_have_attribute("aria-selected", "true", timeout=30_000)
+    editor = page.locator(".jp-FileEditor .cm-content").first
+    expect(editor).to_contain_text("Elementwise arithmetic primitives", timeout=30_000)

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from didax.magics import reports
 from IPython.core.error import UsageError
@@ -44,3 +46,22 @@ def test_rules_of_an_unknown_primitive(run):
     assert isinstance(ran.error, UsageError) and "no primitive named 'sine'" in str(ran.error)
     ran = run("%rules")
     assert isinstance(ran.error, UsageError) and "%rules sin" in str(ran.error)
+
+
+def test_rule_links_go_through_didax_source_under_the_notebook_server_root():
+    # `jupyter lab demo_notebooks/`: ../core/... is outside the server's root and does not open;
+    # demo_notebooks/didax_source links to the package, so the link goes through it
+    demos = Path(__file__).parents[2] / "demo_notebooks"
+    file = reports.rules_report("sin").rules[2].file
+    link = reports.source_link(file, str(demos))
+    assert link == "didax_source/primitives/elementwise/arithmetic.py"
+    assert (demos / link).resolve() == Path(file).resolve()
+    # a notebook in a folder below (solutions/): the link above it, still inside the root
+    sub = reports.source_link(file, str(demos / "solutions"))
+    assert sub == "../didax_source/primitives/elementwise/arithmetic.py"
+
+
+def test_rule_links_without_didax_source_are_relative_paths(tmp_path):
+    file = reports.rules_report("sin").rules[2].file
+    link = reports.source_link(file, str(tmp_path))
+    assert (tmp_path / link).resolve() == Path(file).resolve()
