@@ -195,9 +195,10 @@ def jaxpr_code(
         f'<input type="radio" class="dx-pick" name="{uid}" id="{uid}-v{k}">'
         for k in range(len(model.var_names))
     )
+    shown = note(model.note()) if model.note() else ""  # a long program: what is left out
     return (
         f'<div id="{uid}" class="dx-jaxpr">{radios}{_var_rules(uid, len(model.var_names))}'
-        f'<div class="dx-code">{"".join(out)}</div></div>'
+        f'<div class="dx-code">{"".join(out)}</div>{shown}</div>'
     )
 
 

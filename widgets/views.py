@@ -228,7 +228,7 @@ class JaxprView(_Fallbacks, w.VBox):
         return stepper
 
     def text(self) -> str:
-        return self.jaxpr_model.text()
+        return "\n".join(filter(None, [self.jaxpr_model.text(), self.jaxpr_model.note()]))
 
     def fallback_html(self) -> str:
         # the Text tab as it shows now (the Graph tab is drawn when opened)

@@ -5,6 +5,7 @@ with links to its files that open in JupyterLab through the root's didax_source 
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import didax
@@ -74,3 +75,6 @@ def test_graph_values_expand_collapse_and_rules(notebook, lab):
     expect(tab).to_have_attribute("aria-selected", "true", timeout=30_000)
     editor = page.locator(".jp-FileEditor .cm-content").first
     expect(editor).to_contain_text("Elementwise arithmetic primitives", timeout=30_000)
+    # JupyterLab made a checkpoint of the opened file beside it, in the package: remove it
+    opened = Path(didax.__file__).parent / "primitives" / "elementwise" / ".ipynb_checkpoints"
+    shutil.rmtree(opened, ignore_errors=True)
