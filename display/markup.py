@@ -16,6 +16,7 @@ light and for dark themes that keeps 4.5:1 contrast on both (theme.py; a test me
 
 from __future__ import annotations
 
+import base64
 import html
 import itertools
 import math
@@ -35,6 +36,7 @@ from didax.display.theme import (  # noqa: F401  (the palette and contrast, re-e
     inline_styles,
     relative_luminance,
     style,
+    svg_file_style,
 )
 
 _ids = itertools.count()
@@ -326,6 +328,23 @@ def graph_svg(graph: GraphModel, placed: Placed, scale: float = 1.0) -> str:
         'fill="currentColor"/></marker></defs>'
     )
     return head + "".join(parts) + "</svg>"
+
+
+def graph_svg_file(graph: GraphModel, placed: Placed) -> str:
+    """The graph as a standalone SVG file: the drawing with its own stylesheet (light
+    palette, white background), readable outside JupyterLab."""
+    svg = graph_svg(graph, placed)
+    head = svg.index(">") + 1
+    return f"{svg[:head]}<style><![CDATA[\n{svg_file_style()}\n]]></style>{svg[head:]}"
+
+
+def download_link(text: str, filename: str, mime: str, label: str) -> str:
+    """A link that saves `text` as `filename` (a data: URL; no kernel needed to follow it)."""
+    data = base64.b64encode(text.encode()).decode()
+    return (
+        f'<a class="dx-link" download="{esc(filename)}" href="data:{esc(mime)};base64,{data}">'
+        f"{esc(label)}</a>"
+    )
 
 
 _LABEL_EM = 6.5  # width of an edge label's character (10px monospace), to size the drawing

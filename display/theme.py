@@ -230,3 +230,11 @@ def inline_styles(markup: str) -> str:
     return "".join(
         p if p.startswith(("<style>", "<svg")) else _TAG.sub(_with_style, p) for p in pieces
     )
+
+
+def svg_file_style() -> str:
+    """The stylesheet of a standalone SVG file (an exported graph): the views' SVG rules on
+    the light palette and a white background, where no JupyterLab theme is around."""
+    rules = re.findall(r"\.dx-view svg[^{]*\{[^}]*\}", CSS)
+    body = "\n".join(r.replace(".dx-view ", "") for r in rules)
+    return f"svg.dx-graph {{ {_palette_vars(0)} background: #ffffff; }}\n{body}"

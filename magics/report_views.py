@@ -50,6 +50,9 @@ def grad_view(report: reports.GradReport) -> Any:
     children: list[Any] = [_rows_widget(parts[0])]
     if report.programs is not None:
         children.append(views.TransformView(sections.grad_stages(report)))
+        p = report.programs  # f's graph: each node's value and the cotangent it received
+        heading = "graph of f: each node's value and \u2207 the cotangent that reached it"
+        children.append(views.static_graph(p.forward, p.leaves or None, heading))
     return _report_view(parts, children)
 
 

@@ -155,6 +155,7 @@ class GradPrograms:
     linearized: didax.ClosedJaxpr
     transposed: didax.ClosedJaxpr
     jvp: didax.ClosedJaxpr | None = None  # jvp(f): primals and tangents in, both out
+    leaves: tuple[Any, ...] = ()  # the call's arguments as `forward`'s inputs (flat)
 
 
 @dataclass(frozen=True, eq=False)
@@ -259,7 +260,10 @@ def _grad_programs(
         return didax.jvp(of_diff_args, primals, tangents)
 
     jvp = didax.make_jaxpr(jvp_of_f)(tuple(primals), tuple(tangents))
-    return GradPrograms(forward, linearized, transposed, jvp)
+    leaves = tuple(tree_util.tree_leaves((args, kwargs)))  # make_jaxpr's inputs, in order
+    if len(leaves) != len(forward.jaxpr.invars):
+        leaves = ()  # (an argument make_jaxpr does not trace: no values on the graph)
+    return GradPrograms(forward, linearized, transposed, jvp, leaves)
 
 
 def from_program(closed: didax.ClosedJaxpr, out_tree: Any) -> Callable[..., Any]:

@@ -121,7 +121,10 @@ class GraphPanel(w.VBox):
         )
         self.drawing = w.HTML()
         self.zoom.observe(lambda _: self.draw(), names="value")
-        tools: list[w.Widget] = [self.zoom]
+        export = w.Button(description="export SVG", icon="download", layout=w.Layout(width="auto"))
+        self.export = w.HTML()  # the download link, made when asked
+        export.on_click(lambda _: self.offer_svg())
+        tools: list[w.Widget] = [self.zoom, export, self.export]
         nested = graphs.expandable(closed)
         self.expand = w.SelectMultiple(
             options=[(label, i) for i, label in nested],
@@ -150,6 +153,18 @@ class GraphPanel(w.VBox):
         if start != self.start:
             self.start, self.graph = start, None
             self.draw()
+
+    def svg_file(self) -> str:
+        """The graph as drawn now (window, expanded bodies), as a standalone SVG file."""
+        if self.graph is None:
+            self.draw()
+        assert self.graph is not None and self.placed is not None
+        return mk.graph_svg_file(self.graph, self.placed)
+
+    def offer_svg(self) -> None:
+        self.export.value = mk.view(
+            mk.download_link(self.svg_file(), "graph.svg", "image/svg+xml", "save graph.svg")
+        )
 
     def draw(self) -> None:
         if self.graph is None:
@@ -212,6 +227,11 @@ class JaxprView(_Fallbacks, w.VBox):
     def _on_tab(self, change: dict) -> None:
         if change["new"] == 1 and self.graph_panel is not None and self.graph_panel.graph is None:
             self.graph_panel.draw()
+
+    def graph_svg(self) -> str:
+        """The Graph tab's drawing as a standalone SVG file's text (drawn if not yet)."""
+        panel = self.graph_panel or GraphPanel(self.closed, self.args)
+        return panel.svg_file()
 
     def render(self) -> None:
         code = mk.jaxpr_code(self.jaxpr_model, self.uid, folded=self.folded)
@@ -523,6 +543,23 @@ def static_html(widget: w.Widget) -> str:
     if isinstance(widget, w.Box):
         return "".join(static_html(c) for c in widget.children)
     return ""
+
+
+GRAPH_INLINE = 300  # equations a report draws its graph for, statically, in its own HTML
+
+
+def static_graph(closed: Any, args: Sequence[Any] | None, heading: str) -> w.HTML:
+    """A program's dataflow graph drawn once, as static HTML (no kernel needed, so stored
+    notebooks show it): with `args`, each node's value and cotangent. Folded under
+    `heading`; a program over GRAPH_INLINE equations gets a note instead."""
+    top = closed.jaxpr if isinstance(closed, ClosedJaxpr) else closed
+    if len(top.eqns) > GRAPH_INLINE:
+        body = mk.note(f"{len(top.eqns):,} equations: open the Graph tab of %jaxpr to draw it")
+    else:
+        graph = graphs.graph_model(closed, args=args)
+        body = '<div class="dx-scroll">' + mk.graph_svg(graph, layout_graph(graph)) + "</div>"
+    summary = f"<summary>{mk.esc(heading)}</summary>"
+    return _html(f'<details class="dx-section dx-graph-static">{summary}{body}</details>', "graph")
 
 
 def html_widget(body: str, kind: str = "") -> w.HTML:
