@@ -6,6 +6,7 @@ with links to its files that open in JupyterLab through the root's didax_source 
 from __future__ import annotations
 
 import shutil
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import didax
@@ -24,6 +25,7 @@ CELLS = [
     "x = jnp.array([0.5, 1.0, 2.0])",
     "%jaxpr loss(x)",
     "%rules sin",
+    "%grad --jaxpr loss(x)",
 ]
 
 _RGB = """e => getComputedStyle(e).stroke"""
@@ -61,6 +63,23 @@ def test_graph_values_expand_collapse_and_rules(notebook, lab):
     expand.select_option([])  # and closed again
     out.locator("svg.dx-graph rect.dx-group").first.wait_for(state="detached")
     assert out.locator("svg.dx-graph g.dx-node-eqn").count() == eqns
+
+    # export: the button offers the drawing as a file, a standalone SVG
+    out.get_by_role("button", name="export SVG").click()
+    with page.expect_download() as saved:
+        out.get_by_text("save graph.svg").click()
+    root = ET.parse(saved.value.path()).getroot()
+    assert root.tag == "{http://www.w3.org/2000/svg}svg"
+    drawn = [g for g in root.iter() if "dx-node-eqn" in (g.get("class") or "")]
+    assert len(drawn) == eqns
+
+    # %grad --jaxpr: f's graph with values and cotangents, in its own (static) view
+    grad = cell_output(page, 4)
+    grad.get_by_text("graph of f", exact=False).click()  # open the fold
+    static = grad.locator("svg.dx-graph")
+    static.wait_for(state="visible")
+    assert static.locator("text.dx-node-grad").count() >= 3
+    assert static.locator("text.dx-node-value").count() >= 3
 
     from playwright.sync_api import expect
 
