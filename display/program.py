@@ -79,6 +79,21 @@ def nested_jaxprs(eqn: Any) -> list[Any]:
     return out
 
 
+def primitives_in(jaxpr: Any) -> list[str]:
+    """The names of the primitives a program binds, nested jaxprs included, in the order
+    they are first printed."""
+    seen: dict[str, None] = {}
+
+    def walk(j: Any) -> None:
+        for eqn in _open(j).eqns:
+            seen.setdefault(eqn.primitive.name, None)
+            for sub in nested_jaxprs(eqn):
+                walk(sub)
+
+    walk(jaxpr)
+    return list(seen)
+
+
 # ----------------------------------------------------------------------------- source lines
 
 

@@ -11,7 +11,7 @@ ipywidgets' Buttons and Text boxes; clicking a variable and folding one jaxpr ne
 from __future__ import annotations
 
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import ipywidgets as w
@@ -78,6 +78,7 @@ TRY_JAXPR = (
     ),
 )
 TRY_STEP = (("step through: evaluate it one equation at a time", False),)
+TRY_PICKER = (("rules of: pick a primitive to read didax's code for its rules", False),)
 TRY_STEPPER = (
     ("next / previous / run to end / reset; each value appears as it is defined", False),
     ("click a variable to light up its binding and uses", True),
@@ -192,6 +193,7 @@ class JaxprView(_Fallbacks, w.VBox):
         outputs: Sequence[Row] | None = None,
         args: Sequence[Any] | None = None,
         graph: bool = True,
+        extras: Sequence[w.Widget] = (),
     ) -> None:
         self.closed = closed
         self.jaxpr_model = program.jaxpr_model(closed, inputs, outputs)
@@ -211,7 +213,10 @@ class JaxprView(_Fallbacks, w.VBox):
             step.on_click(lambda _: self.open_stepper())
             tools.append(step)
         tries = TRY_JAXPR + (TRY_STEP if self.args is not None else ())
-        text_tab = w.VBox([w.HBox(tools), self.code, w.HTML(try_line(tries)), self.stepper_box])
+        tries += TRY_PICKER if extras else ()
+        text_tab = w.VBox(
+            [w.HBox(tools), self.code, w.HTML(try_line(tries)), *extras, self.stepper_box]
+        )
         children: list[w.Widget] = [text_tab]
         self.graph_panel: GraphPanel | None = None
         if graph:
@@ -253,6 +258,21 @@ class JaxprView(_Fallbacks, w.VBox):
     def fallback_html(self) -> str:
         # the Text tab as it shows now (the Graph tab is drawn when opened)
         return self.code.value + try_line(TRY_JAXPR, stored=True)
+
+
+class Picker(w.VBox):
+    """A dropdown of names and, below it, the markup `render` makes for the one picked
+    (markup.py's, with its style); nothing until one is picked."""
+
+    def __init__(self, label: str, names: Sequence[str], render: Callable[[str], str]) -> None:
+        self.render = render
+        self.pick = w.Dropdown(options=[("", ""), *[(n, n) for n in names]], description=label)
+        self.shown = w.HTML()
+        self.pick.observe(lambda change: self.show(change["new"]), names="value")
+        super().__init__([self.pick, self.shown])
+
+    def show(self, name: str) -> None:
+        self.shown.value = self.render(name) if name else ""
 
 
 # ----------------------------------------------------------------------------- Stepper

@@ -65,3 +65,30 @@ def test_rule_links_without_didax_source_are_relative_paths(tmp_path):
     file = reports.rules_report("sin").rules[2].file
     link = reports.source_link(file, str(tmp_path))
     assert (tmp_path / link).resolve() == Path(file).resolve()
+
+
+def test_jaxpr_view_picks_a_primitive_and_shows_its_rules():
+    import didax.numpy as jnp
+    from didax import lax
+    from didax.magics import report_views
+    from didax.widgets import views
+
+    def g(x):
+        return lax.cond(x.sum() > 0, jnp.sin, jnp.cos, x * 2.0)
+
+    report = reports.jaxpr_report(g, (jnp.ones(3),), call="g(x)")
+    view = report_views.jaxpr_view(report)
+    (picker,) = [w for w in _walk(view) if isinstance(w, views.Picker)]
+    names = [value for _, value in picker.pick.options]
+    assert {"sin", "cos", "cond", "mul"} <= set(names)  # nested primitives included
+    assert picker.shown.value == ""
+    picker.pick.value = "sin"
+    assert "the rules of sin" in picker.shown.value and "mul(t, cos(x))" in picker.shown.value
+    picker.pick.value = ""
+    assert picker.shown.value == ""
+
+
+def _walk(widget):
+    yield widget
+    for child in getattr(widget, "children", ()):
+        yield from _walk(child)
