@@ -24,6 +24,7 @@ pytestmark = pytest.mark.browser
 
 TOUR = Path(__file__).parents[2] / "demo_notebooks" / "01_tour.ipynb"
 ENGINE = TOUR.with_name("02_engine_tour.ipynb")
+WIDGET = "application/vnd.jupyter.widget-view+json"
 SCREENSHOT = "course-tour-grad.png"
 
 
@@ -34,8 +35,9 @@ def _stored_views(nb) -> dict[int, str]:
     for i, cell in enumerate(code):
         for out in cell.outputs:
             # a view: a widget, or (needing no kernel) its HTML alone
-            html = out.get("data", {}).get("text/html", "")
-            if out.output_type in ("display_data", "execute_result") and "dx-view" in html:
+            data = out.get("data", {})
+            view = WIDGET in data or "dx-view" in data.get("text/html", "")
+            if out.output_type in ("display_data", "execute_result") and view:
                 views[i] = out.data["text/plain"].splitlines()[0]
     return views
 
