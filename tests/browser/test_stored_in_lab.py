@@ -1,7 +1,8 @@
 """Stored equals live, in a real JupyterLab (marker `browser`): a notebook whose `%grad
---jaxpr` ran and was saved, reopened with no kernel (the widget cannot be restored, so Lab
-shows the stored `text/html`), shows the same programs, the same marks in the same colours,
-and tables without zebra rows, as the live widget did."""
+--jaxpr` ran and was saved, reopened with a new kernel (its widget models gone), shows the same
+programs, the same marks in the same colours, and tables without zebra rows, as the live view
+did; opened untrusted (JupyterLab sanitizes its HTML: no <style>, no CSS variables), it keeps
+every mark and token in its kind's colour, in Light and in Dark."""
 
 from __future__ import annotations
 
