@@ -3,7 +3,8 @@
     python benchmarks/bench_widgets.py      # a few seconds on a 2-core machine
 
 Rows (medians of 3): `JaxprView(closed)`, what a cell shows (model, markup, widgets; the
-Graph tab is drawn when first opened), its static `text/html` fallback, and the Graph tab
+Graph tab is drawn when first opened), and with the mime bundle a cell stores (text/plain, the
+text/html with its styles inline), its static `text/html` fallback, and the Graph tab
 (grandalf's layered layout and the SVG) for 2,000 and for 200 equations; then a 20,000-equation
 program, once each: its view and stored text/html (the first 2,000 equations and a note saying
 what is left out: `program.TEXT_WINDOW`), its Graph tab (drawn a window of 2,000 equations at a
@@ -46,6 +47,11 @@ def main() -> None:
     assert len(big.eqns) == 2000
     rows = [
         ("JaxprView, 2,000 equations", median(lambda: views.JaxprView(big)), "< 1 s"),
+        (
+            "JaxprView and its mime bundle, 2,000",
+            median(lambda: views.JaxprView(big)._repr_mimebundle_()),
+            "< 1 s",
+        ),
         (
             "text/html fallback, 2,000 equations",
             median(lambda: views.JaxprView(big, graph=False).fallback_html()),
