@@ -35,8 +35,8 @@ from didax.display.theme import (  # noqa: F401  (the palette and contrast, re-e
     contrast,
     inline_styles,
     relative_luminance,
+    standalone_svg,
     style,
-    svg_file_style,
 )
 
 _ids = itertools.count()
@@ -333,9 +333,7 @@ def graph_svg(graph: GraphModel, placed: Placed, scale: float = 1.0) -> str:
 def graph_svg_file(graph: GraphModel, placed: Placed) -> str:
     """The graph as a standalone SVG file: the drawing with its own stylesheet (light
     palette, white background), readable outside JupyterLab."""
-    svg = graph_svg(graph, placed)
-    head = svg.index(">") + 1
-    return f"{svg[:head]}<style><![CDATA[\n{svg_file_style()}\n]]></style>{svg[head:]}"
+    return standalone_svg(graph_svg(graph, placed))
 
 
 def download_link(text: str, filename: str, mime: str, label: str) -> str:

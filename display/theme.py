@@ -17,6 +17,7 @@ dropped and the first, one colour chosen >= 4.3:1 on both Light's and Dark's out
 
 from __future__ import annotations
 
+import base64
 import re
 
 # ----------------------------------------------------------------------------- style
@@ -116,6 +117,8 @@ body[data-jp-theme-light="false"] .dx-view { """
 .dx-view svg .dx-node text.dx-node-grad { fill: var(--dx-new); font-weight: normal; }
 .dx-view svg .dx-bar-compiled { fill: var(--dx-primitive); }
 .dx-view svg .dx-bar-eager { fill: var(--dx-literal); }
+.dx-view img.dx-svg-copy { display: none; }  /* a stored drawing's copy, for untrusted */
+.dx-view .dx-svg-live { display: contents !important; }  /* over its inline display:none */
 """
 )
 
@@ -225,16 +228,32 @@ def _with_style(match: re.Match[str]) -> str:
 def inline_styles(markup: str) -> str:
     """markup.py's markup with the stylesheet's rules copied onto each element as a `style`
     attribute, so it looks the same where `<style>` is removed (see the module docstring);
-    `<style>` blocks are kept for where they are not, and SVG is left as it is."""
+    `<style>` blocks are kept for where they are not. Each SVG drawing is followed by a copy
+    as an `<img>` (a data: URL, with its own stylesheet), which the stylesheet hides: where
+    the sanitizer removed the `<svg>` (keeping its text) and the stylesheet, the drawing's
+    wrapper stays hidden and the copy shows instead."""
     pieces = re.split(r"(<style>.*?</style>|<svg.*?</svg>)", markup, flags=re.DOTALL)
     return "".join(
-        p if p.startswith(("<style>", "<svg")) else _TAG.sub(_with_style, p) for p in pieces
+        p
+        if p.startswith("<style>")
+        else f'<div class="dx-svg-live" style="display:none">{p}</div>{_svg_copy(p)}'
+        if p.startswith("<svg")
+        else _TAG.sub(_with_style, p)
+        for p in pieces
     )
 
 
-def svg_file_style() -> str:
-    """The stylesheet of a standalone SVG file (an exported graph): the views' SVG rules on
-    the light palette and a white background, where no JupyterLab theme is around."""
+def _svg_copy(svg: str) -> str:
+    data = base64.b64encode(standalone_svg(svg).encode()).decode()
+    return f'<img class="dx-svg-copy" alt="" src="data:image/svg+xml;base64,{data}">'
+
+
+def standalone_svg(svg: str) -> str:
+    """An SVG drawing of the views as a file of its own: with its stylesheet (the views' SVG
+    rules on the light palette, a white background), readable where no JupyterLab theme or
+    view stylesheet is around."""
     rules = re.findall(r"\.dx-view svg[^{]*\{[^}]*\}", CSS)
     body = "\n".join(r.replace(".dx-view ", "") for r in rules)
-    return f"svg.dx-graph {{ {_palette_vars(0)} background: #ffffff; }}\n{body}"
+    style = f"svg {{ {_palette_vars(0)} background: #ffffff; }}\n{body}"
+    head = svg.index(">") + 1
+    return f"{svg[:head]}<style><![CDATA[\n{style}\n]]></style>{svg[head:]}"

@@ -63,6 +63,9 @@ def test_a_stored_view_shows_what_the_live_one_showed(notebook, lab):
     assert stored_marks == live_marks  # same marks, same colours
     assert stored_code == live_code  # the same four programs
     assert row_colours <= {"rgba(0, 0, 0, 0)"}  # no zebra rows
+    stored_out.get_by_text("graph of f", exact=False).click()  # the graph, drawn live
+    expect(stored_out.locator("svg.dx-graph")).to_be_visible()
+    expect(stored_out.locator("img.dx-svg-copy")).to_be_hidden()  # its copy: for untrusted
 
 
 _COLOURED = """out => [...out.querySelectorAll(
@@ -108,6 +111,7 @@ def test_an_untrusted_stored_view_keeps_its_colours_in_both_themes(notebook, lab
     view still shows every mark and token in its kind's colour, hidden radios, no zebra."""
     import nbformat
     from didax.display import theme
+    from playwright.sync_api import expect
 
     base, nbdir = lab
     page = notebook(CELLS, name="untrusted_live.ipynb")
@@ -138,6 +142,13 @@ def test_an_untrusted_stored_view_keeps_its_colours_in_both_themes(notebook, lab
                     assert colour == _rgb(theme.STORED[kinds[0]]), (text, classes, colour)
                     assert theme.contrast(_hex(colour), bg) >= 4.3, (text, colour, bg)
             assert page.evaluate(_SHOWN_RADIOS, out.element_handle()) == 0
+            # the graph: its <svg> is sanitized away, its <img> copy shows instead
+            out.get_by_text("graph of f", exact=False).click()
+            copy = out.locator("img.dx-svg-copy")
+            expect(copy).to_be_visible()
+            assert copy.evaluate("e => e.complete && e.naturalWidth > 0")
+            assert out.locator("svg.dx-graph").count() == 0
+            assert "cotangent: [" not in out.inner_text()  # the svg's hover titles, hidden
             rows = page.evaluate(_ROWS, out.element_handle())
             assert rows and set(rows) <= {"rgba(0, 0, 0, 0)"}  # no zebra rows
     finally:  # the theme is a saved setting: the next tests expect Light
