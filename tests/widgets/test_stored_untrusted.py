@@ -92,3 +92,23 @@ def test_trusted_stored_view_takes_the_theme_colour_last():
     html = JaxprView(didax.make_jaxpr(f)(X))._repr_mimebundle_()["text/html"]
     assert "<style>" in html
     assert f"color:{theme.STORED['primitive']};color:var(--dx-primitive)" in html
+
+
+def test_stored_drawings_have_an_img_copy_for_where_svg_is_removed():
+    import base64
+
+    report = reports.grad_report(f, (X,), argnums=(0,), programs=True)
+    html = grad_view(report)._repr_mimebundle_()["text/html"]
+    wrapped = re.findall(
+        r'<div class="dx-svg-live" style="display:none">(<svg.*?</svg>)</div>'
+        r'<img class="dx-svg-copy" alt="" src="data:image/svg\+xml;base64,'
+        r'([^"]+)">',
+        html,
+        flags=re.DOTALL,
+    )
+    assert wrapped  # f's graph
+    for svg, data in wrapped:
+        assert base64.b64decode(data).decode() == theme.standalone_svg(svg)
+    # trusted: the stylesheet shows the drawing over its inline display:none, hides the copy
+    assert ".dx-view .dx-svg-live { display: contents !important; }" in theme.CSS
+    assert ".dx-view img.dx-svg-copy { display: none; }" in theme.CSS
