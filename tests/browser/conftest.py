@@ -197,6 +197,9 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
         f"--ServerApp.root_dir={nbdir}",
         f"--IdentityProvider.token={TOKEN}",
         f"--LabApp.workspaces_dir={home / 'ws'}",
+        # checkpoints in one folder of the server's (the default is beside each file opened:
+        # a rule's file opened through didax_source would get one inside the package)
+        f"--FileCheckpoints.checkpoint_dir={home / 'checkpoints'}",
         f"--LabApp.user_settings_dir={home / 'settings'}",
         "--LabApp.news_url=None",
         "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
