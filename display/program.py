@@ -370,6 +370,13 @@ def jaxpr_model(
     shown = first_eqns(top, TEXT_WINDOW)
     raw, names = printed(shown)
     default_ins, default_outs = _io_rows(top, names)
+    if shown is not top:  # outputs made after the equations shown have no printed name
+        default_outs = tuple(
+            Row(r.label.replace("?:", "\u2026:", 1), f"{r.text} (made after those shown)")
+            if r.label.startswith("?:")
+            else r
+            for r in default_outs
+        )
     inputs = default_ins if inputs is None else inputs
     outputs = default_outs if outputs is None else outputs
     places = _places(shown)

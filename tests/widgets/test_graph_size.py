@@ -99,6 +99,10 @@ def test_a_program_longer_than_the_text_window_shows_its_first_equations():
     stored = view._repr_mimebundle_()
     assert note in stored["text/plain"] and stored["text/plain"].count("\n") <= n - 100
     assert note in stored["text/html"]
+    # its output is made after the equations shown: no printed name, and the row says so
+    assert [(r.label, r.text) for r in model.outputs] == [
+        ("\u2026:f32[3]", "output 0 (made after those shown)")
+    ]
 
 
 def test_a_program_within_the_text_window_is_shown_whole():
