@@ -146,6 +146,7 @@ class GraphPanel(w.VBox):
 
     def redraw(self) -> None:
         self.graph = None
+        self.export.value = ""  # an offered file of the old drawing goes
         self.draw()
 
     def move(self, by: int) -> None:
@@ -153,6 +154,7 @@ class GraphPanel(w.VBox):
         start = max(0, min(self.start + by, len(top.eqns) - 1))
         if start != self.start:
             self.start, self.graph = start, None
+            self.export.value = ""
             self.draw()
 
     def svg_file(self) -> str:

@@ -62,3 +62,12 @@ def test_grad_view_draws_fs_graph_with_values_and_cotangents_statically():
     )
     assert html.count('<text class="dx-node-grad"') >= 3
     assert html.count('<text class="dx-node-value"') >= 3
+
+
+def test_a_redrawn_graph_withdraws_the_old_file():
+    closed = didax.make_jaxpr(loss)(X)
+    panel = views.GraphPanel(closed)
+    panel.offer_svg()
+    assert "graph.svg" in panel.export.value
+    panel.redraw()
+    assert panel.export.value == ""
