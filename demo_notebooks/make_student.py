@@ -3,8 +3,8 @@
     python demo_notebooks/make_student.py
 
 - `student/NN_name.ipynb` for every teacher notebook `NN_name.ipynb`: what a learner opens.
-- `solutions/11_solutions.ipynb` from `11_build_your_own_jax.ipynb` (the one notebook whose
-  worked answers live in the teacher notebook itself).
+- `solutions/11_solutions.ipynb` and `solutions/20_solutions.ipynb` from notebooks 11 and 20,
+  whose worked answers live in the teacher notebook itself (`SOLVED_HERE`).
 
 Conventions in a teacher notebook (cell tags, set in Lab's property inspector):
 
@@ -36,7 +36,10 @@ from typing import Any
 HERE = Path(__file__).parent
 STUDENT = HERE / "student"
 # teacher notebook -> its generated solutions copy
-SOLVED_HERE = {"11_build_your_own_jax.ipynb": "solutions/11_solutions.ipynb"}
+SOLVED_HERE = {
+    "11_build_your_own_jax.ipynb": "solutions/11_solutions.ipynb",
+    "20_final_project.ipynb": "solutions/20_solutions.ipynb",
+}
 COURSE_STEPS = ("eval", "jvp", "stage", "vmap", "linearize", "grad")  # didax.course.STEPS
 DROP_OUTPUT = ("predict", "exercise")
 BEGIN = re.compile(r"^(?P<indent>\s*)# BEGIN SOLUTION(?::\s*(?P<stub>.*))?$")

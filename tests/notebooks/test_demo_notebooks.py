@@ -1096,3 +1096,63 @@ def test_student_copy_runs_top_to_bottom(name: str, kernel_name: str) -> None:
             assert "✗ not yet" in stdout(cell), (cell.source, stdout(cell))
         if any(t.startswith("after:") for t in tags):
             assert stdout(cell).startswith("(this cell runs once step "), stdout(cell)
+
+
+# --------------------------------------------------------------------------- final project
+
+PROJECT = "20_final_project.ipynb"
+
+# (step checked, a wrong answer planted into the worked project, what the message says)
+PROJECT_PLANTS = [
+    ("rules", "softplus_p = core.Primitive('softplus_bare')", "✗ not yet — rules: no impl, "),
+    (
+        "rules",
+        "core.jvp_rules.register(softplus_p, lambda p, t: ([softplus(p[0])], [t[0]]), "
+        "replace=True)",
+        "✗ not yet — rules: check_rules(softplus): the jvp rule is wrong for input 0.",
+    ),
+    (
+        "rules",
+        "core.vmap_rules.register(softplus_p, lambda n, v, d: ([softplus(v[0])], [5]), "
+        "replace=True)",
+        "✗ not yet — rules: check_rules(softplus): the vmap rule",
+    ),
+    (
+        "composes",
+        "core.jvp_rules.register(softplus_p, lambda p, t: ([softplus(p[0])], "
+        "[t[0] / (1 + np.exp(-np.asarray(p[0])))]), replace=True)",
+        "✗ not yet — ",
+    ),
+    (
+        "model",
+        "def predict(params, x):\n    for w, b in params[:-1]:\n        x = jnp.tanh(x @ w + b)\n"
+        "    w, b = params[-1]\n    return x @ w + b",
+        "no softplus. Likely cause: predict uses jnp.tanh",
+    ),
+    ("model", "predict = lambda params, x: x[:, 0]", "has shape (8,), expected (8, 1)"),
+    ("train", "train = lambda key: (None, [1.0, 0.9])", "not below a quarter"),
+    ("train", "train = lambda key: (None, [1.0, float('nan')])", "the loss is nan at step 1"),
+    ("train", "train = lambda key: 1 / 0", "ZeroDivisionError"),
+    ("train", "def train(key):\n    while True:\n        pass", "did not finish within"),
+]
+
+
+@pytest.mark.parametrize(("step", "plant", "message"), PROJECT_PLANTS)
+def test_final_project_checker_answers_planted_mistakes(
+    step: str, plant: str, message: str
+) -> None:
+    ns = replay(PROJECT)  # a fresh namespace: a plant re-registers the primitive's rules
+    assert didax.course.project_verdict(step, ns).startswith("✓")  # the worked project
+    exec(plant, ns)  # noqa: S102 - the test's own code
+    start = time.monotonic()
+    said = didax.course.project_verdict(step, ns)
+    assert time.monotonic() - start < 10.0, said
+    assert said.startswith("✗ not yet") and message in said, said
+
+
+def test_final_project_passes_and_its_student_copy_does_not(run: Any) -> None:
+    nb = run(PROJECT)
+    for step in ("rules", "composes", "model", "train"):
+        assert stdout(cell_with(nb, f'course.check_project("{step}"')).startswith(f"✓ {step}:")
+    student = nbformat.read(DEMOS / "student" / PROJECT, as_version=4)
+    assert "np.logaddexp" not in "".join(c.source for c in code_cells(student))
