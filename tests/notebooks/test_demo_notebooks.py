@@ -1156,3 +1156,82 @@ def test_final_project_passes_and_its_student_copy_does_not(run: Any) -> None:
         assert stdout(cell_with(nb, f'course.check_project("{step}"')).startswith(f"✓ {step}:")
     student = nbformat.read(DEMOS / "student" / PROJECT, as_version=4)
     assert "np.logaddexp" not in "".join(c.source for c in code_cells(student))
+
+
+# --------------------------------------------------------------------------- the course map
+
+MAP = "00_start_here.ipynb"
+LESSONS = sorted(p.name for p in DEMOS.glob("[0-9][0-9]_*.ipynb") if p.name != MAP)
+PLAN = re.compile(r"\*\*Plan \(about (\d+) minutes\)\.\*\*")
+PLAN_ROW = re.compile(r"^\| (\d+)\. .* \| (\d+)\+? \|", re.MULTILINE)
+ROUTE_ROW = re.compile(r"^\| \[\w+\]\(([\w/]+\.ipynb)\) \| ([^|]+) \| (\d+) \|$", re.MULTILINE)
+
+
+def plan(name: str) -> tuple[int, dict[int, int]]:
+    """A lesson's stated minutes and its plan table's minutes per numbered section."""
+    intro = nbformat.read(DEMOS / name, as_version=4).cells[0].source
+    (total,) = PLAN.findall(intro)
+    return int(total), {int(n): int(m) for n, m in PLAN_ROW.findall(intro)}
+
+
+def routes(text: str) -> dict[str, list[tuple[str, str, int]]]:
+    """The route tables of a course map: {route heading: [(notebook, sections, minutes)]},
+    each followed by its stated total (checked here)."""
+    found = {}
+    parts = re.split(r"^(#+ .*|\*\*Session \d.*)$", text, flags=re.MULTILINE)
+    for heading, body in zip(parts[1::2], parts[2::2], strict=True):
+        rows = [(Path(n).name, s.strip(), int(m)) for n, s, m in ROUTE_ROW.findall(body)]
+        if rows:
+            (stated,) = re.findall(r"^Total: (\d+) minutes\.$", body, flags=re.MULTILINE)
+            assert int(stated) == sum(m for _, _, m in rows), (heading, stated)
+            found[heading.strip("#* ")] = rows
+    return found
+
+
+def sections(spec: str, table: dict[int, int]) -> list[int]:
+    if spec == "all":
+        return sorted(table)
+    picked = []
+    for part in spec.split(","):
+        first, _, last = part.strip().partition("–")
+        picked += range(int(first), int(last or first) + 1)
+    return picked
+
+
+@pytest.mark.parametrize("name", LESSONS)
+def test_a_lesson_plan_adds_up(name: str) -> None:
+    total, table = plan(name)
+    assert list(table) == list(range(1, len(table) + 1)), table  # sections 1..n
+    assert sum(table.values()) == total, (name, table)
+
+
+def test_course_map_routes_are_the_lessons_plans() -> None:
+    """00_start_here and the README hold the same routes; each row's minutes are the sum of
+    the named sections of that notebook's plan, a session fits in 90 minutes, and the full
+    route takes every lesson once."""
+    text = "".join(c.source + "\n" for c in nbformat.read(DEMOS / MAP, as_version=4).cells)
+    course_map = routes(text)
+    readme = (DEMOS.parent / "README.md").read_text(encoding="utf-8")
+    assert routes(readme.split("### Course map")[1].split("\n## ")[0]) == course_map
+    assert len(course_map) == 5, list(course_map)
+    for heading, rows in course_map.items():
+        for name, spec, minutes in rows:
+            total, table = plan(name)
+            assert minutes == sum(table[s] for s in sections(spec, table)), (heading, name)
+            if spec == "all":
+                assert minutes == total, (heading, name)
+        if heading != "The full route":
+            assert sum(m for _, _, m in rows) <= 90, heading
+    full = course_map["The full route"]
+    assert [n for n, _, _ in full] == LESSONS and {s for _, s, _ in full} == {"all"}
+
+
+@pytest.mark.parametrize("name", LESSONS)
+def test_a_lesson_ends_with_questions_and_answers(name: str) -> None:
+    nb = nbformat.read(DEMOS / name, as_version=4)
+    (cell,) = [c for c in nb.cells if c.source.startswith("## Check your understanding")]
+    questions, _, answers = cell.source.partition("<details><summary>Answers</summary>")
+    assert len(re.findall(r"^\d+\. ", questions, re.MULTILINE)) >= 3, cell.source
+    assert len(re.findall(r"^\d+\. ", answers, re.MULTILINE)) == len(
+        re.findall(r"^\d+\. ", questions, re.MULTILINE)
+    )
