@@ -690,10 +690,14 @@ def test_mlp_trains_and_takes_per_example_gradients(run: Any) -> None:
     assert shapes.startswith(
         "([((8, 1, 32), (8, 32)), ((8, 32, 32), (8, 32)), ((8, 32, 1), (8, 1))]"
     )
-    svg = [
-        o for o in cell_with(nb, "curve(losses)").outputs if "image/svg+xml" in o.get("data", {})
-    ]
-    assert len(svg) == 1 and "<polyline" in svg[0].data["image/svg+xml"]
+    (curve,) = [o.data["text/html"] for o in cell_with(nb, 'loss_curve({"SGD').outputs]
+    assert "<polyline" in curve and ">step</text>" in curve and "loss (log scale)" in curve
+    # the lesson's learning rate descends at every step; 0.1 spikes, as the text explains
+    compared = stdout(cell_with(nb, "went_up = lambda"))
+    went_up = re.fullmatch(
+        r"steps that raised the loss: (\d+) at lr = 0.1, 0 at lr = 0.02\n", compared
+    )
+    assert went_up and int(went_up[1]) > 10, compared
 
 
 # --------------------------------------------------------------------------- many devices
@@ -1235,3 +1239,17 @@ def test_a_lesson_ends_with_questions_and_answers(name: str) -> None:
     assert len(re.findall(r"^\d+\. ", answers, re.MULTILINE)) == len(
         re.findall(r"^\d+\. ", questions, re.MULTILINE)
     )
+
+
+@pytest.mark.parametrize("name", [*NOTEBOOKS, *COVERED_ELSEWHERE])
+def test_figures_come_from_the_shared_helper(name: str) -> None:
+    """Every diagram and curve is drawn by didax.figures (theme colours, inline SVG): no
+    notebook pastes its own SVG helper or stores an SVG image with fixed colours."""
+    nb = nbformat.read(DEMOS / name, as_version=4)
+    for cell in code_cells(nb):
+        assert "<svg" not in cell.source and "IPython.display import SVG" not in cell.source
+        for out in cell.outputs:
+            assert "image/svg+xml" not in out.get("data", {}), cell.source
+            html_out = out.get("data", {}).get("text/html", "")
+            if html_out.startswith("<svg"):
+                assert 'fill="currentColor"' in html_out and "#333" not in html_out
