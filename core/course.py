@@ -400,6 +400,18 @@ class StepLimit(Exception):
     """`run_bounded` stopped a program that ran past its budget of equations."""
 
 
+def call_bounded(fn: Callable[..., Any], *args: Any, seconds: float = MAX_SECONDS) -> Any:
+    """`fn(*args)` for at most `seconds` (and a budget of bytecode steps in proportion): the
+    safe way for a checker to run a learner's plain Python function. Raises `StepLimit`
+    past it."""
+    try:
+        return _bounded(
+            fn, *args, max_steps=int(MAX_STEPS * seconds / MAX_SECONDS), seconds=seconds
+        )
+    except OutOfSteps as e:
+        raise StepLimit(f"did not finish within {e}") from None
+
+
 def run_bounded(fn: Callable[..., Any], *args: Any, max_steps: int = 10_000) -> Any:
     """`fn(*args)` evaluated one equation at a time, stepping into loop bodies, for at most
     `max_steps` equations: the safe way for a checker to run a learner's `while_loop`, which

@@ -508,6 +508,17 @@ EXERCISES = [
         "✗ not yet — check_rules(sum_last): the vmap rule says output 0 has its batch axis at 2, "
         "but that output is f32[2,3], with 2 axes",
     ),
+    (
+        "04_reverse_mode.ipynb",
+        "first try: all?",
+        "✗ not yet — the jvp of sum(sin(x) * x), equation 2 (mul): you say known, partial "
+        "evaluation stages it",
+    ),
+    (
+        "solutions/04_solutions.ipynb",
+        "def unknown_equations",
+        "✓ your marks agree with partial_eval_jaxpr on 3 programs",
+    ),
     ("solutions/03_solutions.ipynb", "def cube_jvp", "✓ all rules pass: abstract_eval, jvp"),
     ("solutions/03_solutions.ipynb", "def softplus_jvp", "✓ all rules pass: abstract_eval, jvp"),
     (
@@ -853,6 +864,24 @@ PLANTED_ANSWERS = [
         "core.jvp_rules.register(p)(lambda primals, tangents: {}['no rule'])\n"
         "run_check = lambda: check(p, np.array([0.5, 2.0]))",
         "✗ not yet — check_rules(cube_raises): the jvp rule failed for input 0",
+    ),
+    (
+        "04_reverse_mode.ipynb",
+        "check_unknowns",
+        "def answer(jaxpr, unknown_inputs):\n    while True:\n        pass",
+        "✗ not yet — unknown_equations on the jvp of sum(sin(x) * x) did not finish within",
+    ),
+    (
+        "04_reverse_mode.ipynb",
+        "check_unknowns",
+        "answer = lambda jaxpr, unknown_inputs: [True]",
+        "✗ not yet — the jvp of sum(sin(x) * x) has 9 equations, you marked 1",
+    ),
+    (
+        "04_reverse_mode.ipynb",
+        "check_unknowns",
+        "answer = lambda jaxpr, unknown_inputs: [unknown_inputs[5] for e in jaxpr.eqns]",
+        "✗ not yet — unknown_equations on the jvp of sum(sin(x) * x): IndexError",
     ),
     (
         "07_control_flow.ipynb",
