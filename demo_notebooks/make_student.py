@@ -3,8 +3,8 @@
     python demo_notebooks/make_student.py
 
 - `student/NN_name.ipynb` for every teacher notebook `NN_name.ipynb`: what a learner opens.
-- `solutions/11_solutions.ipynb` and `solutions/20_solutions.ipynb` from notebooks 11 and 20,
-  whose worked answers live in the teacher notebook itself (`SOLVED_HERE`).
+- `solutions/NN_solutions.ipynb` for the notebooks in `SOLVED_HERE` (11, 12, 14, 15, 20),
+  whose worked answers live in the teacher notebook itself.
 
 Conventions in a teacher notebook (cell tags, set in Lab's property inspector):
 
@@ -38,6 +38,9 @@ STUDENT = HERE / "student"
 # teacher notebook -> its generated solutions copy
 SOLVED_HERE = {
     "11_build_your_own_jax.ipynb": "solutions/11_solutions.ipynb",
+    "12_custom_derivatives.ipynb": "solutions/12_solutions.ipynb",
+    "14_pytrees.ipynb": "solutions/14_solutions.ipynb",
+    "15_finding_nans.ipynb": "solutions/15_solutions.ipynb",
     "20_final_project.ipynb": "solutions/20_solutions.ipynb",
 }
 COURSE_STEPS = ("eval", "jvp", "stage", "vmap", "linearize", "grad")  # didax.course.STEPS

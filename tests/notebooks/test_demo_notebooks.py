@@ -963,9 +963,8 @@ PLANTED_ANSWERS = [
 ]
 
 
-@functools.cache
 def exercises_here(name: str) -> dict[str, Any]:
-    return replay(name)
+    return replay(name)  # afresh: a plant may register a class or replace a rule
 
 
 @pytest.mark.parametrize(("name", "checker", "answer", "message"), PLANTED_ANSWERS)
@@ -977,6 +976,8 @@ def test_a_planted_wrong_answer_gets_a_message(
     check = ns[checker]
     if "run_check" in ns:  # the answer is a primitive with rules, checked by the code given
         run_it = ns.pop("run_check")
+    elif checker == "check_linear":  # the answer is the class `Linear` as (re)defined
+        run_it = check
     elif checker == "check_inverse_exercise":  # the learner's answer is a registered rule
         ns["inverse_rules"].register(ns["jit_p"], ns["answer"], replace=True)
         run_it = check
@@ -991,6 +992,61 @@ def test_a_planted_wrong_answer_gets_a_message(
     assert not said.rstrip().endswith("The error was:"), said  # not cut before the reason
     if checker == "check_inverse_exercise":  # the notebook still works: the worked rule
         ns["inverse_rules"].register(ns["jit_p"], ns["jit_inverse"], replace=True)
+
+
+# the new lessons' checkers (12, 14, 15): a wrong value, an exception, an endless loop
+PLANTED_ANSWERS += [
+    (
+        "12_custom_derivatives.ipynb",
+        "check_safe_norm",
+        "answer = lambda x: jnp.sqrt(jnp.sum(x * x))",
+        "✗ not yet — grad at x = 0 is [nan nan nan]: not finite",
+    ),
+    (
+        "12_custom_derivatives.ipynb",
+        "check_safe_norm",
+        "answer = lambda x: jnp.sum(x)",
+        "✗ not yet — grad at x = 0 is [1. 1. 1.], expected zeros",
+    ),
+    (
+        "12_custom_derivatives.ipynb",
+        "check_safe_norm",
+        "def answer(x):\n    while True:\n        pass",
+        "✗ not yet — grad(safe_norm)(zeros) did not finish within",
+    ),
+    (
+        "14_pytrees.ipynb",
+        "check_linear",
+        "class Linear(Linear):\n    pass",
+        "✗ not yet — tree.leaves(layer) has 1 leaf: Linear is not registered yet",
+    ),
+    (
+        "14_pytrees.ipynb",
+        "check_linear",
+        "class Linear(Linear):\n    pass\n"
+        "tree_util.register_pytree_node(Linear, lambda m: ((m.b, m.w), None), "
+        "lambda aux, c: Linear(*c))",
+        "✗ not yet — grad's w and b are swapped or wrong",
+    ),
+    (
+        "15_finding_nans.ipynb",
+        "check_safe",
+        "answer = lambda x: jnp.where(x > 0, jnp.sqrt(x), 0.0)",
+        "equation 5: mul(0.0, inf) is NaN",
+    ),
+    (
+        "15_finding_nans.ipynb",
+        "check_safe",
+        "answer = lambda x: x.nope",
+        "✗ not yet — safe_sqrt_relu: AttributeError",
+    ),
+    (
+        "15_finding_nans.ipynb",
+        "check_safe",
+        "def answer(x):\n    while True:\n        pass",
+        "✗ not yet — vmap(safe_sqrt_relu) did not finish within",
+    ),
+]
 
 
 # (code planted after the worked engine of notebook 11, the step checked, what it must say):
@@ -1315,3 +1371,48 @@ def test_figures_come_from_the_shared_helper(name: str) -> None:
             html_out = out.get("data", {}).get("text/html", "")
             if html_out.startswith("<svg"):
                 assert 'fill="currentColor"' in html_out and "#333" not in html_out
+
+
+# --------------------------------------------------------------------------- 12-15
+
+
+def test_custom_derivatives_fix_the_overflow_and_clip(run: Any) -> None:
+    nb = run("12_custom_derivatives.ipynb")
+    assert stdout(cell_with(nb, "print(didax.jit(softplus_naive)")) == "inf nan\n"
+    assert stdout(cell_with(nb, "def softplus_jvp")).startswith("1.0 0.5\n")
+    assert "custom_jvp_call" in stdout(cell_with(nb, "def softplus_jvp"))
+    assert stdout(cell_with(nb, "def clip_bwd")) == "5.0 1.0\n"
+
+
+def test_jacobians_measure_the_cost_of_each_mode(run: Any) -> None:
+    text = stdout(cell_with(run("13_jacobians.ipynb"), "def flops("))
+    found = re.findall(r"(wide|tall).*jacfwd ([\d,]+) flops, jacrev ([\d,]+) flops", text)
+    cost = {k: (int(f.replace(",", "")), int(r.replace(",", ""))) for k, f, r in found}
+    assert cost["wide"][0] > 50 * cost["wide"][1], cost  # jacfwd: 512 passes, jacrev: 4
+    assert cost["tall"][1] > 50 * cost["tall"][0], cost
+
+
+@pytest.mark.oracle
+def test_jacobians_are_jax_jacobians() -> None:
+    jax = pytest.importorskip("jax")
+    ns = replay("13_jacobians.ipynb", ("time.perf_counter", "def flops", "t_fwd"))
+    w, x = np.asarray(ns["w"]), np.asarray(ns["x3"])
+    layer = lambda w, x: jax.numpy.tanh(w @ x)
+    want = jax.jacrev(layer, argnums=1)(w, x)
+    np.testing.assert_allclose(didax.jacfwd(ns["layer"], argnums=1)(w, x), want, rtol=1e-5)
+    energy = lambda x: jax.numpy.sum(jax.numpy.sin(x) * x)
+    np.testing.assert_allclose(ns["h"], jax.hessian(energy)(x), rtol=1e-5, atol=1e-6)
+
+
+def test_pytrees_keep_their_structure(run: Any) -> None:
+    nb = run("14_pytrees.ipynb")
+    assert stdout(cell_with(nb, "grads = didax.grad(model)")).startswith("True\n")
+    printed = stdout(cell_with(nb, "print(didax.tree.structure(params))"))
+    assert "\nPyTreeDef({'frozen': None, 'layer': (*, *), 'scale': *})\n" in printed
+
+
+def test_finding_nans_names_the_first_equation(run: Any) -> None:
+    nb = run("15_finding_nans.ipynb")
+    assert stdout(cell_with(nb, "print(f(0.0), didax.grad(f)(0.0)")) == "0.0 nan 0.25\n"
+    found = stdout(cell_with(nb, "def first_nan")).splitlines()[-1]
+    assert found == "equation 5: mul(0.0, inf) is NaN"
