@@ -1,18 +1,19 @@
-"""The course notebooks' figures: box-and-arrow diagrams and loss curves, as inline SVG.
+"""The course notebooks' figures: box-and-arrow diagrams and loss curves, drawn as SVG.
 
 Layer 5, beside `didax.course` (it uses NumPy only). One helper for every notebook, instead of
-one pasted into each. The figures are drawn in the theme's own colours, so that they read in
-JupyterLab's light and dark themes and on GitHub: text, lines and arrowheads are
-`currentColor` (the output area's text colour), and a box is filled with its tone at
-`TONE_OPACITY` over the page, a light tint on a light page and a dark one on a dark page, so
-that text on it keeps its contrast (tests/core/test_figures.py measures it against both
-themes' colours). A figure is shown as `text/html` (an inline `<svg>`, which inherits the
-page's colour; an `image/svg+xml` output is drawn as an `<img>`, which does not) and as
-`text/plain` (its caption).
+one pasted into each. A figure is a card with its own light background, so that it reads the
+same in JupyterLab's light and dark themes, on GitHub and in nbconvert: dark ink (text, lines,
+arrowheads) on white paper and on light box tints, each pair at least 4.5:1 in contrast, and
+curves at least 3:1 (tests/core/test_figures.py measures them). Its `text/html` is an `<img>`
+holding the SVG as a data URI: JupyterLab's sanitizer, which runs on every output of a
+notebook the reader has not run (a stored course notebook, a student copy), removes an inline
+`<svg>` and keeps an image; an image cannot inherit the page's theme colours, hence the card.
+`text/plain` is the figure's caption.
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -20,13 +21,14 @@ from html import escape
 
 import numpy as np
 
-# a box's tone: a mid colour that, as a tint at TONE_OPACITY, is light on white and dark on
-# JupyterLab's dark background
-TONES = {"blue": "#3b82f6", "amber": "#f59e0b", "green": "#10b981", "red": "#ef4444"}
-TONE_OPACITY = 0.25
-# a curve's colour: a line with at least 3:1 contrast on both themes' backgrounds
-CURVE_COLOURS = ("#3b82f6", "#ef4444")
-FONT = "font-family: var(--jp-content-font-family, sans-serif)"
+INK = "#1f2937"  # text, lines and arrowheads
+PAPER = "#ffffff"  # the card
+EDGE = "#d1d5db"  # the card's border
+# a box's tint: light enough for INK on it
+TONES = {"blue": "#dbeafe", "amber": "#fde68a", "green": "#d1fae5", "red": "#fee2e2"}
+# a curve's colour: at least 3:1 on PAPER
+CURVE_COLOURS = ("#2563eb", "#dc2626")
+FONT = "font-family: sans-serif"
 
 
 @dataclass(frozen=True)
@@ -42,19 +44,25 @@ class Figure:
         key = hashlib.sha1("".join(self.parts).encode()).hexdigest()[:8]
         head = (
             f'<defs><marker id="dx-head-{key}" markerWidth="8" markerHeight="8" refX="7" '
-            'refY="4" orient="auto"><path d="M0,0 L8,4 L0,8 z" fill="currentColor"/></marker>'
-            "</defs>"
+            f'refY="4" orient="auto"><path d="M0,0 L8,4 L0,8 z" fill="{INK}"/></marker></defs>'
         )
         body = "".join(self.parts).replace("url(#dx-head)", f"url(#dx-head-{key})")
+        card = (
+            f'<rect x="0.5" y="0.5" width="{self.width - 1}" height="{self.height - 1}" rx="8" '
+            f'fill="{PAPER}" stroke="{EDGE}"/>'
+        )
         return (
             f'<svg xmlns="http://www.w3.org/2000/svg" width="{self.width}" '
             f'height="{self.height}" role="img" aria-label="{escape(self.caption)}" '
-            f'style="color: var(--jp-content-font-color1, currentColor); {FONT}">'
-            f"<title>{escape(self.caption)}</title>{head}{body}</svg>"
+            f'style="{FONT}"><title>{escape(self.caption)}</title>{head}{card}{body}</svg>'
         )
 
     def _repr_html_(self) -> str:
-        return self.svg()
+        data = base64.b64encode(self.svg().encode()).decode()
+        return (
+            f'<img src="data:image/svg+xml;base64,{data}" width="{self.width}" '
+            f'height="{self.height}" alt="{escape(self.caption)}"/>'
+        )
 
     def __repr__(self) -> str:
         return f"[figure: {self.caption}]"
@@ -64,7 +72,7 @@ def label(x: float, y: float, text: str, *, size: int = 13, anchor: str = "start
     """Text at (x, y), in the page's text colour."""
     return (
         f'<text x="{x:g}" y="{y:g}" font-size="{size}" text-anchor="{anchor}" '
-        f'fill="currentColor">{escape(text)}</text>'
+        f'fill="{INK}">{escape(text)}</text>'
     )
 
 
@@ -74,7 +82,7 @@ def box(x: float, y: float, w: float, h: float, text: str, tone: str = "blue") -
         raise ValueError(f"box tone must be one of {', '.join(TONES)}; got {tone!r}")
     rect = (
         f'<rect x="{x:g}" y="{y:g}" width="{w:g}" height="{h:g}" rx="6" fill="{TONES[tone]}" '
-        f'fill-opacity="{TONE_OPACITY}" stroke="currentColor" stroke-opacity="0.7"/>'
+        f'stroke="{INK}" stroke-opacity="0.7"/>'
     )
     return rect + label(x + w / 2, y + h / 2 + 5, text, anchor="middle")
 
@@ -82,7 +90,7 @@ def box(x: float, y: float, w: float, h: float, text: str, tone: str = "blue") -
 def arrow(x1: float, y1: float, x2: float, y2: float) -> str:
     """A line from (x1, y1) with an arrowhead at (x2, y2)."""
     return (
-        f'<line x1="{x1:g}" y1="{y1:g}" x2="{x2:g}" y2="{y2:g}" stroke="currentColor" '
+        f'<line x1="{x1:g}" y1="{y1:g}" x2="{x2:g}" y2="{y2:g}" stroke="{INK}" '
         'stroke-width="2" marker-end="url(#dx-head)"/>'
     )
 
@@ -108,19 +116,18 @@ def loss_curve(
     px = lambda i: left + i * (width - left - right) / steps
     py = lambda v: top + (hi - v) * (height - top - bottom) / (hi - lo)
     parts = [
-        f'<path d="M{left},{top} V{height - bottom} H{width - right}" fill="none" '
-        'stroke="currentColor"/>'
+        f'<path d="M{left},{top} V{height - bottom} H{width - right}" fill="none" stroke="{INK}"/>'
     ]
     for v in np.arange(lo, hi + 0.25, 0.5):
-        parts.append(f'<path d="M{left - 4},{py(v):.1f} h4" stroke="currentColor"/>')
+        parts.append(f'<path d="M{left - 4},{py(v):.1f} h4" stroke="{INK}"/>')
         parts.append(label(left - 7, py(v) + 4, f"{10**v:.3g}", size=11, anchor="end"))
     for i in np.unique(np.linspace(0, steps, 5).round().astype(int)):
-        parts.append(f'<path d="M{px(i):.1f},{height - bottom} v4" stroke="currentColor"/>')
+        parts.append(f'<path d="M{px(i):.1f},{height - bottom} v4" stroke="{INK}"/>')
         parts.append(label(px(i), height - bottom + 17, str(i), size=11, anchor="middle"))
     parts.append(label((left + width - right) / 2, height - 6, "step", anchor="middle"))
     parts.append(
         f'<text transform="translate(14,{(top + height - bottom) / 2:.0f}) rotate(-90)" '
-        'font-size="13" text-anchor="middle" fill="currentColor">loss (log scale)</text>'
+        f'font-size="13" text-anchor="middle" fill="{INK}">loss (log scale)</text>'
     )
     for (name, logs), tone in zip(series.items(), CURVE_COLOURS, strict=False):
         points = " ".join(

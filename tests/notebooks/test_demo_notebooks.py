@@ -13,6 +13,7 @@ A cell tagged `raises-exception` must raise; any other cell must not, nor write 
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import functools
 import html
@@ -27,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 import didax
+import didax.figures
 import IPython.lib.pretty
 import numpy as np
 import pytest
@@ -734,7 +736,7 @@ def test_mlp_trains_and_takes_per_example_gradients(run: Any) -> None:
     assert shapes.startswith(
         "([((8, 1, 32), (8, 32)), ((8, 32, 32), (8, 32)), ((8, 32, 1), (8, 1))]"
     )
-    (curve,) = [o.data["text/html"] for o in cell_with(nb, 'loss_curve({"SGD').outputs]
+    (curve,) = [svg_image(o.data["text/html"]) for o in cell_with(nb, 'loss_curve({"SGD').outputs]
     assert "<polyline" in curve and ">step</text>" in curve and "loss (log scale)" in curve
     # the lesson's learning rate descends at every step; 0.1 spikes, as the text explains
     compared = stdout(cell_with(nb, "went_up = lambda"))
@@ -1369,8 +1371,15 @@ def test_figures_come_from_the_shared_helper(name: str) -> None:
         for out in cell.outputs:
             assert "image/svg+xml" not in out.get("data", {}), cell.source
             html_out = out.get("data", {}).get("text/html", "")
-            if html_out.startswith("<svg"):
-                assert 'fill="currentColor"' in html_out and "#333" not in html_out
+            assert not html_out.startswith("<svg"), cell.source  # Lab's sanitizer drops it
+            if "data:image/svg+xml" in html_out:
+                assert f'fill="{didax.figures.PAPER}"' in svg_image(html_out), cell.source
+
+
+def svg_image(html_out: str) -> str:
+    """The SVG inside a figure's `<img src="data:image/svg+xml;base64,...">`."""
+    (data,) = re.findall(r'src="data:image/svg\+xml;base64,([^"]+)"', html_out)
+    return base64.b64decode(data).decode()
 
 
 # --------------------------------------------------------------------------- 12-15
