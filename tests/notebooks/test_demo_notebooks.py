@@ -1425,3 +1425,9 @@ def test_finding_nans_names_the_first_equation(run: Any) -> None:
     assert stdout(cell_with(nb, "print(f(0.0), didax.grad(f)(0.0)")) == "0.0 nan 0.25\n"
     found = stdout(cell_with(nb, "def first_nan")).splitlines()[-1]
     assert found == "equation 5: mul(0.0, inf) is NaN"
+    assert stdout(cell_with(nb, "didax.debug_nans(True)")) == (
+        "grad(f): FloatingPointError: invalid value (nan) encountered in mul\n"
+        "Invalid nan value encountered in the output of a jax.jit function. Calling the "
+        "de-optimized version.\n"
+        "jit(grad(f)): FloatingPointError: invalid value (nan) encountered in mul\n"
+    )
