@@ -241,6 +241,7 @@ for i, name in enumerate(
         "didax.experimental.shard_map",
         "didax.experimental",
         "didax",
+        "didax.figures",  # the course notebooks' diagrams and loss curves (NumPy only)
         "didax.course",  # the build-it-yourself notebook's checkers, over the public API
     ]
 ):
