@@ -1,6 +1,7 @@
 """Differences and histograms of `jax.numpy` built on `diff`, `searchsorted` and `bincount`:
 `gradient` (central differences, one-sided at the edges), `unwrap` (phase unwrapping),
-`histogramdd`, `histogram2d`, and `polydiv` (polynomial long division).
+`histogramdd`, `histogram2d`, and the polynomial functions `polydiv` (long division),
+`polyfit` (least squares, `linalg.lstsq`) and `roots` (the companion matrix's eigenvalues).
 
 Layer 5, after `host_io`. No primitive of its own; each is JAX's composition, step for step
 (so that values agree to the last place where XLA and NumPy agree).
@@ -18,17 +19,23 @@ from didax.numpy import (
     calculus,
     creation,
     cumulative,
+    diagonals,
     index_grids,
     manipulation,
+    predicates,
     promotion,
+    rearrange,
+    sorting,
     statistics,
+    tensor_products,
     ufuncs,
 )
+from didax.numpy import linalg as _linalg
 from didax.numpy.axis_args import canonical_axis
 from didax.numpy.inner_jit import inner_jit
 from didax.numpy.mathfuncs import _inexact
 
-__all__ = ["gradient", "histogram2d", "histogramdd", "polydiv", "unwrap"]
+__all__ = ["gradient", "histogram2d", "histogramdd", "polydiv", "polyfit", "roots", "unwrap"]
 
 
 def _aval(x: Any) -> core.ShapedArray:
@@ -239,3 +246,116 @@ def polydiv(u: Any, v: Any, *, trim_leading_zeros: bool = False) -> tuple[Any, A
         nonzero = np.flatnonzero(np.asarray(u))
         u = u[nonzero[0] :] if nonzero.size else u[:0]
     return q, u
+
+
+# ----------------------------------------------------------------------------- polyfit, roots
+
+
+def _polyfit(x: Any, y: Any, deg: int, rcond: Any, full: bool, w: Any, cov: Any) -> Any:
+    order = deg + 1
+    if deg < 0:
+        raise ValueError("expected deg >= 0")
+    if _aval(x).ndim != 1:
+        raise TypeError("expected 1D vector for x")
+    if _aval(x).size == 0:
+        raise TypeError("expected non-empty vector for x")
+    if _aval(y).ndim < 1 or _aval(y).ndim > 2:
+        raise TypeError("expected 1D or 2D array for y")
+    if _aval(x).shape[0] != _aval(y).shape[0]:
+        raise TypeError("expected x and y to have same length")
+    if rcond is None:
+        rcond = _aval(x).shape[0] * float(np.finfo(dtypes.canonicalize(_aval(x).dtype)).eps)
+    lhs, rhs = calculus.vander(x, order), y
+    if w is not None:
+        (w,) = _inexact("polyfit", w)
+        if _aval(w).ndim != 1:
+            raise TypeError("expected a 1-d array for weights")
+        if _aval(w).shape[0] != _aval(y).shape[0]:
+            raise TypeError("expected w and y to have the same length")
+        lhs = ufuncs.multiply(lhs, w[:, None])
+        rhs = ufuncs.multiply(rhs, w[:, None] if _aval(rhs).ndim == 2 else w)
+    scale = ufuncs.sqrt(ufuncs.multiply(lhs, lhs).sum(axis=0))
+    lhs = ufuncs.divide(lhs, scale[None, :])
+    c, resids, rank, s = _linalg.lstsq(lhs, rhs, rcond)
+    c = (c.T / scale[None, :]).T if _aval(c).ndim > 1 else ufuncs.divide(c, scale)
+    if full:
+        return c, resids, rank, s, creation.asarray(rcond)
+    if not cov:
+        return c
+    vbase = ufuncs.divide(_linalg.inv(lhs.T @ lhs), tensor_products.outer(scale, scale))
+    if cov == "unscaled":
+        fac = creation.array(1.0)
+    else:
+        if _aval(x).shape[0] <= order:
+            raise ValueError(
+                "the number of data points must exceed order to scale the covariance matrix"
+            )
+        fac = ufuncs.divide(resids, _aval(x).shape[0] - order)
+    fac = rearrange.atleast_1d(fac)
+    if _aval(y).ndim == 1:
+        return c, ufuncs.multiply(vbase, fac[None])
+    return c, ufuncs.multiply(vbase[:, :, None], fac[None, None, :])
+
+
+_polyfit_jit = inner_jit(_polyfit, "polyfit", static_argnums=(2, 3, 4, 6))
+
+
+def polyfit(
+    x: Any, y: Any, deg: int, rcond: Any = None, full: bool = False, w: Any = None, cov: Any = False
+) -> Any:
+    """The least-squares polynomial of degree `deg` through (x, y). Like
+    `jax.numpy.polyfit`."""
+    args = (x, y) if w is None else (x, y, w)
+    promotion.check_arraylike("polyfit", *args)
+    x, y = creation.asarray(x), creation.asarray(y)
+    return _polyfit_jit(x, y, int(deg), rcond, full, w, cov)
+
+
+def _roots_no_zeros(p: Any) -> Any:
+    n = _aval(p).shape[0]
+    if n < 2:
+        return creation.zeros((0,), dtypes.complex_of(_aval(p).dtype))
+    a = diagonals.diag(creation.ones((n - 2,), _aval(p).dtype), -1)
+    a = a.at[0, :].set(ufuncs.divide(ufuncs.negative(p[1:]), p[0]))
+    return _linalg.eigvals(a)
+
+
+_roots_no_zeros_jit = inner_jit(_roots_no_zeros, "_roots_no_zeros")
+
+
+def _roots_with_zeros(p: Any, num_leading_zeros: Any) -> Any:
+    n = _aval(p).shape[0]
+    p = ufuncs.where(ufuncs.equal(n, num_leading_zeros), 1.0, p)  # an all-zero p: no LAPACK error
+    # roll the leading zeros to the end (a traced shift: an index, where JAX rolls)
+    rolled = p[ufuncs.remainder(ufuncs.add(creation.arange(n), num_leading_zeros), n)]
+    roots = _roots_no_zeros_jit(rolled)
+    roots = lax.sort_key_val(ufuncs.equal(roots, 0), roots)[1]  # zero roots to the end
+    m = _aval(roots).shape[0]
+    keep = ufuncs.less(creation.arange(m), ufuncs.subtract(m, num_leading_zeros))
+    return ufuncs.where(keep, roots, lax.complex(np.float32(np.nan), np.float32(np.nan)))
+
+
+_roots_with_zeros_jit = inner_jit(_roots_with_zeros, "_roots_with_zeros")
+
+
+def roots(p: Any, *, strip_zeros: bool = True) -> Any:
+    """The roots of the polynomial with coefficients `p` (the companion matrix's
+    eigenvalues). Like `jax.numpy.roots`."""
+    promotion.check_arraylike("roots", p)
+    (p,) = _inexact("roots", p)
+    p = rearrange.atleast_1d(p)
+    if _aval(p).ndim != 1:
+        raise ValueError("Input must be a rank-1 array.")
+    if _aval(p).size < 2:
+        return creation.zeros((0,), dtypes.complex_of(_aval(p).dtype))
+    is_zero = ufuncs.equal(p, 0)
+    leading = ufuncs.where(predicates.all(is_zero), _aval(p).shape[0], sorting.argmin(is_zero))
+    if strip_zeros:
+        if isinstance(leading, core.Tracer):
+            raise core.ConcretizationTypeError(
+                "The error occurred in the jnp.roots() function. To use this within a "
+                "JIT-compiled context, pass strip_zeros=False, but be aware that leading zeros "
+                "will result in some returned roots being set to NaN."
+            )
+        return _roots_no_zeros_jit(p[int(leading) :])
+    return _roots_with_zeros_jit(p, leading)

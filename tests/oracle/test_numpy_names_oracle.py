@@ -345,3 +345,49 @@ def test_vmap_matches_a_loop(name, f):
     got = didax.vmap(f)(xs)
     want = np.stack([np.asarray(f(x)) for x in xs])
     np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+PX = np.linspace(0, 1, 8).astype(np.float32)
+PY = (3 * PX**2 - PX + 0.5 + 0.01 * np.sin(20 * PX)).astype(np.float32)
+POLYFIT = [
+    dict(deg=2),
+    dict(deg=1),
+    dict(deg=2, full=True),
+    dict(deg=2, cov=True),
+    dict(deg=2, cov="unscaled"),
+    dict(deg=2, w=np.linspace(1, 2, 8).astype(np.float32)),
+]
+
+
+@pytest.mark.parametrize("kwargs", POLYFIT, ids=[str(k) for k in range(len(POLYFIT))])
+def test_polyfit_as_in_jax(kwargs):
+    want = _leaves(jnp.polyfit(PX, PY, **kwargs))
+    got = _leaves(dnp.polyfit(PX, PY, **kwargs))
+    for g, w in zip(got, want, strict=True):
+        assert np.shape(g) == np.shape(w)
+        np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-5)  # least squares in float32
+    two = np.stack([PY, 2 * PY], 1)
+    np.testing.assert_allclose(
+        dnp.polyfit(PX, two, 2), jnp.polyfit(PX, two, 2), rtol=1e-4, atol=1e-5
+    )
+
+
+@pytest.mark.parametrize(
+    "p",
+    [[1, -3, 2], [0, 0, 1, -3, 2], [1, 0, 0, -1], [2.0], [1, 2, 3, 4, 5], [0, 0, 0]],
+    ids=str,
+)
+def test_roots_as_in_jax(p):
+    p = np.float32(p)
+    want, got = jnp.roots(p), dnp.roots(p)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    order = lambda v: np.sort_complex(np.asarray(v))  # noqa: E731 - eigenvalue order may differ
+    np.testing.assert_allclose(order(got), order(want), atol=1e-5)
+    want = jnp.roots(p, strip_zeros=False)
+    for fn in (dnp.roots, didax.jit(dnp.roots, static_argnames="strip_zeros")):
+        got = fn(p, strip_zeros=False)
+        assert got.shape == want.shape
+        np.testing.assert_allclose(order(got), order(want), atol=1e-5, equal_nan=True)
+    if p.size >= 2:
+        with pytest.raises(TypeError):  # ConcretizationTypeError, as JAX's
+            didax.jit(dnp.roots)(p)
