@@ -1,11 +1,12 @@
 """More samplers of `jax.random`: `laplace logistic cauchy rademacher pareto rayleigh
 maxwell double_sided_maxwell weibull_min lognormal triangular wald t chisquare f
-generalized_normal ball geometric multivariate_normal`, and `key_impl`, `key_dtype`.
+generalized_normal ball geometric multivariate_normal orthogonal`, and `key_impl`,
+`key_dtype`.
 
 Layer 5 (`didax.random`, after `samplers`). Each is JAX 0.10.2's transformation of uniform,
 normal, exponential or gamma draws, step for step and under JAX's jit names
-(`jit[name=_laplace]`), so that the same key gives JAX's bits. Not here: `poisson`,
-`binomial`, `multinomial` (rejection loops), `orthogonal` (it needs a QR decomposition).
+(`jit[name=_laplace]`), so that the same key gives JAX's bits. The counting samplers are in
+`discrete`.
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ __all__ = [
     "lognormal",
     "maxwell",
     "multivariate_normal",
+    "orthogonal",
     "pareto",
     "rademacher",
     "rayleigh",
@@ -435,12 +437,14 @@ def _multivariate_normal_body(data, mean, cov, shape, dtype, method):  # noqa: A
         shape = np.broadcast_shapes(np.shape(mean)[:-1], np.shape(cov)[:-2])
     else:
         _shape_of("normal", shape, np.zeros(np.shape(mean)[:-1]), np.zeros(np.shape(cov)[:-2]))
-    if method != "cholesky":
-        raise NotImplementedError(
-            f"multivariate_normal: method={method!r} needs jnp.linalg's svd/eigh, which didax "
-            "does not have yet; method='cholesky' works"
-        )
-    factor = jnp_linalg.cholesky(cov)
+    if method == "svd":
+        u, s, _ = jnp_linalg.svd(cov)
+        factor = jnp.multiply(u, jnp.sqrt(s[..., None, :]))
+    elif method == "eigh":
+        w, v = jnp_linalg.eigh(cov)
+        factor = jnp.multiply(v, jnp.sqrt(w[..., None, :]))
+    else:
+        factor = jnp_linalg.cholesky(cov)
     samples = _normal(data, (*shape, n), dtype)
     return jnp.add(mean, jnp.einsum("...ij,...j->...i", factor, samples))
 
@@ -472,6 +476,29 @@ def multivariate_normal(
     )
     shape = None if shape is None else shape_tuple(shape)
     return _multivariate_normal(data, mean, cov, shape, dtype, method)
+
+
+def _orthogonal_body(data: Any, n: int, m: int, shape: tuple[int, ...], dtype: Any) -> Any:
+    z = _normal(data, (*shape, max(n, m), min(n, m)), dtype)
+    q, r = jnp_linalg.qr(z)
+    d = jnp.diagonal(r, axis1=-2, axis2=-1)
+    x = jnp.multiply(q, jnp.expand_dims(jnp.sign(d), -2))  # R's diagonal made positive
+    return jnp.swapaxes(x, -1, -2) if n < m else x
+
+
+_orthogonal = _named_jit(_orthogonal_body, "_orthogonal", (1, 2, 3, 4))
+
+
+def orthogonal(
+    key: Any, n: int, shape: Sequence[int] = (), dtype: Any = None, m: int | None = None
+) -> Any:
+    """Haar-random (n, m) matrices with orthonormal columns or rows (Q of a normal matrix's
+    QR decomposition). Like `jax.random.orthogonal`."""
+    data, _ = _key_data_of("orthogonal", key)
+    dtype = _float_dtype("orthogonal", dtype)
+    n = int(n)
+    m = n if m is None else int(m)
+    return _orthogonal(data, n, m, shape_tuple(shape), dtype)
 
 
 def key_impl(keys: Any) -> str:

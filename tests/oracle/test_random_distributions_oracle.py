@@ -45,6 +45,12 @@ CASES = [
     ("geometric", (0.3,), dict(shape=(5,)), True),
     ("multivariate_normal", (np.zeros(2, F), COV), dict(shape=(3,)), False),
     ("multivariate_normal", (np.ones((4, 2), F), COV), {}, False),
+    ("multivariate_normal", (np.zeros(2, F), COV), dict(shape=(3,), method="svd"), False),
+    ("multivariate_normal", (np.zeros(2, F), COV), dict(shape=(3,), method="eigh"), False),
+    ("orthogonal", (3,), {}, False),
+    ("orthogonal", (3,), dict(shape=(2,)), False),
+    ("orthogonal", (2,), dict(m=4), False),
+    ("orthogonal", (4,), dict(m=2), False),
 ]
 IDS = [f"{c[0]}-{i}" for i, c in enumerate(CASES)]
 
