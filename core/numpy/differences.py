@@ -3,8 +3,9 @@
 `histogramdd`, `histogram2d`, and the polynomial functions `polydiv` (long division),
 `polyfit` (least squares, `linalg.lstsq`) and `roots` (the companion matrix's eigenvalues).
 
-Layer 5, after `host_io` and `linalg` (lstsq, eigvals). No primitive of its own; each is JAX's composition, step for step
-(so that values agree to the last place where XLA and NumPy agree).
+Layer 5, after `host_io` and `linalg` (lstsq, eigvals). No primitive of its own; each is
+JAX's composition, step for step (so that values agree to the last place where XLA and NumPy
+agree).
 """
 
 from __future__ import annotations
