@@ -18,7 +18,7 @@ F, I, B = "float32", "int32", "bool"
 
 
 def _linalg(name: str):
-    def call(linalg: Any, *args: Any, **kwargs: Any) -> Any:
+    def call(library: Any, linalg: Any, *args: Any, **kwargs: Any) -> Any:  # op_cases' `call`
         return getattr(linalg, name)(*args, **kwargs)
 
     return call

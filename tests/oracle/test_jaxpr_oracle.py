@@ -19,6 +19,9 @@ KNOWN_DIFFERENT = {
     # JAX prints a NumPy scalar type given as `empty`'s dtype as `<class 'numpy.float32'>`,
     # didax as `float32`
     "lax.empty((2, 3), float32)",
+    # JAX prints `reduce`'s computation param as the function's repr (with its address),
+    # didax as its name
+    "lax.reduce(float32[2, 3], -inf, (1,))",
     # jax.numpy's dot_general takes operands of different dtypes (int32 x float32) and
     # contracts scalars with an empty dot_general; didax converts first and multiplies
     "numpy.dot(float32[], float32[3])",

@@ -93,6 +93,8 @@ EDGE_BUGS = {
     "numpy.cumsum(float32[2, 3], axis=0)": "eager cumsum keeps -0.0, XLA's gives +0.0",
     "lax.cumlogsumexp(float32[2, 3], axis=1)": "eager cumlogsumexp keeps -0.0",
     "lax.cumlogsumexp(float32[2, 3, 4], axis=0, reverse=True)": "eager keeps -0.0",
+    "lax.reduce_window(float32[4, 5], 'min', inf, (3, 2), (2, 1), 'SAME')": "eager min of "
+    "0.0 and -0.0 in a window gives 0.0, XLA's -0.0",
     "lax.conv_general_dilated(float32[1, 2, 6, 5], float32[3, 2, 2, 2], window_strides=(2, 1), "
     "padding='VALID', rhs_dilation=(2, 1))": "NaN positions differ with inf inputs",
     "lax.conv_general_dilated(float32[1, 2, 6, 5], float32[3, 2, 2, 2], window_strides=(1, 1), "
