@@ -30,7 +30,7 @@ from didax.interpreters.jvp import jvp_jaxpr
 from didax.interpreters.transpose import transpose_jaxpr
 from didax.interpreters.vmap import batched_out_dims, vmap_jaxpr
 from didax.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Var, dce_jaxpr, live_eqns
-from didax.primitives.convert import reduce_precision_p
+from didax.primitives.precision_barriers import reduce_precision_p
 from didax.tree_util import tree_flatten, tree_unflatten
 
 remat_p = core.Primitive("remat2", multiple_results=True)

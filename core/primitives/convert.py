@@ -136,57 +136,16 @@ core.vmap_rules.register(stop_gradient_p, rules.vectorized_vmap(stop_gradient))
 core.lowering_rules.register(stop_gradient_p, lambda ctx, x: [x])
 
 
-# ----------------------------------------------------------------------------- reduce_precision
-
-reduce_precision_p = core.Primitive("reduce_precision")
-
-
-def reduce_precision(x: Any, exponent_bits: int, mantissa_bits: int) -> Any:
-    """Round floats to `exponent_bits` and `mantissa_bits` (the dtype stays). Like
-    `jax.lax.reduce_precision`."""
-    return reduce_precision_p.bind(x, exponent_bits=exponent_bits, mantissa_bits=mantissa_bits)
-
-
-def _reduce_precision_impl(x, *, exponent_bits, mantissa_bits):
-    # XLA's algorithm on the bits: round the mantissa to nearest even, then send exponents
-    # out of the smaller range to inf / signed zero; nans stay nans
-    finfo = np.finfo(x.dtype)
-    nmant, nexp = finfo.nmant, finfo.nexp
-    if mantissa_bits >= nmant and exponent_bits >= nexp:
-        return [x]
-    uint = np.dtype(f"uint{x.dtype.itemsize * 8}")
-    bits = x.view(uint)
-    one = uint.type(1)
-    if mantissa_bits < nmant:
-        last = one << uint.type(nmant - mantissa_bits)
-        bias = (last >> one) - one + ((bits & last) >> uint.type(nmant - mantissa_bits))
-        bits = (bits + bias) & ~(last - one)
-    if exponent_bits < nexp:
-        exp_mask = ((one << uint.type(nexp)) - one) << uint.type(nmant)
-        exp_bias = (1 << (nexp - 1)) - 1
-        max_exp = (1 << (exponent_bits - 1)) - 1
-        sign = bits & (one << uint.type(nmant + nexp))
-        exponent = bits & exp_mask
-        over = exponent > uint.type((exp_bias + max_exp) << nmant)
-        under = exponent <= uint.type((exp_bias - max_exp) << nmant)
-        bits = np.where(over, sign | exp_mask, np.where(under, sign, bits))
-    out = bits.astype(uint).view(x.dtype)
-    return [np.where(np.isnan(x), x, out)]
-
-
-core.impl_rules.register(reduce_precision_p, _reduce_precision_impl)
-core.abstract_eval_rules.register(reduce_precision_p, rules.float_aval("reduce_precision"))
-core.jvp_rules.register(reduce_precision_p, rules.linear_unary_jvp(reduce_precision_p.bind))
-core.transpose_rules.register(
-    reduce_precision_p, rules.linear_unary_transpose(reduce_precision_p.bind)
-)
-core.vmap_rules.register(reduce_precision_p, rules.vectorized_vmap(reduce_precision_p.bind))
-
-
-@core.lowering_rules.register(reduce_precision_p)
-def _reduce_precision_lowering(ctx, x, *, exponent_bits, mantissa_bits):
-    i32 = ctx.ir.IntegerType.get_signless(32)
-    op = ctx.hlo.ReducePrecisionOp(
-        x, ctx.ir.IntegerAttr.get(i32, exponent_bits), ctx.ir.IntegerAttr.get(i32, mantissa_bits)
-    )
-    return [op.result]
+def dtype(x: Any) -> np.dtype:
+    """The canonical dtype of a value, a dtype, or a scalar type. Like `jax.lax.dtype`."""
+    if x is None:
+        raise ValueError(f"Invalid argument to dtype: {x}.")
+    if isinstance(x, type):  # float, np.float64, ...
+        return dtypes.canonicalize(np.dtype(x))
+    if type(x) in (bool, int, float, complex):
+        return dtypes.python_scalar_dtype(x)
+    if hasattr(x, "aval"):
+        return core.get_aval(x).dtype
+    if hasattr(x, "dtype"):
+        return dtypes.canonicalize(np.dtype(x.dtype))
+    return dtypes.canonicalize(np.dtype(x))

@@ -239,3 +239,14 @@ def _dot_general_lowering(ctx, x, y, *, dimension_numbers, precision, preferred_
             )
         ]
     return [hlo.convert(ctx.tensor_type(out), counts)]
+
+
+def batch_matmul(x: Any, y: Any, precision: Any = None) -> Any:
+    """Matrix products over the leading batch axes. Like `jax.lax.batch_matmul`."""
+    nx, ny = core.get_aval(x).ndim, core.get_aval(y).ndim
+    if min(nx, ny) < 2:
+        raise ValueError(f"Arguments to batch_matmul must be at least 2D, got {nx}, {ny}")
+    if nx != ny:
+        raise ValueError(f"Arguments to batch_matmul must have same ndim, got {nx}, {ny}")
+    batch = tuple(range(nx - 2))
+    return dot_general(x, y, (((nx - 1,), (ny - 2,)), (batch, batch)), precision=precision)
