@@ -94,3 +94,13 @@ def test_vjp_with_refs_matches_jax():
     np.testing.assert_allclose(got[2], want[2], rtol=1e-6)
     for g, w in zip(got[4], want[4], strict=True):
         np.testing.assert_allclose(g, w, rtol=1e-6)
+
+
+def test_closed_over_numpy_constant_is_one_constvar_of_a_staged_grad():
+    # the pullback gets the array the forward pass used, not an Array made from it: a staged
+    # grad then refers to one constant, as JAX's jaxpr does (two constvars before)
+    ct = np.array([1.0, 2.0, 3.0], np.float32)
+    texts = [
+        str(m.make_jaxpr(m.grad(lambda x, np_=np_: (np_.sin(x) * ct).sum()))(X)) for m, np_ in LIBS
+    ]
+    assert [t.split(".", 1)[0] for t in texts] == ["{ lambda a:f32[3]; b:f32[3]"] * 2, texts
