@@ -1,14 +1,14 @@
 """The xdist scheduling of tests/conftest.py: the slow scopes of `START_FIRST` exist (a renamed
 module would silently lose its head start) and leave the work queue first, in their order,
 then the others in xdist's order; and xdist still takes work with `popitem(last=False)`, the
-one call `_SlowFirst` changes."""
+one call `SlowFirst` changes."""
 
 from __future__ import annotations
 
 import inspect
 from pathlib import Path
 
-from conftest import START_FIRST, _SlowFirst
+from helpers.scheduling import START_FIRST, SlowFirst
 from xdist.scheduler import LoadScopeScheduling
 
 ROOT = Path(__file__).parent.parent
@@ -20,7 +20,7 @@ def test_start_first_scopes_exist() -> None:
 
 
 def test_slow_scopes_leave_the_queue_first() -> None:
-    queue = _SlowFirst()
+    queue = SlowFirst()
     for scope in ["tests/a.py", START_FIRST[3], "tests/b.py", START_FIRST[0]]:
         queue[scope] = {f"{scope}::t": False}
     taken = [queue.popitem(last=False)[0] for _ in range(4)]
