@@ -20,6 +20,7 @@ from didax.jaxpr import eval_jaxpr
 from didax.parallel import collectives as parallel
 from didax.primitives import ad_helpers, concatenation, creation, shape
 from didax.tree_util import (
+    Partial,
     PyTreeDef,
     flatten_fun,
     register_pytree_node,
@@ -222,11 +223,59 @@ class VJP:
         __tracebackhide__ = True
         return self.fun(self._residuals, *cts)
 
+    def with_refs(self, *maybe_ct_refs: Any) -> Partial:
+        """The backward function accumulating each argument's cotangent into the `Ref`
+        given for it (`ref[...] += ct`, returning `GradRef()` in its place), skipping those
+        given `DontWant()` (`DidntWant()`), and returning the others. Like JAX 0.10.2's
+        `VJP.with_refs`; `maybe_ct_refs` has the primals' structure."""
+        targets, tree = tree_flatten(maybe_ct_refs)
+        if maybe_ct_refs and tree != self.in_tree:
+            raise Exception(
+                f"with_refs: expected the primals' structure {self.in_tree}, got {tree}"
+            )
+        return Partial(_accumulate, self, targets)
+
     def __repr__(self) -> str:
         return (
             f"VJP(in_tree={self.in_tree}, out_tree={self.out_tree}, "
             f"opaque_residuals={self.opaque_residuals})"
         )
+
+
+class DontWant:
+    """Given to `VJP.with_refs` for an argument whose cotangent is not wanted."""
+
+    def __repr__(self) -> str:
+        return "DontWant()"
+
+
+class DidntWant:
+    """`VJP.with_refs`'s result for an argument given `DontWant()`."""
+
+    def __repr__(self) -> str:
+        return "DidntWant()"
+
+
+class GradRef:
+    """`VJP.with_refs`'s result for an argument whose cotangent went into its Ref."""
+
+    def __repr__(self) -> str:
+        return "GradRef()"
+
+
+def _accumulate(vjp_fn: VJP, targets: list[Any], ct: Any) -> Any:
+    cts = tree_flatten(vjp_fn(ct))[0]
+    targets = targets or [None] * len(cts)
+    out: list[Any] = []
+    for target, c in zip(targets, cts, strict=True):
+        if isinstance(target, DontWant):
+            out.append(DidntWant())
+        elif hasattr(target, "addupdate"):  # a Ref (refs.py, a higher layer)
+            target.addupdate(Ellipsis, c)
+            out.append(GradRef())
+        else:
+            out.append(c)
+    return tree_unflatten(vjp_fn.in_tree, out)
 
 
 register_pytree_node(

@@ -7,7 +7,9 @@ from JAX, by design of this first version: a `Ref` is a box the Python program m
 it runs, so under `jit`, `grad` and `vmap` a ref made inside the function works (each read
 sees the last write) but the jaxpr shows the values flowing, not JAX's `new_ref`, `ref[...]
 <- v` and `freeze` equations; and a `Ref` is not an argument `jit` or other operations
-accept (TypeError), where JAX threads one through a jitted call.
+accept (TypeError), nor may a jitted function write into a ref made outside it
+(NotImplementedError), where JAX threads the ref through the program. Writing a traced
+value into an outer ref under grad or vmap raises JAX's errors.
 """
 
 from __future__ import annotations
@@ -16,6 +18,9 @@ from typing import Any
 
 from didax import core
 from didax.array import ShapedArray
+from didax.interpreters.jvp import JVPTracer
+from didax.interpreters.partial_eval import PartialEvalTracer
+from didax.interpreters.vmap import BatchTracer
 from didax.numpy import asarray, zeros
 from didax.primitives.convert import convert_element_type
 
@@ -45,10 +50,11 @@ class RefType:
 class Ref:
     """A mutable array (made by `new_ref`). Like `jax.Ref`."""
 
-    __slots__ = ("_value",)
+    __slots__ = ("_value", "_outer")
 
     def __init__(self, value: Any) -> None:
         self._value = value
+        self._outer = core.trace_state() is core.EAGER_STATE  # made outside any transformation
 
     # (not `aval`, which would make it pass for an array where one is expected)
     ref_type = property(lambda self: RefType(core.get_aval(self._value)))
@@ -70,6 +76,8 @@ class Ref:
         return self._value if idx is Ellipsis or idx == () else self._value[idx]
 
     def __setitem__(self, idx: Any, value: Any) -> None:
+        if isinstance(value, core.Tracer) and self._outer:
+            _escape_error(value, self.ref_type)
         target = core.get_aval(self[idx])
         value = asarray(value) if not isinstance(value, core.Tracer) else value
         given = core.get_aval(value)
@@ -101,6 +109,28 @@ class Ref:
         raise TypeError(
             "A Ref is not an array: read its value with `ref[...]` (or `freeze(ref)`) first"
         )
+
+
+def _escape_error(value: core.Tracer, ref_type: RefType) -> None:
+    # a traced value written into a ref made outside the transformation: JAX's errors for
+    # grad and vmap (plain Exceptions, as JAX raises them); jit is didax's own limitation
+    if isinstance(value, (JVPTracer, PartialEvalTracer)):
+        raise Exception(
+            "performing a set/swap operation with a differentiated value on a "
+            f"non-differentiated array reference of type {ref_type}. Move the array reference "
+            "to be an argument of the differentiated function?"
+        )
+    if isinstance(value, BatchTracer):
+        raise Exception(
+            "performing a set/swap operation with vmapped value on an unbatched array "
+            f"reference of type {ref_type}. Move the array reference to be an argument to the "
+            "vmapped function?"
+        )
+    raise NotImplementedError(
+        f"a {ref_type} made outside this jit is written inside it: didax's refs are Python "
+        "boxes, which a compiled program cannot update; return the new value from the "
+        "jitted function and write it outside"
+    )
 
 
 def new_ref(init_val: Any, *, memory_space: Any = None, kind: Any = None) -> Ref:

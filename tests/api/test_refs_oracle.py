@@ -88,3 +88,21 @@ def test_empty_ref_under_jit():
 
         got.append(np.asarray(m.jit(h)(np_.ones(2))).tolist())
     assert got[0] == got[1] == [1.0, 1.0]
+
+
+def test_writing_a_traced_value_into_an_outer_ref_raises_like_jax():
+    for m, np_ in LIBS:
+        r = m.new_ref(np_.zeros(2))
+
+        def f(x, r=r):
+            r[...] = x
+            return x
+
+        with pytest.raises(Exception, match="with a differentiated value on a non-differentiated"):
+            m.grad(lambda x, f=f, np_=np_: np_.sum(f(x)))(np_.ones(2))
+        with pytest.raises(Exception, match="with vmapped value on an unbatched array reference"):
+            m.vmap(f)(np_.ones((3, 2)))
+    # under jit JAX threads the ref through the program; didax says it cannot
+    r = didax.new_ref(dnp.zeros(2))
+    with pytest.raises(NotImplementedError, match="made outside this jit is written inside it"):
+        didax.jit(lambda x: r.__setitem__(Ellipsis, x))(dnp.ones(2))

@@ -66,6 +66,36 @@ def test_vjp_object_rejects_extra_arguments_like_jax():
             f_vjp(1.0, 2.0)
 
 
+def _with_refs(m, np_, dont_want):
+    _, f_vjp = m.vjp(lambda x, y: np_.sin(x) * y, np_.ones(2), np.float32(2.0))
+    r, r2 = m.new_ref(np_.zeros(2)), m.new_ref(np.float32(0.0))
+    first = f_vjp.with_refs(r, r2)(np_.ones(2))
+    f_vjp.with_refs(r, r2)(np_.ones(2))  # accumulates
+    skipped = f_vjp.with_refs(r, dont_want)(np_.ones(2))
+    plain = f_vjp.with_refs()(np_.ones(2))
+    return [
+        repr(first),
+        np.asarray(r[...]).tolist(),
+        float(r2[...]),
+        repr(skipped),
+        [np.asarray(p).tolist() for p in plain],
+    ]
+
+
+def test_vjp_with_refs_matches_jax():
+    from didax.derivatives import DontWant
+    from jax._src.api import DontWant as JaxDontWant
+
+    got = _with_refs(didax, dnp, DontWant())
+    want = _with_refs(jax, jnp, JaxDontWant())
+    assert got[0] == want[0] == "(GradRef(), GradRef())"
+    assert got[3] == want[3] == "(GradRef(), DidntWant())"
+    np.testing.assert_allclose(got[1], want[1], rtol=1e-6)
+    np.testing.assert_allclose(got[2], want[2], rtol=1e-6)
+    for g, w in zip(got[4], want[4], strict=True):
+        np.testing.assert_allclose(g, w, rtol=1e-6)
+
+
 def test_closed_over_numpy_constant_is_one_constvar_of_a_staged_grad():
     # the pullback gets the array the forward pass used, not an Array made from it: a staged
     # grad then refers to one constant, as JAX's jaxpr does (two constvars before)

@@ -44,8 +44,10 @@ def test_pure_callback_eager_and_jit():
 
 
 def test_pure_callback_jaxpr_matches_jax():
-    got, want = (_text(m.make_jaxpr(_sin2(m))(np_.arange(3.0))) for m, np_ in LIBS)
+    # exactly: the callback's address is masked in both (`at 0xXXXXXXXXXXXX`)
+    got, want = (canonical(str(m.make_jaxpr(_sin2(m))(np_.arange(3.0)))) for m, np_ in LIBS)
     assert got == want
+    assert "at 0xXXXXXXXXXXXX" in got
 
 
 def _pytree_callback(m) -> list:
