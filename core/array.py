@@ -356,9 +356,8 @@ class Array:
     # sharded jit's result): most Arrays never carry it (read with getattr and a default).
     # Eager operations take NumPy's path on Arrays holding a `_value`; on the others that
     # span several devices they run on those devices, as JAX's do. So an Array split over a
-    # mesh, or computed replicated on one, never holds a `_value`: its host value, once read
-    # (or kept by `device_put`), is `_gathered`. (`device_put` of a replicated sharding
-    # keeps its `_value`: eager operations on it stay on NumPy's path.)
+    # mesh, or replicated on several of its devices, never holds a `_value`: its host value,
+    # once read (or kept by `device_put`), is `_gathered`.
     __slots__ = ("_value", "_buffer", "_weak", "_aval", "_sharding", "_gathered", "__weakref__")
     __array_priority__ = 100
 

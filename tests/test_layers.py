@@ -46,6 +46,7 @@ for i, name in enumerate(
         "source_info",
         "dtypes",
         "array",
+        "sharded_aval",
         "rule_tables",
         "core",
         # the runtime floor: the PJRT client (and the distributed state it is made from),
@@ -61,6 +62,10 @@ for i, name in enumerate(
         # pretty (the layout engine) before jaxpr (the IR and its printer)
         "pretty",
         "jaxpr",
+        # the type rules of a check_vma shard_map body (varying manual axes)
+        "vma",
+        # sharding in types: the context mesh, results' splits over Explicit axes
+        "typed_sharding",
         "tree_util",
         "api_util",
     ]
@@ -103,6 +108,7 @@ for i, name in enumerate(
         "convolution",
         "windows",
         "cumulative",
+        "sharding_rules",
     ]
 ):
     ORDER[f"didax.primitives.{name}"] = (2, i)
@@ -145,6 +151,7 @@ for i, name in enumerate(
         "parallel.collectives",
         "parallel.exchanges",
         "parallel.specs",
+        "parallel.manual",
         "parallel.shard_map",
         "parallel.pmap",
     ]
@@ -234,6 +241,7 @@ for i, name in enumerate(
         "didax.experimental.shard_map",
         "didax.experimental",
         "didax",
+        "didax.figures",  # the course notebooks' diagrams and loss curves (NumPy only)
         "didax.course",  # the build-it-yourself notebook's checkers, over the public API
     ]
 ):

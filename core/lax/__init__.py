@@ -27,6 +27,7 @@ from didax.primitives import (  # noqa: F401 - the families, for `lax.elementwis
     reductions,
     rules,
     shape,
+    sharding_rules,
     slicing,
 )
 from didax.primitives.bit_counts import clz, mulhi, population_count

@@ -252,6 +252,7 @@ def broadcast_operands(ctx: core.LoweringContext, args: Sequence[Any]) -> list[A
         if aval.shape != shape:  # rank 0: dims (); same rank: size-1 axes stretch
             out_type = ctx.tensor_type(aval.update(shape=shape))
             x = ctx.hlo.broadcast_in_dim(out_type, x, tuple(range(aval.ndim)))
+            x = ctx.module.typed_annotation(x, ctx.avals_out[0])  # split as the result
         out.append(x)
     return out
 

@@ -103,6 +103,7 @@ class _Runtime:
         self.func = importlib.import_module("jaxlib.mlir.dialects.func")
         self.hlo = importlib.import_module("jaxlib.mlir.dialects.stablehlo")
         self.chlo = importlib.import_module("jaxlib.mlir.dialects.chlo")  # erf_inv, as JAX
+        self.sdy = importlib.import_module("jaxlib.mlir.dialects.sdy")  # Shardy's shardings
         ext = importlib.import_module("jaxlib.mlir._mlir_libs._jax_mlir_ext")
         self.dialects = self.ir.DialectRegistry()
         ext.register_dialects(self.dialects)  # func and the other upstream dialects
@@ -428,6 +429,7 @@ def new_context() -> Any:
     ctx.enable_multithreading(False)
     rt.hlo.register_dialect(ctx)
     rt.chlo.register_dialect(ctx)
+    rt.sdy.register_dialect(ctx)
     ctx.dialects["func"]  # load the func dialect now: the printer needs it registered
     return ctx
 
