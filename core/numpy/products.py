@@ -13,23 +13,25 @@ from didax.numpy.promotion import promote
 from didax.numpy.ufuncs import multiply
 
 
-def _dot(a: Any, b: Any, dims: Any) -> Any:
+def _dot(a: Any, b: Any, dims: Any, out_sharding: Any = None) -> Any:
     # jax.numpy asks for the result dtype explicitly (`preferred_element_type=float32`)
-    return lax.dot_general(a, b, dims, preferred_element_type=core.get_aval(a).dtype)
+    return lax.dot_general(
+        a, b, dims, preferred_element_type=core.get_aval(a).dtype, out_sharding=out_sharding
+    )
 
 
-def dot(a: Any, b: Any) -> Any:
+def dot(a: Any, b: Any, *, out_sharding: Any = None) -> Any:
     """Like `jax.numpy.dot`."""
     a, b = promote("dot", a, b)
     na, nb = core.get_aval(a).ndim, core.get_aval(b).ndim
     if na == 0 or nb == 0:
         return multiply(a, b)
     contract_b = 0 if nb == 1 else nb - 2
-    return _dot(a, b, (((na - 1,), (contract_b,)), ((), ())))
+    return _dot(a, b, (((na - 1,), (contract_b,)), ((), ())), out_sharding)
 
 
-def matmul(a: Any, b: Any) -> Any:
-    """Like `jax.numpy.matmul`."""
+def matmul(a: Any, b: Any, *, out_sharding: Any = None) -> Any:
+    """Like `jax.numpy.matmul` (`out_sharding` for operands of rank 2 or less)."""
     a, b = promote("matmul", a, b)
     sa, sb = core.get_aval(a).shape, core.get_aval(b).shape
     if not sa or not sb:
@@ -42,7 +44,7 @@ def matmul(a: Any, b: Any) -> Any:
                 f"dot_general requires contracting dimensions to have the same "
                 f"shape, got {sa} and {sb}."
             )
-        return dot(a, b)
+        return dot(a, b, out_sharding=out_sharding)
     # batched: broadcast the leading (batch) dimensions
     a_batch, b_batch = sa[:-2] if len(sa) > 1 else (), sb[:-2] if len(sb) > 1 else ()
     batch = np.broadcast_shapes(a_batch, b_batch)

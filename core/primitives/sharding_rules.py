@@ -147,7 +147,9 @@ def _reshape_error(x, new_sizes):
 
 
 @core.sharding_rules.register(dot.dot_general_p)
-def _dot_general_sharding(avals_in, avals_out, *, dimension_numbers, **params):
+def _dot_general_sharding(avals_in, avals_out, *, dimension_numbers, out_sharding=None, **params):
+    if out_sharding is not None:  # given: the result's split (JAX reduces over the rest)
+        return [spec_of(typed(avals_out[0], out_sharding))]
     lhs, rhs = avals_in
     ls, rs = spec_of(lhs), spec_of(rhs)
     (lc, rc), (lb, rb) = dimension_numbers
