@@ -25,6 +25,7 @@ from collections.abc import Iterator
 
 import pytest
 from helpers.devices import DeviceWorkers
+from helpers.scheduling import SlowFirst
 from xdist.scheduler import LoadScopeScheduling
 
 _GRACE = 30.0  # seconds past the limit before the watchdog gives up on pytest-timeout
@@ -84,7 +85,11 @@ def device_workers() -> Iterator[DeviceWorkers]:
 
 class _ByModule(LoadScopeScheduling):
     """xdist's load-by-scope scheduling, a scope being a test module (not a class in it),
-    and tests/browser one scope."""
+    tests/browser one scope, and the slow scopes of `START_FIRST` handed out first."""
+
+    def __init__(self, config: pytest.Config, log: object = None) -> None:
+        super().__init__(config, log)
+        self.workqueue = SlowFirst()
 
     def _split_scope(self, nodeid: str) -> str:
         module = nodeid.split("::", 1)[0]

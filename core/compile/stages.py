@@ -24,6 +24,7 @@ from typing import Any
 
 from didax import array, core, dtypes, typed_sharding
 from didax.array import Array
+from didax.fast_path import launcher
 from didax.interpreters import lowering
 from didax.jaxpr import ClosedJaxpr
 from didax.runtime import client
@@ -84,9 +85,9 @@ class Entry:
         if self.bfloat16:
             return self.run
         if self.single:
-            return self.executable.launcher()
+            return launcher(self.executable)
         build = builder(self.out_tree)  # None for a tree with other nodes: `run` unflattens
-        return self.run if build is None else self.executable.launcher(build)
+        return self.run if build is None else launcher(self.executable, build)
 
     def run(self, buffers: list[Any], executable: Executable | None = None) -> Any:
         """Launch on device buffers (one per input); the outputs as Arrays, in their tree.
@@ -298,7 +299,7 @@ class ShardedRun:
         """Launch on buffers placed as the layout says; the outputs as Arrays, in their tree."""
         outs = self.executable.execute_sharded(buffers)
         arrays = [
-            Array(None, buffer=b, aval=a, sharding=s)
+            array.from_buffer(b, a, s)
             for b, a, s in zip(outs, self.executable.out_avals, self.out_shardings, strict=True)
         ]
         return arrays[0] if self.single else tree_unflatten(self.out_tree, arrays)

@@ -1,5 +1,6 @@
 """`custom_linear_solve`: a linear solve whose derivatives come from the linear operator, not
-from differentiating the solver. Like `jax.lax.custom_linear_solve`.
+from differentiating the solver. Like `jax.lax.custom_linear_solve`. And `custom_root`, a
+root-finder differentiated implicitly (a `custom_jvp` of the staged solver, as JAX's).
 
 Layer 4, after cond (it uses common.py's tracing helpers). The caller gives `matvec` (x -> A x)
 and `solve(matvec, b)` (and optionally `transpose_solve`); each is staged to a jaxpr at b's
@@ -24,6 +25,7 @@ from typing import Any, NamedTuple
 
 from didax import core
 from didax.control_flow.common import hoist_consts, jaxpr_as_fun, trace_to_subjaxpr
+from didax.control_flow.custom_derivatives import custom_jvp
 from didax.core import NOT_MAPPED, UndefinedPrimal, Zero
 from didax.interpreters.jvp import jvp_flat
 from didax.interpreters.transpose import linear_transpose_flat
@@ -271,3 +273,74 @@ def _linear_solve_lowering(ctx, *args, const_lengths, jaxprs):
 def _linear_solve_pp(params):
     # JAX prints the named tuples themselves, each jaxpr by its own str() (names from `a`)
     return [("const_lengths", str(params["const_lengths"])), ("jaxprs", str(params["jaxprs"]))]
+
+
+# ----------------------------------------------------------------------------- custom_root
+
+
+def _flat_call(fn: Callable, tree: Any, n_in: int) -> Callable[..., list[Any]]:
+    # fn of one pytree (`tree`'s structure, n_in leaves) as a function of flat leaves
+    def flat(*leaves: Any) -> list[Any]:
+        return tree_flatten(fn(tree_unflatten(tree, list(leaves[:n_in]))))[0]
+
+    return flat
+
+
+def custom_root(
+    f: Callable, initial_guess: Any, solve: Callable, tangent_solve: Callable, has_aux: bool = False
+) -> Any:
+    """The root x of f(x) = 0 that `solve(f, initial_guess)` finds, differentiated
+    implicitly: for f's parameters p, dx = -(df/dx)^-1 (df/dp dp), the inverse applied by
+    `tangent_solve(g, y)` (x with g(x) = y, g linear). Like `jax.lax.custom_root`."""
+    guess, tree = tree_flatten(initial_guess)
+    avals = [core.get_aval(x) for x in guess]
+    one_tree = tree_flatten((initial_guess,))[1]
+    f_jaxpr, f_consts, f_tree = trace_to_subjaxpr(f, one_tree, avals)
+    if f_tree != tree:
+        raise TypeError(
+            f"f() output pytree structure must match initial_guess, got {f_tree} and {tree}."
+        )
+    s_jaxpr, s_consts, s_tree = trace_to_subjaxpr(lambda x: solve(f, x), one_tree, avals)
+    if not has_aux and s_tree != tree:
+        raise TypeError(
+            f"solve() output pytree structure must match initial_guess, got {s_tree} and {tree}."
+        )
+    n = len(guess)
+
+    def linearize_and_solve(x: Any, b: Any) -> Any:
+        xs = tree_flatten(x)[0]
+
+        def f_jvp(t: Any) -> Any:
+            flat_f = _flat_call(f, tree, n)
+            _, out = jvp_flat(flat_f, xs, tree_flatten(t)[0])
+            return tree_unflatten(tree, out)
+
+        return tangent_solve(f_jvp, b)
+
+    two_tree = tree_flatten((initial_guess, initial_guess))[1]
+    l_jaxpr, l_consts, l_tree = trace_to_subjaxpr(linearize_and_solve, two_tree, avals + avals)
+    if l_tree != tree:
+        raise TypeError(
+            f"tangent_solve() output pytree structure must match x, got {l_tree} and {tree}."
+        )
+    nf, ns = len(f_consts), len(s_consts)
+    f_fun, s_fun, l_fun = (jaxpr_as_fun(j) for j in (f_jaxpr, s_jaxpr, l_jaxpr))
+
+    def _custom_root(*args: Any) -> list[Any]:
+        return list(s_fun(*args[nf : nf + ns], *args[-n:]))
+
+    root = custom_jvp(_custom_root)
+
+    @root.defjvp
+    def _root_jvp(primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[list, list]:
+        # F(p, x*(p)) = 0  =>  dx* = -(d_x F)^-1 (d_p F dp)
+        solution_and_aux = root(*primals)
+        solution, aux = solution_and_aux[:n], solution_and_aux[n:]
+        f_params = list(primals[:nf])
+        _, rhs = jvp_flat(lambda *p: f_fun(*p, *solution), f_params, list(tangents[:nf]))
+        l_params = list(primals[nf + ns : len(primals) - n])
+        dx = [neg(t) for t in l_fun(*l_params, *solution, *rhs)]
+        return solution_and_aux, [*dx, *(ad_helpers.instantiate(Zero.like(a)) for a in aux)]
+
+    out = root(*f_consts, *s_consts, *l_consts, *guess)
+    return tree_unflatten(s_tree, out)

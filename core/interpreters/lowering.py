@@ -368,7 +368,7 @@ def _dense_attr(builder: ModuleBuilder, array: np.ndarray) -> Any:
     array = np.asarray(array, order="C")  # (ascontiguousarray would make 0-d 1-d)
     tensor = builder.tensor_type(ShapedArray(array.shape, array.dtype))
     flat = array.reshape(-1)
-    if flat.size and _all_equal(flat) and array.dtype.kind != "c":  # a splat: one element
+    if flat.size and array.dtype.kind != "c" and _all_equal(flat):  # a splat: one element
         return ir.DenseElementsAttr.get_splat(tensor, _scalar_attr(builder, flat[:1]))
     if dtypes.bfloat16 is not None and array.dtype == dtypes.bfloat16:
         # MLIR reads bfloat16 from its raw 16 bits

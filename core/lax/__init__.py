@@ -10,8 +10,10 @@ extension API's `lax.elementwise.exp_p` keeps naming the primitives.
 
 from didax.compile.sharding_constraint import with_sharding_constraint
 from didax.control_flow.cond import cond, switch
+from didax.control_flow.loops import associative_scan, map
+from didax.control_flow.reducers import reduce, reduce_window
 from didax.control_flow.scan import scan
-from didax.control_flow.solves import custom_linear_solve
+from didax.control_flow.solves import custom_linear_solve, custom_root
 from didax.control_flow.while_loop import fori_loop, while_loop
 from didax.lax import linalg  # noqa: F401 - `lax.linalg.cholesky`, as `jax.lax.linalg`
 from didax.parallel.collectives import axis_index, pmax, pmean, pmin, psum
@@ -21,7 +23,6 @@ from didax.primitives import (  # noqa: F401 - the families, for `lax.elementwis
     concatenation,
     convert,
     creation,
-    dot,
     elementwise,
     reductions,
     rules,
@@ -65,11 +66,15 @@ from didax.primitives.convolution import (
     conv,
     conv_dimension_numbers,
     conv_general_dilated,
+    conv_general_shape_tuple,
+    conv_shape_tuple,
+    conv_transpose,
+    conv_transpose_shape_tuple,
     padtype_to_pads,
 )
 from didax.primitives.creation import broadcasted_iota, full, full_like, iota, shape_as_value
 from didax.primitives.cumulative import cumlogsumexp, cummax, cummin, cumprod, cumsum
-from didax.primitives.dot import Precision, batch_matmul, dot_general
+from didax.primitives.dot import Precision, batch_matmul, dot, dot_general
 from didax.primitives.elementwise import (
     abs,
     add,
@@ -111,7 +116,17 @@ from didax.primitives.elementwise import (
 )
 from didax.primitives.hyperbolic import acosh, asinh, atanh, cosh, sinh
 from didax.primitives.precision_barriers import empty, optimization_barrier, reduce_precision
-from didax.primitives.reductions import argmax, reduce_max, reduce_min, reduce_prod
+from didax.primitives.reductions import (
+    argmax,
+    argmin,
+    reduce_and,
+    reduce_max,
+    reduce_min,
+    reduce_or,
+    reduce_prod,
+    reduce_xor,
+)
+from didax.primitives.selection import top_k
 from didax.primitives.shape import (
     broadcast,
     broadcast_in_dim,
@@ -147,6 +162,7 @@ from didax.primitives.slicing import (
 from didax.primitives.sorting import sort, sort_key_val
 from didax.primitives.special import digamma, erf, erf_inv, erfc, lgamma, nextafter, polygamma
 from didax.primitives.trigonometric import acos, asin, atan
+from didax.primitives.windows import reduce_window_shape_tuple
 
 __all__ = [
     "empty",
@@ -176,8 +192,11 @@ __all__ = [
     "rsqrt",
     "sinh",
     "square",
+    "associative_scan",
+    "map",
     "cumlogsumexp",
     "custom_linear_solve",
+    "custom_root",
     "cummax",
     "cummin",
     "cumprod",
@@ -186,6 +205,10 @@ __all__ = [
     "conv",
     "conv_dimension_numbers",
     "conv_general_dilated",
+    "conv_general_shape_tuple",
+    "conv_shape_tuple",
+    "conv_transpose",
+    "conv_transpose_shape_tuple",
     "padtype_to_pads",
     "all_gather",
     "all_to_all",
@@ -212,6 +235,7 @@ __all__ = [
     "shift_right_logical",
     "sort",
     "sort_key_val",
+    "top_k",
     "GatherDimensionNumbers",
     "GatherScatterMode",
     "ScatterDimensionNumbers",
@@ -233,6 +257,13 @@ __all__ = [
     "add",
     "add_any",
     "argmax",
+    "argmin",
+    "reduce",
+    "reduce_and",
+    "reduce_or",
+    "reduce_xor",
+    "reduce_window",
+    "reduce_window_shape_tuple",
     "atan2",
     "bitwise_and",
     "bitwise_not",
@@ -247,6 +278,7 @@ __all__ = [
     "convert_element_type",
     "cos",
     "div",
+    "dot",
     "dot_general",
     "Precision",
     "eq",

@@ -341,7 +341,15 @@ def vdot(a: Any, b: Any) -> Any:
     return products.dot(manipulation.ravel(a), manipulation.ravel(creation.asarray(b)))
 
 
-def vecdot(x1: Any, x2: Any, /, *, axis: int = -1) -> Any:
+def vecdot(
+    x1: Any,
+    x2: Any,
+    /,
+    *,
+    axis: int = -1,
+    precision: Any = None,
+    preferred_element_type: Any = None,
+) -> Any:
     """The dot product of vectors along `axis`, conjugating the first. Like
     `jax.numpy.vecdot`."""
     promotion.check_arraylike("vecdot", x1, x2)
@@ -350,7 +358,12 @@ def vecdot(x1: Any, x2: Any, /, *, axis: int = -1) -> Any:
         raise ValueError("x1 and x2 must have the same size along the specified axis.")
     x1, x2 = promotion.broadcast("vecdot", x1, x2)
     x1, x2 = manipulation.moveaxis(x1, axis, -1), manipulation.moveaxis(x2, axis, -1)
-    return reductions.sum(ufuncs.multiply(complex_parts.conj(x1), x2), axis=-1)
+    if dtypes.is_complex(_aval(x1).dtype):
+        x1 = lax.conj(x1)
+    nd = _aval(x1).ndim
+    batch = tuple(range(nd - 1))  # one dot_general over the broadcast leading axes
+    preferred = _aval(x1).dtype if preferred_element_type is None else preferred_element_type
+    return lax.dot_general(x1, x2, (((nd - 1,), (nd - 1,)), (batch, batch)), precision, preferred)
 
 
 def matvec(x1: Any, x2: Any, /) -> Any:
@@ -370,7 +383,9 @@ def vecmat(x1: Any, x2: Any, /) -> Any:
     return lax.squeeze(out, (_aval(out).ndim - 2,))
 
 
-def tensordot(a: Any, b: Any, axes: Any = 2) -> Any:
+def tensordot(
+    a: Any, b: Any, axes: Any = 2, *, precision: Any = None, preferred_element_type: Any = None
+) -> Any:
     """The sum product over the last `axes` axes of a and the first of b (or the listed
     axes). Like `jax.numpy.tensordot`."""
     promotion.check_arraylike("tensordot", a, b)
@@ -391,7 +406,8 @@ def tensordot(a: Any, b: Any, axes: Any = 2) -> Any:
             raise TypeError("tensordot requires axes lists to have equal length")
         ca = tuple(axis_args.canonical_axis(i, na) for i in ax_a)
         cb = tuple(axis_args.canonical_axis(i, nb) for i in ax_b)
-    return lax.dot_general(a, b, ((ca, cb), ((), ())), preferred_element_type=_aval(a).dtype)
+    preferred = _aval(a).dtype if preferred_element_type is None else preferred_element_type
+    return lax.dot_general(a, b, ((ca, cb), ((), ())), precision, preferred)
 
 
 def polyint(p: Any, m: int = 1, k: Any = None) -> Any:

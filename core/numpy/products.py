@@ -13,25 +13,49 @@ from didax.numpy.promotion import promote
 from didax.numpy.ufuncs import multiply
 
 
-def _dot(a: Any, b: Any, dims: Any, out_sharding: Any = None) -> Any:
+def _dot(
+    a: Any,
+    b: Any,
+    dims: Any,
+    precision: Any = None,
+    preferred: Any = None,
+    out_sharding: Any = None,
+) -> Any:
     # jax.numpy asks for the result dtype explicitly (`preferred_element_type=float32`)
+    preferred = core.get_aval(a).dtype if preferred is None else preferred
     return lax.dot_general(
-        a, b, dims, preferred_element_type=core.get_aval(a).dtype, out_sharding=out_sharding
+        a, b, dims, precision=precision, preferred_element_type=preferred, out_sharding=out_sharding
     )
 
 
-def dot(a: Any, b: Any, *, out_sharding: Any = None) -> Any:
+def dot(
+    a: Any,
+    b: Any,
+    *,
+    precision: Any = None,
+    preferred_element_type: Any = None,
+    out_sharding: Any = None,
+) -> Any:
     """Like `jax.numpy.dot`."""
     a, b = promote("dot", a, b)
     na, nb = core.get_aval(a).ndim, core.get_aval(b).ndim
     if na == 0 or nb == 0:
         return multiply(a, b)
     contract_b = 0 if nb == 1 else nb - 2
-    return _dot(a, b, (((na - 1,), (contract_b,)), ((), ())), out_sharding)
+    dims = (((na - 1,), (contract_b,)), ((), ()))
+    return _dot(a, b, dims, precision, preferred_element_type, out_sharding)
 
 
-def matmul(a: Any, b: Any, *, out_sharding: Any = None) -> Any:
+def matmul(
+    a: Any,
+    b: Any,
+    *,
+    precision: Any = None,
+    preferred_element_type: Any = None,
+    out_sharding: Any = None,
+) -> Any:
     """Like `jax.numpy.matmul` (`out_sharding` for operands of rank 2 or less)."""
+    p = (precision, preferred_element_type)
     a, b = promote("matmul", a, b)
     sa, sb = core.get_aval(a).shape, core.get_aval(b).shape
     if not sa or not sb:
@@ -44,7 +68,13 @@ def matmul(a: Any, b: Any, *, out_sharding: Any = None) -> Any:
                 f"dot_general requires contracting dimensions to have the same "
                 f"shape, got {sa} and {sb}."
             )
-        return dot(a, b, out_sharding=out_sharding)
+        return dot(
+            a,
+            b,
+            precision=precision,
+            preferred_element_type=preferred_element_type,
+            out_sharding=out_sharding,
+        )
     # batched: broadcast the leading (batch) dimensions
     a_batch, b_batch = sa[:-2] if len(sa) > 1 else (), sb[:-2] if len(sb) > 1 else ()
     batch = np.broadcast_shapes(a_batch, b_batch)
@@ -55,17 +85,17 @@ def matmul(a: Any, b: Any, *, out_sharding: Any = None) -> Any:
         b = lax.broadcast_in_dim(b, (*batch, *sb[-2:]), tuple(range(nbat - len(b_batch), nbat + 2)))
     sa, sb = core.get_aval(a).shape, core.get_aval(b).shape
     if len(sa) == 1:
-        return _dot(a, b, (((0,), (len(sb) - 2,)), ((), ())))
+        return _dot(a, b, (((0,), (len(sb) - 2,)), ((), ())), *p)
     if len(sb) == 1:
-        return _dot(a, b, (((len(sa) - 1,), (0,)), ((), ())))
+        return _dot(a, b, (((len(sa) - 1,), (0,)), ((), ())), *p)
     if len(sa) - 2 == 0:  # matrix @ batch: contract, then move the batch axes to the front
-        out = _dot(a, b, (((1,), (len(sb) - 2,)), ((), ())))
+        out = _dot(a, b, (((1,), (len(sb) - 2,)), ((), ())), *p)
         nb_ = len(sb) - 2
         return lax.transpose(out, (*range(1, nb_ + 1), 0, nb_ + 1))
     if len(sb) - 2 == 0:
-        return _dot(a, b, (((len(sa) - 1,), (0,)), ((), ())))
+        return _dot(a, b, (((len(sa) - 1,), (0,)), ((), ())), *p)
     bdims = tuple(range(nbat))
-    return _dot(a, b, (((len(sa) - 1,), (len(sb) - 2,)), (bdims, bdims)))
+    return _dot(a, b, (((len(sa) - 1,), (len(sb) - 2,)), (bdims, bdims)), *p)
 
 
 __all__ = [

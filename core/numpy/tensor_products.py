@@ -67,7 +67,7 @@ def einsum(
         # an intermediate result keeps its indices in input order (opt_einsum's choice)
         result = "".join(kept) if pending else out
         removed = set(lhs_s + rhs_s) - set(kept)
-        x, xs = _einsum_two(lhs, lhs_s, rhs, rhs_s, removed, result)
+        x, xs = _einsum_two(lhs, lhs_s, rhs, rhs_s, removed, result, precision)
         pending.append((_permuted(x, xs, result), result))
     x, xs = pending[0]
     if len(arrays) == 1:
@@ -218,7 +218,7 @@ def _squeeze_singletons(x: Any, xs: str, other: Any, other_s: str) -> tuple[Any,
 
 
 def _einsum_two(
-    lhs: Any, lhs_s: str, rhs: Any, rhs_s: str, removed: set[str], result: str
+    lhs: Any, lhs_s: str, rhs: Any, rhs_s: str, removed: set[str], result: str, precision: Any
 ) -> tuple[Any, str]:
     lhs, lhs_s = _squeeze_singletons(lhs, lhs_s, rhs, rhs_s)
     rhs, rhs_s = _squeeze_singletons(rhs, rhs_s, lhs, lhs_s)
@@ -243,9 +243,10 @@ def _einsum_two(
     dtype = _aval(lhs).dtype
     if batch + rhs_rest + lhs_rest == result:  # (rhs, lhs) needs no transpose: JAX's first try
         dims = ((rhs_cont, lhs_cont), (rhs_batch, lhs_batch))
-        return lax.dot_general(rhs, lhs, dims, preferred_element_type=dtype), result
+        out = lax.dot_general(rhs, lhs, dims, precision, preferred_element_type=dtype)
+        return out, result
     dims = ((lhs_cont, rhs_cont), (lhs_batch, rhs_batch))
-    out = lax.dot_general(lhs, rhs, dims, preferred_element_type=dtype)
+    out = lax.dot_general(lhs, rhs, dims, precision, preferred_element_type=dtype)
     return out, batch + lhs_rest + rhs_rest
 
 

@@ -22,6 +22,7 @@ import numpy as np
 from didax import core, dtypes
 from didax.core import NOT_MAPPED, ShapedArray, UndefinedPrimal
 from didax.primitives import concatenation, creation, rules, shape
+from didax.primitives.dot import canonical_precision, precision_config
 from didax.primitives.elementwise import partials_jvp
 from didax.primitives.shape import rev
 
@@ -138,7 +139,7 @@ def conv_general_dilated(
         dimension_numbers=dn,
         feature_group_count=int(feature_group_count),
         batch_group_count=int(batch_group_count),
-        precision=None,
+        precision=canonical_precision(precision),
         preferred_element_type=preferred_element_type,
         out_sharding=None,
     )
@@ -481,5 +482,145 @@ def _conv_general_dilated_lowering(ctx, x, w, **params):
             padding=ir.DenseIntElementsAttr.get(pads, type=i64) if n else None,
             lhs_dilation=list(params["lhs_dilation"]),
             rhs_dilation=list(params["rhs_dilation"]),
+            precision_config=precision_config(ctx, params["precision"]),
         )
     ]
+
+
+# ----------------------------------------------------------------------------- shapes, transpose
+
+
+def conv_shape_tuple(
+    lhs_shape: Sequence[int],
+    rhs_shape: Sequence[int],
+    strides: Sequence[int],
+    pads: Any,
+    batch_group_count: int = 1,
+) -> tuple[int, ...]:
+    """The output shape of an NC.../OI... convolution. Like `jax.lax.conv_shape_tuple`."""
+    if isinstance(pads, str):
+        pads = padtype_to_pads(lhs_shape[2:], rhs_shape[2:], strides, pads)
+    if len(pads) != len(lhs_shape) - 2:
+        raise TypeError(
+            "Wrong number of explicit pads for convolution: expected "
+            f"{len(lhs_shape) - 2}, got {len(pads)}."
+        )
+    padded = [n + lo + hi for n, (lo, hi) in zip(lhs_shape[2:], pads, strict=True)]
+    if any(p < 0 for p in padded):
+        raise ValueError(
+            "Negative padding is larger than the size of the corresponding dimension: got "
+            f"padding={pads} for lhs_shape[2:]={tuple(lhs_shape[2:])}"
+        )
+    space = tuple(
+        0 if p < k else (p - k) // s + 1
+        for p, k, s in zip(padded, rhs_shape[2:], strides, strict=True)
+    )
+    return (lhs_shape[0] // batch_group_count, rhs_shape[0], *space)
+
+
+def _permutations(lhs_shape, rhs_shape, dimension_numbers) -> ConvDimensionNumbers:
+    return conv_dimension_numbers(len(lhs_shape), len(rhs_shape), dimension_numbers)
+
+
+def conv_general_shape_tuple(
+    lhs_shape: Sequence[int],
+    rhs_shape: Sequence[int],
+    window_strides: Sequence[int],
+    padding: Any,
+    dimension_numbers: Any,
+) -> tuple[int, ...]:
+    """The output shape of `conv_general_dilated` (no dilation). Like
+    `jax.lax.conv_general_shape_tuple`."""
+    dn = _permutations(lhs_shape, rhs_shape, dimension_numbers)
+    lhs = [lhs_shape[i] for i in dn.lhs_spec]
+    rhs = [rhs_shape[i] for i in dn.rhs_spec]
+    out = conv_shape_tuple(lhs, rhs, window_strides, padding)
+    return tuple(int(out[i]) for i in np.argsort(dn.out_spec))
+
+
+def _conv_transpose_padding(k: int, s: int, padding: Any) -> tuple[int, int]:
+    if padding == "SAME":
+        pad_len = k + s - 2
+        pad_a = k - 1 if s > k - 1 else int(np.ceil(pad_len / 2))
+    elif padding == "VALID":
+        pad_len = k + s - 2 + max(k - s, 0)
+        pad_a = k - 1
+    elif isinstance(padding, tuple):
+        pads = tuple(k - p - 1 for p in padding)
+        pad_a, pad_len = pads[0], sum(pads)
+    else:
+        raise ValueError(f"Invalid padding mode: {padding}")
+    return pad_a, pad_len - pad_a
+
+
+def conv_transpose_shape_tuple(
+    lhs_shape: Sequence[int],
+    rhs_shape: Sequence[int],
+    window_strides: Sequence[int],
+    padding: Any,
+    dimension_numbers: Any,
+) -> tuple[int, ...]:
+    """The output shape of `conv_transpose`. Like `jax.lax.conv_transpose_shape_tuple`."""
+    dn = _permutations(lhs_shape, rhs_shape, dimension_numbers)
+    lhs = [lhs_shape[i] for i in dn.lhs_spec]
+    rhs = [rhs_shape[i] for i in dn.rhs_spec]
+    if isinstance(padding, str):
+        padding = [_conv_transpose_padding(k, s, padding) for k, s in zip(rhs[2:], window_strides)]
+    totals = [sum(p) for p in padding]
+    space = [
+        (i - 1) * s - k + 2 + p
+        for i, k, s, p in zip(lhs[2:], rhs[2:], window_strides, totals, strict=True)
+    ]
+    out = (lhs[0], rhs[0], *space)
+    return tuple(int(out[i]) for i in np.argsort(dn.out_spec))
+
+
+_TRANSPOSE_DEFAULTS = {
+    2: ("NC", "IO", "NC"),
+    3: ("NHC", "HIO", "NHC"),
+    4: ("NHWC", "HWIO", "NHWC"),
+    5: ("NHWDC", "HWDIO", "NHWDC"),
+}
+
+
+def conv_transpose(
+    lhs: Any,
+    rhs: Any,
+    strides: Sequence[int],
+    padding: Any,
+    rhs_dilation: Sequence[int] | None = None,
+    dimension_numbers: Any = None,
+    transpose_kernel: bool = False,
+    precision: Any = None,
+    preferred_element_type: Any = None,
+    use_consistent_padding: bool = False,
+) -> Any:
+    """A transposed ("deconvolution") convolution: the input dilated by the strides, then
+    convolved. Like `jax.lax.conv_transpose`."""
+    lhs_aval, rhs_aval = core.get_aval(lhs), core.get_aval(rhs)
+    ndims = lhs_aval.ndim
+    if dimension_numbers is None:
+        if ndims not in _TRANSPOSE_DEFAULTS:
+            raise ValueError("No 4+ dimensional dimension_number defaults.")
+        dimension_numbers = _TRANSPOSE_DEFAULTS[ndims]
+    dn = conv_dimension_numbers(ndims, rhs_aval.ndim, dimension_numbers)
+    k_sdims = [rhs_aval.shape[i] for i in dn.rhs_spec[2:]]
+    if rhs_dilation is None:
+        rhs_dilation = (1,) * (ndims - 2)
+    if use_consistent_padding or (isinstance(padding, str) and padding in {"SAME", "VALID"}):
+        sizes = [_dilate(k, r) for k, r in zip(k_sdims, rhs_dilation, strict=True)]
+        per_axis = [padding] * len(strides) if isinstance(padding, str) else padding
+        pads = tuple(_conv_transpose_padding(k, s, p) for k, s, p in zip(sizes, strides, per_axis))
+    else:
+        pads = padding
+    if transpose_kernel:  # flip the spatial axes, swap the in/out feature axes
+        rhs = rev(rhs, dn.rhs_spec[2:])
+        perm = list(range(rhs_aval.ndim))
+        o, i = dn.rhs_spec[0], dn.rhs_spec[1]
+        perm[o], perm[i] = perm[i], perm[o]
+        rhs = shape.transpose(rhs, perm)
+    one = (1,) * (ndims - 2)
+    return conv_general_dilated(
+        lhs, rhs, one, pads, strides, rhs_dilation, dn, precision=precision,
+        preferred_element_type=preferred_element_type,
+    )  # fmt: skip

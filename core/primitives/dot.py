@@ -8,6 +8,7 @@ its jvp is the sum of the two one-sided products and it transposes in either ope
 from __future__ import annotations
 
 import enum
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -26,11 +27,17 @@ dot_general_p = core.Primitive("dot_general")
 
 class Precision(enum.Enum):
     """The arithmetic precision a `dot_general` asks of the backend (on CPU every level
-    computes in the operands' dtype). Like `jax.lax.Precision`."""
+    computes in the operands' dtype); `Precision("highest")` names a level by one of JAX's
+    strings. Like `jax.lax.Precision`."""
 
     DEFAULT = 0
     HIGH = 1
     HIGHEST = 2
+
+    @classmethod
+    def _missing_(cls, value: Any) -> Precision | None:
+        name = _PRECISION_NAMES.get(value) if isinstance(value, str) else None
+        return None if name is None else cls[name]
 
     def __repr__(self) -> str:  # as JAX prints it in a jaxpr: `Precision.HIGHEST`
         return f"Precision.{self.name}"
@@ -38,28 +45,38 @@ class Precision(enum.Enum):
     __str__ = __repr__
 
 
-def _canonical_precision(precision: Any) -> tuple[Precision, Precision] | None:
-    # None, one level for both operands, or a pair; a level may be named by a string. None
-    # takes `jax_default_matmul_precision`'s, as JAX's jaxprs show it.
+_PRECISION_NAMES = {"default": "DEFAULT", "bfloat16": "DEFAULT", "fastest": "DEFAULT"}
+_PRECISION_NAMES.update(high="HIGH", bfloat16_3x="HIGH", tensorfloat32="HIGH")
+_PRECISION_NAMES.update(highest="HIGHEST", float32="HIGHEST")
+
+
+def canonical_precision(precision: Any) -> tuple[Precision, Precision] | None:
+    """None, or the (lhs, rhs) levels of a `precision=` argument: one level (a `Precision`
+    or one of its strings) for both operands, or a pair. Raises ValueError as JAX does.
+    None takes `jax_default_matmul_precision`'s, as JAX's jaxprs show it."""
     if precision is None:
         precision = config.jax_default_matmul_precision
         if precision is None:
             return None
-    if isinstance(precision, (tuple, list)):
+    if isinstance(precision, (tuple, list)) and len(precision) == 2:
         lhs, rhs = precision
-        return (_one_precision(lhs), _one_precision(rhs))
-    level = _one_precision(precision)
+        if lhs is None and rhs is None:
+            return None
+        return (_one_precision(lhs, precision), _one_precision(rhs, precision))
+    level = _one_precision(precision, precision)
     return (level, level)
 
 
-def _one_precision(p: Any) -> Precision:
+def _one_precision(p: Any, whole: Any) -> Precision:
     if isinstance(p, Precision):
         return p
-    if isinstance(p, str):
-        names = {"bfloat16": "DEFAULT", "fastest": "DEFAULT", "tensorfloat32": "HIGH"}
-        names.update(float32="HIGHEST", highest="HIGHEST", high="HIGH", default="DEFAULT")
-        return Precision[names.get(p.lower(), p.upper())]
-    raise ValueError(f"Precision argument must be one of Precision's levels, got {p!r}")
+    if isinstance(p, str) and p in _PRECISION_NAMES:
+        return Precision[_PRECISION_NAMES[p]]
+    raise ValueError(
+        "Precision argument must be one of:\n- None,\n- a string in "
+        f"{[*_PRECISION_NAMES, None]},\n- a lax.Precision value,\n- a tuple of two "
+        f"lax.Precision values or strings;\nbut got {whole}."
+    )
 
 
 def dot_general(
@@ -81,9 +98,28 @@ def dot_general(
         x,
         y,
         dimension_numbers=dims,
-        precision=_canonical_precision(precision),
+        precision=canonical_precision(precision),
         preferred_element_type=preferred_element_type,
         out_sharding=None if out_sharding is None else typed_sharding.resolve(out_sharding),
+    )
+
+
+def dot(
+    lhs: Any,
+    rhs: Any,
+    precision: Any = None,
+    preferred_element_type: Any = None,
+    out_sharding: Any = None,
+) -> Any:
+    """Vector-vector, matrix-vector or matrix-matrix product. Like `jax.lax.dot`."""
+    ls, rs = core.get_aval(lhs).shape, core.get_aval(rhs).shape
+    if 1 <= len(ls) <= 2 and 1 <= len(rs) <= 2 and ls[-1] == rs[0]:
+        dims = (((len(ls) - 1,), (0,)), ((), ()))
+        return dot_general(lhs, rhs, dims, precision, preferred_element_type)
+    raise ValueError(
+        "jax.lax.dot: dimension_numbers must be specified when not performing simple "
+        "un-batched matrix-matrix, matrix-vector, or vector-vector products; got "
+        f"lhs_shape={ls} rhs_shape={rs}"
     )
 
 
@@ -97,7 +133,7 @@ def _dot_general_impl(x, y, *, dimension_numbers, precision, preferred_element_t
     x, y = np.asarray(x), np.asarray(y)
     lf, rf = _free(x.ndim, lc, lb), _free(y.ndim, rc, rb)
     batch = [x.shape[d] for d in lb]
-    size = lambda a, ds: int(np.prod([a.shape[d] for d in ds], dtype=np.int64))  # noqa: E731
+    size = lambda a, ds: math.prod([a.shape[d] for d in ds])  # noqa: E731
     xm = np.transpose(x, (*lb, *lf, *lc)).reshape(*batch, size(x, lf), size(x, lc))
     ym = np.transpose(y, (*rb, *rc, *rf)).reshape(*batch, size(y, rc), size(y, rf))
     out = np.matmul(xm, ym).reshape((*batch, *(x.shape[d] for d in lf), *(y.shape[d] for d in rf)))
@@ -221,6 +257,14 @@ def _dot_general_pp(params):  # JAX prints the axis tuples as lists and hides pr
     return pairs
 
 
+def precision_config(ctx: core.LoweringContext, precision: Any) -> Any:
+    """StableHLO's `precision_config` of a (lhs, rhs) `precision` param (None: both
+    DEFAULT, which JAX writes out too)."""
+    if precision is None:
+        precision = (Precision.DEFAULT, Precision.DEFAULT)
+    return ctx.ir.ArrayAttr.get([ctx.hlo.PrecisionAttr.get(p.name) for p in precision])
+
+
 @core.lowering_rules.register(dot_general_p)
 def _dot_general_lowering(ctx, x, y, *, dimension_numbers, precision, preferred_element_type, **_):
     (lc, rc), (lb, rb) = dimension_numbers
@@ -232,13 +276,14 @@ def _dot_general_lowering(ctx, x, y, *, dimension_numbers, precision, preferred_
         rhs_contracting_dimensions=list(rc),
     )
     x_aval, y_aval = ctx.avals_in
+    config = precision_config(ctx, precision)
     if x_aval.dtype != dtypes.bool_:
-        return [hlo.dot_general(ctx.tensor_type(out), x, y, dims)]
+        return [hlo.dot_general(ctx.tensor_type(out), x, y, dims, precision_config=config)]
     # XLA has no boolean dot: count the true products in int32, then test for nonzero
     x = hlo.convert(ctx.tensor_type(x_aval.update(dtype=dtypes.int32)), x)
     y = hlo.convert(ctx.tensor_type(y_aval.update(dtype=dtypes.int32)), y)
     counts_aval = out.update(dtype=dtypes.int32)
-    counts = hlo.dot_general(ctx.tensor_type(counts_aval), x, y, dims)
+    counts = hlo.dot_general(ctx.tensor_type(counts_aval), x, y, dims, precision_config=config)
     if out.dtype == dtypes.bool_:
         zero = ctx.hlo.broadcast_in_dim(
             ctx.tensor_type(counts_aval), ctx.constant(0, dtypes.int32), ()

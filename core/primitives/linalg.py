@@ -320,7 +320,7 @@ def _triangular_solve_lowering(
         "trans_x": char(("C" if conjugate_a else "T") if transpose_a else "N"),
         "diag": char("U" if unit_diagonal else "N"),
     }
-    call = _lapack_call(ctx, "trsm", [a, b], [ctx.avals_out[0]], config, {0: 1})
+    call = lapack_call(ctx, "trsm", [a, b], [ctx.avals_out[0]], config, {0: 1})
     return [call.results[0]]
 
 
@@ -437,12 +437,16 @@ def _row_major(ndim: int) -> list[int]:
     return list(range(ndim - 1, -1, -1))
 
 
-def _lapack_call(ctx, routine: str, operands, avals_out, config: dict, aliases: dict) -> Any:
-    # a call of jaxlib's LAPACK FFI handler `routine` on matrices in column-major layout;
-    # `aliases` maps an output to the operand whose buffer it reuses
+def lapack_call(
+    ctx, routine: str, operands, avals_out, config: dict, aliases: dict, avals_in=None
+) -> Any:
+    """A call of jaxlib's LAPACK FFI handler `routine` on matrices in column-major layout;
+    `aliases` maps an output to the operand whose buffer it reuses; `avals_in` are the
+    operands' types when they are not the equation's."""
     ir, hlo = ctx.ir, ctx.hlo
     index = ir.IndexType.get()
-    ndim = max(a.ndim for a in ctx.avals_in)
+    avals_in = list(ctx.avals_in if avals_in is None else avals_in)
+    ndim = max(a.ndim for a in avals_in)
 
     def layouts(avals: list[ShapedArray]) -> Any:
         orders = [_column_major(a.ndim) if a.ndim == ndim else _row_major(a.ndim) for a in avals]
@@ -453,10 +457,10 @@ def _lapack_call(ctx, routine: str, operands, avals_out, config: dict, aliases: 
     return hlo.CustomCallOp(
         [ctx.tensor_type(a) for a in avals_out],
         list(operands),
-        call_target_name=client.lapack_target(routine, ctx.avals_in[0].dtype),
+        call_target_name=client.lapack_target(routine, avals_in[0].dtype),
         api_version=ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 4),  # typed FFI
         backend_config=ir.DictAttr.get(config),
-        operand_layouts=layouts(list(ctx.avals_in)),
+        operand_layouts=layouts(avals_in),
         result_layouts=layouts(list(avals_out)),
         output_operand_aliases=ir.ArrayAttr.get(
             [
@@ -473,7 +477,7 @@ def _lu_lowering(ctx, x):
     (x_aval,) = ctx.avals_in
     out_aval, piv_aval, perm_aval = ctx.avals_out
     info_aval = ShapedArray(x_aval.shape[:-2], dtypes.int32)
-    call = _lapack_call(ctx, "getrf", [x], [out_aval, piv_aval, info_aval], {}, {0: 0})
+    call = lapack_call(ctx, "getrf", [x], [out_aval, piv_aval, info_aval], {}, {0: 0})
     lu_out, pivots, info = call.results
     pivots = hlo.subtract(pivots, rules.broadcast_constant(ctx, 1, piv_aval))  # 0-based
     # info < 0: LAPACK rejected an argument; NaNs then, as JAX (info > 0, singular, is fine)

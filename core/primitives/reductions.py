@@ -1,5 +1,5 @@
 """Reductions other than reduce_sum (which sits with broadcast_in_dim in shape.py):
-reduce_max, reduce_min, reduce_prod, argmax.
+reduce_max, reduce_min, reduce_prod, argmax, argmin, reduce_and, reduce_or, reduce_xor.
 
 Layer 2. The jvp of max/min spreads the tangent evenly over the positions that attain the
 extremum, as JAX does; argmax has an integer output and no derivative.
@@ -132,7 +132,68 @@ def _column(flat: Any, i: int, kept_shape: tuple[int, ...]) -> Any:
 core.lowering_rules.register(reduce_prod_p, rules.reduce_lowering("multiply"))
 
 
-argmax_p = core.Primitive("argmax")
+def _index_reduction_lowering(direction: str, identity_op: str) -> core.LoweringRule:
+    # One reduce over (value, index) pairs keeping the better value (`direction`), a NaN
+    # before any number (as NumPy), and the smaller index among equals: the first extremum.
+    def rule(ctx, x, *, axes, index_dtype):
+        hlo, aval, out = ctx.hlo, ctx.avals_in[0], ctx.avals_out[0]
+        indices = hlo.iota(ctx.tensor_type(ShapedArray(aval.shape, index_dtype)), axes[0])
+        inits = [
+            ctx.constant(rules.reduction_identity(identity_op, aval.dtype), aval.dtype),
+            ctx.constant(0, index_dtype),
+        ]
+        reduce = hlo.ReduceOp(
+            [ctx.tensor_type(out.update(dtype=aval.dtype)), ctx.tensor_type(out)],
+            [x, indices],
+            inits,
+            axes,
+        )
+        value_t = ctx.tensor_type(ShapedArray((), aval.dtype))
+        index_t = ctx.tensor_type(ShapedArray((), index_dtype))
+        body = reduce.regions[0].blocks.append(value_t, index_t, value_t, index_t)
+        with ctx.ir.InsertionPoint(body):
+            acc, acc_i, val, val_i = body.arguments
+            better = rules.compare(ctx, val, acc, direction, aval.dtype)
+            same = rules.compare(ctx, val, acc, "EQ", aval.dtype)
+            if dtypes.is_float(aval.dtype):
+                val_nan = rules.compare(ctx, val, val, "NE", aval.dtype)
+                acc_nan = rules.compare(ctx, acc, acc, "NE", aval.dtype)
+                better = hlo.or_(better, hlo.and_(val_nan, hlo.not_(acc_nan)))
+                same = hlo.or_(same, hlo.and_(val_nan, acc_nan))
+            earlier = rules.compare(ctx, val_i, acc_i, "LT", index_dtype)
+            take = hlo.or_(better, hlo.and_(same, earlier))
+            hlo.return_([hlo.select(take, val, acc), hlo.select(take, val_i, acc_i)])
+        return [reduce.results[1]]
+
+    return rule
+
+
+def _index_reduction(name: str, np_fn: Any, direction: str, identity_op: str) -> core.Primitive:
+    # argmax / argmin: the index of the first extremum along one axis (a NaN first, as NumPy)
+    prim = core.Primitive(name)
+
+    def impl(x, *, axes, index_dtype):
+        return [np.asarray(np_fn(x, axis=axes[0])).astype(index_dtype)]
+
+    core.impl_rules.register(prim, rules.validated_impl(prim, impl))
+
+    @core.abstract_eval_rules.register(prim)
+    def _abstract_eval(x, *, axes, index_dtype):
+        (axis,) = axes
+        if dtypes.is_complex(x.dtype):  # no order on complex numbers (JAX's `gt` refuses them)
+            raise TypeError(f"{name} does not accept dtype {x.dtype.name}: complex has no order")
+        if not (0 <= axis < x.ndim) or x.shape[axis] == 0:
+            raise TypeError(f"{name}: axis {axis} is out of bounds or empty for {x.str_short()}")
+        return [ShapedArray(tuple(s for i, s in enumerate(x.shape) if i != axis), index_dtype)]
+
+    core.jvp_rules.register(prim, rules.zero_jvp(prim))
+    core.vmap_rules.register(prim, shape.reduction_vmap(prim.bind))
+    core.lowering_rules.register(prim, _index_reduction_lowering(direction, identity_op))
+    return prim
+
+
+argmax_p = _index_reduction("argmax", np.argmax, "GT", "maximum")
+argmin_p = _index_reduction("argmin", np.argmin, "LT", "minimum")
 
 
 def argmax(x: Any, axis: int, index_dtype: Any = dtypes.int32) -> Any:
@@ -140,58 +201,67 @@ def argmax(x: Any, axis: int, index_dtype: Any = dtypes.int32) -> Any:
     return argmax_p.bind(x, axes=(int(axis),), index_dtype=dtypes.canonicalize(index_dtype))
 
 
-def _argmax_impl(x, *, axes, index_dtype):
-    return [np.asarray(np.argmax(x, axis=axes[0])).astype(index_dtype)]
+def argmin(x: Any, axis: int, index_dtype: Any = dtypes.int32) -> Any:
+    """Index of the first minimum along `axis`. Like `jax.lax.argmin`."""
+    return argmin_p.bind(x, axes=(int(axis),), index_dtype=dtypes.canonicalize(index_dtype))
 
 
-core.impl_rules.register(argmax_p, rules.validated_impl(argmax_p, _argmax_impl))
+# ----------------------------------------------------------------------------- and, or, xor
+# Reductions of booleans or integers by the bitwise ops: integer results, no derivative.
 
 
-@core.abstract_eval_rules.register(argmax_p)
-def _argmax_abstract_eval(x, *, axes, index_dtype):
-    (axis,) = axes
-    if dtypes.is_complex(x.dtype):  # no order on complex numbers (JAX's `gt` refuses them)
-        raise TypeError(f"argmax does not accept dtype {x.dtype.name}: complex has no order")
-    if not (0 <= axis < x.ndim) or x.shape[axis] == 0:
-        raise TypeError(f"argmax: axis {axis} is out of bounds or empty for {x.str_short()}")
-    return [ShapedArray(tuple(s for i, s in enumerate(x.shape) if i != axis), index_dtype)]
+def _bitwise_reduction(name: str, np_fn: Any, hlo_op: str) -> core.Primitive:
+    prim = core.Primitive(name)
+
+    def impl(x, *, axes):
+        x = np.asarray(x)
+        return [np.asarray(np_fn.reduce(x, axis=axes)).astype(x.dtype)]
+
+    core.impl_rules.register(prim, rules.validated_impl(prim, impl))
+
+    @core.abstract_eval_rules.register(prim)
+    def _abstract_eval(x, *, axes):
+        if dtypes.is_float(x.dtype):
+            raise TypeError(
+                f"{name} does not accept dtype {x.dtype.name}. Accepted dtypes are subtypes "
+                "of bool, integer."
+            )
+        return [ShapedArray(tuple(s for i, s in enumerate(x.shape) if i not in axes), x.dtype)]
+
+    core.jvp_rules.register(prim, rules.zero_jvp(prim))
+    core.vmap_rules.register(prim, shape.reduction_vmap(prim.bind))
+
+    @core.lowering_rules.register(prim)
+    def _lowering(ctx, x, *, axes):
+        dtype = ctx.avals_in[0].dtype
+        start = {"and_": -1, "or_": 0, "xor": 0}[hlo_op]
+        start = bool(start) if dtype == dtypes.bool_ else start
+        init = ctx.constant(np.array(start).astype(dtype), dtype)
+        reduce = ctx.hlo.ReduceOp([ctx.tensor_type(ctx.avals_out[0])], [x], [init], axes)
+        scalar = ctx.tensor_type(ShapedArray((), dtype))
+        body = reduce.regions[0].blocks.append(scalar, scalar)
+        with ctx.ir.InsertionPoint(body):
+            ctx.hlo.return_([getattr(ctx.hlo, hlo_op)(*body.arguments)])
+        return [reduce.results[0]]
+
+    return prim
 
 
-core.jvp_rules.register(argmax_p, rules.zero_jvp(argmax_p))
+reduce_and_p = _bitwise_reduction("reduce_and", np.bitwise_and, "and_")
+reduce_or_p = _bitwise_reduction("reduce_or", np.bitwise_or, "or_")
+reduce_xor_p = _bitwise_reduction("reduce_xor", np.bitwise_xor, "xor")
 
 
-core.vmap_rules.register(argmax_p, shape.reduction_vmap(argmax_p.bind))
+def reduce_and(x: Any, axes: Any) -> Any:
+    """Bitwise (logical for booleans) and over `axes`. Like `jax.lax.reduce_and`."""
+    return reduce_and_p.bind(x, axes=tuple(int(a) for a in axes))
 
 
-@core.lowering_rules.register(argmax_p)
-def _argmax_lowering(ctx, x, *, axes, index_dtype):
-    # One reduce over (value, index) pairs keeping the larger value, a NaN before any number
-    # (as NumPy), and the smaller index among equals: the first maximum.
-    hlo, aval, out = ctx.hlo, ctx.avals_in[0], ctx.avals_out[0]
-    indices = hlo.iota(ctx.tensor_type(ShapedArray(aval.shape, index_dtype)), axes[0])
-    inits = [
-        ctx.constant(rules.reduction_identity("maximum", aval.dtype), aval.dtype),
-        ctx.constant(0, index_dtype),
-    ]
-    reduce = hlo.ReduceOp(
-        [ctx.tensor_type(out.update(dtype=aval.dtype)), ctx.tensor_type(out)],
-        [x, indices],
-        inits,
-        axes,
-    )
-    value_t = ctx.tensor_type(ShapedArray((), aval.dtype))
-    index_t = ctx.tensor_type(ShapedArray((), index_dtype))
-    body = reduce.regions[0].blocks.append(value_t, index_t, value_t, index_t)
-    with ctx.ir.InsertionPoint(body):
-        acc, acc_i, val, val_i = body.arguments
-        better = rules.compare(ctx, val, acc, "GT", aval.dtype)
-        same = rules.compare(ctx, val, acc, "EQ", aval.dtype)
-        if dtypes.is_float(aval.dtype):
-            val_nan = rules.compare(ctx, val, val, "NE", aval.dtype)
-            acc_nan = rules.compare(ctx, acc, acc, "NE", aval.dtype)
-            better = hlo.or_(better, hlo.and_(val_nan, hlo.not_(acc_nan)))
-            same = hlo.or_(same, hlo.and_(val_nan, acc_nan))
-        earlier = rules.compare(ctx, val_i, acc_i, "LT", index_dtype)
-        take = hlo.or_(better, hlo.and_(same, earlier))
-        hlo.return_([hlo.select(take, val, acc), hlo.select(take, val_i, acc_i)])
-    return [reduce.results[1]]
+def reduce_or(x: Any, axes: Any) -> Any:
+    """Bitwise (logical for booleans) or over `axes`. Like `jax.lax.reduce_or`."""
+    return reduce_or_p.bind(x, axes=tuple(int(a) for a in axes))
+
+
+def reduce_xor(x: Any, axes: Any) -> Any:
+    """Bitwise (logical for booleans) xor over `axes`. Like `jax.lax.reduce_xor`."""
+    return reduce_xor_p.bind(x, axes=tuple(int(a) for a in axes))

@@ -42,7 +42,7 @@ def sort_key_val(keys: Any, values: Any, dimension: int = -1, is_stable: bool = 
     return sort((keys, values), dimension, is_stable, num_keys=1)
 
 
-def _sort_order_key(x: np.ndarray) -> np.ndarray:
+def sort_order_key(x: np.ndarray) -> np.ndarray:
     # floats: -0.0 before 0.0 and NaNs at the ends, as XLA's total order puts them
     if not dtypes.is_float(x.dtype):
         return x
@@ -54,8 +54,8 @@ def _sort_order_key(x: np.ndarray) -> np.ndarray:
 def _real_keys(x: np.ndarray) -> list[np.ndarray]:
     # complex keys order lexicographically on (real, imag), as XLA's comparator does
     if dtypes.is_complex(x.dtype):
-        return [_sort_order_key(np.real(x)), _sort_order_key(np.imag(x))]
-    return [_sort_order_key(x)]
+        return [sort_order_key(np.real(x)), sort_order_key(np.imag(x))]
+    return [sort_order_key(x)]
 
 
 def _sort_impl(*operands, dimension, is_stable, num_keys):
@@ -148,29 +148,31 @@ def _sort_lowering(ctx, *operands, dimension, is_stable, num_keys):
         result = None
         for i in reversed(range(num_keys)):  # lexicographic: key 0 decides first
             x, y, dtype = args[2 * i], args[2 * i + 1], ctx.avals_in[i].dtype
-            less = _compare(ctx, x, y, "LT", dtype)
+            less = total_order_compare(ctx, x, y, "LT", dtype)
             if result is None:
                 result = less
             else:
-                equal = _compare(ctx, x, y, "EQ", dtype)
+                equal = total_order_compare(ctx, x, y, "EQ", dtype)
                 result = hlo.or_(less, hlo.and_(equal, result))
         hlo.return_([result])
     return list(op.results)
 
 
-def _compare(ctx: core.LoweringContext, x: Any, y: Any, direction: str, dtype: np.dtype) -> Any:
+def total_order_compare(
+    ctx: core.LoweringContext, x: Any, y: Any, direction: str, dtype: np.dtype
+) -> Any:
     if not dtypes.is_float(dtype):
         return rules.compare(ctx, x, y, direction, dtype)
     hlo = ctx.hlo
     if dtypes.is_complex(dtype):  # lexicographic on (real, imag)
         part = dtypes.real_of(dtype)
         rx, ry, ix, iy = hlo.real(x), hlo.real(y), hlo.imag(x), hlo.imag(y)
-        on_imag = _compare(ctx, ix, iy, direction, part)
+        on_imag = total_order_compare(ctx, ix, iy, direction, part)
         if direction == "EQ":
-            return hlo.and_(_compare(ctx, rx, ry, "EQ", part), on_imag)
+            return hlo.and_(total_order_compare(ctx, rx, ry, "EQ", part), on_imag)
         return hlo.or_(
-            _compare(ctx, rx, ry, direction, part),
-            hlo.and_(_compare(ctx, rx, ry, "EQ", part), on_imag),
+            total_order_compare(ctx, rx, ry, direction, part),
+            hlo.and_(total_order_compare(ctx, rx, ry, "EQ", part), on_imag),
         )
     return hlo.compare(
         x,

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from didax import core, dtypes, interrupts
+from didax import array, core, dtypes, interrupts
 from didax.array import Array
 from didax.config import config
 
@@ -262,10 +262,13 @@ def wait(buffers: list[Any]) -> None:
 
 def buffer_of(x: Array) -> Any:
     """The device buffer behind `x`: an eager Array's value is put on the device once and
-    kept beside it, so passing the same Array to compiled code again costs no copy."""
+    kept beside it, so passing the same Array to compiled code again costs no copy. Its aval
+    becomes the interned one (`array.interned`), which jit's fast table compares by identity."""
     buf = x._buffer
     if buf is None:
-        buf = x._buffer = put(x._host(), x.aval, alias=True)  # (raises if x was deleted)
+        value = x._host()  # (raises if x was deleted)
+        aval = x._aval = array.interned(x.aval)
+        buf = x._buffer = put(value, aval, alias=True)
     return buf
 
 
@@ -402,9 +405,7 @@ def device_put(x: Any, device: Any = None) -> Array:
     value = np.array(core.to_numpy(x))
     aval = core.get_aval(x).update(shape=value.shape, dtype=value.dtype)
     buffer = put(value, aval, alias=True, device=device)
-    return Array(
-        value, aval.weak_type, buffer=buffer, aval=aval, sharding=SingleDeviceSharding(device)
-    )
+    return array.from_buffer(buffer, aval, SingleDeviceSharding(device))
 
 
 def array_devices(x: Array) -> set[Any]:
@@ -454,7 +455,9 @@ def lapack_target(routine: str, dtype: np.dtype) -> str:
                 rt.xc.register_custom_call_target(name, fn, platform="cpu", api_version=api_version)
             lapack._lapack.initialize()  # looks up the LAPACK routines (scipy's or jaxlib's)
             _lapack_registered = True
-    prefix = {np.dtype(np.float32): "s", np.dtype(np.float64): "d"}.get(np.dtype(dtype))
+    prefixes = {np.dtype(np.float32): "s", np.dtype(np.float64): "d"}
+    prefixes.update({np.dtype(np.complex64): "c", np.dtype(np.complex128): "z"})
+    prefix = prefixes.get(np.dtype(dtype))
     if prefix is None:
         raise NotImplementedError(f"{routine}: no LAPACK routine for dtype {np.dtype(dtype).name}")
     return f"lapack_{prefix}{routine}_ffi"

@@ -216,59 +216,18 @@ class Executable:
 
     def execute_one(self, buffers: list[Any]) -> Array:
         """`execute` for a program with one output, returned as an Array that stays on the
-        device (what `array.from_buffer` makes)."""
+        device."""
         (buffer,) = self.execute(buffers)
-        aval = self.out_avals[0]
-        return Array(None, buffer=buffer, aval=aval)
+        return array.from_buffer(buffer, self.out_avals[0])
 
-    def launcher(
-        self, build: Callable[[list[Array]], Any] | None = None
-    ) -> Callable[[list[Any]], Any]:
-        """`execute_one` as one closure: the hot path of a cached jitted call (`dispatch.py`
-        stores it in a jitted function's fast table). The launch and the wrapping are
-        written out in it, and what they read is bound once: each Python call or attribute
-        lookup saved is ~1% of a call. With `build` (a prebuilt `tree_unflatten` of the
-        outputs, `tree_util.builder`), every output is wrapped and `build` makes the result.
-        A program with host callbacks, or one placed on another device, takes `execute`."""
+    def launch_parts(self) -> tuple[Callable[[list[Any]], Any], list[Any]] | None:
+        """What `fast_path.launcher` launches with: jaxlib's launch (positional: faster to
+        parse) and the result handlers whose `consume_with_handlers` makes the output
+        buffers; None for a program that must take `execute` (host callbacks, an output
+        larger than the memory)."""
         if self.host_callbacks or self._too_large:
-            if build is None:
-                return self.execute_one
-            return lambda buffers: build(
-                list(map(array.from_buffer, self.execute(buffers), self.out_avals))
-            )
-        execute, handlers = self._exe.execute_sharded, self._handlers
-        new, runtime_error = Array.__new__, runtime().xla.JaxRuntimeError
-        # a result passed back keys by identity
-        avals = [array.interned(a) for a in self.out_avals]
-        if build is not None:
-            pairs = [(a, a.weak_type) for a in avals]
-
-            def launch_tree(buffers: list[Any]) -> Any:
-                try:
-                    results = execute(buffers).consume_with_handlers(handlers)
-                except runtime_error:  # an argument on another device: as in `execute`
-                    results = self.execute(buffers)
-                outs = []
-                for buffer, (aval, weak) in zip(results, pairs):
-                    out = new(Array)
-                    out._value, out._buffer, out._weak, out._aval = None, buffer, weak, aval
-                    outs.append(out)
-                return build(outs)
-
-            return launch_tree
-        aval = avals[0]
-        weak = aval.weak_type
-
-        def launch(buffers: list[Any]) -> Array:
-            try:
-                (buffer,) = execute(buffers).consume_with_handlers(handlers)
-            except runtime_error:  # an argument on another device: as in `execute`
-                return self.execute_one(buffers)
-            out = new(Array)
-            out._value, out._buffer, out._weak, out._aval = None, buffer, weak, aval
-            return out
-
-        return launch
+            return None
+        return self._exe.execute_sharded, self._handlers
 
     def execute_sharded(self, buffers: list[Any]) -> list[Any]:
         """Launch an SPMD-partitioned program (`compile_module(..., num_partitions=N)`) on

@@ -504,12 +504,11 @@ def put(x: Any, sharding: NamedSharding) -> Any:
     buffer = client.put_sharded(value, aval, devices, text, [blocks[d] for d in devices])
     aval = typed(aval, sharding)
     if sharding.num_devices > 1:  # split, or replicated on several devices: stays there
-        out = Array(None, buffer=buffer, aval=aval, sharding=sharding)
+        out = array.from_buffer(buffer, aval, sharding)
         out._gathered = value
         return out
-    out = Array(value, aval.weak_type)
-    out._buffer, out._aval, out._sharding = buffer, aval, sharding
-    return out
+    # (a 0-d value kept as a NumPy scalar, as `Array` keeps it)
+    return array.build(value if value.ndim else value[()], buffer, aval.weak_type, aval, sharding)
 
 
 def make_array_from_callback(
@@ -545,7 +544,7 @@ def make_array_from_callback(
     aval = core.ShapedArray(shape, dtype)
     text = sharding.hlo_text(len(shape), devices)
     buffer = client.put_blocks(aval, devices, text, values)
-    return Array(None, buffer=buffer, aval=typed(aval, sharding), sharding=sharding)
+    return array.from_buffer(buffer, typed(aval, sharding), sharding)
 
 
 def _read_sharded(x: Array) -> np.ndarray:

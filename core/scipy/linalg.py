@@ -13,6 +13,7 @@ from typing import Any
 from didax import core
 from didax import numpy as jnp
 from didax.lax import linalg as lax_linalg
+from didax.numpy.inner_jit import inner_jit
 from didax.scipy.special import promote_args_inexact
 
 __all__ = [
@@ -21,7 +22,11 @@ __all__ = [
     "cho_solve",
     "cholesky",
     "det",
+    "eigh",
     "inv",
+    "lu",
+    "qr",
+    "svd",
     "solve",
     "solve_triangular",
 ]
@@ -135,3 +140,114 @@ def solve(
             f"Expected assume_a to be one of {{'gen', 'sym', 'her', 'pos'}}; got {assume_a!r}"
         )
     return jnp.linalg.solve(a, b)
+
+
+# ----------------------------------------------------------------------------- decompositions
+# JAX's thin wrappers of `lax.linalg`'s decompositions, each in an inner `jit` named as JAX's.
+
+
+def _qr_body(a: Any, mode: str) -> tuple:
+    if mode in ("full", "r"):
+        full_matrices = True
+    elif mode == "economic":
+        full_matrices = False
+    else:
+        raise ValueError(f"Unsupported QR decomposition mode '{mode}'")
+    q, r = lax_linalg.qr(a, full_matrices=full_matrices)
+    return (r,) if mode == "r" else (q, r)
+
+
+_qr_inner = inner_jit(_qr_body, "_qr", static_argnums=(1,))
+
+
+def qr(
+    a: Any,
+    overwrite_a: bool = False,
+    lwork: Any = None,
+    mode: str = "full",
+    pivoting: bool = False,
+    check_finite: bool = True,
+) -> tuple:
+    """QR decomposition: `(q, r)`, or `(r,)` for `mode="r"`. Like `jax.scipy.linalg.qr`
+    (without `pivoting`)."""
+    if pivoting:
+        raise NotImplementedError("scipy.linalg.qr: pivoting=True is not in didax")
+    (a,) = promote_args_inexact("qr", a)
+    return _qr_inner(a, mode)
+
+
+def _svd_body(a: Any, full_matrices: bool, compute_uv: bool) -> Any:
+    return lax_linalg.svd(a, full_matrices=full_matrices, compute_uv=compute_uv)
+
+
+_svd_inner = inner_jit(_svd_body, "_svd", static_argnums=(1, 2))
+
+
+def svd(
+    a: Any,
+    full_matrices: bool = True,
+    compute_uv: bool = True,
+    overwrite_a: bool = False,
+    check_finite: bool = True,
+    lapack_driver: str = "gesdd",
+) -> Any:
+    """Singular value decomposition `(u, s, vh)`, or `s`. Like `jax.scipy.linalg.svd`."""
+    (a,) = promote_args_inexact("svd", a)
+    return _svd_inner(a, bool(full_matrices), bool(compute_uv))
+
+
+def _eigh_body(a: Any, lower: bool, eigvals_only: bool) -> Any:
+    v, w = lax_linalg.eigh(a, lower=lower)
+    return w if eigvals_only else (w, v)
+
+
+_eigh_inner = inner_jit(_eigh_body, "_eigh", static_argnums=(1, 2))
+
+
+def eigh(
+    a: Any,
+    b: Any = None,
+    lower: bool = True,
+    eigvals_only: bool = False,
+    overwrite_a: bool = False,
+    overwrite_b: bool = False,
+    turbo: bool = True,
+    eigvals: Any = None,
+    type: int = 1,  # noqa: A002 - SciPy's name
+    check_finite: bool = True,
+) -> Any:
+    """Eigenvalues `w` (ascending) and eigenvectors `v` of a Hermitian matrix. Like
+    `jax.scipy.linalg.eigh` (b=None, type=1, eigvals=None only, as JAX)."""
+    if b is not None:
+        raise NotImplementedError("Only the b=None case of eigh is implemented")
+    if type != 1:
+        raise NotImplementedError("Only the type=1 case of eigh is implemented.")
+    if eigvals is not None:
+        raise NotImplementedError("Only the eigvals=None case of eigh is implemented.")
+    (a,) = promote_args_inexact("eigh", a)
+    return _eigh_inner(a, bool(lower), bool(eigvals_only))
+
+
+def _lu_body(a: Any, permute_l: bool) -> tuple:
+    factors, _, permutation = lax_linalg.lu(a)
+    dtype = core.get_aval(a).dtype
+    m, n = core.get_aval(a).shape
+    rows = jnp.arange(m, dtype=core.get_aval(permutation).dtype)
+    p = jnp.real(jnp.array(permutation[None, :] == rows[:, None], dtype=dtype))
+    k = min(m, n)
+    lower = jnp.tril(factors, -1)[:, :k] + jnp.eye(m, k, dtype=dtype)
+    upper = jnp.triu(factors)[:k, :]
+    if permute_l:
+        return jnp.matmul(p, lower, precision="highest"), upper
+    return p, lower, upper
+
+
+_lu_inner = inner_jit(_lu_body, "_lu", static_argnums=(1,))
+_lu_outer = inner_jit(lambda a, permute_l: _lu_inner(a, permute_l), "lu", static_argnums=(1,))
+
+
+def lu(a: Any, permute_l: bool = False, overwrite_a: bool = False, check_finite: bool = True):
+    """LU decomposition with partial pivoting: `(p, l, u)` with a = p l u, or `(p l, u)`
+    with `permute_l`. Like `jax.scipy.linalg.lu`."""
+    (a,) = promote_args_inexact("lu", a)
+    return _lu_outer(a, bool(permute_l))

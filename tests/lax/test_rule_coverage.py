@@ -44,7 +44,7 @@ NO_OPERANDS = {"iota", "iota_2x32_shape", "axis_index", "empty"}
 
 # JAX 0.10.2 has no derivative for these collectives either ("Differentiation rule for
 # 'pmax' not implemented"): didax raises NotImplementedError, as JAX does.
-NO_DERIVATIVE_IN_JAX = {"pmax", "pmin"}
+NO_DERIVATIVE_IN_JAX = {"pmax", "pmin", "geqrf"}
 
 # Not linear in any operand, so reverse mode never transposes them: their jvp rules write
 # the tangent with linear primitives (mul, select_n, ...) instead.
@@ -92,6 +92,15 @@ NONLINEAR = {
     # factorizations (triangular_solve is linear in b only, and has its rule)
     "cholesky",
     "lu",
+    "qr",
+    "eig",
+    "eigh",
+    "svd",
+    # windowed extrema: their jvp is select_and_gather_add, which has the transpose rule
+    "reduce_window_max",
+    "reduce_window_min",
+    # top_k picks entries: its jvp gathers the tangent at the chosen indices
+    "top_k",
     "cumprod",
     "cummax",
     "cummin",
@@ -101,7 +110,20 @@ NONLINEAR = {
 }
 
 # Piecewise constant: the tangent is a symbolic zero, so no linear use reaches transpose.
-ZERO_DERIVATIVE = {"floor", "ceil", "round", "sign", "argmax", "stop_gradient", "nextafter"}
+ZERO_DERIVATIVE = {
+    "floor",
+    "ceil",
+    "round",
+    "sign",
+    "argmax",
+    "argmin",
+    "stop_gradient",
+    "nextafter",
+    # bitwise reductions of booleans and integers
+    "reduce_and",
+    "reduce_or",
+    "reduce_xor",
+}
 
 # Integer bit manipulation and hashing (lax/bits.py): integer results, zero tangents.
 BITS = {

@@ -1,8 +1,8 @@
 """`jax.example_libraries.stax`, JAX's own neural-network example library, run on didax: its
 source with `jax` replaced by `didax` in its imports (`nn`'s activations and initializers,
 `random`, `lax`, `numpy`). The same key gives the same parameters, the same outputs and the
-same SGD steps as on JAX. Pooling (`lax.reduce_window`) is not in didax yet, so the layers
-tried are the dense, activation and normalization ones."""
+same SGD steps as on JAX: dense, activation and normalization layers, and a convolutional
+network with the three pooling layers (`lax.reduce_window`)."""
 
 from __future__ import annotations
 
@@ -52,15 +52,35 @@ def _model(stax):
     )
 
 
-def test_stax_imports_and_trains_as_on_jax() -> None:
+def _pooling_model(stax):
+    return stax.serial(
+        stax.Conv(4, (3, 3), padding="SAME"),
+        stax.Relu,
+        stax.MaxPool((2, 2), strides=(1, 1), padding="SAME"),
+        stax.Conv(4, (2, 2)),
+        stax.Tanh,
+        stax.AvgPool((2, 2), padding="SAME"),
+        stax.SumPool((2, 2), strides=(2, 2)),
+        stax.Flatten,
+        stax.Dense(4),
+        stax.LogSoftmax,
+    )
+
+
+@pytest.mark.parametrize(
+    "model, x_shape",
+    [(_model, (5, 3)), (_pooling_model, (5, 7, 7, 2))],
+    ids=["dense", "conv-pool"],
+)
+def test_stax_imports_and_trains_as_on_jax(model, x_shape) -> None:
     stax = _stax_on_didax()
-    x = np.random.default_rng(0).normal(size=(5, 3)).astype(np.float32)
+    x = np.random.default_rng(0).normal(size=x_shape).astype(np.float32)
     labels = np.eye(4, dtype=np.float32)[[0, 1, 2, 3, 0]]
 
     results = {}
     for name, lib, np_lib, module in [("jax", jax, jnp, jstax), ("didax", didax, dnp, stax)]:
-        init_fun, apply_fun = _model(module)
-        out_shape, params = init_fun(lib.random.key(1), (-1, 3))
+        init_fun, apply_fun = model(module)
+        out_shape, params = init_fun(lib.random.key(1), (-1, *x_shape[1:]))
 
         def loss(params, apply_fun=apply_fun, np_lib=np_lib):
             return -np_lib.mean(np_lib.sum(apply_fun(params, x) * labels, axis=-1))

@@ -1,5 +1,5 @@
-"""`didax.numpy.linalg`: norms, solves, inverses, determinants, Cholesky. Like
-`jax.numpy.linalg`.
+"""`didax.numpy.linalg.solves`: solves, inverses, determinants, Cholesky. Like
+`jax.numpy.linalg`'s.
 
 Layer 5, composing `didax.numpy`, the linear-algebra primitives (`primitives/linalg.py`:
 `lu`, `triangular_solve`, `cholesky`) and `custom_linear_solve` (`control_flow/solves.py`).
@@ -9,8 +9,7 @@ binds `custom_linear_solve` with A's product as the operator and the two triangu
 matrix b is a vmap over its columns, as in JAX); `inv` solves against the identity;
 `slogdet` reads the determinant off U's diagonal and the pivots' parity, with JAX's custom
 jvp (d log|det A| = tr(A^-1 dA)); `det` is sign * exp(logabsdet) with d det = det tr(A^-1 dA),
-and JAX's explicit products for 2x2 and 3x3 matrices. Matrix norms that need a decomposition
-(`ord=2`, `-2`, `'nuc'`) raise NotImplementedError.
+and JAX's explicit products for 2x2 and 3x3 matrices.
 """
 
 from __future__ import annotations
@@ -18,11 +17,10 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 import numpy as np
-from didax import api, dtypes, lax
+from didax import api, lax
 from didax.control_flow import solves
 from didax.control_flow.custom_derivatives import custom_jvp
 from didax.numpy import (
-    axis_args,
     creation,
     inner_jit,
     predicates,
@@ -33,74 +31,7 @@ from didax.numpy import (
 from didax.numpy.axis_args import _aval
 from didax.primitives import linalg as lax_linalg
 
-__all__ = ["cholesky", "det", "inv", "norm", "slogdet", "solve", "SlogdetResult"]
-
-
-def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> Any:  # noqa: A002
-    """Like `jax.numpy.linalg.norm`."""
-    x = promotion.to_inexact("norm", creation.asarray(x))
-    ndim = _aval(x).ndim
-    if axis is None:
-        if ord is None:
-            return _frobenius(x, tuple(range(ndim)), keepdims)
-        axis = tuple(range(ndim))
-    axes = (axis,) if isinstance(axis, int) else tuple(axis)
-    axes = tuple(axis_args.canonical_axis(a, ndim) for a in axes)
-    if len(axes) == 1:
-        return _vector_norm(x, ord, axes, keepdims)
-    if len(axes) == 2:
-        return _matrix_norm(x, ord, axes, keepdims)
-    raise ValueError(f"Invalid axis values ({axis}) for jnp.linalg.norm.")
-
-
-def _frobenius(x: Any, axes: tuple[int, ...], keepdims: bool) -> Any:
-    if dtypes.is_complex(_aval(x).dtype):  # |x|^2 = Re(x conj(x)), as JAX
-        squares = lax.real(lax.mul(x, lax.conj(x)))
-    else:
-        squares = lax.mul(x, x)
-    return lax.sqrt(reductions.sum(squares, axis=axes, keepdims=keepdims))
-
-
-def _vector_norm(x: Any, ord: Any, axes: tuple[int, ...], keepdims: bool) -> Any:  # noqa: A002
-    if ord is None or ord == 2:
-        return _frobenius(x, axes, keepdims)
-    a = lax.abs(x)
-    if ord == np.inf:
-        return reductions.max(a, axis=axes, keepdims=keepdims)
-    if ord == -np.inf:
-        return reductions.min(a, axis=axes, keepdims=keepdims)
-    if ord == 0:
-        nonzero = lax.convert_element_type(
-            lax.ne(x, lax.full((), 0, _aval(x).dtype)), _aval(x).dtype
-        )
-        return reductions.sum(nonzero, axis=axes, keepdims=keepdims)
-    if ord == 1:
-        return reductions.sum(a, axis=axes, keepdims=keepdims)
-    if isinstance(ord, str):
-        raise ValueError(f"Invalid order '{ord}' for vector norm.")
-    p = lax.full((), float(ord), _aval(x).dtype)
-    total = reductions.sum(lax.pow(a, p), axis=axes, keepdims=keepdims)
-    return lax.pow(total, lax.div(lax.full((), 1.0, _aval(x).dtype), p))
-
-
-def _matrix_norm(x: Any, ord: Any, axes: tuple[int, ...], keepdims: bool) -> Any:  # noqa: A002
-    row, col = axes
-    if ord is None or ord == "fro":
-        return _frobenius(x, axes, keepdims)
-    a = lax.abs(x)
-    if ord in (1, -1, np.inf, -np.inf):
-        summed, reduced = (row, col) if ord in (1, -1) else (col, row)
-        sums = reductions.sum(a, axis=summed, keepdims=True)
-        pick = reductions.max if ord in (1, np.inf) else reductions.min
-        out = pick(sums, axis=reduced, keepdims=True)
-        return (
-            out
-            if keepdims
-            else lax.reshape(out, tuple(s for i, s in enumerate(_aval(out).shape) if i not in axes))
-        )
-    if ord in (2, -2, "nuc"):
-        raise NotImplementedError(f"norm: ord={ord!r} needs an SVD, not in didax yet")
-    raise ValueError(f"Invalid order '{ord}' for matrix norm.")
+__all__ = ["cholesky", "det", "inv", "slogdet", "solve", "SlogdetResult"]
 
 
 # ----------------------------------------------------------------------------- solves

@@ -1,0 +1,34 @@
+"""The order in which xdist hands out test scopes (tests/conftest.py's scheduler): kept here,
+not in a conftest, so tests/test_scheduling.py imports it by a name no other module has
+(`from conftest import ...` finds whichever conftest pytest imported first)."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+
+# Scopes whose tests start processes (a JupyterLab and Chromium, kernels, pip, a notebook run,
+# peers of `distributed`, interrupted compiles): a few tests of seconds each. xdist orders
+# scopes by their number of tests, which would start these last and leave one worker running
+# them alone at the end; they start first instead, the longest first.
+START_FIRST = (
+    "tests/browser",
+    "tests/notebooks/test_demo_notebooks.py",
+    "tests/test_install_layout.py",
+    "tests/parallel/test_distributed.py",
+    "tests/compile/test_interrupt.py",
+    "tests/magics/test_kernel.py",
+    "tests/corpus/test_corpus.py",
+    "tests/magics/test_notebooks.py",
+)
+
+
+class SlowFirst(OrderedDict):
+    """xdist's queue of scopes (it takes work with `popitem(last=False)`): the scopes of
+    `START_FIRST` leave it first, in that order, then the others in xdist's order."""
+
+    def popitem(self, last: bool = True) -> tuple[str, dict[str, bool]]:
+        if not last:
+            for scope in START_FIRST:
+                if scope in self:
+                    return scope, self.pop(scope)
+        return super().popitem(last)

@@ -1,0 +1,306 @@
+"""Decompositions against JAX: `lax.linalg.qr`, `eigh`, `svd` (values, dtypes, jvps, vmap,
+jit through LAPACK, jaxprs) and the `jnp.linalg` functions on them. Eigen- and singular
+vectors are defined up to sign; both sides call the same LAPACK routines (NumPy eagerly,
+jaxlib's handlers under jit), so they are compared directly, and reconstructions too."""
+
+from __future__ import annotations
+
+import didax
+import didax.numpy as jnp
+import numpy as np
+import pytest
+from didax import lax as dlax
+
+jax = pytest.importorskip("jax")
+jjnp = pytest.importorskip("jax.numpy")
+from helpers.jaxpr_text import canonical
+
+pytestmark = pytest.mark.oracle
+
+RNG = np.random.default_rng(11)
+SHAPES = [(4, 4), (5, 3), (3, 5), (2, 4, 3)]
+MATS = {s: RNG.normal(size=s).astype(np.float32) for s in SHAPES}
+CMAT = (RNG.normal(size=(3, 3)) + 1j * RNG.normal(size=(3, 3))).astype(np.complex64)
+
+
+def _same(got, want, tol=1e-4):
+    got, want = jax.tree.leaves(got), jax.tree.leaves(want)
+    assert len(got) == len(want)
+    for g, w in zip(got, want, strict=True):
+        g, w = np.asarray(g), np.asarray(w)
+        assert g.shape == w.shape and g.dtype == w.dtype, (g.shape, g.dtype, w.shape, w.dtype)
+        np.testing.assert_allclose(g, w, atol=tol, rtol=tol)
+
+
+def _tangent(x):
+    t = RNG.normal(size=x.shape)
+    if np.iscomplexobj(x):
+        t = t + 1j * RNG.normal(size=x.shape)
+    return t.astype(x.dtype)
+
+
+# ----------------------------------------------------------------------------- lax.linalg
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
+@pytest.mark.parametrize("full_matrices", [True, False])
+def test_qr_svd_values_eval_jit_vmap_jvp(shape, full_matrices):
+    x = MATS[shape]
+    for name in ("qr", "svd"):
+        f = lambda lib, name=name: (
+            lambda a: getattr(lib.lax.linalg, name)(  # noqa: E731
+                a, full_matrices=full_matrices
+            )
+        )
+        want = f(jax)(x)
+        _same(f(didax)(x), want)
+        _same(didax.jit(f(didax))(x), want)
+        xs = np.stack([x, 2 * x])
+        _same(didax.vmap(f(didax))(xs), jax.vmap(f(jax))(xs))
+        if name == "svd" and full_matrices and shape[-1] != shape[-2]:
+            with pytest.raises(NotImplementedError, match="full matrices"):
+                didax.jvp(f(didax), (x,), (x,))
+            continue
+        t = _tangent(x)
+        _same(didax.jvp(f(didax), (x,), (t,)), jax.jvp(f(jax), (x,), (t,)), 2e-3)
+
+
+@pytest.mark.parametrize("x", [MATS[(4, 4)], np.stack([MATS[(4, 4)]] * 2), CMAT], ids=str)
+def test_eigh_values_jit_vmap_jvp(x):
+    f = lambda lib: lib.lax.linalg.eigh  # noqa: E731
+    want = f(jax)(x)
+    _same(f(didax)(x), want)
+    _same(didax.jit(f(didax))(x), want)
+    t = _tangent(x)
+    _same(didax.jvp(f(didax), (x,), (t,)), jax.jvp(f(jax), (x,), (t,)), 2e-3)
+    _same(didax.vmap(f(didax))(np.stack([x, x])), jax.vmap(f(jax))(np.stack([x, x])))
+
+
+def test_complex_qr_svd_jvp():
+    t = _tangent(CMAT)
+    for name in ("qr", "svd"):
+        f = lambda lib, name=name: getattr(lib.lax.linalg, name)  # noqa: E731
+        _same(didax.jit(f(didax))(CMAT), f(jax)(CMAT))
+        _same(didax.jvp(f(didax), (CMAT,), (t,)), jax.jvp(f(jax), (CMAT,), (t,)), 2e-3)
+
+
+def test_svd_compute_uv_false_and_grads():
+    x = MATS[(5, 3)]
+    f = lambda lib: lambda a: lib.lax.linalg.svd(a, compute_uv=False)  # noqa: E731
+    _same(didax.jit(f(didax))(x), f(jax)(x))
+    loss = lambda lib: lambda a: (f(lib)(a) ** 2).sum() + f(lib)(a)[0]  # noqa: E731
+    _same(didax.grad(loss(didax))(x), jax.grad(loss(jax))(x), 1e-3)
+    qloss = lambda lib: lambda a: (lib.lax.linalg.qr(a, full_matrices=False)[1] ** 3).sum()  # noqa: E731
+    _same(didax.grad(qloss(didax))(x), jax.grad(qloss(jax))(x), 1e-3)
+    _same(didax.jit(didax.grad(qloss(didax)))(x), jax.grad(qloss(jax))(x), 1e-3)
+
+
+def test_decomposition_errors_match_jax():
+    for name in ("qr", "svd"):
+        for bad in (np.ones((3, 3), np.int32), np.ones((3,), np.float32)):
+            with pytest.raises(TypeError) as want:
+                getattr(jax.lax.linalg, name)(bad)
+            with pytest.raises(TypeError) as got:
+                getattr(dlax.linalg, name)(bad)
+            assert str(got.value) == str(want.value)
+    ints = np.array([[2, 1], [1, 3]], np.int32)  # symmetrized by a true division: floats
+    _same(dlax.linalg.eigh(ints), jax.lax.linalg.eigh(ints))
+    with pytest.raises(TypeError):
+        dlax.linalg.eigh(np.ones((3,), np.float32))
+    with pytest.raises(ValueError, match=r"must have shape \[..., n, n\]"):
+        dlax.linalg.eigh(MATS[(5, 3)], symmetrize_input=False)
+
+
+def test_nan_operand_gives_nans_as_jax():
+    x = MATS[(4, 4)].copy()
+    x[0, 0] = np.nan
+    for name in ("svd", "eigh"):
+        want = getattr(jax.lax.linalg, name)(x)
+        for fn in (getattr(dlax.linalg, name), didax.jit(getattr(dlax.linalg, name))):
+            got = fn(x)
+            for g, w in zip(got, want, strict=True):
+                assert np.isnan(np.asarray(w)).all() == np.isnan(np.asarray(g)).all()
+
+
+def test_jaxprs_and_lowering_as_jax():
+    x = MATS[(4, 4)]
+    for f in (jnp.linalg.qr, jnp.linalg.svd, jnp.linalg.eigh):
+        jf = getattr(jjnp.linalg, f.__name__)
+        got, want = str(didax.make_jaxpr(f)(x)), str(jax.make_jaxpr(jf)(x))
+        assert canonical(got) == canonical(want), (got, want)
+    for f, targets in [
+        (dlax.linalg.qr, ["lapack_sgeqrf_ffi", "lapack_sorgqr_ffi"]),
+        (dlax.linalg.svd, ["lapack_sgesdd_ffi"]),
+        (dlax.linalg.eigh, ["lapack_ssyevd_ffi"]),
+    ]:
+        text = didax.jit(f).lower(x).as_text()
+        assert all(t in text for t in targets), text
+    assert "lapack_cungqr_ffi" in didax.jit(dlax.linalg.qr).lower(CMAT).as_text()
+
+
+# ----------------------------------------------------------------------------- jnp.linalg
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
+def test_jnp_decompositions(shape):
+    x = MATS[shape]
+    for name, kwargs in [
+        ("qr", {}),
+        ("qr", {"mode": "complete"}),
+        ("qr", {"mode": "r"}),
+        ("svd", {"full_matrices": False}),
+        ("svdvals", {}),
+        ("pinv", {}),
+        ("matrix_rank", {}),
+        ("norm", {"ord": 2, "axis": (-2, -1)}),
+        ("norm", {"ord": -2, "axis": (-2, -1)}),
+        ("norm", {"ord": "nuc", "axis": (-2, -1)}),
+        ("matrix_norm", {"ord": "nuc"}),
+        ("cond", {}),
+    ]:
+        f = lambda lib, name=name, kw=kwargs: lambda a: getattr(lib.numpy.linalg, name)(a, **kw)  # noqa: E731
+        want = f(jax)(x)
+        _same(f(didax)(x), want, 2e-4)
+        _same(didax.jit(f(didax))(x), want, 2e-4)
+
+
+def test_jnp_hermitian_paths_and_eigvalsh():
+    a = MATS[(4, 4)] + MATS[(4, 4)].T
+    for f in (
+        lambda lib: lib.numpy.linalg.eigvalsh(a),
+        lambda lib: lib.numpy.linalg.eigh(a, UPLO="U"),
+        lambda lib: lib.numpy.linalg.svd(a, hermitian=True, compute_uv=False),
+        lambda lib: lib.numpy.linalg.pinv(a, hermitian=True),
+        lambda lib: lib.numpy.linalg.matrix_rank(a, hermitian=True),
+    ):
+        _same(f(didax), f(jax))
+    u, s, vh = jnp.linalg.svd(a, hermitian=True)  # vectors up to sign: reconstruct
+    np.testing.assert_allclose(np.asarray((u * s) @ vh), a, atol=1e-4)
+    _same(s, jjnp.linalg.svd(a, hermitian=True).S)
+    with pytest.raises(ValueError, match="UPLO"):
+        jnp.linalg.eigh(a, UPLO="X")
+
+
+@pytest.mark.parametrize("shape", [(4, 4), (5, 3), (3, 5)], ids=str)
+def test_pinv_lstsq_grads(shape):
+    x = MATS[shape]
+    b = RNG.normal(size=(shape[0],)).astype(np.float32)
+    _same(jnp.linalg.lstsq(x, b), jjnp.linalg.lstsq(x, b), 2e-4)
+    _same(didax.jit(jnp.linalg.lstsq)(x, b), jjnp.linalg.lstsq(x, b), 2e-4)
+    for loss in (
+        lambda lib: lambda a: (lib.numpy.linalg.pinv(a) ** 2).sum(),
+        lambda lib: lambda a: lib.numpy.linalg.norm(a, "nuc"),
+        lambda lib: lambda a: lib.numpy.linalg.norm(a, 2),
+        lambda lib: lambda a: (lib.numpy.linalg.lstsq(a, b)[0] ** 2).sum(),
+    ):
+        _same(didax.grad(loss(didax))(x), jax.grad(loss(jax))(x), 2e-3)
+
+
+def test_jnp_linalg_products():
+    a, v = MATS[(4, 4)], RNG.normal(size=(3,)).astype(np.float32)
+    w = RNG.normal(size=(2, 3)).astype(np.float32)
+    cases = [
+        ("matrix_power", (a, 5)),
+        ("matrix_power", (a, -2)),
+        ("matrix_power", (a, 0)),
+        ("multi_dot", ([a, a.T, a[:, 0]],)),
+        ("multi_dot", ([a[0], a, MATS[(4, 4)][:, :3]],)),
+        ("cross", (w, w[::-1])),
+        ("outer", (v, v)),
+        ("trace", (a,)),
+        ("diagonal", (np.stack([a, a]),)),
+        ("matmul", (a, a)),
+        ("matrix_transpose", (w,)),
+        ("tensordot", (a, a)),
+        ("vecdot", (w, w)),
+        ("tensorinv", (np.reshape(a, (2, 2, 4)), 2)),
+        ("tensorsolve", (np.reshape(a + 4 * np.eye(4, dtype=np.float32), (2, 2, 2, 2)), a[:2, :2])),
+    ]
+    for name, args in cases:
+        want = getattr(jjnp.linalg, name)(*args)
+        _same(getattr(jnp.linalg, name)(*args), want, 2e-4)
+    with pytest.raises(ValueError, match="3-dimensional vectors"):
+        jnp.linalg.cross(v[:2], v[:2])
+    with pytest.raises(TypeError, match="exponent must be an integer"):
+        jnp.linalg.matrix_power(a, 1.5)
+    with pytest.raises(ValueError, match="multi_dot requires at least two"):
+        jnp.linalg.multi_dot([a])
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
+def test_jnp_qr_raw(shape):
+    x = MATS[shape]
+    want = jjnp.linalg.qr(x, mode="raw")
+    _same(jnp.linalg.qr(x, mode="raw"), want)
+    _same(didax.jit(lambda a: jnp.linalg.qr(a, mode="raw"))(x), want)
+    got = str(didax.make_jaxpr(lambda a: jnp.linalg.qr(a, mode="raw"))(x))
+    assert canonical(got) == canonical(
+        str(jax.make_jaxpr(lambda a: jjnp.linalg.qr(a, mode="raw"))(x))
+    )
+    with pytest.raises(NotImplementedError, match="geqrf"):
+        didax.grad(lambda a: jnp.linalg.qr(a, mode="raw")[1].sum())(x)
+    with pytest.raises(ValueError, match="Unsupported QR decomposition mode"):
+        jnp.linalg.qr(x, mode="bogus")
+
+
+# ----------------------------------------------------------------------------- eig
+
+EIG_INPUTS = [
+    MATS[(4, 4)],
+    RNG.normal(size=(2, 3, 3)).astype(np.float32),
+    CMAT,
+]
+
+
+@pytest.mark.parametrize("x", EIG_INPUTS, ids=["real", "batch", "complex"])
+def test_eig_values_jvp_vmap_and_jnp(x):
+    for left, right in [(True, True), (False, True), (False, False), (True, False)]:
+        f = lambda lib, left=left, right=right: (
+            lambda a: lib.lax.linalg.eig(  # noqa: E731
+                a, compute_left_eigenvectors=left, compute_right_eigenvectors=right
+            )
+        )
+        want = f(jax)(x)
+        _same(f(didax)(x), want)
+        _same(didax.jit(f(didax))(x), want)
+        _same(didax.vmap(f(didax))(np.stack([x, x])), jax.vmap(f(jax))(np.stack([x, x])))
+    t = _tangent(x)
+    for kwargs in (
+        dict(compute_left_eigenvectors=False, compute_right_eigenvectors=False),
+        dict(enable_eigvec_derivs=True),
+    ):
+        f = lambda lib, kw=kwargs: lambda a: lib.lax.linalg.eig(a, **kw)  # noqa: E731
+        _same(didax.jvp(f(didax), (x,), (t,)), jax.jvp(f(jax), (x,), (t,)), 1e-3)
+    _same(jnp.linalg.eig(x), jjnp.linalg.eig(x))
+    _same(jnp.linalg.eigvals(x), jjnp.linalg.eigvals(x))
+    loss = lambda lib: lambda a: lib.numpy.linalg.eigvals(a).real.sum()  # noqa: E731
+    _same(didax.grad(loss(didax))(x), jax.grad(loss(jax))(x), 1e-3)
+    with pytest.raises(NotImplementedError, match="enable_eigvec_derivs"):
+        didax.jvp(dlax.linalg.eig, (x,), (t,))
+    got = str(didax.make_jaxpr(jnp.linalg.eigvals)(x))
+    assert canonical(got) == canonical(str(jax.make_jaxpr(jjnp.linalg.eigvals)(x)))
+    assert "lapack_" in didax.jit(dlax.linalg.eig).lower(x).as_text()
+    assert "geev_ffi" in didax.jit(dlax.linalg.eig).lower(x).as_text()
+
+
+@pytest.fixture
+def x64():
+    for lib in (jax, didax):
+        lib.config.update("jax_enable_x64", True)
+    try:
+        yield
+    finally:
+        for lib in (jax, didax):
+            lib.config.update("jax_enable_x64", False)
+
+
+def test_decompositions_in_float64(x64):
+    # (eig's complex128 NaN constant once failed to lower: complex splats are written out)
+    x = RNG.normal(size=(4, 4))
+    for name in ("qr", "svd", "eigh", "eig"):
+        f = lambda lib, name=name: getattr(lib.lax.linalg, name)  # noqa: E731
+        want = f(jax)(x)
+        _same(f(didax)(x), want, 1e-10)
+        _same(didax.jit(f(didax))(x), want, 1e-10)
+    z = (x + 1j * x).astype(np.complex128)
+    _same(didax.jit(lambda a: a * (1 + 2j))(z), jax.jit(lambda a: a * (1 + 2j))(z), 1e-12)

@@ -1,0 +1,185 @@
+"""Windowed and generic reductions against JAX: `lax.reduce_window` (its monoids bind
+reduce_window_sum/max/min, whose derivatives are select_and_gather_add and
+select_and_scatter_add), `lax.reduce` with a user's computation, argmin, reduce_and/or/xor,
+conv_transpose and the shape tuples: values under eval, jit and vmap, jvps and gradients,
+and the jaxprs JAX prints."""
+
+from __future__ import annotations
+
+import didax
+import numpy as np
+import pytest
+from didax import lax as dlax
+
+jax = pytest.importorskip("jax")
+from helpers.jaxpr_text import canonical
+from jax import lax as jlax
+
+pytestmark = pytest.mark.oracle
+
+RNG = np.random.default_rng(5)
+X = RNG.normal(size=(2, 5, 6, 3)).astype(np.float32)
+
+WINDOWS = [
+    ((1, 2, 2, 1), (1, 1, 1, 1), "SAME", None, None),
+    ((1, 3, 2, 1), (1, 2, 2, 1), ((0, 0), (1, 1), (0, 1), (0, 0)), None, None),
+    ((1, 2, 2, 1), (1, 1, 1, 1), ((0, 0), (1, 0), (0, 0), (0, 0)), (1, 2, 1, 1), (1, 1, 2, 1)),
+    ((1, 2, 3, 1), (1, 2, 1, 1), ((0, 0), (0, 0), (-1, 1), (0, 0)), None, None),
+]
+MONOIDS = [("sum", 0.0, "add"), ("max", -np.inf, "max"), ("min", np.inf, "min")]
+
+
+def _same(got, want, tol=1e-5):
+    got, want = jax.tree.leaves(got), jax.tree.leaves(want)
+    assert len(got) == len(want)
+    for g, w in zip(got, want, strict=True):
+        g, w = np.asarray(g), np.asarray(w)
+        assert g.shape == w.shape and g.dtype == w.dtype, (g.shape, g.dtype, w.shape, w.dtype)
+        np.testing.assert_allclose(g, w, atol=tol, rtol=tol)
+
+
+def _pool(lib, init, op, window):
+    wd, ws, pad, bd, wdl = window
+    return lambda x: lib.lax.reduce_window(x, init, getattr(lib.lax, op), wd, ws, pad, bd, wdl)
+
+
+@pytest.mark.parametrize("window", WINDOWS, ids=range(len(WINDOWS)))
+@pytest.mark.parametrize("monoid", MONOIDS, ids=[m[0] for m in MONOIDS])
+def test_reduce_window_monoids(window, monoid):
+    _, init, op = monoid
+    f, jf = _pool(didax, init, op, window), _pool(jax, init, op, window)
+    want = jf(X)
+    _same(f(X), want)
+    _same(didax.jit(f)(X), want)
+    t = RNG.normal(size=X.shape).astype(np.float32)
+    _same(didax.jvp(f, (X,), (t,)), jax.jvp(jf, (X,), (t,)))
+    xs = np.stack([X, 2 * X])
+    _same(didax.vmap(f)(xs), jax.vmap(jf)(xs))
+    _same(
+        didax.vmap(f, in_axes=3)(np.moveaxis(xs, 0, 3)),
+        jax.vmap(jf, in_axes=3)(np.moveaxis(xs, 0, 3)),
+    )
+    negative_pad = isinstance(window[2], tuple) and min(min(p) for p in window[2]) < 0
+    dilated = window[4] is not None
+    if negative_pad or (dilated and op != "add"):  # JAX has no VJP for these either
+        return
+    ct = RNG.normal(size=want.shape).astype(np.float32)
+    loss = lambda g: lambda x: (g(x) * ct).sum()  # noqa: E731
+    _same(didax.grad(loss(f))(X), jax.grad(loss(jf))(X), 1e-4)
+    _same(didax.jit(didax.grad(loss(f)))(X), jax.grad(loss(jf))(X), 1e-4)
+    _same(didax.vmap(didax.grad(loss(f)))(xs), jax.vmap(jax.grad(loss(jf)))(xs), 1e-4)
+    got, want_text = didax.make_jaxpr(didax.grad(loss(f)))(X), jax.make_jaxpr(jax.grad(loss(jf)))(X)
+    assert canonical(str(got)) == canonical(str(want_text)), (got, want_text)
+
+
+def test_max_pool_ties_and_int_operands():
+    x = np.array([[1.0, 3.0, 3.0, 0.0], [3.0, 2.0, 3.0, 1.0]], np.float32)
+    f = lambda lib: (
+        lambda x: (_pool(lib, -np.inf, "max", ((2, 2), (1, 1), "VALID", None, None))(x) ** 2).sum()
+    )  # noqa: E731
+    _same(didax.grad(f(didax))(x), jax.grad(f(jax))(x))
+    ints = np.arange(12, dtype=np.int32).reshape(3, 4)
+    for lib_init, op in [(np.iinfo(np.int32).min, "max"), (0, "add")]:
+        win = ((2, 2), (1, 2), "SAME", None, None)
+        _same(_pool(didax, lib_init, op, win)(ints), _pool(jax, lib_init, op, win)(ints))
+
+
+REDUCES = [
+    lambda L: lambda x: L.reduce(x, 0.0, L.add, (0, 2)),
+    lambda L: lambda x: L.reduce(x, 1.0, lambda a, b: a * b, (1,)),
+    lambda L: (
+        lambda x: L.reduce(
+            (x, 2 * x), (0.0, -np.inf), lambda a, b: (a[0] + b[0], L.max(a[1], b[1])), (0, 1)
+        )
+    ),
+    lambda L: lambda x: L.reduce_window(x, 1.0, lambda a, b: a * b, (2, 2, 1), (1, 1, 1), "SAME"),
+]
+
+
+@pytest.mark.parametrize("case", range(len(REDUCES)))
+def test_generic_reduce_and_reduce_window(case):
+    x = RNG.normal(size=(3, 4, 5)).astype(np.float32)
+    f, jf = REDUCES[case](dlax), REDUCES[case](jlax)
+    want = jf(x)
+    _same(f(x), want, 1e-4)
+    _same(didax.jit(f)(x), want, 1e-4)
+    xs = np.stack([x, x + 1])
+    _same(didax.vmap(f)(xs), jax.vmap(jf)(xs), 1e-4)
+    got, want_text = str(didax.make_jaxpr(f)(x)), str(jax.make_jaxpr(jf)(x))
+    strip = lambda s: "\n".join(ln for ln in s.splitlines() if "computation=" not in ln)  # noqa: E731
+    assert canonical(strip(got)) == canonical(strip(want_text)), (got, want_text)
+    t = RNG.normal(size=x.shape).astype(np.float32)
+    _same(didax.jvp(f, (x,), (t,)), jax.jvp(jf, (x,), (t,)), 1e-4)
+    _same(didax.jit(lambda x, t: didax.jvp(f, (x,), (t,)))(x, t), jax.jvp(jf, (x,), (t,)), 1e-4)
+    if case < 3:  # the generic reduce_window has no transpose (nor in JAX)
+        loss = lambda g: lambda x: sum((y**2).sum() for y in jax.tree.leaves(g(x)))  # noqa: E731
+        _same(didax.grad(loss(f))(x), jax.grad(loss(jf))(x), 1e-3)
+
+
+def test_reduce_errors():
+    x = np.ones((2, 3), np.float32)
+    with pytest.raises(ValueError, match="same tree structure"):
+        dlax.reduce((x, x), 0.0, dlax.add, (0,))
+    with pytest.raises(ValueError, match="at least one operand"):
+        dlax.reduce_window((), (), dlax.add, (), ())
+    with pytest.raises(TypeError, match="wrong number of window_dimensions"):
+        dlax.reduce_window(x, 0.0, dlax.add, (2,), (1,), "VALID")
+
+
+def test_argmin_and_bitwise_reductions():
+    x = np.array([[3.0, 1.0, np.nan], [2.0, 2.0, 0.0]], np.float32)
+    for axis in (0, 1):
+        want = jlax.argmin(x, axis, np.int32)
+        _same(dlax.argmin(x, axis, np.int32), want)
+        _same(didax.jit(lambda x, axis=axis: dlax.argmin(x, axis, np.int32))(x), want)
+    _same(
+        didax.vmap(lambda x: dlax.argmin(x, 0, np.int32))(x),
+        jax.vmap(lambda x: jlax.argmin(x, 0, np.int32))(x),
+    )
+    b = np.array([[True, False], [True, True]])
+    i = np.array([[3, 5], [6, 2]], np.int32)
+    for v in (b, i):
+        for name in ("reduce_and", "reduce_or", "reduce_xor"):
+            want = getattr(jlax, name)(v, (0,))
+            _same(getattr(dlax, name)(v, (0,)), want)
+            _same(didax.jit(lambda v, name=name: getattr(dlax, name)(v, (0,)))(v), want)
+        mono = [
+            (True if v.dtype == bool else -1, "bitwise_and"),
+            (False if v.dtype == bool else 0, "bitwise_or"),
+        ]
+        for init, op in mono:
+            f = lambda L, init=init, op=op: lambda y: L.reduce(y, init, getattr(L, op), (0,))  # noqa: E731
+            got, want_text = str(didax.make_jaxpr(f(dlax))(v)), str(jax.make_jaxpr(f(jlax))(v))
+            assert canonical(got) == canonical(want_text), (got, want_text)
+    with pytest.raises(TypeError, match="reduce_and does not accept dtype float32"):
+        dlax.reduce_and(x, (0,))
+
+
+@pytest.mark.parametrize("padding", ["SAME", "VALID", ((1, 0), (0, 2))])
+@pytest.mark.parametrize("transpose_kernel", [False, True])
+def test_conv_transpose_and_shape_tuples(padding, transpose_kernel):
+    x = RNG.normal(size=(2, 5, 6, 3)).astype(np.float32)
+    w = RNG.normal(size=(3, 2, 3, 4)).astype(np.float32)
+    f = lambda L: (
+        lambda x, w: L.conv_transpose(  # noqa: E731
+            x, w, (2, 1), padding, transpose_kernel=transpose_kernel
+        )
+    )
+    if transpose_kernel:
+        w = RNG.normal(size=(3, 2, 4, 3)).astype(np.float32)
+    want = f(jlax)(x, w)
+    _same(f(dlax)(x, w), want, 1e-4)
+    _same(didax.jit(f(dlax))(x, w), want, 1e-4)
+    dn = ("NHWC", "HWIO", "NHWC")
+    pads = padding if isinstance(padding, str) else list(padding)
+    for name in ("conv_general_shape_tuple", "conv_transpose_shape_tuple"):
+        got = getattr(dlax, name)(x.shape, w.shape, (2, 1), pads, dn)
+        assert got == tuple(getattr(jlax, name)(x.shape, w.shape, (2, 1), pads, dn)), name
+    nchw = np.moveaxis(x, 3, 1)
+    assert dlax.conv_shape_tuple(nchw.shape, (4, 3, 2, 2), (1, 2), padding) == tuple(
+        jlax.conv_shape_tuple(nchw.shape, (4, 3, 2, 2), (1, 2), padding)
+    )
+    wd, ws, pad = (1, 2, 2, 1), (1, 2, 1, 1), ((0, 0), (1, 1), (0, 1), (0, 0))
+    assert dlax.reduce_window_shape_tuple(x.shape, wd, ws, pad) == tuple(
+        jlax.reduce_window_shape_tuple(x.shape, wd, ws, pad)
+    )
