@@ -17,7 +17,7 @@ from didax.numpy.creation import asarray
 from didax.numpy.promotion import broadcast_to, check_arraylike, promote
 
 
-def reshape(x: Any, shape: Any, order: str = "C") -> Any:
+def reshape(x: Any, shape: Any, order: str = "C", *, out_sharding: Any = None) -> Any:
     """Like `jax.numpy.reshape` (C order; one -1 allowed)."""
     check_arraylike("reshape", x)
     if order != "C":
@@ -42,7 +42,7 @@ def reshape(x: Any, shape: Any, order: str = "C") -> Any:
             f"cannot reshape array of shape {core.get_aval(x).shape} (size {size}) "
             f"into shape {tuple(shape)} (size {int(np.prod(shape))})"
         )
-    return lax.reshape(x, tuple(shape))
+    return lax.reshape(x, tuple(shape), out_sharding=out_sharding)
 
 
 def transpose(x: Any, axes: Sequence[int] | None = None) -> Any:

@@ -41,8 +41,8 @@ def astype(x: Any, dtype: Any) -> Any:
     return lax.convert_element_type(x, to_dtype(dtype), False)
 
 
-def _reshape_method(x: Any, *shape: Any, order: str = "C") -> Any:
-    return reshape(x, shape[0] if len(shape) == 1 else shape, order)
+def _reshape_method(x: Any, *shape: Any, order: str = "C", out_sharding: Any = None) -> Any:
+    return reshape(x, shape[0] if len(shape) == 1 else shape, order, out_sharding=out_sharding)
 
 
 def _transpose_method(x: Any, *axes: Any) -> Any:

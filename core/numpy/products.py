@@ -13,13 +13,29 @@ from didax.numpy.promotion import promote
 from didax.numpy.ufuncs import multiply
 
 
-def _dot(a: Any, b: Any, dims: Any, precision: Any = None, preferred: Any = None) -> Any:
+def _dot(
+    a: Any,
+    b: Any,
+    dims: Any,
+    precision: Any = None,
+    preferred: Any = None,
+    out_sharding: Any = None,
+) -> Any:
     # jax.numpy asks for the result dtype explicitly (`preferred_element_type=float32`)
     preferred = core.get_aval(a).dtype if preferred is None else preferred
-    return lax.dot_general(a, b, dims, precision=precision, preferred_element_type=preferred)
+    return lax.dot_general(
+        a, b, dims, precision=precision, preferred_element_type=preferred, out_sharding=out_sharding
+    )
 
 
-def dot(a: Any, b: Any, *, precision: Any = None, preferred_element_type: Any = None) -> Any:
+def dot(
+    a: Any,
+    b: Any,
+    *,
+    precision: Any = None,
+    preferred_element_type: Any = None,
+    out_sharding: Any = None,
+) -> Any:
     """Like `jax.numpy.dot`."""
     a, b = promote("dot", a, b)
     na, nb = core.get_aval(a).ndim, core.get_aval(b).ndim
@@ -27,11 +43,18 @@ def dot(a: Any, b: Any, *, precision: Any = None, preferred_element_type: Any = 
         return multiply(a, b)
     contract_b = 0 if nb == 1 else nb - 2
     dims = (((na - 1,), (contract_b,)), ((), ()))
-    return _dot(a, b, dims, precision, preferred_element_type)
+    return _dot(a, b, dims, precision, preferred_element_type, out_sharding)
 
 
-def matmul(a: Any, b: Any, *, precision: Any = None, preferred_element_type: Any = None) -> Any:
-    """Like `jax.numpy.matmul`."""
+def matmul(
+    a: Any,
+    b: Any,
+    *,
+    precision: Any = None,
+    preferred_element_type: Any = None,
+    out_sharding: Any = None,
+) -> Any:
+    """Like `jax.numpy.matmul` (`out_sharding` for operands of rank 2 or less)."""
     p = (precision, preferred_element_type)
     a, b = promote("matmul", a, b)
     sa, sb = core.get_aval(a).shape, core.get_aval(b).shape
@@ -45,7 +68,13 @@ def matmul(a: Any, b: Any, *, precision: Any = None, preferred_element_type: Any
                 f"dot_general requires contracting dimensions to have the same "
                 f"shape, got {sa} and {sb}."
             )
-        return dot(a, b, precision=precision, preferred_element_type=preferred_element_type)
+        return dot(
+            a,
+            b,
+            precision=precision,
+            preferred_element_type=preferred_element_type,
+            out_sharding=out_sharding,
+        )
     # batched: broadcast the leading (batch) dimensions
     a_batch, b_batch = sa[:-2] if len(sa) > 1 else (), sb[:-2] if len(sb) > 1 else ()
     batch = np.broadcast_shapes(a_batch, b_batch)

@@ -13,13 +13,14 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from didax import core, dtypes
+from didax import core, dtypes, typed_sharding
 from didax.config import config
 from didax.core import NOT_MAPPED, ShapedArray, UndefinedPrimal
 from didax.jaxpr import pp_params_rules
 from didax.primitives import rules, shape
 from didax.primitives.convert import convert_element_type
 from didax.primitives.elementwise import partials_jvp
+from didax.runtime.sharding import NamedSharding, PartitionSpec
 
 dot_general_p = core.Primitive("dot_general")
 
@@ -84,8 +85,11 @@ def dot_general(
     dimension_numbers: Any,
     precision: Any = None,
     preferred_element_type: Any = None,
+    *,
+    out_sharding: Any = None,
 ) -> Any:
-    """Like `jax.lax.dot_general`."""
+    """Like `jax.lax.dot_general` (`out_sharding`: a NamedSharding, or a spec over the
+    context mesh, splitting the result over `Explicit` axes; JAX's jaxprs do not print it)."""
     (lc, rc), (lb, rb) = dimension_numbers
     dims = ((tuple(map(int, lc)), tuple(map(int, rc))), (tuple(map(int, lb)), tuple(map(int, rb))))
     if preferred_element_type is not None:  # None (the operands' dtype) prints as JAX's does
@@ -96,6 +100,7 @@ def dot_general(
         dimension_numbers=dims,
         precision=canonical_precision(precision),
         preferred_element_type=preferred_element_type,
+        out_sharding=None if out_sharding is None else typed_sharding.resolve(out_sharding),
     )
 
 
@@ -123,7 +128,7 @@ def _free(ndim: int, *used: Sequence[int]) -> list[int]:
     return [d for d in range(ndim) if d not in taken]
 
 
-def _dot_general_impl(x, y, *, dimension_numbers, precision, preferred_element_type):
+def _dot_general_impl(x, y, *, dimension_numbers, precision, preferred_element_type, **_):
     (lc, rc), (lb, rb) = dimension_numbers
     x, y = np.asarray(x), np.asarray(y)
     lf, rf = _free(x.ndim, lc, lb), _free(y.ndim, rc, rb)
@@ -139,7 +144,9 @@ core.impl_rules.register(dot_general_p, rules.validated_impl(dot_general_p, _dot
 
 
 @core.abstract_eval_rules.register(dot_general_p)
-def _dot_general_abstract_eval(x, y, *, dimension_numbers, precision, preferred_element_type):
+def _dot_general_abstract_eval(
+    x, y, *, dimension_numbers, precision, preferred_element_type, out_sharding=None
+):
     (lc, rc), (lb, rb) = dimension_numbers
     if x.dtype != y.dtype:
         raise TypeError(
@@ -186,16 +193,22 @@ def _transpose_lhs(
     else:  # ct's layout is (batch, x_free, y_free)
         ct_y = tuple(range(nb + len(x_free), nb + len(x_free) + len(y_free)))
     dims = ((ct_y, tuple(y_free)), (tuple(range(nb)), tuple(yb)))
-    # (batch, x_free, y's contracted)
-    prod = dot_general(ct, y, dims, precision, preferred_element_type)
     xc_in_y_order = [xc[i] for i in np.argsort(yc)]
-    perm = np.argsort([*xb, *x_free, *xc_in_y_order])
+    order = [*xb, *x_free, *xc_in_y_order]
+    # (batch, x_free, y's contracted), split as x is (sharding in types), as JAX's
+    split = typed_sharding.named(x_aval)
+    if split is not None:
+        split = NamedSharding(split.mesh, PartitionSpec(*[split.spec[d] for d in order]))
+    prod = dot_general(ct, y, dims, precision, preferred_element_type, out_sharding=split)
+    perm = np.argsort(order)
     out = shape.transpose(prod, tuple(int(p) for p in perm))
     return convert_element_type(out, x_aval.dtype)
 
 
 @core.transpose_rules.register(dot_general_p)
-def _dot_general_transpose(cts, x, y, *, dimension_numbers, precision, preferred_element_type):
+def _dot_general_transpose(
+    cts, x, y, *, dimension_numbers, precision, preferred_element_type, out_sharding=None
+):
     (ct,) = cts
     if isinstance(x, UndefinedPrimal) and isinstance(y, UndefinedPrimal):
         raise ValueError("dot_general: cannot transpose a product of two linear operands")
@@ -213,7 +226,7 @@ def _dot_general_transpose(cts, x, y, *, dimension_numbers, precision, preferred
 
 @core.vmap_rules.register(dot_general_p)
 def _dot_general_vmap(
-    axis_size, vals, dims, *, dimension_numbers, precision, preferred_element_type
+    axis_size, vals, dims, *, dimension_numbers, precision, preferred_element_type, **_
 ):
     (x, y), (dx, dy) = vals, dims
     (lc, rc), (lb, rb) = dimension_numbers
@@ -253,7 +266,7 @@ def precision_config(ctx: core.LoweringContext, precision: Any) -> Any:
 
 
 @core.lowering_rules.register(dot_general_p)
-def _dot_general_lowering(ctx, x, y, *, dimension_numbers, precision, preferred_element_type):
+def _dot_general_lowering(ctx, x, y, *, dimension_numbers, precision, preferred_element_type, **_):
     (lc, rc), (lb, rb) = dimension_numbers
     hlo, out = ctx.hlo, ctx.avals_out[0]
     dims = hlo.DotDimensionNumbers.get(

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from didax import core
+from didax import core, typed_sharding
 from didax.core import NOT_MAPPED, ShapedArray, Zero
 from didax.jaxpr import pp_params_rules
 from didax.primitives import rules
@@ -104,16 +104,29 @@ def _broadcast_in_dim_lowering(ctx, x, *, shape, broadcast_dimensions, sharding)
 reshape_p = core.Primitive("reshape")
 
 
-def reshape(x: Any, new_sizes: Sequence[int], dimensions: Sequence[int] | None = None) -> Any:
-    """Like `jax.lax.reshape` (row-major)."""
+def reshape(
+    x: Any,
+    new_sizes: Sequence[int],
+    dimensions: Sequence[int] | None = None,
+    *,
+    out_sharding: Any = None,
+) -> Any:
+    """Like `jax.lax.reshape` (row-major; `out_sharding`: a NamedSharding, or a spec over
+    the context mesh, splitting the result over `Explicit` axes)."""
+    sharding = None if out_sharding is None else typed_sharding.resolve(out_sharding)
     new_sizes = tuple(int(d) for d in new_sizes)
     if dimensions is not None:  # read `x` in this axis order first (one equation, as JAX)
         dimensions = tuple(int(d) for d in dimensions)
         if dimensions == tuple(range(len(dimensions))):
             dimensions = None
-    if dimensions is None and core.get_aval(x).shape == new_sizes and rules.is_didax_value(x):
+    if (
+        dimensions is None
+        and sharding is None
+        and core.get_aval(x).shape == new_sizes
+        and rules.is_didax_value(x)
+    ):
         return x
-    return reshape_p.bind(x, new_sizes=new_sizes, dimensions=dimensions, sharding=None)
+    return reshape_p.bind(x, new_sizes=new_sizes, dimensions=dimensions, sharding=sharding)
 
 
 def _reshape_impl(x, *, new_sizes, dimensions, sharding):

@@ -16,6 +16,7 @@ from typing import Any
 from didax import core
 from didax.primitives import concatenation, cumulative, dot, reductions, shape
 from didax.primitives.slicing import gather_p
+from didax.runtime.sharding import typed
 from didax.typed_sharding import ShardingTypeError, check_unique, join, spec_of
 
 
@@ -71,6 +72,8 @@ def _squeeze_sharding(avals_in, avals_out, *, dimensions):
 @core.sharding_rules.register(shape.reshape_p)
 def _reshape_sharding(avals_in, avals_out, *, new_sizes, dimensions, sharding):
     (x,) = avals_in
+    if sharding is not None:  # `out_sharding=`: the result's split, as given
+        return [spec_of(typed(avals_out[0], sharding))]
     spec = spec_of(x)
     if [n for n in x.shape if n != 1] == [n for n in new_sizes if n != 1]:
         kept = iter(s for n, s in zip(x.shape, spec, strict=True) if n != 1)
@@ -144,7 +147,9 @@ def _reshape_error(x, new_sizes):
 
 
 @core.sharding_rules.register(dot.dot_general_p)
-def _dot_general_sharding(avals_in, avals_out, *, dimension_numbers, **params):
+def _dot_general_sharding(avals_in, avals_out, *, dimension_numbers, out_sharding=None, **params):
+    if out_sharding is not None:  # given: the result's split (JAX reduces over the rest)
+        return [spec_of(typed(avals_out[0], out_sharding))]
     lhs, rhs = avals_in
     ls, rs = spec_of(lhs), spec_of(rhs)
     (lc, rc), (lb, rb) = dimension_numbers

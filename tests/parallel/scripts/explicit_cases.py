@@ -85,6 +85,22 @@ tm("zeros", lambda: [typed(jnp.zeros((8,), out_sharding=P("x"))), typed(jnp.zero
 tm("ones", lambda: typed(jnp.ones((8, 4), out_sharding=P("x", "y"))))
 tm("full", lambda: typed(jnp.full((8, 4), 2.0, out_sharding=P("x"))))
 tm("arange", lambda: typed(jnp.arange(8.0, out_sharding=P("x"))))
+tm("reshape_out", lambda: typed(x.reshape(32, out_sharding=P(("x", "y")))))
+tm("reshape_out_fn", lambda: typed(jnp.reshape(x, (4, 8), out_sharding=P("x", None))))
+tm(
+    "jit_reshape_out",
+    lambda: typed(M.jit(lambda a: jnp.reshape(a * 2, (32,), out_sharding=P(("x", "y"))))(x)),
+)
+tm("dot_out", lambda: typed(jnp.dot(x, x.T, out_sharding=P("x", None))))
+tm("matmul_out", lambda: typed(jnp.matmul(x.T, x, out_sharding=P(None, "y"))))
+tm(
+    "jaxpr_dot_out",
+    lambda: str(M.make_jaxpr(lambda a: jnp.dot(a, a.T, out_sharding=P("x", None)))(x)),
+)
+tm(
+    "grad_dot_out",
+    lambda: typed(M.grad(lambda a: jnp.dot(a, a.T, out_sharding=P("x", None)).sum())(x)),
+)
 tm("device_put_spec", lambda: typed(M.device_put(np.ones((8, 4)), P("x"))))
 tm("reshard", lambda: [typed(M.sharding.reshard(x, P())), typed(M.reshard(x, P(None, "y")))])
 tm("abstract_mesh", lambda: [repr(M.sharding.get_abstract_mesh())])
