@@ -328,9 +328,8 @@ def test_vmap_of_new_functions():
         _check(got, jax.vmap(lambda x, fn=fn: fn(jnp, x))(M))
 
 
-def test_unsupported_raise():
-    with pytest.raises(NotImplementedError, match="ord=2"):
-        dnp.linalg.norm(M, ord=2)
+def test_matrix_norm_ord_2_is_jax_s():  # raised NotImplementedError before the SVD (issue 24)
+    _check(dnp.linalg.norm(M, ord=2), jnp.linalg.norm(M, ord=2))
 
 
 @pytest.mark.parametrize(
