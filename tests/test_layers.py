@@ -539,7 +539,8 @@ def test_no_imports_inside_functions() -> None:
         and (imp.importer, imp.function) not in HOOKS
         # jaxlib is loaded lazily, on first compile only (runtime/client.py), and SciPy's
         # special functions on the first eager call of one (primitives/special.py), SciPy's
-        # LAPACK wrappers on the first eager `eig` (primitives/eig.py): all third-party loads
+        # LAPACK wrappers on the first eager `eig` or pivoted `qr` (primitives/decompositions.py):
+        # all third-party loads
         # deferred for `import didax`'s time, not imports dodging a cycle
         and not imp.imported.startswith("jaxlib")
         and imp.imported not in ("scipy.special", "scipy.linalg")

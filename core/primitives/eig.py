@@ -14,7 +14,6 @@ V (F * V^-1 dA V) plus the multiple of each v_j that keeps LAPACK's normalisatio
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
 import numpy as np
@@ -30,6 +29,7 @@ from didax.primitives.decompositions import (
     diagonal_of,
     nan_where_failed,
     per_matrix,
+    scipy_linalg,
 )
 from didax.primitives.elementwise import add, conj, div, imag, mul, neg, real, sub
 from didax.primitives.elementwise import complex as make_complex
@@ -60,18 +60,13 @@ def eig(
     )
 
 
-def _scipy_linalg() -> Any:
-    # SciPy's LAPACK wrappers are loaded on the first eager call, not at `import didax`
-    return importlib.import_module("scipy.linalg")
-
-
 def _eig_impl(x, *, compute_left_eigenvectors, compute_right_eigenvectors, **params):
     x = np.asarray(x)
     n = x.shape[-1]
     cdtype = dtypes.complex_of(x.dtype)
 
     def fn(a):
-        w, vl, vr = _scipy_linalg().eig(a, left=True, right=True)
+        w, vl, vr = scipy_linalg().eig(a, left=True, right=True)
         return w, vl, vr
 
     w, vl, vr = per_matrix(fn, x, [(n,), (n, n), (n, n)])

@@ -228,6 +228,22 @@ def test_jnp_linalg_products():
 
 
 @pytest.mark.parametrize("shape", SHAPES, ids=str)
+@pytest.mark.parametrize("full_matrices", [True, False])
+def test_pivoted_qr(shape, full_matrices):
+    x = MATS[shape]
+    f = lambda lib: lambda a: lib.lax.linalg.qr(a, pivoting=True, full_matrices=full_matrices)  # noqa: E731
+    want = f(jax)(x)
+    _same(f(didax)(x), want)
+    _same(didax.jit(f(didax))(x), want)
+    _same(didax.vmap(f(didax))(np.stack([x, x])), jax.vmap(f(jax))(np.stack([x, x])))
+    assert "lapack_sgeqp3_ffi" in didax.jit(f(didax)).lower(x).as_text()
+    if len(shape) == 2:  # (JAX's own jvp fails on a batch: its dx[..., p] indexing)
+        t = _tangent(x)
+        got, want_t = didax.jvp(f(didax), (x,), (t,)), jax.jvp(f(jax), (x,), (t,))
+        _same(got[1][:2], want_t[1][:2], 2e-3)
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
 def test_jnp_qr_raw(shape):
     x = MATS[shape]
     want = jjnp.linalg.qr(x, mode="raw")
