@@ -7,6 +7,7 @@ This module only re-exports (layer 5).
 """
 
 from didax import (  # noqa: F401
+    ad_checkpoint,
     core,
     debug,
     distributed,  # noqa: F401
@@ -20,13 +21,37 @@ from didax import (  # noqa: F401
     tree,  # noqa: F401
     tree_util,
 )
-from didax.api import device_get, device_put, eval_shape, jvp, make_jaxpr, typeof, vmap
+from didax.ad_checkpoint import checkpoint, checkpoint_policies, remat
+from didax.api import (
+    device_get,
+    device_put,
+    eval_shape,
+    jvp,
+    make_jaxpr,
+    named_call,
+    named_scope,
+    typeof,
+    vmap,
+)
 from didax.array import Array, ShapeDtypeStruct
+from didax.compile.caches import clear_caches
 from didax.compile.jit import block_until_ready, jit
-from didax.config import config
+from didax.config import (
+    config,
+    debug_infs,
+    debug_nans,
+    default_matmul_precision,
+    disable_jit,
+    enable_x64,
+    explain_cache_misses,
+    log_compiles,
+)
 from didax.control_flow.custom_derivatives import custom_jvp
+from didax.control_flow.custom_gradient import closure_convert, custom_gradient
 from didax.control_flow.custom_vjp import custom_vjp
+from didax.control_flow.pure_callback import pure_callback
 from didax.core import ConcretizationTypeError, UnexpectedTracerError
+from didax.core import eval_context as ensure_compile_time_eval
 from didax.derivatives import (
     grad,
     hessian,
@@ -38,16 +63,21 @@ from didax.derivatives import (
     value_and_grad,
     vjp,
 )
+from didax.dtypes import float0
 from didax.jaxpr import ClosedJaxpr, Jaxpr, JaxprTypeError, eval_jaxpr, typecheck
 from didax.parallel.pmap import pmap
 from didax.parallel.shard_map import shard_map
+from didax.primitives.debugging import effects_barrier
+from didax.refs import Ref, empty_ref, free_ref, freeze, new_ref
 from didax.runtime.client import (
+    default_backend,
     device_count,
     devices,
     local_device_count,
     local_devices,
     process_count,
     process_index,
+    process_indices,
 )
 from didax.sharding import make_array_from_callback, make_mesh
 
@@ -76,12 +106,26 @@ __all__ = [
     "linearize",
     "value_and_grad",
     "vjp",
+    "checkpoint",
+    "checkpoint_policies",
+    "remat",
+    "closure_convert",
+    "custom_gradient",
     "custom_jvp",
+    "effects_barrier",
+    "pure_callback",
     "custom_vjp",
     "block_until_ready",
     "make_array_from_callback",
     "make_mesh",
     "config",
+    "debug_infs",
+    "debug_nans",
+    "default_matmul_precision",
+    "disable_jit",
+    "enable_x64",
+    "explain_cache_misses",
+    "log_compiles",
     "device_count",
     "device_get",
     "device_put",
@@ -94,6 +138,18 @@ __all__ = [
     "process_count",
     "process_index",
     "jit",
+    "clear_caches",
+    "default_backend",
+    "ensure_compile_time_eval",
+    "float0",
+    "named_call",
+    "named_scope",
+    "process_indices",
+    "Ref",
+    "empty_ref",
+    "free_ref",
+    "freeze",
+    "new_ref",
 ]
 
 

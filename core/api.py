@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -266,9 +266,11 @@ def eval_shape(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     return jit(fn).eval_shape(*args, **kwargs)
 
 
-def typeof(x: Any) -> core.ShapedArray:
-    """The abstract value of `x`: its shape, dtype and weak type. Like `jax.typeof`."""
-    return core.get_aval(x)
+def typeof(x: Any) -> Any:
+    """The abstract value of `x`: its shape, dtype and weak type (a `Ref`'s: `Ref{f32[3]}`).
+    Like `jax.typeof`."""
+    ref_type = getattr(x, "ref_type", None)  # a Ref's (refs.py, a higher layer)
+    return ref_type if ref_type is not None else core.get_aval(x)
 
 
 def device_put(x: Any, device: Any = None, *, src: Any = None, **options: Any) -> Any:
@@ -290,3 +292,27 @@ def device_get(x: Any) -> Any:
     """Every Array of the pytree `x` as a NumPy array on the host; other leaves as they
     are. Like `jax.device_get`."""
     return tree_map(lambda v: np.asarray(v) if isinstance(v, Array) else v, x)
+
+
+def named_call(fun: Callable[..., Any], *, name: str | None = None) -> Callable[..., Any]:
+    """`fun`, its computations named `name` in JAX's name stack. Like `jax.named_call`:
+    didax keeps no name stack, so the jaxpr (as JAX's) is `fun`'s own."""
+
+    @functools.wraps(fun)
+    def named(*args: Any, **kwargs: Any) -> Any:
+        return fun(*args, **kwargs)
+
+    return named
+
+
+@contextlib.contextmanager
+def named_scope(name: str) -> Iterator[None]:
+    """Name the computations of the block (JAX's name stack, seen in profiles). Like
+    `jax.named_scope`; didax keeps no name stack, and the jaxpr does not show it in JAX.
+
+    Raises:
+        TypeError: `name` is not a string.
+    """
+    if not isinstance(name, str):
+        raise TypeError("named_scope name argument must be a string.")
+    yield

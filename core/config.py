@@ -9,11 +9,25 @@ Layer 1 (no imports from didax). Options:
   `XLA_FLAGS=--xla_force_host_platform_device_count=N`). It is locked by the first array
   made (eager or not) or when the backend starts the client, whichever comes first: a
   later update raises RuntimeError, as in JAX, whose first array starts its backend.
+- `jax_debug_nans` / `jax_debug_infs`: every eagerly evaluated primitive checks its float
+  results and raises FloatingPointError naming itself (core.py); a jitted call that returns
+  one re-runs its function op by op to find the primitive (compile/jit.py).
+- `jax_disable_jit`: `jit(f)(x)` calls `f(x)`; `cond`, `scan`, `while_loop` of concrete
+  values run as Python.
+- `jax_explain_cache_misses` / `jax_log_compiles`: jit logs why it traces again, and what
+  it compiles, as WARNING records of the `didax` logger.
+- `jax_default_matmul_precision`: the precision a `dot_general` without one gets.
+
+The top-level context managers (`didax.debug_nans(True)`, `didax.disable_jit()`, ...) set
+an option for a `with` block and restore it after. Unlike JAX's, the value is the process's,
+not the thread's: no persistent setting lives in a ContextVar (STYLE.md section 4).
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 
@@ -29,7 +43,45 @@ def _env_flag(name: str) -> bool:
 _DEFAULTS: dict[str, Any] = {
     "jax_enable_x64": _env_flag("JAX_ENABLE_X64"),
     "jax_num_cpu_devices": -1,
+    "jax_debug_nans": False,
+    "jax_debug_infs": False,
+    "jax_disable_jit": False,
+    "jax_explain_cache_misses": False,
+    "jax_log_compiles": False,
+    "jax_default_matmul_precision": None,
 }
+_BOOLEANS = (
+    "jax_enable_x64",
+    "jax_debug_nans",
+    "jax_debug_infs",
+    "jax_disable_jit",
+    "jax_explain_cache_misses",
+    "jax_log_compiles",
+)
+# the values JAX 0.10.2 accepts for `jax_default_matmul_precision` (besides None)
+MATMUL_PRECISIONS = (
+    "default",
+    "high",
+    "highest",
+    "bfloat16",
+    "tensorfloat32",
+    "float32",
+    "ANY_F8_ANY_F8_F32",
+    "ANY_F8_ANY_F8_F32_FAST_ACCUM",
+    "ANY_F8_ANY_F8_ANY",
+    "ANY_F8_ANY_F8_ANY_FAST_ACCUM",
+    "F16_F16_F16",
+    "F16_F16_F32",
+    "BF16_BF16_BF16",
+    "BF16_BF16_F32",
+    "BF16_BF16_F32_X3",
+    "BF16_BF16_F32_X6",
+    "BF16_BF16_F32_X9",
+    "TF32_TF32_F32",
+    "TF32_TF32_F32_X3",
+    "F32_F32_F32",
+    "F64_F64_F64",
+)
 
 
 class Config:
@@ -38,8 +90,12 @@ class Config:
     def __init__(self) -> None:
         self._values = dict(_DEFAULTS)
         self._locked: set[str] = set()  # read once by the backend, which has started
-        # `jax_enable_x64` again as a plain attribute: dtypes.py reads it on hot paths
+        # Plain attributes, read on hot paths, kept in step by `update`: `jax_enable_x64`
+        # (dtypes.py), whether results are checked for nan/inf (every eager primitive), and
+        # whether a jitted call needs more than running its program (jit's fast path).
         self.enable_x64: bool = self._values["jax_enable_x64"]
+        self.check_special = False
+        self.jit_hooks = False
 
     def __getattr__(self, name: str) -> Any:
         values = self.__dict__.get("_values", {})
@@ -70,12 +126,83 @@ class Config:
                 "before any didax operation is executed. You should initialize "
                 "this config immediately after `import didax`."
             )
-        if name == "jax_enable_x64":
-            self._values[name] = self.enable_x64 = bool(value)
-            return
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise TypeError(f"{name} must be an int, got {value!r}")
-        self._values[name] = value
+        self._values[name] = _checked(name, value)
+        values = self._values
+        self.enable_x64 = values["jax_enable_x64"]
+        self.check_special = values["jax_debug_nans"] or values["jax_debug_infs"]
+        self.jit_hooks = self.check_special or values["jax_disable_jit"]
+
+    def parse_flags_with_absl(self) -> None:
+        """Accepted and ignored: didax reads no command-line flags. Like JAX's (which
+        needs absl installed)."""
+
+    def config_with_absl(self) -> None:
+        """Accepted and ignored, as `parse_flags_with_absl`."""
+
+
+def _checked(name: str, value: Any) -> Any:
+    if name in _BOOLEANS:
+        return bool(value)
+    if name == "jax_default_matmul_precision":
+        if value is not None and value not in MATMUL_PRECISIONS:
+            raise ValueError(
+                f"new enum value must be None or in {list(MATMUL_PRECISIONS)}, got {value} "
+                f"of type {type(value)}."
+            )
+        return value
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} must be an int, got {value!r}")
+    return value
 
 
 config = Config()
+
+
+@contextmanager
+def _set(name: str, value: Any) -> Iterator[None]:
+    old = config.read(name)
+    config.update(name, value)
+    try:
+        yield
+    finally:
+        config.update(name, old)
+
+
+class State:
+    """A configuration option as JAX exposes it at top level: `didax.debug_nans.value`
+    reads it, and `with didax.debug_nans(True):` sets it for the block (a decorator too).
+    Like JAX's `config.State`."""
+
+    def __init__(self, name: str, default_arg: Any = True) -> None:
+        self.name = name
+        self._default_arg = default_arg
+
+    @property
+    def value(self) -> Any:
+        return config.read(self.name)
+
+    def __call__(self, new_val: Any = None) -> Any:
+        return _set(self.name, self._default_arg if new_val is None else new_val)
+
+    def __bool__(self) -> bool:
+        raise TypeError(
+            f"bool() not supported for instances of type '{type(self).__name__}' "
+            f"(did you mean to use '{type(self).__name__}.value' instead?)"
+        )
+
+    def __repr__(self) -> str:
+        return f"State({self.name}={self.value!r})"
+
+
+debug_nans = State("jax_debug_nans")
+debug_infs = State("jax_debug_infs")
+log_compiles = State("jax_log_compiles")
+explain_cache_misses = State("jax_explain_cache_misses")
+enable_x64 = State("jax_enable_x64")
+default_matmul_precision = State("jax_default_matmul_precision", None)
+
+
+def disable_jit(disable: bool = True) -> Any:
+    """Within the `with`, `jit` calls its function as Python and control flow of concrete
+    values runs as Python loops. Like `jax.disable_jit`."""
+    return _set("jax_disable_jit", disable)

@@ -31,7 +31,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
-from didax import dtypes
+from didax import dtypes, nan_checks
 from didax import source_info as si
 from didax.array import (  # noqa: F401 - below core; `core.ShapedArray` etc. stay importable
     BINARY_OPERATORS,
@@ -47,6 +47,7 @@ from didax.array import (  # noqa: F401 - below core; `core.ShapedArray` etc. st
     to_numpy,
     with_vma,
 )
+from didax.config import config
 from didax.rule_tables import (  # noqa: F401 - the tables live in rule_tables.py; `core.jvp_rules` etc.
     AbstractEvalRule,
     EagerRule,
@@ -508,6 +509,8 @@ def eval_primitive(primitive: Primitive, operands: Sequence[Any], params: dict) 
             return outs
         args = [to_numpy(x) for x in operands]
     outs = rule(*args, **params)
+    if config.check_special:
+        nan_checks.check_special(primitive.name, outs)
     weak_operand = any(_is_weak(x) for x in operands)
     # Eager results carry a weak type without running abstract evaluation on the hot path:
     # with no weak operand a result is strong (the common case); otherwise the abstract
@@ -570,6 +573,16 @@ def new_main(
 def new_base_main() -> Iterator[None]:
     """Evaluate eagerly below every current trace (used by `jit`'s impl rule)."""
     token = _state.set(EAGER_STATE)
+    try:
+        yield
+    finally:
+        _state.reset(token)
+
+
+@contextmanager
+def eval_context() -> Iterator[None]:
+    """Ops on non-tracers run at once, even while staging. Like `ensure_compile_time_eval`."""
+    token = _state.set(replace(trace_state(), dynamic=None))
     try:
         yield
     finally:

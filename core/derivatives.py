@@ -20,9 +20,9 @@ from didax.jaxpr import eval_jaxpr
 from didax.parallel import collectives as parallel
 from didax.primitives import ad_helpers, concatenation, creation, shape
 from didax.tree_util import (
-    Partial,
     PyTreeDef,
     flatten_fun,
+    register_pytree_node,
     tree_flatten,
     tree_map,
     tree_unflatten,
@@ -130,7 +130,7 @@ def _vjp(fn: Callable[..., Any], leaves: list[Any], in_tree: PyTreeDef, has_aux:
     else:
         flat_fn, out_tree = flatten_fun(fn, in_tree)
         trees = lambda: (out_tree(), None)  # noqa: E731
-    outs, fn_vjp_flat, residuals = transpose.vjp_flat(flat_fn, leaves)
+    outs, fn_vjp_flat, residuals, lin_jaxpr = transpose.vjp_flat(flat_fn, leaves)
     tree, rebuild_aux = trees()
     n_out = tree.num_leaves
     out_avals = [core.get_aval(x) for x in outs[:n_out]]
@@ -175,12 +175,62 @@ def _vjp(fn: Callable[..., Any], leaves: list[Any], in_tree: PyTreeDef, has_aux:
             ],
         )
 
-    # a pytree holding the residuals, as JAX's: it can be passed into and out of `jit`
-    fn_vjp = Partial(pullback, residuals)
+    # (a NumPy argument kept as a residual is held as an Array, as JAX holds it)
+    residuals = [_as_array(r) if type(r) is np.ndarray else r for r in residuals]
+    fn_vjp = VJP(_Pullback(pullback, lin_jaxpr), in_tree, tree, [None] * len(leaves), residuals)
     out = tree_unflatten(tree, outs[:n_out])
     if has_aux:
         return out, fn_vjp, rebuild_aux(outs[n_out:])
     return out, fn_vjp
+
+
+def _as_array(x: np.ndarray) -> Array:
+    return core.eager_result(x.astype(dtypes.canonicalize(x.dtype), copy=False), False)
+
+
+class _Pullback:
+    """A VJP's function of (residuals, cotangent), with the linear jaxpr it transposes."""
+
+    def __init__(self, pullback: Callable[..., tuple], jaxpr: Any) -> None:
+        self.pullback, self.jaxpr = pullback, jaxpr
+
+    def __call__(self, residuals: list[Any], *cts: Any) -> tuple:
+        __tracebackhide__ = True
+        return self.pullback(residuals, *cts)
+
+
+class VJP:
+    """The function `vjp` returns: call it with a cotangent of the output to get the
+    arguments' cotangents. Like JAX 0.10.2's `VJP`: a pytree whose leaves are the residuals
+    (`opaque_residuals`), so it goes into and out of `jit`; `jaxpr` is the linearized
+    program whose transpose it runs (the residuals are its constvars); `in_tree`/`out_tree`
+    are the primals' and the output's structures. (`args_res`: JAX's residuals taken from
+    the arguments; didax keeps every residual opaque, so it holds None per argument.)"""
+
+    def __init__(
+        self, fun: _Pullback, in_tree: PyTreeDef, out_tree: PyTreeDef, args_res: list, res: list
+    ) -> None:
+        self.fun, self.in_tree, self.out_tree = fun, in_tree, out_tree
+        self.args_res, self.opaque_residuals = args_res, res
+
+    jaxpr = property(lambda self: self.fun.jaxpr)
+
+    def __call__(self, *cts: Any) -> tuple:
+        __tracebackhide__ = True
+        return self.fun(self.opaque_residuals, *cts)
+
+    def __repr__(self) -> str:
+        return (
+            f"VJP(in_tree={self.in_tree}, out_tree={self.out_tree}, "
+            f"opaque_residuals={self.opaque_residuals})"
+        )
+
+
+register_pytree_node(
+    VJP,
+    lambda v: ((v.args_res, v.opaque_residuals), (v.fun, v.in_tree, v.out_tree)),
+    lambda meta, children: VJP(*meta, *children),
+)
 
 
 def _argnums_partial(

@@ -111,6 +111,32 @@ _KINDS = {
 if bfloat16 is not None:
     _KINDS[np.dtype(bfloat16)] = 2
 
+# ml_dtypes' narrow types, as `jax.numpy` names them; NumPy sees them as kind 'V'
+NARROW_FLOATS = (
+    "float4_e2m1fn",
+    "float6_e2m3fn",
+    "float6_e3m2fn",
+    "float8_e3m4",
+    "float8_e4m3",
+    "float8_e4m3b11fnuz",
+    "float8_e4m3fn",
+    "float8_e4m3fnuz",
+    "float8_e5m2",
+    "float8_e5m2fnuz",
+    "float8_e8m0fnu",
+)
+NARROW_INTS = ("int1", "int2", "int4", "uint1", "uint2", "uint4")
+if bfloat16 is not None:
+    import ml_dtypes
+
+    _KINDS.update({np.dtype(getattr(ml_dtypes, n)): 2 for n in NARROW_FLOATS})
+    _KINDS.update({np.dtype(getattr(ml_dtypes, n)): 1 for n in NARROW_INTS})
+
+
+def no_buffer_protocol(dtype: np.dtype) -> bool:
+    """bfloat16 and the narrow types: jaxlib's buffers of them cannot be read as NumPy views."""
+    return dtype == bfloat16 or dtype.name in NARROW_FLOATS or dtype.name in NARROW_INTS
+
 
 def kind(dtype: np.dtype) -> int:
     """0 bool, 1 integer, 2 real floating, 3 complex (the promotion lattice's kinds)."""
@@ -195,4 +221,8 @@ def short_name(dtype: np.dtype) -> str:
         return "bool"
     if bfloat16 is not None and dtype == bfloat16:
         return "bf16"
+    if dtype.name in NARROW_FLOATS:  # float8_e4m3fn -> f8_e4m3fn
+        return "f" + dtype.name.removeprefix("float")
+    if dtype.name in NARROW_INTS:  # int4 -> i4, uint2 -> u2
+        return dtype.name[0] + dtype.name.lstrip("uint")
     return {"f": "f", "i": "i", "u": "u", "c": "c"}[dtype.kind] + str(dtype.itemsize * 8)

@@ -23,7 +23,7 @@ from typing import Any
 
 from didax import api_util, array, core, dtypes
 from didax.array import Array, ShapedArray
-from didax.compile import dispatch
+from didax.compile import debugging, dispatch
 from didax.compile.jit_primitive import (
     UNSPECIFIED,
     compile_jaxpr,
@@ -231,6 +231,8 @@ class JitFunction:
         # The fast path (dispatch.py): nothing being traced, arguments of a signature this
         # function has run before. The table stays empty with static arguments.
         __tracebackhide__ = True  # engine frame: IPython leaves it out of tracebacks
+        if config.jit_hooks:  # debug_nans/debug_infs/disable_jit
+            return debugging.hooked_call(self._fn, self._name, self._call, args, kwargs)
         fast = self._fast
         if fast and _trace_state() is _EAGER:
             home = self._home
@@ -434,7 +436,8 @@ class JitFunction:
         return tuple(donated)
 
     def _compile(self, entry: Entry) -> None:
-        entry.executable, timings = compile_jaxpr(entry.closed, self._name)
+        compile_ = lambda: compile_jaxpr(entry.closed, self._name)  # noqa: E731
+        entry.executable, timings = debugging.log_compile(self._name, entry.in_avals, compile_)
         entry.timings.update(timings)
         self._shared.compilations += 1
 
@@ -472,6 +475,9 @@ class JitFunction:
                 return entry, leaves, []
             if statics and (entry := self._equal_entry(key)) is not None:
                 return entry, leaves, []
+        if config.jax_explain_cache_misses:
+            keys = list(self._cache)
+            debugging.explain_miss(self._fn, self._name, keys, key, args, kwargs, static)
         entry, consts = self._trace(args, static, static_kw, in_tree, avals)  # unlocked: slow
         if consts:
             return entry, leaves, consts

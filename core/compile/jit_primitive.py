@@ -19,8 +19,10 @@ from typing import Any
 
 import numpy as np
 from didax import core
+from didax.compile import debugging
 from didax.compile.sharding_constraint import sharding_constraint_p
 from didax.compile.stages import Entry, Layout, ShardedRun, make_layout, partition
+from didax.config import config
 from didax.core import Zero
 from didax.interpreters import lowering, partial_eval, stepping, transpose
 from didax.interpreters.jvp import jvp_jaxpr
@@ -203,8 +205,10 @@ def _jit_impl(
         return _sharded_impl(args, name, jaxpr, in_shardings, out_shardings, inner)
     exe = executable(jaxpr, name)
     buffers = [client.put(np.asarray(x, a.dtype), a) for x, a in zip(args, jaxpr.in_avals)]
-    outs = exe.execute(buffers)
-    return [buffer_to_numpy(b, a) for b, a in zip(outs, jaxpr.out_avals)]  # NumPy out
+    outs = [buffer_to_numpy(b, a) for b, a in zip(exe.execute(buffers), jaxpr.out_avals)]
+    if config.check_special:  # a nan/inf out: found again equation by equation, as JAX does
+        debugging.check_or_rerun(f"jit({name})", outs, lambda: _eval_eagerly(jaxpr, args))
+    return outs  # NumPy out
 
 
 def _eval_eagerly(jaxpr: ClosedJaxpr, args: Sequence[Any]) -> list:
@@ -339,8 +343,8 @@ def _jit_pp_eqn(printer, eqn, unused):
                 passed.add(outer)
                 names.names.setdefault(var, names[outer])
         for outer, var in zip(eqn.outvars, inner.outvars, strict=True):
-            if not isinstance(var, Literal) and var not in names.names and outer not in unused:
-                names.names[var] = names[outer]
+            if not isinstance(var, Literal) and var not in names.names:
+                names.names[var] = "_" if outer in unused else names[outer]  # as JAX prints
     return printer.default_eqn(eqn, unused, lhs)
 
 

@@ -62,8 +62,9 @@ class Entry:
         self.out_avals = closed.out_avals
         self.out_tree = out_tree
         self.single = out_tree.node is None  # one array out: skip tree_unflatten
-        # bfloat16 outputs are read to the host (`_host_output`); others stay on the device
-        self.bfloat16 = any(a.dtype == dtypes.bfloat16 for a in closed.out_avals)
+        # bfloat16 (float8, ...) outputs are read to the host (`_host_output`); others stay on
+        # the device
+        self.bfloat16 = any(dtypes.no_buffer_protocol(a.dtype) for a in closed.out_avals)
         self.executable: Executable | None = None
         self.timings = {"trace": trace_time}
         self.fast_keys: list[tuple] = []  # its keys in the jitted function's fast table

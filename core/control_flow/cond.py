@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 from didax import core, dtypes
+from didax.control_flow import python_loops
 from didax.control_flow.common import (
     as_array,
     bullets,
@@ -39,6 +40,7 @@ from didax.control_flow.common import (
     tree_differences,
     with_invars,
 )
+from didax.control_flow.python_loops import NOT_RUN
 from didax.core import NOT_MAPPED, ShapedArray, UndefinedPrimal, Zero
 from didax.interpreters import staging, stepping
 from didax.interpreters.jvp import jvp_jaxpr
@@ -81,6 +83,8 @@ def cond(
         zero = np.zeros((), pred_dtype)
         pred = ne(pred, zero) if isinstance(pred, core.Tracer) else core.to_numpy(pred) != zero
     index = convert_element_type(pred, dtypes.int32)
+    if (out := python_loops.branch(index, (false_fun, true_fun), operands)) is not NOT_RUN:
+        return out
     return _cond_bind(
         index, (false_fun, true_fun), ("false_fun", "true_fun"), operands, "cond", checks=[(1, 0)]
     )
@@ -111,6 +115,8 @@ def switch(
         return branches[0](*operands)
     index = convert_element_type(index, dtypes.int32)
     index = clamp(np.array(0, np.int32), index, np.array(len(branches) - 1, np.int32))
+    if (out := python_loops.branch(index, branches, operands)) is not NOT_RUN:
+        return out
     names = tuple(f"branch {i}" if i == 0 else f"branch{i}" for i in range(len(branches)))
     return _cond_bind(
         index, branches, names, operands, "switch", checks=[(0, i) for i in range(1, len(branches))]

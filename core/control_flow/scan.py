@@ -19,6 +19,8 @@ from typing import Any
 
 import numpy as np
 from didax import core
+from didax.config import config
+from didax.control_flow import python_loops
 from didax.control_flow.common import (
     as_array,
     check_carry_type,
@@ -70,6 +72,8 @@ def scan(
     xs_flat = tree_flatten(xs)[0]
     check_leaves([*init_flat, *xs_flat], "scan")
     length = _infer_length(xs_flat, length)
+    if config.jax_disable_jit:
+        return python_loops.scan(f, init, xs, length, reverse)
     init_avals = [core.get_aval(x) for x in init_flat]
     x_avals = [core.get_aval(x).update(shape=core.get_aval(x).shape[1:]) for x in xs_flat]
 

@@ -22,6 +22,8 @@ from typing import Any
 
 import numpy as np
 from didax import core, dtypes
+from didax.config import config
+from didax.control_flow import python_loops
 from didax.control_flow.common import (
     as_array,
     check_carry_type,
@@ -73,6 +75,10 @@ def while_loop(
     """
     if not (callable(body_fun) and callable(cond_fun)):
         raise TypeError("lax.while_loop: body_fun and cond_fun arguments should be callable.")
+    if config.jax_disable_jit:
+        out = python_loops.while_loop(cond_fun, body_fun, init_val)
+        if out is not python_loops.NOT_RUN:
+            return out
     init_flat, init_tree = tree_flatten(init_val)
     check_leaves(init_flat, "while_loop")
     in_tree = tree_flatten(((init_val,), {}))[1]
@@ -185,6 +191,8 @@ def fori_loop(
     lo, hi = core.concrete_value(lower), core.concrete_value(upper)
     if lo is not None and hi is not None:
         lo, hi = int(lo), int(hi)
+        if config.jax_disable_jit and hi <= lo:  # (a Python scan needs one step)
+            return init_val
 
         def scan_body(loop_carry: tuple, _: Any) -> tuple:  # JAX's name, in carry errors
             i, x = loop_carry

@@ -46,10 +46,19 @@ from didax.jaxpr import (
 #                ones become residuals themselves); writes the outvars whose unks_out is True.
 #   unks_out:    for each eqn.outvars, whether it is unknown.
 # The same rule serves trace-time partial evaluation (`PartialEvalTrace`): the trace binds
-# eqn_known's primitive on the known values and records eqn_unknown.
+# eqn_known's primitive on the known values and records eqn_unknown. A rule may give
+# eqn_known as a list of equations run in order (remat2 inlines its known half, as JAX does).
 PartialEvalJaxprRule = Callable[..., tuple]
 partial_eval_jaxpr_rules: core.RuleTable[PartialEvalJaxprRule] = core.RuleTable(
     "partial_eval_jaxpr"
+)
+
+# rule(trace, tracers, **params) -> output tracers: a higher-order primitive that splits
+# itself under the trace, checked before `partial_eval_jaxpr_rules` (remat: its known half
+# is evaluated inline, equation by equation, where a jaxpr rule could only bind one equation).
+PartialEvalTraceRule = Callable[..., list]
+partial_eval_trace_rules: core.RuleTable[PartialEvalTraceRule] = core.RuleTable(
+    "partial_eval_trace"
 )
 
 # --------------------------------------------------------------------------- partial values
@@ -145,6 +154,8 @@ class PartialEvalTrace(core.Trace):
     def process_primitive(self, primitive, tracers, params):
         if all(t.pval.is_known for t in tracers):
             return core.bind(primitive, [t.pval.const for t in tracers], params)
+        if primitive in partial_eval_trace_rules:
+            return partial_eval_trace_rules[primitive](self, tracers, **params)
         if primitive in partial_eval_jaxpr_rules:
             return self._process_with_rule(primitive, tracers, params)
         return self.stage(primitive, tracers, params)
@@ -186,10 +197,10 @@ class PartialEvalTrace(core.Trace):
         def read(x: Atom) -> Any:
             return x.value if isinstance(x, Literal) else env[x]
 
-        if eqn_known is not None:
-            known_in = [self._known_value(read(x)) for x in eqn_known.invars]
-            outs = core.bind(eqn_known.primitive, known_in, eqn_known.params)
-            env.update(zip(eqn_known.outvars, outs, strict=True))
+        for known_eqn in as_eqns(eqn_known):
+            known_in = [self._known_value(read(x)) for x in known_eqn.invars]
+            outs = core.bind(known_eqn.primitive, known_in, known_eqn.params)
+            env.update(zip(known_eqn.outvars, outs, strict=True))
         if eqn_unknown is not None:
             ins = [self.full_raise(read(x)) for x in eqn_unknown.invars]
             outs = self.stage(eqn_unknown.primitive, ins, eqn_unknown.params)
@@ -269,10 +280,10 @@ def partial_eval_jaxpr(
             unknown.update((v, False) for v in eqn.outvars)
         elif eqn.primitive in partial_eval_jaxpr_rules:
             eqn_known, eqn_unknown, _ = partial_eval_jaxpr_rules[eqn.primitive](unks_in, eqn)
-            eqn_known, eqn_unknown = _sourced(eqn_known, eqn), _sourced(eqn_unknown, eqn)
-            if eqn_known is not None:
-                known_eqns.append(eqn_known)
-                unknown.update((v, False) for v in eqn_known.outvars)
+            eqn_unknown = _sourced(eqn_unknown, eqn)
+            for known_eqn in as_eqns(eqn_known):
+                known_eqns.append(_sourced(known_eqn, eqn))
+                unknown.update((v, False) for v in known_eqn.outvars)
             if eqn_unknown is not None:
                 unknown_eqns.append(eqn_unknown)
                 unknown.update((v, True) for v in eqn_unknown.outvars)
@@ -302,6 +313,13 @@ def partial_eval_jaxpr(
     known = ClosedJaxpr(known_jaxpr, [const_of[v] for v in known_jaxpr.constvars])
     unknown_jaxpr = Jaxpr([], [*res, *unknown_ins], unknown_outs, unknown_eqns)
     return known, ClosedJaxpr(unknown_jaxpr, []), out_unknowns, len(res)
+
+
+def as_eqns(eqn_known: JaxprEqn | list[JaxprEqn] | None) -> list[JaxprEqn]:
+    """A partial_eval_jaxpr rule's known half as a list of equations (maybe empty)."""
+    if eqn_known is None:
+        return []
+    return eqn_known if isinstance(eqn_known, list) else [eqn_known]
 
 
 def _sourced(new: JaxprEqn | None, old: JaxprEqn) -> JaxprEqn | None:

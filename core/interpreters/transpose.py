@@ -151,11 +151,12 @@ def transpose_jaxpr(
 
 def vjp_flat(
     fn: Callable[..., Sequence[Any]], primals: Sequence[Any]
-) -> tuple[list[Any], Callable[[Sequence[Any], Sequence[Any]], list[Any]], list[Any]]:
+) -> tuple[list[Any], Callable[[Sequence[Any], Sequence[Any]], list[Any]], list[Any], Jaxpr]:
     """Evaluate `fn` at `primals`; return its outputs, the function from (residuals, output
     cotangents) to input cotangents (a `Zero` for each input nothing reaches, and for integer
-    inputs), and the residuals. Flat lists in and out; like `jax.vjp`. The function holds no
-    values: the residuals are passed to it, so a caller can carry them as pytree leaves."""
+    inputs), the residuals, and the linear jaxpr transposed (residuals as its constvars).
+    Flat lists in and out; like `jax.vjp`. The function holds no values: the residuals are
+    passed to it, so a caller can carry them as pytree leaves."""
     __tracebackhide__ = True  # engine frame: IPython leaves it out of tracebacks
     primals_out, lin, in_linear, out_nonzero = partial_eval.linearize_flat(fn, primals)
     in_avals = [core.get_aval(x) for x in primals]
@@ -173,7 +174,7 @@ def vjp_flat(
             for aval, lin_in, weak in zip(in_avals, in_linear, weak_cts, strict=True)
         ]
 
-    return primals_out, fn_vjp, list(lin.consts)
+    return primals_out, fn_vjp, list(lin.consts), lin.jaxpr
 
 
 def _weak_cotangent(jaxpr: Jaxpr, var: Var) -> bool:

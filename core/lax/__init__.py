@@ -29,6 +29,7 @@ from didax.primitives import (  # noqa: F401 - the families, for `lax.elementwis
     shape,
     slicing,
 )
+from didax.primitives.bit_counts import clz, mulhi, population_count
 from didax.primitives.bits import (
     bitcast_convert_type,
     bitwise_xor,
@@ -47,10 +48,18 @@ from didax.primitives.comparison import (
     le,
     lt,
     ne,
+    select,
     select_n,
 )
-from didax.primitives.concatenation import concatenate, pad, slice, slice_in_dim, stack
-from didax.primitives.convert import convert_element_type, stop_gradient
+from didax.primitives.concatenation import (
+    concatenate,
+    index_in_dim,
+    pad,
+    slice,
+    slice_in_dim,
+    stack,
+)
+from didax.primitives.convert import convert_element_type, dtype, stop_gradient
 from didax.primitives.convolution import (
     ConvDimensionNumbers,
     conv,
@@ -62,9 +71,9 @@ from didax.primitives.convolution import (
     conv_transpose_shape_tuple,
     padtype_to_pads,
 )
-from didax.primitives.creation import broadcasted_iota, full, iota
+from didax.primitives.creation import broadcasted_iota, full, full_like, iota, shape_as_value
 from didax.primitives.cumulative import cumlogsumexp, cummax, cummin, cumprod, cumsum
-from didax.primitives.dot import Precision, dot, dot_general
+from didax.primitives.dot import Precision, batch_matmul, dot, dot_general
 from didax.primitives.elementwise import (
     abs,
     add,
@@ -92,16 +101,20 @@ from didax.primitives.elementwise import (
     neg,
     pow,
     real,
+    reciprocal,
     rem,
     round,
+    rsqrt,
     sign,
     sin,
     sqrt,
+    square,
     sub,
     tan,
     tanh,
 )
-from didax.primitives.hyperbolic import atanh
+from didax.primitives.hyperbolic import acosh, asinh, atanh, cosh, sinh
+from didax.primitives.precision_barriers import empty, optimization_barrier, reduce_precision
 from didax.primitives.reductions import (
     argmax,
     argmin,
@@ -114,7 +127,11 @@ from didax.primitives.reductions import (
 )
 from didax.primitives.selection import top_k
 from didax.primitives.shape import (
+    broadcast,
     broadcast_in_dim,
+    broadcast_shapes,
+    broadcast_to_rank,
+    collapse,
     expand_dims,
     reduce_sum,
     reshape,
@@ -133,6 +150,7 @@ from didax.primitives.slicing import (
     dynamic_update_slice,
     dynamic_update_slice_in_dim,
     gather,
+    index_take,
     scatter,
     scatter_add,
     scatter_max,
@@ -142,11 +160,39 @@ from didax.primitives.slicing import (
 )
 from didax.primitives.sorting import sort, sort_key_val
 from didax.primitives.special import digamma, erf, erf_inv, erfc, lgamma, nextafter, polygamma
+from didax.primitives.trigonometric import acos, asin, atan
 from didax.primitives.windows import reduce_window_shape_tuple
 
 __all__ = [
     "associative_scan",
     "map",
+    "empty",
+    "optimization_barrier",
+    "reduce_precision",
+    "select",
+    "index_in_dim",
+    "dtype",
+    "full_like",
+    "shape_as_value",
+    "batch_matmul",
+    "reciprocal",
+    "broadcast",
+    "broadcast_shapes",
+    "broadcast_to_rank",
+    "collapse",
+    "index_take",
+    "clz",
+    "mulhi",
+    "population_count",
+    "acos",
+    "acosh",
+    "asin",
+    "asinh",
+    "atan",
+    "cosh",
+    "rsqrt",
+    "sinh",
+    "square",
     "cumlogsumexp",
     "custom_linear_solve",
     "custom_root",
@@ -317,6 +363,11 @@ from didax.parallel.exchanges import (  # noqa: E402, F401
     all_to_all_p,
     ppermute_p,
 )
+from didax.primitives.bit_counts import (  # noqa: E402, F401
+    clz_p,
+    mulhi_p,
+    population_count_p,
+)
 from didax.primitives.bits import (  # noqa: E402, F401
     bitcast_convert_type_p,
     shift_left_p,
@@ -391,14 +442,27 @@ from didax.primitives.elementwise import (  # noqa: E402, F401
     real_p,
     rem_p,
     round_p,
+    rsqrt_p,
     sign_p,
     sin_p,
     sqrt_p,
+    square_p,
     sub_p,
     tan_p,
     tanh_p,
 )
-from didax.primitives.hyperbolic import atanh_p  # noqa: E402, F401
+from didax.primitives.hyperbolic import (  # noqa: E402, F401
+    acosh_p,
+    asinh_p,
+    atanh_p,
+    cosh_p,
+    sinh_p,
+)
+from didax.primitives.precision_barriers import (  # noqa: E402, F401
+    empty_p,
+    optimization_barrier_p,
+    reduce_precision_p,
+)
 from didax.primitives.reductions import (  # noqa: E402, F401
     argmax_p,
     reduce_max_p,
@@ -436,4 +500,9 @@ from didax.primitives.special import (  # noqa: E402, F401
     lgamma_p,
     nextafter_p,
     polygamma_p,
+)
+from didax.primitives.trigonometric import (  # noqa: E402, F401
+    acos_p,
+    asin_p,
+    atan_p,
 )

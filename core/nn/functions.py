@@ -318,7 +318,7 @@ def _standardize(x: Any, axis: Any, mean: Any, variance: Any, epsilon: Any, algo
             variance = jnp.clip(variance, 0)
         else:
             raise ValueError(f"Unknown algorithm '{algorithm}'. Expected 'fast' or 'stable'.")
-    return jnp.subtract(x, mean) * (1 / jnp.sqrt(variance + epsilon))
+    return jnp.subtract(x, mean) * lax.rsqrt(variance + epsilon)
 
 
 _standardize_jit = inner_jit(_standardize, "standardize", static_argnums=(1, 5))
@@ -335,7 +335,7 @@ def standardize(
     algorithm: str = "fast",
 ) -> Any:
     """`(x - mean) / sqrt(variance + epsilon)` along `axis`. Like `jax.nn.standardize`
-    (without `where=`; didax writes JAX's `rsqrt` as `1 / sqrt`)."""
+    (without `where=`)."""
     if where is not None:
         raise NotImplementedError("standardize: where= is not supported by didax (issue 24)")
     axis = tuple(axis) if isinstance(axis, list) else axis

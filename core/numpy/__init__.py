@@ -67,3 +67,9 @@ for _methods in (
 ):
     core.operator_table.update(_methods)
 core.operator_table.update(_index_update.OPERATORS)  # `x[idx]`, `x.at`, `x.take`
+from didax.numpy.array_edit import *  # noqa: E402, F403
+from didax.numpy.differences import *  # noqa: E402, F403
+from didax.numpy.float_parts import *  # noqa: E402, F403
+from didax.numpy.functional import *  # noqa: E402, F403
+from didax.numpy.host_io import *  # noqa: E402, F403
+from didax.numpy.integer_math import *  # noqa: E402, F403

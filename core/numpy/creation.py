@@ -9,6 +9,7 @@ from __future__ import annotations
 import builtins
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 from didax import core, dtypes, lax
 from didax.array import Array
@@ -62,6 +63,23 @@ uint16 = _ScalarType(np.uint16)
 uint32 = _ScalarType(np.uint32)
 uint64 = _ScalarType(np.uint64)  # uint32 values unless x64 is on, as in JAX
 bfloat16 = _ScalarType(dtypes.bfloat16)
+float4_e2m1fn = _ScalarType(ml_dtypes.float4_e2m1fn)
+float6_e2m3fn = _ScalarType(ml_dtypes.float6_e2m3fn)
+float6_e3m2fn = _ScalarType(ml_dtypes.float6_e3m2fn)
+float8_e3m4 = _ScalarType(ml_dtypes.float8_e3m4)
+float8_e4m3 = _ScalarType(ml_dtypes.float8_e4m3)
+float8_e4m3b11fnuz = _ScalarType(ml_dtypes.float8_e4m3b11fnuz)
+float8_e4m3fn = _ScalarType(ml_dtypes.float8_e4m3fn)
+float8_e4m3fnuz = _ScalarType(ml_dtypes.float8_e4m3fnuz)
+float8_e5m2 = _ScalarType(ml_dtypes.float8_e5m2)
+float8_e5m2fnuz = _ScalarType(ml_dtypes.float8_e5m2fnuz)
+float8_e8m0fnu = _ScalarType(ml_dtypes.float8_e8m0fnu)
+int1 = _ScalarType(ml_dtypes.int1)
+int2 = _ScalarType(ml_dtypes.int2)
+int4 = _ScalarType(ml_dtypes.int4)
+uint1 = _ScalarType(ml_dtypes.uint1)
+uint2 = _ScalarType(ml_dtypes.uint2)
+uint4 = _ScalarType(ml_dtypes.uint4)
 # NumPy's aliases, as JAX spells them (the 64-bit ones hold 32-bit values without x64)
 bool = bool_  # noqa: A001 - jax.numpy.bool
 int_, uint, float_, complex_ = int64, uint64, float64, complex128
@@ -262,6 +280,23 @@ __all__ = [
     "array",
     "asarray",
     "bfloat16",
+    "float4_e2m1fn",
+    "float6_e2m3fn",
+    "float6_e3m2fn",
+    "float8_e3m4",
+    "float8_e4m3",
+    "float8_e4m3b11fnuz",
+    "float8_e4m3fn",
+    "float8_e4m3fnuz",
+    "float8_e5m2",
+    "float8_e5m2fnuz",
+    "float8_e8m0fnu",
+    "int1",
+    "int2",
+    "int4",
+    "uint1",
+    "uint2",
+    "uint4",
     "bool",
     "bool_",
     "cdouble",

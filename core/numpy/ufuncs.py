@@ -24,6 +24,7 @@ from didax.numpy.promotion import (
 )
 from didax.primitives import elementwise as _ew
 from didax.primitives import hyperbolic as _hyp
+from didax.primitives import trigonometric as _trig
 
 
 def _elementwise(name: str, fn: Any, prim: core.Primitive) -> Any:
@@ -157,6 +158,23 @@ log = _unary_float("log", lax.log, _ew.log_p)
 log1p = _unary_float("log1p", lax.log1p, _ew.log1p_p)
 expm1 = _unary_float("expm1", lax.expm1, _ew.expm1_p)
 sqrt = _unary_float("sqrt", lax.sqrt, _ew.sqrt_p)
+arcsin = asin = _unary_float("arcsin", lax.asin, _trig.asin_p)
+arccos = acos = _unary_float("arccos", lax.acos, _trig.acos_p)
+arctan = atan = _unary_float("arctan", lax.atan, _trig.atan_p)
+sinh = _unary_float("sinh", lax.sinh, _hyp.sinh_p)
+cosh = _unary_float("cosh", lax.cosh, _hyp.cosh_p)
+arcsinh = asinh = _unary_float("arcsinh", lax.asinh, _hyp.asinh_p)
+
+
+def _arccosh(x: Any) -> Any:
+    out = lax.acosh(to_inexact("arccosh", x))
+    if dtypes.is_complex(core.get_aval(out).dtype):  # NumPy's branch: a non-negative real part
+        re = lax.real(out)
+        out = where(lax.lt(re, lax.full((), 0, core.get_aval(re).dtype)), lax.neg(out), out)
+    return out
+
+
+arccosh = acosh = inner_jit(_arccosh, "arccosh")
 
 
 def abs(x: Any) -> Any:  # noqa: A001
@@ -298,8 +316,12 @@ def isfinite(x: Any) -> Any:
 
 
 def square(x: Any) -> Any:
-    """Like `jax.numpy.square` (written as `integer_pow[y=2]`)."""
-    return lax.integer_pow(x, 2)
+    """Like `jax.numpy.square` (bools as int32)."""
+    check_arraylike("square", x)
+    x = asarray(x)
+    if core.get_aval(x).dtype == dtypes.bool_:
+        x = lax.convert_element_type(x, dtypes.int32)
+    return lax.square(x)
 
 
 def select(condlist: Sequence[Any], choicelist: Sequence[Any], default: Any = 0) -> Any:
@@ -362,6 +384,18 @@ __all__ = [
     "tanh",
     "arctanh",
     "atanh",
+    "arcsin",
+    "asin",
+    "arccos",
+    "acos",
+    "arctan",
+    "atan",
+    "sinh",
+    "cosh",
+    "arcsinh",
+    "asinh",
+    "arccosh",
+    "acosh",
     "true_divide",
     "where",
 ]

@@ -139,6 +139,12 @@ def bitwise_not(x: Any) -> Any:
 select_n_p = core.Primitive("select_n")
 
 
+def select(pred: Any, on_true: Any, on_false: Any) -> Any:
+    """`on_true` where `pred`, else `on_false` (`select_n` with the cases swapped). Like
+    `jax.lax.select`."""
+    return select_n_p.bind(pred, on_false, on_true)
+
+
 def select_n(which: Any, *cases: Any) -> Any:
     """`cases[which]` elementwise; `which` is bool (two cases) or int32. Like
     `jax.lax.select_n`."""

@@ -356,3 +356,14 @@ def _stack_lowering(ctx, *xs, axis):  # each operand gets a size-1 axis, then co
         piece = aval.update(shape=(*aval.shape[:axis], 1, *aval.shape[axis:]))
         pieces.append(ctx.hlo.reshape(ctx.tensor_type(piece), x))
     return [ctx.hlo.concatenate(pieces, axis)]
+
+
+def index_in_dim(x: Any, index: int, axis: int = 0, keepdims: bool = True) -> Any:
+    """The slice of `x` at the static `index` along `axis`. Like `jax.lax.index_in_dim`."""
+    index, axis = int(index), int(axis)
+    size = core.get_aval(x).shape[axis]
+    wrapped = index + size if index < 0 else index
+    if not 0 <= wrapped < size:
+        raise IndexError(f"index {index} is out of bounds for axis {axis} with size {size}")
+    out = slice_in_dim(x, wrapped, wrapped + 1, 1, axis)
+    return out if keepdims else squeeze(out, (axis,))

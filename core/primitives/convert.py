@@ -134,3 +134,18 @@ core.jvp_rules.register(stop_gradient_p, rules.zero_jvp(stop_gradient_p))
 # no transpose rule: stop_gradient is not linear (its jvp is zero)
 core.vmap_rules.register(stop_gradient_p, rules.vectorized_vmap(stop_gradient))
 core.lowering_rules.register(stop_gradient_p, lambda ctx, x: [x])
+
+
+def dtype(x: Any) -> np.dtype:
+    """The canonical dtype of a value, a dtype, or a scalar type. Like `jax.lax.dtype`."""
+    if x is None:
+        raise ValueError(f"Invalid argument to dtype: {x}.")
+    if isinstance(x, type):  # float, np.float64, ...
+        return dtypes.canonicalize(np.dtype(x))
+    if type(x) in (bool, int, float, complex):
+        return dtypes.python_scalar_dtype(x)
+    if hasattr(x, "aval"):
+        return core.get_aval(x).dtype
+    if hasattr(x, "dtype"):
+        return dtypes.canonicalize(np.dtype(x.dtype))
+    return dtypes.canonicalize(np.dtype(x))

@@ -84,3 +84,23 @@ def full(shape: Sequence[int], fill_value: Any, dtype: Any = None) -> Any:
         if rules.is_didax_value(value)
         else array.eager_result(np.asarray(value, core.get_aval(value).dtype)[()], weak)
     )
+
+
+def full_like(
+    x: Any, fill_value: Any, dtype: Any = None, shape: Sequence[int] | None = None
+) -> Any:
+    """`fill_value` in the shape and dtype of `x` (or `shape`, `dtype`); weak when `x` is and
+    no `dtype` is given. Like `jax.lax.full_like`."""
+    aval = core.get_aval(x)
+    weak = dtype is None and aval.weak_type
+    dtype = aval.dtype if dtype is None else dtypes.canonicalize(dtype)
+    value = convert_element_type(fill_value, dtype, weak)
+    fill_shape = aval.shape if shape is None else tuple(shape)
+    return broadcast_in_dim(value, fill_shape, ()) if fill_shape else value
+
+
+def shape_as_value(shape: Sequence[int]) -> Any:
+    """A shape as an int32 array. Like `jax.lax.shape_as_value` (static shapes)."""
+    if not shape:
+        return full((0,), np.array(0, np.int32))
+    return np.asarray(shape, dtype=np.int32)

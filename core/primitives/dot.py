@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 from didax import core, dtypes
+from didax.config import config
 from didax.core import NOT_MAPPED, ShapedArray, UndefinedPrimal
 from didax.jaxpr import pp_params_rules
 from didax.primitives import rules, shape
@@ -49,9 +50,12 @@ _PRECISION_NAMES.update(highest="HIGHEST", float32="HIGHEST")
 
 def canonical_precision(precision: Any) -> tuple[Precision, Precision] | None:
     """None, or the (lhs, rhs) levels of a `precision=` argument: one level (a `Precision`
-    or one of its strings) for both operands, or a pair. Raises ValueError as JAX does."""
+    or one of its strings) for both operands, or a pair. None takes
+    `jax_default_matmul_precision`'s, as JAX's jaxprs show it. Raises ValueError as JAX does."""
     if precision is None:
-        return None
+        precision = config.jax_default_matmul_precision
+        if precision is None:
+            return None
     if isinstance(precision, (tuple, list)) and len(precision) == 2:
         lhs, rhs = precision
         if lhs is None and rhs is None:
@@ -279,3 +283,14 @@ def _dot_general_lowering(ctx, x, y, *, dimension_numbers, precision, preferred_
             )
         ]
     return [hlo.convert(ctx.tensor_type(out), counts)]
+
+
+def batch_matmul(x: Any, y: Any, precision: Any = None) -> Any:
+    """Matrix products over the leading batch axes. Like `jax.lax.batch_matmul`."""
+    nx, ny = core.get_aval(x).ndim, core.get_aval(y).ndim
+    if min(nx, ny) < 2:
+        raise ValueError(f"Arguments to batch_matmul must be at least 2D, got {nx}, {ny}")
+    if nx != ny:
+        raise ValueError(f"Arguments to batch_matmul must have same ndim, got {nx}, {ny}")
+    batch = tuple(range(nx - 2))
+    return dot_general(x, y, (((nx - 1,), (ny - 2,)), (batch, batch)), precision=precision)

@@ -33,7 +33,8 @@ def _reduction_primitive(name: str, fn: Any) -> core.Primitive:
 
 def _xla_max(x: np.ndarray, axis: tuple[int, ...]) -> np.ndarray:
     # XLA orders -0.0 below +0.0: a zero maximum is +0.0 if the slice holds one
-    out = np.max(x, axis=axis)
+    # an empty slice reduces to the identity (-inf, the least integer, False), as in XLA
+    out = np.max(x, axis=axis, initial=rules.reduction_identity("maximum", x.dtype))
     if dtypes.kind(x.dtype) == 2 and x.size:
         positive_zero = np.any((x == 0) & ~np.signbit(x), axis=axis)
         out = np.where(out == 0, np.where(positive_zero, 0.0, -0.0), out).astype(x.dtype)
@@ -41,7 +42,8 @@ def _xla_max(x: np.ndarray, axis: tuple[int, ...]) -> np.ndarray:
 
 
 def _xla_min(x: np.ndarray, axis: tuple[int, ...]) -> np.ndarray:
-    out = np.min(x, axis=axis)  # a zero minimum is -0.0 if the slice holds one
+    # a zero minimum is -0.0 if the slice holds one; an empty slice's is the identity
+    out = np.min(x, axis=axis, initial=rules.reduction_identity("minimum", x.dtype))
     if dtypes.kind(x.dtype) == 2 and x.size:
         negative_zero = np.any((x == 0) & np.signbit(x), axis=axis)
         out = np.where(out == 0, np.where(negative_zero, -0.0, 0.0), out).astype(x.dtype)

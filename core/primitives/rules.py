@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 from didax import core, dtypes
 from didax.array import Array
+from didax.config import config
 from didax.core import ShapedArray
 
 # ----------------------------------------------------------------------------- impl
@@ -75,8 +76,8 @@ _SCALAR_FITS = {float: dtypes.float32, int: dtypes.int32}
 
 def eager_unary(fn: Callable[..., Any], floats_only: bool) -> Callable[..., Any]:
     def eager(x: Any) -> Any:
-        if type(x) is not Array or trace_state() is not EAGER_STATE:
-            return NotImplemented
+        if type(x) is not Array or trace_state() is not EAGER_STATE or config.check_special:
+            return NotImplemented  # (results checked for nan/inf: `bind`'s path checks)
         v = x._value
         if v is None or (floats_only and v.dtype not in _FLOATS):
             return NotImplemented
@@ -94,7 +95,7 @@ def eager_unary(fn: Callable[..., Any], floats_only: bool) -> Callable[..., Any]
 
 def eager_binary(fn: Callable[..., Any], floats_only: bool) -> Callable[..., Any]:
     def eager(x: Any, y: Any) -> Any:
-        if trace_state() is not EAGER_STATE:
+        if trace_state() is not EAGER_STATE or config.check_special:
             return NotImplemented
         tx, ty = type(x), type(y)
         if tx is Array and ty is Array:

@@ -408,3 +408,46 @@ def move_axis(x: Any, src: Any, dst: int, axis_size: int) -> Any:
     perm = [i for i in range(core.get_aval(x).ndim) if i != src]
     perm.insert(dst, src)
     return transpose(x, tuple(perm))
+
+
+# ----------------------------------------------------------------------------- shape helpers
+# (no primitives of their own: `broadcast_in_dim` and `reshape`, as JAX writes them)
+
+
+def broadcast(x: Any, sizes: Sequence[int]) -> Any:
+    """`x` with new leading axes of `sizes`. Like `jax.lax.broadcast`."""
+    shape = np.shape(x) if not isinstance(x, core.Tracer) else core.get_aval(x).shape
+    if not sizes:
+        return x
+    dims = tuple(range(len(sizes), len(sizes) + len(shape)))
+    return broadcast_in_dim(x, (*sizes, *shape), dims)
+
+
+def broadcast_to_rank(x: Any, rank: int) -> Any:
+    """`x` with leading axes of size 1 up to `rank`. Like `jax.lax.broadcast_to_rank`."""
+    ndim = core.get_aval(x).ndim
+    return x if ndim == rank else broadcast(x, (1,) * (rank - ndim))
+
+
+def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
+    """The shape the `shapes` broadcast to (NumPy's rules). Like `jax.lax.broadcast_shapes`."""
+    try:
+        return tuple(int(n) for n in np.broadcast_shapes(*(tuple(s) for s in shapes)))
+    except ValueError:
+        raise ValueError(
+            f"Incompatible shapes for broadcasting: shapes={[tuple(s) for s in shapes]}"
+        ) from None
+
+
+def collapse(x: Any, start_dimension: int, stop_dimension: int | None = None) -> Any:
+    """`x` with the axes `start_dimension:stop_dimension` merged into one. Like
+    `jax.lax.collapse`."""
+    shape = core.get_aval(x).shape
+    lo, hi, _ = slice(start_dimension, stop_dimension).indices(len(shape))
+    if hi < lo:
+        raise ValueError(
+            f"Invalid dimension range passed to collapse: {shape}"
+            f"[{start_dimension}:{stop_dimension}]"
+        )
+    size = int(np.prod(shape[lo:hi]))
+    return reshape(x, (*shape[:lo], size, *shape[hi:]))

@@ -7,7 +7,8 @@ JAX's names (`_uniform`, `_normal`, `_randint`, ...): jaxprs show JAX's `jit[nam
 equations, and an eager call runs the compiled program, as JAX's does, so float draws are
 XLA's arithmetic (its `log`, its fused multiply-adds) and equal JAX's bit for bit. Under
 `jax_enable_x64`, 64-bit draws take both hash words side by side, as JAX's. Not here:
-`poisson`, `laplace` and JAX's other samplers, `gumbel(mode="high")`.
+`poisson`, `binomial`, `multinomial`, `orthogonal` (the other samplers are in
+`distributions`).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from didax.api import vmap as didax_vmap
 from didax.control_flow.scan import scan as control_flow_scan
 from didax.numpy import stable
 from didax.numpy.axis_args import shape_tuple
+from didax.primitives import bit_counts as _bit_counts
 from didax.primitives import bits as _bits
 from didax.primitives import sorting as _sort
 from didax.primitives import special as _special
@@ -133,23 +135,30 @@ def truncated_normal(
     return _truncated_normal(data, lower, upper, shape, dtype)
 
 
-def _bernoulli_body(data: Any, p: Any, shape: tuple[int, ...] | None) -> Any:
+def _bernoulli_body(data: Any, p: Any, shape: tuple[int, ...] | None, mode: str = "low") -> Any:
     dtype = core.get_aval(p).dtype
     shape = core.get_aval(p).shape if shape is None else shape
+    if mode == "high":  # a second uniform below the first's resolution, as JAX's
+        u1, u2 = _uniform(data, 0.0, 1.0, (2, *shape), dtype)
+        u2 = jnp.multiply(u2, 2.0 ** -ml_dtypes.finfo(dtype).nmant)
+        return jnp.less(u2, jnp.subtract(p, u1))
     return lax.lt(_uniform(data, 0.0, 1.0, shape, dtype), p)
 
 
-_bernoulli = _named_jit(_bernoulli_body, "_bernoulli", (2,))
+_bernoulli = _named_jit(_bernoulli_body, "_bernoulli", (2, 3))
 
 
-def bernoulli(key: Any, p: Any = 0.5, shape: Sequence[int] | None = None) -> Any:
-    """Random booleans, true with probability `p`. Like `jax.random.bernoulli`."""
+def bernoulli(key: Any, p: Any = 0.5, shape: Sequence[int] | None = None, mode: str = "low") -> Any:
+    """Random booleans, true with probability `p`. Like `jax.random.bernoulli` (mode "high"
+    resolves probabilities below 2**-23, as JAX's)."""
     data, _ = _key_data_of("bernoulli", key)
     dtype = core.get_aval(p).dtype
     if not dtypes.is_float(dtype):
         raise TypeError(f"bernoulli probability `p` must have a floating dtype, got {dtype}.")
+    if mode not in ("high", "low"):
+        raise ValueError(f"got mode={mode!r}; expected 'high' or 'low'")
     p = lax.convert_element_type(p, dtype)
-    return _bernoulli(data, p, None if shape is None else shape_tuple(shape))
+    return _bernoulli(data, p, None if shape is None else shape_tuple(shape), mode)
 
 
 def _exponential_body(data: Any, shape: tuple[int, ...], dtype: Any) -> Any:
@@ -166,8 +175,51 @@ def exponential(key: Any, shape: Sequence[int] = (), dtype: Any = None) -> Any:
     return _exponential(data, shape_tuple(shape), _float_dtype("exponential", dtype))
 
 
+def _safe_int_to_float(bits: Any) -> Any:
+    # two uint32 words as one float32 in (0, 1): leading zeros set the exponent (JAX's
+    # `_safe_int_to_float`, for gumbel's mode="highest")
+    u32 = np.dtype(np.uint32)
+    c = lambda v: np.array(v, u32)  # noqa: E731
+    finfo = ml_dtypes.finfo(np.float32)
+    clz = _bit_counts.clz(bits)
+    hiclz, loclz, hi, lo = clz[0], clz[1], bits[0], bits[1]
+    hi_is_zero = jnp.equal(hiclz, 32)
+    low_part = jnp.where(
+        hi_is_zero,
+        _bits.shift_left(lo, loclz),
+        _bits.shift_right_logical(lo, jnp.subtract(c(finfo.bits), hiclz)),
+    )
+    mantissa = lax.bitwise_or(_bits.shift_left(hi, hiclz), low_part)
+    mantissa = _bits.shift_right_logical(mantissa, c(finfo.bits - finfo.nmant - 1))
+    mantissa = lax.bitwise_and(mantissa, c((1 << finfo.nmant) - 1))
+    lead = jnp.where(hi_is_zero, jnp.add(32, loclz), hiclz)
+    exp = _bits.shift_left(jnp.subtract(-finfo.minexp, lead), c(finfo.nmant))
+    exp = lax.bitwise_and(exp, c((1 << (finfo.bits - 2)) - (1 << (finfo.nmant - 1))))
+    return _bits.bitcast_convert_type(lax.bitwise_or(exp, mantissa), np.dtype(np.float32))
+
+
 def _gumbel_body(data: Any, shape: tuple[int, ...], dtype: Any, mode: str) -> Any:
-    u = _uniform(data, ml_dtypes.finfo(dtype).tiny, 1.0, shape, dtype)
+    finfo = ml_dtypes.finfo(dtype)
+    if dtype == np.float32 and mode == "highest":
+        u32 = np.dtype(np.uint32)
+        bits = _random_bits(data, finfo.bits, (2, *shape))
+        neg = lax.bitwise_not(bits)
+        carry = lax.convert_element_type(jnp.equal(neg[1], np.array(0xFFFFFFFF, u32)), u32)
+        neg = jnp.add(neg, jnp.stack([carry, jnp.ones_like(neg[1])]))  # 1 - bits, u64 fixed point
+        flip = jnp.less(bits[0], np.array(1 << (finfo.bits - 1), u32))
+        x = _safe_int_to_float(jnp.where(flip, bits, neg))
+        # log1p for (0, 0.5), log for [0.5, 1)
+        return jnp.where(
+            flip,
+            jnp.negative(jnp.log(jnp.negative(jnp.log1p(jnp.negative(x))))),
+            jnp.negative(jnp.log(jnp.negative(jnp.log(x)))),
+        )
+    if mode in ("high", "highest"):  # two uniforms: 2 * nmant random bits below 0.5
+        high, low = _uniform(data, 0.0, 1.0, (2, *shape), dtype)
+        small = jnp.add(jnp.add(high, jnp.multiply(2.0**-finfo.nmant, low)), finfo.tiny)
+        x = jnp.where(jnp.greater_equal(high, 0.5), high, small)
+        return jnp.negative(jnp.log(jnp.negative(jnp.log1p(jnp.negative(x)))))
+    u = _uniform(data, finfo.tiny, 1.0, shape, dtype)
     return lax.neg(lax.log(lax.neg(lax.log(u))))
 
 
@@ -175,12 +227,14 @@ _gumbel = _named_jit(_gumbel_body, "_gumbel", (1, 2, 3))
 
 
 def gumbel(key: Any, shape: Sequence[int] = (), dtype: Any = None, mode: str | None = None) -> Any:
-    """Standard Gumbel floats. Like `jax.random.gumbel` (mode "low", JAX's default)."""
+    """Standard Gumbel floats. Like `jax.random.gumbel` (mode "low" by default; "high" and
+    "highest" spend more random bits on values near 0, as JAX's)."""
     data, _ = _key_data_of("gumbel", key)
     dtype = _float_dtype("gumbel", dtype)
-    if mode not in (None, "low"):
-        raise NotImplementedError(f"didax's gumbel has mode='low' only, got {mode!r}")
-    return _gumbel(data, shape_tuple(shape), dtype, "low")
+    mode = "low" if mode is None else mode
+    if mode not in ("highest", "high", "low"):
+        raise ValueError(f"Must provide valid mode for gumbel got: {mode}")
+    return _gumbel(data, shape_tuple(shape), dtype, mode)
 
 
 def categorical(
@@ -192,10 +246,11 @@ def categorical(
     mode: str | None = None,
 ) -> Any:
     """Indices drawn from categorical distributions: Gumbel-max with replacement, Gumbel
-    top-k without. Like `jax.random.categorical` (mode "low", JAX's default)."""
+    top-k without; `mode` is gumbel's. Like `jax.random.categorical`."""
     data, _ = _key_data_of("categorical", key)
-    if mode not in (None, "low"):
-        raise NotImplementedError(f"didax's categorical has mode='low' only, got {mode!r}")
+    mode = "low" if mode is None else mode
+    if mode not in ("highest", "high", "low"):
+        raise ValueError(f"Must provide valid mode for gumbel got: {mode}")
     logits = jnp.asarray(logits)
     dtype = core.get_aval(logits).dtype
     lshape = core.get_aval(logits).shape
@@ -204,21 +259,26 @@ def categorical(
     shape = batch_shape if shape is None else shape_tuple(shape)
     prefix = shape[: len(shape) - len(batch_shape)]
     if not replace:
-        return _categorical_no_replace(data, logits, axis % ndim, shape, prefix)
+        return _categorical_no_replace(data, logits, axis % ndim, shape, prefix, mode)
     if axis >= 0:
         axis -= ndim
     logits_shape = list(shape[len(shape) - len(batch_shape) :])
     logits_shape.insert(axis % ndim, lshape[axis])
-    g = _gumbel(data, (*prefix, *logits_shape), dtype, "low")
+    g = _gumbel(data, (*prefix, *logits_shape), dtype, mode)
     expanded = lax.expand_dims(logits, tuple(range(len(prefix)))) if prefix else logits
     return jnp.argmax(jnp.add(g, expanded), axis=axis)
 
 
 def _categorical_no_replace(
-    data: Any, logits: Any, axis: int, shape: tuple[int, ...], prefix: tuple[int, ...]
+    data: Any,
+    logits: Any,
+    axis: int,
+    shape: tuple[int, ...],
+    prefix: tuple[int, ...],
+    mode: str,
 ) -> Any:
     aval = core.get_aval(logits)
-    perturbed = lax.add(logits, _gumbel(data, aval.shape, aval.dtype, "low"))
+    perturbed = lax.add(logits, _gumbel(data, aval.shape, aval.dtype, mode))
     k = math.prod(prefix)
     if k > aval.shape[axis]:
         raise ValueError(
@@ -351,9 +411,10 @@ def choice(
     replace: bool = True,
     p: Any = None,
     axis: int = 0,
+    mode: str | None = None,
 ) -> Any:
     """A random sample of `a` (or `arange(a)`), uniform or with probabilities `p`. Like
-    `jax.random.choice`."""
+    `jax.random.choice` (`mode` is gumbel's, for `p` without replacement)."""
     data, _ = _key_data_of("choice", key)
     if not isinstance(shape, Sequence):
         raise TypeError(f"shape argument of jax.random.choice must be a sequence, got {shape}")
@@ -382,7 +443,10 @@ def choice(
         index = (slice(None),) * axis + (slice(0, n_draws),)
         result = perm[index]
     else:
-        ind = _choice_p_indices(data, jnp.asarray(p), n_inputs, n_draws, tuple(shape), replace)
+        mode = "low" if mode is None else mode
+        ind = _choice_p_indices(
+            data, jnp.asarray(p), n_inputs, n_draws, tuple(shape), replace, mode
+        )
         result = ind if aval.ndim == 0 else jnp.take(arr, ind, axis)
     out_shape = (
         tuple(shape)
@@ -393,7 +457,13 @@ def choice(
 
 
 def _choice_p_indices(
-    data: Any, p: Any, n_inputs: int, n_draws: int, shape: tuple[int, ...], replace: bool
+    data: Any,
+    p: Any,
+    n_inputs: int,
+    n_draws: int,
+    shape: tuple[int, ...],
+    replace: bool,
+    mode: str,
 ) -> Any:
     p_aval = core.get_aval(p)
     if not dtypes.is_float(p_aval.dtype):
@@ -416,7 +486,7 @@ def _choice_p_indices(
         below = lax.lt(lax.broadcast_in_dim(p_cuml, (*shape, n_inputs), (len(shape),)), r)
         return jnp.sum(lax.convert_element_type(below, dtypes.int32), axis=-1)
     # Gumbel top-k: the n_draws largest of gumbel + log p (ties: the lower index first)
-    g = lax.add(_gumbel(data, (n_inputs,), p_aval.dtype, "low"), lax.log(p))
+    g = lax.add(_gumbel(data, (n_inputs,), p_aval.dtype, mode), lax.log(p))
     _, order = _sort.sort_key_val(lax.neg(g), lax.iota(dtypes.int32, n_inputs))
     return lax.slice(order, (0,), (n_draws,))
 

@@ -187,6 +187,17 @@ def process_count() -> int:
     return len({d.process_index for d in runtime().devices})
 
 
+def process_indices() -> list[int]:
+    """The indices of all processes. Like `jax.process_indices()`."""
+    return list(range(process_count()))
+
+
+def default_backend() -> str:
+    """The platform of the default backend: didax runs on the CPU. Like
+    `jax.default_backend()`."""
+    return "cpu"
+
+
 class SingleDeviceSharding:
     """An array placed whole on one device. Like `jax.sharding.SingleDeviceSharding`."""
 
@@ -351,6 +362,13 @@ def element_type(ir: Any, dtype: np.dtype) -> Any:
         return ir.IntegerType.get_unsigned(8 * dtype.itemsize)
     if dtypes.bfloat16 is not None and dtype == dtypes.bfloat16:
         return ir.BF16Type.get()
+    if dtype.name in dtypes.NARROW_FLOATS:  # float8_e4m3fn -> ir.Float8E4M3FNType
+        parts = dtype.name.removeprefix("float").split("_")
+        return getattr(ir, f"Float{parts[0]}{parts[1].upper()}Type").get()
+    if dtype.name in dtypes.NARROW_INTS:  # int4 -> i4, uint2 -> ui2
+        bits = int(dtype.name.lstrip("uint"))
+        unsigned = dtype.name.startswith("u")
+        return (ir.IntegerType.get_unsigned if unsigned else ir.IntegerType.get_signless)(bits)
     floats = {2: ir.F16Type, 4: ir.F32Type, 8: ir.F64Type}
     if dtype.kind == "f" and dtype.itemsize in floats:
         return floats[dtype.itemsize].get()

@@ -86,6 +86,9 @@ def _gatherer(aval: core.ShapedArray, text: str, devices: tuple[Any, ...]) -> Ex
 
 def buffer_to_numpy(buffer: Any, aval: core.ShapedArray) -> np.ndarray:
     """Copy a device buffer of type `aval` to the host."""
+    if aval.dtype.name in dtypes.NARROW_FLOATS or aval.dtype.name in dtypes.NARROW_INTS:
+        # float8, int4 ...: no buffer protocol either; jaxlib's own host copy knows them
+        return buffer._single_device_array_to_np_array_did_copy()[0]
     if aval.dtype != dtypes.bfloat16:
         return np.asarray(buffer)  # the buffer protocol: a read-only view, no copy on CPU
     # jaxlib's buffer protocol has no bfloat16: read its 16 bits through a bitcast program

@@ -21,6 +21,7 @@ from didax.primitives import (
     creation,
     dot,
     elementwise,
+    precision_barriers,
     reductions,
     shape,
 )
@@ -217,6 +218,8 @@ UNARY_FLOAT = [
     elementwise.ceil_p,
     elementwise.cbrt_p,
     elementwise.exp2_p,
+    elementwise.square_p,
+    elementwise.rsqrt_p,
     convert.stop_gradient_p,
 ]
 BINARY = [
@@ -278,6 +281,11 @@ CASES = [
         "clamp-scalar_bounds",
     ),
     Case(elementwise.integer_pow_p, lambda x: lax.integer_pow(x, 3), lambda: [randf(2, 3)]),
+    Case(
+        precision_barriers.reduce_precision_p,
+        lambda x: lax.reduce_precision(x, 5, 10),
+        lambda: [randf(2, 3)],
+    ),
     Case(
         convert.convert_element_type_p,
         lambda x: lax.convert_element_type(x, np.int32),

@@ -40,7 +40,7 @@ PRIMS = _lax_primitives()
 # ----------------------------------------------------------------------------- exemptions
 
 # Primitives that take no operands: nothing to differentiate.
-NO_OPERANDS = {"iota", "iota_2x32_shape", "axis_index"}
+NO_OPERANDS = {"iota", "iota_2x32_shape", "axis_index", "empty"}
 
 # JAX 0.10.2 has no derivative for these collectives either ("Differentiation rule for
 # 'pmax' not implemented"): didax raises NotImplementedError, as JAX does.
@@ -74,6 +74,15 @@ NONLINEAR = {
     "erf",
     "erfc",
     "atanh",
+    "asinh",
+    "acosh",
+    "sinh",
+    "cosh",
+    "asin",
+    "acos",
+    "atan",
+    "square",
+    "rsqrt",
     "lgamma",
     "digamma",
     "polygamma",
@@ -124,13 +133,16 @@ BITS = {
     "xor",
     "bitcast_convert_type",
     "threefry2x32",
+    "population_count",
+    "clz",
+    "mulhi",
 }
 
 # Boolean outputs (comparisons, logic): not differentiable; tangents are symbolic zeros.
 BOOLEAN = {"eq", "ne", "gt", "ge", "lt", "le", "is_finite", "and", "or", "not"}
 
-# Effects only: debug_print has no outputs, and its jvp drops the tangents.
-EFFECTS = {"debug_print"}
+# Effects only: debug_print and debug_callback have no outputs; their jvp drops the tangents.
+EFFECTS = {"debug_print", "debug_callback"}
 
 EXEMPT: dict[str, set[str]] = {
     "impl": set(),

@@ -1,7 +1,7 @@
 """Elementwise primitives, one module per kind: `arithmetic` (add, sub, mul, div, rem,
 max, min, clamp, sign, floor, ceil, round, and the family's factories), `complex_parts` (real,
 imag, conj, complex, abs) and `transcendental` (sin ... logistic, atan2, pow, integer_pow, cbrt,
-exp2).
+exp2, square, rsqrt).
 
 Layer 2. This `__init__` only re-exports the three modules' public names, so
 `from didax.primitives.elementwise import add` and the extension API's `lax.elementwise.exp_p`
@@ -77,10 +77,15 @@ from didax.primitives.elementwise.transcendental import (  # noqa: F401, A004 - 
     logistic_p,
     pow,
     pow_p,
+    reciprocal,
+    rsqrt,
+    rsqrt_p,
     sin,
     sin_p,
     sqrt,
     sqrt_p,
+    square,
+    square_p,
     tan,
     tan_p,
     tanh,

@@ -1,5 +1,5 @@
 """Transcendental elementwise primitives: sin, cos, tan, tanh, exp, log, log1p, expm1, sqrt,
-logistic, atan2, pow, integer_pow, cbrt, exp2.
+logistic, atan2, pow, integer_pow, cbrt, exp2, square, rsqrt.
 
 Layer 2 (`didax.primitives.elementwise`, last; its jvp rules are written with `arithmetic`'s
 primitives). Each jvp is `d out = t * f'(x)`, written with the primal `x` and the output
@@ -32,6 +32,7 @@ from didax.primitives.elementwise.arithmetic import (
     partials_jvp,
     sub,
 )
+from didax.runtime import client
 
 # ----------------------------------------------------------------------------- transcendental
 
@@ -265,6 +266,11 @@ def _integer_pow_jvp(primals, tangents, *, y):
 core.vmap_rules.register(integer_pow_p, rules.vectorized_vmap(integer_pow))
 
 
+def reciprocal(x: Any) -> Any:
+    """`1 / x`, as `integer_pow[y=-1]`. Like `jax.lax.reciprocal`."""
+    return integer_pow(x, -1)
+
+
 @core.lowering_rules.register(integer_pow_p)
 def _integer_pow_lowering(ctx, x, *, y):
     aval = ctx.avals_in[0]
@@ -285,7 +291,7 @@ def _integer_pow_lowering(ctx, x, *, y):
 # ----------------------------------------------------------------------------- cbrt, exp2
 
 cbrt_p = _unary_primitive("cbrt", np.cbrt)
-exp2_p = _unary_primitive("exp2", np.exp2)
+exp2_p = _unary_primitive("exp2", np.exp2, complex_ok=True)
 
 
 def cbrt(x: Any) -> Any:
@@ -317,3 +323,60 @@ def _exp2_lowering(ctx, x):
         ctx.tensor_type(aval), ctx.constant(np.log(2.0), aval.dtype), []
     )
     return [ctx.hlo.exponential(ctx.hlo.multiply(log2, x))]
+
+
+# ----------------------------------------------------------------------------- square, rsqrt
+
+
+def _square_aval(x: ShapedArray, **params: Any) -> list[ShapedArray]:
+    if x.dtype == dtypes.bool_:
+        raise TypeError(
+            "square does not accept dtype bool. Accepted dtypes are subtypes of integer, "
+            "floating, complexfloating."
+        )
+    return [x]
+
+
+square_p = core.Primitive("square")
+core.impl_rules.register(
+    square_p, rules.validated_impl(square_p, rules.elementwise_impl(np.square))
+)
+core.abstract_eval_rules.register(square_p, _square_aval)
+core.vmap_rules.register(square_p, rules.vectorized_vmap(square_p.bind))
+_square_any = rules.eager_unary(np.square, False)
+
+
+@core.eager_rules.register(square_p)
+def _square_eager(x):  # bools take `bind`'s path, which raises
+    return NotImplemented if getattr(x, "dtype", None) == dtypes.bool_ else _square_any(x)
+
+
+rsqrt_p = _unary_primitive("rsqrt", lambda x: 1 / np.sqrt(x), complex_ok=True)
+
+
+def square(x: Any) -> Any:
+    """`x * x`. Like `jax.lax.square`."""
+    return square_p.bind(x)
+
+
+def rsqrt(x: Any) -> Any:
+    """`1 / sqrt(x)`. Like `jax.lax.rsqrt`."""
+    return rsqrt_p.bind(x)
+
+
+core.jvp_rules.register(  # d x^2 = 2 x dx
+    square_p, partials_jvp(square_p, lambda t, x, out: mul(t, mul(_const(2.0, x), x)))
+)
+core.jvp_rules.register(  # d x^-1/2 = -1/2 x^-3/2 dx, as -0.5 * out / x
+    rsqrt_p, partials_jvp(rsqrt_p, lambda t, x, out: mul(t, mul(_const(-0.5, x), div(out, x))))
+)
+
+
+@core.lowering_rules.register(square_p)
+def _square_lowering(ctx, x):
+    if dtypes.is_int(ctx.avals_in[0].dtype):
+        return [ctx.hlo.multiply(x, x)]
+    return [client.runtime().chlo.square(x)]
+
+
+core.lowering_rules.register(rsqrt_p, rules.direct_lowering("rsqrt"))

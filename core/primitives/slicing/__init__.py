@@ -24,6 +24,7 @@ from didax.primitives.slicing.gather import (  # noqa: F401 - re-exported
     ScatterDimensionNumbers,
     gather,
     gather_p,
+    index_take,
 )
 from didax.primitives.slicing.scatter import (  # noqa: F401 - re-exported
     scatter,

@@ -17,6 +17,8 @@ import numpy as np
 from didax import core, dtypes
 from didax.core import NOT_MAPPED, ShapedArray, Zero
 from didax.primitives import (
+    concatenation,
+    elementwise,
     rules,
     shape,
 )
@@ -344,3 +346,25 @@ def _gather_lowering(ctx, x, idx, *, dimension_numbers, slice_sizes, mode, fill_
 
 
 # ----------------------------------------------------------------------------- scatter family
+
+
+def index_take(src: Any, idxs: Sequence[Any], axes: Sequence[int]) -> Any:
+    """`src` read at the index arrays `idxs` along `axes` (taken modulo the axes' sizes), the
+    other axes kept. Like `jax.lax.index_take`."""
+    indices = concatenation.concatenate([shape.expand_dims(i, (1,)) for i in idxs], 1)
+    src_shape = core.get_aval(src).shape
+    sizes = np.array([src_shape[ax] for ax in axes], core.get_aval(indices).dtype)
+    nd = core.get_aval(indices).ndim
+    sizes = shape.expand_dims(sizes, tuple(range(nd - 1)))
+    # Python's `%` (JAX writes `indices % sizes`): a negative index counts from the end
+    indices = elementwise.rem(elementwise.add(elementwise.rem(indices, sizes), sizes), sizes)
+    slice_sizes = list(src_shape)
+    for ax in axes:
+        slice_sizes[ax] = 1
+    n_idx = core.get_aval(indices).shape[1]
+    dnums = GatherDimensionNumbers(
+        offset_dims=tuple(range(1, len(src_shape) - n_idx + 1)),
+        collapsed_slice_dims=tuple(axes),
+        start_index_map=tuple(axes),
+    )
+    return gather(src, indices, dnums, tuple(slice_sizes))

@@ -1,0 +1,28 @@
+"""The check `jax_debug_nans` / `jax_debug_infs` ask for (config.py): after each primitive
+that runs eagerly (core.py) and after a jitted call (compile/debugging.py), a float result
+holding a nan / an inf raises FloatingPointError naming the primitive or `jit(f)`.
+
+Layer 1, after config.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from didax.config import config
+
+
+def check_special(name: str, values: Sequence[Any]) -> None:
+    """Under `jax_debug_nans` / `jax_debug_infs`: raise FloatingPointError naming `name` (a
+    primitive, or `jit(f)`) when one of the float `values` holds a nan / an inf, as JAX's
+    dispatch does after each primitive it runs."""
+    for x in values:
+        v = np.asarray(x)
+        if not np.issubdtype(v.dtype, np.inexact):
+            continue
+        if config.jax_debug_nans and np.isnan(v).any():
+            raise FloatingPointError(f"invalid value (nan) encountered in {name}")
+        if config.jax_debug_infs and np.isinf(v).any():
+            raise FloatingPointError(f"invalid value (inf) encountered in {name}")

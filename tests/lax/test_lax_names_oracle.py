@@ -1,0 +1,167 @@
+"""The simple `jax.lax` names issue 24 adds (`broadcast broadcast_to_rank collapse
+index_in_dim index_take full_like select reciprocal batch_matmul dtype broadcast_shapes
+shape_as_value`, and the `population_count clz mulhi` primitives) against JAX 0.10.2:
+values, dtypes, weak types, eagerly and under jit, and the jaxprs JAX prints."""
+
+from __future__ import annotations
+
+import didax
+import numpy as np
+import pytest
+
+jax = pytest.importorskip("jax")
+from helpers.jaxpr_text import canonical
+
+pytestmark = [pytest.mark.oracle, pytest.mark.filterwarnings("ignore::RuntimeWarning")]
+
+X = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+I0 = np.array([0, -1, 5], np.int32)
+I1 = np.array([2, 0, 1], np.int32)
+
+CASES = [
+    ("broadcast", lambda lax, x: lax.broadcast(x, (3,))),
+    ("broadcast_to_rank", lambda lax, x: lax.broadcast_to_rank(x[0], 4)),
+    ("collapse", lambda lax, x: lax.collapse(x, 1)),
+    ("collapse-range", lambda lax, x: lax.collapse(x, 0, 2)),
+    ("index_in_dim", lambda lax, x: lax.index_in_dim(x, 1, 1)),
+    ("index_in_dim-squeezed", lambda lax, x: lax.index_in_dim(x, -1, 2, False)),
+    ("index_take", lambda lax, x: lax.index_take(x, (I0, I1), (1, 2))),
+    ("full_like", lambda lax, x: lax.full_like(x, 3.0)),
+    ("full_like-dtype-shape", lambda lax, x: lax.full_like(x, 3, np.int32, (2,))),
+    ("select", lambda lax, x: lax.select(lax.gt(x, 3.0), x, lax.neg(x))),
+    ("reciprocal", lambda lax, x: lax.reciprocal(lax.add(x, 1.0))),
+    ("batch_matmul", lambda lax, x: lax.batch_matmul(x, lax.transpose(x, (0, 2, 1)))),
+]
+
+
+@pytest.mark.parametrize("name,fn", CASES, ids=[c[0] for c in CASES])
+def test_values_and_jaxprs(name, fn):
+    want = fn(jax.lax, X)
+    for ours in (lambda x: fn(didax.lax, x), didax.jit(lambda x: fn(didax.lax, x))):
+        got = ours(X)
+        assert got.dtype == want.dtype and got.shape == want.shape, (got, want)
+        np.testing.assert_allclose(got, want)
+    if name == "index_take":  # JAX's `indices % sizes` is jnp's `remainder` (an inner jit)
+        return
+    got = str(didax.make_jaxpr(lambda x: fn(didax.lax, x))(X))
+    assert canonical(got) == canonical(str(jax.make_jaxpr(lambda x: fn(jax.lax, x))(X))), got
+
+
+def test_errors_as_in_jax():
+    for lib in (jax, didax):
+        with pytest.raises(IndexError):
+            lib.lax.index_in_dim(X, 5, 1)
+        with pytest.raises(ValueError):
+            lib.lax.collapse(X, 2, 1)
+        with pytest.raises(ValueError):
+            lib.lax.batch_matmul(X, X[0])
+        with pytest.raises(ValueError):
+            lib.lax.broadcast_shapes((2, 3), (4,))
+
+
+@pytest.mark.parametrize("value", [1, 1.0, True, 1j, float, int, np.float64, "int8", X, X[0, 0]])
+def test_dtype(value):
+    assert didax.lax.dtype(value) == jax.lax.dtype(value)
+
+
+def test_broadcast_shapes_and_shape_as_value():
+    assert didax.lax.broadcast_shapes((2, 1), (3,)) == jax.lax.broadcast_shapes((2, 1), (3,))
+    for shape in ((2, 3), ()):
+        got, want = didax.lax.shape_as_value(shape), jax.lax.shape_as_value(shape)
+        assert np.asarray(got).dtype == np.asarray(want).dtype
+        np.testing.assert_array_equal(got, want)
+
+
+INTS = [
+    np.array([0, 1, 5, -1, 77], np.int32),
+    np.array([0, 1, 5, 200, 77], np.uint8),
+    np.array([0, 1, -5, -128, 77], np.int8),
+    np.array([0, 1, 5, 2**31 + 3, 77], np.uint32),
+    np.array([0, 1, 5, -300, 77], np.int16),
+]
+
+
+@pytest.mark.parametrize("name", ["population_count", "clz", "mulhi"])
+@pytest.mark.parametrize("x", INTS, ids=lambda x: x.dtype.name)
+def test_bit_counts(name, x):
+    args = (x, x[::-1].copy()) if name == "mulhi" else (x,)
+    want = np.asarray(getattr(jax.lax, name)(*args))
+    for fn in (getattr(didax.lax, name), didax.jit(getattr(didax.lax, name))):
+        got = np.asarray(fn(*args))
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+    got = str(didax.make_jaxpr(getattr(didax.lax, name))(*args))
+    assert canonical(got) == canonical(str(jax.make_jaxpr(getattr(jax.lax, name))(*args)))
+    batched = didax.vmap(getattr(didax.lax, name))(*(np.stack([a, a]) for a in args))
+    np.testing.assert_array_equal(batched[1], want)
+
+
+@pytest.mark.parametrize("name", ["population_count", "clz", "mulhi"])
+def test_bit_counts_refuse_floats_and_bools(name):
+    for lib in (jax, didax):
+        for bad in (np.ones(3, np.float32), np.ones(3, bool)):
+            args = (bad, bad) if name == "mulhi" else (bad,)
+            with pytest.raises(TypeError):
+                getattr(lib.lax, name)(*args)
+
+
+RNG = np.random.default_rng(0)
+WIDE = np.concatenate(
+    [
+        RNG.normal(size=50).astype(np.float32) * 1e3,
+        np.float32([np.inf, -np.inf, np.nan, 0.0, -0.0, 1e-30, -1e-30, 65504, 65520, 7e4, 3.4e38]),
+    ]
+)
+
+
+@pytest.mark.parametrize("bits", [(5, 10), (8, 7), (4, 3), (5, 2), (8, 23), (11, 52), (2, 1)])
+def test_reduce_precision_bits_as_in_jax(bits):
+    want = np.asarray(jax.lax.reduce_precision(WIDE, *bits)).view(np.uint32)
+    for fn in (
+        didax.lax.reduce_precision,
+        didax.jit(didax.lax.reduce_precision, static_argnums=(1, 2)),
+    ):
+        np.testing.assert_array_equal(np.asarray(fn(WIDE, *bits)).view(np.uint32), want)
+    half = WIDE.astype(np.float16)
+    want16 = np.asarray(jax.lax.reduce_precision(half, 4, 3)).view(np.uint16)
+    np.testing.assert_array_equal(
+        np.asarray(didax.lax.reduce_precision(half, 4, 3)).view(np.uint16), want16
+    )
+
+
+def test_reduce_precision_jaxpr_grad_errors():
+    f = lambda lax: lambda v: lax.reduce_precision(v * v, 5, 10)  # noqa: E731
+    assert str(didax.make_jaxpr(f(didax.lax))(3.0)) == str(jax.make_jaxpr(f(jax.lax))(3.0))
+    np.testing.assert_array_equal(didax.grad(f(didax.lax))(3.0), jax.grad(f(jax.lax))(3.0))
+    for lib in (jax, didax):
+        with pytest.raises(ValueError):
+            lib.lax.reduce_precision(WIDE, 0, 3)
+        with pytest.raises(TypeError):
+            lib.lax.reduce_precision(np.arange(3), 5, 3)
+
+
+def test_optimization_barrier():
+    f = lambda lax: lambda v: lax.optimization_barrier((lax.sin(v), v * 2))[0] + lax.sin(v)  # noqa: E731
+    assert str(didax.make_jaxpr(f(didax.lax))(1.0)) == str(jax.make_jaxpr(f(jax.lax))(1.0))
+    want = jax.jit(f(jax.lax))(1.0)
+    for fn in (f(didax.lax), didax.jit(f(didax.lax))):
+        np.testing.assert_allclose(fn(1.0), want, rtol=1e-6)
+    np.testing.assert_allclose(didax.grad(f(didax.lax))(1.0), jax.grad(f(jax.lax))(1.0), rtol=1e-6)
+    np.testing.assert_allclose(
+        didax.vmap(f(didax.lax))(np.ones(3, np.float32)), np.full(3, want), rtol=1e-6
+    )
+
+
+def test_empty():
+    for shape, dtype in [((2, 3), np.float32), (3, np.int32)]:
+        want = jax.lax.empty(shape, dtype)
+        for fn in (didax.lax.empty, didax.jit(didax.lax.empty, static_argnums=(0, 1))):
+            got = fn(shape, dtype)
+            assert got.shape == want.shape and got.dtype == want.dtype
+    # the one difference in the jaxpr: didax prints the dtype parameter `float32`, JAX
+    # `<class 'numpy.float32'>`
+    got = str(didax.make_jaxpr(lambda: didax.lax.empty((2,), np.float32))())
+    assert (
+        got
+        == "{ lambda ; . let\n    a:f32[2] = empty[dtype=float32 out_sharding=None shape=(2,)] \n  in (a,) }"
+    )
