@@ -18,6 +18,7 @@ perturbation formulas of Giles' NA-08-01 (reduced matrices only, as JAX).
 
 from __future__ import annotations
 
+import enum
 import importlib
 from typing import Any
 
@@ -129,6 +130,29 @@ def nan_where_failed(ctx, info: Any, batch: tuple[int, ...], outs: list, avals: 
 
 def char_attr(ctx, c: str) -> Any:
     return ctx.ir.IntegerAttr.get(ctx.ir.IntegerType.get_unsigned(8), ord(c))
+
+
+class SvdAlgorithm(enum.Enum):
+    """`svd`'s `algorithm=`: on CPU, DEFAULT and DIVIDE_AND_CONQUER are LAPACK's gesdd, QR
+    its gesvd. Like `jax.lax.linalg.SvdAlgorithm`."""
+
+    DEFAULT = "default"
+    QR = "QR"
+    JACOBI = "Jacobi"
+    POLAR = "polar"
+    DIVIDE_AND_CONQUER = "divide_and_conquer"
+
+    __repr__ = enum.Enum.__str__  # `SvdAlgorithm.QR`, as JAX's jaxprs print it
+
+
+class EighImplementation(enum.Enum):
+    """`eigh`'s `implementation=` (CPU: QR only). Like `jax.lax.linalg.EighImplementation`."""
+
+    QR = "qr"
+    JACOBI = "jacobi"
+    QDWH = "qdwh"
+
+    __repr__ = enum.Enum.__str__
 
 
 # ----------------------------------------------------------------------------- qr
@@ -410,6 +434,7 @@ def _eigh_impl(x, *, lower, sort_eigenvalues, subset_by_index, algorithm):
     x = np.asarray(x)
     n = x.shape[-1]
     _check_full_subset("eigh", subset_by_index, n)
+    _check_cpu_algorithm(algorithm)
 
     def fn(a):
         w, v = np.linalg.eigh(a, UPLO="L" if lower else "U")
@@ -417,6 +442,15 @@ def _eigh_impl(x, *, lower, sort_eigenvalues, subset_by_index, algorithm):
 
     v, w = per_matrix(fn, x, [(n, n), (n,)])
     return [v.astype(x.dtype), w.astype(dtypes.real_of(x.dtype))]
+
+
+def _check_cpu_algorithm(algorithm: Any) -> None:  # eigh's and svd's, as JAX on CPU
+    if algorithm is EighImplementation.QDWH:
+        raise NotImplementedError("QDWH implementation is only supported on TPU")
+    if algorithm is EighImplementation.JACOBI:
+        raise NotImplementedError("Jacobi implementation is not supported on CPU")
+    if algorithm in (SvdAlgorithm.JACOBI, SvdAlgorithm.POLAR):
+        raise NotImplementedError("The SVD Jacobi and Polar algorithms are not implemented on CPU.")
 
 
 def _check_full_subset(name: str, subset_by_index: Any, k: int) -> None:
@@ -476,6 +510,7 @@ def _eigh_lowering(ctx, x, *, lower, sort_eigenvalues, subset_by_index, algorith
     v_aval, w_aval = ctx.avals_out
     batch, n = x_aval.shape[:-2], x_aval.shape[-1]
     _check_full_subset("eigh", subset_by_index, n)
+    _check_cpu_algorithm(algorithm)
     if n == 0:
         return [rules.broadcast_constant(ctx, 0, a) for a in (v_aval, w_aval)]
     routine = "heevd" if dtypes.is_complex(x_aval.dtype) else "syevd"
@@ -527,9 +562,15 @@ def _svd_impl(x, *, full_matrices, compute_uv, subset_by_index, algorithm):
     x = np.asarray(x)
     m, n = x.shape[-2:]
     _check_full_subset("svd", subset_by_index, min(m, n))
+    _check_cpu_algorithm(algorithm)
 
     def fn(a):
-        u, s, vh = np.linalg.svd(a, full_matrices=full_matrices)
+        if algorithm is SvdAlgorithm.QR:  # gesvd, as the lowering calls
+            if a.ndim > 2:
+                raise np.linalg.LinAlgError("one matrix at a time")
+            u, s, vh = scipy_linalg().svd(a, full_matrices=full_matrices, lapack_driver="gesvd")
+        else:
+            u, s, vh = np.linalg.svd(a, full_matrices=full_matrices)
         return s, u, vh
 
     shapes = [s[x.ndim - 2 :] for s in _svd_shapes(x.shape, full_matrices)]
@@ -625,14 +666,10 @@ def _svd_lowering(ctx, x, *, full_matrices, compute_uv, subset_by_index, algorit
     (x_aval,) = ctx.avals_in
     *batch, m, n = x_aval.shape
     _check_full_subset("svd", subset_by_index, min(m, n))
-    if algorithm is not None and getattr(algorithm, "name", algorithm) not in ("DEFAULT", "QR"):
-        if getattr(algorithm, "name", "") != "DIVIDE_AND_CONQUER":
-            raise NotImplementedError(
-                "The SVD Jacobi and Polar algorithms are not implemented on CPU."
-            )
+    _check_cpu_algorithm(algorithm)
     if m == 0 or n == 0:
         return [_empty_svd_part(ctx, a) for a in ctx.avals_out]
-    routine = "gesvd" if getattr(algorithm, "name", None) == "QR" else "gesdd"
+    routine = "gesvd" if algorithm is SvdAlgorithm.QR else "gesdd"
     s_shape, u_shape, vh_shape = _svd_shapes(x_aval.shape, full_matrices)
     s_aval = ShapedArray(s_shape, dtypes.real_of(x_aval.dtype))
     u_aval, vh_aval = ShapedArray(u_shape, x_aval.dtype), ShapedArray(vh_shape, x_aval.dtype)

@@ -14,6 +14,7 @@ V (F * V^-1 dA V) plus the multiple of each v_j that keeps LAPACK's normalisatio
 
 from __future__ import annotations
 
+import enum
 from typing import Any
 
 import numpy as np
@@ -37,6 +38,16 @@ from didax.primitives.linalg import eye, lapack_call, lu, matmul, permute_rows, 
 from didax.primitives.reductions import argmax
 
 eig_p = core.Primitive("eig", multiple_results=True)
+
+
+class EigImplementation(enum.Enum):
+    """`eig`'s `implementation=` (CPU: LAPACK only). Like `jax.lax.linalg.EigImplementation`."""
+
+    CUSOLVER = "cusolver"
+    MAGMA = "magma"
+    LAPACK = "lapack"
+
+    __repr__ = enum.Enum.__str__
 
 
 def eig(
@@ -183,7 +194,7 @@ def _eig_lowering(
 ):
     (x_aval,) = ctx.avals_in
     batch = x_aval.shape[:-2]
-    if implementation is not None and getattr(implementation, "name", implementation) != "LAPACK":
+    if implementation is not None and implementation is not EigImplementation.LAPACK:
         raise ValueError("Only the lapack implementation is supported on CPU.")
     cdtype = dtypes.complex_of(x_aval.dtype)
     real_in = not dtypes.is_complex(x_aval.dtype)

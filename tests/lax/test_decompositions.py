@@ -320,3 +320,42 @@ def test_decompositions_in_float64(x64):
         _same(didax.jit(f(didax))(x), want, 1e-10)
     z = (x + 1j * x).astype(np.complex128)
     _same(didax.jit(lambda a: a * (1 + 2j))(z), jax.jit(lambda a: a * (1 + 2j))(z), 1e-12)
+
+
+@pytest.mark.parametrize("alg", ["DEFAULT", "QR", "DIVIDE_AND_CONQUER"])
+def test_svd_algorithms_and_implementation_enums(alg):
+    x = MATS[(5, 3)]
+    f = lambda L: (
+        lambda a: L.lax.linalg.svd(  # noqa: E731
+            a, full_matrices=False, algorithm=getattr(L.lax.linalg.SvdAlgorithm, alg)
+        )
+    )
+    want = f(jax)(x)
+    _same(f(didax)(x), want)
+    _same(didax.jit(f(didax))(x), want)
+    assert canonical(str(didax.make_jaxpr(f(didax))(x))) == canonical(
+        str(jax.make_jaxpr(f(jax))(x))
+    )
+    routine = "gesvd" if alg == "QR" else "gesdd"
+    assert f"lapack_s{routine}_ffi" in didax.jit(f(didax)).lower(x).as_text()
+    for E, JE in [
+        (dlax.linalg.SvdAlgorithm, jax.lax.linalg.SvdAlgorithm),
+        (dlax.linalg.EighImplementation, jax.lax.linalg.EighImplementation),
+        (dlax.linalg.EigImplementation, jax.lax.linalg.EigImplementation),
+    ]:
+        assert [(m.name, m.value) for m in E] == [(m.name, m.value) for m in JE]
+
+
+def test_algorithms_not_on_cpu_raise_as_jax():
+    s = np.eye(3, dtype=np.float32)
+    cases = [
+        (lambda L: L.svd(s, algorithm=L.SvdAlgorithm.JACOBI), "Jacobi and Polar"),
+        (lambda L: L.eigh(s, implementation=L.EighImplementation.JACOBI), "Jacobi"),
+        (lambda L: L.eigh(s, implementation=L.EighImplementation.QDWH), "QDWH"),
+    ]
+    for call, msg in cases:
+        with pytest.raises(NotImplementedError, match=msg):
+            call(jax.lax.linalg)
+        with pytest.raises(NotImplementedError, match=msg):
+            call(dlax.linalg)
+    assert dlax.linalg.eig_p is not None and dlax.linalg.svd_p.name == "svd"
