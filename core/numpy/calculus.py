@@ -339,9 +339,10 @@ def vdot(a: Any, b: Any, *, precision: Any = None, preferred_element_type: Any =
     a = creation.asarray(a)
     if dtypes.is_complex(_aval(a).dtype):
         a = complex_parts.conj(a)
+    flat_a = manipulation.ravel(a)
     flat_b = manipulation.ravel(creation.asarray(b))
     return products.dot(
-        manipulation.ravel(a), flat_b, precision=precision,
+        flat_a, flat_b, precision=precision,
         preferred_element_type=preferred_element_type,
     )  # fmt: skip
 
