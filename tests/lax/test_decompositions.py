@@ -359,3 +359,14 @@ def test_algorithms_not_on_cpu_raise_as_jax():
         with pytest.raises(NotImplementedError, match=msg):
             call(dlax.linalg)
     assert dlax.linalg.eig_p is not None and dlax.linalg.svd_p.name == "svd"
+
+
+@pytest.mark.parametrize(
+    "x", [MATS[(4, 4)], RNG.normal(size=(2, 3, 3)).astype(np.float32), np.eye(3, dtype=np.float32)]
+)
+def test_slogdet_qr_method(x):
+    want = jjnp.linalg.slogdet(x, method="qr")
+    _same(tuple(jnp.linalg.slogdet(x, method="qr")), tuple(want))
+    _same(tuple(didax.jit(lambda a: jnp.linalg.slogdet(a, method="qr"))(x)), tuple(want))
+    with pytest.raises(ValueError, match="Unknown slogdet method"):
+        jnp.linalg.slogdet(x, method="cholesky")
