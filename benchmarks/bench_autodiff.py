@@ -1,6 +1,8 @@
 """Reverse mode on an MLP: didax vs JAX 0.10.2, measured in one run.
 
     python benchmarks/bench_autodiff.py
+    python benchmarks/bench_autodiff.py alone   # the big jit(vmap(grad)), each library alone
+    python benchmarks/bench_autodiff.py --cpu   # the first table in CPU time (a loaded machine)
 
 The model of issue 4: an MLP 256 -> 512 -> 512 -> 16 with tanh, mean squared error, batch 128.
 Prints medians of 7 repeats (milliseconds per call, waiting for the result) for both libraries,
@@ -21,6 +23,14 @@ arguments' buffers are not the cause (same HLO as JAX's; an Array is put on the 
 once). Timed one library after the other, that order decides the ratio (issue 26 measured
 6.2 against 0.8 ms with didax first); timed in alternation, after a warm-up, both see the
 same allocator.
+`alone`: the same call with `device_put` arguments, each library in a fresh process of its
+own (three processes each, alternating), so that neither shares the other's allocator: the
+median time and page faults per call of each process. Measured so (issue 26's session, load
+~12 on 2 cores, two runs of `alone`), JAX's own process paid the ~5,100 faults a call (or
+~2,000) in 6 of 6 processes, didax's in 2 of 6: which calls fault depends on the order in
+which XLA's threads allocate and free the results (glibc's per-thread arenas and its
+dynamic mmap threshold), not on the library; JAX sets no allocator option (its compile and
+client options, read in `jax._src.compiler` and `xla_bridge`, touch none).
 Gradients are checked against JAX's before timing.
 
 Eager didax multiplies matrices with NumPy's OpenBLAS. On a small shared machine OpenBLAS's
@@ -34,6 +44,7 @@ from __future__ import annotations
 import os
 import resource
 import statistics
+import subprocess
 import sys
 import time
 
@@ -91,8 +102,11 @@ def make_loss(m):  # m: didax.numpy or jax.numpy
     return loss
 
 
+CLOCK = time.perf_counter  # time.process_time with --cpu
+
+
 def ms(fn) -> float:
-    return median_time(fn) * 1e3
+    return median_time(fn, clock=CLOCK) * 1e3
 
 
 def ready(lib, tree):
@@ -214,6 +228,7 @@ def main() -> None:
         check(d, j)
     print(
         f"MLP {' -> '.join(map(str, SIZES))}, tanh, MSE, batch {BATCH}  (ms, median of 7; "
+        f"{'CPU time; ' if CLOCK is time.process_time else ''}"
         f"OPENBLAS_NUM_THREADS={os.environ['OPENBLAS_NUM_THREADS']})"
     )
     print(f"{'':<60} {'didax':>9} {'jax':>9}")
@@ -251,5 +266,47 @@ def main() -> None:
     per_example_setups(rng)
 
 
+def alone(lib_name: str, repeats: int = 15) -> None:
+    """One library's big `jit(vmap(grad))` in this process only: prints ms and faults."""
+    lib, m = (didax, dnp) if lib_name == "didax" else (jax, jnp)
+    rng = np.random.default_rng(0)
+    p = make_params(rng, SIZES)
+    x, y = make_data(rng, SIZES, 8)
+    loss = make_loss(m)
+    single = lambda q, xi, yi: loss(q, xi[None], yi[None])  # noqa: E731
+    f = lib.jit(lib.vmap(lib.grad(single), in_axes=(None, 0, 0)))
+    args = lib.tree_util.tree_map(lib.device_put, (p, x, y))
+    for _ in range(3):
+        lib.block_until_ready(f(*args))
+    times, faults = [], []
+    for _ in range(repeats):
+        f0 = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+        t0 = time.perf_counter()
+        lib.block_until_ready(f(*args))
+        times.append(time.perf_counter() - t0)
+        faults.append(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - f0)
+    print(statistics.median(times) * 1e3, statistics.median(faults))
+
+
+def alone_rows(processes: int = 3) -> None:
+    print(f"jit(vmap(grad)), {' -> '.join(map(str, SIZES))}, 8 examples, each library alone")
+    print(f"{'(ms and faults per call, median of 15 calls; one process a row)':<60}")
+    for i in range(processes):
+        for name in ("didax", "jax"):
+            out = subprocess.run(
+                [sys.executable, __file__, "--alone", name], capture_output=True, text=True
+            )
+            t, f = map(float, out.stdout.split()[-2:])
+            print(f"{name + ' process ' + str(i + 1):<60} {t:9.3f} ms   faults {f:.0f}")
+
+
 if __name__ == "__main__":
-    main()
+    if "--cpu" in sys.argv:
+        sys.argv.remove("--cpu")
+        CLOCK = time.process_time
+    if sys.argv[1:2] == ["--alone"]:
+        alone(sys.argv[2])
+    elif sys.argv[1:] == ["alone"]:
+        alone_rows()
+    else:
+        main()

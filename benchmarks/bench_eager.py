@@ -1,10 +1,18 @@
 """Eager dispatch and tracing cost: didax vs JAX 0.10.2 vs NumPy, measured in one run.
 
     python benchmarks/bench_eager.py
+    python benchmarks/bench_eager.py sizes    # where NumPy's eager kernels lose to XLA's
+    python benchmarks/bench_eager.py --cpu    # CPU time instead of the wall clock
 
 Prints medians of 7 repeats (microseconds) and the ratios. Targets (issue 2, on the 2-core
 machine): scalar sin <= 1.5 us; x*y+x on 1,000 elements <= 3 us; make_jaxpr <= 8 us per
 equation for a 1,000-op chain.
+
+`sizes`: eager `x + 1.0` on float32[n] and eager float32 matmuls of growing size, didax
+(NumPy's kernel; OpenBLAS single-threaded unless OPENBLAS_NUM_THREADS is set) against JAX
+(XLA's kernel behind its eager dispatch) and against didax's own `jit` of the same operation
+(XLA's kernel behind didax's dispatch): the crossover where an eager operation would be
+faster compiled.
 """
 
 from __future__ import annotations
@@ -13,12 +21,21 @@ import os
 import sys
 import time
 
-import numpy as np
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as bench_autodiff.py: see the README
+import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(__file__))
+import _util  # noqa: E402
 import didax  # noqa: E402
 import didax.numpy as dnp  # noqa: E402
-from _util import header, median_time, row  # noqa: E402
+from _util import header, row  # noqa: E402
+
+CLOCK = time.perf_counter  # time.process_time with --cpu
+
+
+def median_time(fn, **options) -> float:
+    return _util.median_time(fn, clock=CLOCK, **options)
+
 
 try:
     import jax
@@ -87,5 +104,30 @@ def main() -> None:
     )
 
 
+def sizes() -> None:
+    print(header())
+    add = didax.jit(lambda x: x + 1.0)
+    for n in (10**3, 10**4, 10**5, 10**6, 10**7):
+        a = np.linspace(0, 1, n, dtype=np.float32)
+        d_a, j_a = dnp.asarray(a), (jnp.asarray(a) if jnp else None)
+        t_d = median_time(lambda: d_a + 1.0)  # noqa: B023 - timed at once
+        t_j = median_time(lambda: (j_a + 1.0).block_until_ready()) if jnp else None  # noqa: B023
+        t_c = median_time(lambda: add(d_a).block_until_ready())  # noqa: B023
+        print(row(f"eager x + 1.0, f32[{n:.0e}]", t_d, t_j, None))
+        print(row("  didax jit(x + 1.0)", t_c, t_j, None))
+    mm = didax.jit(dnp.matmul)
+    for n in (32, 64, 128, 256, 512, 1024):
+        a = np.random.default_rng(0).standard_normal((n, n)).astype(np.float32)
+        d_a, j_a = dnp.asarray(a), (jnp.asarray(a) if jnp else None)
+        t_d = median_time(lambda: d_a @ d_a)  # noqa: B023
+        t_j = median_time(lambda: (j_a @ j_a).block_until_ready()) if jnp else None  # noqa: B023
+        t_c = median_time(lambda: mm(d_a, d_a).block_until_ready())  # noqa: B023
+        print(row(f"eager matmul f32[{n},{n}]", t_d, t_j, None))
+        print(row("  didax jit(matmul)", t_c, t_j, None))
+
+
 if __name__ == "__main__":
-    main()
+    if "--cpu" in sys.argv:
+        sys.argv.remove("--cpu")
+        CLOCK = time.process_time
+    sizes() if sys.argv[1:] == ["sizes"] else main()

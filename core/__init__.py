@@ -79,7 +79,14 @@ from didax.runtime.client import (
     process_index,
     process_indices,
 )
-from didax.sharding import make_array_from_callback, make_mesh
+from didax.sharding import (
+    NamedSharding,
+    P,
+    make_array_from_callback,
+    make_mesh,
+    reshard,
+    set_mesh,
+)
 
 __version__ = "0.1.0"
 
@@ -118,6 +125,10 @@ __all__ = [
     "block_until_ready",
     "make_array_from_callback",
     "make_mesh",
+    "NamedSharding",
+    "P",
+    "reshard",
+    "set_mesh",
     "config",
     "debug_infs",
     "debug_nans",

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
-from didax import api_util, core, dtypes
+from didax import api_util, core, dtypes, typed_sharding
 from didax.array import Array
 from didax.compile.jit import jit
 from didax.interpreters import jvp as jvp_interp
@@ -22,6 +22,7 @@ from didax.interpreters import staging
 from didax.interpreters import vmap as vmap_interp
 from didax.jaxpr import ClosedJaxpr
 from didax.runtime import sharding
+from didax.runtime.sharding import PartitionSpec
 from didax.tree_util import (
     PyTreeDef,
     broadcast_prefix,
@@ -277,6 +278,8 @@ def device_put(x: Any, device: Any = None, *, src: Any = None, **options: Any) -
     """Every array of the pytree `x` as an Array on `device` (default: the first device), or
     split over a mesh by a `NamedSharding` (`device` may be a pytree prefix of `x` of
     them). Like `jax.device_put`."""
+    if isinstance(device, PartitionSpec):  # over the context mesh (`set_mesh`), as JAX
+        device = typed_sharding.resolve(device)
     if device is None or _node_type_free(device):
         return tree_map(lambda v: sharding.device_put(v, device), x)
     leaves, treedef = tree_flatten(x)

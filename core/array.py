@@ -1,7 +1,9 @@
 """`didax.Array`: what didax operations return, eager or jitted; its abstract value
 `ShapedArray`; and the operator table through which Array and Tracer operators dispatch.
 
-Layer 1, below core.py: core's eval interpreter builds its results with `eager_result`
+Layer 1, below core.py. An Array is made from its parts by `build` only (through
+`eager_result` and `from_buffer`), or inlined in `fast_path.py`'s hot paths; `Array(value)`
+canonicalizes a user's value. Core's eval interpreter builds its results with `eager_result`
 directly, and core.py re-exports `ShapedArray`, `to_numpy` and the operator table (the
 extension API's `ShapedArray`). An Array holds either a NumPy value (eager results) or a
 device buffer (results of a compiled call, which stay on the device until read), possibly
@@ -160,8 +162,9 @@ def with_vma(aval: ShapedArray, vma: frozenset, mesh_axes: tuple) -> ShapedArray
 
 
 # One ShapedArray object per type, for the keys and results of jit's fast path
-# (`compile/dispatch.py`): a dict compares a key's items by identity before calling
-# `__eq__`, which costs ~0.1 µs of a cached call, as when `x = step(x)` passes a result back.
+# (`fast_path.py`): a dict compares a key's items by identity before calling
+# `__eq__`, which costs ~0.1 µs of a cached call, as when `x = step(x)` passes a result back
+# or an Array put on the device (`client.buffer_of` interns its aval) is passed again.
 # Holds one small object per type a jitted function was called with (bounded by the program's
 # types); module-level because an aval is a value, shared by every jitted function.
 _interned: dict[ShapedArray, ShapedArray] = {}
@@ -353,29 +356,12 @@ class Array:
     # sharded jit's result): most Arrays never carry it (read with getattr and a default).
     # Eager operations take NumPy's path on Arrays holding a `_value`; on the others that
     # span several devices they run on those devices, as JAX's do. So an Array split over a
-    # mesh, or computed replicated on one, never holds a `_value`: its host value, once read
-    # (or kept by `device_put`), is `_gathered`. (`device_put` of a replicated sharding
-    # keeps its `_value`: eager operations on it stay on NumPy's path.)
+    # mesh, or replicated on several of its devices, never holds a `_value`: its host value,
+    # once read (or kept by `device_put`), is `_gathered`.
     __slots__ = ("_value", "_buffer", "_weak", "_aval", "_sharding", "_gathered", "__weakref__")
     __array_priority__ = 100
 
-    def __init__(
-        self,
-        value: Any,
-        weak_type: bool = False,
-        *,
-        buffer: Any = None,
-        aval: ShapedArray | None = None,
-        sharding: Any = None,
-    ) -> None:
-        if sharding is not None:
-            self._sharding = sharding
-        if buffer is not None:
-            self._value = None
-            self._buffer = buffer
-            self._aval = aval
-            self._weak = aval.weak_type
-            return
+    def __init__(self, value: Any, weak_type: bool = False) -> None:
         if not _device_count_fixed:
             _fix_device_count()
         value = to_numpy(value)
@@ -551,32 +537,42 @@ def check_allocatable(aval: ShapedArray) -> None:
         )
 
 
-def eager_result(value: Any, weak: bool, _new: Any = object.__new__) -> Array:
-    """An Array holding an impl rule's NumPy result (the eager hot path: skips __init__'s
-    canonicalization, since impl rules give canonical values). The one constructor of eager
-    results, so it is lean: `_new` is bound once, as a default, not looked up per call.
-    A result larger than the memory (a broadcast view allocates nothing) is refused."""
+def build(
+    value: Any, buffer: Any, weak: bool, aval: ShapedArray | None, sharding: Any = None
+) -> Array:
+    """The one constructor of an Array from its parts, unchecked: a host `value` (canonical,
+    as an impl rule gives it) or None, a device `buffer` or None, the weak flag, the `aval`
+    (None: built from the value on first use) and where a placed Array lives (`sharding`).
+    `Array(value)` canonicalizes a user's value; `fast_path.py` inlines this in its loops."""
+    out = _new(Array)
+    out._value = value
+    out._buffer = buffer
+    out._weak = weak
+    out._aval = aval
+    if sharding is not None:
+        out._sharding = sharding
+    return out
+
+
+_new = object.__new__
+
+
+def eager_result(value: Any, weak: bool) -> Array:
+    """An Array holding an impl rule's NumPy result (skips `Array`'s canonicalization, since
+    impl rules give canonical values). A result larger than the memory (a broadcast view
+    allocates nothing) is refused."""
     if MAX_ARRAY_BYTES is not None and getattr(value, "nbytes", 0) > MAX_ARRAY_BYTES:
         check_allocatable(ShapedArray(value.shape, value.dtype))
     if not _device_count_fixed:
         _fix_device_count()
-    out = _new(Array)
-    out._value = value
-    out._buffer = None
-    out._weak = weak
-    out._aval = None
-    return out
+    return build(value, None, weak, None)
 
 
-def from_buffer(buffer: Any, aval: ShapedArray) -> Array:
-    """An Array backed by a device buffer (a compiled call's output): it stays on the device
-    until read. The hot path of `jit`: no checks, `aval` must describe `buffer`."""
-    out = Array.__new__(Array)
-    out._value = None
-    out._buffer = buffer
-    out._weak = aval.weak_type
-    out._aval = aval
-    return out
+def from_buffer(buffer: Any, aval: ShapedArray, sharding: Any = None) -> Array:
+    """An Array backed by a device buffer (a compiled call's output, a placed value): it
+    stays on the device until read. No checks: `aval` must describe `buffer`; `sharding`
+    for one placed by a sharding or on another device (see `Array`)."""
+    return build(None, buffer, aval.weak_type, aval, sharding)
 
 
 def asarray(x: Any, dtype: Any = None) -> Array:

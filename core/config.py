@@ -9,6 +9,9 @@ Layer 1 (no imports from didax). Options:
   `XLA_FLAGS=--xla_force_host_platform_device_count=N`). It is locked by the first array
   made (eager or not) or when the backend starts the client, whichever comes first: a
   later update raises RuntimeError, as in JAX, whose first array starts its backend.
+- `jax_use_shardy_partitioner`: on by default, as in JAX 0.10.2: partitioned programs carry
+  Shardy's `sdy.sharding` attributes over an `sdy.mesh` and shard_map bodies are
+  `sdy.manual_computation`s; off, GSPMD's `mhlo.sharding` and custom calls.
 - `jax_debug_nans` / `jax_debug_infs`: every eagerly evaluated primitive checks its float
   results and raises FloatingPointError naming itself (core.py); a jitted call that returns
   one re-runs its function op by op to find the primitive (compile/jit.py).
@@ -43,6 +46,7 @@ def _env_flag(name: str) -> bool:
 _DEFAULTS: dict[str, Any] = {
     "jax_enable_x64": _env_flag("JAX_ENABLE_X64"),
     "jax_num_cpu_devices": -1,
+    "jax_use_shardy_partitioner": True,
     "jax_debug_nans": False,
     "jax_debug_infs": False,
     "jax_disable_jit": False,
@@ -52,6 +56,7 @@ _DEFAULTS: dict[str, Any] = {
 }
 _BOOLEANS = (
     "jax_enable_x64",
+    "jax_use_shardy_partitioner",
     "jax_debug_nans",
     "jax_debug_infs",
     "jax_disable_jit",

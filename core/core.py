@@ -56,6 +56,7 @@ from didax.rule_tables import (  # noqa: F401 - the tables live in rule_tables.p
     LoweringContext,
     LoweringRule,
     RuleTable,
+    ShardingRule,
     TransposeRule,
     VmapRule,
     VmaRule,
@@ -66,10 +67,12 @@ from didax.rule_tables import (  # noqa: F401 - the tables live in rule_tables.p
     jvp_rules,
     lowering_rules,
     own_program,
+    sharding_rules,
     transpose_rules,
     vma_rules,
     vmap_rules,
 )
+from didax.sharded_aval import ShardedArray  # noqa: F401 - `core.ShardedArray`
 
 # --------------------------------------------------------------------------- primitives
 
@@ -640,20 +643,6 @@ def axis_frame(name: Any, size: int, mesh_axes: tuple | None = None) -> Iterator
     data.mesh_axes = mesh_axes
     with new_main(EvalTrace, data) as main:
         yield main
-
-
-def in_check_vma_body() -> bool:
-    """Whether a check_vma shard_map's axes are bound (its body is being traced)."""
-    return any(getattr(m.global_data, "mesh_axes", None) for m in trace_state().stack)
-
-
-def vma_mesh_axes(name: Any) -> tuple | None:
-    """The mesh's axis names when the innermost frame binding `name` is a check_vma
-    shard_map's (its values' types say whether they vary along it), else None."""
-    for main in reversed(trace_state().stack):
-        if _frame_name(main) == name:
-            return main.global_data.mesh_axes
-    return None
 
 
 def axis_frame_size(name: Any) -> int:

@@ -24,6 +24,7 @@ from typing import Any
 import didax
 import didax.numpy as jnp
 import numpy as np
+from didax import core, test_util
 from didax.interpreters.stepping import Pause, step_closed
 
 STEPS = ("eval", "jvp", "stage", "vmap", "linearize", "grad")
@@ -83,18 +84,20 @@ class NotYet(Exception):
     """What the learner must change, in one message."""
 
 
-def _bounded(fn: Callable[..., Any], *args: Any) -> Any:
+def _bounded(
+    fn: Callable[..., Any], *args: Any, max_steps: int = MAX_STEPS, seconds: float = MAX_SECONDS
+) -> Any:
     """`fn(*args)` under a budget of bytecode steps and seconds, counted by a trace function
     that raises `OutOfSteps` once past it (on every step after that). Opcodes, not lines: a one-line
     `while True: pass` never starts a new line."""
-    steps, deadline = [0], time.monotonic() + MAX_SECONDS
+    steps, deadline = [0], time.monotonic() + seconds
 
     def trace(frame: Any, event: str, arg: Any) -> Any:
         if event == "call":
             frame.f_trace_opcodes = True
         steps[0] += 1
-        if steps[0] > MAX_STEPS or (steps[0] % 1000 == 0 and time.monotonic() > deadline):
-            raise OutOfSteps(f"{MAX_STEPS:,} steps or {MAX_SECONDS:g} s")
+        if steps[0] > max_steps or (steps[0] % 1000 == 0 and time.monotonic() > deadline):
+            raise OutOfSteps(f"{max_steps:,} steps or {seconds:g} s")
         return trace
 
     old = sys.gettrace()
@@ -138,10 +141,12 @@ def _expect(what: str, got: Any, want: Any, cause: str) -> None:
         raise NotYet(f"{what} is {_fmt(got)}, expected {_fmt(want)}. Likely cause: {cause}")
 
 
-def _call(what: str, fn: Callable[..., Any], *args: Any) -> Any:
+def _call(what: str, fn: Callable[..., Any], *args: Any, seconds: float = MAX_SECONDS) -> Any:
     """Run a piece of the learner's engine; any way it fails becomes a `NotYet`."""
     try:
-        return _bounded(fn, *args)
+        return _bounded(
+            fn, *args, max_steps=int(MAX_STEPS * seconds / MAX_SECONDS), seconds=seconds
+        )
     except NotYet:
         raise
     except OutOfSteps as e:
@@ -395,6 +400,18 @@ class StepLimit(Exception):
     """`run_bounded` stopped a program that ran past its budget of equations."""
 
 
+def call_bounded(fn: Callable[..., Any], *args: Any, seconds: float = MAX_SECONDS) -> Any:
+    """`fn(*args)` for at most `seconds` (and a budget of bytecode steps in proportion): the
+    safe way for a checker to run a learner's plain Python function. Raises `StepLimit`
+    past it."""
+    try:
+        return _bounded(
+            fn, *args, max_steps=int(MAX_STEPS * seconds / MAX_SECONDS), seconds=seconds
+        )
+    except OutOfSteps as e:
+        raise StepLimit(f"did not finish within {e}") from None
+
+
 def run_bounded(fn: Callable[..., Any], *args: Any, max_steps: int = 10_000) -> Any:
     """`fn(*args)` evaluated one equation at a time, stepping into loop bodies, for at most
     `max_steps` equations: the safe way for a checker to run a learner's `while_loop`, which
@@ -422,3 +439,148 @@ def error_text(e: BaseException, max_lines: int = 6) -> str:
     lines = [line for line in str(e).splitlines() if line.strip() and "occurred at" not in line]
     more = ["..."] if len(lines) > max_lines else []
     return f"{type(e).__name__}: " + "\n  ".join(lines[:max_lines] + more)
+
+
+# --------------------------------------------------------------------------- the final project
+
+# demo_notebooks/20_final_project.ipynb: softplus as the learner's own primitive, with every
+# rule it needs, in an MLP that trains. (step, what the notebook must define)
+PROJECT = {
+    "rules": ("softplus_p",),
+    "composes": ("softplus",),
+    "model": ("init", "predict", "loss"),
+    "train": ("train",),
+}
+PROJECT_RULES = ("impl", "abstract_eval", "jvp", "vmap", "lowering")
+TRAIN_SECONDS = 6.0  # a few hundred jitted steps take about 1 s
+
+
+def _softplus64(x: Any) -> np.ndarray:
+    return np.logaddexp(0.0, _num(x))
+
+
+def _project_rules(ns: Mapping[str, Any]) -> str:
+    prim = ns["softplus_p"]
+    if not isinstance(prim, core.Primitive):
+        raise NotYet(f"softplus_p is a {type(prim).__name__}, not a core.Primitive")
+    tables = {name: getattr(core, f"{name}_rules") for name in PROJECT_RULES}
+    missing = [name for name, table in tables.items() if prim not in table]
+    if missing:
+        raise NotYet(f"no {', '.join(missing)} rule registered for softplus_p yet")
+    xs = _inputs(90, (2, 3)).astype(np.float32)
+    what = "check_rules(softplus_p, x)"
+    try:
+        checks = _bounded(test_util.check_rules, prim, xs)
+    except AssertionError as e:
+        raise NotYet(str(e).splitlines()[0] + " " + " ".join(str(e).splitlines()[1:3])) from None
+    except OutOfSteps as e:
+        raise NotYet(f"{what} did not finish within {e}") from None
+    except Exception as e:  # noqa: BLE001 - a checker names whatever the learner's code raised
+        raise NotYet(f"{what}: {error_text(e)}") from None
+    ran = [c.rule for c in checks]
+    _expect("softplus_p.bind(x)", _call("softplus_p.bind(x)", prim.bind, xs),
+            _softplus64(xs), "the impl rule computes log(1 + exp(x))")  # fmt: skip
+    return f"✓ rules: impl, {', '.join(ran)} agree (check_rules)"
+
+
+def _project_composes(ns: Mapping[str, Any]) -> str:
+    softplus = ns["softplus"]
+    xs = _inputs(91, (4, 3)).astype(np.float32)
+    sigmoid = 1 / (1 + np.exp(-_num(xs)))
+    cases = [
+        ("softplus(x)", lambda v: softplus(v), _softplus64(xs)),
+        ("jit(softplus)(x)", didax.jit(softplus), _softplus64(xs)),
+        ("grad(sum(softplus))(x)", didax.grad(lambda v: jnp.sum(softplus(v))), sigmoid),
+        (
+            "jit(vmap(grad(softplus)))(x) over rows",
+            didax.jit(didax.vmap(didax.grad(lambda v: jnp.sum(softplus(v))))),
+            sigmoid,
+        ),
+        (
+            "grad(grad(softplus))(0.5)",
+            lambda v: didax.grad(didax.grad(lambda u: softplus(u)))(0.5),
+            np.float64(np.exp(-0.5) / (1 + np.exp(-0.5)) ** 2),
+        ),
+    ]
+    for what, fn, want in cases:
+        cause = "the jvp rule must use didax ops (jnp.exp, lax.logistic), so it traces"
+        if "grad(grad" in what:
+            cause = "the jvp rule's tangent must itself be differentiable: bind didax ops"
+        _expect(what, _call(what, fn, xs), want, cause)
+    return "✓ composes: softplus under jit, grad, vmap and grad of grad"
+
+
+def _project_model(ns: Mapping[str, Any]) -> str:
+    params = _call("init(random.PRNGKey(0), [1, 16, 1])", ns["init"], didax.random.PRNGKey(0),
+                   [1, 16, 1])  # fmt: skip
+    x = np.linspace(-2, 2, 8, dtype=np.float32).reshape(8, 1)
+    out = _call("predict(params, x)", ns["predict"], params, x)
+    if np.shape(out) != (8, 1):
+        raise NotYet(
+            f"predict(params, x) for x: f32[8,1] has shape {np.shape(out)}, expected (8, 1): "
+            "one output per example"
+        )
+    jaxpr = _call("make_jaxpr(loss)", lambda: didax.make_jaxpr(ns["loss"])(params, x, x))
+    used = {eqn.primitive.name for eqn in jaxpr.jaxpr.eqns}
+    if ns["softplus_p"].name not in str(jaxpr):
+        raise NotYet(
+            f"the loss's jaxpr has {', '.join(sorted(used))}, no {ns['softplus_p'].name}. "
+            "Likely cause: predict uses jnp.tanh (or another activation), not your softplus"
+        )
+    value = _call("loss(params, x, y)", ns["loss"], params, x, x)
+    if np.shape(value) != ():
+        raise NotYet(f"loss(params, x, y) has shape {np.shape(value)}; grad needs a scalar")
+    return "✓ model: predict and loss run, and the loss's jaxpr uses your primitive"
+
+
+def _project_train(ns: Mapping[str, Any]) -> str:
+    what = "train(random.PRNGKey(0))"
+    out = _call(what, ns["train"], didax.random.PRNGKey(0), seconds=TRAIN_SECONDS)
+    if not isinstance(out, tuple) or len(out) != 2:
+        raise NotYet(f"{what} returned {out!r:.60}; it must return (params, losses)")
+    losses = [float(v) for v in out[1]]
+    if len(losses) < 2:
+        raise NotYet(f"{what} returned {len(losses)} loss values; return one per step")
+    if not np.all(np.isfinite(losses)):
+        first = next(i for i, v in enumerate(losses) if not np.isfinite(v))
+        raise NotYet(f"the loss is {losses[first]} at step {first}. Likely cause: a learning "
+                     "rate too large, or softplus overflowing (use logaddexp)")  # fmt: skip
+    if not losses[-1] < losses[0] / 4:
+        raise NotYet(
+            f"the loss went from {losses[0]:.4g} to {losses[-1]:.4g} in {len(losses)} steps, "
+            "not below a quarter of where it started. Likely cause: a learning rate too small, "
+            "too few steps, or an update that steps uphill (p + lr * g)"
+        )
+    return f"✓ train: loss {losses[0]:.3f} -> {losses[-1]:.3f} in {len(losses)} steps"
+
+
+PROJECT_CHECKS = {
+    "rules": _project_rules,
+    "composes": _project_composes,
+    "model": _project_model,
+    "train": _project_train,
+}
+
+
+def project_verdict(step: str, namespace: Mapping[str, Any]) -> str:
+    """Check the final project in `namespace` up to `step` (rules, composes, model, train):
+    the line that says so, or names the first step not done yet."""
+    if step not in PROJECT_CHECKS:
+        raise ValueError(f"project step must be one of {', '.join(PROJECT)}; got {step!r}")
+    done = ""
+    for name in list(PROJECT)[: list(PROJECT).index(step) + 1]:
+        missing = [n for n in PROJECT[name] if n not in namespace]
+        if missing:
+            return f"✗ not yet — {name}: define {', '.join(missing)}"
+        try:
+            done = PROJECT_CHECKS[name](namespace)
+        except NotYet as e:
+            return f"✗ not yet — {name}: {e}"
+        except Exception as e:  # noqa: BLE001 - a checker never raises at the learner
+            return f"✗ not yet — {name}: {error_text(e)}"
+    return done
+
+
+def check_project(step: str, namespace: Mapping[str, Any]) -> None:
+    """Print `project_verdict(step, namespace)`: the final project's checker cell."""
+    print(project_verdict(step, namespace))

@@ -175,8 +175,6 @@ def _vjp(fn: Callable[..., Any], leaves: list[Any], in_tree: PyTreeDef, has_aux:
             ],
         )
 
-    # (a NumPy argument kept as a residual is held as an Array, as JAX holds it)
-    residuals = [_as_array(r) if type(r) is np.ndarray else r for r in residuals]
     fn_vjp = VJP(_Pullback(pullback, lin_jaxpr), in_tree, tree, [None] * len(leaves), residuals)
     out = tree_unflatten(tree, outs[:n_out])
     if has_aux:
@@ -211,13 +209,18 @@ class VJP:
         self, fun: _Pullback, in_tree: PyTreeDef, out_tree: PyTreeDef, args_res: list, res: list
     ) -> None:
         self.fun, self.in_tree, self.out_tree = fun, in_tree, out_tree
-        self.args_res, self.opaque_residuals = args_res, res
+        self.args_res, self._residuals = args_res, res
+        # A NumPy array kept as a residual (an argument, a closed-over constant) is shown as
+        # an Array, as JAX holds it; the pullback itself gets the very array the forward pass
+        # used, so a staged pullback (`make_jaxpr(grad(f))`) refers to the same constant as
+        # the forward program: one constvar, as in JAX's jaxpr, not two.
+        self.opaque_residuals = [_as_array(r) if type(r) is np.ndarray else r for r in res]
 
     jaxpr = property(lambda self: self.fun.jaxpr)
 
     def __call__(self, *cts: Any) -> tuple:
         __tracebackhide__ = True
-        return self.fun(self.opaque_residuals, *cts)
+        return self.fun(self._residuals, *cts)
 
     def __repr__(self) -> str:
         return (

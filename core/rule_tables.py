@@ -1,7 +1,7 @@
 """Rule tables: `RuleTable`, the standard tables every interpreter reads (`impl_rules`,
 `abstract_eval_rules`, `jvp_rules`, `transpose_rules`, `vmap_rules`, `lowering_rules`, and
-`vma_rules`, `eager_rules`), the rule signatures, the `LoweringContext` lowering rules see,
-and the primitive sets `effectful` and `own_program`.
+`vma_rules`, `sharding_rules`, `eager_rules`), the rule signatures, the `LoweringContext`
+lowering rules see, and the primitive sets `effectful` and `own_program`.
 
 Layer 1, just before `core`, which re-exports every name here: rules register as
 `core.jvp_rules.register(...)`, as STYLE.md §3 shows. A table is keyed by `core.Primitive`
@@ -85,6 +85,12 @@ lowering_rules: RuleTable[LoweringRule] = RuleTable("lowering")
 # (vmas: list[frozenset], **params) -> [frozenset per operand]
 VmaRule = Callable[..., list]
 vma_rules: RuleTable[VmaRule] = RuleTable("vma")
+# Sharding in types: an operand split over a mesh's `Explicit` axes has an aval with a
+# `spec` (per dimension, the axes splitting it; `sharded_aval.ShardedArray`). A primitive's sharding
+# rule gives its results' specs; one with none is elementwise (typed_sharding.py).
+# (avals_in, avals_out, **params) -> [spec (a tuple of axis tuples) or None per result]
+ShardingRule = Callable[..., list]
+sharding_rules: RuleTable[ShardingRule] = RuleTable("sharding")
 eager_rules: RuleTable[EagerRule] = RuleTable("eager")
 
 

@@ -202,11 +202,16 @@ def _builder(treedef: PyTreeDef, start: int) -> Callable[[list[Any]], Any] | Non
     if node is type(None):
         return lambda leaves: None
     if all(c.node is None for c in treedef.children):  # leaves only: one slice
-        if node is tuple:
-            return lambda leaves: tuple(leaves[start:stop])
         if node is list:
             return lambda leaves: leaves[start:stop]
+        if node is tuple:  # the pair (w, b) in one C call
+            if stop - start < 2:
+                return lambda leaves: tuple(leaves[start:stop])
+            return operator.itemgetter(*range(start, stop))
         keys = treedef.aux
+        if len(keys) == 2:  # a layer's {"b", "w"}: a dict display, 2x faster than dict(zip())
+            k0, k1, i1 = *keys, start + 1
+            return lambda leaves: {k0: leaves[start], k1: leaves[i1]}
         return lambda leaves: dict(zip(keys, leaves[start:stop]))
     parts = []
     for child in treedef.children:

@@ -14,7 +14,7 @@ from typing import Any
 import didax
 import didax.numpy as jnp
 import numpy as np
-from didax.display.program import print_params, printed_names, source_line
+from didax.display.program import first_eqns, print_params, printed_names, source_line
 from didax.jaxpr import ClosedJaxpr, Jaxpr, Literal, bind_eqn, part_name
 
 
@@ -82,12 +82,12 @@ def graph_model(
     equation, which still makes its outputs."""
     top = closed.jaxpr if isinstance(closed, ClosedJaxpr) else closed
     values, grads = flow(closed, args) if args is not None else ({}, {})
-    names = printed_names(closed)
     nodes: list[Node] = []
     edges: list[Edge] = []
     producer: dict[int, int] = {}
     start = max(0, min(start, len(top.eqns) - 1))
     stop = min(len(top.eqns), start + window)
+    names = printed_names(first_eqns(top, stop))  # the printer's names, up to the window's end
     for kind, vars_ in (("const", top.constvars), ("input", top.invars)):
         for v in vars_:
             nodes.append(

@@ -11,11 +11,12 @@ folding is `<details>`, and clicking a variable checks a hidden radio button tha
 `:has()` rule turns into a highlight of its binding and every use, so the same HTML works
 inside ipywidgets' `HTML` (which sets `innerHTML`, where scripts never run) and in a stored
 notebook's `text/html`. Colours come from JupyterLab's theme variables, with a palette for
-light and for dark themes that keeps 4.5:1 contrast on both (a test measures it).
+light and for dark themes that keeps 4.5:1 contrast on both (theme.py; a test measures it).
 """
 
 from __future__ import annotations
 
+import base64
 import html
 import itertools
 import math
@@ -26,6 +27,17 @@ from didax.display import compiled, program, provenance
 from didax.display.compiled import format_time
 from didax.display.graph import GraphModel, Placed
 from didax.display.parts import Row, Section
+from didax.display.theme import (  # noqa: F401  (the palette and contrast, re-exported)
+    BACKGROUNDS,
+    CSS,
+    HIGHLIGHT,
+    PALETTE,
+    contrast,
+    inline_styles,
+    relative_luminance,
+    standalone_svg,
+    style,
+)
 
 _ids = itertools.count()
 
@@ -37,111 +49,6 @@ def esc(s: Any) -> str:
 def new_uid(prefix: str = "dx") -> str:
     """A document-unique id for one rendering (radio groups and their CSS rules)."""
     return f"{prefix}{next(_ids)}x{id(_ids) % 100000}"
-
-
-# ----------------------------------------------------------------------------- style
-
-# token colours: (light theme, dark theme); each >= 4.5:1 on its theme's backgrounds
-PALETTE: dict[str, tuple[str, str]] = {
-    "fg": ("#1f1f1f", "#e8e8e8"),  # plain text where JupyterLab's variables are missing
-    "keyword": ("#7b2fa0", "#d2a8ff"),
-    "primitive": ("#0b4f9c", "#79b8ff"),
-    "type": ("#5a5f66", "#b3bac1"),
-    "literal": ("#8f4400", "#ffab70"),
-    "param": ("#1a6b2f", "#85e89d"),
-    "comment": ("#5a5f66", "#b3bac1"),
-    "meta": ("#5a5f66", "#b3bac1"),
-    "warn": ("#8f4400", "#ffab70"),
-    "new": ("#1a6b2f", "#85e89d"),
-    "dropped": ("#a4262c", "#ff9492"),
-}
-# the backgrounds the palette is drawn on: JupyterLab's layout colours 0-2 and the highlight
-BACKGROUNDS = {
-    "light": ("#ffffff", "#eeeeee", "#fff3b0"),
-    "dark": ("#111111", "#424242", "#4a4000"),
-}
-HIGHLIGHT = ("#fff3b0", "#4a4000")
-
-
-def _palette_vars(which: int) -> str:
-    items = [f"--dx-{k}: {v[which]};" for k, v in PALETTE.items()]
-    bg = ("#ffffff", "#1e1e1e")[which]
-    return " ".join([*items, f"--dx-hl: {HIGHLIGHT[which]};", f"--dx-bg: {bg};"])
-
-
-CSS = (
-    """
-.dx-view { """
-    + _palette_vars(0)
-    + """ color: var(--jp-content-font-color1, var(--dx-fg));
-  font-family: var(--jp-code-font-family, monospace); font-size: var(--jp-code-font-size, 13px); }
-body[data-jp-theme-light="false"] .dx-view { """
-    + _palette_vars(1)
-    + """ }
-@media (prefers-color-scheme: dark) { body:not([data-jp-theme-light]) .dx-view { """
-    + _palette_vars(1)
-    + """ } }
-.dx-view .dx-code { white-space: pre; overflow-x: auto; line-height: 1.4; }
-.dx-view .dx-l { display: block; padding-left: 1.3em; position: relative; min-height: 1.4em; }
-.dx-view details > summary { cursor: pointer; }
-.dx-view details.dx-section > summary { font-weight: bold; margin: 6px 0 2px 0; }
-.dx-view details.dx-fold > summary { list-style: none; }
-.dx-view details.dx-fold > summary::-webkit-details-marker { display: none; }
-.dx-view details.dx-fold > summary::before { content: "\\25BE"; position: absolute;
-  left: 0.2em; color: var(--dx-type); }
-.dx-view details.dx-fold:not([open]) > summary::before { content: "\\25B8"; }
-.dx-view details.dx-fold:not([open]) > summary::after { content: " \\2026";
-  color: var(--dx-type); }
-.dx-view .dx-keyword { color: var(--dx-keyword); font-weight: bold; }
-.dx-view .dx-primitive { color: var(--dx-primitive); font-weight: bold; }
-.dx-view .dx-type { color: var(--dx-type); }
-.dx-view .dx-literal { color: var(--dx-literal); }
-.dx-view .dx-param { color: var(--dx-param); }
-.dx-view .dx-comment, .dx-view .dx-meta { color: var(--dx-meta); }
-.dx-view .dx-var { cursor: pointer; border-radius: 2px; }
-.dx-view .dx-src { text-decoration: underline dotted; }
-.dx-view [title] { cursor: help; }
-.dx-view .dx-pick { display: none; }
-.dx-view .dx-current { background: var(--dx-hl); }
-.dx-view .dx-warn { color: var(--dx-warn); }
-.dx-view .dx-new { color: var(--dx-new); }
-.dx-view .dx-dropped { color: var(--dx-dropped); text-decoration: line-through; }
-.dx-view .dx-mark { font-style: italic; }
-.dx-view .dx-unchanged { color: var(--dx-type); }
-.dx-view table.dx-rows { border-collapse: collapse; margin: 2px 0; font-size: inherit;
-  table-layout: auto; }
-.dx-view table.dx-rows tr, .dx-view table.dx-rows tr:nth-child(odd),
-  .dx-view table.dx-rows tr:hover { background: none; }  /* no zebra or hover rows */
-.dx-view table.dx-rows th { text-align: left; vertical-align: top; padding: 1px 12px 1px 0;
-  font-weight: normal; color: var(--dx-type); white-space: nowrap; }
-.dx-view table.dx-rows td { text-align: left; padding: 1px 8px 1px 0; white-space: pre; }
-.dx-view .dx-heading { font-weight: bold; margin: 6px 0 2px 0; }
-.dx-view .dx-note { color: var(--dx-type); margin: 2px 0; white-space: pre-wrap; }
-.dx-view .dx-try { color: var(--dx-type); margin: 4px 0 2px 0; font-size: 90%; }
-.dx-view .dx-scroll { overflow: auto; max-height: 480px; border: 1px solid
-  var(--jp-border-color2, #e0e0e0); }
-.dx-view svg text { fill: var(--jp-content-font-color1, var(--dx-fg));
-  font-family: var(--jp-code-font-family, monospace); font-size: 12px; }
-.dx-view svg .dx-node rect { fill: var(--jp-layout-color1, var(--dx-bg));
-  stroke: var(--jp-border-color1, #9e9e9e); }
-.dx-view svg .dx-node-input rect, .dx-view svg .dx-node-const rect { stroke: var(--dx-param); }
-.dx-view svg .dx-node-output rect { stroke: var(--dx-keyword); }
-.dx-view svg .dx-node-eqn text { fill: var(--dx-primitive); font-weight: bold; }
-.dx-view svg.dx-graph { color: var(--dx-type); }  /* the arrow heads' currentColor */
-.dx-view svg path.dx-edge { fill: none; stroke: var(--dx-type); }  /* >= 3:1 in both themes */
-.dx-view svg .dx-edge-label { font-size: 10px; fill: var(--dx-type); }
-.dx-view svg rect.dx-group { fill: none; stroke: var(--dx-type); stroke-dasharray: 4 3; }
-.dx-view svg text.dx-group-label { font-size: 10px; fill: var(--dx-type); }
-.dx-view svg .dx-node text.dx-node-value { fill: var(--dx-literal); font-weight: normal; }
-.dx-view svg .dx-node text.dx-node-grad { fill: var(--dx-new); font-weight: normal; }
-.dx-view svg .dx-bar-compiled { fill: var(--dx-primitive); }
-.dx-view svg .dx-bar-eager { fill: var(--dx-literal); }
-"""
-)
-
-
-def style() -> str:
-    return f"<style>{CSS}</style>"
 
 
 def view(body: str, kind: str = "") -> str:
@@ -290,9 +197,10 @@ def jaxpr_code(
         f'<input type="radio" class="dx-pick" name="{uid}" id="{uid}-v{k}">'
         for k in range(len(model.var_names))
     )
+    shown = note(model.note()) if model.note() else ""  # a long program: what is left out
     return (
         f'<div id="{uid}" class="dx-jaxpr">{radios}{_var_rules(uid, len(model.var_names))}'
-        f'<div class="dx-code">{"".join(out)}</div></div>'
+        f'<div class="dx-code">{"".join(out)}</div>{shown}</div>'
     )
 
 
@@ -420,6 +328,21 @@ def graph_svg(graph: GraphModel, placed: Placed, scale: float = 1.0) -> str:
         'fill="currentColor"/></marker></defs>'
     )
     return head + "".join(parts) + "</svg>"
+
+
+def graph_svg_file(graph: GraphModel, placed: Placed) -> str:
+    """The graph as a standalone SVG file: the drawing with its own stylesheet (light
+    palette, white background), readable outside JupyterLab."""
+    return standalone_svg(graph_svg(graph, placed))
+
+
+def download_link(text: str, filename: str, mime: str, label: str) -> str:
+    """A link that saves `text` as `filename` (a data: URL; no kernel needed to follow it)."""
+    data = base64.b64encode(text.encode()).decode()
+    return (
+        f'<a class="dx-link" download="{esc(filename)}" href="data:{esc(mime)};base64,{data}">'
+        f"{esc(label)}</a>"
+    )
 
 
 _LABEL_EM = 6.5  # width of an edge label's character (10px monospace), to size the drawing
@@ -599,18 +522,3 @@ def stepper_html(
         + heading(f"values ({where})")
         + f'<div class="dx-scroll"><table class="dx-rows">{values}</table></div>'
     )
-
-
-def relative_luminance(color: str) -> float:
-    c = color.lstrip("#")
-    if len(c) == 3:
-        c = "".join(ch * 2 for ch in c)
-    rgb = [int(c[i : i + 2], 16) / 255 for i in (0, 2, 4)]
-    lin = [v / 12.92 if v <= 0.03928 else ((v + 0.055) / 1.055) ** 2.4 for v in rgb]
-    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
-
-
-def contrast(fg: str, bg: str) -> float:
-    """WCAG contrast ratio of two `#rrggbb` colours."""
-    a, b = sorted((relative_luminance(fg), relative_luminance(bg)), reverse=True)
-    return (a + 0.05) / (b + 0.05)

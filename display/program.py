@@ -79,6 +79,21 @@ def nested_jaxprs(eqn: Any) -> list[Any]:
     return out
 
 
+def primitives_in(jaxpr: Any) -> list[str]:
+    """The names of the primitives a program binds, nested jaxprs included, in the order
+    they are first printed."""
+    seen: dict[str, None] = {}
+
+    def walk(j: Any) -> None:
+        for eqn in _open(j).eqns:
+            seen.setdefault(eqn.primitive.name, None)
+            for sub in nested_jaxprs(eqn):
+                walk(sub)
+
+    walk(jaxpr)
+    return list(seen)
+
+
 # ----------------------------------------------------------------------------- source lines
 
 
@@ -194,9 +209,20 @@ class JaxprModel:
     outputs: tuple[Row, ...] = ()
     n_top_eqns: int = 0
     meshes: tuple[Row, ...] = ()  # the device meshes its shard_maps and shardings name
+    shown_eqns: int | None = None  # a long program: how many top-level equations it shows
 
-    def text(self) -> str:  # == str(jaxpr); a test checks it
+    def text(self) -> str:  # == str(jaxpr) (a test checks it), or its first TEXT_WINDOW eqns
         return "\n".join(" " * n + "".join(t.text for t in ts) for n, ts in self.lines)
+
+    def note(self) -> str:
+        """What a long program's view leaves out, or ''."""
+        if self.shown_eqns is None:
+            return ""
+        return (
+            f"showing the first {self.shown_eqns:,} of {self.n_top_eqns:,} equations, as a "
+            f"program whose outputs are the values the other {self.n_top_eqns - self.shown_eqns:,} "
+            "read (a program this long is shown in part; str() of it prints it all)"
+        )
 
     def line_marks(self) -> dict[int, tuple[str, str]]:
         """line -> (its equations' marks, joined as the printer joins them with `; `, and
@@ -341,11 +367,19 @@ def jaxpr_model(
     None: rows of each input's and output's variable and type. `marks` (one of `MARKS`):
     mark each equation with its number, or with its derivation (read from the IR)."""
     top = _open(closed)
-    raw, names = printed(closed)
+    shown = first_eqns(top, TEXT_WINDOW)
+    raw, names = printed(shown)
     default_ins, default_outs = _io_rows(top, names)
+    if shown is not top:  # outputs made after the equations shown have no printed name
+        default_outs = tuple(
+            Row(r.label.replace("?:", "\u2026:", 1), f"{r.text} (made after those shown)")
+            if r.label.startswith("?:")
+            else r
+            for r in default_outs
+        )
     inputs = default_ins if inputs is None else inputs
     outputs = default_outs if outputs is None else outputs
-    places = _places(top)
+    places = _places(shown)
     var_ids: dict[str, int] = {}
     eqns: list[EqnInfo] = []
     eqn_starts: list[tuple[int, int]] = []  # (line, depth) of each printed primitive
@@ -377,7 +411,30 @@ def jaxpr_model(
         outputs=tuple(outputs),
         n_top_eqns=len(top.eqns),
         meshes=mesh_rows(closed),
+        shown_eqns=len(shown.eqns) if shown is not top else None,
     )
+
+
+TEXT_WINDOW = 2000  # top-level equations a view prints: a longer program shows its first ones
+
+
+def first_eqns(top: Jaxpr, n: int) -> Jaxpr:
+    """`top` cut after its first `n` equations: those equations, as a program whose outputs
+    are the values the rest reads (or `top` itself if it is no longer). The names printed
+    for them are those of the whole program (the printer names variables in order)."""
+    if len(top.eqns) <= n:
+        return top
+    eqns = top.eqns[:n]
+    made = {id(v): v for e in eqns for v in e.outvars}
+    live: dict[int, Any] = {}
+    for e in top.eqns[n:]:
+        for x in e.invars:
+            if id(x) in made:
+                live.setdefault(id(x), x)
+    for x in top.outvars:
+        if id(x) in made:
+            live.setdefault(id(x), x)
+    return Jaxpr(top.constvars, top.invars, list(live.values()), eqns)
 
 
 def _eqn_ranges(starts: Sequence[tuple[int, int]], n_lines: int) -> list[tuple[int, int]]:
@@ -386,7 +443,8 @@ def _eqn_ranges(starts: Sequence[tuple[int, int]], n_lines: int) -> list[tuple[i
     out = []
     for k, (line, depth) in enumerate(starts):
         end = n_lines - 2
-        for line2, depth2 in starts[k + 1 :]:
+        for j in range(k + 1, len(starts)):  # (no copy of the tail per equation)
+            line2, depth2 = starts[j]
             if depth2 <= depth:
                 end = line2 - 1
                 break

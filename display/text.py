@@ -27,9 +27,9 @@ def section_text(section: Section) -> str:
     parts = [section.heading] if section.heading else []
     if section.link is not None:
         parts.append(section.link[0])
-    if section.jaxpr is not None:
-        model = jaxpr_model(section.jaxpr, marks=section.marks) if section.marks else None
-        parts.append(model.marked_text() if model else str(section.jaxpr))
+    if section.jaxpr is not None:  # (a long program: its first equations, and a note)
+        model = jaxpr_model(section.jaxpr, marks=section.marks)
+        parts += [model.marked_text(), *filter(None, [model.note()])]
     if section.rows:
         parts.append(rows_text(section.rows))
     if section.block is not None:

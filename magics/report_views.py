@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from didax.display import markup, provenance
+from didax.display import markup, program, provenance
 from didax.display.parts import Row, Section, value_rows, value_text
 from didax.display.text import sections_text
 from didax.magics import reports, sections, timing
@@ -33,7 +33,9 @@ def jaxpr_view(report: reports.JaxprReport, arg_leaves: Sequence[Any] | None = N
     and output paths, a stepper over `arg_leaves`) and the constants."""
     ins = [Row(sections.binding_text(b), f"<- {b.label}") for b in report.inputs]
     outs = [Row(sections.binding_text(b), f"-> {b.label}") for b in report.outputs]
-    view = views.JaxprView(report.jaxpr, inputs=ins, outputs=outs, args=arg_leaves)
+    view = views.JaxprView(
+        report.jaxpr, inputs=ins, outputs=outs, args=arg_leaves, extras=[rules_picker(report.jaxpr)]
+    )
     consts = tuple(
         Row(f"{c.var}:{c.type}", value_text(c.value, threshold=20)) for c in report.constants
     )
@@ -50,6 +52,9 @@ def grad_view(report: reports.GradReport) -> Any:
     children: list[Any] = [_rows_widget(parts[0])]
     if report.programs is not None:
         children.append(views.TransformView(sections.grad_stages(report)))
+        p = report.programs  # f's graph: each node's value and the cotangent it received
+        heading = "graph of f: each node's value and \u2207 the cotangent that reached it"
+        children.append(views.static_graph(p.forward, p.leaves or None, heading))
     return _report_view(parts, children)
 
 
@@ -71,6 +76,17 @@ def jit_view(report: timing.JitReport) -> Any:
     if report.partitioning is not None:
         children.append(_rows_widget(sections.partition_section(report.partitioning)))
     return _report_view(sections.jit_sections(report), [*children, compiled])
+
+
+def rules_picker(closed: Any) -> Any:
+    """'rules of': pick one of the program's primitives to see didax's code for its rules
+    (what `%rules` shows), below the program."""
+
+    def rules_html(name: str) -> str:
+        parts = sections.rules_sections(reports.rules_report(name))
+        return markup.sections_html(parts, "rules")
+
+    return views.Picker("rules of", program.primitives_in(closed), rules_html)
 
 
 def rules_view(report: reports.RulesReport) -> Any:

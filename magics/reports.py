@@ -155,6 +155,7 @@ class GradPrograms:
     linearized: didax.ClosedJaxpr
     transposed: didax.ClosedJaxpr
     jvp: didax.ClosedJaxpr | None = None  # jvp(f): primals and tangents in, both out
+    leaves: tuple[Any, ...] = ()  # the call's arguments as `forward`'s inputs (flat)
 
 
 @dataclass(frozen=True, eq=False)
@@ -259,7 +260,10 @@ def _grad_programs(
         return didax.jvp(of_diff_args, primals, tangents)
 
     jvp = didax.make_jaxpr(jvp_of_f)(tuple(primals), tuple(tangents))
-    return GradPrograms(forward, linearized, transposed, jvp)
+    leaves = tuple(tree_util.tree_leaves((args, kwargs)))  # make_jaxpr's inputs, in order
+    if len(leaves) != len(forward.jaxpr.invars):
+        leaves = ()  # (an argument make_jaxpr does not trace: no values on the graph)
+    return GradPrograms(forward, linearized, transposed, jvp, leaves)
 
 
 def from_program(closed: didax.ClosedJaxpr, out_tree: Any) -> Callable[..., Any]:
@@ -459,6 +463,30 @@ def _rule_code(fn: Callable[..., Any]) -> str:
     return "\n".join(parts).rstrip("\n")
 
 
+SOURCE_LINK = "didax_source"  # a link to the package folder beside the notebooks
+_PACKAGE = os.path.dirname(os.path.realpath(didax.__file__))
+
+
+def source_link(file: str, cwd: str | None = None) -> str:
+    """`file`'s path relative to `cwd` (a notebook's folder), for a link to it. A file of
+    didax goes through the nearest `didax_source` link to the package in `cwd` or a folder
+    above it (demo_notebooks/ has one): the server's root (`jupyter lab demo_notebooks/`) may
+    hold the notebook but not the package, and a link outside the root does not open."""
+    cwd = os.path.abspath(cwd or os.getcwd())
+    real = os.path.realpath(file)
+    if real.startswith(_PACKAGE + os.sep):
+        folder = cwd
+        while True:
+            via = os.path.join(folder, SOURCE_LINK)
+            if os.path.realpath(via) == _PACKAGE:
+                inside = os.path.relpath(real, _PACKAGE)
+                return os.path.relpath(os.path.join(via, inside), cwd).replace(os.sep, "/")
+            if os.path.dirname(folder) == folder:
+                break
+            folder = os.path.dirname(folder)
+    return os.path.relpath(file, cwd).replace(os.sep, "/")
+
+
 def rules_report(name: str) -> RulesReport:
     """didax's code for the impl, abstract eval, jvp, transpose, batching and lowering rules
     of the primitive `name` (`sin`, `dot_general`); ValueError for an unknown name."""
@@ -471,6 +499,6 @@ def rules_report(name: str) -> RulesReport:
             continue
         file = inspect.getsourcefile(rule) or ""
         line = inspect.getsourcelines(rule)[1]
-        link = os.path.relpath(file).replace(os.sep, "/")
+        link = source_link(file)
         found.append(RuleSource(label, rule.__qualname__, file, line, _rule_code(rule), link))
     return RulesReport(name, tuple(found), tuple(missing))

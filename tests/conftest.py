@@ -21,6 +21,7 @@ import faulthandler
 import os
 import sys
 import threading
+from collections import OrderedDict
 from collections.abc import Iterator
 
 import pytest
@@ -82,9 +83,41 @@ def device_workers() -> Iterator[DeviceWorkers]:
     workers.close()
 
 
+# Scopes whose tests start processes (a JupyterLab and Chromium, kernels, pip, a notebook run,
+# peers of `distributed`, interrupted compiles): a few tests of seconds each. xdist orders
+# scopes by their number of tests, which would start these last and leave one worker running
+# them alone at the end; they start first instead, the longest first.
+START_FIRST = (
+    "tests/browser",
+    "tests/notebooks/test_demo_notebooks.py",
+    "tests/test_install_layout.py",
+    "tests/parallel/test_distributed.py",
+    "tests/compile/test_interrupt.py",
+    "tests/magics/test_kernel.py",
+    "tests/corpus/test_corpus.py",
+    "tests/magics/test_notebooks.py",
+)
+
+
+class _SlowFirst(OrderedDict):
+    """xdist's queue of scopes (it takes work with `popitem(last=False)`): the scopes of
+    `START_FIRST` leave it first, in that order, then the others in xdist's order."""
+
+    def popitem(self, last: bool = True) -> tuple[str, dict[str, bool]]:
+        if not last:
+            for scope in START_FIRST:
+                if scope in self:
+                    return scope, self.pop(scope)
+        return super().popitem(last)
+
+
 class _ByModule(LoadScopeScheduling):
     """xdist's load-by-scope scheduling, a scope being a test module (not a class in it),
-    and tests/browser one scope."""
+    tests/browser one scope, and the slow scopes of `START_FIRST` handed out first."""
+
+    def __init__(self, config: pytest.Config, log: object = None) -> None:
+        super().__init__(config, log)
+        self.workqueue = _SlowFirst()
 
     def _split_scope(self, nodeid: str) -> str:
         module = nodeid.split("::", 1)[0]

@@ -46,6 +46,7 @@ for i, name in enumerate(
         "source_info",
         "dtypes",
         "array",
+        "sharded_aval",
         "rule_tables",
         "core",
         # the runtime floor: the PJRT client (and the distributed state it is made from),
@@ -56,9 +57,15 @@ for i, name in enumerate(
         "runtime.distributed",
         "runtime.executable",
         "runtime.sharding",
+        # the hand-inlined hot paths: eager closures, the jit key and call, the launch
+        "fast_path",
         # pretty (the layout engine) before jaxpr (the IR and its printer)
         "pretty",
         "jaxpr",
+        # the type rules of a check_vma shard_map body (varying manual axes)
+        "vma",
+        # sharding in types: the context mesh, results' splits over Explicit axes
+        "typed_sharding",
         "tree_util",
         "api_util",
     ]
@@ -101,6 +108,7 @@ for i, name in enumerate(
         "convolution",
         "windows",
         "cumulative",
+        "sharding_rules",
     ]
 ):
     ORDER[f"didax.primitives.{name}"] = (2, i)
@@ -130,20 +138,20 @@ for i, name in enumerate(
         "control_flow.scan",
         "control_flow.loops",
         "control_flow.while_loop",
-        "control_flow.reducers",
         "control_flow.pure_callback",
+        "control_flow.reducers",
         "compile",
         "compile.debugging",
         "compile.sharding_constraint",
         "compile.stages",
         "compile.jit_primitive",
-        "compile.dispatch",
         "compile.jit",
         "compile.caches",
         "parallel",
         "parallel.collectives",
         "parallel.exchanges",
         "parallel.specs",
+        "parallel.manual",
         "parallel.shard_map",
         "parallel.pmap",
     ]
@@ -233,6 +241,7 @@ for i, name in enumerate(
         "didax.experimental.shard_map",
         "didax.experimental",
         "didax",
+        "didax.figures",  # the course notebooks' diagrams and loss curves (NumPy only)
         "didax.course",  # the build-it-yourself notebook's checkers, over the public API
     ]
 ):

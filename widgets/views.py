@@ -11,7 +11,7 @@ ipywidgets' Buttons and Text boxes; clicking a variable and folding one jaxpr ne
 from __future__ import annotations
 
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import ipywidgets as w
@@ -28,7 +28,16 @@ from didax.widgets.layout import layout_graph
 
 
 class _Fallbacks:
-    """Adds `text/plain` and `text/html` to an ipywidget's mime bundle."""
+    """Adds `text/plain` and `text/html` to an ipywidget's mime bundle, and leaves the widget
+    out of it when the view needs no kernel (`needs_kernel`).
+
+    Why leave it out: JupyterLab renders the richest mime type it can, and the widget's
+    (rank -10, before text/html) whenever the notebook is trusted; reopened without the
+    widget's model (a new kernel, the widget state not saved: JupyterLab saves it only with
+    the `saveState` setting of @jupyter-widgets/jupyterlab-manager, off by default) its
+    renderer shows "Error displaying widget: model not found", never the text/html beside it.
+    A view whose interactions all work without a kernel (clicking a variable, folding: pure
+    HTML and CSS) is therefore shown as its HTML, live and stored alike."""
 
     def text(self) -> str:
         raise NotImplementedError
@@ -36,9 +45,16 @@ class _Fallbacks:
     def fallback_html(self) -> str:
         raise NotImplementedError
 
+    def needs_kernel(self) -> bool:
+        return True  # buttons, text boxes, tabs drawn on demand
+
     def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
+        # the stored text/html with inline styles: an untrusted notebook's HTML loses <style>
+        own = {"text/plain": self.text(), "text/html": mk.inline_styles(self.fallback_html())}
+        if not self.needs_kernel():
+            return own
         bundle = w.DOMWidget._repr_mimebundle_(self, **kwargs) or {}  # type: ignore[arg-type]
-        return {**bundle, "text/plain": self.text(), "text/html": self.fallback_html()}
+        return {**bundle, **own}
 
     def __repr__(self) -> str:
         return self.text()
@@ -62,6 +78,7 @@ TRY_JAXPR = (
     ),
 )
 TRY_STEP = (("step through: evaluate it one equation at a time", False),)
+TRY_PICKER = (("rules of: pick a primitive to read didax's code for its rules", False),)
 TRY_STEPPER = (
     ("next / previous / run to end / reset; each value appears as it is defined", False),
     ("click a variable to light up its binding and uses", True),
@@ -105,7 +122,10 @@ class GraphPanel(w.VBox):
         )
         self.drawing = w.HTML()
         self.zoom.observe(lambda _: self.draw(), names="value")
-        tools: list[w.Widget] = [self.zoom]
+        export = w.Button(description="export SVG", icon="download", layout=w.Layout(width="auto"))
+        self.export = w.HTML()  # the download link, made when asked
+        export.on_click(lambda _: self.offer_svg())
+        tools: list[w.Widget] = [self.zoom, export, self.export]
         nested = graphs.expandable(closed)
         self.expand = w.SelectMultiple(
             options=[(label, i) for i, label in nested],
@@ -126,6 +146,7 @@ class GraphPanel(w.VBox):
 
     def redraw(self) -> None:
         self.graph = None
+        self.export.value = ""  # an offered file of the old drawing goes
         self.draw()
 
     def move(self, by: int) -> None:
@@ -133,7 +154,20 @@ class GraphPanel(w.VBox):
         start = max(0, min(self.start + by, len(top.eqns) - 1))
         if start != self.start:
             self.start, self.graph = start, None
+            self.export.value = ""
             self.draw()
+
+    def svg_file(self) -> str:
+        """The graph as drawn now (window, expanded bodies), as a standalone SVG file."""
+        if self.graph is None:
+            self.draw()
+        assert self.graph is not None and self.placed is not None
+        return mk.graph_svg_file(self.graph, self.placed)
+
+    def offer_svg(self) -> None:
+        self.export.value = mk.view(
+            mk.download_link(self.svg_file(), "graph.svg", "image/svg+xml", "save graph.svg")
+        )
 
     def draw(self) -> None:
         if self.graph is None:
@@ -161,6 +195,7 @@ class JaxprView(_Fallbacks, w.VBox):
         outputs: Sequence[Row] | None = None,
         args: Sequence[Any] | None = None,
         graph: bool = True,
+        extras: Sequence[w.Widget] = (),
     ) -> None:
         self.closed = closed
         self.jaxpr_model = program.jaxpr_model(closed, inputs, outputs)
@@ -180,7 +215,10 @@ class JaxprView(_Fallbacks, w.VBox):
             step.on_click(lambda _: self.open_stepper())
             tools.append(step)
         tries = TRY_JAXPR + (TRY_STEP if self.args is not None else ())
-        text_tab = w.VBox([w.HBox(tools), self.code, w.HTML(try_line(tries)), self.stepper_box])
+        tries += TRY_PICKER if extras else ()
+        text_tab = w.VBox(
+            [w.HBox(tools), self.code, w.HTML(try_line(tries)), *extras, self.stepper_box]
+        )
         children: list[w.Widget] = [text_tab]
         self.graph_panel: GraphPanel | None = None
         if graph:
@@ -197,6 +235,11 @@ class JaxprView(_Fallbacks, w.VBox):
         if change["new"] == 1 and self.graph_panel is not None and self.graph_panel.graph is None:
             self.graph_panel.draw()
 
+    def graph_svg(self) -> str:
+        """The Graph tab's drawing as a standalone SVG file's text (drawn if not yet)."""
+        panel = self.graph_panel or GraphPanel(self.closed, self.args)
+        return panel.svg_file()
+
     def render(self) -> None:
         code = mk.jaxpr_code(self.jaxpr_model, self.uid, folded=self.folded)
         self.code.value = mk.view(code + mk.io_tables(self.jaxpr_model), "jaxpr")
@@ -212,11 +255,26 @@ class JaxprView(_Fallbacks, w.VBox):
         return stepper
 
     def text(self) -> str:
-        return self.jaxpr_model.text()
+        return "\n".join(filter(None, [self.jaxpr_model.text(), self.jaxpr_model.note()]))
 
     def fallback_html(self) -> str:
         # the Text tab as it shows now (the Graph tab is drawn when opened)
         return self.code.value + try_line(TRY_JAXPR, stored=True)
+
+
+class Picker(w.VBox):
+    """A dropdown of names and, below it, the markup `render` makes for the one picked
+    (markup.py's, with its style); nothing until one is picked."""
+
+    def __init__(self, label: str, names: Sequence[str], render: Callable[[str], str]) -> None:
+        self.render = render
+        self.pick = w.Dropdown(options=[("", ""), *[(n, n) for n in names]], description=label)
+        self.shown = w.HTML()
+        self.pick.observe(lambda change: self.show(change["new"]), names="value")
+        super().__init__([self.pick, self.shown])
+
+    def show(self, name: str) -> None:
+        self.shown.value = self.render(name) if name else ""
 
 
 # ----------------------------------------------------------------------------- Stepper
@@ -305,6 +363,9 @@ class TimingView(_Fallbacks, w.VBox):
 
     def text(self) -> str:
         return self.timing.text
+
+    def needs_kernel(self) -> bool:
+        return False  # hover titles only
 
     def fallback_html(self) -> str:
         return mk.view(mk.timing_html(self.timing), "timing") + try_line(TRY_TIMING, stored=True)
@@ -431,6 +492,9 @@ class TransformView(_Fallbacks, w.VBox):
             children.insert(0, _html(mk.heading(title)))
         super().__init__(children)
 
+    def needs_kernel(self) -> bool:
+        return False  # clicking a variable: CSS
+
     def _column(self, stage: provenance.Stage, model: program.JaxprModel) -> str:
         return (
             mk.heading(stage.name)
@@ -475,6 +539,21 @@ class ReportView(_Fallbacks, w.VBox):
     def fallback_html(self) -> str:
         return static_html(self)
 
+    def needs_kernel(self) -> bool:
+        return any(map(needs_kernel, self.children))
+
+
+def needs_kernel(widget: w.Widget) -> bool:
+    """Whether a widget does anything through the kernel: a view says; static HTML does not;
+    a box if one of its children does; any other widget (a button, a slider) does."""
+    if isinstance(widget, _Fallbacks):
+        return widget.needs_kernel()
+    if isinstance(widget, w.HTML):
+        return False
+    if isinstance(widget, w.Box):
+        return any(map(needs_kernel, widget.children))
+    return True
+
 
 def static_html(widget: w.Widget) -> str:
     """What a live view shows, as static HTML (a stored notebook's `text/html`): a view's
@@ -486,6 +565,23 @@ def static_html(widget: w.Widget) -> str:
     if isinstance(widget, w.Box):
         return "".join(static_html(c) for c in widget.children)
     return ""
+
+
+GRAPH_INLINE = 300  # equations a report draws its graph for, statically, in its own HTML
+
+
+def static_graph(closed: Any, args: Sequence[Any] | None, heading: str) -> w.HTML:
+    """A program's dataflow graph drawn once, as static HTML (no kernel needed, so stored
+    notebooks show it): with `args`, each node's value and cotangent. Folded under
+    `heading`; a program over GRAPH_INLINE equations gets a note instead."""
+    top = closed.jaxpr if isinstance(closed, ClosedJaxpr) else closed
+    if len(top.eqns) > GRAPH_INLINE:
+        body = mk.note(f"{len(top.eqns):,} equations: open the Graph tab of %jaxpr to draw it")
+    else:
+        graph = graphs.graph_model(closed, args=args)
+        body = '<div class="dx-scroll">' + mk.graph_svg(graph, layout_graph(graph)) + "</div>"
+    summary = f"<summary>{mk.esc(heading)}</summary>"
+    return _html(f'<details class="dx-section dx-graph-static">{summary}{body}</details>', "graph")
 
 
 def html_widget(body: str, kind: str = "") -> w.HTML:

@@ -6,7 +6,7 @@ it (`client.py`); results stay on the device until read. Each function, under on
 options, has a bounded executable cache keyed on argument types, static arguments and pytree
 structure, shared by all its `jit` objects (as in JAX): a new shape compiles again, a new
 value never does, and `jit(f)` made again for the same `f` finds what the first compiled.
-A cached call takes the fast path of `dispatch.py`; every other call, the general path
+A cached call takes the fast path of `fast_path.py`; every other call, the general path
 (`JitFunction._call`), which under an outer transformation or with a tracer argument binds
 `jit_p` (`jit_primitive.py`). The AOT stages are in `stages.py`.
 """
@@ -21,9 +21,9 @@ import weakref
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
-from didax import api_util, array, core, dtypes
+from didax import api_util, array, core, dtypes, fast_path
 from didax.array import Array, ShapedArray
-from didax.compile import debugging, dispatch
+from didax.compile import debugging
 from didax.compile.jit_primitive import (
     UNSPECIFIED,
     compile_jaxpr,
@@ -59,8 +59,6 @@ from didax.tree_util import (
 )
 
 CACHE_SIZE = 64  # executables kept per jitted function (least recently used dropped first)
-# read on every call, so bound here once
-_trace_state, _EAGER = core.trace_state, core.EAGER_STATE
 
 
 # ----------------------------------------------------------------------------- jit
@@ -145,7 +143,7 @@ class FunctionCache:
 
     def __init__(self) -> None:
         self.entries: collections.OrderedDict[tuple, Entry] = collections.OrderedDict()
-        # keyed by `dispatch.signature`: (launch, input avals) of an entry or a ShardedRun
+        # keyed by `fast_path.signature`: (launch, input avals) of an entry or a ShardedRun
         self.fast: dict[tuple, tuple[Callable[[list[Any]], Any], tuple]] = {}
         # Guards both tables and compilation; the fast path only reads `fast` (a dict get
         # is atomic), so it takes no lock.
@@ -227,50 +225,15 @@ class JitFunction:
         return len(self._cache)
 
     # ----- calling
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        # The fast path (dispatch.py): nothing being traced, arguments of a signature this
-        # function has run before. The table stays empty with static arguments.
-        __tracebackhide__ = True  # engine frame: IPython leaves it out of tracebacks
-        if config.jit_hooks:  # debug_nans/debug_infs/disable_jit
-            return debugging.hooked_call(self._fn, self._name, self._call, args, kwargs)
-        fast = self._fast
-        if fast and _trace_state() is _EAGER:
-            home = self._home
-            if not kwargs:
-                # The commonest calls, written out: Arrays on the default device, passed
-                # positionally; `dispatch.signature`'s key for them, built in this frame.
-                # One argument on its own: each Python operation saved is ~1% of the call.
-                if len(args) == 1:
-                    x = args[0]
-                    if type(x) is Array and (b := x._buffer) is not None and b._sharding is home:
-                        if (hit := fast.get((config.enable_x64, x._aval))) is not None:
-                            return hit[0]([b])
-                else:
-                    key = [config.enable_x64]
-                    buffers = []
-                    for x in args:
-                        if (
-                            type(x) is Array
-                            and (b := x._buffer) is not None
-                            and b._sharding is home
-                        ):
-                            key.append(x._aval)
-                            buffers.append(b)
-                        else:
-                            break
-                    else:
-                        if (hit := fast.get(tuple(key))) is not None:
-                            return hit[0](buffers)
-            # any other arguments the fast path takes
-            leaves: list[Any] = []
-            host: list[int] = []
-            hit = fast.get(dispatch.signature(args, kwargs, home, leaves, host))
-            if hit is not None:  # (no key is None)
-                launch, avals = hit
-                if host:
-                    dispatch.put_host_values(leaves, host, avals)
-                return launch(leaves)
-        return self._call(args, kwargs)
+    # A call: the fast path when nothing is being traced and the arguments have a signature
+    # this function has run before (`fast_path.py`, beside the other hand-inlined hot
+    # paths), else `_call`; `_hooked` under debug_nans/debug_infs/disable_jit.
+    __call__ = fast_path.jit_call
+
+    def _hooked(self, args: tuple, kwargs: dict) -> Any:
+        """A call while `config.jit_hooks` is set (debug_nans, debug_infs, disable_jit)."""
+        __tracebackhide__ = True
+        return debugging.hooked_call(self._fn, self._name, self._call, args, kwargs)
 
     def _call(self, args: tuple, kwargs: dict) -> Any:
         """The general path: every call that is not a fast-path hit comes here."""
@@ -396,7 +359,7 @@ class JitFunction:
         entry = entry or target
         self._home = client.runtime().sharding
         host: list[int] = []
-        key = dispatch.signature(args, kwargs, self._home, [], host)
+        key = fast_path.signature(args, kwargs, self._home, [], host)
         if key is not None and key not in self._fast and not (host and entry is not target):
             key = tuple(array.interned(k) if type(k) is ShapedArray else k for k in key)
             entry.fast_keys.append(key)
@@ -615,16 +578,38 @@ def _bad_argument(name: str, where: str, value: Any) -> str:
 def block_until_ready(x: Any) -> Any:
     """Wait until every array in the pytree `x` is computed; returns `x`. Like
     `jax.block_until_ready`."""
-    buffers = []  # waited for in one call, as JAX does (a loop's results: ~10x faster)
-    for leaf in tree_leaves(x):
+    buffers: list[Any] = []  # waited for in one call, as JAX does (a loop's results: ~10x faster)
+    _pending(x, buffers)
+    if buffers:
+        client.wait(buffers)
+    return x
+
+
+def _pending(tree: Any, buffers: list[Any]) -> None:
+    # The device buffers of `tree`'s Arrays, in any order: lists, tuples and dicts walked
+    # here (a dict's keys not sorted, as `tree_leaves` sorts them), other nodes by
+    # `tree_leaves`; a leaf that is not an Array but can wait (a JAX array) is waited for.
+    t = type(tree)
+    if t is Array:
+        if (b := tree._buffer) is not None:
+            buffers.append(b)
+        return
+    if t is list or t is tuple or t is dict:
+        for child in tree.values() if t is dict else tree:
+            if type(child) is Array:
+                if (b := child._buffer) is not None:
+                    buffers.append(b)
+            else:
+                _pending(child, buffers)
+        return
+    if tree is None:
+        return
+    for leaf in tree_leaves(tree):  # another node, or a leaf
         if isinstance(leaf, Array):
             if leaf._buffer is not None:
                 buffers.append(leaf._buffer)
         elif hasattr(leaf, "block_until_ready"):
             leaf.block_until_ready()
-    if buffers:
-        client.wait(buffers)
-    return x
 
 
 # ----------------------------------------------------------------------------- eager, split

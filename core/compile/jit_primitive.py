@@ -308,7 +308,7 @@ def _texts(shardings: tuple, avals: Sequence[core.ShapedArray], devices: Any) ->
     if devices is None:
         return (None,) * len(avals)
     return tuple(
-        None if s is UNSPECIFIED else s.hlo_text(a.ndim, devices)
+        None if s is UNSPECIFIED else lowering.sharding_text(s, a.ndim, devices)
         for s, a in zip(shardings, avals, strict=True)
     )
 

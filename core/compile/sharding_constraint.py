@@ -11,11 +11,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from didax import core, tree_util
+from didax import core, tree_util, typed_sharding
 from didax.core import NOT_MAPPED
+from didax.interpreters import lowering
 from didax.jaxpr import pp_params_rules
 from didax.primitives import rules
 from didax.runtime import sharding as sharding_module
+from didax.runtime.sharding import PartitionSpec
 from didax.tree_util import tree_flatten, tree_unflatten
 
 # ----------------------------------------------------------------------------- sharding_constraint
@@ -114,9 +116,9 @@ def _sharding_constraint_lowering(ctx, x, *, sharding, unconstrained_dims, **par
     devices = ctx.module.device_assignment
     if devices is None:  # a program for one device: nothing to partition
         return [x]
-    text = sharding.hlo_text(ctx.avals_in[0].ndim, devices)
+    text = lowering.sharding_text(sharding, ctx.avals_in[0].ndim, devices, unconstrained_dims)
     config = ""
-    if unconstrained_dims:
+    if unconstrained_dims and not text.startswith("#sdy"):
         config = f"unspecified_dims=[{','.join(map(str, sorted(unconstrained_dims)))}]"
     return [ctx.module.sharding_annotation(x, text, config)]
 
@@ -130,3 +132,93 @@ def _sharding_constraint_pp(params):  # JAX prints an empty frozenset as `frozen
         ("sharding", params["sharding"]),
         ("unconstrained_dims", f"frozenset({{{', '.join(map(str, sorted(dims)))}}})"),
     ]
+
+
+# ----------------------------------------------------------------------------- reshard
+# Sharding in types: `reshard` changes how a value is split over a mesh's Explicit axes, so
+# its type (`f32[8@x]` to `f32[8]`). Its result is split as `dst_sharding` says; it lowers as
+# a sharding constraint (XLA moves the blocks), and its jvp and transpose reshard the tangent
+# and the cotangent (back to the operand's split).
+
+reshard_p = core.Primitive("reshard")
+
+
+def reshard(x: Any, out_shardings: Any) -> Any:
+    """`x` (a pytree of arrays) split as `out_shardings` says (a NamedSharding, or a
+    PartitionSpec over the context mesh of `set_mesh`; or a pytree prefix of them). Like
+    `jax.sharding.reshard`.
+
+    Raises:
+      ValueError: a PartitionSpec outside `set_mesh`.
+    """
+    leaves, treedef = tree_flatten(x)
+    targets = tree_util.broadcast_prefix(out_shardings, treedef, "reshard")
+    outs = []
+    for leaf, target in zip(leaves, targets, strict=True):
+        target = typed_sharding.resolve(target)
+        ndim = core.get_aval(leaf).ndim
+        target.check_rank(ndim, "reshard")
+        target = typed_sharding.full_spec(target, ndim)  # a result's spec, as JAX's
+        outs.append(_reshard(leaf, target))
+    return tree_unflatten(treedef, outs)
+
+
+def _reshard(x: Any, target: Any) -> Any:
+    # a value outside any trace is placed (the impl rule would leave it on one device)
+    if isinstance(x, core.Tracer):
+        return reshard_p.bind(x, dst_sharding=target)
+    return sharding_module.put(x, target)
+
+
+core.impl_rules.register(reshard_p, lambda x, *, dst_sharding: [x])
+
+
+@core.abstract_eval_rules.register(reshard_p)
+def _reshard_abstract_eval(x, *, dst_sharding):
+    return [sharding_module.typed(core.ShapedArray.update(x), dst_sharding)]
+
+
+# (its result's type is its own abstract evaluation: no other split to join)
+core.sharding_rules.register(
+    reshard_p, lambda avals_in, avals_out, *, dst_sharding: [typed_sharding.spec_of(avals_out[0])]
+)
+
+
+@core.jvp_rules.register(reshard_p)
+def _reshard_jvp(primals, tangents, *, dst_sharding):
+    (x,), (x_dot,) = primals, tangents
+    out = _reshard(x, dst_sharding)
+    if isinstance(x_dot, core.Zero):
+        return [out], [core.Zero(core.get_aval(out))]
+    return [out], [_reshard(x_dot, dst_sharding)]
+
+
+@core.transpose_rules.register(reshard_p)
+def _reshard_transpose(cts, x, *, dst_sharding):
+    (ct,) = cts  # back to the operand's split
+    if isinstance(ct, core.Zero):
+        return [core.Zero(x.aval)]
+    return [_reshard(ct, typed_sharding.named(x.aval, dst_sharding.mesh))]
+
+
+@core.vmap_rules.register(reshard_p)
+def _reshard_vmap(axis_size, vals, dims, *, dst_sharding):
+    # the batch dimension is not split (None in the spec at its place)
+    (x,), (d,) = vals, dims
+    if d is not NOT_MAPPED:
+        spec = list(dst_sharding.spec)
+        spec.insert(d, None)
+        dst_sharding = sharding_module.NamedSharding(dst_sharding.mesh, PartitionSpec(*spec))
+    return [_reshard(x, dst_sharding)], [d]
+
+
+@core.lowering_rules.register(reshard_p)
+def _reshard_lowering(ctx, x, *, dst_sharding):
+    devices = ctx.module.device_assignment
+    if devices is None:
+        return [x]
+    text = lowering.sharding_text(dst_sharding, ctx.avals_in[0].ndim, devices)
+    return [ctx.module.sharding_annotation(x, text)]
+
+
+pp_params_rules.register(reshard_p, lambda params: [])  # JAX prints `reshard b`

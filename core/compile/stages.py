@@ -22,14 +22,16 @@ import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from didax import array, core, dtypes
+from didax import array, core, dtypes, typed_sharding
 from didax.array import Array
+from didax.fast_path import launcher
 from didax.interpreters import lowering
 from didax.jaxpr import ClosedJaxpr
 from didax.runtime import client
 from didax.runtime.executable import Executable, buffer_to_numpy, compile_module
 from didax.runtime.sharding import NamedSharding, PartitionSpec, named_from_hlo
 from didax.runtime.sharding import put as put_sharded
+from didax.sharded_aval import ShardedArray
 from didax.tree_util import PyTreeDef, builder, tree_flatten, tree_unflatten
 
 
@@ -83,9 +85,9 @@ class Entry:
         if self.bfloat16:
             return self.run
         if self.single:
-            return self.executable.launcher()
+            return launcher(self.executable)
         build = builder(self.out_tree)  # None for a tree with other nodes: `run` unflattens
-        return self.run if build is None else self.executable.launcher(build)
+        return self.run if build is None else launcher(self.executable, build)
 
     def run(self, buffers: list[Any], executable: Executable | None = None) -> Any:
         """Launch on device buffers (one per input); the outputs as Arrays, in their tree.
@@ -170,7 +172,9 @@ class Layout:
             None if s is None else s.hlo_text(a.ndim, devices)
             for s, a in zip(out_given, out_avals, strict=True)
         )
-        self.key = (devices, self.in_texts, self.out_texts)
+        # (the mesh too: results' shardings are named on it, and the HLO texts of two meshes
+        # of the same devices can be equal, a replicated value's always are)
+        self.key = (mesh, devices, self.in_texts, self.out_texts)
 
 
 def make_layout(
@@ -195,6 +199,12 @@ def make_layout(
     given_in = [s if type(s) is NamedSharding else None for s in given_in or [None] * len(own)]
     given_out = [s if type(s) is NamedSharding else None for s in given_out or ()]
     given_out = given_out or [None] * len(entry.out_avals)
+    explicit = [a.mesh for a in (*entry.in_avals, *entry.out_avals) if type(a) is ShardedArray]
+    if explicit:  # sharding in types: each result is split as its type says
+        given_out = [
+            g or typed_sharding.named(a, explicit[0])
+            for g, a in zip(given_out, entry.out_avals, strict=True)
+        ]
     named = [s for s in (*given_in, *own, *given_out, *constraints) if s is not None]
     if not named:
         return None
@@ -289,7 +299,7 @@ class ShardedRun:
         """Launch on buffers placed as the layout says; the outputs as Arrays, in their tree."""
         outs = self.executable.execute_sharded(buffers)
         arrays = [
-            Array(None, buffer=b, aval=a, sharding=s)
+            array.from_buffer(b, a, s)
             for b, a, s in zip(outs, self.executable.out_avals, self.out_shardings, strict=True)
         ]
         return arrays[0] if self.single else tree_unflatten(self.out_tree, arrays)
@@ -347,9 +357,17 @@ def lower_sharded(closed: ClosedJaxpr, name: str, layout: Layout) -> lowering.Mo
         closed,
         name,
         device_assignment=layout.devices,
-        in_shardings=layout.in_texts,
-        out_shardings=layout.out_texts,
+        in_shardings=_lowered(layout.in_shardings, closed.in_avals, layout.devices),
+        out_shardings=_lowered(layout.out_given, closed.out_avals, layout.devices),
+        mesh=layout.mesh,
     )
+
+
+def _lowered(shardings: Sequence[Any], avals: Sequence[Any], devices: Sequence[Any]) -> list:
+    return [
+        None if s is None else lowering.sharding_text(s, a.ndim, devices)
+        for s, a in zip(shardings, avals, strict=True)
+    ]
 
 
 def compile_lowered_sharded(

@@ -12,7 +12,7 @@ import inspect
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from didax import array, core, dtypes, tree_util
+from didax import array, core, dtypes, tree_util, vma
 from didax.core import ShapedArray
 from didax.interpreters import staging
 from didax.jaxpr import ClosedJaxpr, Jaxpr, Literal, Var, dce_jaxpr, eval_jaxpr
@@ -109,19 +109,8 @@ def long_str(aval: ShapedArray) -> str:
     return str(aval.strip_weak_type())
 
 
-def same_type(a: ShapedArray, b: ShapedArray) -> bool:
-    """Equal shape and dtype (weak types may differ), varying along the same mesh axes."""
-    return core.types_match(a, b) and a.vma == b.vma
-
-
 def mismatch_extra(a: ShapedArray, b: ShapedArray) -> str:
-    reasons = []
-    if a.dtype != b.dtype:
-        reasons.append("the dtypes do not match")
-    if a.shape != b.shape:
-        reasons.append("the shapes do not match")
-    if a.vma != b.vma:
-        reasons.append("the manual axis types do not match")
+    reasons = vma.mismatch_reasons(a, b)
     if len(reasons) > 2:
         return ", so " + ", ".join(reasons[:-1]) + ", and " + reasons[-1]
     return ", so " + ", and ".join(reasons) if reasons else ""
@@ -299,14 +288,15 @@ def check_carry_type(
         f"{component(p)} has type {long_str(a)} but the corresponding output carry "
         f"component has type {long_str(b)}{mismatch_extra(a, b)}"
         for p, a, b in zip(leaf_path_names(in_tree), in_avals, out_avals, strict=True)
-        if not same_type(a, b)
+        if not vma.same_type(a, b)
     ]
     # in a check_vma shard_map's body, as JAX: cast the initial carry to vary
     casts = [
-        f"applying `jax.lax.pcast(..., {tuple(b.vma - a.vma)}, to='varying')`, to the "
-        f"initial carry value corresponding to {component(p)}"
+        vma.pcast_advice(
+            b.vma - a.vma, f", to the initial carry value corresponding to {component(p)}"
+        )
         for p, a, b in zip(leaf_path_names(in_tree), in_avals, out_avals, strict=True)
-        if not same_type(a, b) and b.vma - a.vma
+        if not vma.same_type(a, b) and b.vma - a.vma
     ]
     hint = pcast_hint(casts)
     if diffs:

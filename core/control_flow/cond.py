@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-from didax import core, dtypes
+from didax import core, dtypes, vma
 from didax.control_flow import python_loops
 from didax.control_flow.common import (
     as_array,
@@ -35,7 +35,6 @@ from didax.control_flow.common import (
     mismatch_extra,
     pcast_hint,
     prune_outputs,
-    same_type,
     trace_to_subjaxpr,
     tree_differences,
     with_invars,
@@ -205,16 +204,15 @@ def _check_branch_outputs(
         f"but the corresponding output of {name2} has type {long_str(b)}"
         f"{mismatch_extra(a, b)}"
         for p, a, b in zip(paths, avals1, avals2, strict=True)
-        if not same_type(a, b)
+        if not vma.same_type(a, b)
     ]
     # in a check_vma shard_map's body (JAX's hint, which names the axes the first
     # branch's output lacks)
     casts = [
-        f"applying `jax.lax.pcast(..., {tuple(a.vma - b.vma)}, to='varying')` to the output "
-        f"of {n}{' at path ' + p if p else ''}"
+        vma.pcast_advice(a.vma - b.vma, f" to the output of {n}{' at path ' + p if p else ''}")
         for p, x, y in zip(paths, avals1, avals2, strict=True)
         for n, a, b in ((name1, y, x), (name2, x, y))
-        if not same_type(x, y) and a.vma != b.vma and b.vma - a.vma
+        if not vma.same_type(x, y) and a.vma != b.vma and b.vma - a.vma
     ]
     hint = pcast_hint(casts)
     if diffs:

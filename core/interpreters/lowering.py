@@ -30,9 +30,10 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from didax import core, dtypes
+from didax import core, dtypes, typed_sharding
 from didax import source_info as si
-from didax.core import ShapedArray
+from didax.config import config
+from didax.core import ShapedArray, ShardedArray
 from didax.jaxpr import ClosedJaxpr, Literal
 from didax.runtime import client
 
@@ -47,7 +48,7 @@ class ModuleBuilder:
 
     def __init__(self, name: str) -> None:
         rt = client.runtime()
-        self.ir, self.hlo, self.func = rt.ir, rt.hlo, rt.func
+        self.ir, self.hlo, self.func, self.sdy = rt.ir, rt.hlo, rt.func, rt.sdy
         self.context = client.new_context()
         self.host_callbacks: list[Any] = []  # Python functions the program calls (by index)
         self.name_stack: list[str] = []  # "jit(f)", "jit(g)": names ops in XLA's metadata
@@ -140,7 +141,7 @@ class ModuleBuilder:
                 self.name_stack.pop()
                 self._eqns.pop()
             for v, val in zip(eqn.outvars, outs, strict=True):
-                env[v] = val
+                env[v] = self.typed_annotation(val, v.aval)
         return [read(x) for x in jaxpr.outvars]
 
     def _lower_eqn(self, eqn: Any, operands: list[Any], prefix: str) -> list[Any]:
@@ -246,8 +247,11 @@ class ModuleBuilder:
         return list(call.results)
 
     def sharding_annotation(self, x: Any, text: str, config: str = "") -> Any:
-        """`x` marked to be split as the HLO sharding `text` says: XLA's `@Sharding` custom
-        call, as JAX writes it (`config`: its backend_config, e.g. `unspecified_dims=[0]`)."""
+        """`x` marked to be split as `text` (`sharding_text`) says: Shardy's
+        `sdy.sharding_constraint`, or XLA's `@Sharding` custom call for a GSPMD text, as JAX
+        writes them (`config`: the custom call's backend_config, `unspecified_dims=[0]`)."""
+        if text.startswith("#sdy"):
+            return self.sdy.ShardingConstraintOp(x, self.ir.Attribute.parse(text)).result
         op = self.hlo.CustomCallOp(
             [x.type],
             [x],
@@ -256,6 +260,17 @@ class ModuleBuilder:
         )
         op.attributes["mhlo.sharding"] = self.ir.StringAttr.get(text)
         return op.results[0]
+
+    def typed_annotation(self, x: Any, aval: ShapedArray) -> Any:
+        """`x` constrained to the split its type says (sharding in types: JAX constrains each
+        result of an `Explicit`-typed program), in a partitioned program outside a shard_map
+        body; `x` itself otherwise."""
+        if type(aval) is not ShardedArray or self.device_assignment is None or self.manual_mesh:
+            return x
+        if _is_constraint(x):  # (a rule that constrains its result: reshard)
+            return x
+        named = typed_sharding.named(aval)
+        return self.sharding_annotation(x, sharding_text(named, aval.ndim, self.device_assignment))
 
     def _annotated(self, values: list[Any], texts: Sequence[str | None]) -> list[Any]:
         if not any(t is not None for t in texts):
@@ -297,6 +312,51 @@ class ModuleBuilder:
             if scope is not None:
                 self.name_stack.pop()
         return fn
+
+
+def _is_constraint(x: Any) -> bool:
+    op = x.owner  # (a block, for a function's argument a rule returns as it is)
+    name = getattr(op, "name", None)
+    return name == "sdy.sharding_constraint" or (
+        name == "stablehlo.custom_call" and str(op.attributes["call_target_name"]) == '"Sharding"'
+    )
+
+
+def sharding_text(
+    sharding: Any, ndim: int, devices: Sequence[Any], open_dims: Any = frozenset()
+) -> str:
+    """How a program on `devices` states that an `ndim`-d value is split as `sharding` (a
+    NamedSharding) says: Shardy's `#sdy.sharding<@mesh, [{"x"}, {}]>` (`{?}`: a dimension
+    in `open_dims`, left to the partitioner), or with `jax_use_shardy_partitioner` off,
+    GSPMD's HLO sharding text."""
+    if not config.read("jax_use_shardy_partitioner"):
+        return sharding.hlo_text(ndim, devices)
+    dims = [
+        "{?}"
+        if d in open_dims
+        else "{" + ", ".join(f'"{a}"' for a in sharding.spec.axes_of(d)) + "}"
+        for d in range(ndim)
+    ]
+    return f"#sdy.sharding<@mesh, [{', '.join(dims)}]>"
+
+
+def _sharding_attr(builder: ModuleBuilder, text: str) -> tuple[str, Any]:
+    if text.startswith("#sdy"):
+        return "sdy.sharding", builder.ir.Attribute.parse(text)
+    return "mhlo.sharding", builder.ir.StringAttr.get(text)
+
+
+def _mesh_op(builder: ModuleBuilder, mesh: Any) -> None:
+    # `sdy.mesh @mesh = <["x"=2, "y"=2]>` with its `stablehlo.mesh` form, as JAX writes it
+    ir = builder.ir
+    axes = ", ".join(f'"{n}"={s}' for n, s in zip(mesh.axis_names, mesh.axis_sizes, strict=True))
+    with ir.InsertionPoint(builder.module.body):
+        op = builder.sdy.MeshOp("mesh", ir.Attribute.parse(f"#sdy.mesh<[{axes}]>"))
+    listed = ", ".join(
+        f'{{name = "{n}", size = {s} : i64}}'
+        for n, s in zip(mesh.axis_names, mesh.axis_sizes, strict=True)
+    )
+    op.operation.attributes["stablehlo.mesh"] = ir.Attribute.parse(f"{{axes = [{listed}]}}")
 
 
 def _symbol_name(name: str) -> str:  # "<lambda>" -> "_lambda", as JAX spells it
@@ -343,6 +403,7 @@ def lower_jaxpr_to_module(
     device_assignment: Sequence[Any] | None = None,
     in_shardings: Sequence[str | None] = (),
     out_shardings: Sequence[str | None] = (),
+    mesh: Any = None,
 ) -> ModuleBuilder:
     """The StableHLO module of `closed`: `main` takes its inputs, returns its outputs.
     `aliases[i]`, if given and not None, is the output that may reuse input i's buffer
@@ -351,8 +412,9 @@ def lower_jaxpr_to_module(
     collectives over that axis act across replicas.
     `device_assignment` (N devices) makes an SPMD program (`mhlo.num_partitions = N`) whose
     arguments are split as the HLO shardings `in_shardings` say and whose outputs as
-    `out_shardings` say (None: XLA chooses; no attribute), as `mhlo.sharding` attributes, as
-    JAX marks them; XLA's SPMD partitioner splits the program.
+    `out_shardings` say (None: XLA chooses; no attribute; texts from `sharding_text`), as
+    `sdy.sharding` attributes over `mesh` (an `sdy.mesh`) or GSPMD's `mhlo.sharding`, as JAX
+    marks them; XLA's SPMD partitioner splits the program.
     Raises NotImplementedError for a primitive without a lowering rule and LoweringError
     (a ValueError) when a rule fails or the module does not verify."""
     builder = ModuleBuilder(f"jit_{name}" if not replica_axes else f"pmap_{name}")
@@ -370,6 +432,8 @@ def lower_jaxpr_to_module(
         elif device_assignment is not None:
             attrs["mhlo.num_partitions"] = ir.IntegerAttr.get(i32, len(device_assignment))
             attrs["mhlo.num_replicas"] = ir.IntegerAttr.get(i32, 1)
+        if mesh is not None and config.read("jax_use_shardy_partitioner"):
+            _mesh_op(builder, mesh)
         main = builder._build_function("main", closed, public=True, scope=f"jit({name})")
         arg_attrs: list[dict[str, Any]] = [{} for _ in closed.in_avals]
         for i, a in enumerate(aliases):
@@ -377,13 +441,14 @@ def lower_jaxpr_to_module(
                 arg_attrs[i]["tf.aliasing_output"] = ir.IntegerAttr.get(i32, a)
         for i, text in enumerate(in_shardings):
             if text is not None:
-                arg_attrs[i]["mhlo.sharding"] = ir.StringAttr.get(text)
+                key, value = _sharding_attr(builder, text)
+                arg_attrs[i][key] = value
         if any(arg_attrs):
             main.attributes["arg_attrs"] = ir.ArrayAttr.get([ir.DictAttr.get(d) for d in arg_attrs])
         if any(t is not None for t in out_shardings):
             main.attributes["res_attrs"] = ir.ArrayAttr.get(
                 [
-                    ir.DictAttr.get({} if t is None else {"mhlo.sharding": ir.StringAttr.get(t)})
+                    ir.DictAttr.get({} if t is None else dict([_sharding_attr(builder, t)]))
                     for t in out_shardings
                 ]
             )

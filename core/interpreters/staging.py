@@ -6,48 +6,22 @@ application as an equation in a `JaxprBuilder`, computing output types with the
 abstract-eval rules. The trace is *dynamic*: every primitive bound while it is active is
 staged, even ones applied to constants only (omnistaging). Closed-over arrays become
 constvars; scalar constants become typed literals. In a `shard_map(check_vma=True)` body
-the trace casts invariant operands to varying ones with the casts didax.parallel declares
-(`set_vma_casts`): the interpreters import no collective.
+the trace casts invariant operands to varying ones by the rules of `didax.vma`, with the
+casts didax.parallel declares there: the interpreters import no collective.
 """
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from didax import core, dtypes
+from didax import core, dtypes, typed_sharding, vma
 from didax import source_info as si
 from didax.config import config
-from didax.core import ShapedArray
+from didax.core import ShapedArray, ShardedArray
 from didax.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, literal
-
-
-@dataclass(frozen=True)
-class VmaCasts:
-    """The casts of a check_vma shard_map body between a value the same on every device
-    along mesh axes and one that varies along them (JAX's `pvary` and check_vma `psum`)."""
-
-    pvary: core.Primitive  # invariant -> varying along `axes`: a cast, no computation
-    psum_invariant: core.Primitive  # varying -> invariant along `axes`: the sum
-
-
-_vma_casts: VmaCasts | None = None  # set once, at import
-
-
-def set_vma_casts(casts: VmaCasts) -> None:
-    """Declare the varying-axes casts (called once, by `didax.parallel.collectives`)."""
-    global _vma_casts
-    _vma_casts = casts
-
-
-def vma_casts() -> VmaCasts:
-    """The varying-axes casts the staging and transpose interpreters insert."""
-    if _vma_casts is None:
-        raise NotImplementedError("no varying-axes casts declared: `import didax` first")
-    return _vma_casts
 
 
 class JaxprTracer(core.Tracer):
@@ -136,7 +110,12 @@ class JaxprTrace(core.Trace):
 
     def process_primitive(self, primitive, tracers, params, avals_out=None):
         if avals_out is None:  # (a subclass may have computed them)
-            avals_out = core.abstract_eval_rules[primitive](*[t.aval for t in tracers], **params)
+            avals_in = [t.aval for t in tracers]
+            avals_out = core.abstract_eval_rules[primitive](*avals_in, **params)
+            for aval in avals_in:
+                if type(aval) is ShardedArray:  # split over Explicit mesh axes: typed so
+                    avals_out = typed_sharding.result_avals(primitive, avals_in, avals_out, params)
+                    break
         outvars = [Var(a) for a in avals_out]
         derivation = self.main.deriving.current  # set by a transformation running a rule
         eqn = JaxprEqn(
@@ -156,40 +135,18 @@ class VaryingJaxprTrace(JaxprTrace):
     anywhere else pays nothing for it."""
 
     def process_primitive(self, primitive, tracers, params):
-        # JAX's rule: operands varying along fewer mesh axes than needed get a `pvary`
-        # equation first (a literal `2.0` times a varying array, as JAX's `auto_pcast`)
-        vmas = [t.aval.vma for t in tracers]
-        rule = core.vma_rules._rules.get(primitive)
-        if rule is not None:
-            needed = rule(vmas, **params)
-        elif any(_holds_jaxpr(v) for v in params.values()):
-            needed = vmas  # higher-order: its bodies are typed with its operands' types
-        else:
-            needed = [frozenset().union(*vmas)] * len(tracers)
+        needed, vma_out = vma.join(primitive, [t.aval for t in tracers], params)
         tracers = [
-            t if need <= v else self._pvary(t, need - v)
-            for t, v, need in zip(tracers, vmas, needed, strict=True)
+            t if need <= t.aval.vma else self._pvary(t, need - t.aval.vma)
+            for t, need in zip(tracers, needed, strict=True)
         ]
         avals_out = core.abstract_eval_rules[primitive](*[t.aval for t in tracers], **params)
-        if rule is None and needed is not vmas and needed and needed[0]:
-            # a first-order primitive's results vary as its operands do (a rule's or a
-            # higher-order primitive's abstract evaluation gives their types itself)
-            order = core.vma_mesh_axes(next(iter(needed[0])))
-            avals_out = [core.with_vma(a, needed[0], order) for a in avals_out]
+        avals_out = vma.with_join(avals_out, vma_out)
         return super().process_primitive(primitive, tracers, params, avals_out)
 
     def _pvary(self, tracer: JaxprTracer, axes: frozenset) -> JaxprTracer:
-        # the axes in the mesh's order, as JAX's pvary orders them
-        order = core.vma_mesh_axes(next(iter(axes)))
-        params = {"axes": tuple(a for a in order if a in axes)}
-        (out,) = self.process_primitive(vma_casts().pvary, [tracer], params)
+        (out,) = self.process_primitive(vma.casts().pvary, [tracer], vma.pvary_params(axes))
         return out
-
-
-def _holds_jaxpr(v: Any) -> bool:
-    return isinstance(v, (Jaxpr, ClosedJaxpr)) or (
-        isinstance(v, tuple) and any(isinstance(x, (Jaxpr, ClosedJaxpr)) for x in v)
-    )
 
 
 def trace_to_jaxpr(
@@ -198,7 +155,7 @@ def trace_to_jaxpr(
     """Stage `fn` (flat list of arrays in, flat list out) at `in_avals` into a ClosedJaxpr."""
     __tracebackhide__ = True  # engine frame: IPython leaves it out of tracebacks
     builder = JaxprBuilder()
-    trace_type = VaryingJaxprTrace if core.in_check_vma_body() else JaxprTrace
+    trace_type = VaryingJaxprTrace if vma.in_check_vma_body() else JaxprTrace
     with core.new_main(trace_type, builder, dynamic=True) as main:
         trace = main.trace
         d = main.deriving  # a new program: its equations derive from nothing until told

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from didax import core
+from didax import core, vma
 from didax import source_info as si
 from didax.core import UndefinedPrimal, Zero
 from didax.interpreters import partial_eval, staging
@@ -96,26 +96,13 @@ def backward_pass(
         finally:
             si.leave(token)
     # (an input's cotangent is cast to its type: the linear equations' own types may not
-    # carry every `pvary`, see `_invariant_as`)
+    # carry every `pvary`, see `vma.invariant_as`)
     return [
-        (_invariant_as(v.aval, ct_env[v]) if v in ct_env else Zero(v.aval))
+        (vma.invariant_as(v.aval, ct_env[v]) if v in ct_env else Zero(v.aval))
         if isinstance(x, UndefinedPrimal)
         else None
         for v, x in zip(jaxpr.invars, args, strict=True)
     ]
-
-
-def _invariant_as(aval: Any, ct: Any) -> Any:
-    """`ct`, summed over the mesh axes it varies along and `aval` (its variable's type) does
-    not: inside a `shard_map(check_vma=True)` body, the cotangent of a value the same on
-    every device is the sum of every device's (what transposing JAX's `pvary` gives; didax
-    inserts `pvary` below the jvp trace, so the linear jaxpr may not hold it)."""
-    extra = core.get_aval(ct).vma - aval.vma
-    if not extra:
-        return ct
-    order = core.get_aval(ct).mesh_axes
-    psum_invariant = staging.vma_casts().psum_invariant
-    return psum_invariant.bind(ct, axes=tuple(a for a in order if a in extra))
 
 
 def transpose_jaxpr(

@@ -27,6 +27,7 @@ from didax.primitives import (  # noqa: F401 - the families, for `lax.elementwis
     reductions,
     rules,
     shape,
+    sharding_rules,
     slicing,
 )
 from didax.primitives.bit_counts import clz, mulhi, population_count
@@ -164,8 +165,6 @@ from didax.primitives.trigonometric import acos, asin, atan
 from didax.primitives.windows import reduce_window_shape_tuple
 
 __all__ = [
-    "associative_scan",
-    "map",
     "empty",
     "optimization_barrier",
     "reduce_precision",
@@ -193,6 +192,8 @@ __all__ = [
     "rsqrt",
     "sinh",
     "square",
+    "associative_scan",
+    "map",
     "cumlogsumexp",
     "custom_linear_solve",
     "custom_root",

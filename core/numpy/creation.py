@@ -11,14 +11,16 @@ from typing import Any
 
 import ml_dtypes
 import numpy as np
-from didax import core, dtypes, lax
+from didax import core, dtypes, lax, typed_sharding
 from didax.array import Array
 from didax.array import asarray as _asarray_concrete
+from didax.compile.sharding_constraint import reshard
 from didax.numpy.axis_args import shape_tuple
 from didax.numpy.inner_jit import inner_jit
 from didax.numpy.promotion import broadcast_to, check_arraylike, promote
 from didax.primitives import creation as _creation
 from didax.primitives import shape as _shape
+from didax.runtime.sharding import PartitionSpec
 
 
 class _ScalarType:
@@ -161,13 +163,22 @@ def _strong_row(v: Any) -> Any:
     return lax.broadcast_in_dim(v, (1, *aval.shape), tuple(range(1, aval.ndim + 1)))
 
 
-def full(shape: Any, fill_value: Any, dtype: Any = None) -> Any:
+def full(shape: Any, fill_value: Any, dtype: Any = None, *, out_sharding: Any = None) -> Any:
     """Like `jax.numpy.full`."""
     shape = shape_tuple(shape)
     check_arraylike("full", fill_value)
     if core.get_aval(fill_value).shape:
-        return broadcast_to(asarray(fill_value, dtype), shape)
-    return lax.full(shape, fill_value, None if dtype is None else to_dtype(dtype))
+        return _split(broadcast_to(asarray(fill_value, dtype), shape), out_sharding)
+    out = lax.full(shape, fill_value, None if dtype is None else to_dtype(dtype))
+    return _split(out, out_sharding)
+
+
+def _split(x: Any, out_sharding: Any) -> Any:
+    # `out_sharding=`: a NamedSharding, or a PartitionSpec over the context mesh (on whose
+    # devices an eager result is replicated without one, as JAX's)
+    if out_sharding is None and (typed_sharding.get_mesh() is None or isinstance(x, core.Tracer)):
+        return x
+    return reshard(x, PartitionSpec() if out_sharding is None else out_sharding)
 
 
 def _float_or(dtype: Any) -> np.dtype:
@@ -175,14 +186,14 @@ def _float_or(dtype: Any) -> np.dtype:
     return dtypes.default_float() if dtype is None else to_dtype(dtype)
 
 
-def zeros(shape: Any, dtype: Any = None) -> Any:
+def zeros(shape: Any, dtype: Any = None, *, out_sharding: Any = None) -> Any:
     """Like `jax.numpy.zeros`."""
-    return _creation.full(shape_tuple(shape), 0, _float_or(dtype))
+    return _split(_creation.full(shape_tuple(shape), 0, _float_or(dtype)), out_sharding)
 
 
-def ones(shape: Any, dtype: Any = None) -> Any:
+def ones(shape: Any, dtype: Any = None, *, out_sharding: Any = None) -> Any:
     """Like `jax.numpy.ones`."""
-    return _creation.full(shape_tuple(shape), 1, _float_or(dtype))
+    return _split(_creation.full(shape_tuple(shape), 1, _float_or(dtype)), out_sharding)
 
 
 def _full_like(name: str, x: Any, fill_value: int, dtype: Any) -> Any:
@@ -205,8 +216,14 @@ def ones_like(x: Any, dtype: Any = None) -> Any:
     return _full_like("ones_like", x, 1, dtype)
 
 
-def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None) -> Any:
+def arange(
+    start: Any, stop: Any = None, step: Any = None, dtype: Any = None, *, out_sharding: Any = None
+) -> Any:
     """Like `jax.numpy.arange` (bounds must be concrete)."""
+    return _split(_arange(start, stop, step, dtype), out_sharding)
+
+
+def _arange(start: Any, stop: Any, step: Any, dtype: Any) -> Any:
     for v in (start, stop, step):
         if isinstance(v, core.Tracer):
             core.concrete_or_error(v, "arange with a traced bound")

@@ -3,7 +3,7 @@ check_vma shard_map's body, pvary and psum_invariant.
 
 Layer 4, the first module of didax.parallel: first-order primitives, but a family of their
 own that the interpreters never import (the staging and transpose interpreters get the two
-casts through `staging.set_vma_casts`, called at the bottom). A collective names the axis it
+casts through `vma.set_casts`, called at the bottom). A collective names the axis it
 acts over (`lax.psum(x, "i")`); the axis is bound by `vmap(..., axis_name="i")`, whose trace
 `core.bind` hands the primitive to (see `core.axis_name_params`). Under vmap the batching rule
 IS the semantics: a psum over the vmapped axis is a sum over the batch dimension, rebound as
@@ -25,10 +25,9 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from didax import core, dtypes
+from didax import core, dtypes, vma
 from didax.array import Array
 from didax.core import NOT_MAPPED, ShapedArray
-from didax.interpreters import staging
 from didax.primitives import creation, elementwise, rules, shape
 from didax.primitives.convert import convert_element_type
 from didax.tree_util import tree_flatten, tree_unflatten
@@ -70,24 +69,6 @@ def _times(x: Any, size: int) -> Any:
 # a vmap's axis, or a check_vma=False shard_map's, collectives keep their untyped forms.
 
 
-def _vma_axes(names: tuple[Any, ...]) -> frozenset:
-    """Those of `names` that are check_vma shard_map axes."""
-    return frozenset(n for n in _named(names) if core.vma_mesh_axes(n) is not None)
-
-
-def collective_vma(key: str) -> core.VmaRule:
-    # the operand must vary along the collective's (check_vma) axes
-    def rule(vmas, **params):
-        (vma,) = vmas
-        return [vma | _vma_axes(axes_tuple(params[key]))]
-
-    return rule
-
-
-def _mesh_order(aval: ShapedArray, names: Any) -> tuple:
-    return aval.mesh_axes or core.vma_mesh_axes(names[0]) or tuple(names)
-
-
 pvary_p = core.Primitive("pvary")
 
 
@@ -98,7 +79,7 @@ def pvary(x: Any, axis_name: Any) -> Any:
     if not names:
         return x
     leaves, tree = tree_flatten(x)
-    order = core.vma_mesh_axes(names[0]) or names
+    order = vma.mesh_axes_of(names[0]) or names
     axes = tuple(a for a in order if a in names)
     return tree_unflatten(tree, [pvary_p.bind(v, axes=axes) for v in leaves])
 
@@ -114,7 +95,7 @@ def _pvary_abstract_eval(x, *, axes):
             "mentioned in `axes` passed to `pvary` must not be present in "
             f"`jax.typeof(inp).mat.varying`. Got axes={axes} and jax.typeof(inp)={x}"
         )
-    return [core.with_vma(x, x.vma | set(axes), _mesh_order(x, axes))]
+    return [core.with_vma(x, x.vma | set(axes), vma.mesh_order(x, axes))]
 
 
 core.vma_rules.register(pvary_p, lambda vmas, *, axes: vmas)
@@ -159,7 +140,7 @@ def _allreduce_primitive(name: str, reducer: Any) -> core.Primitive:
 
     core.impl_rules.register(prim, impl)
     core.abstract_eval_rules.register(prim, abstract_eval)
-    core.vma_rules.register(prim, collective_vma("axes"))
+    core.vma_rules.register(prim, vma.collective_rule("axes"))
     return prim
 
 
@@ -279,7 +260,7 @@ def psum(x: Any, axis_name: Any, *, axis_index_groups: Any = None) -> Any:
     for leaf in leaves:
         if core.get_aval(leaf).dtype == dtypes.bool_:
             leaf = convert_element_type(leaf, np.int32)
-        if isinstance(leaf, core.Tracer) and axes and _vma_axes(axes) == frozenset(axes):
+        if isinstance(leaf, core.Tracer) and axes and vma.checked_axes(axes) == frozenset(axes):
             outs.append(psum_invariant_p.bind(leaf, axes=axes))  # check_vma mesh axes
         elif isinstance(leaf, core.Tracer):
             outs.append(psum_p.bind(leaf, axes=axes, axis_index_groups=None))
@@ -317,7 +298,7 @@ core.lowering_rules.register(psum_p, _allreduce_lowering("add"))
 # (the staging trace pvarys an invariant one), a result invariant along the axes
 psum_invariant_p = core.Primitive("psum_invariant")
 core.axis_name_params[psum_invariant_p] = "axes"
-core.vma_rules.register(psum_invariant_p, collective_vma("axes"))
+core.vma_rules.register(psum_invariant_p, vma.collective_rule("axes"))
 
 
 @core.impl_rules.register(psum_invariant_p)
@@ -433,7 +414,7 @@ core.impl_rules.register(axis_index_p, _axis_index_impl)
 @core.abstract_eval_rules.register(axis_index_p)
 def _axis_index_abstract_eval(*, axis_name):
     out = ShapedArray((), dtypes.int32)
-    order = core.vma_mesh_axes(axis_name)  # a check_vma mesh axis: varies along it
+    order = vma.mesh_axes_of(axis_name)  # a check_vma mesh axis: varies along it
     return [out if order is None else core.with_vma(out, frozenset({axis_name}), order)]
 
 
@@ -463,4 +444,4 @@ def _axis_index_lowering(ctx, *, axis_name):
     return [ctx.hlo.convert(out, index)]
 
 
-staging.set_vma_casts(staging.VmaCasts(pvary=pvary_p, psum_invariant=psum_invariant_p))
+vma.set_casts(vma.Casts(pvary=pvary_p, psum_invariant=psum_invariant_p))

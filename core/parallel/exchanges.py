@@ -14,14 +14,13 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from didax import core
+from didax import core, vma
 from didax.core import NOT_MAPPED
 from didax.parallel.collectives import (
     add_combiner,
     axes_tuple,
     channel_attrs,
     check_groups,
-    collective_vma,
     device_groups,
     replica_groups,
 )
@@ -107,7 +106,7 @@ def _all_gather_abstract_eval(
     return [x.update(shape=tuple(shp))]  # varying as its operand
 
 
-core.vma_rules.register(all_gather_p, collective_vma("axis_name"))
+core.vma_rules.register(all_gather_p, vma.collective_rule("axis_name"))
 
 
 core.jvp_rules.register(all_gather_p, rules.linear_unary_jvp(all_gather_p.bind))
@@ -228,7 +227,7 @@ def _reduce_scatter_abstract_eval(
     return [x.update(shape=tuple(shp))]  # varying as its operand
 
 
-core.vma_rules.register(reduce_scatter_p, collective_vma("axis_name"))
+core.vma_rules.register(reduce_scatter_p, vma.collective_rule("axis_name"))
 
 
 core.jvp_rules.register(reduce_scatter_p, rules.linear_unary_jvp(reduce_scatter_p.bind))
@@ -303,7 +302,7 @@ def ppermute(x: Any, axis_name: Any, perm: Any) -> Any:
 
 core.impl_rules.register(ppermute_p, _unbound_impl("ppermute"))
 core.abstract_eval_rules.register(ppermute_p, rules.same_aval)
-core.vma_rules.register(ppermute_p, collective_vma("axis_name"))
+core.vma_rules.register(ppermute_p, vma.collective_rule("axis_name"))
 core.jvp_rules.register(ppermute_p, rules.linear_unary_jvp(ppermute_p.bind))
 
 
@@ -435,7 +434,7 @@ def _all_to_all_abstract_eval(x, *, axis_name, split_axis, concat_axis, axis_ind
     return [x.update(shape=tuple(shp), weak_type=False)]  # varying as its operand
 
 
-core.vma_rules.register(all_to_all_p, collective_vma("axis_name"))
+core.vma_rules.register(all_to_all_p, vma.collective_rule("axis_name"))
 
 
 core.jvp_rules.register(all_to_all_p, rules.linear_unary_jvp(all_to_all_p.bind))

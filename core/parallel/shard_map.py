@@ -10,11 +10,9 @@ name. It is one primitive, `shard_map_p`, printed as JAX 0.10.2 prints it; `pmap
 a jit of one over a one-axis mesh.
 
 Lowering, as JAX's: inside an SPMD program over the mesh's devices (jit finds the mesh in the
-jaxpr and partitions the call over it, stages.py), each operand is marked with its spec's
-sharding (`@Sharding`) and cut to this device's block (`@SPMDFullToShardShape`, "{manual}");
-the body is a function called on the blocks, lowered with the mesh as the module's manual
-mesh, so that its collectives act between partitions (parallel/collectives.py); results go
-back with `@SPMDShardToFullShape`. XLA's SPMD partitioner does the rest. Called outside jit,
+jaxpr and partitions the call over it, stages.py), the body is manual over the mesh's axes
+(parallel/manual.py: Shardy's `sdy.manual_computation`, or GSPMD's custom calls), so that its
+collectives act between partitions (parallel/collectives.py). Called outside jit,
 `shard_map_p`'s impl runs the same program (a jit of the one equation). On a mesh of several
 processes (pmap under `didax.distributed`) it runs as a replicated program instead, whose
 collectives act across replicas and whose results each process reads its part of.
@@ -37,7 +35,7 @@ becomes `psum_invariant`, whose result no longer varies along the summed axes
 such a body carry
 the mesh's axis names (`axis_frames(mesh, check_vma)`), which is how collectives and the
 staging trace know they are in one. An output varying along an axis its out_spec leaves
-out raises JAX's ValueError (`check_vma_outputs`); one varying along fewer is cast with `pvary`.
+out raises JAX's ValueError (`vma.check_outputs`); one varying along fewer is cast with `pvary`.
 The types do the transpose's work: the transpose of a `pvary` is a psum, so cotangents are
 neither divided nor psummed as with check_vma=False. Residuals are split along the axes
 they vary along only.
@@ -52,7 +50,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
-from didax import core, dtypes
+from didax import core, dtypes, typed_sharding, vma
 from didax.compile import jit as jit_module
 from didax.compile.jit_primitive import derived
 from didax.control_flow import common
@@ -62,23 +60,25 @@ from didax.interpreters.jvp import jvp_jaxpr
 from didax.interpreters.vmap import batched_out_dims, vmap_jaxpr
 from didax.jaxpr import ClosedJaxpr, JaxprEqn, Var, eval_jaxpr, pp_params_rules
 from didax.parallel import collectives, exchanges
+from didax.parallel.manual import lower_body
 from didax.parallel.specs import (
     axis_sizes,
     block_aval,
     block_factors,
     body_aval,
     check_args,
+    check_manual,
     check_mesh,
     check_specs,
-    check_vma_outputs,
+    fn_name,
     holds_tracer,
+    inferred_specs,
     insert_none,
     mapped_dim,
     out_rank_error,
     specs_tuple,
     static_key,
     unblock_aval,
-    unmentioned,
     vary_as,
     vma_spec,
 )
@@ -88,7 +88,7 @@ from didax.primitives.convert import convert_element_type
 from didax.primitives.elementwise import div
 from didax.runtime import client
 from didax.runtime.executable import Executable, compile_module
-from didax.runtime.sharding import Mesh, NamedSharding, PartitionSpec
+from didax.runtime.sharding import Mesh, NamedSharding, PartitionSpec, typed
 from didax.tree_util import broadcast_prefix, tree_flatten, tree_unflatten
 
 P = PartitionSpec
@@ -103,13 +103,15 @@ core.own_program.add(shard_map_p)
 
 
 @contextlib.contextmanager
-def axis_frames(mesh: Mesh, check_vma: bool = False) -> Iterator[None]:
-    """Bind every mesh axis (with its size) for the collectives traced inside; with
-    `check_vma`, as axes that values' types say they vary along."""
+def axis_frames(mesh: Mesh, check_vma: bool = False, manual: Any = None) -> Iterator[None]:
+    """Bind the mesh axes the body is manual over (`manual`, default every one) with their
+    sizes, for the collectives traced inside; with `check_vma`, as axes that values' types
+    say they vary along."""
     order = mesh.axis_names if check_vma else None
     with contextlib.ExitStack() as stack:
         for name, size in mesh.shape_tuple:
-            stack.enter_context(core.axis_frame(name, size, order))
+            if not manual or name in manual:
+                stack.enter_context(core.axis_frame(name, size, order))
         yield
 
 
@@ -118,14 +120,16 @@ def shard_map_params(
     in_specs: Sequence[PartitionSpec],
     out_specs: Sequence[PartitionSpec],
     check_vma: bool = False,
+    manual: Any = None,
 ) -> dict:
-    """shard_map_p's params but the body, as JAX names them."""
+    """shard_map_p's params but the body, as JAX names them (`manual`: the axes the body is
+    manual over, default every mesh axis)."""
     return {
         "mesh": mesh,
         "in_specs": tuple(in_specs),
         "out_specs": tuple(out_specs),
         "check_vma": check_vma,
-        "newly_manual_axes": frozenset(mesh.axis_names),
+        "newly_manual_axes": frozenset(manual or mesh.axis_names),
     }
 
 
@@ -134,9 +138,11 @@ def trace_body(
     mesh: Mesh,
     in_avals: Sequence[ShapedArray],
     check_vma: bool = False,
+    manual: Any = None,
 ) -> tuple[ClosedJaxpr, list[Any]]:
-    """Stage `fn` on blocks of types `in_avals` with the mesh's axes bound; consts hoisted."""
-    with axis_frames(mesh, check_vma):
+    """Stage `fn` on blocks of types `in_avals` with the mesh's (manual) axes bound; consts
+    hoisted."""
+    with axis_frames(mesh, check_vma, manual):
         return common.trace_jaxpr_fn(fn, in_avals)
 
 
@@ -161,7 +167,10 @@ def _shard_map_abstract_eval(*avals, jaxpr, mesh, in_specs, out_specs, **params)
                 f"shard_map: an operand of type {aval.str_short()} with spec {spec!r} does "
                 f"not give the body's block type {expected.str_short()} on {mesh}"
             )
-    return [unblock_aval(a, s, sizes) for a, s in zip(jaxpr.out_avals, out_specs, strict=True)]
+    return [  # (typed by their specs over Explicit axes)
+        typed(unblock_aval(a, s, sizes), NamedSharding(mesh, s))
+        for a, s in zip(jaxpr.out_avals, out_specs, strict=True)
+    ]
 
 
 @core.impl_rules.register(shard_map_p)
@@ -280,8 +289,9 @@ def _local_output(value: np.ndarray, block: ShapedArray, spec: PartitionSpec, me
 
 @core.jvp_rules.register(shard_map_p)
 def _shard_map_jvp(primals, tangents, *, jaxpr, mesh, in_specs, out_specs, check_vma, **params):
+    manual = params["newly_manual_axes"]
     nonzeros = tuple(not isinstance(t, Zero) for t in tangents)
-    with axis_frames(mesh, check_vma):
+    with axis_frames(mesh, check_vma, manual):
         body, nonzeros_out = jvp_jaxpr(jaxpr, nonzeros, instantiate=False)
     tangent_specs = [s for s, nz in zip(in_specs, nonzeros, strict=True) if nz]
     out_tangent_specs = [s for s, nz in zip(out_specs, nonzeros_out, strict=True) if nz]
@@ -290,7 +300,7 @@ def _shard_map_jvp(primals, tangents, *, jaxpr, mesh, in_specs, out_specs, check
         *(t for t in tangents if not isinstance(t, Zero)),
         jaxpr=body,
         **shard_map_params(
-            mesh, [*in_specs, *tangent_specs], [*out_specs, *out_tangent_specs], check_vma
+            mesh, [*in_specs, *tangent_specs], [*out_specs, *out_tangent_specs], check_vma, manual
         ),
     )
     n = len(out_specs)
@@ -306,9 +316,10 @@ def _shard_map_jvp(primals, tangents, *, jaxpr, mesh, in_specs, out_specs, check
 
 @core.transpose_rules.register(shard_map_p)
 def _shard_map_transpose(cts, *args, jaxpr, mesh, in_specs, out_specs, check_vma, **params):
+    manual = params["newly_manual_axes"]
     linear = [isinstance(x, core.UndefinedPrimal) for x in args]
     ct_nonzero = [not isinstance(ct, Zero) for ct in cts]
-    with axis_frames(mesh, check_vma):
+    with axis_frames(mesh, check_vma, manual):
         body = transpose.transpose_jaxpr(jaxpr, linear, ct_nonzero)
     residuals = [x for x, lin in zip(args, linear, strict=True) if not lin]
     res_specs = [s for s, lin in zip(in_specs, linear, strict=True) if not lin]
@@ -325,7 +336,7 @@ def _shard_map_transpose(cts, *args, jaxpr, mesh, in_specs, out_specs, check_vma
     cts = [
         ct
         if isinstance(ct, Zero) or check_vma
-        else _over(ct, math.prod(sizes[a] for a in unmentioned(mesh, s)))
+        else _over(ct, math.prod(sizes[a] for a in vma.unmentioned(mesh, s)))
         for ct, s in zip(cts, out_specs, strict=True)
     ]
 
@@ -339,12 +350,12 @@ def _shard_map_transpose(cts, *args, jaxpr, mesh, in_specs, out_specs, check_vma
         if check_vma:
             return outs
         return [
-            collectives.psum(ct, unmentioned(mesh, s))
+            collectives.psum(ct, vma.unmentioned(mesh, s))
             for ct, s in zip(outs, lin_specs, strict=True)
         ]
 
     in_avals = [*body.in_avals[n_res:], *body.in_avals[:n_res]]
-    new_body, consts = trace_body(fn, mesh, in_avals, check_vma)
+    new_body, consts = trace_body(fn, mesh, in_avals, check_vma, manual)
     outs = iter(
         shard_map_p.bind(
             *consts,
@@ -376,21 +387,25 @@ def _over(ct: Any, n: int) -> Any:
 def _shard_map_vmap(
     axis_size, vals, dims, *, jaxpr, mesh, in_specs, out_specs, check_vma, **params
 ):
+    manual = params["newly_manual_axes"]
     # the batch axis stays whole on every device: a new unsplit axis of each block, where
     # the body's rules leave it (as JAX); outputs that do not depend on it stay unbatched
     # (jacfwd needs its primal outputs so)
-    with axis_frames(mesh, check_vma):
+    with axis_frames(mesh, check_vma, manual):
         found = batched_out_dims(jaxpr, axis_size, dims)
         out_dims = [None if d is None or d is NOT_MAPPED else d for d in found]
         body = vmap_jaxpr(jaxpr, axis_size, dims, out_dims)
     new_in = [s if d is NOT_MAPPED else insert_none(s, d) for s, d in zip(in_specs, dims)]
     new_out = [s if d is None else insert_none(s, d) for s, d in zip(out_specs, out_dims)]
-    outs = shard_map_p.bind(*vals, jaxpr=body, **shard_map_params(mesh, new_in, new_out, check_vma))
+    outs = shard_map_p.bind(
+        *vals, jaxpr=body, **shard_map_params(mesh, new_in, new_out, check_vma, manual)
+    )
     return outs, [NOT_MAPPED if d is None else d for d in out_dims]
 
 
 @partial_eval.partial_eval_jaxpr_rules.register(shard_map_p)
 def _shard_map_partial_eval(unks_in, eqn):
+    manual = eqn.params["newly_manual_axes"]
     # As JAX's linearization of a shard_map: the known shard_map returns the residuals first
     # (each device's, concatenated along axis 0 over every mesh axis; a scalar as a 1-element
     # vector), then its known outputs; a residual that is a known input or output is not
@@ -398,7 +413,7 @@ def _shard_map_partial_eval(unks_in, eqn):
     p = eqn.params
     mesh, jaxpr, in_specs, out_specs = p["mesh"], p["jaxpr"], p["in_specs"], p["out_specs"]
     check_vma = p["check_vma"]
-    with axis_frames(mesh, check_vma):
+    with axis_frames(mesh, check_vma, manual):
         known, unknown, unks_out, num_res = partial_eval.partial_eval_jaxpr(jaxpr, unks_in)
     n_known_out = len(known.out_avals) - num_res
     names = mesh.axis_names
@@ -456,7 +471,7 @@ def _shard_map_partial_eval(unks_in, eqn):
         res = [shape.squeeze(x, (0,)) if sc else x for x, sc in zip(ins[:num_res], scalar)]
         return eval_jaxpr(unknown.jaxpr, unknown.consts, *res, *ins[num_res:])
 
-    known_body, k_consts = trace_body(known_fn, mesh, known.in_avals, check_vma)
+    known_body, k_consts = trace_body(known_fn, mesh, known.in_avals, check_vma, manual)
     unknown_body, u_consts = trace_body(
         unknown_fn, mesh, [*res_blocks, *unknown.in_avals[num_res:]], check_vma
     )
@@ -465,12 +480,12 @@ def _shard_map_partial_eval(unks_in, eqn):
     eqn_known = eqn_unknown = None
     if outs_known or res_vars:
         new_specs = [res_specs[r] for r in new_res]
-        params = shard_map_params(mesh, k_specs, [*new_specs, *ko_specs], check_vma)
+        params = shard_map_params(mesh, k_specs, [*new_specs, *ko_specs], check_vma, manual)
         eqn_known = JaxprEqn(
             shard_map_p, ins_known, [*res_vars, *outs_known], {"jaxpr": known_body, **params}
         )
     if outs_unknown:
-        params = shard_map_params(mesh, [*res_specs, *u_specs], uo_specs, check_vma)
+        params = shard_map_params(mesh, [*res_specs, *u_specs], uo_specs, check_vma, manual)
         eqn_unknown = JaxprEqn(
             shard_map_p, [*res_atoms, *ins_unknown], outs_unknown, {"jaxpr": unknown_body, **params}
         )
@@ -479,58 +494,7 @@ def _shard_map_partial_eval(unks_in, eqn):
 
 @core.lowering_rules.register(shard_map_p)
 def _shard_map_lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, **params):
-    module = ctx.module
-    if module.manual_mesh is not None or module.replica_axes:
-        # a ValueError, as JAX 0.10.2 raises for a pmap inside a pmap
-        raise ValueError(
-            f"shard_map over {mesh} inside another shard_map (a pmap inside a pmap) is not "
-            "supported by didax"
-        )
-    devices = module.device_assignment
-    if devices is None or tuple(devices) != tuple(mesh.devices.flat):
-        # partition k must be mesh position k, for the body's collectives
-        raise ValueError(
-            f"shard_map over {mesh} in a program that does not run on the mesh's devices in "
-            "the mesh's order (a jit with shardings over another mesh)"
-        )
-    manual = mesh.size > 1  # as JAX: on one device, no manual sharding to enter
-    blocks = [
-        _to_block(ctx, x, spec, a_in, a_blk, mesh) if manual else x
-        for x, spec, a_in, a_blk in zip(args, in_specs, ctx.avals_in, jaxpr.in_avals, strict=True)
-    ]
-    module.manual_mesh = mesh
-    try:
-        outs = module.call_function("shmap_body", jaxpr, blocks)
-    finally:
-        module.manual_mesh = None
-    return [
-        _from_block(ctx, y, spec, a_blk, a_out, mesh) if manual else y
-        for y, spec, a_blk, a_out in zip(
-            outs, out_specs, jaxpr.out_avals, ctx.avals_out, strict=True
-        )
-    ]
-
-
-def _custom_call(ctx: Any, target: str, x: Any, aval: ShapedArray, sharding: str) -> Any:
-    ir = ctx.ir
-    op = ctx.hlo.CustomCallOp(
-        [ctx.tensor_type(aval)], [x], call_target_name=target, backend_config=ir.StringAttr.get("")
-    )
-    op.attributes["mhlo.sharding"] = ir.StringAttr.get(sharding)
-    return op.results[0]
-
-
-def _to_block(ctx, x, spec, aval, block, mesh) -> Any:
-    # split as the spec says, then this partition's block, manually sharded from here on
-    text = NamedSharding(mesh, spec).hlo_text(aval.ndim, ctx.module.device_assignment)
-    x = _custom_call(ctx, "Sharding", x, aval, text)
-    return _custom_call(ctx, "SPMDFullToShardShape", x, block, "{manual}")
-
-
-def _from_block(ctx, y, spec, block, aval, mesh) -> Any:
-    text = NamedSharding(mesh, spec).hlo_text(aval.ndim, ctx.module.device_assignment)
-    y = _custom_call(ctx, "Sharding", y, block, "{manual}")
-    return _custom_call(ctx, "SPMDShardToFullShape", y, aval, text)
+    return lower_body(ctx, args, jaxpr, mesh, in_specs, out_specs)
 
 
 # ----------------------------------------------------------------------------- shard_map
@@ -541,7 +505,7 @@ class _Infer:
         return "Infer"
 
 
-Infer = _Infer()  # JAX's default in_specs: read from Explicit mesh axes (didax has none)
+Infer = _Infer()  # JAX's default in_specs: read from the arguments' types (Explicit axes)
 
 
 def shard_map(
@@ -560,8 +524,11 @@ def shard_map(
     `in_specs` (a PartitionSpec, or a pytree prefix of the positional arguments of them)
     says how each argument is split over the mesh; `out_specs` (a prefix of `f`'s output)
     how the results are put together. Collectives in `f` name mesh axes. Called outside
-    `jit`, it runs as a jit of itself. didax is manual over every mesh axis (`axis_names`
-    must be empty or all of them). With `check_vma` (the default), the body's types say
+    `jit`, it runs as a jit of itself. `mesh` defaults to the context mesh (`set_mesh`),
+    `in_specs` to the arguments' `Explicit` types. `axis_names` names the axes the body is
+    manual over (default all): collectives and specs name only those; didax runs such a
+    body manual over every axis, the same along the others (the values JAX gives). With
+    `check_vma` (the default), the body's types say
     along which mesh axes each value varies (printed `f32[2]{V:x}`, with JAX's `pvary` and
     `psum_invariant` equations), and an output that may vary along a mesh axis its out_spec
     leaves out raises JAX's ValueError (see the module docstring).
@@ -572,9 +539,9 @@ def shard_map(
       ValueError: no mesh, a spec naming an axis the mesh lacks, a spec longer than its
         array's rank, a dimension not divisible by its mesh axes' size, specs that are not
         a tree prefix of the arguments (or output), an output varying along an axis its
-        out_spec leaves out (with `check_vma`).
-      NotImplementedError: `axis_names` naming only some mesh axes; a mesh spanning
-        several processes.
+        out_spec leaves out (with `check_vma`), a spec naming an axis the body is not manual
+        over.
+      NotImplementedError: a mesh spanning several processes.
     """
     options = dict(
         mesh=mesh,
@@ -605,48 +572,51 @@ def _shard_map(
     @functools.wraps(f)
     def wrapped(*args: Any) -> Any:
         __tracebackhide__ = True
-        check_mesh(mesh, axis_names)
-        if in_specs is Infer:
-            axis_types = ", ".join(str(t) for t in mesh.axis_types)
-            raise TypeError(
-                "shard_map in_specs argument must be a pytree of `jax.sharding.PartitionSpec` "
-                f"instances, but it was `None` when axis_names={frozenset(mesh.axis_names)} are "
-                f"of type {axis_types}"
-            )
-        if in_specs is not None:
-            check_specs("in", in_specs, mesh)
-        check_specs("out", out_specs, mesh)
+        m = typed_sharding.get_mesh() if mesh is None else mesh  # (or the context mesh)
+        check_mesh(m, axis_names)
+        manual = frozenset(axis_names) or frozenset(m.axis_names)
         leaves, in_tree = tree_flatten(args)
-        try:
-            specs = broadcast_prefix(specs_tuple(in_specs), in_tree, "shard_map in_specs")
-        except ValueError as e:
-            raise ValueError(f"shard_map in_specs: {e}") from None
+        if in_specs is Infer:  # each argument split as its type says (Explicit axes)
+            specs = inferred_specs(m, [core.get_aval(x) for x in leaves])
+        else:
+            if in_specs is not None:
+                check_specs("in", in_specs, m)
+            try:
+                specs = broadcast_prefix(specs_tuple(in_specs), in_tree, "shard_map in_specs")
+            except ValueError as e:
+                raise ValueError(f"shard_map in_specs: {e}") from None
+        check_specs("out", out_specs, m)
+        check_manual(in_specs, out_specs, manual)
         # a None spec: a static argument, passed to `f` as it is (JAX's)
         statics = [x for x, s in zip(leaves, specs, strict=True) if s is None]
         leaves = [x for x, s in zip(leaves, specs, strict=True) if s is not None]
         which = [s is not None for s in specs]
         specs = [s for s in specs if s is not None]
         avals = [core.get_aval(x) for x in leaves]
-        check_args(f, mesh, avals, specs)
+        check_args(f, m, avals, specs)
         eager = core.trace_state() is core.EAGER_STATE
         key = (in_tree, tuple(avals), tuple(specs), tuple(which), static_key(statics))
         found = traces.get(key) if eager and key[-1] is not None else None
         if found is None:
-            found = _trace(f, mesh, in_tree, avals, specs, statics, which, out_specs, check_vma)
+            found = _trace(
+                f, m, in_tree, avals, specs, statics, which, out_specs, check_vma, manual
+            )
             if check_vma:
-                check_vma_outputs(f, mesh, found[0], found[3])
+                vma.check_outputs(fn_name(f), m, found[0].out_avals, found[3])
             if eager and key[-1] is not None and not holds_tracer(found[1]):
                 traces[key] = found  # a later call with these types runs this trace again
         closed, consts, out_tree, out_specs_flat = found
-        params = shard_map_params(mesh, [*(P() for _ in consts), *specs], out_specs_flat, check_vma)
+        params = shard_map_params(
+            m, [*(P() for _ in consts), *specs], out_specs_flat, check_vma, manual
+        )
         everything = [*consts, *leaves]
         if (
             core.trace_state() is core.EAGER_STATE
-            and len(mesh.local_devices) == mesh.size
+            and len(m.local_devices) == m.size
             and not any(isinstance(x, core.Tracer) for x in everything)
-        ):  # straight to the partitioned program: its results stay split over the mesh
+        ):  # straight to the partitioned program: its results stay split over the m
             outs = run_partitioned(
-                everything, closed, mesh, params["in_specs"], out_specs_flat, check_vma
+                everything, closed, m, params["in_specs"], out_specs_flat, check_vma
             )
         else:
             outs = shard_map_p.bind(*everything, jaxpr=closed, **params)
@@ -666,6 +636,7 @@ def _trace(
     which: Sequence[bool],
     out_specs: Any,
     check_vma: bool,
+    manual: Any,
 ) -> tuple[ClosedJaxpr, list[Any], Any, list[PartitionSpec]]:
     # `f` staged on each device's blocks: its jaxpr, consts, output tree and output specs
     out_trees: list[Any] = []
@@ -688,5 +659,5 @@ def _trace(
         return outs
 
     blocks = [body_aval(a, s, mesh, check_vma) for a, s in zip(avals, specs, strict=True)]
-    closed, consts = trace_body(body, mesh, blocks, check_vma)
+    closed, consts = trace_body(body, mesh, blocks, check_vma, manual)
     return closed, consts, out_trees[-1], list(out_specs_flat)

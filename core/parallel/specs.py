@@ -1,6 +1,6 @@
 """PartitionSpecs over a mesh, for shard_map and pmap: the type of each device's block, the
 dimension a spec splits, and the checks of shard_map's mesh, specs, arguments and outputs
-(with JAX's messages), including the check_vma check of its outputs' varying axes.
+(with JAX's messages); the check of its outputs' varying axes is `vma.check_outputs`.
 
 Layer 4, in didax.parallel after the collectives, before shard_map.py (which calls these
 checks before and after tracing a body).
@@ -12,12 +12,10 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from didax import core
+from didax import core, typed_sharding, vma
 from didax.control_flow import common
 from didax.core import ShapedArray
-from didax.jaxpr import ClosedJaxpr
-from didax.parallel import collectives
-from didax.runtime.sharding import Mesh, PartitionSpec
+from didax.runtime.sharding import AxisType, Mesh, PartitionSpec
 from didax.tree_util import tree_flatten
 
 P = PartitionSpec
@@ -45,7 +43,10 @@ def block_factors(spec: PartitionSpec, ndim: int, sizes: dict[Any, int]) -> list
 def block_aval(aval: ShapedArray, spec: PartitionSpec, sizes: dict[Any, int]) -> ShapedArray:
     """One device's block of an operand of type `aval` split as `spec`."""
     factors = block_factors(spec, aval.ndim, sizes)
-    return aval.update(shape=tuple(n // f for n, f in zip(aval.shape, factors, strict=True)))
+    shape = tuple(n // f for n, f in zip(aval.shape, factors, strict=True))
+    if type(aval) is core.ShardedArray:  # a block is not split: its type says no split
+        return ShapedArray(shape, aval.dtype, aval.weak_type)
+    return aval.update(shape=shape)
 
 
 def unblock_aval(aval: ShapedArray, spec: PartitionSpec, sizes: dict[Any, int]) -> ShapedArray:
@@ -56,22 +57,11 @@ def unblock_aval(aval: ShapedArray, spec: PartitionSpec, sizes: dict[Any, int]) 
     return core.with_vma(aval.update(shape=shape), frozenset(), ())
 
 
-def spec_axes(spec: PartitionSpec) -> frozenset:
-    """The mesh axes `spec` splits along: those its blocks vary along (check_vma)."""
-    return frozenset(a for d in range(len(spec)) for a in spec.axes_of(d))
-
-
 def body_aval(aval: ShapedArray, spec: PartitionSpec, mesh: Mesh, check_vma: bool) -> ShapedArray:
     """The body's type of an operand of type `aval` split as `spec`: its block, varying
     along the axes the spec names when `check_vma` (JAX's `{V:x}`)."""
     block = block_aval(aval, spec, axis_sizes(mesh))
-    return core.with_vma(block, spec_axes(spec), mesh.axis_names) if check_vma else block
-
-
-def unmentioned(mesh: Mesh, spec: PartitionSpec) -> tuple[Any, ...]:
-    """The mesh axes `spec` does not split along, in the mesh's order."""
-    used = {a for d in range(len(spec)) for a in spec.axes_of(d)}
-    return tuple(a for a in mesh.axis_names if a not in used)
+    return core.with_vma(block, vma.spec_axes(spec), mesh.axis_names) if check_vma else block
 
 
 def mapped_dim(spec: PartitionSpec) -> int | None:
@@ -93,8 +83,8 @@ def insert_none(spec: PartitionSpec, d: int) -> PartitionSpec:
 
 
 def vary_as(x: Any, spec: PartitionSpec) -> Any:
-    missing = spec_axes(spec) - core.get_aval(x).vma
-    return collectives.pvary(x, tuple(missing)) if missing else x
+    missing = vma.spec_axes(spec) - core.get_aval(x).vma
+    return vma.casts().pvary.bind(x, **vma.pvary_params(missing)) if missing else x
 
 
 def static_key(statics: Sequence[Any]) -> tuple | None:
@@ -122,11 +112,42 @@ def fn_name(f: Any) -> str:
     return getattr(f, "__name__", str(f))
 
 
+def inferred_specs(mesh: Mesh, avals: Sequence[ShapedArray]) -> list[PartitionSpec]:
+    """JAX's `in_specs` default: each argument split as its type says, over a mesh whose
+    axes are all `Explicit` (JAX's TypeError otherwise)."""
+    if any(t is not AxisType.Explicit for t in mesh.axis_types):
+        axis_types = ", ".join(str(t) for t in mesh.axis_types)
+        raise TypeError(
+            "shard_map in_specs argument must be a pytree of `jax.sharding.PartitionSpec` "
+            f"instances, but it was `None` when axis_names={frozenset(mesh.axis_names)} are "
+            f"of type {axis_types}"
+        )
+    return [typed_sharding.named(a, mesh).spec for a in avals]
+
+
+def check_manual(in_specs: Any, out_specs: Any, manual: frozenset) -> None:
+    """JAX's check that the specs name only the axes the body is manual over."""
+    for which, specs in (("in", in_specs), ("out", out_specs)):
+        leaves, _ = tree_flatten(specs, is_leaf=lambda s: isinstance(s, PartitionSpec))
+        named = {
+            a
+            for s in leaves
+            if isinstance(s, PartitionSpec)
+            for d in range(len(s))
+            for a in s.axes_of(d)
+        }
+        if named - manual:
+            raise ValueError(
+                f"shard_map {which}_specs argument must refer to an axis marked as manual "
+                f"({manual}), but: {sorted(named - manual)}"
+            )
+
+
 def check_mesh(mesh: Any, axis_names: Any) -> None:
     if mesh is None:
         raise ValueError(
             "The context mesh cannot be empty. Use `jax.set_mesh(mesh)` to enter into a mesh "
-            "context (didax has no context mesh: pass mesh=)"
+            "context"
         )
     if not isinstance(mesh, Mesh):
         raise TypeError(
@@ -150,11 +171,6 @@ def check_mesh(mesh: Any, axis_names: Any) -> None:
         raise NotImplementedError(
             f"shard_map over {mesh}, whose devices belong to several processes: didax runs "
             "only pmap over several processes (a jit with NamedShardings over them works)"
-        )
-    if names != frozenset(mesh.axis_names):
-        raise NotImplementedError(
-            f"shard_map with axis_names={set(names)} manual over part of the mesh "
-            f"{mesh.axis_names}: didax supports only shard_maps manual over every mesh axis"
         )
 
 
@@ -252,49 +268,3 @@ def out_rank_error(
             "can be concatenated using out_specs."
         )
     return msg
-
-
-# ----------------------------------------------------------------------------- check_vma
-# With check_vma the body's types say along which mesh axes each output varies (`aval.vma`):
-# one varying along an axis its out_spec leaves out is not the same on every device there,
-# and JAX raises this ValueError.
-
-
-def check_vma_outputs(
-    f: Any, mesh: Mesh, closed: ClosedJaxpr, out_specs: Sequence[PartitionSpec]
-) -> None:
-    msgs = []
-    for k, (aval, spec) in enumerate(zip(closed.out_avals, out_specs, strict=True)):
-        vma = aval.vma
-        left_out = [a for a in unmentioned(mesh, spec) if a in vma]
-        if not left_out:
-            continue
-        where = f"out_specs[{k}]" if len(out_specs) > 1 else "out_specs"
-        need = unmentioned(mesh, spec)
-        if len(need) > 1:
-            named = [a for a in mesh.axis_names if a not in need]
-            got = [a for a in mesh.axis_names if a in vma]
-            msgs.append(
-                f"{where} is {spec} which implies that the corresponding output value is only "
-                f"varying across mesh axes {{{','.join(map(str, named))}}} and not "
-                f"{{{','.join(map(str, left_out))}}}, but it was inferred to be possibly "
-                f"varying over {{{','.join(map(str, got))}}}"
-            )
-        else:
-            msgs.append(
-                f"{where} is {spec} which implies that the corresponding output value is "
-                f"replicated across mesh axis '{need[0]}', but could not infer replication "
-                "over any axes"
-            )
-    if len(msgs) > 1:  # JAX's bullets
-        msgs = [f"* {m}" for m in msgs]
-    if msgs:
-        raise ValueError(
-            f"shard_map applied to the function '{fn_name(f)}' was given out_specs which "
-            "require replication which can't be statically inferred given the mesh:\n\n"
-            f"The mesh given has shape {tuple(mesh.axis_sizes)} with corresponding axis names "
-            f"{mesh.axis_names}.\n\n" + "\n\n".join(msgs) + "\n\nCheck if these output "
-            "values are meant to be replicated over those mesh axes. If not, consider revising "
-            "the corresponding out_specs entries. If so, consider disabling the check by "
-            "passing the check_vma=False argument to `jax.shard_map`."
-        )

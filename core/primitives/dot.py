@@ -8,6 +8,7 @@ its jvp is the sum of the two one-sided products and it transposes in either ope
 from __future__ import annotations
 
 import enum
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -50,8 +51,8 @@ _PRECISION_NAMES.update(highest="HIGHEST", float32="HIGHEST")
 
 def canonical_precision(precision: Any) -> tuple[Precision, Precision] | None:
     """None, or the (lhs, rhs) levels of a `precision=` argument: one level (a `Precision`
-    or one of its strings) for both operands, or a pair. None takes
-    `jax_default_matmul_precision`'s, as JAX's jaxprs show it. Raises ValueError as JAX does."""
+    or one of its strings) for both operands, or a pair. Raises ValueError as JAX does.
+    None takes `jax_default_matmul_precision`'s, as JAX's jaxprs show it."""
     if precision is None:
         precision = config.jax_default_matmul_precision
         if precision is None:
@@ -127,7 +128,7 @@ def _dot_general_impl(x, y, *, dimension_numbers, precision, preferred_element_t
     x, y = np.asarray(x), np.asarray(y)
     lf, rf = _free(x.ndim, lc, lb), _free(y.ndim, rc, rb)
     batch = [x.shape[d] for d in lb]
-    size = lambda a, ds: int(np.prod([a.shape[d] for d in ds], dtype=np.int64))  # noqa: E731
+    size = lambda a, ds: math.prod([a.shape[d] for d in ds])  # noqa: E731
     xm = np.transpose(x, (*lb, *lf, *lc)).reshape(*batch, size(x, lf), size(x, lc))
     ym = np.transpose(y, (*rb, *rc, *rf)).reshape(*batch, size(y, rc), size(y, rf))
     out = np.matmul(xm, ym).reshape((*batch, *(x.shape[d] for d in lf), *(y.shape[d] for d in rf)))

@@ -13,9 +13,8 @@ from typing import Any
 
 import numpy as np
 from didax import core, dtypes
-from didax.array import Array
-from didax.config import config
 from didax.core import ShapedArray
+from didax.fast_path import eager_binary, eager_unary  # noqa: F401 - the families' eager rules
 
 # ----------------------------------------------------------------------------- impl
 
@@ -58,83 +57,6 @@ def elementwise_impl(
         return [out if out.dtype is dtype else out.astype(dtype)]
 
     return impl
-
-
-# Eager rules (`core.eager_rules`): the impl rule above, minus the interpreter, for the
-# common case of well-typed eager Arrays (and Python scalars of the array's default dtype).
-# They decline (NotImplemented) whatever needs more: tracers, device-resident values, mixed
-# dtypes, broadcasting beyond scalars. Declined calls take `bind`'s ordinary path, which
-# raises the errors. Weak types: weak only when every operand is. The NumPy functions of
-# elementwise primitives keep their operands' dtype (`np.sin` of float16 is float16), so the
-# result is wrapped as it comes (tests/lax/test_eager_shortcuts.py checks every dtype).
-
-trace_state, EAGER_STATE = core.trace_state, core.EAGER_STATE
-new_array = object.__new__
-_FLOATS = frozenset(d for d in dtypes._KINDS if dtypes.kind(d) == 2)
-_SCALAR_FITS = {float: dtypes.float32, int: dtypes.int32}
-
-
-def eager_unary(fn: Callable[..., Any], floats_only: bool) -> Callable[..., Any]:
-    def eager(x: Any) -> Any:
-        if type(x) is not Array or trace_state() is not EAGER_STATE or config.check_special:
-            return NotImplemented  # (results checked for nan/inf: `bind`'s path checks)
-        v = x._value
-        if v is None or (floats_only and v.dtype not in _FLOATS):
-            return NotImplemented
-        # `array.eager_result`, inlined: this is the hottest path, where the call alone would
-        # cost a third of an eager scalar op (measured, issue 9)
-        out = new_array(Array)
-        out._value = fn(v)
-        out._buffer = None
-        out._weak = x._weak
-        out._aval = None
-        return out
-
-    return eager
-
-
-def eager_binary(fn: Callable[..., Any], floats_only: bool) -> Callable[..., Any]:
-    def eager(x: Any, y: Any) -> Any:
-        if trace_state() is not EAGER_STATE or config.check_special:
-            return NotImplemented
-        tx, ty = type(x), type(y)
-        if tx is Array and ty is Array:
-            v, w = x._value, y._value
-            # same dtype; same rank or a scalar (NumPy then broadcasts as lax does)
-            if (
-                v is None
-                or w is None
-                or w.dtype is not v.dtype
-                or (w.ndim != v.ndim and w.ndim and v.ndim)
-            ):
-                return NotImplemented
-            dtype, weak = v.dtype, x._weak and y._weak
-        elif tx is Array:  # y a Python scalar of x's default dtype: `x * 2.0`
-            v, w = x._value, y
-            if v is None or _SCALAR_FITS.get(ty) is not v.dtype:
-                return NotImplemented
-            dtype, weak = v.dtype, x._weak
-        elif ty is Array:  # `2.0 * y`
-            v, w = x, y._value
-            if w is None or _SCALAR_FITS.get(tx) is not w.dtype:
-                return NotImplemented
-            dtype, weak = w.dtype, y._weak
-        else:
-            return NotImplemented
-        if floats_only and dtype not in _FLOATS:
-            return NotImplemented
-        try:
-            out = fn(v, w)
-        except ValueError:  # shapes that do not broadcast: let `bind` raise lax's TypeError
-            return NotImplemented
-        result = new_array(Array)  # `array.eager_result`, inlined
-        result._value = out
-        result._buffer = None
-        result._weak = weak
-        result._aval = None
-        return result
-
-    return eager
 
 
 def predicate_impl(
@@ -330,6 +252,7 @@ def broadcast_operands(ctx: core.LoweringContext, args: Sequence[Any]) -> list[A
         if aval.shape != shape:  # rank 0: dims (); same rank: size-1 axes stretch
             out_type = ctx.tensor_type(aval.update(shape=shape))
             x = ctx.hlo.broadcast_in_dim(out_type, x, tuple(range(aval.ndim)))
+            x = ctx.module.typed_annotation(x, ctx.avals_out[0])  # split as the result
         out.append(x)
     return out
 

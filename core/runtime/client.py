@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from didax import core, dtypes, interrupts
+from didax import array, core, dtypes, interrupts
 from didax.array import Array
 from didax.config import config
 
@@ -103,6 +103,7 @@ class _Runtime:
         self.func = importlib.import_module("jaxlib.mlir.dialects.func")
         self.hlo = importlib.import_module("jaxlib.mlir.dialects.stablehlo")
         self.chlo = importlib.import_module("jaxlib.mlir.dialects.chlo")  # erf_inv, as JAX
+        self.sdy = importlib.import_module("jaxlib.mlir.dialects.sdy")  # Shardy's shardings
         ext = importlib.import_module("jaxlib.mlir._mlir_libs._jax_mlir_ext")
         self.dialects = self.ir.DialectRegistry()
         ext.register_dialects(self.dialects)  # func and the other upstream dialects
@@ -261,10 +262,13 @@ def wait(buffers: list[Any]) -> None:
 
 def buffer_of(x: Array) -> Any:
     """The device buffer behind `x`: an eager Array's value is put on the device once and
-    kept beside it, so passing the same Array to compiled code again costs no copy."""
+    kept beside it, so passing the same Array to compiled code again costs no copy. Its aval
+    becomes the interned one (`array.interned`), which jit's fast table compares by identity."""
     buf = x._buffer
     if buf is None:
-        buf = x._buffer = put(x._host(), x.aval, alias=True)  # (raises if x was deleted)
+        value = x._host()  # (raises if x was deleted)
+        aval = x._aval = array.interned(x.aval)
+        buf = x._buffer = put(value, aval, alias=True)
     return buf
 
 
@@ -401,9 +405,7 @@ def device_put(x: Any, device: Any = None) -> Array:
     value = np.array(core.to_numpy(x))
     aval = core.get_aval(x).update(shape=value.shape, dtype=value.dtype)
     buffer = put(value, aval, alias=True, device=device)
-    return Array(
-        value, aval.weak_type, buffer=buffer, aval=aval, sharding=SingleDeviceSharding(device)
-    )
+    return array.from_buffer(buffer, aval, SingleDeviceSharding(device))
 
 
 def array_devices(x: Array) -> set[Any]:
@@ -427,6 +429,7 @@ def new_context() -> Any:
     ctx.enable_multithreading(False)
     rt.hlo.register_dialect(ctx)
     rt.chlo.register_dialect(ctx)
+    rt.sdy.register_dialect(ctx)
     ctx.dialects["func"]  # load the func dialect now: the printer needs it registered
     return ctx
 

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 from didax import array, core, dtypes, interrupts
 from didax.array import Array
+from didax.config import config
 from didax.runtime import client
 from didax.runtime.client import (
     element_type,
@@ -80,7 +81,12 @@ def _gatherer(aval: core.ShapedArray, text: str, devices: tuple[Any, ...]) -> Ex
                 x = fn.arguments[0]
                 rt.func.ReturnOp([rt.hlo.bitcast_convert(out_t, x) if bits else x])
         return compile_module(
-            module, [aval], [out_aval], num_partitions=len(devices), device_assignment=devices
+            module,
+            [aval],
+            [out_aval],
+            num_partitions=len(devices),
+            device_assignment=devices,
+            shardy=False,  # its shardings are XLA's own (HLO text): GSPMD's
         )
 
 
@@ -210,59 +216,18 @@ class Executable:
 
     def execute_one(self, buffers: list[Any]) -> Array:
         """`execute` for a program with one output, returned as an Array that stays on the
-        device (what `array.from_buffer` makes)."""
+        device."""
         (buffer,) = self.execute(buffers)
-        aval = self.out_avals[0]
-        return Array(None, buffer=buffer, aval=aval)
+        return array.from_buffer(buffer, self.out_avals[0])
 
-    def launcher(
-        self, build: Callable[[list[Array]], Any] | None = None
-    ) -> Callable[[list[Any]], Any]:
-        """`execute_one` as one closure: the hot path of a cached jitted call (`dispatch.py`
-        stores it in a jitted function's fast table). The launch and the wrapping are
-        written out in it, and what they read is bound once: each Python call or attribute
-        lookup saved is ~1% of a call. With `build` (a prebuilt `tree_unflatten` of the
-        outputs, `tree_util.builder`), every output is wrapped and `build` makes the result.
-        A program with host callbacks, or one placed on another device, takes `execute`."""
+    def launch_parts(self) -> tuple[Callable[[list[Any]], Any], list[Any]] | None:
+        """What `fast_path.launcher` launches with: jaxlib's launch (positional: faster to
+        parse) and the result handlers whose `consume_with_handlers` makes the output
+        buffers; None for a program that must take `execute` (host callbacks, an output
+        larger than the memory)."""
         if self.host_callbacks or self._too_large:
-            if build is None:
-                return self.execute_one
-            return lambda buffers: build(
-                list(map(array.from_buffer, self.execute(buffers), self.out_avals))
-            )
-        execute, handlers = self._exe.execute_sharded, self._handlers
-        new, runtime_error = Array.__new__, runtime().xla.JaxRuntimeError
-        # a result passed back keys by identity
-        avals = [array.interned(a) for a in self.out_avals]
-        if build is not None:
-            pairs = [(a, a.weak_type) for a in avals]
-
-            def launch_tree(buffers: list[Any]) -> Any:
-                try:
-                    results = execute(buffers).consume_with_handlers(handlers)
-                except runtime_error:  # an argument on another device: as in `execute`
-                    results = self.execute(buffers)
-                outs = []
-                for buffer, (aval, weak) in zip(results, pairs):
-                    out = new(Array)
-                    out._value, out._buffer, out._weak, out._aval = None, buffer, weak, aval
-                    outs.append(out)
-                return build(outs)
-
-            return launch_tree
-        aval = avals[0]
-        weak = aval.weak_type
-
-        def launch(buffers: list[Any]) -> Array:
-            try:
-                (buffer,) = execute(buffers).consume_with_handlers(handlers)
-            except runtime_error:  # an argument on another device: as in `execute`
-                return self.execute_one(buffers)
-            out = new(Array)
-            out._value, out._buffer, out._weak, out._aval = None, buffer, weak, aval
-            return out
-
-        return launch
+            return None
+        return self._exe.execute_sharded, self._handlers
 
     def execute_sharded(self, buffers: list[Any]) -> list[Any]:
         """Launch an SPMD-partitioned program (`compile_module(..., num_partitions=N)`) on
@@ -325,9 +290,10 @@ def _first_replica(x: Any) -> np.ndarray:
     return np.from_dlpack(_DLPackTensor(runtime().xla.buffer_to_dlpack_managed_tensor(x)))
 
 
-# XLA logs this to stderr each time its GSPMD partitioner runs. The choice of GSPMD over
-# Shardy is didax's (README, Sharding), so the line says nothing a user can act on, and a
-# notebook shows it under every cell that compiles a partitioned program.
+# XLA logs this to stderr each time its GSPMD partitioner runs, that is, with
+# `jax_use_shardy_partitioner` off (Shardy is the default, as in JAX 0.10.2); the line says
+# nothing a user of that option can act on, and a notebook shows it under every cell that
+# compiles a partitioned program.
 _GSPMD_NOTICE = b"GSPMD sharding propagation is going to be deprecated"
 _stderr_lock = threading.Lock()
 
@@ -373,6 +339,7 @@ def compile_module(
     device_assignment: Sequence[Any] | None = None,
     propagate_to_inputs: Sequence[bool] = (),
     propagate_to_outputs: Sequence[bool] = (),
+    shardy: bool | None = None,
 ) -> Executable:
     """Compile an MLIR module (whose `main` takes `in_avals` and returns `out_avals`).
 
@@ -384,7 +351,8 @@ def compile_module(
     runs it. `num_partitions=N` with `device_assignment`: one program whose `mhlo.sharding`
     annotations XLA's SPMD partitioner turns into N per-device programs (partition k on
     device k); `propagate_to_inputs[i]`/`propagate_to_outputs[i]`: XLA picks input or
-    output i's sharding (no annotation), read back from the executable.
+    output i's sharding (no annotation), read back from the executable; `shardy` (default:
+    the `jax_use_shardy_partitioner` option) says whose shardings the module holds.
     `Executable.execute_sharded` runs it. By default the program runs on the first device.
     """
     rt = runtime()
@@ -401,7 +369,9 @@ def compile_module(
         options.num_partitions = len(devices)
         build = options.executable_build_options
         build.use_spmd_partitioning = True
-        build.use_shardy_partitioner = False  # the module's shardings are GSPMD's mhlo.sharding
+        if shardy is None:  # (`_gatherer` writes GSPMD's texts whatever the option)
+            shardy = config.read("jax_use_shardy_partitioner")
+        build.use_shardy_partitioner = shardy  # the module's shardings are sdy's or mhlo's
         if propagate_to_inputs:
             build.allow_spmd_sharding_propagation_to_parameters = list(propagate_to_inputs)
         if propagate_to_outputs:
@@ -409,7 +379,7 @@ def compile_module(
         options.device_assignment = rt.xc.DeviceAssignment.create(
             np.array([[d.id for d in devices]], np.int32)  # one replica, N partitions
         )
-        with _without_gspmd_notice():
+        with contextlib.nullcontext() if shardy else _without_gspmd_notice():
             exe = _compile_and_load(bytecode.getvalue(), rt.xla.DeviceList(tuple(devices)), options)
         return Executable(exe, in_avals, out_avals, devices=devices, partitioned=True)
     if num_replicas == 1 and device_assignment is None:

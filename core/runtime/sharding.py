@@ -29,6 +29,7 @@ from didax import array, core
 from didax.array import Array
 from didax.runtime import client, executable
 from didax.runtime.client import SingleDeviceSharding
+from didax.sharded_aval import with_spec
 
 __all__ = [
     "AxisType",
@@ -41,8 +42,9 @@ __all__ = [
 
 
 class AxisType(enum.Enum):
-    """How a mesh axis is partitioned. Like `jax.sharding.AxisType`; didax partitions every
-    axis as `Auto` (XLA's SPMD partitioner decides), the only kind it supports."""
+    """How a mesh axis is partitioned. Like `jax.sharding.AxisType`: along an `Explicit`
+    axis the split is part of a value's type (`float32[8@x]`, see didax.typed_sharding),
+    along an `Auto` one XLA's SPMD partitioner decides; `Manual` is shard_map's."""
 
     Auto = enum.auto()
     Explicit = enum.auto()
@@ -89,10 +91,10 @@ class Mesh:
         elif isinstance(axis_types, AxisType):
             axis_types = (axis_types,) * len(axis_names)
         axis_types = tuple(axis_types)
-        if any(t is not AxisType.Auto for t in axis_types):
-            raise NotImplementedError(
-                f"Mesh axis_types={axis_types}: didax supports only AxisType.Auto axes "
-                "(XLA's SPMD partitioner places values; no sharding in types)"
+        if len(axis_types) != len(axis_names):
+            raise ValueError(
+                f"Number of axis names should match the number of axis_types. Got "
+                f"axis_names={axis_names} and axis_types={axis_types}"
             )
         grid.flags.writeable = False
         self.devices = grid
@@ -119,7 +121,8 @@ class Mesh:
         return [d for d in self.devices.flat if d.process_index == here]
 
     def _key(self) -> tuple:
-        return (tuple(d.id for d in self.devices.flat), self.axis_sizes, self.axis_names)
+        ids = tuple(d.id for d in self.devices.flat)
+        return (ids, self.axis_sizes, self.axis_names, self.axis_types)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Mesh) and self._key() == other._key()
@@ -154,9 +157,8 @@ def make_mesh(
     *,
     devices: Sequence[Any] | None = None,
 ) -> Mesh:
-    """A mesh of the first `prod(axis_shapes)` devices, in order. Like `jax.make_mesh`,
-    except that its axes are `Auto` by default (JAX 0.10.2's are `Explicit`, which didax does
-    not support).
+    """A mesh of the first `prod(axis_shapes)` devices, in order, its axes `Explicit` unless
+    `axis_types` says otherwise. Like `jax.make_mesh`.
 
     Raises:
       ValueError: fewer devices than the mesh has places.
@@ -168,6 +170,8 @@ def make_mesh(
         raise ValueError(
             f"Number of devices {len(devices)} must be >= the product of mesh_shape {axis_shapes}"
         )
+    if axis_types is None:  # JAX 0.10.2's default
+        axis_types = (AxisType.Explicit,) * len(axis_shapes)
     return Mesh(_object_array(devices[:size]).reshape(axis_shapes), tuple(axis_names), axis_types)
 
 
@@ -413,6 +417,19 @@ class NamedSharding:
         return client.canonical_sharding(f"{{devices=[{','.join(map(str, dims))}]{flat}{suffix}}}")
 
 
+def typed(aval: Any, sharding: Any) -> Any:
+    """`aval` with the split `sharding` makes part of its type: along the `Explicit` axes of
+    a NamedSharding's mesh (`float32[8@x,2]`); `aval` itself for any other sharding."""
+    if not isinstance(sharding, NamedSharding) or AxisType.Explicit not in sharding.mesh.axis_types:
+        return aval
+    types = dict(zip(sharding.mesh.axis_names, sharding.mesh.axis_types, strict=True))
+    spec = [
+        tuple(a for a in sharding.spec.axes_of(d) if types[a] is AxisType.Explicit)
+        for d in range(aval.ndim)
+    ]
+    return with_spec(aval, tuple(spec), sharding.mesh)
+
+
 def _used_axes(spec: PartitionSpec) -> set[str]:
     return {a for d in range(len(spec)) for a in spec.axes_of(d)}
 
@@ -471,8 +488,9 @@ def device_put(x: Any, target: Any = None) -> Any:
 
 def put(x: Any, sharding: NamedSharding) -> Any:
     """`x` split over `sharding`'s mesh: each device gets its block (a copy). The Array
-    keeps its host value too, so reading it back costs nothing (a split one keeps it aside,
-    as `_gathered`: eager operations on it run on the devices, see array.py)."""
+    keeps its host value too, so reading it back costs nothing (one on several devices, split
+    or replicated, keeps it aside, as `_gathered`: eager operations on it run on the devices
+    and keep their results there, `P()` for a replicated one, as JAX's; see array.py)."""
     if isinstance(x, core.Tracer):
         return x
     if type(x) is Array and getattr(x, "_sharding", None) == sharding and x._buffer is not None:
@@ -484,13 +502,13 @@ def put(x: Any, sharding: NamedSharding) -> Any:
     blocks = sharding.devices_indices_map(value.shape)
     text = sharding.hlo_text(value.ndim, devices)
     buffer = client.put_sharded(value, aval, devices, text, [blocks[d] for d in devices])
-    if not sharding.is_fully_replicated:
-        out = Array(None, buffer=buffer, aval=aval, sharding=sharding)
+    aval = typed(aval, sharding)
+    if sharding.num_devices > 1:  # split, or replicated on several devices: stays there
+        out = array.from_buffer(buffer, aval, sharding)
         out._gathered = value
         return out
-    out = Array(value, aval.weak_type)
-    out._buffer, out._aval, out._sharding = buffer, aval, sharding
-    return out
+    # (a 0-d value kept as a NumPy scalar, as `Array` keeps it)
+    return array.build(value if value.ndim else value[()], buffer, aval.weak_type, aval, sharding)
 
 
 def make_array_from_callback(
@@ -526,7 +544,7 @@ def make_array_from_callback(
     aval = core.ShapedArray(shape, dtype)
     text = sharding.hlo_text(len(shape), devices)
     buffer = client.put_blocks(aval, devices, text, values)
-    return Array(None, buffer=buffer, aval=aval, sharding=sharding)
+    return array.from_buffer(buffer, typed(aval, sharding), sharding)
 
 
 def _read_sharded(x: Array) -> np.ndarray:

@@ -9,6 +9,7 @@ raises on a case, the case is skipped.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import didax
@@ -19,18 +20,9 @@ from op_cases import CASES, OpCase, close_over
 
 jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")
+from helpers.oracle import JaxOracle  # noqa: E402
 
 pytestmark = pytest.mark.oracle
-
-# cases JAX rejects (`raises`) have no derivative to compare
-DIFF_CASES = [
-    c
-    for c in CASES
-    if c.differentiable and c.float_positions and getattr(c, "raises", None) is None
-]
-TOL = 1e-4  # JAX's float32 tolerance: rtol 1e-4, atol 1e-5
-# Jacobians and Hessians cost a vmap each: a deterministic third of the cases.
-JAC_CASES = DIFF_CASES[::4]
 
 
 def assert_tree_close(got: Any, want: Any, tol: float) -> None:
@@ -53,38 +45,116 @@ def _setup(case: OpCase) -> tuple[Any, Any, list[Any], np.random.Generator]:
     return d_fn, j_fn, xs, rng
 
 
-def _weights(fn: Any, xs: list[Any], rng: np.random.Generator) -> np.ndarray:
-    out = np.asarray(fn(*xs))
-    return rng.standard_normal(out.shape).astype(np.float32)
+def _weights(j_fn: Any, xs: list[Any], rng: np.random.Generator) -> np.ndarray:
+    shape = jax.eval_shape(j_fn, *xs).shape  # the output's shape: no computation
+    return rng.standard_normal(shape).astype(np.float32)
 
 
-def _jax(fn: Any, *args: Any) -> Any:
-    """JAX's answer; where JAX itself fails on a case, there is nothing to compare with."""
+# JAX's side of every test, made as the tests make their inputs. `JaxOracle` compiles the
+# members of one function (all its cases, all the tests) as one program; run eagerly, each of
+# JAX's operations is a compile of its own (the ~5 per case took most of this module's time).
+
+
+def _grad_member(case: OpCase) -> tuple[Any, Callable[..., Any], list[Any]]:
+    _, j_fn, xs, rng = _setup(case)
+    w = _weights(j_fn, xs, rng)
+    argnums = tuple(range(len(xs)))
+
+    def grad_and_out(*a: Any) -> Any:
+        return jax.grad(lambda *b: jnp.sum(j_fn(*b) * w), argnums)(*a), j_fn(*a)
+
+    return ("grad", case.id), grad_and_out, xs
+
+
+def _jvp_member(case: OpCase) -> tuple[Any, Callable[..., Any], list[Any]]:
+    _, j_fn, xs, rng = _setup(case)
+    tangents = [rng.standard_normal(np.shape(x)).astype(np.float32) for x in xs]
+    n = len(xs)
+    return ("jvp", case.id), lambda *a: jax.jvp(j_fn, a[:n], a[n:]), [*xs, *tangents]
+
+
+def _jacobian_member(case: OpCase, jac: str) -> tuple[Any, Callable[..., Any], list[Any]]:
+    _, j_fn, xs, _ = _setup(case)
+    return (jac, case.id), getattr(jax, jac)(j_fn, tuple(range(len(xs)))), xs
+
+
+def _hessian_member(case: OpCase) -> tuple[Any, Callable[..., Any], list[Any]]:
+    _, j_fn, xs, rng = _setup(case)
+    w = _weights(j_fn, xs, rng)
+    return ("hessian", case.id), jax.hessian(lambda *a: jnp.sum(j_fn(*a) * w)), xs
+
+
+def _one_output(case: OpCase) -> bool:
+    _, j_fn, xs, _ = _setup(case)
+    return isinstance(jax.eval_shape(j_fn, *xs), jax.ShapeDtypeStruct)
+
+
+# cases JAX rejects (`raises`) have no derivative to compare; the weighted sum below needs
+# one output (the jvp of several, `lu`'s, is test_numpy_oracle's)
+DIFF_CASES = [
+    c
+    for c in CASES
+    if c.differentiable and c.float_positions and c.raises is None and _one_output(c)
+]
+TOL = 1e-4  # JAX's float32 tolerance: rtol 1e-4, atol 1e-5
+# Jacobians and Hessians cost a vmap each: a deterministic third of the cases.
+JAC_CASES = DIFF_CASES[::4]
+HESSIAN_CASES = DIFF_CASES[1::6]
+
+
+def _groups() -> dict[Any, list[tuple[Any, Callable[..., Any], list[Any]]]]:
+    members = [_grad_member(c) for c in DIFF_CASES] + [_jvp_member(c) for c in DIFF_CASES]
+    members += [_jacobian_member(c, jac) for c in JAC_CASES for jac in ("jacfwd", "jacrev")]
+    members += [_hessian_member(c) for c in HESSIAN_CASES]
+    groups: dict[Any, list] = {}
+    for key, fn, inputs in members:
+        case = _BY_ID[key[1]]
+        groups.setdefault((case.module, case.name), []).append((key, fn, inputs))
+    return groups
+
+
+_BY_ID = {c.id: c for c in DIFF_CASES}
+
+
+@pytest.fixture(scope="module")
+def oracle() -> JaxOracle:
+    return JaxOracle(_groups())
+
+
+def _jax(oracle: JaxOracle, member: tuple[Any, Callable[..., Any], list[Any]]) -> Any:
+    """JAX's answer, compiled; a member that fails under `jit` runs eagerly, as a user would
+    call it. Where JAX itself fails on a case, there is nothing to compare with."""
+    key, fn, inputs = member
+    case = _BY_ID[key[1]]
     try:
-        return fn(*args)
+        return oracle.result((case.module, case.name), key)
+    except Exception:  # noqa: BLE001 - not under jit: ask eager JAX below
+        pass
+    try:
+        return fn(*inputs)
     except Exception as e:  # noqa: BLE001 - any failure of the oracle skips the case
         pytest.skip(f"JAX raises {type(e).__name__} here")
 
 
 @pytest.mark.parametrize("case", DIFF_CASES, ids=[c.id for c in DIFF_CASES])
-def test_grad_and_vjp(case: OpCase) -> None:
+def test_grad_and_vjp(case: OpCase, oracle: JaxOracle) -> None:
     d_fn, j_fn, xs, rng = _setup(case)
     w = _weights(j_fn, xs, rng)
     argnums = tuple(range(len(xs)))
-    want = _jax(jax.grad(lambda *a: jnp.sum(j_fn(*a) * w), argnums), *xs)
+    want, want_out = _jax(oracle, _grad_member(case))
     got = didax.grad(lambda *a: dnp.sum(d_fn(*a) * w), argnums)(*xs)
     assert_tree_close(got, want, TOL)
     # the same cotangent through vjp: the output and the cotangents of every argument
     d_out, d_vjp = didax.vjp(d_fn, *xs)
-    assert_tree_close(d_out, j_fn(*xs), TOL)
+    assert_tree_close(d_out, want_out, TOL)
     assert_tree_close(d_vjp(w), want, TOL)
 
 
 @pytest.mark.parametrize("case", DIFF_CASES, ids=[c.id for c in DIFF_CASES])
-def test_linearize(case: OpCase) -> None:
-    d_fn, j_fn, xs, rng = _setup(case)
+def test_linearize(case: OpCase, oracle: JaxOracle) -> None:
+    d_fn, _, xs, rng = _setup(case)
     tangents = [rng.standard_normal(np.shape(x)).astype(np.float32) for x in xs]
-    j_out, j_t = _jax(jax.jvp, j_fn, tuple(xs), tuple(tangents))
+    j_out, j_t = _jax(oracle, _jvp_member(case))
     d_out, d_lin = didax.linearize(d_fn, *xs)
     assert_tree_close(d_out, j_out, TOL)
     assert_tree_close(d_lin(*tangents), j_t, TOL)
@@ -92,18 +162,18 @@ def test_linearize(case: OpCase) -> None:
 
 @pytest.mark.parametrize("case", JAC_CASES, ids=[c.id for c in JAC_CASES])
 @pytest.mark.parametrize("jac", ["jacfwd", "jacrev"])
-def test_jacobian(case: OpCase, jac: str) -> None:
-    d_fn, j_fn, xs, _ = _setup(case)
+def test_jacobian(case: OpCase, jac: str, oracle: JaxOracle) -> None:
+    d_fn, _, xs, _ = _setup(case)
     argnums = tuple(range(len(xs)))
-    want = _jax(getattr(jax, jac)(j_fn, argnums), *xs)
+    want = _jax(oracle, _jacobian_member(case, jac))
     got = getattr(didax, jac)(d_fn, argnums)(*xs)
     assert_tree_close(got, want, TOL)
 
 
-@pytest.mark.parametrize("case", DIFF_CASES[1::6], ids=[c.id for c in DIFF_CASES[1::6]])
-def test_hessian(case: OpCase) -> None:
+@pytest.mark.parametrize("case", HESSIAN_CASES, ids=[c.id for c in HESSIAN_CASES])
+def test_hessian(case: OpCase, oracle: JaxOracle) -> None:
     d_fn, j_fn, xs, rng = _setup(case)
     w = _weights(j_fn, xs, rng)
-    want = _jax(jax.hessian(lambda *a: jnp.sum(j_fn(*a) * w)), *xs)
+    want = _jax(oracle, _hessian_member(case))
     got = didax.hessian(lambda *a: dnp.sum(d_fn(*a) * w))(*xs)
     assert_tree_close(got, want, 1e-3)

@@ -64,3 +64,13 @@ def test_vjp_object_rejects_extra_arguments_like_jax():
         _, f_vjp = _vjp(m, np_)
         with pytest.raises(TypeError):
             f_vjp(1.0, 2.0)
+
+
+def test_closed_over_numpy_constant_is_one_constvar_of_a_staged_grad():
+    # the pullback gets the array the forward pass used, not an Array made from it: a staged
+    # grad then refers to one constant, as JAX's jaxpr does (two constvars before)
+    ct = np.array([1.0, 2.0, 3.0], np.float32)
+    texts = [
+        str(m.make_jaxpr(m.grad(lambda x, np_=np_: (np_.sin(x) * ct).sum()))(X)) for m, np_ in LIBS
+    ]
+    assert [t.split(".", 1)[0] for t in texts] == ["{ lambda a:f32[3]; b:f32[3]"] * 2, texts

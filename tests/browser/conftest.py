@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from labpage import KERNEL_DISPLAY, TOKEN, open_and_run_all, write_notebook
+from labpage import KERNEL_DISPLAY, TOKEN, open_and_run_all, shutdown_kernels, write_notebook
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")  # Debian package `chromium`
 CHROME_ARGS = [
@@ -141,27 +141,18 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _api(base: str, path: str, method: str = "GET") -> Any:
-    req = urllib.request.Request(
-        f"{base}{path}", method=method, headers={"Authorization": f"token {TOKEN}"}
-    )
-    with urllib.request.urlopen(req, timeout=10) as r:
-        body = r.read()
-    return json.loads(body) if body else None
-
-
-def _shutdown_kernels(base: str) -> None:
-    for k in _api(base, "/api/kernels"):
-        _api(base, f"/api/kernels/{k['id']}", "DELETE")
-
-
 def _write_config(home: Path) -> None:
     """Temporary Jupyter config: no announcements toast, every cell kept in the DOM, and a
     `python3` kernelspec running this interpreter (the one didax is installed in)."""
     labconfig = home / "config" / "labconfig"
     labconfig.mkdir(parents=True)
     (labconfig / "page_config.json").write_text(
-        json.dumps({"disabledExtensions": {"@jupyterlab/apputils-extension:announcements": True}})
+        json.dumps(
+            {
+                "disabledExtensions": {"@jupyterlab/apputils-extension:announcements": True},
+                "exposeAppInBrowser": True,  # window.jupyterapp: run commands (change theme)
+            }
+        )
     )
     tracker = home / "settings" / "@jupyterlab" / "notebook-extension"
     tracker.mkdir(parents=True)
@@ -206,6 +197,9 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
         f"--ServerApp.root_dir={nbdir}",
         f"--IdentityProvider.token={TOKEN}",
         f"--LabApp.workspaces_dir={home / 'ws'}",
+        # checkpoints in one folder of the server's (the default is beside each file opened:
+        # a rule's file opened through didax_source would get one inside the package)
+        f"--FileCheckpoints.checkpoint_dir={home / 'checkpoints'}",
         f"--LabApp.user_settings_dir={home / 'settings'}",
         "--LabApp.news_url=None",
         "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
@@ -229,7 +223,7 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
             yield base, nbdir
         finally:
             with contextlib.suppress(OSError):
-                _shutdown_kernels(base)
+                shutdown_kernels(base)
             proc.send_signal(signal.SIGTERM)  # the server shuts its kernels down on SIGTERM
             try:
                 proc.wait(timeout=20)
@@ -255,4 +249,4 @@ def notebook(
 
     yield run
     with contextlib.suppress(OSError):
-        _shutdown_kernels(base)
+        shutdown_kernels(base)

@@ -3,7 +3,9 @@ and read what the page shows (a cell's output area, error outputs, normalized te
 
 from __future__ import annotations
 
+import json
 import re
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +55,24 @@ def open_and_run_all(page: Any, base: str, name: str, timeout_ms: int = 180_000)
     page.get_by_role("menuitem", name="Run", exact=True).click()
     page.get_by_role("menuitem", name="Run All Cells", exact=True).click()
     page.wait_for_function(_ALL_RAN, timeout=timeout_ms)
+
+
+# --------------------------------------------------------------------------- the server
+
+
+def _api(base: str, path: str, method: str = "GET") -> Any:
+    req = urllib.request.Request(
+        f"{base}{path}", method=method, headers={"Authorization": f"token {TOKEN}"}
+    )
+    with urllib.request.urlopen(req, timeout=10) as r:
+        body = r.read()
+    return json.loads(body) if body else None
+
+
+def shutdown_kernels(base: str) -> None:
+    """Shut down every kernel of the server at `base`."""
+    for k in _api(base, "/api/kernels"):
+        _api(base, f"/api/kernels/{k['id']}", "DELETE")
 
 
 # --------------------------------------------------------------------------- reading outputs

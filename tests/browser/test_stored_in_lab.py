@@ -1,12 +1,15 @@
 """Stored equals live, in a real JupyterLab (marker `browser`): a notebook whose `%grad
---jaxpr` ran and was saved, reopened with no kernel (the widget cannot be restored, so Lab
-shows the stored `text/html`), shows the same programs, the same marks in the same colours,
-and tables without zebra rows, as the live widget did."""
+--jaxpr` ran and was saved, reopened with a new kernel (its widget models gone), shows the same
+programs, the same marks in the same colours, and tables without zebra rows, as the live view
+did; opened untrusted (JupyterLab sanitizes its HTML: no <style>, no CSS variables), it keeps
+every mark and token in its kind's colour, in Light and in Dark."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
-from labpage import TOKEN, cell_output, normalized
+from labpage import TOKEN, cell_output, normalized, shutdown_kernels
 
 pytestmark = pytest.mark.browser
 
@@ -34,35 +37,119 @@ def _seen(page):
 
 
 def test_a_stored_view_shows_what_the_live_one_showed(notebook, lab):
-    import nbformat
-    import platformdirs
-    from nbformat.sign import NotebookNotary
+    """Saved from JupyterLab as a user saves (no widget state), the kernel shut down, and
+    reopened: the view is there (not "Error displaying widget: model not found"), with the
+    same programs, marks, colours, and no zebra rows. Nothing is stripped from the file."""
+    from playwright.sync_api import expect
 
     base, nbdir = lab
     name = "stored_equals_live.ipynb"
     page = notebook(CELLS, name=name)
-    cell_output(page, 2).locator(".widget-html .dx-view").first.wait_for(state="visible")
+    cell_output(page, 2).locator(".dx-view .dx-jaxpr").first.wait_for(state="visible")
     live_marks, live_code, _ = _seen(page)
     assert [m for m, _ in live_marks if m == "primal of eqn 1"], live_marks
     assert len(live_code) == 4
     page.keyboard.press("Control+s")
     page.wait_for_timeout(2000)
-    # the saved notebook as a viewer without the widget manager shows it (nbconvert, a
-    # notebook whose widget state was not saved): the widget's mime type left out
-    nb = nbformat.read(nbdir / name, as_version=4)
-    for cell in nb.cells:
-        for out in cell.get("outputs", []):
-            out.get("data", {}).pop("application/vnd.jupyter.widget-view+json", None)
-    # signed with the server's key, as Lab signs a notebook its owner ran and saved (an
-    # untrusted notebook's HTML is sanitized: no styles)
-    NotebookNotary(data_dir=platformdirs.user_data_dir("jupyter", appauthor=False)).sign(nb)
-    nbformat.write(nb, nbdir / "stored.ipynb")
-    page.goto(f"{base}/lab/workspaces/stored/tree/stored.ipynb?token={TOKEN}")
+    shutdown_kernels(base)
+    page.goto(f"{base}/lab/workspaces/stored/tree/{name}?token={TOKEN}")
     stored_out = cell_output(page, 2)
     stored_out.locator(".dx-view .dx-jaxpr").first.wait_for(state="visible", timeout=60_000)
-    page.wait_for_timeout(500)
-    assert stored_out.locator(".widget-html").count() == 0  # not the widget: the stored HTML
+    idle = page.get_by_role("contentinfo").get_by_role("button", name=re.compile(r"\| Idle$"))
+    expect(idle).to_be_visible(timeout=90_000)  # a new kernel, without the old models
+    page.wait_for_timeout(1000)
+    assert page.get_by_text("Error displaying widget").count() == 0
     stored_marks, stored_code, row_colours = _seen(page)
     assert stored_marks == live_marks  # same marks, same colours
     assert stored_code == live_code  # the same four programs
     assert row_colours <= {"rgba(0, 0, 0, 0)"}  # no zebra rows
+    stored_out.get_by_text("graph of f", exact=False).click()  # the graph, drawn live
+    expect(stored_out.locator("svg.dx-graph")).to_be_visible()
+    expect(stored_out.locator("img.dx-svg-copy")).to_be_hidden()  # its copy: for untrusted
+
+
+_COLOURED = """out => [...out.querySelectorAll(
+  '.dx-view .dx-mark, .dx-view .dx-primitive, .dx-view .dx-keyword')].map(e =>
+  [e.innerText.trim(), [...e.classList].filter(c => c !== 'dx-mark').join(' '),
+   getComputedStyle(e).color])"""
+_BG = """out => { let n = out; while (n) { const c = getComputedStyle(n).backgroundColor;
+  if (c && c !== 'rgba(0, 0, 0, 0)') return c; n = n.parentElement; } return 'rgb(255, 255, 255)'; }"""
+_SHOWN_RADIOS = """out => [...out.querySelectorAll('input')].filter(
+  e => getComputedStyle(e).display !== 'none').length"""
+_KIND = {
+    "dx-primitive": "primitive",
+    "dx-keyword": "keyword",
+    "dx-unchanged": "type",
+    "dx-new": "new",
+    "dx-other": None,
+}
+
+
+def _rgb(hex_colour: str) -> str:
+    r, g, b = (int(hex_colour[i : i + 2], 16) for i in (1, 3, 5))
+    return f"rgb({r}, {g}, {b})"
+
+
+def _hex(rgb: str) -> str:
+    r, g, b = (int(float(v)) for v in rgb[rgb.index("(") + 1 : rgb.index(")")].split(",")[:3])
+    return f"#{r:02x}{g:02x}{b:02x}"
+
+
+def _set_theme(page, name: str) -> None:
+    page.wait_for_function(
+        "() => window.jupyterapp && window.jupyterapp.commands.hasCommand('apputils:change-theme')"
+    )
+    page.evaluate(
+        "name => window.jupyterapp.commands.execute('apputils:change-theme', {theme: name})", name
+    )
+    light = "true" if name == "JupyterLab Light" else "false"
+    page.wait_for_selector(f"body[data-jp-theme-light='{light}']", state="attached")
+
+
+def test_an_untrusted_stored_view_keeps_its_colours_in_both_themes(notebook, lab):
+    """JupyterLab sanitizes an untrusted notebook's HTML (no <style>, no var()): the stored
+    view still shows every mark and token in its kind's colour, hidden radios, no zebra."""
+    import nbformat
+    from didax.display import theme
+    from playwright.sync_api import expect
+
+    base, nbdir = lab
+    page = notebook(CELLS, name="untrusted_live.ipynb")
+    live_out = cell_output(page, 2)
+    live_out.locator(".dx-view .dx-jaxpr").first.wait_for(state="visible")
+    live = page.evaluate(_COLOURED, live_out.element_handle())
+    page.keyboard.press("Control+s")
+    page.wait_for_timeout(2000)
+    nb = nbformat.read(nbdir / "untrusted_live.ipynb", as_version=4)
+    # a copy its reader never ran: its digest is not in the server's signature store, so
+    # JupyterLab does not trust it (as a notebook downloaded from elsewhere)
+    nb.metadata["didax_test_copy"] = "untrusted"
+    nbformat.write(nb, nbdir / "untrusted.ipynb")
+    try:
+        for theme_name in ("JupyterLab Light", "JupyterLab Dark"):
+            page.goto(f"{base}/lab/workspaces/untrusted/tree/untrusted.ipynb?token={TOKEN}")
+            if theme_name != "JupyterLab Light":
+                _set_theme(page, theme_name)
+            out = cell_output(page, 2)
+            out.locator(".dx-view .dx-jaxpr").first.wait_for(state="visible", timeout=60_000)
+            assert out.locator("style").count() == 0  # sanitized: the stylesheet is gone
+            stored = page.evaluate(_COLOURED, out.element_handle())
+            assert [(t, c) for t, c, _ in stored] == [(t, c) for t, c, _ in live]
+            bg = _hex(page.evaluate(_BG, out.element_handle()))
+            for text, classes, colour in stored:
+                kinds = [_KIND[c] for c in classes.split() if c in _KIND and _KIND[c]]
+                if kinds:
+                    assert colour == _rgb(theme.STORED[kinds[0]]), (text, classes, colour)
+                    assert theme.contrast(_hex(colour), bg) >= 4.3, (text, colour, bg)
+            assert page.evaluate(_SHOWN_RADIOS, out.element_handle()) == 0
+            # the graph: its <svg> is sanitized away, its <img> copy shows instead
+            out.get_by_text("graph of f", exact=False).click()
+            copy = out.locator("img.dx-svg-copy")
+            expect(copy).to_be_visible()
+            assert copy.evaluate("e => e.complete && e.naturalWidth > 0")
+            assert out.locator("svg.dx-graph").count() == 0
+            assert "cotangent: [" not in out.inner_text()  # the svg's hover titles, hidden
+            rows = page.evaluate(_ROWS, out.element_handle())
+            assert rows and set(rows) <= {"rgba(0, 0, 0, 0)"}  # no zebra rows
+    finally:  # the theme is a saved setting: the next tests expect Light
+        _set_theme(page, "JupyterLab Light")

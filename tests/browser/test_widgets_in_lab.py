@@ -1,5 +1,5 @@
 """didax.widgets in a real JupyterLab, seen by Debian Chromium (marker `browser`): each magic's
-view and a ClosedJaxpr's view render as widgets; the Graph tab draws an SVG with a node per
+view and a ClosedJaxpr's view render (as widgets where they need the kernel); the Graph tab draws an SVG with a node per
 equation; folding a nested jaxpr hides its lines; clicking a variable highlights its binding
 and uses; the stepper's buttons step through the kernel; a hostile `__name__` renders as text
 and nothing runs. Screenshots of each view go to test-artifacts/."""
@@ -53,8 +53,10 @@ def _assert_clean(page) -> None:
 def test_views_render_and_respond(notebook, request):
     page = notebook(CELLS)
     _assert_clean(page)
-    for i in range(2, 7):  # every magic's view and the ClosedJaxpr's are live widgets
-        view = cell_output(page, i).locator(".widget-html .dx-view").first
+    for i in range(2, 7):  # every magic's view and the ClosedJaxpr's: widgets where they
+        # need the kernel (%jaxpr, %jit, a ClosedJaxpr), HTML where they do not (%grad, %vmap)
+        widget = ".widget-html " if i in (2, 5, 6) else ".jp-RenderedHTML "
+        view = cell_output(page, i).locator(widget + ".dx-view").first
         view.wait_for(state="visible")
     _shot(cell_output(page, 2), request, "jaxpr")
     _shot(cell_output(page, 3), request, "grad")
@@ -122,7 +124,7 @@ def test_hostile_name_renders_as_text_and_nothing_runs(notebook, page):
     _assert_clean(page)
     for i in (2, 3):
         out = cell_output(page, i)
-        out.locator(".widget-html .dx-view").first.wait_for(state="visible")
+        out.locator(".dx-view").first.wait_for(state="visible")
         assert out.locator("img").count() == 0
         assert evil in out.inner_text()
     page.wait_for_timeout(500)

@@ -50,6 +50,7 @@ for _case in EAGER_CASES:
 # (rtol, atol) by result dtype: API.md's for float32; JAX's own test tolerances for the rest.
 TOLERANCES = {
     np.dtype(np.float32): (1e-4, 1e-5),
+    np.dtype(np.complex64): (1e-4, 1e-5),
     np.dtype(np.float16): (1e-3, 1e-3),
     np.dtype(ml_dtypes.bfloat16): (1e-2, 1e-2),
 }
@@ -60,9 +61,10 @@ def assert_close(got: np.ndarray, want: np.ndarray, what: str) -> None:
         np.testing.assert_array_equal(got, want, err_msg=what)
     else:
         rtol, atol = TOLERANCES[want.dtype]
+        wide = np.complex64 if want.dtype.kind == "c" else np.float32  # both parts compared
         np.testing.assert_allclose(
-            got.astype(np.float32),
-            want.astype(np.float32),
+            got.astype(wide),
+            want.astype(wide),
             rtol=rtol,
             atol=atol,
             equal_nan=True,

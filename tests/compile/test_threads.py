@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import textwrap
 import threading
+from pathlib import Path
 
 import didax
 import didax.numpy as jnp
@@ -21,31 +21,8 @@ from didax import core, tree_util
 THREADS = 8
 PROCESSES = 10
 
-_FIRST_JIT = textwrap.dedent(
-    f"""
-    import threading
-    import didax, didax.numpy as jnp
-
-    results = [None] * {THREADS}
-    barrier = threading.Barrier({THREADS})
-
-    def work(i):
-        x = jnp.arange(3.0) + i  # an eager Array, put on the device by its first jit call
-        barrier.wait()
-        try:
-            results[i] = didax.jit(lambda x: x * 2.0 + 1.0)(x).tolist()
-            results[i] += didax.jit(lambda x: x - 1.0)(x).tolist()  # usable afterwards
-        except Exception as e:
-            results[i] = repr(e)
-
-    threads = [threading.Thread(target=work, args=(i,)) for i in range({THREADS})]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    print(repr(results))
-    """
-)
+# the script each fresh process runs, and its argument
+_FIRST_JIT = [str(Path(__file__).parent / "scripts" / "first_jit_threads.py"), str(THREADS)]
 
 
 def _expected(i: int) -> list[float]:
@@ -56,7 +33,7 @@ def _expected(i: int) -> list[float]:
 def test_first_jit_from_eight_threads_in_fresh_processes():
     procs = [
         subprocess.Popen(
-            [sys.executable, "-c", _FIRST_JIT], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+            [sys.executable, *_FIRST_JIT], stdout=subprocess.PIPE, stderr=subprocess.PIPE
         )
         for _ in range(2)
     ]
@@ -67,7 +44,7 @@ def test_first_jit_from_eight_threads_in_fresh_processes():
         outputs.append(out.decode())
         if n + 2 < PROCESSES:
             procs[n % 2] = subprocess.Popen(
-                [sys.executable, "-c", _FIRST_JIT], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+                [sys.executable, *_FIRST_JIT], stdout=subprocess.PIPE, stderr=subprocess.PIPE
             )
     expected = repr([_expected(i) for i in range(THREADS)])
     for out in outputs:

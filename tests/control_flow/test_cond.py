@@ -292,15 +292,18 @@ def test_branch_returning_operand_is_forwarded() -> None:
     assert_close(fn(DX)(*args), fn(JX)(*args))
 
 
+SWITCH_BRANCHES = [lambda y: y + 1.0, lambda y: y * 3.0, lambda y: -y, lambda y: y * y]
+# staged once: the index is an argument, so every example runs the one compiled program
+STAGED_SWITCH = didax.jit(lambda i, y: didax.lax.switch(i, SWITCH_BRANCHES, y))
+
+
 @settings(max_examples=30, deadline=None)
 @given(st.integers(-5, 8), st.floats(-3, 3, width=32))
 def test_switch_is_the_clamped_python_choice(index: int, x: float) -> None:
-    branches = [lambda y: y + 1.0, lambda y: y * 3.0, lambda y: -y, lambda y: y * y]
+    branches = SWITCH_BRANCHES
     want = branches[min(max(index, 0), 3)](np.float32(x))
     got = didax.lax.switch(index, branches, np.float32(x))
-    staged = didax.jit(lambda i, y: didax.lax.switch(i, branches, y))(
-        np.int32(index), np.float32(x)
-    )
+    staged = STAGED_SWITCH(np.int32(index), np.float32(x))
     # JAX's float32 tolerance (XLA flushes subnormal results such as (1e-20)**2 to zero)
     np.testing.assert_allclose(np.asarray(got), want, rtol=1e-4, atol=1e-5)
     np.testing.assert_allclose(np.asarray(staged), want, rtol=1e-4, atol=1e-5)

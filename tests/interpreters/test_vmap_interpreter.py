@@ -343,6 +343,10 @@ CASES = [
     Case(reductions.reduce_min_p, lambda x: lax.reduce_min(x, (1,)), lambda: [randf(2, 3)]),
     Case(reductions.reduce_prod_p, lambda x: lax.reduce_prod(x, (1,)), lambda: [randf(2, 3)]),
     Case(reductions.argmax_p, lambda x: lax.argmax(x, 1), lambda: [randf(2, 3)]),
+    Case(reductions.argmin_p, lambda x: lax.argmin(x, 0), lambda: [randf(2, 3)]),
+    Case(reductions.reduce_and_p, lambda x: lax.reduce_and(x, (1,)), lambda: [boolean(2, 3)]),
+    Case(reductions.reduce_or_p, lambda x: lax.reduce_or(x, (0,)), lambda: [boolean(2, 3)]),
+    Case(reductions.reduce_xor_p, lambda x: lax.reduce_xor(x, (1,)), lambda: [boolean(2, 3)]),
     Case(
         dot.dot_general_p,
         lambda x, y: lax.dot_general(x, y, (((1,), (0,)), ((), ()))),

@@ -163,3 +163,16 @@ def test_eager_results_build_their_aval_lazily() -> None:
     assert a._aval is a.aval  # built once
     s = jnp.asarray(np.float32(1.5))
     assert s.shape == () and np.asarray(s).shape == () and isinstance(np.asarray(s), np.ndarray)
+
+
+def test_an_eager_product_sizes_its_operands_without_numpy_reductions(monkeypatch) -> None:
+    # `dot_general`'s impl multiplies sizes with `math.prod`: `np.prod` on a short list
+    # was a third of an eager 3x3 matmul (34 -> 23 us of CPU time, issue 26).
+    x = jnp.asarray(np.arange(12.0, dtype=np.float32).reshape(2, 3, 2))
+    expected = np.einsum("bij,bjk->bik", np.asarray(x), np.asarray(x).transpose(0, 2, 1))
+
+    def refused(*args, **kwargs):
+        raise AssertionError("np.prod in the eager product")
+
+    monkeypatch.setattr(np, "prod", refused)
+    np.testing.assert_allclose(np.asarray(jnp.matmul(x, x.transpose(0, 2, 1))), expected)

@@ -7,6 +7,7 @@ import json
 import os
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,23 +18,8 @@ from IPython.core.displaypub import CapturingDisplayPublisher
 from IPython.testing import globalipapp
 from IPython.utils.capture import capture_output
 
-SETUP = """
-import numpy as np
-import didax
-import didax.numpy as jnp
-
-def f(x):
-    return jnp.sin(x) * 3.0
-
-def loss(x, y):
-    return jnp.sum(jnp.sin(x) * y)
-
-def affine(x, w):
-    return x * w + 1.0
-
-x = jnp.array([0.5, 1.0, 2.0])
-xs = jnp.array([[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]])
-"""
+# the names the cells use, defined afresh for each test
+SETUP = (Path(__file__).parent / "scripts" / "setup_cell.py").read_text()
 
 
 WIDGET = "application/vnd.jupyter.widget-view+json"

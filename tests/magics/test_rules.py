@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from didax.magics import reports
 from IPython.core.error import UsageError
@@ -44,3 +46,49 @@ def test_rules_of_an_unknown_primitive(run):
     assert isinstance(ran.error, UsageError) and "no primitive named 'sine'" in str(ran.error)
     ran = run("%rules")
     assert isinstance(ran.error, UsageError) and "%rules sin" in str(ran.error)
+
+
+def test_rule_links_go_through_didax_source_under_the_notebook_server_root():
+    # `jupyter lab demo_notebooks/`: ../core/... is outside the server's root and does not open;
+    # demo_notebooks/didax_source links to the package, so the link goes through it
+    demos = Path(__file__).parents[2] / "demo_notebooks"
+    file = reports.rules_report("sin").rules[2].file
+    link = reports.source_link(file, str(demos))
+    assert link == "didax_source/primitives/elementwise/arithmetic.py"
+    assert (demos / link).resolve() == Path(file).resolve()
+    # a notebook in a folder below (solutions/): the link above it, still inside the root
+    sub = reports.source_link(file, str(demos / "solutions"))
+    assert sub == "../didax_source/primitives/elementwise/arithmetic.py"
+
+
+def test_rule_links_without_didax_source_are_relative_paths(tmp_path):
+    file = reports.rules_report("sin").rules[2].file
+    link = reports.source_link(file, str(tmp_path))
+    assert (tmp_path / link).resolve() == Path(file).resolve()
+
+
+def test_jaxpr_view_picks_a_primitive_and_shows_its_rules():
+    import didax.numpy as jnp
+    from didax import lax
+    from didax.magics import report_views
+    from didax.widgets import views
+
+    def g(x):
+        return lax.cond(x.sum() > 0, jnp.sin, jnp.cos, x * 2.0)
+
+    report = reports.jaxpr_report(g, (jnp.ones(3),), call="g(x)")
+    view = report_views.jaxpr_view(report)
+    (picker,) = [w for w in _walk(view) if isinstance(w, views.Picker)]
+    names = [value for _, value in picker.pick.options]
+    assert {"sin", "cos", "cond", "mul"} <= set(names)  # nested primitives included
+    assert picker.shown.value == ""
+    picker.pick.value = "sin"
+    assert "the rules of sin" in picker.shown.value and "mul(t, cos(x))" in picker.shown.value
+    picker.pick.value = ""
+    assert picker.shown.value == ""
+
+
+def _walk(widget):
+    yield widget
+    for child in getattr(widget, "children", ()):
+        yield from _walk(child)

@@ -1,7 +1,7 @@
 """Oracle: `didax.Array` against `jax.Array`: methods, operators, indexing and dtype rules.
 
 Expressions that give arrays run once under didax (eagerly, on `didax.Array`s) and once
-under JAX (all of them in one compiled program, see `oracle_util.JaxOracle`); shapes, dtypes,
+under JAX (all of them in one compiled program, see `helpers.oracle.JaxOracle`); shapes, dtypes,
 weak types and values must agree. What reads an array on the host (`np.asarray`, `.item()`,
 `.tolist()`, `len`, `repr`, ...) is compared with eager JAX arrays.
 """
@@ -21,7 +21,7 @@ import pytest
 
 jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")
-from oracle_util import JaxOracle, assert_matches
+from helpers.oracle import JaxOracle, assert_matches
 
 pytestmark = pytest.mark.oracle
 

@@ -15,7 +15,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 from didax.test_util import check_grads
-from oracle_util import assert_matches
+from helpers.oracle import assert_matches
 
 jax = pytest.importorskip("jax")
 jnp = jax.numpy

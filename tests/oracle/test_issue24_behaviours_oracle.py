@@ -11,7 +11,7 @@ import didax
 import didax.numpy as dnp
 import numpy as np
 import pytest
-from oracle_util import assert_matches
+from helpers.oracle import assert_matches
 
 jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")

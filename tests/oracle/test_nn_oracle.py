@@ -8,7 +8,7 @@ import didax
 import didax.numpy as dnp
 import numpy as np
 import pytest
-from oracle_util import assert_matches
+from helpers.oracle import JaxOracle, assert_matches
 
 jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")
@@ -55,22 +55,40 @@ def _both(name: str, **kwargs):
     return fj, fd
 
 
-@pytest.mark.parametrize("name", ACTIVATIONS)
-def test_activation_eval_jit_vmap(name: str) -> None:
-    fj, fd = _both(name)
-    jitted = jax.jit(fj)  # JAX's values and weak types, one compile (see oracle_util)
-    x = np.abs(XS) + 0.25 if name == "log1mexp" else XS  # log(1 - e^-x): x > 0
-    assert_matches(fd(x), jitted(x))
-    assert_matches(fd(1.5), jitted(1.5))  # a Python scalar: weak-typed, as in JAX
-    assert_matches(didax.jit(fd)(x), jitted(x))
-    assert_matches(didax.vmap(fd)(x.reshape(2, -1)), jitted(x.reshape(2, -1)))
+def _input(name: str) -> np.ndarray:
+    return np.abs(XS) + 0.25 if name == "log1mexp" else XS  # log(1 - e^-x): x > 0
+
+
+@pytest.fixture(scope="module")
+def oracle() -> JaxOracle:
+    """JAX's values, weak types and gradients under jit (see helpers/oracle.py), every
+    activation's in one of a few programs instead of a compile each."""
+    members = []
+    for name in ACTIVATIONS:
+        fj, _ = _both(name)
+        x = _input(name)
+        members.append((("value", name), fj, [x]))
+        members.append((("scalar", name), fj, [1.5]))  # a Python scalar: weak-typed
+        members.append((("rows", name), fj, [x.reshape(2, -1)]))
+        members.append((("grad", name), jax.vmap(jax.grad(fj)), [x]))
+    return JaxOracle.in_chunks(members, 20)
 
 
 @pytest.mark.parametrize("name", ACTIVATIONS)
-def test_activation_grad(name: str) -> None:
-    fj, fd = _both(name)
-    x = np.abs(XS) + 0.25 if name == "log1mexp" else XS
-    want = jax.jit(jax.vmap(jax.grad(fj)))(x)
+def test_activation_eval_jit_vmap(name: str, oracle: JaxOracle) -> None:
+    _, fd = _both(name)
+    x, want = _input(name), oracle.get(("value", name))
+    assert_matches(fd(x), want)
+    assert_matches(fd(1.5), oracle.get(("scalar", name)))  # weak-typed, as in JAX
+    assert_matches(didax.jit(fd)(x), want)
+    assert_matches(didax.vmap(fd)(x.reshape(2, -1)), oracle.get(("rows", name)))
+
+
+@pytest.mark.parametrize("name", ACTIVATIONS)
+def test_activation_grad(name: str, oracle: JaxOracle) -> None:
+    _, fd = _both(name)
+    x = _input(name)
+    want = oracle.get(("grad", name))
     assert_matches(didax.vmap(didax.grad(fd))(x), want)
     assert_matches(didax.grad(lambda t: dnp.sum(fd(t)))(x), want)
 

@@ -13,6 +13,7 @@ import pytest
 jax = pytest.importorskip("jax")
 jnp = jax.numpy
 import jax.scipy.special  # noqa: E402
+from helpers.oracle import JaxOracle  # noqa: E402
 
 pytestmark = pytest.mark.oracle
 
@@ -175,22 +176,32 @@ def test_value_eager_and_jit(case):
     _check(didax.jit(lambda *a: fn(dnp, *a))(*args), want)
 
 
-@pytest.mark.parametrize("case", [c for c in CASES if c[3]], ids=[c[0] for c in CASES if c[3]])
-def test_grad(case):
+def _loss(case, m):
     _, fn, args, _ = case
 
-    def loss(m):
-        def f(x):
-            out = fn(m, x, *args[1:])
-            leaves = (
-                jax.tree_util.tree_leaves(out) if m is jnp else didax.tree_util.tree_leaves(out)
-            )
-            return sum((m.sin(leaf) * (i + 1)).sum() for i, leaf in enumerate(leaves))
+    def f(x):
+        out = fn(m, x, *args[1:])
+        leaves = jax.tree_util.tree_leaves(out) if m is jnp else didax.tree_util.tree_leaves(out)
+        return sum((m.sin(leaf) * (i + 1)).sum() for i, leaf in enumerate(leaves))
 
-        return f
+    return f
 
-    want = jax.grad(loss(jnp))(args[0])
-    _check(didax.grad(loss(dnp))(args[0]), want, rtol=1e-4, atol=1e-5)
+
+GRAD_CASES = [c for c in CASES if c[3]]
+
+
+@pytest.fixture(scope="module")
+def grad_oracle() -> JaxOracle:
+    """JAX's gradients (always Arrays), compiled in chunks (`helpers.oracle`): eagerly, each
+    of JAX's operations would be a compile of its own."""
+    members = [(c[0], jax.grad(_loss(c, jnp)), [c[2][0]]) for c in GRAD_CASES]
+    return JaxOracle.in_chunks(members, 16)
+
+
+@pytest.mark.parametrize("case", GRAD_CASES, ids=[c[0] for c in GRAD_CASES])
+def test_grad(case, grad_oracle):
+    want = grad_oracle.get(case[0])
+    _check(didax.grad(_loss(case, dnp))(case[2][0]), want, rtol=1e-4, atol=1e-5)
 
 
 def test_methods_and_properties():

@@ -1,9 +1,11 @@
 """The `jax.numpy` names added from the missing-names list (`numpy/rearrange.py`,
 `statistics.py`, `calculus.py`, `manipulation.moveaxis`) against JAX 0.10.2: values, dtypes,
-shapes and weak types eagerly and under jit (`oracle_util.assert_matches`), and gradients
+shapes and weak types eagerly and under jit (`helpers.oracle.assert_matches`), and gradients
 where the function is differentiable."""
 
 from __future__ import annotations
+
+from functools import partial
 
 import didax
 import didax.numpy as dnp
@@ -12,7 +14,7 @@ import pytest
 
 jax = pytest.importorskip("jax")
 jnp = jax.numpy
-from oracle_util import assert_matches  # noqa: E402
+from helpers.oracle import JaxOracle, assert_matches  # noqa: E402
 
 pytestmark = pytest.mark.oracle
 
@@ -454,33 +456,46 @@ def _matches(got: object, want: object) -> None:
         assert_matches(g, w)
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
-def test_value_eager_and_jit(case):
+def _loss(case, m, leaves):
     _, fn, args, _ = case
-    want = fn(jnp, *args)
-    _matches(fn(dnp, *args), want)
+
+    def f(x):
+        out = leaves(fn(m, x, *args[1:]))
+        return sum((m.sin(leaf) * (i + 1)).sum() for i, leaf in enumerate(out))
+
+    return f
+
+
+@pytest.fixture(scope="module")
+def oracle() -> JaxOracle:
+    """JAX's values and gradients, compiled in chunks (`helpers.oracle`): eagerly, each of
+    JAX's operations would be a compile of its own."""
+    members = [(("value", c[0]), partial(c[1], jnp), list(c[2])) for c in CASES]
+    members += [
+        (("grad", c[0]), jax.grad(_loss(c, jnp, _leaves)), [c[2][0]]) for c in CASES if c[3]
+    ]
+    return JaxOracle.in_chunks(members, 16)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_value_eager_and_jit(case, oracle):
+    _, fn, args, _ = case
     try:  # under jit as JAX: the same values, or a ConcretizationTypeError where JAX raises one
-        jax.jit(lambda *a: fn(jnp, *a))(*args)
+        want = oracle.get(("value", case[0]))
     except jax.errors.ConcretizationTypeError:
+        want = fn(jnp, *args)  # eager JAX, as a user calls it
+        _matches(fn(dnp, *args), want)
         with pytest.raises(didax.errors.ConcretizationTypeError):
             didax.jit(lambda *a: fn(dnp, *a))(*args)
         return
+    _matches(fn(dnp, *args), want)
     _matches(didax.jit(lambda *a: fn(dnp, *a))(*args), want)
 
 
 @pytest.mark.parametrize("case", [c for c in CASES if c[3]], ids=[c[0] for c in CASES if c[3]])
-def test_grad(case):
-    _, fn, args, _ = case
-
-    def loss(m, leaves):
-        def f(x):
-            out = leaves(fn(m, x, *args[1:]))
-            return sum((m.sin(leaf) * (i + 1)).sum() for i, leaf in enumerate(out))
-
-        return f
-
-    want = jax.grad(loss(jnp, _leaves))(args[0])
-    got = didax.grad(loss(dnp, didax.tree_util.tree_leaves))(args[0])
+def test_grad(case, oracle):
+    want = oracle.get(("grad", case[0]))
+    got = didax.grad(_loss(case, dnp, didax.tree_util.tree_leaves))(case[2][0])
     np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-4, atol=1e-5)
 
 

@@ -19,7 +19,7 @@ from op_cases import CASES, OpCase, close_over
 
 jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")
-from oracle_util import JaxOracle, assert_matches
+from helpers.oracle import JaxOracle, assert_matches
 
 pytestmark = pytest.mark.oracle
 
@@ -58,6 +58,17 @@ def vmap_inputs(case: OpCase, in_axes: tuple[Any, ...]) -> tuple[list[Any], list
 
 
 VALUE_CASES = [c for c in CASES if not c.raises]
+# Differences from JAX that cases found when they joined the table (issue 21), as
+# xfail(strict): the tests report when they are fixed.
+DIFFERENT = {"linalg.lu(float32[3, 3]:spd)": "didax's lu returns a tuple, JAX's a list"}
+
+
+def _param(case: OpCase, *values: Any, id: str) -> Any:
+    reason = DIFFERENT.get(case.id)
+    marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+    return pytest.param(case, *values, id=id, marks=marks)
+
+
 JVP_CASES = [c for c in VALUE_CASES if c.differentiable and c.float_positions]
 VMAP_PARAMS = []
 for _case in VALUE_CASES:
@@ -70,7 +81,7 @@ for _case in VALUE_CASES:
     if _n > 1:
         _variants["first_only"] = (0,) + (None,) * (_n - 1)
     for _name, _axes in _variants.items():
-        VMAP_PARAMS.append(pytest.param(_case, _axes, id=f"{_case.id}-{_name}"))
+        VMAP_PARAMS.append(_param(_case, _axes, id=f"{_case.id}-{_name}"))
 
 
 def _jax_value(case: OpCase) -> tuple[Any, Any, list]:
@@ -115,7 +126,7 @@ def oracle() -> JaxOracle:
 # ----------------------------------------------------------------------------- values
 
 
-@pytest.mark.parametrize("case", VALUE_CASES, ids=[c.id for c in VALUE_CASES])
+@pytest.mark.parametrize("case", [_param(c, id=c.id) for c in VALUE_CASES])
 def test_value(case: OpCase, oracle: JaxOracle) -> None:
     expected = oracle.result((case.module, case.name), ("value", case.id))
     assert_matches(case.didax_fn(*value_inputs(case)), expected)
@@ -136,7 +147,7 @@ def test_value_raises(case: OpCase) -> None:
 # ----------------------------------------------------------------------------- jvp
 
 
-@pytest.mark.parametrize("case", JVP_CASES, ids=[c.id for c in JVP_CASES])
+@pytest.mark.parametrize("case", [_param(c, id=c.id) for c in JVP_CASES])
 def test_jvp(case: OpCase, oracle: JaxOracle) -> None:
     want_out, want_tangent = oracle.result((case.module, case.name), ("jvp", case.id))
     args, tangents = jvp_inputs(case)

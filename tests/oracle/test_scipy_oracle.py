@@ -11,7 +11,7 @@ import didax.scipy.special as dspecial
 import didax.scipy.stats as dstats
 import numpy as np
 import pytest
-from oracle_util import assert_matches
+from helpers.oracle import JaxOracle, assert_matches
 
 jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")
@@ -60,16 +60,32 @@ SPECIAL = {
 NO_GRAD = {"gammasgn", "factorial"}  # piecewise constant; JAX's factorial grad is lgamma's
 
 
+def _special_has_grad(name: str) -> bool:
+    return name not in NO_GRAD and name not in ("softmax", "log_softmax", "logsumexp")
+
+
+@pytest.fixture(scope="module")
+def special_oracle() -> JaxOracle:
+    """JAX's values and gradients, compiled in chunks (`helpers.oracle`), not a compile each."""
+    members = [(("value", n), getattr(jspecial, n), list(SPECIAL[n])) for n in sorted(SPECIAL)]
+    members += [
+        (("grad", n), jax.vmap(jax.grad(getattr(jspecial, n))), list(SPECIAL[n]))
+        for n in sorted(SPECIAL)
+        if _special_has_grad(n)
+    ]
+    return JaxOracle.in_chunks(members, 16)
+
+
 @pytest.mark.parametrize("name", sorted(SPECIAL))
-def test_special(name: str) -> None:
+def test_special(name: str, special_oracle: JaxOracle) -> None:
     args = SPECIAL[name]
-    jfn, dfn = getattr(jspecial, name), getattr(dspecial, name)
-    want = jax.jit(jfn)(*args)
+    dfn = getattr(dspecial, name)
+    want = special_oracle.get(("value", name))
     assert_matches(dfn(*args), want)
     assert_matches(didax.jit(dfn)(*args), want)
-    if name in NO_GRAD or name in ("softmax", "log_softmax", "logsumexp"):
+    if not _special_has_grad(name):
         return
-    want_grad = jax.jit(jax.vmap(jax.grad(jfn)))(*args)
+    want_grad = special_oracle.get(("grad", name))
     got_grad = didax.vmap(didax.grad(dfn))(*args)
     assert got_grad.dtype == want_grad.dtype
     np.testing.assert_allclose(
@@ -115,12 +131,24 @@ STATS = [
 ]
 
 
+@pytest.fixture(scope="module")
+def stats_oracle() -> JaxOracle:
+    """JAX's values and gradients, compiled in chunks (`helpers.oracle`), not a compile each."""
+    members = []
+    for dist, fn, args in STATS:
+        jfn = getattr(getattr(jstats, dist), fn)
+        in_axes = (0,) + (None,) * (len(args) - 1)
+        members.append((("value", dist, fn), jfn, list(args)))
+        members.append((("grad", dist, fn), jax.vmap(jax.grad(jfn), in_axes=in_axes), list(args)))
+    return JaxOracle.in_chunks(members, 16)
+
+
 @pytest.mark.parametrize(("dist", "fn", "args"), STATS, ids=[f"{d}.{f}" for d, f, _ in STATS])
-def test_stats(dist: str, fn: str, args: tuple) -> None:
-    jfn, dfn = getattr(getattr(jstats, dist), fn), getattr(getattr(dstats, dist), fn)
-    assert_matches(dfn(*args), jax.jit(jfn)(*args))
+def test_stats(dist: str, fn: str, args: tuple, stats_oracle: JaxOracle) -> None:
+    dfn = getattr(getattr(dstats, dist), fn)
+    assert_matches(dfn(*args), stats_oracle.get(("value", dist, fn)))
     in_axes = (0,) + (None,) * (len(args) - 1)
-    want = jax.jit(jax.vmap(jax.grad(jfn), in_axes=in_axes))(*args)
+    want = stats_oracle.get(("grad", dist, fn))
     got = didax.vmap(didax.grad(dfn), in_axes=in_axes)(*args)
     np.testing.assert_allclose(
         np.asarray(got), np.asarray(want), rtol=1e-3, atol=1e-4, equal_nan=True

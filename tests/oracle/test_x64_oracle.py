@@ -12,12 +12,13 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import didax
 import didax.numpy as dnp
 import numpy as np
 import pytest
-from oracle_util import assert_matches
+from helpers.oracle import assert_matches
 
 jax = pytest.importorskip("jax")
 jnp = jax.numpy
@@ -152,24 +153,22 @@ def test_lowered_module_has_64_bit_types(x64):
     assert "tensor<3xi64>" in text
 
 
-def _run(code: str, env_value: str | None) -> str:
-    env = dict(os.environ)
-    env.pop("JAX_ENABLE_X64", None)
-    if env_value is not None:
-        env["JAX_ENABLE_X64"] = env_value
-    done = subprocess.run(
-        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120
-    )
-    assert done.returncode == 0, done.stderr
-    return done.stdout
+SCRIPT = Path(__file__).parent / "scripts" / "x64_from_env.py"
 
 
 @pytest.mark.parametrize("value", [None, "0", "1", "true", "False"])
 def test_environment_variable_as_jax_reads_it(value):
-    code = (
-        "import {lib}, {lib}.numpy as np; "
-        "print({lib}.config.jax_enable_x64, np.ones(2).dtype, np.asarray(1).dtype)"
+    env = dict(os.environ)
+    env.pop("JAX_ENABLE_X64", None)
+    if value is not None:
+        env["JAX_ENABLE_X64"] = value
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT), "didax", "jax"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
-    got = _run(code.format(lib="didax"), value)
-    want = _run(code.format(lib="jax"), value)
+    assert done.returncode == 0, done.stderr
+    got, want = done.stdout.splitlines()
     assert got == want

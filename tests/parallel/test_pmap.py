@@ -64,12 +64,18 @@ def test_pmap_lowers_to_a_partitioned_program_with_manual_collectives(device_wor
     # as JAX 0.10.2 lowers pmap: a jit partitioned over 4 devices, the shard_map's body
     # manual, its collectives between partitions (channel handle, global device ids)
     out = device_workers.run(SCRIPTS / "pmap_lowering.py", "didax")
-    text, hlo = out["text"], out["hlo"]
+    text, hlo, gspmd = out["text"], out["hlo"], out["gspmd_text"]
     assert "mhlo.num_partitions = 4 : i32, mhlo.num_replicas = 1 : i32" in text
+    # Shardy (the default): the body inline in a manual computation over the mesh's axis
+    assert 'sdy.mesh @mesh = <["i"=4]>' in text
+    assert "sdy.manual_computation" in text and 'manual_axes={"i"}' in text
+    assert "custom_call" not in text and "mhlo.sharding" not in text
+    # GSPMD (`jax_use_shardy_partitioner=False`): custom calls around a called body
     assert (
-        "custom_call @SPMDFullToShardShape" in text and "custom_call @SPMDShardToFullShape" in text
+        "custom_call @SPMDFullToShardShape" in gspmd
+        and "custom_call @SPMDShardToFullShape" in gspmd
     )
-    assert 'mhlo.sharding = "{manual}"' in text and "call @shmap_body" in text
+    assert 'mhlo.sharding = "{manual}"' in gspmd and "call @shmap_body" in gspmd
     groups = "replica_groups = dense<[[0, 1, 2, 3]]> : tensor<1x4xi64>"
     channel = "channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>"
     for op in ("all_reduce", "all_gather", "reduce_scatter", "all_to_all"):

@@ -134,7 +134,8 @@ def test_repeated_axis_names_are_accepted_as_jax():
     got = didax.make_mesh((1, 1), ("x", "x"))
     assert got.axis_names == want.axis_names == ("x", "x")
     assert got.axis_sizes == want.axis_sizes and dict(got.shape) == dict(want.shape)
-    mesh = Mesh(np.array(didax.devices()).reshape(1, 1), ("x", "x"))
+    assert repr(got.axis_types) == repr(want.axis_types) == "(Explicit, Explicit)"
+    mesh = Mesh(np.array(didax.devices()).reshape(1, 1), ("x", "x"), axis_types=got.axis_types)
     JMesh(np.array(jax.devices()).reshape(1, 1), ("x", "x"))
     assert mesh == got and repr(mesh) == repr(got)
     x = didax.device_put(jnp.arange(2.0), NamedSharding(mesh, PartitionSpec()))

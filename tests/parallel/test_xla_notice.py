@@ -1,5 +1,7 @@
-"""XLA's GSPMD deprecation notice is kept off stderr (`executable._without_gspmd_notice`), and
-nothing else written to stderr while a partitioned program compiles is lost."""
+"""XLA's GSPMD deprecation notice is kept off stderr (`executable._without_gspmd_notice`) when
+GSPMD partitions (`jax_use_shardy_partitioner=False`), and nothing else written to stderr
+while a partitioned program compiles is lost; with Shardy, the default, there is no notice
+and no filter."""
 
 from __future__ import annotations
 
@@ -21,6 +23,14 @@ def test_a_partitioned_compile_logs_no_gspmd_notice() -> None:
     # can fail)
     unfiltered = run_fresh(SCRIPT, "unfiltered")
     assert "GSPMD sharding propagation is going to be deprecated" in unfiltered["stderr"]
+
+
+def test_shardy_compiles_without_the_notice_or_the_filter() -> None:
+    # Shardy is the default partitioner: XLA prints no GSPMD notice, and didax's stderr
+    # filter (patched to raise in this run) is not used
+    shardy = run_fresh(SCRIPT, "shardy")
+    assert shardy["total"] == 56.0
+    assert "GSPMD" not in shardy["stderr"]
 
 
 def test_other_stderr_output_during_a_compile_is_written_back(capfd) -> None:

@@ -45,7 +45,7 @@ def _int_edges(dtype: np.dtype) -> list[int]:
 
 def edge_array(spec: Arr, rng: np.random.Generator) -> np.ndarray:
     dtype = spec.np_dtype
-    if spec.domain == "index" or dtype == np.bool_:
+    if spec.domain in ("index", "spd") or dtype == np.bool_:  # no SPD matrix of edge values
         return spec.make(rng)
     pool = _int_edges(dtype) if np.issubdtype(dtype, np.integer) else FLOAT_EDGES
     with np.errstate(over="ignore"):
@@ -64,6 +64,10 @@ def assert_same_bits(got: np.ndarray, want: np.ndarray, what: str, scale: float 
     if want.dtype.kind in "biu":
         np.testing.assert_array_equal(got, want, err_msg=what)
         return
+    if want.dtype.kind == "c":  # each part as a float
+        assert_same_bits(got.real, want.real, f"real part: {what}", scale)
+        assert_same_bits(got.imag, want.imag, f"imaginary part: {what}", scale)
+        return
     g, w = got.astype(np.float32), want.astype(np.float32)
     np.testing.assert_array_equal(np.isnan(g), np.isnan(w), err_msg=f"NaN positions: {what}")
     np.testing.assert_array_equal(np.isposinf(g), np.isposinf(w), err_msg=f"+inf: {what}")
@@ -78,7 +82,29 @@ def assert_same_bits(got: np.ndarray, want: np.ndarray, what: str, scale: float 
     np.testing.assert_allclose(g[finite], w[finite], rtol=rtol, atol=atol, err_msg=what)
 
 
-EDGE_CASES = [c for c in CASES if c.raises is None and c.array_positions]
+# Differences between eager and jit on edge values that these cases found when they joined the
+# table (issue 21): each an xfail(strict), so its test reports when the bug is fixed.
+EDGE_BUGS = {
+    "lax.polygamma(1.0, float32[2, 3]:positive)": "eager polygamma(1, -300.7) is 15.08, jit -0.0033",
+    "lax.polygamma(float32[3]:index, float32[3]:positive)": "eager polygamma(2, -0.) is not NaN",
+    "lax.conj(float32[3])": "eager conj of a real array gives -0 imaginary parts, jit +0",
+    "lax.cumsum(float32[2, 3], axis=1)": "eager cumsum keeps -0.0, XLA's gives +0.0",
+    "lax.cumsum(float32[2, 3, 4], axis=0, reverse=True)": "eager cumsum keeps -0.0",
+    "numpy.cumsum(float32[2, 3], axis=0)": "eager cumsum keeps -0.0, XLA's gives +0.0",
+    "lax.cumlogsumexp(float32[2, 3], axis=1)": "eager cumlogsumexp keeps -0.0",
+    "lax.cumlogsumexp(float32[2, 3, 4], axis=0, reverse=True)": "eager keeps -0.0",
+    "lax.conv_general_dilated(float32[1, 2, 6, 5], float32[3, 2, 2, 2], window_strides=(2, 1), "
+    "padding='VALID', rhs_dilation=(2, 1))": "NaN positions differ with inf inputs",
+    "lax.conv_general_dilated(float32[1, 2, 6, 5], float32[3, 2, 2, 2], window_strides=(1, 1), "
+    "padding=((0, 0), (0, 0)), lhs_dilation=(2, 1))": "NaN positions differ with inf inputs",
+}
+EDGE_CASES = [
+    pytest.param(c, id=c.id, marks=[pytest.mark.xfail(strict=True, reason=EDGE_BUGS[c.id])])
+    if c.id in EDGE_BUGS
+    else pytest.param(c, id=c.id)
+    for c in CASES
+    if c.raises is None and c.array_positions
+]
 _FUNCTIONS: dict[str, tuple[Any, Any]] = {}
 
 
@@ -98,7 +124,7 @@ def _functions(case: OpCase) -> tuple[Any, Any]:
     return _FUNCTIONS[case.id]
 
 
-@pytest.mark.parametrize("case", EDGE_CASES, ids=[c.id for c in EDGE_CASES])
+@pytest.mark.parametrize("case", EDGE_CASES)
 @settings(max_examples=3, deadline=None, derandomize=True, database=None)
 @given(seed=st.integers(0, 2**32 - 1))
 def test_eager_equals_jit_on_edge_values(case: OpCase, seed: int) -> None:

@@ -9,7 +9,7 @@ import sys
 
 import didax
 import didax.numpy as jnp
-from didax.display import graph, markup
+from didax.display import graph, markup, program
 from didax.widgets import layout, views
 
 
@@ -79,3 +79,33 @@ def test_edges_carry_their_types_and_labels_stay_in_the_drawing():
     width = float(re.search(r'viewBox="0 0 ([\d.]+) ', svg).group(1))
     for x, text in re.findall(r'class="dx-edge-label" x="([\d.]+)"[^>]*>([^<]*)<', svg):
         assert float(x) + markup._LABEL_EM * len(text) <= width, text
+
+
+def test_a_program_longer_than_the_text_window_shows_its_first_equations():
+    # a view renders at most TEXT_WINDOW top-level equations (20,000 took 4-5 s to render
+    # whole): the first ones, named as the whole program names them, and a note
+    n = program.TEXT_WINDOW + 150
+    closed = chain(n)
+    view = views.JaxprView(closed)
+    model = view.jaxpr_model
+    assert model.shown_eqns == program.TEXT_WINDOW and model.n_top_eqns == n
+    assert len(model.lines) <= program.TEXT_WINDOW + 4  # `{ lambda`, `let`, `in`
+    whole = str(closed).split("\n")
+    assert model.text().split("\n")[:-1] == whole[: len(model.lines) - 1]
+    html = view.code.value
+    assert len(re.findall(r'class="dx-l[ "]', html)) <= program.TEXT_WINDOW + 4  # rows
+    note = f"showing the first {program.TEXT_WINDOW:,} of {n:,} equations"
+    assert note in html and note in view.text()
+    stored = view._repr_mimebundle_()
+    assert note in stored["text/plain"] and stored["text/plain"].count("\n") <= n - 100
+    assert note in stored["text/html"]
+    # its output is made after the equations shown: no printed name, and the row says so
+    assert [(r.label, r.text) for r in model.outputs] == [
+        ("\u2026:f32[3]", "output 0 (made after those shown)")
+    ]
+
+
+def test_a_program_within_the_text_window_is_shown_whole():
+    closed = chain(50)
+    model = views.JaxprView(closed).jaxpr_model
+    assert model.shown_eqns is None and model.note() == "" and model.text() == str(closed)

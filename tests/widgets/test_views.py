@@ -161,3 +161,17 @@ def test_each_view_has_a_try_it_line_naming_its_interactions():
     tv = widgets.TransformView([widgets.Stage("f", closed)])
     assert "the marks name the equation" in _html_of(tv) and "try it" in tv.fallback_html()
     assert "try it: next / previous" in _html_of(widgets.Stepper(closed, X))
+
+
+def test_a_view_needing_no_kernel_is_shown_as_its_html_alone():
+    # reopened without its model (no kernel, widget state not saved) JupyterLab would show
+    # "Error displaying widget: model not found" for the widget, never the text/html beside it
+    closed = didax.make_jaxpr(f)(X)
+    transform = widgets.TransformView([widgets.Stage("f", closed, marks="numbers")])
+    assert set(transform._repr_mimebundle_()) == {"text/plain", "text/html"}
+    report = views.ReportView([views.html_widget("x"), transform], text="t")
+    assert set(report._repr_mimebundle_()) == {"text/plain", "text/html"}
+    # a view with buttons, tabs or text boxes needs the kernel: the widget, and both fallbacks
+    assert set(widgets.JaxprView(closed)._repr_mimebundle_()) == {"text/plain", "text/html", WIDGET}
+    live = views.ReportView([transform, widgets.JaxprView(closed)], text="t")
+    assert set(live._repr_mimebundle_()) == {"text/plain", "text/html", WIDGET}

@@ -6,12 +6,13 @@ import sys
 import numpy as np
 
 M = __import__(sys.argv[1])
+# GSPMD (`mhlo.sharding`) in both libraries: tests/parallel/test_shardy.py checks Shardy's texts
+M.config.update("jax_use_shardy_partitioner", False)
 if sys.argv[1] == "jax":
     import jax.numpy as jnp
     from jax.sharding import Mesh, NamedSharding
     from jax.sharding import PartitionSpec as P
 
-    M.config.update("jax_use_shardy_partitioner", False)
 else:
     import didax.numpy as jnp
     from didax.sharding import Mesh, NamedSharding

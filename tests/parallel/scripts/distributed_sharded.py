@@ -8,9 +8,9 @@ import numpy as np
 
 lib, pid, port = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 M = __import__(lib)
+M.config.update("jax_use_shardy_partitioner", False)  # GSPMD in both (as the other scripts)
 if lib == "jax":
     M.config.update("jax_cpu_collectives_implementation", "gloo")
-    M.config.update("jax_use_shardy_partitioner", False)
     import jax.numpy as jnp
     from jax.sharding import Mesh, NamedSharding
     from jax.sharding import PartitionSpec as P

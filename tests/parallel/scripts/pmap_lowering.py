@@ -1,8 +1,9 @@
-"""pmap's collectives lowered: StableHLO text and compiled HLO (tests/parallel/test_pmap.py)."""
+"""pmap's collectives lowered: StableHLO text (Shardy's, the default, and GSPMD's) and
+compiled HLO (tests/parallel/test_pmap.py)."""
 
 import json
 
-from pmap_prelude import P, jnp, lax, res, x
+from pmap_prelude import M, P, jnp, lax, res, x
 
 ring = [(0, 1), (1, 2), (2, 3), (3, 0)]
 
@@ -19,7 +20,10 @@ def f(x):
     )
 
 
+M.config.update("jax_use_shardy_partitioner", True)  # the default (the worker is shared)
 lowered = P(f).lower(x)
 res["text"] = lowered.as_text()
 res["hlo"] = lowered.compile().as_text()
+M.config.update("jax_use_shardy_partitioner", False)  # GSPMD's manual sharding
+res["gspmd_text"] = P(f).lower(x).as_text()
 print(json.dumps(res))

@@ -30,7 +30,7 @@ with contextlib.redirect_stdout(out):
     M.debug.visualize_array_sharding(M.device_put(jnp.arange(8.0), NamedSharding(mesh, P("y"))))
     M.debug.visualize_array_sharding(M.device_put(jnp.ones((4, 4)), rows))
 res["visualize"] = out.getvalue()
-# a cached call with arguments split as before takes jit's fast path (dispatch.py)
+# a cached call with arguments split as before takes jit's fast path (fast_path.py)
 f = M.jit(lambda a, b: a * b)
 outs = [float(np.asarray(f(x, x)).sum()) for _ in range(3)]
 res["fast"] = [list(outs), len(f._fast), f.compilations]

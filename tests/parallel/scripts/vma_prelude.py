@@ -7,13 +7,14 @@ import sys
 import numpy as np
 
 M = __import__(sys.argv[1])
+# GSPMD (`mhlo.sharding`) in both libraries: tests/parallel/test_shardy.py checks Shardy's texts
+M.config.update("jax_use_shardy_partitioner", False)
 if sys.argv[1] == "jax":
     import jax.numpy as jnp
     from jax import lax
     from jax.sharding import Mesh
     from jax.sharding import PartitionSpec as P
 
-    M.config.update("jax_use_shardy_partitioner", False)
 else:
     import didax.numpy as jnp
     from didax import lax

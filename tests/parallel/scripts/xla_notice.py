@@ -1,4 +1,5 @@
-"""A partitioned compile with stderr captured, with or without didax's GSPMD-notice filter
+"""A partitioned compile with stderr captured: with GSPMD, with or without didax's
+GSPMD-notice filter; with Shardy (the default), where no filter runs
 (tests/parallel/test_xla_notice.py; run with `run_fresh`: it patches didax.runtime.executable)."""
 
 import contextlib
@@ -17,6 +18,14 @@ from didax.sharding import PartitionSpec as P
 
 if sys.argv[1] == "unfiltered":
     executable._without_gspmd_notice = contextlib.nullcontext
+if sys.argv[1] == "shardy":  # the default: XLA's Shardy pipeline, and no filter on stderr
+
+    def _no_filter():
+        raise AssertionError("stderr filtered while Shardy partitions")
+
+    executable._without_gspmd_notice = _no_filter
+else:  # the notice comes from GSPMD, the partitioner with `jax_use_shardy_partitioner` off
+    didax.config.update("jax_use_shardy_partitioner", False)
 mesh = Mesh(np.array(didax.devices()), ("x",))
 x = didax.device_put(np.arange(8.0, dtype=np.float32), NamedSharding(mesh, P("x")))
 total = float(didax.jit(lambda a: (a * 2).sum())(x))

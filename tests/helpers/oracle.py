@@ -43,7 +43,14 @@ TOLERANCES = {
 
 
 def assert_matches(out: Any, expected: Any) -> None:
-    """didax's `out` is an Array with JAX's shape, dtype, weak type and values."""
+    """didax's `out` is an Array with JAX's shape, dtype, weak type and values; for several
+    results (`lax.sort` of two operands, `lu`), a tuple or list of such, as JAX's."""
+    if isinstance(expected, (tuple, list)):
+        assert type(out) is type(expected), f"{type(out).__name__} != JAX's {type(expected)}"
+        assert len(out) == len(expected), f"{len(out)} results != JAX's {len(expected)}"
+        for got, want in zip(out, expected, strict=True):
+            assert_matches(got, want)
+        return
     if expected.dtype == jax.dtypes.float0:  # the tangent of an integer: a NumPy array
         assert isinstance(out, np.ndarray) and out.dtype == expected.dtype, repr(out)
         assert out.shape == expected.shape, f"shape {out.shape} != JAX's {expected.shape}"
@@ -78,6 +85,17 @@ class JaxOracle:
     def __init__(self, groups: dict[Hashable, list[tuple[Hashable, Callable, list]]]) -> None:
         self.groups = groups
         self._done: dict[Hashable, dict[Hashable, Any]] = {}
+        self._group_of = {key: group for group, ms in groups.items() for key, _, _ in ms}
+
+    @classmethod
+    def in_chunks(cls, members: list[tuple[Hashable, Callable, list]], size: int) -> JaxOracle:
+        """An oracle whose groups are `size` members each, in order: a member that fails to
+        trace under `jit` costs a compile per member of its chunk only."""
+        return cls({i // size: members[i : i + size] for i in range(0, len(members), size)})
+
+    def get(self, key: Hashable) -> Any:
+        """`result` of the group that holds `key`."""
+        return self.result(self._group_of[key], key)
 
     def result(self, group: Hashable, key: Hashable) -> Any:
         if group not in self._done:

@@ -1,0 +1,365 @@
+"""The hand-inlined hot paths, side by side: eager closures, the jit key, the launch closure.
+
+Layer 1, after the runtime floor (it reads Arrays, trace state, the x64 flag, device buffers
+and executables; nothing above imports into it). Everything here has a plain, general twin
+elsewhere, and is written out only because it runs on every eager operation or cached jitted
+call, where each Python call or attribute lookup saved is measurable (about 1% of a call):
+- `eager_unary`, `eager_binary`: an elementwise primitive on eager Arrays, as NumPy computes
+  it, without the eval interpreter (`core.eager_rules`; the twin is the impl rule);
+- `jit_call`: `JitFunction.__call__`, the cached call of a jitted function: the key of its
+  arguments (`signature`, and for one Array or NumPy argument the same key built inline;
+  the twin is `JitFunction._entry`'s key), a lookup in the jitted function's fast table, the
+  launch (a NumPy argument lent to one `batched_device_put` first); any miss takes the
+  general path, `JitFunction._call` (`_hooked` while debug_nans/infs or disable_jit is on);
+- `launcher`: the closure the fast table holds, which launches a compiled program and wraps
+  its outputs (the twin is `Entry.run`); several outputs are built into their tree by a
+  prebuilt function (`tree_util.builder`).
+Every other Array is made by `array.build` (through `array.eager_result` or
+`array.from_buffer`); the four closures here build theirs slot by slot, as `build` does, and
+no other module does (tests/test_fast_path.py checks).
+
+How the jit key works: `signature` walks the arguments once and returns
+- a key that determines the argument types exactly as the general key does: for an Array its
+  aval, for a NumPy array its shape and dtype, for a Python or NumPy scalar its type (the
+  type decides the aval: 1.0 is a weak float32), and for a tuple or list its type and length,
+  for a dict its keys (an interned marker, `_dict_marker`), for None None: the pytree
+  structure, written as the tree is walked;
+- the leaves, with Arrays already replaced by their device buffers;
+- the positions of the leaves that are host values (put on the device with the entry's avals).
+An Array split over a mesh keys by its aval and NamedSharding: the general path remembers a
+sharded call (a `stages.ShardedRun`) only when every argument was already split as that
+program takes it, and with no host values. Anything else (a tracer, a namedtuple or custom
+pytree node, an Array on another single device) gives None: the general path, which is the
+one place for everything unusual (so are calls under a transformation, and every call of a
+function with static arguments, donated arguments or effects). The general path fills the
+fast table after a call it compiled for, so a key is only found for a signature it checked
+and traced. JAX does this in C++ (`jaxlib`'s `PjitFunction`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, Protocol
+
+import numpy as np
+from didax import array, core, dtypes
+from didax.array import Array, ShapedArray
+from didax.config import config
+from didax.runtime import client
+from didax.runtime.executable import Executable
+from didax.runtime.sharding import NamedSharding
+
+# --------------------------------------------------------------------------- eager closures
+
+# Eager rules (`core.eager_rules`): the impl rule, minus the interpreter, for the common case
+# of well-typed eager Arrays (and Python scalars of the array's default dtype). They decline
+# (NotImplemented) whatever needs more: tracers, device-resident values, mixed dtypes,
+# broadcasting beyond scalars. Declined calls take `bind`'s ordinary path, which raises the
+# errors. Weak types: weak only when every operand is. The NumPy functions of elementwise
+# primitives keep their operands' dtype (`np.sin` of float16 is float16), so the result is
+# wrapped as it comes (tests/lax/test_eager_shortcuts.py checks every dtype).
+
+_trace_state, _EAGER = core.trace_state, core.EAGER_STATE
+_new = object.__new__
+_FLOATS = frozenset(d for d in dtypes._KINDS if dtypes.kind(d) == 2)
+_SCALAR_FITS = {float: dtypes.float32, int: dtypes.int32}
+
+
+def eager_unary(fn: Callable[..., Any], floats_only: bool) -> Callable[..., Any]:
+    """The eager rule of a unary elementwise primitive computed by the NumPy function `fn`."""
+
+    def eager(x: Any) -> Any:
+        if type(x) is not Array or _trace_state() is not _EAGER or config.check_special:
+            return NotImplemented  # (results checked for nan/inf: `bind`'s path checks)
+        v = x._value
+        if v is None or (floats_only and v.dtype not in _FLOATS):
+            return NotImplemented
+        out = _new(Array)  # `array.build`, inlined: a third of an eager scalar op (issue 9)
+        out._value = fn(v)
+        out._buffer = None
+        out._weak = x._weak
+        out._aval = None
+        return out
+
+    return eager
+
+
+def eager_binary(fn: Callable[..., Any], floats_only: bool) -> Callable[..., Any]:
+    """The eager rule of a binary elementwise primitive computed by the NumPy function `fn`."""
+
+    def eager(x: Any, y: Any) -> Any:
+        if _trace_state() is not _EAGER or config.check_special:
+            return NotImplemented
+        tx, ty = type(x), type(y)
+        if tx is Array and ty is Array:
+            v, w = x._value, y._value
+            # same dtype; same rank or a scalar (NumPy then broadcasts as lax does)
+            if (
+                v is None
+                or w is None
+                or w.dtype is not v.dtype
+                or (w.ndim != v.ndim and w.ndim and v.ndim)
+            ):
+                return NotImplemented
+            dtype, weak = v.dtype, x._weak and y._weak
+        elif tx is Array:  # y a Python scalar of x's default dtype: `x * 2.0`
+            v, w = x._value, y
+            if v is None or _SCALAR_FITS.get(ty) is not v.dtype:
+                return NotImplemented
+            dtype, weak = v.dtype, x._weak
+        elif ty is Array:  # `2.0 * y`
+            v, w = x, y._value
+            if w is None or _SCALAR_FITS.get(tx) is not w.dtype:
+                return NotImplemented
+            dtype, weak = w.dtype, y._weak
+        else:
+            return NotImplemented
+        if floats_only and dtype not in _FLOATS:
+            return NotImplemented
+        try:
+            out = fn(v, w)
+        except ValueError:  # shapes that do not broadcast: let `bind` raise lax's TypeError
+            return NotImplemented
+        result = _new(Array)  # `array.build`, inlined
+        result._value = out
+        result._buffer = None
+        result._weak = weak
+        result._aval = None
+        return result
+
+    return eager
+
+
+# --------------------------------------------------------------------------- the jit call
+
+
+class Jitted(Protocol):
+    """What `jit_call` reads of a jitted function (`compile/jit.py`'s JitFunction)."""
+
+    _fast: dict[tuple, tuple[Callable[[list[Any]], Any], tuple]]  # key -> (launch, in avals)
+    _home: Any  # the default device's sharding, once the backend runs
+
+    def _call(self, args: tuple, kwargs: dict) -> Any:
+        """The general path."""
+
+    def _hooked(self, args: tuple, kwargs: dict) -> Any:
+        """A call while `config.jit_hooks` is set (debug_nans, debug_infs, disable_jit)."""
+
+
+def jit_call(jitted: Jitted, *args: Any, **kwargs: Any) -> Any:
+    """A call of a jitted function: its `__call__` (JitFunction's class body binds it). The
+    fast path when nothing is being traced and the arguments have a signature the function
+    has run before; otherwise `jitted._call`. The table stays empty with static arguments."""
+    __tracebackhide__ = True  # engine frame: IPython leaves it out of tracebacks
+    if config.jit_hooks:  # debug_nans/debug_infs/disable_jit
+        return jitted._hooked(args, kwargs)
+    fast = jitted._fast
+    if fast and _trace_state() is _EAGER:
+        home = jitted._home
+        if not kwargs:
+            # The commonest calls, written out: Arrays on the default device, passed
+            # positionally; `signature`'s key for them, built in this frame. One argument
+            # on its own: each Python operation saved is ~1% of the call.
+            if len(args) == 1:
+                x = args[0]
+                if type(x) is Array and (b := x._buffer) is not None and b._sharding is home:
+                    if (hit := fast.get((config.enable_x64, x._aval))) is not None:
+                        return hit[0]([b])
+                elif type(x) is np.ndarray:  # one NumPy array: `_add`'s key, one put
+                    key = (config.enable_x64, (np.ndarray, x.shape, x.dtype))
+                    if (hit := fast.get(key)) is not None:
+                        leaves = [x]
+                        put_host_values(leaves, _FIRST, hit[1])
+                        return hit[0](leaves)
+            else:
+                key = [config.enable_x64]
+                buffers = []
+                for x in args:
+                    if type(x) is Array and (b := x._buffer) is not None and b._sharding is home:
+                        key.append(x._aval)
+                        buffers.append(b)
+                    else:
+                        break
+                else:
+                    if (hit := fast.get(tuple(key))) is not None:
+                        return hit[0](buffers)
+        # any other arguments the fast path takes
+        leaves: list[Any] = []
+        host: list[int] = []
+        hit = fast.get(signature(args, kwargs, home, leaves, host))
+        if hit is not None:  # (no key is None)
+            launch, avals = hit
+            if host:
+                put_host_values(leaves, host, avals)
+            return launch(leaves)
+    return jitted._call(args, kwargs)
+
+
+_SCALARS = (bool, int, float, complex)
+_FIRST = (0,)  # the host value of a call with one NumPy argument
+_KWARGS = object()  # marks where the keyword arguments start in a key
+
+
+def signature(
+    args: tuple, kwargs: dict[str, Any], home: Any, leaves: list[Any], host: list[int]
+) -> tuple | None:
+    """The key for these arguments, or None if they need the general path; fills `leaves`
+    and `host` (the positions of host values). `home` is the sharding of an Array on the
+    default device. The x64 flag leads the key: the same arguments trace differently under it."""
+    key: list[Any] = [config.enable_x64]
+    if not _add_all(args, key, leaves, host, home):
+        return None
+    if kwargs:
+        key.append(_KWARGS)
+        if not _add_all((kwargs,), key, leaves, host, home):  # keyed as a dict
+            return None
+    return tuple(key)
+
+
+def _add_all(
+    xs: Iterable[Any], key: list[Any], leaves: list[Any], host: list[int], home: Any
+) -> bool:
+    # A pytree's structure is written into the key as it is walked: a tuple or list as its
+    # type and length (two items, no tuple built), a dict as its interned marker.
+    for x in xs:
+        # the common case, written out (an Array on the default device); the rest in `_add`
+        if type(x) is Array and (buffer := x._buffer) is not None and buffer._sharding is home:
+            key.append(x._aval)
+            leaves.append(buffer)
+        elif (t := type(x)) is tuple or t is list:
+            key.append(t)
+            key.append(len(x))
+            if not _add_all(x, key, leaves, host, home):
+                return False
+        elif t is dict:
+            found = _DICT_MARKERS.get(tuple(x)) or _dict_marker(x)
+            if found is None:
+                return False
+            key.append(found[0])
+            if not _add_all(map(x.__getitem__, found[1]), key, leaves, host, home):
+                return False
+        elif not _add(x, t, key, leaves, host, home):
+            return False
+    return True
+
+
+def _add(x: Any, t: type, key: list[Any], leaves: list[Any], host: list[int], home: Any) -> bool:
+    if t is Array:  # an eager Array (put on the device now, once) or one on another device
+        buffer = client.buffer_of(x)
+        if buffer._sharding is not home:
+            # split over a mesh: its sharding is part of the key (a sharded entry's layout)
+            sharding = getattr(x, "_sharding", None)
+            if type(sharding) is not NamedSharding:
+                return False
+            key.append((x._aval, sharding))
+            leaves.append(buffer)
+            return True
+        key.append(x._aval)
+        leaves.append(buffer)
+    elif t is np.ndarray:
+        key.append((t, x.shape, x.dtype))
+        host.append(len(leaves))
+        leaves.append(x)
+    elif t in _SCALARS or issubclass(t, np.generic):
+        key.append(t)
+        host.append(len(leaves))
+        leaves.append(x)
+    elif x is None:
+        key.append(None)
+    else:
+        return False
+    return True
+
+
+# A dict's marker in a key, `(dict, *its keys sorted)` (tree_flatten's order), with its keys
+# sorted, by its keys in insertion order: one object per key set, so building a key sorts
+# nothing and a lookup compares the marker by identity. A set of keys that does not sort
+# (mixed types) is marked None: the general path raises. Holds one small tuple per key set a
+# jitted function was called with, at most _DICT_MARKERS_SIZE (later key sets are sorted on
+# every call); module-level because a key set is a value, shared by every jitted function,
+# as avals are.
+_DICT_MARKERS: dict[tuple, tuple[tuple, tuple] | None] = {}
+_DICT_MARKERS_SIZE = 4096
+
+
+def _dict_marker(x: dict) -> tuple[tuple, tuple] | None:
+    keys = tuple(x)
+    if keys in _DICT_MARKERS:
+        return _DICT_MARKERS[keys]
+    try:
+        names = tuple(sorted(keys))
+        found: tuple[tuple, tuple] | None = ((dict, *names), names)
+    except TypeError:  # unorderable keys
+        found = None
+    if len(_DICT_MARKERS) < _DICT_MARKERS_SIZE:
+        _DICT_MARKERS[keys] = found
+    return found
+
+
+def put_host_values(leaves: list[Any], host: list[int], avals: Sequence[ShapedArray]) -> None:
+    """Replace the host values among `signature`'s leaves by device buffers of type `avals`.
+    A NumPy argument's memory is lent to the call, not copied, where the device can read it
+    in place (as JAX's jit puts NumPy arguments: `allow_zero_copy` in its C++ dispatch); the
+    buffer lives only for the call, and a value of another dtype is a fresh copy anyway.
+    `client.put` inlined: one call into jaxlib per value, as JAX's C++ dispatch makes (its
+    wrapper's checks cost a quarter of the put)."""
+    rt = client.runtime()
+    put, sharding, devices, lend = rt.put, rt.sharding, [rt.device], rt.alias
+    for i in host:
+        x, aval = leaves[i], avals[i]
+        if type(x) is not np.ndarray or x.dtype is not aval.dtype:
+            x = np.asarray(x, aval.dtype)
+        leaves[i] = put(aval, sharding, [x], devices, True, False, lend, enable_x64=True)
+
+
+# --------------------------------------------------------------------------- the launch
+
+
+def launcher(
+    executable: Executable, build: Callable[[list[Array]], Any] | None = None
+) -> Callable[[list[Any]], Any]:
+    """`executable.execute_one` as one closure: what the fast table holds for a program.
+    The launch and the wrapping are written out in it, and what they read is bound once.
+    With `build` (a prebuilt `tree_unflatten` of the outputs, `tree_util.builder`), every
+    output is wrapped and `build` makes the result. A program with host callbacks, or one
+    placed on another device, takes `executable.execute`."""
+    parts = executable.launch_parts()
+    if parts is None:
+        if build is None:
+            return executable.execute_one
+        return lambda buffers: build(
+            list(map(array.from_buffer, executable.execute(buffers), executable.out_avals))
+        )
+    execute, handlers = parts
+    runtime_error = client.runtime().xla.JaxRuntimeError
+    # a result passed back keys by identity
+    avals = [array.interned(a) for a in executable.out_avals]
+    if build is not None:
+        pairs = [(a, a.weak_type) for a in avals]
+
+        def launch_tree(buffers: list[Any]) -> Any:
+            try:
+                results = execute(buffers).consume_with_handlers(handlers)
+            except runtime_error:  # an argument on another device: as in `execute`
+                results = executable.execute(buffers)
+            outs = []
+            for buffer, (aval, weak) in zip(results, pairs):
+                out = _new(Array)  # `array.build`, inlined
+                out._value, out._buffer, out._weak, out._aval = None, buffer, weak, aval
+                outs.append(out)
+            return build(outs)
+
+        return launch_tree
+    aval = avals[0]
+    weak = aval.weak_type
+
+    def launch(buffers: list[Any]) -> Array:
+        try:
+            (buffer,) = execute(buffers).consume_with_handlers(handlers)
+        except runtime_error:  # an argument on another device: as in `execute`
+            return executable.execute_one(buffers)
+        out = _new(Array)  # `array.build`, inlined
+        out._value, out._buffer, out._weak, out._aval = None, buffer, weak, aval
+        return out
+
+    return launch
