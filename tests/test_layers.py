@@ -577,9 +577,9 @@ def test_no_imports_inside_functions() -> None:
         and not (imp.function == "__getattr__" and (imp.importer, imp.imported) in LAZY_SUBMODULES)
         # jaxlib is loaded lazily, on first compile only (runtime/client.py), and SciPy's
         # special functions on the first eager call of one (primitives/special.py), SciPy's
-        # LAPACK wrappers on the first eager `eig` (primitives/eig.py), and opt_einsum on the
-        # first `einsum_path` (numpy/host_io.py): third-party loads deferred for
-        # `import didax`'s time, not imports dodging a cycle
+        # LAPACK wrappers on the first eager `eig` or pivoted `qr` (primitives/decompositions.py)
+        # and opt_einsum on the first `einsum_path` (numpy/host_io.py): third-party loads
+        # deferred for `import didax`'s time, not imports dodging a cycle
         and not imp.imported.startswith("jaxlib")
         and imp.imported not in ("scipy.special", "scipy.linalg", "opt_einsum")
     ]

@@ -321,24 +321,30 @@ def cross(
     return manipulation.moveaxis(out, -1, axisc)
 
 
-def inner(a: Any, b: Any) -> Any:
+def inner(a: Any, b: Any, *, precision: Any = None, preferred_element_type: Any = None) -> Any:
     """The sum product over the last axes. Like `jax.numpy.inner`."""
     promotion.check_arraylike("inner", a, b)
     a, b = promotion.promote("inner", creation.asarray(a), creation.asarray(b))
     if _aval(a).ndim == 0 or _aval(b).ndim == 0:
         return ufuncs.multiply(a, b)
     dims = (((_aval(a).ndim - 1,), (_aval(b).ndim - 1,)), ((), ()))
-    return lax.dot_general(a, b, dims, preferred_element_type=_aval(a).dtype)
+    preferred = _aval(a).dtype if preferred_element_type is None else preferred_element_type
+    return lax.dot_general(a, b, dims, precision, preferred)
 
 
-def vdot(a: Any, b: Any) -> Any:
+def vdot(a: Any, b: Any, *, precision: Any = None, preferred_element_type: Any = None) -> Any:
     """The dot product of the flattened arrays, conjugating the first. Like
     `jax.numpy.vdot`."""
     promotion.check_arraylike("vdot", a, b)
     a = creation.asarray(a)
     if dtypes.is_complex(_aval(a).dtype):
         a = complex_parts.conj(a)
-    return products.dot(manipulation.ravel(a), manipulation.ravel(creation.asarray(b)))
+    flat_a = manipulation.ravel(a)
+    flat_b = manipulation.ravel(creation.asarray(b))
+    return products.dot(
+        flat_a, flat_b, precision=precision,
+        preferred_element_type=preferred_element_type,
+    )  # fmt: skip
 
 
 def vecdot(

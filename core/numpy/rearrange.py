@@ -354,7 +354,7 @@ def unstack(x: Any, /, *, axis: int = 0) -> tuple[Any, ...]:
             "Unstack requires arrays with rank > 0, however a scalar array was passed."
         )
     axis = axis_args.canonical_axis(axis, _aval(x).ndim)
-    return tuple(lax.unstack(x, axis))  # JAX's `unstack` primitive
+    return lax.unstack(x, axis)  # JAX's `unstack` primitive
 
 
 def matrix_transpose(x: Any, /) -> Any:

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 from didax import core, dtypes
-from didax.primitives import comparison, elementwise, rules
+from didax.primitives import comparison, elementwise, rules, vmap_helpers
 from didax.primitives.elementwise.arithmetic import _const, _full, _unary_primitive
 from didax.primitives.special import _scipy_impl, _scipy_special
 from didax.runtime import client
@@ -124,7 +124,12 @@ def bessel_i1e(x: Any) -> Any:
     return bessel_i1e_p.bind(x)
 
 
-core.impl_rules.register(bessel_i1e_p, _scipy_impl(lambda x: _scipy_special().i1e(x), "bessel_i1e"))
+def _i1e_numpy(x: np.ndarray) -> np.ndarray:
+    # i1e is odd: a signed zero keeps its sign, as XLA's (SciPy's i1e(-0.0) is +0.0)
+    return np.where(x == 0, x, _scipy_special().i1e(x))
+
+
+core.impl_rules.register(bessel_i1e_p, _scipy_impl(_i1e_numpy, "bessel_i1e"))
 core.abstract_eval_rules.register(bessel_i1e_p, rules.float_aval("bessel_i1e"))
 core.vmap_rules.register(bessel_i1e_p, rules.vectorized_vmap(bessel_i1e))
 
@@ -181,6 +186,14 @@ def _zeta_impl(x: np.ndarray, q: np.ndarray) -> list:
     x, q = np.asarray(x), np.asarray(q)
     with np.errstate(all="ignore"):
         out = _scipy_special().zeta(x.astype(np.float64), q.astype(np.float64))
+        # where XLA's zeta differs from SciPy's: at q = inf (NaN, but inf at x = 1), at the
+        # poles q = 0, -1, ... (inf at x = 1 and at even integers x, else NaN), and at x = inf
+        # for q <= 1 (NaN)
+        pole = (q <= 0) & (np.floor(q) == q)
+        even = np.isfinite(x) & (np.floor(x / 2) * 2 == x)
+        out = np.where(np.isposinf(q), np.where(x == 1, np.inf, np.nan), out)
+        out = np.where(pole, np.where(even | (x == 1), np.inf, np.nan), out)
+        out = np.where((q <= 1) & np.isinf(x), np.nan, out)
     return [np.asarray(out, x.dtype)]
 
 
@@ -189,7 +202,7 @@ core.abstract_eval_rules.register(zeta_p, rules.naryop_aval("zeta", "float"))
 
 
 # no jvp rule: JAX 0.10.2 has none ("Differentiation rule for 'zeta' not implemented")
-core.vmap_rules.register(zeta_p, rules.vectorized_vmap(zeta))
+core.vmap_rules.register(zeta_p, vmap_helpers.broadcasting_vmap(zeta))
 
 
 @core.lowering_rules.register(zeta_p)

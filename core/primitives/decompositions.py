@@ -18,11 +18,13 @@ perturbation formulas of Giles' NA-08-01 (reduced matrices only, as JAX).
 
 from __future__ import annotations
 
+import enum
+import importlib
 from typing import Any
 
 import numpy as np
 from didax import core, dtypes
-from didax.core import ShapedArray
+from didax.core import ShapedArray, Zero
 from didax.primitives import concatenation, creation, rules, shape
 from didax.primitives.comparison import eq
 from didax.primitives.convert import convert_element_type
@@ -130,6 +132,29 @@ def char_attr(ctx, c: str) -> Any:
     return ctx.ir.IntegerAttr.get(ctx.ir.IntegerType.get_unsigned(8), ord(c))
 
 
+class SvdAlgorithm(enum.Enum):
+    """`svd`'s `algorithm=`: on CPU, DEFAULT and DIVIDE_AND_CONQUER are LAPACK's gesdd, QR
+    its gesvd. Like `jax.lax.linalg.SvdAlgorithm`."""
+
+    DEFAULT = "default"
+    QR = "QR"
+    JACOBI = "Jacobi"
+    POLAR = "polar"
+    DIVIDE_AND_CONQUER = "divide_and_conquer"
+
+    __repr__ = enum.Enum.__str__  # `SvdAlgorithm.QR`, as JAX's jaxprs print it
+
+
+class EighImplementation(enum.Enum):
+    """`eigh`'s `implementation=` (CPU: QR only). Like `jax.lax.linalg.EighImplementation`."""
+
+    QR = "qr"
+    JACOBI = "jacobi"
+    QDWH = "qdwh"
+
+    __repr__ = enum.Enum.__str__
+
+
 # ----------------------------------------------------------------------------- qr
 
 qr_p = core.Primitive("qr", multiple_results=True)
@@ -137,19 +162,42 @@ qr_p = core.Primitive("qr", multiple_results=True)
 
 def qr(
     x: Any, *, pivoting: bool = False, full_matrices: bool = True, use_magma: Any = None
-) -> tuple[Any, Any]:
+) -> tuple:
     """QR decomposition `(q, r)` of each matrix: q unitary (m x m with `full_matrices`, else
-    m x min(m, n)), r upper triangular. Like `jax.lax.linalg.qr` (without `pivoting`)."""
-    if pivoting:
-        raise NotImplementedError("qr: pivoting=True (LAPACK's geqp3) is not in didax")
-    q, r = qr_p.bind(x, pivoting=False, full_matrices=bool(full_matrices), use_magma=use_magma)
-    return q, r
+    m x min(m, n)), r upper triangular; with `pivoting`, `(q, r, p)` with x[..., p] = q r
+    (LAPACK's column-pivoted geqp3). Like `jax.lax.linalg.qr`."""
+    out = qr_p.bind(
+        x, pivoting=bool(pivoting), full_matrices=bool(full_matrices), use_magma=use_magma
+    )
+    return tuple(out)
+
+
+def scipy_linalg() -> Any:
+    """`scipy.linalg` (its LAPACK wrappers: geqp3, geev), loaded on the first eager call that
+    needs it, not at `import didax`."""
+    return importlib.import_module("scipy.linalg")
+
+
+def _pivoted_qr(a: np.ndarray, full_matrices: bool) -> tuple:
+    mode = "full" if full_matrices else "economic"
+    q, r, p = scipy_linalg().qr(a, pivoting=True, mode=mode)
+    return q, r, p.astype(np.int32)
 
 
 def _qr_impl(x, *, pivoting, full_matrices, use_magma):
     x = np.asarray(x)
     m, n = x.shape[-2:]
     k = m if full_matrices else min(m, n)
+    if pivoting:  # SciPy's qr takes one matrix at a time
+        flat = x.reshape(-1, m, n)
+        parts = [_pivoted_qr(a, full_matrices) for a in flat]
+        shapes = [(m, k), (k, n), (n,)]
+        outs = [
+            np.stack([p[i] for p in parts]).reshape(*x.shape[:-2], *shp) if len(flat) else
+            np.empty((*x.shape[:-2], *shp))
+            for i, shp in enumerate(shapes)
+        ]  # fmt: skip
+        return [outs[0].astype(x.dtype), outs[1].astype(x.dtype), outs[2].astype(np.int32)]
     mode = "complete" if full_matrices else "reduced"
     q, r = per_matrix(lambda a: np.linalg.qr(a, mode=mode), x, [(m, k), (k, n)])
     return [q.astype(x.dtype), r.astype(x.dtype)]
@@ -163,7 +211,8 @@ def _qr_abstract_eval(x, *, pivoting, full_matrices, use_magma):
     _check_operand("qr", x)
     *batch, m, n = x.shape
     k = m if full_matrices else min(m, n)
-    return [ShapedArray((*batch, m, k), x.dtype), ShapedArray((*batch, k, n), x.dtype)]
+    out = [ShapedArray((*batch, m, k), x.dtype), ShapedArray((*batch, k, n), x.dtype)]
+    return [*out, ShapedArray((*batch, n), dtypes.int32)] if pivoting else out
 
 
 def _thin_qr_jvp(q: Any, r: Any, dx: Any) -> tuple[Any, Any]:
@@ -192,15 +241,20 @@ def solve_adjoint(a: Any, b: Any) -> Any:  # X with A^H X = B, through A^H's LU 
 @core.jvp_rules.register(qr_p)
 def _qr_jvp(primals, tangents, *, pivoting, full_matrices, use_magma):
     (x,), (dx,) = primals, tangents
-    q, r = qr_p.bind(x, pivoting=pivoting, full_matrices=full_matrices, use_magma=use_magma)
+    q, r, *p = qr_p.bind(x, pivoting=pivoting, full_matrices=full_matrices, use_magma=use_magma)
     aval = core.get_aval(x)
     *batch, m, n = aval.shape
     last = aval.ndim - 1
+    if pivoting:  # X P = Q R: dX's columns permuted alike (dX[..., p]); as JAX's rule, the
+        # wide case's X2 below is read from X unpermuted
+        dx = matrix_transpose(permute_rows(p[0], matrix_transpose(dx)))
+    extra = [p[0]] if pivoting else []
+    extra_dots = [Zero.like(p[0])] if pivoting else []
     if m < n:  # A = Q [R1 R2]: R1 from the square block's rule, R2 = Q^H A2
         dq, dr1 = _thin_qr_jvp(q, _block(r, (0, m), (0, m)), _block(dx, (0, m), (0, m)))
         x2, dx2 = _block(x, (0, m), (m, n)), _block(dx, (0, m), (m, n))
         dr2 = add(matmul(adjoint(dq), x2), matmul(adjoint(q), dx2))
-        return [q, r], [dq, concatenation.concatenate([dr1, dr2], last)]
+        return [q, r, *extra], [dq, concatenation.concatenate([dr1, dr2], last), *extra_dots]
     q_mn = _block(q, (0, m), (0, n)) if full_matrices else q
     r_nn = _block(r, (0, n), (0, n)) if full_matrices else r
     dq, dr = _thin_qr_jvp(q_mn, r_nn, dx)
@@ -217,7 +271,7 @@ def _qr_jvp(primals, tangents, *, pivoting, full_matrices, use_magma):
         dq = concatenation.concatenate([dq, dq_mp], last)
         zeros = creation.full((*batch, m - n, n), 0, aval.dtype)
         dr = concatenation.concatenate([dr, zeros], last - 1)
-    return [q, r], [dq, dr]
+    return [q, r, *extra], [dq, dr, *extra_dots]
 
 
 # no transpose rule: qr is not linear
@@ -226,7 +280,8 @@ def _qr_jvp(primals, tangents, *, pivoting, full_matrices, use_magma):
 @core.vmap_rules.register(qr_p)
 def _qr_vmap(axis_size, vals, dims, **params):
     x = shape.move_axis(vals[0], dims[0], 0, axis_size)
-    return list(qr_p.bind(x, **params)), [0, 0]
+    out = qr_p.bind(x, **params)
+    return list(out), [0] * len(out)
 
 
 @core.lowering_rules.register(qr_p)
@@ -235,13 +290,23 @@ def _qr_lowering(ctx, x, *, pivoting, full_matrices, use_magma):
     # leading m x m block for a wide matrix), then R's upper triangle, as JAX's
     hlo = ctx.hlo
     (x_aval,) = ctx.avals_in
-    q_aval, r_aval = ctx.avals_out
+    q_aval, r_aval = ctx.avals_out[:2]
     *batch, m, n = x_aval.shape
     nb = len(batch)
     if m == 0 or n == 0:
-        return [_eye_lowering(ctx, q_aval), rules.broadcast_constant(ctx, 0, r_aval)]
+        empty = [_eye_lowering(ctx, q_aval), rules.broadcast_constant(ctx, 0, r_aval)]
+        return [*empty, *(rules.broadcast_constant(ctx, 0, a) for a in ctx.avals_out[2:])]
     taus_aval = ShapedArray((*batch, min(m, n)), x_aval.dtype)
-    a, taus = lapack_call(ctx, "geqrf", [x], [x_aval, taus_aval], {}, {0: 0}).results
+    perm = []
+    if pivoting:  # geqp3 from zero pivots (all columns free); its 1-based pivots made 0-based
+        p_aval = ctx.avals_out[2]
+        jpvt = rules.broadcast_constant(ctx, 0, p_aval)
+        avals = [x_aval, p_aval, taus_aval]
+        call = lapack_call(ctx, "geqp3", [x, jpvt], avals, {}, {0: 0, 1: 1}, [x_aval, p_aval])
+        a, jpvt, taus = call.results
+        perm = [hlo.subtract(jpvt, rules.broadcast_constant(ctx, 1, p_aval))]
+    else:
+        a, taus = lapack_call(ctx, "geqrf", [x], [x_aval, taus_aval], {}, {0: 0}).results
     r, r_full_aval = a, x_aval
     if m < n:
         a = hlo.slice(a, [0] * (nb + 2), [*batch, m, m], [1] * (nb + 2))
@@ -257,7 +322,7 @@ def _qr_lowering(ctx, x, *, pivoting, full_matrices, use_magma):
     if not full_matrices and m > n:
         r = hlo.slice(r, [0] * (nb + 2), [*batch, n, n], [1] * (nb + 2))
         r_full_aval = r_aval
-    return [q, _triu_lowering(ctx, r, r_full_aval)]
+    return [q, _triu_lowering(ctx, r, r_full_aval), *perm]
 
 
 def _triu_lowering(ctx, x: Any, aval: ShapedArray) -> Any:  # zeros below the diagonal
@@ -369,6 +434,7 @@ def _eigh_impl(x, *, lower, sort_eigenvalues, subset_by_index, algorithm):
     x = np.asarray(x)
     n = x.shape[-1]
     _check_full_subset("eigh", subset_by_index, n)
+    _check_cpu_algorithm(algorithm)
 
     def fn(a):
         w, v = np.linalg.eigh(a, UPLO="L" if lower else "U")
@@ -376,6 +442,15 @@ def _eigh_impl(x, *, lower, sort_eigenvalues, subset_by_index, algorithm):
 
     v, w = per_matrix(fn, x, [(n, n), (n,)])
     return [v.astype(x.dtype), w.astype(dtypes.real_of(x.dtype))]
+
+
+def _check_cpu_algorithm(algorithm: Any) -> None:  # eigh's and svd's, as JAX on CPU
+    if algorithm is EighImplementation.QDWH:
+        raise NotImplementedError("QDWH implementation is only supported on TPU")
+    if algorithm is EighImplementation.JACOBI:
+        raise NotImplementedError("Jacobi implementation is not supported on CPU")
+    if algorithm in (SvdAlgorithm.JACOBI, SvdAlgorithm.POLAR):
+        raise NotImplementedError("The SVD Jacobi and Polar algorithms are not implemented on CPU.")
 
 
 def _check_full_subset(name: str, subset_by_index: Any, k: int) -> None:
@@ -435,6 +510,7 @@ def _eigh_lowering(ctx, x, *, lower, sort_eigenvalues, subset_by_index, algorith
     v_aval, w_aval = ctx.avals_out
     batch, n = x_aval.shape[:-2], x_aval.shape[-1]
     _check_full_subset("eigh", subset_by_index, n)
+    _check_cpu_algorithm(algorithm)
     if n == 0:
         return [rules.broadcast_constant(ctx, 0, a) for a in (v_aval, w_aval)]
     routine = "heevd" if dtypes.is_complex(x_aval.dtype) else "syevd"
@@ -486,9 +562,15 @@ def _svd_impl(x, *, full_matrices, compute_uv, subset_by_index, algorithm):
     x = np.asarray(x)
     m, n = x.shape[-2:]
     _check_full_subset("svd", subset_by_index, min(m, n))
+    _check_cpu_algorithm(algorithm)
 
     def fn(a):
-        u, s, vh = np.linalg.svd(a, full_matrices=full_matrices)
+        if algorithm is SvdAlgorithm.QR:  # gesvd, as the lowering calls
+            if a.ndim > 2:
+                raise np.linalg.LinAlgError("one matrix at a time")
+            u, s, vh = scipy_linalg().svd(a, full_matrices=full_matrices, lapack_driver="gesvd")
+        else:
+            u, s, vh = np.linalg.svd(a, full_matrices=full_matrices)
         return s, u, vh
 
     shapes = [s[x.ndim - 2 :] for s in _svd_shapes(x.shape, full_matrices)]
@@ -584,14 +666,10 @@ def _svd_lowering(ctx, x, *, full_matrices, compute_uv, subset_by_index, algorit
     (x_aval,) = ctx.avals_in
     *batch, m, n = x_aval.shape
     _check_full_subset("svd", subset_by_index, min(m, n))
-    if algorithm is not None and getattr(algorithm, "name", algorithm) not in ("DEFAULT", "QR"):
-        if getattr(algorithm, "name", "") != "DIVIDE_AND_CONQUER":
-            raise NotImplementedError(
-                "The SVD Jacobi and Polar algorithms are not implemented on CPU."
-            )
+    _check_cpu_algorithm(algorithm)
     if m == 0 or n == 0:
         return [_empty_svd_part(ctx, a) for a in ctx.avals_out]
-    routine = "gesvd" if getattr(algorithm, "name", None) == "QR" else "gesdd"
+    routine = "gesvd" if algorithm is SvdAlgorithm.QR else "gesdd"
     s_shape, u_shape, vh_shape = _svd_shapes(x_aval.shape, full_matrices)
     s_aval = ShapedArray(s_shape, dtypes.real_of(x_aval.dtype))
     u_aval, vh_aval = ShapedArray(u_shape, x_aval.dtype), ShapedArray(vh_shape, x_aval.dtype)

@@ -14,7 +14,7 @@ V (F * V^-1 dA V) plus the multiple of each v_j that keeps LAPACK's normalisatio
 
 from __future__ import annotations
 
-import importlib
+import enum
 from typing import Any
 
 import numpy as np
@@ -30,6 +30,7 @@ from didax.primitives.decompositions import (
     diagonal_of,
     nan_where_failed,
     per_matrix,
+    scipy_linalg,
 )
 from didax.primitives.elementwise import add, conj, div, imag, mul, neg, real, sub
 from didax.primitives.elementwise import complex as make_complex
@@ -37,6 +38,16 @@ from didax.primitives.linalg import eye, lapack_call, lu, matmul, permute_rows, 
 from didax.primitives.reductions import argmax
 
 eig_p = core.Primitive("eig", multiple_results=True)
+
+
+class EigImplementation(enum.Enum):
+    """`eig`'s `implementation=` (CPU: LAPACK only). Like `jax.lax.linalg.EigImplementation`."""
+
+    CUSOLVER = "cusolver"
+    MAGMA = "magma"
+    LAPACK = "lapack"
+
+    __repr__ = enum.Enum.__str__
 
 
 def eig(
@@ -60,18 +71,13 @@ def eig(
     )
 
 
-def _scipy_linalg() -> Any:
-    # SciPy's LAPACK wrappers are loaded on the first eager call, not at `import didax`
-    return importlib.import_module("scipy.linalg")
-
-
 def _eig_impl(x, *, compute_left_eigenvectors, compute_right_eigenvectors, **params):
     x = np.asarray(x)
     n = x.shape[-1]
     cdtype = dtypes.complex_of(x.dtype)
 
     def fn(a):
-        w, vl, vr = _scipy_linalg().eig(a, left=True, right=True)
+        w, vl, vr = scipy_linalg().eig(a, left=True, right=True)
         return w, vl, vr
 
     w, vl, vr = per_matrix(fn, x, [(n,), (n, n), (n, n)])
@@ -188,7 +194,7 @@ def _eig_lowering(
 ):
     (x_aval,) = ctx.avals_in
     batch = x_aval.shape[:-2]
-    if implementation is not None and getattr(implementation, "name", implementation) != "LAPACK":
+    if implementation is not None and implementation is not EigImplementation.LAPACK:
         raise ValueError("Only the lapack implementation is supported on CPU.")
     cdtype = dtypes.complex_of(x_aval.dtype)
     real_in = not dtypes.is_complex(x_aval.dtype)

@@ -159,9 +159,9 @@ def _split_lowering(ctx, x, *, sizes, axis):
 unstack_p = core.Primitive("unstack", multiple_results=True)
 
 
-def unstack(x: Any, axis: int = 0) -> list[Any]:
-    """The slices of `x` along `axis`, that axis removed. Like `jax.lax.unstack`."""
-    return unstack_p.bind(x, axis=int(axis))
+def unstack(x: Any, axis: int = 0) -> tuple[Any, ...]:
+    """The slices of `x` along `axis`, that axis removed, as a tuple. Like `jax.lax.unstack`."""
+    return tuple(unstack_p.bind(x, axis=int(axis)))
 
 
 def _unstack_impl(x, *, axis):

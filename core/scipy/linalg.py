@@ -146,18 +146,18 @@ def solve(
 # JAX's thin wrappers of `lax.linalg`'s decompositions, each in an inner `jit` named as JAX's.
 
 
-def _qr_body(a: Any, mode: str) -> tuple:
+def _qr_body(a: Any, mode: str, pivoting: bool) -> tuple:
     if mode in ("full", "r"):
         full_matrices = True
     elif mode == "economic":
         full_matrices = False
     else:
         raise ValueError(f"Unsupported QR decomposition mode '{mode}'")
-    q, r = lax_linalg.qr(a, full_matrices=full_matrices)
-    return (r,) if mode == "r" else (q, r)
+    q, r, *p = lax_linalg.qr(a, pivoting=pivoting, full_matrices=full_matrices)
+    return ((r,) if mode == "r" else (q, r)) + tuple(p)
 
 
-_qr_inner = inner_jit(_qr_body, "_qr", static_argnums=(1,))
+_qr_inner = inner_jit(_qr_body, "_qr", static_argnums=(1, 2))
 
 
 def qr(
@@ -168,12 +168,10 @@ def qr(
     pivoting: bool = False,
     check_finite: bool = True,
 ) -> tuple:
-    """QR decomposition: `(q, r)`, or `(r,)` for `mode="r"`. Like `jax.scipy.linalg.qr`
-    (without `pivoting`)."""
-    if pivoting:
-        raise NotImplementedError("scipy.linalg.qr: pivoting=True is not in didax")
+    """QR decomposition: `(q, r)`, or `(r,)` for `mode="r"`, the column permutation `p`
+    last with `pivoting`. Like `jax.scipy.linalg.qr`."""
     (a,) = promote_args_inexact("qr", a)
-    return _qr_inner(a, mode)
+    return _qr_inner(a, mode, bool(pivoting))
 
 
 def _svd_body(a: Any, full_matrices: bool, compute_uv: bool) -> Any:

@@ -228,6 +228,22 @@ def test_jnp_linalg_products():
 
 
 @pytest.mark.parametrize("shape", SHAPES, ids=str)
+@pytest.mark.parametrize("full_matrices", [True, False])
+def test_pivoted_qr(shape, full_matrices):
+    x = MATS[shape]
+    f = lambda lib: lambda a: lib.lax.linalg.qr(a, pivoting=True, full_matrices=full_matrices)  # noqa: E731
+    want = f(jax)(x)
+    _same(f(didax)(x), want)
+    _same(didax.jit(f(didax))(x), want)
+    _same(didax.vmap(f(didax))(np.stack([x, x])), jax.vmap(f(jax))(np.stack([x, x])))
+    assert "lapack_sgeqp3_ffi" in didax.jit(f(didax)).lower(x).as_text()
+    if len(shape) == 2:  # (JAX's own jvp fails on a batch: its dx[..., p] indexing)
+        t = _tangent(x)
+        got, want_t = didax.jvp(f(didax), (x,), (t,)), jax.jvp(f(jax), (x,), (t,))
+        _same(got[1][:2], want_t[1][:2], 2e-3)
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
 def test_jnp_qr_raw(shape):
     x = MATS[shape]
     want = jjnp.linalg.qr(x, mode="raw")
@@ -304,3 +320,53 @@ def test_decompositions_in_float64(x64):
         _same(didax.jit(f(didax))(x), want, 1e-10)
     z = (x + 1j * x).astype(np.complex128)
     _same(didax.jit(lambda a: a * (1 + 2j))(z), jax.jit(lambda a: a * (1 + 2j))(z), 1e-12)
+
+
+@pytest.mark.parametrize("alg", ["DEFAULT", "QR", "DIVIDE_AND_CONQUER"])
+def test_svd_algorithms_and_implementation_enums(alg):
+    x = MATS[(5, 3)]
+    f = lambda L: (
+        lambda a: L.lax.linalg.svd(  # noqa: E731
+            a, full_matrices=False, algorithm=getattr(L.lax.linalg.SvdAlgorithm, alg)
+        )
+    )
+    want = f(jax)(x)
+    _same(f(didax)(x), want)
+    _same(didax.jit(f(didax))(x), want)
+    assert canonical(str(didax.make_jaxpr(f(didax))(x))) == canonical(
+        str(jax.make_jaxpr(f(jax))(x))
+    )
+    routine = "gesvd" if alg == "QR" else "gesdd"
+    assert f"lapack_s{routine}_ffi" in didax.jit(f(didax)).lower(x).as_text()
+    for E, JE in [
+        (dlax.linalg.SvdAlgorithm, jax.lax.linalg.SvdAlgorithm),
+        (dlax.linalg.EighImplementation, jax.lax.linalg.EighImplementation),
+        (dlax.linalg.EigImplementation, jax.lax.linalg.EigImplementation),
+    ]:
+        assert [(m.name, m.value) for m in E] == [(m.name, m.value) for m in JE]
+
+
+def test_algorithms_not_on_cpu_raise_as_jax():
+    s = np.eye(3, dtype=np.float32)
+    cases = [
+        (lambda L: L.svd(s, algorithm=L.SvdAlgorithm.JACOBI), "Jacobi and Polar"),
+        (lambda L: L.eigh(s, implementation=L.EighImplementation.JACOBI), "Jacobi"),
+        (lambda L: L.eigh(s, implementation=L.EighImplementation.QDWH), "QDWH"),
+    ]
+    for call, msg in cases:
+        with pytest.raises(NotImplementedError, match=msg):
+            call(jax.lax.linalg)
+        with pytest.raises(NotImplementedError, match=msg):
+            call(dlax.linalg)
+    assert dlax.linalg.eig_p is not None and dlax.linalg.svd_p.name == "svd"
+
+
+@pytest.mark.parametrize(
+    "x", [MATS[(4, 4)], RNG.normal(size=(2, 3, 3)).astype(np.float32), np.eye(3, dtype=np.float32)]
+)
+def test_slogdet_qr_method(x):
+    want = jjnp.linalg.slogdet(x, method="qr")
+    _same(tuple(jnp.linalg.slogdet(x, method="qr")), tuple(want))
+    _same(tuple(didax.jit(lambda a: jnp.linalg.slogdet(a, method="qr"))(x)), tuple(want))
+    with pytest.raises(ValueError, match="Unknown slogdet method"):
+        jnp.linalg.slogdet(x, method="cholesky")

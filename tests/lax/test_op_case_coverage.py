@@ -85,17 +85,15 @@ EXEMPT = {
     "cond": "takes functions: tests/control_flow/test_cond.py",
     "while": "takes functions: tests/control_flow/test_while.py",
     "scan": "takes functions: tests/control_flow/test_scan.py",
-    "custom_linear_solve": "takes functions: tests/control_flow/test_custom_linear_solve.py",
     "custom_vjp_call": "takes functions: tests/autodiff/test_custom_derivatives.py",
     "custom_lin": "made by linearizing custom_vjp: tests/autodiff/test_custom_derivatives.py",
     "shard_map": "takes a function and a mesh: tests/parallel/test_shard_map.py",
     "remat2": "takes a function: tests/control_flow/test_checkpoint_oracle.py",
-    # made by differentiating reduce_window_max/min (their jvp and its transpose), never by
-    # a user's function; the grad cases of the reduce_window rows run them
-    "select_and_gather_add": "made by jvp of reduce_window_max: test_reverse_oracle.py",
-    "select_and_scatter_add": "made by transposition: tests/autodiff/test_reverse_oracle.py",
-    # LAPACK's raw QR, reached by `jnp.linalg.qr(mode="raw")` only
-    "geqrf": "no lax wrapper: tests/lax/test_decompositions.py",
+    # made by differentiating reduce_window_max/min (their jvp, and its transpose): their
+    # values, grads and grad jaxprs against JAX in tests/lax/test_windows.py
+    "select_and_gather_add": "made by jvp of reduce_window_max: tests/lax/test_windows.py",
+    "select_and_scatter_add": "made by grad of reduce_window_max: tests/lax/test_windows.py",
+    "random_gamma": "PRNG internals: tests/oracle/test_random_distributions_oracle.py",
     "reshard": "needs a mesh: tests/parallel",
     "pure_callback": "takes a Python callback: tests/control_flow/test_callbacks_oracle.py",
     "debug_callback": "takes a Python callback: tests/control_flow/test_callbacks_oracle.py",

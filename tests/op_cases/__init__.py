@@ -23,12 +23,14 @@ from op_cases import (
     conv,
     creation,
     cumulative,
+    decompositions,
     elementwise,
     linalg,
     nn,
     reductions,
     shapes,
     slicing,
+    windows,
 )
 from op_cases.spec import Arr, OpCase, close_over
 
@@ -39,6 +41,8 @@ FAMILIES = {
     "elementwise": elementwise.CASES,
     "reductions": reductions.CASES,
     "linalg": linalg.CASES,
+    "decompositions": decompositions.CASES,
+    "windows": windows.CASES,
     "shapes": shapes.CASES,
     "slicing": slicing.CASES,
     "cumulative": cumulative.CASES,

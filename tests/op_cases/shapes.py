@@ -114,3 +114,5 @@ add(
 add("lax", "rev", Arr(M), (0,), linear=True)
 add("lax", "rev", Arr((2, 3, 4)), (0, 2), linear=True)
 add("lax", "rev", Arr(V, I), (0,), differentiable=False)
+add("lax", "tile", Arr(M), (2, 1), linear=True)
+add("lax", "unstack", Arr(M), axis=1, linear=True)

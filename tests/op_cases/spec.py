@@ -109,7 +109,10 @@ class OpCase:
         parts = [_short(a) for a in self.args] + [
             f"{k}={_short(v)}" for k, v in self.kwargs.items()
         ]
-        return f"{self.module}.{self.name}({', '.join(parts)})"
+        # a `call` may name what it reaches (`numpy.linalg.svdvals(...)`)
+        label = getattr(self.call, "case_label", None)
+        name = self.name if label is None else f"{self.name}.{label}"
+        return f"{self.module}.{name}({', '.join(parts)})"
 
     @property
     def seed(self) -> int:

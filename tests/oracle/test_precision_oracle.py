@@ -46,6 +46,8 @@ def _cases(lib, np_lib, precision):
         (lambda a, b: np_lib.einsum("ij,jk->ik", a, b, precision=p), (A, B)),
         (lambda a, b: np_lib.tensordot(a, b, axes=1, precision=p), (A, B)),
         (lambda a, c: np_lib.vecdot(a, c, precision=p), (A, C)),
+        (lambda a, c: np_lib.inner(a, c, precision=p), (A, C)),
+        (lambda a, c: np_lib.vdot(a, c, precision=p), (A, C)),
         (lambda a, b: np_lib.linalg.matmul(a, b, precision=p), (A, B)),
         (lambda a, b: lib.lax.dot(a, b, precision=p), (A, B)),
         (lambda a, b: lib.lax.dot_general(a, b, (((1,), (0,)), ((), ())), precision=p), (A, B)),

@@ -20,6 +20,8 @@ CASES = [
     ("qr", {}),
     ("qr", {"mode": "economic"}),
     ("qr", {"mode": "r"}),
+    ("qr", {"pivoting": True}),
+    ("qr", {"mode": "r", "pivoting": True}),
     ("svd", {}),
     ("svd", {"full_matrices": False}),
     ("svd", {"compute_uv": False}),

@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 import numpy as np
-from didax import api, lax
+from didax import api, dtypes, lax
 from didax.control_flow import solves
 from didax.control_flow.custom_derivatives import custom_jvp
 from didax.numpy import (
@@ -29,6 +29,7 @@ from didax.numpy import (
     ufuncs,
 )
 from didax.numpy.axis_args import _aval
+from didax.primitives import decompositions
 from didax.primitives import linalg as lax_linalg
 
 __all__ = ["cholesky", "det", "inv", "slogdet", "solve", "SlogdetResult"]
@@ -287,10 +288,33 @@ def _slogdet_jvp(primals: tuple, tangents: tuple) -> tuple:
     return (sign, logdet), (creation.zeros_like(sign), _trace_solve(a, g))
 
 
-def slogdet(a: Any) -> SlogdetResult:
-    """Sign and log of the absolute value of each determinant. Like
-    `jax.numpy.linalg.slogdet` (the LU method)."""
-    return SlogdetResult(*_slogdet(_square("slogdet", a)))
+def _slogdet_qr(a: Any) -> tuple[Any, Any]:
+    # |det A| = prod |R_ii|; each Householder reflector actually applied (tau != 0) flips the
+    # sign. No derivative, as JAX's (geqrf has none).
+    dtype = _aval(a).dtype
+    if dtypes.is_complex(dtype):
+        raise NotImplementedError("slogdet method='qr' not implemented for complex inputs")
+    n = _aval(a).shape[-1]
+    r, taus = decompositions.geqrf(a)
+    diag = _diagonal(r)
+    logdet = reductions.sum(lax.log(lax.abs(diag)), axis=-1)
+    sign_diag = reductions.prod(lax.sign(diag), axis=-1)
+    flips = ufuncs.where(lax.ne(taus[..., : n - 1], lax.full((), 0, dtype)), -1, 1)
+    sign_taus = lax.convert_element_type(reductions.prod(flips, axis=-1), dtype)
+    return lax.mul(sign_diag, sign_taus), logdet
+
+
+def slogdet(a: Any, *, method: str | None = None) -> SlogdetResult:
+    """Sign and log of the absolute value of each determinant, by LU (`method=None` or
+    "lu") or QR ("qr"). Like `jax.numpy.linalg.slogdet`."""
+    a = _square("slogdet", a)
+    if method is None or method == "lu":
+        return SlogdetResult(*_slogdet(a))
+    if method == "qr":
+        return SlogdetResult(*_slogdet_qr(a))
+    raise ValueError(
+        f"Unknown slogdet method '{method}'. Supported methods are 'lu' (`None`), and 'qr'."
+    )
 
 
 @custom_jvp
