@@ -13,7 +13,6 @@ A cell tagged `raises-exception` must raise; any other cell must not, nor write 
 
 from __future__ import annotations
 
-import base64
 import contextlib
 import functools
 import html
@@ -712,7 +711,8 @@ def test_mlp_trains_and_takes_per_example_gradients(run: Any) -> None:
         "([((8, 1, 32), (8, 32)), ((8, 32, 32), (8, 32)), ((8, 32, 1), (8, 1))]"
     )
     (curve,) = [svg_image(o.data["text/html"]) for o in cell_with(nb, 'loss_curve({"SGD').outputs]
-    assert "<polyline" in curve and ">step</text>" in curve and "loss (log scale)" in curve
+    assert 'class="dx-curve-0"' in curve and ">step</text>" in curve
+    assert "loss (log scale)" in curve
     # the lesson's learning rate descends at every step; 0.1 spikes, as the text explains
     compared = stdout(cell_with(nb, "went_up = lambda"))
     went_up = re.fullmatch(
@@ -1338,8 +1338,8 @@ def test_a_lesson_ends_with_questions_and_answers(name: str) -> None:
 
 @pytest.mark.parametrize("name", [*NOTEBOOKS, *COVERED_ELSEWHERE])
 def test_figures_come_from_the_shared_helper(name: str) -> None:
-    """Every diagram and curve is drawn by didax.figures (theme colours, inline SVG): no
-    notebook pastes its own SVG helper or stores an SVG image with fixed colours."""
+    """Every diagram and curve is drawn by didax.figures (theme colours, inline SVG with an
+    image copy): no notebook pastes its own SVG helper or stores an SVG image of its own."""
     nb = nbformat.read(DEMOS / name, as_version=4)
     for cell in code_cells(nb):
         assert "<svg" not in cell.source and "IPython.display import SVG" not in cell.source
@@ -1347,14 +1347,15 @@ def test_figures_come_from_the_shared_helper(name: str) -> None:
             assert "image/svg+xml" not in out.get("data", {}), cell.source
             html_out = out.get("data", {}).get("text/html", "")
             assert not html_out.startswith("<svg"), cell.source  # Lab's sanitizer drops it
-            if "data:image/svg+xml" in html_out:
-                assert f'fill="{didax.figures.PAPER}"' in svg_image(html_out), cell.source
+            if 'class="dx-figure"' in html_out:  # theme colours, as the views (theme.py)
+                assert not re.search(r'(?:fill|stroke)="#', svg_image(html_out)), cell.source
+                assert 'class="dx-svg-copy"' in html_out, cell.source
 
 
 def svg_image(html_out: str) -> str:
-    """The SVG inside a figure's `<img src="data:image/svg+xml;base64,...">`."""
-    (data,) = re.findall(r'src="data:image/svg\+xml;base64,([^"]+)"', html_out)
-    return base64.b64decode(data).decode()
+    """A figure's inline SVG (the drawing a trusted notebook shows, in theme colours)."""
+    (svg,) = re.findall(r'<div class="dx-svg-live" style="display:none">(<svg.*?</svg>)', html_out)
+    return svg
 
 
 # --------------------------------------------------------------------------- 12-15
