@@ -17,6 +17,7 @@ light and for dark themes that keeps 4.5:1 contrast on both (theme.py; a test me
 from __future__ import annotations
 
 import base64
+import hashlib
 import html
 import itertools
 import math
@@ -522,3 +523,55 @@ def stepper_html(
         + heading(f"values ({where})")
         + f'<div class="dx-scroll"><table class="dx-rows">{values}</table></div>'
     )
+
+
+# ----------------------------------------------------------------------------- figures
+
+
+def figure_text(
+    x: float, y: float, text: str, *, size: int = 13, anchor: str = "start", rotate: bool = False
+) -> str:
+    """A figure's text at (x, y), in the theme's text colour (the stylesheet's `svg text`);
+    `rotate` turns it a quarter anticlockwise about (x, y), for a vertical axis title."""
+    place = f'transform="translate({x:g},{y:g}) rotate(-90)"' if rotate else f'x="{x:g}" y="{y:g}"'
+    return (
+        f'<text {place} style="font-size:{size}px" text-anchor="{esc(anchor)}">{esc(text)}</text>'
+    )
+
+
+def figure_box(x: float, y: float, w: float, h: float, text: str, tone: str) -> str:
+    """A rounded box tinted with the theme's `tone` (a key of theme.TINTS), its text centred."""
+    rect = (
+        f'<rect class="dx-tint-{esc(tone)}" x="{x:g}" y="{y:g}" width="{w:g}" height="{h:g}" '
+        'rx="6" stroke="currentColor" stroke-opacity="0.7"/>'
+    )
+    return rect + figure_text(x + w / 2, y + h / 2 + 5, text, anchor="middle")
+
+
+def figure_arrow(x1: float, y1: float, x2: float, y2: float) -> str:
+    """A line in the ink colour with an arrowhead at (x2, y2)."""
+    return (
+        f'<line x1="{x1:g}" y1="{y1:g}" x2="{x2:g}" y2="{y2:g}" stroke="currentColor" '
+        'stroke-width="2" marker-end="url(#dx-head)"/>'
+    )
+
+
+def figure_path(d: str, *, curve: int | None = None, width: float = 1.0) -> str:
+    """An open path in the ink colour, or in the colour of curve number `curve`."""
+    paint = f'class="dx-curve-{curve}"' if curve is not None else 'stroke="currentColor"'
+    return f'<path d="{esc(d)}" fill="none" {paint} stroke-width="{width:g}"/>'
+
+
+def figure_html(width: int, height: int, parts: Sequence[str], caption: str) -> str:
+    """A figure as a view: an inline SVG whose colours follow JupyterLab's theme, and its
+    copy as an image (light palette) that shows where the sanitizer removed the SVG."""
+    body = "".join(parts)
+    key = hashlib.sha1(body.encode()).hexdigest()[:8]  # one arrowhead id per drawing
+    svg = (
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="dx-figure" width="{width}" '
+        f'height="{height}" role="img" aria-label="{esc(caption)}"><title>{esc(caption)}'
+        f'</title><defs><marker id="dx-head-{key}" markerWidth="8" markerHeight="8" refX="7" '
+        'refY="4" orient="auto"><path d="M0,0 L8,4 L0,8 z" fill="currentColor"/></marker>'
+        f"</defs>{body.replace('url(#dx-head)', f'url(#dx-head-{key})')}</svg>"
+    )
+    return inline_styles(view(svg, "figure"))

@@ -42,10 +42,21 @@ BACKGROUNDS = {
     "dark": ("#111111", "#424242", "#4a4000"),
 }
 HIGHLIGHT = ("#fff3b0", "#4a4000")
+# the box tints of the course's figures (didax.figures): (light theme, dark theme), each with
+# the theme's "fg" text >= 4.5:1 on it (a test measures it)
+TINTS: dict[str, tuple[str, str]] = {
+    "blue": ("#dbeafe", "#1e3a5f"),
+    "amber": ("#fde68a", "#5c4400"),
+    "green": ("#d1fae5", "#14532d"),
+    "red": ("#fee2e2", "#5f1d1d"),
+}
+# the kinds of PALETTE a figure's curves are drawn in, in order
+CURVE_KINDS = ("primitive", "dropped")
 
 
 def _palette_vars(which: int) -> str:
     items = [f"--dx-{k}: {v[which]};" for k, v in PALETTE.items()]
+    items += [f"--dx-tint-{k}: {v[which]};" for k, v in TINTS.items()]
     bg = ("#ffffff", "#1e1e1e")[which]
     return " ".join([*items, f"--dx-hl: {HIGHLIGHT[which]};", f"--dx-bg: {bg};"])
 
@@ -117,6 +128,15 @@ body[data-jp-theme-light="false"] .dx-view { """
 .dx-view svg .dx-node text.dx-node-grad { fill: var(--dx-new); font-weight: normal; }
 .dx-view svg .dx-bar-compiled { fill: var(--dx-primitive); }
 .dx-view svg .dx-bar-eager { fill: var(--dx-literal); }
+.dx-view svg.dx-figure { color: var(--jp-content-font-color1, var(--dx-fg));
+  font-family: var(--jp-ui-font-family, sans-serif); }  /* ink: lines, arrow heads, text */
+.dx-view svg.dx-figure text { font-family: var(--jp-ui-font-family, sans-serif); }
+.dx-view svg.dx-figure rect.dx-tint-blue { fill: var(--dx-tint-blue); }
+.dx-view svg.dx-figure rect.dx-tint-amber { fill: var(--dx-tint-amber); }
+.dx-view svg.dx-figure rect.dx-tint-green { fill: var(--dx-tint-green); }
+.dx-view svg.dx-figure rect.dx-tint-red { fill: var(--dx-tint-red); }
+.dx-view svg.dx-figure .dx-curve-0 { stroke: var(--dx-primitive); }
+.dx-view svg.dx-figure .dx-curve-1 { stroke: var(--dx-dropped); }
 .dx-view img.dx-svg-copy { display: none; }  /* a stored drawing's copy, for untrusted */
 .dx-view .dx-svg-live { display: contents !important; }  /* over its inline display:none */
 """
@@ -245,7 +265,9 @@ def inline_styles(markup: str) -> str:
 
 def _svg_copy(svg: str) -> str:
     data = base64.b64encode(standalone_svg(svg).encode()).decode()
-    return f'<img class="dx-svg-copy" alt="" src="data:image/svg+xml;base64,{data}">'
+    label = re.match(r'<svg[^>]*\saria-label="([^"]*)"', svg)  # already escaped
+    alt = label.group(1) if label else ""
+    return f'<img class="dx-svg-copy" alt="{alt}" src="data:image/svg+xml;base64,{data}">'
 
 
 def standalone_svg(svg: str) -> str:

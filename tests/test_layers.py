@@ -32,7 +32,8 @@ PACKAGES = {
     "magics": "didax.magics",
     "widgets": "didax.widgets",
 }
-LAYER_6 = ("didax.display", "didax.widgets", "didax.magics")  # in import order
+# in import order; didax.figures (the course's diagrams) draws through didax.display
+LAYER_6 = ("didax.display", "didax.figures", "didax.widgets", "didax.magics")
 
 # Rank of each engine module: (layer, position in its layer's list). A module may import a
 # module of lower rank only. Package `__init__`s of runtime/, primitives/, interpreters/,
@@ -245,7 +246,6 @@ for i, name in enumerate(
         "didax.experimental.shard_map",
         "didax.experimental",
         "didax",
-        "didax.figures",  # the course notebooks' diagrams and loss curves (NumPy only)
         "didax.course",  # the build-it-yourself notebook's checkers, over the public API
     ]
 ):

@@ -1,7 +1,7 @@
 """The course's figures (didax.figures) in a real JupyterLab, in its Dark theme (marker
 `browser`): a stored course notebook, opened as a learner opens it (not run, so not trusted:
-Lab sanitizes its HTML outputs), shows its diagram: the image survives the sanitizer, loads,
-and is the card drawn by didax.figures (its own white paper, whatever the theme)."""
+Lab sanitizes its HTML outputs), shows its diagram: the inline SVG is removed, and its image
+copy (drawn by didax.figures on the light palette) survives the sanitizer, shows and loads."""
 
 from __future__ import annotations
 

@@ -13,7 +13,6 @@ A cell tagged `raises-exception` must raise; any other cell must not, nor write 
 
 from __future__ import annotations
 
-import base64
 import contextlib
 import functools
 import html
@@ -29,7 +28,6 @@ from typing import Any
 
 import didax
 import didax.figures
-import IPython.lib.pretty
 import numpy as np
 import pytest
 from float_text import outputs_match
@@ -331,22 +329,6 @@ TOUR = "02_engine_tour.ipynb"
 TOUR_JAXPRS = [
     ("closed = didax.make_jaxpr(f)(x)", "didax.make_jaxpr(f)(x)"),
     ("closed_g = didax.make_jaxpr(g)(x)", "didax.make_jaxpr(g)(x)"),
-    (
-        "didax.jvp(f, (x,), (t,)))(x, t)",
-        "didax.make_jaxpr(lambda x, t: didax.jvp(f, (x,), (t,)))(x, t)",
-    ),
-    ("print(didax.make_jaxpr(didax.vmap(f))(xs))", "didax.make_jaxpr(didax.vmap(f))(xs)"),
-    ("in_axes=(0, None)", "didax.make_jaxpr(didax.vmap(scaled, in_axes=(0, None)))(xs, w)"),
-    ("print(didax.make_jaxpr(didax.grad(f))(x))", "didax.make_jaxpr(didax.grad(f))(x)"),
-    ("print(didax.make_jaxpr(f_jit)(x))", "didax.make_jaxpr(f_jit)(x)"),
-    ("print(didax.make_jaxpr(sin_or_neg)(x))", "didax.make_jaxpr(sin_or_neg)(x)"),
-    (
-        "didax.make_jaxpr(didax.vmap(sin_or_neg))(rows)",
-        "didax.make_jaxpr(didax.vmap(sin_or_neg))(rows)",
-    ),
-    ("print(didax.make_jaxpr(running_sum)(x))", "didax.make_jaxpr(running_sum)(x)"),
-    ("print(didax.make_jaxpr(didax.grad(loss))(x))", "didax.make_jaxpr(didax.grad(loss))(x)"),
-    ("print(didax.make_jaxpr(inner_slope)(2.0))", "didax.make_jaxpr(inner_slope)(2.0)"),
 ]
 
 
@@ -362,10 +344,6 @@ def test_engine_tour_prints_the_programs_didax_computes(run: Any) -> None:
         assert jaxpr + "\n" in stdout(cell_with(nb, snippet)), expr
     first = stdout(cell_with(nb, "closed = didax.make_jaxpr(f)(x)"))
     assert first == str(didax.make_jaxpr(ns["f"])(ns["x"])) + "\n"
-    lowered = stdout(cell_with(nb, "lowered = f_jit.lower(x)"))
-    assert lowered == didax.jit(ns["f"]).lower(ns["x"]).as_text() + "\n"
-    assert "stablehlo.sine" in lowered and "stablehlo.reduce" in lowered
-    assert "fusion" in stdout(cell_with(nb, "compiled = lowered.compile()"))
     # jit traces once per shape: the print inside runs for the 1st and 3rd calls only
     traces = stdout(cell_with(nb, "noisy_jit = didax.jit(noisy)")).count("tracing with")
     assert traces == 2
@@ -381,17 +359,10 @@ def test_engine_tour_programs_are_jax_programs() -> None:
     ns, jax_ns = tour_here(), replay(TOUR, didax_only, didax=jax, jnp=jax.numpy, lax=jax.lax)
     for _, expr in TOUR_JAXPRS:
         assert str(eval(expr, ns)) == as_jax(str(eval(expr, jax_ns))), expr
-    for key in ("flops", "transcendentals", "bytes accessed"):
-        assert ns["cost"][key] == jax_ns["cost"][key], key
     for expr in (
-        "didax.grad(f)(x)",
-        "f_vjp(1.0)[0]",
-        "didax.vmap(f)(xs)",
-        "didax.grad(loss)(x)",
-        "didax.grad(lambda x: jnp.sum(sin_or_neg(x)))(x)",
-        "inner_slope(2.0)",
-        "didax.grad(inner_slope)(2.0)",
-        "didax.grad(lambda x: x * didax.grad(lambda y: x + y)(1.0))(2.0)",
+        "f(x)",
+        "per_row",
+        "didax.jvp(f, (x,), (jnp.ones(3),))[1]",
     ):
         np.testing.assert_allclose(
             np.asarray(eval(expr, ns)),
@@ -402,14 +373,17 @@ def test_engine_tour_programs_are_jax_programs() -> None:
         )
 
 
-def test_engine_tour_perturbation_confusion(run: Any) -> None:
-    nb = run(TOUR)
-    zeros = result(cell_with(nb, "inner_slope(2.0), didax.grad(inner_slope)(2.0)"))
-    one = result(cell_with(nb, "didax.grad(lambda x: x * didax.grad(lambda y: x + y)"))
+def test_engine_tour_composes_the_transformations(run: Any) -> None:
+    """Section 4: jit(vmap(grad(f))) gives one gradient per row, row 0 being grad(f)(x), as
+    the cell prints it (the lessons 03-07 take each transformation apart)."""
     ns = tour_here()
-    expected = (ns["inner_slope"](2.0), didax.grad(ns["inner_slope"])(2.0))
-    assert zeros == IPython.lib.pretty.pretty(expected)  # Out[] shows IPython's pretty repr
-    assert one.startswith("Array(1., dtype=float32")  # 2. would be perturbation confusion
+    out = stdout(cell_with(run(TOUR), "per_row = didax.jit(didax.vmap(didax.grad(f)))(xs)"))
+    lines = out.splitlines()
+    assert lines[0] == "(4, 3)"
+    looped = np.stack([np.asarray(didax.grad(ns["f"])(row)) for row in ns["xs"]])
+    np.testing.assert_allclose(np.asarray(ns["per_row"]), looped, rtol=1e-6)
+    assert lines[1] == "row 0 is grad(f)(x): True"
+    assert lines[2] == str(didax.jvp(ns["f"], (ns["x"],), (ns["jnp"].ones(3),)))
 
 
 # --------------------------------------------------------------------------- extending_didax
@@ -737,7 +711,8 @@ def test_mlp_trains_and_takes_per_example_gradients(run: Any) -> None:
         "([((8, 1, 32), (8, 32)), ((8, 32, 32), (8, 32)), ((8, 32, 1), (8, 1))]"
     )
     (curve,) = [svg_image(o.data["text/html"]) for o in cell_with(nb, 'loss_curve({"SGD').outputs]
-    assert "<polyline" in curve and ">step</text>" in curve and "loss (log scale)" in curve
+    assert 'class="dx-curve-0"' in curve and ">step</text>" in curve
+    assert "loss (log scale)" in curve
     # the lesson's learning rate descends at every step; 0.1 spikes, as the text explains
     compared = stdout(cell_with(nb, "went_up = lambda"))
     went_up = re.fullmatch(
@@ -1363,8 +1338,8 @@ def test_a_lesson_ends_with_questions_and_answers(name: str) -> None:
 
 @pytest.mark.parametrize("name", [*NOTEBOOKS, *COVERED_ELSEWHERE])
 def test_figures_come_from_the_shared_helper(name: str) -> None:
-    """Every diagram and curve is drawn by didax.figures (theme colours, inline SVG): no
-    notebook pastes its own SVG helper or stores an SVG image with fixed colours."""
+    """Every diagram and curve is drawn by didax.figures (theme colours, inline SVG with an
+    image copy): no notebook pastes its own SVG helper or stores an SVG image of its own."""
     nb = nbformat.read(DEMOS / name, as_version=4)
     for cell in code_cells(nb):
         assert "<svg" not in cell.source and "IPython.display import SVG" not in cell.source
@@ -1372,14 +1347,15 @@ def test_figures_come_from_the_shared_helper(name: str) -> None:
             assert "image/svg+xml" not in out.get("data", {}), cell.source
             html_out = out.get("data", {}).get("text/html", "")
             assert not html_out.startswith("<svg"), cell.source  # Lab's sanitizer drops it
-            if "data:image/svg+xml" in html_out:
-                assert f'fill="{didax.figures.PAPER}"' in svg_image(html_out), cell.source
+            if 'class="dx-figure"' in html_out:  # theme colours, as the views (theme.py)
+                assert not re.search(r'(?:fill|stroke)="#', svg_image(html_out)), cell.source
+                assert 'class="dx-svg-copy"' in html_out, cell.source
 
 
 def svg_image(html_out: str) -> str:
-    """The SVG inside a figure's `<img src="data:image/svg+xml;base64,...">`."""
-    (data,) = re.findall(r'src="data:image/svg\+xml;base64,([^"]+)"', html_out)
-    return base64.b64decode(data).decode()
+    """A figure's inline SVG (the drawing a trusted notebook shows, in theme colours)."""
+    (svg,) = re.findall(r'<div class="dx-svg-live" style="display:none">(<svg.*?</svg>)', html_out)
+    return svg
 
 
 # --------------------------------------------------------------------------- 12-15
