@@ -90,17 +90,24 @@ def as_col(s: Any, k: int) -> Any:  # (..., k) -> (..., k, k) with s[..., :, Non
     return shape.broadcast_in_dim(s, (*aval.shape[:-1], k, k), (*range(nb), nb))
 
 
-def per_matrix(fn: Any, x: np.ndarray, nan_shapes: list[tuple[int, ...]]) -> list[np.ndarray]:
+def per_matrix(
+    fn: Any, x: np.ndarray, nan_shapes: list[tuple[int, ...]], read: Any = None
+) -> list[np.ndarray]:
     # NumPy's `fn` on the batch; where LAPACK fails on a matrix (NumPy raises), NaNs for it,
-    # as JAX's `info != 0` check gives
-    try:
-        return list(fn(x))
-    except np.linalg.LinAlgError:
-        pass
+    # as JAX's `info != 0` check gives. The iterative routines (svd, eigh,
+    # eig) get `read`, the part of a matrix they read: they are not called on one holding inf or
+    # NaN there -- LAPACK may iterate for minutes -- and give NaNs for it, as JAX's do
+    if read is None or np.isfinite(read(x)).all():
+        try:
+            return list(fn(x))
+        except np.linalg.LinAlgError:
+            pass
     batch = x.shape[:-2]
     flat = x.reshape(-1, *x.shape[-2:])
     outs = [np.full((len(flat), *s), np.nan, np.result_type(x.dtype)) for s in nan_shapes]
     for i, a in enumerate(flat):
+        if read is not None and not np.isfinite(read(a)).all():
+            continue
         try:
             for out, value in zip(outs, fn(a), strict=True):
                 out[i] = value
@@ -440,7 +447,7 @@ def _eigh_impl(x, *, lower, sort_eigenvalues, subset_by_index, algorithm):
         w, v = np.linalg.eigh(a, UPLO="L" if lower else "U")
         return v, w
 
-    v, w = per_matrix(fn, x, [(n, n), (n,)])
+    v, w = per_matrix(fn, x, [(n, n), (n,)], np.tril if lower else np.triu)
     return [v.astype(x.dtype), w.astype(dtypes.real_of(x.dtype))]
 
 
@@ -574,7 +581,7 @@ def _svd_impl(x, *, full_matrices, compute_uv, subset_by_index, algorithm):
         return s, u, vh
 
     shapes = [s[x.ndim - 2 :] for s in _svd_shapes(x.shape, full_matrices)]
-    s, u, vh = per_matrix(fn, x, [shapes[0][-1:], *shapes[1:]])
+    s, u, vh = per_matrix(fn, x, [shapes[0][-1:], *shapes[1:]], np.asarray)
     s = s.astype(dtypes.real_of(x.dtype))
     return [s, u.astype(x.dtype), vh.astype(x.dtype)] if compute_uv else [s]
 

@@ -12,6 +12,7 @@ from didax import lax as dlax
 jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")
 from helpers.jaxpr_text import canonical
+from helpers.oracle import assert_same_leaves
 from jax import lax as jlax
 
 pytestmark = pytest.mark.oracle
@@ -19,13 +20,7 @@ pytestmark = pytest.mark.oracle
 RNG = np.random.default_rng(3)
 
 
-def _same(got, want, tol=1e-5):
-    got, want = jax.tree.leaves(got), jax.tree.leaves(want)
-    assert len(got) == len(want)
-    for g, w in zip(got, want, strict=True):
-        g, w = np.asarray(g), np.asarray(w)
-        assert g.shape == w.shape and g.dtype == w.dtype, (g.shape, g.dtype, w.shape, w.dtype)
-        np.testing.assert_allclose(g, w, atol=tol, rtol=tol)
+_same = assert_same_leaves
 
 
 def _same_jaxpr(f, jf, *args):

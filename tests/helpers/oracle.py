@@ -128,3 +128,14 @@ class JaxOracle:
             except Exception as err:  # noqa: BLE001 - reported to that member's test
                 results[key] = err
         return results
+
+
+def assert_same_leaves(got: Any, want: Any, tol: float = 1e-5) -> None:
+    """The leaves of two pytrees (didax's, JAX's) agree one by one: count, shape, dtype, and
+    values within `tol` (absolute and relative)."""
+    got, want = jax.tree.leaves(got), jax.tree.leaves(want)
+    assert len(got) == len(want), f"{len(got)} leaves != JAX's {len(want)}"
+    for g, w in zip(got, want, strict=True):
+        g, w = np.asarray(g), np.asarray(w)
+        assert g.shape == w.shape and g.dtype == w.dtype, (g.shape, g.dtype, w.shape, w.dtype)
+        np.testing.assert_allclose(g, w, atol=tol, rtol=tol)

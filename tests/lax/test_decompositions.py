@@ -14,6 +14,7 @@ from didax import lax as dlax
 jax = pytest.importorskip("jax")
 jjnp = pytest.importorskip("jax.numpy")
 from helpers.jaxpr_text import canonical
+from helpers.oracle import assert_same_leaves
 
 pytestmark = pytest.mark.oracle
 
@@ -24,12 +25,7 @@ CMAT = (RNG.normal(size=(3, 3)) + 1j * RNG.normal(size=(3, 3))).astype(np.comple
 
 
 def _same(got, want, tol=1e-4):
-    got, want = jax.tree.leaves(got), jax.tree.leaves(want)
-    assert len(got) == len(want)
-    for g, w in zip(got, want, strict=True):
-        g, w = np.asarray(g), np.asarray(w)
-        assert g.shape == w.shape and g.dtype == w.dtype, (g.shape, g.dtype, w.shape, w.dtype)
-        np.testing.assert_allclose(g, w, atol=tol, rtol=tol)
+    assert_same_leaves(got, want, tol)
 
 
 def _tangent(x):

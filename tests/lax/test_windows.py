@@ -14,6 +14,7 @@ from didax import lax as dlax
 
 jax = pytest.importorskip("jax")
 from helpers.jaxpr_text import canonical
+from helpers.oracle import assert_same_leaves
 from jax import lax as jlax
 
 pytestmark = pytest.mark.oracle
@@ -30,13 +31,7 @@ WINDOWS = [
 MONOIDS = [("sum", 0.0, "add"), ("max", -np.inf, "max"), ("min", np.inf, "min")]
 
 
-def _same(got, want, tol=1e-5):
-    got, want = jax.tree.leaves(got), jax.tree.leaves(want)
-    assert len(got) == len(want)
-    for g, w in zip(got, want, strict=True):
-        g, w = np.asarray(g), np.asarray(w)
-        assert g.shape == w.shape and g.dtype == w.dtype, (g.shape, g.dtype, w.shape, w.dtype)
-        np.testing.assert_allclose(g, w, atol=tol, rtol=tol)
+_same = assert_same_leaves
 
 
 def _pool(lib, init, op, window):
