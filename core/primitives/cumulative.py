@@ -56,7 +56,18 @@ def cumsum(operand: Any, axis: int = 0, reverse: bool = False) -> Any:
     return _bind_cumulative(cumsum_p, operand, axis, reverse)
 
 
-core.impl_rules.register(cumsum_p, rules.validated_impl(cumsum_p, _cumulative_impl(np.cumsum)))
+def _scan_of(np_fn: Any) -> Any:
+    # The lowering's scan combines every entry with the padding (+0.0 for add, -inf for
+    # logaddexp), so a zero result is +0.0 in XLA, where NumPy's running sum keeps -0.0
+    def fn(x, axis, dtype):
+        return np.add(np_fn(x, axis, dtype=dtype), 0, dtype=dtype)
+
+    return fn
+
+
+core.impl_rules.register(
+    cumsum_p, rules.validated_impl(cumsum_p, _cumulative_impl(_scan_of(np.cumsum)))
+)
 
 
 def _cumulative_aval(name: str) -> core.AbstractEvalRule:
@@ -256,7 +267,7 @@ def cumlogsumexp(operand: Any, axis: int = 0, reverse: bool = False) -> Any:
 
 core.impl_rules.register(
     cumlogsumexp_p,
-    rules.validated_impl(cumlogsumexp_p, _cumulative_impl(np.logaddexp.accumulate)),
+    rules.validated_impl(cumlogsumexp_p, _cumulative_impl(_scan_of(np.logaddexp.accumulate))),
 )
 core.abstract_eval_rules.register(cumlogsumexp_p, _cumulative_aval("cumlogsumexp"))
 

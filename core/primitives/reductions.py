@@ -31,7 +31,7 @@ def _reduction_primitive(name: str, fn: Any) -> core.Primitive:
     return prim
 
 
-def _xla_max(x: np.ndarray, axis: tuple[int, ...]) -> np.ndarray:
+def xla_max(x: np.ndarray, axis: tuple[int, ...]) -> np.ndarray:
     # XLA orders -0.0 below +0.0: a zero maximum is +0.0 if the slice holds one
     # an empty slice reduces to the identity (-inf, the least integer, False), as in XLA
     out = np.max(x, axis=axis, initial=rules.reduction_identity("maximum", x.dtype))
@@ -41,7 +41,7 @@ def _xla_max(x: np.ndarray, axis: tuple[int, ...]) -> np.ndarray:
     return out
 
 
-def _xla_min(x: np.ndarray, axis: tuple[int, ...]) -> np.ndarray:
+def xla_min(x: np.ndarray, axis: tuple[int, ...]) -> np.ndarray:
     # a zero minimum is -0.0 if the slice holds one; an empty slice's is the identity
     out = np.min(x, axis=axis, initial=rules.reduction_identity("minimum", x.dtype))
     if dtypes.kind(x.dtype) == 2 and x.size:
@@ -50,8 +50,8 @@ def _xla_min(x: np.ndarray, axis: tuple[int, ...]) -> np.ndarray:
     return out
 
 
-reduce_max_p = _reduction_primitive("reduce_max", _xla_max)
-reduce_min_p = _reduction_primitive("reduce_min", _xla_min)
+reduce_max_p = _reduction_primitive("reduce_max", xla_max)
+reduce_min_p = _reduction_primitive("reduce_min", xla_min)
 reduce_prod_p = _reduction_primitive("reduce_prod", np.prod)
 
 

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 from didax import core, dtypes
 from didax.core import ShapedArray, UndefinedPrimal, Zero
-from didax.primitives import comparison, concatenation, rules, shape
+from didax.primitives import comparison, concatenation, reductions, rules, shape
 
 # ----------------------------------------------------------------------------- shapes
 
@@ -191,8 +191,9 @@ def with_batch_window(params: dict, d: int) -> dict:
 
 
 reduce_window_sum_p = _make_reducer("reduce_window_sum", "add", np.sum)
-reduce_window_max_p = _make_reducer("reduce_window_max", "maximum", np.max)
-reduce_window_min_p = _make_reducer("reduce_window_min", "minimum", np.min)
+# XLA's order of zeros (-0.0 below +0.0), as the whole-axis reductions follow it
+reduce_window_max_p = _make_reducer("reduce_window_max", "maximum", reductions.xla_max)
+reduce_window_min_p = _make_reducer("reduce_window_min", "minimum", reductions.xla_min)
 
 
 def reduce_window_sum(x: Any, window_dimensions, window_strides, padding, base_dilation=None,

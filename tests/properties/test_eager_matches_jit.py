@@ -88,31 +88,29 @@ EDGE_BUGS = {
     "lax.polygamma(1.0, float32[2, 3]:positive)": "eager polygamma(1, -300.7) is 15.08, jit -0.0033",
     "lax.polygamma(float32[3]:index, float32[3]:positive)": "eager polygamma(2, -0.) is not NaN",
     "lax.conj(float32[3])": "eager conj of a real array gives -0 imaginary parts, jit +0",
-    "lax.cumsum(float32[2, 3], axis=1)": "eager cumsum keeps -0.0, XLA's gives +0.0",
-    "lax.cumsum(float32[2, 3, 4], axis=0, reverse=True)": "eager cumsum keeps -0.0",
-    "numpy.cumsum(float32[2, 3], axis=0)": "eager cumsum keeps -0.0, XLA's gives +0.0",
-    "lax.cumlogsumexp(float32[2, 3], axis=1)": "eager cumlogsumexp keeps -0.0",
-    "lax.cumlogsumexp(float32[2, 3, 4], axis=0, reverse=True)": "eager keeps -0.0",
-    "lax.reduce_window(float32[4, 5], 'min', inf, (3, 2), (2, 1), 'SAME')": "eager min of "
-    "0.0 and -0.0 in a window gives 0.0, XLA's -0.0",
     "lax.conv_general_dilated(float32[1, 2, 6, 5], float32[3, 2, 2, 2], window_strides=(2, 1), "
     "padding='VALID', rhs_dilation=(2, 1))": "NaN positions differ with inf inputs",
     "lax.conv_general_dilated(float32[1, 2, 6, 5], float32[3, 2, 2, 2], window_strides=(1, 1), "
     "padding=((0, 0), (0, 0)), lhs_dilation=(2, 1))": "NaN positions differ with inf inputs",
+    "lax.conv_transpose(float32[1, 5, 5, 2], float32[3, 3, 2, 4], (2, 2), 'SAME')": "NaN "
+    "positions differ with inf inputs (not diagnosed)",
+    "lax.conv_transpose(float32[1, 5, 6, 2], float32[2, 3, 2, 4], (1, 2), 'VALID')": "NaN "
+    "positions differ with inf inputs (not diagnosed)",
+    "numpy.linalg.tensorinv(float32[4, 4], ind=1)": "eager inverse of a matrix holding inf is "
+    "all NaN, jit's has no NaN",
 }
 # Not run on edge values: LAPACK's iterative routines (gesdd, syevd, geev), reached by
-# svd/eig/eigh and the numpy.linalg rows built on them (pinv, norm(ord=2), cond, ...). Under
-# `jit`, jaxlib's gesdd on a batch holding inf did not return within the 180 s limit (found
-# 2026-11-26; eager now gives NaNs without calling LAPACK, as JAX's `info` check does; whether
-# JAX's jit returns on the same input is not checked yet). Their finite values are compared
-# with JAX by the other op_cases tests. Also not run yet, differing between eager and jit on
-# edge values and not triaged (found the same day): qr with pivoting, numpy.linalg's qr(mode='r'),
-# eigvals and lstsq.
+# svd/eig/eigh and pinv. Under `jit`, XLA's gesdd on a matrix holding inf does not return: JAX
+# 0.10.2's `jit(jnp.linalg.pinv)` of a 4x4 matrix with one inf did not return within 60 s
+# (checked 2026-11-26), nor did didax's within 180 s. Eager gives NaNs without calling LAPACK, as
+# JAX's `info` check does. Their finite values are compared with JAX by the other op_cases
+# tests. Also not run yet, differing between eager and jit on edge values and not triaged
+# (found 2026-11-26): qr with pivoting, numpy.linalg's qr(mode='r'), eigvals and lstsq.
 ITERATIVE_LAPACK = (
     "linalg.svd(",
     "linalg.eig(",
     "linalg.eigh(",
-    "numpy.linalg(",
+    "numpy.linalg.pinv(",
     "linalg.qr(float32[4, 4], pivoting=True)",
     "numpy.linalg.qr(",
     "numpy.linalg.eigvals(",
@@ -144,24 +142,33 @@ def _functions(case: OpCase) -> tuple[Any, Any]:
     return _FUNCTIONS[case.id]
 
 
+# Hypothesis (6.170) fails a @given test parametrized over more than ~950 cases (each example
+# deepens its settings' fallback chain: RecursionError in `settings.database` from the ~950th);
+# so each case builds its own @given check.
+EDGE_SETTINGS = settings(max_examples=3, deadline=None, derandomize=True, database=None)
+
+
 @pytest.mark.parametrize("case", EDGE_CASES)
-@settings(max_examples=3, deadline=None, derandomize=True, database=None)
-@given(seed=st.integers(0, 2**32 - 1))
-def test_eager_equals_jit_on_edge_values(case: OpCase, seed: int) -> None:
-    rng = np.random.default_rng(seed)
-    arrays = [didax.numpy.asarray(edge_array(case.args[i], rng)) for i in case.array_positions]
-    eager_fn, jitted_fn = _functions(case)
-    with np.errstate(all="ignore"):
-        eager = _outcome(eager_fn, arrays)
-    jitted = _outcome(jitted_fn, arrays)
-    inputs = ", ".join(np.array2string(np.asarray(a), separator=",") for a in arrays)
-    what = f"{case.id} on {inputs}"
-    if isinstance(eager, type) or isinstance(jitted, type):
-        assert eager == jitted, f"{what}: eager {eager}, jit {jitted}"
-        return
-    assert len(eager) == len(jitted), what
-    for e, j in zip(eager, jitted, strict=True):
-        assert_same_bits(e, j, what, _cancellation_scale(arrays))
+def test_eager_equals_jit_on_edge_values(case: OpCase) -> None:
+    @EDGE_SETTINGS
+    @given(seed=st.integers(0, 2**32 - 1))
+    def check(seed: int) -> None:
+        rng = np.random.default_rng(seed)
+        arrays = [didax.numpy.asarray(edge_array(case.args[i], rng)) for i in case.array_positions]
+        eager_fn, jitted_fn = _functions(case)
+        with np.errstate(all="ignore"):
+            eager = _outcome(eager_fn, arrays)
+        jitted = _outcome(jitted_fn, arrays)
+        inputs = ", ".join(np.array2string(np.asarray(a), separator=",") for a in arrays)
+        what = f"{case.id} on {inputs}"
+        if isinstance(eager, type) or isinstance(jitted, type):
+            assert eager == jitted, f"{what}: eager {eager}, jit {jitted}"
+            return
+        assert len(eager) == len(jitted), what
+        for e, j in zip(eager, jitted, strict=True):
+            assert_same_bits(e, j, what, _cancellation_scale(arrays))
+
+    check()
 
 
 def _cancellation_scale(arrays: list[Any]) -> float:

@@ -333,7 +333,7 @@ def _xla_minimum(x: Any, y: Any) -> Any:
     if dtypes.kind(out.dtype) == 2:
         zeros = (x == 0) & (y == 0)
         if zeros.any():
-            out = np.where(zeros, np.negative(np.add(np.negative(x), np.negative(y))), out)
+            out = np.where(zeros, -np.add(-x, -y, dtype=out.dtype), out)
     return out
 
 
