@@ -357,7 +357,11 @@ def linearize_flat(
         primals_out, tangents_out = jvp_interp.jvp_flat(fn, primals, tangents_in, instantiate=False)
         for x in primals_out:
             if isinstance(x, PartialEvalTracer) and x._trace.main is main:
-                raise AssertionError("linearize: a primal output depends on a tangent")
+                raise ValueError(  # JAX's error: e.g. the generic reduce_window's jvp
+                    "Linearization failed to produce known values for all output primals. "
+                    "This is typically caused by attempting to differentiate a function uses "
+                    "an operation that does not support reverse-mode autodiff."
+                )
         # A tangent output that is known is constant in the tangents, so (being linear) zero.
         out_nonzero = [
             isinstance(t, PartialEvalTracer) and t._trace.main is main and not t.pval.is_known

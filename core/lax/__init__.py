@@ -354,6 +354,10 @@ from didax.compile.sharding_constraint import (  # noqa: E402, F401
 from didax.control_flow.cond import (  # noqa: E402, F401
     cond_p,
 )
+from didax.control_flow.reducers import (  # noqa: E402, F401
+    reduce_p,
+    reduce_window_p,
+)
 from didax.control_flow.scan import (  # noqa: E402, F401
     scan_p,
 )
@@ -481,9 +485,16 @@ from didax.primitives.precision_barriers import (  # noqa: E402, F401
 )
 from didax.primitives.reductions import (  # noqa: E402, F401
     argmax_p,
+    argmin_p,
+    reduce_and_p,
     reduce_max_p,
     reduce_min_p,
+    reduce_or_p,
     reduce_prod_p,
+    reduce_xor_p,
+)
+from didax.primitives.selection import (  # noqa: E402, F401
+    top_k_p,
 )
 from didax.primitives.shape import (  # noqa: E402, F401
     broadcast_in_dim_p,
@@ -526,4 +537,11 @@ from didax.primitives.trigonometric import (  # noqa: E402, F401
     acos_p,
     asin_p,
     atan_p,
+)
+from didax.primitives.windows import (  # noqa: E402, F401
+    reduce_window_max_p,
+    reduce_window_min_p,
+    reduce_window_sum_p,
+    select_and_gather_add_p,
+    select_and_scatter_add_p,
 )

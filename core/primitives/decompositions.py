@@ -7,7 +7,8 @@ Lowering: as JAX on CPU, jaxlib's LAPACK FFI handlers: `qr` is `geqrf` (R above 
 diagonal, Householder reflectors below it and in `taus`) then `orgqr`/`ungqr` (Q from the
 reflectors); `eigh` is `syevd`/`heevd`; `svd` is `gesdd`. Where LAPACK reports failure
 (`info != 0`, e.g. a NaN operand) the results are NaNs, as JAX's. Eager impls are NumPy's
-`linalg`, which calls the same LAPACK routines.
+`linalg`, which calls the same LAPACK routines; svd's is SciPy's, whose LAPACK jaxlib's
+kernels call (NumPy's bundled gesdd picks other signs for some singular vectors).
 
 The jvps are JAX's: for Q R = A, with C = Q^H dA R^-1 and Omega its strictly lower part minus
 that part's adjoint, dQ = Q (Omega - C) + dA R^-1, dR = (C - Omega) R (wide matrices split
@@ -571,13 +572,14 @@ def _svd_impl(x, *, full_matrices, compute_uv, subset_by_index, algorithm):
     _check_full_subset("svd", subset_by_index, min(m, n))
     _check_cpu_algorithm(algorithm)
 
+    # SciPy's gesdd/gesvd, the LAPACK jaxlib's kernels call under jit: NumPy's own gesdd picks
+    # other signs for some singular vectors. SciPy takes one matrix at a time.
+    driver = "gesvd" if algorithm is SvdAlgorithm.QR else "gesdd"
+
     def fn(a):
-        if algorithm is SvdAlgorithm.QR:  # gesvd, as the lowering calls
-            if a.ndim > 2:
-                raise np.linalg.LinAlgError("one matrix at a time")
-            u, s, vh = scipy_linalg().svd(a, full_matrices=full_matrices, lapack_driver="gesvd")
-        else:
-            u, s, vh = np.linalg.svd(a, full_matrices=full_matrices)
+        if a.ndim > 2:
+            raise np.linalg.LinAlgError("one matrix at a time")
+        u, s, vh = scipy_linalg().svd(a, full_matrices=full_matrices, lapack_driver=driver)
         return s, u, vh
 
     shapes = [s[x.ndim - 2 :] for s in _svd_shapes(x.shape, full_matrices)]

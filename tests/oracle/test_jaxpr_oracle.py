@@ -38,6 +38,24 @@ KNOWN_DIFFERENT = {
     "numpy.floor_divide(2, 3)",
     # didax passes epsilon to standardize's inner jit as an operand; JAX closes over it
     "nn.standardize(float32[3]:nonzero)",
+    # the same for the `reduce` rows of op_cases/reductions.py
+    "lax.reduce.product(float32[3, 4, 5], (1,))",
+    "lax.reduce.product(float32[3, 4, 5], (0, 2))",
+    # jnp.linalg.trace: JAX sums the input masked by an iota comparison (jit[name=trace]);
+    # jnp.linalg.diagonal: JAX multiplies by an eye mask under a platform_index cond; didax
+    # gathers the diagonal for both
+    "numpy.linalg.trace(float32[4, 4])",
+    "numpy.linalg.trace(float32[2, 3, 3])",
+    "numpy.linalg.diagonal(float32[4, 4])",
+    "numpy.linalg.diagonal(float32[2, 3, 3])",
+    # JAX slices all of x1's components first and concatenates and transposes in an inner
+    # jit[name=cross]; didax slices the pairs as it multiplies them and stacks
+    "numpy.linalg.cross(float32[2, 3], float32[2, 3])",
+    # through inv's lu_solve: JAX gathers the permuted rows with offset dims and reshapes around
+    # triangular_solve; didax gathers with a batching dim and broadcasts the factor
+    "numpy.linalg.tensorinv(float32[4, 4], ind=1)",
+    # JAX takes the residual through an inner jit[name=norm] and compares s > 0 first
+    "numpy.linalg.lstsq(float32[5, 3], float32[5])",
 }
 
 

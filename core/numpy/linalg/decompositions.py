@@ -239,17 +239,18 @@ def _pinv_body(a: Any, rtol: Any, hermitian: bool) -> Any:
         return lax.full((*aval.shape[:-2], n, m), 0, aval.dtype)
     a = complex_parts.conj(a)
     real = dtypes.real_of(aval.dtype)
-    if rtol is None:
-        rtol = lax.full((), 10.0 * max(m, n) * _eps(aval.dtype), real)
+    if rtol is None:  # in JAX's order: 10 max(m, n) (a weak float) times eps
+        rtol = ufuncs.multiply(10.0 * max(m, n), creation.asarray(_eps(aval.dtype), real))
     rtol = creation.asarray(rtol)
     u, s, vh = svd(a, full_matrices=False, hermitian=hermitian)
     nd = _aval(s).ndim
-    rtol = lax.expand_dims(rtol, tuple(range(_aval(rtol).ndim, nd)))
-    cutoff = ufuncs.multiply(rtol, lax.slice_in_dim(s, 0, 1, axis=nd - 1))
+    rtol = lax.expand_dims(rtol[..., None], tuple(range(nd - _aval(rtol).ndim - 1)))
+    cutoff = ufuncs.multiply(rtol, s[..., 0:1])
     s = ufuncs.where(ufuncs.greater(s, cutoff), s, np.inf)
     s = lax.convert_element_type(s, _aval(u).dtype)
+    vh_t = manipulation.swapaxes(vh, -1, -2)
     scaled = ufuncs.divide(manipulation.swapaxes(u, -1, -2), lax.expand_dims(s, (nd,)))
-    res = products.matmul(manipulation.swapaxes(vh, -1, -2), scaled, precision="highest")
+    res = products.matmul(vh_t, scaled, precision="highest")
     return lax.convert_element_type(res, aval.dtype)
 
 
@@ -301,8 +302,8 @@ def _matrix_rank(m: Any, rtol: Any, hermitian: bool) -> Any:
         return lax.convert_element_type(predicates.any(ufuncs.not_equal(m, 0)), np.int32)
     s = svd(m, full_matrices=False, compute_uv=False, hermitian=hermitian)
     if rtol is None:
-        scale = np.array(max(aval.shape[-2:]), _aval(s).dtype) * np.finfo(_aval(s).dtype).eps
-        rtol = ufuncs.multiply(reductions.max(s, axis=-1), scale.astype(_aval(s).dtype))
+        largest = ufuncs.multiply(reductions.max(s, axis=-1), max(aval.shape[-2:]))
+        rtol = ufuncs.multiply(largest, np.finfo(_aval(s).dtype).eps)  # in JAX's order
     rtol = creation.asarray(rtol)
     rtol = lax.expand_dims(rtol, (_aval(rtol).ndim,))
     return reductions.sum(ufuncs.greater(s, rtol), axis=-1)

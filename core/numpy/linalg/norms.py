@@ -35,7 +35,7 @@ def _sum_squares(x: Any, axis: Any, keepdims: bool) -> Any:  # sum of |x|^2 = Re
 
 def _max0(x: Any, axis: Any, keepdims: bool) -> Any:  # JAX's amax(..., initial=0)
     m = reductions.max(x, axis=axis, keepdims=keepdims)
-    return lax.max(m, lax.full((), 0, _aval(m).dtype))
+    return lax.max(lax.full((), 0, _aval(m).dtype), m)
 
 
 def _vector_norm(x: Any, ord: Any, axis: Any, keepdims: bool) -> Any:  # noqa: A002
