@@ -33,6 +33,7 @@ from didax.display.theme import (  # noqa: F401  (the palette and contrast, re-e
     CSS,
     HIGHLIGHT,
     PALETTE,
+    STANDIN_CSS,
     contrast,
     inline_styles,
     relative_luminance,
@@ -56,6 +57,13 @@ def view(body: str, kind: str = "") -> str:
     """A fragment wrapped as a view: the style and a `dx-view` container."""
     cls = f"dx-view dx-{kind}" if kind else "dx-view"
     return f'{style()}<div class="{esc(cls)}">{body}</div>'
+
+
+def standin(stored: str) -> str:
+    """A widget's stand-in: `stored` (a view's static `text/html`, already markup), hidden
+    unless the widget output just before it could not be drawn (theme.STANDIN_CSS)."""
+    hidden = f'<div class="dx-standin" style="display:none">{stored}</div>'
+    return f"<style>{STANDIN_CSS}</style>{hidden}"
 
 
 # ----------------------------------------------------------------------------- jaxprs

@@ -147,6 +147,24 @@ def style() -> str:
     return f"<style>{CSS}</style>"
 
 
+# The rules of a widget's stand-in output (markup.standin), in JupyterLab's output DOM: an
+# output (`.jp-OutputArea-child`) whose renderer is a panel (`.lm-Panel`: the widget renderer)
+# holding no `.jupyter-widgets` view could not draw its widget (its text says "Error
+# displaying widget: model not found", or "Loading widget..." where no kernel starts): the
+# stand-in after it shows its copy, and that output is hidden. After a drawn widget, or after
+# anything else (an untrusted notebook's text/html, nbconvert), the stand-in stays hidden.
+# `:has()` cannot nest, so each state is said at the top level of one compound selector.
+_WIDGET = ":has(> .jp-OutputArea-output.lm-Panel)"
+_DRAWN = ":has(> .jp-OutputArea-output > .jupyter-widgets)"
+_UNDRAWN = f".jp-OutputArea-child{_WIDGET}:not({_DRAWN})"
+STANDIN_CSS = f"""
+{_UNDRAWN} + .jp-OutputArea-child .dx-standin {{ display: block !important; }}
+{_UNDRAWN}:has(+ .jp-OutputArea-child .dx-standin) {{ display: none; }}
+.jp-OutputArea-child:not({_WIDGET}:not({_DRAWN})) + .jp-OutputArea-child:has(.dx-standin),
+.jp-OutputArea-child:first-child:has(.dx-standin) {{ display: none; }}
+"""
+
+
 def relative_luminance(color: str) -> float:
     c = color.lstrip("#")
     if len(c) == 3:

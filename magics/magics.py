@@ -510,7 +510,8 @@ class DidaxMagics(Magics):
         if options.r < 1:
             raise UsageError(f"{name}: -r must be at least 1, got {options.r}")
         progress = widgets.views.Progress(options.r, "compiling")
-        handle = display(progress, display_id=True)
+        # its bundle, so the handle's id is the output's (the view replaces it)
+        handle = display(progress._repr_mimebundle_(), raw=True, display_id=True)
         report = self._report(
             name,
             timing.jit_report,
@@ -528,11 +529,7 @@ class DidaxMagics(Magics):
             if handle is not None:
                 handle.update({"text/plain": ""}, raw=True)
             return report
-        view = report_views.jit_view(report)
-        if handle is not None:
-            handle.update(view)
-        else:
-            display(view)
+        widgets.views.show(report_views.jit_view(report), handle)
         return report if options.o else report.result
 
     # ------------------------------------------------------------------------- %rules
@@ -554,18 +551,19 @@ class DidaxMagics(Magics):
 MAGIC_NAMES = ("jaxpr", "grad", "vmap", "jit", "rules")
 
 
-def _report_bundle(report: Any) -> dict[str, Any]:
-    return report_views.view_for(report)._repr_mimebundle_()
+def _display_report(report: Any) -> None:
+    widgets.views.show(report_views.view_for(report))
 
 
 def load_ipython_extension(ipython: Any) -> None:
     """Register the magics with a running IPython shell, and the views of ClosedJaxprs and
-    of reports with its display formatter."""
+    of reports with its display formatter (as `_ipython_display_` printers: a widget view
+    is displayed with its stand-in, `didax.widgets.views.show`)."""
     ipython.register_magics(DidaxMagics)
     widgets.install_display(ipython)
-    formatter = ipython.display_formatter.mimebundle_formatter
+    formatter = ipython.display_formatter.ipython_display_formatter
     for report_type in sections.REPORT_TYPES:
-        formatter.for_type(report_type, _report_bundle)
+        formatter.for_type(report_type, _display_report)
 
 
 def unload_ipython_extension(ipython: Any) -> None:
@@ -579,4 +577,4 @@ def unload_ipython_extension(ipython: Any) -> None:
     manager.registry.pop(DidaxMagics.__name__, None)
     widgets.uninstall_display(ipython)
     for report_type in sections.REPORT_TYPES:
-        ipython.display_formatter.mimebundle_formatter.pop(report_type, None)
+        ipython.display_formatter.ipython_display_formatter.pop(report_type, None)

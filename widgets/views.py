@@ -23,21 +23,31 @@ from didax.display.stepper import StepperState
 from didax.display.text import rows_text
 from didax.jaxpr import ClosedJaxpr
 from didax.widgets.layout import layout_graph
+from IPython.display import display
 
 # ----------------------------------------------------------------------------- base
 
 
-class _Fallbacks:
-    """Adds `text/plain` and `text/html` to an ipywidget's mime bundle, and leaves the widget
-    out of it when the view needs no kernel (`needs_kernel`).
+WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 
-    Why leave it out: JupyterLab renders the richest mime type it can, and the widget's
-    (rank -10, before text/html) whenever the notebook is trusted; reopened without the
-    widget's model (a new kernel, the widget state not saved: JupyterLab saves it only with
-    the `saveState` setting of @jupyter-widgets/jupyterlab-manager, off by default) its
-    renderer shows "Error displaying widget: model not found", never the text/html beside it.
-    A view whose interactions all work without a kernel (clicking a variable, folding: pure
-    HTML and CSS) is therefore shown as its HTML, live and stored alike."""
+
+class _Fallbacks:
+    """Adds `text/plain` and `text/html` to an ipywidget's mime bundle, leaves the widget
+    out of it when the view needs no kernel (`needs_kernel`), and displays a widget view with
+    a stand-in output after it (`display_outputs`).
+
+    Why: JupyterLab renders the richest mime type it can, and the widget's (rank -10, before
+    text/html) whenever the notebook is trusted; reopened without the widget's model (a new
+    kernel, or none; the widget state not saved: JupyterLab saves it only with the
+    `saveState` setting of @jupyter-widgets/jupyterlab-manager, off by default) its renderer
+    writes "Error displaying widget: model not found" (or "Loading widget..."), never the
+    text/html beside it (tests/browser/test_widget_copies_in_lab.py shows it). A view whose
+    interactions all work without a kernel (clicking a variable, folding: pure HTML and CSS)
+    is therefore shown as its HTML alone, live and stored alike. A view that needs the kernel
+    (buttons, text boxes, tabs drawn on demand) keeps its widget, and a second output, its
+    stand-in, carries the same text/html: hidden, unless the widget before it is not drawn
+    (theme.STANDIN_CSS). Where the bundle's own text/html is shown (an untrusted notebook,
+    nbconvert, GitHub), the stand-in stays hidden."""
 
     def text(self) -> str:
         raise NotImplementedError
@@ -56,8 +66,33 @@ class _Fallbacks:
         bundle = w.DOMWidget._repr_mimebundle_(self, **kwargs) or {}  # type: ignore[arg-type]
         return {**bundle, **own}
 
+    def _ipython_display_(self) -> None:
+        show(self)
+
     def __repr__(self) -> str:
         return self.text()
+
+
+def display_outputs(view: Any) -> list[dict[str, Any]]:
+    """The outputs a view is displayed as: its mime bundle and, if that holds a widget, the
+    widget's stand-in (`{"text/html": ...}`: the same static HTML, shown where the widget
+    cannot be drawn; `_Fallbacks` says why)."""
+    bundle = view._repr_mimebundle_()
+    if WIDGET_MIME not in bundle:
+        return [bundle]
+    return [bundle, {"text/html": mk.standin(bundle["text/html"])}]
+
+
+def show(view: Any, handle: Any = None) -> None:
+    """Display a view as its outputs (`display_outputs`); given a display `handle` (an
+    output shown before, as %jit's progress), the view replaces that output."""
+    first, *rest = display_outputs(view)
+    if handle is not None:
+        handle.update(first, raw=True)
+    else:
+        display(first, raw=True)
+    for bundle in rest:
+        display(bundle, raw=True)
 
 
 def _html(body: str, kind: str = "") -> w.HTML:
@@ -608,20 +643,32 @@ def attach_view(closed: Any, view: w.Widget) -> None:
     _attached[closed] = view
 
 
-def jaxpr_bundle(closed: ClosedJaxpr, **kwargs: Any) -> dict[str, Any]:
-    """The mime bundle of a ClosedJaxpr: its JaxprView (or an attached view)."""
+def jaxpr_view(closed: ClosedJaxpr) -> w.Widget:
+    """The view of a ClosedJaxpr: the one a magic attached to it (shown once), else its
+    JaxprView."""
     view = _attached.pop(closed, None)
-    if view is None:
-        view = JaxprView(closed)
-    return view._repr_mimebundle_(**kwargs)
+    return JaxprView(closed) if view is None else view
+
+
+def jaxpr_bundle(closed: ClosedJaxpr, **kwargs: Any) -> dict[str, Any]:
+    """The mime bundle of a ClosedJaxpr's view (`jaxpr_view`)."""
+    return jaxpr_view(closed)._repr_mimebundle_(**kwargs)
+
+
+def show_jaxpr(closed: ClosedJaxpr) -> None:
+    """Display a ClosedJaxpr as its view's outputs (`show`)."""
+    show(jaxpr_view(closed))
 
 
 def install_display(ipython: Any) -> None:
-    """Show every ClosedJaxpr as its JaxprView in `ipython` (its display formatter's printer
-    for the type; the IR itself knows nothing of views). `%load_ext didax` calls this."""
-    ipython.display_formatter.mimebundle_formatter.for_type(ClosedJaxpr, jaxpr_bundle)
+    """Show every ClosedJaxpr as its JaxprView in `ipython`: its display formatter's
+    `_ipython_display_` printer for the type, so the view is displayed with its stand-in
+    (`show`; like an ipywidgets 7 widget, as display_data without an Out[] prompt, though
+    the value is Out[n] and `_` as ever). The IR itself knows nothing of views. `%load_ext
+    didax` calls this."""
+    ipython.display_formatter.ipython_display_formatter.for_type(ClosedJaxpr, show_jaxpr)
 
 
 def uninstall_display(ipython: Any) -> None:
     """Undo `install_display` (`%unload_ext didax`)."""
-    ipython.display_formatter.mimebundle_formatter.pop(ClosedJaxpr, None)
+    ipython.display_formatter.ipython_display_formatter.pop(ClosedJaxpr, None)

@@ -14,15 +14,13 @@ import pytest
 
 IPython = pytest.importorskip("IPython")
 
+from helpers.outputs import is_standin
 from IPython.core.displaypub import CapturingDisplayPublisher
 from IPython.testing import globalipapp
 from IPython.utils.capture import capture_output
 
 # the names the cells use, defined afresh for each test
 SETUP = (Path(__file__).parent / "scripts" / "setup_cell.py").read_text()
-
-
-WIDGET = "application/vnd.jupyter.widget-view+json"
 
 
 @dataclass
@@ -36,10 +34,9 @@ class Ran:
 
     @property
     def shown(self) -> list[dict]:
-        """The views shown: each display() call's, then Out[]'s if it is a view (a
-        `%jaxpr` on a cell's last line shows its report there, once)."""
-        view = self.out is not None and WIDGET in self.out
-        return self.displays + ([self.out] if view else [])
+        """The views shown (a widget view's stand-in output after it left out: its tests
+        look at `displays`)."""
+        return [d for d in self.displays if not is_standin(d)]
 
     def plain(self, i: int = 0) -> str:
         return self.shown[i]["text/plain"]

@@ -11,8 +11,6 @@ import re
 
 import pytest
 
-WIDGET = "application/vnd.jupyter.widget-view+json"
-
 pytestmark = pytest.mark.kernel
 
 try:
@@ -26,6 +24,7 @@ except ImportError as e:  # pragma: no cover - depends on the environment
     pytest.skip(f"kernel tests need ipykernel, nbclient and nbformat: {e}", allow_module_level=True)
 
 import didax
+from helpers.outputs import WIDGET, is_standin
 
 SETUP = """\
 import didax, didax.numpy as jnp
@@ -108,10 +107,12 @@ def out_text(cell):
 
 
 def display(cell, widget=False):
-    """The one view a cell displayed: a widget if it needs the kernel (%jaxpr, %jit), else
+    """The one view a cell displayed: a widget if it needs the kernel (%jaxpr, %jit), with
+    its stand-in output after it (the same HTML, for when the widget cannot be drawn), else
     its HTML alone (%grad, %vmap: a widget would show "model not found" when reopened)."""
-    (disp,) = outputs(cell, "display_data")
+    disp, *rest = outputs(cell, "display_data")
     assert set(disp["data"]) == {"text/plain", "text/html"} | ({WIDGET} if widget else set())
+    assert [is_standin(d["data"]) for d in rest] == ([True] if widget else [])
     return disp["data"]
 
 
@@ -135,11 +136,9 @@ def test_jaxpr_cell(executed):
     ns = local_names()
     expected = str(didax.make_jaxpr(ns["f"])(ns["x"]))
     for i, call in ((2, "f(x)"), (7, "f(y)")):
-        # shown once: Out[] is the report's view, no display_data beside it
-        assert outputs(nb.cells[i], "display_data") == []
-        (res,) = outputs(nb.cells[i], "execute_result")
-        data = res["data"]
-        assert set(data) == {"text/plain", "text/html", WIDGET}
+        # shown once: Out[] is the report's view, displayed with its stand-in
+        data = display(nb.cells[i], widget=True)
+        assert outputs(nb.cells[i], "execute_result") == []
         assert data["text/plain"].startswith(f"jaxpr of {call}\n{expected}\n  inputs ")
         assert re.search(r'<span class="dx-primitive"[^>]*>sin</span>', data["text/html"])
 
@@ -149,11 +148,10 @@ def test_jaxpr_assigned_displays_and_closed_jaxpr_shows_its_view(executed):
     ns = local_names()
     expected = str(didax.make_jaxpr(ns["f"])(ns["x"]))
     assert display(nb.cells[17], widget=True)["text/plain"].startswith(f"jaxpr of f(x)\n{expected}")
-    assert outputs(nb.cells[17], "execute_result") == []
-    (res,) = outputs(nb.cells[18], "execute_result")
-    assert set(res["data"]) == {"text/plain", "text/html", WIDGET}
-    assert res["data"]["text/plain"] == expected
-    assert "dx-primitive" in res["data"]["text/html"]
+    data = display(nb.cells[18], widget=True)  # Out[]: the ClosedJaxpr's view, displayed
+    assert outputs(nb.cells[18], "execute_result") == []
+    assert data["text/plain"] == expected
+    assert "dx-primitive" in data["text/html"]
 
 
 def test_grad_cells(executed):

@@ -11,8 +11,10 @@ import didax
 import didax.numpy as jnp
 import numpy as np
 import pytest
+from didax.display import markup
 from didax.magics import magics as magics_mod
 from didax.magics import report_views, reports, timing
+from helpers.outputs import WIDGET, is_standin
 from IPython.core.error import UsageError
 from IPython.utils.path import compress_user
 
@@ -70,8 +72,9 @@ def test_jaxpr_returns_closed_jaxpr_and_displays_it(run):
     assert isinstance(j, didax.ClosedJaxpr)
     expected = str(didax.make_jaxpr(_f)(X))
     assert str(j) == expected
-    [bundle] = ran.displays
+    [bundle, standin] = ran.displays  # the widget, then its stand-in
     assert set(bundle) == {"text/plain", "text/html", "application/vnd.jupyter.widget-view+json"}
+    assert standin == {"text/html": markup.standin(bundle["text/html"])}
     plain = bundle["text/plain"]
     assert plain.splitlines()[0] == "jaxpr of f(x)"
     assert expected in plain
@@ -84,6 +87,9 @@ def test_jaxpr_value_is_out(run):
     ran = run("%jaxpr f(x)")
     assert str(ran.result) == str(didax.make_jaxpr(_f)(X))
     assert ran.stdout.startswith("Out[")
+    # Out[]'s view is displayed (with its stand-in), once
+    assert ran.out is None and [WIDGET in d for d in ran.displays] == [True, False]
+    assert is_standin(ran.displays[1])
 
 
 def test_jaxpr_constants_kwargs_and_starred(run):
@@ -117,7 +123,7 @@ def test_jaxpr_cell_form_runs_cell_and_uses_last_line(run):
 def test_trailing_semicolon_hides_out(run):
     ran = run("%jaxpr f(x);")
     assert ran.error is None and ran.result is None and "Out[" not in ran.stdout
-    assert len(ran.displays) == 1  # the display still shows
+    assert len(ran.displays) == 2  # the display (the widget and its stand-in) still shows
 
 
 # ----------------------------------------------------------------------------- %grad
@@ -486,7 +492,9 @@ def test_jit_report_object_with_o(run):
     assert "func.func" in report.stablehlo and "HloModule" in report.hlo
     assert report.cost["flops"] > 0
     # Out[] is the report's view (its text: the timing table), shown once
-    assert ran.stdout.startswith("Out[") and "jit of loss(x, 2.0)\n" in ran.stdout
+    assert ran.stdout.startswith("Out[")
+    [view] = [d for d in ran.displays if WIDGET in d]
+    assert view["text/plain"].startswith("jit of loss(x, 2.0)\n")
     assert repr(report).startswith("<JitReport loss(x, 2.0): compiled")
 
 
@@ -547,8 +555,9 @@ def test_hostile_function_name_is_text_in_every_view(ip, run):
     for line in lines:
         ran = run(line)
         assert ran.error is None, (line, ran.error)
-        [bundle] = ran.displays
-        assert "<img" not in _without_svg_copies(bundle["text/html"]), line
+        assert ran.displays, line
+        for bundle in ran.displays:  # the view's, and a widget's stand-in
+            assert "<img" not in _without_svg_copies(bundle["text/html"]), line
     ns = ip.user_ns
     views = [
         report_views.jaxpr_view(reports.jaxpr_report(ns["ev"], (ns["x"],))),
@@ -564,11 +573,14 @@ def test_hostile_function_name_is_text_in_every_view(ip, run):
 
 def test_reports_render_as_views_and_jit_o_shows_once(ip, run):
     ran = run("%jit -n 1 -r 1 -o loss(x, 2.0)")
-    report = ran.result
-    bundle, _ = ip.display_formatter.format(report)  # registered by %load_ext didax
+    assert isinstance(ran.result, timing.JitReport)
+    # Out[]: the progress cleared, the report's view (registered by %load_ext didax) and
+    # its stand-in displayed once
+    cleared, bundle, standin = ran.displays
+    assert cleared == {"text/plain": ""} and is_standin(standin)
     assert set(bundle) == {"text/plain", "text/html", "application/vnd.jupyter.widget-view+json"}
     assert bundle["text/plain"].startswith("jit of loss(x, 2.0)\n")
-    assert all(d.get("text/plain", "") == "" for d in ran.displays)  # progress cleared
+    assert ran.out is None
     assigned = run("r = %jit -n 1 -r 1 -o loss(x, 2.0)")
     assert assigned.plain().startswith("jit of loss(x, 2.0)\n")  # not shown as Out[]: displayed
     g = run("%grad loss(x, 2.0)")

@@ -3,6 +3,8 @@ text/html fallbacks; the buttons and boxes act through the kernel side (clicked 
 
 from __future__ import annotations
 
+import re
+from html import unescape
 from types import SimpleNamespace
 
 import didax
@@ -10,7 +12,8 @@ import didax.numpy as jnp
 import numpy as np
 import pytest
 from didax import widgets
-from didax.display import compiled, provenance
+from didax.display import compiled, markup, provenance
+from didax.magics import report_views, reports, timing
 from didax.widgets import views
 from IPython.core.formatters import DisplayFormatter
 
@@ -23,8 +26,10 @@ def f(x):
 
 
 @pytest.fixture
-def shell():
-    ip = SimpleNamespace(display_formatter=DisplayFormatter())  # what install_display uses
+def shell(monkeypatch):
+    """A display formatter with didax's printers, whose displays are recorded in `.shown`."""
+    ip = SimpleNamespace(display_formatter=DisplayFormatter(), shown=[])  # what install uses
+    monkeypatch.setattr(views, "display", lambda bundle, raw: ip.shown.append(bundle))
     widgets.install_display(ip)
     yield ip
     widgets.uninstall_display(ip)
@@ -32,12 +37,16 @@ def shell():
 
 def test_closed_jaxpr_renders_as_a_jaxpr_view(shell):
     closed = didax.make_jaxpr(f)(X)
-    bundle, _ = shell.display_formatter.format(closed)
+    # displayed as its view's outputs (the widget, then its stand-in), not as Out[]'s bundle
+    assert shell.display_formatter.format(closed) == ({}, {})
+    bundle, standin = shell.shown
     assert set(bundle) == {"text/plain", "text/html", WIDGET}
     assert bundle["text/plain"] == str(closed)
     assert "dx-primitive" in bundle["text/html"]
+    assert standin == {"text/html": markup.standin(bundle["text/html"])}
     # the view is registered from above, with IPython's formatter: the IR has no display code
     assert not hasattr(closed, "_repr_mimebundle_")
+    assert not hasattr(closed, "_ipython_display_")
     widgets.uninstall_display(shell)
     assert set(shell.display_formatter.format(closed)[0]) == {"text/plain"}
 
@@ -46,8 +55,50 @@ def test_attached_view_is_shown_once(shell):
     closed = didax.make_jaxpr(f)(X)
     report = views.ReportView([], text="report text")
     views.attach_view(closed, report)
-    assert shell.display_formatter.format(closed)[0]["text/plain"] == "report text"
-    assert shell.display_formatter.format(closed)[0]["text/plain"] == str(closed)  # own view
+    shell.display_formatter.format(closed)
+    shell.display_formatter.format(closed)
+    # the report (no widget in it: no stand-in), then the jaxpr's own view and its stand-in
+    assert [b.get("text/plain") for b in shell.shown] == ["report text", str(closed), None]
+
+
+def _text(html: str) -> str:
+    """What a browser shows of HTML: no styles, no tags, entities decoded, spaces collapsed."""
+    html = re.sub(r"<style>.*?</style>", "", html, flags=re.DOTALL)
+    return " ".join(unescape(re.sub(r"<[^>]*>", "", html)).split())
+
+
+def _program_lines(text: str) -> list[str]:
+    return [" ".join(line.split()) for line in text.splitlines() if line.strip()]
+
+
+def test_widget_views_carry_their_program_as_html_and_in_a_standin():
+    """Each widget view's bundle holds the widget and a text/html with the program's text
+    (escaped), and its stand-in output the same HTML: what JupyterLab shows when the widget's
+    model is gone (tests/browser/test_widget_copies_in_lab.py)."""
+
+    def evil(x):
+        return jnp.sin(x) * 3.0
+
+    evil.__name__ = "<b>evil</b>"
+    g = didax.jit(evil)
+    closed = didax.make_jaxpr(lambda x: g(x))(X)  # prints `name=<b>evil</b>`
+    jaxpr_report = reports.jaxpr_report(g, (X,))
+    jit_report = timing.jit_report(g, (X,), number=1, repeat=1)
+    stablehlo = [line.split(" loc(")[0] for line in jit_report.stablehlo.splitlines()]
+    cases = [  # (the displayed view, the program text it must show)
+        (views.jaxpr_view(closed), str(closed)),  # a displayed ClosedJaxpr
+        (report_views.jaxpr_view(jaxpr_report), str(jaxpr_report.jaxpr)),  # %jaxpr
+        (report_views.jit_view(jit_report), "\n".join(s for s in stablehlo if "stablehlo." in s)),
+    ]
+    for view, program in cases:
+        bundle, standin = views.display_outputs(view)
+        assert set(bundle) == {"text/plain", "text/html", WIDGET}
+        assert standin == {"text/html": markup.standin(bundle["text/html"])}
+        shown = _text(bundle["text/html"])
+        missing = [line for line in _program_lines(program) if line not in shown]
+        assert not missing, missing
+        assert "<b>evil</b>" not in bundle["text/html"] and "tensor<" not in bundle["text/html"]
+    assert "&lt;b&gt;evil&lt;/b&gt;" in views.display_outputs(cases[0][0])[0]["text/html"]
 
 
 def test_jaxpr_view_folds_draws_its_graph_and_steps():
