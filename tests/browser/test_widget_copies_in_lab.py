@@ -56,9 +56,10 @@ def _assert_visible(page, jaxpr: list[str], ops: list[str]) -> None:
 
 
 def test_widget_views_show_their_program_when_stored(notebook, lab):
+    import nbformat
     from playwright.sync_api import expect
 
-    base, _ = lab
+    base, nbdir = lab
     jaxpr, ops = _expected()
     name = "widget_copies.ipynb"
     page = notebook(CELLS, name=name)
@@ -82,4 +83,16 @@ def test_widget_views_show_their_program_when_stored(notebook, lab):
     page.wait_for_timeout(3000)  # the widget manager has asked the kernel and given up
     _assert_visible(page, jaxpr, ops)
     for index in JAXPR_CELLS:  # the static copy, once
+        assert cell_output(page, index).locator(".dx-code:visible").count() == 1
+
+    # untrusted (a copy its reader never ran): JupyterLab shows each bundle's own text/html,
+    # sanitized; the stand-in stays hidden, so the program shows once
+    nb = nbformat.read(nbdir / name, as_version=4)
+    nb.metadata["didax_test_copy"] = "untrusted"
+    nbformat.write(nb, nbdir / "widget_copies_untrusted.ipynb")
+    page.goto(f"{base}/lab/workspaces/copies2/tree/widget_copies_untrusted.ipynb?token={TOKEN}")
+    cell_output(page, 2).locator(".dx-code").first.wait_for(state="visible", timeout=60_000)
+    assert cell_output(page, 2).locator("style").count() == 0  # sanitized
+    _assert_visible(page, jaxpr, ops)
+    for index in JAXPR_CELLS:
         assert cell_output(page, index).locator(".dx-code:visible").count() == 1
