@@ -2,10 +2,11 @@
 
 Every view's `_repr_mimebundle_` carries the widget, a `text/plain` that is its model's text
 (the jaxpr, the timing table; never a widget repr) and a static `text/html` fallback, so a
-stored notebook reads on GitHub, in nbconvert and in a terminal. Interaction that needs the
-kernel (stepping, searching compiler text, zooming the graph, folding everything) goes through
-ipywidgets' Buttons and Text boxes; clicking a variable and folding one jaxpr need no kernel
-(markup.py says how).
+stored notebook reads on GitHub, in nbconvert and in a terminal; a view with a widget is
+displayed with a stand-in output after it (`show`), which JupyterLab shows when it cannot draw
+the widget. Interaction that needs the kernel (stepping, searching compiler text, zooming the
+graph, folding everything) goes through ipywidgets' Buttons and Text boxes; clicking a
+variable and folding one jaxpr need no kernel (markup.py says how).
 """
 
 from __future__ import annotations
@@ -47,7 +48,8 @@ class _Fallbacks:
     (buttons, text boxes, tabs drawn on demand) keeps its widget, and a second output, its
     stand-in, carries the same text/html: hidden, unless the widget before it is not drawn
     (theme.STANDIN_CSS). Where the bundle's own text/html is shown (an untrusted notebook,
-    nbconvert, GitHub), the stand-in stays hidden."""
+    nbconvert), the stand-in stays hidden by its inline `display:none`. The copy is the view
+    as displayed: a stepper stepped later is stored as it was then."""
 
     def text(self) -> str:
         raise NotImplementedError
