@@ -150,7 +150,7 @@ def style() -> str:
 # The rules of a widget's stand-in output (markup.standin), in JupyterLab's output DOM: an
 # output (`.jp-OutputArea-child`) whose renderer is a panel (`.lm-Panel`: the widget renderer)
 # holding no `.jupyter-widgets` view could not draw its widget (its text says "Error
-# displaying widget: model not found", or "Loading widget..." where no kernel starts): the
+# displaying widget: model not found", or "Loading widget..." while it waits for one): the
 # stand-in after it shows its copy, and that output is hidden. After a drawn widget, or after
 # anything else (an untrusted notebook's text/html, nbconvert), the stand-in stays hidden.
 # `:has()` cannot nest, so each state is said at the top level of one compound selector.
