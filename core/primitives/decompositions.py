@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 from didax import core, dtypes
 from didax.core import ShapedArray, Zero
-from didax.primitives import concatenation, creation, rules, shape
+from didax.primitives import concatenation, creation, rules, shape, vmap_helpers
 from didax.primitives.comparison import eq
 from didax.primitives.convert import convert_element_type
 from didax.primitives.elementwise import add, conj, div, mul, real, sub
@@ -285,11 +285,7 @@ def _qr_jvp(primals, tangents, *, pivoting, full_matrices, use_magma):
 # no transpose rule: qr is not linear
 
 
-@core.vmap_rules.register(qr_p)
-def _qr_vmap(axis_size, vals, dims, **params):
-    x = shape.move_axis(vals[0], dims[0], 0, axis_size)
-    out = qr_p.bind(x, **params)
-    return list(out), [0] * len(out)
+core.vmap_rules.register(qr_p, vmap_helpers.leading_batch_vmap(qr_p))
 
 
 @core.lowering_rules.register(qr_p)
@@ -392,10 +388,7 @@ def _geqrf_abstract_eval(x):
 # no jvp rule (JAX has none: "Differentiation rule for 'geqrf' not implemented")
 
 
-@core.vmap_rules.register(geqrf_p)
-def _geqrf_vmap(axis_size, vals, dims):
-    x = shape.move_axis(vals[0], dims[0], 0, axis_size)
-    return list(geqrf_p.bind(x)), [0, 0]
+core.vmap_rules.register(geqrf_p, vmap_helpers.leading_batch_vmap(geqrf_p))
 
 
 @core.lowering_rules.register(geqrf_p)
@@ -506,10 +499,7 @@ def _eigh_jvp(primals, tangents, **params):
 # no transpose rule: eigh is not linear
 
 
-@core.vmap_rules.register(eigh_p)
-def _eigh_vmap(axis_size, vals, dims, **params):
-    x = shape.move_axis(vals[0], dims[0], 0, axis_size)
-    return list(eigh_p.bind(x, **params)), [0, 0]
+core.vmap_rules.register(eigh_p, vmap_helpers.leading_batch_vmap(eigh_p))
 
 
 @core.lowering_rules.register(eigh_p)
@@ -663,11 +653,7 @@ def s_row_of(s: Any, rows: int) -> Any:  # (..., k) -> (..., rows, k) with s[...
 # no transpose rule: svd is not linear
 
 
-@core.vmap_rules.register(svd_p)
-def _svd_vmap(axis_size, vals, dims, **params):
-    x = shape.move_axis(vals[0], dims[0], 0, axis_size)
-    out = svd_p.bind(x, **params)
-    return list(out), [0] * len(out)
+core.vmap_rules.register(svd_p, vmap_helpers.leading_batch_vmap(svd_p))
 
 
 @core.lowering_rules.register(svd_p)
