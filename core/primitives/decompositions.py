@@ -92,12 +92,18 @@ def as_col(s: Any, k: int) -> Any:  # (..., k) -> (..., k, k) with s[..., :, Non
 
 
 def per_matrix(
-    fn: Any, x: np.ndarray, nan_shapes: list[tuple[int, ...]], read: Any = None
+    fn: Any,
+    x: np.ndarray,
+    nan_shapes: list[tuple[int, ...]],
+    read: Any = None,
+    dtype: Any = None,
+    fill: Any = np.nan,
 ) -> list[np.ndarray]:
     # NumPy's `fn` on the batch; where LAPACK fails on a matrix (NumPy raises), NaNs for it,
     # as JAX's `info != 0` check gives. The iterative routines (svd, eigh,
     # eig) get `read`, the part of a matrix they read: they are not called on one holding inf or
-    # NaN there -- LAPACK may iterate for minutes -- and give NaNs for it, as JAX's do
+    # NaN there -- LAPACK may iterate for minutes -- and give NaNs for it, as JAX's do.
+    # `dtype`, `fill`: the results' dtype and what a failed matrix gives, if not x's and NaN
     if read is None or np.isfinite(read(x)).all():
         try:
             return list(fn(x))
@@ -105,7 +111,8 @@ def per_matrix(
             pass
     batch = x.shape[:-2]
     flat = x.reshape(-1, *x.shape[-2:])
-    outs = [np.full((len(flat), *s), np.nan, np.result_type(x.dtype)) for s in nan_shapes]
+    dtype = np.result_type(x.dtype if dtype is None else dtype)
+    outs = [np.full((len(flat), *s), fill, dtype) for s in nan_shapes]
     for i, a in enumerate(flat):
         if read is not None and not np.isfinite(read(a)).all():
             continue
@@ -188,7 +195,8 @@ def scipy_linalg() -> Any:
 
 def _pivoted_qr(a: np.ndarray, full_matrices: bool) -> tuple:
     mode = "full" if full_matrices else "economic"
-    q, r, p = scipy_linalg().qr(a, pivoting=True, mode=mode)
+    # check_finite=False: inf and NaN go to LAPACK, as under jit (SciPy would raise)
+    q, r, p = scipy_linalg().qr(a, pivoting=True, mode=mode, check_finite=False)
     return q, r, p.astype(np.int32)
 
 

@@ -80,7 +80,9 @@ def _eig_impl(x, *, compute_left_eigenvectors, compute_right_eigenvectors, **par
         w, vl, vr = scipy_linalg().eig(a, left=True, right=True)
         return w, vl, vr
 
-    w, vl, vr = per_matrix(fn, x, [(n,), (n, n), (n, n)], np.asarray)
+    # complex results, NaN in both parts where the matrix holds inf or NaN (as jit's geev gives)
+    nan = complex(np.nan, np.nan)
+    w, vl, vr = per_matrix(fn, x, [(n,), (n, n), (n, n)], np.asarray, cdtype, nan)
     outs = [w]
     if compute_left_eigenvectors:
         outs.append(vl)
