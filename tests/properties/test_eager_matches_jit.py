@@ -87,7 +87,6 @@ def assert_same_bits(got: np.ndarray, want: np.ndarray, what: str, scale: float 
 EDGE_BUGS = {
     "lax.polygamma(1.0, float32[2, 3]:positive)": "eager polygamma(1, -300.7) is 15.08, jit -0.0033",
     "lax.polygamma(float32[3]:index, float32[3]:positive)": "eager polygamma(2, -0.) is not NaN",
-    "lax.conj(float32[3])": "eager conj of a real array gives -0 imaginary parts, jit +0",
     "lax.conv_general_dilated(float32[1, 2, 6, 5], float32[3, 2, 2, 2], window_strides=(2, 1), "
     "padding='VALID', rhs_dilation=(2, 1))": "NaN positions differ with inf inputs",
     "lax.conv_general_dilated(float32[1, 2, 6, 5], float32[3, 2, 2, 2], window_strides=(1, 1), "
