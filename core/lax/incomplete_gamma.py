@@ -98,10 +98,9 @@ def _igamma_series(ax, x, a, enabled, dtype, mode):
             going = gt(ew.div(c, ans), _c(eps, c))
         else:
             going = gt(ew.abs(ew.div(dc_da, dans_da)), _c(eps, c))
+        going = bitwise_and(enabled, going)
         new = (r, c, ans, x, dc_da, dans_da)
-        return (bitwise_and(enabled, going),) + tuple(
-            select(enabled, v, old) for v, old in zip(new, vals[1:], strict=True)
-        )
+        return (going, *(select(enabled, v, old) for v, old in zip(new, vals[1:], strict=True)))
 
     one, zero = full_like(a, 1), full_like(a, 0)
     init = (enabled, a, one, one, x, zero, zero)
@@ -140,19 +139,17 @@ def _igammac_fraction(ax, x, a, enabled, dtype, mode):
         dans_da_new = select(nonzero, ew.div(ew.sub(dpk_da, ew.mul(ans, dqk_da)), qk), dans_da)
         grad_change = select(nonzero, ew.abs(ew.sub(dans_da_new, dans_da)), full_like(dans_da, 1))
         rescale = gt(ew.abs(pk), ew.reciprocal(_c(eps, pk)))
-        scaled = [
-            select(rescale, ew.mul(v, _c(eps, v)), v)
-            for v in (pk, qk, pkm1, qkm1, dpk_da, dqk_da, dpkm1_da, dqkm1_da)
-        ]
-        pkm1, qkm1, pkm2, qkm2, dpkm1_da, dqkm1_da, dpkm2_da, dqkm2_da = scaled
+        shifted = (pkm1, pk, qkm1, qk, dpkm1_da, dqkm1_da, dpk_da, dqk_da)  # (m2, m1) pairs
+        scaled = [select(rescale, ew.mul(v, _c(eps, v)), v) for v in shifted]
+        pkm2, pkm1, qkm2, qkm1, dpkm2_da, dqkm2_da, dpkm1_da, dqkm1_da = scaled
         if mode == _Mode.VALUE:
-            going = gt(t, _c(eps, t))
+            going = bitwise_and(enabled, gt(t, _c(eps, t)))
         else:
-            going = gt(grad_change, _c(eps, grad_change))
+            going = bitwise_and(enabled, gt(grad_change, _c(eps, grad_change)))
         new = (ans, t, y, z, c, pkm1, qkm1, pkm2, qkm2)
         new += (dpkm2_da, dqkm2_da, dpkm1_da, dqkm1_da, dans_da_new)
         kept = [v if i == 4 else select(enabled, v, vals[i + 1]) for i, v in enumerate(new)]
-        return (bitwise_and(enabled, going), *kept)
+        return (going, *kept)
 
     y = ew.sub(_c(1, a), a)
     z = ew.add(ew.add(x, y), _c(1, x))
