@@ -20,7 +20,6 @@ function, not a primitive, as in JAX; called on Arrays it runs compiled too, as 
 from __future__ import annotations
 
 import enum
-import importlib
 from collections.abc import Callable
 from typing import Any
 
@@ -48,7 +47,7 @@ from didax.primitives.creation import full_like
 from didax.primitives.elementwise.arithmetic import _const
 from didax.primitives.reductions import reduce_or
 from didax.primitives.shape import broadcast_in_dim, broadcast_shapes
-from didax.primitives.special import digamma, lgamma
+from didax.primitives.special import _scipy_special, digamma, lgamma
 
 
 class _Mode(enum.Enum):  # what the series and the continued fraction compute
@@ -342,11 +341,6 @@ def _up_and_broadcast(impl: Callable[..., Any]) -> Callable[..., Any]:
 
 
 # ----------------------------------------------------------------------------- primitives
-
-
-def _scipy_special() -> Any:
-    # loaded on the first eager call, not at `import didax` (~120 ms)
-    return importlib.import_module("scipy.special")
 
 
 def _eager(fn: Callable[..., np.ndarray], name: str) -> core.ImplRule:
