@@ -375,7 +375,9 @@ def _betainc_numpy(a: np.ndarray, b: np.ndarray, x: np.ndarray) -> np.ndarray:
     return _scipy_special().betainc(a, b, x)  # at the edges SciPy's answers are XLA's
 
 
-def _primitive(name: str, eager: core.ImplRule | None, impl: Callable[..., Any]):
+def _primitive(name: str, eager: core.ImplRule | None, impl: Callable[..., Any]) -> core.Primitive:
+    """An elementwise primitive on floats, lowered as JAX lowers it with `mlir.lower_fun`:
+    the jaxpr of `impl` (operands broadcast, half precisions in float32), in place."""
     prim = core.Primitive(name)
     traced = _up_and_broadcast(impl)
     if eager is None:  # the lax implementation, compiled
@@ -386,7 +388,7 @@ def _primitive(name: str, eager: core.ImplRule | None, impl: Callable[..., Any])
     core.vmap_rules.register(prim, vmap_helpers.broadcasting_vmap(prim.bind))
 
     @core.lowering_rules.register(prim)
-    def lowering(ctx, *args):  # as JAX's `mlir.lower_fun`: the jaxpr of `impl`, in place
+    def lowering(ctx, *args):
         closed = staging.trace_to_jaxpr(lambda *xs: [traced(*xs)], ctx.avals_in)
         return ctx.lower_jaxpr(closed, list(args))
 

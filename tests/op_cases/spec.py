@@ -36,7 +36,8 @@ class Arr:
 
     Domains: "real" (-2..2), "positive" (0.5..2), "unit" (-0.9..0.9), "nonzero"
     (+-0.5..2, or +-1..5 for integers), "special" (finite values mixed with inf and nan),
-    "index" (integers 0..2, for `select_n`), "above_one" (1.1..3, for `acosh`), "probability" (0.05..0.95, for `betainc`), "spd" (symmetric positive definite matrices,
+    "index" (integers 0..2, for `select_n`), "above_one" (1.1..3, for `acosh`), "probability"
+    (0.05..0.95, for `betainc`), "spd" (symmetric positive definite matrices,
     well conditioned, for `cholesky`), "complex" (real and imaginary parts -2..2).
     """
 
