@@ -101,8 +101,7 @@ def _igamma_series(ax, x, a, enabled, dtype, mode):
         new = (r, c, ans, x, dc_da, dans_da)
         return (going, *(select(enabled, v, old) for v, old in zip(new, vals[1:], strict=True)))
 
-    one, zero = full_like(a, 1), full_like(a, 0)
-    init = (enabled, a, one, one, x, zero, zero)
+    init = (enabled, a, full_like(a, 1), full_like(a, 1), x, full_like(a, 0), full_like(a, 0))
     _, _, _, ans, _, _, dans_da = while_loop(lambda v: _any(v[0]), body, init)
     if mode == _Mode.VALUE:
         return ew.div(ew.mul(ans, ax), a)
@@ -152,14 +151,16 @@ def _igammac_fraction(ax, x, a, enabled, dtype, mode):
 
     y = ew.sub(_c(1, a), a)
     z = ew.add(ew.add(x, y), _c(1, x))
+    pkm2 = full_like(x, 1)
     pkm1 = ew.add(x, _c(1, x))
     qkm1 = ew.mul(z, x)
     ans = ew.div(pkm1, qkm1)
-    zero = full_like(x, 0)
+    t = full_like(x, 1)
+    dpkm2_da, dqkm2_da, dpkm1_da = full_like(x, 0), full_like(x, 0), full_like(x, 0)
     dqkm1_da = ew.neg(x)
-    dans_da = ew.div(ew.sub(zero, ew.mul(ans, dqkm1_da)), qkm1)
-    init = (enabled, ans, full_like(x, 1), y, z, _c(0, x), pkm1, qkm1, full_like(x, 1), x)
-    init += (zero, zero, zero, dqkm1_da, dans_da)
+    dans_da = ew.div(ew.sub(dpkm1_da, ew.mul(ans, dqkm1_da)), qkm1)
+    init = (enabled, ans, t, y, z, _c(0, x), pkm1, qkm1, pkm2, x)
+    init += (dpkm2_da, dqkm2_da, dpkm1_da, dqkm1_da, dans_da)
 
     def cond(vals):
         return bitwise_and(lt(vals[5], _c(2000, vals[5])), _any(vals[0]))
@@ -178,7 +179,7 @@ def _igammac_fraction(ax, x, a, enabled, dtype, mode):
 def _ax(a: Any, x: Any, dtype: np.dtype) -> tuple[Any, Any]:
     # a log x - x - lgamma(a), whether exp of it underflows, and exp of it
     ax = ew.sub(ew.sub(ew.mul(a, ew.log(x)), x), lgamma(a))
-    underflow = lt(ax, _c(-np.log(np.finfo(dtype).max), ax))
+    underflow = lt(ax, ew.neg(ew.log(np.asarray(np.finfo(dtype).max, dtype))))
     return underflow, ew.exp(ax)
 
 
@@ -221,16 +222,17 @@ def _grad_a_impl(mode: _Mode) -> Callable[..., Any]:
     # igamma_grad_a (DERIVATIVE) and random_gamma_grad (SAMPLE_DERIVATIVE)
     def impl(a, x, dtype):
         is_nan = bitwise_or(_isnan(a), _isnan(x))
-        x_is_zero = eq(x, _c(0, x))
-        domain_error = bitwise_or(lt(x, _c(0, x)), le(a, _c(0, a)))
-        use_igammac = bitwise_and(gt(x, _c(1, x)), gt(x, a))
+        x_is_zero = eq(x, full_like(x, 0))
+        domain_error = bitwise_or(lt(x, full_like(x, 0)), le(a, full_like(a, 0)))
+        use_igammac = bitwise_and(gt(x, full_like(x, 1)), gt(x, a))
         underflow, ax = _ax(a, x, dtype)
         enabled = bitwise_not(_or(x_is_zero, domain_error, underflow, is_nan))
         fraction = _igammac_fraction(ax, x, a, bitwise_and(enabled, use_igammac), dtype, mode)
+        fraction = ew.neg(fraction)
         series = _igamma_series(
             ax, x, a, bitwise_and(enabled, bitwise_not(use_igammac)), dtype, mode
         )
-        out = select(use_igammac, ew.neg(fraction), series)
+        out = select(use_igammac, fraction, series)
         out = select(x_is_zero, full_like(out, 0), out)
         return select(bitwise_or(domain_error, is_nan), full_like(a, np.nan), out)
 
