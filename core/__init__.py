@@ -9,6 +9,7 @@ This module only re-exports (layer 5).
 from didax import (  # noqa: F401
     ad_checkpoint,
     core,
+    custom_batching,  # noqa: F401
     debug,
     distributed,  # noqa: F401
     dtypes,
