@@ -46,6 +46,7 @@ from didax.config import (
     enable_x64,
     explain_cache_misses,
     log_compiles,
+    numpy_rank_promotion,
 )
 from didax.control_flow.custom_derivatives import custom_jvp
 from didax.control_flow.custom_gradient import closure_convert, custom_gradient
@@ -134,6 +135,7 @@ __all__ = [
     "debug_infs",
     "debug_nans",
     "default_matmul_precision",
+    "numpy_rank_promotion",
     "disable_jit",
     "enable_x64",
     "explain_cache_misses",
