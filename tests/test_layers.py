@@ -165,6 +165,7 @@ for i, name in enumerate(
     # didax.lax is the facade over primitives (layer 2) and control flow (layer 4)
     [
         "didax.lax.linalg",
+        "didax.lax.incomplete_gamma",
         "didax.lax",
         "didax.api",
         "didax.derivatives",
