@@ -1469,6 +1469,9 @@ def test_checkpointing_keeps_less_and_recomputes(run: Any) -> None:
     assert "remat2[\n      differentiated=True" in backward
     first, second = re.findall(r"= (-?[\d.]+)", backward.splitlines()[-1])
     assert first == second
+    lowered = stdout(cell_with(nb, ".lower(1.0).as_text()"))
+    assert "%3:2 = stablehlo.optimization_barrier %arg0" in lowered
+    assert "= stablehlo.sine %3#0" in lowered and "%0 = stablehlo.sine %arg0" in lowered
     rows = re.findall(
         r"^(.+?)\s+(\d+) KiB\s+([\d,]+) \(([-+][\d.]+)%\)$",
         stdout(cell_with(nb, "def saved_bytes")),
@@ -1477,6 +1480,7 @@ def test_checkpointing_keeps_less_and_recomputes(run: Any) -> None:
     table = {name: (int(kib), float(extra)) for name, kib, _, extra in rows}
     assert table["no checkpoint"] == (448, 0.0) == table["everything_saveable"]
     assert table["checkpoint(net)"][0] == 0 and 30 < table["checkpoint(net)"][1] < 40
+    assert table["nothing_saveable"] == table["checkpoint(net)"]
     assert table["each layer checkpointed"][0] == 192
     assert table["dots_saveable"] == (256, 0.1)
     ok = stdout(cell_with(nb, "check_policy(save_dots)"))
