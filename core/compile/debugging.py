@@ -17,7 +17,7 @@ from typing import Any
 
 from didax import api_util, core, nan_checks
 from didax import source_info as si
-from didax.config import config
+from didax.config import TRACE_CONTEXT, config
 from didax.tree_util import tree_leaves
 
 logger = logging.getLogger("didax")
@@ -67,7 +67,7 @@ def explain_miss(
     fn: Callable[..., Any], name: str, keys: Sequence[tuple], key: tuple, args, kwargs, static
 ) -> None:
     """Under `jax_explain_cache_misses`: log why `fn` is traced again for `key` (in_tree,
-    avals, statics, x64), against the closest of the `keys` it was traced for, as JAX's
+    avals, statics, trace context), against the closest of the `keys` it was traced for, as JAX's
     `TRACING CACHE MISS` record. Functions defined inside didax are not explained."""
     code = getattr(fn, "__code__", None)
     defined = "" if code is None else f" defined at {code.co_filename}:{code.co_firstlineno}"
@@ -88,13 +88,18 @@ def explain_miss(
 
 
 def _diff(new: tuple, old: tuple, names: list[str]) -> tuple[int, int, str]:
-    (tree, avals, statics, x64), (old_tree, old_avals, old_statics, old_x64) = new, old
-    if x64 != old_x64:
+    (tree, avals, statics, context), (old_tree, old_avals, old_statics, old_context) = new, old
+    if context != old_context:
+        found = [
+            f"  * {name} differs: now {a} and before {b}"
+            for name, a, b in zip(TRACE_CONTEXT, context, old_context, strict=True)
+            if a != b
+        ]
         return (
             0,
-            1,
+            len(found),
             "Tracing context doesn't match, e.g. due to config or context manager.\n"
-            f"  * jax_enable_x64 differs: now {x64} and before {old_x64}",
+            + "\n".join(found),
         )
     if statics != old_statics:
         found = [
