@@ -18,7 +18,7 @@ from typing import Any
 from didax import api_util, core, nan_checks
 from didax import source_info as si
 from didax.config import TRACE_CONTEXT, config
-from didax.tree_util import keystr, tree_flatten_with_path, tree_leaves
+from didax.tree_util import tree_leaves
 
 logger = logging.getLogger("didax")
 
@@ -77,7 +77,7 @@ def explain_miss(
     if not keys:
         lines += ["  never seen function:", f"    {name} id={id(fn)}{defined}"]
     else:
-        names = _leaf_names(fn, args, kwargs, static)
+        names = api_util.leaf_names(fn, args, kwargs, static)
         diffs = sorted(_diff(key, old, names) for old in keys)
         lines += [
             f"  for {name}{defined}",
@@ -121,16 +121,6 @@ def _diff(new: tuple, old: tuple, names: list[str]) -> tuple[int, int, str]:
 def _short(aval: core.ShapedArray, other: core.ShapedArray) -> str:
     weak = aval.weak_type != other.weak_type
     return aval.str_short() + (f"{{weak_type={aval.weak_type}}}" if weak else "")
-
-
-def _leaf_names(fn: Callable[..., Any], args: tuple, kwargs: dict, static: set[int]) -> list[str]:
-    names = []
-    for i, name in enumerate(api_util.arg_names(fn, len(args))):
-        if i not in static:
-            names += [name + keystr(p) for p, _ in tree_flatten_with_path(args[i])[0]]
-    for k in sorted(kwargs):
-        names += [k + keystr(p) for p, _ in tree_flatten_with_path(kwargs[k])[0]]
-    return names
 
 
 # ----------------------------------------------------------------------------- logging compiles
