@@ -3,22 +3,21 @@ programs are transformed and compiled.
 
 `import didax, didax.numpy as jnp`; then `didax.make_jaxpr`, `didax.jvp`, `didax.vmap`, ...
 In IPython, `%load_ext didax` adds the `%jaxpr`, `%grad`, `%vmap` and `%jit` magics.
-This module only re-exports (layer 5). `didax.random` and `didax.nn` load on first use
-(PEP 562's module `__getattr__`, below): a tenth of `import didax`, which most programs do
-not need before they draw or build a network.
+This module only re-exports (layer 5).
 """
-
-import importlib
 
 from didax import (  # noqa: F401
     ad_checkpoint,
     core,
+    custom_batching,  # noqa: F401
     debug,
     distributed,  # noqa: F401
     dtypes,
     errors,  # noqa: F401
     lax,  # noqa: F401
+    nn,  # noqa: F401
     numpy,  # noqa: F401 - fills the operator table of Array and Tracer
+    random,  # noqa: F401
     sharding,  # noqa: F401
     tree,  # noqa: F401
     tree_util,
@@ -47,6 +46,7 @@ from didax.config import (
     enable_x64,
     explain_cache_misses,
     log_compiles,
+    numpy_rank_promotion,
 )
 from didax.control_flow.custom_derivatives import custom_jvp
 from didax.control_flow.custom_gradient import closure_convert, custom_gradient
@@ -135,6 +135,7 @@ __all__ = [
     "debug_infs",
     "debug_nans",
     "default_matmul_precision",
+    "numpy_rank_promotion",
     "disable_jit",
     "enable_x64",
     "explain_cache_misses",
@@ -164,19 +165,6 @@ __all__ = [
     "freeze",
     "new_ref",
 ]
-
-
-def __getattr__(name: str) -> object:
-    # the submodules loaded on first use (`import didax.random` loads one at once, as usual)
-    if name == "random":
-        return importlib.import_module("didax.random")
-    if name == "nn":
-        return importlib.import_module("didax.nn")
-    raise AttributeError(f"module 'didax' has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), "nn", "random"})
 
 
 def load_ipython_extension(ipython):  # noqa: ANN001, ANN201

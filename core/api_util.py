@@ -20,6 +20,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from didax.tree_util import keystr, tree_flatten_with_path
+
 
 def ensure_index_tuple(x: Any, name: str) -> tuple[int, ...]:
     """`x` (an int or a sequence of ints) as a tuple of ints; TypeError otherwise."""
@@ -45,6 +47,20 @@ def arg_names(fn: Callable[..., Any], n: int) -> list[str]:
         p = params[i] if i < len(params) else None
         positional = p is not None and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
         names.append(p.name if positional else f"args[{i}]")
+    return names
+
+
+def leaf_names(
+    fn: Callable[..., Any], args: tuple, kwargs: dict, static: Iterable[int] = ()
+) -> list[str]:
+    """The name of each leaf of `(args, kwargs)` in flattening order, as JAX's debug info
+    writes it: `x`, `params['w']`, `args[2][0]`; the positional arguments in `static` left out."""
+    names = []
+    for i, name in enumerate(arg_names(fn, len(args))):
+        if i not in static:
+            names += [name + keystr(p) for p, _ in tree_flatten_with_path(args[i])[0]]
+    for k in sorted(kwargs):
+        names += [k + keystr(p) for p, _ in tree_flatten_with_path(kwargs[k])[0]]
     return names
 
 

@@ -20,6 +20,9 @@ Layer 1 (no imports from didax). Options:
 - `jax_explain_cache_misses` / `jax_log_compiles`: jit logs why it traces again, and what
   it compiles, as WARNING records of the `didax` logger.
 - `jax_default_matmul_precision`: the precision a `dot_general` without one gets.
+- `jax_numpy_rank_promotion`: what `didax.numpy` does when it broadcasts operands of
+  different ranks (`f32[2,3] + f32[3]`): "allow" (the default), "warn" or "raise"
+  (numpy/promotion.py).
 
 The top-level context managers (`didax.debug_nans(True)`, `didax.disable_jit()`, ...) set
 an option for a `with` block and restore it after. Unlike JAX's, the value is the process's,
@@ -53,7 +56,10 @@ _DEFAULTS: dict[str, Any] = {
     "jax_explain_cache_misses": False,
     "jax_log_compiles": False,
     "jax_default_matmul_precision": None,
+    "jax_numpy_rank_promotion": "allow",
 }
+# the options a trace reads (its jaxpr changes with them): jit's cache keys hold their values
+TRACE_CONTEXT = ("jax_enable_x64", "jax_default_matmul_precision", "jax_numpy_rank_promotion")
 _BOOLEANS = (
     "jax_enable_x64",
     "jax_use_shardy_partitioner",
@@ -101,6 +107,9 @@ class Config:
         self.enable_x64: bool = self._values["jax_enable_x64"]
         self.check_special = False
         self.jit_hooks = False
+        # the options a trace depends on, leading jit's cache keys (as JAX's trace context):
+        # a change of one traces again
+        self.trace_context: tuple = self._trace_context()
 
     def __getattr__(self, name: str) -> Any:
         values = self.__dict__.get("_values", {})
@@ -136,6 +145,10 @@ class Config:
         self.enable_x64 = values["jax_enable_x64"]
         self.check_special = values["jax_debug_nans"] or values["jax_debug_infs"]
         self.jit_hooks = self.check_special or values["jax_disable_jit"]
+        self.trace_context = self._trace_context()
+
+    def _trace_context(self) -> tuple:
+        return tuple(self._values[name] for name in TRACE_CONTEXT)
 
     def parse_flags_with_absl(self) -> None:
         """Accepted and ignored: didax reads no command-line flags. Like JAX's (which
@@ -145,9 +158,19 @@ class Config:
         """Accepted and ignored, as `parse_flags_with_absl`."""
 
 
+RANK_PROMOTIONS = ("allow", "warn", "raise")
+
+
 def _checked(name: str, value: Any) -> Any:
     if name in _BOOLEANS:
         return bool(value)
+    if name == "jax_numpy_rank_promotion":
+        if value not in RANK_PROMOTIONS:
+            raise ValueError(
+                f"new enum value must be in {list(RANK_PROMOTIONS)}, got {value} of type "
+                f"{type(value)}."
+            )
+        return value
     if name == "jax_default_matmul_precision":
         if value is not None and value not in MATMUL_PRECISIONS:
             raise ValueError(
@@ -173,6 +196,9 @@ def _set(name: str, value: Any) -> Iterator[None]:
         config.update(name, old)
 
 
+_REQUIRED = object()  # a State whose context manager needs the new value
+
+
 class State:
     """A configuration option as JAX exposes it at top level: `didax.debug_nans.value`
     reads it, and `with didax.debug_nans(True):` sets it for the block (a decorator too).
@@ -187,6 +213,11 @@ class State:
         return config.read(self.name)
 
     def __call__(self, new_val: Any = None) -> Any:
+        if new_val is None and self._default_arg is _REQUIRED:
+            raise TypeError(
+                f"Context manager for {self.name.removeprefix('jax_')} config option requires "
+                "an argument representing the new value for the config option."
+            )
         return _set(self.name, self._default_arg if new_val is None else new_val)
 
     def __bool__(self) -> bool:
@@ -205,6 +236,7 @@ log_compiles = State("jax_log_compiles")
 explain_cache_misses = State("jax_explain_cache_misses")
 enable_x64 = State("jax_enable_x64")
 default_matmul_precision = State("jax_default_matmul_precision", None)
+numpy_rank_promotion = State("jax_numpy_rank_promotion", _REQUIRED)
 
 
 def disable_jit(disable: bool = True) -> Any:

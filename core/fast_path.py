@@ -163,16 +163,16 @@ def jit_call(jitted: Jitted, *args: Any, **kwargs: Any) -> Any:
             if len(args) == 1:
                 x = args[0]
                 if type(x) is Array and (b := x._buffer) is not None and b._sharding is home:
-                    if (hit := fast.get((config.enable_x64, x._aval))) is not None:
+                    if (hit := fast.get((config.trace_context, x._aval))) is not None:
                         return hit[0]([b])
                 elif type(x) is np.ndarray:  # one NumPy array: `_add`'s key, one put
-                    key = (config.enable_x64, (np.ndarray, x.shape, x.dtype))
+                    key = (config.trace_context, (np.ndarray, x.shape, x.dtype))
                     if (hit := fast.get(key)) is not None:
                         leaves = [x]
                         put_host_values(leaves, _FIRST, hit[1])
                         return hit[0](leaves)
             else:
-                key = [config.enable_x64]
+                key = [config.trace_context]
                 buffers = []
                 for x in args:
                     if type(x) is Array and (b := x._buffer) is not None and b._sharding is home:
@@ -205,8 +205,9 @@ def signature(
 ) -> tuple | None:
     """The key for these arguments, or None if they need the general path; fills `leaves`
     and `host` (the positions of host values). `home` is the sharding of an Array on the
-    default device. The x64 flag leads the key: the same arguments trace differently under it."""
-    key: list[Any] = [config.enable_x64]
+    default device. The trace context (config.trace_context: x64, ...) leads the key: the same
+    arguments trace differently under it."""
+    key: list[Any] = [config.trace_context]
     if not _add_all(args, key, leaves, host, home):
         return None
     if kwargs:

@@ -3,7 +3,7 @@
     python demo_notebooks/make_student.py
 
 - `student/NN_name.ipynb` for every teacher notebook `NN_name.ipynb`: what a learner opens.
-- `solutions/NN_solutions.ipynb` for the notebooks in `SOLVED_HERE` (11, 12, 14, 15, 20),
+- `solutions/NN_solutions.ipynb` for the notebooks in `SOLVED_HERE` (11, 12, 14, 15, 16, 20),
   whose worked answers live in the teacher notebook itself.
 
 Conventions in a teacher notebook (cell tags, set in Lab's property inspector):
@@ -41,6 +41,7 @@ SOLVED_HERE = {
     "12_custom_derivatives.ipynb": "solutions/12_solutions.ipynb",
     "14_pytrees.ipynb": "solutions/14_solutions.ipynb",
     "15_finding_nans.ipynb": "solutions/15_solutions.ipynb",
+    "16_checkpointing.ipynb": "solutions/16_solutions.ipynb",
     "20_final_project.ipynb": "solutions/20_solutions.ipynb",
 }
 COURSE_STEPS = ("eval", "jvp", "stage", "vmap", "linearize", "grad")  # didax.course.STEPS

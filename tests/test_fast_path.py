@@ -6,8 +6,6 @@ slots `build` fills."""
 from __future__ import annotations
 
 import ast
-import subprocess
-import sys
 from pathlib import Path
 
 import didax
@@ -70,18 +68,3 @@ def test_the_inlined_builds_fill_what_build_fills() -> None:
 
 def test_jitted_functions_are_called_through_the_fast_path_module() -> None:
     assert type(didax.jit(lambda a: a)).__call__ is fast_path.jit_call
-
-
-def test_import_didax_loads_random_and_nn_on_first_use() -> None:
-    # PEP 562: `import didax` leaves didax.random and didax.nn (a tenth of the import) out;
-    # the attribute, `from didax import random` and dir() still find them
-    code = (
-        "import sys, didax\n"
-        "print(sorted(m for m in ('didax.random', 'didax.nn') if m in sys.modules))\n"
-        "print({'nn', 'random'} <= set(dir(didax)))\n"
-        "print(didax.random.PRNGKey(0).shape, float(didax.nn.relu(-1.0)))\n"
-        "from didax import nn, random\n"
-        "print(random is didax.random and nn is didax.nn)\n"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.split("\n")[:4] == ["[]", "True", "(2,) 0.0", "True"]

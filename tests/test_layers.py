@@ -141,6 +141,7 @@ for i, name in enumerate(
         "control_flow.scan",
         "control_flow.loops",
         "control_flow.while_loop",
+        "control_flow.custom_batching",
         "control_flow.pure_callback",
         "control_flow.reducers",
         "compile",
@@ -164,10 +165,12 @@ for i, name in enumerate(
     # didax.lax is the facade over primitives (layer 2) and control flow (layer 4)
     [
         "didax.lax.linalg",
+        "didax.lax.incomplete_gamma",
         "didax.lax",
         "didax.api",
         "didax.derivatives",
         "didax.ad_checkpoint",
+        "didax.custom_batching",
         "didax.debug",
         "didax.errors",
         "didax.sharding",
@@ -280,10 +283,6 @@ HOOKS = {
     ("didax", "load_ipython_extension"),
     ("didax", "unload_ipython_extension"),
 }
-
-# Submodules a package loads on first use, through its module `__getattr__` (PEP 562): the
-# declared way to keep a submodule out of `import didax` (not an import dodging a cycle).
-LAZY_SUBMODULES = {("didax", "didax.random"), ("didax", "didax.nn")}
 
 
 @dataclass(frozen=True)
@@ -574,7 +573,6 @@ def test_no_imports_inside_functions() -> None:
         for imp in ALL_IMPORTS
         if imp.function is not None
         and (imp.importer, imp.function) not in HOOKS
-        and not (imp.function == "__getattr__" and (imp.importer, imp.imported) in LAZY_SUBMODULES)
         # jaxlib is loaded lazily, on first compile only (runtime/client.py), and SciPy's
         # special functions on the first eager call of one (primitives/special.py), SciPy's
         # LAPACK wrappers on the first eager `eig` or pivoted `qr` (primitives/decompositions.py)
@@ -584,15 +582,6 @@ def test_no_imports_inside_functions() -> None:
         and imp.imported not in ("scipy.special", "scipy.linalg", "opt_einsum")
     ]
     assert not bad, "imports inside functions:\n" + "\n".join(bad)
-
-
-def test_lazy_submodules_are_loaded_by_getattr_only() -> None:
-    # each declared lazy submodule is imported by its package's `__getattr__` and nowhere at
-    # module level in the package (or `import didax` would load it anyway)
-    lazy = {(i.importer, i.imported) for i in ALL_IMPORTS if i.function == "__getattr__"}
-    assert lazy == LAZY_SUBMODULES
-    eager = {(i.importer, i.imported) for i in ALL_IMPORTS if i.function is None}
-    assert not eager & LAZY_SUBMODULES
 
 
 def test_the_package_never_imports_jax() -> None:

@@ -17,8 +17,8 @@ from typing import Any
 
 from didax import api_util, core, nan_checks
 from didax import source_info as si
-from didax.config import config
-from didax.tree_util import keystr, tree_flatten_with_path, tree_leaves
+from didax.config import TRACE_CONTEXT, config
+from didax.tree_util import tree_leaves
 
 logger = logging.getLogger("didax")
 
@@ -67,7 +67,7 @@ def explain_miss(
     fn: Callable[..., Any], name: str, keys: Sequence[tuple], key: tuple, args, kwargs, static
 ) -> None:
     """Under `jax_explain_cache_misses`: log why `fn` is traced again for `key` (in_tree,
-    avals, statics, x64), against the closest of the `keys` it was traced for, as JAX's
+    avals, statics, trace context), against the closest of the `keys` it was traced for, as JAX's
     `TRACING CACHE MISS` record. Functions defined inside didax are not explained."""
     code = getattr(fn, "__code__", None)
     defined = "" if code is None else f" defined at {code.co_filename}:{code.co_firstlineno}"
@@ -77,7 +77,7 @@ def explain_miss(
     if not keys:
         lines += ["  never seen function:", f"    {name} id={id(fn)}{defined}"]
     else:
-        names = _leaf_names(fn, args, kwargs, static)
+        names = api_util.leaf_names(fn, args, kwargs, static)
         diffs = sorted(_diff(key, old, names) for old in keys)
         lines += [
             f"  for {name}{defined}",
@@ -88,13 +88,18 @@ def explain_miss(
 
 
 def _diff(new: tuple, old: tuple, names: list[str]) -> tuple[int, int, str]:
-    (tree, avals, statics, x64), (old_tree, old_avals, old_statics, old_x64) = new, old
-    if x64 != old_x64:
+    (tree, avals, statics, context), (old_tree, old_avals, old_statics, old_context) = new, old
+    if context != old_context:
+        found = [
+            f"  * {name} differs: now {a} and before {b}"
+            for name, a, b in zip(TRACE_CONTEXT, context, old_context, strict=True)
+            if a != b
+        ]
         return (
             0,
-            1,
+            len(found),
             "Tracing context doesn't match, e.g. due to config or context manager.\n"
-            f"  * jax_enable_x64 differs: now {x64} and before {old_x64}",
+            + "\n".join(found),
         )
     if statics != old_statics:
         found = [
@@ -116,16 +121,6 @@ def _diff(new: tuple, old: tuple, names: list[str]) -> tuple[int, int, str]:
 def _short(aval: core.ShapedArray, other: core.ShapedArray) -> str:
     weak = aval.weak_type != other.weak_type
     return aval.str_short() + (f"{{weak_type={aval.weak_type}}}" if weak else "")
-
-
-def _leaf_names(fn: Callable[..., Any], args: tuple, kwargs: dict, static: set[int]) -> list[str]:
-    names = []
-    for i, name in enumerate(api_util.arg_names(fn, len(args))):
-        if i not in static:
-            names += [name + keystr(p) for p, _ in tree_flatten_with_path(args[i])[0]]
-    for k in sorted(kwargs):
-        names += [k + keystr(p) for p, _ in tree_flatten_with_path(kwargs[k])[0]]
-    return names
 
 
 # ----------------------------------------------------------------------------- logging compiles

@@ -21,7 +21,7 @@ import weakref
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
-from didax import api_util, array, core, dtypes, fast_path
+from didax import api_util, array, core, fast_path
 from didax.array import Array, ShapedArray
 from didax.compile import debugging
 from didax.compile.jit_primitive import (
@@ -429,8 +429,9 @@ class JitFunction:
         leaves, in_tree = tree_flatten((dynamic, kwargs))
         self._check_leaves(args, static, kwargs, leaves)
         avals = tuple(core.get_aval(x) for x in leaves)
-        # x64 is part of the key, as in JAX: the same arguments trace differently under it
-        key = (in_tree, avals, statics, dtypes.x64_enabled())
+        # the trace context (x64, ...) is part of the key, as in JAX: the same arguments
+        # trace differently under it
+        key = (in_tree, avals, statics, config.trace_context)
         with self._lock:
             entry = self._cache.get(key)
             if entry is not None:

@@ -134,6 +134,13 @@ class CustomFunction:
         outs = self._bind(name, nondiff, leaves, in_tree, closed, consts, out_tree)
         return tree_unflatten(out_tree, outs)
 
+    def __getattr__(self, name: str) -> Any:
+        # as JAX's: what the decorated function has reads through (a custom_vmap's def_vmap,
+        # under custom_vjp)
+        if name.startswith("__") or name == "fun":
+            raise AttributeError(name)
+        return getattr(self.fun, name)
+
     def _check_defined(self, name: str) -> None:
         raise NotImplementedError
 

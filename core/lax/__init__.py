@@ -16,6 +16,13 @@ from didax.control_flow.scan import scan
 from didax.control_flow.solves import custom_linear_solve, custom_root
 from didax.control_flow.while_loop import fori_loop, while_loop
 from didax.lax import linalg  # noqa: F401 - `lax.linalg.cholesky`, as `jax.lax.linalg`
+from didax.lax.incomplete_gamma import (
+    betainc,
+    igamma,
+    igamma_grad_a,
+    igammac,
+    random_gamma_grad,
+)
 from didax.parallel.collectives import axis_index, pmax, pmean, pmin, psum
 from didax.parallel.exchanges import all_gather, all_to_all, ppermute, psum_scatter
 from didax.primitives import (  # noqa: F401 - the families, for `lax.elementwise.exp_p`
@@ -172,6 +179,11 @@ __all__ = [
     "bessel_i0e",
     "bessel_i1e",
     "zeta",
+    "betainc",
+    "igamma",
+    "igamma_grad_a",
+    "igammac",
+    "random_gamma_grad",
     "split",
     "tile",
     "unstack",
@@ -366,6 +378,12 @@ from didax.control_flow.solves import (  # noqa: E402, F401
 )
 from didax.control_flow.while_loop import (  # noqa: E402, F401
     while_p,
+)
+from didax.lax.incomplete_gamma import (  # noqa: E402, F401
+    igamma_grad_a_p,
+    igamma_p,
+    igammac_p,
+    regularized_incomplete_beta_p,
 )
 from didax.parallel.collectives import (  # noqa: E402, F401
     axis_index_p,

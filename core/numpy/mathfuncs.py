@@ -332,6 +332,7 @@ def exp2(x: Any) -> Any:
 def arctan2(x1: Any, x2: Any, /) -> Any:
     """The angle of the point (x2, x1). Like `jax.numpy.arctan2`."""
     x1, x2 = _inexact("arctan2", x1, x2)
+    promotion.check_rank_promotion("arctan2", x1, x2)
     return lax.atan2(*promotion.broadcast_nonscalars("arctan2", x1, x2))
 
 
@@ -342,6 +343,7 @@ pow = ufuncs.power  # noqa: A001 - jax.numpy.pow
 def float_power(x: Any, y: Any, /) -> Any:
     """x ** y in floating point. Like `jax.numpy.float_power`."""
     x, y = _inexact("float_power", x, y)
+    promotion.check_rank_promotion("float_power", x, y)
     return lax.pow(*promotion.broadcast_nonscalars("float_power", x, y))
 
 
@@ -357,6 +359,7 @@ _fmod_jit = inner_jit.inner_jit(_fmod, "fmod")
 def fmod(x1: Any, x2: Any, /) -> Any:
     """The remainder with the sign of x1 (C's fmod). Like `jax.numpy.fmod`."""
     promotion.check_arraylike("fmod", x1, x2)
+    promotion.check_rank_promotion("fmod", creation.asarray(x1), creation.asarray(x2))
     return _fmod_jit(x1, x2)
 
 
@@ -378,6 +381,7 @@ _copysign_jit = inner_jit.inner_jit(_copysign, "copysign")
 def copysign(x1: Any, x2: Any, /) -> Any:
     """|x1| with the sign of x2. Like `jax.numpy.copysign`."""
     x1, x2 = _inexact("copysign", x1, x2)
+    promotion.check_rank_promotion("copysign", x1, x2)
     if dtypes.is_complex(_aval(x1).dtype):
         raise TypeError("copysign does not support complex-valued inputs")
     return _copysign_jit(x1, x2)

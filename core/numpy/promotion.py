@@ -7,10 +7,12 @@ does); the functions here do both, with `broadcast_to`, the public one.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
 from didax import core, dtypes, lax
+from didax.config import config
 from didax.numpy.axis_args import shape_tuple
 
 
@@ -36,9 +38,11 @@ def promote(name: str, *args: Any) -> list[Any]:
     ]
 
 
-def broadcast(name: str, *args: Any) -> list[Any]:
+def broadcast(name: str, *args: Any, numpy_name: str | None = None) -> list[Any]:
     """NumPy broadcasting as JAX's numpy does it: operands of different ranks get leading
-    size-1 axes (`f32[3]` -> `f32[1,3]`); the primitive broadcasts size-1 axes and scalars."""
+    size-1 axes (`f32[3]` -> `f32[1,3]`); the primitive broadcasts size-1 axes and scalars.
+    Rank promotion warns or raises as the config option jax_numpy_rank_promotion says,
+    naming `numpy_name` (the function's) if given, else `name` (the primitive's)."""
     shapes = [core.get_aval(x).shape for x in args]
     try:
         rank = len(np.broadcast_shapes(*shapes))
@@ -54,12 +58,37 @@ def broadcast(name: str, *args: Any) -> list[Any]:
         ) from None
     if len({len(s) for s in shapes if s}) < 2:
         return list(args)
+    check_rank_promotion(numpy_name or name, *args)
     return [
         x
         if len(s) == rank
         else lax.broadcast_in_dim(x, (1,) * (rank - len(s)) + s, tuple(range(rank - len(s), rank)))
         for x, s in zip(args, shapes, strict=True)
     ]
+
+
+def check_rank_promotion(name: str, *args: Any) -> None:
+    """Warn or raise, as the config option jax_numpy_rank_promotion says, if `args` have
+    different ranks (scalars aside): what `broadcast` checks, for functions that broadcast
+    their own way. JAX's messages."""
+    mode = config.read("jax_numpy_rank_promotion")
+    shapes = [core.get_aval(x).shape for x in args]
+    if mode == "allow" or len({len(s) for s in shapes if s}) < 2:
+        return
+    listed = " ".join(str(tuple(s)) for s in shapes)
+    if mode == "warn":
+        warnings.warn(
+            f"Following NumPy automatic rank promotion for {name} on shapes {listed}. Set the "
+            "jax_numpy_rank_promotion config option to 'allow' to disable this warning; for "
+            "more information, see https://docs.jax.dev/en/latest/rank_promotion_warning.html.",
+            stacklevel=4,
+        )
+        return
+    raise ValueError(
+        f"Operands could not be broadcast together for {name} on shapes {listed} and with the "
+        "config option jax_numpy_rank_promotion='raise'. For more information, see "
+        "https://docs.jax.dev/en/latest/rank_promotion_warning.html."
+    )
 
 
 def broadcast_nonscalars(name: str, *args: Any) -> list[Any]:

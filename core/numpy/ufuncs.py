@@ -62,7 +62,7 @@ def divide(x: Any, y: Any) -> Any:
     x, y = promote("div", x, y)
     if not dtypes.is_float(core.get_aval(x).dtype):
         x, y = (to_inexact("div", v) for v in (x, y))
-    return lax.div(*broadcast("div", x, y))
+    return lax.div(*broadcast("div", x, y, numpy_name="true_divide"))
 
 
 true_divide = divide

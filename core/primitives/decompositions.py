@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 from didax import core, dtypes
 from didax.core import ShapedArray, Zero
-from didax.primitives import concatenation, creation, rules, shape
+from didax.primitives import concatenation, creation, rules, shape, vmap_helpers
 from didax.primitives.comparison import eq
 from didax.primitives.convert import convert_element_type
 from didax.primitives.elementwise import add, conj, div, mul, real, sub
@@ -92,12 +92,18 @@ def as_col(s: Any, k: int) -> Any:  # (..., k) -> (..., k, k) with s[..., :, Non
 
 
 def per_matrix(
-    fn: Any, x: np.ndarray, nan_shapes: list[tuple[int, ...]], read: Any = None
+    fn: Any,
+    x: np.ndarray,
+    nan_shapes: list[tuple[int, ...]],
+    read: Any = None,
+    dtype: Any = None,
+    fill: Any = np.nan,
 ) -> list[np.ndarray]:
     # NumPy's `fn` on the batch; where LAPACK fails on a matrix (NumPy raises), NaNs for it,
     # as JAX's `info != 0` check gives. The iterative routines (svd, eigh,
     # eig) get `read`, the part of a matrix they read: they are not called on one holding inf or
-    # NaN there -- LAPACK may iterate for minutes -- and give NaNs for it, as JAX's do
+    # NaN there -- LAPACK may iterate for minutes -- and give NaNs for it, as JAX's do.
+    # `dtype`, `fill`: the results' dtype and what a failed matrix gives, if not x's and NaN
     if read is None or np.isfinite(read(x)).all():
         try:
             return list(fn(x))
@@ -105,7 +111,8 @@ def per_matrix(
             pass
     batch = x.shape[:-2]
     flat = x.reshape(-1, *x.shape[-2:])
-    outs = [np.full((len(flat), *s), np.nan, np.result_type(x.dtype)) for s in nan_shapes]
+    dtype = np.result_type(x.dtype if dtype is None else dtype)
+    outs = [np.full((len(flat), *s), fill, dtype) for s in nan_shapes]
     for i, a in enumerate(flat):
         if read is not None and not np.isfinite(read(a)).all():
             continue
@@ -188,7 +195,8 @@ def scipy_linalg() -> Any:
 
 def _pivoted_qr(a: np.ndarray, full_matrices: bool) -> tuple:
     mode = "full" if full_matrices else "economic"
-    q, r, p = scipy_linalg().qr(a, pivoting=True, mode=mode)
+    # check_finite=False: inf and NaN go to LAPACK, as under jit (SciPy would raise)
+    q, r, p = scipy_linalg().qr(a, pivoting=True, mode=mode, check_finite=False)
     return q, r, p.astype(np.int32)
 
 
@@ -285,11 +293,7 @@ def _qr_jvp(primals, tangents, *, pivoting, full_matrices, use_magma):
 # no transpose rule: qr is not linear
 
 
-@core.vmap_rules.register(qr_p)
-def _qr_vmap(axis_size, vals, dims, **params):
-    x = shape.move_axis(vals[0], dims[0], 0, axis_size)
-    out = qr_p.bind(x, **params)
-    return list(out), [0] * len(out)
+core.vmap_rules.register(qr_p, vmap_helpers.leading_batch_vmap(qr_p))
 
 
 @core.lowering_rules.register(qr_p)
@@ -392,10 +396,7 @@ def _geqrf_abstract_eval(x):
 # no jvp rule (JAX has none: "Differentiation rule for 'geqrf' not implemented")
 
 
-@core.vmap_rules.register(geqrf_p)
-def _geqrf_vmap(axis_size, vals, dims):
-    x = shape.move_axis(vals[0], dims[0], 0, axis_size)
-    return list(geqrf_p.bind(x)), [0, 0]
+core.vmap_rules.register(geqrf_p, vmap_helpers.leading_batch_vmap(geqrf_p))
 
 
 @core.lowering_rules.register(geqrf_p)
@@ -506,10 +507,7 @@ def _eigh_jvp(primals, tangents, **params):
 # no transpose rule: eigh is not linear
 
 
-@core.vmap_rules.register(eigh_p)
-def _eigh_vmap(axis_size, vals, dims, **params):
-    x = shape.move_axis(vals[0], dims[0], 0, axis_size)
-    return list(eigh_p.bind(x, **params)), [0, 0]
+core.vmap_rules.register(eigh_p, vmap_helpers.leading_batch_vmap(eigh_p))
 
 
 @core.lowering_rules.register(eigh_p)
@@ -663,11 +661,7 @@ def s_row_of(s: Any, rows: int) -> Any:  # (..., k) -> (..., rows, k) with s[...
 # no transpose rule: svd is not linear
 
 
-@core.vmap_rules.register(svd_p)
-def _svd_vmap(axis_size, vals, dims, **params):
-    x = shape.move_axis(vals[0], dims[0], 0, axis_size)
-    out = svd_p.bind(x, **params)
-    return list(out), [0] * len(out)
+core.vmap_rules.register(svd_p, vmap_helpers.leading_batch_vmap(svd_p))
 
 
 @core.lowering_rules.register(svd_p)

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 from didax import core, dtypes
 from didax.core import ShapedArray
-from didax.primitives import comparison, creation, rules, shape
+from didax.primitives import comparison, creation, rules, shape, vmap_helpers
 from didax.primitives.convert import convert_element_type
 from didax.primitives.decompositions import (
     adjoint,
@@ -80,7 +80,9 @@ def _eig_impl(x, *, compute_left_eigenvectors, compute_right_eigenvectors, **par
         w, vl, vr = scipy_linalg().eig(a, left=True, right=True)
         return w, vl, vr
 
-    w, vl, vr = per_matrix(fn, x, [(n,), (n, n), (n, n)], np.asarray)
+    # complex results, NaN in both parts where the matrix holds inf or NaN (as jit's geev gives)
+    nan = complex(np.nan, np.nan)
+    w, vl, vr = per_matrix(fn, x, [(n,), (n, n), (n, n)], np.asarray, cdtype, nan)
     outs = [w]
     if compute_left_eigenvectors:
         outs.append(vl)
@@ -181,11 +183,7 @@ def _eig_jvp(primals, tangents, *, compute_left_eigenvectors, compute_right_eige
 # no transpose rule: eig is not linear
 
 
-@core.vmap_rules.register(eig_p)
-def _eig_vmap(axis_size, vals, dims, **params):
-    x = shape.move_axis(vals[0], dims[0], 0, axis_size)
-    outs = eig_p.bind(x, **params)
-    return list(outs), [0] * len(outs)
+core.vmap_rules.register(eig_p, vmap_helpers.leading_batch_vmap(eig_p))
 
 
 @core.lowering_rules.register(eig_p)

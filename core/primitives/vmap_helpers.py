@@ -1,5 +1,6 @@
 """Vmap rule factories for elementwise primitives (`broadcasting_vmap`,
-`front_broadcasting_vmap`) and `batch_to_front`; `move_axis` is in `shape.py`, whose own
+`front_broadcasting_vmap`) and for the matrix decompositions (`leading_batch_vmap`), and
+`batch_to_front`; `move_axis` is in `shape.py`, whose own
 rules use it.
 
 Layer 2, after `ad_helpers`.
@@ -70,5 +71,17 @@ def front_broadcasting_vmap(bind: Any) -> core.VmapRule:
             batch_to_front(x, d, out_shape, axis_size) for x, d in zip(vals, dims, strict=True)
         ]
         return [bind(*moved, **params)], [0]
+
+    return rule
+
+
+def leading_batch_vmap(prim: core.Primitive) -> core.VmapRule:
+    """Batching of a primitive of one operand that maps over its leading axes (the matrix
+    decompositions act on the last two): the batch axis to the front; every output batched
+    there too."""
+
+    def rule(axis_size: int, vals: Sequence[Any], dims: Sequence[Any], **params: Any) -> tuple:
+        outs = prim.bind(move_axis(vals[0], dims[0], 0, axis_size), **params)
+        return list(outs), [0] * len(outs)
 
     return rule

@@ -7,8 +7,8 @@ loop takes). `random_gamma_p`'s operands are the key data (uint32[..., 2], one k
 leading axis of `a` it covers) and the shapes `a`; its impl and lowering are one function,
 `_gamma_impl` (split a key per sample, then Marsaglia-Tsang's loop for each), compiled for
 eager calls and lowered in place under `jit`, as JAX lowers it with `lower_fun`; vmap moves
-both batch axes to the front. Its jvp raises for a tangent in the shapes: JAX's needs
-`random_gamma_grad`, which didax does not have yet (issue 24).
+both batch axes to the front. Its jvp in the shapes is JAX's: the tangent times
+`lax.random_gamma_grad(a, sample)`, mapped over the elements.
 """
 
 from __future__ import annotations
@@ -57,12 +57,23 @@ def _random_gamma_abstract_eval(key, a, *, log_space):
 @core.jvp_rules.register(random_gamma_p)
 def _random_gamma_jvp(primals, tangents, *, log_space):
     out = random_gamma_p.bind(*primals, log_space=log_space)
-    if not isinstance(tangents[1], core.Zero):  # JAX's rule divides random_gamma_grad
-        raise NotImplementedError(
-            "random_gamma: the derivative of gamma draws in the shape needs "
-            "random_gamma_grad, which didax does not have yet (issue 24)"
-        )
-    return [out], [core.Zero.like(out)]
+    a_dot = tangents[1]
+    if isinstance(a_dot, core.Zero):
+        return [out], [core.Zero.like(out)]
+    return [out], [lax.mul(a_dot, _gamma_grad(out, primals[1], log_space))]
+
+
+def _gamma_grad(sample: Any, a: Any, log_space: bool) -> Any:
+    # d sample / d a, one element at a time (`lax.map`, as JAX does on CPU)
+    samples, alphas = jnp.reshape(sample, (-1,)), jnp.reshape(a, (-1,))
+    grad = lax.random_gamma_grad
+    if log_space:  # d log(sample) = d sample / sample; exp(log_sample) may round to 0
+        samples = lax.exp(samples)
+        tiny = lax.full_like(samples, np.finfo(core.get_aval(samples).dtype).tiny)
+        samples = lax.select(lax.eq(samples, np.array(0, samples.dtype)), tiny, samples)
+        grad = lambda alpha, x: lax.div(lax.random_gamma_grad(alpha, x), x)  # noqa: E731
+    grads = lax.map(lambda args: grad(*args), (alphas, samples))
+    return jnp.reshape(grads, core.get_aval(a).shape)
 
 
 @core.vmap_rules.register(random_gamma_p)

@@ -1,7 +1,7 @@
 """`didax.scipy.special`: special functions over `didax.lax`. Like `jax.scipy.special`.
 
 Layer 5. The primitives are JAX's (`erf`, `erfc`, `erf_inv`, `lgamma`, `digamma`,
-`polygamma`, `logistic`); the rest composes them with `didax.numpy`, with custom JVPs where
+`polygamma`, `logistic`, `igamma`, `igammac`, `regularized_incomplete_beta`); the rest composes them with `didax.numpy`, with custom JVPs where
 JAX has them (`logit`, `xlogy`, `xlog1py`, `log_ndtr`), so that derivatives at 0 and in the
 tails are JAX's. Differences from JAX, by design of this small version: `ndtri` is
 `sqrt(2) * erf_inv(2p - 1)` (JAX evaluates Cephes' rational approximations; the two agree to
@@ -15,9 +15,10 @@ import math
 from typing import Any
 
 import numpy as np
-from didax import core, lax
+from didax import core, dtypes, lax
 from didax import numpy as jnp
 from didax.control_flow.custom_derivatives import custom_jvp
+from didax.lax import incomplete_gamma as _incomplete_gamma
 from didax.numpy.promotion import promote, to_inexact
 from didax.numpy.stable import log_softmax as _log_softmax
 from didax.numpy.stable import logsumexp  # noqa: F401 - JAX's scipy.special.logsumexp
@@ -26,6 +27,7 @@ from didax.primitives import special as _special
 
 __all__ = [
     "beta",
+    "betainc",
     "betaln",
     "boxcox",
     "boxcox1p",
@@ -37,6 +39,8 @@ __all__ = [
     "expit",
     "factorial",
     "gamma",
+    "gammainc",
+    "gammaincc",
     "gammaln",
     "gammasgn",
     "kl_div",
@@ -298,6 +302,27 @@ def beta(a: Any, b: Any) -> Any:
     a, b = promote_args_inexact("beta", a, b)
     sign = gammasgn(a) * gammasgn(b) * gammasgn(a + b)
     return sign * jnp.exp(betaln(a, b))
+
+
+def gammainc(a: Any, x: Any) -> Any:
+    """The regularized lower incomplete gamma function `P(a, x)`. Like
+    `jax.scipy.special.gammainc`."""
+    return _incomplete_gamma.igamma(*promote_args_inexact("gammainc", a, x))
+
+
+def gammaincc(a: Any, x: Any) -> Any:
+    """The regularized upper incomplete gamma function `1 - P(a, x)`. Like
+    `jax.scipy.special.gammaincc`."""
+    return _incomplete_gamma.igammac(*promote_args_inexact("gammaincc", a, x))
+
+
+def betainc(a: Any, b: Any, x: Any) -> Any:
+    """The regularized incomplete beta function `I_x(a, b)`. Like
+    `jax.scipy.special.betainc`."""
+    a, b, x = promote_args_inexact("betainc", a, b, x)
+    if dtypes.is_complex(core.get_aval(x).dtype):
+        raise ValueError("betainc does not support complex-valued inputs.")
+    return _incomplete_gamma.betainc(a, b, x)
 
 
 def multigammaln(a: Any, d: int) -> Any:

@@ -1,6 +1,6 @@
 """Decompositions against JAX: `lax.linalg.qr`, `eigh`, `svd` (values, dtypes, jvps, vmap,
 jit through LAPACK, jaxprs) and the `jnp.linalg` functions on them. Eigen- and singular
-vectors are defined up to sign; both sides call the same LAPACK routines (NumPy eagerly,
+vectors are defined up to sign; both sides call the same LAPACK routines (NumPy or SciPy eagerly,
 jaxlib's handlers under jit), so they are compared directly, and reconstructions too."""
 
 from __future__ import annotations
@@ -116,6 +116,20 @@ def test_nan_operand_gives_nans_as_jax():
             got = fn(x)
             for g, w in zip(got, want, strict=True):
                 assert np.isnan(np.asarray(w)).all() == np.isnan(np.asarray(g)).all()
+
+
+def test_eig_of_a_batch_with_a_bad_matrix_keeps_the_others_complex():
+    # the batch's good matrix keeps its complex eigenvalues (they lost their imaginary parts
+    # when a matrix holding inf sent eager eig matrix by matrix into a float buffer), and the
+    # bad one gives NaN in both parts, as jit's geev
+    x = np.array([[[1.0, 2.0], [-3.0, 1.0]], [[np.inf, 1.0], [0.0, 1.0]]], np.float32)
+    want = np.asarray(jax.jit(jjnp.linalg.eigvals)(x))
+    for fn in (jnp.linalg.eigvals, didax.jit(jnp.linalg.eigvals)):
+        got = np.asarray(fn(x))
+        assert got.dtype == want.dtype
+        np.testing.assert_allclose(np.sort_complex(got[0]), np.sort_complex(want[0]), rtol=1e-5)
+        assert np.isnan(got[1].real).all() and np.isnan(got[1].imag).all()
+        assert np.isnan(want[1].real).all() and np.isnan(want[1].imag).all()
 
 
 def test_jaxprs_and_lowering_as_jax():

@@ -1,7 +1,6 @@
 """Every first-order primitive in `didax.primitives` and the collectives' families of
-`didax.parallel` and `didax.compile` (the families behind `didax.lax`) has a rule in each
-standard table, except the
-named, commented exemptions below. An exemption that is no longer needed (the rule exists)
+`didax.parallel` and `didax.compile`, and `didax.lax.incomplete_gamma` (the families behind
+`didax.lax`) has a rule in each standard table, except the named, commented exemptions below. An exemption that is no longer needed (the rule exists)
 fails too, so these sets stay current."""
 
 from __future__ import annotations
@@ -18,6 +17,7 @@ OTHER_FAMILIES = [
     "didax.parallel.collectives",
     "didax.parallel.exchanges",
     "didax.compile.sharding_constraint",
+    "didax.lax.incomplete_gamma",  # lowered by tracing while loops, as JAX's lower_fun
 ]
 
 
@@ -42,9 +42,9 @@ PRIMS = _lax_primitives()
 # Primitives that take no operands: nothing to differentiate.
 NO_OPERANDS = {"iota", "iota_2x32_shape", "axis_index", "empty"}
 
-# JAX 0.10.2 has no derivative for these collectives either ("Differentiation rule for
-# 'pmax' not implemented"): didax raises NotImplementedError, as JAX does.
-NO_DERIVATIVE_IN_JAX = {"pmax", "pmin", "geqrf", "zeta"}
+# JAX 0.10.2 has no derivative for these collectives and functions either ("Differentiation
+# rule for 'pmax' not implemented"): didax raises NotImplementedError, as JAX does.
+NO_DERIVATIVE_IN_JAX = {"pmax", "pmin", "geqrf", "zeta", "igamma_grad_a"}
 
 # Not linear in any operand, so reverse mode never transposes them: their jvp rules write
 # the tangent with linear primitives (mul, select_n, ...) instead.
@@ -88,6 +88,9 @@ NONLINEAR = {
     "lgamma",
     "digamma",
     "polygamma",
+    "igamma",
+    "igammac",
+    "regularized_incomplete_beta",
     # scatter-min/max pick a winner (their jvp selects and scatter-adds tangents)
     "scatter-min",
     "scatter-max",

@@ -257,6 +257,41 @@ add("lax", "bessel_i0e", Arr(M))
 add("lax", "bessel_i1e", Arr(M))
 add("lax", "zeta", Arr(M, F, "above_one"), Arr(M, F, "positive"), differentiable=False)
 add("lax", "nextafter", Arr(V), Arr(V, F, "special"), differentiable=False)
+# the incomplete gamma and beta functions (lowered as traced while loops, as JAX's)
+for name in ("igamma", "igammac"):
+    add("lax", name, Arr(M, F, "positive"), Arr(M, F, "positive"))
+    add("lax", name, Arr(S, F, "positive"), Arr(V, F, "positive"))
+    add("lax", name, Arr(V, I), Arr(V, I), differentiable=False, raises=TypeError)
+add("lax", "igamma_grad_a", Arr(M, F, "positive"), Arr(M, F, "positive"), differentiable=False)
+add("lax", "random_gamma_grad", Arr(M, F, "positive"), Arr(M, F, "positive"), differentiable=False)
+add("lax", "betainc", 1.5, 2.0, Arr(M, F, "probability"))  # differentiable in x only
+add(
+    "lax",
+    "betainc",
+    Arr(V, F, "positive"),
+    Arr(V, F, "positive"),
+    Arr(V, F, "probability"),
+    differentiable=False,
+)
+add(
+    "lax",
+    "betainc",
+    Arr(V, F, "positive"),
+    Arr(V, F),
+    Arr(V, I),
+    differentiable=False,
+    raises=TypeError,
+)
+add("scipy.special", "gammainc", Arr(M, F, "positive"), Arr(M, F, "positive"))
+add("scipy.special", "gammaincc", 2, Arr(V, F, "positive"))
+add(
+    "scipy.special",
+    "betainc",
+    Arr(V, F, "positive"),
+    2.0,
+    Arr(V, F, "probability"),
+    differentiable=False,
+)
 add("lax", "bitcast_convert_type", Arr(M), np.int32, differentiable=False)
 add("lax", "bitcast_convert_type", Arr(V, I), np.float32, differentiable=False)
 

@@ -23,6 +23,7 @@ _MODULES = {
     "linalg": ("didax.lax.linalg", "jax.lax.linalg"),
     "random": ("didax.random", "jax.random"),
     "ad_checkpoint": ("didax.ad_checkpoint", "jax.ad_checkpoint"),
+    "scipy.special": ("didax.scipy.special", "jax.scipy.special"),
 }
 _ROOTS = ("didax", "jax")
 
@@ -35,7 +36,8 @@ class Arr:
 
     Domains: "real" (-2..2), "positive" (0.5..2), "unit" (-0.9..0.9), "nonzero"
     (+-0.5..2, or +-1..5 for integers), "special" (finite values mixed with inf and nan),
-    "index" (integers 0..2, for `select_n`), "above_one" (1.1..3, for `acosh`), "spd" (symmetric positive definite matrices,
+    "index" (integers 0..2, for `select_n`), "above_one" (1.1..3, for `acosh`), "probability"
+    (0.05..0.95, for `betainc`), "spd" (symmetric positive definite matrices,
     well conditioned, for `cholesky`), "complex" (real and imaginary parts -2..2).
     """
 
@@ -74,6 +76,8 @@ class Arr:
             value = rng.uniform(0.5, 2.0, self.shape)
         elif self.domain == "unit":
             value = rng.uniform(-0.9, 0.9, self.shape)
+        elif self.domain == "probability":
+            value = rng.uniform(0.05, 0.95, self.shape)
         elif self.domain == "above_one":
             value = rng.uniform(1.1, 3.0, self.shape)
         elif self.domain == "nonzero":

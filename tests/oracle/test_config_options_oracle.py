@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import re
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -284,3 +285,56 @@ def test_states_read_and_restore():
 def test_absl_hooks_are_accepted():
     assert didax.config.parse_flags_with_absl() is None
     assert didax.config.config_with_absl() is None
+
+
+# ----------------------------------------------------------------------------- numpy_rank_promotion
+
+_X23, _X3 = np.ones((2, 3), np.float32), np.ones(3, np.float32)
+RANK_CASES = {
+    "add": lambda lib, np_: np_.add(_X23, _X3),
+    "operator *": lambda lib, np_: np_.asarray(_X23) * np_.asarray(_X3),
+    "divide": lambda lib, np_: np_.divide(_X23, _X3),
+    "maximum under jit": lambda lib, np_: lib.jit(np_.maximum)(_X23, _X3),
+    "arctan2": lambda lib, np_: np_.arctan2(_X23, _X3),
+    "float_power": lambda lib, np_: np_.float_power(_X23, _X3),
+    "copysign": lambda lib, np_: np_.copysign(_X23, _X3),
+    "fmod": lambda lib, np_: np_.fmod(_X23, _X3),
+    "scalar operand": lambda lib, np_: np_.add(_X23, 1.0),
+    "same rank, size 1": lambda lib, np_: np_.add(_X23, _X3[None]),
+    "where": lambda lib, np_: np_.where(_X23 > 0, _X23, _X3),
+}
+
+
+def _rank_outcome(lib, np_, case: str, mode: str) -> tuple[str, str]:
+    with warnings.catch_warnings(record=True) as caught, lib.numpy_rank_promotion(mode):
+        warnings.simplefilter("always")
+        try:
+            out = np.asarray(RANK_CASES[case](lib, np_))
+        except ValueError as e:
+            return "ValueError", str(e)
+    said = [str(w.message) for w in caught if "rank promotion" in str(w.message)]
+    return "value", f"{out.shape} {said}"
+
+
+@pytest.mark.parametrize("mode", ["allow", "warn", "raise"])
+@pytest.mark.parametrize("case", list(RANK_CASES))
+def test_numpy_rank_promotion_matches_jax(case, mode):
+    got, want = (_rank_outcome(lib, np_, case, mode) for lib, np_ in LIBS)
+    assert got == want
+
+
+def test_numpy_rank_promotion_option_validates_like_jax():
+    for lib, _ in LIBS:
+        assert lib.numpy_rank_promotion.value == "allow"
+        with pytest.raises(
+            ValueError, match=r"new enum value must be in \['allow', 'warn', 'raise'\]"
+        ):
+            lib.config.update("jax_numpy_rank_promotion", "bogus")
+        with pytest.raises(TypeError, match="requires an argument"):
+            lib.numpy_rank_promotion()
+        lib.config.update("jax_numpy_rank_promotion", "raise")
+        try:
+            with pytest.raises(ValueError, match="jax_numpy_rank_promotion='raise'"):
+                lib.numpy.add(_X23, _X3)
+        finally:
+            lib.config.update("jax_numpy_rank_promotion", "allow")

@@ -216,11 +216,23 @@ def test_random_gamma_primitive(name):
     _same(got, want, False, "vmap shapes")
 
 
-def test_gamma_derivative_is_not_silently_wrong():
-    # JAX differentiates gamma draws with random_gamma_grad; didax says it cannot yet
-    with pytest.raises(NotImplementedError, match="random_gamma_grad"):
-        didax.grad(lambda a: drandom.gamma(drandom.key(0), a).sum())(ALPHAS)
-    jax.grad(lambda a: jrandom.gamma(jrandom.key(0), a).sum())(ALPHAS)  # JAX has it
+@pytest.mark.parametrize("name", ["gamma", "loggamma", "beta"])
+@pytest.mark.parametrize("jitted", [False, True])
+def test_gamma_draws_differentiate_in_the_shape(name, jitted):
+    # issue 24: JAX's jvp of random_gamma, the tangent of `a` times random_gamma_grad(a, draw)
+    def draws(random, a):
+        key = random.key(0)
+        if name == "beta":
+            return random.beta(key, a, a[::-1])
+        return getattr(random, name)(key, a, shape=(3, 4))
+
+    d_fn = didax.grad(lambda a: didax.numpy.sum(draws(drandom, a)))
+    got = (didax.jit(d_fn) if jitted else d_fn)(ALPHAS)
+    want = jax.grad(lambda a: jax.numpy.sum(draws(jrandom, a)))(ALPHAS)
+    np.testing.assert_allclose(got, want, rtol=2e-5, atol=1e-6)
+
+
+def test_gamma_draw_not_in_the_differentiated_value():
     # a draw that does not depend on a differentiated value is fine
     got = didax.grad(lambda x: x * drandom.gamma(drandom.key(0), 2.0))(1.0)
     want = jax.grad(lambda x: x * jrandom.gamma(jrandom.key(0), 2.0))(1.0)

@@ -89,12 +89,18 @@ def _complex_impl(x: Any, y: Any) -> list:
 
 core.impl_rules.register(real_p, rules.validated_impl(real_p, lambda x: [np.real(x)]))
 core.impl_rules.register(imag_p, rules.validated_impl(imag_p, lambda x: [np.imag(x)]))
-core.impl_rules.register(
-    conj_p,
-    rules.validated_impl(
-        conj_p, lambda x, *, input_dtype: [np.conj(np.asarray(x, dtypes.complex_of(x.dtype)))]
-    ),
-)
+
+
+def _conj_impl(x, *, input_dtype):
+    # a real operand's conjugate is itself as complex, imaginary parts +0 as XLA gives (NumPy's
+    # conj of the complex copy would negate them to -0)
+    x = np.asarray(x)
+    if dtypes.is_complex(x.dtype):
+        return [np.conj(x)]
+    return [np.asarray(x, dtypes.complex_of(x.dtype))]
+
+
+core.impl_rules.register(conj_p, rules.validated_impl(conj_p, _conj_impl))
 core.impl_rules.register(complex_p, rules.validated_impl(complex_p, _complex_impl))
 core.abstract_eval_rules.register(real_p, _part_abstract_eval("real"))
 core.abstract_eval_rules.register(imag_p, _part_abstract_eval("imag"))
