@@ -151,7 +151,13 @@ def stdout(cell: Any) -> str:
 
 
 def result(cell: Any) -> str:
-    (out,) = [o for o in cell.outputs if o.output_type == "execute_result"]
+    """The text of what the cell's last line showed: its `Out[n]`, or a view (displayed, with
+    its widget, by `_ipython_display_`: a display_data holding text/plain, then its stand-in)."""
+    outs = [o for o in cell.outputs if o.output_type == "execute_result"]
+    outs = outs or [
+        o for o in cell.outputs if o.output_type == "display_data" and "text/plain" in o.data
+    ]
+    (out,) = outs
     return out.data["text/plain"]
 
 
@@ -674,7 +680,11 @@ def test_jit_notebook_follows_the_pipeline(run: Any) -> None:
     text = stdout(cell_with(nb, "lowered = f_jit.lower(x)"))
     assert text == f"{didax.make_jaxpr(f)(x)}\n{didax.jit(f).lower(x).as_text()}\n"
     assert "fusion" in stdout(cell_with(nb, "compiled = lowered.compile()"))
-    (view,) = [o.data["text/plain"] for o in cell_with(nb, "%jit").outputs if "data" in o][:1]
+    (view,) = [
+        o.data["text/plain"]
+        for o in cell_with(nb, "%jit").outputs
+        if "text/plain" in o.get("data", {})
+    ][:1]
     speed_up = re.search(r"speed-up +([\d.]+)x", view)
     assert speed_up and float(speed_up[1]) > 2, view  # ten fused steps on a large array
     cost = re.search(r"compiling costs (\d+) eager calls", stdout(cell_with(nb, "tiny = lambda")))
