@@ -42,6 +42,12 @@ def _policy(name):
 # (name, function of (lib, numpy, ad_checkpoint) -> (fn, args, kwargs))
 CASES = {
     "chain": lambda m, np_, ad: (_chain(m, np_, ad), (1.0,), {}),
+    # tanh's jvp as JAX writes it, (t + t tanh)(1 - tanh): it keeps tanh and 1 - tanh
+    "tanh layer": lambda m, np_, ad: (
+        lambda w, x: np_.sum(np_.tanh(w @ x)),
+        (np_.ones((3, 3)), np_.ones(3)),
+        {},
+    ),
     "checkpointed chain": lambda m, np_, ad: (m.checkpoint(_chain(m, np_, ad)), (1.0,), {}),
     "named": lambda m, np_, ad: (_layers(m, np_, ad), (np_.ones((3, 3)), np_.ones(3)), {}),
     **{

@@ -103,9 +103,9 @@ core.jvp_rules.register(cos_p, partials_jvp(cos_p, lambda t, x, out: neg(mul(t, 
 core.jvp_rules.register(  # 1 + tan^2
     tan_p, partials_jvp(tan_p, lambda t, x, out: mul(t, add(_const(1.0, out), integer_pow(out, 2))))
 )
-core.jvp_rules.register(  # 1 - tanh^2
+core.jvp_rules.register(  # 1 - tanh^2, as JAX writes it: (t + t tanh)(1 - tanh)
     tanh_p,
-    partials_jvp(tanh_p, lambda t, x, out: mul(t, sub(_const(1.0, out), integer_pow(out, 2)))),
+    partials_jvp(tanh_p, lambda t, x, out: mul(add(t, mul(t, out)), sub(_const(1.0, out), out))),
 )
 core.jvp_rules.register(exp_p, partials_jvp(exp_p, lambda t, x, out: mul(t, out)))
 core.jvp_rules.register(log_p, partials_jvp(log_p, lambda t, x, out: div(t, x)))
