@@ -183,11 +183,17 @@ def _ax(a: Any, x: Any, dtype: np.dtype) -> tuple[Any, Any]:
     return underflow, ew.exp(ax)
 
 
-def _igamma_impl(a, x, dtype):
+def _edges(a: Any, x: Any) -> tuple[Any, Any, Any, Any]:
+    # what igamma and igammac answer without a series: x = 0, x = inf, a = 0, and the domain
+    # errors (x < 0, a < 0, a = x = 0, a NaN)
+    a_is_zero, x_is_zero, x_is_inf = eq(a, _c(0, a)), eq(x, _c(0, x)), eq(x, _c(np.inf, x))
     is_nan = bitwise_or(_isnan(a), _isnan(x))
-    x_is_inf = eq(x, _c(np.inf, x))
-    a_is_zero, x_is_zero = eq(a, _c(0, a)), eq(x, _c(0, x))
     domain_error = _or(lt(x, _c(0, x)), lt(a, _c(0, a)), bitwise_and(a_is_zero, x_is_zero), is_nan)
+    return a_is_zero, x_is_zero, x_is_inf, domain_error
+
+
+def _igamma_impl(a, x, dtype):
+    _, x_is_zero, x_is_inf, domain_error = _edges(a, x)
     use_igammac = bitwise_and(ge(x, _c(1, x)), gt(x, a))
     underflow, ax = _ax(a, x, dtype)
     enabled = bitwise_not(_or(x_is_zero, domain_error, underflow, x_is_inf))
@@ -202,10 +208,7 @@ def _igamma_impl(a, x, dtype):
 
 
 def _igammac_impl(a, x, dtype):
-    is_nan = bitwise_or(_isnan(a), _isnan(x))
-    a_is_zero, x_is_zero = eq(a, _c(0, a)), eq(x, _c(0, x))
-    x_is_inf = eq(x, _c(np.inf, x))
-    domain_error = _or(lt(x, _c(0, x)), lt(a, _c(0, a)), bitwise_and(a_is_zero, x_is_zero), is_nan)
+    a_is_zero, _, x_is_inf, domain_error = _edges(a, x)
     use_igamma = bitwise_or(lt(x, _c(1, x)), lt(x, a))
     underflow, ax = _ax(a, x, dtype)
     enabled = bitwise_not(_or(domain_error, underflow, x_is_inf, a_is_zero))

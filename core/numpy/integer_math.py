@@ -80,7 +80,8 @@ _lcm_jit = inner_jit(_lcm, "lcm")
 
 def lcm(x1: Any, x2: Any) -> Any:
     """The least common multiple, elementwise. Like `jax.numpy.lcm`."""
-    promotion.check_rank_promotion("lcm", creation.asarray(x1), creation.asarray(x2))
+    promotion.check_arraylike("lcm", x1, x2)
+    promotion.check_rank_promotion("lcm", x1, x2)  # before `_integers` broadcasts them
     return _lcm_jit(x1, x2)
 
 

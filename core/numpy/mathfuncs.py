@@ -349,6 +349,7 @@ def float_power(x: Any, y: Any, /) -> Any:
 
 def _fmod(x1: Any, x2: Any) -> Any:
     x1, x2 = promotion.promote("fmod", x1, x2)
+    promotion.check_rank_promotion("fmod", x1, x2)
     x2 = lax.convert_element_type(x2, _aval(x2).dtype, False)
     return lax.rem(*promotion.broadcast_nonscalars("fmod", x1, x2))
 
@@ -359,7 +360,6 @@ _fmod_jit = inner_jit.inner_jit(_fmod, "fmod")
 def fmod(x1: Any, x2: Any, /) -> Any:
     """The remainder with the sign of x1 (C's fmod). Like `jax.numpy.fmod`."""
     promotion.check_arraylike("fmod", x1, x2)
-    promotion.check_rank_promotion("fmod", creation.asarray(x1), creation.asarray(x2))
     return _fmod_jit(x1, x2)
 
 
