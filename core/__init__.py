@@ -81,6 +81,7 @@ from didax.runtime.client import (
     process_index,
     process_indices,
 )
+from didax.runtime.placement import live_arrays
 from didax.sharding import (
     NamedSharding,
     P,
@@ -152,6 +153,7 @@ __all__ = [
     "process_count",
     "process_index",
     "jit",
+    "live_arrays",
     "clear_caches",
     "default_backend",
     "ensure_compile_time_eval",

@@ -206,16 +206,3 @@ def _validate_names(sig: inspect.Signature, names: tuple[str, ...], what: str) -
             f"Jitted function has invalid argnames {bad} in {what}. "
             "Function does not take these args."
         )
-
-
-def check_backend(name: str | None) -> None:
-    """`jit(backend=...)`: didax runs on the CPU; any other platform is JAX's RuntimeError,
-    raised when the function is traced, as JAX does (it once ran on the CPU regardless)."""
-    if name is None or name == "cpu":
-        return
-    if name == "gpu":
-        raise RuntimeError(
-            "Unknown backend: 'gpu' requested, but no platforms that are instances of gpu are "
-            "present. Platforms present are: cpu"
-        )
-    raise RuntimeError(f"Unknown backend {name}. Available backends are ['cpu']")

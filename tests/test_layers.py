@@ -58,6 +58,7 @@ for i, name in enumerate(
         "runtime.distributed",
         "runtime.executable",
         "runtime.sharding",
+        "runtime.placement",
         # the hand-inlined hot paths: eager closures, the jit key and call, the launch
         "fast_path",
         # pretty (the layout engine) before jaxpr (the IR and its printer)

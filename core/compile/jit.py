@@ -410,7 +410,7 @@ class JitFunction:
         the values of tracers `fn` closes over (leading operands; the entry is then not
         cached: those tracers belong to the current transformation)."""
         __tracebackhide__ = True
-        api_util.check_backend(self._backend)
+        client.check_backend(self._backend)
         static = self._spec.static_positions(len(args))
         static_kw = {k: v for k, v in kwargs.items() if k in self._spec.static_argnames}
         if static_kw:

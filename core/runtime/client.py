@@ -199,6 +199,20 @@ def default_backend() -> str:
     return "cpu"
 
 
+def check_backend(name: str | None) -> None:
+    """Check a platform name given to `jit(backend=...)` or `live_arrays(platform)`: didax
+    runs on the CPU; any other platform raises JAX's RuntimeError (`jit` raises it when the
+    function is traced, as JAX does)."""
+    if name is None or name == "cpu":
+        return
+    if name == "gpu":
+        raise RuntimeError(
+            "Unknown backend: 'gpu' requested, but no platforms that are instances of gpu are "
+            "present. Platforms present are: cpu"
+        )
+    raise RuntimeError(f"Unknown backend {name}. Available backends are ['cpu']")
+
+
 class SingleDeviceSharding:
     """An array placed whole on one device. Like `jax.sharding.SingleDeviceSharding`."""
 
