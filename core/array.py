@@ -176,15 +176,25 @@ def interned(aval: ShapedArray) -> ShapedArray:
 
 
 class OnDevices(Exception):
-    """Raised by `to_numpy(x, gather=False)` for an Array that lives on several devices
-    (see `Array`): the eval interpreter then runs the primitive on them (core.py's
-    `eval_primitive`)."""
+    """Raised by `to_numpy(x, gather=False)` for an Array that lives on several devices, or
+    is committed to another device (see `Array`): the eval interpreter then runs the
+    primitive there (core.py's `eval_primitive`)."""
 
 
 def on_devices(x: Array) -> bool:
     """Whether the Array `x` spans several devices (split over a mesh, or replicated)."""
     sharding = getattr(x, "_sharding", None)
     return sharding is not None and sharding.num_devices > 1
+
+
+def runs_there(x: Array) -> bool:
+    """Whether eager operations on the Array `x` run on its devices rather than on the host:
+    it spans several, or is committed to a device other than the first (such an Array never
+    holds a `_value`; runtime/placement.py)."""
+    sharding = getattr(x, "_sharding", None)
+    if sharding is None:
+        return False
+    return sharding.num_devices > 1 or (x._value is None and getattr(sharding, "_committed", False))
 
 
 def to_numpy(x: Any, gather: bool = True) -> np.ndarray | np.generic:
@@ -194,7 +204,7 @@ def to_numpy(x: Any, gather: bool = True) -> np.ndarray | np.generic:
     value = getattr(x, "_value", None)  # didax.Array keeps its host value here
     if value is not None:
         return value
-    if not gather and type(x) is Array and x._buffer is not None and on_devices(x):
+    if not gather and type(x) is Array and x._buffer is not None and runs_there(x):
         raise OnDevices  # (a deleted Array goes on, to raise that it was deleted)
     if isinstance(x, (np.ndarray, np.generic)):
         dtype = dtypes.canonicalize(x.dtype)
@@ -371,6 +381,10 @@ class Array:
         self._buffer = None
         self._weak = weak_type
         self._aval = None
+        if config.default_device is not None:  # made under another default device: there
+            sharding = _runtime().eager_sharding()
+            if sharding is not None:
+                self._sharding = sharding
 
     @property
     def aval(self) -> ShapedArray:
@@ -385,12 +399,16 @@ class Array:
         if self._value is None:
             if self._buffer is None:  # deleted, or donated to a jitted call
                 raise RuntimeError(f"Array has been deleted with shape={_short(self.aval)}.")
-            if not on_devices(self):
+            if not runs_there(self):
                 self._value = np.asarray(self._buffer)
             else:
                 value = getattr(self, "_gathered", None)
-                if value is None:  # gathered from the devices, kept aside (see __slots__)
-                    value = self._gathered = _runtime().read_sharded(self)
+                if value is None:  # read from the devices, kept aside (see __slots__)
+                    value = self._gathered = (
+                        _runtime().read_sharded(self)
+                        if on_devices(self)
+                        else np.asarray(self._buffer)
+                    )
                 return value
         return self._value
 
@@ -423,7 +441,15 @@ class Array:
     def sharding(self) -> Any:
         """Where the array lives: a `NamedSharding` over a mesh, or a `SingleDeviceSharding`.
         Like `jax.Array.sharding`."""
-        return getattr(self, "_sharding", None) or _runtime().default_sharding()
+        return getattr(self, "_sharding", None) or _runtime().sharding(self)
+
+    @property
+    def committed(self) -> bool:
+        """Whether the array was put on its device(s) on purpose (`device_put(x, device)`,
+        a sharding, or computed from such an array), rather than on the default device.
+        Like `jax.Array.committed`."""
+        sharding = getattr(self, "_sharding", None)  # (a NamedSharding is always committed)
+        return sharding is not None and getattr(sharding, "_committed", True)
 
     @property
     def is_fully_replicated(self) -> bool:
@@ -565,6 +591,8 @@ def eager_result(value: Any, weak: bool) -> Array:
         check_allocatable(ShapedArray(value.shape, value.dtype))
     if not _device_count_fixed:
         _fix_device_count()
+    if config.default_device is not None:  # made under another default device: there
+        return build(value, None, weak, None, _runtime().eager_sharding())
     return build(value, None, weak, None)
 
 
@@ -592,8 +620,12 @@ class Runtime(Protocol):
     """What an Array asks the device runtime (`didax.runtime`, after this module and core.py;
     runtime/sharding.py installs it at import)."""
 
-    def default_sharding(self) -> Any:
-        """The sharding of an Array placed by no sharding (the first device)."""
+    def sharding(self, x: Array) -> Any:
+        """The sharding of `x`, an Array placed by no sharding (on one device)."""
+
+    def eager_sharding(self) -> Any:
+        """The sharding an un-committed Array made now carries: where the default device is,
+        or None on the first device."""
 
     def devices(self, x: Array) -> set[Any]:
         """The devices holding `x`."""

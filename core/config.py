@@ -20,6 +20,13 @@ Layer 1 (no imports from didax). Options:
 - `jax_explain_cache_misses` / `jax_log_compiles`: jit logs why it traces again, and what
   it compiles, as WARNING records of the `didax` logger.
 - `jax_default_matmul_precision`: the precision a `dot_general` without one gets.
+- `jax_default_device`: where un-committed values go (eager results, `device_put(x)`,
+  jitted calls of un-committed arguments): None (the first device), a device, or a platform
+  name ("cpu"). A trace option: a jitted function compiles again for another device.
+- `jax_transfer_guard_host_to_device`, `..._device_to_device`, `..._device_to_host`: what a
+  transfer in that direction does (runtime/transfer_guard.py): None or "allow", "log",
+  "disallow" (implicit transfers), "log_explicit", "disallow_explicit" (all of them);
+  `jax_transfer_guard` sets the three at once, as JAX's.
 - `jax_numpy_rank_promotion`: what `didax.numpy` does when it broadcasts operands of
   different ranks (`f32[2,3] + f32[3]`): "allow" (the default), "warn" or "raise"
   (numpy/promotion.py).
@@ -57,9 +64,27 @@ _DEFAULTS: dict[str, Any] = {
     "jax_log_compiles": False,
     "jax_default_matmul_precision": None,
     "jax_numpy_rank_promotion": "allow",
+    "jax_default_device": None,
+    "jax_transfer_guard": None,
+    "jax_transfer_guard_host_to_device": None,
+    "jax_transfer_guard_device_to_device": None,
+    "jax_transfer_guard_device_to_host": None,
 }
-# the options a trace reads (its jaxpr changes with them): jit's cache keys hold their values
-TRACE_CONTEXT = ("jax_enable_x64", "jax_default_matmul_precision", "jax_numpy_rank_promotion")
+# the options a trace reads (its jaxpr changes with them, or its program's device): jit's
+# cache keys hold their values
+TRACE_CONTEXT = (
+    "jax_enable_x64",
+    "jax_default_matmul_precision",
+    "jax_numpy_rank_promotion",
+    "jax_default_device",
+)
+TRANSFER_GUARD_LEVELS = ("allow", "log", "disallow", "log_explicit", "disallow_explicit")
+# the directions a transfer guard watches; `jax_transfer_guard` sets them all
+TRANSFER_DIRECTIONS = (
+    "jax_transfer_guard_host_to_device",
+    "jax_transfer_guard_device_to_device",
+    "jax_transfer_guard_device_to_host",
+)
 _BOOLEANS = (
     "jax_enable_x64",
     "jax_use_shardy_partitioner",
@@ -107,6 +132,15 @@ class Config:
         self.enable_x64: bool = self._values["jax_enable_x64"]
         self.check_special = False
         self.jit_hooks = False
+        # whether eager results need more than NumPy's value (checked for nan/inf, or placed
+        # on a default device): fast_path.py's eager closures then decline
+        self.eager_hooks = False
+        # where un-committed values go (None: the first device), and whether a transfer
+        # guard watches host-to-device or device-to-device transfers (its level, None when
+        # "allow"): read where values are placed and transferred
+        self.default_device: Any = None
+        self.guard_host_to_device: str | None = None
+        self.guard_device_to_device: str | None = None
         # the options a trace depends on, leading jit's cache keys (as JAX's trace context):
         # a change of one traces again
         self.trace_context: tuple = self._trace_context()
@@ -140,11 +174,17 @@ class Config:
                 "before any didax operation is executed. You should initialize "
                 "this config immediately after `import didax`."
             )
-        self._values[name] = _checked(name, value)
+        self._values[name] = value = _checked(name, value)
         values = self._values
+        if name == "jax_transfer_guard":  # sets every direction, as JAX's
+            values.update(dict.fromkeys(TRANSFER_DIRECTIONS, value))
         self.enable_x64 = values["jax_enable_x64"]
         self.check_special = values["jax_debug_nans"] or values["jax_debug_infs"]
         self.jit_hooks = self.check_special or values["jax_disable_jit"]
+        self.eager_hooks = self.check_special or values["jax_default_device"] is not None
+        self.default_device = values["jax_default_device"]
+        self.guard_host_to_device = _guarded(values["jax_transfer_guard_host_to_device"])
+        self.guard_device_to_device = _guarded(values["jax_transfer_guard_device_to_device"])
         self.trace_context = self._trace_context()
 
     def _trace_context(self) -> tuple:
@@ -161,9 +201,30 @@ class Config:
 RANK_PROMOTIONS = ("allow", "warn", "raise")
 
 
+def _guarded(level: str | None) -> str | None:
+    return None if level in (None, "allow") else level
+
+
 def _checked(name: str, value: Any) -> Any:
     if name in _BOOLEANS:
         return bool(value)
+    if name == "jax_transfer_guard" or name in TRANSFER_DIRECTIONS:
+        if value is not None and value not in TRANSFER_GUARD_LEVELS:
+            raise ValueError(
+                f"new enum value must be None or in {list(TRANSFER_GUARD_LEVELS)}, got {value} "
+                f"of type {type(value)}."
+            )
+        return value
+    if name == "jax_default_device":
+        # a device (anything with a platform and an id: jaxlib's devices), a platform name
+        # (checked when a value is placed, as JAX does), or None
+        if value is not None and not isinstance(value, str) and not hasattr(value, "platform"):
+            raise ValueError(
+                "didax.default_device must be passed either a Device object (e.g. "
+                "`didax.devices('cpu')[0]`) or a platform name string like 'cpu' or 'gpu', "
+                f"got: {value!r}"
+            )
+        return value
     if name == "jax_numpy_rank_promotion":
         if value not in RANK_PROMOTIONS:
             raise ValueError(
@@ -237,6 +298,25 @@ explain_cache_misses = State("jax_explain_cache_misses")
 enable_x64 = State("jax_enable_x64")
 default_matmul_precision = State("jax_default_matmul_precision", None)
 numpy_rank_promotion = State("jax_numpy_rank_promotion", _REQUIRED)
+default_device = State("jax_default_device", _REQUIRED)
+transfer_guard_host_to_device = State("jax_transfer_guard_host_to_device", _REQUIRED)
+transfer_guard_device_to_device = State("jax_transfer_guard_device_to_device", _REQUIRED)
+transfer_guard_device_to_host = State("jax_transfer_guard_device_to_host", _REQUIRED)
+
+
+@contextmanager
+def transfer_guard(new_val: str) -> Iterator[None]:
+    """Within the `with`, transfers in every direction are guarded at level `new_val`
+    ("allow", "log", "disallow", "log_explicit", "disallow_explicit"). Like
+    `jax.transfer_guard`."""
+    names = ("jax_transfer_guard", *TRANSFER_DIRECTIONS)  # each restored after, in order
+    old = [config.read(name) for name in names]
+    config.update("jax_transfer_guard", new_val)
+    try:
+        yield
+    finally:
+        for name, value in zip(names, old, strict=True):
+            config.update(name, value)
 
 
 def disable_jit(disable: bool = True) -> Any:

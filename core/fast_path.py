@@ -45,7 +45,7 @@ import numpy as np
 from didax import array, core, dtypes
 from didax.array import Array, ShapedArray
 from didax.config import config
-from didax.runtime import client
+from didax.runtime import client, transfer_guard
 from didax.runtime.executable import Executable
 from didax.runtime.sharding import NamedSharding
 
@@ -69,8 +69,8 @@ def eager_unary(fn: Callable[..., Any], floats_only: bool) -> Callable[..., Any]
     """The eager rule of a unary elementwise primitive computed by the NumPy function `fn`."""
 
     def eager(x: Any) -> Any:
-        if type(x) is not Array or _trace_state() is not _EAGER or config.check_special:
-            return NotImplemented  # (results checked for nan/inf: `bind`'s path checks)
+        if type(x) is not Array or _trace_state() is not _EAGER or config.eager_hooks:
+            return NotImplemented  # (results checked for nan/inf or placed: `bind`'s path)
         v = x._value
         if v is None or (floats_only and v.dtype not in _FLOATS):
             return NotImplemented
@@ -88,7 +88,7 @@ def eager_binary(fn: Callable[..., Any], floats_only: bool) -> Callable[..., Any
     """The eager rule of a binary elementwise primitive computed by the NumPy function `fn`."""
 
     def eager(x: Any, y: Any) -> Any:
-        if _trace_state() is not _EAGER or config.check_special:
+        if _trace_state() is not _EAGER or config.eager_hooks:
             return NotImplemented
         tx, ty = type(x), type(y)
         if tx is Array and ty is Array:
@@ -306,8 +306,11 @@ def put_host_values(leaves: list[Any], host: list[int], avals: Sequence[ShapedAr
     wrapper's checks cost a quarter of the put)."""
     rt = client.runtime()
     put, sharding, devices, lend = rt.put, rt.sharding, [rt.device], rt.alias
+    guarded = config.guard_host_to_device is not None  # an implicit host-to-device transfer
     for i in host:
         x, aval = leaves[i], avals[i]
+        if guarded:
+            transfer_guard.host_to_device(aval, rt.device)
         if type(x) is not np.ndarray or x.dtype is not aval.dtype:
             x = np.asarray(x, aval.dtype)
         leaves[i] = put(aval, sharding, [x], devices, True, False, lend, enable_x64=True)

@@ -55,10 +55,11 @@ for i, name in enumerate(
         # install the `array.Runtime` protocol)
         "runtime",
         "runtime.client",
+        "runtime.transfer_guard",
+        "runtime.placement",
         "runtime.distributed",
         "runtime.executable",
         "runtime.sharding",
-        "runtime.placement",
         # the hand-inlined hot paths: eager closures, the jit key and call, the launch
         "fast_path",
         # pretty (the layout engine) before jaxpr (the IR and its printer)

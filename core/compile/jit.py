@@ -47,7 +47,8 @@ from didax.compile.stages import (
 from didax.config import config
 from didax.interpreters import staging
 from didax.jaxpr import ClosedJaxpr, Jaxpr, holds_own_program
-from didax.runtime import client
+from didax.runtime import client, placement
+from didax.runtime.executable import Executable
 from didax.runtime.sharding import NamedSharding
 from didax.tree_util import (
     PyTreeDef,
@@ -255,13 +256,24 @@ class JitFunction:
                 return self._call_sharded(entry, leaves, layout, args, kwargs)
             if self._donating:
                 return self._call_donating(entry, leaves, args, kwargs)
+            # on the committed arguments' device, else the default device (placement.py)
+            names = lambda: self._leaf_names(args, kwargs)  # noqa: E731 - for an error only
+            what = getattr(self._fn, "__qualname__", self._name)
+            device, committed = placement.call_device(leaves, names, what)
             with self._lock:
-                if entry.executable is None:
-                    self._compile(entry)
-                if not self._has_static:  # later calls with this signature: the fast path
-                    self._remember(entry, args, kwargs)
-            avals = entry.in_avals
-            return entry.run([client.host_buffer(x, a) for x, a in zip(leaves, avals)])
+                if entry.executable is None:  # for the default device (see `_entry`'s key)
+                    entry.executable = self._compile(entry, placement.default_device())
+                exe = entry.executable
+                if exe.device != device:  # arguments committed to another device
+                    exe = entry.placed.get(device)
+                    if exe is None:
+                        exe = entry.placed[device] = self._compile(entry, device)
+                elif not self._has_static and device == client.runtime().device:
+                    self._remember(entry, args, kwargs)  # later calls: the fast path
+            buffers = [placement.buffer_on(x, a, device) for x, a in zip(leaves, entry.in_avals)]
+            return entry.run(
+                buffers, exe, placement.committed_sharding(device) if committed else None
+            )
         in_shardings = unspecified(len(consts) + len(leaves))
         out_shardings = unspecified(len(entry.out_avals))
         if self._in_shardings is not None or self._out_shardings is not None:
@@ -398,11 +410,18 @@ class JitFunction:
             donated += [name in spec.donate_argnames] * len(tree_flatten(kwargs[name])[0])
         return tuple(donated)
 
-    def _compile(self, entry: Entry) -> None:
-        compile_ = lambda: compile_jaxpr(entry.closed, self._name)  # noqa: E731
-        entry.executable, timings = debugging.log_compile(self._name, entry.in_avals, compile_)
+    def _leaf_names(self, args: tuple, kwargs: dict) -> list[str]:
+        """A name per dynamic leaf (`x`, `params['w']`), for messages, as JAX's."""
+        static = self._spec.static_positions(len(args))
+        kwargs = {k: v for k, v in kwargs.items() if k not in self._spec.static_argnames}
+        return api_util.leaf_names(self._fn, args, kwargs, static)
+
+    def _compile(self, entry: Entry, device: Any) -> Executable:
+        compile_ = lambda: compile_jaxpr(entry.closed, self._name, device=device)  # noqa: E731
+        exe, timings = debugging.log_compile(self._name, entry.in_avals, compile_)
         entry.timings.update(timings)
         self._shared.compilations += 1
+        return exe
 
     # ----- tracing and the cache
     def _entry(self, args: tuple, kwargs: dict) -> tuple[Entry, list[Any], list[Any]]:
@@ -673,7 +692,7 @@ def _applied(primitive: core.Primitive, params: dict) -> Callable[..., Any]:
     def apply(*operands: Any) -> Any:
         return primitive.bind(*operands, **params)
 
-    apply.__name__ = primitive.name
+    apply.__name__ = apply.__qualname__ = primitive.name
     return apply
 
 

@@ -83,12 +83,15 @@ def executable(jaxpr: ClosedJaxpr, name: str) -> Executable:
 
 
 def compile_jaxpr(
-    jaxpr: ClosedJaxpr, name: str, aliases: Sequence[int | None] = ()
+    jaxpr: ClosedJaxpr, name: str, aliases: Sequence[int | None] = (), *, device: Any = None
 ) -> tuple[Executable, dict[str, float]]:
+    """Lower and compile `jaxpr` for one device (the first unless `device` is given)."""
     t0 = time.perf_counter()
     builder = lowering.lower_jaxpr_to_module(jaxpr, name, aliases)
     t1 = time.perf_counter()
-    exe = compile_module(builder.module, jaxpr.in_avals, jaxpr.out_avals, builder.host_callbacks)
+    exe = compile_module(
+        builder.module, jaxpr.in_avals, jaxpr.out_avals, builder.host_callbacks, device=device
+    )
     return exe, {"lower": t1 - t0, "compile": time.perf_counter() - t1}
 
 

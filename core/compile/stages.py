@@ -27,7 +27,7 @@ from didax.array import Array
 from didax.fast_path import launcher
 from didax.interpreters import lowering
 from didax.jaxpr import ClosedJaxpr
-from didax.runtime import client
+from didax.runtime import client, placement, transfer_guard
 from didax.runtime.executable import Executable, buffer_to_numpy, compile_module
 from didax.runtime.sharding import NamedSharding, PartitionSpec, named_from_hlo
 from didax.runtime.sharding import put as put_sharded
@@ -53,6 +53,7 @@ class Entry:
         "sharded",
         "layouts",
         "constraints",
+        "placed",
     )
 
     def __init__(
@@ -77,6 +78,9 @@ class Entry:
         # fixed for an entry: an entry of a jit with shardings is that jit's alone)
         self.layouts: dict[tuple, Layout | None] = {}
         self.constraints: tuple | None = None  # `with_sharding_constraint`s in the jaxpr
+        # by device: the programs for arguments committed to a device that is not the one
+        # `executable` runs on (runtime/placement.py)
+        self.placed: dict[Any, Executable] = {}
 
     def launcher(self) -> Callable[[list[Any]], Any]:
         """`run` for the fast path, as one call: a compiled program's `launcher` (with the
@@ -89,14 +93,22 @@ class Entry:
         build = builder(self.out_tree)  # None for a tree with other nodes: `run` unflattens
         return self.run if build is None else launcher(self.executable, build)
 
-    def run(self, buffers: list[Any], executable: Executable | None = None) -> Any:
+    def run(
+        self, buffers: list[Any], executable: Executable | None = None, sharding: Any = None
+    ) -> Any:
         """Launch on device buffers (one per input); the outputs as Arrays, in their tree.
-        `executable`: another program of this jaxpr (one that takes donated inputs)."""
+        `executable`: another program of this jaxpr (one that takes donated inputs, or runs
+        on another device); `sharding`: the outputs' (committed to that device)."""
         executable = executable or self.executable
-        if self.single and not self.bfloat16:  # the common case, in one call
+        if self.single and not self.bfloat16 and sharding is None:  # the common case
             return executable.execute_one(buffers)
-        wrap = _host_output if self.bfloat16 else array.from_buffer
-        outs = list(map(wrap, executable.execute(buffers), self.out_avals))
+        if self.bfloat16:
+            outs = list(map(_host_output, executable.execute(buffers), self.out_avals))
+        else:
+            outs = [
+                array.from_buffer(b, a, sharding)
+                for b, a in zip(executable.execute(buffers), self.out_avals, strict=True)
+            ]
         return outs[0] if self.single else tree_unflatten(self.out_tree, outs)
 
 
@@ -136,7 +148,10 @@ def donating_call_buffers(
         if type(x) is Array and id(x) in made:
             buffers.append(made[id(x)])
             continue
-        buffers.append(client.donated_buffer(x, a) if d else client.host_buffer(x, a))
+        if d and type(x) is not Array:  # (a copy of a host value: put on the device)
+            transfer_guard.host_to_device(a, client.runtime().device)
+        device = client.runtime().device  # (a donating call runs on the first device)
+        buffers.append(client.donated_buffer(x, a) if d else placement.buffer_on(x, a, device))
         if type(x) is Array:
             made[id(x)] = buffers[-1]
     return buffers

@@ -15,11 +15,13 @@ from didax import core, dtypes, lax, typed_sharding
 from didax.array import Array
 from didax.array import asarray as _asarray_concrete
 from didax.compile.sharding_constraint import reshard
+from didax.config import config
 from didax.numpy.axis_args import shape_tuple
 from didax.numpy.inner_jit import inner_jit
 from didax.numpy.promotion import broadcast_to, check_arraylike, promote
 from didax.primitives import creation as _creation
 from didax.primitives import shape as _shape
+from didax.runtime import placement, transfer_guard
 from didax.runtime.sharding import PartitionSpec
 
 
@@ -108,7 +110,10 @@ def asarray(x: Any, dtype: Any = None) -> Any:
     if isinstance(x, (list, tuple)):
         x = [np.asarray(v) if isinstance(v, Array) else v for v in _leaves_tree(x)]
     _check_array_value(x)
-    return _asarray_concrete(x, None if dtype is None else to_dtype(dtype))
+    out = _asarray_concrete(x, None if dtype is None else to_dtype(dtype))
+    if config.guard_host_to_device is not None:  # a host value to the device, implicitly
+        transfer_guard.host_to_device(out.aval, placement.default_device())
+    return out
 
 
 def _check_array_value(x: Any) -> None:

@@ -216,8 +216,13 @@ def check_backend(name: str | None) -> None:
 class SingleDeviceSharding:
     """An array placed whole on one device. Like `jax.sharding.SingleDeviceSharding`."""
 
-    def __init__(self, device: Any, *, memory_kind: str | None = None) -> None:
+    def __init__(
+        self, device: Any, *, memory_kind: str | None = None, _committed: bool = True
+    ) -> None:
         self.device = device
+        # whether an Array placed by it was put there on purpose (`device_put(x, device)`, a
+        # result of one such), or went to the default device (runtime/placement.py)
+        self._committed = _committed
         self.memory_kind = memory_kind or "device"
         self.device_set = {device}
         self.is_fully_replicated = self.is_fully_addressable = True
@@ -246,6 +251,17 @@ def default_sharding() -> SingleDeviceSharding:
 # ----------------------------------------------------------------------------- buffers
 
 
+@functools.cache  # one per device of the one client: bounded by the device count
+def device_sharding(device: Any) -> Any:
+    """jaxlib's sharding of a buffer on `device` alone: one object per device, which the
+    buffers put there and the outputs of programs run there share (jit's fast path compares
+    it by identity)."""
+    rt = runtime()
+    return (
+        rt.sharding if device == rt.device else rt.xc.GSPMDSharding((device,), rt.xc.OpSharding())
+    )
+
+
 def put(
     value: np.ndarray, aval: core.ShapedArray, *, alias: bool = False, device: Any = None
 ) -> Any:
@@ -256,7 +272,7 @@ def put(
     if device is None or device == rt.device:
         sharding, device = rt.sharding, rt.device
     else:
-        sharding = rt.xc.GSPMDSharding((device,), rt.xc.OpSharding())
+        sharding = device_sharding(device)
     return rt.put(
         aval,
         sharding,
@@ -275,14 +291,17 @@ def wait(buffers: list[Any]) -> None:
 
 
 def buffer_of(x: Array) -> Any:
-    """The device buffer behind `x`: an eager Array's value is put on the device once and
-    kept beside it, so passing the same Array to compiled code again costs no copy. Its aval
-    becomes the interned one (`array.interned`), which jit's fast table compares by identity."""
+    """The device buffer behind `x`: an eager Array's value is put on its device (the first
+    one, or the default device it was made under) once and kept beside it, so passing the
+    same Array to compiled code again costs no copy. Its aval becomes the interned one
+    (`array.interned`), which jit's fast table compares by identity."""
     buf = x._buffer
     if buf is None:
         value = x._host()  # (raises if x was deleted)
         aval = x._aval = array.interned(x.aval)
-        buf = x._buffer = put(value, aval, alias=True)
+        sharding = getattr(x, "_sharding", None)
+        device = sharding.device if type(sharding) is SingleDeviceSharding else None
+        buf = x._buffer = put(value, aval, alias=True, device=device)
     return buf
 
 
@@ -293,14 +312,6 @@ def donated_buffer(x: Any, aval: core.ShapedArray) -> Any:
     if type(x) is Array and x._value is None and x._buffer is not None:
         return x._buffer
     return put(np.array(core.to_numpy(x), aval.dtype), aval)
-
-
-def host_buffer(x: Any, aval: core.ShapedArray) -> Any:
-    """A device buffer for any array-like argument of type `aval` (Arrays, NumPy values,
-    Python scalars)."""
-    if type(x) is Array:
-        return buffer_of(x)
-    return put(np.asarray(core.to_numpy(x), aval.dtype), aval)
 
 
 # The three caches below key on plain values (sharding text, dims, device tuples; devices
@@ -393,42 +404,6 @@ def element_type(ir: Any, dtype: np.dtype) -> Any:
     if dtype.kind == "c" and dtype.itemsize // 2 in floats:  # complex64: complex<f32>
         return ir.ComplexType.get(floats[dtype.itemsize // 2].get())
     raise NotImplementedError(f"didax cannot lower arrays of dtype {dtype.name}")
-
-
-def device_put(x: Any, device: Any = None) -> Array:
-    """`x` as an Array on `device` (default: the first device). Like `jax.device_put` with
-    a device or None (no shardings).
-
-    Raises:
-      ValueError: `device` is not one of `devices()` (or None), as JAX's.
-    """
-    if isinstance(x, core.Tracer):
-        return x
-    rt = runtime()
-    if device is not None and device not in rt.devices:
-        raise ValueError(
-            f"device_put: {device!r} is not a device of this client; choose None or one of "
-            f"didax.devices() = {list(rt.devices)}"
-        )
-    if device is None or device == rt.device:
-        out = (
-            x if type(x) is Array else Array(np.array(core.to_numpy(x)), core.get_aval(x).weak_type)
-        )
-        buffer_of(out)  # the Array keeps its (copied, immutable) host value too
-        return out
-    value = np.array(core.to_numpy(x))
-    aval = core.get_aval(x).update(shape=value.shape, dtype=value.dtype)
-    buffer = put(value, aval, alias=True, device=device)
-    return array.from_buffer(buffer, aval, SingleDeviceSharding(device))
-
-
-def array_devices(x: Array) -> set[Any]:
-    """The devices holding `x` (an eager value counts as on the first device)."""
-    sharding = getattr(x, "_sharding", None)
-    if sharding is not None:
-        return set(sharding.device_set)
-    buf = x._buffer
-    return set(buf._sharding._devices) if buf is not None else {runtime().device}
 
 
 # ----------------------------------------------------------------------------- MLIR

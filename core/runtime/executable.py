@@ -131,6 +131,7 @@ class Executable:
         "_handlers",
         "_too_large",
         "_sharding",
+        "device",
         "host_callbacks",
         "in_avals",
         "out_avals",
@@ -147,8 +148,11 @@ class Executable:
         devices: Sequence[Any] | None = None,
         *,
         partitioned: bool = False,
+        device: Any = None,
     ) -> None:
         rt = runtime()
+        # a single-device program's device (the first one unless compiled for another)
+        self.device = rt.device if device is None else device
         self._exe = exe
         self.host_callbacks = tuple(host_callbacks)  # kept alive as long as the program
         self.in_avals = tuple(in_avals)
@@ -158,7 +162,7 @@ class Executable:
         self._too_large = [a for a in self.out_avals if array.exceeds_memory(a)]
         # a replicated program's values are one buffer per device, under one sharding
         self._sharding = (
-            rt.sharding
+            client.device_sharding(self.device)
             if devices is None
             else rt.xc.GSPMDSharding(tuple(devices), rt.xc.OpSharding())
         )
@@ -199,9 +203,9 @@ class Executable:
         try:
             results = self._exe.execute_sharded(buffers)  # positional: faster to parse
         except runtime().xla.JaxRuntimeError:
-            # an argument that device_put placed on another device: programs run on the
-            # first device (for now), so copy it there; the fast path pays nothing for this
-            results = self._exe.execute_sharded(self._on_first_device(buffers))
+            # an argument on another device (an un-committed one a program for the default
+            # device takes): copied there; the fast path pays nothing for this
+            results = self._exe.execute_sharded(self._on_its_device(buffers))
         return results.consume_with_handlers(self._handlers)
 
     def _execute_waiting(self, buffers: list[Any]) -> list[Any]:
@@ -210,7 +214,7 @@ class Executable:
         try:
             results = self._exe.execute_sharded(buffers, with_tokens=True)
         except runtime().xla.JaxRuntimeError:  # as in `execute`
-            results = self._exe.execute_sharded(self._on_first_device(buffers), with_tokens=True)
+            results = self._exe.execute_sharded(self._on_its_device(buffers), with_tokens=True)
         results.consume_token().block_until_ready()
         return results.consume_with_handlers(self._handlers)
 
@@ -238,12 +242,13 @@ class Executable:
         results = self._exe.execute_sharded(buffers)
         return results.consume_with_handlers(self._handlers)
 
-    def _on_first_device(self, buffers: list[Any]) -> list[Any]:
-        rt = runtime()
-        return [
-            b if b._sharding is rt.sharding else put(np.asarray(b), a)
-            for b, a in zip(buffers, self.in_avals, strict=True)
-        ]
+    def _on_its_device(self, buffers: list[Any]) -> list[Any]:
+        out = []
+        for b, a in zip(buffers, self.in_avals, strict=True):
+            if b._sharding is not self._sharding:  # (JAX's transfer guards let it through)
+                b = put(np.asarray(b), a, device=self.device)
+            out.append(b)
+        return out
 
     def execute_replicated(self, shards: list[list[Any]]) -> list[np.ndarray]:
         """Launch a replicated program (`compile_module(..., num_replicas=N)`): for each
@@ -340,6 +345,7 @@ def compile_module(
     propagate_to_inputs: Sequence[bool] = (),
     propagate_to_outputs: Sequence[bool] = (),
     shardy: bool | None = None,
+    device: Any = None,
 ) -> Executable:
     """Compile an MLIR module (whose `main` takes `in_avals` and returns `out_avals`).
 
@@ -353,13 +359,18 @@ def compile_module(
     device k); `propagate_to_inputs[i]`/`propagate_to_outputs[i]`: XLA picks input or
     output i's sharding (no annotation), read back from the executable; `shardy` (default:
     the `jax_use_shardy_partitioner` option) says whose shardings the module holds.
-    `Executable.execute_sharded` runs it. By default the program runs on the first device.
+    `Executable.execute_sharded` runs it. By default the program runs on the first device,
+    or on `device`.
     """
     rt = runtime()
+    one = rt.devices[:1] if device is None else [device]  # a single-device program's
     if host_callbacks:
-        devices = rt.xla.DeviceList(tuple(rt.devices[:1]))
-        exe = _compile_and_load(module, devices, rt.xc.CompileOptions(), list(host_callbacks))
-        return Executable(exe, in_avals, out_avals, host_callbacks)
+        devices = rt.xla.DeviceList(tuple(one))
+        options = rt.xc.CompileOptions()
+        if device is not None:
+            options.device_assignment = rt.xc.DeviceAssignment.create(np.array([[device.id]]))
+        exe = _compile_and_load(module, devices, options, list(host_callbacks))
+        return Executable(exe, in_avals, out_avals, host_callbacks, device=device)
     bytecode = io.BytesIO()
     module.operation.write_bytecode(bytecode)  # faster to hand over than text
     options = rt.xc.CompileOptions()
@@ -383,8 +394,10 @@ def compile_module(
             exe = _compile_and_load(bytecode.getvalue(), rt.xla.DeviceList(tuple(devices)), options)
         return Executable(exe, in_avals, out_avals, devices=devices, partitioned=True)
     if num_replicas == 1 and device_assignment is None:
-        exe = _compile_and_load(bytecode.getvalue(), rt.devices[:1], options)
-        return Executable(exe, in_avals, out_avals)
+        if device is not None:  # (the device list alone leaves the replica on device 0)
+            options.device_assignment = rt.xc.DeviceAssignment.create(np.array([[device.id]]))
+        exe = _compile_and_load(bytecode.getvalue(), one, options)
+        return Executable(exe, in_avals, out_avals, device=device)
     devices = list(device_assignment if device_assignment is not None else rt.devices)
     if len(devices) != num_replicas:
         raise ValueError(

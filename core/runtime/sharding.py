@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 from didax import array, core
 from didax.array import Array
-from didax.runtime import client, executable
+from didax.runtime import client, executable, placement
 from didax.runtime.client import SingleDeviceSharding
 from didax.sharded_aval import with_spec
 
@@ -483,7 +483,7 @@ def device_put(x: Any, target: Any = None) -> Any:
         return put(x, target)
     if isinstance(target, SingleDeviceSharding):
         target = target.device
-    return client.device_put(x, target)
+    return placement.device_put(x, target)
 
 
 def put(x: Any, sharding: NamedSharding) -> Any:
@@ -523,7 +523,7 @@ def make_array_from_callback(
     """
     shape = tuple(int(n) for n in shape)
     if isinstance(sharding, SingleDeviceSharding):
-        return client.device_put(data_callback((slice(None),) * len(shape)), sharding.device)
+        return placement.device_put(data_callback((slice(None),) * len(shape)), sharding.device)
     sharding.check_shape(shape)
     devices = sharding._device_assignment
     blocks = sharding.devices_indices_map(shape)
@@ -587,7 +587,7 @@ def addressable_shards(x: array.Array) -> list[Shard]:
     value = np.asarray(x)
     rids = sharding.replica_ids()
     return [
-        Shard(d, index, rids[d], client.device_put(value[index], d))
+        Shard(d, index, rids[d], placement.device_put(value[index], d))
         for d, index in sharding.addressable_devices_indices_map(x.shape).items()
     ]
 
@@ -640,8 +640,9 @@ def _platform(indices: dict[Any, Any]) -> str:
 class _ArrayRuntime:
     """`array.Runtime`: what an Array asks the devices, answered by this floor."""
 
-    default_sharding = staticmethod(client.default_sharding)
-    devices = staticmethod(client.array_devices)
+    sharding = staticmethod(placement.array_sharding)
+    eager_sharding = staticmethod(placement.eager_sharding)
+    devices = staticmethod(placement.array_devices)
     read_sharded = staticmethod(_read_sharded)
     addressable_shards = staticmethod(addressable_shards)
 
