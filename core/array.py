@@ -363,10 +363,11 @@ class Array:
     # An eager Array keeps its NumPy value and weak flag and builds its `aval` on first use:
     # most eager results feed the next operation without anyone asking for their aval.
     # `_sharding` is set only on an Array placed by a sharding (`device_put(x, sharding)`, a
-    # sharded jit's result): most Arrays never carry it (read with getattr and a default).
-    # Eager operations take NumPy's path on Arrays holding a `_value`; on the others that
-    # span several devices they run on those devices, as JAX's do. So an Array split over a
-    # mesh, or replicated on several of its devices, never holds a `_value`: its host value,
+    # sharded jit's result) or off the first device (`device_put(x, device)`, made under
+    # another default device: runtime/placement.py): most Arrays never carry it (read with
+    # getattr and a default). Eager operations take NumPy's path on Arrays holding a
+    # `_value`; on the others that span several devices, or are committed to another device,
+    # they run there, as JAX's do. So such an Array never holds a `_value`: its host value,
     # once read (or kept by `device_put`), is `_gathered`.
     __slots__ = ("_value", "_buffer", "_weak", "_aval", "_sharding", "_gathered", "__weakref__")
     __array_priority__ = 100

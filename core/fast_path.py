@@ -137,7 +137,7 @@ class Jitted(Protocol):
     """What `jit_call` reads of a jitted function (`compile/jit.py`'s JitFunction)."""
 
     _fast: dict[tuple, tuple[Callable[[list[Any]], Any], tuple]]  # key -> (launch, in avals)
-    _home: Any  # the default device's sharding, once the backend runs
+    _home: Any  # the first device's sharding, once the backend runs
 
     def _call(self, args: tuple, kwargs: dict) -> Any:
         """The general path."""

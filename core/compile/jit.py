@@ -208,7 +208,7 @@ class JitFunction:
         self._donating = bool(spec.donate_argnums or spec.donate_argnames)
         self._fast = {} if self._donating else self._shared.fast
         self._lock = self._shared.lock
-        self._home: Any = None  # the default device's sharding, once the backend runs
+        self._home: Any = None  # the first device's sharding, once the backend runs
 
     @property
     def compilations(self) -> int:

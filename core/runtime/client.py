@@ -244,7 +244,8 @@ class SingleDeviceSharding:
 
 @functools.cache  # one value per process (the client's first device): bounded by one entry
 def default_sharding() -> SingleDeviceSharding:
-    """Where every didax Array lives: this process's first CPU device."""
+    """Where an Array on the first device lives (this process's first CPU device): every
+    Array but those placed elsewhere (runtime/placement.py, runtime/sharding.py)."""
     return SingleDeviceSharding(runtime().device)
 
 
