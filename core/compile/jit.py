@@ -256,10 +256,7 @@ class JitFunction:
                 return self._call_sharded(entry, leaves, layout, args, kwargs)
             if self._donating:
                 return self._call_donating(entry, leaves, args, kwargs)
-            # on the committed arguments' device, else the default device (placement.py)
-            names = lambda: self._leaf_names(args, kwargs)  # noqa: E731 - for an error only
-            what = getattr(self._fn, "__qualname__", self._name)
-            device, committed = placement.call_device(leaves, names, what)
+            device, committed = self._device(leaves, args, kwargs)
             with self._lock:
                 if entry.executable is None:  # for the default device (see `_entry`'s key)
                     entry.executable = self._compile(entry, placement.default_device())
@@ -382,16 +379,17 @@ class JitFunction:
         # Donation: inputs an output can reuse are aliased to it in the program, handed over
         # to XLA, and their Arrays deleted. Donating calls always take this path.
         donated = self._donated_leaves(args, kwargs)
+        device, committed = self._device(leaves, args, kwargs)
         with self._lock:
-            if donated not in entry.donating:
+            if (donated, device) not in entry.donating:
                 aliases = donation_aliases(entry.closed, donated)
-                exe, timings = compile_jaxpr(entry.closed, self._name, aliases)
+                exe, timings = compile_jaxpr(entry.closed, self._name, aliases, device=device)
                 entry.timings.update(timings)
                 self._shared.compilations += 1
-                entry.donating[donated] = (exe, [a is not None for a in aliases])
-            exe, used = entry.donating[donated]
-        buffers = donating_call_buffers(leaves, entry.in_avals, used)
-        out = entry.run(buffers, exe)
+                entry.donating[donated, device] = (exe, [a is not None for a in aliases])
+            exe, used = entry.donating[donated, device]
+        buffers = donating_call_buffers(leaves, entry.in_avals, used, device)
+        out = entry.run(buffers, exe, placement.committed_sharding(device) if committed else None)
         for x, u in zip(leaves, used, strict=True):
             if u and type(x) is Array:
                 x.delete()
@@ -410,11 +408,13 @@ class JitFunction:
             donated += [name in spec.donate_argnames] * len(tree_flatten(kwargs[name])[0])
         return tuple(donated)
 
-    def _leaf_names(self, args: tuple, kwargs: dict) -> list[str]:
-        """A name per dynamic leaf (`x`, `params['w']`), for messages, as JAX's."""
+    def _device(self, leaves: list[Any], args: tuple, kwargs: dict) -> tuple[Any, bool]:
+        """The device a single-device call runs on: its committed arguments' (then True), or
+        the default device (runtime/placement.py)."""
         static = self._spec.static_positions(len(args))
         kwargs = {k: v for k, v in kwargs.items() if k not in self._spec.static_argnames}
-        return api_util.leaf_names(self._fn, args, kwargs, static)
+        names = lambda: api_util.leaf_names(self._fn, args, kwargs, static)  # noqa: E731
+        return placement.call_device(leaves, names, getattr(self._fn, "__qualname__", self._name))
 
     def _compile(self, entry: Entry, device: Any) -> Executable:
         compile_ = lambda: compile_jaxpr(entry.closed, self._name, device=device)  # noqa: E731

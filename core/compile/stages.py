@@ -71,8 +71,9 @@ class Entry:
         self.executable: Executable | None = None
         self.timings = {"trace": trace_time}
         self.fast_keys: list[tuple] = []  # its keys in the jitted function's fast table
-        # by which leaves are donated: the program with them aliased, and which it uses
-        self.donating: dict[tuple[bool, ...], tuple[Executable, list[bool]]] = {}
+        # by which leaves are donated and the device: the program with them aliased, and
+        # which it uses
+        self.donating: dict[tuple, tuple[Executable, list[bool]]] = {}
         self.sharded: dict[tuple, ShardedRun] = {}  # by `Layout.key`: partitioned programs
         # the layout of a call, by its arguments' own shardings (the jit's given ones are
         # fixed for an entry: an entry of a jit with shardings is that jit's alone)
@@ -136,9 +137,11 @@ def donation_aliases(jaxpr: ClosedJaxpr, donated: Sequence[bool]) -> list[int | 
 
 
 def donating_call_buffers(
-    leaves: Sequence[Any], avals: Sequence[core.ShapedArray], donated: Sequence[bool]
+    leaves: Sequence[Any], avals: Sequence[core.ShapedArray], donated: Sequence[bool], device: Any
 ) -> list[Any]:
-    """A donating call's device buffers: donated leaves' may be overwritten. One buffer per
+    """A donating call's device buffers, for a program on `device` (a donated host value's
+    copy goes to the first device, and is moved by the launch): donated leaves' may be
+    overwritten. One buffer per
     Array, as in JAX: an Array passed twice with a donated use is then one buffer donated
     and used, which PJRT rejects with JAX's error (an eager Array's donated copy was a
     buffer of its own, and the call ran)."""
@@ -149,8 +152,7 @@ def donating_call_buffers(
             buffers.append(made[id(x)])
             continue
         if d and type(x) is not Array:  # (a copy of a host value: put on the device)
-            transfer_guard.host_to_device(a, client.runtime().device)
-        device = client.runtime().device  # (a donating call runs on the first device)
+            transfer_guard.host_to_device(a, device)
         buffers.append(client.donated_buffer(x, a) if d else placement.buffer_on(x, a, device))
         if type(x) is Array:
             made[id(x)] = buffers[-1]
@@ -490,7 +492,11 @@ class Lowered:
                 self.name, self._entry, run.executable, timings, sharded=(run, self._layout)
             )
         exe = compile_module(
-            self._builder.module, self.in_avals, self.out_avals, self._builder.host_callbacks
+            self._builder.module,
+            self.in_avals,
+            self.out_avals,
+            self._builder.host_callbacks,
+            device=placement.default_device(),  # (the entry's: see jit's `_entry` key)
         )
         timings = {**self.timings, "compile": time.perf_counter() - t0}
         if self._entry.executable is None and not any(self._donated):
@@ -561,7 +567,7 @@ class Compiled:
         if self._sharded is not None:
             run, layout = self._sharded
             return run.call(leaves, layout)[0]
-        buffers = donating_call_buffers(leaves, self.in_avals, self._donated)
+        buffers = donating_call_buffers(leaves, self.in_avals, self._donated, self._exe.device)
         out = self._entry.run(buffers, self._exe)
         for x, d in zip(leaves, self._donated, strict=True):
             if d and type(x) is Array:

@@ -55,3 +55,10 @@ def test_errors(device_workers):
     assert mine == theirs
     assert mine["gpu"][0] == "RuntimeError" and mine["integer"][0] == "ValueError"
     assert mine["jit_incompatible"][0] == mine["eager_incompatible"][0] == "ValueError"
+
+
+def test_aot_and_donating_calls(device_workers):
+    mine, theirs = both(device_workers, "aot_and_donation")
+    assert mine == theirs
+    assert mine["compiled"][0] == mine["donated"][0] == [2]
+    assert mine["donated_committed"][:2] == [[3], True]

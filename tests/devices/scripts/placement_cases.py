@@ -107,6 +107,19 @@ def jit_cache() -> dict[str, Any]:
     return out
 
 
+def aot_and_donation() -> dict[str, Any]:
+    f = M.jit(lambda x: x * 3.0)
+    d = M.jit(lambda x: x + 1.0, donate_argnums=0)
+    x = np.arange(3.0, dtype=np.float32)
+    out = {}
+    with M.default_device(D[2]):
+        out["compiled"] = where(f.lower(x).compile()(x))
+        out["donated"] = where(d(jnp.ones(3)))
+        out["donated_numpy"] = where(d(x))
+    out["donated_committed"] = where(d(M.device_put(x, D[3])))
+    return out
+
+
 def errors() -> dict[str, Any]:
     def gpu() -> None:
         with M.default_device("gpu"):
@@ -240,6 +253,7 @@ CASES = {
     "committed": committed,
     "config_update": config_update,
     "jit_cache": jit_cache,
+    "aot_and_donation": aot_and_donation,
     "errors": errors,
     "guard_transfers": guard_transfers,
     "guard_logs": guard_logs,
