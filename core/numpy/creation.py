@@ -111,7 +111,8 @@ def asarray(x: Any, dtype: Any = None) -> Any:
         x = [np.asarray(v) if isinstance(v, Array) else v for v in _leaves_tree(x)]
     _check_array_value(x)
     out = _asarray_concrete(x, None if dtype is None else to_dtype(dtype))
-    if config.guard_host_to_device is not None:  # a host value to the device, implicitly
+    # a host value to the device, implicitly (while tracing, a constant of the program)
+    if config.guard_host_to_device is not None and core.trace_state() is core.EAGER_STATE:
         transfer_guard.host_to_device(out.aval, placement.default_device())
     return out
 

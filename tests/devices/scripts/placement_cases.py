@@ -171,6 +171,9 @@ def guard_transfers() -> dict[str, Any]:
         "jit_array": lambda: f(x),
         "asarray_numpy": lambda: jnp.asarray(host),
         "array_list": lambda: jnp.array([1.0, 2.0]),
+        # a NumPy constant while tracing is part of the program, not a transfer
+        "traced_asarray": lambda: M.jit(lambda a: a + jnp.asarray(host))(x),
+        "make_jaxpr_asarray": lambda: M.make_jaxpr(lambda a: a + jnp.asarray(host))(x),
         "device_put_numpy": lambda: M.device_put(host),
         "device_put_scalar": lambda: M.device_put(1.0),
         "device_put_numpy_to_device": lambda: M.device_put(host, D[1]),
