@@ -268,9 +268,7 @@ class JitFunction:
                 elif not self._has_static and device == client.runtime().device:
                     self._remember(entry, args, kwargs)  # later calls: the fast path
             buffers = [placement.buffer_on(x, a, device) for x, a in zip(leaves, entry.in_avals)]
-            return entry.run(
-                buffers, exe, placement.committed_sharding(device) if committed else None
-            )
+            return entry.run(buffers, exe, placement.result_sharding(device, committed))
         in_shardings = unspecified(len(consts) + len(leaves))
         out_shardings = unspecified(len(entry.out_avals))
         if self._in_shardings is not None or self._out_shardings is not None:
@@ -389,7 +387,7 @@ class JitFunction:
                 entry.donating[donated, device] = (exe, [a is not None for a in aliases])
             exe, used = entry.donating[donated, device]
         buffers = donating_call_buffers(leaves, entry.in_avals, used, device)
-        out = entry.run(buffers, exe, placement.committed_sharding(device) if committed else None)
+        out = entry.run(buffers, exe, placement.result_sharding(device, committed))
         for x, u in zip(leaves, used, strict=True):
             if u and type(x) is Array:
                 x.delete()
@@ -551,8 +549,9 @@ class JitFunction:
                 "over values of an enclosing transformation"
             )
         donated = self._donated_leaves(args, kwargs) if self._donating else ()
-        layout = self._layout(entry, _dynamic_leaves(self, args, kwargs), args, kwargs)
-        return Traced(self._name, entry, donated, layout)
+        leaves = _dynamic_leaves(self, args, kwargs)
+        layout = self._layout(entry, leaves, args, kwargs)
+        return Traced(self._name, entry, donated, layout, self._device(leaves, args, kwargs))
 
     def eval_shape(self, *args: Any, **kwargs: Any) -> Any:
         """The output's shapes and dtypes as a pytree of `ShapeDtypeStruct`s, without

@@ -422,10 +422,14 @@ class Traced:
         entry: Entry,
         donated: tuple[bool, ...] = (),
         layout: Layout | None = None,
+        placement: tuple[Any, bool] = (None, False),
     ) -> None:
         self._entry = entry
         self._donated = donated  # which inputs the jitted function donates
         self._layout = layout  # where the values live, for a sharded call
+        # the device of a single-device program, and whether arguments commit it (None: the
+        # default device when compiled)
+        self._placement = placement
         self.fun_name = name
         self.jaxpr = entry.closed
         self.in_avals = entry.closed.in_avals
@@ -448,7 +452,9 @@ class Traced:
         builder = lowering.lower_jaxpr_to_module(closed, self.fun_name, aliases)
         timings = {"trace": self._entry.timings["trace"], "lower": time.perf_counter() - t0}
         used = [a is not None for a in aliases]
-        return Lowered(self.fun_name, self._entry, builder, timings, used)
+        return Lowered(
+            self.fun_name, self._entry, builder, timings, used, placement=self._placement
+        )
 
 
 class Lowered:
@@ -463,11 +469,13 @@ class Lowered:
         donated: Sequence[bool] = (),
         *,
         layout: Layout | None = None,
+        placement: tuple[Any, bool] = (None, False),
     ) -> None:
         self.name = name
         self._entry = entry
         self._builder = builder
         self._layout = layout
+        self._placement = placement  # as Traced's
         self._donated = list(donated)  # inputs the program overwrites (deleted when called)
         self.timings = dict(timings)  # seconds: 'trace', 'lower'
         self.jaxpr = entry.closed
@@ -491,17 +499,19 @@ class Lowered:
             return Compiled(
                 self.name, self._entry, run.executable, timings, sharded=(run, self._layout)
             )
+        device, committed = self._placement
         exe = compile_module(
             self._builder.module,
             self.in_avals,
             self.out_avals,
             self._builder.host_callbacks,
-            device=placement.default_device(),  # (the entry's: see jit's `_entry` key)
+            device=device or placement.default_device(),
         )
         timings = {**self.timings, "compile": time.perf_counter() - t0}
-        if self._entry.executable is None and not any(self._donated):
+        if self._entry.executable is None and not any(self._donated) and not committed:
             self._entry.executable = exe  # the jitted function's next call reuses it
-        return Compiled(self.name, self._entry, exe, timings, self._donated)
+        sharding = placement.result_sharding(exe.device, committed)
+        return Compiled(self.name, self._entry, exe, timings, self._donated, sharding=sharding)
 
 
 class Compiled:
@@ -517,11 +527,13 @@ class Compiled:
         donated: Sequence[bool] = (),
         *,
         sharded: tuple[ShardedRun, Layout] | None = None,
+        sharding: Any = None,
     ) -> None:
         self.name = name
         self._entry = entry
         self._exe = exe
         self._sharded = sharded  # a partitioned program, and its layout
+        self._sharding = sharding  # its results' (committed to its device), or None
         self._donated = list(donated) or [False] * len(entry.in_avals)
         self.timings = timings  # seconds: 'trace', 'lower', 'compile'
         self.in_avals = entry.closed.in_avals
@@ -568,7 +580,7 @@ class Compiled:
             run, layout = self._sharded
             return run.call(leaves, layout)[0]
         buffers = donating_call_buffers(leaves, self.in_avals, self._donated, self._exe.device)
-        out = self._entry.run(buffers, self._exe)
+        out = self._entry.run(buffers, self._exe, self._sharding)
         for x, d in zip(leaves, self._donated, strict=True):
             if d and type(x) is Array:
                 x.delete()

@@ -152,10 +152,11 @@ def _short(x: Any) -> str:  # float32[3], as JAX's message spells a shape
     return f"{aval.dtype.name}[{','.join(map(str, aval.shape))}]"
 
 
-def committed_sharding(device: Any) -> SingleDeviceSharding | None:
-    """What the results of a program run on arguments committed to `device` carry: that
-    device, committed, as JAX's (None on the first device: they stay as they are, above)."""
-    return None if device == client.runtime().device else placed(device, True)
+def result_sharding(device: Any, committed: bool) -> SingleDeviceSharding | None:
+    """What the results of a program run on `device` carry: that device, committed, when its
+    arguments were, as JAX's; else None (un-committed, or on the first device: they stay as
+    they are, above)."""
+    return placed(device, True) if committed and device != client.runtime().device else None
 
 
 def buffer_on(x: Any, aval: core.ShapedArray, device: Any) -> Any:

@@ -61,4 +61,4 @@ def test_aot_and_donating_calls(device_workers):
     mine, theirs = both(device_workers, "aot_and_donation")
     assert mine == theirs
     assert mine["compiled"][0] == mine["donated"][0] == [2]
-    assert mine["donated_committed"][:2] == [[3], True]
+    assert mine["donated_committed"][:2] == mine["compiled_committed"][:2] == [[3], True]

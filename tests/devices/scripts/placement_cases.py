@@ -116,7 +116,9 @@ def aot_and_donation() -> dict[str, Any]:
         out["compiled"] = where(f.lower(x).compile()(x))
         out["donated"] = where(d(jnp.ones(3)))
         out["donated_numpy"] = where(d(x))
-    out["donated_committed"] = where(d(M.device_put(x, D[3])))
+    g = M.device_put(x, D[3])
+    out["compiled_committed"] = where(f.lower(g).compile()(g))
+    out["donated_committed"] = where(d(g))  # (g is deleted)
     return out
 
 
