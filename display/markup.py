@@ -21,7 +21,7 @@ import hashlib
 import html
 import itertools
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from didax.display import compiled, program, provenance
@@ -117,9 +117,13 @@ PARAM_HELP: dict[str, str] = {
 }
 
 
-def _span(s: program.Span, uid: str, title: str | None = None) -> str:
+def _span(s: program.Span, uid: str, title: str | None = None, rule: int | None = None) -> str:
     text = esc(s.text)
     t = f' title="{esc(title)}"' if title else ""
+    if rule is not None:  # a primitive whose rules are below: its label shows them
+        return (
+            f'<label for="{uid}-p{rule}" class="dx-primitive dx-prim dx-p{rule}"{t}>{text}</label>'
+        )
     if s.var is not None:
         cls = f"dx-var dx-v{s.var}" + (" dx-bind" if s.binds else "")
         return f'<label for="{uid}-v{s.var}" class="{cls}"{t}>{text}</label>'
@@ -136,18 +140,20 @@ def _line_html(
     current: int | None,
     tag: str = "div",
     mark: tuple[str, str] | None = None,
+    ruled: Mapping[str, int] | None = None,
 ) -> str:
     indent, spans = model.lines[i]
     parts = []
     for s in spans:
-        title = None
+        title, rule = None, None
         if s.eqn is not None:
             src = model.eqns[s.eqn].source
             if src is not None:
                 title = src.describe()
+            rule = (ruled or {}).get(model.eqns[s.eqn].primitive)
         elif s.kind.value == "param":
             title = PARAM_HELP.get(s.text, f"the primitive's parameter {s.text}")
-        parts.append(_span(s, uid, title))
+        parts.append(_span(s, uid, title, rule))
     cls = "dx-l dx-current" if i == current else "dx-l"
     src_marker = ""
     if mark is not None:  # its number or derivation, at the end of the equation's line
@@ -169,19 +175,50 @@ def _var_rules(uid: str, n: int) -> str:
     return "<style>" + "\n".join(rules) + "</style>"
 
 
+def _rules_blocks(uid: str, ruled: Mapping[str, int], rules: Mapping[str, str]) -> str:
+    # each primitive's rules once, below the program; its radio (checked by a click on any
+    # of its names) shows it, by the CSS rules of `_prim_rules`. Where <style> is removed (an
+    # untrusted notebook) each is a closed <details> to open by hand
+    radios = "".join(
+        f'<input type="radio" class="dx-pick" name="{uid}-p" id="{uid}-p{k}">'
+        for k in [*ruled.values(), "none"]
+    )
+    close = f'<label for="{uid}-pnone" class="dx-close">\u2715 close</label>'
+    blocks = "".join(
+        f'<details class="dx-rules-of dx-rp{k}"><summary>the rules of {esc(name)}</summary>'
+        f"{close}{rules[name]}</details>"
+        for name, k in ruled.items()
+    )
+    return f'{radios}<div class="dx-rules">{blocks}</div>'
+
+
+def _prim_rules(uid: str, ruled: Mapping[str, int]) -> str:
+    rules = [
+        f"#{uid}:has(#{uid}-p{k}:checked) .dx-rp{k} {{ display: block; }}"
+        f"#{uid}:has(#{uid}-p{k}:checked) .dx-p{k} {{ background: var(--dx-hl); }}"
+        for k in ruled.values()
+    ]
+    return "<style>" + "\n".join(rules) + "</style>"
+
+
 def jaxpr_code(
     model: program.JaxprModel,
     uid: str | None = None,
     *,
     current_line: int | None = None,
     folded: Iterable[int] = (),
+    rules: Mapping[str, str] | None = None,
 ) -> str:
     """The jaxpr's lines as a `dx-code` block: tokens coloured by kind, multi-line equations
     and nested jaxprs as `<details>` (open unless their first line is in `folded`), each
     variable a label of its radio button (click: highlight binding and uses), parameters and
-    equations with hover titles."""
+    equations with hover titles. `rules`: the markup of each primitive's rules (`%rules`), by
+    name; each one shown is written once, below the program, and a click on the primitive's
+    name in any equation shows it (a radio button and CSS, like the variables)."""
     uid = uid or new_uid()
     folded = set(folded)
+    shown_prims = dict.fromkeys(e.primitive for e in model.eqns)  # in printed order
+    ruled = {name: k for k, name in enumerate(n for n in shown_prims if n in (rules or {}))}
     marks = model.line_marks()
     starts: dict[int, list[program.Fold]] = {}
     for f in model.folds:
@@ -194,10 +231,10 @@ def jaxpr_code(
             f = opening[0]
             is_open = "" if f.start in folded else " open"
             out.append(f'<details class="dx-fold dx-fold-{esc(f.label)}"{is_open}>')
-            out.append(_line_html(model, i, uid, current_line, "summary", marks.get(i)))
+            out.append(_line_html(model, i, uid, current_line, "summary", marks.get(i), ruled))
             ends.append(f.end)
         else:
-            out.append(_line_html(model, i, uid, current_line, mark=marks.get(i)))
+            out.append(_line_html(model, i, uid, current_line, mark=marks.get(i), ruled=ruled))
         while ends and ends[-1] == i:
             out.append("</details>")
             ends.pop()
@@ -207,9 +244,10 @@ def jaxpr_code(
         for k in range(len(model.var_names))
     )
     shown = note(model.note()) if model.note() else ""  # a long program: what is left out
+    below = _prim_rules(uid, ruled) + _rules_blocks(uid, ruled, rules or {}) if ruled else ""
     return (
         f'<div id="{uid}" class="dx-jaxpr">{radios}{_var_rules(uid, len(model.var_names))}'
-        f'<div class="dx-code">{"".join(out)}</div>{shown}</div>'
+        f'<div class="dx-code">{"".join(out)}</div>{shown}{below}</div>'
     )
 
 

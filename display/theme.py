@@ -94,6 +94,14 @@ body[data-jp-theme-light="false"] .dx-view { """
 .dx-view .dx-src { text-decoration: underline dotted; }
 .dx-view [title] { cursor: help; }
 .dx-view .dx-pick { display: none; }
+.dx-view .dx-prim, .dx-view .dx-prim[title], .dx-view .dx-close { cursor: pointer;
+  border-radius: 2px; }
+.dx-view .dx-rules-of { display: none; margin: 6px 0; padding-left: 8px;
+  border-left: 2px solid var(--dx-primitive); white-space: normal; max-height: 480px;
+  overflow: auto; }
+.dx-view .dx-rules-of::details-content { content-visibility: visible; }  /* shown: open */
+@supports selector(::details-content) { .dx-view .dx-rules-of > summary { display: none; } }
+.dx-view .dx-close { display: inline !important; float: right; color: var(--dx-type); }
 .dx-view .dx-current { background: var(--dx-hl); }
 .dx-view .dx-warn { color: var(--dx-warn); }
 .dx-view .dx-new { color: var(--dx-new); }
@@ -220,6 +228,7 @@ INLINE_BY_CLASS: dict[str, str] = {
     "dx-comment": _colour("meta"),
     "dx-meta": _colour("meta"),
     "dx-pick": "display:none",
+    "dx-close": "display:none",  # a rules block's close: a radio, so only with the stylesheet
     "dx-warn": _colour("warn"),
     "dx-new": _colour("new"),
     "dx-dropped": f"{_colour('dropped')};text-decoration:line-through",

@@ -115,7 +115,7 @@ TRY_JAXPR = (
     ),
 )
 TRY_STEP = (("step through: evaluate it one equation at a time", False),)
-TRY_PICKER = (("rules of: pick a primitive to read didax's code for its rules", False),)
+TRY_PRIMITIVE = (("click a primitive's name to read didax's code for its rules", True),)
 TRY_STEPPER = (
     ("next / previous / run to end / reset; each value appears as it is defined", False),
     ("click a variable to light up its binding and uses", True),
@@ -221,8 +221,9 @@ class GraphPanel(w.VBox):
 class JaxprView(_Fallbacks, w.VBox):
     """A jaxpr: its text highlighted by token kind (click a variable to highlight its
     binding and uses; fold multi-line equations and nested jaxprs; hover an equation for its
-    source line and a parameter for what it means), its inputs and outputs, a Graph tab and,
-    given the arguments, a Stepper."""
+    source line and a parameter for what it means; given `rules`, the markup of a primitive's
+    rules, click a primitive's name to read them below the program), its inputs and outputs,
+    a Graph tab and, given the arguments, a Stepper."""
 
     def __init__(
         self,
@@ -232,10 +233,13 @@ class JaxprView(_Fallbacks, w.VBox):
         outputs: Sequence[Row] | None = None,
         args: Sequence[Any] | None = None,
         graph: bool = True,
-        extras: Sequence[w.Widget] = (),
+        rules: Callable[[Any], str] | None = None,
     ) -> None:
         self.closed = closed
         self.jaxpr_model = program.jaxpr_model(closed, inputs, outputs)
+        # the markup of each primitive's rules, shown below the program on a click on its name
+        prims = program.primitives_in(closed) if rules is not None else {}
+        self.rules = {name: rules(prim) for name, prim in prims.items()} if rules else {}
         self.uid = mk.new_uid()
         self.folded: set[int] = set()
         self.code = w.HTML()
@@ -251,11 +255,9 @@ class JaxprView(_Fallbacks, w.VBox):
             step = w.Button(description="step through", icon="step-forward")
             step.on_click(lambda _: self.open_stepper())
             tools.append(step)
-        tries = TRY_JAXPR + (TRY_STEP if self.args is not None else ())
-        tries += TRY_PICKER if extras else ()
-        text_tab = w.VBox(
-            [w.HBox(tools), self.code, w.HTML(try_line(tries)), *extras, self.stepper_box]
-        )
+        self.tries = TRY_JAXPR + (TRY_PRIMITIVE if self.rules else ())
+        tries = self.tries + (TRY_STEP if self.args is not None else ())
+        text_tab = w.VBox([w.HBox(tools), self.code, w.HTML(try_line(tries)), self.stepper_box])
         children: list[w.Widget] = [text_tab]
         self.graph_panel: GraphPanel | None = None
         if graph:
@@ -278,7 +280,7 @@ class JaxprView(_Fallbacks, w.VBox):
         return panel.svg_file()
 
     def render(self) -> None:
-        code = mk.jaxpr_code(self.jaxpr_model, self.uid, folded=self.folded)
+        code = mk.jaxpr_code(self.jaxpr_model, self.uid, folded=self.folded, rules=self.rules)
         self.code.value = mk.view(code + mk.io_tables(self.jaxpr_model), "jaxpr")
 
     def fold_all(self, fold: bool) -> None:
@@ -296,22 +298,7 @@ class JaxprView(_Fallbacks, w.VBox):
 
     def fallback_html(self) -> str:
         # the Text tab as it shows now (the Graph tab is drawn when opened)
-        return self.code.value + try_line(TRY_JAXPR, stored=True)
-
-
-class Picker(w.VBox):
-    """A dropdown of names and, below it, the markup `render` makes for the one picked
-    (markup.py's, with its style); nothing until one is picked."""
-
-    def __init__(self, label: str, names: Sequence[str], render: Callable[[str], str]) -> None:
-        self.render = render
-        self.pick = w.Dropdown(options=[("", ""), *[(n, n) for n in names]], description=label)
-        self.shown = w.HTML()
-        self.pick.observe(lambda change: self.show(change["new"]), names="value")
-        super().__init__([self.pick, self.shown])
-
-    def show(self, name: str) -> None:
-        self.shown.value = self.render(name) if name else ""
+        return self.code.value + try_line(self.tries, stored=True)
 
 
 # ----------------------------------------------------------------------------- Stepper
@@ -645,11 +632,11 @@ def attach_view(closed: Any, view: w.Widget) -> None:
     _attached[closed] = view
 
 
-def jaxpr_view(closed: ClosedJaxpr) -> w.Widget:
+def jaxpr_view(closed: ClosedJaxpr, rules: Callable[[Any], str] | None = None) -> w.Widget:
     """The view of a ClosedJaxpr: the one a magic attached to it (shown once), else its
-    JaxprView."""
+    JaxprView (`rules`: as JaxprView's)."""
     view = _attached.pop(closed, None)
-    return JaxprView(closed) if view is None else view
+    return JaxprView(closed, rules=rules) if view is None else view
 
 
 def jaxpr_bundle(closed: ClosedJaxpr, **kwargs: Any) -> dict[str, Any]:
@@ -657,17 +644,17 @@ def jaxpr_bundle(closed: ClosedJaxpr, **kwargs: Any) -> dict[str, Any]:
     return jaxpr_view(closed)._repr_mimebundle_(**kwargs)
 
 
-def show_jaxpr(closed: ClosedJaxpr) -> None:
-    """Display a ClosedJaxpr as its view's outputs (`show`)."""
-    show(jaxpr_view(closed))
-
-
-def install_display(ipython: Any) -> None:
-    """Show every ClosedJaxpr as its JaxprView in `ipython`: its display formatter's
+def install_display(ipython: Any, rules: Callable[[Any], str] | None = None) -> None:
+    """Show every ClosedJaxpr as its JaxprView in `ipython` (`rules`: the markup of a
+    primitive's rules, which a click on its name shows): its display formatter's
     `_ipython_display_` printer for the type, so the view is displayed with its stand-in
     (`show`; like an ipywidgets 7 widget, as display_data without an Out[] prompt, though
     the value is Out[n] and `_` as ever). The IR itself knows nothing of views. `%load_ext
     didax` calls this."""
+
+    def show_jaxpr(closed: ClosedJaxpr) -> None:
+        show(jaxpr_view(closed, rules))
+
     ipython.display_formatter.ipython_display_formatter.for_type(ClosedJaxpr, show_jaxpr)
 
 
