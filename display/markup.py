@@ -8,7 +8,7 @@ Every string that reaches markup goes through `esc` (`html.escape` with quotes),
 jaxpr tokens, names, values, compiler text and hover titles; CSS classes come from closed
 sets (token kinds, numbered variables), never from user text. The markup needs no script:
 folding is `<details>`, and clicking a variable checks a hidden radio button that a CSS
-`:has()` rule turns into a highlight of its binding and every use, so the same HTML works
+sibling rule turns into a highlight of its binding and every use, so the same HTML works
 inside ipywidgets' `HTML` (which sets `innerHTML`, where scripts never run) and in a stored
 notebook's `text/html`. Colours come from JupyterLab's theme variables, with a palette for
 light and for dark themes that keeps 4.5:1 contrast on both (theme.py; a test measures it).
@@ -166,22 +166,32 @@ def _line_html(
 
 
 def _var_rules(uid: str, n: int) -> str:
+    # sibling selectors (the radios come before the code), not `#uid:has(#uid-vk:checked)`:
+    # in Chromium a click under :has() rules restyled the whole program (about a second for
+    # 2,000 equations), under sibling rules only the variable's tokens (milliseconds)
     rules = [
-        f"#{uid}:has(#{uid}-v{k}:checked) .dx-v{k} {{ background: var(--dx-hl); }}"
-        f"#{uid}:has(#{uid}-v{k}:checked) .dx-v{k}.dx-bind "
+        f"#{uid}-v{k}:checked ~ .dx-code .dx-v{k} {{ background: var(--dx-hl); }}"
+        f"#{uid}-v{k}:checked ~ .dx-code .dx-v{k}.dx-bind "
         f"{{ outline: 1px solid var(--dx-primitive); }}"
         for k in range(n)
     ]
     return "<style>" + "\n".join(rules) + "</style>"
 
 
-def _rules_blocks(uid: str, ruled: Mapping[str, int], rules: Mapping[str, str]) -> str:
-    # each primitive's rules once, below the program; its radio (checked by a click on any
-    # of its names) shows it, by the CSS rules of `_prim_rules`. Where <style> is removed (an
-    # untrusted notebook) each is a closed <details> to open by hand
+def _rules_parts(uid: str, ruled: Mapping[str, int], rules: Mapping[str, str]) -> tuple[str, str]:
+    # each primitive's rules once, below the program (the second part), shown while its
+    # radio (the first part, with the style: siblings of the code) is checked by a click on
+    # any of its names; sibling selectors, not :has(), so a click restyles only the names
+    # and blocks. Where <style> is removed (an untrusted notebook) each block is a closed
+    # <details> to open by hand
     radios = "".join(
         f'<input type="radio" class="dx-pick" name="{uid}-p" id="{uid}-p{k}">'
         for k in [*ruled.values(), "none"]
+    )
+    css = "".join(
+        f"#{uid}-p{k}:checked ~ .dx-rules .dx-rp{k} {{ display: block; }}"
+        f"#{uid}-p{k}:checked ~ .dx-code .dx-p{k} {{ background: var(--dx-hl); }}"
+        for k in ruled.values()
     )
     close = f'<label for="{uid}-pnone" class="dx-close">\u2715 close</label>'
     blocks = "".join(
@@ -189,16 +199,7 @@ def _rules_blocks(uid: str, ruled: Mapping[str, int], rules: Mapping[str, str]) 
         f"{close}{rules[name]}</details>"
         for name, k in ruled.items()
     )
-    return f'{radios}<div class="dx-rules">{blocks}</div>'
-
-
-def _prim_rules(uid: str, ruled: Mapping[str, int]) -> str:
-    rules = [
-        f"#{uid}:has(#{uid}-p{k}:checked) .dx-rp{k} {{ display: block; }}"
-        f"#{uid}:has(#{uid}-p{k}:checked) .dx-p{k} {{ background: var(--dx-hl); }}"
-        for k in ruled.values()
-    ]
-    return "<style>" + "\n".join(rules) + "</style>"
+    return f"{radios}<style>{css}</style>", f'<div class="dx-rules">{blocks}</div>'
 
 
 def jaxpr_code(
@@ -244,10 +245,10 @@ def jaxpr_code(
         for k in range(len(model.var_names))
     )
     shown = note(model.note()) if model.note() else ""  # a long program: what is left out
-    below = _prim_rules(uid, ruled) + _rules_blocks(uid, ruled, rules or {}) if ruled else ""
+    above, below = _rules_parts(uid, ruled, rules or {}) if ruled else ("", "")
     return (
         f'<div id="{uid}" class="dx-jaxpr">{radios}{_var_rules(uid, len(model.var_names))}'
-        f'<div class="dx-code">{"".join(out)}</div>{shown}{below}</div>'
+        f'{above}<div class="dx-code">{"".join(out)}</div>{shown}{below}</div>'
     )
 
 
