@@ -108,7 +108,7 @@ def test_stored_drawings_have_an_img_copy_for_where_svg_is_removed():
     )
     assert wrapped  # f's graph
     for svg, data in wrapped:
-        assert base64.b64decode(data).decode() == theme.standalone_svg(svg)
+        assert base64.b64decode(data).decode() == theme.standalone_svg(svg, themed=True)
     # trusted: the stylesheet shows the drawing over its inline display:none, hides the copy
     assert ".dx-view .dx-svg-live { display: contents !important; }" in theme.CSS
     assert ".dx-view img.dx-svg-copy { display: none; }" in theme.CSS
