@@ -45,6 +45,11 @@ def _click_sin_then_cos_then_close(out):
     assert JVP not in shown.inner_text()
     shown.get_by_text("close").click()
     expect(shown).to_have_count(0)
+    # cond's name heads its fold (a <summary>): the click shows its rules, the fold stays open
+    lines = out.locator(".dx-code .dx-l:visible").count()
+    _name(out, "cond").click()
+    expect(shown).to_contain_text("the rules of cond")
+    assert out.locator(".dx-code .dx-l:visible").count() == lines
     # the nested branch's sin shows the same block as the top-level one
     out.locator("label.dx-prim:visible").filter(has_text=re.compile("^sin$")).last.click()
     expect(shown).to_contain_text(JVP)
