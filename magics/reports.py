@@ -445,10 +445,11 @@ def find_primitive(name: str) -> core.Primitive:
     return seen[name]
 
 
-def _rule_code(fn: Callable[..., Any]) -> str:
+def _rule_code(fn: Callable[..., Any], lines: list[str]) -> str:
     # a rule made by a factory (`partials_jvp(sin_p, lambda t, x, out: ...)`) shows the
-    # factory's code and the functions it closed over (the math: the lambda's line)
-    parts = [textwrap.dedent(inspect.getsource(fn))]
+    # factory's code (`lines`, its source) and the functions it closed over (the math: the
+    # lambda's line)
+    parts = [textwrap.dedent("".join(lines))]
     closed = [cell.cell_contents for cell in getattr(fn, "__closure__", None) or ()]
     # a factory given several functions (`partials_jvp(prim, *partials)`) holds them in a tuple
     closed = [f for c in closed for f in (c if isinstance(c, tuple | list) else (c,))]
@@ -505,8 +506,8 @@ def primitive_rules(prim: core.Primitive) -> RulesReport:
         name = getattr(rule, "__qualname__", repr(rule))
         try:
             file = inspect.getsourcefile(rule) or ""
-            line = inspect.getsourcelines(rule)[1]
-            code = _rule_code(rule)
+            lines, line = inspect.getsourcelines(rule)  # once: tokenizing is the cost
+            code = _rule_code(rule, lines)
         except (OSError, TypeError):  # a builtin, a partial, a rule typed at a prompt
             found.append(RuleSource(label, name, "", 0, f"# no source for {rule!r}", ""))
             continue
