@@ -6,12 +6,14 @@ the static `text/html` every view carries) to the same markup the live widgets s
 
 Every string that reaches markup goes through `esc` (`html.escape` with quotes), including
 jaxpr tokens, names, values, compiler text and hover titles; CSS classes come from closed
-sets (token kinds, numbered variables), never from user text. The markup needs no script:
-folding is `<details>`, and clicking a variable checks a hidden radio button that a CSS
-sibling rule turns into a highlight of its binding and every use, so the same HTML works
-inside ipywidgets' `HTML` (which sets `innerHTML`, where scripts never run) and in a stored
-notebook's `text/html`. Colours come from JupyterLab's theme variables, with a palette for
-light and for dark themes that keeps 4.5:1 contrast on both (theme.py; a test measures it).
+sets (token kinds, numbered variables and primitives), never from user text. The markup
+needs no script: folding is `<details>`, and clicking a variable checks a hidden radio
+button that a CSS sibling rule turns into a highlight of its binding and every use, so the
+same HTML works inside ipywidgets' `HTML` (which sets `innerHTML`, where scripts never run)
+and in a stored notebook's `text/html`; a primitive's name, likewise, shows its rules below
+the program.
+Colours come from JupyterLab's theme variables, with a palette for light and for dark
+themes that keeps 4.5:1 contrast on both (theme.py; a test measures it).
 """
 
 from __future__ import annotations

@@ -6,7 +6,8 @@ stored notebook reads on GitHub, in nbconvert and in a terminal; a view with a w
 displayed with a stand-in output after it (`show`), which JupyterLab shows when it cannot draw
 the widget. Interaction that needs the kernel (stepping, searching compiler text, zooming the
 graph, folding everything) goes through ipywidgets' Buttons and Text boxes; clicking a
-variable and folding one jaxpr need no kernel (markup.py says how).
+variable, folding one jaxpr and clicking a primitive's name to read its rules need no kernel
+(markup.py says how).
 """
 
 from __future__ import annotations
@@ -238,8 +239,8 @@ class JaxprView(_Fallbacks, w.VBox):
         self.closed = closed
         self.jaxpr_model = program.jaxpr_model(closed, inputs, outputs)
         # the markup of each primitive's rules, shown below the program on a click on its name
-        prims = program.primitives_in(closed) if rules is not None else {}
-        self.rules = {name: rules(prim) for name, prim in prims.items()} if rules else {}
+        prims = program.primitives_in(closed).items() if rules is not None else ()
+        self.rules = {name: rules(prim) for name, prim in prims}
         self.uid = mk.new_uid()
         self.folded: set[int] = set()
         self.code = w.HTML()
