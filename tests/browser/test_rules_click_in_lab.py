@@ -85,3 +85,24 @@ def test_click_a_primitive_to_read_its_rules_live_stored_and_untrusted(notebook,
     assert JVP not in fold.inner_text()  # closed
     fold.locator("summary").click()
     expect(fold).to_contain_text(JVP)
+
+
+def test_click_a_primitive_in_the_stored_html_alone(page):
+    """The view's stored `text/html` on a page of its own (as nbconvert's HTML or any static
+    page shows it: its stylesheet, no JupyterLab, no kernel): the click shows the rules."""
+    import didax.numpy as jnp
+    from didax.magics import report_views, reports
+    from playwright.sync_api import expect
+
+    def loss(x):
+        return jnp.sum(jnp.sin(x) * x)
+
+    view = report_views.jaxpr_view(reports.jaxpr_report(loss, (jnp.ones(3),), call="loss(x)"))
+    page.set_content(f"<html><body>{view._repr_mimebundle_()['text/html']}</body></html>")
+    shown = page.locator(".dx-rules-of:visible")
+    expect(shown).to_have_count(0)
+    _name(page, "sin").click()
+    expect(shown).to_contain_text(JVP)
+    _name(page, "mul").click()
+    expect(shown).to_contain_text("the rules of mul")
+    expect(shown).to_have_count(1)
