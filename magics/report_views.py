@@ -51,7 +51,7 @@ def grad_view(report: reports.GradReport) -> Any:
     parts = sections.grad_sections(report)
     children: list[Any] = [_rows_widget(parts[0])]
     if report.programs is not None:
-        children.append(views.TransformView(sections.grad_stages(report)))
+        children.append(views.TransformView(sections.grad_stages(report), rules=rules_markup))
         p = report.programs  # f's graph: each node's value and the cotangent it received
         heading = "graph of f: each node's value and \u2207 the cotangent that reached it"
         children.append(views.static_graph(p.forward, p.leaves or None, heading))
@@ -61,7 +61,8 @@ def grad_view(report: reports.GradReport) -> Any:
 def vmap_view(report: reports.VmapReport) -> Any:
     """`%vmap`'s view: the output rows and a TransformView per-example -> batched."""
     parts = sections.vmap_sections(report)
-    children = [_rows_widget(parts[0]), views.TransformView(sections.vmap_stages(report))]
+    stages = views.TransformView(sections.vmap_stages(report), rules=rules_markup)
+    children = [_rows_widget(parts[0]), stages]
     return _report_view(parts, children)
 
 

@@ -490,10 +490,16 @@ class TransformView(_Fallbacks, w.VBox):
     per-example, batched), each with its inputs and outputs and its equations' marks
     (`Stage.marks`): the first program's equation numbers, and where each equation of the
     later ones came from (`tangent of eqn 1`, from the IR's derivations); `text/plain`
-    carries the marks too."""
+    carries the marks too. Given `rules` (as JaxprView's), a click on a primitive's name in
+    any column shows its rules below the columns (each primitive's once)."""
 
     def __init__(
-        self, stages: Sequence[provenance.Stage], *, title: str = "", text: str | None = None
+        self,
+        stages: Sequence[provenance.Stage],
+        *,
+        title: str = "",
+        text: str | None = None,
+        rules: Callable[[Any], str] | None = None,
     ):
         self.stages = tuple(stages)
         self.title = title
@@ -501,30 +507,36 @@ class TransformView(_Fallbacks, w.VBox):
         self.models = [
             program.jaxpr_model(s.jaxpr, s.inputs, s.outputs, s.marks) for s in self.stages
         ]
-        self.columns = columns = [
-            _html(self._column(stage, model), "stage")
+        prims: dict[str, Any] = {}
+        for stage in self.stages if rules is not None else ():
+            prims = {**program.primitives_in(stage.jaxpr), **prims}  # the first of a name
+        self.rules = {name: rules(prim) for name, prim in prims.items()} if rules else {}
+        self.tries = TRY_TRANSFORM + (TRY_PRIMITIVE if self.rules else ())
+        # one piece of markup, so that the columns' names and the rules below them share
+        # their radios; each column as wide as its program (a column too wide for the output
+        # scrolls on its own), and columns that do not fit side by side wrap to the next row
+        uid = mk.new_uid()
+        ruled = mk.ruled_primitives(self.models, self.rules)
+        above, below = mk.rules_parts(uid, ruled, self.rules) if ruled else ("", "")
+        cols = "".join(
+            '<div style="display:inline-block;vertical-align:top;margin:0 24px 12px 0;'
+            f'max-width:100%;overflow:auto">{self._column(stage, model, (uid, ruled))}</div>'
             for stage, model in zip(self.stages, self.models, strict=True)
-        ]
-        # each column as wide as its program (a column too wide for the output scrolls on its
-        # own); columns that do not fit side by side wrap to the next row instead of clipping
-        for col in columns:
-            col.layout = w.Layout(
-                flex="0 0 auto", max_width="100%", overflow="auto", margin="0 24px 12px 0"
-            )
-        row = w.HBox(columns, layout=w.Layout(flex_flow="row wrap", align_items="flex-start"))
-        children: list[w.Widget] = [row, w.HTML(try_line(TRY_TRANSFORM))]
+        )
+        self.row = _html(f"{above}<div>{cols}</div>{below}", "stage")
+        children: list[w.Widget] = [self.row, w.HTML(try_line(self.tries))]
         if title:
             children.insert(0, _html(mk.heading(title)))
         super().__init__(children)
 
     def needs_kernel(self) -> bool:
-        return False  # clicking a variable: CSS
+        return False  # clicking a variable, a primitive's name: CSS
 
-    def _column(self, stage: provenance.Stage, model: program.JaxprModel) -> str:
+    def _column(self, stage: provenance.Stage, model: program.JaxprModel, picks: mk.Picks) -> str:
         return (
             mk.heading(stage.name)
             + (mk.note(stage.note) if stage.note else "")
-            + mk.jaxpr_code(model)
+            + mk.jaxpr_code(model, picks=picks)
             + mk.io_tables(model)
         )
 
@@ -537,14 +549,8 @@ class TransformView(_Fallbacks, w.VBox):
         return "\n".join(parts)
 
     def fallback_html(self) -> str:
-        # the live columns, side by side (wrapping as the live row does)
-        cols = "".join(
-            f'<div style="display:inline-block;vertical-align:top;margin:0 24px 12px 0">'
-            f"{col.value}</div>"
-            for col in self.columns
-        )
         title = mk.view(mk.heading(self.title)) if self.title else ""
-        return title + cols + try_line(TRY_TRANSFORM, stored=True)
+        return title + self.row.value + try_line(self.tries, stored=True)
 
 
 # ----------------------------------------------------------------------------- reports

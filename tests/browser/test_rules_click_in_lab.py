@@ -21,6 +21,7 @@ CELLS = [
     "    return jnp.sum(y * x)\n\n"
     "x = jnp.array([0.5, 1.0, 2.0])",
     "%%jaxpr\nloss(x)",
+    "%grad --jaxpr loss(x)",
 ]
 JVP = "mul(t, cos(x))"  # sin's derivative, in the jvp rule's code
 
@@ -66,6 +67,10 @@ def test_click_a_primitive_to_read_its_rules_live_stored_and_untrusted(notebook,
     out = cell_output(page, 2)
     out.locator(".jupyter-widgets .dx-jaxpr").first.wait_for(state="visible")
     _click_sin_then_cos_then_close(out)  # the live widget
+    # %grad's programs side by side: mul in the transposed program shows mul's transpose
+    grad = cell_output(page, 3)
+    grad.locator("label.dx-prim:visible").filter(has_text=re.compile("^mul$")).last.click()
+    expect(grad.locator(".dx-rules-of:visible")).to_contain_text("transpose rule")
 
     save_and_reopen(page, base, name, "rules_stored")
     out = cell_output(page, 2)

@@ -10,7 +10,7 @@ import didax
 import didax.numpy as jnp
 import pytest
 from didax import core, lax
-from didax.display import program
+from didax.display import program, theme
 from didax.jaxpr import ClosedJaxpr, Jaxpr
 from didax.magics import report_views, reports
 from didax.widgets import views
@@ -114,15 +114,35 @@ def test_a_jaxpr_view_shows_a_primitives_rules_on_a_click_on_its_name():
     uid = re.search(r'<div id="(\w+)" class="dx-jaxpr">', live).group(1)
     # the click checks the primitive's radio; the view's CSS shows the block of that radio
     assert f'<input type="radio" class="dx-pick" name="{uid}-p" id="{uid}-p{k}">' in live
-    assert f"#{uid}-p{k}:checked ~ .dx-rules .dx-rp{k} {{ display: block; }}" in live
+    assert f"#{uid}-p{k}:checked ~ * .dx-rp{k} {{ display: block; }}" in live
     assert blocks["sin"][1] in live and f'<label for="{uid}-pnone"' in sin  # and a close
     # the stored copy (text/html, no kernel) has the same blocks and labels
     stored = view._repr_mimebundle_()["text/html"]
     stored_blocks, stored_labels = _blocks(stored)
     assert list(stored_blocks) == names and stored_labels == labels
     assert "mul(t, cos(x))" in stored_blocks["sin"][1]
-    assert f"#{uid}-p{k}:checked ~ .dx-rules .dx-rp{k}" in stored
+    assert f"#{uid}-p{k}:checked ~ * .dx-rp{k}" in stored
     assert "click a primitive&#x27;s name to read didax&#x27;s code for its rules" in stored
+
+
+def test_grad_and_vmap_programs_share_one_rules_block_per_primitive():
+    def loss(x):
+        return jnp.sum(jnp.sin(x) * x)
+
+    for view in (
+        report_views.grad_view(reports.grad_report(loss, (jnp.ones(3),), programs=True)),
+        report_views.vmap_view(reports.vmap_report(loss, (jnp.ones((2, 3)),), in_axes=(0,))),
+    ):
+        (tv,) = [w for w in _walk(view) if isinstance(w, views.TransformView)]
+        stored = view._repr_mimebundle_()["text/html"]
+        blocks, labels = _blocks(stored)
+        names = {e.primitive for m in tv.models for e in m.eqns}
+        assert sorted(blocks) == sorted(names)  # once each, over all the columns
+        assert all(blocks[name][0] == k for name, k in labels)
+        uids = set(re.findall(r'<label for="(\w+)-p\d+" class="dx-primitive', stored))
+        assert len(uids) == 1  # every column's names check the one set of radios
+        assert "mul(t, cos(x))" in blocks["sin"][1]
+        assert tv.row.value in stored or theme.inline_styles(tv.row.value) in stored
 
 
 def test_a_primitives_rules_in_a_view_are_escaped():
