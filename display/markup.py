@@ -632,7 +632,8 @@ def figure_path(d: str, *, curve: int | None = None, width: float = 1.0) -> str:
 
 def figure_html(width: int, height: int, parts: Sequence[str], caption: str) -> str:
     """A figure as a view: an inline SVG whose colours follow JupyterLab's theme, and its
-    copy as an image (light palette) that shows where the sanitizer removed the SVG."""
+    copy as an image (light or dark palette, as the page) that shows where the sanitizer
+    removed the SVG."""
     body = "".join(parts)
     key = hashlib.sha1(body.encode()).hexdigest()[:8]  # one arrowhead id per drawing
     svg = (
