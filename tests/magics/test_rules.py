@@ -3,11 +3,13 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import Path
 
 import didax
 import didax.numpy as jnp
+import numpy as np
 import pytest
 from didax import core, lax
 from didax.display import program, theme
@@ -143,6 +145,18 @@ def test_grad_and_vmap_programs_share_one_rules_block_per_primitive():
         assert len(uids) == 1  # every column's names check the one set of radios
         assert "mul(t, cos(x))" in blocks["sin"][1]
         assert tv.row.value in stored or theme.inline_styles(tv.row.value) in stored
+
+
+def test_a_rule_without_source_is_named_not_fatal(monkeypatch):
+    # a view shows the rules of every primitive it prints: a user's rule that inspect cannot
+    # read (a partial, a builtin) is named, not an error that breaks %jaxpr
+    prim = core.Primitive("my_op")
+    monkeypatch.setitem(core.impl_rules._rules, prim, functools.partial(np.add, 1.0))
+    (rule,) = reports.primitive_rules(prim).rules
+    assert rule.table == "impl" and rule.code.startswith("# no source for functools.partial(")
+    assert rule.link == ""
+    html = report_views.rules_markup(prim)
+    assert "no source for functools.partial(" in html and "dx-link" not in html
 
 
 def test_a_primitives_rules_in_a_view_are_escaped():
