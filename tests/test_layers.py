@@ -108,6 +108,7 @@ for i, name in enumerate(
         "linalg",
         "decompositions",
         "eig",
+        "schur",
         "convolution",
         "windows",
         "cumulative",
