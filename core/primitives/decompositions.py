@@ -44,14 +44,16 @@ from didax.primitives.linalg import (
 # ----------------------------------------------------------------------------- helpers
 
 
-def check_operand(name: str, x: ShapedArray) -> None:
+def check_operand(name: str, x: ShapedArray, position: int = 0, rank: int = 2) -> None:
     if not dtypes.is_float(x.dtype):
         raise TypeError(
-            f"{name} does not accept dtype {x.dtype.name} at position 0. Accepted dtypes at "
-            "position 0 are subtypes of floating, complexfloating."
+            f"{name} does not accept dtype {x.dtype.name} at position {position}. Accepted "
+            f"dtypes at position {position} are subtypes of floating, complexfloating."
         )
-    if x.ndim < 2:
-        raise TypeError(f"Input 0 to {name} must have rank at least 2, but got shape={x.shape}")
+    if x.ndim < rank:
+        raise TypeError(
+            f"Input {position} to {name} must have rank at least {rank}, but got shape={x.shape}"
+        )
 
 
 def adjoint(x: Any) -> Any:  # the adjoint of each matrix

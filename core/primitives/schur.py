@@ -222,14 +222,10 @@ core.impl_rules.register(
 @core.abstract_eval_rules.register(householder_product_p)
 def _householder_product_abstract_eval(a, taus):
     check_operand("householder_product", a)
-    if not dtypes.is_float(taus.dtype) or taus.ndim < 1:
-        raise TypeError(
-            "householder_product requires a floating or complex vector of scalar factors at "
-            f"position 1, got {taus.str_short()}"
-        )
+    check_operand("householder_product", taus, position=1, rank=1)
     if a.dtype != taus.dtype:
         raise TypeError(
-            "householder_product requires arguments to have the same dtypes, got "
+            "lax.householder_product requires arguments to have the same dtypes, got "
             f"{a.dtype.name}, {taus.dtype.name}."
         )
     if a.ndim - 2 != taus.ndim - 1:

@@ -200,6 +200,10 @@ def test_errors_as_jax():
         lambda lib: lib.lax.linalg.householder_product(
             np.ones((2, 4, 3), np.float32), np.ones(3, np.float32)
         ),
+        lambda lib: lib.lax.linalg.householder_product(wide.T, np.ones(3, np.int32)),
+        lambda lib: lib.lax.linalg.householder_product(wide.T, np.ones((), np.float32)),
+        lambda lib: lib.lax.linalg.householder_product(wide.T, np.ones(3, np.complex64)),
+        lambda lib: lib.lax.linalg.householder_product(wide.T.astype(np.int32), np.ones(3)),
     ]
     for case in cases:
         assert _raised(case, didax) == _raised(case, jax)
