@@ -13,7 +13,7 @@ import pytest
 jax = pytest.importorskip("jax")
 pytest.importorskip("jax.scipy.linalg")
 from helpers.jaxpr_text import canonical
-from helpers.oracle import assert_same_leaves
+from helpers.oracle import assert_same_leaves, x64_in_both
 
 pytestmark = pytest.mark.oracle
 
@@ -95,13 +95,8 @@ def test_householder_product_against_jax():
 
 @pytest.fixture
 def x64():
-    for lib in (jax, didax):
-        lib.config.update("jax_enable_x64", True)
-    try:
+    with x64_in_both():
         yield
-    finally:
-        for lib in (jax, didax):
-            lib.config.update("jax_enable_x64", False)
 
 
 def test_float64_and_complex128(x64):
