@@ -110,6 +110,7 @@ for i, name in enumerate(
         "linalg",
         "decompositions",
         "eig",
+        "schur",
         "convolution",
         "windows",
         "cumulative",

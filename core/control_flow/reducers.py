@@ -24,9 +24,9 @@ from typing import Any
 
 import numpy as np
 from didax import core, dtypes, tree_util
-from didax.control_flow.common import trace_to_subjaxpr
 from didax.core import NOT_MAPPED, ShapedArray, Zero
 from didax.interpreters import jvp as jvp_interp
+from didax.interpreters import staging
 from didax.interpreters import vmap as vmap_interp
 from didax.jaxpr import ClosedJaxpr, eval_jaxpr
 from didax.primitives import (
@@ -99,13 +99,21 @@ _WINDOW_MONOIDS = {
 
 
 def _stage_computation(
-    computation: Callable, init_values: Any, init_avals: list[ShapedArray]
-) -> tuple[ClosedJaxpr, list[Any], Any]:
-    # the computation as a jaxpr of (accumulators, values) -> accumulators
+    name: str, computation: Callable, init_values: Any, init_avals: list[ShapedArray]
+) -> tuple[ClosedJaxpr, Any]:
+    # the computation as a jaxpr of (accumulators, values) -> accumulators; the concrete
+    # arrays it closes over stay its consts (JAX's keep them too, then fail to run them)
     scalars = [ShapedArray((), a.dtype) for a in init_avals]
     pair_tree = tree_util.tree_structure((init_values, init_values))
-    closed, consts, out_tree = trace_to_subjaxpr(computation, pair_tree, scalars + scalars)
-    return closed, consts, out_tree
+    flat_fn, out_tree = tree_util.flatten_fun(computation, pair_tree)
+    closed = staging.trace_to_jaxpr(flat_fn, scalars + scalars)
+    traced = [c for c in closed.consts if isinstance(c, core.Tracer)]
+    if traced:
+        raise NotImplementedError(
+            f"Reduction computations can't close over Tracers: {name}'s computation closes "
+            f"over a value being traced, {core.get_aval(traced[0]).str_short()}"
+        )
+    return closed, out_tree()
 
 
 # ----------------------------------------------------------------------------- reduce
@@ -132,9 +140,7 @@ def reduce(
         if monoid is not None:
             return tree_util.tree_unflatten(tree, [_REDUCE_MONOIDS[monoid](flat_ops[0], dims)])
     init_avals = [core.get_aval(x) for x in flat_inits]
-    closed, consts, out_tree = _stage_computation(computation, init_values, init_avals)
-    if consts:
-        raise NotImplementedError("reduce: a computation that closes over arrays")
+    closed, out_tree = _stage_computation("reduce", computation, init_values, init_avals)
     if out_tree != tree:
         raise ValueError(
             f"reduce output must have the same tree structure as the operands {tree} vs. {out_tree}"
@@ -289,9 +295,7 @@ def reduce_window(
             out = _WINDOW_MONOIDS[monoid](flat_ops[0], **params)
             return tree_util.tree_unflatten(tree, [out])
     init_avals = [core.get_aval(x) for x in flat_inits]
-    closed, consts, out_tree = _stage_computation(computation, init_value, init_avals)
-    if consts:
-        raise NotImplementedError("reduce_window: a computation that closes over arrays")
+    closed, out_tree = _stage_computation("reduce_window", computation, init_value, init_avals)
     if out_tree != tree:
         raise ValueError(
             "reduce_window output must have the same tree structure as the operands "

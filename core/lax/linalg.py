@@ -1,7 +1,7 @@
 """`didax.lax.linalg`: the linear-algebra primitives' wrappers. Like `jax.lax.linalg`.
 
-Layer 5 facade over `didax.primitives.linalg` and `didax.primitives.decompositions`
-and `didax.primitives.eig` (layer 2), as `didax.lax` is over the other families: this module only re-exports.
+Layer 5 facade over `didax.primitives.linalg`, `decompositions`, `eig` and `schur` (layer 2),
+as `didax.lax` is over the other families: this module only re-exports.
 """
 
 from didax.primitives.decompositions import (
@@ -24,6 +24,14 @@ from didax.primitives.linalg import (
     triangular_solve,
     triangular_solve_p,
 )
+from didax.primitives.schur import (
+    hessenberg,
+    hessenberg_p,
+    householder_product,
+    householder_product_p,
+    schur,
+    schur_p,
+)
 
 __all__ = [
     "EigImplementation",
@@ -35,10 +43,16 @@ __all__ = [
     "eig_p",
     "eigh",
     "eigh_p",
+    "hessenberg",
+    "hessenberg_p",
+    "householder_product",
+    "householder_product_p",
     "lu",
     "lu_p",
     "qr",
     "qr_p",
+    "schur",
+    "schur_p",
     "svd",
     "svd_p",
     "symmetrize",

@@ -1,7 +1,7 @@
 """Diagonals and triangles: `diagonal trace diag diagflat tri tril triu`. Like `jax.numpy`'s.
 
 Layer 5, after `rearrange` (whose `slice_axis` and flips they use). A diagonal is a gather of
-`(i, i + offset)` pairs, as JAX stages it; `tril`/`triu` select with an iota mask.
+`(i, i + offset)` pairs, as JAX stages it; `tril`/`triu` select with an iota mask, in an inner `jit` as JAX's.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from didax.numpy import (
     ufuncs,
 )
 from didax.numpy.axis_args import _aval
+from didax.numpy.inner_jit import inner_jit
 from didax.numpy.predicates import _i32
 
 
@@ -77,40 +78,50 @@ def diagflat(v: Any, k: int = 0) -> Any:
     return diag(manipulation.ravel(creation.asarray(v)), k)
 
 
+def _tri_mask(n: int, m: int, k: int) -> Any:  # True at and below the k-th diagonal
+    rows = lax.broadcasted_iota(_i32, (n, m), 0)
+    shifted = lax.add(rows, lax.full((), k, _i32))
+    return lax.ge(shifted, lax.broadcasted_iota(_i32, (n, m), 1))
+
+
 def tri(N: int, M: int | None = None, k: int = 0, dtype: Any = None) -> Any:  # noqa: N803
     """Ones at and below the `k`-th diagonal. Like `jax.numpy.tri`."""
     M = N if M is None else M  # noqa: N806
-    rows = lax.broadcasted_iota(dtypes.int32, (N, M), 0)
-    cols = lax.broadcasted_iota(dtypes.int32, (N, M), 1)
-    mask = lax.ge(lax.add(rows, lax.full((), k, dtypes.int32)), cols)
     dtype = dtypes.default_float() if dtype is None else creation.to_dtype(dtype)
-    return lax.convert_element_type(mask, dtype, False)
+    return lax.convert_element_type(_tri_mask(N, M, k), dtype, False)
 
 
-def _tri_mask(x: Any, k: int, upper: bool) -> Any:
-    shape = _aval(x).shape
-    if len(shape) < 2:
-        raise ValueError(f"{'triu' if upper else 'tril'}: array must be at least 2-d")
-    n, m = shape[-2:]
-    rows = lax.broadcasted_iota(_i32, (n, m), 0)
-    cols = lax.broadcasted_iota(_i32, (n, m), 1)
-    shifted = lax.add(rows, lax.full((), k, _i32))
-    mask = lax.ge(cols, shifted) if upper else lax.le(cols, shifted)
-    return lax.broadcast_in_dim(mask, shape, (len(shape) - 2, len(shape) - 1))
+def _triangle(m: Any, k: int, upper: bool) -> Any:
+    # JAX's: the mask of tri(k) (upper: of tri(k - 1), whose entries are zeroed), broadcast
+    # over the batch, then zeros, then one select
+    shape = _aval(m).shape
+    mask = _tri_mask(*shape[-2:], k - 1 if upper else k)
+    if len(shape) > 2:
+        mask = lax.broadcast_in_dim(mask, shape, (len(shape) - 2, len(shape) - 1))
+    zeros = lax.full(shape, 0, _aval(m).dtype)
+    return lax.select_n(mask, m, zeros) if upper else lax.select_n(mask, zeros, m)
+
+
+_tril_jit = inner_jit(lambda m, k: _triangle(m, k, upper=False), "tril", static_argnums=(1,))
+_triu_jit = inner_jit(lambda m, k: _triangle(m, k, upper=True), "triu", static_argnums=(1,))
+
+
+def _checked(name: str, m: Any) -> Any:
+    promotion.check_arraylike(name, m)
+    m = creation.asarray(m)
+    if _aval(m).ndim < 2:
+        raise ValueError(f"Argument to jax.numpy.{name} must be at least 2D")
+    return m
 
 
 def tril(m: Any, k: int = 0) -> Any:
-    """Like `jax.numpy.tril`."""
-    m = creation.asarray(m)
-    zeros = lax.full(_aval(m).shape, 0, _aval(m).dtype)
-    return lax.select_n(_tri_mask(m, k, upper=False), zeros, m)
+    """Zeros above the `k`-th diagonal. Like `jax.numpy.tril`."""
+    return _tril_jit(_checked("tril", m), operator.index(k))
 
 
 def triu(m: Any, k: int = 0) -> Any:
-    """Like `jax.numpy.triu`."""
-    m = creation.asarray(m)
-    zeros = lax.full(_aval(m).shape, 0, _aval(m).dtype)
-    return lax.select_n(_tri_mask(m, k, upper=True), zeros, m)
+    """Zeros below the `k`-th diagonal. Like `jax.numpy.triu`."""
+    return _triu_jit(_checked("triu", m), operator.index(k))
 
 
 # `Array` and tracer methods these functions back; `didax/numpy/__init__.py` puts them in

@@ -37,7 +37,7 @@ def _integers(name: str, x1: Any, x2: Any) -> list[Any]:
     x1, x2 = promotion.promote(name, creation.asarray(x1), creation.asarray(x2))
     if not dtypes.is_int(_dtype(x1)):
         raise ValueError(f"Arguments to jax.numpy.{name} must be integers.")
-    return manipulation.broadcast_arrays(x1, x2)
+    return [x1, x2]
 
 
 def _gcd_cond(xs: tuple[Any, Any]) -> Any:
@@ -54,7 +54,8 @@ def _gcd_body(xs: tuple[Any, Any]) -> tuple[Any, Any]:
 
 
 def _gcd(x1: Any, x2: Any) -> Any:
-    x1, x2 = _integers("gcd", x1, x2)
+    # broadcast_arrays does not check jax_numpy_rank_promotion, as in JAX
+    x1, x2 = manipulation.broadcast_arrays(*_integers("gcd", x1, x2))
     out, _ = while_loop(_gcd_cond, _gcd_body, (ufuncs.abs(x1), ufuncs.abs(x2)))
     return out
 
@@ -68,6 +69,7 @@ def gcd(x1: Any, x2: Any) -> Any:
 
 
 def _lcm(x1: Any, x2: Any) -> Any:
+    # JAX's body: under jax_numpy_rank_promotion, `floor_divide` and `multiply` check
     x1, x2 = _integers("lcm", x1, x2)
     x1, x2 = ufuncs.abs(x1), ufuncs.abs(x2)
     d = _gcd(x1, x2)
@@ -81,7 +83,6 @@ _lcm_jit = inner_jit(_lcm, "lcm")
 def lcm(x1: Any, x2: Any) -> Any:
     """The least common multiple, elementwise. Like `jax.numpy.lcm`."""
     promotion.check_arraylike("lcm", x1, x2)
-    promotion.check_rank_promotion("lcm", x1, x2)  # before `_integers` broadcasts them
     return _lcm_jit(x1, x2)
 
 

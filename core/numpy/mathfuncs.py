@@ -144,16 +144,20 @@ def fabs(x: Any) -> Any:
     return lax.abs(x)
 
 
+# fmax and fmin are JAX's bodies, so that under jax_numpy_rank_promotion the ops that check
+# (and name themselves in the message) are JAX's: `greater`/`less`, then `bitwise_or`
+
+
 def fmax(x1: Any, x2: Any) -> Any:
     """The maximum, ignoring a NaN in either. Like `jax.numpy.fmax`."""
-    x1, x2 = promotion.broadcast("fmax", *promotion.promote("fmax", x1, x2))
-    return ufuncs.where(lax.bitwise_or(lax.gt(x1, x2), predicates.isnan(x2)), x1, x2)
+    promotion.check_arraylike("fmax", x1, x2)
+    return ufuncs.where(bitwise_or(ufuncs.greater(x1, x2), predicates.isnan(x2)), x1, x2)
 
 
 def fmin(x1: Any, x2: Any) -> Any:
     """The minimum, ignoring a NaN in either. Like `jax.numpy.fmin`."""
-    x1, x2 = promotion.broadcast("fmin", *promotion.promote("fmin", x1, x2))
-    return ufuncs.where(lax.bitwise_or(lax.lt(x1, x2), predicates.isnan(x2)), x1, x2)
+    promotion.check_arraylike("fmin", x1, x2)
+    return ufuncs.where(bitwise_or(ufuncs.less(x1, x2), predicates.isnan(x2)), x1, x2)
 
 
 def _signbit(x: Any) -> Any:
@@ -224,11 +228,12 @@ def nan_to_num(
 
 
 def heaviside(x1: Any, x2: Any) -> Any:
-    """0 below zero, 1 above, x2 at zero. Like `jax.numpy.heaviside`."""
+    """0 below zero, 1 above, x2 at zero, NaN at NaN. Like `jax.numpy.heaviside` (whose
+    `where`s broadcast without checking jax_numpy_rank_promotion)."""
     x1, x2 = _inexact("heaviside", x1, x2)
-    x1, x2 = promotion.broadcast("heaviside", x1, x2)
     zero = _const(x1, 0)
-    above = ufuncs.where(lax.gt(x1, zero), _const(x1, 1), x2)
+    at_zero = ufuncs.where(predicates.isnan(x1), x1, x2)
+    above = ufuncs.where(lax.gt(x1, zero), _const(x1, 1), at_zero)
     return ufuncs.where(lax.lt(x1, zero), zero, above)
 
 

@@ -44,14 +44,16 @@ from didax.primitives.linalg import (
 # ----------------------------------------------------------------------------- helpers
 
 
-def _check_operand(name: str, x: ShapedArray) -> None:
+def check_operand(name: str, x: ShapedArray, position: int = 0, rank: int = 2) -> None:
     if not dtypes.is_float(x.dtype):
         raise TypeError(
-            f"{name} does not accept dtype {x.dtype.name} at position 0. Accepted dtypes at "
-            "position 0 are subtypes of floating, complexfloating."
+            f"{name} does not accept dtype {x.dtype.name} at position {position}. Accepted "
+            f"dtypes at position {position} are subtypes of floating, complexfloating."
         )
-    if x.ndim < 2:
-        raise TypeError(f"Input 0 to {name} must have rank at least 2, but got shape={x.shape}")
+    if x.ndim < rank:
+        raise TypeError(
+            f"Input {position} to {name} must have rank at least {rank}, but got shape={x.shape}"
+        )
 
 
 def adjoint(x: Any) -> Any:  # the adjoint of each matrix
@@ -98,13 +100,15 @@ def per_matrix(
     read: Any = None,
     dtype: Any = None,
     fill: Any = np.nan,
+    batched: bool = True,
 ) -> list[np.ndarray]:
     # NumPy's `fn` on the batch; where LAPACK fails on a matrix (NumPy raises), NaNs for it,
     # as JAX's `info != 0` check gives. The iterative routines (svd, eigh,
     # eig) get `read`, the part of a matrix they read: they are not called on one holding inf or
     # NaN there -- LAPACK may iterate for minutes -- and give NaNs for it, as JAX's do.
-    # `dtype`, `fill`: the results' dtype and what a failed matrix gives, if not x's and NaN
-    if read is None or np.isfinite(read(x)).all():
+    # `dtype`, `fill`: the results' dtype and what a failed matrix gives, if not x's and NaN;
+    # `batched=False`: `fn` takes one matrix at a time (SciPy's routines)
+    if batched and (read is None or np.isfinite(read(x)).all()):
         try:
             return list(fn(x))
         except np.linalg.LinAlgError:
@@ -224,7 +228,7 @@ core.impl_rules.register(qr_p, rules.validated_impl(qr_p, _qr_impl))
 
 @core.abstract_eval_rules.register(qr_p)
 def _qr_abstract_eval(x, *, pivoting, full_matrices, use_magma):
-    _check_operand("qr", x)
+    check_operand("qr", x)
     *batch, m, n = x.shape
     k = m if full_matrices else min(m, n)
     out = [ShapedArray((*batch, m, k), x.dtype), ShapedArray((*batch, k, n), x.dtype)]
@@ -388,7 +392,7 @@ core.impl_rules.register(geqrf_p, rules.validated_impl(geqrf_p, _geqrf_impl))
 
 @core.abstract_eval_rules.register(geqrf_p)
 def _geqrf_abstract_eval(x):
-    _check_operand("geqrf", x)
+    check_operand("geqrf", x)
     *batch, m, n = x.shape
     return [ShapedArray(x.shape, x.dtype), ShapedArray((*batch, min(m, n)), x.dtype)]
 
@@ -472,7 +476,7 @@ core.impl_rules.register(eigh_p, rules.validated_impl(eigh_p, _eigh_impl))
 
 @core.abstract_eval_rules.register(eigh_p)
 def _eigh_abstract_eval(x, *, lower, sort_eigenvalues, subset_by_index, algorithm):
-    _check_operand("eigh", x)
+    check_operand("eigh", x)
     *batch, m, n = x.shape
     if m != n:
         raise ValueError(
@@ -571,17 +575,15 @@ def _svd_impl(x, *, full_matrices, compute_uv, subset_by_index, algorithm):
     _check_cpu_algorithm(algorithm)
 
     # SciPy's gesdd/gesvd, the LAPACK jaxlib's kernels call under jit: NumPy's own gesdd picks
-    # other signs for some singular vectors. SciPy takes one matrix at a time.
+    # other signs for some singular vectors.
     driver = "gesvd" if algorithm is SvdAlgorithm.QR else "gesdd"
 
     def fn(a):
-        if a.ndim > 2:
-            raise np.linalg.LinAlgError("one matrix at a time")
         u, s, vh = scipy_linalg().svd(a, full_matrices=full_matrices, lapack_driver=driver)
         return s, u, vh
 
     shapes = [s[x.ndim - 2 :] for s in _svd_shapes(x.shape, full_matrices)]
-    s, u, vh = per_matrix(fn, x, [shapes[0][-1:], *shapes[1:]], np.asarray)
+    s, u, vh = per_matrix(fn, x, [shapes[0][-1:], *shapes[1:]], np.asarray, batched=False)
     s = s.astype(dtypes.real_of(x.dtype))
     return [s, u.astype(x.dtype), vh.astype(x.dtype)] if compute_uv else [s]
 
@@ -591,7 +593,7 @@ core.impl_rules.register(svd_p, rules.validated_impl(svd_p, _svd_impl))
 
 @core.abstract_eval_rules.register(svd_p)
 def _svd_abstract_eval(x, *, full_matrices, compute_uv, subset_by_index, algorithm):
-    _check_operand("svd", x)
+    check_operand("svd", x)
     k = min(x.shape[-2:])
     if subset_by_index is not None:
         if full_matrices and tuple(subset_by_index) != (0, k):

@@ -27,6 +27,7 @@ from didax.primitives.decompositions import (
     as_col,
     as_row,
     char_attr,
+    check_operand,
     diagonal_of,
     nan_where_failed,
     per_matrix,
@@ -96,13 +97,7 @@ core.impl_rules.register(eig_p, rules.validated_impl(eig_p, _eig_impl))
 
 @core.abstract_eval_rules.register(eig_p)
 def _eig_abstract_eval(x, *, compute_left_eigenvectors, compute_right_eigenvectors, **params):
-    if not dtypes.is_float(x.dtype):
-        raise TypeError(
-            f"eig does not accept dtype {x.dtype.name} at position 0. Accepted dtypes at "
-            "position 0 are subtypes of floating, complexfloating."
-        )
-    if x.ndim < 2:
-        raise TypeError(f"Input 0 to eig must have rank at least 2, but got shape={x.shape}")
+    check_operand("eig", x)
     if x.shape[-1] != x.shape[-2]:
         raise ValueError(f"The input to eig must be a square matrix. Got shape {x.shape[-2:]}.")
     cdtype = dtypes.complex_of(x.dtype)

@@ -76,12 +76,14 @@ def front_broadcasting_vmap(bind: Any) -> core.VmapRule:
 
 
 def leading_batch_vmap(prim: core.Primitive) -> core.VmapRule:
-    """Batching of a primitive of one operand that maps over its leading axes (the matrix
-    decompositions act on the last two): the batch axis to the front; every output batched
-    there too."""
+    """Batching of a primitive that maps over its operands' leading axes (the matrix
+    decompositions act on the last two): every operand's batch axis to the front (an
+    unbatched one broadcast there); every output batched there too."""
 
     def rule(axis_size: int, vals: Sequence[Any], dims: Sequence[Any], **params: Any) -> tuple:
-        outs = prim.bind(move_axis(vals[0], dims[0], 0, axis_size), **params)
-        return list(outs), [0] * len(outs)
+        moved = (move_axis(x, d, 0, axis_size) for x, d in zip(vals, dims, strict=True))
+        outs = prim.bind(*moved, **params)
+        outs = list(outs) if prim.multiple_results else [outs]
+        return outs, [0] * len(outs)
 
     return rule

@@ -1,8 +1,8 @@
-"""`didax.scipy.linalg`: the parts of `jax.scipy.linalg` that need no new factorization:
-triangular solves, Cholesky factors and solves, `block_diag`, and `det`, `inv`, `solve`
-over `didax.numpy.linalg`. Like `jax.scipy.linalg`.
+"""`didax.scipy.linalg`: triangular solves, Cholesky factors and solves, `block_diag`, `det`,
+`inv`, `solve` over `didax.numpy.linalg`, and thin wrappers of `lax.linalg`'s decompositions
+(`qr`, `svd`, `eigh`, `lu`, `schur`, `hessenberg`). Like `jax.scipy.linalg`.
 
-Layer 5, over `didax.lax.linalg` (`cholesky`, `triangular_solve`). SciPy's `overwrite_*`,
+Layer 5, over `didax.lax.linalg`. SciPy's `overwrite_*`,
 `check_finite` and `debug` options are accepted and ignored, as in JAX.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from didax import core
+from didax import core, dtypes
 from didax import numpy as jnp
 from didax.lax import linalg as lax_linalg
 from didax.numpy.inner_jit import inner_jit
@@ -23,9 +23,11 @@ __all__ = [
     "cholesky",
     "det",
     "eigh",
+    "hessenberg",
     "inv",
     "lu",
     "qr",
+    "schur",
     "svd",
     "solve",
     "solve_triangular",
@@ -249,3 +251,47 @@ def lu(a: Any, permute_l: bool = False, overwrite_a: bool = False, check_finite:
     with `permute_l`. Like `jax.scipy.linalg.lu`."""
     (a,) = promote_args_inexact("lu", a)
     return _lu_outer(a, bool(permute_l))
+
+
+def _schur_body(a: Any, output: str) -> Any:
+    if output == "complex":
+        a = jnp.astype(a, dtypes.complex_of(core.get_aval(a).dtype))
+    return lax_linalg.schur(a)
+
+
+_schur_inner = inner_jit(_schur_body, "_schur", static_argnums=(1,))
+
+
+def schur(a: Any, output: str = "real") -> Any:
+    """The Schur form `t` and unitary `z` with a = z t z^H: `t` quasi-triangular (2 x 2 blocks
+    for complex pairs) for `output="real"`, triangular for `"complex"`. Like
+    `jax.scipy.linalg.schur` (CPU only, as JAX's)."""
+    if output not in ("real", "complex"):
+        raise ValueError(f"Expected 'output' to be either 'real' or 'complex', got {output=}.")
+    return _schur_inner(a, output)
+
+
+def _hessenberg_body(a: Any, calc_q: bool) -> Any:
+    batch, n = core.get_aval(a).shape[:-2], core.get_aval(a).shape[-1]
+    if n == 0:
+        return (jnp.zeros_like(a), jnp.zeros_like(a)) if calc_q else jnp.zeros_like(a)
+    a_out, taus = lax_linalg.hessenberg(a)
+    h = jnp.triu(a_out, -1)
+    if not calc_q:
+        return h
+    # Q = 1 (+) the product of the reflectors stored below the subdiagonal, as JAX builds it
+    q = lax_linalg.householder_product(a_out[..., 1:, :-1], taus)
+    dtype = core.get_aval(a_out).dtype
+    top = [jnp.ones((*batch, 1, 1), dtype), jnp.zeros((*batch, 1, n - 1), dtype)]
+    return h, jnp.block([top, [jnp.zeros((*batch, n - 1, 1), dtype), q]])
+
+
+_hessenberg_inner = inner_jit(_hessenberg_body, "hessenberg", static_argnums=(1,))
+
+
+def hessenberg(
+    a: Any, *, calc_q: bool = False, overwrite_a: bool = False, check_finite: bool = True
+) -> Any:
+    """The upper Hessenberg form `h` of `a` (zeros below the first subdiagonal), and with
+    `calc_q` the unitary `q` with a = q h q^H. Like `jax.scipy.linalg.hessenberg`."""
+    return _hessenberg_inner(a, bool(calc_q))

@@ -13,7 +13,8 @@ semantics, not a property of eager execution); the inner `jit`s of `jnp.where`, 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import didax
@@ -29,6 +30,18 @@ _QUICK_COMPILE = {
     "xla_cpu_parallel_codegen_split_count": 1,
     "xla_cpu_use_xnnpack": False,
 }
+
+
+@contextmanager
+def x64_in_both() -> Iterator[None]:
+    """`jax_enable_x64` on in didax and in JAX inside the block, off again after."""
+    for lib in (didax, jax):
+        lib.config.update("jax_enable_x64", True)
+    try:
+        yield
+    finally:
+        for lib in (didax, jax):
+            lib.config.update("jax_enable_x64", False)
 
 
 # (rtol, atol) by result dtype: API.md's for float32; JAX's own test tolerances for the rest.

@@ -14,7 +14,7 @@ from didax import lax as dlax
 jax = pytest.importorskip("jax")
 jjnp = pytest.importorskip("jax.numpy")
 from helpers.jaxpr_text import canonical
-from helpers.oracle import assert_same_leaves
+from helpers.oracle import assert_same_leaves, x64_in_both
 
 pytestmark = pytest.mark.oracle
 
@@ -311,13 +311,8 @@ def test_eig_values_jvp_vmap_and_jnp(x):
 
 @pytest.fixture
 def x64():
-    for lib in (jax, didax):
-        lib.config.update("jax_enable_x64", True)
-    try:
+    with x64_in_both():
         yield
-    finally:
-        for lib in (jax, didax):
-            lib.config.update("jax_enable_x64", False)
 
 
 def test_decompositions_in_float64(x64):

@@ -45,6 +45,7 @@ NO_OPERANDS = {"iota", "iota_2x32_shape", "axis_index", "empty"}
 # JAX 0.10.2 has no derivative for these collectives and functions either ("Differentiation
 # rule for 'pmax' not implemented"): didax raises NotImplementedError, as JAX does.
 NO_DERIVATIVE_IN_JAX = {"pmax", "pmin", "geqrf", "zeta", "igamma_grad_a"}
+NO_DERIVATIVE_IN_JAX |= {"schur", "hessenberg", "householder_product"}
 
 # Not linear in any operand, so reverse mode never transposes them: their jvp rules write
 # the tangent with linear primitives (mul, select_n, ...) instead.

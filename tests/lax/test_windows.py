@@ -184,3 +184,75 @@ def test_conv_transpose_and_shape_tuples(padding, transpose_kernel):
     assert dlax.reduce_window_shape_tuple(x.shape, wd, ws, pad) == tuple(
         jlax.reduce_window_shape_tuple(x.shape, wd, ws, pad)
     )
+
+
+# ----------------------------------------------------------------------------- closures
+# A computation closing over a value being traced fails in JAX ("Reduction computations can't
+# close over Tracers") and in didax. Over a concrete array JAX fails too, by accident (its
+# reduce asserts that the staged computation has no consts, its reduce_window puts them in an
+# unhashable param); didax keeps them as the computation's consts and runs it.
+
+W = np.array([0.5, 1.5], np.float32)  # sums to 2
+
+
+def _scaled_max(L, scale):  # associative and commutative, -inf its unit; exact for scale 2
+    return lambda a, b: L.lax.max(a * scale(), b * scale()) / scale()
+
+
+def _reducers(L, scale):
+    comp = _scaled_max(L, scale)
+    return [
+        lambda x: L.lax.reduce(x, np.float32(-np.inf), comp, (1,)),
+        lambda x: L.lax.reduce_window(x, np.float32(-np.inf), comp, (1, 2), (1, 1), "VALID"),
+    ]
+
+
+def _raised(fn, *args):
+    try:
+        fn(*args)
+    except Exception as e:  # noqa: BLE001 - the type and message are what is compared
+        return type(e), str(e)
+    return None
+
+
+@pytest.mark.parametrize("kind", [0, 1], ids=["reduce", "reduce_window"])
+def test_computation_closing_over_tracers_raises_as_jax(kind):
+    x = RNG.normal(size=(3, 4)).astype(np.float32)
+    over_x = lambda L: lambda x: _reducers(L, lambda: x[0, 0])[kind](x)  # noqa: E731
+    over_y = lambda L: lambda x, y: _reducers(L, lambda: y)[kind](x)  # noqa: E731
+    for run in (
+        lambda L: L.jit(over_x(L))(x),
+        lambda L: L.vmap(over_x(L))(np.stack([x, x])),
+        lambda L: L.grad(lambda x: over_x(L)(x).sum())(x),
+        lambda L: L.vmap(over_y(L), in_axes=(None, 0))(x, np.ones(2, np.float32)),
+    ):
+        for L in (didax, jax):
+            kind_, message = _raised(run, L)
+            assert kind_ is NotImplementedError, (L, message)
+            assert message.startswith("Reduction computations can't close over Tracers")
+
+
+@pytest.mark.parametrize("kind", [0, 1], ids=["reduce", "reduce_window"])
+def test_computation_closing_over_concrete_arrays(kind):
+    x = RNG.normal(size=(3, 4)).astype(np.float32)
+    # JAX: the same computation with the closed-over sum as a literal (NumPy scalar)
+    want_fn = _reducers(jax, lambda: np.float32(2.0))[kind]
+    for w in (W, didax.numpy.asarray(W)):  # a NumPy array, an Array
+        f = _reducers(didax, lambda w=w: didax.numpy.sum(w))[kind]
+        _same(f(x), want_fn(x), 1e-5)
+        _same(didax.jit(f)(x), want_fn(x), 1e-5)
+        xs = np.stack([x, x + 1])
+        _same(didax.vmap(f)(xs), jax.vmap(want_fn)(xs), 1e-5)
+        t = RNG.normal(size=x.shape).astype(np.float32)
+        _same(didax.jvp(f, (x,), (t,)), jax.jvp(want_fn, (x,), (t,)), 1e-4)
+        if kind == 0:  # the generic reduce_window has no transpose (nor in JAX)
+            g = lambda f: lambda x: f(x).sum()  # noqa: E731
+            _same(didax.grad(g(f))(x), jax.grad(g(want_fn))(x), 1e-4)
+    jax_f = _reducers(jax, lambda: jax.numpy.sum(W))[kind]
+    failure = (AssertionError, TypeError)[kind]
+    assert _raised(jax_f, x)[0] is failure  # JAX's own fails: see above
+    if kind == 0:  # JAX stages reduce's consts as constvars of its jaxpr, as didax does
+        f = _reducers(didax, lambda: didax.numpy.sum(W))[kind]
+        got, want = str(didax.make_jaxpr(f)(x)), str(jax.make_jaxpr(jax_f)(x))
+        strip = lambda s: "\n".join(ln for ln in s.splitlines() if "computation=" not in ln)  # noqa: E731
+        assert canonical(strip(got)) == canonical(strip(want)), (got, want)

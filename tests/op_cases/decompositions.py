@@ -1,4 +1,5 @@
-"""Cases: the decompositions (`lax.linalg.qr`, `svd`, `eigh`, `eig`) and the `jnp.linalg`
+"""Cases: the decompositions (`lax.linalg.qr`, `svd`, `eigh`, `eig`, `schur`, `hessenberg`,
+`householder_product`) and the `jnp.linalg`
 functions on them, and `precision=` on the products. Singular and eigen vectors are defined
 up to sign, but both libraries call the same LAPACK routines (NumPy's or SciPy's eagerly,
 jaxlib's handlers under jit), so their values compare directly.
@@ -40,6 +41,11 @@ add("linalg", "eigh", Arr(SQ))
 add("linalg", "eigh", Arr(BATCH), lower=False)
 add("linalg", "eig", Arr(SQ), differentiable=False)
 add("linalg", "eig", Arr(SQ), compute_left_eigenvectors=False, compute_right_eigenvectors=False)
+# no derivatives in JAX for these three
+add("linalg", "schur", Arr(SQ), differentiable=False)
+add("linalg", "schur", Arr(BATCH), compute_schur_vectors=False, differentiable=False)
+add("linalg", "hessenberg", Arr(BATCH), differentiable=False)
+add("linalg", "householder_product", Arr(TALL), Arr((2,)), differentiable=False)
 
 # --- jnp.linalg
 for shp in (SQ, TALL, WIDE, BATCH):

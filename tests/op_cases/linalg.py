@@ -1,5 +1,5 @@
 """Cases: products and factorizations (`dot`, `matmul`, `lax.dot_general`, `cholesky`,
-`triangular_solve`, `lu`).
+`triangular_solve`, `lu`), and `jnp.tril`/`triu`.
 """
 
 from __future__ import annotations
@@ -68,3 +68,10 @@ add("linalg", "eigh", SPD)
 add("linalg", "qr", Arr((3, 2)))
 add("linalg", "svd", Arr((3, 2)), full_matrices=False)
 add("linalg", "eig", SPD, compute_left_eigenvectors=False, differentiable=False)
+
+# --- triangles (an inner jit each, as JAX's)
+add("numpy", "tril", Arr(M), linear=True)
+add("numpy", "tril", Arr((2, 3, 4)), k=1, linear=True)
+add("numpy", "triu", Arr((3, 4)), k=-1, linear=True)
+add("numpy", "triu", Arr((2, 3, 3)), linear=True)
+add("numpy", "tril", Arr((3,)), raises=ValueError)

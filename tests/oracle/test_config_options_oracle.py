@@ -290,6 +290,7 @@ def test_absl_hooks_are_accepted():
 # ----------------------------------------------------------------------------- numpy_rank_promotion
 
 _X23, _X3 = np.ones((2, 3), np.float32), np.ones(3, np.float32)
+_I23, _I3 = np.full((2, 3), 4, np.int32), np.full(3, 6, np.int32)
 RANK_CASES = {
     "add": lambda lib, np_: np_.add(_X23, _X3),
     "operator *": lambda lib, np_: np_.asarray(_X23) * np_.asarray(_X3),
@@ -302,6 +303,17 @@ RANK_CASES = {
     "scalar operand": lambda lib, np_: np_.add(_X23, 1.0),
     "same rank, size 1": lambda lib, np_: np_.add(_X23, _X3[None]),
     "where": lambda lib, np_: np_.where(_X23 > 0, _X23, _X3),
+    # functions whose JAX body broadcasts inside: JAX names the first op that checks (fmax's
+    # `greater`, lcm's `floor_divide` or `multiply`), or none checks (heaviside's `_where`, gcd)
+    "fmax": lambda lib, np_: np_.fmax(_X23, _X3),
+    "fmin, lower rank first": lambda lib, np_: np_.fmin(_X3, _X23),
+    "fmax under jit": lambda lib, np_: lib.jit(np_.fmax)(_X3, _X23),
+    "heaviside": lambda lib, np_: np_.heaviside(_X23, _X3),
+    "heaviside, lower rank first": lambda lib, np_: np_.heaviside(_X3, _X23),
+    "lcm": lambda lib, np_: np_.lcm(_I23, _I3),
+    "lcm, lower rank first": lambda lib, np_: np_.lcm(_I3, _I23),
+    "lcm under jit": lambda lib, np_: lib.jit(np_.lcm)(_I23[:1], _I3),  # shapes no case traced
+    "gcd": lambda lib, np_: np_.gcd(_I3, _I23),
 }
 
 

@@ -19,6 +19,7 @@ jnp = jax.numpy
 
 pytestmark = pytest.mark.oracle
 from helpers.jaxpr_text import canonical
+from helpers.oracle import x64_in_both
 
 FLOATS = [
     0.1,
@@ -84,13 +85,8 @@ def test_literals_under_grad_and_jit():
 
 @pytest.fixture
 def x64():
-    for lib in (didax, jax):
-        lib.config.update("jax_enable_x64", True)
-    try:
+    with x64_in_both():
         yield
-    finally:
-        for lib in (didax, jax):
-            lib.config.update("jax_enable_x64", False)
 
 
 @pytest.mark.parametrize("value", FLOATS + COMPLEXES, ids=repr)

@@ -303,9 +303,10 @@ CASES = [
     (
         "heaviside",
         lambda m, x: m.heaviside(x, 0.5),
-        (np.array([-1.0, 0.0, 2.0], np.float32),),
+        (np.array([-1.0, 0.0, 2.0, np.nan], np.float32),),
         False,
     ),
+    ("heaviside_scalar", lambda m, x: m.heaviside(0.0, x), (V,), False),
     ("nextafter", lambda m, x: m.nextafter(x, np.float32(10.0)), (V,), False),
     ("bitwise_and", lambda m, x: m.bitwise_and(x, 6), (I,), False),
     ("bitwise_or", lambda m, x: m.bitwise_or(x, x[::-1]), (I,), False),

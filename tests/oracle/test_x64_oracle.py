@@ -18,7 +18,7 @@ import didax
 import didax.numpy as dnp
 import numpy as np
 import pytest
-from helpers.oracle import assert_matches
+from helpers.oracle import assert_matches, x64_in_both
 
 jax = pytest.importorskip("jax")
 jnp = jax.numpy
@@ -29,13 +29,8 @@ from helpers.jaxpr_text import canonical
 
 @pytest.fixture
 def x64():
-    for lib in (didax, jax):
-        lib.config.update("jax_enable_x64", True)
-    try:
+    with x64_in_both():
         yield
-    finally:
-        for lib in (didax, jax):
-            lib.config.update("jax_enable_x64", False)
 
 
 def assert_tree_matches(got, want):
