@@ -59,8 +59,11 @@ class ModuleBuilder:
         # annotations inside it (`with_sharding_constraint`). None: one device.
         self.device_assignment: tuple[Any, ...] | None = None
         # Set while a shard_map's body is lowered inside an SPMD program: its mesh, along
-        # whose axes the body's collectives act between partitions (manual sharding).
+        # whose axes the body's collectives act between partitions (manual sharding), and
+        # the axes it is manual over (those of the shard_maps around it too); along the
+        # others ("free" axes) the partitioner still splits the body's values.
         self.manual_mesh: Any = None
+        self.manual_axes: frozenset = frozenset()
         self._eqns: list[Any] = []  # the equations being lowered, outermost first
         self._types: dict[tuple[tuple[int, ...], np.dtype], Any] = {}
         self._element_types: dict[np.dtype, Any] = {}
@@ -140,8 +143,10 @@ class ModuleBuilder:
             finally:
                 self.name_stack.pop()
                 self._eqns.pop()
+            if self.manual_mesh is None or eqn.primitive not in unconstrained_results:
+                outs = [self.typed_annotation(val, v.aval) for val, v in zip(outs, eqn.outvars)]
             for v, val in zip(eqn.outvars, outs, strict=True):
-                env[v] = self.typed_annotation(val, v.aval)
+                env[v] = val
         return [read(x) for x in jaxpr.outvars]
 
     def _lower_eqn(self, eqn: Any, operands: list[Any], prefix: str) -> list[Any]:
@@ -264,13 +269,25 @@ class ModuleBuilder:
     def typed_annotation(self, x: Any, aval: ShapedArray) -> Any:
         """`x` constrained to the split its type says (sharding in types: JAX constrains each
         result of an `Explicit`-typed program), in a partitioned program outside a shard_map
-        body; `x` itself otherwise."""
-        if type(aval) is not ShardedArray or self.device_assignment is None or self.manual_mesh:
+        body; in a body manual over some of the mesh's axes only (with Shardy), left open to
+        the partitioner along the others (`<@mesh, [{?}, {?}]>`, as JAX constrains each
+        result there); `x` itself otherwise."""
+        if self.manual_mesh is not None:
+            if not self.free_axes() or not config.read("jax_use_shardy_partitioner"):
+                return x
+            return self.sharding_annotation(x, open_text(aval.ndim))
+        if type(aval) is not ShardedArray or self.device_assignment is None:
             return x
         if _is_constraint(x):  # (a rule that constrains its result: reshard)
             return x
         named = typed_sharding.named(aval)
         return self.sharding_annotation(x, sharding_text(named, aval.ndim, self.device_assignment))
+
+    def free_axes(self) -> tuple[Any, ...]:
+        """The mesh axes a shard_map body being lowered is not manual over (none outside)."""
+        if self.manual_mesh is None:
+            return ()
+        return tuple(a for a in self.manual_mesh.axis_names if a not in self.manual_axes)
 
     def _annotated(self, values: list[Any], texts: Sequence[str | None]) -> list[Any]:
         if not any(t is not None for t in texts):
@@ -314,6 +331,17 @@ class ModuleBuilder:
         return fn
 
 
+# Primitives whose results JAX leaves unconstrained in a shard_map body manual over some
+# axes only (collectives, the casts of varying types, nested shard_maps); their modules add
+# them at import.
+unconstrained_results: set[core.Primitive] = set()
+
+
+def open_text(ndim: int) -> str:
+    """Shardy's sharding of an `ndim`-d value left to the partitioner on every dimension."""
+    return f"#sdy.sharding<@mesh, [{', '.join(['{?}'] * ndim)}]>"
+
+
 def _is_constraint(x: Any) -> bool:
     op = x.owner  # (a block, for a function's argument a rule returns as it is)
     name = getattr(op, "name", None)
@@ -326,17 +354,15 @@ def sharding_text(
     sharding: Any, ndim: int, devices: Sequence[Any], open_dims: Any = frozenset()
 ) -> str:
     """How a program on `devices` states that an `ndim`-d value is split as `sharding` (a
-    NamedSharding) says: Shardy's `#sdy.sharding<@mesh, [{"x"}, {}]>` (`{?}`: a dimension
-    in `open_dims`, left to the partitioner), or with `jax_use_shardy_partitioner` off,
+    NamedSharding) says: Shardy's `#sdy.sharding<@mesh, [{"x"}, {}]>` (`{"x", ?}`, `{?}`: a
+    dimension in `open_dims`, left to the partitioner beyond the axes it names), or with `jax_use_shardy_partitioner` off,
     GSPMD's HLO sharding text."""
     if not config.read("jax_use_shardy_partitioner"):
         return sharding.hlo_text(ndim, devices)
-    dims = [
-        "{?}"
-        if d in open_dims
-        else "{" + ", ".join(f'"{a}"' for a in sharding.spec.axes_of(d)) + "}"
-        for d in range(ndim)
-    ]
+    dims = []
+    for d in range(ndim):
+        names = [f'"{a}"' for a in sharding.spec.axes_of(d)] + (["?"] if d in open_dims else [])
+        dims.append("{" + ", ".join(names) + "}")
     return f"#sdy.sharding<@mesh, [{', '.join(dims)}]>"
 
 

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 from didax import core, vma
 from didax.core import NOT_MAPPED
+from didax.interpreters import lowering
 from didax.parallel.collectives import (
     add_combiner,
     axes_tuple,
@@ -498,3 +499,6 @@ def _all_to_all_lowering(ctx, x, *, axis_name, split_axis, concat_axis, axis_ind
         **channel_attrs(ctx, global_ids=False),
     )
     return [op.results[0]]
+
+
+lowering.unconstrained_results.update({all_gather_p, reduce_scatter_p, ppermute_p, all_to_all_p})

@@ -11,6 +11,9 @@ so that its collectives act between partitions (collectives.py).
 
 from __future__ import annotations
 
+import contextlib
+import math
+from collections.abc import Iterator
 from typing import Any
 
 from didax.config import config
@@ -19,15 +22,21 @@ from didax.interpreters import lowering
 from didax.runtime.sharding import NamedSharding
 
 
-def lower_body(ctx, args, jaxpr, mesh, in_specs, out_specs) -> list[Any]:
-    """A shard_map equation's lowering (`jaxpr` its body) inside a program partitioned over
-    `mesh`'s devices in the mesh's order: the body manual over every mesh axis."""
+def lower_body(ctx, args, jaxpr, mesh, in_specs, out_specs, manual) -> list[Any]:
+    """A shard_map equation's lowering (`jaxpr` its body, manual over the mesh axes
+    `manual`) inside a program partitioned over `mesh`'s devices in the mesh's order."""
     module = ctx.module
-    if module.manual_mesh is not None or module.replica_axes:
+    outer = module.manual_axes
+    around = module.manual_mesh
+    if (
+        module.replica_axes
+        or (around is not None and not _same_devices(around, mesh))
+        or outer & manual
+    ):
         # a ValueError, as JAX 0.10.2 raises for a pmap inside a pmap
         raise ValueError(
-            f"shard_map over {mesh} inside another shard_map (a pmap inside a pmap) is not "
-            "supported by didax"
+            f"shard_map over {mesh} (manual over {sorted(manual)}) inside a pmap, a shard_map "
+            "over another mesh or one already manual over those axes is not supported by didax"
         )
     devices = module.device_assignment
     if devices is None or tuple(devices) != tuple(mesh.devices.flat):
@@ -36,39 +45,67 @@ def lower_body(ctx, args, jaxpr, mesh, in_specs, out_specs) -> list[Any]:
             f"shard_map over {mesh} in a program that does not run on the mesh's devices in "
             "the mesh's order (a jit with shardings over another mesh)"
         )
-    manual = mesh.size > 1  # as JAX: on one device, no manual sharding to enter
-    if manual and config.read("jax_use_shardy_partitioner"):
-        return _manual_computation(ctx, args, jaxpr, mesh, in_specs, out_specs)
+    sizes = dict(mesh.shape)
+    split = math.prod(sizes[a] for a in manual) > 1  # as JAX: else no manual computation
+    if not split or config.read("jax_use_shardy_partitioner"):
+        return _manual_computation(ctx, args, jaxpr, mesh, in_specs, out_specs, manual, split)
+    if module.manual_mesh is not None:
+        raise ValueError(
+            f"shard_map over {mesh} inside another shard_map: didax lowers nested shard_maps "
+            "with Shardy only (jax_use_shardy_partitioner)"
+        )
+    # GSPMD: manual over every mesh axis (the body the same along those it does not name)
     blocks = [
-        _to_block(ctx, x, spec, a_in, a_blk, mesh) if manual else x
+        _to_block(ctx, x, spec, a_in, a_blk, mesh)
         for x, spec, a_in, a_blk in zip(args, in_specs, ctx.avals_in, jaxpr.in_avals, strict=True)
     ]
-    module.manual_mesh = mesh
-    try:
+    with _manual(module, mesh, frozenset(mesh.axis_names)):
         outs = module.call_function("shmap_body", jaxpr, blocks)
-    finally:
-        module.manual_mesh = None
     return [
-        _from_block(ctx, y, spec, a_blk, a_out, mesh) if manual else y
+        _from_block(ctx, y, spec, a_blk, a_out, mesh)
         for y, spec, a_blk, a_out in zip(
             outs, out_specs, jaxpr.out_avals, ctx.avals_out, strict=True
         )
     ]
 
 
-def _manual_computation(ctx, args, jaxpr, mesh, in_specs, out_specs) -> list[Any]:
-    # Shardy: the body, inline in an `sdy.manual_computation` over every mesh axis, takes
-    # the blocks the in_specs cut and gives those the out_specs put together, as JAX's
+def _same_devices(a: Any, b: Any) -> bool:
+    # the same mesh but for its axis types (a nested body's has the outer's axes `Manual`)
+    return a.axis_names == b.axis_names and tuple(a.devices.flat) == tuple(b.devices.flat)
+
+
+@contextlib.contextmanager
+def _manual(module: Any, mesh: Any, axes: frozenset) -> Iterator[None]:
+    # the module lowers a body manual over `axes` of `mesh` (besides those it already was)
+    saved = module.manual_mesh, module.manual_axes
+    module.manual_mesh, module.manual_axes = mesh, saved[1] | axes
+    try:
+        yield
+    finally:
+        module.manual_mesh, module.manual_axes = saved
+
+
+def _manual_computation(ctx, args, jaxpr, mesh, in_specs, out_specs, manual, split) -> list[Any]:
+    # Shardy: the body, inline in an `sdy.manual_computation` over the axes `manual`, takes
+    # the blocks the in_specs cut and gives those the out_specs put together, as JAX's; in
+    # a body manual over some axes only, every dimension is left open to the partitioner
+    # along the others (`{"x", ?}`). (Not `split`: the body inline, as JAX.)
     ir, module, devices = ctx.ir, ctx.module, ctx.module.device_assignment
+    if not split:
+        with _manual(module, mesh, manual):
+            return ctx.lower_jaxpr(jaxpr, list(args))
+    partial = len(manual) < len(mesh.axis_names)
 
     def per_value(specs, avals):
         texts = [
-            lowering.sharding_text(NamedSharding(mesh, s), a.ndim, devices)[len("#sdy.sharding") :]
+            lowering.sharding_text(
+                NamedSharding(mesh, s), a.ndim, devices, open_dims=range(a.ndim) if partial else ()
+            )[len("#sdy.sharding") :]
             for s, a in zip(specs, avals, strict=True)
         ]
         return ir.Attribute.parse(f"#sdy.sharding_per_value<[{', '.join(texts)}]>")
 
-    axes = ", ".join(f'"{a}"' for a in mesh.axis_names)
+    axes = ", ".join(f'"{a}"' for a in mesh.axis_names if a in manual)
     op = module.sdy.ManualComputationOp(
         [ctx.tensor_type(a) for a in ctx.avals_out],
         list(args),
@@ -77,13 +114,9 @@ def _manual_computation(ctx, args, jaxpr, mesh, in_specs, out_specs) -> list[Any
         ir.Attribute.parse(f"#sdy<manual_axes{{{axes}}}>"),
     )
     block = op.body.blocks.append(*[ctx.tensor_type(a) for a in jaxpr.in_avals])
-    module.manual_mesh = mesh
-    try:
-        with ir.InsertionPoint(block):
-            outs = ctx.lower_jaxpr(jaxpr, list(block.arguments))
-            module.sdy.ReturnOp(outs)
-    finally:
-        module.manual_mesh = None
+    with _manual(module, mesh, manual), ir.InsertionPoint(block):
+        outs = ctx.lower_jaxpr(jaxpr, list(block.arguments))
+        module.sdy.ReturnOp(outs)
     return list(op.results)
 
 

@@ -15,7 +15,7 @@ from typing import Any
 from didax import core, typed_sharding, vma
 from didax.control_flow import common
 from didax.core import ShapedArray
-from didax.runtime.sharding import AxisType, Mesh, PartitionSpec
+from didax.runtime.sharding import AxisType, DuplicateSpecError, Mesh, PartitionSpec
 from didax.tree_util import tree_flatten
 
 P = PartitionSpec
@@ -49,19 +49,24 @@ def block_aval(aval: ShapedArray, spec: PartitionSpec, sizes: dict[Any, int]) ->
     return aval.update(shape=shape)
 
 
-def unblock_aval(aval: ShapedArray, spec: PartitionSpec, sizes: dict[Any, int]) -> ShapedArray:
+def unblock_aval(
+    aval: ShapedArray, spec: PartitionSpec, sizes: dict[Any, int], varying: frozenset = frozenset()
+) -> ShapedArray:
     """The type of the blocks of type `aval` put together as `spec` says (outside the
-    shard_map: varying along no mesh axis)."""
+    shard_map: varying along no mesh axis, or, nested in another, along `varying`)."""
     factors = block_factors(spec, aval.ndim, sizes)
     shape = tuple(n * f for n, f in zip(aval.shape, factors, strict=True))
-    return core.with_vma(aval.update(shape=shape), frozenset(), ())
+    return core.with_vma(aval.update(shape=shape), varying, getattr(aval, "mesh_axes", ()))
 
 
 def body_aval(aval: ShapedArray, spec: PartitionSpec, mesh: Mesh, check_vma: bool) -> ShapedArray:
     """The body's type of an operand of type `aval` split as `spec`: its block, varying
-    along the axes the spec names when `check_vma` (JAX's `{V:x}`)."""
+    along the axes the spec names (and those `aval` varies along, in a nested shard_map)
+    when `check_vma` (JAX's `{V:x}`)."""
     block = block_aval(aval, spec, axis_sizes(mesh))
-    return core.with_vma(block, vma.spec_axes(spec), mesh.axis_names) if check_vma else block
+    if not check_vma:
+        return block
+    return core.with_vma(block, vma.spec_axes(spec) | aval.vma, mesh.axis_names)
 
 
 def mapped_dim(spec: PartitionSpec) -> int | None:
@@ -141,6 +146,35 @@ def check_manual(in_specs: Any, out_specs: Any, manual: frozenset) -> None:
                 f"shard_map {which}_specs argument must refer to an axis marked as manual "
                 f"({manual}), but: {sorted(named - manual)}"
             )
+
+
+def context_mesh(mesh: Mesh | None) -> Mesh | None:
+    """shard_map's mesh: `mesh`, or the body's around it (a nested shard_map), or the
+    context mesh (`set_mesh`).
+
+    Raises:
+      ValueError: in a shard_map body, a mesh given (as JAX's: not its abstract mesh).
+    """
+    around = typed_sharding.body_mesh()
+    if mesh is None:
+        return typed_sharding.get_mesh() if around is None else around
+    if around is not None and mesh != around:
+        raise ValueError(
+            f"The context mesh {typed_sharding.get_abstract_mesh()} should match the mesh "
+            f"passed to shard_map {mesh}"
+        )
+    return mesh
+
+
+def check_nesting(mesh: Mesh, manual: frozenset) -> None:
+    """A nested shard_map's axes: not those a shard_map around it is manual over."""
+    names = dict(zip(mesh.axis_names, mesh.axis_types, strict=True))
+    already = sorted(a for a in manual if names[a] is AxisType.Manual)
+    if already:  # (JAX's type: its specs would map the axis twice)
+        raise DuplicateSpecError(
+            f"shard_map over the mesh axes {sorted(manual)} inside a shard_map already manual "
+            f"over {already}: pass axis_names naming only the others"
+        )
 
 
 def check_mesh(mesh: Any, axis_names: Any) -> None:

@@ -1,0 +1,105 @@
+"""shard_map manual over some mesh axes, and nested (tests/parallel/test_shard_map_nested.py):
+results left split along the free axes where the partitioner puts them, as JAX's; a
+shard_map inside a shard_map's body over the remaining axes (values, result shardings,
+jaxpr, StableHLO under Shardy); the errors of invalid nesting."""
+
+import json
+
+from shardy_prelude import M, Mesh, P, jnp, lax, np, res, t, t_type, text
+from shardy_prelude import mesh as grid
+from shardy_prelude import x as xa
+
+
+def typed(a):  # (its type, split and values)
+    return [str(M.typeof(a)), str(a.sharding.spec), np.asarray(a).tolist()]
+
+
+# manual over 'x' only: the result stays split along 'y' as the partitioner leaves it
+part = M.shard_map(
+    lambda a: lax.psum(a, "x") * 2, mesh=grid, in_specs=P("x"), out_specs=P(), axis_names={"x"}
+)
+t("partial_eager", lambda: typed(part(xa)))
+t("partial_jit", lambda: typed(M.jit(part)(xa)))
+t("partial_text", lambda: text(part, xa))
+
+
+def collectives(a):  # (axis_index('x') twice: its two equal constants, which didax shares)
+    b = lax.all_gather(a, "x", tiled=True)
+    c = lax.ppermute(a, "x", [(0, 1), (1, 0)])
+    d = lax.pmax(jnp.sin(a), "x")
+    return b[:4] + c + d, lax.psum_scatter(a, "x", tiled=True)
+
+
+coll = M.shard_map(
+    collectives, mesh=grid, in_specs=P("x"), out_specs=(P("x"), P("x")), axis_names={"x"}
+)
+t("partial_collectives", lambda: [typed(o) for o in M.jit(coll)(xa)])
+t("partial_collectives_text", lambda: text(coll, xa))
+t(
+    "partial_grad",
+    lambda: np.asarray(M.grad(lambda a: (M.jit(part)(a) * jnp.arange(4.0)).sum())(xa)).tolist(),
+)
+
+
+# nested: a shard_map over 'y' (the context's mesh) inside one over 'x'
+def inner(b):
+    return lax.psum(b, "y") * lax.axis_index("y")
+
+
+def outer(a):
+    c = M.shard_map(inner, in_specs=P(None, "y"), out_specs=P(None, "y"), axis_names={"y"})(a)
+    return lax.psum(c, "x") + a
+
+
+nest = M.shard_map(outer, mesh=grid, in_specs=P("x"), out_specs=P("x"), axis_names={"x"})
+t("nested_eager", lambda: typed(nest(xa)))
+t("nested_jit", lambda: typed(M.jit(nest)(xa)))
+t("nested_jaxpr", lambda: str(M.make_jaxpr(nest)(xa)))
+t("nested_text", lambda: text(nest, xa))
+t(
+    "body_mesh",
+    lambda: str(
+        M.make_jaxpr(
+            M.shard_map(
+                lambda a: a + len(str(M.sharding.get_abstract_mesh())),
+                mesh=grid,
+                in_specs=P("x"),
+                out_specs=P("x"),
+                axis_names={"x"},
+            )
+        )(xa)
+    ),
+)
+outer_collective = M.shard_map(
+    lambda a: M.shard_map(
+        lambda b: lax.psum(b, "x"), in_specs=P("y"), out_specs=P("y"), axis_names={"y"}
+    )(a),
+    mesh=grid,
+    in_specs=P("x"),
+    out_specs=P("x"),
+    axis_names={"x"},
+)
+t("nested_outer_collective", lambda: typed(M.jit(outer_collective)(xa)))
+
+# invalid nesting (over an axis already manual: JAX raises so outside jit only)
+line = Mesh(np.array(M.devices()), ("b",))
+
+
+def nested_over(mesh, **kw):
+    return M.shard_map(
+        lambda a: M.shard_map(lambda b: b, mesh=mesh, **kw)(a),
+        mesh=grid,
+        in_specs=P("x"),
+        out_specs=P("x"),
+        axis_names={"x"},
+    )(xa)
+
+
+t("other_mesh", lambda: nested_over(line, in_specs=P("b"), out_specs=P("b")))
+t("concrete_mesh", lambda: nested_over(grid, in_specs=P(None, "y"), out_specs=P(None, "y")))
+t_type(
+    "same_axis",
+    lambda: nested_over(None, in_specs=P("x"), out_specs=P("x"), axis_names={"x"}),
+)
+t("pmap_in_pmap", lambda: M.pmap(M.pmap(lambda a: a))(jnp.ones((2, 2, 3))))
+print(json.dumps(res))
