@@ -94,13 +94,16 @@ class ModuleBuilder:
         return t
 
     # ----- constants
-    def constant(self, value: Any, dtype: Any = None) -> Any:
+    def constant(self, value: Any, dtype: Any = None, *, shared: bool = True) -> Any:
         """A constant holding `value` (an array or scalar, of `dtype` if given), emitted once
-        per block: later requests for the same value in the same block reuse it."""
+        per block: later requests for the same value in the same block reuse it (not
+        `shared`: a new one, as JAX emits a rule's own constants)."""
         if dtype is None:
             array = np.asarray(core.to_numpy(value))
         else:
             array = np.asarray(value, dtypes.canonicalize(dtype))
+        if not shared:
+            return self.hlo.constant(_dense_attr(self, array))
         block = self.ir.InsertionPoint.current.block
         if array.size <= 64:  # small: by content, so equal literals share one constant
             key: tuple = (block, array.dtype.str, array.shape, array.tobytes())

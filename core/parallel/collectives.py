@@ -441,9 +441,9 @@ def _axis_index_lowering(ctx, *, axis_name):
     i = mesh.axis_names.index(axis_name)
     stride = int(np.prod(mesh.axis_sizes[i + 1 :], dtype=np.int64))
 
-    def index() -> Any:
-        div = ctx.constant(np.array(stride, np.uint32))
-        mod = ctx.constant(np.array(mesh.axis_sizes[i], np.uint32))
+    def index() -> Any:  # (two constants, even when equal, as JAX's)
+        div = ctx.module.constant(np.array(stride, np.uint32), shared=False)
+        mod = ctx.module.constant(np.array(mesh.axis_sizes[i], np.uint32), shared=False)
         return ctx.hlo.convert(
             out, ctx.hlo.remainder(ctx.hlo.divide(ctx.hlo.partition_id(), div), mod)
         )

@@ -23,11 +23,11 @@ t("partial_jit", lambda: typed(M.jit(part)(xa)))
 t("partial_text", lambda: text(part, xa))
 
 
-def collectives(a):  # (axis_index('x') twice: its two equal constants, which didax shares)
+def collectives(a):  # (axis_index('x'): its stride and size, two equal constants)
     b = lax.all_gather(a, "x", tiled=True)
     c = lax.ppermute(a, "x", [(0, 1), (1, 0)])
     d = lax.pmax(jnp.sin(a), "x")
-    return b[:4] + c + d, lax.psum_scatter(a, "x", tiled=True)
+    return b[:4] + c * lax.axis_index("x") + d, lax.psum_scatter(a, "x", tiled=True)
 
 
 coll = M.shard_map(
@@ -80,6 +80,12 @@ outer_collective = M.shard_map(
     axis_names={"x"},
 )
 t("nested_outer_collective", lambda: typed(M.jit(outer_collective)(xa)))
+
+# axis_index on a mesh manual over every axis (its two equal constants too)
+full = M.shard_map(
+    lambda a: a * lax.axis_index("x"), mesh=grid, in_specs=P("x", "y"), out_specs=P("x", "y")
+)
+t("full_axis_index_text", lambda: text(full, xa))
 
 # invalid nesting (over an axis already manual: JAX raises so outside jit only)
 line = Mesh(np.array(M.devices()), ("b",))
