@@ -1,4 +1,5 @@
 """The PJRT CPU client: jaxlib loaded once, devices, device buffers, and the MLIR context.
+(A plugin's client in its place, on paper: plugins.py.)
 
 Layer 1, the runtime floor (`didax.runtime`: client, distributed, executable, sharding),
 after array.py and core.py. With executable.py, the only modules that touch jaxlib's private
@@ -30,6 +31,7 @@ import numpy as np
 from didax import array, core, dtypes, interrupts
 from didax.array import Array
 from didax.config import config
+from didax.runtime import plugins
 
 JAXLIB_VERSION = "0.10.2"  # tested; jaxlib's private API changes between minor versions
 
@@ -109,14 +111,20 @@ class _Runtime:
         ext.register_dialects(self.dialects)  # func and the other upstream dialects
         # None: jaxlib's client reads XLA_FLAGS' --xla_force_host_platform_device_count
         n = config.lock("jax_num_cpu_devices")
+        platforms = plugins.requested(config.lock("jax_platforms"))
         state = global_state  # several processes: every process's devices
-        self.client = self.xc.make_cpu_client(
-            num_devices=n if n >= 0 else None,
-            distributed_client=state.client,
-            node_id=state.process_id,
-            num_nodes=state.num_processes,
-            collectives=state.collectives(),
-        )
+
+        def make_cpu() -> Any:
+            return self.xc.make_cpu_client(
+                num_devices=n if n >= 0 else None,
+                distributed_client=state.client,
+                node_id=state.process_id,
+                num_nodes=state.num_processes,
+                collectives=state.collectives(),
+            )
+
+        # the CPU's client, or (on paper) a plugin's: runtime/plugins.py
+        self.client = plugins.make_client(self.xc, platforms, make_cpu, state.client)
         self.devices = self.client.devices()
         self.device = self.client.local_devices()[0]  # where this process computes
         self.sharding = self.xc.GSPMDSharding((self.device,), self.xc.OpSharding())
@@ -156,25 +164,36 @@ def _make_runtime() -> _Runtime:
         return _runtime
 
 
-def devices() -> list[Any]:
+def devices(backend: str | None = None) -> list[Any]:
     """All devices of all processes (CPU devices: `CpuDevice(id=0)`, ...). Like
-    `jax.devices()`."""
-    return list(runtime().devices)
+    `jax.devices()`.
+
+    Raises:
+      RuntimeError: `backend` names a platform other than the client's (JAX's message).
+    """
+    rt = runtime()
+    plugins.check_backend(backend, rt.client.platform)
+    return list(rt.devices)
 
 
-def local_devices() -> list[Any]:
-    """The devices this process drives. Like `jax.local_devices()`."""
-    return list(runtime().client.local_devices())
+def local_devices(process_index: int | None = None, backend: str | None = None) -> list[Any]:
+    """The devices this process (or process `process_index`) drives. Like
+    `jax.local_devices()`."""
+    rt = runtime()
+    plugins.check_backend(backend, rt.client.platform)
+    if process_index is None:
+        return list(rt.client.local_devices())
+    return [d for d in rt.devices if d.process_index == process_index]
 
 
-def device_count() -> int:
+def device_count(backend: str | None = None) -> int:
     """The number of devices of all processes. Like `jax.device_count()`."""
-    return len(runtime().devices)
+    return len(devices(backend))
 
 
-def local_device_count() -> int:
+def local_device_count(backend: str | None = None) -> int:
     """The number of devices this process drives. Like `jax.local_device_count()`."""
-    return len(local_devices())
+    return len(local_devices(backend=backend))
 
 
 def process_index() -> int:
@@ -194,9 +213,9 @@ def process_indices() -> list[int]:
 
 
 def default_backend() -> str:
-    """The platform of the default backend: didax runs on the CPU. Like
-    `jax.default_backend()`."""
-    return "cpu"
+    """The platform of the client ("cpu"; a plugin's, `jax_platforms`). Like
+    `jax.default_backend()` (which also starts the backend)."""
+    return runtime().client.platform
 
 
 class SingleDeviceSharding:
