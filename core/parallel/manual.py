@@ -28,15 +28,22 @@ def lower_body(ctx, args, jaxpr, mesh, in_specs, out_specs, manual) -> list[Any]
     module = ctx.module
     outer = module.manual_axes
     around = module.manual_mesh
-    if (
-        module.replica_axes
-        or (around is not None and not _same_devices(around, mesh))
-        or outer & manual
-    ):
+    if module.replica_axes or (around is not None and not _same_devices(around, mesh)):
         # a ValueError, as JAX 0.10.2 raises for a pmap inside a pmap
         raise ValueError(
-            f"shard_map over {mesh} (manual over {sorted(manual)}) inside a pmap, a shard_map "
-            "over another mesh or one already manual over those axes is not supported by didax"
+            f"shard_map over {mesh} inside a pmap or a shard_map over another mesh is not "
+            "supported by didax"
+        )
+    shardy = config.read("jax_use_shardy_partitioner")
+    if around is not None and not shardy:
+        raise ValueError(
+            f"shard_map over {mesh} inside another shard_map: didax lowers nested shard_maps "
+            "with Shardy only (jax_use_shardy_partitioner)"
+        )
+    if outer & manual:
+        raise ValueError(
+            f"shard_map manual over {sorted(manual)} inside a shard_map already manual over "
+            f"{sorted(outer & manual)}"
         )
     devices = module.device_assignment
     if devices is None or tuple(devices) != tuple(mesh.devices.flat):
@@ -47,13 +54,8 @@ def lower_body(ctx, args, jaxpr, mesh, in_specs, out_specs, manual) -> list[Any]
         )
     sizes = dict(mesh.shape)
     split = math.prod(sizes[a] for a in manual) > 1  # as JAX: else no manual computation
-    if not split or config.read("jax_use_shardy_partitioner"):
+    if not split or shardy:
         return _manual_computation(ctx, args, jaxpr, mesh, in_specs, out_specs, manual, split)
-    if module.manual_mesh is not None:
-        raise ValueError(
-            f"shard_map over {mesh} inside another shard_map: didax lowers nested shard_maps "
-            "with Shardy only (jax_use_shardy_partitioner)"
-        )
     # GSPMD: manual over every mesh axis (the body the same along those it does not name)
     blocks = [
         _to_block(ctx, x, spec, a_in, a_blk, mesh)
