@@ -358,8 +358,8 @@ def sharding_text(
 ) -> str:
     """How a program on `devices` states that an `ndim`-d value is split as `sharding` (a
     NamedSharding) says: Shardy's `#sdy.sharding<@mesh, [{"x"}, {}]>` (`{"x", ?}`, `{?}`: a
-    dimension in `open_dims`, left to the partitioner beyond the axes it names), or with `jax_use_shardy_partitioner` off,
-    GSPMD's HLO sharding text."""
+    dimension in `open_dims`, left to the partitioner beyond the axes it names), or with
+    `jax_use_shardy_partitioner` off, GSPMD's HLO sharding text."""
     if not config.read("jax_use_shardy_partitioner"):
         return sharding.hlo_text(ndim, devices)
     dims = []
