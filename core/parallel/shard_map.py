@@ -73,15 +73,16 @@ from didax.parallel.specs import (
     check_args,
     check_manual,
     check_mesh,
-    check_nesting,
     check_specs,
     context_mesh,
     fn_name,
     holds_tracer,
     inferred_specs,
     insert_none,
+    manual_axes,
     mapped_dim,
     out_rank_error,
+    outer_manual,
     specs_tuple,
     static_key,
     unblock_aval,
@@ -599,11 +600,10 @@ def _shard_map(
         __tracebackhide__ = True
         m = context_mesh(mesh)
         check_mesh(m, axis_names)
-        manual = frozenset(axis_names) or frozenset(m.axis_names)
-        check_nesting(m, manual)
+        manual = manual_axes(m, frozenset(axis_names))
         leaves, in_tree = tree_flatten(args)
         if in_specs is Infer:  # each argument split as its type says (Explicit axes)
-            specs = inferred_specs(m, [core.get_aval(x) for x in leaves])
+            specs = inferred_specs(m, [core.get_aval(x) for x in leaves], frozenset(axis_names))
         else:
             if in_specs is not None:
                 check_specs("in", in_specs, m)
@@ -628,7 +628,8 @@ def _shard_map(
                 f, m, in_tree, avals, specs, statics, which, out_specs, check_vma, manual
             )
             if check_vma:
-                vma.check_outputs(fn_name(f), m, found[0].out_avals, found[3], manual)
+                outer = outer_manual(m)
+                vma.check_outputs(fn_name(f), m, found[0].out_avals, found[3], outer)
             if eager and key[-1] is not None and not holds_tracer(found[1]):
                 traces[key] = found  # a later call with these types runs this trace again
         closed, consts, out_tree, out_specs_flat = found

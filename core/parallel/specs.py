@@ -117,15 +117,18 @@ def fn_name(f: Any) -> str:
     return getattr(f, "__name__", str(f))
 
 
-def inferred_specs(mesh: Mesh, avals: Sequence[ShapedArray]) -> list[PartitionSpec]:
-    """JAX's `in_specs` default: each argument split as its type says, over a mesh whose
-    axes are all `Explicit` (JAX's TypeError otherwise)."""
-    if any(t is not AxisType.Explicit for t in mesh.axis_types):
-        axis_types = ", ".join(str(t) for t in mesh.axis_types)
+def inferred_specs(
+    mesh: Mesh, avals: Sequence[ShapedArray], axis_names: frozenset
+) -> list[PartitionSpec]:
+    """JAX's `in_specs` default: each argument split as its type says, when the axes named
+    (`axis_names`, default every mesh axis) are all `Explicit` (JAX's TypeError otherwise)."""
+    names = axis_names or frozenset(mesh.axis_names)
+    types = dict(zip(mesh.axis_names, mesh.axis_types, strict=True))
+    if any(types[a] is not AxisType.Explicit for a in names):
+        axis_types = ", ".join(str(types[a]) for a in names)
         raise TypeError(
             "shard_map in_specs argument must be a pytree of `jax.sharding.PartitionSpec` "
-            f"instances, but it was `None` when axis_names={frozenset(mesh.axis_names)} are "
-            f"of type {axis_types}"
+            f"instances, but it was `None` when axis_names={names} are of type {axis_types}"
         )
     return [typed_sharding.named(a, mesh).spec for a in avals]
 
@@ -133,18 +136,20 @@ def inferred_specs(mesh: Mesh, avals: Sequence[ShapedArray]) -> list[PartitionSp
 def check_manual(in_specs: Any, out_specs: Any, manual: frozenset) -> None:
     """JAX's check that the specs name only the axes the body is manual over."""
     for which, specs in (("in", in_specs), ("out", out_specs)):
-        leaves, _ = tree_flatten(specs, is_leaf=lambda s: isinstance(s, PartitionSpec))
-        named = {
-            a
-            for s in leaves
+        leaves, tree = tree_flatten(specs, is_leaf=lambda s: isinstance(s, PartitionSpec))
+        msgs = [
+            f"  {which}_specs{path} refers to {a!r}"
+            for path, s in zip(common.leaf_path_names(tree), leaves, strict=True)
             if isinstance(s, PartitionSpec)
             for d in range(len(s))
             for a in s.axes_of(d)
-        }
-        if named - manual:
+            if a not in manual
+        ]
+        if msgs:
             raise ValueError(
                 f"shard_map {which}_specs argument must refer to an axis marked as manual "
-                f"({manual}), but: {sorted(named - manual)}"
+                f"({manual}), but:\n\n" + "\n\n".join(msgs) + f"\n\nCheck the {which}_specs "
+                "values passed to shard_map."
             )
 
 
@@ -166,15 +171,31 @@ def context_mesh(mesh: Mesh | None) -> Mesh | None:
     return mesh
 
 
-def check_nesting(mesh: Mesh, manual: frozenset) -> None:
-    """A nested shard_map's axes: not those a shard_map around it is manual over."""
-    names = dict(zip(mesh.axis_names, mesh.axis_types, strict=True))
-    already = sorted(a for a in manual if names[a] is AxisType.Manual)
-    if already:  # (JAX's type: its specs would map the axis twice)
+def manual_axes(mesh: Mesh, axis_names: frozenset) -> frozenset:
+    """The axes a shard_map's body is newly manual over: `axis_names` (default, as JAX's,
+    every mesh axis but those a shard_map around it is already manual over).
+
+    Raises:
+      DuplicateSpecError: `axis_names` names an axis already manual (JAX's type outside
+        `jit`: its specs would map the axis twice), or none is left.
+    """
+    outer = outer_manual(mesh)
+    already = sorted(a for a in axis_names if a in outer)
+    manual = (axis_names or frozenset(mesh.axis_names)) - outer
+    if already or not manual:
         raise DuplicateSpecError(
-            f"shard_map over the mesh axes {sorted(manual)} inside a shard_map already manual "
-            f"over {already}: pass axis_names naming only the others"
+            f"shard_map over the mesh axes {sorted(axis_names or mesh.axis_names)} inside a "
+            f"shard_map already manual over {already or sorted(outer)}: pass axis_names "
+            "naming only the others"
         )
+    return manual
+
+
+def outer_manual(mesh: Mesh) -> frozenset:
+    """The axes of `mesh` a shard_map around is manual over (typed `Manual` in its body)."""
+    return frozenset(
+        a for a, t in zip(mesh.axis_names, mesh.axis_types, strict=True) if t is AxisType.Manual
+    )
 
 
 def check_mesh(mesh: Any, axis_names: Any) -> None:

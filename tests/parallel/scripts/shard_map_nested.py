@@ -5,7 +5,7 @@ jaxpr, StableHLO under Shardy); the errors of invalid nesting."""
 
 import json
 
-from shardy_prelude import M, Mesh, P, jnp, lax, np, res, t, t_type, text
+from shardy_prelude import AxisType, M, Mesh, NamedSharding, P, jnp, lax, np, res, t, t_type, text
 from shardy_prelude import mesh as grid
 from shardy_prelude import x as xa
 
@@ -86,6 +86,54 @@ full = M.shard_map(
     lambda a: a * lax.axis_index("x"), mesh=grid, in_specs=P("x", "y"), out_specs=P("x", "y")
 )
 t("full_axis_index_text", lambda: text(full, xa))
+
+
+def t_message(name, fn):  # the whole message of the error
+    try:
+        fn()
+        res[name] = "no error"
+    except Exception as e:
+        res[name] = [type(e).__name__, str(e)]
+
+
+def nested_jit(**kw):  # a shard_map nested in one over 'x', given `kw`
+    return M.jit(
+        M.shard_map(
+            lambda a: M.shard_map(lambda b: b * 2, **kw)(a),
+            mesh=grid,
+            in_specs=P("x"),
+            out_specs=P("x"),
+            axis_names={"x"},
+        )
+    )(xa)
+
+
+t("nested_default_axes", lambda: typed(nested_jit(in_specs=P(None, "y"), out_specs=P(None, "y"))))
+t_message("nested_no_in_specs", lambda: nested_jit(out_specs=P(None, "y"), axis_names={"y"}))
+t_message(
+    "nested_spec_names_outer",
+    lambda: nested_jit(in_specs=P("x"), out_specs=P("x"), axis_names={"y"}),
+)
+t_message(
+    "nested_out_varies",
+    lambda: nested_jit(in_specs=P(None, "y"), out_specs=P(), axis_names={"y"}),
+)
+t_message(
+    "partial_out_varies",  # (under jit: outside, JAX names another function)
+    lambda: M.jit(
+        M.shard_map(lambda a: a, mesh=grid, in_specs=P("x"), out_specs=P(), axis_names={"x"})
+    )(xa),
+)
+mixed = Mesh(
+    np.array(M.devices()).reshape(2, 2), ("x", "y"), axis_types=(AxisType.Explicit, AxisType.Auto)
+)
+xm = M.device_put(np.arange(32.0, dtype=np.float32).reshape(8, 4), NamedSharding(mixed, P("x")))
+t(
+    "partial_inferred",
+    lambda: typed(
+        M.jit(M.shard_map(lambda a: a * 2, mesh=mixed, out_specs=P("x"), axis_names={"x"}))(xm)
+    ),
+)
 
 # invalid nesting (over an axis already manual: JAX raises so outside jit only)
 line = Mesh(np.array(M.devices()), ("b",))
