@@ -41,6 +41,15 @@ t(
 )
 
 
+def over_x(f):
+    return M.shard_map(f, mesh=grid, in_specs=P("x"), out_specs=P("x"), axis_names={"x"})
+
+
+t("partial_vmap_text", lambda: text(M.vmap(part), jnp.ones((3, 8, 4))))
+t("partial_jvp_text", lambda: text(lambda a: M.jvp(over_x(jnp.sin), (a,), (a,)), xa))
+t("partial_ops_text", lambda: text(over_x(lambda b: (b @ b.T).sum(1)), xa))
+
+
 # nested: a shard_map over 'y' (the context's mesh) inside one over 'x'
 def inner(b):
     return lax.psum(b, "y") * lax.axis_index("y")
