@@ -36,6 +36,7 @@ from didax.config import config
 from didax.core import ShapedArray, ShardedArray
 from didax.jaxpr import ClosedJaxpr, Literal
 from didax.runtime import client
+from didax.runtime.sharding import partial_manual_text
 
 
 class LoweringError(ValueError):
@@ -260,14 +261,32 @@ class ModuleBuilder:
         writes them (`config`: the custom call's backend_config, `unspecified_dims=[0]`)."""
         if text.startswith("#sdy"):
             return self.sdy.ShardingConstraintOp(x, self.ir.Attribute.parse(text)).result
+        return self.spmd_call("Sharding", x, x.type, text, config)
+
+    def spmd_call(self, target: str, x: Any, result_type: Any, text: str, config: str = "") -> Any:
+        """XLA's SPMD custom call `target` (`Sharding`, `SPMDFullToShardShape`,
+        `SPMDShardToFullShape`) on `x`, with the HLO sharding `text` and backend config
+        `config`, as JAX writes them."""
         op = self.hlo.CustomCallOp(
-            [x.type],
+            [result_type],
             [x],
-            call_target_name="Sharding",
+            call_target_name=target,
             backend_config=self.ir.StringAttr.get(config),
         )
         op.attributes["mhlo.sharding"] = self.ir.StringAttr.get(text)
         return op.results[0]
+
+    def call_built(self, name: str, result_types: list[Any], build: Any) -> list[Any]:
+        """A private function of no arguments (named after `name`) whose body `build()`
+        emits and returns, and a call to it here; returns the call's results."""
+        symbol = self._fresh_symbol(name)
+        with self.ir.InsertionPoint(self.module.body), self.ir.Location.unknown():
+            fn = self.func.FuncOp(symbol, self.ir.FunctionType.get([], result_types))
+        fn.attributes["sym_visibility"] = self.ir.StringAttr.get("private")
+        with self.ir.InsertionPoint(fn.add_entry_block()):
+            self.func.ReturnOp(build())
+        call = self.func.CallOp(result_types, self.ir.FlatSymbolRefAttr.get(symbol), [])
+        return list(call.results)
 
     def typed_annotation(self, x: Any, aval: ShapedArray) -> Any:
         """`x` constrained to the split its type says (sharding in types: JAX constrains each
@@ -276,9 +295,12 @@ class ModuleBuilder:
         the partitioner along the others (`<@mesh, [{?}, {?}]>`, as JAX constrains each
         result there); `x` itself otherwise."""
         if self.manual_mesh is not None:
-            if not self.free_axes() or not config.read("jax_use_shardy_partitioner"):
+            if not self.free_axes():
                 return x
-            return self.sharding_annotation(x, open_text(aval.ndim))
+            if config.read("jax_use_shardy_partitioner"):
+                return self.sharding_annotation(x, open_text(aval.ndim))
+            text = partial_manual_text(self.manual_mesh, self.manual_axes, aval.ndim)
+            return self.sharding_annotation(x, text, unspecified_dims(aval.ndim))
         if type(aval) is not ShardedArray or self.device_assignment is None:
             return x
         if _is_constraint(x):  # (a rule that constrains its result: reshard)
@@ -338,6 +360,11 @@ class ModuleBuilder:
 # axes only (collectives, the casts of varying types, nested shard_maps); their modules add
 # them at import.
 unconstrained_results: set[core.Primitive] = set()
+
+
+def unspecified_dims(ndim: int) -> str:
+    """The backend config of GSPMD's `@Sharding` leaving every dimension to the partitioner."""
+    return f"unspecified_dims=[{','.join(map(str, range(ndim)))}]" if ndim else ""
 
 
 def open_text(ndim: int) -> str:

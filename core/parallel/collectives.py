@@ -27,10 +27,12 @@ from typing import Any
 import numpy as np
 from didax import core, dtypes, vma
 from didax.array import Array
+from didax.config import config
 from didax.core import NOT_MAPPED, ShapedArray
 from didax.interpreters import lowering
 from didax.primitives import creation, elementwise, rules, shape
 from didax.primitives.convert import convert_element_type
+from didax.runtime.sharding import partial_manual_text
 from didax.tree_util import tree_flatten, tree_unflatten
 
 
@@ -448,11 +450,17 @@ def _axis_index_lowering(ctx, *, axis_name):
             out, ctx.hlo.remainder(ctx.hlo.divide(ctx.hlo.partition_id(), div), mod)
         )
 
-    free = ctx.module.free_axes()
+    module = ctx.module
+    free = module.free_axes()
     if not free:
         return [index()]
     # in a body manual over some axes only, as JAX: the partition's id read in a
-    # computation manual over the others too (Shardy's partitioner rejects it otherwise)
+    # computation manual over the others too (the partitioners reject it otherwise)
+    if not config.read("jax_use_shardy_partitioner"):  # GSPMD: a function, made manual
+        (y,) = module.call_built("shmap_body", [out], lambda: [index()])
+        y = module.spmd_call("Sharding", y, out, "{manual}")
+        text = partial_manual_text(mesh, module.manual_axes, 0)
+        return [module.spmd_call("SPMDShardToFullShape", y, out, text)]
     ir = ctx.ir
     names = ", ".join(f'"{a}"' for a in free)
     op = ctx.module.sdy.ManualComputationOp(

@@ -1,12 +1,15 @@
-"""How a shard_map body lowers: manual over the mesh's axes, as JAX 0.10.2 lowers it.
+"""How a shard_map body lowers: manual over its axes, as JAX 0.10.2 lowers it.
 
 Layer 4, in didax.parallel before shard_map.py, whose lowering rule calls `lower_body`.
 With Shardy (the default, `jax_use_shardy_partitioner`) the body sits inline in an
 `sdy.manual_computation` whose in and out shardings are the specs; with GSPMD each argument
-is cut to the device's block (`@Sharding`, then `@SPMDFullToShardShape` to `{manual}`), the
-body is a function called on the blocks and the results go back with
-`@SPMDShardToFullShape`. Either way the module's `manual_mesh` is set while the body lowers,
-so that its collectives act between partitions (collectives.py).
+is cut to the device's block (`@Sharding`, then `@SPMDFullToShardShape` to `{manual}`, or
+to a manual group replicated along the axes the body is not manual over), the body is a
+function called on the blocks and the results go back with `@SPMDShardToFullShape`. Either
+way the module's `manual_mesh` and `manual_axes` are set while the body lowers, so that its
+collectives act between partitions (collectives.py) and its results are left open to the
+partitioner along the other axes (`ModuleBuilder.typed_annotation`); a shard_map in the
+body nests its manual computation (or call) inside.
 """
 
 from __future__ import annotations
@@ -17,9 +20,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from didax.config import config
-from didax.core import ShapedArray
 from didax.interpreters import lowering
-from didax.runtime.sharding import NamedSharding
+from didax.runtime.sharding import NamedSharding, partial_manual_text
 
 
 def lower_body(ctx, args, jaxpr, mesh, in_specs, out_specs, manual) -> list[Any]:
@@ -35,11 +37,6 @@ def lower_body(ctx, args, jaxpr, mesh, in_specs, out_specs, manual) -> list[Any]
             "supported by didax"
         )
     shardy = config.read("jax_use_shardy_partitioner")
-    if around is not None and not shardy:
-        raise ValueError(
-            f"shard_map over {mesh} inside another shard_map: didax lowers nested shard_maps "
-            "with Shardy only (jax_use_shardy_partitioner)"
-        )
     if outer & manual:
         raise ValueError(
             f"shard_map manual over {sorted(manual)} inside a shard_map already manual over "
@@ -56,15 +53,16 @@ def lower_body(ctx, args, jaxpr, mesh, in_specs, out_specs, manual) -> list[Any]
     split = math.prod(sizes[a] for a in manual) > 1  # as JAX: else no manual computation
     if not split or shardy:
         return _manual_computation(ctx, args, jaxpr, mesh, in_specs, out_specs, manual, split)
-    # GSPMD: manual over every mesh axis (the body the same along those it does not name)
+    # GSPMD: each block cut as the in_specs say and marked manual (along the axes `manual`
+    # only, a manual group replicated along the others), the body a function called on them
     blocks = [
-        _to_block(ctx, x, spec, a_in, a_blk, mesh)
+        _to_block(ctx, x, spec, a_in, a_blk, mesh, manual)
         for x, spec, a_in, a_blk in zip(args, in_specs, ctx.avals_in, jaxpr.in_avals, strict=True)
     ]
-    with _manual(module, mesh, frozenset(mesh.axis_names)):
+    with _manual(module, mesh, manual):
         outs = module.call_function("shmap_body", jaxpr, blocks)
     return [
-        _from_block(ctx, y, spec, a_blk, a_out, mesh)
+        _from_block(ctx, y, spec, a_blk, a_out, mesh, manual)
         for y, spec, a_blk, a_out in zip(
             outs, out_specs, jaxpr.out_avals, ctx.avals_out, strict=True
         )
@@ -122,23 +120,33 @@ def _manual_computation(ctx, args, jaxpr, mesh, in_specs, out_specs, manual, spl
     return list(op.results)
 
 
-def _custom_call(ctx: Any, target: str, x: Any, aval: ShapedArray, sharding: str) -> Any:
-    ir = ctx.ir
-    op = ctx.hlo.CustomCallOp(
-        [ctx.tensor_type(aval)], [x], call_target_name=target, backend_config=ir.StringAttr.get("")
-    )
-    op.attributes["mhlo.sharding"] = ir.StringAttr.get(sharding)
-    return op.results[0]
+def _gspmd_texts(ctx, spec, aval, block, mesh, manual) -> tuple[str, str, str]:
+    # the whole value's sharding (a manual group along the axes of the shard_maps around),
+    # the block's (manual along those and `manual`, a manual group replicated along any
+    # others) and the calls' backend config (every dimension left to the partitioner
+    # when `manual` is not every axis), as JAX writes them
+    outer = ctx.module.manual_axes
+    if outer:
+        whole = partial_manual_text(mesh, outer, aval.ndim, spec)
+    else:
+        whole = NamedSharding(mesh, spec).hlo_text(aval.ndim, ctx.module.device_assignment)
+    everything = frozenset(mesh.axis_names)
+    inner = outer | manual
+    part = "{manual}" if inner == everything else partial_manual_text(mesh, inner, block.ndim)
+    config = lowering.unspecified_dims(aval.ndim) if manual != everything else ""
+    return whole, part, config
 
 
-def _to_block(ctx, x, spec, aval, block, mesh) -> Any:
+def _to_block(ctx, x, spec, aval, block, mesh, manual) -> Any:
     # split as the spec says, then this partition's block, manually sharded from here on
-    text = NamedSharding(mesh, spec).hlo_text(aval.ndim, ctx.module.device_assignment)
-    x = _custom_call(ctx, "Sharding", x, aval, text)
-    return _custom_call(ctx, "SPMDFullToShardShape", x, block, "{manual}")
+    whole, part, config = _gspmd_texts(ctx, spec, aval, block, mesh, manual)
+    module = ctx.module
+    x = module.spmd_call("Sharding", x, ctx.tensor_type(aval), whole, config)
+    return module.spmd_call("SPMDFullToShardShape", x, ctx.tensor_type(block), part, config)
 
 
-def _from_block(ctx, y, spec, block, aval, mesh) -> Any:
-    text = NamedSharding(mesh, spec).hlo_text(aval.ndim, ctx.module.device_assignment)
-    y = _custom_call(ctx, "Sharding", y, block, "{manual}")
-    return _custom_call(ctx, "SPMDShardToFullShape", y, aval, text)
+def _from_block(ctx, y, spec, block, aval, mesh, manual) -> Any:
+    whole, part, config = _gspmd_texts(ctx, spec, aval, block, mesh, manual)
+    module = ctx.module
+    y = module.spmd_call("Sharding", y, ctx.tensor_type(block), part, config)
+    return module.spmd_call("SPMDShardToFullShape", y, ctx.tensor_type(aval), whole, config)

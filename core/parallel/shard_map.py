@@ -12,11 +12,11 @@ a jit of one over a one-axis mesh.
 Lowering, as JAX's: inside an SPMD program over the mesh's devices (jit finds the mesh in the
 jaxpr and partitions the call over it, stages.py), the body is manual over its axes
 (`newly_manual_axes`; parallel/manual.py: Shardy's `sdy.manual_computation`, or GSPMD's
-custom calls over every axis), so that its collectives act between partitions
+custom calls), so that its collectives act between partitions
 (parallel/collectives.py); along the other ("free") axes the partitioner still splits its
 values. While a body is traced, the context's abstract mesh has its manual axes `Manual`
 (`typed_sharding.shard_map_body`): a shard_map inside, given no mesh, nests in it (a
-`sdy.manual_computation` inside the outer one). Called outside jit,
+manual computation inside the outer one). Called outside jit,
 `shard_map_p`'s impl runs the same program (a jit of the one equation). On a mesh of several
 processes (pmap under `didax.distributed`) it runs as a replicated program instead, whose
 collectives act across replicas and whose results each process reads its part of.
@@ -550,8 +550,8 @@ def shard_map(
     how the results are put together. Collectives in `f` name mesh axes. Called outside
     `jit`, it runs as a jit of itself. `mesh` defaults to the context mesh (`set_mesh`),
     `in_specs` to the arguments' `Explicit` types. `axis_names` names the axes the body is
-    manual over (default all): collectives and specs name only those, and (with Shardy)
-    the partitioner splits its values along the others. Inside a body, a shard_map given
+    manual over (default all): collectives and specs name only those, and the
+    partitioner splits its values along the others. Inside a body, a shard_map given
     no `mesh` nests over axes the outer one is not manual over. With
     `check_vma` (the default), the body's types say
     along which mesh axes each value varies (printed `f32[2]{V:x}`, with JAX's `pvary` and

@@ -321,13 +321,19 @@ def canonical_sharding(text: str) -> str:
 
 @functools.lru_cache(maxsize=256)
 def iota_sharding(
-    dims: tuple[int, ...], mesh_shape: tuple[int, ...], perm: tuple[int, ...], replicated: bool
+    dims: tuple[int, ...],
+    mesh_shape: tuple[int, ...],
+    perm: tuple[int, ...],
+    replicated: bool,
+    manual: bool = False,
 ) -> str:
-    """The HLO sharding whose tiles (`dims`; the last one replicas if `replicated`) go to
-    the devices of an iota of `mesh_shape` transposed by `perm`, as XLA prints it
-    (`{devices=[1,2,2]<=[2,2]T(1,0) last_tile_dim_replicate}`)."""
+    """The HLO sharding whose tiles (`dims`; the last ones a manual group if `manual`, then
+    replicas if `replicated`) go to the devices of an iota of `mesh_shape` transposed by
+    `perm`, as XLA prints it (`{devices=[1,2,2]<=[2,2]T(1,0) last_tile_dim_replicate}`,
+    `{devices=[1,1,2,2]<=[4] last_tile_dims={manual, replicated}}`)."""
     xc = runtime().xc
-    groups = [xc.OpSharding.Type.REPLICATED] if replicated else []
+    kinds = xc.OpSharding.Type
+    groups = [kinds.MANUAL] * manual + [kinds.REPLICATED] * replicated
     return str(xc.HloSharding.iota_tile(list(dims), list(mesh_shape), list(perm), groups))
 
 

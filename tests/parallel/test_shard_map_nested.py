@@ -21,7 +21,7 @@ def results(device_workers) -> tuple[dict, dict]:
 
 
 @pytest.mark.timeout(600)
-@pytest.mark.parametrize("case", cases(SCRIPT, "t", "t_type", "t_message"))
+@pytest.mark.parametrize("case", cases(SCRIPT, "t", "t_type", "t_message", "tg"))
 def test_against_jax(results, case):
     ours, theirs = results
     assert case in theirs, f"the JAX script did not run case {case}"

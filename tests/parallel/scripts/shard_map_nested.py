@@ -144,6 +144,25 @@ t(
     ),
 )
 
+# the same under GSPMD (`jax_use_shardy_partitioner=False`): manual groups along the free
+# axes (`last_tile_dims={manual, replicated}`), `unspecified_dims`, nested bodies as calls
+
+
+def tg(name, fn):  # a case under GSPMD
+    M.config.update("jax_use_shardy_partitioner", False)
+    try:
+        t(name, fn)
+    finally:
+        M.config.update("jax_use_shardy_partitioner", True)
+
+
+with_index = over_x(lambda b: lax.psum(b, "x") * lax.axis_index("x"))
+# (new jits: a jit compiled under Shardy keeps its program when the option changes)
+tg("gspmd_partial", lambda: typed(M.jit(lambda a: with_index(a))(xa)))
+tg("gspmd_partial_text", lambda: text(with_index, xa))
+tg("gspmd_nested", lambda: typed(M.jit(lambda a: nest(a))(xa)))
+tg("gspmd_nested_text", lambda: text(nest, xa))
+
 # invalid nesting (over an axis already manual: JAX raises so outside jit only)
 line = Mesh(np.array(M.devices()), ("b",))
 
