@@ -36,7 +36,7 @@ from didax.config import config
 from didax.core import ShapedArray, ShardedArray
 from didax.jaxpr import ClosedJaxpr, Literal
 from didax.runtime import client
-from didax.runtime.sharding import partial_manual_text
+from didax.runtime.sharding import AxisType, partial_manual_text
 
 
 class LoweringError(ValueError):
@@ -147,7 +147,7 @@ class ModuleBuilder:
             finally:
                 self.name_stack.pop()
                 self._eqns.pop()
-            if self.manual_mesh is None or eqn.primitive not in unconstrained_results:
+            if eqn.primitive not in unconstrained_results:
                 outs = [self.typed_annotation(val, v.aval) for val, v in zip(outs, eqn.outvars)]
             for v, val in zip(eqn.outvars, outs, strict=True):
                 env[v] = val
@@ -298,7 +298,7 @@ class ModuleBuilder:
             if not self.free_axes():
                 return x
             if config.read("jax_use_shardy_partitioner"):
-                return self.sharding_annotation(x, open_text(aval.ndim))
+                return self.sharding_annotation(x, self._free_text(aval))
             text = partial_manual_text(self.manual_mesh, self.manual_axes, aval.ndim)
             return self.sharding_annotation(x, text, unspecified_dims(aval.ndim))
         if type(aval) is not ShardedArray or self.device_assignment is None:
@@ -307,6 +307,16 @@ class ModuleBuilder:
             return x
         named = typed_sharding.named(aval)
         return self.sharding_annotation(x, sharding_text(named, aval.ndim, self.device_assignment))
+
+    def _free_text(self, aval: ShapedArray) -> str:
+        # a value in a body manual over some axes: open to the partitioner along free `Auto`
+        # axes, split as its type says along free `Explicit` ones (closed), as JAX's
+        mesh = self.manual_mesh
+        types = dict(zip(mesh.axis_names, mesh.axis_types, strict=True))
+        if any(types[a] is not AxisType.Explicit for a in self.free_axes()):
+            return open_text(aval.ndim)
+        named = typed_sharding.named(aval, mesh)
+        return sharding_text(named, aval.ndim, self.device_assignment)
 
     def free_axes(self) -> tuple[Any, ...]:
         """The mesh axes a shard_map body being lowered is not manual over (none outside)."""

@@ -21,7 +21,7 @@ from typing import Any
 
 from didax.config import config
 from didax.interpreters import lowering
-from didax.runtime.sharding import NamedSharding, partial_manual_text
+from didax.runtime.sharding import AxisType, NamedSharding, partial_manual_text
 
 
 def lower_body(ctx, args, jaxpr, mesh, in_specs, out_specs, manual) -> list[Any]:
@@ -94,7 +94,8 @@ def _manual_computation(ctx, args, jaxpr, mesh, in_specs, out_specs, manual, spl
     if not split:
         with _manual(module, mesh, manual):
             return ctx.lower_jaxpr(jaxpr, list(args))
-    partial = len(manual) < len(mesh.axis_names)
+    # (as JAX: not when its mesh's other axes are all `Explicit`, split as the types say)
+    partial = len(manual) < len(mesh.axis_names) and AxisType.Auto in mesh.axis_types
 
     def per_value(specs, avals):
         texts = [

@@ -83,6 +83,7 @@ from didax.parallel.specs import (
     mapped_dim,
     out_rank_error,
     outer_manual,
+    outer_spec,
     specs_tuple,
     static_key,
     unblock_aval,
@@ -173,14 +174,14 @@ def _shard_map_abstract_eval(*avals, jaxpr, mesh, in_specs, out_specs, **params)
     for aval, spec, expected in zip(avals, in_specs, jaxpr.in_avals, strict=True):
         factors = block_factors(spec, aval.ndim, sizes)
         if any(n % f for n, f in zip(aval.shape, factors)) or not core.types_match(
-            block_aval(aval, spec, sizes), expected
+            block_aval(aval, spec, sizes, manual), expected
         ):
             raise TypeError(
                 f"shard_map: an operand of type {aval.str_short()} with spec {spec!r} does "
                 f"not give the body's block type {expected.str_short()} on {mesh}"
             )
     return [  # (typed by their specs over Explicit axes; varying along outer manual axes)
-        typed(unblock_aval(a, s, sizes, a.vma - manual), NamedSharding(mesh, s))
+        typed(unblock_aval(a, s, sizes, a.vma - manual), NamedSharding(mesh, outer_spec(a, s)))
         for a, s in zip(jaxpr.out_avals, out_specs, strict=True)
     ]
 
@@ -685,6 +686,6 @@ def _trace(
             outs = [vary_as(x, s) for x, s in zip(outs, found, strict=True)]
         return outs
 
-    blocks = [body_aval(a, s, mesh, check_vma) for a, s in zip(avals, specs, strict=True)]
+    blocks = [body_aval(a, s, mesh, check_vma, manual) for a, s in zip(avals, specs, strict=True)]
     closed, consts = trace_body(body, mesh, blocks, check_vma, manual)
     return closed, consts, out_trees[-1], list(out_specs_flat)

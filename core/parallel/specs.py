@@ -16,6 +16,7 @@ from didax import core, typed_sharding, vma
 from didax.control_flow import common
 from didax.core import ShapedArray
 from didax.runtime.sharding import AxisType, DuplicateSpecError, Mesh, PartitionSpec
+from didax.sharded_aval import with_spec
 from didax.tree_util import tree_flatten
 
 P = PartitionSpec
@@ -40,13 +41,28 @@ def block_factors(spec: PartitionSpec, ndim: int, sizes: dict[Any, int]) -> list
     return [math.prod(sizes[a] for a in spec.axes_of(d)) for d in range(ndim)]
 
 
-def block_aval(aval: ShapedArray, spec: PartitionSpec, sizes: dict[Any, int]) -> ShapedArray:
-    """One device's block of an operand of type `aval` split as `spec`."""
+def block_aval(
+    aval: ShapedArray, spec: PartitionSpec, sizes: dict[Any, int], manual: Any = None
+) -> ShapedArray:
+    """One device's block of an operand of type `aval` split as `spec`: in a body manual
+    over the axes `manual` only, still split along the (`Explicit`) others its type names,
+    as JAX's (`f32[4,4@y]`); else not split."""
     factors = block_factors(spec, aval.ndim, sizes)
     shape = tuple(n // f for n, f in zip(aval.shape, factors, strict=True))
-    if type(aval) is core.ShardedArray:  # a block is not split: its type says no split
-        return ShapedArray(shape, aval.dtype, aval.weak_type)
+    if type(aval) is core.ShardedArray:
+        block = ShapedArray(shape, aval.dtype, aval.weak_type)
+        if not manual:
+            return block
+        free = tuple(tuple(a for a in axes if a not in manual) for axes in aval.spec)
+        return with_spec(block, free, aval.mesh)
     return aval.update(shape=shape)
+
+
+def outer_spec(aval: ShapedArray, spec: PartitionSpec) -> PartitionSpec:
+    """The split of a shard_map's result put together as `spec` from blocks of type `aval`
+    (still split along free `Explicit` axes: both, per dimension)."""
+    dims = [spec.axes_of(d) + typed_sharding.spec_of(aval)[d] for d in range(aval.ndim)]
+    return P(*[None if not axes else axes[0] if len(axes) == 1 else axes for axes in dims])
 
 
 def unblock_aval(
@@ -59,11 +75,13 @@ def unblock_aval(
     return core.with_vma(aval.update(shape=shape), varying, getattr(aval, "mesh_axes", ()))
 
 
-def body_aval(aval: ShapedArray, spec: PartitionSpec, mesh: Mesh, check_vma: bool) -> ShapedArray:
-    """The body's type of an operand of type `aval` split as `spec`: its block, varying
-    along the axes the spec names (and those `aval` varies along, in a nested shard_map)
-    when `check_vma` (JAX's `{V:x}`)."""
-    block = block_aval(aval, spec, axis_sizes(mesh))
+def body_aval(
+    aval: ShapedArray, spec: PartitionSpec, mesh: Mesh, check_vma: bool, manual: Any = None
+) -> ShapedArray:
+    """The body's type of an operand of type `aval` split as `spec` (the body manual over
+    `manual`): its block, varying along the axes the spec names (and those `aval` varies
+    along, in a nested shard_map) when `check_vma` (JAX's `{V:x}`)."""
+    block = block_aval(aval, spec, axis_sizes(mesh), manual)
     if not check_vma:
         return block
     return core.with_vma(block, vma.spec_axes(spec) | aval.vma, mesh.axis_names)

@@ -133,6 +133,17 @@ t_message(
         M.shard_map(lambda a: a, mesh=grid, in_specs=P("x"), out_specs=P(), axis_names={"x"})
     )(xa),
 )
+# over Explicit free axes: the body's types keep their split (`f32[4,4@y]{V:x}`), as do
+# the results (`float32[4,4@y]`), and the Shardy text constrains them closed
+em = M.make_mesh((2, 2), ("x", "y"))
+xe = M.device_put(np.arange(32.0, dtype=np.float32).reshape(8, 4), NamedSharding(em, P("x", "y")))
+pe = M.shard_map(
+    lambda a: lax.psum(a, "x") * 2, mesh=em, in_specs=P("x"), out_specs=P(), axis_names={"x"}
+)
+t("explicit_eager", lambda: typed(pe(xe)))
+t("explicit_jit", lambda: typed(M.jit(pe)(xe)))
+t("explicit_jaxpr", lambda: str(M.make_jaxpr(pe)(xe)))
+t("explicit_text", lambda: text(pe, xe))
 mixed = Mesh(
     np.array(M.devices()).reshape(2, 2), ("x", "y"), axis_types=(AxisType.Explicit, AxisType.Auto)
 )
