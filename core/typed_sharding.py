@@ -235,7 +235,8 @@ def check_unique(
     """`spec`, unless it names one mesh axis for two dimensions (JAX's error shows both)."""
     seen = [a for axes in spec for a in axes]
     if len(seen) != len(set(seen)):
-        result = with_spec(out, spec, mesh_of(avals_in)).str_short()
+        plain = ShapedArray(out.shape, out.dtype, out.weak_type)  # (JAX's: no varying axes)
+        result = with_spec(plain, spec, mesh_of(avals_in)).str_short()
         raise ShardingTypeError(
             f"{name} operation with inputs: {', '.join(a.str_short() for a in avals_in)} "
             f"produces an illegally sharded result: {result}"

@@ -144,6 +144,21 @@ t("explicit_eager", lambda: typed(pe(xe)))
 t("explicit_jit", lambda: typed(M.jit(pe)(xe)))
 t("explicit_jaxpr", lambda: str(M.make_jaxpr(pe)(xe)))
 t("explicit_text", lambda: text(pe, xe))
+
+
+def over_ex(f, out_specs):  # manual over 'x' of the Explicit mesh
+    return M.jit(M.shard_map(f, mesh=em, in_specs=P("x"), out_specs=out_specs, axis_names={"x"}))
+
+
+t("explicit_reduce", lambda: typed(over_ex(lambda a: a.sum(0), P("x"))(xe)))
+t("explicit_reshape", lambda: typed(over_ex(lambda a: a.reshape(2, 2, 4), P("x"))(xe)))
+t(
+    "explicit_ppermute",
+    lambda: typed(over_ex(lambda a: lax.ppermute(a, "x", [(0, 1), (1, 0)]), P("x"))(xe)),
+)
+t("explicit_index", lambda: typed(over_ex(lambda a: a * lax.axis_index("x"), P("x"))(xe)))
+t("explicit_dot", lambda: typed(over_ex(lambda a: a.T @ a, P())(xe)))  # (JAX's error)
+t("explicit_gather", lambda: typed(over_ex(lambda a: lax.all_gather(a, "x", tiled=True), P())(xe)))
 mixed = Mesh(
     np.array(M.devices()).reshape(2, 2), ("x", "y"), axis_types=(AxisType.Explicit, AxisType.Auto)
 )
