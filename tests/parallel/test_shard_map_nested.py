@@ -1,8 +1,9 @@
 """shard_map manual over some axes, and nested, against JAX 0.10.2 on 4 CPU devices: each
-case of scripts/shard_map_nested.py (results split along the free axes as JAX's, StableHLO
-under Shardy with open shardings and constraints, a shard_map inside a shard_map's body
-over the remaining axes: values, shardings, jaxpr, StableHLO; invalid nesting's errors)
-gives the same in both libraries, run in the session's 4-device workers."""
+case of scripts/shard_map_nested.py (results split along the free axes as JAX's; StableHLO
+under Shardy (open shardings and constraints) and GSPMD (manual groups); free Explicit axes
+kept in the body's types; a shard_map inside a shard_map's body over the remaining axes:
+values, shardings, jaxpr, StableHLO; errors and messages of invalid nesting) gives the same
+in both libraries, run in the session's 4-device workers."""
 
 from __future__ import annotations
 

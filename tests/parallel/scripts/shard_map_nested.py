@@ -1,7 +1,8 @@
 """shard_map manual over some mesh axes, and nested (tests/parallel/test_shard_map_nested.py):
-results left split along the free axes where the partitioner puts them, as JAX's; a
-shard_map inside a shard_map's body over the remaining axes (values, result shardings,
-jaxpr, StableHLO under Shardy); the errors of invalid nesting."""
+results left split along the free axes where the partitioner puts them, as JAX's (Shardy
+and GSPMD texts; free Explicit axes in the body's types); a shard_map inside a shard_map's
+body over the remaining axes (values, result shardings, jaxpr, StableHLO); the errors and
+messages of invalid nesting and specs."""
 
 import json
 
