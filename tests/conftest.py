@@ -24,6 +24,7 @@ import threading
 from collections.abc import Iterator
 
 import pytest
+from helpers import memory
 from helpers.devices import DeviceWorkers
 from helpers.scheduling import SlowFirst
 from xdist.scheduler import LoadScopeScheduling
@@ -73,6 +74,8 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
     finally:
         if watchdog is not None:
             watchdog.cancel()
+    if nextitem is None or getattr(nextitem, "module", None) is not getattr(item, "module", None):
+        memory.give_back()  # between modules: the heap XLA's compiles left free (helpers/memory.py)
 
 
 @pytest.fixture(scope="session")

@@ -25,6 +25,8 @@ import traceback
 import warnings
 from pathlib import Path
 
+from helpers import memory
+
 TESTS = Path(__file__).resolve().parent.parent
 
 
@@ -57,6 +59,7 @@ def _run(library: str, path: str, argv: list[str]) -> dict:
         for name, value in options.items():
             if lib.config.values.get(name) != value:
                 lib.config.update(name, value)
+        memory.give_back()  # what the script's compiles left free in the heap
     return answer
 
 
