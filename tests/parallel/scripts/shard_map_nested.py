@@ -159,6 +159,27 @@ t(
 )
 t("explicit_index", lambda: typed(over_ex(lambda a: a * lax.axis_index("x"), P("x"))(xe)))
 t("explicit_dot", lambda: typed(over_ex(lambda a: a.T @ a, P())(xe)))  # (JAX's error)
+t(
+    "explicit_vmap",
+    lambda: typed(
+        M.jit(
+            M.vmap(
+                M.shard_map(
+                    lambda b: b * 2, mesh=em, in_specs=P("x"), out_specs=P("x"), axis_names={"x"}
+                )
+            )
+        )(M.device_put(np.ones((3, 8, 4), np.float32), NamedSharding(em, P(None, "x", "y"))))
+    ),
+)
+seen = []  # what vmap's function sees of a split array (its other dimensions' split kept)
+t(
+    "explicit_vmap_types",
+    lambda: [
+        typed(M.vmap(lambda a: seen.append(str(M.typeof(a))) or a * 2, in_axes=d, out_axes=d)(xe))
+        + seen[-1:]
+        for d in (0, 1)
+    ],
+)
 t("explicit_gather", lambda: typed(over_ex(lambda a: lax.all_gather(a, "x", tiled=True), P())(xe)))
 mixed = Mesh(
     np.array(M.devices()).reshape(2, 2), ("x", "y"), axis_types=(AxisType.Explicit, AxisType.Auto)
