@@ -4,7 +4,8 @@
 
 Rows (medians of 3): `JaxprView(closed)`, what a cell shows (model, markup, widgets; the
 Graph tab is drawn when first opened), and with the mime bundle a cell stores (text/plain, the
-text/html with its styles inline), its static `text/html` fallback, and the Graph tab
+text/html with its styles inline; again with the rules a click on a primitive's name shows,
+written once per primitive), its static `text/html` fallback, and the Graph tab
 (grandalf's layered layout and the SVG) for 2,000 and for 200 equations; then a 20,000-equation
 program, once each: its view and stored text/html (the first 2,000 equations and a note saying
 what is left out: `program.TEXT_WINDOW`), its Graph tab (drawn a window of 2,000 equations at a
@@ -21,6 +22,7 @@ from collections.abc import Callable
 
 import didax
 import didax.numpy as jnp
+from didax.magics.report_views import rules_markup
 from didax.widgets import views
 
 
@@ -53,6 +55,11 @@ def main() -> None:
             "< 1 s",
         ),
         (
+            "JaxprView with its rules (%jaxpr), 2,000",
+            median(lambda: views.JaxprView(big, rules=rules_markup)._repr_mimebundle_()),
+            "< 1 s",
+        ),
+        (
             "text/html fallback, 2,000 equations",
             median(lambda: views.JaxprView(big, graph=False).fallback_html()),
             "",
@@ -70,6 +77,12 @@ def main() -> None:
     print(f"{'benchmark':<40} {'seconds':>9}  target")
     for name, seconds, target in rows:
         print(f"{name:<40} {seconds:9.3f}  {target}")
+    plain = views.JaxprView(big, graph=False)._repr_mimebundle_()["text/html"]
+    ruled = views.JaxprView(big, graph=False, rules=rules_markup)._repr_mimebundle_()
+    print(
+        f"stored text/html, 2,000 equations: {len(plain):,} bytes, with the rules (a click "
+        f"on a primitive's name shows them) {len(ruled['text/html']):,}"
+    )
 
 
 if __name__ == "__main__":

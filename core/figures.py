@@ -5,8 +5,9 @@ and uses NumPy). One helper for every notebook, instead of one pasted into each.
 is drawn as the views are: an inline SVG whose colours are JupyterLab's theme variables with
 theme.py's palette (text and lines in the text colour, boxes in a light or a dark tint, curves
 in palette colours, each readable on Light's and on Dark's background; tests/core/
-test_figures.py measures them), and a copy as an `<img>` on the light palette that shows only
-where JupyterLab's sanitizer removed the SVG (a notebook the reader has not run).
+test_figures.py measures them), and a copy as an `<img>` (the light palette, or the dark one
+where the page is dark) that shows only where JupyterLab's sanitizer removed the SVG (a
+notebook the reader has not run).
 `text/plain` is the figure's caption.
 """
 

@@ -30,6 +30,7 @@ from didax.pretty import (
     TokenKind,
     bracketed,
     concat,
+    filled,
     join,
     layout,
     layout_annotated,
@@ -515,7 +516,7 @@ class JaxprPrinter:
         return concat(text(name, kind), text(":" + v.aval.str_short(), TokenKind.TYPE))
 
     def binders(self, vs: Sequence[Any], unused: set[Any] = frozenset()) -> Doc:
-        return Nest(2, Group(join(Break(), [self.binder(v, unused) for v in vs])))
+        return filled([self.binder(v, unused) for v in vs])
 
     def jaxpr(self, jaxpr: Any, top: bool = True) -> Doc:
         # JAX 0.10 prints an unread outvar as `_` in the top-level jaxpr only; inside a
@@ -525,11 +526,7 @@ class JaxprPrinter:
         invars = self.binders(jaxpr.invars)
         eqns = join(Break("; "), [self.eqn(e, unused) for e in jaxpr.eqns])
         outs = [self.atom(v) for v in jaxpr.outvars]
-        outvars = concat(
-            text("("),
-            join(text(", "), outs),
-            text(",)" if len(outs) == 1 else ")"),
-        )
+        outvars = concat(text("("), filled(outs, ","), text(",)" if len(outs) == 1 else ")"))
         body = concat(
             text("{ "),
             text("lambda ", TokenKind.KEYWORD, jaxpr),  # the views fold a jaxpr by its tokens
@@ -552,7 +549,7 @@ class JaxprPrinter:
 
     def lhs(self, eqn: JaxprEqn, unused: set[Any]) -> Doc:
         """The equation's binders; printing them names its outvars."""
-        return join(text(" "), [self.binder(v, unused) for v in eqn.outvars])
+        return self.binders(eqn.outvars, unused)
 
     def default_eqn(self, eqn: JaxprEqn, unused: set[Any], lhs: Doc | None = None) -> Doc:
         lhs = self.lhs(eqn, unused) if lhs is None else lhs
@@ -562,7 +559,7 @@ class JaxprPrinter:
                 text(eqn.primitive.name, TokenKind.PRIMITIVE, eqn),
                 self.params(eqn),
                 text(" "),
-                join(text(" "), args),
+                filled(args),
             )
         # JAX notes the source on the line of the ` = ` (none for an equation without outputs)
         notes = []
@@ -579,7 +576,7 @@ class JaxprPrinter:
             text(eqn.primitive.name, TokenKind.PRIMITIVE, eqn),
             self.params(eqn),
             text(" "),
-            join(text(" "), args),
+            filled(args),
         )
 
     def params(self, eqn: Any) -> Doc:

@@ -104,6 +104,13 @@ def bracketed(left: str, items: Sequence[Doc], right: str) -> Doc:
     return Group(concat(Nest(2, inner), Break(""), text(right)))
 
 
+def filled(items: Sequence[Doc], separator: str = "") -> Doc:
+    """`items` on one line if they fit, else filled: each break between two items is a group
+    of its own, so a line takes items while it has room and then breaks, continuing indented
+    by 2 (JAX's `pp_vars`: a jaxpr's binders, an equation's arguments, the outputs)."""
+    return Nest(2, Group(join(concat(text(separator), Group(Break())), items)))
+
+
 def _flat_width(doc: Doc) -> int:
     if isinstance(doc, Text):
         return len(doc.token.text)

@@ -6,12 +6,14 @@ the static `text/html` every view carries) to the same markup the live widgets s
 
 Every string that reaches markup goes through `esc` (`html.escape` with quotes), including
 jaxpr tokens, names, values, compiler text and hover titles; CSS classes come from closed
-sets (token kinds, numbered variables), never from user text. The markup needs no script:
-folding is `<details>`, and clicking a variable checks a hidden radio button that a CSS
-`:has()` rule turns into a highlight of its binding and every use, so the same HTML works
-inside ipywidgets' `HTML` (which sets `innerHTML`, where scripts never run) and in a stored
-notebook's `text/html`. Colours come from JupyterLab's theme variables, with a palette for
-light and for dark themes that keeps 4.5:1 contrast on both (theme.py; a test measures it).
+sets (token kinds, numbered variables and primitives), never from user text. The markup
+needs no script: folding is `<details>`, and clicking a variable checks a hidden radio
+button that a CSS sibling rule turns into a highlight of its binding and every use, so the
+same HTML works inside ipywidgets' `HTML` (which sets `innerHTML`, where scripts never run)
+and in a stored notebook's `text/html`; a primitive's name, likewise, shows its rules below
+the program.
+Colours come from JupyterLab's theme variables, with a palette for light and for dark
+themes that keeps 4.5:1 contrast on both (theme.py; a test measures it).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import hashlib
 import html
 import itertools
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from didax.display import compiled, program, provenance
@@ -117,9 +119,20 @@ PARAM_HELP: dict[str, str] = {
 }
 
 
-def _span(s: program.Span, uid: str, title: str | None = None) -> str:
+# the primitives whose rules a click on their names shows: the uid of their radios (the
+# rendering that writes the rules) and each primitive's number (`ruled_primitives`)
+Picks = tuple[str, Mapping[str, int]]
+
+
+def _span(
+    s: program.Span, uid: str, title: str | None = None, pick: tuple[str, int] | None = None
+) -> str:
     text = esc(s.text)
     t = f' title="{esc(title)}"' if title else ""
+    if pick is not None:  # a primitive whose rules are below: its label shows them
+        radios, k = pick
+        return f'<label for="{radios}-p{k}" class="dx-primitive dx-prim dx-p{k}"{t}>{text}</label>'
+
     if s.var is not None:
         cls = f"dx-var dx-v{s.var}" + (" dx-bind" if s.binds else "")
         return f'<label for="{uid}-v{s.var}" class="{cls}"{t}>{text}</label>'
@@ -136,18 +149,21 @@ def _line_html(
     current: int | None,
     tag: str = "div",
     mark: tuple[str, str] | None = None,
+    picks: Picks | None = None,
 ) -> str:
     indent, spans = model.lines[i]
     parts = []
     for s in spans:
-        title = None
+        title, pick = None, None
         if s.eqn is not None:
             src = model.eqns[s.eqn].source
             if src is not None:
                 title = src.describe()
+            k = picks[1].get(model.eqns[s.eqn].primitive) if picks else None
+            pick = (picks[0], k) if picks and k is not None else None
         elif s.kind.value == "param":
             title = PARAM_HELP.get(s.text, f"the primitive's parameter {s.text}")
-        parts.append(_span(s, uid, title))
+        parts.append(_span(s, uid, title, pick))
     cls = "dx-l dx-current" if i == current else "dx-l"
     src_marker = ""
     if mark is not None:  # its number or derivation, at the end of the equation's line
@@ -160,13 +176,49 @@ def _line_html(
 
 
 def _var_rules(uid: str, n: int) -> str:
+    # sibling selectors (the radios come before the code), not `#uid:has(#uid-vk:checked)`:
+    # in Chromium a click under :has() rules restyled the whole program (about a second for
+    # 2,000 equations), under sibling rules only the variable's tokens (milliseconds)
     rules = [
-        f"#{uid}:has(#{uid}-v{k}:checked) .dx-v{k} {{ background: var(--dx-hl); }}"
-        f"#{uid}:has(#{uid}-v{k}:checked) .dx-v{k}.dx-bind "
+        f"#{uid}-v{k}:checked ~ .dx-code .dx-v{k} {{ background: var(--dx-hl); }}"
+        f"#{uid}-v{k}:checked ~ .dx-code .dx-v{k}.dx-bind "
         f"{{ outline: 1px solid var(--dx-primitive); }}"
         for k in range(n)
     ]
     return "<style>" + "\n".join(rules) + "</style>"
+
+
+def ruled_primitives(
+    models: Sequence[program.JaxprModel], rules: Mapping[str, str]
+) -> dict[str, int]:
+    """The primitives printed in `models` that `rules` has markup for, numbered in the order
+    they are first printed."""
+    names = dict.fromkeys(e.primitive for m in models for e in m.eqns)
+    return {name: k for k, name in enumerate(n for n in names if n in rules)}
+
+
+def rules_parts(uid: str, ruled: Mapping[str, int], rules: Mapping[str, str]) -> tuple[str, str]:
+    """Each ruled primitive's rules once (the second part, to follow the programs), shown
+    while its radio (the first part, with the style, to precede them as their siblings) is
+    checked by a click on any of its names (`jaxpr_code` with these `picks`). Sibling
+    selectors, not :has(): a click restyles only the names and blocks. Where <style> is
+    removed (an untrusted notebook) each block is a closed <details> to open by hand."""
+    radios = "".join(
+        f'<input type="radio" class="dx-pick" name="{uid}-p" id="{uid}-p{k}">'
+        for k in [*ruled.values(), "none"]
+    )
+    css = "".join(
+        f"#{uid}-p{k}:checked ~ * .dx-rp{k} {{ display: block; }}"
+        f"#{uid}-p{k}:checked ~ * .dx-p{k} {{ background: var(--dx-hl); }}"
+        for k in ruled.values()
+    )
+    close = f'<label for="{uid}-pnone" class="dx-close">\u2715 close</label>'
+    blocks = "".join(
+        f'<details class="dx-rules-of dx-rp{k}"><summary>the rules of {esc(name)}</summary>'
+        f"{close}{rules[name]}</details>"
+        for name, k in ruled.items()
+    )
+    return f"{radios}<style>{css}</style>", f'<div class="dx-rules">{blocks}</div>'
 
 
 def jaxpr_code(
@@ -175,13 +227,20 @@ def jaxpr_code(
     *,
     current_line: int | None = None,
     folded: Iterable[int] = (),
+    rules: Mapping[str, str] | None = None,
+    picks: Picks | None = None,
 ) -> str:
     """The jaxpr's lines as a `dx-code` block: tokens coloured by kind, multi-line equations
     and nested jaxprs as `<details>` (open unless their first line is in `folded`), each
     variable a label of its radio button (click: highlight binding and uses), parameters and
-    equations with hover titles."""
+    equations with hover titles. `rules`: the markup of each primitive's rules (`%rules`), by
+    name; each one shown is written once, below the program, and a click on the primitive's
+    name in any equation shows it (a radio button and CSS, like the variables). `picks`: the
+    primitives' radios are outside, written by `rules_parts` for several programs at once."""
     uid = uid or new_uid()
     folded = set(folded)
+    own = picks is None and bool(rules)  # this program writes its primitives' rules
+    picks = (uid, ruled_primitives([model], rules or {})) if picks is None else picks
     marks = model.line_marks()
     starts: dict[int, list[program.Fold]] = {}
     for f in model.folds:
@@ -194,10 +253,10 @@ def jaxpr_code(
             f = opening[0]
             is_open = "" if f.start in folded else " open"
             out.append(f'<details class="dx-fold dx-fold-{esc(f.label)}"{is_open}>')
-            out.append(_line_html(model, i, uid, current_line, "summary", marks.get(i)))
+            out.append(_line_html(model, i, uid, current_line, "summary", marks.get(i), picks))
             ends.append(f.end)
         else:
-            out.append(_line_html(model, i, uid, current_line, mark=marks.get(i)))
+            out.append(_line_html(model, i, uid, current_line, mark=marks.get(i), picks=picks))
         while ends and ends[-1] == i:
             out.append("</details>")
             ends.pop()
@@ -207,9 +266,10 @@ def jaxpr_code(
         for k in range(len(model.var_names))
     )
     shown = note(model.note()) if model.note() else ""  # a long program: what is left out
+    above, below = rules_parts(uid, picks[1], rules or {}) if own and picks[1] else ("", "")
     return (
         f'<div id="{uid}" class="dx-jaxpr">{radios}{_var_rules(uid, len(model.var_names))}'
-        f'<div class="dx-code">{"".join(out)}</div>{shown}</div>'
+        f'{above}<div class="dx-code">{"".join(out)}</div>{shown}{below}</div>'
     )
 
 
@@ -572,7 +632,8 @@ def figure_path(d: str, *, curve: int | None = None, width: float = 1.0) -> str:
 
 def figure_html(width: int, height: int, parts: Sequence[str], caption: str) -> str:
     """A figure as a view: an inline SVG whose colours follow JupyterLab's theme, and its
-    copy as an image (light palette) that shows where the sanitizer removed the SVG."""
+    copy as an image (light or dark palette, as the page) that shows where the sanitizer
+    removed the SVG."""
     body = "".join(parts)
     key = hashlib.sha1(body.encode()).hexdigest()[:8]  # one arrowhead id per drawing
     svg = (

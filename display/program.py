@@ -79,19 +79,19 @@ def nested_jaxprs(eqn: Any) -> list[Any]:
     return out
 
 
-def primitives_in(jaxpr: Any) -> list[str]:
-    """The names of the primitives a program binds, nested jaxprs included, in the order
-    they are first printed."""
-    seen: dict[str, None] = {}
+def primitives_in(jaxpr: Any) -> dict[str, Any]:
+    """The primitives a program binds, nested jaxprs included, by name, in the order they
+    are first printed (two primitives of one name: the first)."""
+    seen: dict[str, Any] = {}
 
     def walk(j: Any) -> None:
         for eqn in _open(j).eqns:
-            seen.setdefault(eqn.primitive.name, None)
+            seen.setdefault(eqn.primitive.name, eqn.primitive)
             for sub in nested_jaxprs(eqn):
                 walk(sub)
 
     walk(jaxpr)
-    return list(seen)
+    return seen
 
 
 # ----------------------------------------------------------------------------- source lines

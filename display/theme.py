@@ -94,6 +94,14 @@ body[data-jp-theme-light="false"] .dx-view { """
 .dx-view .dx-src { text-decoration: underline dotted; }
 .dx-view [title] { cursor: help; }
 .dx-view .dx-pick { display: none; }
+.dx-view .dx-prim, .dx-view .dx-prim[title], .dx-view .dx-close { cursor: pointer;
+  border-radius: 2px; }
+.dx-view .dx-rules-of { display: none; margin: 6px 0; padding-left: 8px;
+  border-left: 2px solid var(--dx-primitive); white-space: normal; max-height: 480px;
+  overflow: auto; }
+.dx-view .dx-rules-of::details-content { content-visibility: visible; }  /* shown: open */
+@supports selector(::details-content) { .dx-view .dx-rules-of > summary { display: none; } }
+.dx-view .dx-close { display: inline !important; float: right; color: var(--dx-type); }
 .dx-view .dx-current { background: var(--dx-hl); }
 .dx-view .dx-warn { color: var(--dx-warn); }
 .dx-view .dx-new { color: var(--dx-new); }
@@ -220,6 +228,7 @@ INLINE_BY_CLASS: dict[str, str] = {
     "dx-comment": _colour("meta"),
     "dx-meta": _colour("meta"),
     "dx-pick": "display:none",
+    "dx-close": "display:none",  # a rules block's close: a radio, so only with the stylesheet
     "dx-warn": _colour("warn"),
     "dx-new": _colour("new"),
     "dx-dropped": f"{_colour('dropped')};text-decoration:line-through",
@@ -282,18 +291,24 @@ def inline_styles(markup: str) -> str:
 
 
 def _svg_copy(svg: str) -> str:
-    data = base64.b64encode(standalone_svg(svg).encode()).decode()
+    data = base64.b64encode(standalone_svg(svg, themed=True).encode()).decode()
     label = re.match(r'<svg[^>]*\saria-label="([^"]*)"', svg)  # already escaped
     alt = label.group(1) if label else ""
     return f'<img class="dx-svg-copy" alt="{alt}" src="data:image/svg+xml;base64,{data}">'
 
 
-def standalone_svg(svg: str) -> str:
+def standalone_svg(svg: str, *, themed: bool = False) -> str:
     """An SVG drawing of the views as a file of its own: with its stylesheet (the views' SVG
     rules on the light palette, a white background), readable where no JupyterLab theme or
-    view stylesheet is around."""
+    view stylesheet is around. `themed` (a stored drawing's `<img>` copy): the dark palette
+    on Dark's output background where the page is dark. An image's `prefers-color-scheme`
+    is its page's `color-scheme` (Chromium, Firefox), which JupyterLab sets on <body> from
+    its theme (`dark` in JupyterLab Dark), so the copy follows the theme untrusted too."""
     rules = re.findall(r"\.dx-view svg[^{]*\{[^}]*\}", CSS)
     body = "\n".join(r.replace(".dx-view ", "") for r in rules)
-    style = f"svg {{ {_palette_vars(0)} background: #ffffff; }}\n{body}"
+    style = f"svg {{ {_palette_vars(0)} background: {OUTPUT_BACKGROUNDS[0]}; }}\n{body}"
+    if themed:
+        dark = f"svg {{ {_palette_vars(1)} background: {OUTPUT_BACKGROUNDS[1]}; }}"
+        style += f"\n@media (prefers-color-scheme: dark) {{ {dark} }}"
     head = svg.index(">") + 1
     return f"{svg[:head]}<style><![CDATA[\n{style}\n]]></style>{svg[head:]}"

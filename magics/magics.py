@@ -560,7 +560,7 @@ def load_ipython_extension(ipython: Any) -> None:
     of reports with its display formatter (as `_ipython_display_` printers: a widget view
     is displayed with its stand-in, `didax.widgets.views.show`)."""
     ipython.register_magics(DidaxMagics)
-    widgets.install_display(ipython)
+    widgets.install_display(ipython, report_views.rules_markup)
     formatter = ipython.display_formatter.ipython_display_formatter
     for report_type in sections.REPORT_TYPES:
         formatter.for_type(report_type, _display_report)

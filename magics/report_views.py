@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from didax.display import markup, program, provenance
+from didax.display import markup, provenance
 from didax.display.parts import Row, Section, value_rows, value_text
 from didax.display.text import sections_text
 from didax.magics import reports, sections, timing
@@ -34,7 +34,7 @@ def jaxpr_view(report: reports.JaxprReport, arg_leaves: Sequence[Any] | None = N
     ins = [Row(sections.binding_text(b), f"<- {b.label}") for b in report.inputs]
     outs = [Row(sections.binding_text(b), f"-> {b.label}") for b in report.outputs]
     view = views.JaxprView(
-        report.jaxpr, inputs=ins, outputs=outs, args=arg_leaves, extras=[rules_picker(report.jaxpr)]
+        report.jaxpr, inputs=ins, outputs=outs, args=arg_leaves, rules=rules_markup
     )
     consts = tuple(
         Row(f"{c.var}:{c.type}", value_text(c.value, threshold=20)) for c in report.constants
@@ -51,7 +51,7 @@ def grad_view(report: reports.GradReport) -> Any:
     parts = sections.grad_sections(report)
     children: list[Any] = [_rows_widget(parts[0])]
     if report.programs is not None:
-        children.append(views.TransformView(sections.grad_stages(report)))
+        children.append(views.TransformView(sections.grad_stages(report), rules=rules_markup))
         p = report.programs  # f's graph: each node's value and the cotangent it received
         heading = "graph of f: each node's value and \u2207 the cotangent that reached it"
         children.append(views.static_graph(p.forward, p.leaves or None, heading))
@@ -61,7 +61,8 @@ def grad_view(report: reports.GradReport) -> Any:
 def vmap_view(report: reports.VmapReport) -> Any:
     """`%vmap`'s view: the output rows and a TransformView per-example -> batched."""
     parts = sections.vmap_sections(report)
-    children = [_rows_widget(parts[0]), views.TransformView(sections.vmap_stages(report))]
+    stages = views.TransformView(sections.vmap_stages(report), rules=rules_markup)
+    children = [_rows_widget(parts[0]), stages]
     return _report_view(parts, children)
 
 
@@ -78,15 +79,10 @@ def jit_view(report: timing.JitReport) -> Any:
     return _report_view(sections.jit_sections(report), [*children, compiled])
 
 
-def rules_picker(closed: Any) -> Any:
-    """'rules of': pick one of the program's primitives to see didax's code for its rules
-    (what `%rules` shows), below the program."""
-
-    def rules_html(name: str) -> str:
-        parts = sections.rules_sections(reports.rules_report(name))
-        return markup.sections_html(parts, "rules")
-
-    return views.Picker("rules of", program.primitives_in(closed), rules_html)
+def rules_markup(prim: Any) -> str:
+    """What `%rules` shows of a primitive (an equation's), as markup inside a view: a jaxpr
+    view shows it when the primitive's name is clicked."""
+    return "".join(map(markup.section_html, sections.rules_sections(reports.primitive_rules(prim))))
 
 
 def rules_view(report: reports.RulesReport) -> Any:

@@ -445,10 +445,11 @@ def find_primitive(name: str) -> core.Primitive:
     return seen[name]
 
 
-def _rule_code(fn: Callable[..., Any]) -> str:
+def _rule_code(fn: Callable[..., Any], lines: list[str]) -> str:
     # a rule made by a factory (`partials_jvp(sin_p, lambda t, x, out: ...)`) shows the
-    # factory's code and the functions it closed over (the math: the lambda's line)
-    parts = [textwrap.dedent(inspect.getsource(fn))]
+    # factory's code (`lines`, its source) and the functions it closed over (the math: the
+    # lambda's line)
+    parts = [textwrap.dedent("".join(lines))]
     closed = [cell.cell_contents for cell in getattr(fn, "__closure__", None) or ()]
     # a factory given several functions (`partials_jvp(prim, *partials)`) holds them in a tuple
     closed = [f for c in closed for f in (c if isinstance(c, tuple | list) else (c,))]
@@ -490,15 +491,25 @@ def source_link(file: str, cwd: str | None = None) -> str:
 def rules_report(name: str) -> RulesReport:
     """didax's code for the impl, abstract eval, jvp, transpose, batching and lowering rules
     of the primitive `name` (`sin`, `dot_general`); ValueError for an unknown name."""
-    prim = find_primitive(name)
+    return primitive_rules(find_primitive(name))
+
+
+def primitive_rules(prim: core.Primitive) -> RulesReport:
+    """didax's code for each rule of `prim` (an equation's primitive, as the IR holds it: a
+    primitive of the user's own shows its own rules, or none)."""
     found, missing = [], []
     for label, table in RULE_TABLES:
         rule = table._rules.get(prim)
         if rule is None:
             missing.append(label)
             continue
-        file = inspect.getsourcefile(rule) or ""
-        line = inspect.getsourcelines(rule)[1]
-        link = source_link(file)
-        found.append(RuleSource(label, rule.__qualname__, file, line, _rule_code(rule), link))
-    return RulesReport(name, tuple(found), tuple(missing))
+        name = getattr(rule, "__qualname__", repr(rule))
+        try:
+            file = inspect.getsourcefile(rule) or ""
+            lines, line = inspect.getsourcelines(rule)  # once: tokenizing is the cost
+            code = _rule_code(rule, lines)
+        except (OSError, TypeError):  # a builtin, a partial, a rule typed at a prompt
+            found.append(RuleSource(label, name, "", 0, f"# no source for {rule!r}", ""))
+            continue
+        found.append(RuleSource(label, name, file, line, code, source_link(file)))
+    return RulesReport(prim.name, tuple(found), tuple(missing))

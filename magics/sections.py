@@ -103,7 +103,7 @@ def rules_sections(r: reports.RulesReport) -> list[Section]:
     missing = f"no {', '.join(r.missing)} rule" if r.missing else ""
     out = [Section(f"the rules of {r.primitive}", note=missing or None)]
     for rule in r.rules:
-        where = (f"{rule.link}:{rule.line}", rule.link)
+        where = (f"{rule.link}:{rule.line}", rule.link) if rule.link else None
         out.append(Section(f"{rule.table} rule: {rule.name}", block=rule.code, link=where))
     return out
 

@@ -6,7 +6,8 @@ stored notebook reads on GitHub, in nbconvert and in a terminal; a view with a w
 displayed with a stand-in output after it (`show`), which JupyterLab shows when it cannot draw
 the widget. Interaction that needs the kernel (stepping, searching compiler text, zooming the
 graph, folding everything) goes through ipywidgets' Buttons and Text boxes; clicking a
-variable and folding one jaxpr need no kernel (markup.py says how).
+variable, folding one jaxpr and clicking a primitive's name to read its rules need no kernel
+(markup.py says how).
 """
 
 from __future__ import annotations
@@ -115,7 +116,7 @@ TRY_JAXPR = (
     ),
 )
 TRY_STEP = (("step through: evaluate it one equation at a time", False),)
-TRY_PICKER = (("rules of: pick a primitive to read didax's code for its rules", False),)
+TRY_PRIMITIVE = (("click a primitive's name to read didax's code for its rules", True),)
 TRY_STEPPER = (
     ("next / previous / run to end / reset; each value appears as it is defined", False),
     ("click a variable to light up its binding and uses", True),
@@ -221,8 +222,9 @@ class GraphPanel(w.VBox):
 class JaxprView(_Fallbacks, w.VBox):
     """A jaxpr: its text highlighted by token kind (click a variable to highlight its
     binding and uses; fold multi-line equations and nested jaxprs; hover an equation for its
-    source line and a parameter for what it means), its inputs and outputs, a Graph tab and,
-    given the arguments, a Stepper."""
+    source line and a parameter for what it means; given `rules`, the markup of a primitive's
+    rules, click a primitive's name to read them below the program), its inputs and outputs,
+    a Graph tab and, given the arguments, a Stepper."""
 
     def __init__(
         self,
@@ -232,10 +234,13 @@ class JaxprView(_Fallbacks, w.VBox):
         outputs: Sequence[Row] | None = None,
         args: Sequence[Any] | None = None,
         graph: bool = True,
-        extras: Sequence[w.Widget] = (),
+        rules: Callable[[Any], str] | None = None,
     ) -> None:
         self.closed = closed
         self.jaxpr_model = program.jaxpr_model(closed, inputs, outputs)
+        # the markup of each primitive's rules, shown below the program on a click on its name
+        prims = program.primitives_in(closed).items() if rules is not None else ()
+        self.rules = {name: rules(prim) for name, prim in prims}
         self.uid = mk.new_uid()
         self.folded: set[int] = set()
         self.code = w.HTML()
@@ -251,11 +256,9 @@ class JaxprView(_Fallbacks, w.VBox):
             step = w.Button(description="step through", icon="step-forward")
             step.on_click(lambda _: self.open_stepper())
             tools.append(step)
-        tries = TRY_JAXPR + (TRY_STEP if self.args is not None else ())
-        tries += TRY_PICKER if extras else ()
-        text_tab = w.VBox(
-            [w.HBox(tools), self.code, w.HTML(try_line(tries)), *extras, self.stepper_box]
-        )
+        self.tries = TRY_JAXPR + (TRY_PRIMITIVE if self.rules else ())
+        tries = self.tries + (TRY_STEP if self.args is not None else ())
+        text_tab = w.VBox([w.HBox(tools), self.code, w.HTML(try_line(tries)), self.stepper_box])
         children: list[w.Widget] = [text_tab]
         self.graph_panel: GraphPanel | None = None
         if graph:
@@ -278,7 +281,7 @@ class JaxprView(_Fallbacks, w.VBox):
         return panel.svg_file()
 
     def render(self) -> None:
-        code = mk.jaxpr_code(self.jaxpr_model, self.uid, folded=self.folded)
+        code = mk.jaxpr_code(self.jaxpr_model, self.uid, folded=self.folded, rules=self.rules)
         self.code.value = mk.view(code + mk.io_tables(self.jaxpr_model), "jaxpr")
 
     def fold_all(self, fold: bool) -> None:
@@ -296,22 +299,7 @@ class JaxprView(_Fallbacks, w.VBox):
 
     def fallback_html(self) -> str:
         # the Text tab as it shows now (the Graph tab is drawn when opened)
-        return self.code.value + try_line(TRY_JAXPR, stored=True)
-
-
-class Picker(w.VBox):
-    """A dropdown of names and, below it, the markup `render` makes for the one picked
-    (markup.py's, with its style); nothing until one is picked."""
-
-    def __init__(self, label: str, names: Sequence[str], render: Callable[[str], str]) -> None:
-        self.render = render
-        self.pick = w.Dropdown(options=[("", ""), *[(n, n) for n in names]], description=label)
-        self.shown = w.HTML()
-        self.pick.observe(lambda change: self.show(change["new"]), names="value")
-        super().__init__([self.pick, self.shown])
-
-    def show(self, name: str) -> None:
-        self.shown.value = self.render(name) if name else ""
+        return self.code.value + try_line(self.tries, stored=True)
 
 
 # ----------------------------------------------------------------------------- Stepper
@@ -502,10 +490,16 @@ class TransformView(_Fallbacks, w.VBox):
     per-example, batched), each with its inputs and outputs and its equations' marks
     (`Stage.marks`): the first program's equation numbers, and where each equation of the
     later ones came from (`tangent of eqn 1`, from the IR's derivations); `text/plain`
-    carries the marks too."""
+    carries the marks too. Given `rules` (as JaxprView's), a click on a primitive's name in
+    any column shows its rules below the columns (each primitive's once)."""
 
     def __init__(
-        self, stages: Sequence[provenance.Stage], *, title: str = "", text: str | None = None
+        self,
+        stages: Sequence[provenance.Stage],
+        *,
+        title: str = "",
+        text: str | None = None,
+        rules: Callable[[Any], str] | None = None,
     ):
         self.stages = tuple(stages)
         self.title = title
@@ -513,30 +507,36 @@ class TransformView(_Fallbacks, w.VBox):
         self.models = [
             program.jaxpr_model(s.jaxpr, s.inputs, s.outputs, s.marks) for s in self.stages
         ]
-        self.columns = columns = [
-            _html(self._column(stage, model), "stage")
+        prims: dict[str, Any] = {}
+        for stage in self.stages if rules is not None else ():
+            prims = {**program.primitives_in(stage.jaxpr), **prims}  # the first of a name
+        self.rules = {name: rules(prim) for name, prim in prims.items()} if rules else {}
+        self.tries = TRY_TRANSFORM + (TRY_PRIMITIVE if self.rules else ())
+        # one piece of markup, so that the columns' names and the rules below them share
+        # their radios; each column as wide as its program (a column too wide for the output
+        # scrolls on its own), and columns that do not fit side by side wrap to the next row
+        uid = mk.new_uid()
+        ruled = mk.ruled_primitives(self.models, self.rules)
+        above, below = mk.rules_parts(uid, ruled, self.rules) if ruled else ("", "")
+        cols = "".join(
+            '<div style="display:inline-block;vertical-align:top;margin:0 24px 12px 0;'
+            f'max-width:100%;overflow:auto">{self._column(stage, model, (uid, ruled))}</div>'
             for stage, model in zip(self.stages, self.models, strict=True)
-        ]
-        # each column as wide as its program (a column too wide for the output scrolls on its
-        # own); columns that do not fit side by side wrap to the next row instead of clipping
-        for col in columns:
-            col.layout = w.Layout(
-                flex="0 0 auto", max_width="100%", overflow="auto", margin="0 24px 12px 0"
-            )
-        row = w.HBox(columns, layout=w.Layout(flex_flow="row wrap", align_items="flex-start"))
-        children: list[w.Widget] = [row, w.HTML(try_line(TRY_TRANSFORM))]
+        )
+        self.row = _html(f"{above}<div>{cols}</div>{below}", "stage")
+        children: list[w.Widget] = [self.row, w.HTML(try_line(self.tries))]
         if title:
             children.insert(0, _html(mk.heading(title)))
         super().__init__(children)
 
     def needs_kernel(self) -> bool:
-        return False  # clicking a variable: CSS
+        return False  # clicking a variable, a primitive's name: CSS
 
-    def _column(self, stage: provenance.Stage, model: program.JaxprModel) -> str:
+    def _column(self, stage: provenance.Stage, model: program.JaxprModel, picks: mk.Picks) -> str:
         return (
             mk.heading(stage.name)
             + (mk.note(stage.note) if stage.note else "")
-            + mk.jaxpr_code(model)
+            + mk.jaxpr_code(model, picks=picks)
             + mk.io_tables(model)
         )
 
@@ -549,14 +549,8 @@ class TransformView(_Fallbacks, w.VBox):
         return "\n".join(parts)
 
     def fallback_html(self) -> str:
-        # the live columns, side by side (wrapping as the live row does)
-        cols = "".join(
-            f'<div style="display:inline-block;vertical-align:top;margin:0 24px 12px 0">'
-            f"{col.value}</div>"
-            for col in self.columns
-        )
         title = mk.view(mk.heading(self.title)) if self.title else ""
-        return title + cols + try_line(TRY_TRANSFORM, stored=True)
+        return title + self.row.value + try_line(self.tries, stored=True)
 
 
 # ----------------------------------------------------------------------------- reports
@@ -645,11 +639,11 @@ def attach_view(closed: Any, view: w.Widget) -> None:
     _attached[closed] = view
 
 
-def jaxpr_view(closed: ClosedJaxpr) -> w.Widget:
+def jaxpr_view(closed: ClosedJaxpr, rules: Callable[[Any], str] | None = None) -> w.Widget:
     """The view of a ClosedJaxpr: the one a magic attached to it (shown once), else its
-    JaxprView."""
+    JaxprView (`rules`: as JaxprView's)."""
     view = _attached.pop(closed, None)
-    return JaxprView(closed) if view is None else view
+    return JaxprView(closed, rules=rules) if view is None else view
 
 
 def jaxpr_bundle(closed: ClosedJaxpr, **kwargs: Any) -> dict[str, Any]:
@@ -657,17 +651,17 @@ def jaxpr_bundle(closed: ClosedJaxpr, **kwargs: Any) -> dict[str, Any]:
     return jaxpr_view(closed)._repr_mimebundle_(**kwargs)
 
 
-def show_jaxpr(closed: ClosedJaxpr) -> None:
-    """Display a ClosedJaxpr as its view's outputs (`show`)."""
-    show(jaxpr_view(closed))
-
-
-def install_display(ipython: Any) -> None:
-    """Show every ClosedJaxpr as its JaxprView in `ipython`: its display formatter's
+def install_display(ipython: Any, rules: Callable[[Any], str] | None = None) -> None:
+    """Show every ClosedJaxpr as its JaxprView in `ipython` (`rules`: the markup of a
+    primitive's rules, which a click on its name shows): its display formatter's
     `_ipython_display_` printer for the type, so the view is displayed with its stand-in
     (`show`; like an ipywidgets 7 widget, as display_data without an Out[] prompt, though
     the value is Out[n] and `_` as ever). The IR itself knows nothing of views. `%load_ext
     didax` calls this."""
+
+    def show_jaxpr(closed: ClosedJaxpr) -> None:
+        show(jaxpr_view(closed, rules))
+
     ipython.display_formatter.ipython_display_formatter.for_type(ClosedJaxpr, show_jaxpr)
 
 

@@ -75,6 +75,15 @@ def shutdown_kernels(base: str) -> None:
         _api(base, f"/api/kernels/{k['id']}", "DELETE")
 
 
+def save_and_reopen(page: Any, base: str, name: str, workspace: str) -> None:
+    """Save the open notebook as its user does (Ctrl+S: no widget state), shut its kernel
+    down and open it again in a new workspace: what a reader of the stored notebook sees."""
+    page.keyboard.press("Control+s")
+    page.wait_for_timeout(2000)
+    shutdown_kernels(base)
+    page.goto(f"{base}/lab/workspaces/{workspace}/tree/{name}?token={TOKEN}")
+
+
 # --------------------------------------------------------------------------- reading outputs
 
 # glog lines jaxlib's C++ code writes to fd 2, which ipykernel forwards to the notebook, e.g.

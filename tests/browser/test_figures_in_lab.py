@@ -1,7 +1,8 @@
 """The course's figures (didax.figures) in a real JupyterLab, in its Dark theme (marker
 `browser`): a stored course notebook, opened as a learner opens it (not run, so not trusted:
 Lab sanitizes its HTML outputs), shows its diagram: the inline SVG is removed, and its image
-copy (drawn by didax.figures on the light palette) survives the sanitizer, shows and loads."""
+copy survives the sanitizer, shows, loads and is drawn on the dark palette (the image's
+prefers-color-scheme is the page's color-scheme, which JupyterLab Dark sets to dark)."""
 
 from __future__ import annotations
 
@@ -10,18 +11,27 @@ import shutil
 from pathlib import Path
 
 import pytest
+from didax.display import theme as theme_module
 from labpage import TOKEN, cell_output
 
 pytestmark = pytest.mark.browser
 
 REVERSE = Path(__file__).parents[2] / "demo_notebooks" / "04_reverse_mode.ipynb"
 
-_SEEN = """img => ({
-  loaded: img.complete && img.naturalWidth > 0,
-  size: [img.naturalWidth, img.naturalHeight],
-  alt: img.alt,
-  dark: document.body.dataset.jpThemeLight === 'false',
-})"""
+_SEEN = """img => {
+  const canvas = document.createElement('canvas');
+  canvas.width = img.naturalWidth; canvas.height = img.naturalHeight;
+  const ctx = canvas.getContext('2d');
+  ctx.drawImage(img, 0, 0);  // the image as the page draws it (its color-scheme applied)
+  return {
+    loaded: img.complete && img.naturalWidth > 0,
+    size: [img.naturalWidth, img.naturalHeight],
+    alt: img.alt,
+    dark: document.body.dataset.jpThemeLight === 'false',
+    corner: Array.from(ctx.getImageData(1, 1, 1, 1).data).slice(0, 3),
+    page: getComputedStyle(img.closest('.jp-OutputArea-output')).backgroundColor,
+  };
+}"""
 
 
 def test_a_stored_diagram_shows_in_the_dark_theme(lab, page):
@@ -48,3 +58,6 @@ def test_a_stored_diagram_shows_in_the_dark_theme(lab, page):
     assert seen["dark"] and seen["loaded"], seen
     assert seen["size"] == [620, 150], seen
     assert seen["alt"].startswith("reverse mode: a forward sweep keeps residuals"), seen
+    # the copy follows the theme: Dark's output background, not a white card (issue 23)
+    corner = "#" + "".join(f"{v:02x}" for v in seen["corner"])
+    assert corner == theme_module.OUTPUT_BACKGROUNDS[1], seen

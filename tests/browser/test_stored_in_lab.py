@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from labpage import TOKEN, cell_output, normalized, shutdown_kernels
+from labpage import TOKEN, cell_output, normalized, save_and_reopen
 
 pytestmark = pytest.mark.browser
 
@@ -49,10 +49,7 @@ def test_a_stored_view_shows_what_the_live_one_showed(notebook, lab):
     live_marks, live_code, _ = _seen(page)
     assert [m for m, _ in live_marks if m == "primal of eqn 1"], live_marks
     assert len(live_code) == 4
-    page.keyboard.press("Control+s")
-    page.wait_for_timeout(2000)
-    shutdown_kernels(base)
-    page.goto(f"{base}/lab/workspaces/stored/tree/{name}?token={TOKEN}")
+    save_and_reopen(page, base, name, "stored")
     stored_out = cell_output(page, 2)
     stored_out.locator(".dx-view .dx-jaxpr").first.wait_for(state="visible", timeout=60_000)
     idle = page.get_by_role("contentinfo").get_by_role("button", name=re.compile(r"\| Idle$"))

@@ -1,8 +1,9 @@
 """didax.figures draws the course's diagrams and loss curves as the views draw theirs: an
 inline SVG whose colours are JupyterLab's theme variables with theme.py's palette (text and
 ink at least 4.5:1 on both themes' backgrounds and on every box tint, curves in palette
-colours), and a copy as an `<img>` on the light palette for where JupyterLab's sanitizer
-removes the SVG (a notebook the reader has not run; tests/browser checks it in Lab)."""
+colours), and a copy as an `<img>` (light palette, dark where the page is dark) for where
+JupyterLab's sanitizer removes the SVG (a notebook the reader has not run; tests/browser
+checks it in Lab)."""
 
 from __future__ import annotations
 
@@ -70,10 +71,17 @@ def test_a_diagram_is_an_inline_svg_in_theme_colours_with_an_image_copy() -> Non
     assert ".dx-view svg.dx-figure rect.dx-tint-amber { fill: var(--dx-tint-amber); }" in html
     for which in THEMES.values():
         assert f"--dx-tint-amber: {theme.TINTS['amber'][which]};" in html
-    # the copy for untrusted notebooks: alt is the caption, the light palette on white
+    # the copy for untrusted notebooks: alt is the caption, the light palette on white and,
+    # where the page is dark (JupyterLab Dark sets color-scheme: dark), the dark palette on
+    # Dark's output background
     assert 'alt="a &lt;test&gt;"' in html
     copy = copy_svg(html)
-    assert f"--dx-tint-amber: {theme.TINTS['amber'][0]};" in copy and "#ffffff" in copy
+    light, dark = copy.split("@media (prefers-color-scheme: dark)")
+    assert (
+        f"--dx-tint-amber: {theme.TINTS['amber'][0]};" in light and "background: #ffffff" in light
+    )
+    assert f"--dx-tint-amber: {theme.TINTS['amber'][1]};" in dark and "background: #111111" in dark
+    assert f"--dx-fg: {theme.PALETTE['fg'][1]};" in dark
     assert repr(fig) == "[figure: a <test>]"
     with pytest.raises(ValueError, match="box tone must be one of"):
         figures.box(0, 0, 1, 1, "x", "#333")

@@ -344,3 +344,33 @@ def test_jaxpr_text_matches_jax(program: Program) -> None:
     if "np.int64(" in expected:  # JAX's longer spelling may break a line didax keeps whole
         want, have = re.sub(r"\s+", "", want), re.sub(r"\s+", "", have)
     assert have == want, f"\n--- jax\n{expected}\n--- didax\n{got}"
+
+
+# Lines longer than 80 columns: JAX fills them (`pp_vars`: a line takes binders, arguments or
+# outputs while it has room, then breaks, indented by 2 more). Compared exactly, not after
+# renaming (renaming changes the widths that decide the breaks).
+FILLED = {
+    "15 binders": (lambda ns: lambda *xs: xs[::-1], lambda np_: [np_.float32(1.0)] * 15),
+    "30 outputs": (lambda ns: lambda *xs: xs[::-1], lambda np_: [np_.float32(1.0)] * 30),
+    "12 results of one equation": (
+        lambda ns: lambda x: ns.np.split(x, 12),
+        lambda np_: [np_.ones((24,), np_.float32)],
+    ),
+    "12 results, nested indentation": (
+        lambda ns: lambda *xs: ns.lax.sort(xs, num_keys=1),
+        lambda np_: [np_.ones((3,), np_.float32)] * 12,
+    ),
+    "40 arguments of one equation": (
+        lambda ns: lambda *xs: ns.np.concatenate(xs),
+        lambda np_: [np_.ones((2,), np_.float32)] * 40,
+    ),
+}
+
+
+@pytest.mark.parametrize("name", FILLED)
+def test_long_lines_are_filled_as_jax_fills_them(name: str) -> None:
+    make, args = FILLED[name]
+    expected = str(jax.make_jaxpr(make(JAX))(*args(jnp)))
+    got = str(didax.make_jaxpr(make(DIDAX))(*args(dnp)))
+    assert max(map(len, expected.splitlines())) > 80  # the program does fill JAX's lines
+    assert got == expected, f"\n--- jax\n{expected}\n--- didax\n{got}"

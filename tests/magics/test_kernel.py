@@ -140,7 +140,9 @@ def test_jaxpr_cell(executed):
         data = display(nb.cells[i], widget=True)
         assert outputs(nb.cells[i], "execute_result") == []
         assert data["text/plain"].startswith(f"jaxpr of {call}\n{expected}\n  inputs ")
-        assert re.search(r'<span class="dx-primitive"[^>]*>sin</span>', data["text/html"])
+        assert re.search(
+            r'<label for="[-\w]+" class="dx-primitive dx-prim[^>]*>sin</label>', data["text/html"]
+        )
 
 
 def test_jaxpr_assigned_displays_and_closed_jaxpr_shows_its_view(executed):

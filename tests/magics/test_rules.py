@@ -3,10 +3,19 @@
 
 from __future__ import annotations
 
+import functools
+import re
 from pathlib import Path
 
+import didax
+import didax.numpy as jnp
+import numpy as np
 import pytest
-from didax.magics import reports
+from didax import core, lax
+from didax.display import program, theme
+from didax.jaxpr import ClosedJaxpr, Jaxpr
+from didax.magics import report_views, reports
+from didax.widgets import views
 from IPython.core.error import UsageError
 
 
@@ -67,25 +76,128 @@ def test_rule_links_without_didax_source_are_relative_paths(tmp_path):
     assert (tmp_path / link).resolve() == Path(file).resolve()
 
 
-def test_jaxpr_view_picks_a_primitive_and_shows_its_rules():
-    import didax.numpy as jnp
-    from didax import lax
-    from didax.magics import report_views
-    from didax.widgets import views
+def _blocks(html):
+    """The rules blocks of a view's markup: {primitive: (number, block markup)}, and the
+    primitive each label shows the block of: [(primitive, number)]."""
+    blocks = {
+        m.group(2): (int(m.group(1)), m.group(0))
+        for m in re.finditer(
+            r'<details class="dx-rules-of dx-rp(\d+)"[^>]*><summary[^>]*>the rules of ([^<]*)'
+            r"</summary>.*?</details>",
+            html,
+            flags=re.DOTALL,
+        )
+    }
+    labels = re.findall(r'<label for="dx\w+-p(\d+)" class="dx-primitive[^>]*>([^<]*)</label>', html)
+    return blocks, [(name, int(k)) for k, name in labels]
 
-    def g(x):
-        return lax.cond(x.sum() > 0, jnp.sin, jnp.cos, x * 2.0)
 
+def g(x):
+    for _ in range(5):
+        x = jnp.sin(x) * 2.0
+    return lax.cond(x.sum() > 0, jnp.sin, jnp.cos, x)
+
+
+def test_a_jaxpr_view_shows_a_primitives_rules_on_a_click_on_its_name():
     report = reports.jaxpr_report(g, (jnp.ones(3),), call="g(x)")
     view = report_views.jaxpr_view(report)
-    (picker,) = [w for w in _walk(view) if isinstance(w, views.Picker)]
-    names = [value for _, value in picker.pick.options]
+    (jv,) = [w for w in _walk(view) if isinstance(w, views.JaxprView)]
+    live = jv.code.value
+    blocks, labels = _blocks(live)
+    names = list(program.primitives_in(report.jaxpr))
     assert {"sin", "cos", "cond", "mul"} <= set(names)  # nested primitives included
-    assert picker.shown.value == ""
-    picker.pick.value = "sin"
-    assert "the rules of sin" in picker.shown.value and "mul(t, cos(x))" in picker.shown.value
-    picker.pick.value = ""
-    assert picker.shown.value == ""
+    assert list(blocks) == names  # each primitive's rules once, in printed order
+    assert [n for n, _ in labels].count("sin") == 6  # every sin is a label (cond's too) ...
+    assert {blocks[name][0] for name, _ in labels if name == "sin"} == {blocks["sin"][0]}
+    assert all(blocks[name][0] == k for name, k in labels)  # ... of its own rules block
+    k, sin = blocks["sin"]
+    assert "mul(t, cos(x))" in sin and "jvp rule: partials_jvp.&lt;locals&gt;.rule" in sin
+    assert sin.count("the rules of sin") == 2  # the summary, then %rules' own heading
+    uid = re.search(r'<div id="(\w+)" class="dx-jaxpr">', live).group(1)
+    # the click checks the primitive's radio; the view's CSS shows the block of that radio
+    assert f'<input type="radio" class="dx-pick" name="{uid}-p" id="{uid}-p{k}">' in live
+    assert f"#{uid}-p{k}:checked ~ * .dx-rp{k} {{ display: block; }}" in live
+    assert blocks["sin"][1] in live and f'<label for="{uid}-pnone"' in sin  # and a close
+    # the stored copy (text/html, no kernel) has the same blocks and labels
+    stored = view._repr_mimebundle_()["text/html"]
+    stored_blocks, stored_labels = _blocks(stored)
+    assert list(stored_blocks) == names and stored_labels == labels
+    assert "mul(t, cos(x))" in stored_blocks["sin"][1]
+    assert f"#{uid}-p{k}:checked ~ * .dx-rp{k}" in stored
+    assert "click a primitive&#x27;s name to read didax&#x27;s code for its rules" in stored
+
+
+def test_grad_and_vmap_programs_share_one_rules_block_per_primitive():
+    def loss(x):
+        return jnp.sum(jnp.sin(x) * x)
+
+    for view in (
+        report_views.grad_view(reports.grad_report(loss, (jnp.ones(3),), programs=True)),
+        report_views.vmap_view(reports.vmap_report(loss, (jnp.ones((2, 3)),), in_axes=(0,))),
+    ):
+        (tv,) = [w for w in _walk(view) if isinstance(w, views.TransformView)]
+        stored = view._repr_mimebundle_()["text/html"]
+        blocks, labels = _blocks(stored)
+        names = {e.primitive for m in tv.models for e in m.eqns}
+        assert sorted(blocks) == sorted(names)  # once each, over all the columns
+        assert all(blocks[name][0] == k for name, k in labels)
+        uids = set(re.findall(r'<label for="(\w+)-p\d+" class="dx-primitive', stored))
+        assert len(uids) == 1  # every column's names check the one set of radios
+        assert "mul(t, cos(x))" in blocks["sin"][1]
+        assert tv.row.value in stored or theme.inline_styles(tv.row.value) in stored
+
+
+def test_a_rule_without_source_is_named_not_fatal(monkeypatch):
+    # a view shows the rules of every primitive it prints: a user's rule that inspect cannot
+    # read (a partial, a builtin) is named, not an error that breaks %jaxpr
+    prim = core.Primitive("my_op")
+    monkeypatch.setitem(core.impl_rules._rules, prim, functools.partial(np.add, 1.0))
+    (rule,) = reports.primitive_rules(prim).rules
+    assert rule.table == "impl" and rule.code.startswith("# no source for functools.partial(")
+    assert rule.link == ""
+    html = report_views.rules_markup(prim)
+    assert "no source for functools.partial(" in html and "dx-link" not in html
+
+
+def test_a_primitives_rules_in_a_view_are_escaped():
+    closed = didax.make_jaxpr(jnp.sin)(jnp.ones(3))
+    evil = core.Primitive("<script>alert(1)</script>")  # a user's primitive, with no rules
+    eqns = [e._replace(primitive=evil) for e in closed.jaxpr.eqns]
+    j = closed.jaxpr
+    html = views.JaxprView(
+        ClosedJaxpr(Jaxpr(j.constvars, j.invars, j.outvars, eqns), closed.consts),
+        rules=report_views.rules_markup,
+    ).code.value
+    assert "<script" not in html
+    blocks, labels = _blocks(html)
+    assert list(blocks) == ["&lt;script&gt;alert(1)&lt;/script&gt;"]
+    assert "no impl, abstract eval, jvp, transpose, batching (vmap), lowering rule" in html
+
+
+def test_rules_are_written_once_per_primitive_however_long_the_program():
+    def long(x):
+        for i in range(2000):
+            x = jnp.sin(x) if i % 2 else x * 1.5
+        return x
+
+    closed = didax.make_jaxpr(long)(jnp.ones(3))
+    plain = views.JaxprView(closed, graph=False)._repr_mimebundle_()["text/html"]
+    clickable = views.JaxprView(closed, graph=False, rules=report_views.rules_markup)
+    html = clickable._repr_mimebundle_()["text/html"]
+    blocks, labels = _blocks(html)
+    assert list(blocks) == ["mul", "sin"] and len(labels) == 2000
+    rules = sum(len(markup) for _, markup in blocks.values())
+    # beyond the two blocks, each equation's name costs a label's few dozen bytes
+    assert (len(html) - len(plain) - rules) / 2000 < 80, (len(html), len(plain), rules)
+
+
+def test_magics_and_displayed_jaxprs_carry_the_rules(run):
+    for cell in ("%jaxpr f(x)", "didax.make_jaxpr(f)(x)"):
+        ran = run(cell)
+        assert ran.error is None, ran.error
+        blocks, labels = _blocks(ran.html())
+        assert "sin" in blocks and ("sin", blocks["sin"][0]) in labels, cell
+        assert "mul(t, cos(x))" in blocks["sin"][1]
 
 
 def _walk(widget):

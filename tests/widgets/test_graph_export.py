@@ -32,6 +32,7 @@ def test_graph_svg_is_a_standalone_svg_file_with_its_own_style():
     assert style is not None and "background: #ffffff" in style.text
     assert f"--dx-primitive: {theme.PALETTE['primitive'][0]}" in style.text  # light palette
     assert ".dx-view" not in style.text  # its rules apply to the file itself
+    assert "prefers-color-scheme" not in style.text  # a file: light, whatever the viewer
     nodes = [g for g in root.iter(SVG + "g") if "dx-node-eqn" in g.get("class", "")]
     assert len(nodes) == len(closed.eqns)
     grads = [t for t in root.iter(SVG + "text") if t.get("class") == "dx-node-grad"]

@@ -74,7 +74,7 @@ def test_variables_are_labels_of_one_radio_group_with_highlight_rules():
     assert f'<label for="u9-v{b}" class="dx-var dx-v{b} dx-bind">b</label>' in out
     assert f'<label for="u9-v{b}" class="dx-var dx-v{b}">b</label>' in out
     assert out.count('type="radio"') == len(model.var_names)
-    assert f"#u9:has(#u9-v{b}:checked) .dx-v{b}" in out
+    assert f"#u9-v{b}:checked ~ .dx-code .dx-v{b}" in out
 
 
 def test_multiline_equations_fold_as_details():

@@ -11,7 +11,7 @@ import didax.numpy as jnp
 import pytest
 from didax.display import theme
 from didax.magics import reports
-from didax.magics.report_views import grad_view
+from didax.magics.report_views import grad_view, rules_markup
 from didax.widgets import JaxprView
 
 X = jnp.array([0.5, 1.0, 2.0])
@@ -108,7 +108,21 @@ def test_stored_drawings_have_an_img_copy_for_where_svg_is_removed():
     )
     assert wrapped  # f's graph
     for svg, data in wrapped:
-        assert base64.b64decode(data).decode() == theme.standalone_svg(svg)
+        assert base64.b64decode(data).decode() == theme.standalone_svg(svg, themed=True)
     # trusted: the stylesheet shows the drawing over its inline display:none, hides the copy
     assert ".dx-view .dx-svg-live { display: contents !important; }" in theme.CSS
     assert ".dx-view img.dx-svg-copy { display: none; }" in theme.CSS
+
+
+def test_stored_rules_of_primitives_are_folds_once_sanitized():
+    # untrusted, no stylesheet shows a primitive's rules on a click: each is a <details> to
+    # open by hand, none hidden by a style; the blocks' close buttons (radios) are hidden
+    view = JaxprView(didax.make_jaxpr(f)(X), rules=rules_markup)
+    stored = sanitized(view._repr_mimebundle_()["text/html"])
+    folds = re.findall(r"<details class=\"dx-rules-of[^>]*>\s*<summary[^>]*>([^<]*)<", stored)
+    assert folds == ["the rules of sin", "the rules of mul", "the rules of reduce_sum"]
+    assert all("display" not in s for s in styles_of(stored, "dx-rules-of"))
+    closes = styles_of(stored, "dx-close")
+    assert len(closes) == 3 and all(s.get("display") == "none" for s in closes)
+    # trusted, the stylesheet shows the close button over its inline display:none
+    assert ".dx-view .dx-close { display: inline !important;" in theme.CSS
