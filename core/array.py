@@ -123,9 +123,8 @@ class VaryingArray(ShapedArray):
     def strip_weak_type(self) -> ShapedArray:
         return self.update(weak_type=False) if self.weak_type else self
 
-    def _suffix(self) -> str:  # `{V:x}`, `{V:(x,y)}`: in the mesh's order, as JAX
-        names = [str(a) for a in self.mesh_axes if a in self.vma]
-        return f"{{V:{names[0] if len(names) == 1 else '(' + ','.join(names) + ')'}}}"
+    def _suffix(self) -> str:
+        return vma_suffix(self.vma, self.mesh_axes)
 
     def str_short(self) -> str:
         return super().str_short() + self._suffix()
@@ -151,8 +150,20 @@ class VaryingArray(ShapedArray):
         return f"ShapedArray({self.dtype.name}[{shape}]{self._suffix()}{weak})"
 
 
+def vma_suffix(vma: frozenset, mesh_axes: tuple) -> str:
+    """How a type varying along `vma` ends: `{V:x}`, `{V:(x,y)}` (the mesh's order, as JAX),
+    nothing when it varies along none."""
+    if not vma:
+        return ""
+    names = [str(a) for a in mesh_axes if a in vma]
+    return f"{{V:{names[0] if len(names) == 1 else '(' + ','.join(names) + ')'}}}"
+
+
 def with_vma(aval: ShapedArray, vma: frozenset, mesh_axes: tuple) -> ShapedArray:
-    """`aval` varying along the mesh axes `vma` (a plain ShapedArray when none)."""
+    """`aval` varying along the mesh axes `vma` (a plain ShapedArray when none; a split
+    aval, `sharded_aval.ShardedArray`, keeps its split)."""
+    if getattr(aval, "spec", None) is not None:  # (its class, a subclass, sets the fields)
+        return aval.update(vma=frozenset(vma), mesh_axes=tuple(mesh_axes))
     if not vma:
         return aval if type(aval) is ShapedArray else ShapedArray.update(aval)
     out = object.__new__(VaryingArray)

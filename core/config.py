@@ -9,6 +9,9 @@ Layer 1 (no imports from didax). Options:
   `XLA_FLAGS=--xla_force_host_platform_device_count=N`). It is locked by the first array
   made (eager or not) or when the backend starts the client, whichever comes first: a
   later update raises RuntimeError, as in JAX, whose first array starts its backend.
+- `jax_platforms`: the platforms the client may be made for, by priority ("cpu", "cuda";
+  runtime/plugins.py); its start value comes from `JAX_PLATFORMS`, as JAX reads it; None or
+  "": the CPU. Locked when the client starts, as `jax_num_cpu_devices`.
 - `jax_use_shardy_partitioner`: on by default, as in JAX 0.10.2: partitioned programs carry
   Shardy's `sdy.sharding` attributes over an `sdy.mesh` and shard_map bodies are
   `sdy.manual_computation`s; off, GSPMD's `mhlo.sharding` and custom calls.
@@ -56,6 +59,7 @@ def _env_flag(name: str) -> bool:
 _DEFAULTS: dict[str, Any] = {
     "jax_enable_x64": _env_flag("JAX_ENABLE_X64"),
     "jax_num_cpu_devices": -1,
+    "jax_platforms": os.environ.get("JAX_PLATFORMS") or None,
     "jax_use_shardy_partitioner": True,
     "jax_debug_nans": False,
     "jax_debug_infs": False,
@@ -231,6 +235,10 @@ def _checked(name: str, value: Any) -> Any:
                 f"new enum value must be in {list(RANK_PROMOTIONS)}, got {value} of type "
                 f"{type(value)}."
             )
+        return value
+    if name == "jax_platforms":
+        if value is not None and not isinstance(value, str):
+            raise TypeError(f"jax_platforms must be a str or None, got {value!r}")
         return value
     if name == "jax_default_matmul_precision":
         if value is not None and value not in MATMUL_PRECISIONS:

@@ -10,20 +10,24 @@ from __future__ import annotations
 from typing import Any
 
 from didax import dtypes
-from didax.array import ShapedArray
+from didax.array import ShapedArray, vma_suffix, with_vma
 
 
 class ShardedArray(ShapedArray):
     """The aval of a value split over the `Explicit` axes of a mesh (sharding in types, JAX
     0.10.2's default): `spec` holds, per dimension, the tuple of mesh axes splitting it
-    (`float32[8@x,2]`), `mesh` the mesh (any hashable; `runtime.sharding.Mesh`). Made only
-    for such values, so every other aval stays a plain ShapedArray."""
+    (`float32[8@x,2]`), `mesh` the mesh (any hashable; `runtime.sharding.Mesh`); in a
+    shard_map body manual over some axes, `vma` the manual axes it varies along, as a
+    `VaryingArray`'s (`f32[4,4@y]{V:x}`). Made only for such values, so every other aval
+    stays a plain ShapedArray."""
 
-    __slots__ = ("spec", "mesh")
+    __slots__ = ("spec", "mesh", "vma", "mesh_axes")  # (varying along `vma` in a shard_map)
 
     def update(self, **changes: Any) -> ShapedArray:  # keeps the sharding when the rank does
         spec = changes.pop("spec", self.spec)
-        out = ShapedArray.update(self, **changes)
+        vma = changes.pop("vma", self.vma)
+        mesh_axes = changes.pop("mesh_axes", self.mesh_axes)
+        out = with_vma(ShapedArray.update(self, **changes), vma, mesh_axes)
         return with_spec(out, spec, self.mesh) if len(spec) == out.ndim else out
 
     def strip_weak_type(self) -> ShapedArray:
@@ -36,7 +40,9 @@ class ShardedArray(ShapedArray):
         )
 
     def str_short(self) -> str:
-        return f"{dtypes.short_name(self.dtype)}[{self._dims()}]"
+        return (
+            f"{dtypes.short_name(self.dtype)}[{self._dims()}]{vma_suffix(self.vma, self.mesh_axes)}"
+        )
 
     def __eq__(self, other: object) -> bool:
         return (
@@ -46,13 +52,15 @@ class ShardedArray(ShapedArray):
             and self.weak_type == other.weak_type
             and self.spec == other.spec
             and self.mesh == other.mesh
+            and self.vma == other.vma
         )
 
     def __hash__(self) -> int:
         return hash((self.shape, self.dtype, self.weak_type, self.spec))
 
     def __str__(self) -> str:
-        return f"{'~' if self.weak_type else ''}{self.dtype.name}[{self._dims()}]"
+        weak = "~" if self.weak_type else ""
+        return f"{weak}{self.dtype.name}[{self._dims()}]{vma_suffix(self.vma, self.mesh_axes)}"
 
     def __repr__(self) -> str:
         weak = ", weak_type=True" if self.weak_type else ""
@@ -61,10 +69,15 @@ class ShardedArray(ShapedArray):
 
 def with_spec(aval: ShapedArray, spec: tuple, mesh: Any) -> ShapedArray:
     """`aval` split as `spec` (per dimension, a tuple of mesh axes) over `mesh`'s explicit
-    axes (a plain ShapedArray when no dimension is split)."""
+    axes (a plain ShapedArray when no dimension is split); it keeps the mesh axes it varies
+    along (in a shard_map body)."""
     if not any(spec):
-        return aval if type(aval) is ShapedArray else ShapedArray.update(aval)
+        if type(aval) is ShapedArray:
+            return aval
+        plain = ShapedArray(aval.shape, aval.dtype, aval.weak_type)
+        return with_vma(plain, aval.vma, aval.mesh_axes)
     out = object.__new__(ShardedArray)
     out.shape, out.dtype, out.weak_type = aval.shape, aval.dtype, aval.weak_type
     out.spec, out.mesh = tuple(tuple(a) for a in spec), mesh
+    out.vma, out.mesh_axes = aval.vma, aval.mesh_axes
     return out

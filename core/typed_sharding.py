@@ -14,12 +14,13 @@ config option (not a ContextVar: STYLE §4).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import contextlib
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from didax import core, vma
 from didax.core import ShapedArray
-from didax.runtime.sharding import Mesh, NamedSharding, PartitionSpec
+from didax.runtime.sharding import AxisType, Mesh, NamedSharding, PartitionSpec
 from didax.sharded_aval import ShardedArray, with_spec
 
 
@@ -71,6 +72,9 @@ class AbstractMesh:
 
 
 _context_mesh: Mesh | None = None  # process state, set by `set_mesh` (as a config option)
+# The mesh of the shard_map body being traced, its manual axes typed `Manual` (as JAX's
+# abstract mesh there): a shard_map inside, given no mesh, nests in it.
+_body_mesh: Mesh | None = None
 
 
 class set_mesh:  # noqa: N801 - a function to its callers, as `jax.set_mesh`
@@ -99,8 +103,30 @@ def get_mesh() -> Mesh | None:
 
 
 def get_abstract_mesh() -> AbstractMesh:
-    """The context mesh, without its devices. Like `jax.sharding.get_abstract_mesh`."""
-    return AbstractMesh(_context_mesh)
+    """The context mesh, without its devices (in a shard_map body, its mesh with the axes it
+    is manual over `Manual`). Like `jax.sharding.get_abstract_mesh`."""
+    return AbstractMesh(_context_mesh if _body_mesh is None else _body_mesh)
+
+
+def body_mesh() -> Mesh | None:
+    """The mesh of the shard_map body being traced, its manual axes `Manual` (None outside)."""
+    return _body_mesh
+
+
+@contextlib.contextmanager
+def shard_map_body(mesh: Mesh, manual: Any) -> Iterator[None]:
+    """Trace a shard_map body over `mesh` manual over the axes `manual` (those of `mesh`
+    already `Manual` too: a nested body)."""
+    global _body_mesh
+    types = tuple(
+        AxisType.Manual if n in manual else t
+        for n, t in zip(mesh.axis_names, mesh.axis_types, strict=True)
+    )
+    previous, _body_mesh = _body_mesh, Mesh(mesh.devices, mesh.axis_names, types)
+    try:
+        yield
+    finally:
+        _body_mesh = previous
 
 
 def resolve(target: Any) -> NamedSharding:
@@ -209,7 +235,8 @@ def check_unique(
     """`spec`, unless it names one mesh axis for two dimensions (JAX's error shows both)."""
     seen = [a for axes in spec for a in axes]
     if len(seen) != len(set(seen)):
-        result = with_spec(out, spec, mesh_of(avals_in)).str_short()
+        plain = ShapedArray(out.shape, out.dtype, out.weak_type)  # (JAX's: no varying axes)
+        result = with_spec(plain, spec, mesh_of(avals_in)).str_short()
         raise ShardingTypeError(
             f"{name} operation with inputs: {', '.join(a.str_short() for a in avals_in)} "
             f"produces an illegally sharded result: {result}"

@@ -54,6 +54,7 @@ for i, name in enumerate(
         # joining processes, compiling and launching programs, meshes and shardings (which
         # install the `array.Runtime` protocol)
         "runtime",
+        "runtime.plugins",
         "runtime.client",
         "runtime.transfer_guard",
         "runtime.placement",

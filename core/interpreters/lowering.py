@@ -36,6 +36,7 @@ from didax.config import config
 from didax.core import ShapedArray, ShardedArray
 from didax.jaxpr import ClosedJaxpr, Literal
 from didax.runtime import client
+from didax.runtime.sharding import AxisType, partial_manual_text
 
 
 class LoweringError(ValueError):
@@ -59,8 +60,11 @@ class ModuleBuilder:
         # annotations inside it (`with_sharding_constraint`). None: one device.
         self.device_assignment: tuple[Any, ...] | None = None
         # Set while a shard_map's body is lowered inside an SPMD program: its mesh, along
-        # whose axes the body's collectives act between partitions (manual sharding).
+        # whose axes the body's collectives act between partitions (manual sharding), and
+        # the axes it is manual over (those of the shard_maps around it too); along the
+        # others ("free" axes) the partitioner still splits the body's values.
         self.manual_mesh: Any = None
+        self.manual_axes: frozenset = frozenset()
         self._eqns: list[Any] = []  # the equations being lowered, outermost first
         self._types: dict[tuple[tuple[int, ...], np.dtype], Any] = {}
         self._element_types: dict[np.dtype, Any] = {}
@@ -91,13 +95,16 @@ class ModuleBuilder:
         return t
 
     # ----- constants
-    def constant(self, value: Any, dtype: Any = None) -> Any:
+    def constant(self, value: Any, dtype: Any = None, *, shared: bool = True) -> Any:
         """A constant holding `value` (an array or scalar, of `dtype` if given), emitted once
-        per block: later requests for the same value in the same block reuse it."""
+        per block: later requests for the same value in the same block reuse it (not
+        `shared`: a new one, as JAX emits a rule's own constants)."""
         if dtype is None:
             array = np.asarray(core.to_numpy(value))
         else:
             array = np.asarray(value, dtypes.canonicalize(dtype))
+        if not shared:
+            return self.hlo.constant(_dense_attr(self, array))
         block = self.ir.InsertionPoint.current.block
         if array.size <= 64:  # small: by content, so equal literals share one constant
             key: tuple = (block, array.dtype.str, array.shape, array.tobytes())
@@ -140,8 +147,10 @@ class ModuleBuilder:
             finally:
                 self.name_stack.pop()
                 self._eqns.pop()
+            if eqn.primitive not in unconstrained_results:
+                outs = [self.typed_annotation(val, v.aval) for val, v in zip(outs, eqn.outvars)]
             for v, val in zip(eqn.outvars, outs, strict=True):
-                env[v] = self.typed_annotation(val, v.aval)
+                env[v] = val
         return [read(x) for x in jaxpr.outvars]
 
     def _lower_eqn(self, eqn: Any, operands: list[Any], prefix: str) -> list[Any]:
@@ -252,25 +261,68 @@ class ModuleBuilder:
         writes them (`config`: the custom call's backend_config, `unspecified_dims=[0]`)."""
         if text.startswith("#sdy"):
             return self.sdy.ShardingConstraintOp(x, self.ir.Attribute.parse(text)).result
+        return self.spmd_call("Sharding", x, x.type, text, config)
+
+    def spmd_call(self, target: str, x: Any, result_type: Any, text: str, config: str = "") -> Any:
+        """XLA's SPMD custom call `target` (`Sharding`, `SPMDFullToShardShape`,
+        `SPMDShardToFullShape`) on `x`, with the HLO sharding `text` and backend config
+        `config`, as JAX writes them."""
         op = self.hlo.CustomCallOp(
-            [x.type],
+            [result_type],
             [x],
-            call_target_name="Sharding",
+            call_target_name=target,
             backend_config=self.ir.StringAttr.get(config),
         )
         op.attributes["mhlo.sharding"] = self.ir.StringAttr.get(text)
         return op.results[0]
 
+    def call_built(self, name: str, result_types: list[Any], build: Any) -> list[Any]:
+        """A private function of no arguments (named after `name`) whose body `build()`
+        emits and returns, and a call to it here; returns the call's results."""
+        symbol = self._fresh_symbol(name)
+        with self.ir.InsertionPoint(self.module.body), self.ir.Location.unknown():
+            fn = self.func.FuncOp(symbol, self.ir.FunctionType.get([], result_types))
+        fn.attributes["sym_visibility"] = self.ir.StringAttr.get("private")
+        with self.ir.InsertionPoint(fn.add_entry_block()):
+            self.func.ReturnOp(build())
+        call = self.func.CallOp(result_types, self.ir.FlatSymbolRefAttr.get(symbol), [])
+        return list(call.results)
+
     def typed_annotation(self, x: Any, aval: ShapedArray) -> Any:
         """`x` constrained to the split its type says (sharding in types: JAX constrains each
         result of an `Explicit`-typed program), in a partitioned program outside a shard_map
-        body; `x` itself otherwise."""
-        if type(aval) is not ShardedArray or self.device_assignment is None or self.manual_mesh:
+        body; in a body manual over some of the mesh's axes only (with Shardy), left open to
+        the partitioner along the others (`<@mesh, [{?}, {?}]>`, as JAX constrains each
+        result there); `x` itself otherwise."""
+        if self.manual_mesh is not None:
+            if not self.free_axes():
+                return x
+            if config.read("jax_use_shardy_partitioner"):
+                return self.sharding_annotation(x, self._free_text(aval))
+            text = partial_manual_text(self.manual_mesh, self.manual_axes, aval.ndim)
+            return self.sharding_annotation(x, text, unspecified_dims(aval.ndim))
+        if type(aval) is not ShardedArray or self.device_assignment is None:
             return x
         if _is_constraint(x):  # (a rule that constrains its result: reshard)
             return x
         named = typed_sharding.named(aval)
         return self.sharding_annotation(x, sharding_text(named, aval.ndim, self.device_assignment))
+
+    def _free_text(self, aval: ShapedArray) -> str:
+        # a value in a body manual over some axes: open to the partitioner along free `Auto`
+        # axes, split as its type says along free `Explicit` ones (closed), as JAX's
+        mesh = self.manual_mesh
+        types = dict(zip(mesh.axis_names, mesh.axis_types, strict=True))
+        if any(types[a] is not AxisType.Explicit for a in self.free_axes()):
+            return open_text(aval.ndim)
+        named = typed_sharding.named(aval, mesh)
+        return sharding_text(named, aval.ndim, self.device_assignment)
+
+    def free_axes(self) -> tuple[Any, ...]:
+        """The mesh axes a shard_map body being lowered is not manual over (none outside)."""
+        if self.manual_mesh is None:
+            return ()
+        return tuple(a for a in self.manual_mesh.axis_names if a not in self.manual_axes)
 
     def _annotated(self, values: list[Any], texts: Sequence[str | None]) -> list[Any]:
         if not any(t is not None for t in texts):
@@ -314,6 +366,22 @@ class ModuleBuilder:
         return fn
 
 
+# Primitives whose results JAX leaves unconstrained in a shard_map body manual over some
+# axes only (collectives, the casts of varying types, nested shard_maps); their modules add
+# them at import.
+unconstrained_results: set[core.Primitive] = set()
+
+
+def unspecified_dims(ndim: int) -> str:
+    """The backend config of GSPMD's `@Sharding` leaving every dimension to the partitioner."""
+    return f"unspecified_dims=[{','.join(map(str, range(ndim)))}]" if ndim else ""
+
+
+def open_text(ndim: int) -> str:
+    """Shardy's sharding of an `ndim`-d value left to the partitioner on every dimension."""
+    return f"#sdy.sharding<@mesh, [{', '.join(['{?}'] * ndim)}]>"
+
+
 def _is_constraint(x: Any) -> bool:
     op = x.owner  # (a block, for a function's argument a rule returns as it is)
     name = getattr(op, "name", None)
@@ -326,17 +394,15 @@ def sharding_text(
     sharding: Any, ndim: int, devices: Sequence[Any], open_dims: Any = frozenset()
 ) -> str:
     """How a program on `devices` states that an `ndim`-d value is split as `sharding` (a
-    NamedSharding) says: Shardy's `#sdy.sharding<@mesh, [{"x"}, {}]>` (`{?}`: a dimension
-    in `open_dims`, left to the partitioner), or with `jax_use_shardy_partitioner` off,
-    GSPMD's HLO sharding text."""
+    NamedSharding) says: Shardy's `#sdy.sharding<@mesh, [{"x"}, {}]>` (`{"x", ?}`, `{?}`: a
+    dimension in `open_dims`, left to the partitioner beyond the axes it names), or with
+    `jax_use_shardy_partitioner` off, GSPMD's HLO sharding text."""
     if not config.read("jax_use_shardy_partitioner"):
         return sharding.hlo_text(ndim, devices)
-    dims = [
-        "{?}"
-        if d in open_dims
-        else "{" + ", ".join(f'"{a}"' for a in sharding.spec.axes_of(d)) + "}"
-        for d in range(ndim)
-    ]
+    dims = []
+    for d in range(ndim):
+        names = [f'"{a}"' for a in sharding.spec.axes_of(d)] + (["?"] if d in open_dims else [])
+        dims.append("{" + ", ".join(names) + "}")
     return f"#sdy.sharding<@mesh, [{', '.join(dims)}]>"
 
 

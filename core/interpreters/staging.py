@@ -109,13 +109,13 @@ class JaxprTrace(core.Trace):
         return self.builder.add_const(self, val)
 
     def process_primitive(self, primitive, tracers, params, avals_out=None):
+        avals_in = [t.aval for t in tracers]
         if avals_out is None:  # (a subclass may have computed them)
-            avals_in = [t.aval for t in tracers]
             avals_out = core.abstract_eval_rules[primitive](*avals_in, **params)
-            for aval in avals_in:
-                if type(aval) is ShardedArray:  # split over Explicit mesh axes: typed so
-                    avals_out = typed_sharding.result_avals(primitive, avals_in, avals_out, params)
-                    break
+        for aval in avals_in:
+            if type(aval) is ShardedArray:  # split over Explicit mesh axes: typed so
+                avals_out = typed_sharding.result_avals(primitive, avals_in, avals_out, params)
+                break
         outvars = [Var(a) for a in avals_out]
         derivation = self.main.deriving.current  # set by a transformation running a rule
         eqn = JaxprEqn(

@@ -27,9 +27,12 @@ from typing import Any
 import numpy as np
 from didax import core, dtypes, vma
 from didax.array import Array
+from didax.config import config
 from didax.core import NOT_MAPPED, ShapedArray
+from didax.interpreters import lowering
 from didax.primitives import creation, elementwise, rules, shape
 from didax.primitives.convert import convert_element_type
+from didax.runtime.sharding import partial_manual_text
 from didax.tree_util import tree_flatten, tree_unflatten
 
 
@@ -222,7 +225,8 @@ def add_combiner(ctx: core.LoweringContext, op: Any, dtype: Any, name: str) -> N
     scalar = ctx.tensor_type(ShapedArray((), dtype))
     body = op.regions[0].blocks.append(scalar, scalar)
     with ctx.ir.InsertionPoint(body):
-        ctx.hlo.return_([getattr(ctx.hlo, name)(*body.arguments)])
+        combined = getattr(ctx.hlo, name)(*body.arguments)
+        ctx.hlo.return_([ctx.module.typed_annotation(combined, ShapedArray((), dtype))])
 
 
 def _allreduce_lowering(op: str) -> core.LoweringRule:
@@ -438,10 +442,42 @@ def _axis_index_lowering(ctx, *, axis_name):
     # partition k is mesh position k, row-major: (k // stride) % size, in ui32 as JAX
     i = mesh.axis_names.index(axis_name)
     stride = int(np.prod(mesh.axis_sizes[i + 1 :], dtype=np.int64))
-    div = ctx.constant(np.array(stride, np.uint32))
-    mod = ctx.constant(np.array(mesh.axis_sizes[i], np.uint32))
-    index = ctx.hlo.remainder(ctx.hlo.divide(ctx.hlo.partition_id(), div), mod)
-    return [ctx.hlo.convert(out, index)]
+
+    def index() -> Any:  # (two constants, even when equal, as JAX's)
+        div = ctx.module.constant(np.array(stride, np.uint32), shared=False)
+        mod = ctx.module.constant(np.array(mesh.axis_sizes[i], np.uint32), shared=False)
+        return ctx.hlo.convert(
+            out, ctx.hlo.remainder(ctx.hlo.divide(ctx.hlo.partition_id(), div), mod)
+        )
+
+    module = ctx.module
+    free = module.free_axes()
+    if not free:
+        return [index()]
+    # in a body manual over some axes only, as JAX: the partition's id read in a
+    # computation manual over the others too (the partitioners reject it otherwise)
+    if not config.read("jax_use_shardy_partitioner"):  # GSPMD: a function, made manual
+        (y,) = module.call_built("shmap_body", [out], lambda: [index()])
+        y = module.spmd_call("Sharding", y, out, "{manual}")
+        text = partial_manual_text(mesh, module.manual_axes, 0)
+        return [module.spmd_call("SPMDShardToFullShape", y, out, text)]
+    ir = ctx.ir
+    names = ", ".join(f'"{a}"' for a in free)
+    op = ctx.module.sdy.ManualComputationOp(
+        [out],
+        [],
+        ir.Attribute.parse("#sdy.sharding_per_value<[]>"),
+        ir.Attribute.parse("#sdy.sharding_per_value<[<@mesh, []>]>"),
+        ir.Attribute.parse(f"#sdy<manual_axes{{{names}}}>"),
+    )
+    with ir.InsertionPoint(op.body.blocks.append()):
+        ctx.module.sdy.ReturnOp([index()])
+    return list(op.results)
+
+
+lowering.unconstrained_results.update(
+    {pvary_p, psum_p, psum_invariant_p, pmax_p, pmin_p, axis_index_p}
+)
 
 
 vma.set_casts(vma.Casts(pvary=pvary_p, psum_invariant=psum_invariant_p))

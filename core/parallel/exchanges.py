@@ -14,8 +14,9 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from didax import core, vma
+from didax import core, typed_sharding, vma
 from didax.core import NOT_MAPPED
+from didax.interpreters import lowering
 from didax.parallel.collectives import (
     add_combiner,
     axes_tuple,
@@ -498,3 +499,28 @@ def _all_to_all_lowering(ctx, x, *, axis_name, split_axis, concat_axis, axis_ind
         **channel_attrs(ctx, global_ids=False),
     )
     return [op.results[0]]
+
+
+lowering.unconstrained_results.update({all_gather_p, reduce_scatter_p, ppermute_p, all_to_all_p})
+
+
+# Sharding in types: in a body manual over some axes, a value split along free `Explicit`
+# ones keeps its split through a collective over the manual axes (a new or dropped
+# dimension unsplit)
+@core.sharding_rules.register(all_gather_p)
+def _all_gather_sharding(avals_in, avals_out, *, all_gather_dimension, tiled, **params):
+    spec = list(typed_sharding.spec_of(avals_in[0]))
+    return [
+        tuple(spec if tiled else [*spec[:all_gather_dimension], (), *spec[all_gather_dimension:]])
+    ]
+
+
+@core.sharding_rules.register(reduce_scatter_p)
+def _reduce_scatter_sharding(avals_in, avals_out, *, scatter_dimension, tiled, **params):
+    spec = typed_sharding.spec_of(avals_in[0])
+    return [spec if tiled else tuple(s for d, s in enumerate(spec) if d != scatter_dimension)]
+
+
+core.sharding_rules.register(
+    all_to_all_p, lambda avals_in, avals_out, **params: [typed_sharding.spec_of(avals_in[0])]
+)

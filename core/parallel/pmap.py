@@ -25,7 +25,7 @@ from didax import api_util, core
 from didax.compile import jit as jit_module
 from didax.core import ShapedArray
 from didax.parallel.shard_map import shard_map_p, shard_map_params, trace_body
-from didax.parallel.specs import P, block_aval
+from didax.parallel.specs import P, block_aval, context_mesh
 from didax.primitives import shape
 from didax.runtime import client
 from didax.runtime.sharding import IndivisibleError, Mesh, PartitionSpec
@@ -241,6 +241,7 @@ class PmapFunction:
             ]
 
         def _fun(*flat_args: Any) -> Any:  # JAX's name for it: jit[name=_fun]
+            context_mesh(mesh)  # a pmap in a shard_map's (or pmap's) body: JAX's ValueError
             sizes = {name: len(mesh.local_devices)}
             blocks = [block_aval(core.get_aval(x), s, sizes) for x, s in zip(flat_args, in_specs)]
             closed, consts = trace_body(body, mesh, blocks)

@@ -10,9 +10,13 @@ name. It is one primitive, `shard_map_p`, printed as JAX 0.10.2 prints it; `pmap
 a jit of one over a one-axis mesh.
 
 Lowering, as JAX's: inside an SPMD program over the mesh's devices (jit finds the mesh in the
-jaxpr and partitions the call over it, stages.py), the body is manual over the mesh's axes
-(parallel/manual.py: Shardy's `sdy.manual_computation`, or GSPMD's custom calls), so that its
-collectives act between partitions (parallel/collectives.py). Called outside jit,
+jaxpr and partitions the call over it, stages.py), the body is manual over its axes
+(`newly_manual_axes`; parallel/manual.py: Shardy's `sdy.manual_computation`, or GSPMD's
+custom calls), so that its collectives act between partitions
+(parallel/collectives.py); along the other ("free") axes the partitioner still splits its
+values. While a body is traced, the context's abstract mesh has its manual axes `Manual`
+(`typed_sharding.shard_map_body`): a shard_map inside, given no mesh, nests in it (a
+manual computation inside the outer one). Called outside jit,
 `shard_map_p`'s impl runs the same program (a jit of the one equation). On a mesh of several
 processes (pmap under `didax.distributed`) it runs as a replicated program instead, whose
 collectives act across replicas and whose results each process reads its part of.
@@ -70,12 +74,16 @@ from didax.parallel.specs import (
     check_manual,
     check_mesh,
     check_specs,
+    context_mesh,
     fn_name,
     holds_tracer,
     inferred_specs,
     insert_none,
+    manual_axes,
     mapped_dim,
     out_rank_error,
+    outer_manual,
+    outer_spec,
     specs_tuple,
     static_key,
     unblock_aval,
@@ -88,7 +96,7 @@ from didax.primitives.convert import convert_element_type
 from didax.primitives.elementwise import div
 from didax.runtime import client
 from didax.runtime.executable import Executable, compile_module
-from didax.runtime.sharding import Mesh, NamedSharding, PartitionSpec, typed
+from didax.runtime.sharding import AxisType, Mesh, NamedSharding, PartitionSpec, typed
 from didax.tree_util import broadcast_prefix, tree_flatten, tree_unflatten
 
 P = PartitionSpec
@@ -100,6 +108,7 @@ shard_map_p = core.Primitive("shard_map", multiple_results=True)
 # Never part of a program for one device: a jit holding it is partitioned over its mesh, or
 # (a mesh of several processes) runs equation by equation (`core.own_program`).
 core.own_program.add(shard_map_p)
+lowering.unconstrained_results.add(shard_map_p)  # (a nested one's results, as JAX's)
 
 
 @contextlib.contextmanager
@@ -108,10 +117,12 @@ def axis_frames(mesh: Mesh, check_vma: bool = False, manual: Any = None) -> Iter
     sizes, for the collectives traced inside; with `check_vma`, as axes that values' types
     say they vary along."""
     order = mesh.axis_names if check_vma else None
+    manual = manual or frozenset(mesh.axis_names)
     with contextlib.ExitStack() as stack:
         for name, size in mesh.shape_tuple:
-            if not manual or name in manual:
+            if name in manual:
                 stack.enter_context(core.axis_frame(name, size, order))
+        stack.enter_context(typed_sharding.shard_map_body(mesh, manual))
         yield
 
 
@@ -149,26 +160,28 @@ def trace_body(
 @pp_params_rules.register(shard_map_p)
 def _shard_map_pp(params):  # JAX prints a set of axis names sorted
     names = ", ".join(sorted(map(repr, params["newly_manual_axes"])))
-    return [
-        (k, f"frozenset({{{names}}})" if k == "newly_manual_axes" else v)
-        for k, v in sorted(params.items())
-    ]
+    mesh = params["mesh"]  # a nested one's: the abstract mesh of the body around it
+    if AxisType.Manual in mesh.axis_types:
+        mesh = typed_sharding.AbstractMesh(mesh)
+    shown = {**params, "newly_manual_axes": f"frozenset({{{names}}})", "mesh": mesh}
+    return sorted(shown.items())
 
 
 @core.abstract_eval_rules.register(shard_map_p)
 def _shard_map_abstract_eval(*avals, jaxpr, mesh, in_specs, out_specs, **params):
+    manual = params["newly_manual_axes"]
     sizes = axis_sizes(mesh)
     for aval, spec, expected in zip(avals, in_specs, jaxpr.in_avals, strict=True):
         factors = block_factors(spec, aval.ndim, sizes)
         if any(n % f for n, f in zip(aval.shape, factors)) or not core.types_match(
-            block_aval(aval, spec, sizes), expected
+            block_aval(aval, spec, sizes, manual), expected
         ):
             raise TypeError(
                 f"shard_map: an operand of type {aval.str_short()} with spec {spec!r} does "
                 f"not give the body's block type {expected.str_short()} on {mesh}"
             )
-    return [  # (typed by their specs over Explicit axes)
-        typed(unblock_aval(a, s, sizes), NamedSharding(mesh, s))
+    return [  # (typed by their specs over Explicit axes; varying along outer manual axes)
+        typed(unblock_aval(a, s, sizes, a.vma - manual), NamedSharding(mesh, outer_spec(a, s)))
         for a, s in zip(jaxpr.out_avals, out_specs, strict=True)
     ]
 
@@ -178,7 +191,8 @@ def _shard_map_impl(*args, jaxpr, mesh, in_specs, out_specs, **params):
     if len(mesh.local_devices) != mesh.size:
         return _replicated_impl(args, jaxpr, mesh, in_specs, out_specs)
     # impl rules give NumPy values (the eager trace wraps them): read the split results
-    outs = run_partitioned(args, jaxpr, mesh, in_specs, out_specs, params["check_vma"])
+    manual = params["newly_manual_axes"]
+    outs = run_partitioned(args, jaxpr, mesh, in_specs, out_specs, params["check_vma"], manual)
     return [core.to_numpy(o) for o in outs]
 
 
@@ -189,11 +203,12 @@ def run_partitioned(
     in_specs: Sequence[PartitionSpec],
     out_specs: Sequence[PartitionSpec],
     check_vma: bool,
+    manual: frozenset,
 ) -> list[Any]:
     """Run a shard_map as JAX does outside jit: a jit of the one equation, partitioned
     over the mesh; the results are Arrays split over it."""
-    params = {"jaxpr": jaxpr, **shard_map_params(mesh, in_specs, out_specs, check_vma)}
-    key = ("eager", mesh, tuple(in_specs), tuple(out_specs), check_vma)
+    params = {"jaxpr": jaxpr, **shard_map_params(mesh, in_specs, out_specs, check_vma, manual)}
+    key = ("eager", mesh, tuple(in_specs), tuple(out_specs), check_vma, manual)
     jitted = derived(jaxpr, key, lambda: jit_module.jit(_one_equation(params)))
     return jitted(*args)
 
@@ -336,7 +351,7 @@ def _shard_map_transpose(cts, *args, jaxpr, mesh, in_specs, out_specs, check_vma
     cts = [
         ct
         if isinstance(ct, Zero) or check_vma
-        else _over(ct, math.prod(sizes[a] for a in vma.unmentioned(mesh, s)))
+        else _over(ct, math.prod(sizes[a] for a in _unmentioned(mesh, s, manual)))
         for ct, s in zip(cts, out_specs, strict=True)
     ]
 
@@ -350,7 +365,7 @@ def _shard_map_transpose(cts, *args, jaxpr, mesh, in_specs, out_specs, check_vma
         if check_vma:
             return outs
         return [
-            collectives.psum(ct, vma.unmentioned(mesh, s))
+            collectives.psum(ct, _unmentioned(mesh, s, manual))
             for ct, s in zip(outs, lin_specs, strict=True)
         ]
 
@@ -363,11 +378,20 @@ def _shard_map_transpose(cts, *args, jaxpr, mesh, in_specs, out_specs, check_vma
             *residuals,
             jaxpr=new_body,
             **shard_map_params(
-                mesh, [*(P() for _ in consts), *ct_specs, *res_specs], lin_specs, check_vma
+                mesh,
+                [*(P() for _ in consts), *ct_specs, *res_specs],
+                lin_specs,
+                check_vma,
+                manual,
             ),
         )
     )
     return [next(outs) if lin else None for lin in linear]
+
+
+def _unmentioned(mesh: Mesh, spec: PartitionSpec, manual: frozenset) -> tuple[Any, ...]:
+    # the manual axes `spec` does not split along, in the mesh's order
+    return tuple(a for a in vma.unmentioned(mesh, spec) if a in manual)
 
 
 def _weak_as(ct: Any, aval: ShapedArray) -> Any:
@@ -416,7 +440,7 @@ def _shard_map_partial_eval(unks_in, eqn):
     with axis_frames(mesh, check_vma, manual):
         known, unknown, unks_out, num_res = partial_eval.partial_eval_jaxpr(jaxpr, unks_in)
     n_known_out = len(known.out_avals) - num_res
-    names = mesh.axis_names
+    names = tuple(a for a in mesh.axis_names if a in manual)
     res_spec = P(names[0] if len(names) == 1 else tuple(names))
     k_specs = [s for s, u in zip(in_specs, unks_in, strict=True) if not u]
     u_specs = [s for s, u in zip(in_specs, unks_in, strict=True) if u]
@@ -473,7 +497,7 @@ def _shard_map_partial_eval(unks_in, eqn):
 
     known_body, k_consts = trace_body(known_fn, mesh, known.in_avals, check_vma, manual)
     unknown_body, u_consts = trace_body(
-        unknown_fn, mesh, [*res_blocks, *unknown.in_avals[num_res:]], check_vma
+        unknown_fn, mesh, [*res_blocks, *unknown.in_avals[num_res:]], check_vma, manual
     )
     if k_consts or u_consts:
         raise NotImplementedError("shard_map: partial evaluation of a body with consts")
@@ -494,7 +518,8 @@ def _shard_map_partial_eval(unks_in, eqn):
 
 @core.lowering_rules.register(shard_map_p)
 def _shard_map_lowering(ctx, *args, jaxpr, mesh, in_specs, out_specs, **params):
-    return lower_body(ctx, args, jaxpr, mesh, in_specs, out_specs)
+    manual = params["newly_manual_axes"]
+    return lower_body(ctx, args, jaxpr, mesh, in_specs, out_specs, manual)
 
 
 # ----------------------------------------------------------------------------- shard_map
@@ -526,8 +551,9 @@ def shard_map(
     how the results are put together. Collectives in `f` name mesh axes. Called outside
     `jit`, it runs as a jit of itself. `mesh` defaults to the context mesh (`set_mesh`),
     `in_specs` to the arguments' `Explicit` types. `axis_names` names the axes the body is
-    manual over (default all): collectives and specs name only those; didax runs such a
-    body manual over every axis, the same along the others (the values JAX gives). With
+    manual over (default all): collectives and specs name only those, and the
+    partitioner splits its values along the others. Inside a body, a shard_map given
+    no `mesh` nests over axes the outer one is not manual over. With
     `check_vma` (the default), the body's types say
     along which mesh axes each value varies (printed `f32[2]{V:x}`, with JAX's `pvary` and
     `psum_invariant` equations), and an output that may vary along a mesh axis its out_spec
@@ -540,7 +566,8 @@ def shard_map(
         array's rank, a dimension not divisible by its mesh axes' size, specs that are not
         a tree prefix of the arguments (or output), an output varying along an axis its
         out_spec leaves out (with `check_vma`), a spec naming an axis the body is not manual
-        over.
+        over, a `mesh` given inside a shard_map body.
+      DuplicateSpecError: nested over an axis the shard_map around it is manual over.
       NotImplementedError: a mesh spanning several processes.
     """
     options = dict(
@@ -572,12 +599,12 @@ def _shard_map(
     @functools.wraps(f)
     def wrapped(*args: Any) -> Any:
         __tracebackhide__ = True
-        m = typed_sharding.get_mesh() if mesh is None else mesh  # (or the context mesh)
+        m = context_mesh(mesh)
         check_mesh(m, axis_names)
-        manual = frozenset(axis_names) or frozenset(m.axis_names)
+        manual = manual_axes(m, frozenset(axis_names))
         leaves, in_tree = tree_flatten(args)
         if in_specs is Infer:  # each argument split as its type says (Explicit axes)
-            specs = inferred_specs(m, [core.get_aval(x) for x in leaves])
+            specs = inferred_specs(m, [core.get_aval(x) for x in leaves], frozenset(axis_names))
         else:
             if in_specs is not None:
                 check_specs("in", in_specs, m)
@@ -602,7 +629,8 @@ def _shard_map(
                 f, m, in_tree, avals, specs, statics, which, out_specs, check_vma, manual
             )
             if check_vma:
-                vma.check_outputs(fn_name(f), m, found[0].out_avals, found[3])
+                outer = outer_manual(m)
+                vma.check_outputs(fn_name(f), m, found[0].out_avals, found[3], outer)
             if eager and key[-1] is not None and not holds_tracer(found[1]):
                 traces[key] = found  # a later call with these types runs this trace again
         closed, consts, out_tree, out_specs_flat = found
@@ -616,7 +644,7 @@ def _shard_map(
             and not any(isinstance(x, core.Tracer) for x in everything)
         ):  # straight to the partitioned program: its results stay split over the m
             outs = run_partitioned(
-                everything, closed, m, params["in_specs"], out_specs_flat, check_vma
+                everything, closed, m, params["in_specs"], out_specs_flat, check_vma, manual
             )
         else:
             outs = shard_map_p.bind(*everything, jaxpr=closed, **params)
@@ -658,6 +686,6 @@ def _trace(
             outs = [vary_as(x, s) for x, s in zip(outs, found, strict=True)]
         return outs
 
-    blocks = [body_aval(a, s, mesh, check_vma) for a, s in zip(avals, specs, strict=True)]
+    blocks = [body_aval(a, s, mesh, check_vma, manual) for a, s in zip(avals, specs, strict=True)]
     closed, consts = trace_body(body, mesh, blocks, check_vma, manual)
     return closed, consts, out_trees[-1], list(out_specs_flat)

@@ -15,7 +15,8 @@ from typing import Any
 from didax import core, typed_sharding, vma
 from didax.control_flow import common
 from didax.core import ShapedArray
-from didax.runtime.sharding import AxisType, Mesh, PartitionSpec
+from didax.runtime.sharding import AxisType, DuplicateSpecError, Mesh, PartitionSpec
+from didax.sharded_aval import with_spec
 from didax.tree_util import tree_flatten
 
 P = PartitionSpec
@@ -40,28 +41,50 @@ def block_factors(spec: PartitionSpec, ndim: int, sizes: dict[Any, int]) -> list
     return [math.prod(sizes[a] for a in spec.axes_of(d)) for d in range(ndim)]
 
 
-def block_aval(aval: ShapedArray, spec: PartitionSpec, sizes: dict[Any, int]) -> ShapedArray:
-    """One device's block of an operand of type `aval` split as `spec`."""
+def block_aval(
+    aval: ShapedArray, spec: PartitionSpec, sizes: dict[Any, int], manual: Any = None
+) -> ShapedArray:
+    """One device's block of an operand of type `aval` split as `spec`: in a body manual
+    over the axes `manual` only, still split along the (`Explicit`) others its type names,
+    as JAX's (`f32[4,4@y]`); else not split."""
     factors = block_factors(spec, aval.ndim, sizes)
     shape = tuple(n // f for n, f in zip(aval.shape, factors, strict=True))
-    if type(aval) is core.ShardedArray:  # a block is not split: its type says no split
-        return ShapedArray(shape, aval.dtype, aval.weak_type)
+    if type(aval) is core.ShardedArray:
+        block = ShapedArray(shape, aval.dtype, aval.weak_type)
+        if not manual:
+            return block
+        free = tuple(tuple(a for a in axes if a not in manual) for axes in aval.spec)
+        return with_spec(block, free, aval.mesh)
     return aval.update(shape=shape)
 
 
-def unblock_aval(aval: ShapedArray, spec: PartitionSpec, sizes: dict[Any, int]) -> ShapedArray:
+def outer_spec(aval: ShapedArray, spec: PartitionSpec) -> PartitionSpec:
+    """The split of a shard_map's result put together as `spec` from blocks of type `aval`
+    (still split along free `Explicit` axes: both, per dimension)."""
+    dims = [spec.axes_of(d) + typed_sharding.spec_of(aval)[d] for d in range(aval.ndim)]
+    return P(*[None if not axes else axes[0] if len(axes) == 1 else axes for axes in dims])
+
+
+def unblock_aval(
+    aval: ShapedArray, spec: PartitionSpec, sizes: dict[Any, int], varying: frozenset = frozenset()
+) -> ShapedArray:
     """The type of the blocks of type `aval` put together as `spec` says (outside the
-    shard_map: varying along no mesh axis)."""
+    shard_map: varying along no mesh axis, or, nested in another, along `varying`)."""
     factors = block_factors(spec, aval.ndim, sizes)
     shape = tuple(n * f for n, f in zip(aval.shape, factors, strict=True))
-    return core.with_vma(aval.update(shape=shape), frozenset(), ())
+    return core.with_vma(aval.update(shape=shape), varying, getattr(aval, "mesh_axes", ()))
 
 
-def body_aval(aval: ShapedArray, spec: PartitionSpec, mesh: Mesh, check_vma: bool) -> ShapedArray:
-    """The body's type of an operand of type `aval` split as `spec`: its block, varying
-    along the axes the spec names when `check_vma` (JAX's `{V:x}`)."""
-    block = block_aval(aval, spec, axis_sizes(mesh))
-    return core.with_vma(block, vma.spec_axes(spec), mesh.axis_names) if check_vma else block
+def body_aval(
+    aval: ShapedArray, spec: PartitionSpec, mesh: Mesh, check_vma: bool, manual: Any = None
+) -> ShapedArray:
+    """The body's type of an operand of type `aval` split as `spec` (the body manual over
+    `manual`): its block, varying along the axes the spec names (and those `aval` varies
+    along, in a nested shard_map) when `check_vma` (JAX's `{V:x}`)."""
+    block = block_aval(aval, spec, axis_sizes(mesh), manual)
+    if not check_vma:
+        return block
+    return core.with_vma(block, vma.spec_axes(spec) | aval.vma, mesh.axis_names)
 
 
 def mapped_dim(spec: PartitionSpec) -> int | None:
@@ -112,15 +135,18 @@ def fn_name(f: Any) -> str:
     return getattr(f, "__name__", str(f))
 
 
-def inferred_specs(mesh: Mesh, avals: Sequence[ShapedArray]) -> list[PartitionSpec]:
-    """JAX's `in_specs` default: each argument split as its type says, over a mesh whose
-    axes are all `Explicit` (JAX's TypeError otherwise)."""
-    if any(t is not AxisType.Explicit for t in mesh.axis_types):
-        axis_types = ", ".join(str(t) for t in mesh.axis_types)
+def inferred_specs(
+    mesh: Mesh, avals: Sequence[ShapedArray], axis_names: frozenset
+) -> list[PartitionSpec]:
+    """JAX's `in_specs` default: each argument split as its type says, when the axes named
+    (`axis_names`, default every mesh axis) are all `Explicit` (JAX's TypeError otherwise)."""
+    names = axis_names or frozenset(mesh.axis_names)
+    types = dict(zip(mesh.axis_names, mesh.axis_types, strict=True))
+    if any(types[a] is not AxisType.Explicit for a in names):
+        axis_types = ", ".join(str(types[a]) for a in names)
         raise TypeError(
             "shard_map in_specs argument must be a pytree of `jax.sharding.PartitionSpec` "
-            f"instances, but it was `None` when axis_names={frozenset(mesh.axis_names)} are "
-            f"of type {axis_types}"
+            f"instances, but it was `None` when axis_names={names} are of type {axis_types}"
         )
     return [typed_sharding.named(a, mesh).spec for a in avals]
 
@@ -128,19 +154,66 @@ def inferred_specs(mesh: Mesh, avals: Sequence[ShapedArray]) -> list[PartitionSp
 def check_manual(in_specs: Any, out_specs: Any, manual: frozenset) -> None:
     """JAX's check that the specs name only the axes the body is manual over."""
     for which, specs in (("in", in_specs), ("out", out_specs)):
-        leaves, _ = tree_flatten(specs, is_leaf=lambda s: isinstance(s, PartitionSpec))
-        named = {
-            a
-            for s in leaves
+        leaves, tree = tree_flatten(specs, is_leaf=lambda s: isinstance(s, PartitionSpec))
+        msgs = [
+            f"  {which}_specs{path} refers to {a!r}"
+            for path, s in zip(common.leaf_path_names(tree), leaves, strict=True)
             if isinstance(s, PartitionSpec)
             for d in range(len(s))
             for a in s.axes_of(d)
-        }
-        if named - manual:
+            if a not in manual
+        ]
+        if msgs:
             raise ValueError(
                 f"shard_map {which}_specs argument must refer to an axis marked as manual "
-                f"({manual}), but: {sorted(named - manual)}"
+                f"({manual}), but:\n\n" + "\n\n".join(msgs) + f"\n\nCheck the {which}_specs "
+                "values passed to shard_map."
             )
+
+
+def context_mesh(mesh: Mesh | None) -> Mesh | None:
+    """shard_map's mesh: `mesh`, or the body's around it (a nested shard_map), or the
+    context mesh (`set_mesh`).
+
+    Raises:
+      ValueError: in a shard_map body, a mesh given (as JAX's: not its abstract mesh).
+    """
+    around = typed_sharding.body_mesh()
+    if mesh is None:
+        return typed_sharding.get_mesh() if around is None else around
+    if around is not None and mesh != around:
+        raise ValueError(
+            f"The context mesh {typed_sharding.get_abstract_mesh()} should match the mesh "
+            f"passed to shard_map {mesh}"
+        )
+    return mesh
+
+
+def manual_axes(mesh: Mesh, axis_names: frozenset) -> frozenset:
+    """The axes a shard_map's body is newly manual over: `axis_names` (default, as JAX's,
+    every mesh axis but those a shard_map around it is already manual over).
+
+    Raises:
+      DuplicateSpecError: `axis_names` names an axis already manual (JAX's type outside
+        `jit`: its specs would map the axis twice), or none is left.
+    """
+    outer = outer_manual(mesh)
+    already = sorted(a for a in axis_names if a in outer)
+    manual = (axis_names or frozenset(mesh.axis_names)) - outer
+    if already or not manual:
+        raise DuplicateSpecError(
+            f"shard_map over the mesh axes {sorted(axis_names or mesh.axis_names)} inside a "
+            f"shard_map already manual over {already or sorted(outer)}: pass axis_names "
+            "naming only the others"
+        )
+    return manual
+
+
+def outer_manual(mesh: Mesh) -> frozenset:
+    """The axes of `mesh` a shard_map around is manual over (typed `Manual` in its body)."""
+    return frozenset(
+        a for a, t in zip(mesh.axis_names, mesh.axis_types, strict=True) if t is AxisType.Manual
+    )
 
 
 def check_mesh(mesh: Any, axis_names: Any) -> None:

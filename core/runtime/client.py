@@ -1,4 +1,5 @@
 """The PJRT CPU client: jaxlib loaded once, devices, device buffers, and the MLIR context.
+(A plugin's client in its place, on paper: plugins.py.)
 
 Layer 1, the runtime floor (`didax.runtime`: client, distributed, executable, sharding),
 after array.py and core.py. With executable.py, the only modules that touch jaxlib's private
@@ -30,6 +31,7 @@ import numpy as np
 from didax import array, core, dtypes, interrupts
 from didax.array import Array
 from didax.config import config
+from didax.runtime import plugins
 
 JAXLIB_VERSION = "0.10.2"  # tested; jaxlib's private API changes between minor versions
 
@@ -109,14 +111,20 @@ class _Runtime:
         ext.register_dialects(self.dialects)  # func and the other upstream dialects
         # None: jaxlib's client reads XLA_FLAGS' --xla_force_host_platform_device_count
         n = config.lock("jax_num_cpu_devices")
+        platforms = plugins.requested(config.lock("jax_platforms"))
         state = global_state  # several processes: every process's devices
-        self.client = self.xc.make_cpu_client(
-            num_devices=n if n >= 0 else None,
-            distributed_client=state.client,
-            node_id=state.process_id,
-            num_nodes=state.num_processes,
-            collectives=state.collectives(),
-        )
+
+        def make_cpu() -> Any:
+            return self.xc.make_cpu_client(
+                num_devices=n if n >= 0 else None,
+                distributed_client=state.client,
+                node_id=state.process_id,
+                num_nodes=state.num_processes,
+                collectives=state.collectives(),
+            )
+
+        # the CPU's client, or (on paper) a plugin's: runtime/plugins.py
+        self.client = plugins.make_client(self.xc, platforms, make_cpu, state.client)
         self.devices = self.client.devices()
         self.device = self.client.local_devices()[0]  # where this process computes
         self.sharding = self.xc.GSPMDSharding((self.device,), self.xc.OpSharding())
@@ -156,25 +164,36 @@ def _make_runtime() -> _Runtime:
         return _runtime
 
 
-def devices() -> list[Any]:
+def devices(backend: str | None = None) -> list[Any]:
     """All devices of all processes (CPU devices: `CpuDevice(id=0)`, ...). Like
-    `jax.devices()`."""
-    return list(runtime().devices)
+    `jax.devices()`.
+
+    Raises:
+      RuntimeError: `backend` names a platform other than the client's (JAX's message).
+    """
+    rt = runtime()
+    plugins.check_backend(backend, rt.client.platform)
+    return list(rt.devices)
 
 
-def local_devices() -> list[Any]:
-    """The devices this process drives. Like `jax.local_devices()`."""
-    return list(runtime().client.local_devices())
+def local_devices(process_index: int | None = None, backend: str | None = None) -> list[Any]:
+    """The devices this process (or process `process_index`) drives. Like
+    `jax.local_devices()`."""
+    rt = runtime()
+    plugins.check_backend(backend, rt.client.platform)
+    if process_index is None:
+        return list(rt.client.local_devices())
+    return [d for d in rt.devices if d.process_index == process_index]
 
 
-def device_count() -> int:
+def device_count(backend: str | None = None) -> int:
     """The number of devices of all processes. Like `jax.device_count()`."""
-    return len(runtime().devices)
+    return len(devices(backend))
 
 
-def local_device_count() -> int:
+def local_device_count(backend: str | None = None) -> int:
     """The number of devices this process drives. Like `jax.local_device_count()`."""
-    return len(local_devices())
+    return len(local_devices(backend=backend))
 
 
 def process_index() -> int:
@@ -194,9 +213,9 @@ def process_indices() -> list[int]:
 
 
 def default_backend() -> str:
-    """The platform of the default backend: didax runs on the CPU. Like
-    `jax.default_backend()`."""
-    return "cpu"
+    """The platform of the client ("cpu"; a plugin's, `jax_platforms`). Like
+    `jax.default_backend()` (which also starts the backend)."""
+    return runtime().client.platform
 
 
 def check_backend(name: str | None) -> None:
@@ -328,13 +347,19 @@ def canonical_sharding(text: str) -> str:
 
 @functools.lru_cache(maxsize=256)
 def iota_sharding(
-    dims: tuple[int, ...], mesh_shape: tuple[int, ...], perm: tuple[int, ...], replicated: bool
+    dims: tuple[int, ...],
+    mesh_shape: tuple[int, ...],
+    perm: tuple[int, ...],
+    replicated: bool,
+    manual: bool = False,
 ) -> str:
-    """The HLO sharding whose tiles (`dims`; the last one replicas if `replicated`) go to
-    the devices of an iota of `mesh_shape` transposed by `perm`, as XLA prints it
-    (`{devices=[1,2,2]<=[2,2]T(1,0) last_tile_dim_replicate}`)."""
+    """The HLO sharding whose tiles (`dims`; the last ones a manual group if `manual`, then
+    replicas if `replicated`) go to the devices of an iota of `mesh_shape` transposed by
+    `perm`, as XLA prints it (`{devices=[1,2,2]<=[2,2]T(1,0) last_tile_dim_replicate}`,
+    `{devices=[1,1,2,2]<=[4] last_tile_dims={manual, replicated}}`)."""
     xc = runtime().xc
-    groups = [xc.OpSharding.Type.REPLICATED] if replicated else []
+    kinds = xc.OpSharding.Type
+    groups = [kinds.MANUAL] * manual + [kinds.REPLICATED] * replicated
     return str(xc.HloSharding.iota_tile(list(dims), list(mesh_shape), list(perm), groups))
 
 

@@ -417,6 +417,25 @@ class NamedSharding:
         return client.canonical_sharding(f"{{devices=[{','.join(map(str, dims))}]{flat}{suffix}}}")
 
 
+def partial_manual_text(
+    mesh: Mesh, manual: Any, ndim: int, spec: PartitionSpec | None = None
+) -> str:
+    """GSPMD's HLO sharding of an `ndim`-d value split as `spec` (default not split) in a
+    shard_map body over `mesh` manual over the axes `manual` only (a program on the mesh's
+    devices in its order): manual along those, replicated along those left
+    (`{devices=[1,1,2,2]<=[4] last_tile_dims={manual, replicated}}`), as JAX writes it."""
+    spec = PartitionSpec() if spec is None else spec
+    used = [a for d in range(ndim) for a in spec.axes_of(d)]
+    manual_axes = [a for a in mesh.axis_names if a in manual]
+    others = [a for a in mesh.axis_names if a not in manual and a not in used]
+    perm = [mesh.axis_names.index(a) for a in (*used, *manual_axes, *others)]
+    replicas = math.prod(mesh.shape[a] for a in others)
+    tiles = [math.prod(mesh.shape[a] for a in spec.axes_of(d)) for d in range(ndim)]
+    groups = [math.prod(mesh.shape[a] for a in manual_axes), *[replicas] * (replicas > 1)]
+    dims = (*tiles, *groups)
+    return client.iota_sharding(dims, mesh.axis_sizes, tuple(perm), replicas > 1, True)
+
+
 def typed(aval: Any, sharding: Any) -> Any:
     """`aval` with the split `sharding` makes part of its type: along the `Explicit` axes of
     a NamedSharding's mesh (`float32[8@x,2]`); `aval` itself for any other sharding."""

@@ -3,36 +3,8 @@
 Array `device_put` replicated, whose operations keep `P()` as JAX's."""
 
 import json
-import sys
 
-import numpy as np
-
-M = __import__(sys.argv[1])
-if sys.argv[1] == "jax":
-    from jax import lax
-    from jax.sharding import Mesh, NamedSharding
-    from jax.sharding import PartitionSpec as P
-else:
-    from didax import lax
-    from didax.sharding import Mesh, NamedSharding
-    from didax.sharding import PartitionSpec as P
-
-res = {}
-
-
-def t(name, fn):
-    try:
-        res[name] = fn()
-    except Exception as e:
-        res[name] = ["ERR", type(e).__name__, str(e).split("\n")[0]]
-
-
-def t_type(name, fn):  # errors whose messages hold a set (its order varies): the type only
-    try:
-        fn()
-        res[name] = "no error"
-    except Exception as e:
-        res[name] = type(e).__name__
+from shardy_prelude import M, Mesh, NamedSharding, P, lax, np, res, t, t_type
 
 
 def typed(a):
@@ -77,9 +49,8 @@ tm(
         M.grad(lambda a: M.shard_map(lambda b: b * b, out_specs=P("x", "y"))(a).sum())(x)
     ).tolist(),
 )
-# manual over some axes (`axis_names`): values and jaxpr (didax runs the body manual over
-# every axis, the same along the others: its result is replicated where JAX's stays split
-# along them, README "shard_map")
+# manual over some axes (`axis_names`): values and jaxpr (shardings and StableHLO:
+# shard_map_nested.py)
 xa = M.device_put(np.arange(32.0, dtype=np.float32).reshape(8, 4), NamedSharding(grid, P("x", "y")))
 part = M.shard_map(
     lambda a: lax.psum(a, "x") * 2, mesh=grid, in_specs=P("x"), out_specs=P(), axis_names={"x"}

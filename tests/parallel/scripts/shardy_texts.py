@@ -3,46 +3,9 @@
 `sdy.sharding_constraint`, `sdy.manual_computation` for shard_map; and the values."""
 
 import json
-import re
-import sys
 
-import numpy as np
+from shardy_prelude import AxisType, M, NamedSharding, P, jnp, lax, mesh, np, res, t, text, x
 
-M = __import__(sys.argv[1])
-# the default (set again: the worker is shared with scripts that turn it off)
-M.config.update("jax_use_shardy_partitioner", True)
-if sys.argv[1] == "jax":
-    import jax.numpy as jnp
-    from jax import lax
-    from jax.sharding import AxisType, Mesh, NamedSharding
-    from jax.sharding import PartitionSpec as P
-else:
-    import didax.numpy as jnp
-    from didax import lax
-    from didax.sharding import AxisType, Mesh, NamedSharding
-    from didax.sharding import PartitionSpec as P
-
-res = {}
-
-
-def t(name, fn):
-    try:
-        res[name] = fn()
-    except Exception as e:
-        res[name] = ["ERR", type(e).__name__, str(e).split("\n")[0]]
-
-
-def text(f, *args):
-    # the module text, without JAX's `jax.result_info` result attributes (didax has none)
-    jitted = f if hasattr(f, "lower") else M.jit(f)
-    s = jitted.lower(*args).as_text()
-    s = re.sub(r'jax.result_info = "[^"]*", ', "", s)
-    s = re.sub(r' \{jax.result_info = "[^"]*"\}', "", s)
-    return re.sub(r"-> \((tensor<[^>]*>)\) \{", r"-> \1 {", s)
-
-
-mesh = Mesh(np.array(M.devices()).reshape(2, 2), ("x", "y"))
-x = M.device_put(np.arange(32.0, dtype=np.float32).reshape(8, 4), NamedSharding(mesh, P("x", "y")))
 r = M.device_put(np.arange(8.0, dtype=np.float32), NamedSharding(mesh, P()))
 t("args", lambda: text(lambda a: jnp.sin(a).sum(0), x))
 t("args_value", lambda: np.asarray(M.jit(lambda a: jnp.sin(a).sum(0))(x)).tolist())
