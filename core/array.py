@@ -202,8 +202,7 @@ def runs_there(x: Array) -> bool:
     """Whether eager operations on the Array `x` run on its devices rather than on the host:
     it spans several, or is committed to a device other than the first (such an Array never
     holds a `_value`; runtime/placement.py)."""
-    sharding = getattr(x, "_sharding", None)
-    if sharding is None:
+    if (sharding := getattr(x, "_sharding", None)) is None:
         return False
     return sharding.num_devices > 1 or (x._value is None and getattr(sharding, "_committed", False))
 
