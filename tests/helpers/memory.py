@@ -7,7 +7,8 @@ shared 2-core machine): the process's RSS grew to 724 MB; `jax.clear_caches()` a
 keeps (XLA's compiles allocate and free a lot), not live objects; so the xdist workers
 (tests/conftest.py, between modules) and the multi-device workers (helpers/device_worker.py,
 between scripts) trim it. A trim takes about 3 ms; five heavy modules in one process peaked at
-1,196 MB with it and 1,278 MB without (the peak is reached inside a module)."""
+1,196 MB with a `gc.collect()` and a trim between modules and 1,278 MB without (the peak is
+reached inside a module; the collection, which freed 2 MB above, is left out here)."""
 
 from __future__ import annotations
 
