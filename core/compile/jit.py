@@ -409,9 +409,13 @@ class JitFunction:
     def _device(self, leaves: list[Any], args: tuple, kwargs: dict) -> tuple[Any, bool]:
         """The device a single-device call runs on: its committed arguments' (then True), or
         the default device (runtime/placement.py)."""
-        static = self._spec.static_positions(len(args))
-        kwargs = {k: v for k, v in kwargs.items() if k not in self._spec.static_argnames}
-        names = lambda: api_util.leaf_names(self._fn, args, kwargs, static)  # noqa: E731
+
+        def names() -> list[str]:  # only for the error: built when two devices disagree
+            static = self._spec.static_positions(len(args))
+            spec = self._spec
+            dynamic = {k: v for k, v in kwargs.items() if k not in spec.static_argnames}
+            return api_util.leaf_names(self._fn, args, dynamic, static)
+
         return placement.call_device(leaves, names, getattr(self._fn, "__qualname__", self._name))
 
     def _compile(self, entry: Entry, device: Any) -> Executable:
