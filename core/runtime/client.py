@@ -33,7 +33,7 @@ from didax.array import Array
 from didax.config import config
 from didax.runtime import plugins
 
-JAXLIB_VERSION = "0.10.2"  # tested; jaxlib's private API changes between minor versions
+JAXLIB_VERSION = plugins.JAXLIB_VERSION  # tested; its private API changes between minors
 
 
 @dataclass

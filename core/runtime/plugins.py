@@ -24,7 +24,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-PLUGIN_VERSION = "0.10.2"  # a plugin's version must be jaxlib's (client.JAXLIB_VERSION)
+# the jaxlib didax is tested with (client.py checks the installed one); a plugin's version must
+# be the same
+JAXLIB_VERSION = "0.10.2"
 
 
 @dataclass(frozen=True)
@@ -75,7 +77,7 @@ def library_path(plugin: Plugin) -> str:
       RuntimeError: its package, or the library in it, is not installed (naming the pip
         packages to install).
     """
-    install = " ".join(f"{p}=={PLUGIN_VERSION}" for p in plugin.packages)
+    install = " ".join(f"{p}=={JAXLIB_VERSION}" for p in plugin.packages)
     try:
         spec = importlib.util.find_spec(plugin.module)
     except ModuleNotFoundError:  # (its parent package is missing too)
