@@ -4,21 +4,10 @@ library named by `sys.argv[1]`, Arrays split over a line and a grid, and `blocks
 import contextlib
 import io
 import re
-import sys
 
 import numpy as np
+from script_library import M, Mesh, NamedSharding, P, jnp, lax
 
-M = __import__(sys.argv[1])
-if sys.argv[1] == "jax":
-    import jax.numpy as jnp
-    from jax import lax
-    from jax.sharding import Mesh, NamedSharding
-    from jax.sharding import PartitionSpec as P
-else:
-    import didax.numpy as jnp
-    from didax import lax
-    from didax.sharding import Mesh, NamedSharding
-    from didax.sharding import PartitionSpec as P
 res = {}
 line = Mesh(np.array(M.devices()), ("x",))
 grid = Mesh(np.array(M.devices()).reshape(2, 2), ("x", "y"))

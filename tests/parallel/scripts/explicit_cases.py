@@ -3,19 +3,9 @@
 results, JAX's errors, the context mesh, `reshard` and `out_sharding=`."""
 
 import json
-import sys
 
 import numpy as np
-
-M = __import__(sys.argv[1])
-if sys.argv[1] == "jax":
-    import jax.numpy as jnp
-    from jax.sharding import AxisType, Mesh, NamedSharding
-    from jax.sharding import PartitionSpec as P
-else:
-    import didax.numpy as jnp
-    from didax.sharding import AxisType, Mesh, NamedSharding
-    from didax.sharding import PartitionSpec as P
+from script_library import AxisType, M, Mesh, NamedSharding, P, jnp
 
 res = {}
 

@@ -3,24 +3,12 @@ named by `sys.argv[1]`, a 2x2 mesh ('x', 'y') and a line ('i'), inputs, and `t(n
 which records fn()'s leaves (dtype, values) or the builtin type of its exception."""
 
 import functools
-import sys
 
 import numpy as np
+from script_library import M, Mesh, NamedSharding, P, jnp, lax
 
-M = __import__(sys.argv[1])
 # GSPMD (`mhlo.sharding`) in both libraries: tests/parallel/test_shardy.py checks Shardy's texts
 M.config.update("jax_use_shardy_partitioner", False)
-if sys.argv[1] == "jax":
-    import jax.numpy as jnp
-    from jax import lax
-    from jax.sharding import Mesh, NamedSharding
-    from jax.sharding import PartitionSpec as P
-
-else:
-    import didax.numpy as jnp
-    from didax import lax
-    from didax.sharding import Mesh, NamedSharding
-    from didax.sharding import PartitionSpec as P
 res = {}
 mesh = Mesh(np.array(M.devices()).reshape(2, 2), ("x", "y"))
 line = Mesh(np.array(M.devices()), ("i",))

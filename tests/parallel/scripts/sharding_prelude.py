@@ -2,24 +2,11 @@
 with: the library named by `sys.argv[1]`, a 2x2 mesh ('x', 'y'), a line ('i'), an input split
 over the mesh, and recorders of values, error types and placements."""
 
-import sys
-
 import numpy as np
+from script_library import AxisType, M, Mesh, NamedSharding, P, jnp, lax
 
-M = __import__(sys.argv[1])
 # GSPMD (`mhlo.sharding`) in both libraries: tests/parallel/test_shardy.py checks Shardy's texts
 M.config.update("jax_use_shardy_partitioner", False)
-if sys.argv[1] == "jax":
-    import jax.numpy as jnp
-    from jax import lax
-    from jax.sharding import AxisType, Mesh, NamedSharding
-    from jax.sharding import PartitionSpec as P
-
-else:
-    import didax.numpy as jnp
-    from didax import lax
-    from didax.sharding import AxisType, Mesh, NamedSharding
-    from didax.sharding import PartitionSpec as P
 res = {}
 mesh = Mesh(np.array(M.devices()).reshape(2, 2), ("x", "y"))
 line = Mesh(np.array(M.devices()), ("i",))

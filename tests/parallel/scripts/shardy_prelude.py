@@ -5,23 +5,12 @@ split over it, `t(name, fn)` (fn()'s record, or its exception's type and first l
 `jax.result_info` attributes)."""
 
 import re
-import sys
 
 import numpy as np
+from script_library import AxisType, M, Mesh, NamedSharding, P, jnp, lax
 
-M = __import__(sys.argv[1])
 # the default (set again: the worker is shared with scripts that turn it off)
 M.config.update("jax_use_shardy_partitioner", True)
-if sys.argv[1] == "jax":
-    import jax.numpy as jnp
-    from jax import lax
-    from jax.sharding import AxisType, Mesh, NamedSharding
-    from jax.sharding import PartitionSpec as P
-else:
-    import didax.numpy as jnp
-    from didax import lax
-    from didax.sharding import AxisType, Mesh, NamedSharding
-    from didax.sharding import PartitionSpec as P
 
 res = {}
 
