@@ -271,7 +271,7 @@ def _accumulate(vjp_fn: VJP, targets: list[Any], ct: Any) -> Any:
         if isinstance(target, DontWant):
             out.append(DidntWant())
         elif hasattr(target, "addupdate"):  # a Ref (refs.py, a higher layer)
-            target.addupdate(Ellipsis, c)
+            target.addupdate(c)
             out.append(GradRef())
         else:
             out.append(c)

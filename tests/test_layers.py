@@ -47,6 +47,7 @@ for i, name in enumerate(
         "source_info",
         "dtypes",
         "array",
+        "ref_types",
         "sharded_aval",
         "rule_tables",
         "core",
@@ -107,6 +108,7 @@ for i, name in enumerate(
         "slicing",
         "selection",
         "debugging",
+        "refs",
         "parallel",
         "linalg",
         "decompositions",
@@ -121,7 +123,7 @@ for i, name in enumerate(
     ORDER[f"didax.primitives.{name}"] = (2, i)
 ORDER["didax.interpreters"] = (3, -1)
 for i, name in enumerate(
-    ["staging", "jvp", "vmap", "partial_eval", "transpose", "lowering", "stepping"]
+    ["staging", "discharge", "jvp", "vmap", "partial_eval", "transpose", "lowering", "stepping"]
 ):
     ORDER[f"didax.interpreters.{name}"] = (3, i)
 # Layer 4, three packages in this order, each `__init__` only a docstring: control_flow
@@ -153,6 +155,7 @@ for i, name in enumerate(
         "compile.sharding_constraint",
         "compile.stages",
         "compile.jit_primitive",
+        "compile.jit_refs",
         "compile.jit",
         "compile.caches",
         "parallel",
@@ -220,6 +223,7 @@ for i, name in enumerate(
         "didax.numpy",
         "didax.numpy.stable",
         "didax.refs",
+        "didax.ref",
         "didax.random.prng",
         "didax.random.samplers",
         "didax.random.gamma_primitive",
