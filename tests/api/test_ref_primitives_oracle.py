@@ -201,9 +201,20 @@ def _transformed(m, np_):
     def loss(x):  # reads a ref made outside
         return np_.sum(w[...] * x)
 
+    scale = m.jit(lambda r, v: r.__setitem__(..., r[...] * v))
+
+    def k(x):  # passes a ref it makes to a jitted function, which writes it
+        r = m.new_ref(x)
+        scale(r, x)
+        return np_.sum(m.freeze(r))
+
     x = np_.array([1.5, -2.0, 0.5])
     xs = np_.stack([x, 2 * x])
     return [
+        m.grad(k)(x),
+        m.vmap(k)(xs),
+        m.jvp(k, (x,), (x,)),
+        m.jit(m.grad(k))(x),
         m.grad(f)(x),
         m.grad(m.jit(f))(x),
         m.jit(m.grad(f))(x),
