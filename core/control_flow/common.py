@@ -24,6 +24,13 @@ from didax.tree_util import PyTreeDef, flatten_fun
 def hoist_consts(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list[Any]]:
     """The jaxpr with its constvars turned into leading invars, and the consts' values."""
     j = closed.jaxpr
+    for v in j.constvars:
+        if core.is_ref(v):  # (JAX threads it through the loop or branch; see refs.py)
+            raise NotImplementedError(
+                f"a ref of type {v.aval} is used inside a cond, scan, while_loop, checkpoint "
+                "or custom-derivative function: didax does not thread refs through them; read "
+                "it (`ref[...]`) outside, pass the value in, and write the result back outside"
+            )
     return ClosedJaxpr(Jaxpr([], [*j.constvars, *j.invars], j.outvars, j.eqns)), list(closed.consts)
 
 

@@ -266,3 +266,23 @@ def test_errors_match_jax():
     for g, w in zip(got, want, strict=True):
         assert g[0] is w[0]
         assert re.sub(r" at \S+:\d+", "", g[1]) == re.sub(r" at \S+:\d+", "", w[1])
+
+
+def test_a_ref_inside_control_flow_made_there_works_and_an_outer_one_is_refused():
+    got = []
+    for m, np_ in LIBS.values():
+
+        def body(c, x, m=m):
+            return m.freeze(m.new_ref(c + x)), None
+
+        got.append(float(m.lax.scan(body, 0.0, np_.arange(3.0))[0]))
+    assert got[0] == got[1] == 3.0
+    # JAX threads an outer ref through the loop; didax says it does not
+    r = didax.new_ref(dnp.zeros(2))
+
+    def step(c, x):
+        r[...] += x
+        return c, None
+
+    with pytest.raises(NotImplementedError, match=r"a ref of type Ref\{float32\[2\]\} is used"):
+        didax.lax.scan(step, 0.0, dnp.ones((3, 2)))
