@@ -452,17 +452,29 @@ def _batched_value(x: Any, d: Any, axis_size: int, indexer: RefIndexer) -> Any:
     return move_axis(x, d, at, axis_size)
 
 
-@core.vmap_rules.register(swap_p)
-def _swap_vmap(axis_size, vals, dims, *, indexer):
-    (ref, x, *operands), (ref_dim, x_dim, *operand_dims) = vals, dims
-    _unbatched_operands("swap", operand_dims)
-    if ref_dim is NOT_MAPPED:
-        if x_dim is not NOT_MAPPED:
-            raise _unbatched_ref_error(ref)
-        return [swap_bind(ref, x, operands, indexer)], [NOT_MAPPED]
-    batched = _batched_indexer(indexer, axis_size, ref.shape[1:])
-    x = _batched_value(x, x_dim, axis_size, batched)
-    return [swap_bind(ref, x, operands, batched)], [_batch_dim_after(batched)]
+def write_vmap(name: str, write: Any) -> core.VmapRule:
+    """The vmap rule of a write (`swap`, `addupdate`): `write(ref, x, operands, indexer,
+    out_dim)` writes `x` laid out as the (batched) ref's `indexer` reads it."""
+
+    def rule(axis_size, vals, dims, *, indexer):
+        (ref, x, *operands), (ref_dim, x_dim, *operand_dims) = vals, dims
+        _unbatched_operands(name, operand_dims)
+        if ref_dim is NOT_MAPPED:
+            if x_dim is not NOT_MAPPED:
+                raise _unbatched_ref_error(ref)
+            return write(ref, x, operands, indexer, NOT_MAPPED)
+        batched = _batched_indexer(indexer, axis_size, ref.shape[1:])
+        x = _batched_value(x, x_dim, axis_size, batched)
+        return write(ref, x, operands, batched, _batch_dim_after(batched))
+
+    return rule
+
+
+def _swap_write(ref, x, operands, indexer, out_dim):
+    return [swap_bind(ref, x, operands, indexer)], [out_dim]
+
+
+core.vmap_rules.register(swap_p, write_vmap("swap", _swap_write))
 
 
 # --------------------------------------------------------------------------- addupdate
@@ -513,18 +525,12 @@ def _addupdate_jvp(primals, tangents, *, indexer):
     return [], []
 
 
-@core.vmap_rules.register(addupdate_p)
-def _addupdate_vmap(axis_size, vals, dims, *, indexer):
-    (ref, x, *operands), (ref_dim, x_dim, *operand_dims) = vals, dims
-    _unbatched_operands("addupdate", operand_dims)
-    if ref_dim is NOT_MAPPED:
-        if x_dim is not NOT_MAPPED:
-            raise _unbatched_ref_error(ref)
-        addupdate_bind(ref, x, operands, indexer)
-        return [], []
-    batched = _batched_indexer(indexer, axis_size, ref.shape[1:])
-    addupdate_bind(ref, _batched_value(x, x_dim, axis_size, batched), operands, batched)
+def _addupdate_write(ref, x, operands, indexer, out_dim):
+    addupdate_bind(ref, x, operands, indexer)
     return [], []
+
+
+core.vmap_rules.register(addupdate_p, write_vmap("addupdate", _addupdate_write))
 
 
 # --------------------------------------------------------------------------- freeze
