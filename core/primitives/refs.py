@@ -598,17 +598,18 @@ def _index_text(printer: Any, atom: Any) -> str:  # a literal index without its 
 def _get_pp(printer, eqn, unused):  # `c:f32[3] <- b[1]`
     ref, *operands = eqn.invars
     rhs = _ref_text(printer, ref, operands, eqn.params["indexer"])
-    return concat(printer.lhs(eqn, unused), text(" <- "), rhs)
+    return concat(printer.lhs(eqn, unused), text(" <- "), printer.notes(eqn), rhs)
 
 
 @pp_eqn_rules.register(swap_p)
 def _swap_pp(printer, eqn, unused):  # `b[1] <- v`, or `d:f32[], b[1] <- b[1], v`
     ref, value, *operands = eqn.invars
     place = _ref_text(printer, ref, operands, eqn.params["indexer"])
+    arrow = concat(text(" <- "), printer.notes(eqn))
     if eqn.outvars[0] in unused:
-        return concat(place, text(" <- "), printer.atom(value))
+        return concat(place, arrow, printer.atom(value))
     lhs = printer.lhs(eqn, unused)
-    return concat(lhs, text(", "), place, text(" <- "), place, text(", "), printer.atom(value))
+    return concat(lhs, text(", "), place, arrow, place, text(", "), printer.atom(value))
 
 
 @pp_eqn_rules.register(addupdate_p)

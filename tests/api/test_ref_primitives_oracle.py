@@ -286,3 +286,16 @@ def test_a_ref_inside_control_flow_made_there_works_and_an_outer_one_is_refused(
 
     with pytest.raises(NotImplementedError, match=r"a ref of type Ref\{float32\[2\]\} is used"):
         didax.lax.scan(step, 0.0, dnp.ones((3, 2)))
+
+
+def test_source_info_printed_at_a_read_and_a_write_as_jax():
+    texts = []
+    for m, np_ in LIBS.values():
+
+        def f(x, m=m):
+            r = m.new_ref(x)
+            r[0] += x[1]
+            return m.freeze(r)
+
+        texts.append(m.make_jaxpr(f)(np_.ones(3)).pretty_print(source_info=True))
+    assert canonical(texts[0]) == canonical(texts[1])
