@@ -127,10 +127,8 @@ def get_aval(x: Any) -> ShapedArray:
         return x.aval
     if isinstance(x, (np.ndarray, np.generic)):  # before `getattr`: a miss on NumPy is slow
         return ShapedArray.make(x.shape, dtypes.canonicalize(x.dtype), False)
-    aval = getattr(x, "aval", None)  # didax.Array
-    if isinstance(aval, ShapedArray):
-        return aval
-    if type(aval) is AbstractRef:  # a Ref (primitives/refs.py)
+    aval = getattr(x, "aval", None)  # didax.Array (or a Ref: primitives/refs.py)
+    if isinstance(aval, ShapedArray) or type(aval) is AbstractRef:
         return aval
     if dtypes.is_python_scalar(x):
         return ShapedArray((), dtypes.python_scalar_dtype(x), type(x) is not bool)
