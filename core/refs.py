@@ -10,9 +10,10 @@ discharged program (interpreters/discharge.py) and writing the refs' new values 
 inside `grad`, `jvp` or `vmap` is made in that transformation (as JAX's is, even from a constant:
 it may later hold a differentiated or batched value) and lives there as a box updated
 functionally, so those jaxprs show the values flowing, not ref equations. Writing a
-differentiated or batched value into a ref made outside raises JAX's errors.
-Not built: refs through `cond`/`scan`/`while_loop` bodies, batched indices under `vmap`,
-JAX's `Ref` transforms (`bitcast`, `reshape`), `memory_space`.
+differentiated or batched value into a ref made outside raises JAX's errors. A loop's body
+using an outer ref carries its value (control_flow/ref_carries.py).
+Not built: outer refs in `cond` branches, `checkpoint` and custom-derivative functions,
+batched indices under `vmap`, JAX's `Ref` transforms (`bitcast`, `reshape`), `memory_space`.
 """
 
 from __future__ import annotations

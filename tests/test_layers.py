@@ -136,6 +136,7 @@ for i, name in enumerate(
     [
         "control_flow",
         "control_flow.common",
+        "control_flow.ref_carries",
         "control_flow.custom_derivatives",
         "control_flow.custom_vjp",
         "control_flow.custom_gradient",

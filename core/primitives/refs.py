@@ -5,8 +5,9 @@ JAX 0.10.2's names and jaxpr text: `new_ref`, `empty_ref`, `get` (`c:f32[3] <- b
 
 Layer 2 (`didax.primitives`). A `Ref` made eagerly holds an Array that its primitives' impl
 rules replace (`core.stateful`: they take the Ref itself); staged, a ref is a variable of
-type `Ref{f32[3]}` (`ref_types.py`) and its reads and writes are equations. Under `jvp` and
-`vmap` a ref made inside the transformed function is a *box*: a `Ref` whose value may be a
+type `Ref{f32[3]}` (`ref_types.py`) and its reads and writes are equations. `new_ref` is
+bound by the innermost interpreter (`core.allocating`, JAX's ambient trace): under `jvp` and
+`vmap` a ref made inside the transformed function, even from a constant, is a *box*: a `Ref` whose value may be a
 tracer, which reads and writes update functionally (`x[idx]`, `x.at[idx].set(v)`); the box
 of a ref's tangent lives in the tangent's place, and a batched ref holds the batch on axis 0.
 Compiled programs see no refs: `interpreters/discharge.py` turns the reads and writes into

@@ -268,7 +268,63 @@ def test_errors_match_jax():
         assert re.sub(r" at \S+:\d+", "", g[1]) == re.sub(r" at \S+:\d+", "", w[1])
 
 
-def test_a_ref_inside_control_flow_made_there_works_and_an_outer_one_is_refused():
+def _loops(m, np_) -> list:
+    # each case makes its ref and its body afresh (JAX caches a traced body by function)
+    def scan_case(jitted: bool):
+        r = m.new_ref(np_.ones(2))
+
+        def body(c, x):
+            r[...] += x
+            return c + r[0], r[1] * 2
+
+        run = lambda xs: m.lax.scan(body, 0.0, xs)  # noqa: E731
+        return (m.jit(run) if jitted else run)(np_.arange(3.0)), r
+
+    def fori_case():
+        r = m.new_ref(np_.ones(2))
+
+        def body(i, c):
+            r[0] = r[0] + 1.0
+            return c + r[0]
+
+        return m.lax.fori_loop(0, 3, body, 0.0), r
+
+    def while_case(jitted: bool):
+        r = m.new_ref(np_.zeros(2))
+
+        def body(c):
+            r[0] += c
+            return c + 1.0
+
+        run = lambda x: m.lax.while_loop(lambda c: c < x, body, 1.0)  # noqa: E731
+        return (m.jit(run) if jitted else run)(4.0), r
+
+    def transformed(transform):
+        r = m.new_ref(np_.array([3.0, 1.0]))
+
+        def f(x):
+            return m.lax.scan(lambda c, y: (c + r[0] * y * x, None), 0.0, np_.arange(3.0))[0]
+
+        return transform(f), r
+
+    cases = [
+        scan_case(False),
+        scan_case(True),
+        fori_case(),
+        while_case(False),
+        while_case(True),
+        transformed(lambda f: m.grad(f)(2.0)),
+        transformed(lambda f: m.vmap(f)(np_.arange(2.0))),
+        transformed(lambda f: m.jit(m.grad(f))(2.0)),
+    ]
+    return [(_values(out), _values(r[...])) for out, r in cases]
+
+
+def test_loops_thread_outer_refs_as_jax():
+    assert _loops(didax, dnp) == _loops(jax, jnp)
+
+
+def test_a_ref_inside_control_flow_made_there_works_and_an_outer_one_in_cond_is_refused():
     got = []
     for m, np_ in LIBS.values():
 
@@ -277,15 +333,10 @@ def test_a_ref_inside_control_flow_made_there_works_and_an_outer_one_is_refused(
 
         got.append(float(m.lax.scan(body, 0.0, np_.arange(3.0))[0]))
     assert got[0] == got[1] == 3.0
-    # JAX threads an outer ref through the loop; didax says it does not
+    # JAX threads an outer ref through a cond's branches; didax says it does not
     r = didax.new_ref(dnp.zeros(2))
-
-    def step(c, x):
-        r[...] += x
-        return c, None
-
     with pytest.raises(NotImplementedError, match=r"a ref of type Ref\{float32\[2\]\} is used"):
-        didax.lax.scan(step, 0.0, dnp.ones((3, 2)))
+        didax.lax.cond(True, lambda: r.__setitem__(0, 1.0), lambda: None)
 
 
 def test_source_info_printed_at_a_read_and_a_write_as_jax():
