@@ -11,8 +11,8 @@ inside `grad`, `jvp` or `vmap` is made in that transformation (as JAX's is, even
 it may later hold a differentiated or batched value) and lives there as a box updated
 functionally, so those jaxprs show the values flowing, not ref equations. Writing a
 differentiated or batched value into a ref made outside raises JAX's errors. A loop's body
-using an outer ref carries its value (control_flow/ref_carries.py).
-Not built: outer refs in `cond` branches, `checkpoint` and custom-derivative functions,
+or a cond's branch using an outer ref carries its value (control_flow/ref_carries.py).
+Not built: outer refs in `checkpoint` and custom-derivative functions,
 batched indices under `vmap`, JAX's `Ref` transforms (`bitcast`, `reshape`), `memory_space`.
 """
 

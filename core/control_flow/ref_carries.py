@@ -1,11 +1,12 @@
-"""Refs a loop's body closes over, threaded through the loop as carries. Like JAX's discharge
-rules of `scan` and `while` for refs.
+"""Refs a loop's body or a cond's branch closes over, threaded through it as carries or
+operands. Like JAX's discharge rules of `scan`, `while` and `cond` for refs.
 
 Layer 4, after common. A `scan` or `while_loop` whose traced body (or predicate) reads or
 writes refs made outside it runs a loop on the discharged body (interpreters/discharge.py):
 the refs' values are read before the loop, carried through it beside the user's carry, and
-written back after it (only the refs the body writes). A ref made inside the body stays a
-ref of the body's own program.
+written back after it (only the refs the body writes). A `cond` passes them to every branch
+and takes their new values out. A ref made inside the body stays a ref of the body's own
+program.
 """
 
 from __future__ import annotations
@@ -114,4 +115,24 @@ def while_loop(
     start = [refs.get_bind(r, [], None) for r in outer]
     values, out = while_fn(cond_fun, body_fun, (start, init))
     _write_back(outer, values, [cond_body, step_body])
+    return out
+
+
+def cond(cond_bind: Callable[[list, tuple], Any], traced: Sequence[tuple], operands: tuple) -> Any:
+    """`cond_bind(branches, operands)` for branches traced to (jaxpr, consts, out_tree) whose
+    consts include refs: each branch takes their values and returns their new ones."""
+    outer = _outer_refs(*(t[1] for t in traced))
+    bodies = [_Body(jaxpr, consts, outer) for jaxpr, consts, _ in traced]
+
+    def branch(body: _Body, out_tree: PyTreeDef) -> Callable[..., Any]:
+        def run(values: list[Any], *operands: Any) -> tuple[Any, list[Any]]:
+            outs, values = body(values, tree_leaves(operands))
+            return tree_unflatten(out_tree, outs), values
+
+        return run
+
+    branches = [branch(b, t[2]) for b, t in zip(bodies, traced, strict=True)]
+    start = [refs.get_bind(r, [], None) for r in outer]
+    out, values = cond_bind(branches, (start, *operands))
+    _write_back(outer, values, bodies)
     return out
