@@ -12,8 +12,8 @@ it may later hold a differentiated or batched value) and lives there as a box up
 functionally, so those jaxprs show the values flowing, not ref equations. Writing a
 differentiated or batched value into a ref made outside raises JAX's errors. A loop's body
 or a cond's branch using an outer ref carries its value (control_flow/ref_carries.py).
-Not built: outer refs in `checkpoint` and custom-derivative functions,
-batched indices under `vmap`, JAX's `Ref` transforms (`bitcast`, `reshape`), `memory_space`.
+Not built: outer refs in `checkpoint` and custom-derivative functions, JAX's `Ref` transforms
+(`bitcast`, `reshape`), `memory_space`.
 """
 
 from __future__ import annotations

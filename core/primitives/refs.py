@@ -28,6 +28,7 @@ from didax.jaxpr import Literal, literal_text, pp_eqn_rules
 from didax.pretty import concat, text
 from didax.primitives.ad_helpers import instantiate
 from didax.primitives.convert import convert_element_type
+from didax.primitives.creation import broadcasted_iota
 from didax.primitives.shape import broadcast_in_dim, move_axis
 from didax.ref_types import AbstractRef, is_ref
 
@@ -316,19 +317,36 @@ def _get_jvp(primals, tangents, *, indexer):
     return [out], [get_bind(ref_dot, operands, indexer)]
 
 
-def _unbatched_operands(name: str, dims: Any) -> None:
-    if any(d is not NOT_MAPPED for d in dims):
-        raise NotImplementedError(f"{name}: a ref indexed by a batched index under vmap")
-
-
 @core.vmap_rules.register(get_p)
 def _get_vmap(axis_size, vals, dims, *, indexer):
     (ref, *operands), (ref_dim, *operand_dims) = vals, dims
-    _unbatched_operands("get", operand_dims)
+    if any(d is not NOT_MAPPED for d in operand_dims):
+        ints, batched, out_dim = _batched_index(axis_size, ref_dim, operands, operand_dims, indexer)
+        return [_read(get_bind(ref, [], None), ints, batched)], [out_dim]
     if ref_dim is NOT_MAPPED:
         return [get_bind(ref, operands, indexer)], [NOT_MAPPED]
     batched = _batched_indexer(indexer, axis_size, ref.shape[1:])
     return [get_bind(ref, operands, batched)], [_batch_dim_after(batched)]
+
+
+def _batched_index(axis_size, ref_dim, operands, dims, indexer):
+    # batched integer indices (the batch leading their shape), the index they make into the
+    # ref's value (a batched ref, a box with the batch on axis 0, indexed along axis 0 by
+    # the batch's own position) and where the batch lands in what it reads
+    shape = (axis_size, *indexer.int_shape)
+    ints = [
+        broadcast_in_dim(o, shape, tuple(range(1, len(shape))))
+        if d is NOT_MAPPED
+        else move_axis(o, d, 0, axis_size)
+        for o, d in zip(operands, dims, strict=True)
+    ]
+    entries, ref_shape = indexer.entries, indexer.shape
+    if ref_dim is not NOT_MAPPED:
+        ints.insert(0, broadcasted_iota(np.int32, shape, 0))
+        entries, ref_shape = (None, *entries), (axis_size, *ref_shape)
+    at = [i for i, e in enumerate(entries) if e is None]
+    out_dim = at[0] if at == list(range(at[0], at[0] + len(at))) else 0  # (apart: first)
+    return ints, RefIndexer(entries, ref_shape, shape), out_dim
 
 
 # --------------------------------------------------------------------------- swap
@@ -443,10 +461,9 @@ def _unbatched_ref_error(ref: Any) -> Exception:
     )
 
 
-def _batched_value(x: Any, d: Any, axis_size: int, indexer: RefIndexer) -> Any:
-    # `x` laid out as a read through the batched `indexer` gives it
+def _batched_value(x: Any, d: Any, axis_size: int, indexer: RefIndexer, at: int) -> Any:
+    # `x` laid out as a read through the batched `indexer` gives it (the batch at `at`)
     shape = indexer.result_shape()
-    at = _batch_dim_after(indexer)
     if d is NOT_MAPPED:
         rest = tuple(i for i in range(len(shape)) if i != at)
         return broadcast_in_dim(x, shape, rest)
@@ -459,14 +476,19 @@ def write_vmap(name: str, write: Any) -> core.VmapRule:
 
     def rule(axis_size, vals, dims, *, indexer):
         (ref, x, *operands), (ref_dim, x_dim, *operand_dims) = vals, dims
-        _unbatched_operands(name, operand_dims)
         if ref_dim is NOT_MAPPED:
-            if x_dim is not NOT_MAPPED:
+            if x_dim is not NOT_MAPPED or any(d is not NOT_MAPPED for d in operand_dims):
                 raise _unbatched_ref_error(ref)
             return write(ref, x, operands, indexer, NOT_MAPPED)
-        batched = _batched_indexer(indexer, axis_size, ref.shape[1:])
-        x = _batched_value(x, x_dim, axis_size, batched)
-        return write(ref, x, operands, batched, _batch_dim_after(batched))
+        if any(d is not NOT_MAPPED for d in operand_dims):
+            operands, batched, at = _batched_index(
+                axis_size, ref_dim, operands, operand_dims, indexer
+            )
+        else:
+            batched = _batched_indexer(indexer, axis_size, ref.shape[1:])
+            at = _batch_dim_after(batched)
+        x = _batched_value(x, x_dim, axis_size, batched, at)
+        return write(ref, x, operands, batched, at)
 
     return rule
 

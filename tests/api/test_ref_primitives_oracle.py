@@ -236,6 +236,44 @@ def test_grad_and_vmap_of_functions_using_refs_match_jax():
             np.testing.assert_allclose(a, b, rtol=1e-6)
 
 
+def _batched_indices(m, np_) -> list:
+    outer = m.new_ref(np_.arange(12.0).reshape(3, 4))
+    x, i = np_.arange(24.0).reshape(2, 3, 4), np_.array([2, 1])
+
+    def made(f):  # a ref made inside the vmapped function from x, read or written at i
+        return lambda x, i: f(m.new_ref(x), x, i)
+
+    def written(r, write):
+        write(r)
+        return m.freeze(r)
+
+    reads = [
+        lambda i: outer[i],
+        lambda i: outer[i, 1:],
+        lambda i: outer[:, i],
+        lambda i: outer[1, i],
+        lambda i: outer[i, i],
+    ]
+    inner = [
+        lambda r, x, i: r[i],
+        lambda r, x, i: r[:, i],
+        lambda r, x, i: r[i, 1:3],
+        lambda r, x, i: r[1, i],
+        lambda r, x, i: written(r, lambda r: r.__setitem__(i, np_.zeros(4))),
+        lambda r, x, i: written(r, lambda r: r.__setitem__((slice(None), i), r[:, i] + 100.0)),
+        lambda r, x, i: written(r, lambda r: r.__setitem__((i, slice(1, 3)), x[0, :2] * 2)),
+        lambda r, x, i: written(r, lambda r: m.ref.addupdate(r, (1, i), 5.0)),
+    ]
+    out = [m.vmap(f)(np_.array([0, 2, 1])) for f in reads]
+    out += [m.vmap(made(f))(x, i) for f in inner]
+    out.append(m.jit(m.vmap(reads[1]))(np_.array([0, 2, 1])))
+    return [_values(o) for o in out]
+
+
+def test_vmap_reads_and_writes_at_batched_indices_as_jax():
+    assert _batched_indices(didax, dnp) == _batched_indices(jax, jnp)
+
+
 def _raises(m, np_) -> list:
     r, r2 = m.new_ref(np_.zeros(3)), m.new_ref(np_.ones(3))
     cases = [
