@@ -7,9 +7,10 @@ Layer 2 (`didax.primitives`). A `Ref` made eagerly holds an Array that its primi
 rules replace (`core.stateful`: they take the Ref itself); staged, a ref is a variable of
 type `Ref{f32[3]}` (`ref_types.py`) and its reads and writes are equations. `new_ref` is
 bound by the innermost interpreter (`core.allocating`, JAX's ambient trace): under `jvp` and
-`vmap` a ref made inside the transformed function, even from a constant, is a *box*: a `Ref` whose value may be a
-tracer, which reads and writes update functionally (`x[idx]`, `x.at[idx].set(v)`); the box
-of a ref's tangent lives in the tangent's place, and a batched ref holds the batch on axis 0.
+`vmap` a ref made inside the transformed function, even from a constant, is a *box*: a
+`Ref` whose value may be a tracer, which reads and writes update functionally (`x[idx]`,
+`x.at[idx].set(v)`); the box of a ref's tangent lives in the tangent's place, and a batched
+ref holds the batch on axis 0 (a batched index reads it at the batch's own position).
 Compiled programs see no refs: `interpreters/discharge.py` turns the reads and writes into
 those same functional updates. Writing a differentiated or batched value into a ref made
 outside the transformation raises JAX's errors. An index is static slices and integer
@@ -62,14 +63,23 @@ class RefIndexer:
     shape: tuple[int, ...]  # the ref's
     int_shape: tuple[int, ...]
 
+    def int_positions(self) -> list[int]:
+        return [i for i, e in enumerate(self.entries) if e is None]
+
+    def ints_apart(self) -> bool:
+        """Whether the integer indices are not side by side (NumPy then puts their axes
+        first in the result; side by side, where they are)."""
+        at = self.int_positions()
+        return bool(at) and at != list(range(at[0], at[0] + len(at)))
+
     def result_shape(self) -> tuple[int, ...]:
-        ints = [i for i, e in enumerate(self.entries) if e is None]
+        at = self.int_positions()
         sizes = tuple(e.size for e in self.entries if e is not None)
-        if not ints:
+        if not at:
             return sizes
-        if ints != list(range(ints[0], ints[0] + len(ints))):  # apart: their axes go first
+        if self.ints_apart():
             return self.int_shape + sizes
-        return sizes[: ints[0]] + self.int_shape + sizes[ints[0] :]
+        return sizes[: at[0]] + self.int_shape + sizes[at[0] :]
 
     def python(self, operands: Any) -> tuple:
         it = iter(operands)
@@ -122,9 +132,7 @@ def _batched_indexer(indexer: RefIndexer | None, axis_size: int, shape: tuple) -
 
 def _batch_dim_after(indexer: RefIndexer) -> int:
     # where the batch axis (a leading full slice) lands in a read through `indexer`
-    ints = [i for i, e in enumerate(indexer.entries) if e is None]
-    apart = ints and ints != list(range(ints[0], ints[0] + len(ints)))
-    return len(indexer.int_shape) if apart else 0
+    return len(indexer.int_shape) if indexer.ints_apart() else 0
 
 
 # --------------------------------------------------------------------------- the Ref object
@@ -344,9 +352,8 @@ def _batched_index(axis_size, ref_dim, operands, dims, indexer):
     if ref_dim is not NOT_MAPPED:
         ints.insert(0, broadcasted_iota(np.int32, shape, 0))
         entries, ref_shape = (None, *entries), (axis_size, *ref_shape)
-    at = [i for i, e in enumerate(entries) if e is None]
-    out_dim = at[0] if at == list(range(at[0], at[0] + len(at))) else 0  # (apart: first)
-    return ints, RefIndexer(entries, ref_shape, shape), out_dim
+    batched = RefIndexer(entries, ref_shape, shape)
+    return ints, batched, 0 if batched.ints_apart() else batched.int_positions()[0]
 
 
 # --------------------------------------------------------------------------- swap
