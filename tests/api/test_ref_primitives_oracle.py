@@ -183,6 +183,29 @@ def test_lowered_program_takes_and_returns_the_ref_aliased_as_jax():
         assert any(alias for _, alias in sigs[0][0])
 
 
+def _jit_forms(m, np_) -> list:
+    def g(r, x):
+        r[...] = r[...] * x
+        return x + 1
+
+    r = m.new_ref(np_.arange(3.0))
+    out = [canonical(str(m.jit(g).trace(r, 2.0).jaxpr)), str(m.eval_shape(g, r, 2.0))]
+    out.append(_values(m.jit(g, static_argnums=1)(r, 2.0)))
+    out.append(_values(m.jit(g, donate_argnums=1)(r, np_.float32(2.0))))
+    with m.disable_jit():
+        out.append(_values(m.jit(g)(r, 2.0)))
+    return [*out, _values(r[...])]
+
+
+def test_jit_forms_with_a_ref_argument_as_jax():
+    assert _jit_forms(didax, dnp) == _jit_forms(jax, jnp)
+    # JAX also runs the AOT-compiled program; didax says it does not
+    r = didax.new_ref(dnp.arange(3.0))
+    compiled = didax.jit(lambda r: r.__setitem__(..., r[...] * 2)).lower(r).compile()
+    with pytest.raises(NotImplementedError, match="takes refs"):
+        compiled(r)
+
+
 def _transformed(m, np_):
     def f(x):
         r = m.new_ref(np_.zeros_like(x))  # a constant: the ref still belongs to grad/vmap
