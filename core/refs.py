@@ -8,8 +8,9 @@ Array its writes replace; `make_jaxpr` and `jit` stage JAX's equations (`new_ref
 `b[1] <- v`, `freeze`); `jit` takes refs as arguments and closes over outer ones, compiling the
 discharged program (interpreters/discharge.py) and writing the refs' new values back. A ref made
 inside `grad`, `jvp` or `vmap` is made in that transformation (as JAX's is, even from a constant:
-it may later hold a differentiated or batched value) and lives there as a box updated
-functionally, so those jaxprs show the values flowing, not ref equations. Writing a
+it may later hold a differentiated or batched value): under `vmap` it is a ref of the batch, with
+JAX's equations; under `grad`/`jvp` a box updated functionally, so those jaxprs show the values
+flowing, not ref equations. Writing a
 differentiated or batched value into a ref made outside raises JAX's errors. A loop's body
 or a cond's branch using an outer ref carries its value (control_flow/ref_carries.py).
 Not built: outer refs in `checkpoint` and custom-derivative functions, JAX's `Ref` transforms

@@ -6,11 +6,12 @@ JAX 0.10.2's names and jaxpr text: `new_ref`, `empty_ref`, `get` (`c:f32[3] <- b
 Layer 2 (`didax.primitives`). A `Ref` made eagerly holds an Array that its primitives' impl
 rules replace (`core.stateful`: they take the Ref itself); staged, a ref is a variable of
 type `Ref{f32[3]}` (`ref_types.py`) and its reads and writes are equations. `new_ref` is
-bound by the innermost interpreter (`core.allocating`, JAX's ambient trace): under `jvp` and
-`vmap` a ref made inside the transformed function, even from a constant, is a *box*: a
-`Ref` whose value may be a tracer, which reads and writes update functionally (`x[idx]`,
-`x.at[idx].set(v)`); the box of a ref's tangent lives in the tangent's place, and a batched
-ref holds the batch on axis 0 (a batched index reads it at the batch's own position).
+bound by the innermost interpreter (`core.allocating`, JAX's ambient trace). Under `vmap`
+a ref made inside the function, even from a constant, is a ref of the whole batch (on axis
+0), read and written through a leading `:` (`b[:,0] <- v`, as JAX's); a batched index reads
+it at the batch's own position. Under `jvp` it is a *box*: a `Ref` whose value may be a
+tracer, which reads and writes update functionally (`x[idx]`, `x.at[idx].set(v)`), and the
+box of its tangent lives in the tangent's place (so no ref reaches a linear program).
 Compiled programs see no refs: `interpreters/discharge.py` turns the reads and writes into
 those same functional updates. Writing a differentiated or batched value into a ref made
 outside the transformation raises JAX's errors. An index is static slices and integer
@@ -195,8 +196,8 @@ class Ref:
 
 
 def box(value: Any) -> Ref:
-    """A ref made inside `jvp`, `vmap` or a discharged program: a box its reads and writes
-    update functionally."""
+    """A ref made inside `jvp` or a discharged program: a box its reads and writes update
+    functionally."""
     return Ref(AbstractRef(core.get_aval(value)), value, box=True)
 
 
@@ -251,14 +252,19 @@ def _new_ref_jvp(primals, tangents, *, memory_space, kind):
 
 @core.vmap_rules.register(new_ref_p)
 def _new_ref_vmap(axis_size, vals, dims, *, memory_space, kind):
-    # batched even when its value is not (a batched value may be written later), as in JAX
+    # a ref of the batch (on axis 0), even when its value is not batched (a batched value
+    # may be written later), as in JAX; made where its value lives (`bind` would give it to
+    # the innermost interpreter, this one)
     (x,), (d,) = vals, dims
     if d is NOT_MAPPED:
         shape = core.get_aval(x).shape
         x = broadcast_in_dim(x, (axis_size, *shape), tuple(range(1, len(shape) + 1)))
     else:
         x = move_axis(x, d, 0, axis_size)
-    return [box(x)], [0]
+    trace = core.find_top_trace([x])
+    params = {"memory_space": memory_space, "kind": kind}
+    (ref,) = trace.process_primitive(new_ref_p, [trace.full_raise(x)], params)
+    return [core.full_lower(ref)], [0]
 
 
 @core.impl_rules.register(empty_ref_p)

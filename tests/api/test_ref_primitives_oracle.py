@@ -103,10 +103,44 @@ def _nested_jit(m, np_):
     return m.jit(h), args
 
 
+def _outer_read(m, np_):
+    r = m.new_ref(np_.arange(3.0))
+    return lambda x: np_.sum(r[...] * x)
+
+
+def _grad_of_outer_read(m, np_):
+    return m.grad(_outer_read(m, np_)), (np_.ones(3),)
+
+
+def _jit_grad_of_outer_read(m, np_):
+    return m.jit(m.grad(_outer_read(m, np_))), (np_.ones(3),)
+
+
+def _vmap_of_outer_read(m, np_):
+    return m.vmap(_outer_read(m, np_)), (np_.ones((2, 3)),)
+
+
+def _vmap_of_inner_ref(m, np_):
+    def f(x):
+        q = m.new_ref(x)
+        q[0] = x[1] * 2
+        return m.freeze(q).sum()
+
+    return m.vmap(f), (np_.ones((2, 3)),)
+
+
 PROGRAMS = [_reads_and_writes, _indices, _slices, _int_ref, _empty, _ref_argument, _closure]
+TRANSFORMED = [
+    _grad_of_outer_read,
+    _jit_grad_of_outer_read,
+    _vmap_of_outer_read,
+    _vmap_of_inner_ref,
+]
 
 
-@pytest.mark.parametrize("program", [*PROGRAMS, _nested_jit], ids=lambda p: p.__name__)
+@pytest.mark.parametrize(
+    "program", [*PROGRAMS, _nested_jit, *TRANSFORMED], ids=lambda p: p.__name__
+)
 def test_jaxpr_text_matches_jax(program):
     texts = []
     for m, np_ in LIBS.values():
