@@ -503,7 +503,7 @@ def eval_primitive(primitive: Primitive, operands: Sequence[Any], params: dict) 
     __tracebackhide__ = True
     rule = impl_rules._rules.get(primitive)
     if rule is None:
-        raise NotImplementedError(f"no impl rule for '{primitive}'")
+        raise NotImplementedError(impl_rules.missing.format(primitive))
     try:
         args = [to_numpy(x, False) for x in operands]
     except OnDevices:  # an Array split over a mesh (or computed on one): run on its devices
