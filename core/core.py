@@ -76,6 +76,14 @@ from didax.rule_tables import (  # noqa: F401 - the tables live in rule_tables.p
     vmap_rules,
 )
 from didax.sharded_aval import ShardedArray  # noqa: F401 - `core.ShardedArray`
+from didax.tracer_errors import (  # noqa: F401 - `core.ConcretizationTypeError` etc.
+    ConcretizationTypeError,
+    JAXTypeError,
+    TracerArrayConversionError,
+    TracerBoolConversionError,
+    TracerIntegerConversionError,
+    UnexpectedTracerError,
+)
 
 # --------------------------------------------------------------------------- primitives
 
@@ -218,42 +226,6 @@ def axis_names(primitive: Primitive, params: dict[str, Any]) -> tuple[Any, ...] 
     names = params[key]
     names = names if isinstance(names, tuple) else (names,)
     return tuple(n for n in names if not isinstance(n, int))
-
-
-# --------------------------------------------------------------------------- errors
-
-
-_ERRORS_PAGE = "https://docs.jax.dev/en/latest/errors.html"
-
-
-class JAXTypeError(TypeError):
-    """A TypeError of the engine's own; its message ends with the page that explains it, as
-    `jax.errors.JAXTypeError`'s does (the class hierarchy below is JAX's)."""
-
-    def __init__(self, message: str) -> None:
-        name = type(self).__name__
-        super().__init__(f"{message}\nSee {_ERRORS_PAGE}#jax.errors.{name}")
-
-
-class UnexpectedTracerError(JAXTypeError):
-    """A tracer was used after the transformation that made it had returned."""
-
-
-class ConcretizationTypeError(JAXTypeError):
-    """A traced value was used where Python needs a concrete one (`if x > 0:` under jit)."""
-
-
-class TracerBoolConversionError(ConcretizationTypeError):
-    """`bool()` (an `if`, `while`, `and`, `or`) of a traced value with no concrete value."""
-
-
-class TracerIntegerConversionError(JAXTypeError):
-    """`__index__` (`range(x)`, `[...][x]`) of a traced value with no concrete value."""
-
-
-class TracerArrayConversionError(JAXTypeError):
-    """`np.asarray(x)` / `x.__array__()` of a traced value: never allowed, concrete or not,
-    since NumPy's result would drop the tracer (and with it derivatives or the batch)."""
 
 
 # --------------------------------------------------------------------------- traces
@@ -505,11 +477,23 @@ def set_split_evaluator(evaluator: SplitEvaluator) -> None:
     _split_evaluator = evaluator
 
 
+# Guards an eager operation's host operands (NumPy arrays, scalars), as JAX's transfer guard
+# sees them go to the device. Declared by runtime/placement.py, which knows the devices.
+_host_operand_guard: Callable[[Sequence[Any]], None] = lambda operands: None  # noqa: E731
+
+
+def set_host_operand_guard(guard: Callable[[Sequence[Any]], None]) -> None:
+    global _host_operand_guard
+    _host_operand_guard = guard
+
+
 def eval_primitive(primitive: Primitive, operands: Sequence[Any], params: dict) -> list[Any]:
     __tracebackhide__ = True
     rule = impl_rules._rules.get(primitive)
     if rule is None:
-        raise NotImplementedError(f"no impl rule for '{primitive}'")
+        raise NotImplementedError(impl_rules.missing.format(primitive))
+    if config.guard_host_to_device is not None:  # (eager closures decline while it is set)
+        _host_operand_guard(operands)
     if primitive in stateful:  # it reads or writes a Ref: its operands go in as they are
         return rule(*operands, **params)
     try:
