@@ -217,7 +217,7 @@ free_ref_p = core.Primitive("free_ref", multiple_results=True)
 REF_PRIMITIVES = (new_ref_p, empty_ref_p, get_p, swap_p, addupdate_p, freeze_p, free_ref_p)
 core.stateful.update(REF_PRIMITIVES)
 core.effectful.update(REF_PRIMITIVES)  # dead-code elimination keeps them
-core.allocating.update((new_ref_p, empty_ref_p))
+core.allocating.add(new_ref_p)  # (`empty_ref`, with no operand, is bound where staging is)
 
 
 def new_ref_bind(init_val: Any, memory_space: Any = None, kind: Any = None) -> Any:

@@ -333,6 +333,12 @@ def test_vmap_reads_and_writes_at_batched_indices_as_jax():
 
 def _raises(m, np_) -> list:
     r, r2 = m.new_ref(np_.zeros(3)), m.new_ref(np_.ones(3))
+
+    def empty_then_write(x):  # (an empty_ref is made where staging is, not under vmap)
+        e = m.empty_ref(m.ShapeDtypeStruct((2,), np.float32))
+        e[...] = x
+        return m.freeze(e)
+
     cases = [
         lambda: r.__setitem__(Ellipsis, r2),
         lambda: m.jit(lambda: r.__setitem__(Ellipsis, r2))(),
@@ -346,6 +352,8 @@ def _raises(m, np_) -> list:
         lambda: m.jit(lambda: m.new_ref(1.0))(),
         lambda: m.jit(m.grad(lambda x: r.__setitem__(0, x) or x))(1.0),
         lambda: m.vmap(lambda x: r.__setitem__(..., x))(np_.ones((2, 3))),
+        lambda: m.vmap(empty_then_write)(np_.ones((3, 2))),
+        lambda: m.jit(m.vmap(empty_then_write))(np_.ones((3, 2))),
     ]
     out = []
     for case in cases:
