@@ -334,6 +334,10 @@ def test_vmap_reads_and_writes_at_batched_indices_as_jax():
 def _raises(m, np_) -> list:
     r, r2 = m.new_ref(np_.zeros(3)), m.new_ref(np_.ones(3))
 
+    def f(r, x):
+        r[...] += x
+        return np_.sum(r[...] * x)
+
     def empty_then_write(x):  # (an empty_ref is made where staging is, not under vmap)
         e = m.empty_ref(m.ShapeDtypeStruct((2,), np.float32))
         e[...] = x
@@ -352,6 +356,8 @@ def _raises(m, np_) -> list:
         lambda: m.jit(lambda: m.new_ref(1.0))(),
         lambda: m.jit(m.grad(lambda x: r.__setitem__(0, x) or x))(1.0),
         lambda: m.vmap(lambda x: r.__setitem__(..., x))(np_.ones((2, 3))),
+        lambda: m.grad(lambda r, x: np_.sum(r[...] * x))(m.new_ref(np_.ones(3)), np_.ones(3)),
+        lambda: m.vmap(lambda x: f(r, x), in_axes=0)(np_.ones((2, 3))),
         lambda: m.vmap(empty_then_write)(np_.ones((3, 2))),
         lambda: m.jit(m.vmap(empty_then_write))(np_.ones((3, 2))),
     ]
