@@ -65,7 +65,7 @@ def _call_flat(name: str, closed: ClosedJaxpr, leaves: list[Any], inline: bool) 
     pure = derived(closed, ("discharged",), lambda: discharge.discharge(closed))
     inputs = [*leaves, *ref_consts]
     outs = jit_p.bind(
-        *(refs.freeze_bind(x) if refs.is_ref(x) else x for x in inputs),
+        *(refs.get_bind(x, [], None) if refs.is_ref(x) else x for x in inputs),
         **_params(name, pure, inline),
     )
     j = pure.jaxpr
