@@ -11,10 +11,10 @@ inside `grad`, `jvp` or `vmap` is made in that transformation (as JAX's is, even
 it may later hold a differentiated or batched value): under `vmap` it is a ref of the batch, with
 JAX's equations; under `grad`/`jvp` a box updated functionally, so those jaxprs show the values
 flowing, not ref equations. Writing a
-differentiated or batched value into a ref made outside raises JAX's errors. A loop's body
-or a cond's branch using an outer ref carries its value (control_flow/ref_carries.py).
-Not built: outer refs in `checkpoint` and custom-derivative functions, JAX's `Ref` transforms
-(`bitcast`, `reshape`), `memory_space`.
+differentiated or batched value into a ref made outside raises JAX's errors. A loop's body,
+a cond's branch or a checkpointed function using an outer ref carries its value through
+(control_flow/ref_carries.py). Not built: JAX's `Ref` transforms (`bitcast`, `reshape`),
+`memory_space`, calling an AOT-compiled program that takes refs.
 """
 
 from __future__ import annotations

@@ -23,13 +23,13 @@ from didax.tree_util import PyTreeDef, flatten_fun
 
 def hoist_consts(closed: ClosedJaxpr, refs: bool = False) -> tuple[ClosedJaxpr, list[Any]]:
     """The jaxpr with its constvars turned into leading invars, and the consts' values. With
-    `refs`, consts may be refs (a loop or cond threads them: ref_carries.py)."""
+    `refs`, consts may be refs (a loop, cond or checkpoint threads them: ref_carries.py)."""
     j = closed.jaxpr
     for v in j.constvars:
         if core.is_ref(v) and not refs:  # (JAX threads it through the branch or function)
             raise NotImplementedError(
-                f"a ref of type {v.aval} is used inside a checkpoint or custom-derivative "
-                "function: didax does not thread refs through them; read it (`ref[...]`) "
+                f"a ref of type {v.aval} is used inside a function of a higher-order "
+                "primitive that didax does not thread refs through; read it (`ref[...]`) "
                 "outside, pass the value in, and write the result back outside"
             )
     return ClosedJaxpr(Jaxpr([], [*j.constvars, *j.invars], j.outvars, j.eqns)), list(closed.consts)

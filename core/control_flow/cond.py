@@ -151,7 +151,7 @@ def _cond_bind(
     traced = [trace_to_subjaxpr(call(fn), in_tree, in_avals, refs=True) for fn in branches]
     if ref_carries.closes_over_refs(*(t[1] for t in traced)):  # refs made outside: threaded
         bind = lambda fns, ops: _cond_bind(index, fns, names, ops, api, checks)  # noqa: E731
-        return ref_carries.cond(bind, traced, operands)
+        return ref_carries.threaded(bind, traced, operands)
     jaxprs, consts = join_consts([t[0] for t in traced], [t[1] for t in traced])
     out_trees = [t[2] for t in traced]
     for i, j in checks:  # in JAX's order: true_fun against false_fun, branch 0 against others

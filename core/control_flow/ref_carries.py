@@ -1,11 +1,12 @@
-"""Refs a loop's body or a cond's branch closes over, threaded through it as carries or
-operands. Like JAX's discharge rules of `scan`, `while` and `cond` for refs.
+"""Refs a loop's body, a cond's branch or a checkpointed function closes over, threaded
+through it as carries or operands. Like JAX's discharge rules of `scan`, `while`, `cond` and
+`remat` for refs.
 
 Layer 4, after common. A `scan` or `while_loop` whose traced body (or predicate) reads or
 writes refs made outside it runs a loop on the discharged body (interpreters/discharge.py):
 the refs' values are read before the loop, carried through it beside the user's carry, and
 written back after it (only the refs the body writes). A `cond` passes them to every branch
-and takes their new values out. A ref made inside the body stays a ref of the body's own
+and takes their new values out, as `checkpoint` does to its function. A ref made inside the body stays a ref of the body's own
 program.
 """
 
@@ -118,9 +119,10 @@ def while_loop(
     return out
 
 
-def cond(cond_bind: Callable[[list, tuple], Any], traced: Sequence[tuple], operands: tuple) -> Any:
-    """`cond_bind(branches, operands)` for branches traced to (jaxpr, consts, out_tree) whose
-    consts include refs: each branch takes their values and returns their new ones."""
+def threaded(bind: Callable[[list, tuple], Any], traced: Sequence[tuple], operands: tuple) -> Any:
+    """`bind(functions, operands)` (a cond's branches, a checkpointed function) for functions
+    traced to (jaxpr, consts, out_tree) whose consts include refs: each function takes their
+    values first and returns (its outputs, their new values)."""
     outer = _outer_refs(*(t[1] for t in traced))
     bodies = [_Body(jaxpr, consts, outer) for jaxpr, consts, _ in traced]
 
@@ -133,6 +135,6 @@ def cond(cond_bind: Callable[[list, tuple], Any], traced: Sequence[tuple], opera
 
     branches = [branch(b, t[2]) for b, t in zip(bodies, traced, strict=True)]
     start = [refs.get_bind(r, [], None) for r in outer]
-    out, values = cond_bind(branches, (start, *operands))
+    out, values = bind(branches, (start, *operands))
     _write_back(outer, values, bodies)
     return out
