@@ -1,8 +1,11 @@
 """Oracle: refs as JAX 0.10.2's primitives (issue 24, item 4). The jaxpr text of programs using
 `new_ref`, `ref[...]`, `ref[i] = v`, `ref[...] += v`, `ref.swap`/`ref.addupdate`, `freeze`
-and `empty_ref`; `jit` taking Ref arguments and closing over outer refs (values, the refs
-after the call, one trace and one compilation for two calls, the lowered module's aliased
-ref); `grad` and `vmap` of functions making refs, also through `jit`; JAX's errors."""
+and `empty_ref` (also under vmap, and grad/vmap reading an outer ref); `jit` taking Ref
+arguments and closing over outer refs (values, the refs after the call, one trace and one
+compilation for two calls, the lowered module's aliased ref, trace/eval_shape/static/donated
+arguments); `grad`, `jvp` and `vmap` of functions making refs, also through `jit`; batched
+indices under vmap; outer refs through scan, fori_loop, while_loop, cond and checkpoint;
+JAX's errors."""
 
 from __future__ import annotations
 
