@@ -32,6 +32,7 @@ from didax.jaxpr import (
     Literal,
     Var,
     dce_jaxpr,
+    eqn_has_effects,
     literal,
     live_eqns,
 )
@@ -60,6 +61,36 @@ PartialEvalTraceRule = Callable[..., list]
 partial_eval_trace_rules: core.RuleTable[PartialEvalTraceRule] = core.RuleTable(
     "partial_eval_trace"
 )
+
+# rule(used_outputs, eqn) -> (used_inputs, eqn | None): a higher-order equation giving only
+# its used outputs, its body pruned to them, and which of its inputs it still reads (None:
+# the equation goes). Linearization prunes its linear program with these, as JAX's
+# `pe.dce_rules` do: a tangent no output needs leaves no residual in a body behind.
+DceRule = Callable[[list[bool], JaxprEqn], tuple[list[bool], "JaxprEqn | None"]]
+dce_rules: core.RuleTable[DceRule] = core.RuleTable("dce")
+
+
+def prune_eqns(eqns: Sequence[JaxprEqn], outvars: Sequence[Atom]) -> list[JaxprEqn]:
+    """`live_eqns`, with each equation that has a `dce_rules` rule cut to what is used."""
+    live = {x for x in outvars if isinstance(x, Var)}
+    kept = []
+    for eqn in reversed(eqns):
+        used = [v in live for v in eqn.outvars]
+        if eqn.primitive in dce_rules and any(used) and not eqn_has_effects(eqn):
+            eqn = dce_rules[eqn.primitive](used, eqn)[1]
+        elif not any(used) and not eqn_has_effects(eqn):
+            continue
+        if eqn is not None:
+            kept.append(eqn)
+            live.update(x for x in eqn.invars if isinstance(x, Var))
+    kept.reverse()
+    return kept
+
+
+def prune_jaxpr(jaxpr: Jaxpr, used_outputs: Sequence[bool]) -> tuple[Jaxpr, list[bool]]:
+    """`dce_jaxpr` with the equations pruned by `prune_eqns`."""
+    return dce_jaxpr(jaxpr, used_outputs, prune=prune_eqns)
+
 
 # --------------------------------------------------------------------------- partial values
 
@@ -240,7 +271,7 @@ def partial_eval_flat(
 
 
 def _build(builder: PartialEvalBuilder, invars: list[Var], outvars: list[Atom]) -> ClosedJaxpr:
-    eqns = live_eqns(builder.eqns, outvars)
+    eqns = prune_eqns(builder.eqns, outvars)
     used = {x for e in eqns for x in e.invars if isinstance(x, Var)}
     used.update(x for x in outvars if isinstance(x, Var))
     constvars = [v for v in builder.constvals if v in used]

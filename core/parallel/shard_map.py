@@ -18,8 +18,9 @@ values. While a body is traced, the context's abstract mesh has its manual axes 
 (`typed_sharding.shard_map_body`): a shard_map inside, given no mesh, nests in it (a
 manual computation inside the outer one). Called outside jit,
 `shard_map_p`'s impl runs the same program (a jit of the one equation). On a mesh of several
-processes (pmap under `didax.distributed`) it runs as a replicated program instead, whose
-collectives act across replicas and whose results each process reads its part of.
+processes (pmap under `didax.distributed`) it runs as a replicated program instead
+(replicated.py), whose collectives act across replicas and whose results each process reads
+its part of.
 
 The rules re-trace the body with the mesh's axes bound (`core.axis_frame`), so its collectives
 stage with their names: jvp and transpose give new shard_maps (as JAX's with
@@ -47,25 +48,26 @@ they vary along only.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import math
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-from didax import core, dtypes, typed_sharding, vma
+from didax import core, typed_sharding, vma
 from didax.compile import jit as jit_module
 from didax.compile.jit_primitive import derived
 from didax.control_flow import common
 from didax.core import NOT_MAPPED, ShapedArray, Zero
-from didax.interpreters import lowering, partial_eval, staging, transpose
+from didax.interpreters import lowering, partial_eval, transpose
 from didax.interpreters.jvp import jvp_jaxpr
 from didax.interpreters.vmap import batched_out_dims, vmap_jaxpr
 from didax.jaxpr import ClosedJaxpr, JaxprEqn, Var, eval_jaxpr, pp_params_rules
-from didax.parallel import collectives, exchanges
+from didax.parallel import collectives
 from didax.parallel.manual import lower_body
+from didax.parallel.replicated import replicated_impl
 from didax.parallel.specs import (
+    axis_frames,
     axis_sizes,
     block_aval,
     block_factors,
@@ -80,7 +82,6 @@ from didax.parallel.specs import (
     inferred_specs,
     insert_none,
     manual_axes,
-    mapped_dim,
     out_rank_error,
     outer_manual,
     outer_spec,
@@ -91,11 +92,8 @@ from didax.parallel.specs import (
     vma_spec,
 )
 from didax.primitives import shape
-from didax.primitives.bits import bitcast_convert_type
 from didax.primitives.convert import convert_element_type
 from didax.primitives.elementwise import div
-from didax.runtime import client
-from didax.runtime.executable import Executable, compile_module
 from didax.runtime.sharding import AxisType, Mesh, NamedSharding, PartitionSpec, typed
 from didax.tree_util import broadcast_prefix, tree_flatten, tree_unflatten
 
@@ -109,21 +107,6 @@ shard_map_p = core.Primitive("shard_map", multiple_results=True)
 # (a mesh of several processes) runs equation by equation (`core.own_program`).
 core.own_program.add(shard_map_p)
 lowering.unconstrained_results.add(shard_map_p)  # (a nested one's results, as JAX's)
-
-
-@contextlib.contextmanager
-def axis_frames(mesh: Mesh, check_vma: bool = False, manual: Any = None) -> Iterator[None]:
-    """Bind the mesh axes the body is manual over (`manual`, default every one) with their
-    sizes, for the collectives traced inside; with `check_vma`, as axes that values' types
-    say they vary along."""
-    order = mesh.axis_names if check_vma else None
-    manual = manual or frozenset(mesh.axis_names)
-    with contextlib.ExitStack() as stack:
-        for name, size in mesh.shape_tuple:
-            if name in manual:
-                stack.enter_context(core.axis_frame(name, size, order))
-        stack.enter_context(typed_sharding.shard_map_body(mesh, manual))
-        yield
 
 
 def shard_map_params(
@@ -189,7 +172,7 @@ def _shard_map_abstract_eval(*avals, jaxpr, mesh, in_specs, out_specs, **params)
 @core.impl_rules.register(shard_map_p)
 def _shard_map_impl(*args, jaxpr, mesh, in_specs, out_specs, **params):
     if len(mesh.local_devices) != mesh.size:
-        return _replicated_impl(args, jaxpr, mesh, in_specs, out_specs)
+        return replicated_impl(args, jaxpr, mesh, in_specs, out_specs)
     # impl rules give NumPy values (the eager trace wraps them): read the split results
     manual = params["newly_manual_axes"]
     outs = run_partitioned(args, jaxpr, mesh, in_specs, out_specs, params["check_vma"], manual)
@@ -218,85 +201,6 @@ def _one_equation(params: dict) -> Callable[..., list[Any]]:
         return shard_map_p.bind(*args, **params)
 
     return shmap_body
-
-
-# ----------------------------------------------------------------------------- several processes
-# pmap's one-axis mesh over several processes' devices: one replicated program (replica k on
-# device k of the mesh), each process passing its devices' blocks and reading its devices'
-# part of each result, gathered from them (`all_gather`) onto its first device.
-
-
-def _replicated_impl(args, jaxpr, mesh, in_specs, out_specs) -> list[Any]:
-    exe = derived(
-        jaxpr, ("replicated", mesh, out_specs), lambda: _compile_replicated(jaxpr, mesh, out_specs)
-    )
-    local = mesh.local_devices
-    shards = [
-        _split_input(x, aval, spec, local)
-        for x, aval, spec in zip(args, jaxpr.in_avals, in_specs, strict=True)
-    ]
-    outs = exe.execute_replicated(shards)
-    return [
-        _local_output(value, aval, spec, mesh)
-        for value, aval, spec in zip(outs, jaxpr.out_avals, out_specs, strict=True)
-    ]
-
-
-def _compile_replicated(
-    jaxpr: ClosedJaxpr, mesh: Mesh, out_specs: Sequence[PartitionSpec]
-) -> Executable:
-    (name,) = mesh.axis_names
-
-    # bfloat16 leaves as its 16 bits: the host reads through DLPack, which NumPy's lacks
-    def program(*blocks: Any) -> list[Any]:
-        outs = eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *blocks)
-        outs = [
-            o
-            if mapped_dim(s) is None
-            else exchanges.all_gather(o, name, axis=mapped_dim(s), tiled=True)
-            for o, s in zip(outs, out_specs, strict=True)
-        ]
-        return [_bits(o) if core.get_aval(o).dtype == dtypes.bfloat16 else o for o in outs]
-
-    with axis_frames(mesh):
-        gathered = staging.trace_to_jaxpr(program, jaxpr.in_avals)
-    builder = lowering.lower_jaxpr_to_module(gathered, "_fun", replica_axes=((name, mesh.size),))
-    return compile_module(
-        builder.module,
-        gathered.in_avals,
-        gathered.out_avals,
-        num_replicas=mesh.size,
-        device_assignment=tuple(mesh.devices.flat),
-    )
-
-
-def _bits(x: Any) -> Any:
-    return bitcast_convert_type(x, np.uint16)
-
-
-def _split_input(
-    x: Any, block: ShapedArray, spec: PartitionSpec, devices: Sequence[Any]
-) -> list[Any]:
-    # block k of `x` on device k (all of `x` on every device when it is not split)
-    value = np.asarray(core.to_numpy(x), block.dtype)
-    d = mapped_dim(spec)
-    if d is None:
-        return [client.put(value, block, device=dev) for dev in devices]
-    parts = np.split(value, len(devices), axis=d)
-    return [client.put(np.ascontiguousarray(p), block, device=v) for p, v in zip(parts, devices)]
-
-
-def _local_output(value: np.ndarray, block: ShapedArray, spec: PartitionSpec, mesh: Mesh) -> Any:
-    # this process's devices' part of the whole result, read from its first device
-    if block.dtype == dtypes.bfloat16:
-        value = value.view(dtypes.bfloat16)
-    value = np.array(value)  # owned by the host, not a view of the device's buffer
-    d = mapped_dim(spec)
-    if d is None:
-        return value
-    local = set(mesh.local_devices)
-    here = [i for i, dev in enumerate(mesh.devices.flat) if dev in local]
-    return np.take(value, here, axis=d)
 
 
 # ----------------------------------------------------------------------------- rules
@@ -514,6 +418,23 @@ def _shard_map_partial_eval(unks_in, eqn):
             shard_map_p, [*res_atoms, *ins_unknown], outs_unknown, {"jaxpr": unknown_body, **params}
         )
     return eqn_known, eqn_unknown, unks_out
+
+
+@partial_eval.dce_rules.register(shard_map_p)
+def _shard_map_dce(used_outputs, eqn):
+    p = eqn.params
+    body, used_inputs = partial_eval.prune_jaxpr(p["jaxpr"].jaxpr, used_outputs)
+    consts = dict(zip(p["jaxpr"].jaxpr.constvars, p["jaxpr"].consts, strict=True))
+    ins = [i for i, u in enumerate(used_inputs) if u]
+    outs = [i for i, u in enumerate(used_outputs) if u]
+    params = {
+        **p,
+        "jaxpr": ClosedJaxpr(body, [consts[v] for v in body.constvars]),
+        "in_specs": tuple(p["in_specs"][i] for i in ins),
+        "out_specs": tuple(p["out_specs"][i] for i in outs),
+    }
+    invars, outvars = [eqn.invars[i] for i in ins], [eqn.outvars[i] for i in outs]
+    return used_inputs, eqn._replace(invars=invars, outvars=outvars, params=params)
 
 
 @core.lowering_rules.register(shard_map_p)

@@ -1,5 +1,5 @@
-"""PartitionSpecs over a mesh, for shard_map and pmap: the type of each device's block, the
-dimension a spec splits, and the checks of shard_map's mesh, specs, arguments and outputs
+"""PartitionSpecs over a mesh, for shard_map and pmap: the axis frames a body is traced in,
+the type of each device's block, the dimension a spec splits, and the checks of shard_map's mesh, specs, arguments and outputs
 (with JAX's messages); the check of its outputs' varying axes is `vma.check_outputs`.
 
 Layer 4, in didax.parallel after the collectives, before shard_map.py (which calls these
@@ -8,8 +8,9 @@ checks before and after tracing a body).
 
 from __future__ import annotations
 
+import contextlib
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from didax import core, typed_sharding, vma
@@ -20,6 +21,21 @@ from didax.sharded_aval import with_spec
 from didax.tree_util import tree_flatten
 
 P = PartitionSpec
+
+
+@contextlib.contextmanager
+def axis_frames(mesh: Mesh, check_vma: bool = False, manual: Any = None) -> Iterator[None]:
+    """Bind the mesh axes the body is manual over (`manual`, default every one) with their
+    sizes, for the collectives traced inside; with `check_vma`, as axes that values' types
+    say they vary along."""
+    order = mesh.axis_names if check_vma else None
+    manual = manual or frozenset(mesh.axis_names)
+    with contextlib.ExitStack() as stack:
+        for name, size in mesh.shape_tuple:
+            if name in manual:
+                stack.enter_context(core.axis_frame(name, size, order))
+        stack.enter_context(typed_sharding.shard_map_body(mesh, manual))
+        yield
 
 
 def axis_sizes(mesh: Mesh) -> dict[Any, int]:

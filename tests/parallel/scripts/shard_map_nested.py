@@ -42,8 +42,18 @@ t(
 )
 
 
-def over_x(f):
-    return M.shard_map(f, mesh=grid, in_specs=P("x"), out_specs=P("x"), axis_names={"x"})
+def over_x(f, out_specs=None):  # (default P("x"))
+    out_specs = P("x") if out_specs is None else out_specs
+    return M.shard_map(f, mesh=grid, in_specs=P("x"), out_specs=out_specs, axis_names={"x"})
+
+
+def vjp_jaxpr(f, a):  # the jaxpr of f's vjp at `a`, the cotangent an argument like `a`
+    return str(M.make_jaxpr(lambda b, ct: M.vjp(f, b)[1](ct))(a, a))
+
+
+# a tangent no output needs: the backward shard_map reads no residual for it (pruned)
+two = over_x(lambda b: (jnp.sin(b), b * 3), (P("x"), P("x")))
+t("partial_vjp_pruned", lambda: vjp_jaxpr(lambda a: two(a)[0], xa))
 
 
 t("partial_vmap_text", lambda: text(M.vmap(part), jnp.ones((3, 8, 4))))
@@ -144,6 +154,14 @@ pe = M.shard_map(
 t("explicit_eager", lambda: typed(pe(xe)))
 t("explicit_jit", lambda: typed(M.jit(pe)(xe)))
 t("explicit_jaxpr", lambda: str(M.make_jaxpr(pe)(xe)))
+two_e = M.shard_map(
+    lambda b: (jnp.sin(b), b * 3),
+    mesh=em,
+    in_specs=P("x"),
+    out_specs=(P("x"), P("x")),
+    axis_names={"x"},
+)
+t("explicit_vjp_pruned", lambda: vjp_jaxpr(lambda a: two_e(a)[0], xe))
 t("explicit_text", lambda: text(pe, xe))
 
 
