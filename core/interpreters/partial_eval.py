@@ -34,7 +34,6 @@ from didax.jaxpr import (
     dce_jaxpr,
     eqn_has_effects,
     literal,
-    live_eqns,
 )
 
 # --------------------------------------------------------------------------- rules
@@ -90,6 +89,27 @@ def prune_eqns(eqns: Sequence[JaxprEqn], outvars: Sequence[Atom]) -> list[JaxprE
 def prune_jaxpr(jaxpr: Jaxpr, used_outputs: Sequence[bool]) -> tuple[Jaxpr, list[bool]]:
     """`dce_jaxpr` with the equations pruned by `prune_eqns`."""
     return dce_jaxpr(jaxpr, used_outputs, prune=prune_eqns)
+
+
+def prune_call(
+    used_outputs: list[bool], eqn: JaxprEqn, in_params: Sequence[str], out_params: Sequence[str]
+) -> tuple[list[bool], JaxprEqn]:
+    """The dce rule of an equation with one body (`params["jaxpr"]`, jit's, shard_map's): the
+    body cut to the used outputs, and the params named in `in_params` (`out_params`), one
+    entry per input (output), cut alike."""
+    closed = eqn.params["jaxpr"]
+    body, used_inputs = prune_jaxpr(closed.jaxpr, used_outputs)
+    consts = dict(zip(closed.jaxpr.constvars, closed.consts, strict=True))
+    params = {**eqn.params, "jaxpr": ClosedJaxpr(body, [consts[v] for v in body.constvars])}
+    params.update({k: kept(params[k], used_inputs) for k in in_params})
+    params.update({k: kept(params[k], used_outputs) for k in out_params})
+    invars, outvars = kept(eqn.invars, used_inputs), kept(eqn.outvars, used_outputs)
+    return used_inputs, eqn._replace(invars=list(invars), outvars=list(outvars), params=params)
+
+
+def kept(xs: Sequence[Any], keep: Sequence[bool]) -> tuple:
+    """The `xs` whose entry in `keep` is true."""
+    return tuple(x for x, k in zip(xs, keep, strict=True) if k)
 
 
 # --------------------------------------------------------------------------- partial values
@@ -326,7 +346,7 @@ def partial_eval_jaxpr(
         is_unknown(x) or inst for x, inst in zip(jaxpr.outvars, instantiate, strict=True)
     ]
     unknown_outs = [x for x, u in zip(jaxpr.outvars, out_unknowns, strict=True) if u]
-    unknown_eqns = live_eqns(unknown_eqns, unknown_outs)
+    unknown_eqns = prune_eqns(unknown_eqns, unknown_outs)
     residuals: dict[Var, None] = {}  # ordered set: known vars the unknown side reads
     for x in [*(x for e in unknown_eqns for x in e.invars), *unknown_outs]:
         if isinstance(x, Var) and not unknown[x]:
@@ -339,6 +359,7 @@ def partial_eval_jaxpr(
         Jaxpr(jaxpr.constvars, known_ins, [*known_outs, *res], known_eqns),
         [True] * (len(known_outs) + len(res)),
         instantiate=True,
+        prune=prune_eqns,
     )
     const_of = dict(zip(jaxpr.constvars, closed.consts, strict=True))
     known = ClosedJaxpr(known_jaxpr, [const_of[v] for v in known_jaxpr.constvars])

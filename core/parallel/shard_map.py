@@ -84,7 +84,7 @@ from didax.parallel.specs import (
     manual_axes,
     out_rank_error,
     outer_manual,
-    outer_spec,
+    result_aval,
     specs_tuple,
     static_key,
     unblock_aval,
@@ -94,7 +94,7 @@ from didax.parallel.specs import (
 from didax.primitives import shape
 from didax.primitives.convert import convert_element_type
 from didax.primitives.elementwise import div
-from didax.runtime.sharding import AxisType, Mesh, NamedSharding, PartitionSpec, typed
+from didax.runtime.sharding import AxisType, Mesh, PartitionSpec
 from didax.tree_util import broadcast_prefix, tree_flatten, tree_unflatten
 
 P = PartitionSpec
@@ -163,10 +163,7 @@ def _shard_map_abstract_eval(*avals, jaxpr, mesh, in_specs, out_specs, **params)
                 f"shard_map: an operand of type {aval.str_short()} with spec {spec!r} does "
                 f"not give the body's block type {expected.str_short()} on {mesh}"
             )
-    return [  # (typed by their specs over Explicit axes; varying along outer manual axes)
-        typed(unblock_aval(a, s, sizes, a.vma - manual), NamedSharding(mesh, outer_spec(a, s)))
-        for a, s in zip(jaxpr.out_avals, out_specs, strict=True)
-    ]
+    return [result_aval(a, s, mesh, manual) for a, s in zip(jaxpr.out_avals, out_specs)]
 
 
 @core.impl_rules.register(shard_map_p)
@@ -380,7 +377,7 @@ def _shard_map_partial_eval(unks_in, eqn):
             # with check_vma, as JAX: split along the axes the residual varies along only
             spec = vma_spec(aval.vma, mesh) if check_vma else res_spec
             block = aval if aval.ndim else aval.update(shape=(1,))
-            res_atoms.append(Var(unblock_aval(block, spec, sizes)))
+            res_atoms.append(Var(result_aval(block, spec, mesh, manual)))
             res_specs.append(spec)
             res_blocks.append(block)
             new_res.append(r)
@@ -422,19 +419,7 @@ def _shard_map_partial_eval(unks_in, eqn):
 
 @partial_eval.dce_rules.register(shard_map_p)
 def _shard_map_dce(used_outputs, eqn):
-    p = eqn.params
-    body, used_inputs = partial_eval.prune_jaxpr(p["jaxpr"].jaxpr, used_outputs)
-    consts = dict(zip(p["jaxpr"].jaxpr.constvars, p["jaxpr"].consts, strict=True))
-    ins = [i for i, u in enumerate(used_inputs) if u]
-    outs = [i for i, u in enumerate(used_outputs) if u]
-    params = {
-        **p,
-        "jaxpr": ClosedJaxpr(body, [consts[v] for v in body.constvars]),
-        "in_specs": tuple(p["in_specs"][i] for i in ins),
-        "out_specs": tuple(p["out_specs"][i] for i in outs),
-    }
-    invars, outvars = [eqn.invars[i] for i in ins], [eqn.outvars[i] for i in outs]
-    return used_inputs, eqn._replace(invars=invars, outvars=outvars, params=params)
+    return partial_eval.prune_call(used_outputs, eqn, ("in_specs",), ("out_specs",))
 
 
 @core.lowering_rules.register(shard_map_p)

@@ -16,7 +16,14 @@ from typing import Any
 from didax import core, typed_sharding, vma
 from didax.control_flow import common
 from didax.core import ShapedArray
-from didax.runtime.sharding import AxisType, DuplicateSpecError, Mesh, PartitionSpec
+from didax.runtime.sharding import (
+    AxisType,
+    DuplicateSpecError,
+    Mesh,
+    NamedSharding,
+    PartitionSpec,
+    typed,
+)
 from didax.sharded_aval import with_spec
 from didax.tree_util import tree_flatten
 
@@ -89,6 +96,16 @@ def unblock_aval(
     factors = block_factors(spec, aval.ndim, sizes)
     shape = tuple(n * f for n, f in zip(aval.shape, factors, strict=True))
     return core.with_vma(aval.update(shape=shape), varying, getattr(aval, "mesh_axes", ()))
+
+
+def result_aval(
+    aval: ShapedArray, spec: PartitionSpec, mesh: Mesh, manual: frozenset
+) -> ShapedArray:
+    """The type outside of a shard_map's result of body type `aval` put together as `spec`
+    (the body manual over `manual`): split along its spec's and its free `Explicit` axes,
+    varying along the outer manual axes it varies along."""
+    block = unblock_aval(aval, spec, axis_sizes(mesh), aval.vma - manual)
+    return typed(block, NamedSharding(mesh, outer_spec(aval, spec)))
 
 
 def body_aval(

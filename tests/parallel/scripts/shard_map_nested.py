@@ -54,6 +54,8 @@ def vjp_jaxpr(f, a):  # the jaxpr of f's vjp at `a`, the cotangent an argument l
 # a tangent no output needs: the backward shard_map reads no residual for it (pruned)
 two = over_x(lambda b: (jnp.sin(b), b * 3), (P("x"), P("x")))
 t("partial_vjp_pruned", lambda: vjp_jaxpr(lambda a: two(a)[0], xa))
+t("partial_vjp_jit_pruned", lambda: vjp_jaxpr(lambda a: M.jit(two)(a)[0], xa))
+t("partial_jit_vjp_pruned", lambda: vjp_jaxpr(M.jit(lambda a: two(a)[0]), xa))
 
 
 t("partial_vmap_text", lambda: text(M.vmap(part), jnp.ones((3, 8, 4))))
@@ -162,6 +164,7 @@ two_e = M.shard_map(
     axis_names={"x"},
 )
 t("explicit_vjp_pruned", lambda: vjp_jaxpr(lambda a: two_e(a)[0], xe))
+t("explicit_jit_vjp_pruned", lambda: vjp_jaxpr(M.jit(lambda a: two_e(a)[0]), xe))
 t("explicit_text", lambda: text(pe, xe))
 
 
