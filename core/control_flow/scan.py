@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-from didax import core
+from didax import core, sharded_aval
 from didax.config import config
 from didax.control_flow import python_loops
 from didax.control_flow.common import (
@@ -75,7 +75,7 @@ def scan(
     if config.jax_disable_jit:
         return python_loops.scan(f, init, xs, length, reverse)
     init_avals = [core.get_aval(x) for x in init_flat]
-    x_avals = [core.get_aval(x).update(shape=core.get_aval(x).shape[1:]) for x in xs_flat]
+    x_avals = [_slice_aval(core.get_aval(x)) for x in xs_flat]
 
     in_tree = tree_flatten(((init, xs), {}))[1]
 
@@ -215,6 +215,10 @@ def _scan_step(where, *args, reverse, length, jaxpr, num_consts, num_carry, unro
     return [*carry, *ys]
 
 
+def _slice_aval(x: ShapedArray) -> ShapedArray:  # one iteration's piece of a scanned `x`
+    return sharded_aval.reshaped(x, x.shape[1:], 0, None)
+
+
 @core.abstract_eval_rules.register(scan_p)
 def _scan_abstract_eval(*avals, reverse, length, jaxpr, num_consts, num_carry, unroll):
     consts, carry, xs = split(avals, [num_consts, num_carry])
@@ -225,7 +229,7 @@ def _scan_abstract_eval(*avals, reverse, length, jaxpr, num_consts, num_carry, u
                 f"scan: each scanned operand needs a leading axis of size {length}, "
                 f"got {x.str_short()}"
             )
-        x_avals.append(x.update(shape=x.shape[1:]))
+        x_avals.append(_slice_aval(x))
     ins = jaxpr.in_avals
     given = [*consts, *carry, *x_avals]
     if len(ins) != len(given) or not all(map(core.types_match, ins, given)):

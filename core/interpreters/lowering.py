@@ -96,21 +96,19 @@ class ModuleBuilder:
 
     # ----- constants
     def constant(self, value: Any, dtype: Any = None, *, shared: bool = True) -> Any:
-        """A constant holding `value` (an array or scalar, of `dtype` if given), emitted once
-        per block: later requests for the same value in the same block reuse it (not
-        `shared`: a new one, as JAX emits a rule's own constants)."""
+        """A constant holding `value` (an array or scalar, of `dtype` if given): a new one for
+        each small value (each literal and each rule's own constant, as JAX emits them); a
+        large array emitted once per block, later requests for the same array there reusing
+        it (unless not `shared`)."""
         if dtype is None:
             array = np.asarray(core.to_numpy(value))
         else:
             array = np.asarray(value, dtypes.canonicalize(dtype))
-        if not shared:
+        if not shared or array.size <= 64:
             return self.hlo.constant(_dense_attr(self, array))
         block = self.ir.InsertionPoint.current.block
-        if array.size <= 64:  # small: by content, so equal literals share one constant
-            key: tuple = (block, array.dtype.str, array.shape, array.tobytes())
-        else:  # large: by identity (the value is kept alive, so its id is not reused)
-            key = (block, array.dtype.str, id(value))
-            self._alive.append(value)
+        key = (block, array.dtype.str, id(value))  # (kept alive, so its id is not reused)
+        self._alive.append(value)
         const = self._consts.get(key)
         if const is None:
             const = self._consts[key] = self.hlo.constant(_dense_attr(self, array))
@@ -147,7 +145,7 @@ class ModuleBuilder:
             finally:
                 self.name_stack.pop()
                 self._eqns.pop()
-            if eqn.primitive not in unconstrained_results:
+            if eqn.primitive not in core.unconstrained_results:
                 outs = [self.typed_annotation(val, v.aval) for val, v in zip(outs, eqn.outvars)]
             for v, val in zip(eqn.outvars, outs, strict=True):
                 env[v] = val
@@ -364,12 +362,6 @@ class ModuleBuilder:
             if scope is not None:
                 self.name_stack.pop()
         return fn
-
-
-# Primitives whose results JAX leaves unconstrained in a shard_map body manual over some
-# axes only (collectives, the casts of varying types, nested shard_maps); their modules add
-# them at import.
-unconstrained_results: set[core.Primitive] = set()
 
 
 def unspecified_dims(ndim: int) -> str:

@@ -59,7 +59,7 @@ from didax.compile import jit as jit_module
 from didax.compile.jit_primitive import derived
 from didax.control_flow import common
 from didax.core import NOT_MAPPED, ShapedArray, Zero
-from didax.interpreters import lowering, partial_eval, transpose
+from didax.interpreters import partial_eval, transpose
 from didax.interpreters.jvp import jvp_jaxpr
 from didax.interpreters.vmap import batched_out_dims, vmap_jaxpr
 from didax.jaxpr import ClosedJaxpr, JaxprEqn, Var, eval_jaxpr, pp_params_rules
@@ -106,7 +106,7 @@ shard_map_p = core.Primitive("shard_map", multiple_results=True)
 # Never part of a program for one device: a jit holding it is partitioned over its mesh, or
 # (a mesh of several processes) runs equation by equation (`core.own_program`).
 core.own_program.add(shard_map_p)
-lowering.unconstrained_results.add(shard_map_p)  # (a nested one's results, as JAX's)
+core.unconstrained_results.add(shard_map_p)  # (a nested one's results, as JAX's)
 
 
 def shard_map_params(

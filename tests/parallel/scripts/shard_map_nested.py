@@ -213,6 +213,40 @@ t(
     ),
 )
 
+
+# loops in a body manual over 'x', on either mesh: values, types, jaxprs (a traced array's
+# `ones_like` keeps its split and varying axes), and for while and cond the StableHLO
+def loop_case(body, texts=False):
+    out = []
+    for m, a in ((grid, xa), (em, xe)):
+        sm = M.shard_map(body, mesh=m, in_specs=P("x"), out_specs=P("x"), axis_names={"x"})
+        out += [typed(sm(a)), typed(M.jit(sm)(a)), str(M.make_jaxpr(sm)(a))]
+        out += [text(sm, a)] if texts else []
+    return out
+
+
+t(
+    "loop_scan",
+    lambda: loop_case(
+        lambda b: lax.scan(lambda c, r: (c + r, c.sum()), b[0], b)[0] * jnp.ones_like(b)
+    ),
+)
+t(
+    "loop_while",
+    lambda: loop_case(
+        lambda b: lax.while_loop(lambda c: c.sum() < 1e3, lambda c: c * 2 + 1, b), True
+    ),
+)
+t("loop_cond", lambda: loop_case(lambda b: lax.cond(b.sum() > 0, jnp.sin, jnp.cos, b), True))
+t(
+    "explicit_full_like",
+    lambda: str(
+        M.make_jaxpr(
+            lambda a: (jnp.ones_like(a), jnp.zeros_like(a, jnp.int32), jnp.full_like(a, 3))
+        )(xe)
+    ),
+)
+
 # the same under GSPMD (`jax_use_shardy_partitioner=False`): manual groups along the free
 # axes (`last_tile_dims={manual, replicated}`), `unspecified_dims`, nested bodies as calls
 
