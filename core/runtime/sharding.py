@@ -515,7 +515,8 @@ def put(x: Any, sharding: NamedSharding) -> Any:
     if type(x) is Array and getattr(x, "_sharding", None) == sharding and x._buffer is not None:
         return x  # already so (an Array is immutable), as JAX returns it (unless deleted)
     value = np.array(core.to_numpy(x))
-    aval = core.get_aval(x).update(shape=value.shape, dtype=value.dtype)
+    # (typed by `sharding` alone: a split the value had over another mesh is gone)
+    aval = core.ShapedArray(value.shape, value.dtype, core.get_aval(x).weak_type)
     sharding.check_shape(value.shape)
     devices = sharding._device_assignment
     blocks = sharding.devices_indices_map(value.shape)
