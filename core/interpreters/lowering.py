@@ -96,19 +96,21 @@ class ModuleBuilder:
 
     # ----- constants
     def constant(self, value: Any, dtype: Any = None, *, shared: bool = True) -> Any:
-        """A constant holding `value` (an array or scalar, of `dtype` if given): a new one for
-        each small value (each literal and each rule's own constant, as JAX emits them); a
-        large array emitted once per block, later requests for the same array there reusing
-        it (unless not `shared`)."""
+        """A constant holding `value` (an array or scalar, of `dtype` if given), emitted once
+        per block: later requests for the same value in the same block reuse it (not
+        `shared`: a new one, as JAX emits a rule's own constants)."""
         if dtype is None:
             array = np.asarray(core.to_numpy(value))
         else:
             array = np.asarray(value, dtypes.canonicalize(dtype))
-        if not shared or array.size <= 64:
+        if not shared:
             return self.hlo.constant(_dense_attr(self, array))
         block = self.ir.InsertionPoint.current.block
-        key = (block, array.dtype.str, id(value))  # (kept alive, so its id is not reused)
-        self._alive.append(value)
+        if array.size <= 64:  # small: by content, so equal literals share one constant
+            key: tuple = (block, array.dtype.str, array.shape, array.tobytes())
+        else:  # large: by identity (the value is kept alive, so its id is not reused)
+            key = (block, array.dtype.str, id(value))
+            self._alive.append(value)
         const = self._consts.get(key)
         if const is None:
             const = self._consts[key] = self.hlo.constant(_dense_attr(self, array))
