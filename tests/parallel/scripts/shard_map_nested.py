@@ -266,6 +266,24 @@ tg("gspmd_partial", lambda: typed(M.jit(lambda a: with_index(a))(xa)))
 tg("gspmd_partial_text", lambda: text(with_index, xa))
 tg("gspmd_nested", lambda: typed(M.jit(lambda a: nest(a))(xa)))
 tg("gspmd_nested_text", lambda: text(nest, xa))
+# over Explicit free axes: split as the types say, closed (`{devices=[1,2,2]<=[2,2]T(1,0)
+# last_tile_dims={manual}}`, no unspecified_dims)
+tg(
+    "gspmd_explicit_text",
+    lambda: [
+        text(over_ex(f, o), xe)
+        for f, o in (
+            (lambda a: lax.psum(a, "x") * 2, P()),
+            (lambda a: a.sum(0), P("x")),
+            (lambda a: lax.while_loop(lambda c: c.sum() < 1e3, lambda c: c * 2 + 1, a), P("x")),
+        )
+    ],
+)
+# on a mesh with an Auto axis too, results are left to the partitioner (not written in the
+# program), their shardings named as their types say; under either partitioner
+in_mixed = M.shard_map(lambda a: a * 2, mesh=mixed, out_specs=P("x"), axis_names={"x"})
+t("mixed_text", lambda: text(in_mixed, xm))
+tg("gspmd_mixed", lambda: [text(in_mixed, xm), typed(M.jit(lambda a: in_mixed(a))(xm))])
 
 # invalid nesting (over an axis already manual: JAX raises so outside jit only)
 line = Mesh(np.array(M.devices()), ("b",))
