@@ -40,7 +40,7 @@ from didax.jaxpr import (
 )
 from didax.runtime import client
 from didax.runtime.executable import Executable, buffer_to_numpy, compile_module
-from didax.runtime.sharding import Mesh, NamedSharding, PartitionSpec
+from didax.runtime.sharding import Mesh, NamedSharding, PartitionSpec, process_local
 from didax.tree_util import tree_structure
 
 jit_p = core.Primitive("jit", multiple_results=True)
@@ -151,8 +151,8 @@ def named_shardings(closed: ClosedJaxpr) -> tuple[Any, ...]:
             elif eqn.primitive is jit_p:
                 shardings = (*eqn.params["in_shardings"], *eqn.params["out_shardings"])
                 found += [s for s in shardings if s is not UNSPECIFIED]
-            mesh = eqn.params.get("mesh")  # a shard_map over this process's devices
-            if isinstance(mesh, Mesh) and len(mesh.local_devices) == mesh.size:
+            mesh = eqn.params.get("mesh")  # a shard_map (not pmap's over several processes)
+            if isinstance(mesh, Mesh) and not process_local(mesh):
                 found.append(NamedSharding(mesh, PartitionSpec()))
             for v in eqn.params.values():
                 for x in v if isinstance(v, tuple) else (v,):

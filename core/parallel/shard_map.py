@@ -94,7 +94,7 @@ from didax.parallel.specs import (
 from didax.primitives import shape
 from didax.primitives.convert import convert_element_type
 from didax.primitives.elementwise import div
-from didax.runtime.sharding import AxisType, Mesh, PartitionSpec
+from didax.runtime.sharding import AxisType, Mesh, PartitionSpec, process_local
 from didax.tree_util import broadcast_prefix, tree_flatten, tree_unflatten
 
 P = PartitionSpec
@@ -168,7 +168,7 @@ def _shard_map_abstract_eval(*avals, jaxpr, mesh, in_specs, out_specs, **params)
 
 @core.impl_rules.register(shard_map_p)
 def _shard_map_impl(*args, jaxpr, mesh, in_specs, out_specs, **params):
-    if len(mesh.local_devices) != mesh.size:
+    if process_local(mesh):
         return replicated_impl(args, jaxpr, mesh, in_specs, out_specs)
     # impl rules give NumPy values (the eager trace wraps them): read the split results
     manual = params["newly_manual_axes"]
@@ -544,10 +544,8 @@ def _shard_map(
             m, [*(P() for _ in consts), *specs], out_specs_flat, check_vma, manual
         )
         everything = [*consts, *leaves]
-        if (
-            core.trace_state() is core.EAGER_STATE
-            and len(m.local_devices) == m.size
-            and not any(isinstance(x, core.Tracer) for x in everything)
+        if core.trace_state() is core.EAGER_STATE and not any(
+            isinstance(x, core.Tracer) for x in everything
         ):  # straight to the partitioned program: its results stay split over the m
             outs = run_partitioned(
                 everything, closed, m, params["in_specs"], out_specs_flat, check_vma, manual

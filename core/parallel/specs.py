@@ -22,6 +22,7 @@ from didax.runtime.sharding import (
     Mesh,
     NamedSharding,
     PartitionSpec,
+    process_local,
     typed,
 )
 from didax.sharded_aval import with_spec
@@ -49,15 +50,9 @@ def axis_sizes(mesh: Mesh) -> dict[Any, int]:
     """Each mesh axis's size, as this process sees its operands: the mesh's own, except for
     pmap's one-axis mesh over several processes, whose operands hold this process's devices'
     part (its local device count)."""
-    n_local = len(mesh.local_devices)
-    if n_local == mesh.size:
+    if not process_local(mesh):
         return dict(mesh.shape)
-    if len(mesh.axis_names) != 1:
-        raise NotImplementedError(
-            "shard_map over a mesh of several processes' devices: didax supports only pmap's "
-            "one-axis mesh there"
-        )
-    return {mesh.axis_names[0]: n_local}
+    return {mesh.axis_names[0]: len(mesh.local_devices)}
 
 
 def block_factors(spec: PartitionSpec, ndim: int, sizes: dict[Any, int]) -> list[int]:
@@ -272,11 +267,6 @@ def check_mesh(mesh: Any, axis_names: Any) -> None:
         raise ValueError(
             f"jax.shard_map requires axis_names={names} to be a subset of "
             f"mesh.axis_names={frozenset(mesh.axis_names)}"
-        )
-    if len(mesh.local_devices) != mesh.size:
-        raise NotImplementedError(
-            f"shard_map over {mesh}, whose devices belong to several processes: didax runs "
-            "only pmap over several processes (a jit with NamedShardings over them works)"
         )
 
 
