@@ -226,12 +226,11 @@ def loop_case(body, texts=False):
     return out
 
 
-t(
-    "loop_scan",
-    lambda: loop_case(
-        lambda b: lax.scan(lambda c, r: (c + r, c.sum()), b[0], b)[0] * jnp.ones_like(b)
-    ),
-)
+def scan_body(b):
+    return lax.scan(lambda c, r: (c + r, c.sum()), b[0], b)[0] * jnp.ones_like(b)
+
+
+t("loop_scan", lambda: loop_case(scan_body))
 t(
     "loop_while",
     lambda: loop_case(
@@ -279,6 +278,13 @@ tg(
         )
     ],
 )
+# a scan in a body manual over 'x' (GSPMD's partitioner needs every value the loop makes
+# constrained manual, or it aborts the process)
+scan_x = {  # over 'x' of either mesh
+    m: M.shard_map(scan_body, mesh=m, in_specs=P("x"), out_specs=P("x"), axis_names={"x"})
+    for m in (grid, em)
+}
+tg("gspmd_loop_scan", lambda: [typed(M.jit(scan_x[m])(a)) for m, a in ((grid, xa), (em, xe))])
 # on a mesh with an Auto axis too, results are left to the partitioner (not written in the
 # program), their shardings named as their types say; under either partitioner
 in_mixed = M.shard_map(lambda a: a * 2, mesh=mixed, out_specs=P("x"), axis_names={"x"})
