@@ -72,6 +72,7 @@ from didax.rule_tables import (  # noqa: F401 - the tables live in rule_tables.p
     sharding_rules,
     stateful,
     transpose_rules,
+    unconstrained_results,
     vma_rules,
     vmap_rules,
 )
