@@ -13,6 +13,7 @@ semantics, not a property of eager execution); the inner `jit`s of `jnp.where`, 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -141,6 +142,26 @@ class JaxOracle:
             except Exception as err:  # noqa: BLE001 - reported to that member's test
                 results[key] = err
         return results
+
+
+def jax_per_key(
+    calls: list[tuple[Callable[..., Any], list[Any]]], key_of: Callable[[int], Any]
+) -> Callable[[int], list[Any]]:
+    """`seed -> [fn(key_of(seed), *params) for fn, params in calls]`, computed by one `jax.jit`
+    program compiled once (with XLA's default options: the quick ones change random bits) and
+    run once per seed. The params are the program's arguments, as they are the arguments of
+    JAX's jitted samplers in an eager call, so XLA compiles the same arithmetic."""
+
+    def program(key: Any, all_params: list[list[Any]]) -> list[Any]:
+        return [fn(key, *params) for (fn, _), params in zip(calls, all_params, strict=True)]
+
+    jitted = jax.jit(program)
+
+    @functools.cache
+    def run(seed: int) -> list[Any]:
+        return jitted(key_of(seed), [params for _, params in calls])
+
+    return run
 
 
 def assert_same_leaves(got: Any, want: Any, tol: float = 1e-5) -> None:

@@ -6,12 +6,13 @@ outer program may fold constants, as XLA rounds them); the errors JAX
 raises for bad dtypes and shapes; gradients of the reparameterized samplers.
 
 The time is XLA compiling, so programs are compiled once per module: JAX's side of a test
-family is one `jax.jit` program run for each seed (`_jax_program`), and a case's `didax.jit`
+family is one `jax.jit` program run for each seed (`helpers.oracle.jax_per_key`), and a case's `didax.jit`
 program is compiled once for all its seeds (`_didax_jitted`). JAX's samplers are themselves
 jitted functions whose eager calls pass the parameters as arguments; the programs here take
 them as arguments too (Python ints, which JAX's samplers take as static, closed over), so XLA
 compiles the same arithmetic and gives eager JAX's bits (with XLA's default options: its quick
-ones, `helpers.oracle._QUICK_COMPILE`, change the bits of cauchy, maxwell and wald)."""
+ones, `helpers.oracle._QUICK_COMPILE`, change the bits of cauchy, maxwell and wald). A JAX
+error in such a program fails all its tests: JAX is the oracle, and all its cases run."""
 
 from __future__ import annotations
 
@@ -26,6 +27,8 @@ import pytest
 
 jax = pytest.importorskip("jax")
 jrandom = pytest.importorskip("jax.random")
+from helpers.oracle import jax_per_key
+
 pytestmark = [pytest.mark.oracle, pytest.mark.filterwarnings("ignore::RuntimeWarning")]
 
 F = np.float32
@@ -84,30 +87,20 @@ def _sampler_call(name: str, args: tuple, kwargs: dict) -> Callable[..., Any]:
     return call
 
 
-def _jax_program(calls: list[tuple[Callable[..., Any], list[Any]]], batch: bool = False) -> Any:
-    """`seed -> [fn(jrandom, key, *params) for fn, params in calls]`, one `jax.jit` program
-    compiled once and run once per seed; the key is `key(seed)`, or with `batch` its split
-    into 3 keys, vmapped over."""
-
-    def program(key: Any, all_params: list[list[Any]]) -> list[Any]:
-        outs = []
-        for (fn, _), params in zip(calls, all_params, strict=True):
-            draw = lambda k, fn=fn, params=params: fn(jrandom, k, *params)  # noqa: E731
-            outs.append(jax.vmap(draw)(key) if batch else draw(key))
-        return outs
-
-    jitted = jax.jit(program)
-
-    @functools.cache
-    def run(seed: int) -> list[Any]:
-        key = jrandom.split(jrandom.key(seed), 3) if batch else jrandom.key(seed)
-        return jitted(key, [params for _, params in calls])
-
-    return run
+def _jax_calls(calls: list[tuple[Callable[..., Any], list[Any]]], batch: bool = False) -> list:
+    """`calls` (`fn(random module, key, *params)`, params) as `jax_per_key`'s calls of JAX,
+    with `batch` vmapped over a batch of keys."""
+    out = []
+    for fn, params in calls:
+        draw = functools.partial(fn, jrandom)
+        if batch:
+            draw = lambda keys, *p, draw=draw: jax.vmap(lambda k: draw(k, *p))(keys)  # noqa: E731
+        out.append((draw, params))
+    return out
 
 
 _CASE_CALLS = [(_sampler_call(n, a, kw), _params(a)) for n, a, kw, _ in CASES]
-_jax_draws = _jax_program(_CASE_CALLS)
+_jax_draws = jax_per_key(_jax_calls(_CASE_CALLS), jrandom.key)
 
 
 @functools.cache
@@ -140,7 +133,9 @@ def test_same_values_as_jax(i, seed):
     _same(_didax_jitted(i)(drandom.key(seed)), want, False, f"{name} jit")
 
 
-_jax_vmapped_draws = _jax_program(_CASE_CALLS[:12], batch=True)
+_jax_vmapped_draws = jax_per_key(
+    _jax_calls(_CASE_CALLS[:12], batch=True), lambda seed: jrandom.split(jrandom.key(seed), 3)
+)
 
 
 @pytest.mark.parametrize("i", range(12), ids=IDS[:12])
@@ -221,11 +216,14 @@ MODE_NAMES = ["low", "high", "highest"]
 # JAX raises for bernoulli's "highest": that member is not in the program
 _MODE_MEMBERS = [(i, m) for i, c in enumerate(MODES) for m in MODE_NAMES]
 _MODE_MEMBERS.remove((2, "highest"))
-_jax_mode_draws = _jax_program(
-    [
-        (lambda r, k, *p, call=MODES[i][1], m=m: call(r, k, m, *p), list(MODES[i][2]))
-        for i, m in _MODE_MEMBERS
-    ]
+_jax_mode_draws = jax_per_key(
+    _jax_calls(
+        [
+            (lambda r, k, *p, call=MODES[i][1], m=m: call(r, k, m, *p), list(MODES[i][2]))
+            for i, m in _MODE_MEMBERS
+        ]
+    ),
+    jrandom.key,
 )
 
 
@@ -267,7 +265,9 @@ COUNTS = [
         (F([10, 50]), F([0.2, 0.5, 0.3])),
     ),
 ]
-_jax_counts = _jax_program([(call, list(params)) for _, call, params in COUNTS])
+_jax_counts = jax_per_key(
+    _jax_calls([(call, list(params)) for _, call, params in COUNTS]), jrandom.key
+)
 
 
 @functools.cache
