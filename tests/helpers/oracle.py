@@ -87,6 +87,12 @@ def assert_matches(out: Any, expected: Any) -> None:
         )
 
 
+def jax_quick(fn: Callable[..., Any], *args: Any) -> Any:
+    """`jax.jit(fn)(*args)`, compiled with XLA's quick options: JAX's side of a test as one
+    program (run eagerly, each operation of a JAX `jvp` or `vmap` is a compile of its own)."""
+    return jax.jit(fn).lower(*args).compile(compiler_options=_QUICK_COMPILE)(*args)
+
+
 class JaxOracle:
     """JAX's results for groups of computations, each group compiled as one program.
 
@@ -124,8 +130,7 @@ class JaxOracle:
         def program(all_inputs: list[list]) -> list[Any]:
             return [fn(*xs) for fn, xs in zip(fns, all_inputs, strict=True)]
 
-        executable = jax.jit(program).lower(inputs).compile(compiler_options=_QUICK_COMPILE)
-        return executable(inputs)
+        return jax_quick(program, inputs)
 
     def _run(self, members: list[tuple[Hashable, Callable, list]]) -> dict[Hashable, Any]:
         keys, fns, inputs = zip(*members, strict=True)
