@@ -1,6 +1,10 @@
 """Control flow compiled: every program of test_cond/test_scan/test_while under `jit` (values
 against eager didax and JAX), the StableHLO ops each primitive lowers to, and compositions of
-jit with vmap (a batched predicate included), jvp and grad in both orders."""
+jit with vmap (a batched predicate included), jvp and grad in both orders.
+
+JAX's side of the tests of each kind (jit, batched, grad, jvp) is one `jax.jit` program over
+all programs (`helpers.oracle.JaxOracle`; a member that fails to trace is compiled alone):
+compiled one by one, or run eagerly, each is a compile of its own."""
 
 from __future__ import annotations
 
@@ -15,6 +19,7 @@ import test_cond
 import test_scan
 import test_while
 from cf_helpers import assert_close, namespaces
+from helpers.oracle import JaxOracle
 
 jax = pytest.importorskip("jax")
 JX, DX = namespaces()
@@ -27,27 +32,6 @@ PROGRAMS = [*test_cond.PROGRAMS, *test_scan.PROGRAMS, *test_while.PROGRAMS]
 BATCHED = [p for p in PROGRAMS if p.batch is not None]
 
 
-@pytest.mark.parametrize("prog", PROGRAMS, ids=lambda p: p.name)
-def test_jit_matches_eager_and_jax(prog: Any) -> None:
-    got = didax.jit(prog.make(DX))(*prog.args)
-    assert_close(got, prog.make(DX)(*prog.args))
-    assert_close(got, jax.jit(prog.make(JX))(*prog.args))
-
-
-@pytest.mark.parametrize("prog", BATCHED, ids=lambda p: p.name)
-def test_jit_of_vmap_matches_jax(prog: Any) -> None:
-    in_axes = getattr(prog, "in_axes", 0)
-    got = didax.jit(didax.vmap(prog.make(DX), in_axes=in_axes))(*prog.batch)
-    assert_close(got, jax.jit(jax.vmap(prog.make(JX), in_axes=in_axes))(*prog.batch))
-
-
-@pytest.mark.parametrize("prog", BATCHED, ids=lambda p: p.name)
-def test_vmap_of_jit_matches_jax(prog: Any) -> None:
-    in_axes = getattr(prog, "in_axes", 0)
-    got = didax.vmap(didax.jit(prog.make(DX)), in_axes=in_axes)(*prog.batch)
-    assert_close(got, jax.vmap(jax.jit(prog.make(JX)), in_axes=in_axes)(*prog.batch))
-
-
 def _float_argnums(args: tuple) -> tuple[int, ...]:
     return tuple(i for i, a in enumerate(args) if np.asarray(a).dtype.kind == "f")
 
@@ -57,17 +41,87 @@ def _loss(ns: SimpleNamespace, fn: Callable[..., Any]) -> Callable[..., Any]:
     return lambda *args: sum(ns.np.sum(ns.np.sin(leaf)) for leaf in leaves(fn(*args)))
 
 
+def _of_floats(prog: Any, fn: Callable[..., Any]) -> Callable[..., Any]:
+    """`fn` as a function of `prog`'s float arguments, the others held at their values."""
+    argnums = _float_argnums(prog.args)
+
+    def call(*xs: Any) -> Any:
+        args = list(prog.args)
+        for i, x in zip(argnums, xs, strict=True):
+            args[i] = x
+        return fn(*args)
+
+    return call
+
+
 GRADS = [
     *(test_cond.BY_NAME[n] for n in test_cond.GRADS),
     *test_scan.PROGRAMS,
     *(test_while.BY_NAME[n] for n in test_while.GRADS),
 ]
+JVPS = [p for p in PROGRAMS if _float_argnums(p.args)]
+
+
+def _jvp_member(prog: Any) -> Callable[..., Any]:
+    n = len(_float_argnums(prog.args))
+    fn = _of_floats(prog, jax.jit(prog.make(JX)))
+    return lambda *xs: jax.jvp(fn, xs[:n], xs[n:])
+
+
+def _floats_and_halves(prog: Any) -> list[Any]:
+    """The float arguments of `prog`, then their tangents (0.5 everywhere)."""
+    primals = [prog.args[i] for i in _float_argnums(prog.args)]
+    return [*primals, *(np.full_like(p, 0.5) for p in primals)]
+
+
+# JAX's jit and jit-of-vmap take all arguments as jit's do; grad and jvp, the float ones (the
+# others held, as in an eager call). A vmap of jit and a jit of vmap compute the same values:
+# both tests compare with the one batched program. Members are keyed by the Program object
+# (two modules have a program named "nested0").
+ORACLE = JaxOracle(
+    {
+        "jit": [(id(p), p.make(JX), list(p.args)) for p in PROGRAMS],
+        "batched": [
+            (id(p), jax.vmap(p.make(JX), in_axes=p.in_axes), list(p.batch)) for p in BATCHED
+        ],
+        "grad": [
+            (
+                id(p),
+                _of_floats(p, jax.grad(_loss(JX, p.make(JX)), _float_argnums(p.args))),
+                [p.args[i] for i in _float_argnums(p.args)],
+            )
+            for p in GRADS
+        ],
+        "jvp": [(id(p), _jvp_member(p), _floats_and_halves(p)) for p in JVPS],
+    }
+)
+
+
+@pytest.mark.parametrize("prog", PROGRAMS, ids=lambda p: p.name)
+def test_jit_matches_eager_and_jax(prog: Any) -> None:
+    got = didax.jit(prog.make(DX))(*prog.args)
+    assert_close(got, prog.make(DX)(*prog.args))
+    assert_close(got, ORACLE.result("jit", id(prog)))
+
+
+@pytest.mark.parametrize("prog", BATCHED, ids=lambda p: p.name)
+def test_jit_of_vmap_matches_jax(prog: Any) -> None:
+    in_axes = getattr(prog, "in_axes", 0)
+    got = didax.jit(didax.vmap(prog.make(DX), in_axes=in_axes))(*prog.batch)
+    assert_close(got, ORACLE.result("batched", id(prog)))
+
+
+@pytest.mark.parametrize("prog", BATCHED, ids=lambda p: p.name)
+def test_vmap_of_jit_matches_jax(prog: Any) -> None:
+    in_axes = getattr(prog, "in_axes", 0)
+    got = didax.vmap(didax.jit(prog.make(DX)), in_axes=in_axes)(*prog.batch)
+    assert_close(got, ORACLE.result("batched", id(prog)))
 
 
 @pytest.mark.parametrize("prog", GRADS, ids=lambda p: p.name)
 def test_grad_of_jit_and_jit_of_grad(prog: Any) -> None:
     argnums = _float_argnums(prog.args)
-    want = jax.grad(_loss(JX, prog.make(JX)), argnums)(*prog.args)
+    want = ORACLE.result("grad", id(prog))
     assert_close(didax.grad(_loss(DX, didax.jit(prog.make(DX))), argnums)(*prog.args), want)
     assert_close(didax.jit(didax.grad(_loss(DX, prog.make(DX)), argnums))(*prog.args), want)
 
@@ -79,19 +133,8 @@ def test_jvp_of_jit(prog: Any) -> None:
         pytest.skip("no float input")
     primals = tuple(prog.args[i] for i in argnums)
     tangents = tuple(np.full_like(p, 0.5) for p in primals)
-
-    def run(ns: SimpleNamespace) -> Any:
-        fn = ns.jit(prog.make(ns))
-
-        def partial(*xs: Any) -> Any:
-            args = list(prog.args)
-            for i, x in zip(argnums, xs, strict=True):
-                args[i] = x
-            return fn(*args)
-
-        return ns.jvp(partial, primals, tangents)
-
-    assert_close(run(DX), run(JX))
+    got = didax.jvp(_of_floats(prog, didax.jit(prog.make(DX))), primals, tangents)
+    assert_close(got, ORACLE.result("jvp", id(prog)))
 
 
 def test_grad_of_jit_of_vmap_with_batched_predicate() -> None:

@@ -13,6 +13,7 @@ semantics, not a property of eager execution); the inner `jit`s of `jnp.where`, 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -86,6 +87,12 @@ def assert_matches(out: Any, expected: Any) -> None:
         )
 
 
+def jax_quick(fn: Callable[..., Any], *args: Any) -> Any:
+    """`jax.jit(fn)(*args)`, compiled with XLA's quick options: JAX's side of a test as one
+    program (run eagerly, each operation of a JAX `jvp` or `vmap` is a compile of its own)."""
+    return jax.jit(fn).lower(*args).compile(compiler_options=_QUICK_COMPILE)(*args)
+
+
 class JaxOracle:
     """JAX's results for groups of computations, each group compiled as one program.
 
@@ -123,8 +130,7 @@ class JaxOracle:
         def program(all_inputs: list[list]) -> list[Any]:
             return [fn(*xs) for fn, xs in zip(fns, all_inputs, strict=True)]
 
-        executable = jax.jit(program).lower(inputs).compile(compiler_options=_QUICK_COMPILE)
-        return executable(inputs)
+        return jax_quick(program, inputs)
 
     def _run(self, members: list[tuple[Hashable, Callable, list]]) -> dict[Hashable, Any]:
         keys, fns, inputs = zip(*members, strict=True)
@@ -141,6 +147,26 @@ class JaxOracle:
             except Exception as err:  # noqa: BLE001 - reported to that member's test
                 results[key] = err
         return results
+
+
+def jax_per_key(
+    calls: list[tuple[Callable[..., Any], list[Any]]], key_of: Callable[[int], Any]
+) -> Callable[[int], list[Any]]:
+    """`seed -> [fn(key_of(seed), *params) for fn, params in calls]`, computed by one `jax.jit`
+    program compiled once (with XLA's default options: the quick ones change random bits) and
+    run once per seed. The params are the program's arguments, as they are the arguments of
+    JAX's jitted samplers in an eager call, so XLA compiles the same arithmetic."""
+
+    def program(key: Any, all_params: list[list[Any]]) -> list[Any]:
+        return [fn(key, *params) for (fn, _), params in zip(calls, all_params, strict=True)]
+
+    jitted = jax.jit(program)
+
+    @functools.cache
+    def run(seed: int) -> list[Any]:
+        return jitted(key_of(seed), [params for _, params in calls])
+
+    return run
 
 
 def assert_same_leaves(got: Any, want: Any, tol: float = 1e-5) -> None:

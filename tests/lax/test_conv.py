@@ -1,7 +1,10 @@
 """`lax.conv_general_dilated` (`conv_general_dilated_p`), `lax.conv` and `jnp.convolve` /
 `jnp.correlate` against JAX: values under eval and jit, gradients in both operands (the two
 transposes), vmap of either or both operands, strides, padding strings and pairs (negative
-too), input and kernel dilation, layouts, feature and batch groups, and the jaxpr text."""
+too), input and kernel dilation, layouts, feature and batch groups, and the jaxpr text.
+
+JAX's gradients and vmaps are each one `jax.jit` program (`helpers.oracle.jax_quick`): run
+eagerly, each of their operations is a compile of its own."""
 
 from __future__ import annotations
 
@@ -13,6 +16,7 @@ import pytest
 jax = pytest.importorskip("jax")
 jjnp = pytest.importorskip("jax.numpy")
 from helpers.jaxpr_text import canonical
+from helpers.oracle import jax_quick
 
 pytestmark = pytest.mark.oracle
 
@@ -82,7 +86,7 @@ def test_conv_values_eval_and_jit(xs, ws, params):
 def test_conv_grads_both_operands(xs, ws, params):
     x, w = _operands(xs, ws)
     loss = lambda lib: lambda x, w: (_conv(lib, params)(x, w) ** 2).sum()  # noqa: E731
-    want = jax.grad(loss(jax), argnums=(0, 1))(x, w)
+    want = jax_quick(jax.grad(loss(jax), argnums=(0, 1)), x, w)
     for got in (
         didax.grad(loss(didax), argnums=(0, 1))(x, w),
         didax.jit(didax.grad(loss(didax), argnums=(0, 1)))(x, w),
@@ -97,7 +101,7 @@ def test_conv_vmap(xs, ws, params, in_axes):
     x, w = _operands(xs, ws)
     xb, wb = np.stack([x, 2 * x]), np.stack([w, w - 1])
     args = (xb if in_axes[0] == 0 else x, wb if in_axes[1] == 0 else w)
-    want = jax.vmap(_conv(jax, params), in_axes)(*args)
+    want = jax_quick(jax.vmap(_conv(jax, params), in_axes), *args)
     _close(didax.vmap(_conv(didax, params), in_axes)(*args), want)
 
 
@@ -172,7 +176,7 @@ def test_vmap_with_batch_groups(dn, in_axes):
         x if in_axes[0] is None else np.moveaxis(xb, 0, in_axes[0]),
         w if in_axes[1] is None else np.moveaxis(wb, 0, in_axes[1]),
     )
-    _close(didax.vmap(f(didax), in_axes)(*args), jax.vmap(f(jax), in_axes)(*args))
+    _close(didax.vmap(f(didax), in_axes)(*args), jax_quick(jax.vmap(f(jax), in_axes), *args))
 
 
 def test_per_example_kernel_grads_of_a_grouped_conv():
@@ -207,7 +211,8 @@ def test_grads_with_batch_groups(dn, extra):
         ).sum()
     )
     got = didax.grad(loss(didax), argnums=(0, 1))(x, w)
-    for g, v in zip(got, jax.grad(loss(jax), argnums=(0, 1))(x, w), strict=True):
+    want = jax_quick(jax.grad(loss(jax), argnums=(0, 1)), x, w)
+    for g, v in zip(got, want, strict=True):
         _close(g, v, atol=1e-2)
 
 

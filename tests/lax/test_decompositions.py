@@ -1,7 +1,10 @@
 """Decompositions against JAX: `lax.linalg.qr`, `eigh`, `svd` (values, dtypes, jvps, vmap,
 jit through LAPACK, jaxprs) and the `jnp.linalg` functions on them. Eigen- and singular
 vectors are defined up to sign; both sides call the same LAPACK routines (NumPy or SciPy eagerly,
-jaxlib's handlers under jit), so they are compared directly, and reconstructions too."""
+jaxlib's handlers under jit), so they are compared directly, and reconstructions too.
+
+JAX's side of a test is one `jax.jit` program (`helpers.oracle.jax_quick`): run eagerly, each
+operation of its `jvp`, `vmap` or `grad` is a compile of its own."""
 
 from __future__ import annotations
 
@@ -14,7 +17,7 @@ from didax import lax as dlax
 jax = pytest.importorskip("jax")
 jjnp = pytest.importorskip("jax.numpy")
 from helpers.jaxpr_text import canonical
-from helpers.oracle import assert_same_leaves, x64_in_both
+from helpers.oracle import assert_same_leaves, jax_quick, x64_in_both
 
 pytestmark = pytest.mark.oracle
 
@@ -41,35 +44,49 @@ def _tangent(x):
 @pytest.mark.parametrize("shape", SHAPES, ids=str)
 @pytest.mark.parametrize("full_matrices", [True, False])
 def test_qr_svd_values_eval_jit_vmap_jvp(shape, full_matrices):
-    x = MATS[shape]
-    for name in ("qr", "svd"):
-        f = lambda lib, name=name: (
-            lambda a: getattr(lib.lax.linalg, name)(  # noqa: E731
-                a, full_matrices=full_matrices
-            )
+    x, t = MATS[shape], _tangent(MATS[shape])
+    xs = np.stack([x, 2 * x])
+    f = lambda lib, name: (
+        lambda a: getattr(lib.lax.linalg, name)(  # noqa: E731
+            a, full_matrices=full_matrices
         )
-        want = f(jax)(x)
-        _same(f(didax)(x), want)
-        _same(didax.jit(f(didax))(x), want)
-        xs = np.stack([x, 2 * x])
-        _same(didax.vmap(f(didax))(xs), jax.vmap(f(jax))(xs))
-        if name == "svd" and full_matrices and shape[-1] != shape[-2]:
+    )
+    no_jvp = full_matrices and shape[-1] != shape[-2]  # svd's
+
+    def jax_side(x, xs, t):
+        return {
+            name: (
+                f(jax, name)(x),
+                jax.vmap(f(jax, name))(xs),
+                None if name == "svd" and no_jvp else jax.jvp(f(jax, name), (x,), (t,)),
+            )
+            for name in ("qr", "svd")
+        }
+
+    wants = jax_quick(jax_side, x, xs, t)
+    for name in ("qr", "svd"):
+        want, want_vmap, want_jvp = wants[name]
+        _same(f(didax, name)(x), want)
+        _same(didax.jit(f(didax, name))(x), want)
+        _same(didax.vmap(f(didax, name))(xs), want_vmap)
+        if name == "svd" and no_jvp:
             with pytest.raises(NotImplementedError, match="full matrices"):
-                didax.jvp(f(didax), (x,), (x,))
+                didax.jvp(f(didax, name), (x,), (x,))
             continue
-        t = _tangent(x)
-        _same(didax.jvp(f(didax), (x,), (t,)), jax.jvp(f(jax), (x,), (t,)), 2e-3)
+        _same(didax.jvp(f(didax, name), (x,), (t,)), want_jvp, 2e-3)
 
 
 @pytest.mark.parametrize("x", [MATS[(4, 4)], np.stack([MATS[(4, 4)]] * 2), CMAT], ids=str)
 def test_eigh_values_jit_vmap_jvp(x):
     f = lambda lib: lib.lax.linalg.eigh  # noqa: E731
-    want = f(jax)(x)
+    t, xx = _tangent(x), np.stack([x, x])
+    want, want_jvp, want_vmap = jax_quick(
+        lambda x, t, xx: (f(jax)(x), jax.jvp(f(jax), (x,), (t,)), jax.vmap(f(jax))(xx)), x, t, xx
+    )
     _same(f(didax)(x), want)
     _same(didax.jit(f(didax))(x), want)
-    t = _tangent(x)
-    _same(didax.jvp(f(didax), (x,), (t,)), jax.jvp(f(jax), (x,), (t,)), 2e-3)
-    _same(didax.vmap(f(didax))(np.stack([x, x])), jax.vmap(f(jax))(np.stack([x, x])))
+    _same(didax.jvp(f(didax), (x,), (t,)), want_jvp, 2e-3)
+    _same(didax.vmap(f(didax))(xx), want_vmap)
 
 
 def test_complex_qr_svd_jvp():
@@ -154,7 +171,7 @@ def test_jaxprs_and_lowering_as_jax():
 @pytest.mark.parametrize("shape", SHAPES, ids=str)
 def test_jnp_decompositions(shape):
     x = MATS[shape]
-    for name, kwargs in [
+    calls = [
         ("qr", {}),
         ("qr", {"mode": "complete"}),
         ("qr", {"mode": "r"}),
@@ -167,11 +184,12 @@ def test_jnp_decompositions(shape):
         ("norm", {"ord": "nuc", "axis": (-2, -1)}),
         ("matrix_norm", {"ord": "nuc"}),
         ("cond", {}),
-    ]:
-        f = lambda lib, name=name, kw=kwargs: lambda a: getattr(lib.numpy.linalg, name)(a, **kw)  # noqa: E731
-        want = f(jax)(x)
-        _same(f(didax)(x), want, 2e-4)
-        _same(didax.jit(f(didax))(x), want, 2e-4)
+    ]
+    f = lambda lib, name, kw: lambda a: getattr(lib.numpy.linalg, name)(a, **kw)  # noqa: E731
+    wants = jax_quick(lambda a: [f(jax, name, kw)(a) for name, kw in calls], x)
+    for (name, kwargs), want in zip(calls, wants, strict=True):
+        _same(f(didax, name, kwargs)(x), want, 2e-4)
+        _same(didax.jit(f(didax, name, kwargs))(x), want, 2e-4)
 
 
 def test_jnp_hermitian_paths_and_eigvalsh():
@@ -195,15 +213,21 @@ def test_jnp_hermitian_paths_and_eigvalsh():
 def test_pinv_lstsq_grads(shape):
     x = MATS[shape]
     b = RNG.normal(size=(shape[0],)).astype(np.float32)
-    _same(jnp.linalg.lstsq(x, b), jjnp.linalg.lstsq(x, b), 2e-4)
-    _same(didax.jit(jnp.linalg.lstsq)(x, b), jjnp.linalg.lstsq(x, b), 2e-4)
-    for loss in (
-        lambda lib: lambda a: (lib.numpy.linalg.pinv(a) ** 2).sum(),
-        lambda lib: lambda a: lib.numpy.linalg.norm(a, "nuc"),
-        lambda lib: lambda a: lib.numpy.linalg.norm(a, 2),
-        lambda lib: lambda a: (lib.numpy.linalg.lstsq(a, b)[0] ** 2).sum(),
-    ):
-        _same(didax.grad(loss(didax))(x), jax.grad(loss(jax))(x), 2e-3)
+    losses = [
+        lambda lib, b: lambda a: (lib.numpy.linalg.pinv(a) ** 2).sum(),
+        lambda lib, b: lambda a: lib.numpy.linalg.norm(a, "nuc"),
+        lambda lib, b: lambda a: lib.numpy.linalg.norm(a, 2),
+        lambda lib, b: lambda a: (lib.numpy.linalg.lstsq(a, b)[0] ** 2).sum(),
+    ]
+    want, want_grads = jax_quick(
+        lambda x, b: (jjnp.linalg.lstsq(x, b), [jax.grad(loss(jax, b))(x) for loss in losses]),
+        x,
+        b,
+    )
+    _same(jnp.linalg.lstsq(x, b), want, 2e-4)
+    _same(didax.jit(jnp.linalg.lstsq)(x, b), want, 2e-4)
+    for loss, want_grad in zip(losses, want_grads, strict=True):
+        _same(didax.grad(loss(didax, b))(x), want_grad, 2e-3)
 
 
 def test_jnp_linalg_products():
@@ -280,27 +304,37 @@ EIG_INPUTS = [
 
 @pytest.mark.parametrize("x", EIG_INPUTS, ids=["real", "batch", "complex"])
 def test_eig_values_jvp_vmap_and_jnp(x):
-    for left, right in [(True, True), (False, True), (False, False), (True, False)]:
-        f = lambda lib, left=left, right=right: (
-            lambda a: lib.lax.linalg.eig(  # noqa: E731
-                a, compute_left_eigenvectors=left, compute_right_eigenvectors=right
-            )
+    sides = [(True, True), (False, True), (False, False), (True, False)]
+    f = lambda lib, left, right: (
+        lambda a: lib.lax.linalg.eig(  # noqa: E731
+            a, compute_left_eigenvectors=left, compute_right_eigenvectors=right
         )
-        want = f(jax)(x)
-        _same(f(didax)(x), want)
-        _same(didax.jit(f(didax))(x), want)
-        _same(didax.vmap(f(didax))(np.stack([x, x])), jax.vmap(f(jax))(np.stack([x, x])))
-    t = _tangent(x)
-    for kwargs in (
+    )
+    jvp_kwargs = (
         dict(compute_left_eigenvectors=False, compute_right_eigenvectors=False),
         dict(enable_eigvec_derivs=True),
-    ):
-        f = lambda lib, kw=kwargs: lambda a: lib.lax.linalg.eig(a, **kw)  # noqa: E731
-        _same(didax.jvp(f(didax), (x,), (t,)), jax.jvp(f(jax), (x,), (t,)), 1e-3)
-    _same(jnp.linalg.eig(x), jjnp.linalg.eig(x))
-    _same(jnp.linalg.eigvals(x), jjnp.linalg.eigvals(x))
+    )
+    g = lambda lib, kw: lambda a: lib.lax.linalg.eig(a, **kw)  # noqa: E731
     loss = lambda lib: lambda a: lib.numpy.linalg.eigvals(a).real.sum()  # noqa: E731
-    _same(didax.grad(loss(didax))(x), jax.grad(loss(jax))(x), 1e-3)
+    t, xx = _tangent(x), np.stack([x, x])
+
+    def jax_side(x, t, xx):
+        return (
+            [(f(jax, *lr)(x), jax.vmap(f(jax, *lr))(xx)) for lr in sides],
+            [jax.jvp(g(jax, kw), (x,), (t,)) for kw in jvp_kwargs],
+            (jjnp.linalg.eig(x), jjnp.linalg.eigvals(x), jax.grad(loss(jax))(x)),
+        )
+
+    wants, want_jvps, (want_eig, want_eigvals, want_grad) = jax_quick(jax_side, x, t, xx)
+    for lr, (want, want_vmap) in zip(sides, wants, strict=True):
+        _same(f(didax, *lr)(x), want)
+        _same(didax.jit(f(didax, *lr))(x), want)
+        _same(didax.vmap(f(didax, *lr))(xx), want_vmap)
+    for kw, want_jvp in zip(jvp_kwargs, want_jvps, strict=True):
+        _same(didax.jvp(g(didax, kw), (x,), (t,)), want_jvp, 1e-3)
+    _same(jnp.linalg.eig(x), want_eig)
+    _same(jnp.linalg.eigvals(x), want_eigvals)
+    _same(didax.grad(loss(didax))(x), want_grad, 1e-3)
     with pytest.raises(NotImplementedError, match="enable_eigvec_derivs"):
         didax.jvp(dlax.linalg.eig, (x,), (t,))
     got = str(didax.make_jaxpr(jnp.linalg.eigvals)(x))

@@ -1,7 +1,10 @@
 """Linear algebra against JAX: `lax.linalg.cholesky`, `triangular_solve`, `lu` (their rules
 by `check_rules`, their jaxprs as JAX prints them) and `jnp.linalg.inv`, `solve`, `det`,
 `slogdet`, `cholesky`: values, dtypes and shapes under eval, jit and vmap, batched, and
-their gradients."""
+their gradients.
+
+Where JAX's side of a test takes a gradient or a vmap, it is one `jax.jit` program
+(`helpers.oracle.jax_quick`): run eagerly, each of its operations is a compile of its own."""
 
 from __future__ import annotations
 
@@ -16,6 +19,7 @@ from didax.test_util import check_rules
 jax = pytest.importorskip("jax")
 jjnp = pytest.importorskip("jax.numpy")
 from helpers.jaxpr_text import canonical
+from helpers.oracle import jax_quick
 
 pytestmark = pytest.mark.oracle
 
@@ -78,8 +82,9 @@ def test_lu_grad(x):
     def loss(lib):
         return lambda a: (lib.lax.linalg.lu(a)[0] ** 3).sum()
 
-    _same(didax.grad(loss(didax))(x), jax.grad(loss(jax))(x), atol=1e-3)
-    _same(didax.jit(didax.grad(loss(didax)))(x), jax.grad(loss(jax))(x), atol=1e-3)
+    want = jax_quick(jax.grad(loss(jax)), x)
+    _same(didax.grad(loss(didax))(x), want, atol=1e-3)
+    _same(didax.jit(didax.grad(loss(didax)))(x), want, atol=1e-3)
 
 
 def test_lu_vmap():
@@ -92,10 +97,11 @@ def test_cholesky_eval_jit_grad(symmetrize_input):
     def f(lib):
         return lambda a: lib.lax.linalg.cholesky(a, symmetrize_input=symmetrize_input)
 
-    _same(f(didax)(SPD), f(jax)(SPD))
-    _same(didax.jit(f(didax))(SPD), f(jax)(SPD))
     loss = lambda lib: lambda a: (f(lib)(a) ** 2).sum()  # noqa: E731
-    _same(didax.grad(loss(didax))(SPD), jax.grad(loss(jax))(SPD), atol=1e-3)
+    want, want_grad = jax_quick(lambda a: (f(jax)(a), jax.grad(loss(jax))(a)), SPD)
+    _same(f(didax)(SPD), want)
+    _same(didax.jit(f(didax))(SPD), want)
+    _same(didax.grad(loss(didax))(SPD), want_grad, atol=1e-3)
 
 
 def test_cholesky_not_positive_definite_is_nan():
@@ -118,15 +124,24 @@ def test_cholesky_not_positive_definite_is_nan():
 def test_triangular_solve_eval_jit_vmap_grad(params):
     b = BM if params["left_side"] else BM.T
     f = lambda lib: lambda a, b: lib.lax.linalg.triangular_solve(a, b, **params)  # noqa: E731
-    want = f(jax)(A4, b)
+    a_batch, b_batch = np.stack([A4, A4 + 1]), np.stack([b, 2 * b])
+    loss = lambda lib: lambda a, b: (f(lib)(a, b) ** 2).sum()  # noqa: E731
+
+    def jax_side(a, b, a_batch, b_batch):
+        return (
+            f(jax)(a, b),
+            jax.vmap(f(jax))(a_batch, b_batch),
+            jax.vmap(f(jax), (None, 0))(a, b_batch),
+            jax.grad(loss(jax), argnums=(0, 1))(a, b),
+        )
+
+    want, want_vmap, want_vmap_b, want_grad = jax_quick(jax_side, A4, b, a_batch, b_batch)
     _same(f(didax)(A4, b), want)
     _same(didax.jit(f(didax))(A4, b), want)
-    a_batch, b_batch = np.stack([A4, A4 + 1]), np.stack([b, 2 * b])
-    _same(didax.vmap(f(didax))(a_batch, b_batch), jax.vmap(f(jax))(a_batch, b_batch))
-    _same(didax.vmap(f(didax), (None, 0))(A4, b_batch), jax.vmap(f(jax), (None, 0))(A4, b_batch))
-    loss = lambda lib: lambda a, b: (f(lib)(a, b) ** 2).sum()  # noqa: E731
+    _same(didax.vmap(f(didax))(a_batch, b_batch), want_vmap)
+    _same(didax.vmap(f(didax), (None, 0))(A4, b_batch), want_vmap_b)
     got = didax.grad(loss(didax), argnums=(0, 1))(A4, b)
-    _same(got, jax.grad(loss(jax), argnums=(0, 1))(A4, b), atol=1e-3)
+    _same(got, want_grad, atol=1e-3)
 
 
 def test_triangular_solve_shape_error():
@@ -160,11 +175,11 @@ def test_lu_lowers_to_lapack_getrf():
 @pytest.mark.parametrize("x", [A3[:2, :2], A3, A4, AB], ids=["2x2", "3x3", "4x4", "batch"])
 def test_inv_det_values_and_grads(name, x):
     f = lambda lib: getattr(lib.numpy.linalg, name)  # noqa: E731
-    want = f(jax)(x)
+    loss = lambda lib: lambda a: (f(lib)(a) ** 2).sum()  # noqa: E731
+    want, want_grad = jax_quick(lambda a: (f(jax)(a), jax.grad(loss(jax))(a)), x)
     _same(f(didax)(x), want)
     _same(didax.jit(f(didax))(x), want)
-    loss = lambda lib: lambda a: (f(lib)(a) ** 2).sum()  # noqa: E731
-    _same(didax.grad(loss(didax))(x), jax.grad(loss(jax))(x), atol=2e-3)
+    _same(didax.grad(loss(didax))(x), want_grad, atol=2e-3)
 
 
 def test_det_jvp_is_det_times_trace_of_inverse_times_tangent():
@@ -185,12 +200,14 @@ def test_slogdet_and_singular_matrices():
 
 @pytest.mark.parametrize("a, b", [(A4, B4), (AB, B4), (A4, BM), (AB, BM), (AB, np.stack([BM, BM]))])
 def test_solve_values_vmap_grads(a, b):
-    want = jjnp.linalg.solve(a, b)
+    loss = lambda lib: lambda a, b: (lib.numpy.linalg.solve(a, b) ** 2).sum()  # noqa: E731
+    want, want_grad = jax_quick(
+        lambda a, b: (jjnp.linalg.solve(a, b), jax.grad(loss(jax), argnums=(0, 1))(a, b)), a, b
+    )
     _same(jnp.linalg.solve(a, b), want)
     _same(didax.jit(jnp.linalg.solve)(a, b), want)
-    loss = lambda lib: lambda a, b: (lib.numpy.linalg.solve(a, b) ** 2).sum()  # noqa: E731
     got = didax.grad(loss(didax), argnums=(0, 1))(a, b)
-    _same(got, jax.grad(loss(jax), argnums=(0, 1))(a, b), atol=2e-3)
+    _same(got, want_grad, atol=2e-3)
 
 
 def test_inv_under_vmap_and_integer_input():

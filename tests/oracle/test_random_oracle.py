@@ -5,10 +5,16 @@ and shape, eagerly, under `jit` and under `vmap` over split keys. The float samp
 draws are XLA's arithmetic in both; keys, `split`, `fold_in` and `bits` are exact NumPy.
 
 The jaxprs differ only where JAX's keys are typed: `tests/oracle/test_random_jaxpr.py`.
+
+The time is XLA compiling, so programs are compiled once per module: JAX's draws of a test
+family come from one `jax.jit` program run for each seed (`helpers.oracle.jax_per_key`; they
+are eager JAX's bits, which the eager didax draws equal), and a case's `didax.jit` program is
+compiled once for all its seeds.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -20,6 +26,7 @@ import pytest
 
 jax = pytest.importorskip("jax")
 jrandom = pytest.importorskip("jax.random")
+from helpers.oracle import jax_per_key
 
 pytestmark = pytest.mark.oracle
 
@@ -105,29 +112,43 @@ def test_keys_from_seeds(seed: int) -> None:
     assert_same_bits(drandom.key_data(drandom.key(seed)), jrandom.key_data(jrandom.key(seed)))
 
 
-@pytest.mark.parametrize("name", sorted({**EXACT_EAGER, **FLOAT_TRANSFORMS}))
+ALL = {**EXACT_EAGER, **FLOAT_TRANSFORMS}
+NAMES = sorted(ALL)
+_jax_draws = jax_per_key([(functools.partial(ALL[n], jrandom), []) for n in NAMES], jrandom.PRNGKey)
+
+
+@pytest.mark.parametrize("name", NAMES)
 @pytest.mark.parametrize("seed", SEEDS[:3])
 def test_exact_eager(name: str, seed: int) -> None:
-    fn = {**EXACT_EAGER, **FLOAT_TRANSFORMS}[name]
-    assert_same_bits(fn(drandom, drandom.PRNGKey(seed)), fn(jrandom, jrandom.PRNGKey(seed)))
+    want = _jax_draws(seed)[NAMES.index(name)]
+    assert_same_bits(ALL[name](drandom, drandom.PRNGKey(seed)), want)
 
 
-@pytest.mark.parametrize("name", sorted({**EXACT_EAGER, **FLOAT_TRANSFORMS}))
+@functools.cache
+def _didax_jitted(name: str) -> Any:
+    """Case `name` under `didax.jit`: one program for all seeds."""
+    return didax.jit(lambda k: ALL[name](drandom, k))
+
+
+@pytest.mark.parametrize("name", NAMES)
 def test_exact_under_jit(name: str) -> None:
-    fn = {**EXACT_EAGER, **FLOAT_TRANSFORMS}[name]
     for seed in (3, -11):
-        got = didax.jit(lambda k, fn=fn: fn(drandom, k))(drandom.PRNGKey(seed))
-        assert_same_bits(got, fn(jrandom, jrandom.PRNGKey(seed)))
+        got = _didax_jitted(name)(drandom.PRNGKey(seed))
+        assert_same_bits(got, _jax_draws(seed)[NAMES.index(name)])
 
 
-@pytest.mark.parametrize(
-    "name", ["uniform", "normal", "split", "permutation_int", "randint", "fold_in"]
+VMAPPED = ["uniform", "normal", "split", "permutation_int", "randint", "fold_in"]
+_jax_vmapped_draws = jax_per_key(
+    [(lambda keys, fn=ALL[n]: jax.vmap(lambda k: fn(jrandom, k))(keys), []) for n in VMAPPED],
+    lambda seed: jrandom.split(jrandom.PRNGKey(seed), 4),
 )
+
+
+@pytest.mark.parametrize("name", VMAPPED)
 def test_vmap_over_split_keys(name: str) -> None:
-    fn = {**EXACT_EAGER, **FLOAT_TRANSFORMS}[name]
+    fn = ALL[name]
     keys_d = drandom.split(drandom.PRNGKey(5), 4)
-    keys_j = jrandom.split(jrandom.PRNGKey(5), 4)
-    want = jax.vmap(lambda k: fn(jrandom, k))(keys_j)
+    want = _jax_vmapped_draws(5)[VMAPPED.index(name)]
     assert_same_bits(didax.jit(didax.vmap(lambda k: fn(drandom, k)))(keys_d), want)
     assert_same_bits(didax.vmap(lambda k: fn(drandom, k))(keys_d), want)
 
@@ -258,27 +279,38 @@ def test_seeds_and_shapes_once_accepted_raise_jax_type(call: Callable[[Any], Any
 # Marsaglia-Tsang rejection loops (nested while_loops under vmap): slow to compile, so a few
 # cases, each eagerly (the jitted `_gamma` program) and one inside a user's jit.
 
-GAMMA_CASES: dict[str, Callable[[Any, Any], Any]] = {
-    "gamma": lambda r, k: r.gamma(k, np.float32([0.3, 1.0, 2.5, 7.0])),
-    "gamma_shape": lambda r, k: r.gamma(k, np.float32(2.0), (2, 3)),
-    "loggamma": lambda r, k: r.loggamma(k, np.float32([0.05, 3.0])),
-    "dirichlet": lambda r, k: r.dirichlet(k, np.float32([0.5, 1.0, 2.0])),
-    "beta": lambda r, k: r.beta(k, np.float32([0.5, 2.0]), 1.5),
-    "dirichlet_batch": lambda r, k: r.dirichlet(k, np.float32([[0.5, 1.0], [3.0, 0.2]]), (2,)),
+# name: (draw(random module, key, *params), params); the params are the arguments of JAX's
+# program (`jax_per_key`): closed over, XLA folds them into the rejection loops, other bits
+GAMMA_CASES: dict[str, tuple[Callable[..., Any], tuple]] = {
+    "gamma": (lambda r, k, a: r.gamma(k, a), (np.float32([0.3, 1.0, 2.5, 7.0]),)),
+    "gamma_shape": (lambda r, k, a: r.gamma(k, a, (2, 3)), (np.float32(2.0),)),
+    "loggamma": (lambda r, k, a: r.loggamma(k, a), (np.float32([0.05, 3.0]),)),
+    "dirichlet": (lambda r, k, a: r.dirichlet(k, a), (np.float32([0.5, 1.0, 2.0]),)),
+    "beta": (lambda r, k, a, b: r.beta(k, a, b), (np.float32([0.5, 2.0]), 1.5)),
+    "dirichlet_batch": (
+        lambda r, k, a: r.dirichlet(k, a, (2,)),
+        (np.float32([[0.5, 1.0], [3.0, 0.2]]),),
+    ),
 }
+GAMMA_NAMES = sorted(GAMMA_CASES)
+_jax_gamma_draws = jax_per_key(
+    [(functools.partial(fn, jrandom), list(ps)) for fn, ps in map(GAMMA_CASES.get, GAMMA_NAMES)],
+    jrandom.PRNGKey,
+)
 
 
-@pytest.mark.parametrize("name", sorted(GAMMA_CASES))
+@pytest.mark.parametrize("name", GAMMA_NAMES)
 def test_gamma_family_exact(name: str) -> None:
-    fn = GAMMA_CASES[name]
+    fn, params = GAMMA_CASES[name]
     for seed in (0, 7):
-        assert_same_bits(fn(drandom, drandom.PRNGKey(seed)), fn(jrandom, jrandom.PRNGKey(seed)))
+        want = _jax_gamma_draws(seed)[GAMMA_NAMES.index(name)]
+        assert_same_bits(fn(drandom, drandom.PRNGKey(seed), *params), want)
 
 
 def test_gamma_under_user_jit() -> None:
-    fn = GAMMA_CASES["dirichlet"]
-    got = didax.jit(lambda k: fn(drandom, k))(drandom.PRNGKey(3))
-    assert_same_bits(got, fn(jrandom, jrandom.PRNGKey(3)))
+    fn, params = GAMMA_CASES["dirichlet"]
+    got = didax.jit(lambda k: fn(drandom, k, *params))(drandom.PRNGKey(3))
+    assert_same_bits(got, _jax_gamma_draws(3)[GAMMA_NAMES.index("dirichlet")])
 
 
 def test_traced_typed_key_prints_its_key_type() -> None:
