@@ -128,7 +128,7 @@ for i, name in enumerate(
 # (common holds the helpers cond, scan and while_loop share; custom_derivatives holds
 # custom_jvp and what custom_vjp shares; while_loop uses scan: fori_loop with static bounds is
 # a scan), compile (jit: its sharding constraints, AOT stages and sharded programs, its
-# primitive, then the call path) and parallel (the collectives, the spec helpers and checks,
+# primitive, then the call path, eager operations on split Arrays) and parallel (the collectives, the spec helpers and checks,
 # then shard_map and pmap, which are jitted programs).
 for i, name in enumerate(
     [
@@ -154,6 +154,7 @@ for i, name in enumerate(
         "compile.stages",
         "compile.jit_primitive",
         "compile.jit",
+        "compile.eager_split",
         "compile.caches",
         "parallel",
         "parallel.collectives",
