@@ -46,13 +46,14 @@ for i, name in enumerate(
         "nan_checks",
         "source_info",
         "dtypes",
+        "array_runtime",
         "array",
         "sharded_aval",
         "rule_tables",
         "core",
         # the runtime floor: the PJRT client (and the distributed state it is made from),
         # joining processes, compiling and launching programs, meshes and shardings (which
-        # install the `array.Runtime` protocol)
+        # install the `array_runtime.Runtime` protocol)
         "runtime",
         "runtime.plugins",
         "runtime.client",
