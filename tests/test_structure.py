@@ -2,11 +2,14 @@
 folders (core/ = `didax`, display/, magics/, widgets/), failing when one regresses: no file over
 700 lines, and at most 8 repeated places (pairs of files that share a run of six or more
 identical lines; `helpers/repeats.py` says how lines are compared). The import numbers (no
-cycles, imports by name counted; no hidden hooks) are in test_layers.py.
+cycles, imports by name counted; no hidden hooks) are in test_layers.py. And the tests reach
+each other through `tests/` on the path (`pythonpath` in pyproject.toml), never by editing
+`sys.path`.
 """
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 from helpers.repeats import find_runs, read_sources, repeated_places
@@ -64,3 +67,28 @@ def test_the_repeat_scanner_sees_a_copy() -> None:
     # a stretch repeated twice in one file is one place, found once
     twice = "\n".join([*body, "x = 1", *body])
     assert [str(r) for r in find_runs({"c.py": twice})] == ["c.py:1-7 ~ c.py:9-15"]
+
+
+def _path_edits(source: str) -> list[int]:
+    """The lines of `source` that call `sys.path.insert` or `sys.path.append`."""
+    return [
+        node.lineno
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in ("insert", "append")
+        and ast.unparse(node.func.value) == "sys.path"
+    ]
+
+
+def test_no_test_edits_sys_path() -> None:
+    # helpers, op_cases and the scripts' preludes import by their place below tests/
+    edits = [
+        f"{path.relative_to(ROOT)}:{line}"
+        for path in sorted((ROOT / "tests").rglob("*.py"))
+        for line in _path_edits(path.read_text())
+    ]
+    assert _path_edits("import sys\nsys.path.insert(0, 'x')\nsys.path.append('y')\n") == [2, 3]
+    assert not edits, "sys.path edited (import by the place below tests/ instead):\n" + (
+        "\n".join(edits)
+    )

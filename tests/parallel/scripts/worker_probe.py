@@ -7,7 +7,7 @@ import json
 import os
 import sys
 
-import worker_probe_prelude
+import parallel.scripts.worker_probe_prelude as worker_probe_prelude
 
 M = __import__(sys.argv[1])
 action = sys.argv[2]
