@@ -110,13 +110,7 @@ def _split_abstract_eval(x, *, sizes, axis):
     return outs
 
 
-@core.jvp_rules.register(split_p)
-def _split_jvp(primals, tangents, *, sizes, axis):
-    (x,), (t,) = primals, tangents
-    outs = split_p.bind(x, sizes=sizes, axis=axis)
-    if isinstance(t, Zero):
-        return outs, [Zero.like(o) for o in outs]
-    return outs, split_p.bind(t, sizes=sizes, axis=axis)
+core.jvp_rules.register(split_p, ad_helpers.linear_jvp(split_p))
 
 
 @core.transpose_rules.register(split_p)
@@ -182,13 +176,7 @@ def _unstack_abstract_eval(x, *, axis):
     return [x.update(shape=shape) for _ in range(x.shape[axis])]
 
 
-@core.jvp_rules.register(unstack_p)
-def _unstack_jvp(primals, tangents, *, axis):
-    (x,), (t,) = primals, tangents
-    outs = unstack_p.bind(x, axis=axis)
-    if isinstance(t, Zero):
-        return outs, [Zero.like(o) for o in outs]
-    return outs, unstack_p.bind(t, axis=axis)
+core.jvp_rules.register(unstack_p, ad_helpers.linear_jvp(unstack_p))
 
 
 @core.transpose_rules.register(unstack_p)
