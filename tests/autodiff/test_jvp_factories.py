@@ -42,6 +42,10 @@ JVP_CASES = {
     "sub": (lambda L: L.sub, (X, np.float32(2.0))),
     "clamp": (lambda L: L.clamp, (np.full((2, 3), 2.0, np.float32), X, X * 0 + 4.5)),
     "polygamma_x": (lambda L: lambda x: L.polygamma(np.float32(1.0), x), (X,)),
+    "triangular_solve": (
+        lambda L: lambda a, b: L.linalg.triangular_solve(a, b, left_side=True, lower=True),
+        (np.tril(X[:, :2].T @ X[:, :2]) + 3 * np.eye(2, dtype=np.float32), X[:, :3]),
+    ),
     "split": (lambda L: lambda x: L.split(x, (1, 2), axis=1), (X,)),
     "reduce_window_max": (
         lambda L: lambda x: L.reduce_window(x, -np.inf, L.max, (1, 2), (1, 1), "VALID"),
