@@ -58,7 +58,6 @@ from didax.control_flow.custom_derivatives import custom_jvp
 from didax.control_flow.custom_gradient import closure_convert, custom_gradient
 from didax.control_flow.custom_vjp import custom_vjp
 from didax.control_flow.pure_callback import pure_callback
-from didax.core import ConcretizationTypeError, UnexpectedTracerError
 from didax.core import eval_context as ensure_compile_time_eval
 from didax.derivatives import (
     grad,
@@ -96,6 +95,7 @@ from didax.sharding import (
     reshard,
     set_mesh,
 )
+from didax.core import ConcretizationTypeError, UnexpectedTracerError
 
 __version__ = "0.1.0"
 

@@ -69,6 +69,7 @@ from didax.rule_tables import (  # noqa: F401 - the tables live in rule_tables.p
     own_program,
     sharding_rules,
     transpose_rules,
+    unconstrained_results,
     vma_rules,
     vmap_rules,
 )

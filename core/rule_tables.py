@@ -1,7 +1,8 @@
 """Rule tables: `RuleTable`, the standard tables every interpreter reads (`impl_rules`,
 `abstract_eval_rules`, `jvp_rules`, `transpose_rules`, `vmap_rules`, `lowering_rules`, and
 `vma_rules`, `sharding_rules`, `eager_rules`), the rule signatures, the `LoweringContext`
-lowering rules see, and the primitive sets `effectful` and `own_program`.
+lowering rules see, and the primitive sets `effectful`, `own_program` and
+`unconstrained_results`.
 
 Layer 1, just before `core`, which re-exports every name here: rules register as
 `core.jvp_rules.register(...)`, as STYLE.md §3 shows. A table is keyed by `core.Primitive`
@@ -155,3 +156,9 @@ effectful: set[Any] = set()
 # (compile/jit.py) and otherwise evaluates it equation by equation, each of them
 # running its own program.
 own_program: set[Any] = set()
+
+# Primitives whose results JAX's lowering leaves unconstrained where it constrains the others
+# (a result typed split over `Explicit` axes; in a shard_map body manual over some axes only):
+# comparisons, collectives, the casts of varying types, nested shard_maps. Their modules add
+# them at import.
+unconstrained_results: set[Any] = set()

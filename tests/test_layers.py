@@ -162,6 +162,7 @@ for i, name in enumerate(
         "parallel.exchanges",
         "parallel.specs",
         "parallel.manual",
+        "parallel.replicated",
         "parallel.shard_map",
         "parallel.pmap",
     ]

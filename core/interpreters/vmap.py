@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from didax import core
+from didax import core, sharded_aval
 from didax import source_info as si
 from didax.core import NOT_MAPPED
 from didax.interpreters import staging
@@ -37,7 +37,7 @@ class BatchTracer(core.Tracer):
             return aval
         shp = aval.shape[: self.batch_dim] + aval.shape[self.batch_dim + 1 :]
         if aval.vma or type(aval) is core.ShardedArray:  # (a check_vma body; a split kept)
-            return _reshaped(aval, shp, self.batch_dim, None)
+            return sharded_aval.reshaped(aval, shp, self.batch_dim, None)
         return core.ShapedArray(shp, aval.dtype, aval.weak_type)
 
     def full_lower(self) -> Any:
@@ -127,19 +127,6 @@ def move_out_axes(
     return moved
 
 
-def _reshaped(aval: core.ShapedArray, shape: tuple, d: int, inserted: Any) -> core.ShapedArray:
-    # `aval` with the batch dimension `d` inserted (its split `inserted`, `()`) or removed
-    # (None): a split aval keeps its other dimensions' split
-    if type(aval) is not core.ShardedArray:
-        return aval.update(shape=shape)
-    spec = list(aval.spec)
-    if inserted is None:
-        del spec[d]
-    else:
-        spec.insert(d, inserted)
-    return aval.update(shape=shape, spec=tuple(spec))
-
-
 def vmap_jaxpr(
     closed: ClosedJaxpr, axis_size: int, in_dims: Sequence[Any], out_dims: Sequence[Any]
 ) -> ClosedJaxpr:
@@ -152,7 +139,7 @@ def vmap_jaxpr(
         else:
             shp = list(aval.shape)
             shp.insert(d, axis_size)
-            in_avals.append(_reshaped(aval, tuple(shp), d, ()))
+            in_avals.append(sharded_aval.reshaped(aval, tuple(shp), d, ()))
 
     def fn(*args: Any) -> list[Any]:
         dims = [None if d is NOT_MAPPED else d for d in in_dims]
@@ -175,7 +162,7 @@ def batched_out_dims(closed: ClosedJaxpr, axis_size: int, in_dims: Sequence[Any]
         shp = list(aval.shape)
         if d is not NOT_MAPPED:
             shp.insert(d, axis_size)
-        in_avals.append(aval if d is NOT_MAPPED else _reshaped(aval, tuple(shp), d, ()))
+        in_avals.append(aval if d is NOT_MAPPED else sharded_aval.reshaped(aval, tuple(shp), d, ()))
     found: list[Any] = []
 
     def fn(*args: Any) -> list[Any]:
