@@ -95,7 +95,7 @@ from didax.sharding import (
     reshard,
     set_mesh,
 )
-from didax.core import ConcretizationTypeError, UnexpectedTracerError
+from didax.tracer_errors import ConcretizationTypeError, UnexpectedTracerError
 
 __version__ = "0.1.0"
 

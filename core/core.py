@@ -74,6 +74,14 @@ from didax.rule_tables import (  # noqa: F401 - the tables live in rule_tables.p
     vmap_rules,
 )
 from didax.sharded_aval import ShardedArray  # noqa: F401 - `core.ShardedArray`
+from didax.tracer_errors import (  # noqa: F401 - `core.ConcretizationTypeError` etc.
+    ConcretizationTypeError,
+    JAXTypeError,
+    TracerArrayConversionError,
+    TracerBoolConversionError,
+    TracerIntegerConversionError,
+    UnexpectedTracerError,
+)
 
 # --------------------------------------------------------------------------- primitives
 
@@ -216,42 +224,6 @@ def axis_names(primitive: Primitive, params: dict[str, Any]) -> tuple[Any, ...] 
     names = params[key]
     names = names if isinstance(names, tuple) else (names,)
     return tuple(n for n in names if not isinstance(n, int))
-
-
-# --------------------------------------------------------------------------- errors
-
-
-_ERRORS_PAGE = "https://docs.jax.dev/en/latest/errors.html"
-
-
-class JAXTypeError(TypeError):
-    """A TypeError of the engine's own; its message ends with the page that explains it, as
-    `jax.errors.JAXTypeError`'s does (the class hierarchy below is JAX's)."""
-
-    def __init__(self, message: str) -> None:
-        name = type(self).__name__
-        super().__init__(f"{message}\nSee {_ERRORS_PAGE}#jax.errors.{name}")
-
-
-class UnexpectedTracerError(JAXTypeError):
-    """A tracer was used after the transformation that made it had returned."""
-
-
-class ConcretizationTypeError(JAXTypeError):
-    """A traced value was used where Python needs a concrete one (`if x > 0:` under jit)."""
-
-
-class TracerBoolConversionError(ConcretizationTypeError):
-    """`bool()` (an `if`, `while`, `and`, `or`) of a traced value with no concrete value."""
-
-
-class TracerIntegerConversionError(JAXTypeError):
-    """`__index__` (`range(x)`, `[...][x]`) of a traced value with no concrete value."""
-
-
-class TracerArrayConversionError(JAXTypeError):
-    """`np.asarray(x)` / `x.__array__()` of a traced value: never allowed, concrete or not,
-    since NumPy's result would drop the tracer (and with it derivatives or the batch)."""
 
 
 # --------------------------------------------------------------------------- traces

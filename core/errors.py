@@ -5,7 +5,8 @@ Layer 5 (re-exports only). The hierarchy is JAX's: `JAXTypeError(TypeError)` abo
 `TracerArrayConversionError` and `UnexpectedTracerError`; `JaxprTypeError` is a TypeError.
 """
 
-from didax.core import (
+from didax.jaxpr import JaxprTypeError
+from didax.tracer_errors import (
     ConcretizationTypeError,
     JAXTypeError,
     TracerArrayConversionError,
@@ -13,7 +14,6 @@ from didax.core import (
     TracerIntegerConversionError,
     UnexpectedTracerError,
 )
-from didax.jaxpr import JaxprTypeError
 
 __all__ = [
     "ConcretizationTypeError",

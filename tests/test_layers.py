@@ -50,6 +50,7 @@ for i, name in enumerate(
         "array",
         "sharded_aval",
         "rule_tables",
+        "tracer_errors",
         "core",
         # the runtime floor: the PJRT client (and the distributed state it is made from),
         # joining processes, compiling and launching programs, meshes and shardings (which

@@ -1,0 +1,42 @@
+"""The engine's exception types, with JAX's hierarchy: `JAXTypeError(TypeError)` above
+`ConcretizationTypeError` (and its `TracerBoolConversionError`), `TracerIntegerConversionError`,
+`TracerArrayConversionError` and `UnexpectedTracerError`, which a `Tracer` raises when it is
+used where a concrete value is needed, or after its trace has ended.
+
+Layer 1, before core.py (whose `Tracer` raises them, and which re-exports them);
+`didax.errors` is the public face.
+"""
+
+from __future__ import annotations
+
+_ERRORS_PAGE = "https://docs.jax.dev/en/latest/errors.html"
+
+
+class JAXTypeError(TypeError):
+    """A TypeError of the engine's own; its message ends with the page that explains it, as
+    `jax.errors.JAXTypeError`'s does (the class hierarchy below is JAX's)."""
+
+    def __init__(self, message: str) -> None:
+        name = type(self).__name__
+        super().__init__(f"{message}\nSee {_ERRORS_PAGE}#jax.errors.{name}")
+
+
+class UnexpectedTracerError(JAXTypeError):
+    """A tracer was used after the transformation that made it had returned."""
+
+
+class ConcretizationTypeError(JAXTypeError):
+    """A traced value was used where Python needs a concrete one (`if x > 0:` under jit)."""
+
+
+class TracerBoolConversionError(ConcretizationTypeError):
+    """`bool()` (an `if`, `while`, `and`, `or`) of a traced value with no concrete value."""
+
+
+class TracerIntegerConversionError(JAXTypeError):
+    """`__index__` (`range(x)`, `[...][x]`) of a traced value with no concrete value."""
+
+
+class TracerArrayConversionError(JAXTypeError):
+    """`np.asarray(x)` / `x.__array__()` of a traced value: never allowed, concrete or not,
+    since NumPy's result would drop the tracer (and with it derivatives or the batch)."""
