@@ -18,6 +18,7 @@ from didax import (  # noqa: F401
     nn,  # noqa: F401
     numpy,  # noqa: F401 - fills the operator table of Array and Tracer
     random,  # noqa: F401
+    ref,  # noqa: F401
     sharding,  # noqa: F401
     tree,  # noqa: F401
     tree_util,
@@ -58,6 +59,7 @@ from didax.control_flow.custom_derivatives import custom_jvp
 from didax.control_flow.custom_gradient import closure_convert, custom_gradient
 from didax.control_flow.custom_vjp import custom_vjp
 from didax.control_flow.pure_callback import pure_callback
+from didax.core import ConcretizationTypeError, UnexpectedTracerError
 from didax.core import eval_context as ensure_compile_time_eval
 from didax.derivatives import (
     grad,
@@ -95,7 +97,6 @@ from didax.sharding import (
     reshard,
     set_mesh,
 )
-from didax.tracer_errors import ConcretizationTypeError, UnexpectedTracerError
 
 __version__ = "0.1.0"
 

@@ -48,6 +48,7 @@ from didax.array import (  # noqa: F401 - below core; `core.ShapedArray` etc. st
     with_vma,
 )
 from didax.config import config
+from didax.ref_types import AbstractRef, is_ref
 from didax.rule_tables import (  # noqa: F401 - the tables live in rule_tables.py; `core.jvp_rules` etc.
     AbstractEvalRule,
     EagerRule,
@@ -61,6 +62,7 @@ from didax.rule_tables import (  # noqa: F401 - the tables live in rule_tables.p
     VmapRule,
     VmaRule,
     abstract_eval_rules,
+    allocating,
     eager_rules,
     effectful,
     impl_rules,
@@ -68,6 +70,7 @@ from didax.rule_tables import (  # noqa: F401 - the tables live in rule_tables.p
     lowering_rules,
     own_program,
     sharding_rules,
+    stateful,
     transpose_rules,
     unconstrained_results,
     vma_rules,
@@ -133,8 +136,8 @@ def get_aval(x: Any) -> ShapedArray:
         return x.aval
     if isinstance(x, (np.ndarray, np.generic)):  # before `getattr`: a miss on NumPy is slow
         return ShapedArray.make(x.shape, dtypes.canonicalize(x.dtype), False)
-    aval = getattr(x, "aval", None)  # didax.Array
-    if isinstance(aval, ShapedArray):
+    aval = getattr(x, "aval", None)  # didax.Array (or a Ref: primitives/refs.py)
+    if isinstance(aval, ShapedArray) or type(aval) is AbstractRef:
         return aval
     if dtypes.is_python_scalar(x):
         return ShapedArray((), dtypes.python_scalar_dtype(x), type(x) is not bool)
@@ -268,7 +271,7 @@ class Trace(abc.ABC):
 
     def full_raise(self, val: Any) -> Tracer:
         if not isinstance(val, Tracer):
-            if not is_arraylike(val):
+            if not is_arraylike(val) and not is_ref(val):
                 raise TypeError(
                     f"Value {val!r} of type {type(val).__name__} is not a valid "
                     "didax type: expected an array or a scalar"
@@ -404,6 +407,9 @@ class Tracer:
             raise TypeError("iteration over a 0-d array")
         return (self[i] for i in range(self.shape[0]))
 
+    def __setitem__(self, idx: Any, value: Any) -> None:  # a ref's write; an array refuses
+        operator_table["setitem"](self, idx, value)
+
     def __hash__(self) -> int:
         raise TypeError(f"unhashable type: {type(self).__name__}")
 
@@ -489,6 +495,8 @@ def eval_primitive(primitive: Primitive, operands: Sequence[Any], params: dict) 
         raise NotImplementedError(impl_rules.missing.format(primitive))
     if config.guard_host_to_device is not None:  # (eager closures decline while it is set)
         _host_operand_guard(operands)
+    if primitive in stateful:  # it reads or writes a Ref: its operands go in as they are
+        return rule(*operands, **params)
     try:
         args = [to_numpy(x, False) for x in operands]
     except OnDevices:  # an Array split over a mesh (or computed on one): run on its devices
@@ -606,6 +614,8 @@ def bind(primitive: Primitive, operands: Sequence[Any], params: dict[str, Any]) 
         else:
             return eval_primitive(primitive, operands, params)
     trace = find_top_trace(operands)
+    if primitive in allocating:  # a new ref belongs to the innermost transformation
+        trace = trace_state().stack[-1].trace
     if primitive in axis_name_params:
         trace = _axis_frame_trace(primitive, params, trace)
     tracers = [trace.full_raise(x) for x in operands]

@@ -5,8 +5,7 @@ Layer 5 (re-exports only). The hierarchy is JAX's: `JAXTypeError(TypeError)` abo
 `TracerArrayConversionError` and `UnexpectedTracerError`; `JaxprTypeError` is a TypeError.
 """
 
-from didax.jaxpr import JaxprTypeError
-from didax.tracer_errors import (
+from didax.core import (
     ConcretizationTypeError,
     JAXTypeError,
     TracerArrayConversionError,
@@ -14,6 +13,7 @@ from didax.tracer_errors import (
     TracerIntegerConversionError,
     UnexpectedTracerError,
 )
+from didax.jaxpr import JaxprTypeError
 
 __all__ = [
     "ConcretizationTypeError",

@@ -563,22 +563,25 @@ class JaxprPrinter:
                 filled(args),
             )
         # JAX notes the source on the line of the ` = ` (none for an equation without outputs)
+        return concat(
+            lhs,
+            text(" = "),
+            self.notes(eqn),
+            text(eqn.primitive.name, TokenKind.PRIMITIVE, eqn),
+            self.params(eqn),
+            text(" "),
+            filled(args),
+        )
+
+    def notes(self, eqn: JaxprEqn) -> Doc:
+        """The equation's annotations, when asked for: where it was derived from, its source."""
         notes = []
         if self.derivation and eqn.derivation is not None:
             show = functools.partial(params_texts, eqn.primitive)
             notes.append(Annotation(eqn.derivation.describe(eqn.params, self.prefix, show)))
         if self.source_info and eqn.outvars:
             notes.append(Annotation(si.summarize(eqn.source_info)))
-        note = concat(*notes)
-        return concat(
-            lhs,
-            text(" = "),
-            note,
-            text(eqn.primitive.name, TokenKind.PRIMITIVE, eqn),
-            self.params(eqn),
-            text(" "),
-            filled(args),
-        )
+        return concat(*notes)
 
     def params(self, eqn: Any) -> Doc:
         prim = eqn.primitive

@@ -151,6 +151,14 @@ class LoweringContext:
 # nothing reads their outputs.
 effectful: set[Any] = set()
 
+# Primitives that read or write Refs (mutable arrays, primitives/refs.py): their impl rules take
+# the operands as they are (a Ref, not its value), and the jvp and vmap interpreters run their
+# rules even on untransformed operands (a ref made under `grad` may later hold a derivative).
+stateful: set[Any] = set()
+# Those that make a Ref: bound by the innermost interpreter whatever their operands, as JAX's
+# ambient trace binds them (a ref made under `grad` from a constant may be written a derivative).
+allocating: set[Any] = set()
+
 # Primitives that cannot be lowered inside a program for one device (`shard_map`: it needs
 # its mesh's devices): `jit` partitions a program holding one over the mesh when it can
 # (compile/jit.py) and otherwise evaluates it equation by equation, each of them

@@ -1,10 +1,8 @@
-"""The engine's exception types, with JAX's hierarchy: `JAXTypeError(TypeError)` above
-`ConcretizationTypeError` (and its `TracerBoolConversionError`), `TracerIntegerConversionError`,
-`TracerArrayConversionError` and `UnexpectedTracerError`, which a `Tracer` raises when it is
-used where a concrete value is needed, or after its trace has ended.
+"""The errors of tracing: a tracer used after its transformation returned, or where Python
+needs a concrete value. Their hierarchy and messages are JAX's (`jax.errors`).
 
-Layer 1, before core.py (whose `Tracer` raises them, and which re-exports them);
-`didax.errors` is the public face.
+Layer 1, before core (whose tracers raise them; `core.ConcretizationTypeError` etc. stay
+importable from there, and `didax.errors` re-exports them).
 """
 
 from __future__ import annotations

@@ -48,6 +48,7 @@ for i, name in enumerate(
         "dtypes",
         "array_runtime",
         "array",
+        "ref_types",
         "sharded_aval",
         "rule_tables",
         "tracer_errors",
@@ -109,6 +110,7 @@ for i, name in enumerate(
         "slicing",
         "selection",
         "debugging",
+        "refs",
         "parallel",
         "linalg",
         "decompositions",
@@ -123,7 +125,7 @@ for i, name in enumerate(
     ORDER[f"didax.primitives.{name}"] = (2, i)
 ORDER["didax.interpreters"] = (3, -1)
 for i, name in enumerate(
-    ["staging", "jvp", "vmap", "partial_eval", "transpose", "lowering", "stepping"]
+    ["staging", "discharge", "jvp", "vmap", "partial_eval", "transpose", "lowering", "stepping"]
 ):
     ORDER[f"didax.interpreters.{name}"] = (3, i)
 # Layer 4, three packages in this order, each `__init__` only a docstring: control_flow
@@ -136,6 +138,7 @@ for i, name in enumerate(
     [
         "control_flow",
         "control_flow.common",
+        "control_flow.ref_carries",
         "control_flow.custom_derivatives",
         "control_flow.custom_vjp",
         "control_flow.custom_gradient",
@@ -155,6 +158,7 @@ for i, name in enumerate(
         "compile.sharding_constraint",
         "compile.stages",
         "compile.jit_primitive",
+        "compile.jit_refs",
         "compile.jit",
         "compile.eager_split",
         "compile.caches",
@@ -224,6 +228,7 @@ for i, name in enumerate(
         "didax.numpy",
         "didax.numpy.stable",
         "didax.refs",
+        "didax.ref",
         "didax.random.prng",
         "didax.random.samplers",
         "didax.random.gamma_primitive",

@@ -581,6 +581,11 @@ class Compiled:
 
     def __call__(self, *args: Any) -> Any:
         leaves, _ = tree_flatten(args)
+        if any(map(core.is_ref, [*leaves, *self._entry.closed.consts])):  # (jit_refs.py)
+            raise NotImplementedError(
+                f"Compiled {self.name} takes refs: didax calls such programs only through the "
+                "jitted function, which writes the refs' new values back"
+            )
         for x, aval in zip(leaves, self.in_avals, strict=True):
             if not core.types_match(core.get_aval(x), aval):
                 raise TypeError(

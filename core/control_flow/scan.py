@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 from didax import core, sharded_aval
 from didax.config import config
-from didax.control_flow import python_loops
+from didax.control_flow import python_loops, ref_carries
 from didax.control_flow.common import (
     as_array,
     check_carry_type,
@@ -81,13 +81,16 @@ def scan(
 
     def create(carry_avals: list[ShapedArray]) -> tuple[ClosedJaxpr, list, PyTreeDef]:
         jaxpr, consts, out_tree = trace_to_subjaxpr(
-            lambda args, kw: f(*args, **kw), in_tree, [*carry_avals, *x_avals]
+            lambda args, kw: f(*args, **kw), in_tree, [*carry_avals, *x_avals], refs=True
         )
         if out_tree.node not in (tuple, list) or len(out_tree.children) != 2:
             raise TypeError(f"scan body output must be a pair, got {_tree_text(out_tree)}.")
         return jaxpr, consts, out_tree
 
     jaxpr, consts, out_tree = create(init_avals)
+    if ref_carries.closes_over_refs(consts):  # refs made outside: their values are carried
+        options = {"length": length, "reverse": reverse, "unroll": unroll}
+        return ref_carries.scan(scan, jaxpr, consts, out_tree, init, xs, **options)
     carry_tree = out_tree.children[0]
     num_carry = carry_tree.num_leaves
     if num_carry != len(init_flat):

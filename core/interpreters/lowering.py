@@ -34,6 +34,7 @@ from didax import core, dtypes, typed_sharding
 from didax import source_info as si
 from didax.config import config
 from didax.core import ShapedArray, ShardedArray
+from didax.interpreters import discharge
 from didax.jaxpr import ClosedJaxpr, Literal
 from didax.runtime import client
 from didax.runtime.sharding import AxisType, partial_manual_text
@@ -119,6 +120,8 @@ class ModuleBuilder:
     # ----- jaxprs
     def lower_jaxpr(self, closed: ClosedJaxpr, args: Sequence[Any]) -> list[Any]:
         """Emit `closed` at the current insertion point on `args`; returns its outputs."""
+        if any(e.primitive in core.stateful for e in closed.jaxpr.eqns):  # refs made inside
+            closed = discharge.discharge(closed)  # (taken ones were discharged by jit)
         jaxpr = closed.jaxpr
         if len(args) != len(jaxpr.invars):
             raise LoweringError(
@@ -487,6 +490,8 @@ def lower_jaxpr_to_module(
     marks them; XLA's SPMD partitioner splits the program.
     Raises NotImplementedError for a primitive without a lowering rule and LoweringError
     (a ValueError) when a rule fails or the module does not verify."""
+    if any(discharge.ref_inputs(closed)):  # a ref's value in, its new value out, aliased
+        closed, aliases = discharge.discharge(closed), discharge.aliases(closed)
     builder = ModuleBuilder(f"jit_{name}" if not replica_axes else f"pmap_{name}")
     builder.replica_axes = tuple(replica_axes)
     if device_assignment is not None:

@@ -17,6 +17,7 @@ from didax.core import NOT_MAPPED
 from didax.interpreters import staging
 from didax.jaxpr import ClosedJaxpr, eval_jaxpr
 from didax.primitives import shape
+from didax.ref_types import AbstractRef
 
 
 class BatchTracer(core.Tracer):
@@ -35,6 +36,8 @@ class BatchTracer(core.Tracer):
         aval = core.get_aval(self.val)
         if self.batch_dim is NOT_MAPPED:
             return aval
+        if type(aval) is AbstractRef:  # a batched ref (a box, primitives/refs.py)
+            return AbstractRef(aval.inner_aval.update(shape=aval.shape[1:]))
         shp = aval.shape[: self.batch_dim] + aval.shape[self.batch_dim + 1 :]
         if aval.vma or type(aval) is core.ShardedArray:  # (a check_vma body; a split kept)
             return sharded_aval.reshaped(aval, shp, self.batch_dim, None)
@@ -58,8 +61,10 @@ class BatchTrace(core.Trace):
         names = core.axis_names(primitive, params)
         # a collective over this trace's axis acts even on unbatched values (psum(1, "i") is
         # the axis size)
-        if all(d is NOT_MAPPED for d in dims) and (
-            names is None or self.axis_size.name not in names
+        if (
+            all(d is NOT_MAPPED for d in dims)
+            and (names is None or self.axis_size.name not in names)
+            and primitive not in core.stateful  # (a ref made under vmap is batched)
         ):
             outs = core.bind(primitive, vals, params)
             return [BatchTracer(self, x, NOT_MAPPED) for x in outs]
