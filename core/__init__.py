@@ -36,6 +36,7 @@ from didax.api import (
     vmap,
 )
 from didax.array import Array, ShapeDtypeStruct
+from didax.compile import eager_split  # noqa: F401 - installs core's split evaluator
 from didax.compile.caches import clear_caches
 from didax.compile.jit import block_until_ready, jit
 from didax.config import (

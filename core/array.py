@@ -11,7 +11,7 @@ split over several devices (then `_sharding` says how: a `sharding.NamedSharding
 `np.asarray(x)` copies a device buffer to the host once and keeps the copy (a split one is
 gathered first). Operators forward to `operator_table`, which `didax.numpy` fills; what an
 Array asks the devices (its sharding, devices, blocks, a split value) goes through the one
-`Runtime` protocol declared here, which the runtime floor installs at import
+`Runtime` protocol declared in array_runtime.py, which the runtime floor installs at import
 (`install_runtime`): this module needs nothing above it.
 """
 
@@ -19,10 +19,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
-from didax import dtypes
+from didax import array_runtime, dtypes
 from didax.config import config
 
 # The first array fixes the CPU device count, as JAX's first array starts its backend: a
@@ -393,7 +393,7 @@ class Array:
         self._weak = weak_type
         self._aval = None
         if config.default_device is not None:  # made under another default device: there
-            sharding = _runtime().eager_sharding()
+            sharding = array_runtime.installed().eager_sharding()
             if sharding is not None:
                 self._sharding = sharding
 
@@ -416,7 +416,7 @@ class Array:
                 value = getattr(self, "_gathered", None)
                 if value is None:  # read from the devices, kept aside (see __slots__)
                     value = self._gathered = (
-                        _runtime().read_sharded(self)
+                        array_runtime.installed().read_sharded(self)
                         if on_devices(self)
                         else np.asarray(self._buffer)
                     )
@@ -446,13 +446,13 @@ class Array:
 
     def devices(self) -> set[Any]:
         """The devices holding this array. Like `jax.Array.devices`."""
-        return _runtime().devices(self)
+        return array_runtime.installed().devices(self)
 
     @property
     def sharding(self) -> Any:
         """Where the array lives: a `NamedSharding` over a mesh, or a `SingleDeviceSharding`.
         Like `jax.Array.sharding`."""
-        return getattr(self, "_sharding", None) or _runtime().sharding(self)
+        return getattr(self, "_sharding", None) or array_runtime.installed().sharding(self)
 
     @property
     def committed(self) -> bool:
@@ -476,7 +476,7 @@ class Array:
     def addressable_shards(self) -> list[Any]:
         """Each of this process's devices' block of the array (`.device`, `.index`, `.data`).
         Like `jax.Array.addressable_shards`."""
-        return _runtime().addressable_shards(self)
+        return array_runtime.installed().addressable_shards(self)
 
     def item(self) -> Any:
         return np.asarray(self._host()).item()
@@ -565,10 +565,7 @@ def check_allocatable(aval: ShapedArray) -> None:
     """Raise JAX's out-of-memory error if an array of `aval` is larger than the memory."""
     if exceeds_memory(aval):
         nbytes = aval.size * aval.dtype.itemsize
-        # JAX's type, jaxlib's JaxRuntimeError: the runtime knows it (a RuntimeError before
-        # one is installed)
-        error = _installed.allocation_error if _installed is not None else RuntimeError
-        raise error(
+        raise array_runtime.allocation_error()(
             f"RESOURCE_EXHAUSTED: Out of memory allocating {nbytes} bytes ({_short(aval)}), "
             f"more than this machine's {MAX_ARRAY_BYTES} bytes of memory."
         )
@@ -603,7 +600,7 @@ def eager_result(value: Any, weak: bool) -> Array:
     if not _device_count_fixed:
         _fix_device_count()
     if config.default_device is not None:  # made under another default device: there
-        return build(value, None, weak, None, _runtime().eager_sharding())
+        return build(value, None, weak, None, array_runtime.installed().eager_sharding())
     return build(value, None, weak, None)
 
 
@@ -622,50 +619,6 @@ def asarray(x: Any, dtype: Any = None) -> Array:
         return Array(x, type(x) is not bool)
     value = np.asarray(x, dtype=None if dtype is None else dtypes.canonicalize(dtype))
     return Array(value.astype(dtypes.canonicalize(value.dtype), copy=False))
-
-
-# --------------------------------------------------------------------------- the runtime
-
-
-class Runtime(Protocol):
-    """What an Array asks the device runtime (`didax.runtime`, after this module and core.py;
-    runtime/sharding.py installs it at import)."""
-
-    def sharding(self, x: Array) -> Any:
-        """The sharding of `x`, an Array placed by no sharding (on one device)."""
-
-    def eager_sharding(self) -> Any:
-        """The sharding an un-committed Array made now carries: where the default device is,
-        or None on the first device."""
-
-    def devices(self, x: Array) -> set[Any]:
-        """The devices holding `x`."""
-
-    def read_sharded(self, x: Array) -> np.ndarray:
-        """The global value of `x`, an Array on several devices, read to the host."""
-
-    def addressable_shards(self, x: Array) -> list[Any]:
-        """`x`'s blocks on this process's devices."""
-
-    def allocation_error(self, message: str) -> Exception:
-        """The exception of an allocation the memory refuses (JAX's JaxRuntimeError)."""
-
-
-_installed: Runtime | None = None  # set once, at import
-
-
-def install_runtime(runtime: Runtime) -> None:
-    """Declare the device runtime Arrays ask (called once, by `didax.runtime.sharding`)."""
-    global _installed
-    if _installed is not None:
-        raise RuntimeError("install_runtime: a runtime is already installed")
-    _installed = runtime
-
-
-def _runtime() -> Runtime:
-    if _installed is None:
-        raise RuntimeError("no device runtime installed: `import didax` first")
-    return _installed
 
 
 class ShapeDtypeStruct:

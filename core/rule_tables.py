@@ -61,10 +61,13 @@ class RuleTable(Generic[R]):
 
 ImplRule = Callable[..., list]  # (*np.ndarray, **params) -> [np.ndarray]
 AbstractEvalRule = Callable[..., list]  # (*ShapedArray, **params) -> [ShapedArray]
-JvpRule = Callable[..., tuple]  # (primals, tangents, **params) -> (primals_out, tangents_out)
+# (primals, tangents, **params) -> (primals_out, tangents_out). The jvp tracer runs no rule
+# whose tangents are all `Zero`s: a rule with one differentiable operand never sees one.
+JvpRule = Callable[..., tuple]
 # (cts, *operands, **params) -> [ct or None per operand]. `cts` has one cotangent per output;
 # `backward_pass` skips an equation whose output cotangents are all zero, so the rule of a
-# single-output primitive never sees a `Zero` (a multiple-output rule may, for some outputs).
+# single-output primitive never sees a `Zero` (a multiple-output rule may, for some outputs,
+# never for all).
 # Linear operands are `UndefinedPrimal`s; the rule returns None for the others.
 TransposeRule = Callable[..., list]
 VmapRule = Callable[..., tuple]  # (axis_size, vals, dims, **params) -> (vals_out, dims_out)

@@ -46,6 +46,7 @@ for i, name in enumerate(
         "nan_checks",
         "source_info",
         "dtypes",
+        "array_runtime",
         "array",
         "ref_types",
         "sharded_aval",
@@ -54,7 +55,7 @@ for i, name in enumerate(
         "core",
         # the runtime floor: the PJRT client (and the distributed state it is made from),
         # joining processes, compiling and launching programs, meshes and shardings (which
-        # install the `array.Runtime` protocol)
+        # install the `array_runtime.Runtime` protocol)
         "runtime",
         "runtime.plugins",
         "runtime.client",
@@ -131,7 +132,7 @@ for i, name in enumerate(
 # (common holds the helpers cond, scan and while_loop share; custom_derivatives holds
 # custom_jvp and what custom_vjp shares; while_loop uses scan: fori_loop with static bounds is
 # a scan), compile (jit: its sharding constraints, AOT stages and sharded programs, its
-# primitive, then the call path) and parallel (the collectives, the spec helpers and checks,
+# primitive, then the call path, eager operations on split Arrays) and parallel (the collectives, the spec helpers and checks,
 # then shard_map and pmap, which are jitted programs).
 for i, name in enumerate(
     [
@@ -159,6 +160,7 @@ for i, name in enumerate(
         "compile.jit_primitive",
         "compile.jit_refs",
         "compile.jit",
+        "compile.eager_split",
         "compile.caches",
         "parallel",
         "parallel.collectives",
@@ -329,10 +331,10 @@ def _is_module(dotted: str) -> bool:
     return False
 
 
-def _imports(path: Path) -> list[Import]:
+def _imports(path: Path, source: str | None = None) -> list[Import]:
     importer = _module_name(path)
     is_pkg = path.name == "__init__.py"
-    tree = ast.parse(path.read_text(), filename=str(path))
+    tree = ast.parse(path.read_text() if source is None else source, filename=str(path))
     found: list[Import] = []
 
     def resolve(module: str | None, level: int) -> str:
@@ -626,6 +628,84 @@ def test_an_import_counts_its_parent_packages() -> None:
     # a module's own package has already run, and the root package is the one being imported
     own = Import("didax.primitives.dot", "didax.primitives.shape", 1, None)
     assert [e.imported for e in _with_parent_packages(own)] == ["didax.primitives.shape"]
+
+
+def _cycles(imports: list[Import]) -> list[list[str]]:
+    """The import cycles among didax modules: each strongly connected component of the import
+    graph with more than one module (or a module importing itself), sorted. Every import
+    counts (by statement or by name, at module level or in a function, parent packages
+    included) but the IPython hook's, which runs on `%load_ext didax`, after `import didax`."""
+    graph: dict[str, set[str]] = {}
+    for imp in imports:
+        if imp.imported.split(".")[0] == "didax" and (imp.importer, imp.function) not in HOOKS:
+            graph.setdefault(imp.importer, set()).add(imp.imported)
+            graph.setdefault(imp.imported, set())
+    # Tarjan's algorithm, with an explicit stack (the graph is ~400 modules deep at most)
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is None:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    component = []
+                    while True:
+                        top = stack.pop()
+                        on_stack.discard(top)
+                        component.append(top)
+                        if top == node:
+                            break
+                    if len(component) > 1 or node in graph[node]:
+                        found.append(sorted(component))
+            elif child not in index:
+                index[child] = low[child] = len(index)
+                stack.append(child)
+                on_stack.add(child)
+                work.append((child, iter(sorted(graph[child]))))
+            elif child in on_stack:
+                low[node] = min(low[node], index[child])
+    return sorted(found)
+
+
+def test_no_import_cycles() -> None:
+    cycles = _cycles(ALL_IMPORTS)
+    assert not cycles, f"{len(cycles)} import cycles:\n" + "\n".join(map(" <-> ".join, cycles))
+
+
+def test_the_cycle_count_sees_imports_by_name() -> None:
+    # the IR reaching up to the display by name, as jaxpr.py once did for ClosedJaxpr's
+    # rich display (issue 21): a cycle, though no import statement shows it
+    jaxpr = ROOT / "core" / "jaxpr.py"
+    views = ROOT / "widgets" / "views.py"
+    probe = [
+        *_imports(
+            jaxpr, 'import importlib\nviews = importlib.import_module("didax.widgets.views")\n'
+        ),
+        *_imports(views, "from didax.jaxpr import ClosedJaxpr\n"),
+    ]
+    assert _cycles(probe) == [["didax.jaxpr", "didax.widgets.views"]]
+    assert _cycles([i for i in probe if i.importer == "didax.widgets.views"]) == []
+    # and a longer one through a package's `__init__` (parent packages counted)
+    longer = [
+        Import("didax.interpreters.jvp", "didax.lax.x", 1, None),
+        Import("didax.lax", "didax.control_flow.cond", 1, None),
+        Import("didax.control_flow.cond", "didax.interpreters.jvp", 1, None),
+    ]
+    edges = [e for imp in longer for e in _with_parent_packages(imp)]
+    assert _cycles(edges) == [["didax.control_flow.cond", "didax.interpreters.jvp", "didax.lax"]]
 
 
 def test_no_hidden_hooks() -> None:

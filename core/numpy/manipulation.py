@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from didax import core, dtypes, lax
+from didax import core, lax
 from didax.numpy.axis_args import canonical_axes, canonical_axis, shape_tuple
 from didax.numpy.creation import asarray
 from didax.numpy.promotion import broadcast_to, check_arraylike, promote
@@ -106,12 +106,6 @@ def concatenate(arrays: Sequence[Any], axis: int = 0) -> Any:
     if not len(arrays):
         raise ValueError("Need at least one array to concatenate.")
     arrays = promote("concatenate", *arrays)
-    arrays = [
-        lax.convert_element_type(a, core.get_aval(a).dtype, False)
-        if dtypes.is_python_scalar(a)
-        else a
-        for a in arrays
-    ]
     ndim = core.get_aval(arrays[0]).ndim
     if ndim == 0:
         raise ValueError("Zero-dimensional arrays cannot be concatenated.")
@@ -129,12 +123,6 @@ def stack(arrays: Sequence[Any], axis: int = 0) -> Any:
     if len(shapes) != 1:
         raise ValueError("All input arrays must have the same shape.")
     ndim = core.get_aval(arrays[0]).ndim
-    arrays = [
-        lax.convert_element_type(a, core.get_aval(a).dtype, False)
-        if dtypes.is_python_scalar(a)
-        else a
-        for a in arrays
-    ]
     return lax.stack(arrays, canonical_axis(axis, ndim + 1))
 
 

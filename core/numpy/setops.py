@@ -312,10 +312,15 @@ def _sorted_subset(
     return ufuncs.where(lax.lt(lax.iota(dtypes.int32, size), count), values, fill)
 
 
+def _set_operands(name: str, ar1: Any, ar2: Any) -> list[Any]:
+    """The two operands of a set operation, as arrays of their common dtype."""
+    promotion.check_arraylike(name, ar1, ar2)
+    return promotion.promote(name, creation.asarray(ar1), creation.asarray(ar2))
+
+
 def union1d(ar1: Any, ar2: Any, *, size: int | None = None, fill_value: Any = None) -> Any:
     """The sorted values in either. Like `jax.numpy.union1d`."""
-    promotion.check_arraylike("union1d", ar1, ar2)
-    a, b = promotion.promote("union1d", creation.asarray(ar1), creation.asarray(ar2))
+    a, b = _set_operands("union1d", ar1, ar2)
     both = lax.concatenate([manipulation.ravel(a), manipulation.ravel(b)], 0)
     return unique(both, size=size, fill_value=fill_value)
 
@@ -332,8 +337,7 @@ def intersect1d(
     """The sorted values in both. Like `jax.numpy.intersect1d` (no `return_indices`)."""
     if return_indices:
         raise NotImplementedError("intersect1d: return_indices=True is not supported by didax")
-    promotion.check_arraylike("intersect1d", ar1, ar2)
-    a, b = promotion.promote("intersect1d", creation.asarray(ar1), creation.asarray(ar2))
+    a, b = _set_operands("intersect1d", ar1, ar2)
     return _sorted_subset("intersect1d", a, b, False, size, fill_value, fill_first=True)
 
 
@@ -346,8 +350,7 @@ def setdiff1d(
     fill_value: Any = None,
 ) -> Any:
     """The sorted values of ar1 not in ar2. Like `jax.numpy.setdiff1d`."""
-    promotion.check_arraylike("setdiff1d", ar1, ar2)
-    a, b = promotion.promote("setdiff1d", creation.asarray(ar1), creation.asarray(ar2))
+    a, b = _set_operands("setdiff1d", ar1, ar2)
     return _sorted_subset("setdiff1d", a, b, True, size, fill_value, fill_first=False)
 
 
@@ -401,8 +404,7 @@ def setxor1d(
     fill_value: Any = None,
 ) -> Any:
     """The sorted values in exactly one of the two. Like `jax.numpy.setxor1d`."""
-    promotion.check_arraylike("setxor1d", ar1, ar2)
-    a, b = promotion.promote("setxor1d", creation.asarray(ar1), creation.asarray(ar2))
+    a, b = _set_operands("setxor1d", ar1, ar2)
     only_a = _sorted_subset("setxor1d", a, b, True, None, None, False)
     only_b = _sorted_subset("setxor1d", b, a, True, None, None, False)
     both = lax.concatenate([only_a, only_b], 0)

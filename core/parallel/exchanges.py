@@ -120,16 +120,17 @@ def _all_gather_transpose(
     return [psum_scatter(ct, axis_name, scatter_dimension=all_gather_dimension, tiled=tiled)]
 
 
-def _shift_past_batch(dim: int, d: Any, tiled: bool) -> tuple[int, Any]:
-    # Under another frame's vmap (all_gather and psum_scatter alike): the collective's axis
-    # `dim` moves past a batch axis `d` at or before it; an untiled collective's batch axis
-    # after it moves by one.
+def _past_another_frame(prim: core.Primitive, x: Any, d: Any, dim_name: str, params: dict):
+    # Under another frame's vmap (all_gather and psum_scatter alike) the collective binds
+    # again: its axis (the param `dim_name`) moves past a batch axis `d` at or before it; an
+    # untiled collective's batch axis after it moves by one.
+    dim = params[dim_name]
     if d is not NOT_MAPPED:
         if d <= dim:
             dim += 1
-        elif not tiled:
+        elif not params["tiled"]:
             d += 1
-    return dim, d
+    return [prim.bind(x, **{**params, dim_name: dim})], [d]
 
 
 @core.vmap_rules.register(all_gather_p)
@@ -138,12 +139,12 @@ def _all_gather_vmap(
 ):
     (x,), (d,) = vals, dims
     frame = getattr(frame_size, "name", None)
-    params = dict(
-        axis_name=axis_name, axis_index_groups=axis_index_groups, axis_size=axis_size, tiled=tiled
-    )
     if frame not in axis_name:  # another frame's axis
-        dim, d = _shift_past_batch(all_gather_dimension, d, tiled)
-        return [all_gather_p.bind(x, all_gather_dimension=dim, **params)], [d]
+        params = dict(
+            all_gather_dimension=all_gather_dimension, axis_name=axis_name,
+            axis_index_groups=axis_index_groups, axis_size=axis_size, tiled=tiled,
+        )  # fmt: skip
+        return _past_another_frame(all_gather_p, x, d, "all_gather_dimension", params)
     _one_name("all_gather", axis_name, frame)
     # the batch axis IS the gathered axis: the same stacked value at every index
     y = shape.move_axis(x, d, all_gather_dimension, frame_size)
@@ -247,12 +248,12 @@ def _reduce_scatter_vmap(
 ):
     (x,), (d,) = vals, dims
     frame = getattr(frame_size, "name", None)
-    params = dict(
-        axis_name=axis_name, axis_index_groups=axis_index_groups, axis_size=axis_size, tiled=tiled
-    )
     if frame not in axis_name:  # another frame's axis
-        dim, d = _shift_past_batch(scatter_dimension, d, tiled)
-        return [reduce_scatter_p.bind(x, scatter_dimension=dim, **params)], [d]
+        params = dict(
+            scatter_dimension=scatter_dimension, axis_name=axis_name,
+            axis_index_groups=axis_index_groups, axis_size=axis_size, tiled=tiled,
+        )  # fmt: skip
+        return _past_another_frame(reduce_scatter_p, x, d, "scatter_dimension", params)
     _one_name("psum_scatter", axis_name, frame)
     # the sum over the batch, whose slice k along scatter_dimension is index k's result
     if d is NOT_MAPPED:

@@ -56,20 +56,24 @@ def unbroadcast(ct: Any, aval: ShapedArray) -> Any:
 
 def linear_jvp(prim: core.Primitive, linear: Sequence[int] | slice = slice(None)) -> core.JvpRule:
     """The jvp rule of `prim`, linear in the operands at positions `linear` (all by default)
-    together: the output tangent is `prim` applied to their tangents (symbolic zeros made
-    concrete) and to the other operands (indices, a selector) as they are. A symbolic zero
-    when every linear operand's tangent is one."""
+    together: the output tangents are `prim` applied to their tangents (symbolic zeros made
+    concrete) and to the other operands (indices, a selector) as they are. Symbolic zeros
+    when every linear operand's tangent is one. For one or several results (`split`)."""
 
     def rule(primals: Sequence[Any], tangents: Sequence[Any], **params: Any) -> tuple:
-        out = prim.bind(*primals, **params)
+        outs = _results(prim, prim.bind(*primals, **params))
         positions = range(len(primals))
         lin = set(positions[linear] if isinstance(linear, slice) else linear)
         if all(isinstance(tangents[i], Zero) for i in lin):
-            return [out], [Zero.like(out)]
+            return outs, [Zero.like(out) for out in outs]
         args = [
             instantiate(t) if i in lin else x
             for i, (x, t) in enumerate(zip(primals, tangents, strict=True))
         ]
-        return [out], [prim.bind(*args, **params)]
+        return outs, _results(prim, prim.bind(*args, **params))
 
     return rule
+
+
+def _results(prim: core.Primitive, out: Any) -> list[Any]:
+    return list(out) if prim.multiple_results else [out]

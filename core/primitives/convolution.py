@@ -297,8 +297,22 @@ def _merge_axis(x: Any, src: int, dst: int) -> Any:
     return shape.reshape(y, (*t[:at], t[at] * t[at + 1], *t[at + 2 :]))
 
 
-def _conv_sizes(aval: ShapedArray, spec: tuple[int, ...]) -> list[int]:
-    return [aval.shape[d] for d in spec[2:]]
+def _spatial(x_aval: ShapedArray, w_aval: ShapedArray, ct: Any, params: dict) -> list[tuple]:
+    """Per spatial dimension of a conv: the input, kernel and output sizes, the stride, the
+    low padding and the input and kernel dilations (what its transposes are sized by)."""
+    dn = params["dimension_numbers"]
+
+    def sizes(aval: ShapedArray, spec: tuple[int, ...]) -> list[int]:
+        return [aval.shape[d] for d in spec[2:]]
+
+    return list(
+        zip(
+            sizes(x_aval, dn.lhs_spec), sizes(w_aval, dn.rhs_spec),
+            sizes(core.get_aval(ct), dn.out_spec), params["window_strides"],
+            [lo for lo, _ in params["padding"]], params["lhs_dilation"], params["rhs_dilation"],
+            strict=True,
+        )
+    )  # fmt: skip
 
 
 def _transpose_lhs(ct, x_aval, w, params):
@@ -311,11 +325,7 @@ def _transpose_lhs(ct, x_aval, w, params):
         w = _split_axis(w, o_axis, groups)
         w = _merge_axis(w, o_axis, i_axis + (1 if i_axis > o_axis else 0))
     pads = []
-    for n, k, o, s, (lo, _), ld, rd in zip(
-        _conv_sizes(x_aval, dn.lhs_spec), _conv_sizes(w_aval, dn.rhs_spec),
-        _conv_sizes(core.get_aval(ct), dn.out_spec), params["window_strides"],
-        params["padding"], params["lhs_dilation"], params["rhs_dilation"], strict=True,
-    ):  # fmt: skip
+    for n, k, o, s, lo, ld, rd in _spatial(x_aval, w_aval, ct, params):
         kernel = _dilate(k, rd)
         before = kernel - lo - 1
         pads.append((before, _dilate(n, ld) + kernel - 1 - _dilate(o, s) - before))
@@ -347,11 +357,7 @@ def _transpose_rhs(ct, x, w_aval, params):
     g, b = params["feature_group_count"], params["batch_group_count"]
     x_aval = core.get_aval(x)
     pads = []
-    for n, k, o, s, (lo, _), ld, rd in zip(
-        _conv_sizes(x_aval, dn.lhs_spec), _conv_sizes(w_aval, dn.rhs_spec),
-        _conv_sizes(core.get_aval(ct), dn.out_spec), params["window_strides"],
-        params["padding"], params["lhs_dilation"], params["rhs_dilation"], strict=True,
-    ):  # fmt: skip
+    for n, k, o, s, lo, ld, rd in _spatial(x_aval, w_aval, ct, params):
         hi = _dilate(o, s) - _dilate(n, ld) + _dilate(k, rd) - lo - 1
         pads.append((lo, hi))
     out = conv_general_dilated_p.bind(
@@ -518,8 +524,12 @@ def conv_shape_tuple(
     return (lhs_shape[0] // batch_group_count, rhs_shape[0], *space)
 
 
-def _permutations(lhs_shape, rhs_shape, dimension_numbers) -> ConvDimensionNumbers:
-    return conv_dimension_numbers(len(lhs_shape), len(rhs_shape), dimension_numbers)
+def _in_spec_order(
+    lhs_shape, rhs_shape, dimension_numbers
+) -> tuple[ConvDimensionNumbers, list, list]:
+    """The dimension numbers, and the two shapes in their specs' order (N, C, spatial...)."""
+    dn = conv_dimension_numbers(len(lhs_shape), len(rhs_shape), dimension_numbers)
+    return dn, [lhs_shape[i] for i in dn.lhs_spec], [rhs_shape[i] for i in dn.rhs_spec]
 
 
 def conv_general_shape_tuple(
@@ -531,9 +541,7 @@ def conv_general_shape_tuple(
 ) -> tuple[int, ...]:
     """The output shape of `conv_general_dilated` (no dilation). Like
     `jax.lax.conv_general_shape_tuple`."""
-    dn = _permutations(lhs_shape, rhs_shape, dimension_numbers)
-    lhs = [lhs_shape[i] for i in dn.lhs_spec]
-    rhs = [rhs_shape[i] for i in dn.rhs_spec]
+    dn, lhs, rhs = _in_spec_order(lhs_shape, rhs_shape, dimension_numbers)
     out = conv_shape_tuple(lhs, rhs, window_strides, padding)
     return tuple(int(out[i]) for i in np.argsort(dn.out_spec))
 
@@ -561,9 +569,7 @@ def conv_transpose_shape_tuple(
     dimension_numbers: Any,
 ) -> tuple[int, ...]:
     """The output shape of `conv_transpose`. Like `jax.lax.conv_transpose_shape_tuple`."""
-    dn = _permutations(lhs_shape, rhs_shape, dimension_numbers)
-    lhs = [lhs_shape[i] for i in dn.lhs_spec]
-    rhs = [rhs_shape[i] for i in dn.rhs_spec]
+    dn, lhs, rhs = _in_spec_order(lhs_shape, rhs_shape, dimension_numbers)
     if isinstance(padding, str):
         padding = [_conv_transpose_padding(k, s, padding) for k, s in zip(rhs[2:], window_strides)]
     totals = [sum(p) for p in padding]

@@ -32,7 +32,7 @@ from didax.primitives import concatenation, creation, rules, shape
 from didax.primitives.comparison import eq, ge, select_n
 from didax.primitives.convert import convert_element_type
 from didax.primitives.dot import dot_general
-from didax.primitives.elementwise import add, div, neg, sub
+from didax.primitives.elementwise import add, div, neg, partials_jvp, sub
 from didax.runtime import client
 
 # ----------------------------------------------------------------------------- helpers
@@ -273,21 +273,23 @@ def _solve_like(a: Any, b: Any, params: dict, **changes: Any) -> Any:
     return triangular_solve_p.bind(a, b, **{**params, **changes})
 
 
-@core.jvp_rules.register(triangular_solve_p)
-def _triangular_solve_jvp(primals, tangents, **params):
-    (a, b), (a_dot, b_dot) = primals, tangents
-    x = triangular_solve_p.bind(a, b, **params)
-    # op(A) X = B  =>  dX = op(A)^-1 (dB - op(dA) X)   (X A: dX = (dB - X op(dA)) op(A)^-1)
-    rhs = None if isinstance(b_dot, Zero) else b_dot
-    if not isinstance(a_dot, Zero):
-        k = 1 if params["unit_diagonal"] else 0
-        da = tril(a_dot, -k) if params["lower"] else triu(a_dot, k)
-        da = matrix_transpose(da) if params["transpose_a"] else da
-        prod = matmul(da, x) if params["left_side"] else matmul(x, da)
-        rhs = neg(prod) if rhs is None else sub(rhs, prod)
-    if rhs is None:
-        return [x], [Zero.like(x)]
-    return [x], [_solve_like(a, rhs, params)]
+# op(A) X = B  =>  dX = op(A)^-1 (dB - op(dA) X)   (X A: dX = (dB - X op(dA)) op(A)^-1)
+def _triangular_solve_a_partial(a_dot, a, b, x, **params):
+    k = 1 if params["unit_diagonal"] else 0
+    da = tril(a_dot, -k) if params["lower"] else triu(a_dot, k)
+    da = matrix_transpose(da) if params["transpose_a"] else da
+    prod = matmul(da, x) if params["left_side"] else matmul(x, da)
+    return _solve_like(a, neg(prod), params)
+
+
+def _triangular_solve_b_partial(b_dot, a, b, x, **params):
+    return _solve_like(a, b_dot, params)
+
+
+core.jvp_rules.register(
+    triangular_solve_p,
+    partials_jvp(triangular_solve_p, _triangular_solve_a_partial, _triangular_solve_b_partial),
+)
 
 
 @core.transpose_rules.register(triangular_solve_p)

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 from didax import core, typed_sharding
-from didax.core import NOT_MAPPED, ShapedArray, Zero
+from didax.core import NOT_MAPPED, ShapedArray
 from didax.jaxpr import pp_params_rules
 from didax.primitives import rules
 from didax.runtime.sharding import typed
@@ -242,9 +242,7 @@ def copy(x: Any) -> Any:
 core.impl_rules.register(copy_p, lambda x: [np.array(x, copy=True)])
 core.abstract_eval_rules.register(copy_p, rules.same_aval)
 core.jvp_rules.register(copy_p, rules.linear_unary_jvp(copy_p.bind))
-core.transpose_rules.register(
-    copy_p, lambda cts, x: [cts[0] if isinstance(cts[0], Zero) else copy(cts[0])]
-)
+core.transpose_rules.register(copy_p, lambda cts, x: [copy(cts[0])])
 core.vmap_rules.register(copy_p, rules.vectorized_vmap(copy_p.bind))
 core.lowering_rules.register(copy_p, lambda ctx, x: [x])  # values are immutable in XLA
 

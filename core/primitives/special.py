@@ -296,17 +296,18 @@ core.impl_rules.register(polygamma_p, _scipy_impl(_polygamma_numpy, "polygamma")
 core.abstract_eval_rules.register(polygamma_p, _polygamma_aval)
 
 
-@core.jvp_rules.register(polygamma_p)
-def _polygamma_jvp(primals, tangents):
-    (m, x), (m_dot, x_dot) = primals, tangents
-    if not isinstance(m_dot, core.Zero):
-        raise TypeError("polygamma: differentiation with respect to the order m is not supported")
-    y = polygamma(m, x)
-    if isinstance(x_dot, core.Zero):
-        return [y], [x_dot]
-    # d/dx polygamma(m, x) = polygamma(m + 1, x)
-    one = np.array(1, core.get_aval(y).dtype)
-    return [y], [elementwise.mul(x_dot, polygamma(elementwise.add(m, one), x))]
+def _polygamma_m_partial(t, m, x, out):
+    raise ValueError("polygamma gradient with respect to the order m is not supported")
+
+
+def _polygamma_x_partial(t, m, x, out):  # d/dx polygamma(m, x) = polygamma(m + 1, x)
+    one = np.array(1, core.get_aval(out).dtype)
+    return elementwise.mul(t, polygamma(elementwise.add(m, one), x))
+
+
+core.jvp_rules.register(
+    polygamma_p, elementwise.partials_jvp(polygamma_p, _polygamma_m_partial, _polygamma_x_partial)
+)
 
 
 # no transpose rule: polygamma is not linear (NONLINEAR in tests/lax/test_rule_coverage.py)

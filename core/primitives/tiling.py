@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 from didax import core
-from didax.core import NOT_MAPPED, UndefinedPrimal, Zero
+from didax.core import NOT_MAPPED, UndefinedPrimal
 from didax.primitives import ad_helpers, rules
 from didax.primitives.concatenation import concatenate, stack_p
 from didax.primitives.shape import reduce_sum, reshape
@@ -51,8 +51,6 @@ core.jvp_rules.register(tile_p, ad_helpers.linear_jvp(tile_p))
 @core.transpose_rules.register(tile_p)
 def _tile_transpose(cts, x, *, reps):
     (ct,) = cts
-    if isinstance(ct, Zero):
-        return [Zero(x.aval)]
     pairs = tuple(k for pair in zip(reps, x.aval.shape, strict=True) for k in pair)
     return [reduce_sum(reshape(ct, pairs), tuple(2 * i for i in range(x.aval.ndim)))]
 
@@ -110,20 +108,12 @@ def _split_abstract_eval(x, *, sizes, axis):
     return outs
 
 
-@core.jvp_rules.register(split_p)
-def _split_jvp(primals, tangents, *, sizes, axis):
-    (x,), (t,) = primals, tangents
-    outs = split_p.bind(x, sizes=sizes, axis=axis)
-    if isinstance(t, Zero):
-        return outs, [Zero.like(o) for o in outs]
-    return outs, split_p.bind(t, sizes=sizes, axis=axis)
+core.jvp_rules.register(split_p, ad_helpers.linear_jvp(split_p))
 
 
 @core.transpose_rules.register(split_p)
 def _split_transpose(cts, x, *, sizes, axis):
     assert isinstance(x, UndefinedPrimal), "split is transposed in its operand"
-    if all(isinstance(ct, Zero) for ct in cts):
-        return [Zero(x.aval)]
     return [concatenate([ad_helpers.instantiate(ct) for ct in cts], axis)]
 
 
@@ -182,19 +172,11 @@ def _unstack_abstract_eval(x, *, axis):
     return [x.update(shape=shape) for _ in range(x.shape[axis])]
 
 
-@core.jvp_rules.register(unstack_p)
-def _unstack_jvp(primals, tangents, *, axis):
-    (x,), (t,) = primals, tangents
-    outs = unstack_p.bind(x, axis=axis)
-    if isinstance(t, Zero):
-        return outs, [Zero.like(o) for o in outs]
-    return outs, unstack_p.bind(t, axis=axis)
+core.jvp_rules.register(unstack_p, ad_helpers.linear_jvp(unstack_p))
 
 
 @core.transpose_rules.register(unstack_p)
 def _unstack_transpose(cts, x, *, axis):
-    if all(isinstance(ct, Zero) for ct in cts):
-        return [Zero(x.aval)]
     return [stack_p.bind(*(ad_helpers.instantiate(ct) for ct in cts), axis=axis)]
 
 

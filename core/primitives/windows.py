@@ -24,8 +24,9 @@ from typing import Any
 
 import numpy as np
 from didax import core, dtypes
-from didax.core import ShapedArray, UndefinedPrimal, Zero
-from didax.primitives import comparison, concatenation, reductions, rules, shape
+from didax.core import ShapedArray, UndefinedPrimal
+from didax.primitives import ad_helpers, comparison, concatenation, reductions, rules, shape
+from didax.primitives.elementwise import partials_jvp
 
 # ----------------------------------------------------------------------------- shapes
 
@@ -223,15 +224,7 @@ def reduce_window_min(x: Any, window_dimensions, window_strides, padding, base_d
     return reduce_window_min_p.bind(x, **params)
 
 
-core.jvp_rules.register(
-    reduce_window_sum_p,
-    lambda primals, tangents, **p: (
-        [reduce_window_sum_p.bind(primals[0], **p)],
-        [Zero(window_aval("reduce_window_sum", core.get_aval(primals[0]), **p))]
-        if isinstance(tangents[0], Zero)
-        else [reduce_window_sum_p.bind(tangents[0], **p)],
-    ),
-)
+core.jvp_rules.register(reduce_window_sum_p, ad_helpers.linear_jvp(reduce_window_sum_p))
 
 
 def _vjp_lhs_padding(in_shape, window, strides, out_shape, padding, base, wdil):
@@ -265,14 +258,10 @@ def _reduce_window_sum_transpose(cts, x, **params):
 
 
 def _chooser_jvp(select_prim: core.Primitive, prim: core.Primitive):
-    def rule(primals, tangents, **params):
-        (x,), (t,) = primals, tangents
-        out = prim.bind(x, **params)
-        if isinstance(t, Zero):
-            return [out], [Zero.like(out)]
-        return [out], [select_and_gather_add(t, x, select_prim, **params)]
-
-    return rule
+    # the tangent at the entry each window chose
+    return partials_jvp(
+        prim, lambda t, x, out, **params: select_and_gather_add(t, x, select_prim, **params)
+    )
 
 
 core.jvp_rules.register(reduce_window_max_p, _chooser_jvp(comparison.ge_p, reduce_window_max_p))
@@ -328,13 +317,9 @@ def _select_and_gather_add_abstract_eval(t, x, *, select_prim, **params):
     return [window_aval("select_and_gather_add", x, **params).update(dtype=t.dtype)]
 
 
-@core.jvp_rules.register(select_and_gather_add_p)
-def _select_and_gather_add_jvp(primals, tangents, **params):
-    (t, x), (t_dot, _) = primals, tangents
-    out = select_and_gather_add_p.bind(t, x, **params)
-    if isinstance(t_dot, Zero):
-        return [out], [Zero.like(out)]
-    return [out], [select_and_gather_add_p.bind(t_dot, x, **params)]
+core.jvp_rules.register(
+    select_and_gather_add_p, ad_helpers.linear_jvp(select_and_gather_add_p, [0])
+)
 
 
 @core.transpose_rules.register(select_and_gather_add_p)
@@ -437,13 +422,9 @@ def _select_and_scatter_add_abstract_eval(source, x, *, select_prim, **params):
     return [ShapedArray(x.shape, source.dtype)]
 
 
-@core.jvp_rules.register(select_and_scatter_add_p)
-def _select_and_scatter_add_jvp(primals, tangents, **params):
-    (s, x), (s_dot, _) = primals, tangents
-    out = select_and_scatter_add_p.bind(s, x, **params)
-    if isinstance(s_dot, Zero):
-        return [out], [Zero.like(out)]
-    return [out], [select_and_scatter_add_p.bind(s_dot, x, **params)]
+core.jvp_rules.register(
+    select_and_scatter_add_p, ad_helpers.linear_jvp(select_and_scatter_add_p, [0])
+)
 
 
 @core.transpose_rules.register(select_and_scatter_add_p)

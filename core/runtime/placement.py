@@ -71,7 +71,7 @@ def placed(device: Any, committed: bool) -> SingleDeviceSharding:
 
 def eager_sharding() -> SingleDeviceSharding | None:
     """What an un-committed Array made now carries: None on the first device (nothing to
-    say), else where the default device is (`array.Runtime.eager_sharding`)."""
+    say), else where the default device is (`array_runtime.Runtime.eager_sharding`)."""
     device = default_device()
     return None if device == client.runtime().device else placed(device, False)
 

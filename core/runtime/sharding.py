@@ -3,8 +3,8 @@ lives. Like `jax.sharding`.
 
 Layer 1, the runtime floor, after client.py and executable.py (it asks the client for
 devices and for XLA's canonical form of a sharding), and the end of that floor: it installs
-the `array.Runtime` protocol (`install_runtime`, at the bottom). `didax.sharding` re-exports
-its public names. A `Mesh` names the axes of an n-d grid of devices; a `PartitionSpec` says, per
+the `array_runtime.Runtime` protocol (`install_runtime`, at the bottom). `didax.sharding`
+re-exports its public names. A `Mesh` names the axes of an n-d grid of devices; a `PartitionSpec` says, per
 array dimension, which mesh axes split it; a `NamedSharding(mesh, spec)` is the pair. This
 module computes, in plain Python, what XLA needs from them: the HLO sharding text of a
 NamedSharding for a given device assignment (`{devices=[2,1,2]<=[4] last_tile_dim_replicate}`,
@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from didax import array, core
+from didax import array, array_runtime, core
 from didax.array import Array
 from didax.runtime import client, executable, placement
 from didax.runtime.client import SingleDeviceSharding
@@ -682,7 +682,7 @@ def _platform(indices: dict[Any, Any]) -> str:
 
 
 class _ArrayRuntime:
-    """`array.Runtime`: what an Array asks the devices, answered by this floor."""
+    """`array_runtime.Runtime`: what an Array asks the devices, answered by this floor."""
 
     sharding = staticmethod(placement.array_sharding)
     eager_sharding = staticmethod(placement.eager_sharding)
@@ -696,4 +696,4 @@ class _ArrayRuntime:
         return importlib.import_module("jaxlib._jax").JaxRuntimeError(message)
 
 
-array.install_runtime(_ArrayRuntime())
+array_runtime.install_runtime(_ArrayRuntime())

@@ -12,7 +12,7 @@ import didax.numpy as jnp
 import ml_dtypes
 import numpy as np
 import pytest
-from didax import array
+from didax import array_runtime
 from didax.runtime import client
 
 DTYPES = [
@@ -139,4 +139,4 @@ def test_the_runtime_floor_installs_the_array_protocol_once() -> None:
     x = didax.device_put(np.ones(3, np.float32))
     assert x.sharding == client.default_sharding() and x.devices() == {didax.devices()[0]}
     with pytest.raises(RuntimeError, match="already installed"):
-        array.install_runtime(array._installed)
+        array_runtime.install_runtime(array_runtime.installed())

@@ -17,9 +17,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-if __name__ == "__main__":  # run as a script: float_text sits in tests/, one folder up
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from float_text import texts_match  # noqa: E402
+from float_text import texts_match  # tests/ is on the path
 
 NOTEBOOKS = Path(__file__).with_name("notebooks")
 _IMPORT = re.compile(r"^(\s*)(import|from)\s+jax\b(.*)$")
@@ -95,7 +93,7 @@ def run_corpus() -> list[Result]:
     return results
 
 
-if __name__ == "__main__":  # python tests/corpus/corpus.py: the figure and the differences
+if __name__ == "__main__":  # `PYTHONPATH=tests python -m corpus.corpus`: the figure and differences
     results = run_corpus()
     for r in results:
         if not r.same:

@@ -1,7 +1,7 @@
 """Measure: the fraction of corpus cells (tutorial-shaped notebooks in `notebooks/`) whose
 printed output under didax is what JAX 0.10.2 prints. It must not drop below the figure
 recorded in `recorded_fraction.txt` (matching/total) (raise the record when it improves; README's known
-limits quotes it). `python tests/corpus/corpus.py` lists the cells that differ."""
+limits quotes it). `PYTHONPATH=tests python -m corpus.corpus` lists the cells that differ."""
 
 from __future__ import annotations
 

@@ -1,7 +1,8 @@
 """The multi-device worker's process (`python -m helpers.device_worker LIBRARY RESPONSE_FD`,
 started by `helpers.devices.DeviceWorkers` with `XLA_FLAGS` asking for several CPU devices):
 imports LIBRARY ("didax" or "jax"), starts its client, then runs test scripts on request,
-one at a time, each as `python SCRIPT ARGV...` would run it.
+one at a time, each as `python SCRIPT ARGV...` would run it with tests/ on `PYTHONPATH`
+(a script imports its sibling modules by their place there: `parallel.scripts.pmap_prelude`).
 
 A request is one JSON line on stdin, `{"path": ..., "argv": [...]}`; the answer one JSON line
 on RESPONSE_FD, `{"ok": bool, "stdout": what the script printed, "error": its traceback}`.
@@ -45,7 +46,6 @@ def _run(library: str, path: str, argv: list[str]) -> dict:
     saved = (sys.argv[:], sys.path[:], warnings.filters[:], _test_side_modules())
     out = io.StringIO()
     sys.argv = [path, *argv]
-    sys.path.insert(0, str(Path(path).parent))  # as `python SCRIPT` puts its folder first
     try:
         with contextlib.redirect_stdout(out):
             runpy.run_path(path, run_name="__main__")

@@ -139,13 +139,9 @@ def neg(x: Any) -> Any:
     return neg_p.bind(x)
 
 
-@core.jvp_rules.register(sub_p)
-def _sub_jvp(primals, tangents):
-    (x, y), (x_dot, y_dot) = primals, tangents
-    out = sub(x, y)
-    y_part = _out_tangent(y_dot, out)
-    neg_y = y_part if isinstance(y_part, Zero) else neg(y_part)
-    return [out], [add_tangents(_out_tangent(x_dot, out), neg_y)]
+core.jvp_rules.register(
+    sub_p, partials_jvp(sub_p, _add_partial, lambda t, x, y, out: neg(_out_tangent(t, out)))
+)
 
 
 @core.transpose_rules.register(sub_p)
@@ -271,12 +267,13 @@ def rem(x: Any, y: Any) -> Any:
     return rem_p.bind(x, y)
 
 
-@core.jvp_rules.register(rem_p)
-def _rem_jvp(primals, tangents):
-    (x, y), (x_dot, y_dot) = primals, tangents
-    out = rem(x, y)  # x - y * trunc(x / y): d = dx - dy * trunc(x / y)
-    y_part = y_dot if isinstance(y_dot, Zero) else neg(mul(y_dot, round_toward_zero(div(x, y))))
-    return [out], [add_tangents(_out_tangent(x_dot, out), _out_tangent(y_part, out))]
+# rem(x, y) = x - y * trunc(x / y): d = dx - dy * trunc(x / y)
+core.jvp_rules.register(
+    rem_p,
+    partials_jvp(
+        rem_p, _add_partial, lambda t, x, y, out: neg(mul(t, round_toward_zero(div(x, y))))
+    ),
+)
 
 
 def round_toward_zero(x: Any) -> Any:
@@ -407,26 +404,22 @@ def _clamp_abstract_eval(lo, x, hi):
     return [ShapedArray(x.shape, x.dtype, x.weak_type)]
 
 
-@core.jvp_rules.register(clamp_p)
-def _clamp_jvp(primals, tangents):
-    (lo, x, hi), (lo_dot, x_dot, hi_dot) = primals, tangents
-    out = clamp(lo, x, hi)
-    zero = _const(0.0, out)
-    out_shape = core.get_aval(out).shape
-    t = Zero.like(out)
-    if not isinstance(x_dot, Zero):
-        inside = and_p.bind(gt(x, lo), lt(x, hi))
-        t = select_n(inside, _full(zero, out_shape), x_dot)
-    for bound_dot, bound, test in ((lo_dot, lo, lt), (hi_dot, hi, gt)):
-        if not isinstance(bound_dot, Zero):
-            hit = test(x, bound)
-            t = add_tangents(
-                t,
-                select_n(
-                    hit, _full(zero, out_shape), ad_helpers.fit_shape(bound_dot, core.get_aval(out))
-                ),
-            )
-    return [out], [t]
+def _where_else_zero(which: Any, t: Any, out: Any) -> Any:
+    # the tangent `t` (of a bound: broadcast) where `which`, 0 elsewhere
+    zeros = _full(_const(0.0, out), core.get_aval(out).shape)
+    return select_n(which, zeros, ad_helpers.fit_shape(t, core.get_aval(out)))
+
+
+# the tangent of x inside the bounds, that of a bound where x passes it
+core.jvp_rules.register(
+    clamp_p,
+    partials_jvp(
+        clamp_p,
+        lambda t, lo, x, hi, out: _where_else_zero(lt(x, lo), t, out),
+        lambda t, lo, x, hi, out: _where_else_zero(and_p.bind(gt(x, lo), lt(x, hi)), t, out),
+        lambda t, lo, x, hi, out: _where_else_zero(gt(x, hi), t, out),
+    ),
+)
 
 
 core.vmap_rules.register(clamp_p, vmap_helpers.front_broadcasting_vmap(clamp_p.bind))

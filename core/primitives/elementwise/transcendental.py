@@ -22,10 +22,8 @@ from didax.primitives.elementwise.arithmetic import (
     _binary_primitive,
     _const,
     _full,
-    _out_tangent,
     _unary_primitive,
     add,
-    add_tangents,
     div,
     mul,
     neg,
@@ -147,14 +145,19 @@ def atan2(x: Any, y: Any) -> Any:
     return atan2_p.bind(x, y)
 
 
-@core.jvp_rules.register(atan2_p)
-def _atan2_jvp(primals, tangents):
-    (x, y), (x_dot, y_dot) = primals, tangents
-    out = atan2(x, y)  # d atan2(x, y) = (y dx - x dy) / (x^2 + y^2)
-    denom = add(integer_pow(x, 2), integer_pow(y, 2))
-    x_part = x_dot if isinstance(x_dot, Zero) else mul(x_dot, div(y, denom))
-    y_part = y_dot if isinstance(y_dot, Zero) else mul(y_dot, div(neg(x), denom))
-    return [out], [_out_tangent(add_tangents(x_part, y_part), out)]
+# d atan2(x, y) = (y dx - x dy) / (x^2 + y^2)
+def _atan2_denominator(x: Any, y: Any) -> Any:
+    return add(integer_pow(x, 2), integer_pow(y, 2))
+
+
+core.jvp_rules.register(
+    atan2_p,
+    partials_jvp(
+        atan2_p,
+        lambda t, x, y, out: mul(t, div(y, _atan2_denominator(x, y))),
+        lambda t, x, y, out: mul(t, div(neg(x), _atan2_denominator(x, y))),
+    ),
+)
 
 
 core.lowering_rules.register(atan2_p, rules.direct_lowering("atan2"))
@@ -206,29 +209,28 @@ def _pow_lowering(ctx, x, y):
     return [ctx.hlo.power(x, y)]
 
 
-@core.jvp_rules.register(pow_p)
-def _pow_jvp(primals, tangents):
-    (x, y), (x_dot, y_dot) = primals, tangents
-    out = pow(x, y)
-    x_part = x_dot  # d/dx x^y = y x^(y-1)
-    if not isinstance(x_dot, Zero) and core.get_aval(y).dtype != core.get_aval(x).dtype:
-        # an integer exponent: y x^(y-1) in x's dtype, and 0 where y == 0 (as JAX)
-        dtype = core.get_aval(x).dtype
-        yf = convert_element_type(y, dtype, False)
-        zero = _full(_const(0.0, x), core.get_aval(out).shape)
-        x_part = mul(
-            x_dot, select_n(eq(yf, _const(0.0, x)), mul(yf, pow(x, sub(yf, _const(1.0, x)))), zero)
-        )
-        y_dot = Zero(core.get_aval(y))  # integers have no tangent
-    elif not isinstance(x_dot, Zero):
-        x_part = mul(x_dot, mul(y, pow(x, sub(y, _const(1.0, y)))))
-    y_part = y_dot  # d/dy x^y = log(x) x^y, taken as 0 where x == 0
-    if not isinstance(y_dot, Zero):
-        zero = _const(0.0, x)
-        x_shape = core.get_aval(x).shape
-        safe_log = select_n(eq(x, zero), log(x), _full(zero, x_shape))
-        y_part = mul(y_dot, mul(safe_log, out))
-    return [out], [_out_tangent(add_tangents(x_part, y_part), out)]
+def _integer_exponent(x: Any, y: Any) -> bool:
+    return core.get_aval(y).dtype != core.get_aval(x).dtype
+
+
+def _pow_x_partial(t, x, y, out):  # d/dx x^y = y x^(y-1)
+    if not _integer_exponent(x, y):
+        return mul(t, mul(y, pow(x, sub(y, _const(1.0, y)))))
+    # an integer exponent: y x^(y-1) in x's dtype, and 0 where y == 0 (as JAX)
+    yf = convert_element_type(y, core.get_aval(x).dtype, False)
+    zero = _full(_const(0.0, x), core.get_aval(out).shape)
+    return mul(t, select_n(eq(yf, _const(0.0, x)), mul(yf, pow(x, sub(yf, _const(1.0, x)))), zero))
+
+
+def _pow_y_partial(t, x, y, out):  # d/dy x^y = log(x) x^y, taken as 0 where x == 0
+    if _integer_exponent(x, y):
+        return Zero.like(out)  # integers have no tangent
+    zero = _const(0.0, x)
+    safe_log = select_n(eq(x, zero), log(x), _full(zero, core.get_aval(x).shape))
+    return mul(t, mul(safe_log, out))
+
+
+core.jvp_rules.register(pow_p, partials_jvp(pow_p, _pow_x_partial, _pow_y_partial))
 
 
 integer_pow_p = core.Primitive("integer_pow")

@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 from didax import core, dtypes
-from didax.core import NOT_MAPPED, ShapedArray, Zero
+from didax.core import NOT_MAPPED, ShapedArray
 from didax.primitives import (
     concatenation,
     elementwise,
@@ -245,8 +245,8 @@ def _gather_abstract_eval(operand, indices, *, dimension_numbers, slice_sizes, *
 def _gather_jvp(primals, tangents, **params):
     (x, idx), (x_dot, _) = primals, tangents
     out = gather_p.bind(x, idx, **params)
-    if isinstance(x_dot, Zero):
-        return [out], [Zero.like(out)]
+    # (x_dot is no symbolic zero: the integer indices have none, and the jvp tracer runs no
+    # rule whose tangents all are)
     fill = None if params["fill_value"] is None else 0
     return [out], [gather_p.bind(x_dot, idx, **{**params, "fill_value": fill})]
 

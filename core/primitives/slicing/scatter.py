@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 from didax import core, dtypes, jaxpr
-from didax.core import ShapedArray, UndefinedPrimal, Zero
+from didax.core import ShapedArray, UndefinedPrimal
 from didax.primitives import (
     ad_helpers,
     comparison,
@@ -416,21 +416,25 @@ def _winning_updates(x_shape: tuple[int, ...], idx: Any, u_aval: ShapedArray, pa
     )
 
 
-@core.jvp_rules.register(scatter_mul_p)
-def _scatter_mul_jvp(primals, tangents, **params):
-    (x, idx, u), (x_dot, _, u_dot) = primals, tangents
-    out = scatter_mul_p.bind(x, idx, u, **params)
-    if not isinstance(u_dot, Zero) and not params["unique_indices"]:
+def _scatter_mul_updates_partial(u_dot, x, idx, u, out, **params):
+    if not params["unique_indices"]:
         raise NotImplementedError(
             "scatter_mul gradients are only implemented if `unique_indices=True`"
         )
-    t = Zero.like(out) if isinstance(x_dot, Zero) else scatter_mul_p.bind(x_dot, idx, u, **params)
-    if not isinstance(u_dot, Zero):  # unique windows: d(x * u) = x * u_dot there
-        zeros = creation.full(core.get_aval(x).shape, 0, core.get_aval(x).dtype)
-        placed = _rebind(scatter_p, zeros, idx, u_dot, params)
-        term = elementwise.mul(x, placed)
-        t = term if isinstance(t, Zero) else elementwise.add_any(t, term)
-    return [out], [t]
+    # unique windows: d(x * u) = x * u_dot there
+    zeros = creation.full(core.get_aval(x).shape, 0, core.get_aval(x).dtype)
+    return elementwise.mul(x, _rebind(scatter_p, zeros, idx, u_dot, params))
+
+
+core.jvp_rules.register(
+    scatter_mul_p,
+    elementwise.partials_jvp(
+        scatter_mul_p,
+        lambda x_dot, x, idx, u, out, **params: scatter_mul_p.bind(x_dot, idx, u, **params),
+        None,  # integer indices
+        _scatter_mul_updates_partial,
+    ),
+)
 
 
 @core.transpose_rules.register(scatter_mul_p)
@@ -447,8 +451,6 @@ def _scatter_extremal_jvp(prim: core.Primitive) -> core.JvpRule:
     def rule(primals, tangents, **params):
         (x, idx, u), (x_dot, _, u_dot) = primals, tangents
         out = prim.bind(x, idx, u, **params)
-        if isinstance(x_dot, Zero) and isinstance(u_dot, Zero):
-            return [out], [Zero.like(out)]
         x_aval, u_aval = core.get_aval(x), core.get_aval(u)
         x_dot, u_dot = ad_helpers.instantiate(x_dot), ad_helpers.instantiate(u_dot)
         zeros_x = creation.full(x_aval.shape, 0, x_aval.dtype)

@@ -2,7 +2,22 @@
 
 import json
 
-from eager_sharded_prelude import M, g, gc, gr, jnp, lax, np, res, t, v, w, x, x2, xi
+from parallel.scripts.eager_sharded_prelude import (
+    M,
+    g,
+    gc,
+    gr,
+    jnp,
+    lax,
+    np,
+    res,
+    t,
+    v,
+    w,
+    x,
+    x2,
+    xi,
+)
 
 t("sin", lambda: jnp.sin(x))
 t("neg", lambda: -x)

@@ -5,7 +5,7 @@ import json
 import sys
 
 from didax.runtime import executable
-from eager_sharded_prelude import jnp, np, res, v, x, x2
+from parallel.scripts.eager_sharded_prelude import jnp, np, res, v, x, x2
 
 # each signature (primitive, params, operand types and shardings) is compiled once
 compiles = []

@@ -6,7 +6,7 @@ import io
 import re
 
 import numpy as np
-from script_library import M, Mesh, NamedSharding, P, jnp, lax
+from parallel.scripts.script_library import M, Mesh, NamedSharding, P, jnp, lax
 
 res = {}
 line = Mesh(np.array(M.devices()), ("x",))

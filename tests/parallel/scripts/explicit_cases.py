@@ -5,8 +5,8 @@ results, JAX's errors, the context mesh, `reshard` and `out_sharding=`."""
 import json
 
 import numpy as np
-from script_library import AxisType, M, Mesh, NamedSharding, P, jnp
-from shardy_prelude import text
+from parallel.scripts.script_library import AxisType, M, Mesh, NamedSharding, P, jnp
+from parallel.scripts.shardy_prelude import text
 
 res = {}
 

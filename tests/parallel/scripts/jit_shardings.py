@@ -3,7 +3,20 @@
 import json
 import re
 
-from sharding_prelude import M, Mesh, NamedSharding, P, jnp, lax, mesh, np, placed, res, rows, value
+from parallel.scripts.sharding_prelude import (
+    M,
+    Mesh,
+    NamedSharding,
+    P,
+    jnp,
+    lax,
+    mesh,
+    np,
+    placed,
+    res,
+    rows,
+    value,
+)
 
 b = Mesh(np.array(M.devices()), ("b",))
 sb = NamedSharding(b, P("b"))

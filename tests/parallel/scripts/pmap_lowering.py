@@ -3,7 +3,7 @@ compiled HLO (tests/parallel/test_pmap.py)."""
 
 import json
 
-from pmap_prelude import M, P, jnp, lax, res, x
+from parallel.scripts.pmap_prelude import M, P, jnp, lax, res, x
 
 ring = [(0, 1), (1, 2), (2, 3), (3, 0)]
 

@@ -4,7 +4,7 @@
 import json
 import sys
 
-from pmap_prelude import M, P, jnp, lax, np, res, x
+from parallel.scripts.pmap_prelude import M, P, jnp, lax, np, res, x
 
 f = P(lambda x: lax.psum(jnp.sin(x), "i") * lax.axis_index("i"))
 f(x)

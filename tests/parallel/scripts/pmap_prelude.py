@@ -4,7 +4,7 @@
 import functools
 
 import numpy as np
-from script_library import M, jnp, lax
+from parallel.scripts.script_library import M, jnp, lax
 
 res = {}
 P = functools.partial(M.pmap, axis_name="i")

@@ -2,7 +2,7 @@
 
 import json
 
-from pmap_prelude import M, P, jnp, lax, np, res, x
+from parallel.scripts.pmap_prelude import M, P, jnp, lax, np, res, x
 
 
 def t(name, fn):

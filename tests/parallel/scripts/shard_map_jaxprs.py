@@ -2,7 +2,7 @@
 
 import json
 
-from shard_map_prelude import M, P, jnp, lax, line, mesh, nv, res, v8, x
+from parallel.scripts.shard_map_prelude import M, P, jnp, lax, line, mesh, nv, res, v8, x
 
 
 def j(name, fn, *args):

@@ -4,7 +4,7 @@
 import json
 import sys
 
-from shard_map_prelude import M, P, lax, mesh, nv, res, x
+from parallel.scripts.shard_map_prelude import M, P, lax, mesh, nv, res, x
 
 f = nv(
     lambda a: (

@@ -6,9 +6,22 @@ messages of invalid nesting and specs."""
 
 import json
 
-from shardy_prelude import AxisType, M, Mesh, NamedSharding, P, jnp, lax, np, res, t, t_type, text
-from shardy_prelude import mesh as grid
-from shardy_prelude import x as xa
+from parallel.scripts.shardy_prelude import (
+    AxisType,
+    M,
+    Mesh,
+    NamedSharding,
+    P,
+    jnp,
+    lax,
+    np,
+    res,
+    t,
+    t_type,
+    text,
+)
+from parallel.scripts.shardy_prelude import mesh as grid
+from parallel.scripts.shardy_prelude import x as xa
 
 
 def typed(a):  # (its type, split and values)

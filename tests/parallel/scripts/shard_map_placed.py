@@ -4,7 +4,7 @@
 import functools
 import json
 
-from shard_map_prelude import (
+from parallel.scripts.shard_map_prelude import (
     M,
     Mesh,
     NamedSharding,

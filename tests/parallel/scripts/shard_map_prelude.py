@@ -5,7 +5,7 @@ which records fn()'s leaves (dtype, values) or the builtin type of its exception
 import functools
 
 import numpy as np
-from script_library import M, Mesh, NamedSharding, P, jnp, lax
+from parallel.scripts.script_library import M, Mesh, NamedSharding, P, jnp, lax
 
 # GSPMD (`mhlo.sharding`) in both libraries: tests/parallel/test_shardy.py checks Shardy's texts
 M.config.update("jax_use_shardy_partitioner", False)

@@ -4,7 +4,7 @@ Array `device_put` replicated, whose operations keep `P()` as JAX's."""
 
 import json
 
-from shardy_prelude import M, Mesh, NamedSharding, P, lax, np, res, t, t_type
+from parallel.scripts.shardy_prelude import M, Mesh, NamedSharding, P, lax, np, res, t, t_type
 
 
 def typed(a):

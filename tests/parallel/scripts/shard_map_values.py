@@ -5,7 +5,22 @@ import json
 import sys
 import warnings
 
-from shard_map_prelude import M, Mesh, P, jnp, lax, line, mesh, np, nv, res, sm, t, v8, x
+from parallel.scripts.shard_map_prelude import (
+    M,
+    Mesh,
+    P,
+    jnp,
+    lax,
+    line,
+    mesh,
+    np,
+    nv,
+    res,
+    sm,
+    t,
+    v8,
+    x,
+)
 
 ring = [(0, 1), (1, 2), (2, 3), (3, 0)]
 # a 2x2 mesh: one axis, the other, both, in both orders

@@ -4,7 +4,7 @@
 import json
 import sys
 
-from sharding_prelude import (
+from parallel.scripts.sharding_prelude import (
     AxisType,
     M,
     Mesh,

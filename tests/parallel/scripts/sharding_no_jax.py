@@ -5,7 +5,7 @@ import io
 import json
 import sys
 
-from sharding_prelude import (
+from parallel.scripts.sharding_prelude import (
     M,
     NamedSharding,
     P,

@@ -3,7 +3,7 @@ with: the library named by `sys.argv[1]`, a 2x2 mesh ('x', 'y'), a line ('i'), a
 over the mesh, and recorders of values, error types and placements."""
 
 import numpy as np
-from script_library import AxisType, M, Mesh, NamedSharding, P, jnp, lax
+from parallel.scripts.script_library import AxisType, M, Mesh, NamedSharding, P, jnp, lax
 
 # GSPMD (`mhlo.sharding`) in both libraries: tests/parallel/test_shardy.py checks Shardy's texts
 M.config.update("jax_use_shardy_partitioner", False)

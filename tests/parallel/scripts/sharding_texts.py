@@ -4,7 +4,7 @@
 import json
 import re
 
-from sharding_prelude import M, NamedSharding, P, jnp, lax, mesh, res, rows, x, xy
+from parallel.scripts.sharding_prelude import M, NamedSharding, P, jnp, lax, mesh, res, rows, x, xy
 
 
 def texts(f, *args):

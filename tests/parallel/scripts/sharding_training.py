@@ -2,7 +2,7 @@
 
 import json
 
-from sharding_prelude import AxisType, M, NamedSharding, P, jnp, np, placed, res
+from parallel.scripts.sharding_prelude import AxisType, M, NamedSharding, P, jnp, np, placed, res
 
 # a small MLP, the batch split over a 4-device mesh, the parameters replicated: each step of
 # SGD must give what the same step gives on one device

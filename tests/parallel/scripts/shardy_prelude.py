@@ -7,7 +7,7 @@ split over it, `t(name, fn)` (fn()'s record, or its exception's type and first l
 import re
 
 import numpy as np
-from script_library import AxisType, M, Mesh, NamedSharding, P, jnp, lax
+from parallel.scripts.script_library import AxisType, M, Mesh, NamedSharding, P, jnp, lax
 
 # the default (set again: the worker is shared with scripts that turn it off)
 M.config.update("jax_use_shardy_partitioner", True)

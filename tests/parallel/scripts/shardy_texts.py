@@ -4,7 +4,20 @@
 
 import json
 
-from shardy_prelude import AxisType, M, NamedSharding, P, jnp, lax, mesh, np, res, t, text, x
+from parallel.scripts.shardy_prelude import (
+    AxisType,
+    M,
+    NamedSharding,
+    P,
+    jnp,
+    lax,
+    mesh,
+    np,
+    res,
+    t,
+    text,
+    x,
+)
 
 r = M.device_put(np.arange(8.0, dtype=np.float32), NamedSharding(mesh, P()))
 t("args", lambda: text(lambda a: jnp.sin(a).sum(0), x))

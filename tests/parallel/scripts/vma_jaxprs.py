@@ -2,7 +2,7 @@
 
 import json
 
-from vma_prelude import M, P, jnp, lax, line, mesh, nv, res, ring, sm, v8, x
+from parallel.scripts.vma_prelude import M, P, jnp, lax, line, mesh, nv, res, ring, sm, v8, x
 
 
 def j(name, fn, *args):

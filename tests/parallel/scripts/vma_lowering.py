@@ -2,7 +2,7 @@
 
 import json
 
-from vma_prelude import M, P, jnp, lax, mesh, res, sm, x
+from parallel.scripts.vma_prelude import M, P, jnp, lax, mesh, res, sm, x
 
 f = sm(
     lambda w, a: (lax.psum(a * w, "x"), lax.pmax(w, "y"), lax.axis_index("y") + 0 * a),

@@ -4,7 +4,7 @@ named by `sys.argv[1]`, a line ('x') and a 2x2 mesh ('x', 'y')."""
 import functools
 
 import numpy as np
-from script_library import M, Mesh, P, jnp, lax
+from parallel.scripts.script_library import M, Mesh, P, jnp, lax
 
 # GSPMD (`mhlo.sharding`) in both libraries: tests/parallel/test_shardy.py checks Shardy's texts
 M.config.update("jax_use_shardy_partitioner", False)

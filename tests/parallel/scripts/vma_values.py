@@ -2,7 +2,7 @@
 
 import json
 
-from vma_prelude import M, P, jnp, lax, line, mesh, np, res, ring, sm, v8, x
+from parallel.scripts.vma_prelude import M, P, jnp, lax, line, mesh, np, res, ring, sm, v8, x
 
 
 def t(name, fn):

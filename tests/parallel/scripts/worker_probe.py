@@ -1,13 +1,13 @@
 """Probes the multi-device worker (tests/parallel/test_device_worker.py):
-`python worker_probe.py LIBRARY ACTION`, ACTION one of "read" (print the device count, the
-x64 option and whether the prelude module ran afresh), "set" (turn x64 on, then read),
-"raise" (a ValueError) and "die" (end the process)."""
+`python worker_probe.py LIBRARY ACTION` (tests/ on PYTHONPATH), ACTION one of "read" (print
+the device count, the x64 option and whether the prelude module ran afresh), "set" (turn x64
+on, then read), "raise" (a ValueError) and "die" (end the process)."""
 
 import json
 import os
 import sys
 
-import worker_probe_prelude
+import parallel.scripts.worker_probe_prelude as worker_probe_prelude
 
 M = __import__(sys.argv[1])
 action = sys.argv[2]
