@@ -963,6 +963,140 @@ PLANTED_ANSWERS = [
 ]
 
 
+# every rule-checking exercise (03, 04, 05) and every checker of 06-09: a rule or a function
+# that never returns (each checker runs the learner's code under course.call_bounded, or
+# traces it so before stepping it with course.run_bounded), an exception, a wrong shape
+def _rule(table: str, name: str, make: str, body: str, args: str) -> str:
+    """Plant code: a primitive `name` (made by the notebook's `make`) whose `table` rule runs
+    `body`, checked by the notebook's `check` on `args`."""
+    signature = {"jvp": "primals, tangents", "transpose": "cts, x, w", "vmap": "n, vals, dims"}
+    return (
+        f"p = {make.format(name=name)}\n@core.{table}_rules.register(p)\n"
+        f"def rule({signature[table]}):\n    {body}\nrun_check = lambda: check(p, {args})"
+    )
+
+
+LOOP = "while True:\n        pass"
+CUBE = "new_unary('{name}', lambda x: x ** 3)"
+SCALE = "new_primitive('{name}', np.multiply, lambda x, w: x)"
+SUM_LAST = "new_primitive('{name}', lambda x: np.sum(x, axis=-1), lambda s: s[:-1])"
+TWO = "np.array([0.5, 2.0])"
+PLANTED_ANSWERS += [
+    (
+        "03_forward_mode.ipynb",
+        "check",
+        _rule("jvp", "cube_loop", CUBE, LOOP, TWO),
+        "✗ not yet — check_rules(cube_loop) did not finish within",
+    ),
+    (
+        "03_forward_mode.ipynb",
+        "check",
+        _rule("jvp", "cube_shape", CUBE, "return [p.bind(primals[0])], [jnp.ones(5)]", TWO),
+        "✗ not yet — check_rules(cube_shape): the jvp rule's tangent of output 0 is f32[5]",
+    ),
+    (
+        "03_forward_mode.ipynb",
+        "check_energy",
+        "core.jvp_rules.register(cube_p, lambda p, t: {}['no rule'], replace=True)\n"
+        "run_check = check_energy",
+        "✗ not yet — check_grads(energy): KeyError: 'no rule'\n"
+        "  Likely cause: cube's jvp rule (exercise 1)",
+    ),
+    (
+        "03_forward_mode.ipynb",
+        "check_energy",
+        f"def loop(p, t):\n    {LOOP}\n"
+        "core.jvp_rules.register(cube_p, loop, replace=True)\nrun_check = check_energy",
+        "✗ not yet — check_grads(energy) did not finish within",
+    ),
+    (
+        "04_reverse_mode.ipynb",
+        "check",
+        _rule("transpose", "scale_loop", SCALE, LOOP, f"{TWO}, {TWO}"),
+        "✗ not yet — check_rules(scale_loop) did not finish within",
+    ),
+    (
+        "04_reverse_mode.ipynb",
+        "check",
+        _rule("transpose", "scale_raises", SCALE, "return {}['no rule']", f"{TWO}, {TWO}"),
+        "✗ not yet — check_rules(scale_raises): the transpose rule failed for linear inputs",
+    ),
+    (
+        "04_reverse_mode.ipynb",
+        "check",
+        _rule("transpose", "scale_shape", SCALE, "return [jnp.ones(5), None]", f"{TWO}, {TWO}"),
+        "the cotangent of input 0 has shape (5,), the input has shape (2,)",
+    ),
+    (
+        "05_vmap.ipynb",
+        "check",
+        _rule("vmap", "sum_loop", SUM_LAST, LOOP, "np.ones((2, 3))"),
+        "✗ not yet — check_rules(sum_loop) did not finish within",
+    ),
+    (
+        "05_vmap.ipynb",
+        "check",
+        _rule("vmap", "sum_raises", SUM_LAST, "return {}['no rule']", "np.ones((2, 3))"),
+        "✗ not yet — check_rules(sum_raises): the vmap rule failed for in_axes (0,)",
+    ),
+    (
+        "05_vmap.ipynb",
+        "check",
+        _rule("vmap", "sum_shape", SUM_LAST, "return [jnp.ones(7)], [0]", "np.ones((2, 3))"),
+        "✗ not yet — check_rules(sum_shape): the vmap rule is wrong for in_axes (0,)",
+    ),
+    (
+        "06_jit_and_xla.ipynb",
+        "check_power",
+        f"def answer(x, n):\n    {LOOP}",
+        "✗ not yet — power_jit(x, 5) did not finish within",
+    ),
+    (
+        "06_jit_and_xla.ipynb",
+        "check_one_trace",
+        f"def answer(x, n):\n    {LOOP}",  # a Python loop: it never ends while traced
+        "✗ not yet — power_loop(2, 2) did not finish within",
+    ),
+    (
+        "07_control_flow.ipynb",
+        "check_clip",
+        f"def answer(x):\n    {LOOP}",
+        "✗ not yet — clip_small under jit did not finish within",
+    ),
+    (
+        "07_control_flow.ipynb",
+        "check_sqrt",
+        f"def answer(a):\n    {LOOP}",
+        "✗ not yet — newton_sqrt(2.0) did not finish within",
+    ),
+    (
+        "08_your_own_primitive_and_interpreter.ipynb",
+        "check_inverse_exercise",
+        f"def answer(out, x, *, jaxpr, **params):\n    {LOOP}",
+        "✗ not yet — step 1: inverse(jit(f))(f(0.5)): StepLimit: did not finish within",
+    ),
+    (
+        "09_train_an_mlp.ipynb",
+        "check_per_example",
+        f"def answer(params, xs, ys):\n    {LOOP}",
+        "✗ not yet — my_per_example(params, xs, ys): StepLimit: did not finish within",
+    ),
+    (
+        "09_train_an_mlp.ipynb",
+        "check_per_example",
+        "answer = lambda params, xs, ys: didax.tree.map(lambda g: 2 * g, "
+        "didax.vmap(didax.grad(loss), in_axes=(None, 0, 0))(params, xs, ys))",
+        "✗ not yet — leaf 0: values differ from a loop of grads by up to",
+    ),
+    (
+        "09_train_an_mlp.ipynb",
+        "check_update",
+        f"def answer(params, grads):\n    {LOOP}",
+        "✗ not yet — update(params, grads): StepLimit: did not finish within",
+    ),
+]
+
+
 def exercises_here(name: str) -> dict[str, Any]:
     return replay(name)  # afresh: a plant may register a class or replace a rule
 
