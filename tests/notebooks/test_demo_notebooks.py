@@ -1240,6 +1240,14 @@ BUILD_PLANTS = [
 ]
 
 
+def run_time(cell: Any) -> Any:
+    """How long a cell executed by NotebookClient(record_timing=True) took to run."""
+    timing = cell.metadata.execution
+    return np.datetime64(timing["shell.execute_reply"][:26]) - np.datetime64(
+        timing["iopub.execute_input"][:26]
+    )
+
+
 def test_build_your_own_checkers_answer_planted_mistakes_in_a_kernel(kernel_name: str) -> None:
     """Each planted mistake gets its message within 10 s, and the kernel runs the next cell
     under the interpreter it expects."""
@@ -1254,13 +1262,49 @@ def test_build_your_own_checkers_answer_planted_mistakes_in_a_kernel(kernel_name
     )
     NotebookClient(nb, kernel_name=kernel_name, timeout=60, record_timing=True).execute()
     for cell, (_, _, message) in zip(nb.cells[first:], BUILD_PLANTS, strict=False):
-        timing = cell.metadata.execution
-        took = np.datetime64(timing["shell.execute_reply"][:26]) - np.datetime64(
-            timing["iopub.execute_input"][:26]
-        )
+        took = run_time(cell)
         assert took < np.timedelta64(10, "s"), (cell.source, took)
         assert message in stdout(cell), (cell.source, stdout(cell))
     assert stdout(nb.cells[-1]) == "EvalInterpreter 3.0\n"  # the loop left no interpreter
+
+
+# notebook 10's checker, in a kernel (the notebook asks for 4 CPU devices before anything
+# runs, which a test process that already started didax cannot give): an endless loop, a
+# collective over an axis name pmap does not bind, a wrong shape, a wrong value
+MANY_PLANTS = [
+    (
+        "def answer(row):\n    while True:\n        pass",
+        "✗ not yet — pmap(global_max) did not finish within",
+    ),
+    (
+        "answer = lambda row: lax.pmax(jnp.max(row), 'j')",
+        "✗ not yet — pmap(global_max): NameError: Found an unbound axis name: j.",
+    ),
+    ("answer = lambda row: row", "✗ not yet — expected one value per device, shape (4,), got"),
+    ("answer = lambda row: jnp.max(row)", "✗ not yet — the devices hold"),
+]
+
+
+def test_many_devices_checker_answers_planted_mistakes_in_a_kernel(kernel_name: str) -> None:
+    nb = nbformat.read(DEMOS / MANY, as_version=4)
+    first = len(nb.cells)
+    for plant, _ in MANY_PLANTS:
+        nb.cells.append(nbformat.v4.new_code_cell(f"{plant}\ncheck_global_max(answer)"))
+    # the kernel still works, and the worked answer passes
+    nb.cells.append(
+        nbformat.v4.new_code_cell("check_global_max(lambda row: lax.pmax(jnp.max(row), 'i'))")
+    )
+    NotebookClient(
+        nb,
+        kernel_name=kernel_name,
+        timeout=60,
+        record_timing=True,
+        resources={"metadata": {"path": str(DEMOS)}},
+    ).execute()
+    for cell, (_, message) in zip(nb.cells[first:], MANY_PLANTS, strict=False):
+        assert run_time(cell) < np.timedelta64(10, "s"), (cell.source, run_time(cell))
+        assert message in stdout(cell), (cell.source, stdout(cell))
+    assert stdout(nb.cells[-1]).startswith("✓ every device holds the global maximum")
 
 
 # --------------------------------------------------------------------------- student copies
@@ -1373,10 +1417,7 @@ def test_student_copy_runs_top_to_bottom(name: str, kernel_name: str) -> None:
         resources={"metadata": {"path": str(DEMOS / "student")}},
     ).execute()
     for cell in code_cells(nb):
-        timing = cell.metadata.execution
-        took = np.datetime64(timing["shell.execute_reply"][:26]) - np.datetime64(
-            timing["iopub.execute_input"][:26]
-        )
+        took = run_time(cell)
         assert took < np.timedelta64(30, "s"), (cell.source, took)
     for cell in code_cells(clean(nb)):
         errors = [f"{o.ename}: {o.evalue}" for o in cell.outputs if o.output_type == "error"]
