@@ -1097,6 +1097,116 @@ PLANTED_ANSWERS += [
 ]
 
 
+# the kinds the lists above leave out, so that every checker meets a wrong value, a wrong
+# shape, an exception and an endless loop (12-16's own lists come after the test)
+PLANTED_ANSWERS += [
+    (
+        "03_forward_mode.ipynb",
+        "check",
+        _rule("jvp", "cube_value", CUBE, "return [p.bind(primals[0])], [2.0 * tangents[0]]", TWO),
+        "✗ not yet — check_rules(cube_value): the jvp rule is wrong for input 0.",
+    ),
+    (
+        "03_forward_mode.ipynb",
+        "check_energy",
+        "core.jvp_rules.register(cube_p, lambda p, t: ([cube(p[0])], [2.0 * p[0] * t[0]]), "
+        "replace=True)\nrun_check = check_energy",
+        "✗ not yet — check_grads:\n  Not equal to tolerance",
+    ),
+    (
+        "03_forward_mode.ipynb",
+        "check_energy",
+        "core.jvp_rules.register(cube_p, lambda p, t: ([cube(p[0])], [jnp.ones(5)]), "
+        "replace=True)\nrun_check = check_energy",
+        "✗ not yet — check_grads(energy): TypeError: mul got incompatible shapes",
+    ),
+    (
+        "04_reverse_mode.ipynb",
+        "check",
+        _rule("transpose", "scale_value", SCALE, "return [cts[0], None]", f"{TWO}, {TWO}"),
+        "✗ not yet — check_rules(scale_value): the transpose rule is wrong for linear inputs",
+    ),
+    (
+        "04_reverse_mode.ipynb",
+        "check_unknowns",
+        "answer = lambda jaxpr, unknown_inputs: [False] * len(jaxpr.eqns)",
+        "✗ not yet — the jvp of sum(sin(x) * x), equation 2 (mul): you say known",
+    ),
+    (
+        "05_vmap.ipynb",
+        "check",
+        _rule(
+            "vmap",
+            "sum_value",
+            SUM_LAST,
+            "return [jnp.sum(to_front(vals[0], dims[0], n), axis=1)], [0]",
+            "np.ones((2, 3)) * np.arange(3.0)",
+        ),
+        "✗ not yet — check_rules(sum_value): the vmap rule is wrong for in_axes (0,)",
+    ),
+    (
+        "06_jit_and_xla.ipynb",
+        "check_power",
+        "answer = lambda x, n: jnp.ones(3)",
+        "✗ not yet — power_jit(x, 5): ValueError: operands could not be broadcast together",
+    ),
+    (
+        "06_jit_and_xla.ipynb",
+        "check_power",
+        "answer = lambda x, n: x",
+        "✗ not yet — power_jit(x, 5): AssertionError: power_jit([1, 2], 5) = [1. 2.]",
+    ),
+    (
+        "06_jit_and_xla.ipynb",
+        "check_one_trace",
+        "answer = lambda x, n: 1 / 0",
+        "✗ not yet — power_loop(2, 2): ZeroDivisionError",
+    ),
+    (
+        "06_jit_and_xla.ipynb",
+        "check_one_trace",
+        "answer = lambda x, n: jnp.ones(3)",
+        "✗ not yet — power_loop(2, 2): AssertionError: power_loop(2, 2) = [1. 1. 1.]",
+    ),
+    (
+        "06_jit_and_xla.ipynb",
+        "check_one_trace",
+        "answer = lambda x, n: x",
+        "✗ not yet — power_loop(2, 2): AssertionError: power_loop(2, 2) = [2.], expected 4.0",
+    ),
+    (
+        "07_control_flow.ipynb",
+        "check_clip",
+        "answer = lambda x: jnp.stack([x, x])",
+        "✗ not yet — clip_small under jit: TypeError",
+    ),
+    (
+        "07_control_flow.ipynb",
+        "check_clip",
+        "answer = lambda x: x",
+        "✗ not yet — clip_small under jit: AssertionError: expected [0.0, -0.5, 2.0], got",
+    ),
+    (
+        "08_your_own_primitive_and_interpreter.ipynb",
+        "check_inverse_exercise",
+        "def answer(out, x, *, jaxpr, **params):\n    return {}['no rule']",
+        "✗ not yet — step 1: inverse(jit(f))(f(0.5)): KeyError: 'no rule'",
+    ),
+    (
+        "09_train_an_mlp.ipynb",
+        "check_per_example",
+        "answer = lambda params, xs, ys: didax.grad(loss)(params, xs, ys)",
+        "✗ not yet — leaf 0: expected one gradient per example, shape (4, 1, 32), got (1, 32)",
+    ),
+    (
+        "09_train_an_mlp.ipynb",
+        "check_update",
+        "answer = lambda params, grads: 1 / 0",
+        "✗ not yet — update(params, grads): ZeroDivisionError: division by zero",
+    ),
+]
+
+
 def exercises_here(name: str) -> dict[str, Any]:
     return replay(name)  # afresh: a plant may register a class or replace a rule
 
@@ -1179,6 +1289,44 @@ PLANTED_ANSWERS += [
         "check_safe",
         "def answer(x):\n    while True:\n        pass",
         "✗ not yet — vmap(safe_sqrt_relu) did not finish within",
+    ),
+]
+
+
+# 12, 14 and 15: the kinds their lists above leave out
+PLANTED_ANSWERS += [
+    (
+        "12_custom_derivatives.ipynb",
+        "check_safe_norm",
+        "answer = lambda x: x",
+        "✗ not yet — safe_norm: TypeError: Gradient only defined for scalar-output functions.",
+    ),
+    (
+        "12_custom_derivatives.ipynb",
+        "check_safe_norm",
+        "answer = lambda x: 1 / 0",
+        "✗ not yet — safe_norm: ZeroDivisionError",
+    ),
+    (
+        "14_pytrees.ipynb",
+        "check_linear",
+        "class Linear(Linear):\n    pass\n"
+        "tree_util.register_pytree_node(Linear, lambda m: 1 / 0, lambda aux, c: Linear(*c))",
+        "✗ not yet — ZeroDivisionError: division by zero",
+    ),
+    (
+        "14_pytrees.ipynb",
+        "check_linear",
+        "class Linear(Linear):\n    pass\n"
+        "def flatten(m):\n    while True:\n        pass\n"
+        "tree_util.register_pytree_node(Linear, flatten, lambda aux, c: Linear(*c))",
+        "✗ not yet — tree.leaves(layer) did not finish within",
+    ),
+    (
+        "15_finding_nans.ipynb",
+        "check_safe",
+        "answer = lambda x: jnp.stack([x, x])",
+        "✗ not yet — safe_sqrt_relu: ValueError: operands could not be broadcast together",
     ),
 ]
 
