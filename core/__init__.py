@@ -18,6 +18,7 @@ from didax import (  # noqa: F401
     nn,  # noqa: F401
     numpy,  # noqa: F401 - fills the operator table of Array and Tracer
     random,  # noqa: F401
+    ref,  # noqa: F401
     sharding,  # noqa: F401
     tree,  # noqa: F401
     tree_util,

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 from didax import api_util, core, dtypes, typed_sharding
 from didax.array import Array
+from didax.compile import jit_refs
 from didax.compile.jit import jit
 from didax.interpreters import jvp as jvp_interp
 from didax.interpreters import staging
@@ -41,7 +42,7 @@ def _numpy_to_arrays(leaves: Sequence[Any]) -> list[Any]:
 
 def _check_leaves(leaves: Sequence[Any], fn: Callable[..., Any], what: str) -> None:
     for leaf in leaves:
-        if not core.is_arraylike(leaf):
+        if not jit_refs.is_argument(leaf):
             raise TypeError(
                 f"Argument {leaf!r} of type {type(leaf).__name__} passed to {what} "
                 f"of {getattr(fn, '__name__', fn)} is not a valid didax type: "
@@ -270,8 +271,7 @@ def eval_shape(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
 def typeof(x: Any) -> Any:
     """The abstract value of `x`: its shape, dtype and weak type (a `Ref`'s: `Ref{f32[3]}`).
     Like `jax.typeof`."""
-    ref_type = getattr(x, "ref_type", None)  # a Ref's (refs.py, a higher layer)
-    return ref_type if ref_type is not None else core.get_aval(x)
+    return core.get_aval(x)
 
 
 def device_put(x: Any, device: Any = None, *, src: Any = None, **options: Any) -> Any:

@@ -48,6 +48,7 @@ from didax.array import (  # noqa: F401 - below core; `core.ShapedArray` etc. st
     with_vma,
 )
 from didax.config import config
+from didax.ref_types import AbstractRef, is_ref
 from didax.rule_tables import (  # noqa: F401 - the tables live in rule_tables.py; `core.jvp_rules` etc.
     AbstractEvalRule,
     EagerRule,
@@ -61,6 +62,7 @@ from didax.rule_tables import (  # noqa: F401 - the tables live in rule_tables.p
     VmapRule,
     VmaRule,
     abstract_eval_rules,
+    allocating,
     eager_rules,
     effectful,
     impl_rules,
@@ -68,11 +70,21 @@ from didax.rule_tables import (  # noqa: F401 - the tables live in rule_tables.p
     lowering_rules,
     own_program,
     sharding_rules,
+    stateful,
     transpose_rules,
+    unconstrained_results,
     vma_rules,
     vmap_rules,
 )
 from didax.sharded_aval import ShardedArray  # noqa: F401 - `core.ShardedArray`
+from didax.tracer_errors import (  # noqa: F401 - `core.ConcretizationTypeError` etc.
+    ConcretizationTypeError,
+    JAXTypeError,
+    TracerArrayConversionError,
+    TracerBoolConversionError,
+    TracerIntegerConversionError,
+    UnexpectedTracerError,
+)
 
 # --------------------------------------------------------------------------- primitives
 
@@ -124,8 +136,8 @@ def get_aval(x: Any) -> ShapedArray:
         return x.aval
     if isinstance(x, (np.ndarray, np.generic)):  # before `getattr`: a miss on NumPy is slow
         return ShapedArray.make(x.shape, dtypes.canonicalize(x.dtype), False)
-    aval = getattr(x, "aval", None)  # didax.Array
-    if isinstance(aval, ShapedArray):
+    aval = getattr(x, "aval", None)  # didax.Array (or a Ref: primitives/refs.py)
+    if isinstance(aval, ShapedArray) or type(aval) is AbstractRef:
         return aval
     if dtypes.is_python_scalar(x):
         return ShapedArray((), dtypes.python_scalar_dtype(x), type(x) is not bool)
@@ -217,42 +229,6 @@ def axis_names(primitive: Primitive, params: dict[str, Any]) -> tuple[Any, ...] 
     return tuple(n for n in names if not isinstance(n, int))
 
 
-# --------------------------------------------------------------------------- errors
-
-
-_ERRORS_PAGE = "https://docs.jax.dev/en/latest/errors.html"
-
-
-class JAXTypeError(TypeError):
-    """A TypeError of the engine's own; its message ends with the page that explains it, as
-    `jax.errors.JAXTypeError`'s does (the class hierarchy below is JAX's)."""
-
-    def __init__(self, message: str) -> None:
-        name = type(self).__name__
-        super().__init__(f"{message}\nSee {_ERRORS_PAGE}#jax.errors.{name}")
-
-
-class UnexpectedTracerError(JAXTypeError):
-    """A tracer was used after the transformation that made it had returned."""
-
-
-class ConcretizationTypeError(JAXTypeError):
-    """A traced value was used where Python needs a concrete one (`if x > 0:` under jit)."""
-
-
-class TracerBoolConversionError(ConcretizationTypeError):
-    """`bool()` (an `if`, `while`, `and`, `or`) of a traced value with no concrete value."""
-
-
-class TracerIntegerConversionError(JAXTypeError):
-    """`__index__` (`range(x)`, `[...][x]`) of a traced value with no concrete value."""
-
-
-class TracerArrayConversionError(JAXTypeError):
-    """`np.asarray(x)` / `x.__array__()` of a traced value: never allowed, concrete or not,
-    since NumPy's result would drop the tracer (and with it derivatives or the batch)."""
-
-
 # --------------------------------------------------------------------------- traces
 
 
@@ -295,7 +271,7 @@ class Trace(abc.ABC):
 
     def full_raise(self, val: Any) -> Tracer:
         if not isinstance(val, Tracer):
-            if not is_arraylike(val):
+            if not is_arraylike(val) and not is_ref(val):
                 raise TypeError(
                     f"Value {val!r} of type {type(val).__name__} is not a valid "
                     "didax type: expected an array or a scalar"
@@ -431,6 +407,9 @@ class Tracer:
             raise TypeError("iteration over a 0-d array")
         return (self[i] for i in range(self.shape[0]))
 
+    def __setitem__(self, idx: Any, value: Any) -> None:  # a ref's write; an array refuses
+        operator_table["setitem"](self, idx, value)
+
     def __hash__(self) -> int:
         raise TypeError(f"unhashable type: {type(self).__name__}")
 
@@ -499,11 +478,25 @@ def set_split_evaluator(evaluator: SplitEvaluator) -> None:
     _split_evaluator = evaluator
 
 
+# Guards an eager operation's host operands (NumPy arrays, scalars), as JAX's transfer guard
+# sees them go to the device. Declared by runtime/placement.py, which knows the devices.
+_host_operand_guard: Callable[[Sequence[Any]], None] = lambda operands: None  # noqa: E731
+
+
+def set_host_operand_guard(guard: Callable[[Sequence[Any]], None]) -> None:
+    global _host_operand_guard
+    _host_operand_guard = guard
+
+
 def eval_primitive(primitive: Primitive, operands: Sequence[Any], params: dict) -> list[Any]:
     __tracebackhide__ = True
     rule = impl_rules._rules.get(primitive)
     if rule is None:
-        raise NotImplementedError(f"no impl rule for '{primitive}'")
+        raise NotImplementedError(impl_rules.missing.format(primitive))
+    if config.guard_host_to_device is not None:  # (eager closures decline while it is set)
+        _host_operand_guard(operands)
+    if primitive in stateful:  # it reads or writes a Ref: its operands go in as they are
+        return rule(*operands, **params)
     try:
         args = [to_numpy(x, False) for x in operands]
     except OnDevices:  # an Array split over a mesh (or computed on one): run on its devices
@@ -621,6 +614,8 @@ def bind(primitive: Primitive, operands: Sequence[Any], params: dict[str, Any]) 
         else:
             return eval_primitive(primitive, operands, params)
     trace = find_top_trace(operands)
+    if primitive in allocating:  # a new ref belongs to the innermost transformation
+        trace = trace_state().stack[-1].trace
     if primitive in axis_name_params:
         trace = _axis_frame_trace(primitive, params, trace)
     tracers = [trace.full_raise(x) for x in operands]

@@ -271,7 +271,7 @@ def _accumulate(vjp_fn: VJP, targets: list[Any], ct: Any) -> Any:
         if isinstance(target, DontWant):
             out.append(DidntWant())
         elif hasattr(target, "addupdate"):  # a Ref (refs.py, a higher layer)
-            target.addupdate(Ellipsis, c)
+            target.addupdate(c)
             out.append(GradRef())
         else:
             out.append(c)
@@ -320,7 +320,10 @@ def _check_input_dtype(name: str, leaves: Sequence[Any], holomorphic: bool = Fal
     # JAX's checks for reverse mode (grad, jacrev): inexact inputs, complex ones if
     # `holomorphic`
     for x in leaves:
-        dtype = core.get_aval(x).dtype
+        aval = core.get_aval(x)
+        if core.is_ref(x):  # JAX's: a ref's cotangent would be an array
+            raise ValueError(f"Expected cotangent type {aval} but got {aval.inner_aval}")
+        dtype = aval.dtype
         if holomorphic and not dtypes.is_complex(dtype):
             raise TypeError(
                 f"{name} with holomorphic=True requires inputs with complex dtype, "

@@ -291,12 +291,13 @@ def live_eqns(eqns: Sequence[JaxprEqn], outvars: Sequence[Atom]) -> list[JaxprEq
 
 
 def dce_jaxpr(
-    jaxpr: Jaxpr, used_outputs: Sequence[bool], instantiate: bool = False
+    jaxpr: Jaxpr, used_outputs: Sequence[bool], instantiate: bool = False, prune: Any = live_eqns
 ) -> tuple[Jaxpr, list[bool]]:
-    """Drop the outputs not in `used_outputs` and the equations only they needed. Returns the
-    smaller jaxpr and which inputs it still reads; with `instantiate` it keeps every input."""
+    """Drop the outputs not in `used_outputs` and the equations only they needed (`prune`:
+    `live_eqns`'s signature). Returns the smaller jaxpr and which inputs it still reads; with
+    `instantiate` it keeps every input."""
     outvars = [x for x, u in zip(jaxpr.outvars, used_outputs, strict=True) if u]
-    eqns = live_eqns(jaxpr.eqns, outvars)
+    eqns = prune(jaxpr.eqns, outvars)
     read = {x for e in eqns for x in e.invars if isinstance(x, Var)}
     read.update(x for x in outvars if isinstance(x, Var))
     used_inputs = [instantiate or v in read for v in jaxpr.invars]
@@ -562,22 +563,25 @@ class JaxprPrinter:
                 filled(args),
             )
         # JAX notes the source on the line of the ` = ` (none for an equation without outputs)
+        return concat(
+            lhs,
+            text(" = "),
+            self.notes(eqn),
+            text(eqn.primitive.name, TokenKind.PRIMITIVE, eqn),
+            self.params(eqn),
+            text(" "),
+            filled(args),
+        )
+
+    def notes(self, eqn: JaxprEqn) -> Doc:
+        """The equation's annotations, when asked for: where it was derived from, its source."""
         notes = []
         if self.derivation and eqn.derivation is not None:
             show = functools.partial(params_texts, eqn.primitive)
             notes.append(Annotation(eqn.derivation.describe(eqn.params, self.prefix, show)))
         if self.source_info and eqn.outvars:
             notes.append(Annotation(si.summarize(eqn.source_info)))
-        note = concat(*notes)
-        return concat(
-            lhs,
-            text(" = "),
-            note,
-            text(eqn.primitive.name, TokenKind.PRIMITIVE, eqn),
-            self.params(eqn),
-            text(" "),
-            filled(args),
-        )
+        return concat(*notes)
 
     def params(self, eqn: Any) -> Doc:
         prim = eqn.primitive

@@ -1,15 +1,20 @@
-"""Mutable arrays: `new_ref`, `empty_ref`, `freeze` and the `Ref` they make. Like JAX 0.10.2's
-`jax.new_ref` and `jax.Ref`: `ref[...]` reads the whole array, `ref[idx]` a part,
-`ref[idx] = v` writes (same shape and dtype, else JAX's ValueError), `ref[...] += v` updates.
+"""Mutable arrays, the public names: `new_ref`, `empty_ref`, `freeze`, `free_ref` and `Ref`.
+Like JAX 0.10.2's `jax.new_ref` and `jax.Ref`: `ref[...]` reads the whole array, `ref[idx]` a
+part, `ref[idx] = v` writes (same shape and dtype, else JAX's ValueError), `ref[...] += v`
+updates.
 
-Layer 5, after numpy (reads and writes are `x[idx]` and `x.at[idx].set(v)`). A difference
-from JAX, by design of this first version: a `Ref` is a box the Python program mutates while
-it runs, so under `jit`, `grad` and `vmap` a ref made inside the function works (each read
-sees the last write) but the jaxpr shows the values flowing, not JAX's `new_ref`, `ref[...]
-<- v` and `freeze` equations; and a `Ref` is not an argument `jit` or other operations
-accept (TypeError), nor may a jitted function write into a ref made outside it
-(NotImplementedError), where JAX threads the ref through the program. Writing a traced
-value into an outer ref under grad or vmap raises JAX's errors.
+Layer 5. The primitives and the `Ref` object are in primitives/refs.py: eagerly a ref holds an
+Array its writes replace; `make_jaxpr` and `jit` stage JAX's equations (`new_ref`, `c <- b[...]`,
+`b[1] <- v`, `freeze`); `jit` takes refs as arguments and closes over outer ones, compiling the
+discharged program (interpreters/discharge.py) and writing the refs' new values back. A ref made
+inside `grad`, `jvp` or `vmap` is made in that transformation (as JAX's is, even from a constant:
+it may later hold a differentiated or batched value): under `vmap` it is a ref of the batch, with
+JAX's equations; under `grad`/`jvp` a box updated functionally, so those jaxprs show the values
+flowing, not ref equations. Writing a
+differentiated or batched value into a ref made outside raises JAX's errors. A loop's body,
+a cond's branch or a checkpointed function using an outer ref carries its value through
+(control_flow/ref_carries.py). Not built: JAX's `Ref` transforms (`bitcast`, `reshape`),
+`memory_space`, calling an AOT-compiled program that takes refs.
 """
 
 from __future__ import annotations
@@ -17,139 +22,53 @@ from __future__ import annotations
 from typing import Any
 
 from didax import core
-from didax.array import ShapedArray
-from didax.interpreters.jvp import JVPTracer
-from didax.interpreters.partial_eval import PartialEvalTracer
-from didax.interpreters.vmap import BatchTracer
-from didax.numpy import asarray, zeros
-from didax.primitives.convert import convert_element_type
+from didax.primitives.refs import (
+    Ref,
+    empty_ref_p,
+    free_ref_p,
+    freeze_bind,
+    new_ref_bind,
+    ref_addupdate,
+    ref_get,
+    ref_set,
+    ref_swap,
+)
+from didax.ref_types import is_ref
+
+__all__ = [
+    "Ref",
+    "empty_ref",
+    "free_ref",
+    "freeze",
+    "new_ref",
+    "ref_addupdate",
+    "ref_get",
+    "ref_set",
+    "ref_swap",
+]
 
 
-class RefType:
-    """A Ref's type: `Ref{float32[3]}`. What `typeof(ref)` gives, as in JAX."""
-
-    def __init__(self, inner: ShapedArray) -> None:
-        self.inner = inner
-
-    shape = property(lambda self: self.inner.shape)
-    dtype = property(lambda self: self.inner.dtype)
-
-    def str_short(self) -> str:
-        return f"Ref{{{self.inner.str_short()}}}"
-
-    def __repr__(self) -> str:  # JAX's: the dtype's full name, no weak-type mark
-        return f"Ref{{{self.dtype.name}[{','.join(map(str, self.shape))}]}}"
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, RefType) and other.inner == self.inner
-
-    def __hash__(self) -> int:
-        return hash(("Ref", self.inner))
-
-
-class Ref:
-    """A mutable array (made by `new_ref`). Like `jax.Ref`."""
-
-    __slots__ = ("_value", "_outer")
-
-    def __init__(self, value: Any) -> None:
-        self._value = value
-        self._outer = core.trace_state() is core.EAGER_STATE  # made outside any transformation
-
-    # (not `aval`, which would make it pass for an array where one is expected)
-    ref_type = property(lambda self: RefType(core.get_aval(self._value)))
-    shape = property(lambda self: core.get_aval(self._value).shape)
-    dtype = property(lambda self: core.get_aval(self._value).dtype)
-    ndim = property(lambda self: len(self.shape))
-
-    @property
-    def size(self) -> int:
-        n = 1
-        for d in self.shape:
-            n *= d
-        return n
-
-    def __len__(self) -> int:
-        return self.shape[0]
-
-    def __getitem__(self, idx: Any) -> Any:
-        return self._value if idx is Ellipsis or idx == () else self._value[idx]
-
-    def __setitem__(self, idx: Any, value: Any) -> None:
-        if isinstance(value, core.Tracer) and self._outer:
-            _escape_error(value, self.ref_type)
-        target = core.get_aval(self[idx])
-        value = asarray(value) if not isinstance(value, core.Tracer) else value
-        given = core.get_aval(value)
-        if given.shape != target.shape:
-            raise ValueError(
-                f"Invalid shape for `swap`. Ref shape: {self.shape}. Expected shape: "
-                f"{target.shape}. Value shape: {given.shape}. Transforms: (). "
-            )
-        if given.dtype != target.dtype:
-            raise ValueError(
-                f"Invalid dtype for `swap`. Ref dtype: {self.dtype}. Value dtype: {given.dtype}. "
-            )
-        if given.weak_type != target.weak_type:  # the ref keeps its own type
-            value = convert_element_type(value, target.dtype, weak_type=target.weak_type)
-        whole = idx is Ellipsis or idx == ()
-        self._value = value if whole else self._value.at[idx].set(value)
-
-    def addupdate(self, idx: Any, value: Any) -> None:
-        """`ref[idx] += value`."""
-        self[idx] = self[idx] + value
-
-    def __repr__(self) -> str:
-        text = repr(self._value)
-        if isinstance(self._value, core.Tracer):
-            return f"Ref({text})"
-        return "Ref(" + text.removeprefix("Array(")  # (JAX keeps the Array's indentation)
-
-    def __array__(self, dtype: Any = None, copy: Any = None) -> Any:
-        raise TypeError(
-            "A Ref is not an array: read its value with `ref[...]` (or `freeze(ref)`) first"
-        )
-
-
-def _escape_error(value: core.Tracer, ref_type: RefType) -> None:
-    # a traced value written into a ref made outside the transformation: JAX's errors for
-    # grad and vmap (plain Exceptions, as JAX raises them); jit is didax's own limitation
-    if isinstance(value, (JVPTracer, PartialEvalTracer)):
-        raise Exception(
-            "performing a set/swap operation with a differentiated value on a "
-            f"non-differentiated array reference of type {ref_type}. Move the array reference "
-            "to be an argument of the differentiated function?"
-        )
-    if isinstance(value, BatchTracer):
-        raise Exception(
-            "performing a set/swap operation with vmapped value on an unbatched array "
-            f"reference of type {ref_type}. Move the array reference to be an argument to the "
-            "vmapped function?"
-        )
-    raise NotImplementedError(
-        f"a {ref_type} made outside this jit is written inside it: didax's refs are Python "
-        "boxes, which a compiled program cannot update; return the new value from the "
-        "jitted function and write it outside"
-    )
-
-
-def new_ref(init_val: Any, *, memory_space: Any = None, kind: Any = None) -> Ref:
+def new_ref(init_val: Any, *, memory_space: Any = None, kind: Any = None) -> Any:
     """A mutable array holding `init_val`. Like `jax.new_ref`."""
-    return Ref(asarray(init_val))
+    return new_ref_bind(init_val, memory_space, kind)
 
 
-def empty_ref(ty: Any, *, memory_space: Any = None) -> Ref:
-    """A mutable array of type `ty` (a `ShapeDtypeStruct`) holding zeros: write it before
-    reading it. Like `jax.empty_ref` (which only stages, under jit)."""
-    return Ref(zeros(ty.shape, ty.dtype))
+def empty_ref(ty: Any, *, memory_space: Any = None) -> Any:
+    """A mutable array of type `ty` (a `ShapeDtypeStruct`): write it before reading it (it
+    holds zeros). Like `jax.empty_ref`."""
+    aval = core.ShapedArray(ty.shape, ty.dtype)
+    (ref,) = core.bind(empty_ref_p, [], {"ty": aval, "memory_space": memory_space})
+    return ref
 
 
-def freeze(ref: Ref) -> Any:
+def freeze(ref: Any) -> Any:
     """The array a ref holds now. Like `jax.freeze`."""
-    if not isinstance(ref, Ref):
+    if not is_ref(ref):
         raise TypeError(f"freeze expects a Ref, got {type(ref).__name__}")
-    return ref[...]
+    return freeze_bind(ref)
 
 
-def free_ref(ref: Ref) -> None:
-    """Release a ref (nothing to do: its array is freed with it). Like `jax.free_ref`."""
+def free_ref(ref: Any) -> tuple:
+    """Release a ref. Like `jax.free_ref`."""
+    core.bind(free_ref_p, [ref], {})
+    return ()

@@ -1,7 +1,8 @@
 """Rule tables: `RuleTable`, the standard tables every interpreter reads (`impl_rules`,
 `abstract_eval_rules`, `jvp_rules`, `transpose_rules`, `vmap_rules`, `lowering_rules`, and
 `vma_rules`, `sharding_rules`, `eager_rules`), the rule signatures, the `LoweringContext`
-lowering rules see, and the primitive sets `effectful` and `own_program`.
+lowering rules see, and the primitive sets `effectful`, `own_program` and
+`unconstrained_results`.
 
 Layer 1, just before `core`, which re-exports every name here: rules register as
 `core.jvp_rules.register(...)`, as STYLE.md §3 shows. A table is keyed by `core.Primitive`
@@ -23,8 +24,11 @@ R = TypeVar("R", bound=Callable)
 class RuleTable(Generic[R]):
     """One interpreter's rules, keyed by primitive."""
 
-    def __init__(self, interpreter: str) -> None:
+    def __init__(self, interpreter: str, missing: str | None = None) -> None:
         self.interpreter = interpreter
+        # The NotImplementedError's message for a primitive without a rule (`{}` is its
+        # name): JAX's wording for the tables JAX has, else "no <interpreter> rule for ...".
+        self.missing = missing or f"no {interpreter} rule for '{{}}'"
         self._rules: dict[Any, R] = {}  # keyed by `core.Primitive` (hashed by identity)
         # Registration checks then inserts, so it locks; lookups are single dict reads.
         self._lock = threading.Lock()
@@ -45,7 +49,7 @@ class RuleTable(Generic[R]):
     def __getitem__(self, prim: Any) -> R:
         rule = self._rules.get(prim)
         if rule is None:
-            raise NotImplementedError(f"no {self.interpreter} rule for '{prim}'")
+            raise NotImplementedError(self.missing.format(prim))
         return rule
 
     def __contains__(self, prim: Any) -> bool:
@@ -71,12 +75,20 @@ LoweringRule = Callable[..., list]  # (ctx, *ir.Value, **params) -> [ir.Value]
 # elementwise op.
 EagerRule = Callable[..., Any]
 
-impl_rules: RuleTable[ImplRule] = RuleTable("impl")
-abstract_eval_rules: RuleTable[AbstractEvalRule] = RuleTable("abstract_eval")
-jvp_rules: RuleTable[JvpRule] = RuleTable("jvp")
-transpose_rules: RuleTable[TransposeRule] = RuleTable("transpose")
-vmap_rules: RuleTable[VmapRule] = RuleTable("vmap")
-lowering_rules: RuleTable[LoweringRule] = RuleTable("lowering")
+# The standard tables raise JAX 0.10.2's messages for a missing rule.
+impl_rules: RuleTable[ImplRule] = RuleTable("impl", "Evaluation rule for '{}' not implemented")
+abstract_eval_rules: RuleTable[AbstractEvalRule] = RuleTable(
+    "abstract_eval", "Abstract evaluation for '{}' not implemented"
+)
+jvp_rules: RuleTable[JvpRule] = RuleTable("jvp", "Differentiation rule for '{}' not implemented")
+transpose_rules: RuleTable[TransposeRule] = RuleTable(
+    "transpose", "Transpose rule (for reverse-mode differentiation) for '{}' not implemented"
+)
+vmap_rules: RuleTable[VmapRule] = RuleTable("vmap", "Batching rule for '{}' not implemented")
+# (JAX adds "for platform cpu"; lowering here does not depend on the platform)
+lowering_rules: RuleTable[LoweringRule] = RuleTable(
+    "lowering", "MLIR translation rule for primitive '{}' not found"
+)
 # Inside a `shard_map(check_vma=True)` body an aval says along which mesh axes its value
 # varies (`ShapedArray.vma`). By default a primitive's operands are first made to vary along
 # the union of their axes (the staging trace inserts `pvary` equations) and its results vary
@@ -136,8 +148,22 @@ class LoweringContext:
 # nothing reads their outputs.
 effectful: set[Any] = set()
 
+# Primitives that read or write Refs (mutable arrays, primitives/refs.py): their impl rules take
+# the operands as they are (a Ref, not its value), and the jvp and vmap interpreters run their
+# rules even on untransformed operands (a ref made under `grad` may later hold a derivative).
+stateful: set[Any] = set()
+# Those that make a Ref: bound by the innermost interpreter whatever their operands, as JAX's
+# ambient trace binds them (a ref made under `grad` from a constant may be written a derivative).
+allocating: set[Any] = set()
+
 # Primitives that cannot be lowered inside a program for one device (`shard_map`: it needs
 # its mesh's devices): `jit` partitions a program holding one over the mesh when it can
 # (compile/jit.py) and otherwise evaluates it equation by equation, each of them
 # running its own program.
 own_program: set[Any] = set()
+
+# Primitives whose results JAX's lowering leaves unconstrained where it constrains the others
+# (a result typed split over `Explicit` axes; in a shard_map body manual over some axes only):
+# comparisons, collectives, the casts of varying types, nested shard_maps. Their modules add
+# them at import.
+unconstrained_results: set[Any] = set()

@@ -81,3 +81,17 @@ def with_spec(aval: ShapedArray, spec: tuple, mesh: Any) -> ShapedArray:
     out.spec, out.mesh = tuple(tuple(a) for a in spec), mesh
     out.vma, out.mesh_axes = aval.vma, aval.mesh_axes
     return out
+
+
+def reshaped(aval: ShapedArray, shape: tuple, d: int, inserted: Any) -> ShapedArray:
+    """`aval` of `shape`: dimension `d` inserted (split along `inserted`, `()` for none) or
+    removed (`inserted` None; a batch dimension, a scanned one); a split aval keeps its other
+    dimensions' split."""
+    if type(aval) is not ShardedArray:
+        return aval.update(shape=shape)
+    spec = list(aval.spec)
+    if inserted is None:
+        del spec[d]
+    else:
+        spec.insert(d, inserted)
+    return aval.update(shape=shape, spec=tuple(spec))

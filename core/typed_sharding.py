@@ -205,12 +205,19 @@ def result_avals(
 
 def _elementwise(primitive: core.Primitive, avals_in: Sequence[ShapedArray], out: ShapedArray):
     split = [a for a in avals_in if type(a) is ShardedArray]
-    if any(a.shape != out.shape for a in split):
+    if any(
+        a.ndim != out.ndim or any(n not in (1, m) for n, m in zip(a.shape, out.shape))
+        for a in split
+    ):
         raise ShardingTypeError(
             f"{primitive.name}: no sharding rule for operands "
             f"{', '.join(a.str_short() for a in avals_in)} (didax has none for this primitive)"
         )
-    return join(primitive.name, [a.spec for a in split])
+    # a dimension of size 1 broadcast (JAX's `mul` of f32[1,4] and f32[4,4]) adds no split
+    specs = [
+        tuple(s if n == m else () for s, n, m in zip(a.spec, a.shape, out.shape)) for a in split
+    ]
+    return join(primitive.name, specs)
 
 
 def join(name: str, specs: Sequence[tuple]) -> tuple:

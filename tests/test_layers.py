@@ -47,8 +47,10 @@ for i, name in enumerate(
         "source_info",
         "dtypes",
         "array",
+        "ref_types",
         "sharded_aval",
         "rule_tables",
+        "tracer_errors",
         "core",
         # the runtime floor: the PJRT client (and the distributed state it is made from),
         # joining processes, compiling and launching programs, meshes and shardings (which
@@ -107,6 +109,7 @@ for i, name in enumerate(
         "slicing",
         "selection",
         "debugging",
+        "refs",
         "parallel",
         "linalg",
         "decompositions",
@@ -121,7 +124,7 @@ for i, name in enumerate(
     ORDER[f"didax.primitives.{name}"] = (2, i)
 ORDER["didax.interpreters"] = (3, -1)
 for i, name in enumerate(
-    ["staging", "jvp", "vmap", "partial_eval", "transpose", "lowering", "stepping"]
+    ["staging", "discharge", "jvp", "vmap", "partial_eval", "transpose", "lowering", "stepping"]
 ):
     ORDER[f"didax.interpreters.{name}"] = (3, i)
 # Layer 4, three packages in this order, each `__init__` only a docstring: control_flow
@@ -134,6 +137,7 @@ for i, name in enumerate(
     [
         "control_flow",
         "control_flow.common",
+        "control_flow.ref_carries",
         "control_flow.custom_derivatives",
         "control_flow.custom_vjp",
         "control_flow.custom_gradient",
@@ -153,6 +157,7 @@ for i, name in enumerate(
         "compile.sharding_constraint",
         "compile.stages",
         "compile.jit_primitive",
+        "compile.jit_refs",
         "compile.jit",
         "compile.caches",
         "parallel",
@@ -160,6 +165,7 @@ for i, name in enumerate(
         "parallel.exchanges",
         "parallel.specs",
         "parallel.manual",
+        "parallel.replicated",
         "parallel.shard_map",
         "parallel.pmap",
     ]
@@ -220,6 +226,7 @@ for i, name in enumerate(
         "didax.numpy",
         "didax.numpy.stable",
         "didax.refs",
+        "didax.ref",
         "didax.random.prng",
         "didax.random.samplers",
         "didax.random.gamma_primitive",

@@ -23,7 +23,7 @@ from typing import Any
 
 from didax import api_util, array, core, fast_path
 from didax.array import Array, ShapedArray
-from didax.compile import debugging
+from didax.compile import debugging, jit_refs
 from didax.compile.jit_primitive import (
     UNSPECIFIED,
     compile_jaxpr,
@@ -240,6 +240,8 @@ class JitFunction:
         """The general path: every call that is not a fast-path hit comes here."""
         __tracebackhide__ = True
         entry, leaves, consts = self._entry(args, kwargs)
+        if not consts and jit_refs.takes_refs(self._fn, entry.closed):  # (refs in and out)
+            return jit_refs.call(self._name, entry, leaves, self._inline)
         state = core.trace_state()
         if (
             state.dynamic is None
@@ -528,17 +530,17 @@ class JitFunction:
 
     def _check_leaves(self, args: tuple, static: set[int], kwargs: dict, leaves: list[Any]) -> None:
         for leaf in leaves:
-            if not core.is_arraylike(leaf):
+            if not jit_refs.is_argument(leaf):
                 break
         else:
             return
         names = api_util.arg_names(self._fn, len(args))
         for i, a in enumerate(args):
-            if i not in static and not all(map(core.is_arraylike, tree_flatten(a)[0])):
+            if i not in static and not all(map(jit_refs.is_argument, tree_flatten(a)[0])):
                 where = f"argument '{names[i]}'"
                 raise TypeError(_bad_argument(self._name, where, a))
         for k, a in kwargs.items():
-            if not all(map(core.is_arraylike, tree_flatten(a)[0])):
+            if not all(map(jit_refs.is_argument, tree_flatten(a)[0])):
                 raise TypeError(_bad_argument(self._name, f"argument '{k}'", a))
 
     # ----- ahead of time

@@ -40,7 +40,7 @@ from didax.jaxpr import (
 )
 from didax.runtime import client
 from didax.runtime.executable import Executable, buffer_to_numpy, compile_module
-from didax.runtime.sharding import Mesh, NamedSharding, PartitionSpec
+from didax.runtime.sharding import Mesh, NamedSharding, PartitionSpec, process_local
 from didax.tree_util import tree_structure
 
 jit_p = core.Primitive("jit", multiple_results=True)
@@ -125,10 +125,6 @@ def _given(shardings: tuple) -> bool:
     return shardings.count(UNSPECIFIED) != len(shardings)
 
 
-def _kept(shardings: Sequence[Any], keep: Sequence[bool]) -> tuple:
-    return tuple(s for s, k in zip(shardings, keep, strict=True) if k)
-
-
 def _batched_sharding(s: Any, dim: Any, ndim: int) -> Any:
     # the batch dimension `dim` of an `ndim`-d value is not split; a replicated value stays so
     if s is UNSPECIFIED or dim is None or dim is core.NOT_MAPPED or s.is_fully_replicated:
@@ -155,8 +151,8 @@ def named_shardings(closed: ClosedJaxpr) -> tuple[Any, ...]:
             elif eqn.primitive is jit_p:
                 shardings = (*eqn.params["in_shardings"], *eqn.params["out_shardings"])
                 found += [s for s in shardings if s is not UNSPECIFIED]
-            mesh = eqn.params.get("mesh")  # a shard_map over this process's devices
-            if isinstance(mesh, Mesh) and len(mesh.local_devices) == mesh.size:
+            mesh = eqn.params.get("mesh")  # a shard_map (not pmap's over several processes)
+            if isinstance(mesh, Mesh) and not process_local(mesh):
                 found.append(NamedSharding(mesh, PartitionSpec()))
             for v in eqn.params.values():
                 for x in v if isinstance(v, tuple) else (v,):
@@ -251,8 +247,8 @@ def _jit_jvp(primals, tangents, *, name, jaxpr, in_shardings, out_shardings, inl
         *(t for t in tangents if not isinstance(t, Zero)),
         name=name,
         jaxpr=jvp_closed,
-        in_shardings=(*in_shardings, *_kept(in_shardings, nonzeros)),
-        out_shardings=(*out_shardings, *_kept(out_shardings, nonzeros_out)),
+        in_shardings=(*in_shardings, *partial_eval.kept(in_shardings, nonzeros)),
+        out_shardings=(*out_shardings, *partial_eval.kept(out_shardings, nonzeros_out)),
         inline=inline,
     )
     n = len(jaxpr.out_avals)
@@ -375,7 +371,9 @@ def _jit_partial_eval(unks_in, eqn):
     outs_unknown = [v for v, unk in zip(eqn.outvars, unks_out, strict=True) if unk]
     eqn_known = eqn_unknown = None
     if outs_known or computed:
-        known_out_s = _kept(out_s, [not unk for unk in unks_out]) + unspecified(len(computed))
+        known_out_s = partial_eval.kept(out_s, [not unk for unk in unks_out]) + unspecified(
+            len(computed)
+        )
         eqn_known = JaxprEqn(
             jit_p,
             ins_known,
@@ -383,7 +381,7 @@ def _jit_partial_eval(unks_in, eqn):
             {
                 "name": name,
                 "jaxpr": known,
-                "in_shardings": _kept(in_s, knowns),
+                "in_shardings": partial_eval.kept(in_s, knowns),
                 "out_shardings": known_out_s,
                 "inline": inline,
             },
@@ -396,12 +394,17 @@ def _jit_partial_eval(unks_in, eqn):
             {
                 "name": name,
                 "jaxpr": unknown,
-                "in_shardings": unspecified(len(residuals)) + _kept(in_s, unks_in),
-                "out_shardings": _kept(out_s, unks_out),
+                "in_shardings": unspecified(len(residuals)) + partial_eval.kept(in_s, unks_in),
+                "out_shardings": partial_eval.kept(out_s, unks_out),
                 "inline": inline,
             },
         )
     return eqn_known, eqn_unknown, unks_out
+
+
+@partial_eval.dce_rules.register(jit_p)
+def _jit_dce(used_outputs, eqn):
+    return partial_eval.prune_call(used_outputs, eqn, ("in_shardings",), ("out_shardings",))
 
 
 def _split(
@@ -442,10 +445,10 @@ def _jit_transpose(cts, *args, name, jaxpr, in_shardings, out_shardings, inline=
             name=name,
             jaxpr=transposed,
             in_shardings=(
-                *_kept(in_shardings, [not lin for lin in linear]),
-                *_kept(out_shardings, ct_nonzero),
+                *partial_eval.kept(in_shardings, [not lin for lin in linear]),
+                *partial_eval.kept(out_shardings, ct_nonzero),
             ),
-            out_shardings=_kept(in_shardings, linear),
+            out_shardings=partial_eval.kept(in_shardings, linear),
             inline=inline,
         )
     )

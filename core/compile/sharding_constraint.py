@@ -17,7 +17,7 @@ from didax.interpreters import lowering
 from didax.jaxpr import pp_params_rules
 from didax.primitives import rules
 from didax.runtime import sharding as sharding_module
-from didax.runtime.sharding import PartitionSpec
+from didax.runtime.sharding import AxisType, PartitionSpec
 from didax.tree_util import tree_flatten, tree_unflatten
 
 # ----------------------------------------------------------------------------- sharding_constraint
@@ -215,7 +215,8 @@ def _reshard_vmap(axis_size, vals, dims, *, dst_sharding):
 @core.lowering_rules.register(reshard_p)
 def _reshard_lowering(ctx, x, *, dst_sharding):
     devices = ctx.module.device_assignment
-    if devices is None:
+    # (to a mesh with no `Explicit` axis, as JAX's `auto_axes` casts: no constraint)
+    if devices is None or AxisType.Explicit not in dst_sharding.mesh.axis_types:
         return [x]
     text = lowering.sharding_text(dst_sharding, ctx.avals_in[0].ndim, devices)
     return [ctx.module.sharding_annotation(x, text)]

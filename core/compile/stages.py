@@ -29,7 +29,7 @@ from didax.interpreters import lowering
 from didax.jaxpr import ClosedJaxpr
 from didax.runtime import client, placement, transfer_guard
 from didax.runtime.executable import Executable, buffer_to_numpy, compile_module
-from didax.runtime.sharding import NamedSharding, PartitionSpec, named_from_hlo
+from didax.runtime.sharding import AxisType, NamedSharding, PartitionSpec, named_from_hlo
 from didax.runtime.sharding import put as put_sharded
 from didax.sharded_aval import ShardedArray
 from didax.tree_util import PyTreeDef, builder, tree_flatten, tree_unflatten
@@ -217,7 +217,9 @@ def make_layout(
     given_out = [s if type(s) is NamedSharding else None for s in given_out or ()]
     given_out = given_out or [None] * len(entry.out_avals)
     explicit = [a.mesh for a in (*entry.in_avals, *entry.out_avals) if type(a) is ShardedArray]
-    if explicit:  # sharding in types: each result is split as its type says
+    # sharding in types: each result is split as its type says (on a mesh with an `Auto`
+    # axis too, left to the partitioner, as JAX's)
+    if explicit and all(t is AxisType.Explicit for t in explicit[0].axis_types):
         given_out = [
             g or typed_sharding.named(a, explicit[0])
             for g, a in zip(given_out, entry.out_avals, strict=True)
@@ -256,6 +258,16 @@ def make_layout(
     return Layout(mesh, ins, entry.in_avals, given_out, entry.out_avals)
 
 
+def _result_sharding(layout: Layout, aval: core.ShapedArray, text: str) -> NamedSharding:
+    # the split XLA chose for a result, named as its type says where the two agree (a result
+    # split over Explicit axes of a mesh with Auto ones too, whose split JAX leaves to XLA)
+    if type(aval) is ShardedArray:
+        named = typed_sharding.named(aval)
+        if named.hlo_text(aval.ndim, layout.devices) == text:
+            return named
+    return named_from_hlo(layout.mesh, aval.ndim, text, layout.devices)
+
+
 class ShardedRun:
     """An Entry's program partitioned for one layout, and the NamedSharding of each output
     (given, or read back from what XLA chose). `call` places the arguments; `run` launches
@@ -287,9 +299,9 @@ class ShardedRun:
         )
         self.in_texts = executable.in_shardings
         self.out_shardings = tuple(
-            given or named_from_hlo(layout.mesh, aval.ndim, text, layout.devices)
+            given or _result_sharding(layout, aval, text)
             for given, aval, text in zip(
-                layout.out_given, executable.out_avals, executable.out_shardings, strict=True
+                layout.out_given, entry.out_avals, executable.out_shardings, strict=True
             )
         )
 
@@ -569,6 +581,11 @@ class Compiled:
 
     def __call__(self, *args: Any) -> Any:
         leaves, _ = tree_flatten(args)
+        if any(map(core.is_ref, [*leaves, *self._entry.closed.consts])):  # (jit_refs.py)
+            raise NotImplementedError(
+                f"Compiled {self.name} takes refs: didax calls such programs only through the "
+                "jitted function, which writes the refs' new values back"
+            )
         for x, aval in zip(leaves, self.in_avals, strict=True):
             if not core.types_match(core.get_aval(x), aval):
                 raise TypeError(

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 from didax import api_util, core
+from didax.control_flow import ref_carries
 from didax.control_flow.checkpoint_policies import nothing_saveable
 from didax.control_flow.common import hoist_consts, jaxpr_as_fun, trace_to_subjaxpr
 from didax.core import NOT_MAPPED, UndefinedPrimal, Zero
@@ -60,7 +61,11 @@ def checkpoint(
 
         leaves, in_tree = tree_flatten((dynamic, kwargs))
         avals = [core.get_aval(x) for x in leaves]
-        closed, consts, out_tree = trace_to_subjaxpr(call, in_tree, avals)
+        closed, consts, out_tree = trace_to_subjaxpr(call, in_tree, avals, refs=True)
+        if ref_carries.closes_over_refs(consts):  # refs made outside: values in, new ones out
+            again = functools.partial(checkpoint, prevent_cse=prevent_cse, policy=policy)
+            bind = lambda fns, ops: again(fns[0])(*ops)  # noqa: E731
+            return ref_carries.threaded(bind, [(closed, consts, out_tree)], ((dynamic, kwargs),))
         outs = remat_p.bind(
             *consts,
             *leaves,

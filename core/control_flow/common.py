@@ -21,19 +21,31 @@ from didax.primitives.convert import convert_element_type
 from didax.tree_util import PyTreeDef, flatten_fun
 
 
-def hoist_consts(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list[Any]]:
-    """The jaxpr with its constvars turned into leading invars, and the consts' values."""
+def hoist_consts(closed: ClosedJaxpr, refs: bool = False) -> tuple[ClosedJaxpr, list[Any]]:
+    """The jaxpr with its constvars turned into leading invars, and the consts' values. With
+    `refs`, consts may be refs (a loop, cond or checkpoint threads them: ref_carries.py)."""
     j = closed.jaxpr
+    for v in j.constvars:
+        if core.is_ref(v) and not refs:  # (JAX threads it through the branch or function)
+            raise NotImplementedError(
+                f"a ref of type {v.aval} is used inside a function of a higher-order "
+                "primitive that didax does not thread refs through; read it (`ref[...]`) "
+                "outside, pass the value in, and write the result back outside"
+            )
     return ClosedJaxpr(Jaxpr([], [*j.constvars, *j.invars], j.outvars, j.eqns)), list(closed.consts)
 
 
 def trace_to_subjaxpr(
-    fn: Callable[..., Any], in_tree: PyTreeDef, in_avals: Sequence[ShapedArray]
+    fn: Callable[..., Any],
+    in_tree: PyTreeDef,
+    in_avals: Sequence[ShapedArray],
+    refs: bool = False,
 ) -> tuple[ClosedJaxpr, list[Any], PyTreeDef]:
     """Stage a user's function (a pytree function) at `in_avals` for a control-flow primitive:
-    the jaxpr takes the closed-over values (consts) first, then the flat arguments."""
+    the jaxpr takes the closed-over values (consts) first, then the flat arguments (refs among
+    the consts only with `refs`, see `hoist_consts`)."""
     flat_fn, out_tree = flatten_fun(fn, in_tree)
-    closed, consts = hoist_consts(staging.trace_to_jaxpr(flat_fn, list(in_avals)))
+    closed, consts = hoist_consts(staging.trace_to_jaxpr(flat_fn, list(in_avals)), refs)
     return closed, consts, out_tree()
 
 

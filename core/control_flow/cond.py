@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 from didax import core, dtypes, vma
-from didax.control_flow import python_loops
+from didax.control_flow import python_loops, ref_carries
 from didax.control_flow.common import (
     as_array,
     bullets,
@@ -148,7 +148,10 @@ def _cond_bind(
     def call(fn: Callable[..., Any]) -> Callable[..., Any]:
         return lambda args, kwargs: fn(*args, **kwargs)
 
-    traced = [trace_to_subjaxpr(call(fn), in_tree, in_avals) for fn in branches]
+    traced = [trace_to_subjaxpr(call(fn), in_tree, in_avals, refs=True) for fn in branches]
+    if ref_carries.closes_over_refs(*(t[1] for t in traced)):  # refs made outside: threaded
+        bind = lambda fns, ops: _cond_bind(index, fns, names, ops, api, checks)  # noqa: E731
+        return ref_carries.threaded(bind, traced, operands)
     jaxprs, consts = join_consts([t[0] for t in traced], [t[1] for t in traced])
     out_trees = [t[2] for t in traced]
     for i, j in checks:  # in JAX's order: true_fun against false_fun, branch 0 against others

@@ -18,9 +18,9 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-from didax import core
+from didax import core, sharded_aval
 from didax.config import config
-from didax.control_flow import python_loops
+from didax.control_flow import python_loops, ref_carries
 from didax.control_flow.common import (
     as_array,
     check_carry_type,
@@ -75,19 +75,22 @@ def scan(
     if config.jax_disable_jit:
         return python_loops.scan(f, init, xs, length, reverse)
     init_avals = [core.get_aval(x) for x in init_flat]
-    x_avals = [core.get_aval(x).update(shape=core.get_aval(x).shape[1:]) for x in xs_flat]
+    x_avals = [_slice_aval(core.get_aval(x)) for x in xs_flat]
 
     in_tree = tree_flatten(((init, xs), {}))[1]
 
     def create(carry_avals: list[ShapedArray]) -> tuple[ClosedJaxpr, list, PyTreeDef]:
         jaxpr, consts, out_tree = trace_to_subjaxpr(
-            lambda args, kw: f(*args, **kw), in_tree, [*carry_avals, *x_avals]
+            lambda args, kw: f(*args, **kw), in_tree, [*carry_avals, *x_avals], refs=True
         )
         if out_tree.node not in (tuple, list) or len(out_tree.children) != 2:
             raise TypeError(f"scan body output must be a pair, got {_tree_text(out_tree)}.")
         return jaxpr, consts, out_tree
 
     jaxpr, consts, out_tree = create(init_avals)
+    if ref_carries.closes_over_refs(consts):  # refs made outside: their values are carried
+        options = {"length": length, "reverse": reverse, "unroll": unroll}
+        return ref_carries.scan(scan, jaxpr, consts, out_tree, init, xs, **options)
     carry_tree = out_tree.children[0]
     num_carry = carry_tree.num_leaves
     if num_carry != len(init_flat):
@@ -215,6 +218,10 @@ def _scan_step(where, *args, reverse, length, jaxpr, num_consts, num_carry, unro
     return [*carry, *ys]
 
 
+def _slice_aval(x: ShapedArray) -> ShapedArray:  # one iteration's piece of a scanned `x`
+    return sharded_aval.reshaped(x, x.shape[1:], 0, None)
+
+
 @core.abstract_eval_rules.register(scan_p)
 def _scan_abstract_eval(*avals, reverse, length, jaxpr, num_consts, num_carry, unroll):
     consts, carry, xs = split(avals, [num_consts, num_carry])
@@ -225,7 +232,7 @@ def _scan_abstract_eval(*avals, reverse, length, jaxpr, num_consts, num_carry, u
                 f"scan: each scanned operand needs a leading axis of size {length}, "
                 f"got {x.str_short()}"
             )
-        x_avals.append(x.update(shape=x.shape[1:]))
+        x_avals.append(_slice_aval(x))
     ins = jaxpr.in_avals
     given = [*consts, *carry, *x_avals]
     if len(ins) != len(given) or not all(map(core.types_match, ins, given)):
@@ -491,32 +498,43 @@ def _scan_lowering(ctx, *args, reverse, length, jaxpr, num_consts, num_carry, un
     ys_avals = ctx.avals_out[num_carry:]
     i32 = ShapedArray((), np.dtype(np.int32))
     types = [ctx.tensor_type(a) for a in (i32, *carry_avals, *ys_avals)]
-    ys_init = [_zeros(ctx, a) for a in ys_avals]
+
+    # (in a body manual over some axes only, each value the loop makes is constrained as an
+    # equation's result is: GSPMD's partitioner needs them all manual)
+    def typed(x: Any, aval: ShapedArray) -> Any:
+        return x if ctx.module.manual_mesh is None else ctx.module.typed_annotation(x, aval)
+
+    ys_init = [typed(_zeros(ctx, a), a) for a in ys_avals]
     if length == 0:  # no iteration: a slice of an empty xs would not even verify
         return [*init, *ys_init]
-    loop = hlo.WhileOp(types, [ctx.constant(0, np.int32), *init, *ys_init])
+    loop = hlo.WhileOp(types, [typed(ctx.constant(0, np.int32), i32), *init, *ys_init])
     cond_block = loop.regions[0].blocks.append(*types)
     with ir.InsertionPoint(cond_block):
         i = cond_block.arguments[0]
-        hlo.return_([rules.compare(ctx, i, ctx.constant(length, np.int32), "LT", i32.dtype)])
+        bound = typed(ctx.constant(length, np.int32), i32)
+        hlo.return_([rules.compare(ctx, i, bound, "LT", i32.dtype)])
     body_block = loop.regions[1].blocks.append(*types)
     with ir.InsertionPoint(body_block):
         i, *state = body_block.arguments
         carry, ys = split(state, [num_carry])
-        index = hlo.subtract(ctx.constant(length - 1, np.int32), i) if reverse else i
-        zero = ctx.constant(0, np.int32) if xs or ys else None
+        last = typed(ctx.constant(length - 1, np.int32), i32)
+        index = typed(hlo.subtract(last, i), i32) if reverse else i
+        zero = typed(ctx.constant(0, np.int32), i32) if xs or ys else None
         x_slices = []
         for x, aval in zip(xs, xs_avals, strict=True):
             starts = [index, *[zero] * (aval.ndim - 1)]
             piece = hlo.dynamic_slice(x, starts, [1, *aval.shape[1:]])
-            x_slices.append(hlo.reshape(ctx.tensor_type(aval.update(shape=aval.shape[1:])), piece))
+            piece = typed(piece, aval.update(shape=(1, *aval.shape[1:])))
+            one = _slice_aval(aval)
+            x_slices.append(typed(hlo.reshape(ctx.tensor_type(one), piece), one))
         outs = ctx.lower_jaxpr(jaxpr, [*consts, *carry, *x_slices])
         new_carry, new_ys = split(outs, [num_carry])
         updated = []
         for acc, y, aval in zip(ys, new_ys, ys_avals, strict=True):
             y = hlo.reshape(ctx.tensor_type(aval.update(shape=(1, *aval.shape[1:]))), y)
-            updated.append(hlo.dynamic_update_slice(acc, y, [index, *[zero] * (aval.ndim - 1)]))
-        next_i = hlo.add(i, ctx.constant(1, np.int32))
+            new = hlo.dynamic_update_slice(acc, y, [index, *[zero] * (aval.ndim - 1)])
+            updated.append(typed(new, aval))
+        next_i = typed(hlo.add(i, typed(ctx.constant(1, np.int32), i32)), i32)
         hlo.return_([next_i, *new_carry, *updated])
     return list(loop.results)[1:]
 

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 from didax import core, dtypes
 from didax.config import config
-from didax.control_flow import python_loops
+from didax.control_flow import python_loops, ref_carries
 from didax.control_flow.common import (
     as_array,
     check_carry_type,
@@ -85,10 +85,10 @@ def while_loop(
 
     def create(avals: list[ShapedArray]) -> tuple:
         cond_jaxpr, cond_consts, cond_tree = trace_to_subjaxpr(
-            lambda args, kw: cond_fun(*args, **kw), in_tree, avals
+            lambda args, kw: cond_fun(*args, **kw), in_tree, avals, refs=True
         )
         body_jaxpr, body_consts, body_tree = trace_to_subjaxpr(
-            lambda args, kw: body_fun(*args, **kw), in_tree, avals
+            lambda args, kw: body_fun(*args, **kw), in_tree, avals, refs=True
         )
         if cond_tree.node is not None:
             raise TypeError(
@@ -106,6 +106,9 @@ def while_loop(
 
     init_avals = [core.get_aval(x) for x in init_flat]
     cond_jaxpr, cond_consts, body_jaxpr, body_consts, body_tree = create(init_avals)
+    if ref_carries.closes_over_refs(cond_consts, body_consts):  # refs made outside: carried
+        cond, body = (cond_jaxpr, cond_consts), (body_jaxpr, body_consts)
+        return ref_carries.while_loop(while_loop, cond, body, body_tree, init_val)
     body_out = body_jaxpr.out_avals
     if len(body_out) != len(init_flat):
         check_carry_type("while_loop body", body_fun, init_tree, body_tree, init_avals, body_out)

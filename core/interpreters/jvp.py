@@ -56,7 +56,7 @@ class JVPTrace(core.Trace):
         primals = [t.primal for t in tracers]
         tangents = [t.tangent for t in tracers]
         d = self.main.deriving
-        if all(isinstance(t, Zero) for t in tangents):
+        if primitive not in core.stateful and all(isinstance(t, Zero) for t in tangents):
             mark = si.begin_rule(d, "primal")  # what re-binding a program's equation emits
             try:
                 outs = core.bind(primitive, primals, params)

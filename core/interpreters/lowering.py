@@ -34,6 +34,7 @@ from didax import core, dtypes, typed_sharding
 from didax import source_info as si
 from didax.config import config
 from didax.core import ShapedArray, ShardedArray
+from didax.interpreters import discharge
 from didax.jaxpr import ClosedJaxpr, Literal
 from didax.runtime import client
 from didax.runtime.sharding import AxisType, partial_manual_text
@@ -119,6 +120,8 @@ class ModuleBuilder:
     # ----- jaxprs
     def lower_jaxpr(self, closed: ClosedJaxpr, args: Sequence[Any]) -> list[Any]:
         """Emit `closed` at the current insertion point on `args`; returns its outputs."""
+        if any(e.primitive in core.stateful for e in closed.jaxpr.eqns):  # refs made inside
+            closed = discharge.discharge(closed)  # (taken ones were discharged by jit)
         jaxpr = closed.jaxpr
         if len(args) != len(jaxpr.invars):
             raise LoweringError(
@@ -147,7 +150,7 @@ class ModuleBuilder:
             finally:
                 self.name_stack.pop()
                 self._eqns.pop()
-            if eqn.primitive not in unconstrained_results:
+            if eqn.primitive not in core.unconstrained_results:
                 outs = [self.typed_annotation(val, v.aval) for val, v in zip(outs, eqn.outvars)]
             for v, val in zip(eqn.outvars, outs, strict=True):
                 env[v] = val
@@ -157,7 +160,7 @@ class ModuleBuilder:
         prim = eqn.primitive
         try:
             rule = core.lowering_rules[prim]
-        except NotImplementedError as e:  # "no lowering rule for 'foo'"
+        except NotImplementedError as e:  # "MLIR translation rule for primitive 'foo' not found"
             e.add_note(
                 f"while lowering {prefix} to StableHLO: register one with "
                 f"didax.core.lowering_rules.register({prim.name}_p, rule)"
@@ -299,8 +302,11 @@ class ModuleBuilder:
                 return x
             if config.read("jax_use_shardy_partitioner"):
                 return self.sharding_annotation(x, self._free_text(aval))
-            text = partial_manual_text(self.manual_mesh, self.manual_axes, aval.ndim)
-            return self.sharding_annotation(x, text, unspecified_dims(aval.ndim))
+            # GSPMD: split along free `Explicit` axes as its type says, left to the
+            # partitioner along every dimension if a free axis is `Auto`, as JAX's
+            spec = typed_sharding.named(aval, self.manual_mesh).spec
+            text = partial_manual_text(self.manual_mesh, self.manual_axes, aval.ndim, spec)
+            return self.sharding_annotation(x, text, self._unspecified(aval.ndim))
         if type(aval) is not ShardedArray or self.device_assignment is None:
             return x
         if _is_constraint(x):  # (a rule that constrains its result: reshard)
@@ -311,12 +317,19 @@ class ModuleBuilder:
     def _free_text(self, aval: ShapedArray) -> str:
         # a value in a body manual over some axes: open to the partitioner along free `Auto`
         # axes, split as its type says along free `Explicit` ones (closed), as JAX's
-        mesh = self.manual_mesh
-        types = dict(zip(mesh.axis_names, mesh.axis_types, strict=True))
-        if any(types[a] is not AxisType.Explicit for a in self.free_axes()):
+        if self._any_free_auto():
             return open_text(aval.ndim)
+        mesh = self.manual_mesh
         named = typed_sharding.named(aval, mesh)
         return sharding_text(named, aval.ndim, self.device_assignment)
+
+    def _any_free_auto(self) -> bool:
+        mesh = self.manual_mesh
+        types = dict(zip(mesh.axis_names, mesh.axis_types, strict=True))
+        return any(types[a] is not AxisType.Explicit for a in self.free_axes())
+
+    def _unspecified(self, ndim: int) -> str:
+        return unspecified_dims(ndim) if self._any_free_auto() else ""
 
     def free_axes(self) -> tuple[Any, ...]:
         """The mesh axes a shard_map body being lowered is not manual over (none outside)."""
@@ -364,12 +377,6 @@ class ModuleBuilder:
             if scope is not None:
                 self.name_stack.pop()
         return fn
-
-
-# Primitives whose results JAX leaves unconstrained in a shard_map body manual over some
-# axes only (collectives, the casts of varying types, nested shard_maps); their modules add
-# them at import.
-unconstrained_results: set[core.Primitive] = set()
 
 
 def unspecified_dims(ndim: int) -> str:
@@ -483,6 +490,8 @@ def lower_jaxpr_to_module(
     marks them; XLA's SPMD partitioner splits the program.
     Raises NotImplementedError for a primitive without a lowering rule and LoweringError
     (a ValueError) when a rule fails or the module does not verify."""
+    if any(discharge.ref_inputs(closed)):  # a ref's value in, its new value out, aliased
+        closed, aliases = discharge.discharge(closed), discharge.aliases(closed)
     builder = ModuleBuilder(f"jit_{name}" if not replica_axes else f"pmap_{name}")
     builder.replica_axes = tuple(replica_axes)
     if device_assignment is not None:

@@ -32,8 +32,8 @@ from didax.jaxpr import (
     Literal,
     Var,
     dce_jaxpr,
+    eqn_has_effects,
     literal,
-    live_eqns,
 )
 
 # --------------------------------------------------------------------------- rules
@@ -60,6 +60,57 @@ PartialEvalTraceRule = Callable[..., list]
 partial_eval_trace_rules: core.RuleTable[PartialEvalTraceRule] = core.RuleTable(
     "partial_eval_trace"
 )
+
+# rule(used_outputs, eqn) -> (used_inputs, eqn | None): a higher-order equation giving only
+# its used outputs, its body pruned to them, and which of its inputs it still reads (None:
+# the equation goes). Linearization prunes its linear program with these, as JAX's
+# `pe.dce_rules` do: a tangent no output needs leaves no residual in a body behind.
+DceRule = Callable[[list[bool], JaxprEqn], tuple[list[bool], "JaxprEqn | None"]]
+dce_rules: core.RuleTable[DceRule] = core.RuleTable("dce")
+
+
+def prune_eqns(eqns: Sequence[JaxprEqn], outvars: Sequence[Atom]) -> list[JaxprEqn]:
+    """`live_eqns`, with each equation that has a `dce_rules` rule cut to what is used."""
+    live = {x for x in outvars if isinstance(x, Var)}
+    kept = []
+    for eqn in reversed(eqns):
+        used = [v in live for v in eqn.outvars]
+        if eqn.primitive in dce_rules and any(used) and not eqn_has_effects(eqn):
+            eqn = dce_rules[eqn.primitive](used, eqn)[1]
+        elif not any(used) and not eqn_has_effects(eqn):
+            continue
+        if eqn is not None:
+            kept.append(eqn)
+            live.update(x for x in eqn.invars if isinstance(x, Var))
+    kept.reverse()
+    return kept
+
+
+def prune_jaxpr(jaxpr: Jaxpr, used_outputs: Sequence[bool]) -> tuple[Jaxpr, list[bool]]:
+    """`dce_jaxpr` with the equations pruned by `prune_eqns`."""
+    return dce_jaxpr(jaxpr, used_outputs, prune=prune_eqns)
+
+
+def prune_call(
+    used_outputs: list[bool], eqn: JaxprEqn, in_params: Sequence[str], out_params: Sequence[str]
+) -> tuple[list[bool], JaxprEqn]:
+    """The dce rule of an equation with one body (`params["jaxpr"]`, jit's, shard_map's): the
+    body cut to the used outputs, and the params named in `in_params` (`out_params`), one
+    entry per input (output), cut alike."""
+    closed = eqn.params["jaxpr"]
+    body, used_inputs = prune_jaxpr(closed.jaxpr, used_outputs)
+    consts = dict(zip(closed.jaxpr.constvars, closed.consts, strict=True))
+    params = {**eqn.params, "jaxpr": ClosedJaxpr(body, [consts[v] for v in body.constvars])}
+    params.update({k: kept(params[k], used_inputs) for k in in_params})
+    params.update({k: kept(params[k], used_outputs) for k in out_params})
+    invars, outvars = kept(eqn.invars, used_inputs), kept(eqn.outvars, used_outputs)
+    return used_inputs, eqn._replace(invars=list(invars), outvars=list(outvars), params=params)
+
+
+def kept(xs: Sequence[Any], keep: Sequence[bool]) -> tuple:
+    """The `xs` whose entry in `keep` is true."""
+    return tuple(x for x, k in zip(xs, keep, strict=True) if k)
+
 
 # --------------------------------------------------------------------------- partial values
 
@@ -240,7 +291,7 @@ def partial_eval_flat(
 
 
 def _build(builder: PartialEvalBuilder, invars: list[Var], outvars: list[Atom]) -> ClosedJaxpr:
-    eqns = live_eqns(builder.eqns, outvars)
+    eqns = prune_eqns(builder.eqns, outvars)
     used = {x for e in eqns for x in e.invars if isinstance(x, Var)}
     used.update(x for x in outvars if isinstance(x, Var))
     constvars = [v for v in builder.constvals if v in used]
@@ -295,7 +346,7 @@ def partial_eval_jaxpr(
         is_unknown(x) or inst for x, inst in zip(jaxpr.outvars, instantiate, strict=True)
     ]
     unknown_outs = [x for x, u in zip(jaxpr.outvars, out_unknowns, strict=True) if u]
-    unknown_eqns = live_eqns(unknown_eqns, unknown_outs)
+    unknown_eqns = prune_eqns(unknown_eqns, unknown_outs)
     residuals: dict[Var, None] = {}  # ordered set: known vars the unknown side reads
     for x in [*(x for e in unknown_eqns for x in e.invars), *unknown_outs]:
         if isinstance(x, Var) and not unknown[x]:
@@ -308,6 +359,7 @@ def partial_eval_jaxpr(
         Jaxpr(jaxpr.constvars, known_ins, [*known_outs, *res], known_eqns),
         [True] * (len(known_outs) + len(res)),
         instantiate=True,
+        prune=prune_eqns,
     )
     const_of = dict(zip(jaxpr.constvars, closed.consts, strict=True))
     known = ClosedJaxpr(known_jaxpr, [const_of[v] for v in known_jaxpr.constvars])

@@ -57,7 +57,7 @@ class JaxprBuilder:
         if tracer is not None:
             return tracer
         aval = core.get_aval(val)
-        if aval.shape == () and not isinstance(val, core.Tracer):
+        if aval.shape == () and not isinstance(val, core.Tracer) and not core.is_ref(val):
             # Scalars become literals, printed in place: nothing to share, so nothing to
             # remember (a chain `x * 1.5` staged 1,000 times keeps no 1,000 constants alive).
             return JaxprTracer(trace, aval, literal(_scalar_value(val), aval))

@@ -11,12 +11,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from didax import core
+from didax import core, sharded_aval
 from didax import source_info as si
 from didax.core import NOT_MAPPED
 from didax.interpreters import staging
 from didax.jaxpr import ClosedJaxpr, eval_jaxpr
 from didax.primitives import shape
+from didax.ref_types import AbstractRef
 
 
 class BatchTracer(core.Tracer):
@@ -35,9 +36,11 @@ class BatchTracer(core.Tracer):
         aval = core.get_aval(self.val)
         if self.batch_dim is NOT_MAPPED:
             return aval
+        if type(aval) is AbstractRef:  # a batched ref (a box, primitives/refs.py)
+            return AbstractRef(aval.inner_aval.update(shape=aval.shape[1:]))
         shp = aval.shape[: self.batch_dim] + aval.shape[self.batch_dim + 1 :]
         if aval.vma or type(aval) is core.ShardedArray:  # (a check_vma body; a split kept)
-            return _reshaped(aval, shp, self.batch_dim, None)
+            return sharded_aval.reshaped(aval, shp, self.batch_dim, None)
         return core.ShapedArray(shp, aval.dtype, aval.weak_type)
 
     def full_lower(self) -> Any:
@@ -58,8 +61,10 @@ class BatchTrace(core.Trace):
         names = core.axis_names(primitive, params)
         # a collective over this trace's axis acts even on unbatched values (psum(1, "i") is
         # the axis size)
-        if all(d is NOT_MAPPED for d in dims) and (
-            names is None or self.axis_size.name not in names
+        if (
+            all(d is NOT_MAPPED for d in dims)
+            and (names is None or self.axis_size.name not in names)
+            and primitive not in core.stateful  # (a ref made under vmap is batched)
         ):
             outs = core.bind(primitive, vals, params)
             return [BatchTracer(self, x, NOT_MAPPED) for x in outs]
@@ -127,19 +132,6 @@ def move_out_axes(
     return moved
 
 
-def _reshaped(aval: core.ShapedArray, shape: tuple, d: int, inserted: Any) -> core.ShapedArray:
-    # `aval` with the batch dimension `d` inserted (its split `inserted`, `()`) or removed
-    # (None): a split aval keeps its other dimensions' split
-    if type(aval) is not core.ShardedArray:
-        return aval.update(shape=shape)
-    spec = list(aval.spec)
-    if inserted is None:
-        del spec[d]
-    else:
-        spec.insert(d, inserted)
-    return aval.update(shape=shape, spec=tuple(spec))
-
-
 def vmap_jaxpr(
     closed: ClosedJaxpr, axis_size: int, in_dims: Sequence[Any], out_dims: Sequence[Any]
 ) -> ClosedJaxpr:
@@ -152,7 +144,7 @@ def vmap_jaxpr(
         else:
             shp = list(aval.shape)
             shp.insert(d, axis_size)
-            in_avals.append(_reshaped(aval, tuple(shp), d, ()))
+            in_avals.append(sharded_aval.reshaped(aval, tuple(shp), d, ()))
 
     def fn(*args: Any) -> list[Any]:
         dims = [None if d is NOT_MAPPED else d for d in in_dims]
@@ -175,7 +167,7 @@ def batched_out_dims(closed: ClosedJaxpr, axis_size: int, in_dims: Sequence[Any]
         shp = list(aval.shape)
         if d is not NOT_MAPPED:
             shp.insert(d, axis_size)
-        in_avals.append(aval if d is NOT_MAPPED else _reshaped(aval, tuple(shp), d, ()))
+        in_avals.append(aval if d is NOT_MAPPED else sharded_aval.reshaped(aval, tuple(shp), d, ()))
     found: list[Any] = []
 
     def fn(*args: Any) -> list[Any]:

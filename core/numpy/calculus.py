@@ -390,7 +390,13 @@ def vecmat(x1: Any, x2: Any, /) -> Any:
 
 
 def tensordot(
-    a: Any, b: Any, axes: Any = 2, *, precision: Any = None, preferred_element_type: Any = None
+    a: Any,
+    b: Any,
+    axes: Any = 2,
+    *,
+    precision: Any = None,
+    preferred_element_type: Any = None,
+    out_sharding: Any = None,
 ) -> Any:
     """The sum product over the last `axes` axes of a and the first of b (or the listed
     axes). Like `jax.numpy.tensordot`."""
@@ -413,7 +419,8 @@ def tensordot(
         ca = tuple(axis_args.canonical_axis(i, na) for i in ax_a)
         cb = tuple(axis_args.canonical_axis(i, nb) for i in ax_b)
     preferred = _aval(a).dtype if preferred_element_type is None else preferred_element_type
-    return lax.dot_general(a, b, ((ca, cb), ((), ())), precision, preferred)
+    dims = ((ca, cb), ((), ()))
+    return lax.dot_general(a, b, dims, precision, preferred, out_sharding=out_sharding)
 
 
 def polyint(p: Any, m: int = 1, k: Any = None) -> Any:

@@ -41,9 +41,12 @@ def full_like(a: Any, fill_value: Any, dtype: Any = None, shape: Any = None) -> 
     promotion.check_arraylike("full_like", a)
     aval = _aval(creation.asarray(a))
     dtype = aval.dtype if dtype is None else creation.to_dtype(dtype)
+    if np.ndim(fill_value) == 0:  # (a traced `a`'s split and varying axes kept, as JAX's)
+        fill = lax.convert_element_type(fill_value, dtype, False)
+        return lax.full_like(
+            a, fill, dtype, None if shape is None else axis_args.shape_tuple(shape)
+        )
     shape = aval.shape if shape is None else axis_args.shape_tuple(shape)
-    if np.ndim(fill_value) == 0:
-        return lax.full(shape, lax.convert_element_type(fill_value, dtype, False), dtype)
     fill = lax.convert_element_type(creation.asarray(fill_value), dtype, False)
     return promotion.broadcast_to(fill, shape)
 

@@ -204,12 +204,8 @@ def ones(shape: Any, dtype: Any = None, *, out_sharding: Any = None) -> Any:
 
 def _full_like(name: str, x: Any, fill_value: int, dtype: Any) -> Any:
     check_arraylike(name, x)
-    aval = core.get_aval(x)
-    if dtype is None and aval.weak_type:  # a weak input gives a weak result, as in JAX
-        return lax.full(
-            aval.shape, float(fill_value) if dtypes.is_float(aval.dtype) else fill_value
-        )
-    return lax.full(aval.shape, fill_value, aval.dtype if dtype is None else to_dtype(dtype))
+    # (a weak input gives a weak result, a traced one its split and varying axes, as in JAX)
+    return lax.full_like(x, fill_value, None if dtype is None else to_dtype(dtype))
 
 
 def zeros_like(x: Any, dtype: Any = None) -> Any:

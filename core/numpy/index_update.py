@@ -24,10 +24,11 @@ from didax.numpy.indexing import (
     parse,
     rewriting_take,
 )
-from didax.primitives import slicing
+from didax.primitives import refs, slicing
 from didax.primitives.slicing import (
     ScatterDimensionNumbers,
 )
+from didax.ref_types import AbstractRef
 
 # ----------------------------------------------------------------------------- scatter
 
@@ -204,4 +205,20 @@ class _IndexUpdateHelper:
         return f"_IndexUpdateHelper({self.array!r})"
 
 
-OPERATORS = {"getitem": getitem, "at": _IndexUpdateHelper, "take": take}
+def _getitem(x: Any, index: Any) -> Any:  # `x[idx]`; a ref's tracer reads the ref
+    if type(x.aval) is AbstractRef:
+        return refs.ref_get(x, index)
+    return getitem(x, index)
+
+
+def _setitem(x: Any, index: Any, value: Any) -> None:  # `x[idx] = v`: only a ref's tracer
+    if type(x.aval) is not AbstractRef:
+        raise TypeError(
+            "JAX arrays are immutable and do not support in-place item assignment. Instead "
+            "of x[idx] = y, use x = x.at[idx].set(y) or another .at[] method: "
+            "https://docs.jax.dev/en/latest/_autosummary/jax.numpy.ndarray.at.html"
+        )
+    refs.ref_set(x, index, value)
+
+
+OPERATORS = {"getitem": _getitem, "setitem": _setitem, "at": _IndexUpdateHelper, "take": take}

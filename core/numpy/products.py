@@ -54,8 +54,9 @@ def matmul(
     preferred_element_type: Any = None,
     out_sharding: Any = None,
 ) -> Any:
-    """Like `jax.numpy.matmul` (`out_sharding` for operands of rank 2 or less)."""
-    p = (precision, preferred_element_type)
+    """Like `jax.numpy.matmul` (`out_sharding`: the split of the `dot_general`'s result, as
+    JAX's, before the batch axes of `matrix @ batch` move to the front)."""
+    p = (precision, preferred_element_type, out_sharding)
     a, b = promote("matmul", a, b)
     sa, sb = core.get_aval(a).shape, core.get_aval(b).shape
     if not sa or not sb:

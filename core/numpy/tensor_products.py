@@ -13,7 +13,8 @@ import string
 from typing import Any
 
 import numpy as np
-from didax import lax
+from didax import lax, typed_sharding
+from didax.compile.sharding_constraint import reshard
 from didax.numpy import (
     creation,
     manipulation,
@@ -21,6 +22,7 @@ from didax.numpy import (
     ufuncs,
 )
 from didax.numpy.axis_args import _aval
+from didax.runtime.sharding import AxisType, Mesh, NamedSharding, PartitionSpec
 
 
 def outer(a: Any, b: Any, out: None = None) -> Any:
@@ -49,15 +51,26 @@ def einsum(
     optimize: Any = "auto",
     precision: Any = None,
     preferred_element_type: Any = None,
+    out_sharding: Any = None,
 ) -> Any:
     """Like `jax.numpy.einsum`, for explicit or implicit subscripts, with `...` broadcasting
     (a size-1 axis against a longer one is squeezed, as JAX does). The steps are JAX's: each
     contraction sums the indices used once, takes the diagonal of repeated ones (a Kronecker
     delta mask), then one `dot_general`; the pairs are contracted in the order of opt_einsum's
     "optimal" path for up to four operands (JAX's default; the jaxprs agree), left to right
-    for more."""
+    for more. `out_sharding` (a NamedSharding, or a spec over the context mesh) goes where
+    JAX's goes: to the one contraction's sums or `dot_general`, before any transpose; with
+    several contractions the operands are resharded unsplit and the result to it."""
     arrays = [creation.asarray(x) for x in promotion.promote("einsum", *operands)]
     ins, out = _parse_einsum(subscripts, [_aval(x).shape for x in arrays])
+    split = None if out_sharding is None else typed_sharding.resolve(out_sharding)
+    if split is not None and len(arrays) > 2:  # (JAX's `auto_axes` around the contractions)
+        mesh = split.mesh
+        types = tuple(AxisType.Auto if a is AxisType.Explicit else a for a in mesh.axis_types)
+        auto = NamedSharding(Mesh(mesh.devices, mesh.axis_names, axis_types=types), PartitionSpec())
+        arrays = [reshard(x, auto) for x in arrays]
+        result = einsum(subscripts, *arrays, precision=precision)
+        return reshard(result, split)
     pending = list(zip(arrays, ins, strict=True))
     for first, second in _einsum_path(ins, out, [_aval(x).shape for x in arrays]):
         # contract a pair (the later one is the lhs), append the result, as opt_einsum's path
@@ -67,11 +80,11 @@ def einsum(
         # an intermediate result keeps its indices in input order (opt_einsum's choice)
         result = "".join(kept) if pending else out
         removed = set(lhs_s + rhs_s) - set(kept)
-        x, xs = _einsum_two(lhs, lhs_s, rhs, rhs_s, removed, result, precision)
+        x, xs = _einsum_two(lhs, lhs_s, rhs, rhs_s, removed, result, precision, split)
         pending.append((_permuted(x, xs, result), result))
     x, xs = pending[0]
     if len(arrays) == 1:
-        x, xs = _einsum_one(x, xs, set(xs) - set(out), out)
+        x, xs = _einsum_one(x, xs, set(xs) - set(out), out, split)
     return _permuted(x, xs, out)
 
 
@@ -162,14 +175,14 @@ def _parse_einsum(subscripts: str, shapes: list[tuple[int, ...]]) -> tuple[list[
     return ins, out
 
 
-def _sum_uniques(x: Any, xs: str, uniques: list[str]) -> tuple[Any, str]:
+def _sum_uniques(x: Any, xs: str, uniques: list[str], split: Any = None) -> tuple[Any, str]:
     if not uniques:
         return x, xs
-    x = lax.reduce_sum(x, tuple(xs.index(c) for c in uniques))
+    x = lax.reduce_sum(x, tuple(xs.index(c) for c in uniques), out_sharding=split)
     return x, "".join(c for c in xs if c not in uniques)
 
 
-def _sum_repeats(x: Any, xs: str, keep: str) -> tuple[Any, str]:
+def _sum_repeats(x: Any, xs: str, keep: str, split: Any = None) -> tuple[Any, str]:
     # a repeated index: zeros off the diagonal (a Kronecker delta), then a sum over its axes
     # (all but the last one if the index is kept)
     for c in dict.fromkeys(xs):
@@ -179,10 +192,10 @@ def _sum_repeats(x: Any, xs: str, keep: str) -> tuple[Any, str]:
         eye = _delta(_aval(x).shape, axes)
         x = lax.select_n(eye, lax.full(_aval(x).shape, 0, _aval(x).dtype), x)
         if c in keep:
-            x = lax.reduce_sum(x, tuple(axes[:-1]))
+            x = lax.reduce_sum(x, tuple(axes[:-1]), out_sharding=split)
             xs = "".join(d for i, d in enumerate(xs) if i not in axes[:-1])
         else:
-            x = lax.reduce_sum(x, tuple(axes))
+            x = lax.reduce_sum(x, tuple(axes), out_sharding=split)
             xs = xs.replace(c, "")
     return x, xs
 
@@ -198,10 +211,10 @@ def _delta(shape: tuple[int, ...], axes: list[int]) -> Any:
     return lax.broadcast_in_dim(eye, shape, tuple(axes))
 
 
-def _einsum_one(x: Any, xs: str, removed: set[str], out: str) -> tuple[Any, str]:
+def _einsum_one(x: Any, xs: str, removed: set[str], out: str, split: Any) -> tuple[Any, str]:
     uniques = [c for c in sorted(removed) if xs.count(c) == 1]
-    x, xs = _sum_uniques(x, xs, uniques)
-    return _sum_repeats(x, xs, out)
+    x, xs = _sum_uniques(x, xs, uniques, split)
+    return _sum_repeats(x, xs, out, split)
 
 
 def _squeeze_singletons(x: Any, xs: str, other: Any, other_s: str) -> tuple[Any, str]:
@@ -218,7 +231,14 @@ def _squeeze_singletons(x: Any, xs: str, other: Any, other_s: str) -> tuple[Any,
 
 
 def _einsum_two(
-    lhs: Any, lhs_s: str, rhs: Any, rhs_s: str, removed: set[str], result: str, precision: Any
+    lhs: Any,
+    lhs_s: str,
+    rhs: Any,
+    rhs_s: str,
+    removed: set[str],
+    result: str,
+    precision: Any,
+    split: Any,
 ) -> tuple[Any, str]:
     lhs, lhs_s = _squeeze_singletons(lhs, lhs_s, rhs, rhs_s)
     rhs, rhs_s = _squeeze_singletons(rhs, rhs_s, lhs, lhs_s)
@@ -243,11 +263,15 @@ def _einsum_two(
     dtype = _aval(lhs).dtype
     if batch + rhs_rest + lhs_rest == result:  # (rhs, lhs) needs no transpose: JAX's first try
         dims = ((rhs_cont, lhs_cont), (rhs_batch, lhs_batch))
-        out = lax.dot_general(rhs, lhs, dims, precision, preferred_element_type=dtype)
+        out = lax.dot_general(rhs, lhs, dims, precision, dtype, out_sharding=split)
         return out, result
     dims = ((lhs_cont, rhs_cont), (lhs_batch, rhs_batch))
-    out = lax.dot_general(lhs, rhs, dims, precision, preferred_element_type=dtype)
-    return out, batch + lhs_rest + rhs_rest
+    names = batch + lhs_rest + rhs_rest
+    if split is not None:  # the split asked for the result, in the order of `names`
+        spec = (*split.spec, *[None] * (len(result) - len(split.spec)))
+        split = NamedSharding(split.mesh, PartitionSpec(*(spec[result.index(c)] for c in names)))
+    out = lax.dot_general(lhs, rhs, dims, precision, dtype, out_sharding=split)
+    return out, names
 
 
 __all__ = [

@@ -29,7 +29,6 @@ from didax import core, dtypes, vma
 from didax.array import Array
 from didax.config import config
 from didax.core import NOT_MAPPED, ShapedArray
-from didax.interpreters import lowering
 from didax.primitives import creation, elementwise, rules, shape
 from didax.primitives.convert import convert_element_type
 from didax.runtime.sharding import partial_manual_text
@@ -475,9 +474,7 @@ def _axis_index_lowering(ctx, *, axis_name):
     return list(op.results)
 
 
-lowering.unconstrained_results.update(
-    {pvary_p, psum_p, psum_invariant_p, pmax_p, pmin_p, axis_index_p}
-)
+core.unconstrained_results.update({pvary_p, psum_p, psum_invariant_p, pmax_p, pmin_p, axis_index_p})
 
 
 vma.set_casts(vma.Casts(pvary=pvary_p, psum_invariant=psum_invariant_p))

@@ -16,7 +16,6 @@ from typing import Any
 import numpy as np
 from didax import core, typed_sharding, vma
 from didax.core import NOT_MAPPED
-from didax.interpreters import lowering
 from didax.parallel.collectives import (
     add_combiner,
     axes_tuple,
@@ -501,7 +500,7 @@ def _all_to_all_lowering(ctx, x, *, axis_name, split_axis, concat_axis, axis_ind
     return [op.results[0]]
 
 
-lowering.unconstrained_results.update({all_gather_p, reduce_scatter_p, ppermute_p, all_to_all_p})
+core.unconstrained_results.update({all_gather_p, reduce_scatter_p, ppermute_p, all_to_all_p})
 
 
 # Sharding in types: in a body manual over some axes, a value split along free `Explicit`

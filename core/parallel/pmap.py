@@ -28,7 +28,7 @@ from didax.parallel.shard_map import shard_map_p, shard_map_params, trace_body
 from didax.parallel.specs import P, block_aval, context_mesh
 from didax.primitives import shape
 from didax.runtime import client
-from didax.runtime.sharding import IndivisibleError, Mesh, PartitionSpec
+from didax.runtime.sharding import IndivisibleError, Mesh, PartitionSpec, PmapMesh
 from didax.tree_util import broadcast_prefix, tree_flatten, tree_unflatten
 
 DEFAULT_AXIS_NAME = "_internal_pmap_axis_name"  # JAX's name for pmap without axis_name
@@ -257,7 +257,7 @@ class PmapFunction:
 def _mesh(axis_name: Any, devices: Sequence[Any]) -> Mesh:
     grid = np.empty(len(devices), dtype=object)
     grid[:] = list(devices)
-    return Mesh(grid, (axis_name,))
+    return PmapMesh(grid, (axis_name,))
 
 
 def _indivisible(mesh: Mesh, aval: ShapedArray, axis: int) -> str:

@@ -18,8 +18,9 @@ values. While a body is traced, the context's abstract mesh has its manual axes 
 (`typed_sharding.shard_map_body`): a shard_map inside, given no mesh, nests in it (a
 manual computation inside the outer one). Called outside jit,
 `shard_map_p`'s impl runs the same program (a jit of the one equation). On a mesh of several
-processes (pmap under `didax.distributed`) it runs as a replicated program instead, whose
-collectives act across replicas and whose results each process reads its part of.
+processes (pmap under `didax.distributed`) it runs as a replicated program instead
+(replicated.py), whose collectives act across replicas and whose results each process reads
+its part of.
 
 The rules re-trace the body with the mesh's axes bound (`core.axis_frame`), so its collectives
 stage with their names: jvp and transpose give new shard_maps (as JAX's with
@@ -47,25 +48,26 @@ they vary along only.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import math
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-from didax import core, dtypes, typed_sharding, vma
+from didax import core, typed_sharding, vma
 from didax.compile import jit as jit_module
 from didax.compile.jit_primitive import derived
 from didax.control_flow import common
 from didax.core import NOT_MAPPED, ShapedArray, Zero
-from didax.interpreters import lowering, partial_eval, staging, transpose
+from didax.interpreters import partial_eval, transpose
 from didax.interpreters.jvp import jvp_jaxpr
 from didax.interpreters.vmap import batched_out_dims, vmap_jaxpr
 from didax.jaxpr import ClosedJaxpr, JaxprEqn, Var, eval_jaxpr, pp_params_rules
-from didax.parallel import collectives, exchanges
+from didax.parallel import collectives
 from didax.parallel.manual import lower_body
+from didax.parallel.replicated import replicated_impl
 from didax.parallel.specs import (
+    axis_frames,
     axis_sizes,
     block_aval,
     block_factors,
@@ -80,10 +82,9 @@ from didax.parallel.specs import (
     inferred_specs,
     insert_none,
     manual_axes,
-    mapped_dim,
     out_rank_error,
     outer_manual,
-    outer_spec,
+    result_aval,
     specs_tuple,
     static_key,
     unblock_aval,
@@ -91,12 +92,9 @@ from didax.parallel.specs import (
     vma_spec,
 )
 from didax.primitives import shape
-from didax.primitives.bits import bitcast_convert_type
 from didax.primitives.convert import convert_element_type
 from didax.primitives.elementwise import div
-from didax.runtime import client
-from didax.runtime.executable import Executable, compile_module
-from didax.runtime.sharding import AxisType, Mesh, NamedSharding, PartitionSpec, typed
+from didax.runtime.sharding import AxisType, Mesh, PartitionSpec, process_local
 from didax.tree_util import broadcast_prefix, tree_flatten, tree_unflatten
 
 P = PartitionSpec
@@ -108,22 +106,7 @@ shard_map_p = core.Primitive("shard_map", multiple_results=True)
 # Never part of a program for one device: a jit holding it is partitioned over its mesh, or
 # (a mesh of several processes) runs equation by equation (`core.own_program`).
 core.own_program.add(shard_map_p)
-lowering.unconstrained_results.add(shard_map_p)  # (a nested one's results, as JAX's)
-
-
-@contextlib.contextmanager
-def axis_frames(mesh: Mesh, check_vma: bool = False, manual: Any = None) -> Iterator[None]:
-    """Bind the mesh axes the body is manual over (`manual`, default every one) with their
-    sizes, for the collectives traced inside; with `check_vma`, as axes that values' types
-    say they vary along."""
-    order = mesh.axis_names if check_vma else None
-    manual = manual or frozenset(mesh.axis_names)
-    with contextlib.ExitStack() as stack:
-        for name, size in mesh.shape_tuple:
-            if name in manual:
-                stack.enter_context(core.axis_frame(name, size, order))
-        stack.enter_context(typed_sharding.shard_map_body(mesh, manual))
-        yield
+core.unconstrained_results.add(shard_map_p)  # (a nested one's results, as JAX's)
 
 
 def shard_map_params(
@@ -180,16 +163,13 @@ def _shard_map_abstract_eval(*avals, jaxpr, mesh, in_specs, out_specs, **params)
                 f"shard_map: an operand of type {aval.str_short()} with spec {spec!r} does "
                 f"not give the body's block type {expected.str_short()} on {mesh}"
             )
-    return [  # (typed by their specs over Explicit axes; varying along outer manual axes)
-        typed(unblock_aval(a, s, sizes, a.vma - manual), NamedSharding(mesh, outer_spec(a, s)))
-        for a, s in zip(jaxpr.out_avals, out_specs, strict=True)
-    ]
+    return [result_aval(a, s, mesh, manual) for a, s in zip(jaxpr.out_avals, out_specs)]
 
 
 @core.impl_rules.register(shard_map_p)
 def _shard_map_impl(*args, jaxpr, mesh, in_specs, out_specs, **params):
-    if len(mesh.local_devices) != mesh.size:
-        return _replicated_impl(args, jaxpr, mesh, in_specs, out_specs)
+    if process_local(mesh):
+        return replicated_impl(args, jaxpr, mesh, in_specs, out_specs)
     # impl rules give NumPy values (the eager trace wraps them): read the split results
     manual = params["newly_manual_axes"]
     outs = run_partitioned(args, jaxpr, mesh, in_specs, out_specs, params["check_vma"], manual)
@@ -218,85 +198,6 @@ def _one_equation(params: dict) -> Callable[..., list[Any]]:
         return shard_map_p.bind(*args, **params)
 
     return shmap_body
-
-
-# ----------------------------------------------------------------------------- several processes
-# pmap's one-axis mesh over several processes' devices: one replicated program (replica k on
-# device k of the mesh), each process passing its devices' blocks and reading its devices'
-# part of each result, gathered from them (`all_gather`) onto its first device.
-
-
-def _replicated_impl(args, jaxpr, mesh, in_specs, out_specs) -> list[Any]:
-    exe = derived(
-        jaxpr, ("replicated", mesh, out_specs), lambda: _compile_replicated(jaxpr, mesh, out_specs)
-    )
-    local = mesh.local_devices
-    shards = [
-        _split_input(x, aval, spec, local)
-        for x, aval, spec in zip(args, jaxpr.in_avals, in_specs, strict=True)
-    ]
-    outs = exe.execute_replicated(shards)
-    return [
-        _local_output(value, aval, spec, mesh)
-        for value, aval, spec in zip(outs, jaxpr.out_avals, out_specs, strict=True)
-    ]
-
-
-def _compile_replicated(
-    jaxpr: ClosedJaxpr, mesh: Mesh, out_specs: Sequence[PartitionSpec]
-) -> Executable:
-    (name,) = mesh.axis_names
-
-    # bfloat16 leaves as its 16 bits: the host reads through DLPack, which NumPy's lacks
-    def program(*blocks: Any) -> list[Any]:
-        outs = eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *blocks)
-        outs = [
-            o
-            if mapped_dim(s) is None
-            else exchanges.all_gather(o, name, axis=mapped_dim(s), tiled=True)
-            for o, s in zip(outs, out_specs, strict=True)
-        ]
-        return [_bits(o) if core.get_aval(o).dtype == dtypes.bfloat16 else o for o in outs]
-
-    with axis_frames(mesh):
-        gathered = staging.trace_to_jaxpr(program, jaxpr.in_avals)
-    builder = lowering.lower_jaxpr_to_module(gathered, "_fun", replica_axes=((name, mesh.size),))
-    return compile_module(
-        builder.module,
-        gathered.in_avals,
-        gathered.out_avals,
-        num_replicas=mesh.size,
-        device_assignment=tuple(mesh.devices.flat),
-    )
-
-
-def _bits(x: Any) -> Any:
-    return bitcast_convert_type(x, np.uint16)
-
-
-def _split_input(
-    x: Any, block: ShapedArray, spec: PartitionSpec, devices: Sequence[Any]
-) -> list[Any]:
-    # block k of `x` on device k (all of `x` on every device when it is not split)
-    value = np.asarray(core.to_numpy(x), block.dtype)
-    d = mapped_dim(spec)
-    if d is None:
-        return [client.put(value, block, device=dev) for dev in devices]
-    parts = np.split(value, len(devices), axis=d)
-    return [client.put(np.ascontiguousarray(p), block, device=v) for p, v in zip(parts, devices)]
-
-
-def _local_output(value: np.ndarray, block: ShapedArray, spec: PartitionSpec, mesh: Mesh) -> Any:
-    # this process's devices' part of the whole result, read from its first device
-    if block.dtype == dtypes.bfloat16:
-        value = value.view(dtypes.bfloat16)
-    value = np.array(value)  # owned by the host, not a view of the device's buffer
-    d = mapped_dim(spec)
-    if d is None:
-        return value
-    local = set(mesh.local_devices)
-    here = [i for i, dev in enumerate(mesh.devices.flat) if dev in local]
-    return np.take(value, here, axis=d)
 
 
 # ----------------------------------------------------------------------------- rules
@@ -476,7 +377,7 @@ def _shard_map_partial_eval(unks_in, eqn):
             # with check_vma, as JAX: split along the axes the residual varies along only
             spec = vma_spec(aval.vma, mesh) if check_vma else res_spec
             block = aval if aval.ndim else aval.update(shape=(1,))
-            res_atoms.append(Var(unblock_aval(block, spec, sizes)))
+            res_atoms.append(Var(result_aval(block, spec, mesh, manual)))
             res_specs.append(spec)
             res_blocks.append(block)
             new_res.append(r)
@@ -514,6 +415,11 @@ def _shard_map_partial_eval(unks_in, eqn):
             shard_map_p, [*res_atoms, *ins_unknown], outs_unknown, {"jaxpr": unknown_body, **params}
         )
     return eqn_known, eqn_unknown, unks_out
+
+
+@partial_eval.dce_rules.register(shard_map_p)
+def _shard_map_dce(used_outputs, eqn):
+    return partial_eval.prune_call(used_outputs, eqn, ("in_specs",), ("out_specs",))
 
 
 @core.lowering_rules.register(shard_map_p)
@@ -638,10 +544,8 @@ def _shard_map(
             m, [*(P() for _ in consts), *specs], out_specs_flat, check_vma, manual
         )
         everything = [*consts, *leaves]
-        if (
-            core.trace_state() is core.EAGER_STATE
-            and len(m.local_devices) == m.size
-            and not any(isinstance(x, core.Tracer) for x in everything)
+        if core.trace_state() is core.EAGER_STATE and not any(
+            isinstance(x, core.Tracer) for x in everything
         ):  # straight to the partitioned program: its results stay split over the m
             outs = run_partitioned(
                 everything, closed, m, params["in_specs"], out_specs_flat, check_vma, manual

@@ -1,5 +1,5 @@
-"""PartitionSpecs over a mesh, for shard_map and pmap: the type of each device's block, the
-dimension a spec splits, and the checks of shard_map's mesh, specs, arguments and outputs
+"""PartitionSpecs over a mesh, for shard_map and pmap: the axis frames a body is traced in,
+the type of each device's block, the dimension a spec splits, and the checks of shard_map's mesh, specs, arguments and outputs
 (with JAX's messages); the check of its outputs' varying axes is `vma.check_outputs`.
 
 Layer 4, in didax.parallel after the collectives, before shard_map.py (which calls these
@@ -8,33 +8,51 @@ checks before and after tracing a body).
 
 from __future__ import annotations
 
+import contextlib
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from didax import core, typed_sharding, vma
 from didax.control_flow import common
 from didax.core import ShapedArray
-from didax.runtime.sharding import AxisType, DuplicateSpecError, Mesh, PartitionSpec
+from didax.runtime.sharding import (
+    AxisType,
+    DuplicateSpecError,
+    Mesh,
+    NamedSharding,
+    PartitionSpec,
+    process_local,
+    typed,
+)
 from didax.sharded_aval import with_spec
 from didax.tree_util import tree_flatten
 
 P = PartitionSpec
 
 
+@contextlib.contextmanager
+def axis_frames(mesh: Mesh, check_vma: bool = False, manual: Any = None) -> Iterator[None]:
+    """Bind the mesh axes the body is manual over (`manual`, default every one) with their
+    sizes, for the collectives traced inside; with `check_vma`, as axes that values' types
+    say they vary along."""
+    order = mesh.axis_names if check_vma else None
+    manual = manual or frozenset(mesh.axis_names)
+    with contextlib.ExitStack() as stack:
+        for name, size in mesh.shape_tuple:
+            if name in manual:
+                stack.enter_context(core.axis_frame(name, size, order))
+        stack.enter_context(typed_sharding.shard_map_body(mesh, manual))
+        yield
+
+
 def axis_sizes(mesh: Mesh) -> dict[Any, int]:
     """Each mesh axis's size, as this process sees its operands: the mesh's own, except for
     pmap's one-axis mesh over several processes, whose operands hold this process's devices'
     part (its local device count)."""
-    n_local = len(mesh.local_devices)
-    if n_local == mesh.size:
+    if not process_local(mesh):
         return dict(mesh.shape)
-    if len(mesh.axis_names) != 1:
-        raise NotImplementedError(
-            "shard_map over a mesh of several processes' devices: didax supports only pmap's "
-            "one-axis mesh there"
-        )
-    return {mesh.axis_names[0]: n_local}
+    return {mesh.axis_names[0]: len(mesh.local_devices)}
 
 
 def block_factors(spec: PartitionSpec, ndim: int, sizes: dict[Any, int]) -> list[int]:
@@ -73,6 +91,16 @@ def unblock_aval(
     factors = block_factors(spec, aval.ndim, sizes)
     shape = tuple(n * f for n, f in zip(aval.shape, factors, strict=True))
     return core.with_vma(aval.update(shape=shape), varying, getattr(aval, "mesh_axes", ()))
+
+
+def result_aval(
+    aval: ShapedArray, spec: PartitionSpec, mesh: Mesh, manual: frozenset
+) -> ShapedArray:
+    """The type outside of a shard_map's result of body type `aval` put together as `spec`
+    (the body manual over `manual`): split along its spec's and its free `Explicit` axes,
+    varying along the outer manual axes it varies along."""
+    block = unblock_aval(aval, spec, axis_sizes(mesh), aval.vma - manual)
+    return typed(block, NamedSharding(mesh, outer_spec(aval, spec)))
 
 
 def body_aval(
@@ -239,11 +267,6 @@ def check_mesh(mesh: Any, axis_names: Any) -> None:
         raise ValueError(
             f"jax.shard_map requires axis_names={names} to be a subset of "
             f"mesh.axis_names={frozenset(mesh.axis_names)}"
-        )
-    if len(mesh.local_devices) != mesh.size:
-        raise NotImplementedError(
-            f"shard_map over {mesh}, whose devices belong to several processes: didax runs "
-            "only pmap over several processes (a jit with NamedShardings over them works)"
         )
 
 

@@ -25,6 +25,7 @@ def _comparison_primitive(name: str, fn: Callable[..., Any]) -> core.Primitive:
     core.jvp_rules.register(prim, rules.zero_jvp(prim))
     core.vmap_rules.register(prim, vmap_helpers.broadcasting_vmap(prim.bind))
     core.lowering_rules.register(prim, rules.compare_lowering(name.upper()))  # "GT", ...
+    core.unconstrained_results.add(prim)  # (JAX's compare lowering adds no constraint)
     return prim
 
 

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from didax import array, core, dtypes
+from didax import array, core, dtypes, typed_sharding, vma
 from didax.core import NOT_MAPPED, ShapedArray
 from didax.primitives import rules
 from didax.primitives.convert import convert_element_type
@@ -90,13 +90,21 @@ def full_like(
     x: Any, fill_value: Any, dtype: Any = None, shape: Sequence[int] | None = None
 ) -> Any:
     """`fill_value` in the shape and dtype of `x` (or `shape`, `dtype`); weak when `x` is and
-    no `dtype` is given. Like `jax.lax.full_like`."""
+    no `dtype` is given; a traced `x`'s split over `Explicit` axes kept (with no `shape`),
+    and in a check_vma shard_map body its varying axes. Like `jax.lax.full_like`."""
     aval = core.get_aval(x)
     weak = dtype is None and aval.weak_type
     dtype = aval.dtype if dtype is None else dtypes.canonicalize(dtype)
     value = convert_element_type(fill_value, dtype, weak)
     fill_shape = aval.shape if shape is None else tuple(shape)
-    return broadcast_in_dim(value, fill_shape, ()) if fill_shape else value
+    traced = shape is None and isinstance(x, core.Tracer)
+    split = typed_sharding.named(aval) if traced else None
+    out = (
+        broadcast_in_dim(value, fill_shape, (), out_sharding=split)
+        if fill_shape
+        else full((), value)
+    )
+    return vma.casts().pvary.bind(out, **vma.pvary_params(aval.vma)) if aval.vma else out
 
 
 def shape_as_value(shape: Sequence[int]) -> Any:

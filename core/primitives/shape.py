@@ -19,23 +19,28 @@ from didax import core, typed_sharding
 from didax.core import NOT_MAPPED, ShapedArray, Zero
 from didax.jaxpr import pp_params_rules
 from didax.primitives import rules
+from didax.runtime.sharding import typed
 
 # ----------------------------------------------------------------------------- broadcast_in_dim
 
 broadcast_in_dim_p = core.Primitive("broadcast_in_dim")
 
 
-def broadcast_in_dim(x: Any, shape: Sequence[int], broadcast_dimensions: Sequence[int]) -> Any:
-    """Broadcast `x` to `shape`, its dim i going to `broadcast_dimensions[i]`. Like
+def broadcast_in_dim(
+    x: Any, shape: Sequence[int], broadcast_dimensions: Sequence[int], *, out_sharding: Any = None
+) -> Any:
+    """Broadcast `x` to `shape`, its dim i going to `broadcast_dimensions[i]` (`out_sharding`:
+    a NamedSharding splitting the result over `Explicit` axes). Like
     `jax.lax.broadcast_in_dim`."""
     shape, dims = tuple(int(d) for d in shape), tuple(int(d) for d in broadcast_dimensions)
     if (
         core.get_aval(x).shape == shape
         and dims == tuple(range(len(shape)))
+        and out_sharding is None
         and rules.is_didax_value(x)
     ):
         return x
-    return broadcast_in_dim_p.bind(x, shape=shape, broadcast_dimensions=dims, sharding=None)
+    return broadcast_in_dim_p.bind(x, shape=shape, broadcast_dimensions=dims, sharding=out_sharding)
 
 
 def _broadcast_in_dim_impl(x, *, shape, broadcast_dimensions, sharding):
@@ -61,7 +66,7 @@ def _broadcast_in_dim_abstract_eval(x, *, shape, broadcast_dimensions, sharding)
             f"broadcast_in_dim: cannot broadcast {x.str_short()} to shape {shape} "
             f"with broadcast_dimensions={broadcast_dimensions}"
         )
-    return [ShapedArray(shape, x.dtype, x.weak_type)]
+    return [typed(ShapedArray(shape, x.dtype, x.weak_type), sharding)]
 
 
 core.jvp_rules.register(broadcast_in_dim_p, rules.linear_unary_jvp(broadcast_in_dim_p.bind))
@@ -357,9 +362,11 @@ core.lowering_rules.register(rev_p, lambda ctx, x, *, dimensions: [ctx.hlo.rever
 reduce_sum_p = core.Primitive("reduce_sum")
 
 
-def reduce_sum(x: Any, axes: Sequence[int]) -> Any:
-    """Sum over `axes`. Like `jax.lax.reduce_sum`."""
-    return reduce_sum_p.bind(x, axes=tuple(sorted(int(a) for a in axes)), out_sharding=None)
+def reduce_sum(x: Any, axes: Sequence[int], *, out_sharding: Any = None) -> Any:
+    """Sum over `axes` (`out_sharding`: a NamedSharding, or a spec over the context mesh,
+    splitting the result over `Explicit` axes). Like `jax.lax.reduce_sum`."""
+    split = None if out_sharding is None else typed_sharding.resolve(out_sharding)
+    return reduce_sum_p.bind(x, axes=tuple(sorted(int(a) for a in axes)), out_sharding=split)
 
 
 def _reduce_sum_impl(x, *, axes, out_sharding):
@@ -405,6 +412,14 @@ def reduction_vmap(bind: Any):
 
 core.vmap_rules.register(reduce_sum_p, reduction_vmap(reduce_sum_p.bind))
 core.lowering_rules.register(reduce_sum_p, rules.reduce_lowering("add"))
+
+
+@pp_params_rules.register(reduce_sum_p)
+def _reduce_sum_pp(params):  # a given out_sharding: over the abstract mesh, as JAX prints it
+    s = params["out_sharding"]
+    if s is not None:
+        s = f"NamedSharding(mesh={typed_sharding.AbstractMesh(s.mesh)!r}, spec={s.spec!r})"
+    return [("axes", params["axes"]), ("out_sharding", s)]
 
 
 # ----------------------------------------------------------------------------- move_axis (a batching helper the rules above use)

@@ -38,7 +38,9 @@ def _transpose_sharding(avals_in, avals_out, *, permutation):
     return [tuple(spec[p] for p in permutation)]
 
 
-def _reduction_sharding(avals_in, avals_out, *, axes, **params):
+def _reduction_sharding(avals_in, avals_out, *, axes, out_sharding=None, **params):
+    if out_sharding is not None:  # given: the result's split
+        return [spec_of(typed(avals_out[0], out_sharding))]
     spec = spec_of(avals_in[0])
     return [tuple(s for d, s in enumerate(spec) if d not in axes)]
 
@@ -56,6 +58,8 @@ for _prim in (
 @core.sharding_rules.register(shape.broadcast_in_dim_p)
 def _broadcast_in_dim_sharding(avals_in, avals_out, *, shape, broadcast_dimensions, sharding):
     (x,), (out,) = avals_in, avals_out
+    if sharding is not None:  # `out_sharding=`: the result's split, as given
+        return [spec_of(typed(out, sharding))]
     spec = [()] * out.ndim
     for d, o in enumerate(broadcast_dimensions):
         if x.shape[d] == out.shape[o]:

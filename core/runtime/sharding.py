@@ -17,6 +17,7 @@ partitioner does the partitioning itself; nothing here splits a computation.
 from __future__ import annotations
 
 import enum
+import functools
 import importlib
 import itertools
 import math
@@ -141,6 +142,20 @@ class Mesh:
             return "Mesh()"
         axes = ", ".join(f"{n!r}: {s}" for n, s in self.shape_tuple)
         return f"Mesh({axes}, axis_types={self.axis_types})"
+
+
+class PmapMesh(Mesh):
+    """pmap's one-axis mesh. Over several processes, its operands and results are this
+    process's part (as pmap's arguments), run replicated (parallel/replicated.py); another
+    mesh there holds global arrays, its shard_maps partitioned programs, as JAX's."""
+
+    def _key(self) -> tuple:
+        return (*super()._key(), "pmap")
+
+
+def process_local(mesh: Any) -> bool:
+    """Whether `mesh` is pmap's over several processes (operands: this process's part)."""
+    return isinstance(mesh, PmapMesh) and len(mesh.local_devices) != mesh.size
 
 
 def _object_array(devices: Any) -> np.ndarray:
@@ -515,7 +530,8 @@ def put(x: Any, sharding: NamedSharding) -> Any:
     if type(x) is Array and getattr(x, "_sharding", None) == sharding and x._buffer is not None:
         return x  # already so (an Array is immutable), as JAX returns it (unless deleted)
     value = np.array(core.to_numpy(x))
-    aval = core.get_aval(x).update(shape=value.shape, dtype=value.dtype)
+    # (typed by `sharding` alone: a split the value had over another mesh is gone)
+    aval = core.ShapedArray(value.shape, value.dtype, core.get_aval(x).weak_type)
     sharding.check_shape(value.shape)
     devices = sharding._device_assignment
     blocks = sharding.devices_indices_map(value.shape)
@@ -582,13 +598,19 @@ def _read_sharded(x: Array) -> np.ndarray:
 
 class Shard:
     """One device's block of an array. Like `jax.Shard`: `.device`, `.index` (slices of the
-    global array), `.replica_id`, `.data` (an Array on that device)."""
+    global array), `.replica_id`, `.data` (an Array on that device, made when first read)."""
 
     def __init__(self, device: Any, index: tuple[slice, ...], replica_id: int, data: Any) -> None:
         self.device = device
         self.index = index
         self.replica_id = replica_id
-        self.data = data
+        self._data = data
+
+    @property
+    def data(self) -> Any:
+        if isinstance(self._data, functools.partial):
+            self._data = self._data()
+        return self._data
 
     def __repr__(self) -> str:
         return (
@@ -603,12 +625,15 @@ def addressable_shards(x: array.Array) -> list[Shard]:
     if not isinstance(sharding, NamedSharding):
         device = sharding.device
         return [Shard(device, (slice(None),) * x.ndim, 0, x)]
-    value = np.asarray(x)
     rids = sharding.replica_ids()
-    return [
-        Shard(d, index, rids[d], placement.device_put(value[index], d))
+    return [  # (the blocks read when asked for: their indices need no value)
+        Shard(d, index, rids[d], functools.partial(_block, x, index, d))
         for d, index in sharding.addressable_devices_indices_map(x.shape).items()
     ]
+
+
+def _block(x: array.Array, index: tuple[slice, ...], device: Any) -> Any:
+    return placement.device_put(np.asarray(x)[index], device)
 
 
 def visualize_array_sharding(x: Any) -> None:

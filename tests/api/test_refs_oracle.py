@@ -1,8 +1,7 @@
 """Oracle: mutable arrays (`new_ref`, `empty_ref`, `freeze`, `Ref`; issue 24, item 4) against
 JAX 0.10.2: reads, whole and partial writes, `+=`, their shape/dtype errors, `typeof` and the
 repr; a function using a ref inside gives JAX's values eagerly and under jit, grad and vmap.
-(didax's refs are Python boxes: its jaxprs show the values, not JAX's ref equations, and a
-Ref is no jit argument; see refs.py.)"""
+Jaxprs, jit arguments and closures: test_ref_primitives_oracle.py."""
 
 from __future__ import annotations
 
@@ -102,7 +101,8 @@ def test_writing_a_traced_value_into_an_outer_ref_raises_like_jax():
             m.grad(lambda x, f=f, np_=np_: np_.sum(f(x)))(np_.ones(2))
         with pytest.raises(Exception, match="with vmapped value on an unbatched array reference"):
             m.vmap(f)(np_.ones((3, 2)))
-    # under jit JAX threads the ref through the program; didax says it cannot
-    r = didax.new_ref(dnp.zeros(2))
-    with pytest.raises(NotImplementedError, match="made outside this jit is written inside it"):
-        didax.jit(lambda x: r.__setitem__(Ellipsis, x))(dnp.ones(2))
+    # under jit the ref is threaded through the program, as in JAX
+    for m, np_ in LIBS:
+        r = m.new_ref(np_.zeros(2))
+        m.jit(lambda x, r=r: r.__setitem__(Ellipsis, x))(np_.ones(2))
+        assert np.asarray(r[...]).tolist() == [1.0, 1.0]

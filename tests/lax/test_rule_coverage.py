@@ -150,21 +150,28 @@ BOOLEAN = {"eq", "ne", "gt", "ge", "lt", "le", "is_finite", "and", "or", "not"}
 # Effects only: debug_print and debug_callback have no outputs; their jvp drops the tangents.
 EFFECTS = {"debug_print", "debug_callback"}
 
+# Refs (primitives/refs.py): no lowering (a compiled program is discharged first), no transpose
+# (a ref's tangent is a box, updated functionally: no ref equation is linear); `empty_ref`
+# and `free_ref` have no jvp or vmap rule (JAX's neither: `empty_ref` only stages).
+REFS = {"new_ref", "empty_ref", "get", "swap", "addupdate", "freeze", "free_ref"}
+REFS_UNTRANSFORMED = {"empty_ref", "free_ref"}
+
 EXEMPT: dict[str, set[str]] = {
     "impl": set(),
     "abstract_eval": set(),
-    "jvp": NO_OPERANDS | NO_DERIVATIVE_IN_JAX,
+    "jvp": NO_OPERANDS | NO_DERIVATIVE_IN_JAX | REFS_UNTRANSFORMED,
     "transpose": NO_OPERANDS
+    | REFS
     | NONLINEAR
     | ZERO_DERIVATIVE
     | BOOLEAN
     | BITS
     | EFFECTS
     | NO_DERIVATIVE_IN_JAX,
-    "vmap": set(),
+    "vmap": REFS_UNTRANSFORMED,
     # Lowering rules come with core/interpreters/lowering.py (jit); list here any primitive
     # still waiting for one.
-    "lowering": set(),
+    "lowering": REFS,
 }
 
 TABLES = {

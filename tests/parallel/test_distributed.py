@@ -160,6 +160,18 @@ def test_sharded_jit_over_two_processes():
         np.testing.assert_allclose(a["gram"], b["gram"], rtol=1e-4, atol=1e-4)
 
 
+@pytest.mark.oracle
+@pytest.mark.timeout(900)
+def test_shard_map_over_two_processes_as_jax():
+    # a shard_map over a mesh spanning both processes: collectives across them (gloo), its
+    # results global arrays split as JAX's, each process holding its blocks
+    pytest.importorskip("jax")
+    ours = run_two("didax", worker="distributed_shard_map.py")
+    theirs = run_two("jax", worker="distributed_shard_map.py")
+    assert ours == theirs
+    assert ours[0]["total"][0] == float(np.arange(32.0).sum())
+
+
 # A process of a 2-process run that goes wrong (issue 20, item 7). JAX 0.10.2 ends the process
 # in both cases (jaxlib's `F... Terminating process because the JAX distributed service
 # detected fatal errors`), as didax did.

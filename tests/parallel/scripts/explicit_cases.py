@@ -6,6 +6,7 @@ import json
 
 import numpy as np
 from script_library import AxisType, M, Mesh, NamedSharding, P, jnp
+from shardy_prelude import text
 
 res = {}
 
@@ -101,6 +102,45 @@ tm(
 tm("jit_reshard", lambda: typed(M.jit(lambda a: M.sharding.reshard(a * 2, P(None, "x")))(x)))
 tm("vmap_reshard", lambda: typed(M.vmap(lambda a: M.sharding.reshard(a * 2, P("y")))(r)))
 tm("grad", lambda: typed(M.grad(lambda a: (M.sharding.reshard(a, P()) ** 2).sum())(x)))
+# `out_sharding=` on einsum, batched matmul and tensordot: where JAX's goes (the one
+# contraction's dot_general or sums, before a transpose; around several: `auto_axes`)
+a3 = M.device_put(np.arange(32.0).reshape(2, 4, 4), NamedSharding(m, P("x", None, "y")))
+b3 = M.device_put(np.arange(32.0).reshape(2, 4, 4), NamedSharding(m, P("x", "y", None)))
+m2 = M.device_put(np.arange(16.0).reshape(4, 4), NamedSharding(m, P("x", "y")))
+
+
+def seen(f, *args):  # eager, jitted, jaxpr and StableHLO of f(*args)
+    return [typed(f(*args)), typed(M.jit(f)(*args)), str(M.make_jaxpr(f)(*args)), text(f, *args)]
+
+
+tm("einsum_out", lambda: seen(lambda a: jnp.einsum("ij,jk->ik", a, a, out_sharding=P("x")), m2))
+tm(
+    "einsum_out_batched",
+    lambda: [
+        seen(lambda a, b, s=s: jnp.einsum("bij,bjk->bik", a, b, out_sharding=s), a3, b3)
+        for s in (P("x", None, None), P("x", "y"), NamedSharding(m, P("x", None, "y")))
+    ],
+)
+tm(
+    "einsum_out_three",
+    lambda: seen(lambda a: jnp.einsum("ij,jk,kl->il", a, a, a, out_sharding=P("x", None)), m2),
+)
+tm("einsum_out_sum", lambda: seen(lambda a: jnp.einsum("bij->bi", a, out_sharding=P("x")), a3))
+tm(
+    "einsum_out_transpose",
+    lambda: seen(lambda a: jnp.einsum("bij->bji", a, out_sharding=P("x", None, "y")), a3),
+)
+tm(
+    "matmul_out_batched",
+    lambda: [
+        seen(lambda a, b: jnp.matmul(a, b, out_sharding=P("x", None, None)), a3, b3),
+        seen(lambda a, b: jnp.matmul(a, b, out_sharding=P("x", None, None)), a3, m2),
+    ],
+)
+tm(
+    "tensordot_out",
+    lambda: seen(lambda a, b: jnp.tensordot(a, b, 1, out_sharding=P("x", None, None)), a3, m2),
+)
 t("abstract_mesh_after", lambda: repr(M.sharding.get_abstract_mesh()))
 context = M.set_mesh(m)  # as a function: set at once
 t("set_mesh_call", lambda: repr(M.sharding.get_abstract_mesh()))

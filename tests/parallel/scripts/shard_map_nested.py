@@ -42,8 +42,20 @@ t(
 )
 
 
-def over_x(f):
-    return M.shard_map(f, mesh=grid, in_specs=P("x"), out_specs=P("x"), axis_names={"x"})
+def over_x(f, out_specs=None):  # (default P("x"))
+    out_specs = P("x") if out_specs is None else out_specs
+    return M.shard_map(f, mesh=grid, in_specs=P("x"), out_specs=out_specs, axis_names={"x"})
+
+
+def vjp_jaxpr(f, a):  # the jaxpr of f's vjp at `a`, the cotangent an argument like `a`
+    return str(M.make_jaxpr(lambda b, ct: M.vjp(f, b)[1](ct))(a, a))
+
+
+# a tangent no output needs: the backward shard_map reads no residual for it (pruned)
+two = over_x(lambda b: (jnp.sin(b), b * 3), (P("x"), P("x")))
+t("partial_vjp_pruned", lambda: vjp_jaxpr(lambda a: two(a)[0], xa))
+t("partial_vjp_jit_pruned", lambda: vjp_jaxpr(lambda a: M.jit(two)(a)[0], xa))
+t("partial_jit_vjp_pruned", lambda: vjp_jaxpr(M.jit(lambda a: two(a)[0]), xa))
 
 
 t("partial_vmap_text", lambda: text(M.vmap(part), jnp.ones((3, 8, 4))))
@@ -144,6 +156,15 @@ pe = M.shard_map(
 t("explicit_eager", lambda: typed(pe(xe)))
 t("explicit_jit", lambda: typed(M.jit(pe)(xe)))
 t("explicit_jaxpr", lambda: str(M.make_jaxpr(pe)(xe)))
+two_e = M.shard_map(
+    lambda b: (jnp.sin(b), b * 3),
+    mesh=em,
+    in_specs=P("x"),
+    out_specs=(P("x"), P("x")),
+    axis_names={"x"},
+)
+t("explicit_vjp_pruned", lambda: vjp_jaxpr(lambda a: two_e(a)[0], xe))
+t("explicit_jit_vjp_pruned", lambda: vjp_jaxpr(M.jit(lambda a: two_e(a)[0]), xe))
 t("explicit_text", lambda: text(pe, xe))
 
 
@@ -192,6 +213,40 @@ t(
     ),
 )
 
+
+# loops in a body manual over 'x', on either mesh: values, types, jaxprs (a traced array's
+# `ones_like` keeps its split and varying axes), and for while and cond the StableHLO (no
+# equal small constants in one block: didax emits one, JAX one per use)
+def loop_case(body, texts=False):
+    out = []
+    for m, a in ((grid, xa), (em, xe)):
+        sm = M.shard_map(body, mesh=m, in_specs=P("x"), out_specs=P("x"), axis_names={"x"})
+        out += [typed(sm(a)), typed(M.jit(sm)(a)), str(M.make_jaxpr(sm)(a))]
+        out += [text(sm, a)] if texts else []
+    return out
+
+
+def scan_body(b):
+    return lax.scan(lambda c, r: (c + r, c.sum()), b[0], b)[0] * jnp.ones_like(b)
+
+
+t("loop_scan", lambda: loop_case(scan_body))
+t(
+    "loop_while",
+    lambda: loop_case(
+        lambda b: lax.while_loop(lambda c: c.sum() < 1e3, lambda c: c * 2 + 1, b), True
+    ),
+)
+t("loop_cond", lambda: loop_case(lambda b: lax.cond(b.sum() > 1, jnp.sin, jnp.cos, b), True))
+t(
+    "explicit_full_like",
+    lambda: str(
+        M.make_jaxpr(
+            lambda a: (jnp.ones_like(a), jnp.zeros_like(a, jnp.int32), jnp.full_like(a, 3))
+        )(xe)
+    ),
+)
+
 # the same under GSPMD (`jax_use_shardy_partitioner=False`): manual groups along the free
 # axes (`last_tile_dims={manual, replicated}`), `unspecified_dims`, nested bodies as calls
 
@@ -210,6 +265,31 @@ tg("gspmd_partial", lambda: typed(M.jit(lambda a: with_index(a))(xa)))
 tg("gspmd_partial_text", lambda: text(with_index, xa))
 tg("gspmd_nested", lambda: typed(M.jit(lambda a: nest(a))(xa)))
 tg("gspmd_nested_text", lambda: text(nest, xa))
+# over Explicit free axes: split as the types say, closed (`{devices=[1,2,2]<=[2,2]T(1,0)
+# last_tile_dims={manual}}`, no unspecified_dims)
+tg(
+    "gspmd_explicit_text",
+    lambda: [
+        text(over_ex(f, o), xe)
+        for f, o in (
+            (lambda a: lax.psum(a, "x") * 2, P()),
+            (lambda a: a.sum(0), P("x")),
+            (lambda a: lax.while_loop(lambda c: c.sum() < 1e3, lambda c: c * 2 + 1, a), P("x")),
+        )
+    ],
+)
+# a scan in a body manual over 'x' (GSPMD's partitioner needs every value the loop makes
+# constrained manual, or it aborts the process)
+scan_x = {  # over 'x' of either mesh
+    m: M.shard_map(scan_body, mesh=m, in_specs=P("x"), out_specs=P("x"), axis_names={"x"})
+    for m in (grid, em)
+}
+tg("gspmd_loop_scan", lambda: [typed(M.jit(scan_x[m])(a)) for m, a in ((grid, xa), (em, xe))])
+# on a mesh with an Auto axis too, results are left to the partitioner (not written in the
+# program), their shardings named as their types say; under either partitioner
+in_mixed = M.shard_map(lambda a: a * 2, mesh=mixed, out_specs=P("x"), axis_names={"x"})
+t("mixed_text", lambda: text(in_mixed, xm))
+tg("gspmd_mixed", lambda: [text(in_mixed, xm), typed(M.jit(lambda a: in_mixed(a))(xm))])
 
 # invalid nesting (over an axis already manual: JAX raises so outside jit only)
 line = Mesh(np.array(M.devices()), ("b",))
