@@ -416,8 +416,9 @@ def run_bounded(fn: Callable[..., Any], *args: Any, max_steps: int = 10_000) -> 
     """`fn(*args)` evaluated one equation at a time, stepping into loop bodies, for at most
     `max_steps` equations: the safe way for a checker to run a learner's `while_loop`, which
     under `jit` runs inside XLA, where nothing can stop it. Raises `StepLimit` naming the
-    loop iteration it had reached."""
-    closed = didax.make_jaxpr(fn)(*args)
+    loop iteration it had reached, or, for a Python loop that never ends while `fn` is
+    traced, the budget of `call_bounded`."""
+    closed = call_bounded(didax.make_jaxpr(fn), *args)
     stepping = step_closed(closed, didax.tree_util.tree_leaves(args), "program")
     where, count = "program", 0
     while True:

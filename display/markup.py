@@ -580,14 +580,19 @@ def stepper_html(
     where: str,
     log: Sequence[tuple[str, str, str]],
     status: str,
+    rules: Mapping[str, str] | None = None,
 ) -> str:
+    """The Stepper's body: its status, the program with the next equation highlighted (and,
+    given `rules`, each primitive's rules on a click on its name, as `jaxpr_code`'s), and the
+    values defined so far."""
     values = "".join(
         f"<tr><th>{esc(w)}</th><td><span class='dx-var'>{esc(v)}</span></td><td>{esc(x)}</td></tr>"
         for w, v, x in log
     )
+    code = jaxpr_code(model, uid, current_line=current_line, rules=rules)
     return (
         note(status)
-        + f'<div class="dx-scroll">{jaxpr_code(model, uid, current_line=current_line)}</div>'
+        + f'<div class="dx-scroll">{code}</div>'
         + heading(f"values ({where})")
         + f'<div class="dx-scroll"><table class="dx-rows">{values}</table></div>'
     )

@@ -98,6 +98,12 @@ def show(view: Any, handle: Any = None) -> None:
         display(bundle, raw=True)
 
 
+def _rules_by_name(closed: Any, rules: Callable[[Any], str] | None) -> dict[str, str]:
+    # the markup of each primitive's rules, shown below the program on a click on its name
+    prims = program.primitives_in(closed).items() if rules is not None else ()
+    return {name: rules(prim) for name, prim in prims}
+
+
 def _html(body: str, kind: str = "") -> w.HTML:
     return w.HTML(mk.view(body, kind))
 
@@ -238,9 +244,8 @@ class JaxprView(_Fallbacks, w.VBox):
     ) -> None:
         self.closed = closed
         self.jaxpr_model = program.jaxpr_model(closed, inputs, outputs)
-        # the markup of each primitive's rules, shown below the program on a click on its name
-        prims = program.primitives_in(closed).items() if rules is not None else ()
-        self.rules = {name: rules(prim) for name, prim in prims}
+        self.rules_of = rules  # the stepper's program shows them too
+        self.rules = _rules_by_name(closed, rules)
         self.uid = mk.new_uid()
         self.folded: set[int] = set()
         self.code = w.HTML()
@@ -290,7 +295,7 @@ class JaxprView(_Fallbacks, w.VBox):
 
     def open_stepper(self) -> Stepper:
         assert self.args is not None
-        stepper = Stepper(self.closed, *self.args)
+        stepper = Stepper(self.closed, *self.args, rules=self.rules_of)
         self.stepper_box.children = [stepper]
         return stepper
 
@@ -309,11 +314,14 @@ class Stepper(_Fallbacks, w.VBox):
     """Evaluates a closed jaxpr one equation at a time through the kernel: next, previous,
     run to the end, reset. The next equation is highlighted; each variable's type and value
     appear as it is defined; `jit`, `cond`'s taken branch, `while` and `scan` iterations are entered
-    (the values table says where: `program > while iteration 2`)."""
+    (the values table says where: `program > while iteration 2`). `rules`: as JaxprView's, a
+    click on a primitive's name in the program shows its rules below it."""
 
-    def __init__(self, closed: Any, *args: Any) -> None:
+    def __init__(self, closed: Any, *args: Any, rules: Callable[[Any], str] | None = None) -> None:
         self.state = StepperState(closed, tuple(args))
         self.jaxpr_model = program.jaxpr_model(closed)
+        self.rules = _rules_by_name(closed, rules)
+        self.tries = TRY_STEPPER + (TRY_PRIMITIVE if self.rules else ())
         self.lines = program.eqn_lines(closed)
         self.uid = mk.new_uid()
         self.buttons = {
@@ -332,7 +340,7 @@ class Stepper(_Fallbacks, w.VBox):
             button.on_click(lambda _, act=actions[name]: self._do(act))
         self.body = w.HTML()
         super().__init__(
-            [w.HBox(list(self.buttons.values())), self.body, w.HTML(try_line(TRY_STEPPER))]
+            [w.HBox(list(self.buttons.values())), self.body, w.HTML(try_line(self.tries))]
         )
         self.render()
 
@@ -360,7 +368,13 @@ class Stepper(_Fallbacks, w.VBox):
         s = self.state
         self.body.value = mk.view(
             mk.stepper_html(
-                self.jaxpr_model, self.uid, self.current_line(), s.where, s.log, self.status()
+                self.jaxpr_model,
+                self.uid,
+                self.current_line(),
+                s.where,
+                s.log,
+                self.status(),
+                rules=self.rules,
             ),
             "stepper",
         )
@@ -372,7 +386,7 @@ class Stepper(_Fallbacks, w.VBox):
         return "\n".join(lines)
 
     def fallback_html(self) -> str:
-        return self.body.value + try_line(TRY_STEPPER, stored=True)
+        return self.body.value + try_line(self.tries, stored=True)
 
 
 # ----------------------------------------------------------------------------- Timing

@@ -111,3 +111,21 @@ def normalized(text: str) -> str:
     """Whitespace runs collapsed to one space, so a check holds for a `<pre>` block and for a
     widget that lays tokens out in spans or table rows."""
     return " ".join(text.split())
+
+
+def hex_colour(rgb: str) -> str:
+    """A computed CSS colour (`rgb(17, 17, 17)`) as `#111111`."""
+    r, g, b = (int(float(v)) for v in rgb[rgb.index("(") + 1 : rgb.index(")")].split(",")[:3])
+    return f"#{r:02x}{g:02x}{b:02x}"
+
+
+def set_theme(page: Any, name: str) -> None:
+    """Switch JupyterLab to the theme `name` (a saved setting: switch back when done)."""
+    page.wait_for_function(
+        "() => window.jupyterapp && window.jupyterapp.commands.hasCommand('apputils:change-theme')"
+    )
+    page.evaluate(
+        "name => window.jupyterapp.commands.execute('apputils:change-theme', {theme: name})", name
+    )
+    light = "true" if name == "JupyterLab Light" else "false"
+    page.wait_for_selector(f"body[data-jp-theme-light='{light}']", state="attached")

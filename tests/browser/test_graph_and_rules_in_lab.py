@@ -1,7 +1,8 @@
 """The Graph tab and `%rules` in a real JupyterLab (marker `browser`): a concrete call's graph
 shows each node's value and cotangent, a nested jaxpr expands in place and collapses again,
-edges keep 3:1 contrast on the page's background, and `%rules sin` shows didax's rule code
-with links to its files that open in JupyterLab through the root's didax_source link."""
+edges keep 3:1 contrast on the page's background in Light and in Dark, and `%rules sin`
+shows didax's rule code with links to its files that open in JupyterLab through the root's
+didax_source link."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from pathlib import Path
 import didax
 import pytest
 from didax.display import markup
-from labpage import cell_output, error_outputs
+from labpage import cell_output, error_outputs, hex_colour, set_theme
 
 pytestmark = pytest.mark.browser
 
@@ -32,11 +33,6 @@ _BG = """e => { let n = e; while (n) { const c = getComputedStyle(n).backgroundC
   if (c && c !== 'rgba(0, 0, 0, 0)') return c; n = n.parentElement; } return 'rgb(255, 255, 255)'; }"""
 
 
-def _hex(rgb: str) -> str:
-    r, g, b = (int(float(v)) for v in rgb[rgb.index("(") + 1 : rgb.index(")")].split(",")[:3])
-    return f"#{r:02x}{g:02x}{b:02x}"
-
-
 def test_graph_values_expand_collapse_and_rules(notebook, lab):
     # the server's root holds the notebooks and a didax_source link to the package, as
     # demo_notebooks/ does: the rules' links go through it and open in JupyterLab
@@ -54,7 +50,16 @@ def test_graph_values_expand_collapse_and_rules(notebook, lab):
     assert svg.locator("text.dx-node-grad").count() >= 3  # cotangents on the nodes
     assert svg.locator("text.dx-node-value").count() >= 3
     edge = svg.locator("path.dx-edge").first
-    assert markup.contrast(_hex(edge.evaluate(_RGB)), _hex(edge.evaluate(_BG))) >= 3.0
+    backgrounds = set()
+    try:  # >= 3:1 on the page's background, in Light (as opened) and in Dark
+        for theme in ("JupyterLab Light", "JupyterLab Dark"):
+            set_theme(page, theme)
+            stroke, bg = hex_colour(edge.evaluate(_RGB)), hex_colour(edge.evaluate(_BG))
+            assert markup.contrast(stroke, bg) >= 3.0, (theme, stroke, bg)
+            backgrounds.add(bg)
+    finally:  # the theme is a saved setting: the steps and tests after expect Light
+        set_theme(page, "JupyterLab Light")
+    assert len(backgrounds) == 2, backgrounds  # measured on two backgrounds
     eqns = svg.locator("g.dx-node-eqn").count()
     expand = out.get_by_label("expand", exact=True)  # the list: open the cond in place
     expand.select_option(label=expand.locator("option").first.inner_text())

@@ -2,7 +2,8 @@
 in a `%%jaxpr` view, a click on `sin` shows didax's code for sin's rules (its jvp: `mul(t,
 cos(x))`) below the program, a click on `cos` shows cos's instead, `close` hides them; the
 stored copy (saved, reopened with a new kernel: no widget state) does the same without a
-kernel, and an untrusted copy (no stylesheet) lists each primitive's rules as a fold."""
+kernel, and an untrusted copy (no stylesheet) lists each primitive's rules as a fold. The
+stepper the view opens shows them on a click as well."""
 
 from __future__ import annotations
 
@@ -71,6 +72,13 @@ def test_click_a_primitive_to_read_its_rules_live_stored_and_untrusted(notebook,
     grad = cell_output(page, 3)
     grad.locator("label.dx-prim:visible").filter(has_text=re.compile("^mul$")).last.click()
     expect(grad.locator(".dx-rules-of:visible")).to_contain_text("transpose rule")
+    # the stepper's program ("step through") shows a primitive's rules on a click too
+    out.get_by_role("button", name="step through").click()
+    stepper = out.locator(".dx-view.dx-stepper")
+    stepper.locator(".dx-current").first.wait_for(state="visible")
+    expect(stepper.locator(".dx-rules-of:visible")).to_have_count(0)
+    _name(stepper, "sin").click()
+    expect(stepper.locator(".dx-rules-of:visible")).to_contain_text(JVP)
 
     save_and_reopen(page, base, name, "rules_stored")
     out = cell_output(page, 2)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from labpage import TOKEN, cell_output, normalized, save_and_reopen
+from labpage import TOKEN, cell_output, hex_colour, normalized, save_and_reopen, set_theme
 
 pytestmark = pytest.mark.browser
 
@@ -87,22 +87,6 @@ def _rgb(hex_colour: str) -> str:
     return f"rgb({r}, {g}, {b})"
 
 
-def _hex(rgb: str) -> str:
-    r, g, b = (int(float(v)) for v in rgb[rgb.index("(") + 1 : rgb.index(")")].split(",")[:3])
-    return f"#{r:02x}{g:02x}{b:02x}"
-
-
-def _set_theme(page, name: str) -> None:
-    page.wait_for_function(
-        "() => window.jupyterapp && window.jupyterapp.commands.hasCommand('apputils:change-theme')"
-    )
-    page.evaluate(
-        "name => window.jupyterapp.commands.execute('apputils:change-theme', {theme: name})", name
-    )
-    light = "true" if name == "JupyterLab Light" else "false"
-    page.wait_for_selector(f"body[data-jp-theme-light='{light}']", state="attached")
-
-
 def test_an_untrusted_stored_view_keeps_its_colours_in_both_themes(notebook, lab):
     """JupyterLab sanitizes an untrusted notebook's HTML (no <style>, no var()): the stored
     view still shows every mark and token in its kind's colour, hidden radios, no zebra."""
@@ -126,18 +110,18 @@ def test_an_untrusted_stored_view_keeps_its_colours_in_both_themes(notebook, lab
         for theme_name in ("JupyterLab Light", "JupyterLab Dark"):
             page.goto(f"{base}/lab/workspaces/untrusted/tree/untrusted.ipynb?token={TOKEN}")
             if theme_name != "JupyterLab Light":
-                _set_theme(page, theme_name)
+                set_theme(page, theme_name)
             out = cell_output(page, 2)
             out.locator(".dx-view .dx-jaxpr").first.wait_for(state="visible", timeout=60_000)
             assert out.locator("style").count() == 0  # sanitized: the stylesheet is gone
             stored = page.evaluate(_COLOURED, out.element_handle())
             assert [(t, c) for t, c, _ in stored] == [(t, c) for t, c, _ in live]
-            bg = _hex(page.evaluate(_BG, out.element_handle()))
+            bg = hex_colour(page.evaluate(_BG, out.element_handle()))
             for text, classes, colour in stored:
                 kinds = [_KIND[c] for c in classes.split() if c in _KIND and _KIND[c]]
                 if kinds:
                     assert colour == _rgb(theme.STORED[kinds[0]]), (text, classes, colour)
-                    assert theme.contrast(_hex(colour), bg) >= 4.3, (text, colour, bg)
+                    assert theme.contrast(hex_colour(colour), bg) >= 4.3, (text, colour, bg)
             assert page.evaluate(_SHOWN_RADIOS, out.element_handle()) == 0
             # the graph: its <svg> is sanitized away, its <img> copy shows instead
             out.get_by_text("graph of f", exact=False).click()
@@ -149,4 +133,4 @@ def test_an_untrusted_stored_view_keeps_its_colours_in_both_themes(notebook, lab
             rows = page.evaluate(_ROWS, out.element_handle())
             assert rows and set(rows) <= {"rgba(0, 0, 0, 0)"}  # no zebra rows
     finally:  # the theme is a saved setting: the next tests expect Light
-        _set_theme(page, "JupyterLab Light")
+        set_theme(page, "JupyterLab Light")

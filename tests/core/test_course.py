@@ -262,6 +262,15 @@ def test_run_bounded_runs_a_loop_that_ends_and_stops_one_that_does_not() -> None
         course.run_bounded(lambda a: newton(a, -1.0), 2.0, max_steps=1000)
     assert time.monotonic() - start < 10.0
 
+    def python_loop(a: Any) -> Any:  # never ends while being traced, before any equation
+        while True:
+            a = a + 1.0
+
+    start = time.monotonic()
+    with pytest.raises(course.StepLimit, match=r"did not finish within 5,000,000 steps or 3 s"):
+        course.run_bounded(python_loop, 2.0)
+    assert time.monotonic() - start < 10.0
+
 
 def test_error_text_keeps_the_whole_reason_and_drops_where() -> None:
     e = ValueError(

@@ -127,6 +127,33 @@ def test_a_jaxpr_view_shows_a_primitives_rules_on_a_click_on_its_name():
     assert "click a primitive&#x27;s name to read didax&#x27;s code for its rules" in stored
 
 
+def test_the_stepper_of_a_jaxpr_view_shows_a_primitives_rules_on_a_click_on_its_name():
+    x = jnp.ones(3)
+    view = report_views.jaxpr_view(reports.jaxpr_report(g, (x,), call="g(x)"), [x])
+    (jv,) = [w for w in _walk(view) if isinstance(w, views.JaxprView)]
+    stepper = jv.open_stepper()  # the "step through" button
+    names = list(program.primitives_in(jv.closed))
+    for _ in range(3):  # the rules stay clickable as the stepper steps
+        live = stepper.body.value
+        blocks, labels = _blocks(live)
+        assert list(blocks) == names, names  # each primitive's rules once, in printed order
+        assert [n for n, _ in labels].count("sin") == 6  # the cond branch's sin too
+        assert all(blocks[name][0] == k for name, k in labels)  # each of its own block
+        assert "mul(t, cos(x))" in blocks["sin"][1] and "dx-current" in live
+        stepper.buttons["next"].click()
+    uid = re.search(r'<div id="(\w+)" class="dx-jaxpr">', live).group(1)
+    k = blocks["sin"][0]
+    assert f"#{uid}-p{k}:checked ~ * .dx-rp{k} {{ display: block; }}" in live
+    stored = stepper._repr_mimebundle_()["text/html"]  # and its stored copy
+    assert list(_blocks(stored)[0]) == names
+    assert "click a primitive&#x27;s name to read didax&#x27;s code for its rules" in stored
+    plain = views.Stepper(jv.closed, x)  # a Stepper made without rules has none
+    assert (
+        _blocks(plain.body.value) == ({}, [])
+        and "read didax&#x27;s code" not in plain.fallback_html()
+    )
+
+
 def test_grad_and_vmap_programs_share_one_rules_block_per_primitive():
     def loss(x):
         return jnp.sum(jnp.sin(x) * x)

@@ -963,6 +963,250 @@ PLANTED_ANSWERS = [
 ]
 
 
+# every rule-checking exercise (03, 04, 05) and every checker of 06-09: a rule or a function
+# that never returns (each checker runs the learner's code under course.call_bounded, or
+# traces it so before stepping it with course.run_bounded), an exception, a wrong shape
+def _rule(table: str, name: str, make: str, body: str, args: str) -> str:
+    """Plant code: a primitive `name` (made by the notebook's `make`) whose `table` rule runs
+    `body`, checked by the notebook's `check` on `args`."""
+    signature = {"jvp": "primals, tangents", "transpose": "cts, x, w", "vmap": "n, vals, dims"}
+    return (
+        f"p = {make.format(name=name)}\n@core.{table}_rules.register(p)\n"
+        f"def rule({signature[table]}):\n    {body}\nrun_check = lambda: check(p, {args})"
+    )
+
+
+LOOP = "while True:\n        pass"
+CUBE = "new_unary('{name}', lambda x: x ** 3)"
+SCALE = "new_primitive('{name}', np.multiply, lambda x, w: x)"
+SUM_LAST = "new_primitive('{name}', lambda x: np.sum(x, axis=-1), lambda s: s[:-1])"
+TWO = "np.array([0.5, 2.0])"
+PLANTED_ANSWERS += [
+    (
+        "03_forward_mode.ipynb",
+        "check",
+        _rule("jvp", "cube_loop", CUBE, LOOP, TWO),
+        "✗ not yet — check_rules(cube_loop) did not finish within",
+    ),
+    (
+        "03_forward_mode.ipynb",
+        "check",
+        _rule("jvp", "cube_shape", CUBE, "return [p.bind(primals[0])], [jnp.ones(5)]", TWO),
+        "✗ not yet — check_rules(cube_shape): the jvp rule's tangent of output 0 is f32[5]",
+    ),
+    (
+        "03_forward_mode.ipynb",
+        "check_energy",
+        "core.jvp_rules.register(cube_p, lambda p, t: {}['no rule'], replace=True)\n"
+        "run_check = check_energy",
+        "✗ not yet — check_grads(energy): KeyError: 'no rule'\n"
+        "  Likely cause: cube's jvp rule (exercise 1)",
+    ),
+    (
+        "03_forward_mode.ipynb",
+        "check_energy",
+        f"def loop(p, t):\n    {LOOP}\n"
+        "core.jvp_rules.register(cube_p, loop, replace=True)\nrun_check = check_energy",
+        "✗ not yet — check_grads(energy) did not finish within",
+    ),
+    (
+        "04_reverse_mode.ipynb",
+        "check",
+        _rule("transpose", "scale_loop", SCALE, LOOP, f"{TWO}, {TWO}"),
+        "✗ not yet — check_rules(scale_loop) did not finish within",
+    ),
+    (
+        "04_reverse_mode.ipynb",
+        "check",
+        _rule("transpose", "scale_raises", SCALE, "return {}['no rule']", f"{TWO}, {TWO}"),
+        "✗ not yet — check_rules(scale_raises): the transpose rule failed for linear inputs",
+    ),
+    (
+        "04_reverse_mode.ipynb",
+        "check",
+        _rule("transpose", "scale_shape", SCALE, "return [jnp.ones(5), None]", f"{TWO}, {TWO}"),
+        "the cotangent of input 0 has shape (5,), the input has shape (2,)",
+    ),
+    (
+        "05_vmap.ipynb",
+        "check",
+        _rule("vmap", "sum_loop", SUM_LAST, LOOP, "np.ones((2, 3))"),
+        "✗ not yet — check_rules(sum_loop) did not finish within",
+    ),
+    (
+        "05_vmap.ipynb",
+        "check",
+        _rule("vmap", "sum_raises", SUM_LAST, "return {}['no rule']", "np.ones((2, 3))"),
+        "✗ not yet — check_rules(sum_raises): the vmap rule failed for in_axes (0,)",
+    ),
+    (
+        "05_vmap.ipynb",
+        "check",
+        _rule("vmap", "sum_shape", SUM_LAST, "return [jnp.ones(7)], [0]", "np.ones((2, 3))"),
+        "✗ not yet — check_rules(sum_shape): the vmap rule is wrong for in_axes (0,)",
+    ),
+    (
+        "06_jit_and_xla.ipynb",
+        "check_power",
+        f"def answer(x, n):\n    {LOOP}",
+        "✗ not yet — power_jit(x, 5) did not finish within",
+    ),
+    (
+        "06_jit_and_xla.ipynb",
+        "check_one_trace",
+        f"def answer(x, n):\n    {LOOP}",  # a Python loop: it never ends while traced
+        "✗ not yet — power_loop(2, 2) did not finish within",
+    ),
+    (
+        "07_control_flow.ipynb",
+        "check_clip",
+        f"def answer(x):\n    {LOOP}",
+        "✗ not yet — clip_small under jit did not finish within",
+    ),
+    (
+        "07_control_flow.ipynb",
+        "check_sqrt",
+        f"def answer(a):\n    {LOOP}",
+        "✗ not yet — newton_sqrt(2.0) did not finish within",
+    ),
+    (
+        "08_your_own_primitive_and_interpreter.ipynb",
+        "check_inverse_exercise",
+        f"def answer(out, x, *, jaxpr, **params):\n    {LOOP}",
+        "✗ not yet — step 1: inverse(jit(f))(f(0.5)): StepLimit: did not finish within",
+    ),
+    (
+        "09_train_an_mlp.ipynb",
+        "check_per_example",
+        f"def answer(params, xs, ys):\n    {LOOP}",
+        "✗ not yet — my_per_example(params, xs, ys): StepLimit: did not finish within",
+    ),
+    (
+        "09_train_an_mlp.ipynb",
+        "check_per_example",
+        "answer = lambda params, xs, ys: didax.tree.map(lambda g: 2 * g, "
+        "didax.vmap(didax.grad(loss), in_axes=(None, 0, 0))(params, xs, ys))",
+        "✗ not yet — leaf 0: values differ from a loop of grads by up to",
+    ),
+    (
+        "09_train_an_mlp.ipynb",
+        "check_update",
+        f"def answer(params, grads):\n    {LOOP}",
+        "✗ not yet — update(params, grads): StepLimit: did not finish within",
+    ),
+]
+
+
+# the kinds the lists above leave out, so that every checker meets a wrong value, a wrong
+# shape, an exception and an endless loop (12-16's own lists come after the test)
+PLANTED_ANSWERS += [
+    (
+        "03_forward_mode.ipynb",
+        "check",
+        _rule("jvp", "cube_value", CUBE, "return [p.bind(primals[0])], [2.0 * tangents[0]]", TWO),
+        "✗ not yet — check_rules(cube_value): the jvp rule is wrong for input 0.",
+    ),
+    (
+        "03_forward_mode.ipynb",
+        "check_energy",
+        "core.jvp_rules.register(cube_p, lambda p, t: ([cube(p[0])], [2.0 * p[0] * t[0]]), "
+        "replace=True)\nrun_check = check_energy",
+        "✗ not yet — check_grads:\n  Not equal to tolerance",
+    ),
+    (
+        "03_forward_mode.ipynb",
+        "check_energy",
+        "core.jvp_rules.register(cube_p, lambda p, t: ([cube(p[0])], [jnp.ones(5)]), "
+        "replace=True)\nrun_check = check_energy",
+        "✗ not yet — check_grads(energy): TypeError: mul got incompatible shapes",
+    ),
+    (
+        "04_reverse_mode.ipynb",
+        "check",
+        _rule("transpose", "scale_value", SCALE, "return [cts[0], None]", f"{TWO}, {TWO}"),
+        "✗ not yet — check_rules(scale_value): the transpose rule is wrong for linear inputs",
+    ),
+    (
+        "04_reverse_mode.ipynb",
+        "check_unknowns",
+        "answer = lambda jaxpr, unknown_inputs: [False] * len(jaxpr.eqns)",
+        "✗ not yet — the jvp of sum(sin(x) * x), equation 2 (mul): you say known",
+    ),
+    (
+        "05_vmap.ipynb",
+        "check",
+        _rule(
+            "vmap",
+            "sum_value",
+            SUM_LAST,
+            "return [jnp.sum(to_front(vals[0], dims[0], n), axis=1)], [0]",
+            "np.ones((2, 3)) * np.arange(3.0)",
+        ),
+        "✗ not yet — check_rules(sum_value): the vmap rule is wrong for in_axes (0,)",
+    ),
+    (
+        "06_jit_and_xla.ipynb",
+        "check_power",
+        "answer = lambda x, n: jnp.ones(3)",
+        "✗ not yet — power_jit(x, 5): ValueError: operands could not be broadcast together",
+    ),
+    (
+        "06_jit_and_xla.ipynb",
+        "check_power",
+        "answer = lambda x, n: x",
+        "✗ not yet — power_jit(x, 5): AssertionError: power_jit([1, 2], 5) = [1. 2.]",
+    ),
+    (
+        "06_jit_and_xla.ipynb",
+        "check_one_trace",
+        "answer = lambda x, n: 1 / 0",
+        "✗ not yet — power_loop(2, 2): ZeroDivisionError",
+    ),
+    (
+        "06_jit_and_xla.ipynb",
+        "check_one_trace",
+        "answer = lambda x, n: jnp.ones(3)",
+        "✗ not yet — power_loop(2, 2): AssertionError: power_loop(2, 2) = [1. 1. 1.]",
+    ),
+    (
+        "06_jit_and_xla.ipynb",
+        "check_one_trace",
+        "answer = lambda x, n: x",
+        "✗ not yet — power_loop(2, 2): AssertionError: power_loop(2, 2) = [2.], expected 4.0",
+    ),
+    (
+        "07_control_flow.ipynb",
+        "check_clip",
+        "answer = lambda x: jnp.stack([x, x])",
+        "✗ not yet — clip_small under jit: TypeError",
+    ),
+    (
+        "07_control_flow.ipynb",
+        "check_clip",
+        "answer = lambda x: x",
+        "✗ not yet — clip_small under jit: AssertionError: expected [0.0, -0.5, 2.0], got",
+    ),
+    (
+        "08_your_own_primitive_and_interpreter.ipynb",
+        "check_inverse_exercise",
+        "def answer(out, x, *, jaxpr, **params):\n    return {}['no rule']",
+        "✗ not yet — step 1: inverse(jit(f))(f(0.5)): KeyError: 'no rule'",
+    ),
+    (
+        "09_train_an_mlp.ipynb",
+        "check_per_example",
+        "answer = lambda params, xs, ys: didax.grad(loss)(params, xs, ys)",
+        "✗ not yet — leaf 0: expected one gradient per example, shape (4, 1, 32), got (1, 32)",
+    ),
+    (
+        "09_train_an_mlp.ipynb",
+        "check_update",
+        "answer = lambda params, grads: 1 / 0",
+        "✗ not yet — update(params, grads): ZeroDivisionError: division by zero",
+    ),
+]
+
+
 def exercises_here(name: str) -> dict[str, Any]:
     return replay(name)  # afresh: a plant may register a class or replace a rule
 
@@ -1049,6 +1293,44 @@ PLANTED_ANSWERS += [
 ]
 
 
+# 12, 14 and 15: the kinds their lists above leave out
+PLANTED_ANSWERS += [
+    (
+        "12_custom_derivatives.ipynb",
+        "check_safe_norm",
+        "answer = lambda x: x",
+        "✗ not yet — safe_norm: TypeError: Gradient only defined for scalar-output functions.",
+    ),
+    (
+        "12_custom_derivatives.ipynb",
+        "check_safe_norm",
+        "answer = lambda x: 1 / 0",
+        "✗ not yet — safe_norm: ZeroDivisionError",
+    ),
+    (
+        "14_pytrees.ipynb",
+        "check_linear",
+        "class Linear(Linear):\n    pass\n"
+        "tree_util.register_pytree_node(Linear, lambda m: 1 / 0, lambda aux, c: Linear(*c))",
+        "✗ not yet — ZeroDivisionError: division by zero",
+    ),
+    (
+        "14_pytrees.ipynb",
+        "check_linear",
+        "class Linear(Linear):\n    pass\n"
+        "def flatten(m):\n    while True:\n        pass\n"
+        "tree_util.register_pytree_node(Linear, flatten, lambda aux, c: Linear(*c))",
+        "✗ not yet — tree.leaves(layer) did not finish within",
+    ),
+    (
+        "15_finding_nans.ipynb",
+        "check_safe",
+        "answer = lambda x: jnp.stack([x, x])",
+        "✗ not yet — safe_sqrt_relu: ValueError: operands could not be broadcast together",
+    ),
+]
+
+
 # lesson 16's policy: saves the wrong values, answers no bool, raises, never returns
 PLANTED_ANSWERS += [
     (
@@ -1106,6 +1388,14 @@ BUILD_PLANTS = [
 ]
 
 
+def run_time(cell: Any) -> Any:
+    """How long a cell executed by NotebookClient(record_timing=True) took to run."""
+    timing = cell.metadata.execution
+    return np.datetime64(timing["shell.execute_reply"][:26]) - np.datetime64(
+        timing["iopub.execute_input"][:26]
+    )
+
+
 def test_build_your_own_checkers_answer_planted_mistakes_in_a_kernel(kernel_name: str) -> None:
     """Each planted mistake gets its message within 10 s, and the kernel runs the next cell
     under the interpreter it expects."""
@@ -1120,13 +1410,49 @@ def test_build_your_own_checkers_answer_planted_mistakes_in_a_kernel(kernel_name
     )
     NotebookClient(nb, kernel_name=kernel_name, timeout=60, record_timing=True).execute()
     for cell, (_, _, message) in zip(nb.cells[first:], BUILD_PLANTS, strict=False):
-        timing = cell.metadata.execution
-        took = np.datetime64(timing["shell.execute_reply"][:26]) - np.datetime64(
-            timing["iopub.execute_input"][:26]
-        )
+        took = run_time(cell)
         assert took < np.timedelta64(10, "s"), (cell.source, took)
         assert message in stdout(cell), (cell.source, stdout(cell))
     assert stdout(nb.cells[-1]) == "EvalInterpreter 3.0\n"  # the loop left no interpreter
+
+
+# notebook 10's checker, in a kernel (the notebook asks for 4 CPU devices before anything
+# runs, which a test process that already started didax cannot give): an endless loop, a
+# collective over an axis name pmap does not bind, a wrong shape, a wrong value
+MANY_PLANTS = [
+    (
+        "def answer(row):\n    while True:\n        pass",
+        "✗ not yet — pmap(global_max) did not finish within",
+    ),
+    (
+        "answer = lambda row: lax.pmax(jnp.max(row), 'j')",
+        "✗ not yet — pmap(global_max): NameError: Found an unbound axis name: j.",
+    ),
+    ("answer = lambda row: row", "✗ not yet — expected one value per device, shape (4,), got"),
+    ("answer = lambda row: jnp.max(row)", "✗ not yet — the devices hold"),
+]
+
+
+def test_many_devices_checker_answers_planted_mistakes_in_a_kernel(kernel_name: str) -> None:
+    nb = nbformat.read(DEMOS / MANY, as_version=4)
+    first = len(nb.cells)
+    for plant, _ in MANY_PLANTS:
+        nb.cells.append(nbformat.v4.new_code_cell(f"{plant}\ncheck_global_max(answer)"))
+    # the kernel still works, and the worked answer passes
+    nb.cells.append(
+        nbformat.v4.new_code_cell("check_global_max(lambda row: lax.pmax(jnp.max(row), 'i'))")
+    )
+    NotebookClient(
+        nb,
+        kernel_name=kernel_name,
+        timeout=60,
+        record_timing=True,
+        resources={"metadata": {"path": str(DEMOS)}},
+    ).execute()
+    for cell, (_, message) in zip(nb.cells[first:], MANY_PLANTS, strict=False):
+        assert run_time(cell) < np.timedelta64(10, "s"), (cell.source, run_time(cell))
+        assert message in stdout(cell), (cell.source, stdout(cell))
+    assert stdout(nb.cells[-1]).startswith("✓ every device holds the global maximum")
 
 
 # --------------------------------------------------------------------------- student copies
@@ -1239,10 +1565,7 @@ def test_student_copy_runs_top_to_bottom(name: str, kernel_name: str) -> None:
         resources={"metadata": {"path": str(DEMOS / "student")}},
     ).execute()
     for cell in code_cells(nb):
-        timing = cell.metadata.execution
-        took = np.datetime64(timing["shell.execute_reply"][:26]) - np.datetime64(
-            timing["iopub.execute_input"][:26]
-        )
+        took = run_time(cell)
         assert took < np.timedelta64(30, "s"), (cell.source, took)
     for cell in code_cells(clean(nb)):
         errors = [f"{o.ename}: {o.evalue}" for o in cell.outputs if o.output_type == "error"]
