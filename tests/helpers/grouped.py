@@ -1,0 +1,77 @@
+"""Many small jitted calls compiled as one program.
+
+XLA's fixed cost per compile (tens of milliseconds) dominates the tiny programs of a table of
+cases, so a test module computes the `jit` results of all its cases at once, on the first case
+that asks, and each per-case test then compares its own entry (a failure still names its case):
+
+    _RESULTS = Grouped(didax.jit, lambda: [(fn, args) for ... in CASES])
+    ...
+    got = _RESULTS.outcome(index)   # the result, or the exception its own jit raised
+    got = _RESULTS.result(index)    # the result; raises that exception
+
+A call whose tracing raises is run alone (its exception is its outcome), so it does not break
+the others. The results are the arrays each call's own `jit` gives: a module that groups its
+calls checks that once (the bits of every result, grouped and alone) before it relies on it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+Call = tuple[Callable[..., Any], Sequence[Any]]  # a function and its positional arguments
+
+
+def jit_together(jit: Callable[..., Any], calls: Sequence[Call]) -> list[Any]:
+    """`jit(fn)(*args)` for each call, as one program: each call's result, or the exception
+    its own `jit` raises when its tracing raises."""
+    together = list(range(len(calls)))
+    try:
+        results = _program(jit, calls, together)
+    except Exception:  # noqa: BLE001 - some call's tracing raises: those run alone
+        together = [i for i in together if _traces(jit, *calls[i])]
+        results = _program(jit, calls, together)
+    outcomes: list[Any] = [None] * len(calls)
+    for i, result in zip(together, results, strict=True):
+        outcomes[i] = result
+    for i in set(range(len(calls))) - set(together):
+        fn, args = calls[i]
+        try:
+            outcomes[i] = jit(fn)(*args)
+        except Exception as e:  # noqa: BLE001 - the outcome compared
+            outcomes[i] = e
+    return outcomes
+
+
+def _program(jit: Callable[..., Any], calls: Sequence[Call], members: list[int]) -> list[Any]:
+    fns = [calls[i][0] for i in members]
+    program = jit(lambda all_args: [fn(*args) for fn, args in zip(fns, all_args, strict=True)])
+    return program([list(calls[i][1]) for i in members])
+
+
+def _traces(jit: Callable[..., Any], fn: Callable[..., Any], args: Sequence[Any]) -> bool:
+    try:
+        jit(fn).trace(*args)
+    except Exception:  # noqa: BLE001
+        return False
+    return True
+
+
+class Grouped:
+    """`jit_together` of a table's calls, run on the first `outcome` asked for."""
+
+    def __init__(self, jit: Callable[..., Any], calls: Callable[[], Sequence[Call]]) -> None:
+        self._jit, self._calls = jit, calls
+        self._outcomes: list[Any] | None = None
+
+    def outcome(self, index: int) -> Any:
+        if self._outcomes is None:
+            self._outcomes = jit_together(self._jit, self._calls())
+        return self._outcomes[index]
+
+    def result(self, index: int) -> Any:
+        """The call's result; raises the exception its own `jit` raised."""
+        outcome = self.outcome(index)
+        if isinstance(outcome, Exception):
+            raise outcome
+        return outcome
