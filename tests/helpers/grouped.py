@@ -58,15 +58,26 @@ def _traces(jit: Callable[..., Any], fn: Callable[..., Any], args: Sequence[Any]
 
 
 class Grouped:
-    """`jit_together` of a table's calls, run on the first `outcome` asked for."""
+    """`jit_together` of a table's calls, run on the first `outcome` asked for: all of them
+    at once, or `chunk` calls at a time (a call whose tracing raises then costs a trace of
+    its chunk's calls only)."""
 
-    def __init__(self, jit: Callable[..., Any], calls: Callable[[], Sequence[Call]]) -> None:
-        self._jit, self._calls = jit, calls
-        self._outcomes: list[Any] | None = None
+    def __init__(
+        self, jit: Callable[..., Any], calls: Callable[[], Sequence[Call]], chunk: int = 0
+    ) -> None:
+        self._jit, self._calls, self._chunk = jit, calls, chunk
+        self._table: Sequence[Call] | None = None
+        self._outcomes: dict[int, Any] = {}
 
     def outcome(self, index: int) -> Any:
-        if self._outcomes is None:
-            self._outcomes = jit_together(self._jit, self._calls())
+        if index not in self._outcomes:
+            if self._table is None:
+                self._table = self._calls()
+            size = self._chunk or len(self._table)
+            start = index - index % size
+            chunk = self._table[start : start + size]
+            for i, out in enumerate(jit_together(self._jit, chunk), start):
+                self._outcomes[i] = out
         return self._outcomes[index]
 
     def result(self, index: int) -> Any:
