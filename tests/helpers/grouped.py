@@ -27,10 +27,10 @@ def jit_together(jit: Callable[..., Any], calls: Sequence[Call]) -> list[Any]:
     its own `jit` raises when its tracing raises."""
     together = list(range(len(calls)))
     try:
-        results = _program(jit, calls, together)
+        results = _run(jit, calls, together)
     except Exception:  # noqa: BLE001 - some call's tracing raises: those run alone
-        together = [i for i in together if _traces(jit, *calls[i])]
-        results = _program(jit, calls, together)
+        together = [i for i in together if traces(jit, *calls[i])]
+        results = _run(jit, calls, together)
     outcomes: list[Any] = [None] * len(calls)
     for i, result in zip(together, results, strict=True):
         outcomes[i] = result
@@ -43,13 +43,19 @@ def jit_together(jit: Callable[..., Any], calls: Sequence[Call]) -> list[Any]:
     return outcomes
 
 
-def _program(jit: Callable[..., Any], calls: Sequence[Call], members: list[int]) -> list[Any]:
-    fns = [calls[i][0] for i in members]
-    program = jit(lambda all_args: [fn(*args) for fn, args in zip(fns, all_args, strict=True)])
-    return program([list(calls[i][1]) for i in members])
+def program(jit: Callable[..., Any], fns: Sequence[Callable[..., Any]]) -> Callable[..., Any]:
+    """One jitted program of all `fns`: `program([args_0, args_1, ...])` is the list of
+    `fns[i](*args_i)`."""
+    return jit(lambda all_args: [fn(*args) for fn, args in zip(fns, all_args, strict=True)])
 
 
-def _traces(jit: Callable[..., Any], fn: Callable[..., Any], args: Sequence[Any]) -> bool:
+def _run(jit: Callable[..., Any], calls: Sequence[Call], members: list[int]) -> list[Any]:
+    jitted = program(jit, [calls[i][0] for i in members])
+    return jitted([list(calls[i][1]) for i in members])
+
+
+def traces(jit: Callable[..., Any], fn: Callable[..., Any], args: Sequence[Any]) -> bool:
+    """Whether `jit(fn)` traces on `args` (nothing is compiled)."""
     try:
         jit(fn).trace(*args)
     except Exception:  # noqa: BLE001

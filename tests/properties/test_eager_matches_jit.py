@@ -21,6 +21,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 from didax.tree_util import tree_leaves
+from helpers.grouped import program, traces
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from op_cases import CASES, Arr, OpCase
@@ -157,12 +158,12 @@ def _jit_group(cases: list[OpCase]) -> None:
         for c in cases
     ]
     grouped = list(range(len(cases)))
-    program = _program(fns)
+    jitted_group = program(didax.jit, fns)
     try:
-        program(placeholders)
+        jitted_group(placeholders)
     except Exception:  # noqa: BLE001 - some case's tracing raises: those go alone
-        grouped = [i for i in grouped if _traces(fns[i], placeholders[i])]
-        program = _program([fns[i] for i in grouped])
+        grouped = [i for i in grouped if traces(didax.jit, fns[i], placeholders[i])]
+        jitted_group = program(didax.jit, [fns[i] for i in grouped])
     for i in set(range(len(cases))) - set(grouped):
         _FUNCTIONS[cases[i].id] = (fns[i], didax.jit(fns[i]))
 
@@ -170,7 +171,7 @@ def _jit_group(cases: list[OpCase]) -> None:
         def jitted(*arrays: Any) -> Any:
             inputs = [placeholders[i] for i in grouped]
             inputs[k] = list(arrays)
-            return program(inputs)[k]
+            return jitted_group(inputs)[k]
 
         return jitted
 
@@ -178,20 +179,8 @@ def _jit_group(cases: list[OpCase]) -> None:
         _FUNCTIONS[cases[i].id] = (fns[i], member(k))
 
 
-def _program(fns: list[Any]) -> Any:
-    return didax.jit(lambda inputs: [f(*xs) for f, xs in zip(fns, inputs, strict=True)])
-
-
 def _array_args(case: OpCase, rng: np.random.Generator) -> list[np.ndarray]:
     return [a for i, a in enumerate(case.make_inputs(rng)) if i in case.array_positions]
-
-
-def _traces(fn: Any, arrays: list[Any]) -> bool:
-    try:
-        didax.make_jaxpr(fn)(*arrays)
-    except Exception:  # noqa: BLE001
-        return False
-    return True
 
 
 def _functions(case: OpCase) -> tuple[Any, Any]:
