@@ -12,6 +12,8 @@ that asks, and each per-case test then compares its own entry (a failure still n
 A call whose tracing raises is run alone (its exception is its outcome), so it does not break
 the others. The results are the arrays each call's own `jit` gives: a module that groups its
 calls checks that once (the bits of every result, grouped and alone) before it relies on it.
+`helpers.oracle.JaxOracle` does the same for JAX's answers, compiled with XLA's quick settings;
+here the program is compiled with the settings each call's own `jit` would use.
 """
 
 from __future__ import annotations
