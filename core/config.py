@@ -136,8 +136,9 @@ class Config:
         self.enable_x64: bool = self._values["jax_enable_x64"]
         self.check_special = False
         self.jit_hooks = False
-        # whether eager results need more than NumPy's value (checked for nan/inf, or placed
-        # on a default device): fast_path.py's eager closures then decline
+        # whether eager operations need more than NumPy's value (results checked for nan/inf
+        # or placed on a default device, host operands guarded): fast_path.py's eager
+        # closures then decline
         self.eager_hooks = False
         # where un-committed values go (None: the first device), and whether a transfer
         # guard watches host-to-device or device-to-device transfers (its level, None when
@@ -185,9 +186,13 @@ class Config:
         self.enable_x64 = values["jax_enable_x64"]
         self.check_special = values["jax_debug_nans"] or values["jax_debug_infs"]
         self.jit_hooks = self.check_special or values["jax_disable_jit"]
-        self.eager_hooks = self.check_special or values["jax_default_device"] is not None
         self.default_device = values["jax_default_device"]
         self.guard_host_to_device = _guarded(values["jax_transfer_guard_host_to_device"])
+        self.eager_hooks = (
+            self.check_special
+            or self.default_device is not None
+            or self.guard_host_to_device is not None
+        )
         self.guard_device_to_device = _guarded(values["jax_transfer_guard_device_to_device"])
         self.trace_context = self._trace_context()
 

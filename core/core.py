@@ -499,11 +499,23 @@ def set_split_evaluator(evaluator: SplitEvaluator) -> None:
     _split_evaluator = evaluator
 
 
+# Guards an eager operation's host operands (NumPy arrays, scalars), as JAX's transfer guard
+# sees them go to the device. Declared by runtime/placement.py, which knows the devices.
+_host_operand_guard: Callable[[Sequence[Any]], None] = lambda operands: None  # noqa: E731
+
+
+def set_host_operand_guard(guard: Callable[[Sequence[Any]], None]) -> None:
+    global _host_operand_guard
+    _host_operand_guard = guard
+
+
 def eval_primitive(primitive: Primitive, operands: Sequence[Any], params: dict) -> list[Any]:
     __tracebackhide__ = True
     rule = impl_rules._rules.get(primitive)
     if rule is None:
-        raise NotImplementedError(f"no impl rule for '{primitive}'")
+        raise NotImplementedError(impl_rules.missing.format(primitive))
+    if config.guard_host_to_device is not None:  # (eager closures decline while it is set)
+        _host_operand_guard(operands)
     try:
         args = [to_numpy(x, False) for x in operands]
     except OnDevices:  # an Array split over a mesh (or computed on one): run on its devices

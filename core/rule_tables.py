@@ -23,8 +23,11 @@ R = TypeVar("R", bound=Callable)
 class RuleTable(Generic[R]):
     """One interpreter's rules, keyed by primitive."""
 
-    def __init__(self, interpreter: str) -> None:
+    def __init__(self, interpreter: str, missing: str | None = None) -> None:
         self.interpreter = interpreter
+        # The NotImplementedError's message for a primitive without a rule (`{}` is its
+        # name): JAX's wording for the tables JAX has, else "no <interpreter> rule for ...".
+        self.missing = missing or f"no {interpreter} rule for '{{}}'"
         self._rules: dict[Any, R] = {}  # keyed by `core.Primitive` (hashed by identity)
         # Registration checks then inserts, so it locks; lookups are single dict reads.
         self._lock = threading.Lock()
@@ -45,7 +48,7 @@ class RuleTable(Generic[R]):
     def __getitem__(self, prim: Any) -> R:
         rule = self._rules.get(prim)
         if rule is None:
-            raise NotImplementedError(f"no {self.interpreter} rule for '{prim}'")
+            raise NotImplementedError(self.missing.format(prim))
         return rule
 
     def __contains__(self, prim: Any) -> bool:
@@ -71,12 +74,20 @@ LoweringRule = Callable[..., list]  # (ctx, *ir.Value, **params) -> [ir.Value]
 # elementwise op.
 EagerRule = Callable[..., Any]
 
-impl_rules: RuleTable[ImplRule] = RuleTable("impl")
-abstract_eval_rules: RuleTable[AbstractEvalRule] = RuleTable("abstract_eval")
-jvp_rules: RuleTable[JvpRule] = RuleTable("jvp")
-transpose_rules: RuleTable[TransposeRule] = RuleTable("transpose")
-vmap_rules: RuleTable[VmapRule] = RuleTable("vmap")
-lowering_rules: RuleTable[LoweringRule] = RuleTable("lowering")
+# The standard tables raise JAX 0.10.2's messages for a missing rule.
+impl_rules: RuleTable[ImplRule] = RuleTable("impl", "Evaluation rule for '{}' not implemented")
+abstract_eval_rules: RuleTable[AbstractEvalRule] = RuleTable(
+    "abstract_eval", "Abstract evaluation for '{}' not implemented"
+)
+jvp_rules: RuleTable[JvpRule] = RuleTable("jvp", "Differentiation rule for '{}' not implemented")
+transpose_rules: RuleTable[TransposeRule] = RuleTable(
+    "transpose", "Transpose rule (for reverse-mode differentiation) for '{}' not implemented"
+)
+vmap_rules: RuleTable[VmapRule] = RuleTable("vmap", "Batching rule for '{}' not implemented")
+# (JAX adds "for platform cpu"; lowering here does not depend on the platform)
+lowering_rules: RuleTable[LoweringRule] = RuleTable(
+    "lowering", "MLIR translation rule for primitive '{}' not found"
+)
 # Inside a `shard_map(check_vma=True)` body an aval says along which mesh axes its value
 # varies (`ShapedArray.vma`). By default a primitive's operands are first made to vary along
 # the union of their axes (the staging trace inserts `pvary` equations) and its results vary

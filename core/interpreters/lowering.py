@@ -157,7 +157,7 @@ class ModuleBuilder:
         prim = eqn.primitive
         try:
             rule = core.lowering_rules[prim]
-        except NotImplementedError as e:  # "no lowering rule for 'foo'"
+        except NotImplementedError as e:  # "MLIR translation rule for primitive 'foo' not found"
             e.add_note(
                 f"while lowering {prefix} to StableHLO: register one with "
                 f"didax.core.lowering_rules.register({prim.name}_p, rule)"

@@ -147,6 +147,24 @@ def call_device(
     return default_device(), False
 
 
+_HOST_VALUES = (np.ndarray, np.generic, int, float, complex)
+
+
+def _guard_eager_operands(operands: Sequence[Any]) -> None:
+    """Guard the host operands of an eager operation (`core.set_host_operand_guard`), each an
+    implicit transfer to where the operation runs: its committed Arrays' device, else the
+    default device."""
+    hosts = [x for x in operands if isinstance(x, _HOST_VALUES)]
+    if hosts:
+        devices = [d for d in map(committed_device, operands) if d is not None]
+        device = devices[0] if devices else default_device()
+        for x in hosts:
+            transfer_guard.host_to_device(core.get_aval(x), device)
+
+
+core.set_host_operand_guard(_guard_eager_operands)
+
+
 def _short(x: Any) -> str:  # float32[3], as JAX's message spells a shape
     aval = core.get_aval(x)
     return f"{aval.dtype.name}[{','.join(map(str, aval.shape))}]"

@@ -15,10 +15,13 @@ logged one is a WARNING of the `didax` logger (JAX's goes to C++'s log).
 What JAX 0.10.2 on the CPU lets through, so does didax: moving an un-committed Array to the
 device a program runs on (no guard sees it), and every device-to-host read (a CPU buffer is
 read in place, with no copy: `np.asarray(x)`, `float(x)` and `device_get` pass under
-"disallow_explicit"); the device-to-host option is accepted and has no effect. Not
-guarded in didax, unlike JAX: the host values of eager operations (`x + 1.0`,
-`x + np.ones(3)`, an index `x[0]`), which JAX puts on the device and didax computes with on
-the host.
+"disallow_explicit"); the device-to-host option is accepted and has no effect. The host
+operands of eager operations (`x + 1.0`, `x + np.ones(3)`, `jnp.sin(np.ones(3))`, an index
+array), which JAX puts on the device and didax computes with on the host, are guarded as
+JAX's (placement.py, through `core.set_host_operand_guard`), and eager operations then skip
+their shortcuts. Where didax's operation has no host operand, nothing is guarded, unlike
+JAX: `jnp.ones(3)` (JAX transfers its fill value) and a static index `x[0]` (JAX transfers
+the index).
 
 Each caller reads its direction's level first (`config.guard_host_to_device`, one attribute,
 None while "allow"), so an unguarded transfer pays one read.

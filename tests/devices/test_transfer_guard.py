@@ -1,8 +1,9 @@
 """`didax.transfer_guard(level)`, `transfer_guard_host_to_device`, `..._device_to_device`,
 `..._device_to_host` and the `jax_transfer_guard*` options, checked against JAX 0.10.2 on 4
-CPU devices (`scripts/placement_cases.py`): for every guard and level, which of 17
-transfers (implicit: host values passed to jit or `jnp.asarray`, an un-committed Array moved
-by jit, reads to the host; explicit: `device_put`, `device_get`) raise, with the exception's
+CPU devices (`scripts/placement_cases.py`): for every guard and level, which of 26
+transfers (implicit: host values passed to jit, to `jnp.asarray` or to eager operations, an
+un-committed Array moved by jit, reads to the host; explicit: `device_put`, `device_get`)
+raise, with the exception's
 type and message, and what "log_explicit" logs."""
 
 from __future__ import annotations

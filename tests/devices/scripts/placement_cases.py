@@ -166,6 +166,7 @@ def guard_transfers() -> dict[str, Any]:
     on1 = M.device_put(np.ones(3, np.float32), D[1])
     host = np.ones(3, np.float32)
     f(x), f(host), f(1.0), M.device_put(host), M.device_put(x, D[1])  # compiled, warm
+    x + host, x * 2.0, x * np.float32(2.0), jnp.sin(host), on1 + host, x[np.array([0, 2])]
     transfers: dict[str, Callable[[], Any]] = {
         "jit_numpy": lambda: f(host),
         "jit_python_scalar": lambda: f(1.0),
@@ -176,6 +177,15 @@ def guard_transfers() -> dict[str, Any]:
         # a NumPy constant while tracing is part of the program, not a transfer
         "traced_asarray": lambda: M.jit(lambda a: a + jnp.asarray(host))(x),
         "make_jaxpr_asarray": lambda: M.make_jaxpr(lambda a: a + jnp.asarray(host))(x),
+        # an eager operation's host operands: JAX puts them on the device (didax guards them
+        # as if it did, computing on the host)
+        "eager_numpy_operand": lambda: x + host,
+        "eager_python_scalar": lambda: x * 2.0,
+        "eager_numpy_scalar": lambda: x * np.float32(2.0),
+        "eager_function_of_numpy": lambda: jnp.sin(host),
+        "eager_lax_of_numpy": lambda: M.lax.add(x, host),
+        "eager_numpy_index": lambda: x[np.array([0, 2])],
+        "eager_beside_committed": lambda: on1 + host,
         "device_put_numpy": lambda: M.device_put(host),
         "device_put_scalar": lambda: M.device_put(1.0),
         "device_put_numpy_to_device": lambda: M.device_put(host, D[1]),
