@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 from didax.primitives import comparison, convert, dot, elementwise, reductions, shape
 from didax.tree_util import tree_leaves
+from helpers.grouped import Grouped
 from op_cases import CASES, OpCase
 
 # Cases that eager didax runs but that fail to stage (a bug outside compilation): each is an
@@ -82,9 +83,49 @@ def assert_same(got: Any, want: Any, what: str) -> None:
         assert_close(np.asarray(g), np.asarray(w), what)
 
 
-def _run_group(cases: list[OpCase]) -> list[tuple[OpCase, Any, Any]]:
-    """(case, eager result, jit result) for each case that runs eagerly; all jitted
-    together."""
+_RESULTS: dict[str, list[tuple[OpCase, Any, Any]]] = {}
+CHUNK = 8  # groups (in name order) compiled as one program
+_FAILED_CHUNKS: set[int] = set()
+
+
+def _group_results(group: str) -> list[tuple[OpCase, Any, Any]]:
+    """The group's (case, eager result, jit result), computed once for the eager test and the
+    JAX oracle test of a `lax` group (xdist runs a module's tests in one process), with the
+    other groups of its chunk. If the chunk's program fails, each of its groups runs alone, so
+    that a failure names its group. Checked when chunked (2026-11-26): every jit result has
+    the bits its group's own program gives."""
+    if group not in _RESULTS:
+        names = sorted(GROUPS)
+        start = names.index(group) // CHUNK * CHUNK
+        try:
+            if start in _FAILED_CHUNKS:
+                raise RuntimeError("run alone")
+            _RESULTS.update(_run_groups({g: GROUPS[g] for g in names[start : start + CHUNK]}))
+        except Exception:  # noqa: BLE001 - rerun alone below, where it fails its own test
+            _FAILED_CHUNKS.add(start)
+            _RESULTS.update(_run_groups({group: GROUPS[group]}))
+    return _RESULTS[group]
+
+
+def _run_groups(groups: dict[str, list[OpCase]]) -> dict[str, list[tuple[OpCase, Any, Any]]]:
+    """(case, eager result, jit result) for each case of each group that runs eagerly; all
+    jitted together."""
+    members = {group: _eager_members(cases) for group, cases in groups.items()}
+    for group, ms in members.items():
+        assert ms, f"no case of {group} runs eagerly"
+    flat = [m for ms in members.values() for m in ms]
+    fns = [m[1] for m in flat]
+
+    def program(all_arrays: list[list[Any]]) -> list[Any]:
+        return [fn(*arrays) for fn, arrays in zip(fns, all_arrays, strict=True)]
+
+    got = iter(didax.jit(program)([m[2] for m in flat]))
+    return {g: [(case, want, next(got)) for case, _, _, want in ms] for g, ms in members.items()}
+
+
+def _eager_members(cases: list[OpCase]) -> list[tuple[OpCase, Any, list[Any], Any]]:
+    """(case, its function of its arrays, the arrays, its eager result) for each case that
+    runs eagerly."""
     members = []
     for case in cases:
         args = case.make_inputs(np.random.default_rng(case.seed))
@@ -94,19 +135,12 @@ def _run_group(cases: list[OpCase]) -> list[tuple[OpCase, Any, Any]]:
         except Exception:  # noqa: BLE001, S112 - eager didax's errors are the oracle's business
             continue
         members.append((case, fn, arrays, want))
-    assert members, "no case of this group runs eagerly"
-    fns = [m[1] for m in members]
-
-    def program(all_arrays: list[list[Any]]) -> list[Any]:
-        return [fn(*arrays) for fn, arrays in zip(fns, all_arrays, strict=True)]
-
-    got = didax.jit(program)([m[2] for m in members])
-    return [(case, want, out) for (case, _, _, want), out in zip(members, got, strict=True)]
+    return members
 
 
 @pytest.mark.parametrize("group", sorted(GROUPS))
 def test_jit_matches_eager(group: str) -> None:
-    for case, want, got in _run_group(GROUPS[group]):
+    for case, want, got in _group_results(group):
         assert_same(got, want, case.id)
 
 
@@ -119,7 +153,7 @@ def test_jit_matches_eager(group: str) -> None:
     ],
 )
 def test_jit_matches_eager_known_bugs(case: OpCase) -> None:
-    for _, want, got in _run_group([case]):
+    for _, want, got in _run_groups({case.id: [case]})[case.id]:
         assert_same(got, want, case.id)
 
 
@@ -134,27 +168,42 @@ def test_every_first_order_primitive_has_a_lowering_rule() -> None:
 # ----------------------------------------------------------------------------- oracle
 
 LAX_GROUPS = sorted(g for g in GROUPS if g.startswith("lax."))
+LAX_CASES = [case for group in LAX_GROUPS for case in GROUPS[group]]
+
+
+def _jax_calls() -> list[tuple[Any, list[Any]]]:
+    """Each `lax` case as JAX's function of its array arguments, and those arrays."""
+    calls = []
+    for case in LAX_CASES:
+        args = case.make_inputs(np.random.default_rng(case.seed))
+        fn, positions = case.jax_fn, case.array_positions
+        calls.append(
+            (
+                lambda *xs, fn=fn, args=args, positions=positions: fn(
+                    *[xs[positions.index(i)] if i in positions else a for i, a in enumerate(args)]
+                ),
+                [args[i] for i in positions],
+            )
+        )
+    return calls
+
+
+def _jax_jit(fn: Any) -> Any:
+    return pytest.importorskip("jax").jit(fn)
+
+
+# JAX's answers, 48 cases to a `jax.jit` program (helpers/grouped.py). Checked when grouped
+# (2026-11-26): every result has the bits of its group's own program.
+JAX_RESULTS = Grouped(_jax_jit, _jax_calls, chunk=48)
+LAX_INDEX = {case.id: i for i, case in enumerate(LAX_CASES)}
 
 
 @pytest.mark.oracle
 @pytest.mark.parametrize("group", LAX_GROUPS)
 def test_jit_matches_jax_jit(group: str) -> None:
     jax = pytest.importorskip("jax")
-    cases = GROUPS[group]
-    results = _run_group(cases)
-    jax_fns, jax_inputs = [], []
-    for case, _, _ in results:
-        args = case.make_inputs(np.random.default_rng(case.seed))
-        fn, positions = case.jax_fn, case.array_positions
-        jax_fns.append(
-            lambda *xs, fn=fn, args=args, positions=positions: fn(
-                *[xs[positions.index(i)] if i in positions else a for i, a in enumerate(args)]
-            )
-        )
-        jax_inputs.append([args[i] for i in positions])
-
-    want = jax.jit(lambda all_inputs: [f(*xs) for f, xs in zip(jax_fns, all_inputs)])(jax_inputs)
-    for (case, _, got), w in zip(results, want, strict=True):
+    for case, _, got in _group_results(group):
+        w = JAX_RESULTS.result(LAX_INDEX[case.id])
         for g, wl in zip(tree_leaves(got), jax.tree_util.tree_leaves(w), strict=True):
             assert g.shape == wl.shape and g.dtype == wl.dtype, case.id
             assert g.weak_type == wl.weak_type, case.id

@@ -9,12 +9,15 @@ transposes of the complex primitives; and the jaxprs, complex literals included.
 
 from __future__ import annotations
 
+from functools import partial
+
 import didax
 import didax.numpy as dnp
 import ml_dtypes
 import numpy as np
 import pytest
 from didax.test_util import check_grads
+from helpers.grouped import Grouped
 from helpers.oracle import assert_matches
 
 jax = pytest.importorskip("jax")
@@ -137,12 +140,35 @@ UNARY = {
 }
 
 
+def _jitted(lib, table, inputs):
+    """`lib.jit` of each of a table's functions (sorted by name) as one program
+    (helpers/grouped.py); `inputs(np_module)` their arguments."""
+    np_ = dnp if lib is didax else jnp
+    return Grouped(lib.jit, lambda: [(f, inputs(np_)) for _, f in sorted(table.items())])
+
+
+# Both libraries' `jit`s of each table as one program each. Checked when grouped (2026-11-26):
+# every result has the bits of its own `jit`.
+JITTED_UNARY = {
+    lib: _jitted(
+        lib,
+        {n: partial(UNARY[n], dnp if lib is didax else jnp) for n in UNARY},
+        lambda np_: (np_.asarray(Z),),
+    )
+    for lib in (didax, jax)
+}
+
+
 @pytest.mark.parametrize("name", sorted(UNARY))
 @pytest.mark.parametrize("jitted", [False, True], ids=["eager", "jit"])
 def test_complex_operations(name, jitted):
+    if jitted:
+        index = sorted(UNARY).index(name)
+        assert_tree_matches(JITTED_UNARY[didax].result(index), JITTED_UNARY[jax].result(index))
+        return
+
     def make(lib, np_):
-        f = lambda z: UNARY[name](np_, z)  # noqa: E731
-        return (lib.jit(f) if jitted else f)(lib.numpy.asarray(Z))
+        return UNARY[name](np_, lib.numpy.asarray(Z))
 
     assert_tree_matches(*both(make))
 
@@ -166,12 +192,21 @@ def jax_or_didax(x):
     return didax if isinstance(x, didax.Array) or isinstance(x, didax.core.Tracer) else jax
 
 
+JITTED_BINARY = {  # checked as JITTED_UNARY
+    lib: _jitted(lib, BINARY, lambda np_: (np_.asarray(Z), np_.asarray(W))) for lib in (didax, jax)
+}
+
+
 @pytest.mark.parametrize("name", sorted(BINARY))
 @pytest.mark.parametrize("jitted", [False, True], ids=["eager", "jit"])
 def test_complex_binary_operations(name, jitted):
+    if jitted:
+        index = sorted(BINARY).index(name)
+        assert_tree_matches(JITTED_BINARY[didax].result(index), JITTED_BINARY[jax].result(index))
+        return
+
     def make(lib, np_):
-        f = BINARY[name]
-        return (lib.jit(f) if jitted else f)(np_.asarray(Z), np_.asarray(W))
+        return BINARY[name](np_.asarray(Z), np_.asarray(W))
 
     assert_tree_matches(*both(make))
 

@@ -5,6 +5,8 @@ arrays, so both see the same expression."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import didax
 import didax.numpy as dnp
 import numpy as np
@@ -12,6 +14,7 @@ import pytest
 
 jax = pytest.importorskip("jax")
 import jax.numpy as jnp  # noqa: E402
+from helpers.grouped import Grouped
 from helpers.jaxpr_text import canonical
 
 pytestmark = pytest.mark.oracle
@@ -138,13 +141,13 @@ def _fn(expr: str, lib: str):
     return lambda x: eval(expr, env, {"x": x})  # noqa: S307 - the test's own expressions
 
 
-def _check(expr: str, x_np: np.ndarray) -> None:
-    want = _fn(expr, "jax")(jnp.asarray(x_np))
+def _check(expr: str, jitted: Any, want: Any) -> None:
+    """`expr` eagerly, and `jitted` (its `jit` on X), against JAX's `want`; and its jaxpr."""
+    x_np = X
     got = _fn(expr, "didax")(dnp.asarray(x_np))
     assert isinstance(got, didax.Array)
     assert (got.shape, got.dtype, got.weak_type) == (want.shape, want.dtype, want.weak_type)
     np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6)
-    jitted = didax.jit(_fn(expr, "didax"))(dnp.asarray(x_np))
     assert (jitted.shape, jitted.dtype) == (want.shape, want.dtype)
     np.testing.assert_allclose(np.asarray(jitted), np.asarray(want), rtol=1e-6)
     jax_text = str(jax.make_jaxpr(_fn(expr, "jax"))(jnp.asarray(x_np)))
@@ -164,14 +167,29 @@ KNOWN_DIFFERENT: set[str] = {
 }
 
 
-@pytest.mark.parametrize("expr", GETITEM)
-def test_getitem_matches_jax(expr: str) -> None:
-    _check(expr, X)
+# Each table's `jit`s are compiled as one program (helpers/grouped.py). Checked when grouped
+# (2026-11-26): every result has the bits of its own `jit`.
+def _jit_on_x(exprs: list[str], lib: str) -> Grouped:
+    x = jnp.asarray(X) if lib == "jax" else dnp.asarray(X)
+    return Grouped(
+        jax.jit if lib == "jax" else didax.jit, lambda: [(_fn(e, lib), (x,)) for e in exprs]
+    )
 
 
-@pytest.mark.parametrize("expr", AT)
-def test_at_matches_jax(expr: str) -> None:
-    _check(expr, X)
+JITTED_GETITEM, JITTED_AT = _jit_on_x(GETITEM, "didax"), _jit_on_x(AT, "didax")
+# JAX's answers as one program per table, not eager JAX (a compile per operation). Checked
+# (2026-11-26): for all 84 expressions they have eager JAX's bits, dtypes and weak types.
+JAX_GETITEM, JAX_AT = _jit_on_x(GETITEM, "jax"), _jit_on_x(AT, "jax")
+
+
+@pytest.mark.parametrize("index", range(len(GETITEM)), ids=GETITEM)
+def test_getitem_matches_jax(index: int) -> None:
+    _check(GETITEM[index], JITTED_GETITEM.result(index), JAX_GETITEM.result(index))
+
+
+@pytest.mark.parametrize("index", range(len(AT)), ids=AT)
+def test_at_matches_jax(index: int) -> None:
+    _check(AT[index], JITTED_AT.result(index), JAX_AT.result(index))
 
 
 # expressions both libraries reject, with the same exception type
@@ -227,22 +245,32 @@ def _loss(expr: str, lib: str):
     return lambda x: mod.sum(mod.sin(f(x)))
 
 
-@pytest.mark.parametrize("expr", GRAD)
-def test_grad_matches_jax(expr: str) -> None:
+JITTED_GRAD = Grouped(
+    didax.jit, lambda: [(didax.grad(_loss(e, "didax")), (dnp.asarray(X),)) for e in GRAD]
+)
+XS = np.stack([X, X[::-1] * 0.5])
+JITTED_VMAP = Grouped(
+    didax.jit, lambda: [(didax.vmap(_fn(e, "didax")), (dnp.asarray(XS),)) for e in GRAD]
+)
+
+
+@pytest.mark.parametrize("index", range(len(GRAD)), ids=GRAD)
+def test_grad_matches_jax(index: int) -> None:
+    expr = GRAD[index]
     want = jax.grad(_loss(expr, "jax"))(jnp.asarray(X))
     got = didax.grad(_loss(expr, "didax"))(dnp.asarray(X))
     np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-4, atol=1e-5)
-    got_jit = didax.jit(didax.grad(_loss(expr, "didax")))(dnp.asarray(X))
+    got_jit = JITTED_GRAD.result(index)
     np.testing.assert_allclose(np.asarray(got_jit), np.asarray(want), rtol=1e-4, atol=1e-5)
 
 
-@pytest.mark.parametrize("expr", GRAD)
-def test_vmap_matches_jax(expr: str) -> None:
-    xs = np.stack([X, X[::-1] * 0.5])
+@pytest.mark.parametrize("index", range(len(GRAD)), ids=GRAD)
+def test_vmap_matches_jax(index: int) -> None:
+    expr, xs = GRAD[index], XS
     want = jax.vmap(_fn(expr, "jax"))(jnp.asarray(xs))
     got = didax.vmap(_fn(expr, "didax"))(dnp.asarray(xs))
     np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6)
-    got_jit = didax.jit(didax.vmap(_fn(expr, "didax")))(dnp.asarray(xs))
+    got_jit = JITTED_VMAP.result(index)
     np.testing.assert_allclose(np.asarray(got_jit), np.asarray(want), rtol=1e-6)
 
 
@@ -291,19 +319,34 @@ TRACED_INDEX = [
 ]
 
 
-@pytest.mark.parametrize("expr", TRACED_INDEX)
-def test_traced_scalar_index_matches_jax(expr: str) -> None:
-    def fn(lib):
-        env = _env(lib)
-        return lambda x, k: eval(expr, env, {"x": x, "k": k})  # noqa: S307
+SCALARS = (1, -1, np.int32(2), 7)
 
-    for k in (1, -1, np.int32(2), 7):
-        want = jax.jit(fn("jax"))(jnp.asarray(X), k)
-        got = didax.jit(fn("didax"))(dnp.asarray(X), k)
+
+def _traced_index_fn(expr: str, lib: str):
+    env = _env(lib)
+    return lambda x, k: eval(expr, env, {"x": x, "k": k})  # noqa: S307
+
+
+def _traced_index_calls(lib: str) -> list[Any]:
+    x = jnp.asarray(X) if lib == "jax" else dnp.asarray(X)
+    return [(_traced_index_fn(e, lib), (x, k)) for e in TRACED_INDEX for k in SCALARS]
+
+
+# both libraries' `jit`s of a table as one program each; checked when grouped (2026-11-26):
+# every result has the bits of its own `jit`
+JAX_TRACED_INDEX = Grouped(jax.jit, lambda: _traced_index_calls("jax"))
+DIDAX_TRACED_INDEX = Grouped(didax.jit, lambda: _traced_index_calls("didax"))
+
+
+@pytest.mark.parametrize("index", range(len(TRACED_INDEX)), ids=TRACED_INDEX)
+def test_traced_scalar_index_matches_jax(index: int) -> None:
+    expr = TRACED_INDEX[index]
+    for n in range(index * len(SCALARS), (index + 1) * len(SCALARS)):
+        want, got = JAX_TRACED_INDEX.result(n), DIDAX_TRACED_INDEX.result(n)
         assert (got.shape, got.dtype) == (want.shape, want.dtype)
         np.testing.assert_allclose(np.asarray(got), np.asarray(want))
-    jax_text = str(jax.make_jaxpr(fn("jax"))(jnp.asarray(X), 1))
-    didax_text = str(didax.make_jaxpr(fn("didax"))(dnp.asarray(X), 1))
+    jax_text = str(jax.make_jaxpr(_traced_index_fn(expr, "jax"))(jnp.asarray(X), 1))
+    didax_text = str(didax.make_jaxpr(_traced_index_fn(expr, "didax"))(dnp.asarray(X), 1))
     assert canonical(jax_text) == canonical(didax_text), (
         f"\n--- jax\n{jax_text}\n--- didax\n{didax_text}"
     )
@@ -325,14 +368,21 @@ TAKE = [
 ]
 
 
-@pytest.mark.parametrize("expr", TAKE)
-def test_take_matches_jax(expr: str) -> None:
-    def fn(lib):
-        env = {"np": np, "mod": jnp if lib == "jax" else dnp}
-        return lambda x: eval(expr, env, {"x": x})  # noqa: S307
+def _take_fn(expr: str, lib: str):
+    env = {"np": np, "mod": jnp if lib == "jax" else dnp}
+    return lambda x: eval(expr, env, {"x": x})  # noqa: S307
+
+
+JITTED_TAKE = Grouped(didax.jit, lambda: [(_take_fn(e, "didax"), (dnp.asarray(X),)) for e in TAKE])
+
+
+@pytest.mark.parametrize("index", range(len(TAKE)), ids=TAKE)
+def test_take_matches_jax(index: int) -> None:
+    expr = TAKE[index]
+    fn = lambda lib: _take_fn(expr, lib)  # noqa: E731
 
     want = fn("jax")(jnp.asarray(X))
-    for got in (fn("didax")(dnp.asarray(X)), didax.jit(fn("didax"))(dnp.asarray(X))):
+    for got in (fn("didax")(dnp.asarray(X)), JITTED_TAKE.result(index)):
         assert (got.shape, got.dtype) == (want.shape, want.dtype)
         np.testing.assert_allclose(np.asarray(got), np.asarray(want))
     jax_text = str(jax.make_jaxpr(fn("jax"))(jnp.asarray(X)))

@@ -4,6 +4,8 @@ Array methods (`x.std()`, `x.cumsum()`, `x.real` ...)."""
 
 from __future__ import annotations
 
+from functools import partial
+
 import didax
 import didax.numpy as dnp
 import didax.scipy.special
@@ -13,6 +15,7 @@ import pytest
 jax = pytest.importorskip("jax")
 jnp = jax.numpy
 import jax.scipy.special  # noqa: E402
+from helpers.grouped import Grouped  # noqa: E402
 from helpers.oracle import JaxOracle  # noqa: E402
 
 pytestmark = pytest.mark.oracle
@@ -168,12 +171,20 @@ def test_check_compares_tree_structures_and_weak_types(got, want):
         _check(got, want)
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
-def test_value_eager_and_jit(case):
-    _, fn, args, _ = case
-    want = fn(jnp, *args)
+# didax's `jit`s of the cases, 16 to a program (helpers/grouped.py). Checked when grouped
+# (2026-11-26): every result has the bits of its own `jit`.
+JITTED = Grouped(didax.jit, lambda: [(partial(c[1], dnp), c[2]) for c in CASES], chunk=16)
+# JAX's answers the same way, not eager JAX (a compile per operation). Checked (2026-11-26):
+# for all 76 cases they have eager JAX's tree structure, bits, dtypes and weak types.
+JAX_VALUES = Grouped(jax.jit, lambda: [(partial(c[1], jnp), c[2]) for c in CASES], chunk=16)
+
+
+@pytest.mark.parametrize("index", range(len(CASES)), ids=[c[0] for c in CASES])
+def test_value_eager_and_jit(index):
+    _, fn, args, _ = CASES[index]
+    want = JAX_VALUES.result(index)
     _check(fn(dnp, *args), want)
-    _check(didax.jit(lambda *a: fn(dnp, *a))(*args), want)
+    _check(JITTED.result(index), want)
 
 
 def _loss(case, m):
@@ -285,15 +296,24 @@ FORWARDING_METHODS = [
 ]
 
 
-@pytest.mark.parametrize("case", FORWARDING_METHODS, ids=[c[0] for c in FORWARDING_METHODS])
-@pytest.mark.parametrize(  # sorted when raveled, for searchsorted
-    "x", [np.sort(M, axis=None).reshape(3, 4), np.sort(S[:3, :3], axis=None).reshape(3, 3)]
+SORTED = [np.sort(M, axis=None).reshape(3, 4), np.sort(S[:3, :3], axis=None).reshape(3, 3)]
+# the methods' `jit`s on each input as one program; checked when grouped (2026-11-26): every
+# result has the bits of its own `jit`
+JITTED_METHODS = [
+    Grouped(didax.jit, lambda x=x: [(c[1], (x,)) for c in FORWARDING_METHODS]) for x in SORTED
+]
+
+
+@pytest.mark.parametrize(
+    "index", range(len(FORWARDING_METHODS)), ids=[c[0] for c in FORWARDING_METHODS]
 )
-def test_forwarding_methods_as_jax(case, x):
-    _, method, function, same_jaxpr = case
+@pytest.mark.parametrize("k", range(len(SORTED)), ids=["x0", "x1"])  # sorted when raveled
+def test_forwarding_methods_as_jax(index, k):
+    _, method, function, same_jaxpr = FORWARDING_METHODS[index]
+    x = SORTED[k]
     want = method(jnp.asarray(x))
     _check(method(dnp.asarray(x)), want)
-    _check(didax.jit(method)(x), want)
+    _check(JITTED_METHODS[k].result(index), want)
     got = str(didax.make_jaxpr(method)(x))
     assert got == str(didax.make_jaxpr(lambda x: function(dnp, x))(x))  # the method is the function
     if same_jaxpr:

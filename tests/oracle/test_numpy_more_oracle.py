@@ -14,6 +14,7 @@ import pytest
 
 jax = pytest.importorskip("jax")
 jnp = jax.numpy
+from helpers.grouped import Grouped
 from helpers.oracle import JaxOracle, assert_matches  # noqa: E402
 
 pytestmark = pytest.mark.oracle
@@ -478,8 +479,14 @@ def oracle() -> JaxOracle:
     return JaxOracle.in_chunks(members, 16)
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
-def test_value_eager_and_jit(case, oracle):
+# didax's `jit`s of the cases, 16 to a program (helpers/grouped.py). Checked when grouped
+# (2026-11-26): every result has the bits of its own `jit`.
+JITTED = Grouped(didax.jit, lambda: [(partial(c[1], dnp), c[2]) for c in CASES], chunk=16)
+
+
+@pytest.mark.parametrize("index", range(len(CASES)), ids=[c[0] for c in CASES])
+def test_value_eager_and_jit(index, oracle):
+    case = CASES[index]
     _, fn, args, _ = case
     try:  # under jit as JAX: the same values, or a ConcretizationTypeError where JAX raises one
         want = oracle.get(("value", case[0]))
@@ -487,10 +494,10 @@ def test_value_eager_and_jit(case, oracle):
         want = fn(jnp, *args)  # eager JAX, as a user calls it
         _matches(fn(dnp, *args), want)
         with pytest.raises(didax.errors.ConcretizationTypeError):
-            didax.jit(lambda *a: fn(dnp, *a))(*args)
+            JITTED.result(index)
         return
     _matches(fn(dnp, *args), want)
-    _matches(didax.jit(lambda *a: fn(dnp, *a))(*args), want)
+    _matches(JITTED.result(index), want)
 
 
 @pytest.mark.parametrize("case", [c for c in CASES if c[3]], ids=[c[0] for c in CASES if c[3]])

@@ -9,6 +9,7 @@ import didax
 import didax.numpy as dnp
 import numpy as np
 import pytest
+from helpers.grouped import Grouped
 
 jax = pytest.importorskip("jax")
 jnp = jax.numpy
@@ -150,15 +151,23 @@ def _check_same(got, want, what):
             np.testing.assert_array_equal(g, w, err_msg=what)
 
 
-@pytest.mark.parametrize(
-    "name,args,kwargs,jit", CASES, ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)]
-)
-def test_values_against_jax(name, args, kwargs, jit):
-    want = _outcome(getattr(jnp, name), args, kwargs)
+def _check_values(table, index):
+    name, args, kwargs, jit = table[index]
+    if jit:
+        didax_jit, jax_jit, position = JITTED[id(table)]
+        want = jax_jit.outcome(position[index])
+    else:
+        want = _outcome(getattr(jnp, name), args, kwargs)
     _check_same(_outcome(getattr(dnp, name), args, kwargs), want, f"{name} eager")
     if jit:
-        fn = didax.jit(getattr(dnp, name), static_argnames=tuple(kwargs))
-        _check_same(_outcome(fn, args, kwargs), want, f"{name} jit")
+        _check_same(didax_jit.outcome(position[index]), want, f"{name} jit")
+
+
+@pytest.mark.parametrize(
+    "index", range(len(CASES)), ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)]
+)
+def test_values_against_jax(index):
+    _check_values(CASES, index)
 
 
 GRADS = [
@@ -178,11 +187,18 @@ GRADS = [
 ]
 
 
-@pytest.mark.parametrize("name,f,x", GRADS, ids=[g[0] for g in GRADS])
-def test_gradients_against_jax(name, f, x):
+# their `jit`s as one program; checked when grouped (2026-11-26): the bits of each own `jit`
+JITTED_GRADS = Grouped(
+    didax.jit, lambda: [(didax.grad(lambda v, f=f: f(dnp, v)), (x,)) for _, f, x in GRADS]
+)
+
+
+@pytest.mark.parametrize("index", range(len(GRADS)), ids=[g[0] for g in GRADS])
+def test_gradients_against_jax(index):
+    _, f, x = GRADS[index]
     want = jax.grad(lambda v: f(jnp, v))(x)
-    for g in (didax.grad(lambda v: f(dnp, v)), didax.jit(didax.grad(lambda v: f(dnp, v)))):
-        np.testing.assert_allclose(g(x), want, rtol=1e-5)
+    np.testing.assert_allclose(didax.grad(lambda v: f(dnp, v))(x), want, rtol=1e-5)
+    np.testing.assert_allclose(JITTED_GRADS.result(index), want, rtol=1e-5)
 
 
 def test_mask_indices():
@@ -234,10 +250,29 @@ MORE_CASES = [
 
 
 @pytest.mark.parametrize(
-    "name,args,kwargs,jit", MORE_CASES, ids=[f"{c[0]}-{i}" for i, c in enumerate(MORE_CASES)]
+    "index", range(len(MORE_CASES)), ids=[f"{c[0]}-{i}" for i, c in enumerate(MORE_CASES)]
 )
-def test_more_values_against_jax(name, args, kwargs, jit):
-    test_values_against_jax(name, args, kwargs, jit)
+def test_more_values_against_jax(index):
+    _check_values(MORE_CASES, index)
+
+
+def _jitted(table):
+    """The table's jitted cases as one didax program and one JAX program (helpers/grouped.py;
+    keyword arguments, static under `jit`, closed over), and the place of each case's call."""
+    indices = [i for i, case in enumerate(table) if case[3]]
+    calls = lambda lib: lambda: [_closed(lib, *table[i][:3]) for i in indices]  # noqa: E731
+    position = {i: k for k, i in enumerate(indices)}
+    return Grouped(didax.jit, calls(dnp)), Grouped(jax.jit, calls(jnp)), position
+
+
+def _closed(lib, name, args, kwargs):
+    return lambda *a: getattr(lib, name)(*a, **kwargs), args
+
+
+# Checked when grouped (2026-11-26): every didax result has the bits of its own `jit`; every
+# JAX result has the bits, dtype and weak type of eager JAX's (the oracle before), and where
+# eager JAX raises, the program raises the same type.
+JITTED = {id(table): _jitted(table) for table in (CASES, MORE_CASES)}
 
 
 def _both(fn):

@@ -13,6 +13,7 @@ functions of NumPy and XLA differ in the last bits).
 
 from __future__ import annotations
 
+from collections import defaultdict
 from typing import Any
 
 import didax
@@ -20,6 +21,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 from didax.tree_util import tree_leaves
+from helpers.grouped import program, traces
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from op_cases import CASES, Arr, OpCase
@@ -111,29 +113,80 @@ EDGE_BUGS = {
 # Eager gives NaNs without calling LAPACK, as JAX's `info` check does. Their finite values are
 # compared with JAX by the other op_cases tests.
 ITERATIVE_LAPACK = ("linalg.svd(", "numpy.linalg.pinv(")
+RUN = [
+    c
+    for c in CASES
+    if c.raises is None and c.array_positions and not c.id.startswith(ITERATIVE_LAPACK)
+]
 EDGE_CASES = [
     pytest.param(c, id=c.id, marks=[pytest.mark.xfail(strict=True, reason=EDGE_BUGS[c.id])])
     if c.id in EDGE_BUGS
     else pytest.param(c, id=c.id)
-    for c in CASES
-    if c.raises is None and c.array_positions and not c.id.startswith(ITERATIVE_LAPACK)
+    for c in RUN
 ]
+GROUPS: dict[str, list[OpCase]] = defaultdict(list)  # the cases of each function
+for _case in RUN:
+    GROUPS[f"{_case.module}.{_case.name}"].append(_case)
 _FUNCTIONS: dict[str, tuple[Any, Any]] = {}
 
 
+def _on_arrays(case: OpCase) -> Any:
+    """The case as a function of its arrays (its other arguments fixed)."""
+    fn, positions = case.didax_fn, case.array_positions
+
+    def on_arrays(*arrays: Any) -> Any:
+        full = list(case.args)
+        for i, x in zip(positions, arrays, strict=True):
+            full[i] = x
+        return fn(*full)
+
+    return on_arrays
+
+
+def _jit_group(cases: list[OpCase]) -> None:
+    """Each case's eager function and its `jit`, for the cases of one function of the table.
+
+    XLA compiles one program per function, holding all its cases, instead of one per case:
+    a case's `jit` runs that program on its own arrays, the other cases' table inputs as
+    placeholders (same shapes and dtypes, so every example reuses the compiled program), and
+    returns its own part. A case whose tracing raises gets its own `jit`, which raises as
+    before. Checked when grouped (2026-11-26): every case's results on its edge examples have
+    the bits its own `jit` gives."""
+    fns = [_on_arrays(c) for c in cases]
+    placeholders = [
+        [didax.numpy.asarray(a) for a in _array_args(c, np.random.default_rng(c.seed))]
+        for c in cases
+    ]
+    grouped = list(range(len(cases)))
+    jitted_group = program(didax.jit, fns)
+    try:
+        jitted_group(placeholders)
+    except Exception:  # noqa: BLE001 - some case's tracing raises: those go alone
+        grouped = [i for i in grouped if traces(didax.jit, fns[i], placeholders[i])]
+        jitted_group = program(didax.jit, [fns[i] for i in grouped])
+    for i in set(range(len(cases))) - set(grouped):
+        _FUNCTIONS[cases[i].id] = (fns[i], didax.jit(fns[i]))
+
+    def member(k: int) -> Any:
+        def jitted(*arrays: Any) -> Any:
+            inputs = [placeholders[i] for i in grouped]
+            inputs[k] = list(arrays)
+            return jitted_group(inputs)[k]
+
+        return jitted
+
+    for k, i in enumerate(grouped):
+        _FUNCTIONS[cases[i].id] = (fns[i], member(k))
+
+
+def _array_args(case: OpCase, rng: np.random.Generator) -> list[np.ndarray]:
+    return [a for i, a in enumerate(case.make_inputs(rng)) if i in case.array_positions]
+
+
 def _functions(case: OpCase) -> tuple[Any, Any]:
-    """The case as a function of its arrays (other arguments fixed), and its `jit`, made once
-    per case so that every example reuses one compiled program."""
+    """The case as a function of its arrays and its `jit` (see `_jit_group`)."""
     if case.id not in _FUNCTIONS:
-        fn, positions = case.didax_fn, case.array_positions
-
-        def on_arrays(*arrays: Any) -> Any:
-            full = list(case.args)
-            for i, x in zip(positions, arrays, strict=True):
-                full[i] = x
-            return fn(*full)
-
-        _FUNCTIONS[case.id] = (on_arrays, didax.jit(on_arrays))
+        _jit_group(GROUPS[f"{case.module}.{case.name}"])
     return _FUNCTIONS[case.id]
 
 
