@@ -35,6 +35,13 @@ RATIOS = re.compile(r"\s([\d.]+)x(?=\s|$)")
 
 def export(ref: str, into: Path) -> None:
     for folder, target in FOLDERS.items():
+        found = subprocess.run(
+            ["git", "-C", str(ROOT), "ls-tree", "--name-only", ref, folder],
+            capture_output=True,
+            check=True,
+        ).stdout
+        if not found:  # a commit from before the folder existed (display/ came in issue 21)
+            continue
         archive = subprocess.run(
             ["git", "-C", str(ROOT), "archive", ref, folder], capture_output=True, check=True
         ).stdout

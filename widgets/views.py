@@ -98,6 +98,12 @@ def show(view: Any, handle: Any = None) -> None:
         display(bundle, raw=True)
 
 
+# The markup of a primitive's rules for a JaxprView or Stepper made without `rules=` (as a
+# notebook makes `Stepper(closed, x)`): the one `%load_ext didax` installs (`install_display`),
+# None without the extension. Set only by install_display/uninstall_display.
+_installed_rules: Callable[[Any], str] | None = None
+
+
 def _rules_by_name(closed: Any, rules: Callable[[Any], str] | None) -> dict[str, str]:
     # the markup of each primitive's rules, shown below the program on a click on its name
     prims = program.primitives_in(closed).items() if rules is not None else ()
@@ -244,6 +250,7 @@ class JaxprView(_Fallbacks, w.VBox):
     ) -> None:
         self.closed = closed
         self.jaxpr_model = program.jaxpr_model(closed, inputs, outputs)
+        rules = rules or _installed_rules
         self.rules_of = rules  # the stepper's program shows them too
         self.rules = _rules_by_name(closed, rules)
         self.uid = mk.new_uid()
@@ -318,6 +325,7 @@ class Stepper(_Fallbacks, w.VBox):
     click on a primitive's name in the program shows its rules below it."""
 
     def __init__(self, closed: Any, *args: Any, rules: Callable[[Any], str] | None = None) -> None:
+        rules = rules or _installed_rules
         self.state = StepperState(closed, tuple(args))
         self.jaxpr_model = program.jaxpr_model(closed)
         self.rules = _rules_by_name(closed, rules)
@@ -673,6 +681,9 @@ def install_display(ipython: Any, rules: Callable[[Any], str] | None = None) -> 
     the value is Out[n] and `_` as ever). The IR itself knows nothing of views. `%load_ext
     didax` calls this."""
 
+    global _installed_rules
+    _installed_rules = rules  # views made by hand show them too (`Stepper(closed, x)`)
+
     def show_jaxpr(closed: ClosedJaxpr) -> None:
         show(jaxpr_view(closed, rules))
 
@@ -681,4 +692,6 @@ def install_display(ipython: Any, rules: Callable[[Any], str] | None = None) -> 
 
 def uninstall_display(ipython: Any) -> None:
     """Undo `install_display` (`%unload_ext didax`)."""
+    global _installed_rules
+    _installed_rules = None
     ipython.display_formatter.ipython_display_formatter.pop(ClosedJaxpr, None)

@@ -147,11 +147,23 @@ def test_the_stepper_of_a_jaxpr_view_shows_a_primitives_rules_on_a_click_on_its_
     stored = stepper._repr_mimebundle_()["text/html"]  # and its stored copy
     assert list(_blocks(stored)[0]) == names
     assert "click a primitive&#x27;s name to read didax&#x27;s code for its rules" in stored
-    plain = views.Stepper(jv.closed, x)  # a Stepper made without rules has none
-    assert (
-        _blocks(plain.body.value) == ({}, [])
-        and "read didax&#x27;s code" not in plain.fallback_html()
-    )
+
+
+def test_views_made_by_hand_show_the_rules_while_the_extension_is_loaded(ip):
+    # as notebooks 02 and 07 make a Stepper: `Stepper(closed, x)`, no `rules=`
+    x = jnp.ones(3)
+    closed = didax.make_jaxpr(g)(x)
+    names = list(program.primitives_in(closed))
+    for made in (lambda: views.Stepper(closed, x), lambda: views.JaxprView(closed)):
+        assert list(_blocks(made()._repr_mimebundle_()["text/html"])[0]) == names
+    ip.run_line_magic("unload_ext", "didax")
+    try:
+        plain = views.Stepper(closed, x)  # without the extension: no rules
+        assert _blocks(plain.body.value) == ({}, [])
+        assert "read didax&#x27;s code" not in plain.fallback_html()
+    finally:
+        ip.run_line_magic("load_ext", "didax")
+    assert list(_blocks(views.Stepper(closed, x).body.value)[0]) == names
 
 
 def test_grad_and_vmap_programs_share_one_rules_block_per_primitive():
