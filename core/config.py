@@ -124,6 +124,20 @@ MATMUL_PRECISIONS = (
 )
 
 
+class HotFlags:
+    """The flags the hottest paths read on every call (fast_path.py's eager closures and jit
+    call), kept in step by `Config.update`. A plain slotted object: Config's `__getattr__`
+    keeps Python (3.11) from specializing reads of Config's own attributes, which then cost
+    ~15 ns each; these cost ~1 ns."""
+
+    __slots__ = ("eager_hooks", "jit_hooks", "trace_context")
+
+    def __init__(self) -> None:
+        self.eager_hooks = False
+        self.jit_hooks = False
+        self.trace_context: tuple = ()
+
+
 class Config:
     """Read options as attributes (`config.jax_enable_x64`), set them with `update`."""
 
@@ -149,6 +163,8 @@ class Config:
         # the options a trace depends on, leading jit's cache keys (as JAX's trace context):
         # a change of one traces again
         self.trace_context: tuple = self._trace_context()
+        self.hot = HotFlags()
+        self.hot.trace_context = self.trace_context
 
     def __getattr__(self, name: str) -> Any:
         values = self.__dict__.get("_values", {})
@@ -195,6 +211,9 @@ class Config:
         )
         self.guard_device_to_device = _guarded(values["jax_transfer_guard_device_to_device"])
         self.trace_context = self._trace_context()
+        hot = self.hot
+        hot.eager_hooks, hot.jit_hooks = self.eager_hooks, self.jit_hooks
+        hot.trace_context = self.trace_context
 
     def _trace_context(self) -> tuple:
         return tuple(self._values[name] for name in TRACE_CONTEXT)

@@ -60,6 +60,7 @@ from didax.runtime.sharding import NamedSharding
 # wrapped as it comes (tests/lax/test_eager_shortcuts.py checks every dtype).
 
 _trace_state, _EAGER = core.trace_state, core.EAGER_STATE
+_hot = config.hot  # flags read on every call (config.HotFlags)
 _new = object.__new__
 _FLOATS = frozenset(d for d in dtypes._KINDS if dtypes.kind(d) == 2)
 _SCALAR_FITS = {float: dtypes.float32, int: dtypes.int32}
@@ -69,7 +70,7 @@ def eager_unary(fn: Callable[..., Any], floats_only: bool) -> Callable[..., Any]
     """The eager rule of a unary elementwise primitive computed by the NumPy function `fn`."""
 
     def eager(x: Any) -> Any:
-        if type(x) is not Array or _trace_state() is not _EAGER or config.eager_hooks:
+        if type(x) is not Array or _trace_state() is not _EAGER or _hot.eager_hooks:
             return NotImplemented  # (results checked for nan/inf or placed: `bind`'s path)
         v = x._value
         if v is None or (floats_only and v.dtype not in _FLOATS):
@@ -88,7 +89,7 @@ def eager_binary(fn: Callable[..., Any], floats_only: bool) -> Callable[..., Any
     """The eager rule of a binary elementwise primitive computed by the NumPy function `fn`."""
 
     def eager(x: Any, y: Any) -> Any:
-        if _trace_state() is not _EAGER or config.eager_hooks:
+        if _trace_state() is not _EAGER or _hot.eager_hooks:
             return NotImplemented
         tx, ty = type(x), type(y)
         if tx is Array and ty is Array:
@@ -151,7 +152,7 @@ def jit_call(jitted: Jitted, *args: Any, **kwargs: Any) -> Any:
     fast path when nothing is being traced and the arguments have a signature the function
     has run before; otherwise `jitted._call`. The table stays empty with static arguments."""
     __tracebackhide__ = True  # engine frame: IPython leaves it out of tracebacks
-    if config.jit_hooks:  # debug_nans/debug_infs/disable_jit
+    if _hot.jit_hooks:  # debug_nans/debug_infs/disable_jit
         return jitted._hooked(args, kwargs)
     fast = jitted._fast
     if fast and _trace_state() is _EAGER:
@@ -163,16 +164,16 @@ def jit_call(jitted: Jitted, *args: Any, **kwargs: Any) -> Any:
             if len(args) == 1:
                 x = args[0]
                 if type(x) is Array and (b := x._buffer) is not None and b._sharding is home:
-                    if (hit := fast.get((config.trace_context, x._aval))) is not None:
+                    if (hit := fast.get((_hot.trace_context, x._aval))) is not None:
                         return hit[0]([b])
                 elif type(x) is np.ndarray:  # one NumPy array: `_add`'s key, one put
-                    key = (config.trace_context, (np.ndarray, x.shape, x.dtype))
+                    key = (_hot.trace_context, (np.ndarray, x.shape, x.dtype))
                     if (hit := fast.get(key)) is not None:
                         leaves = [x]
                         put_host_values(leaves, _FIRST, hit[1])
                         return hit[0](leaves)
             else:
-                key = [config.trace_context]
+                key = [_hot.trace_context]
                 buffers = []
                 for x in args:
                     if type(x) is Array and (b := x._buffer) is not None and b._sharding is home:
@@ -207,7 +208,7 @@ def signature(
     and `host` (the positions of host values). `home` is the sharding of an Array on the
     default device. The trace context (config.trace_context: x64, ...) leads the key: the same
     arguments trace differently under it."""
-    key: list[Any] = [config.trace_context]
+    key: list[Any] = [_hot.trace_context]
     if not _add_all(args, key, leaves, host, home):
         return None
     if kwargs:
