@@ -5,41 +5,30 @@ and committed Arrays on 4 CPU devices, checked against JAX 0.10.2 run the same w
 
 from __future__ import annotations
 
-from pathlib import Path
 
-import pytest
-
-SCRIPT = Path(__file__).parent / "scripts" / "placement_cases.py"
-
-
-def both(device_workers, case: str) -> tuple[dict, dict]:
-    pytest.importorskip("jax")
-    return device_workers.run_both(SCRIPT, case)
-
-
-def test_uncommitted_results_land_on_the_default_device(device_workers):
-    mine, theirs = both(device_workers, "context")
+def test_uncommitted_results_land_on_the_default_device(placement):
+    mine, theirs = placement("context")
     assert mine == theirs
     # under the context: eager, asarray, device_put(x), jit of host values, on device 1
     assert mine["ones"][:2] == mine["jit_numpy"][:2] == mine["device_put"][:2] == [[1], False]
     assert mine["after"][:2] == [[1], False] and mine["after_jit"][:2] == [[0], False]
 
 
-def test_committed_arrays_keep_their_device(device_workers):
-    mine, theirs = both(device_workers, "committed")
+def test_committed_arrays_keep_their_device(placement):
+    mine, theirs = placement("committed")
     assert mine == theirs
     assert mine["put"][:2] == mine["jit_under_other"][:2] == mine["eager"][:2] == [[2], True]
 
 
-def test_config_option_and_platform_name(device_workers):
-    mine, theirs = both(device_workers, "config_update")
+def test_config_option_and_platform_name(placement):
+    mine, theirs = placement("config_update")
     assert mine == theirs
     assert mine["ones"][0] == [3] and mine["reset"][0] == [0]
 
 
-def test_jit_compiles_again_for_another_default_device(device_workers):
+def test_jit_compiles_again_for_another_default_device(placement):
     # the first device's cached program is not reused under another default device
-    mine, theirs = both(device_workers, "jit_cache")
+    mine, theirs = placement("jit_cache")
     assert mine == theirs
     assert [mine[k][0] for k in ("first", "under", "under_again", "back", "other")] == [
         [0],
@@ -50,15 +39,15 @@ def test_jit_compiles_again_for_another_default_device(device_workers):
     ]
 
 
-def test_errors(device_workers):
-    mine, theirs = both(device_workers, "errors")
+def test_errors(placement):
+    mine, theirs = placement("errors")
     assert mine == theirs
     assert mine["gpu"][0] == "RuntimeError" and mine["integer"][0] == "ValueError"
     assert mine["jit_incompatible"][0] == mine["eager_incompatible"][0] == "ValueError"
 
 
-def test_aot_and_donating_calls(device_workers):
-    mine, theirs = both(device_workers, "aot_and_donation")
+def test_aot_and_donating_calls(placement):
+    mine, theirs = placement("aot_and_donation")
     assert mine == theirs
     assert mine["compiled"][0] == mine["donated"][0] == [2]
     assert mine["donated_committed"][:2] == mine["compiled_committed"][:2] == [[3], True]

@@ -18,13 +18,8 @@ import pytest
 SCRIPT = Path(__file__).parent / "scripts" / "placement_cases.py"
 
 
-def both(device_workers, case: str) -> tuple[dict, dict]:
-    pytest.importorskip("jax")
-    return device_workers.run_both(SCRIPT, case)
-
-
-def test_every_guard_level_and_transfer(device_workers):
-    mine, theirs = both(device_workers, "guard_transfers")
+def test_every_guard_level_and_transfer(placement):
+    mine, theirs = placement("guard_transfers")
     assert mine == theirs
     disallow = mine["transfer_guard(disallow)"]
     assert disallow["jit_numpy"][0] == "JaxRuntimeError"
@@ -39,8 +34,8 @@ def test_every_guard_level_and_transfer(device_workers):
     assert all(v == "no error" for v in mine["transfer_guard(allow)"].values())
 
 
-def test_options_and_nesting(device_workers):
-    mine, theirs = both(device_workers, "guard_config")
+def test_options_and_nesting(placement):
+    mine, theirs = placement("guard_config")
     assert mine == theirs
     assert mine["values"] == ["disallow"] * 4 and mine["bad_level"][0] == "ValueError"
     assert mine["inner_allow"] == "no error" and mine["restored"][0] == "JaxRuntimeError"
