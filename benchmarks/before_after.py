@@ -10,7 +10,7 @@ script (this tree's copy, so both versions run the same benchmark) then runs onc
 and round, alternating, for ROUNDS rounds: a loaded machine drifts, and alternation shares the
 drift. Each script prints didax against JAX in the same process, so the figure to compare is
 the didax/JAX ratio of each row (`--ratio 1`: the next ratio column, didax/NumPy in
-bench_eager.py): printed per round and as the median over rounds.
+bench_eager.py; a row of two times and no ratio counts as didax's time over JAX's): printed per round and as the median over rounds.
 """
 
 from __future__ import annotations
@@ -31,6 +31,8 @@ ROUNDS = 3
 # _util.row), then didax over NumPy (_util.row)
 ROW = re.compile(r"^(\S.*?)\s{2,}[\d.]+\s")
 RATIOS = re.compile(r"\s([\d.]+)x(?=\s|$)")
+# a row of two times and no ratio, didax's then JAX's (bench_autodiff.py's tables): their ratio
+PAIR = re.compile(r"^(\S.*?)\s{2,}([\d.]+)\s+([\d.]+)\s*$")
 
 
 def export(ref: str, into: Path) -> None:
@@ -65,6 +67,8 @@ def run(script: str, args: list[str], pythonpath: str | None, column: int) -> di
         ratios = RATIOS.findall(line)
         if (m := ROW.match(line)) and len(ratios) > column:
             rows[m.group(1).strip()] = float(ratios[column])
+        elif column == 0 and (m := PAIR.match(line)) and float(m.group(3)):
+            rows[m.group(1).strip()] = float(m.group(2)) / float(m.group(3))
     return rows
 
 
@@ -83,7 +87,7 @@ def main(ref: str, script: str = "bench_jit.py", *args: str, column: int = 0) ->
     print(f"{'':<44} {ref:>24} {'this tree':>24}")
     for name, by in ratios.items():
         cells = [
-            f"{statistics.median(by.get(k, [0])):6.2f} {by.get(k, [])!s:>17}"
+            f"{statistics.median(by.get(k, [0])):6.2f} {[round(r, 2) for r in by.get(k, [])]!s:>17}"
             for k in (ref, "this tree")
         ]
         print(f"{name:<44} {cells[0]:>24} {cells[1]:>24}")
