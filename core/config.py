@@ -130,12 +130,13 @@ class HotFlags:
     keeps Python (3.11) from specializing reads of Config's own attributes, which then cost
     ~15 ns each; these cost ~1 ns."""
 
-    __slots__ = ("eager_hooks", "jit_hooks", "trace_context")
+    __slots__ = ("eager_hooks", "jit_hooks", "trace_context", "guard_host_to_device")
 
     def __init__(self) -> None:
         self.eager_hooks = False
         self.jit_hooks = False
         self.trace_context: tuple = ()
+        self.guard_host_to_device: str | None = None  # as Config's
 
 
 class Config:
@@ -213,6 +214,7 @@ class Config:
         self.trace_context = self._trace_context()
         hot = self.hot
         hot.eager_hooks, hot.jit_hooks = self.eager_hooks, self.jit_hooks
+        hot.guard_host_to_device = self.guard_host_to_device
         hot.trace_context = self.trace_context
 
     def _trace_context(self) -> tuple:

@@ -8,12 +8,14 @@ call, where each Python call or attribute lookup saved is measurable (about 1% o
   it, without the eval interpreter (`core.eager_rules`; the twin is the impl rule);
 - `jit_call`: `JitFunction.__call__`, the cached call of a jitted function: the key of its
   arguments (`signature`, and for one Array or NumPy argument the same key built inline;
-  the twin is `JitFunction._entry`'s key), a lookup in the jitted function's fast table, the
-  launch (a NumPy argument lent to one `batched_device_put` first); any miss takes the
-  general path, `JitFunction._call` (`_hooked` while debug_nans/infs or disable_jit is on);
+  the twin is `JitFunction._entry`'s key), a lookup in the jitted function's fast table
+  (for a pytree, first a comparison with the last hit's key), the launch; any miss takes
+  the general path, `JitFunction._call` (`_hooked` while debug_nans/infs or disable_jit is
+  on);
 - `launcher`: the closure the fast table holds, which launches a compiled program and wraps
   its outputs (the twin is `Entry.run`); several outputs are built into their tree by a
-  prebuilt function (`tree_util.builder`).
+  prebuilt function (`tree_util.builder`); `putting` wraps it for a signature with host
+  values, each lent to one `batched_device_put` first.
 Every other Array is made by `array.build` (through `array.eager_result` or
 `array.from_buffer`); the four closures here build theirs slot by slot, as `build` does, and
 no other module does (tests/test_fast_path.py checks).
@@ -25,7 +27,8 @@ How the jit key works: `signature` walks the arguments once and returns
   for a dict its keys (an interned marker, `_dict_marker`), for None None: the pytree
   structure, written as the tree is walked;
 - the leaves, with Arrays already replaced by their device buffers;
-- the positions of the leaves that are host values (put on the device with the entry's avals).
+- the positions of the leaves that are host values (put on the device with the entry's
+  avals by the launch the fast table holds for that key, `putting`).
 An Array split over a mesh keys by its aval and NamedSharding: the general path remembers a
 sharded call (a `stages.ShardedRun`) only when every argument was already split as that
 program takes it, and with no host values. Anything else (a tracer, a namedtuple or custom
@@ -137,7 +140,8 @@ def eager_binary(fn: Callable[..., Any], floats_only: bool) -> Callable[..., Any
 class Jitted(Protocol):
     """What `jit_call` reads of a jitted function (`compile/jit.py`'s JitFunction)."""
 
-    _fast: dict[tuple, tuple[Callable[[list[Any]], Any], tuple]]  # key -> (launch, in avals)
+    _fast: dict[tuple, Callable[[list[Any]], Any]]  # key -> launch
+    _last: list[tuple[list, Any]]  # [(the key of the last hit, as a list; its hit)]
     _home: Any  # the first device's sharding, once the backend runs
 
     def _call(self, args: tuple, kwargs: dict) -> Any:
@@ -145,6 +149,10 @@ class Jitted(Protocol):
 
     def _hooked(self, args: tuple, kwargs: dict) -> Any:
         """A call while `config.jit_hooks` is set (debug_nans, debug_infs, disable_jit)."""
+
+
+# `Jitted._last` before any hit: a key list is never empty (the trace context leads it)
+NO_LAST: tuple[list, Any] = ([], None)
 
 
 def jit_call(jitted: Jitted, *args: Any, **kwargs: Any) -> Any:
@@ -165,13 +173,10 @@ def jit_call(jitted: Jitted, *args: Any, **kwargs: Any) -> Any:
                 x = args[0]
                 if type(x) is Array and (b := x._buffer) is not None and b._sharding is home:
                     if (hit := fast.get((_hot.trace_context, x._aval))) is not None:
-                        return hit[0]([b])
-                elif type(x) is np.ndarray:  # one NumPy array: `_add`'s key, one put
-                    key = (_hot.trace_context, (np.ndarray, x.shape, x.dtype))
-                    if (hit := fast.get(key)) is not None:
-                        leaves = [x]
-                        put_host_values(leaves, _FIRST, hit[1])
-                        return hit[0](leaves)
+                        return hit([b])
+                elif type(x) is np.ndarray:  # one NumPy array: its launch puts it (`putting`)
+                    if (hit := fast.get((_hot.trace_context, _HOST, x.shape, x.dtype))) is not None:
+                        return hit([x])
             else:
                 key = [_hot.trace_context]
                 buffers = []
@@ -183,21 +188,24 @@ def jit_call(jitted: Jitted, *args: Any, **kwargs: Any) -> Any:
                         break
                 else:
                     if (hit := fast.get(tuple(key))) is not None:
-                        return hit[0](buffers)
-        # any other arguments the fast path takes
+                        return hit(buffers)
+        # any other arguments the fast path takes (pytrees): the key as a list, compared
+        # with the last hit's first (a loop calls with one signature: no key to hash, its
+        # avals' `__hash__` being Python's, ~0.05 us each), then looked up
         leaves: list[Any] = []
-        host: list[int] = []
-        hit = fast.get(signature(args, kwargs, home, leaves, host))
-        if hit is not None:  # (no key is None)
-            launch, avals = hit
-            if host:
-                put_host_values(leaves, host, avals)
-            return launch(leaves)
+        key = _key(args, kwargs, home, leaves, [])
+        if key is not None:
+            last = jitted._last[0]
+            if key == last[0]:
+                return last[1](leaves)
+            if (hit := fast.get(tuple(key))) is not None:
+                jitted._last[0] = (key, hit)
+                return hit(leaves)
     return jitted._call(args, kwargs)
 
 
 _SCALARS = (bool, int, float, complex)
-_FIRST = (0,)  # the host value of a call with one NumPy argument
+_HOST = np.ndarray  # marks a NumPy array in a key, followed by its shape and dtype
 _KWARGS = object()  # marks where the keyword arguments start in a key
 
 
@@ -208,6 +216,13 @@ def signature(
     and `host` (the positions of host values). `home` is the sharding of an Array on the
     default device. The trace context (config.trace_context: x64, ...) leads the key: the same
     arguments trace differently under it."""
+    key = _key(args, kwargs, home, leaves, host)
+    return None if key is None else tuple(key)
+
+
+def _key(
+    args: tuple, kwargs: dict[str, Any], home: Any, leaves: list[Any], host: list[int]
+) -> list[Any] | None:
     key: list[Any] = [_hot.trace_context]
     if not _add_all(args, key, leaves, host, home):
         return None
@@ -215,7 +230,7 @@ def signature(
         key.append(_KWARGS)
         if not _add_all((kwargs,), key, leaves, host, home):  # keyed as a dict
             return None
-    return tuple(key)
+    return key
 
 
 def _add_all(
@@ -259,7 +274,9 @@ def _add(x: Any, t: type, key: list[Any], leaves: list[Any], host: list[int], ho
         key.append(x._aval)
         leaves.append(buffer)
     elif t is np.ndarray:
-        key.append((t, x.shape, x.dtype))
+        key.append(_HOST)  # then its shape and dtype: no tuple made
+        key.append(x.shape)
+        key.append(x.dtype)
         host.append(len(leaves))
         leaves.append(x)
     elif t in _SCALARS or issubclass(t, np.generic):
@@ -298,30 +315,52 @@ def _dict_marker(x: dict) -> tuple[tuple, tuple] | None:
     return found
 
 
-def put_host_values(leaves: list[Any], host: list[int], avals: Sequence[ShapedArray]) -> None:
-    """Replace the host values among `signature`'s leaves by device buffers of type `avals`.
-    A NumPy argument's memory is lent to the call, not copied, where the device can read it
-    in place (as JAX's jit puts NumPy arguments: `allow_zero_copy` in its C++ dispatch); the
-    buffer lives only for the call, and a value of another dtype is a fresh copy anyway.
-    `client.put` inlined: one call into jaxlib per value, as JAX's C++ dispatch makes (its
-    wrapper's checks cost a quarter of the put)."""
+def putting(
+    launch: Callable[[list[Any]], Any], host: list[int], avals: Sequence[ShapedArray]
+) -> Callable[[list[Any]], Any]:
+    """`launch` for a signature with host values (NumPy arrays, scalars) at positions `host`
+    of its leaves (`signature`'s `host`, fixed by the key): each value is put on the device as
+    `avals[i]` first, then the program launched. A NumPy argument's memory is lent to the
+    call, not copied, where the device can read it in place (as JAX's jit puts NumPy
+    arguments: `allow_zero_copy` in its C++ dispatch); the buffer lives only for the call,
+    and a value of another dtype is a fresh copy anyway. jaxlib's `batched_device_put` is
+    called directly, bound here: one call into jaxlib per value, as JAX's C++ dispatch makes
+    (`client.put`'s checks cost a quarter of the put). A transfer guard is applied first."""
     rt = client.runtime()
     put, sharding, devices, lend = rt.put, rt.sharding, [rt.device], rt.alias
-    guarded = config.guard_host_to_device is not None  # an implicit host-to-device transfer
-    for i in host:
-        x, aval = leaves[i], avals[i]
-        if guarded:
-            transfer_guard.host_to_device(aval, rt.device)
-        if type(x) is not np.ndarray or x.dtype is not aval.dtype:
-            x = np.asarray(x, aval.dtype)
-        leaves[i] = put(aval, sharding, [x], devices, True, False, lend, enable_x64=True)
+    avals = [avals[i] for i in host]
+
+    def launch_putting(leaves: list[Any]) -> Any:
+        for i, aval in zip(host, avals):
+            x = leaves[i]
+            if _hot.guard_host_to_device is not None:  # an implicit host-to-device transfer
+                transfer_guard.host_to_device(aval, rt.device)
+            if type(x) is not np.ndarray or x.dtype is not aval.dtype:
+                x = np.asarray(x, aval.dtype)
+            leaves[i] = put(aval, sharding, [x], devices, True, False, lend, enable_x64=True)
+        return launch(leaves)
+
+    if host != [0]:
+        return launch_putting
+    # one host value, the first leaf (a call with one NumPy argument): written out
+    (aval,) = avals
+    dtype = aval.dtype
+
+    def launch_one(leaves: list[Any]) -> Any:
+        x = leaves[0]
+        if type(x) is not np.ndarray or x.dtype is not dtype or _hot.guard_host_to_device:
+            return launch_putting(leaves)
+        leaves[0] = put(aval, sharding, [x], devices, True, False, lend, enable_x64=True)
+        return launch(leaves)
+
+    return launch_one
 
 
 # --------------------------------------------------------------------------- the launch
 
 
 def launcher(
-    executable: Executable, build: Callable[[list[Array]], Any] | None = None
+    executable: Executable, build: Callable[[tuple], Any] | None = None
 ) -> Callable[[list[Any]], Any]:
     """`executable.execute_one` as one closure: what the fast table holds for a program.
     The launch and the wrapping are written out in it, and what they read is bound once.
@@ -333,14 +372,13 @@ def launcher(
         if build is None:
             return executable.execute_one
         return lambda buffers: build(
-            list(map(array.from_buffer, executable.execute(buffers), executable.out_avals))
+            tuple(map(array.from_buffer, executable.execute(buffers), executable.out_avals))
         )
     execute, handlers = parts
     runtime_error = client.runtime().xla.JaxRuntimeError
     # a result passed back keys by identity
     avals = [array.interned(a) for a in executable.out_avals]
     if build is not None:
-        pairs = [(a, a.weak_type) for a in avals]
 
         def launch_tree(buffers: list[Any]) -> Any:
             try:
@@ -348,11 +386,17 @@ def launcher(
             except runtime_error:  # an argument on another device: as in `execute`
                 results = executable.execute(buffers)
             outs = []
-            for buffer, (aval, weak) in zip(results, pairs):
+            i = 0  # (an index, not a zip of pairs unpacked: a fifth of the loop)
+            for buffer in results:
                 out = _new(Array)  # `array.build`, inlined
-                out._value, out._buffer, out._weak, out._aval = None, buffer, weak, aval
+                aval = avals[i]
+                out._value = None
+                out._buffer = buffer
+                out._weak = aval.weak_type
+                out._aval = aval
                 outs.append(out)
-            return build(outs)
+                i += 1
+            return build(tuple(outs))
 
         return launch_tree
     aval = avals[0]

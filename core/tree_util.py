@@ -181,18 +181,21 @@ def tree_unflatten(treedef: PyTreeDef, leaves: Iterable[Any]) -> Any:
 _SENTINEL = object()
 
 
-def builder(treedef: PyTreeDef) -> Callable[[list[Any]], Any] | None:
-    """`tree_unflatten(treedef, ·)` prebuilt as one function of a leaf list, for a structure
-    of tuples, lists, dicts and None (no user code runs when it is rebuilt); None for any
-    other node. The hot path of a jitted call with several outputs: no per-call walk of the
-    treedef, no registry lookups, no leaf-count checks (the list has exactly its leaves)."""
+def builder(treedef: PyTreeDef) -> Callable[[tuple], Any] | None:
+    """`tree_unflatten(treedef, ·)` prebuilt as one function of a tuple of leaves, for a
+    structure of tuples, lists, dicts and None (no user code runs when it is rebuilt); None
+    for any other node. The hot path of a jitted call with several outputs: no per-call walk
+    of the treedef, no registry lookups, no leaf-count checks (the tuple has exactly its
+    leaves). A tuple of leaves is a slice of the leaves' tuple, and a node whose children are
+    leaves and such tuples (a list of (w, b) pairs) is picked by one `operator.itemgetter`:
+    one C call, no Python frame per child."""
     return _builder(treedef, 0)
 
 
 _BUILT_IN = (tuple, list, dict, type(None))
 
 
-def _builder(treedef: PyTreeDef, start: int) -> Callable[[list[Any]], Any] | None:
+def _builder(treedef: PyTreeDef, start: int) -> Callable[[tuple], Any] | None:
     node = treedef.node
     if node is None:
         return operator.itemgetter(start)
@@ -201,31 +204,39 @@ def _builder(treedef: PyTreeDef, start: int) -> Callable[[list[Any]], Any] | Non
     stop = start + treedef.num_leaves
     if node is type(None):
         return lambda leaves: None
-    if all(c.node is None for c in treedef.children):  # leaves only: one slice
-        if node is list:
-            return lambda leaves: leaves[start:stop]
-        if node is tuple:  # the pair (w, b) in one C call
-            if stop - start < 2:
-                return lambda leaves: tuple(leaves[start:stop])
-            return operator.itemgetter(*range(start, stop))
+    if node is tuple and _leaves_only(treedef):  # the pair (w, b): a slice, in one C call
+        return operator.itemgetter(slice(start, stop))
+    if node is dict and _leaves_only(treedef):
         keys = treedef.aux
         if len(keys) == 2:  # a layer's {"b", "w"}: a dict display, 2x faster than dict(zip())
             k0, k1, i1 = *keys, start + 1
             return lambda leaves: {k0: leaves[start], k1: leaves[i1]}
         return lambda leaves: dict(zip(keys, leaves[start:stop]))
+    picks: list[int | slice] = []  # each child as one index or one slice, if it can be
     parts = []
     for child in treedef.children:
         part = _builder(child, start)
         if part is None:
             return None
         parts.append(part)
+        if child.node is None:
+            picks.append(start)
+        elif child.node is tuple and _leaves_only(child):
+            picks.append(slice(start, start + child.num_leaves))
         start += child.num_leaves
+    if len(picks) == len(parts) > 1 and node is not dict:
+        pick = operator.itemgetter(*picks)  # a tuple of the children
+        return pick if node is tuple else lambda leaves: list(pick(leaves))
     if node is tuple:
         return lambda leaves: tuple([part(leaves) for part in parts])
     if node is list:
         return lambda leaves: [part(leaves) for part in parts]
     keys = treedef.aux
     return lambda leaves: dict(zip(keys, [part(leaves) for part in parts]))
+
+
+def _leaves_only(treedef: PyTreeDef) -> bool:
+    return all(c.node is None for c in treedef.children)
 
 
 def _unflatten(treedef: PyTreeDef, it: Any) -> Any:

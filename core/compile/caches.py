@@ -20,6 +20,6 @@ def clear_caches() -> None:
         for cache in list(per_options.values()):
             with cache.lock:
                 cache.entries.clear()
-                cache.fast.clear()
+                cache.forget()
     with jit_primitive._derived_lock:
         jit_primitive._derived.clear()

@@ -144,12 +144,23 @@ class FunctionCache:
 
     def __init__(self) -> None:
         self.entries: collections.OrderedDict[tuple, Entry] = collections.OrderedDict()
-        # keyed by `fast_path.signature`: (launch, input avals) of an entry or a ShardedRun
-        self.fast: dict[tuple, tuple[Callable[[list[Any]], Any], tuple]] = {}
+        # keyed by `fast_path.signature`: the launch of an entry or a ShardedRun
+        self.fast: dict[tuple, Callable[[list[Any]], Any]] = {}
+        # the last fast hit of a pytree call, [(its key as a list, its value in `fast`)]:
+        # `fast_path.jit_call` compares a key with it before hashing one
+        self.last: list[tuple[list, Any]] = [fast_path.NO_LAST]
         # Guards both tables and compilation; the fast path only reads `fast` (a dict get
         # is atomic), so it takes no lock.
         self.lock = threading.RLock()
         self.compilations = 0
+
+    def forget(self, keys: Sequence[tuple] | None = None) -> None:
+        """Drop these keys (None: all) from the fast table, and the last hit (under `lock`)."""
+        if keys is None:
+            self.fast.clear()
+        for k in keys or ():
+            self.fast.pop(k, None)
+        self.last[0] = fast_path.NO_LAST
 
 
 # The caches of jitted functions, by function, then by options. Keyed weakly by the function
@@ -207,6 +218,7 @@ class JitFunction:
         # other jit objects, whose entries run without donation.
         self._donating = bool(spec.donate_argnums or spec.donate_argnames)
         self._fast = {} if self._donating else self._shared.fast
+        self._last = [fast_path.NO_LAST] if self._donating else self._shared.last
         self._lock = self._shared.lock
         self._home: Any = None  # the first device's sharding, once the backend runs
 
@@ -373,7 +385,9 @@ class JitFunction:
             key = tuple(array.interned(k) if type(k) is ShapedArray else k for k in key)
             entry.fast_keys.append(key)
             launch = target.launcher() if type(target) is Entry else target.run
-            self._fast[key] = (launch, target.in_avals)
+            if host:  # NumPy arrays, scalars: put on the device by the launch
+                launch = fast_path.putting(launch, host, target.in_avals)
+            self._fast[key] = launch
 
     def _call_donating(self, entry: Entry, leaves: list[Any], args: tuple, kwargs: dict) -> Any:
         # Donation: inputs an output can reuse are aliased to it in the program, handed over
@@ -474,8 +488,7 @@ class JitFunction:
             self._cache[key] = entry
             if len(self._cache) > CACHE_SIZE:
                 _, old = self._cache.popitem(last=False)
-                for k in old.fast_keys:
-                    self._shared.fast.pop(k, None)  # (shared: not a donating one's)
+                self._shared.forget(old.fast_keys)  # (shared: not a donating one's)
         return entry, leaves, []
 
     def _equal_entry(self, key: tuple) -> Entry | None:

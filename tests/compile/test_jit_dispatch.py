@@ -320,7 +320,6 @@ def test_a_numpy_argument_is_lent_to_the_call_not_copied(monkeypatch) -> None:
     f = didax.jit(lambda a: a * 2.0)
     x = _aligned(1 << 18)
     x[:] = 1.5
-    f(x)  # the general path: compiles, remembers
     lent: list[tuple[Any, np.ndarray]] = []
     rt = client.runtime()
     real = rt.put
@@ -330,7 +329,10 @@ def test_a_numpy_argument_is_lent_to_the_call_not_copied(monkeypatch) -> None:
         lent.append((buffer, values[0]))
         return buffer
 
-    monkeypatch.setattr(rt, "put", spy)  # jaxlib's batched_device_put, one call per value
+    # jaxlib's batched_device_put, one call per value (the fast table's launch binds it)
+    monkeypatch.setattr(rt, "put", spy)
+    f(x)  # the general path: compiles, remembers
+    lent.clear()
     out = f(x).block_until_ready()
     ((buffer, value),) = lent
     assert value is x
@@ -344,15 +346,17 @@ def test_a_numpy_argument_takes_one_jaxlib_put_and_no_wrapper(monkeypatch) -> No
     # (a quarter of the put was `client.put`'s own checks), and only for host values.
     f = didax.jit(lambda a, b: a * b)
     x, y = np.arange(3, dtype=np.float32), didax.device_put(np.ones(3, np.float32))
-    f(x, y)  # the general path: compiles, remembers
     rt = client.runtime()
     real, puts = rt.put, []
+    # (the fast table's launch binds jaxlib's put when the general path remembers the call)
+    monkeypatch.setattr(rt, "put", lambda *a, **k: puts.append(a[2]) or real(*a, **k))
+    f(x, y)  # the general path: compiles, remembers
+    puts.clear()
 
     def refused(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("the fast path went through client.put")
 
     monkeypatch.setattr(client, "put", refused)
-    monkeypatch.setattr(rt, "put", lambda *a, **k: puts.append(a[2]) or real(*a, **k))
     general = _counting(f)
     np.testing.assert_array_equal(np.asarray(f(x, y)), x)
     assert not general and len(puts) == 1 and puts[0][0] is x
@@ -414,9 +418,78 @@ def test_one_numpy_argument_is_keyed_in_the_call_itself(monkeypatch) -> None:
     def refused(*args: Any) -> Any:
         raise AssertionError("the call walked its arguments with signature()")
 
-    monkeypatch.setattr(fast_path, "signature", refused)
+    monkeypatch.setattr(fast_path, "_key", refused)  # (the walk `signature` makes)
     general = _counting(f)
     np.testing.assert_array_equal(np.asarray(f(x + 1)), (x + 1) * 2)
     assert not general
     with pytest.raises(AssertionError, match="signature"):
         f(np.arange(3, dtype=np.int32))  # another type: the walk, then the general path
+
+
+def _frames(fn: Any) -> list[str]:
+    """The Python functions `fn()` runs, in call order (C functions left out)."""
+    names: list[str] = []
+    sys.setprofile(lambda frame, event, arg: event == "call" and names.append(frame.f_code.co_name))
+    try:
+        fn()
+    finally:
+        sys.setprofile(None)
+    return names[1:]  # (fn itself)
+
+
+def test_a_numpy_argument_is_put_by_the_launch_the_fast_table_holds() -> None:
+    # The fast table's launch for a signature with host values puts them itself, with
+    # jaxlib's put and its arguments bound when the entry was made (`fast_path.putting`):
+    # no lookup of the runtime, the config or the entry's avals on the call.
+    f = didax.jit(lambda a: a * 2.0)
+    x = np.arange(3, dtype=np.float32)
+    f(x)
+    assert _frames(lambda: f(x)) == ["jit_call", "launch_one", "launch"]
+    g = didax.jit(lambda a, b, c: a * b + c)  # host values elsewhere than first
+    y = didax.device_put(np.ones(3, np.float32))
+    g(y, x, 2.0), g(y, x, 2.0)  # compiled, then the last hit
+    assert _frames(lambda: g(y, x, 2.0)) == ["jit_call", "_key", "_add_all", "_add", "_add"] + [
+        "launch_putting",
+        "launch",
+    ]
+    np.testing.assert_array_equal(np.asarray(g(y, x, 2.0)), x + 2.0)
+    np.testing.assert_array_equal(np.asarray(f(np.arange(3.0))), np.arange(3.0) * 2)  # (f64)
+
+
+def test_a_pytree_call_compares_its_key_with_the_last_hit_before_hashing(monkeypatch) -> None:
+    # A loop calls with one signature: its key (a list) is compared with the last hit's,
+    # identical avals and all, and no aval is hashed (ShapedArray.__hash__ is Python's).
+    step = didax.jit(lambda p: [(w * 0.5, b + w) for w, b in p])
+    x = didax.device_put(np.ones(3, np.float32))
+    params = step([(x, x)] * 3)
+    params = step(params)  # the fast table, then the last hit
+    hashed: list[int] = []
+    real = didax.core.ShapedArray.__hash__
+    monkeypatch.setattr(didax.core.ShapedArray, "__hash__", lambda a: hashed.append(1) or real(a))
+    general = _counting(step)
+    for _ in range(3):
+        params = step(params)
+    assert not general and not hashed
+    np.testing.assert_array_equal(
+        np.asarray(params[2][1]), np.full(3, 1 + sum(0.5**k for k in range(5)))
+    )
+    other = [(didax.device_put(np.ones(2, np.float32)),) * 2]  # another signature: traced,
+    step(other), step(other), step(params)  # then found in the table, then the first again
+    assert len(general) == 1 and hashed
+
+
+def test_the_last_hit_is_forgotten_with_its_entry(monkeypatch) -> None:
+    # An entry dropped from the LRU cache takes its fast keys, and the last hit if it was
+    # one of them, with it: its next call takes the general path again.
+    monkeypatch.setattr("didax.compile.jit.CACHE_SIZE", 1)
+    f = didax.jit(lambda p: [p[0] + 1.0, p[1]])
+    a = [dnp.ones(2), dnp.ones(2)]
+    b = [dnp.ones(3), dnp.ones(3)]
+    f(a), f(a)  # compiled, then the last hit
+    general = _counting(f)
+    f(b)  # compiled: drops a's entry
+    f(a)
+    assert len(general) == 2 and f.compilations == 3
+    didax.clear_caches()
+    f(a)
+    assert len(general) == 3 and f.compilations == 4
