@@ -21,7 +21,7 @@ Layer 1 (no imports from didax). Options:
 - `jax_disable_jit`: `jit(f)(x)` calls `f(x)`; `cond`, `scan`, `while_loop` of concrete
   values run as Python.
 - `jax_explain_cache_misses` / `jax_log_compiles`: jit logs why it traces again, and what
-  it compiles, as WARNING records of the `didax` logger.
+  it compiles, as WARNING records of the `didax` logger (`log_warning`).
 - `jax_default_matmul_precision`: the precision a `dot_general` without one gets.
 - `jax_default_device`: where un-committed values go (eager results, `device_put(x)`,
   jitted calls of un-committed arguments): None (the first device), a device, or a platform
@@ -357,3 +357,12 @@ def disable_jit(disable: bool = True) -> Any:
     """Within the `with`, `jit` calls its function as Python and control flow of concrete
     values runs as Python loops. Like `jax.disable_jit`."""
     return _set("jax_disable_jit", disable)
+
+
+def log_warning(message: str) -> None:
+    """A WARNING record of the `didax` logger: what `jax_log_compiles`,
+    `jax_explain_cache_misses` and a transfer guard at a "log" level write. `logging` is
+    loaded by the first record, not by `import didax` (~3 ms of its ~150 ms)."""
+    import logging  # deferred for `import didax`'s time, not to dodge a cycle
+
+    logging.getLogger("didax").warning(message)

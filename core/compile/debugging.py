@@ -10,17 +10,14 @@ a nan re-runs its function eagerly, where each primitive checks its own results
 
 from __future__ import annotations
 
-import logging
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from didax import api_util, core, nan_checks
 from didax import source_info as si
-from didax.config import TRACE_CONTEXT, config
+from didax.config import TRACE_CONTEXT, config, log_warning
 from didax.tree_util import tree_leaves
-
-logger = logging.getLogger("didax")
 
 DEOPTIMIZED = (
     "Invalid nan value encountered in the output of a jax.jit function. Calling the "
@@ -84,7 +81,7 @@ def explain_miss(
             "  all previously seen cache keys differ. For the closest previous key:",
             "  " + diffs[0][-1],
         ]
-    logger.warning("\n".join(lines))
+    log_warning("\n".join(lines))
 
 
 def _diff(new: tuple, old: tuple, names: list[str]) -> tuple[int, int, str]:
@@ -132,8 +129,8 @@ def log_compile(
     """Run `compile_()`, logging it as JAX does under `jax_log_compiles`."""
     if not config.jax_log_compiles:
         return compile_()
-    logger.warning(f"Compiling jit({name}) with global shapes and types {tuple(in_avals)}.")
+    log_warning(f"Compiling jit({name}) with global shapes and types {tuple(in_avals)}.")
     t0 = time.perf_counter()
     out = compile_()
-    logger.warning(f"Finished XLA compilation of jit({name}) in {time.perf_counter() - t0:.9f} sec")
+    log_warning(f"Finished XLA compilation of jit({name}) in {time.perf_counter() - t0:.9f} sec")
     return out

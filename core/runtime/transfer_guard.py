@@ -29,13 +29,10 @@ None while "allow"), so an unguarded transfer pays one read.
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
-from didax.config import config
+from didax.config import config, log_warning
 from didax.runtime import client
-
-logger = logging.getLogger("didax")
 
 _EXPLICIT_LEVELS = ("log_explicit", "disallow_explicit")
 
@@ -50,7 +47,7 @@ def check(level: str, direction: str, explicit: bool, aval: Any, device: Any) ->
         raise client.runtime().xla.JaxRuntimeError(
             f"INVALID_ARGUMENT: Disallowed {direction} transfer: {text}"
         )
-    logger.warning(f"{direction} transfer: {text}")
+    log_warning(f"{direction} transfer: {text}")
 
 
 def host_to_device(aval: Any, device: Any, explicit: bool = False) -> None:

@@ -41,6 +41,18 @@ def test_import_didax_loads_no_jaxlib_and_no_jax() -> None:
     assert modules == "[]"
 
 
+def test_import_didax_loads_no_logging_and_no_tempfile() -> None:
+    # (~3 ms each of `import didax`'s ~150: loaded by the first log record, the first
+    # compile's stderr filter; a log record still reaches the `didax` logger)
+    modules = _run(
+        "import sys, didax; loaded = [m for m in ('logging', 'tempfile') if m in sys.modules]\n"
+        "import logging; logging.getLogger('didax').addHandler(h := logging.Handler())\n"
+        "h.emit = lambda r: print(r.levelname, r.getMessage())\n"
+        "from didax.config import log_warning; log_warning('recorded'); print(loaded)"
+    )
+    assert modules.splitlines() == ["WARNING recorded", "[]"]
+
+
 def test_compiling_and_running_never_imports_jax() -> None:
     out = _run(
         "import sys, numpy as np, didax, didax.numpy as jnp\n"
