@@ -22,10 +22,11 @@ no other module does (tests/test_fast_path.py checks).
 
 How the jit key works: `signature` walks the arguments once and returns
 - a key that determines the argument types exactly as the general key does: for an Array its
-  aval, for a NumPy array its shape and dtype, for a Python or NumPy scalar its type (the
-  type decides the aval: 1.0 is a weak float32), and for a tuple or list its type and length,
-  for a dict its keys (an interned marker, `_dict_marker`), for None None: the pytree
-  structure, written as the tree is walked;
+  aval, for a NumPy array its shape and dtype (after the marker `_HOST`), for a Python or
+  NumPy scalar its type (the type decides the aval: 1.0 is a weak float32), and for a tuple
+  its length, for a list its length inverted (`~n`, below 0), for a dict its keys (an
+  interned marker, `_dict_marker`), for None None: the pytree structure, written as the tree
+  is walked (only container lengths are ints, so no two structures give one key);
 - the leaves, with Arrays already replaced by their device buffers;
 - the positions of the leaves that are host values (put on the device with the entry's
   avals by the launch the fast table holds for that key, `putting`).
@@ -236,16 +237,19 @@ def _key(
 def _add_all(
     xs: Iterable[Any], key: list[Any], leaves: list[Any], host: list[int], home: Any
 ) -> bool:
-    # A pytree's structure is written into the key as it is walked: a tuple or list as its
-    # type and length (two items, no tuple built), a dict as its interned marker.
+    # A pytree's structure is written into the key as it is walked: a tuple as its length, a
+    # list as its length inverted (one item, no tuple built), a dict as its interned marker.
     for x in xs:
         # the common case, written out (an Array on the default device); the rest in `_add`
         if type(x) is Array and (buffer := x._buffer) is not None and buffer._sharding is home:
             key.append(x._aval)
             leaves.append(buffer)
-        elif (t := type(x)) is tuple or t is list:
-            key.append(t)
+        elif (t := type(x)) is tuple:
             key.append(len(x))
+            if not _add_all(x, key, leaves, host, home):
+                return False
+        elif t is list:
+            key.append(~len(x))
             if not _add_all(x, key, leaves, host, home):
                 return False
         elif t is dict:
@@ -407,8 +411,11 @@ def launcher(
             (buffer,) = execute(buffers).consume_with_handlers(handlers)
         except runtime_error:  # an argument on another device: as in `execute`
             return executable.execute_one(buffers)
-        out = _new(Array)  # `array.build`, inlined
-        out._value, out._buffer, out._weak, out._aval = None, buffer, weak, aval
+        out = _new(Array)  # `array.build`, inlined (a store each: no tuple built)
+        out._value = None
+        out._buffer = buffer
+        out._weak = weak
+        out._aval = aval
         return out
 
     return launch

@@ -365,7 +365,8 @@ def test_a_numpy_argument_takes_one_jaxlib_put_and_no_wrapper(monkeypatch) -> No
 def test_a_dict_argument_keys_by_one_interned_marker() -> None:
     # The structure of a dict argument is one object per key set (sorted once, then found
     # by the keys in their order): two calls with fresh dicts put the very same marker in
-    # their keys; a tuple or list adds its type and length, no tuple built per call.
+    # their keys; a tuple adds its length, a list its length inverted (`~n`): one int, no
+    # tuple built per call.
     x = didax.device_put(np.ones(2, np.float32))
     home = x._buffer._sharding
     keys = []
@@ -376,7 +377,9 @@ def test_a_dict_argument_keys_by_one_interned_marker() -> None:
     markers = [(i, k) for i, k in enumerate(a) if type(k) is tuple and k[:1] == (dict,)]
     assert [k for _, k in markers] == [(dict, "b", "w")] * 2 + [(dict, "scale")]
     assert all(b[i] is k for i, k in markers)
-    assert a == b and a[1:3] == (list, 2)
+    assert a == b and a[1] == ~2 and a[8] == 1
+    keyed = [fast_path.signature((t,), {}, home, [], []) for t in ([], (), [x], (x,), [[x]])]
+    assert len(set(keyed)) == len(keyed)  # a list and a tuple never key alike
 
 
 def test_an_array_put_on_the_device_keys_by_identity() -> None:
