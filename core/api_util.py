@@ -17,7 +17,6 @@ from __future__ import annotations
 import inspect
 import operator
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from types import FunctionType
 from typing import Any
 
@@ -107,14 +106,21 @@ _POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_O
 _KEYWORD = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
 
 
-@dataclass(frozen=True)
 class ArgSpec:
-    """Resolved options of one jitted function."""
+    """Resolved options of one jitted function. (A plain class: a frozen dataclass cost
+    ~0.4 ms of `import didax`.)"""
 
-    static_argnums: tuple[int, ...] = ()
-    static_argnames: tuple[str, ...] = ()
-    donate_argnums: tuple[int, ...] = ()
-    donate_argnames: tuple[str, ...] = ()
+    __slots__ = ("static_argnums", "static_argnames", "donate_argnums", "donate_argnames")
+
+    def __init__(
+        self,
+        static_argnums: tuple[int, ...] = (),
+        static_argnames: tuple[str, ...] = (),
+        donate_argnums: tuple[int, ...] = (),
+        donate_argnames: tuple[str, ...] = (),
+    ) -> None:
+        self.static_argnums, self.static_argnames = static_argnums, static_argnames
+        self.donate_argnums, self.donate_argnames = donate_argnums, donate_argnames
 
     def static_positions(self, nargs: int) -> set[int]:
         """Indices of the static positional arguments of a call with `nargs` of them."""
