@@ -32,12 +32,14 @@ How the jit key works: `signature` walks the arguments once and returns
   avals by the launch the fast table holds for that key, `putting`).
 An Array split over a mesh keys by its aval and NamedSharding: the general path remembers a
 sharded call (a `stages.ShardedRun`) only when every argument was already split as that
-program takes it, and with no host values. Anything else (a tracer, a namedtuple or custom
-pytree node, an Array on another single device) gives None: the general path, which is the
-one place for everything unusual (so are calls under a transformation, and every call of a
-function with static arguments, donated arguments or effects). The general path fills the
-fast table after a call it compiled for, so a key is only found for a signature it checked
-and traced. JAX does this in C++ (`jaxlib`'s `PjitFunction`).
+program takes it, and with no host values. A function with static arguments keys the others
+so, then the static values (`static_key`: the call split as the general path splits it,
+`JitFunction._split`). Anything else (a tracer, a namedtuple or custom pytree node, an Array
+on another single device) gives None: the general path, which is the one place for
+everything unusual (so are calls under a transformation, and every call of a function with
+donated arguments or effects, or of a sharded program with static arguments). The general
+path fills the fast table after a call it compiled for, so a key is only found for a
+signature it checked and traced. JAX does this in C++ (`jaxlib`'s `PjitFunction`).
 """
 
 from __future__ import annotations
@@ -144,9 +146,14 @@ class Jitted(Protocol):
     _fast: dict[tuple, Callable[[list[Any]], Any]]  # key -> launch
     _last: list[tuple[list, Any]]  # [(the key of the last hit, as a list; its hit)]
     _home: Any  # the first device's sharding, once the backend runs
+    _has_static: bool  # static_argnums or static_argnames given
 
     def _call(self, args: tuple, kwargs: dict) -> Any:
         """The general path."""
+
+    def _split(self, args: tuple, kwargs: dict) -> tuple[set[int], dict, tuple, tuple, dict]:
+        """(static positions, static keyword arguments, static values, the other positional
+        arguments, the other keyword arguments), as the general path splits a call."""
 
     def _hooked(self, args: tuple, kwargs: dict) -> Any:
         """A call while `config.jit_hooks` is set (debug_nans, debug_infs, disable_jit)."""
@@ -159,7 +166,7 @@ NO_LAST: tuple[list, Any] = ([], None)
 def jit_call(jitted: Jitted, *args: Any, **kwargs: Any) -> Any:
     """A call of a jitted function: its `__call__` (JitFunction's class body binds it). The
     fast path when nothing is being traced and the arguments have a signature the function
-    has run before; otherwise `jitted._call`. The table stays empty with static arguments."""
+    has run before; otherwise `jitted._call`."""
     __tracebackhide__ = True  # engine frame: IPython leaves it out of tracebacks
     if _hot.jit_hooks:  # debug_nans/debug_infs/disable_jit
         return jitted._hooked(args, kwargs)
@@ -194,6 +201,13 @@ def jit_call(jitted: Jitted, *args: Any, **kwargs: Any) -> Any:
         # with the last hit's first (a loop calls with one signature: no key to hash, its
         # avals' `__hash__` being Python's, ~0.05 us each), then looked up
         leaves: list[Any] = []
+        if jitted._has_static:  # the key of the other arguments, then the static values
+            key = static_key(jitted, args, kwargs, home, leaves, [])
+            try:
+                hit = None if key is None else fast.get(tuple(key))
+            except TypeError:  # an unhashable static value: the general path raises
+                hit = None
+            return jitted._call(args, kwargs) if hit is None else hit(leaves)
         key = _key(args, kwargs, home, leaves, [])
         if key is not None:
             last = jitted._last[0]
@@ -208,6 +222,7 @@ def jit_call(jitted: Jitted, *args: Any, **kwargs: Any) -> Any:
 _SCALARS = (bool, int, float, complex)
 _HOST = np.ndarray  # marks a NumPy array in a key, followed by its shape and dtype
 _KWARGS = object()  # marks where the keyword arguments start in a key
+_STATIC = object()  # marks where the static values follow, at a key's end
 
 
 def signature(
@@ -231,6 +246,23 @@ def _key(
         key.append(_KWARGS)
         if not _add_all((kwargs,), key, leaves, host, home):  # keyed as a dict
             return None
+    return key
+
+
+def static_key(
+    jitted: Jitted, args: tuple, kwargs: dict, home: Any, leaves: list[Any], host: list[int]
+) -> list[Any] | None:
+    """`_key` for a function with static arguments: the key of the others, then `_STATIC`
+    and the static values (which the lookup hashes and compares, as the general path's key
+    does); None where the general path must split the call (it raises)."""
+    try:
+        _, _, statics, args, kwargs = jitted._split(args, kwargs)
+    except Exception:  # an out-of-range static_argnums: the general path raises JAX's error
+        return None
+    key = _key(args, kwargs, home, leaves, host)
+    if key is not None:
+        key.append(_STATIC)
+        key.append(statics)
     return key
 
 

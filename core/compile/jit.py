@@ -221,6 +221,8 @@ class JitFunction:
         self._last = [fast_path.NO_LAST] if self._donating else self._shared.last
         self._lock = self._shared.lock
         self._home: Any = None  # the first device's sharding, once the backend runs
+        # by number of positional arguments: (static positions, in order, the others)
+        self._positions: dict[int, tuple[frozenset[int], tuple[int, ...], tuple[int, ...]]] = {}
 
     @property
     def compilations(self) -> int:
@@ -279,7 +281,7 @@ class JitFunction:
                     exe = entry.placed.get(device)
                     if exe is None:
                         exe = entry.placed[device] = self._compile(entry, device)
-                elif not self._has_static and device == client.runtime().device:
+                elif device == client.runtime().device:
                     self._remember(entry, args, kwargs)  # later calls: the fast path
             buffers = [placement.buffer_on(x, a, device) for x, a in zip(leaves, entry.in_avals)]
             return entry.run(buffers, exe, placement.result_sharding(device, committed))
@@ -380,7 +382,11 @@ class JitFunction:
         entry = entry or target
         self._home = client.runtime().sharding
         host: list[int] = []
-        key = fast_path.signature(args, kwargs, self._home, [], host)
+        if self._has_static:  # (the general path hashed the static values)
+            found = fast_path.static_key(self, args, kwargs, self._home, [], host)
+            key = None if found is None else tuple(found)
+        else:
+            key = fast_path.signature(args, kwargs, self._home, [], host)
         if key is not None and key not in self._fast and not (host and entry is not target):
             key = tuple(array.interned(k) if type(k) is ShapedArray else k for k in key)
             entry.fast_keys.append(key)
@@ -448,11 +454,7 @@ class JitFunction:
         cached: those tracers belong to the current transformation)."""
         __tracebackhide__ = True
         client.check_backend(self._backend)
-        static = self._spec.static_positions(len(args))
-        static_kw = {k: v for k, v in kwargs.items() if k in self._spec.static_argnames}
-        if static_kw:
-            kwargs = {k: v for k, v in kwargs.items() if k not in static_kw}
-        statics = (*(args[i] for i in sorted(static)), *sorted(static_kw.items()))
+        static, static_kw, statics, dynamic, kwargs = self._split(args, kwargs)
         try:
             hash(statics)
         except TypeError as e:
@@ -462,7 +464,6 @@ class JitFunction:
                 f"trying to hash an object of type {type(bad)}, {bad!r}. The error was:\n"
                 f"TypeError: {e}"
             ) from None
-        dynamic = tuple(a for i, a in enumerate(args) if i not in static)
         leaves, in_tree = tree_flatten((dynamic, kwargs))
         self._check_leaves(args, static, kwargs, leaves)
         avals = tuple(core.get_aval(x) for x in leaves)
@@ -490,6 +491,26 @@ class JitFunction:
                 _, old = self._cache.popitem(last=False)
                 self._shared.forget(old.fast_keys)  # (shared: not a donating one's)
         return entry, leaves, []
+
+    def _split(self, args: tuple, kwargs: dict) -> tuple[set[int], dict, tuple, tuple, dict]:
+        """A call's static positions and static keyword arguments; the static values, as
+        they key an entry (hashed, compared); the other positional and keyword arguments.
+        The positions, by the number of arguments, are worked out once (the fast path splits
+        every call of a function with static arguments)."""
+        found = self._positions.get(len(args))
+        if found is None:  # (an out-of-range negative number raises here, every time)
+            static = frozenset(self._spec.static_positions(len(args)))
+            rest = tuple(i for i in range(len(args)) if i not in static)
+            found = self._positions[len(args)] = (static, tuple(sorted(static)), rest)
+        static, order, rest = found
+        static_kw = {}
+        if kwargs and self._spec.static_argnames:
+            static_kw = {k: v for k, v in kwargs.items() if k in self._spec.static_argnames}
+            kwargs = {k: v for k, v in kwargs.items() if k not in static_kw}
+        statics = tuple(map(args.__getitem__, order))
+        if static_kw:
+            statics += tuple(sorted(static_kw.items()))
+        return static, static_kw, statics, tuple(map(args.__getitem__, rest)), kwargs
 
     def _equal_entry(self, key: tuple) -> Entry | None:
         # A static argument mutated after it keyed an entry (a method's `self`) no longer

@@ -190,11 +190,34 @@ def test_tracers_and_unusual_arguments_take_the_general_path() -> None:
     assert len(general) == 3 and len(general_p) == 3
 
 
-def test_static_arguments_never_use_the_fast_table(capsys) -> None:
-    js = didax.jit(lambda x, n: x * n, static_argnums=1)
-    js(1.0, 2)
-    js(1.0, 2)
-    assert not js._fast
+def test_static_arguments_key_the_fast_table_by_value() -> None:
+    # The fast key of a function with static arguments is its other arguments' key, then
+    # the static values, which the lookup hashes and compares as the general path's key
+    # does: a new value traces again, a known one takes the fast path.
+    js = didax.jit(lambda x, n, scale=1.0: x * n * scale, static_argnums=1)
+    x = didax.device_put(np.ones(2, np.float32))
+    js(x, 2), js(x, 3)  # compiled, remembered
+    general = _counting(js)
+    np.testing.assert_array_equal(np.asarray(js(x, 2)), np.full(2, 2.0))
+    np.testing.assert_array_equal(np.asarray(js(x, 3, scale=2.0)), np.full(2, 6.0))
+    assert len(general) == 1  # (a keyword argument: another signature)
+    js(x, 3, scale=2.0)
+    assert len(general) == 1 and js.compilations == 3
+    with pytest.raises(ValueError, match="Non-hashable static arguments"):
+        js(x, [2])  # the general path raises
+    kw = didax.jit(lambda x, n: x * n, static_argnames="n")
+    kw(x, n=4), kw(x, 4)
+    general = _counting(kw)
+    np.testing.assert_array_equal(np.asarray(kw(x, n=4)), np.full(2, 4.0))
+    np.testing.assert_array_equal(np.asarray(kw(x, 4)), np.full(2, 4.0))
+    assert not general
+    star = didax.jit(lambda *a: a[0] * len(a), static_argnums=-1)
+    star(x, 2), star(x, 2)
+    with pytest.raises(ValueError):  # -1 out of range of no arguments: the general path
+        star()
+
+
+def test_a_program_with_a_print_takes_the_fast_path(capsys) -> None:
     # A program with a print is compiled (a host callback), so it takes the fast path too,
     # and each call prints.
     printing = didax.jit(lambda x: didax.debug.print("x={}", x) or x)
