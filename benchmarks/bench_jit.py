@@ -6,11 +6,11 @@
 
 Rows: the first call of a 100-op and a 1,000-op elementwise chain (trace, lower, compile,
 run; a fresh function each repeat), cached dispatch with 1 and 3 float32[8] device arrays,
-a dict of 10, a list of 3 (w, b) pairs in and out, and a NumPy argument (call and wait;
-didax and JAX timed in alternation), the same for a f32[8] split over 4 CPU devices (a
-subprocess with 4 devices), a jitted 20-op elementwise chain on 1e7 elements and a
-2048x2048 float32 matmul (steady state), and `import didax` / `import jax` in a fresh
-interpreter. A ratio is didax's time over JAX's: below 1.0, didax is faster.
+a dict of 10, a list of 3 (w, b) pairs in and out, a NumPy argument, and an array with a
+static int (call and wait; didax and JAX timed in alternation), the same for a f32[8] split
+over 4 CPU devices (a subprocess with 4 devices), a jitted 20-op elementwise chain on 1e7
+elements and a 2048x2048 float32 matmul (steady state), and `import didax` / `import jax` in
+a fresh interpreter. A ratio is didax's time over JAX's: below 1.0, didax is faster.
 With `--cpu` the dispatch rows count the process's CPU time (`time.process_time`, every
 thread) instead of the wall clock: on a machine shared with other work the wall clock counts
 the time the process waited for a core, which drowns a difference of a microsecond.
@@ -65,7 +65,7 @@ def first_call(lib: Any, np_: Any, n: int, x: np.ndarray, repeats: int) -> float
 
 def dispatch_case(lib: Any, case: str, x: Any) -> Callable[[], Any]:
     """A cached call, waited for: 1 or 3 array arguments, one dict of 10 arrays, a list of
-    pairs in and out, or one NumPy array."""
+    pairs in and out, one NumPy array, or an array and a static int."""
     if case == "dict":
         f = lib.jit(lambda d: sum(d.values()))  # all ten used (JAX drops unused ones)
         args: tuple = ({f"k{i}": x for i in range(10)},)
@@ -75,6 +75,9 @@ def dispatch_case(lib: Any, case: str, x: Any) -> Callable[[], Any]:
     elif case == "numpy":  # a NumPy argument: put on the device by the call
         f = lib.jit(lambda a: a + 1.0)
         args = (np.arange(8, dtype=np.float32),)
+    elif case == "static":  # an array and a static int
+        f = lib.jit(lambda a, n: a * n, static_argnums=1)
+        args = (x, 3)
     else:
         f = lib.jit({"1": lambda a: a + 1.0, "3": lambda a, b, c: a * b + c}[case])
         args = (x,) * int(case)
@@ -184,6 +187,7 @@ def main(only_dispatch: bool = False, cpu: bool = False) -> None:
         ("dict", "dict of 10 f32[8]"),
         ("pytree", "3 (w, b) pairs in and out"),
         ("numpy", "NumPy f32[8]"),
+        ("static", "f32[8] and a static int"),
     ):
         row(f"cached dispatch, {label}", *dispatch(case, dx8, jx8, 2000), "us")
     row("cached dispatch, f32[8] on 4 devices", *sharded_dispatch(cpu=cpu), "us")
