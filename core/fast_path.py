@@ -151,7 +151,7 @@ class Jitted(Protocol):
     def _call(self, args: tuple, kwargs: dict) -> Any:
         """The general path."""
 
-    def _split(self, args: tuple, kwargs: dict) -> tuple[set[int], dict, tuple, tuple, dict]:
+    def _split(self, args: tuple, kwargs: dict) -> tuple[frozenset[int], dict, tuple, tuple, dict]:
         """(static positions, static keyword arguments, static values, the other positional
         arguments, the other keyword arguments), as the general path splits a call."""
 

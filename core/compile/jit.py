@@ -492,7 +492,7 @@ class JitFunction:
                 self._shared.forget(old.fast_keys)  # (shared: not a donating one's)
         return entry, leaves, []
 
-    def _split(self, args: tuple, kwargs: dict) -> tuple[set[int], dict, tuple, tuple, dict]:
+    def _split(self, args: tuple, kwargs: dict) -> tuple[frozenset[int], dict, tuple, tuple, dict]:
         """A call's static positions and static keyword arguments; the static values, as
         they key an entry (hashed, compared); the other positional and keyword arguments.
         The positions, by the number of arguments, are worked out once (the fast path splits
@@ -521,7 +521,7 @@ class JitFunction:
     def _trace(
         self,
         args: tuple,
-        static: set[int],
+        static: frozenset[int],
         static_kw: dict[str, Any],
         in_tree: PyTreeDef,
         avals: tuple[core.ShapedArray, ...],
@@ -562,7 +562,9 @@ class JitFunction:
             closed = ClosedJaxpr(Jaxpr([], [*j.constvars, *j.invars], j.outvars, j.eqns), [])
         return Entry(closed, in_tree, out_trees[-1], trace_time), consts
 
-    def _check_leaves(self, args: tuple, static: set[int], kwargs: dict, leaves: list[Any]) -> None:
+    def _check_leaves(
+        self, args: tuple, static: frozenset[int], kwargs: dict, leaves: list[Any]
+    ) -> None:
         for leaf in leaves:
             if not jit_refs.is_argument(leaf):
                 break
