@@ -94,14 +94,15 @@ def write_kernelspec(root: Path) -> str:
 
 
 def execute(name: str, kernel_name: str) -> Any:
-    """Run a demo notebook in a fresh kernel; cells tagged raises-exception may raise."""
+    """Run a demo notebook in a fresh kernel, in its folder (as JupyterLab runs it); cells
+    tagged raises-exception may raise."""
     nb = nbformat.read(DEMOS / name, as_version=4)
     NotebookClient(
         nb,
         kernel_name=kernel_name,
         timeout=120,
         startup_timeout=60,
-        resources={"metadata": {"path": str(DEMOS)}},
+        resources={"metadata": {"path": str((DEMOS / name).parent)}},
     ).execute()
     return nb
 
@@ -297,6 +298,7 @@ class Lessons:
 
 
 def _shut_down(km: Any) -> None:
+    """Shut the kernel of `km` down; None, for `km = _shut_down(km)`: no kernel now."""
     with contextlib.suppress(Exception):  # already dead
         run_sync(km.shutdown_kernel)(now=True)
 
@@ -1622,12 +1624,15 @@ def test_every_teacher_notebook_has_a_student_copy() -> None:
     assert STUDENT_COPIES == teacher
 
 
-@pytest.mark.parametrize("path", sorted(make_student.generated(), key=str), ids=lambda p: p.name)
+GENERATED = make_student.generated()  # once: each test compares one of its files
+
+
+@pytest.mark.parametrize("path", sorted(GENERATED, key=str), ids=lambda p: p.name)
 def test_generated_notebooks_are_current(path: Path) -> None:
     """student/ and solutions/11 are what make_student.py writes from the teacher notebooks
     as they are now (regenerated here, in memory)."""
     assert path.exists(), f"run `python demo_notebooks/make_student.py` to write {path.name}"
-    assert path.read_text(encoding="utf-8") == make_student.generated()[path], (
+    assert path.read_text(encoding="utf-8") == GENERATED[path], (
         f"{path} is stale: run `python demo_notebooks/make_student.py`"
     )
 
