@@ -58,6 +58,7 @@ for i, name in enumerate(
         # install the `array_runtime.Runtime` protocol)
         "runtime",
         "runtime.plugins",
+        "runtime.host_memory",
         "runtime.client",
         "runtime.transfer_guard",
         "runtime.placement",
