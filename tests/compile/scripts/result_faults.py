@@ -1,7 +1,7 @@
 """Run by test_host_memory.py in a fresh process: a jitted function with 8 results of 2 MiB
 (16 MiB a call, 4,096 pages) is called 8 times, then 15 more, each waited for and dropped.
-Prints the malloc thresholds the client set (None: none) and the median of the minor page
-faults of the last 15 calls. With an argument, `config.update`s the option to it first.
+Prints the malloc thresholds the client set (None: none), then the median and the sum of
+the minor page faults of the last 15 calls. With an argument, `config.update`s the option to it first.
 
     python result_faults.py [TRIM_THRESHOLD]
 """
@@ -26,4 +26,4 @@ for i in range(8 + 15):
     didax.block_until_ready(f(x))
     if i >= 8:
         faults.append(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
-print(client.runtime().malloc_thresholds, statistics.median(faults))
+print(client.runtime().malloc_thresholds, statistics.median(faults), sum(faults))
