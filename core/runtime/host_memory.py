@@ -8,7 +8,7 @@ program, and frees it when the last Array holding it goes. With glibc's defaults
 arena gives the free memory at its top back to the system (`madvise(MADV_DONTNEED)`) once it
 exceeds the trim threshold, which glibc sets to twice the largest block it has unmapped so far
 (its "dynamic" thresholds). A program whose results add up to more than twice its largest
-one then gets its memory fresh on every call, and the kernels that write the results pay a
+one then often gets its memory fresh for a call, and the kernels that write the results pay a
 page fault per 4 KiB: `jit(vmap(grad))` of bench_autodiff.py's big MLP, 13 MB of results,
 took ~5,100 faults and 2-3x its time, on some calls and not others (the order in which XLA's
 threads free decides), in JAX's process as in didax's. JAX sets nothing here.
