@@ -142,17 +142,20 @@ MATMUL_PRECISIONS = (
 
 
 class HotFlags:
-    """The flags the hottest paths read on every call (fast_path.py's eager closures and jit
-    call), kept in step by `Config.update`. A plain slotted object: Config's `__getattr__`
+    """The flags the hottest paths read on every call (fast_path.py's eager closures, the jit
+    call and core.eval_primitive), kept in step by `Config.update`. A plain slotted object: Config's `__getattr__`
     keeps Python (3.11) from specializing reads of Config's own attributes, which then cost
     ~15 ns each; these cost ~1 ns."""
 
-    __slots__ = ("eager_hooks", "jit_hooks", "trace_context")
+    __slots__ = ("eager_hooks", "jit_hooks", "trace_context", "check_special", "guard_host")
 
     def __init__(self) -> None:
         self.eager_hooks = False
         self.jit_hooks = False
         self.trace_context: tuple = ()
+        # read by every eager primitive on the general path (core.eval_primitive)
+        self.check_special = False
+        self.guard_host: str | None = None  # Config.guard_host_to_device
 
 
 class Config:
@@ -231,6 +234,7 @@ class Config:
         hot = self.hot
         hot.eager_hooks, hot.jit_hooks = self.eager_hooks, self.jit_hooks
         hot.trace_context = self.trace_context
+        hot.check_special, hot.guard_host = self.check_special, self.guard_host_to_device
 
     def _trace_context(self) -> tuple:
         return tuple(self._values[name] for name in TRACE_CONTEXT)
