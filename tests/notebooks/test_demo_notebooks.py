@@ -6,7 +6,7 @@ Every notebook in demo_notebooks/ is executed here except those in `COVERED_ELSE
 A cell tagged `raises-exception` must raise; any other cell must not, nor write to stderr
 (jaxlib's C++ log lines aside). To refresh the stored outputs after a change to didax:
 
-    python tests/notebooks/test_demo_notebooks.py [NAME.ipynb ...]
+    PYTHONPATH=tests python tests/notebooks/test_demo_notebooks.py [NAME.ipynb ...]
 
 (that executes the notebooks and drops jaxlib's log lines, which `nbconvert --execute` keeps).
 """
@@ -465,7 +465,7 @@ def test_stored_outputs_are_current(name: str, run: Any) -> None:
         # floats within float_text's tolerance: machines differ in the last digits
         assert outputs_match(shown(old), shown(new)), (
             f"stored outputs of {name} are stale; refresh them with "
-            f"`python tests/notebooks/test_demo_notebooks.py {name}`\n{old.source}"
+            f"`PYTHONPATH=tests python tests/notebooks/test_demo_notebooks.py {name}`\n{old.source}"
         )
 
 
