@@ -369,7 +369,7 @@ def putting(
     def launch_putting(leaves: list[Any]) -> Any:
         for i, aval in zip(host, avals):
             x = leaves[i]
-            if _hot.guard_host_to_device is not None:  # an implicit host-to-device transfer
+            if _hot.guard_host is not None:  # an implicit host-to-device transfer
                 transfer_guard.host_to_device(aval, rt.device)
             if type(x) is not np.ndarray or x.dtype is not aval.dtype:
                 x = np.asarray(x, aval.dtype)
@@ -384,7 +384,7 @@ def putting(
 
     def launch_one(leaves: list[Any]) -> Any:
         x = leaves[0]
-        if type(x) is not np.ndarray or x.dtype is not dtype or _hot.guard_host_to_device:
+        if type(x) is not np.ndarray or x.dtype is not dtype or _hot.guard_host:
             return launch_putting(leaves)
         leaves[0] = put(aval, sharding, [x], devices, True, False, lend, enable_x64=True)
         return launch(leaves)
