@@ -2,7 +2,7 @@
 
     python benchmarks/bench_autodiff.py
     python benchmarks/bench_autodiff.py alone   # the big jit(vmap(grad)), each library alone
-    python benchmarks/bench_autodiff.py --cpu   # the first table in CPU time (a loaded machine)
+    python benchmarks/bench_autodiff.py --cpu   # in CPU time (a loaded machine; also with alone)
 
 The model of issue 4: an MLP 256 -> 512 -> 512 -> 16 with tanh, mean squared error, batch 128.
 Prints medians of 7 repeats (milliseconds per call, waiting for the result) for both libraries,
@@ -15,22 +15,25 @@ then the ratios the issue sets targets for (didax's, with JAX's beside them):
   information, on the big MLP (8 examples).
 Then the big MLP's `jit(vmap(grad))` once per way of making its arguments (`asarray`,
 `device_put`, NumPy arrays), didax and JAX timed in alternation, with the minor page faults
-per call. Its 8 gradients are 13 MB of results per call. While the C allocator (glibc
-malloc) still maps that memory fresh for every call, each call takes ~3,500 page faults and
-costs 3-10x more, in either library: whichever runs first in a process pays it until malloc's
-dynamic mmap threshold has grown past the results. The program, its compile options and its
-arguments' buffers are not the cause (same HLO as JAX's; an Array is put on the device
-once). Timed one library after the other, that order decides the ratio (issue 26 measured
-6.2 against 0.8 ms with didax first); timed in alternation, after a warm-up, both see the
-same allocator.
+per call. Its 8 gradients are 13 MB of results per call, which XLA's threads `malloc` and
+free when the Arrays go. With glibc's default (dynamic) thresholds, an XLA thread's arena
+gives its ~21 MB of free top memory back to the system (`madvise(MADV_DONTNEED)` from
+glibc's heap trimming, in the `free` of a result buffer: seen with `strace -f -k`) on some
+calls, and the next call's kernels fault it in again: ~5,100 page faults (`perf record -e
+page-faults`: in XLA's generated kernels) and 2-3x the time, in either library, on calls and
+in processes that the order of XLA's threads decides (the program, its compile options and
+its arguments are not the cause: the same HLO as JAX's). didax's client fixes glibc's
+thresholds when it starts (runtime/host_memory.py, option `didax_malloc_trim_threshold`):
+no call faults after the first two. The setting is the process's, so in this script JAX's
+calls get it too once didax's client has started (in the alternating rows both run the same
+program with the same allocator; JAX sets no allocator option).
 `alone`: the same call with `device_put` arguments, each library in a fresh process of its
-own (three processes each, alternating), so that neither shares the other's allocator: the
-median time and page faults per call of each process. Measured so (issue 26's session, load
-~12 on 2 cores, two runs of `alone`), JAX's own process paid the ~5,100 faults a call (or
-~2,000) in 6 of 6 processes, didax's in 2 of 6: which calls fault depends on the order in
-which XLA's threads allocate and free the results (glibc's per-thread arenas and its
-dynamic mmap threshold), not on the library; JAX sets no allocator option (its compile and
-client options, read in `jax._src.compiler` and `xla_bridge`, touch none).
+own (three processes each, alternating): the median time and page faults per call of each
+process. Measured so (issue 26's session, load ~12 on 2 cores, two runs of `alone`), before
+the thresholds were set, JAX's own process paid the ~5,100 faults a call (or ~2,000) in 6 of
+6 processes, didax's in 2 of 6; after (issue 26 item 1, load 8-14, 5 processes each, CPU
+time): didax 3.6-4.3 ms and 0 faults in 5 of 5, with `DIDAX_MALLOC_TRIM_THRESHOLD=0`
+3.7-10.8 ms and faults in 2 of 5, JAX 7.7-12.7 ms and faults in 5 of 5.
 Gradients are checked against JAX's before timing.
 
 Eager didax multiplies matrices with NumPy's OpenBLAS. On a small shared machine OpenBLAS's
@@ -183,9 +186,9 @@ def per_example_setups(rng: np.random.Generator, repeats: int = 9) -> None:
     for _ in range(repeats):
         for k, call in calls.items():
             f0 = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
-            t0 = time.perf_counter()
+            t0 = CLOCK()
             call()
-            times[k].append(time.perf_counter() - t0)
+            times[k].append(CLOCK() - t0)
             faults[k].append(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - f0)
     print()
     print(f"jit(vmap(grad)), {' -> '.join(map(str, SIZES))}, 8 examples, by argument set-up")
@@ -281,20 +284,23 @@ def alone(lib_name: str, repeats: int = 15) -> None:
     times, faults = [], []
     for _ in range(repeats):
         f0 = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
-        t0 = time.perf_counter()
+        t0 = CLOCK()
         lib.block_until_ready(f(*args))
-        times.append(time.perf_counter() - t0)
+        times.append(CLOCK() - t0)
         faults.append(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - f0)
     print(statistics.median(times) * 1e3, statistics.median(faults))
 
 
 def alone_rows(processes: int = 3) -> None:
     print(f"jit(vmap(grad)), {' -> '.join(map(str, SIZES))}, 8 examples, each library alone")
-    print(f"{'(ms and faults per call, median of 15 calls; one process a row)':<60}")
+    cpu = "CPU " if CLOCK is time.process_time else ""
+    print(f"{'(' + cpu + 'ms and faults per call, median of 15 calls; one process a row)':<60}")
     for i in range(processes):
         for name in ("didax", "jax"):
             out = subprocess.run(
-                [sys.executable, __file__, "--alone", name], capture_output=True, text=True
+                [sys.executable, __file__, "--alone", name, *(["--cpu"] if cpu else [])],
+                capture_output=True,
+                text=True,
             )
             t, f = map(float, out.stdout.split()[-2:])
             print(f"{name + ' process ' + str(i + 1):<60} {t:9.3f} ms   faults {f:.0f}")

@@ -12,6 +12,12 @@ Layer 1 (no imports from didax). Options:
 - `jax_platforms`: the platforms the client may be made for, by priority ("cpu", "cuda";
   runtime/plugins.py); its start value comes from `JAX_PLATFORMS`, as JAX reads it; None or
   "": the CPU. Locked when the client starts, as `jax_num_cpu_devices`.
+- `didax_malloc_trim_threshold` (didax's own): bytes of freed memory glibc's malloc keeps in
+  an arena instead of giving it back to the system, fixed when the client starts
+  (runtime/host_memory.py): 64 MiB by default, so that a jitted call whose results take
+  tens of MB reuses their memory instead of faulting it in again; 0 leaves glibc's
+  thresholds alone. Its start value comes from `DIDAX_MALLOC_TRIM_THRESHOLD`. Locked when
+  the client starts, as `jax_num_cpu_devices`.
 - `jax_use_shardy_partitioner`: on by default, as in JAX 0.10.2: partitioned programs carry
   Shardy's `sdy.sharding` attributes over an `sdy.mesh` and shard_map bodies are
   `sdy.manual_computation`s; off, GSPMD's `mhlo.sharding` and custom calls.
@@ -56,10 +62,21 @@ def _env_flag(name: str) -> bool:
     raise ValueError(f"invalid truth value {value!r} for environment {name!r}")
 
 
+def _env_bytes(name: str, default: int) -> int:
+    value = os.environ.get(name, "").strip()
+    if not value:
+        return default
+    try:
+        return int(value)
+    except ValueError:
+        raise ValueError(f"invalid byte count {value!r} for environment {name!r}") from None
+
+
 _DEFAULTS: dict[str, Any] = {
     "jax_enable_x64": _env_flag("JAX_ENABLE_X64"),
     "jax_num_cpu_devices": -1,
     "jax_platforms": os.environ.get("JAX_PLATFORMS") or None,
+    "didax_malloc_trim_threshold": _env_bytes("DIDAX_MALLOC_TRIM_THRESHOLD", 64 << 20),
     "jax_use_shardy_partitioner": True,
     "jax_debug_nans": False,
     "jax_debug_infs": False,
@@ -125,17 +142,20 @@ MATMUL_PRECISIONS = (
 
 
 class HotFlags:
-    """The flags the hottest paths read on every call (fast_path.py's eager closures and jit
-    call), kept in step by `Config.update`. A plain slotted object: Config's `__getattr__`
+    """The flags the hottest paths read on every call (fast_path.py's eager closures, the jit
+    call and core.eval_primitive), kept in step by `Config.update`. A plain slotted object: Config's `__getattr__`
     keeps Python (3.11) from specializing reads of Config's own attributes, which then cost
     ~15 ns each; these cost ~1 ns."""
 
-    __slots__ = ("eager_hooks", "jit_hooks", "trace_context")
+    __slots__ = ("eager_hooks", "jit_hooks", "trace_context", "check_special", "guard_host")
 
     def __init__(self) -> None:
         self.eager_hooks = False
         self.jit_hooks = False
         self.trace_context: tuple = ()
+        # read by every eager primitive on the general path (core.eval_primitive)
+        self.check_special = False
+        self.guard_host: str | None = None  # Config.guard_host_to_device
 
 
 class Config:
@@ -214,6 +234,7 @@ class Config:
         hot = self.hot
         hot.eager_hooks, hot.jit_hooks = self.eager_hooks, self.jit_hooks
         hot.trace_context = self.trace_context
+        hot.check_special, hot.guard_host = self.check_special, self.guard_host_to_device
 
     def _trace_context(self) -> tuple:
         return tuple(self._values[name] for name in TRACE_CONTEXT)
@@ -273,6 +294,8 @@ def _checked(name: str, value: Any) -> Any:
         return value
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"{name} must be an int, got {value!r}")
+    if name == "didax_malloc_trim_threshold" and not 0 <= value < 2**31:
+        raise ValueError(f"{name} must be a byte count in [0, 2**31), got {value}")
     return value
 
 

@@ -493,7 +493,8 @@ def eval_primitive(primitive: Primitive, operands: Sequence[Any], params: dict) 
     rule = impl_rules._rules.get(primitive)
     if rule is None:
         raise NotImplementedError(impl_rules.missing.format(primitive))
-    if config.guard_host_to_device is not None:  # (eager closures decline while it is set)
+    hot = config.hot
+    if hot.guard_host is not None:  # (eager closures decline while it is set)
         _host_operand_guard(operands)
     if primitive in stateful:  # it reads or writes a Ref: its operands go in as they are
         return rule(*operands, **params)
@@ -505,7 +506,7 @@ def eval_primitive(primitive: Primitive, operands: Sequence[Any], params: dict) 
             return outs
         args = [to_numpy(x) for x in operands]
     outs = rule(*args, **params)
-    if config.check_special:
+    if hot.check_special:
         nan_checks.check_special(primitive.name, outs)
     weak_operand = any(_is_weak(x) for x in operands)
     # Eager results carry a weak type without running abstract evaluation on the hot path:

@@ -215,7 +215,22 @@ def result_type(*types: tuple[np.dtype, bool]) -> tuple[np.dtype, bool]:
 
 
 def short_name(dtype: np.dtype) -> str:
-    """JAX's short dtype names, as jaxprs print them (f32, i32, bool, ...)."""
+    """JAX's short dtype names, as jaxprs print them (f32, i32, bool, ...).
+
+    Cached per dtype (a module-level dict, bounded by the few dozen dtypes there are): a jaxpr
+    prints one per binder, and comparing a NumPy dtype with ml_dtypes' (`dtype == bfloat16`)
+    goes through NumPy's `issubdtype`, ~10x the dict lookup."""
+    try:
+        return _SHORT_NAMES[dtype]
+    except KeyError:
+        name = _SHORT_NAMES[dtype] = _short_name(dtype)
+        return name
+
+
+_SHORT_NAMES: dict[Any, str] = {}
+
+
+def _short_name(dtype: np.dtype) -> str:
     dtype = np.dtype(dtype)
     if dtype == bool_:
         return "bool"

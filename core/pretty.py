@@ -111,16 +111,24 @@ def filled(items: Sequence[Doc], separator: str = "") -> Doc:
     return Nest(2, Group(join(concat(text(separator), Group(Break())), items)))
 
 
-def _flat_width(doc: Doc) -> int:
-    if isinstance(doc, Text):
-        return len(doc.token.text)
-    if isinstance(doc, Break):
-        return len(doc.flat)
-    if isinstance(doc, Annotation):
-        return 0
-    if isinstance(doc, (Nest, Group)):
-        return _flat_width(doc.child)
-    return sum(_flat_width(c) for c in doc.children)
+def _fits(doc: Doc, room: int) -> bool:
+    """Whether `doc` laid out flat takes at most `room` columns. It reads the document only
+    until the room is used up, so deciding on a group of a whole program costs a line's
+    worth, not the program's."""
+    stack = [doc]
+    while stack:
+        d = stack.pop()
+        if isinstance(d, Text):
+            room -= len(d.token.text)
+        elif isinstance(d, Break):
+            room -= len(d.flat)
+        elif isinstance(d, (Nest, Group)):
+            stack.append(d.child)
+        elif isinstance(d, Concat):
+            stack.extend(reversed(d.children))
+        if room < 0:
+            return False
+    return True
 
 
 def layout(doc: Doc, width: int = WIDTH) -> list[Line]:
@@ -156,7 +164,7 @@ def layout_annotated(doc: Doc, width: int = WIDTH) -> tuple[list[Line], list[tup
         elif isinstance(d, Nest):
             walk(d.child, indent + d.indent, flat)
         elif isinstance(d, Group):
-            walk(d.child, indent, flat or state["col"] + _flat_width(d.child) <= width)
+            walk(d.child, indent, flat or _fits(d.child, width - state["col"]))
         else:
             for c in d.children:
                 walk(c, indent, flat)

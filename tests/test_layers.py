@@ -20,6 +20,7 @@ only the array classes dispatch through it.
 from __future__ import annotations
 
 import ast
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -58,6 +59,7 @@ for i, name in enumerate(
         # install the `array_runtime.Runtime` protocol)
         "runtime",
         "runtime.plugins",
+        "runtime.host_memory",
         "runtime.client",
         "runtime.transfer_guard",
         "runtime.placement",
@@ -481,12 +483,16 @@ def _with_parent_packages(imp: Import) -> list[Import]:
     return found
 
 
-ALL_IMPORTS = [
-    edge
-    for path in _source_files()
-    for imp in _imports(path)
-    for edge in _with_parent_packages(imp)
-]
+@functools.cache
+def all_imports() -> tuple[Import, ...]:
+    """Every import edge of the source, read on first use (not at collection, which every
+    pytest-xdist worker does for every module)."""
+    return tuple(
+        edge
+        for path in _source_files()
+        for imp in _imports(path)
+        for edge in _with_parent_packages(imp)
+    )
 
 
 def _rank(module: str) -> tuple[int, int] | None:
@@ -499,7 +505,9 @@ def _rank(module: str) -> tuple[int, int] | None:
     return None
 
 
-ALL_HOOKS = [hook for path in _source_files() for hook in _hooks(path)]
+@functools.cache
+def all_hooks() -> tuple[Hook, ...]:
+    return tuple(hook for path in _source_files() for hook in _hooks(path))
 
 
 def test_every_engine_module_has_a_rank() -> None:
@@ -515,7 +523,7 @@ def test_every_engine_module_has_a_rank() -> None:
 
 def test_layer_order() -> None:
     bad = []
-    for imp in ALL_IMPORTS:
+    for imp in all_imports():
         if not (imp.imported == "didax" or imp.imported.startswith("didax.")):
             continue
         if (imp.importer, imp.imported) in ALLOWED or (imp.importer, imp.function) in HOOKS:
@@ -533,7 +541,7 @@ def test_layer_order() -> None:
 
 def test_magics_and_widgets_use_the_public_api() -> None:
     bad = []
-    for imp in ALL_IMPORTS:
+    for imp in all_imports():
         if _rank(imp.importer) != (6, 0):
             continue
         dst = imp.imported
@@ -560,7 +568,7 @@ def test_data_modules_reach_no_front_end() -> None:
     # every module a pure module imports, transitively (parent packages counted), stays off
     # IPython, ipywidgets and grandalf
     edges: dict[str, set[str]] = {}
-    for imp in ALL_IMPORTS:
+    for imp in all_imports():
         if imp.function is None:
             edges.setdefault(imp.importer, set()).add(imp.imported)
     seen: set[str] = set()
@@ -583,7 +591,7 @@ def test_data_modules_reach_no_front_end() -> None:
 def test_no_imports_inside_functions() -> None:
     bad = [
         f"{imp.importer}:{imp.line} imports {imp.imported} inside {imp.function}()"
-        for imp in ALL_IMPORTS
+        for imp in all_imports()
         if imp.function is not None
         and (imp.importer, imp.function) not in HOOKS
         # jaxlib is loaded lazily, on first compile only (runtime/client.py), and SciPy's
@@ -600,14 +608,14 @@ def test_no_imports_inside_functions() -> None:
 def test_the_package_never_imports_jax() -> None:
     bad = [
         f"{imp.importer}:{imp.line} imports {imp.imported}"
-        for imp in ALL_IMPORTS
+        for imp in all_imports()
         if imp.imported == "jax" or imp.imported.startswith("jax.")
     ]
     assert not bad, "\n".join(bad)
 
 
 def test_allowed_exceptions_are_used() -> None:
-    edges = {(imp.importer, imp.imported) for imp in ALL_IMPORTS}
+    edges = {(imp.importer, imp.imported) for imp in all_imports()}
     unused = sorted(set(ALLOWED) - edges)
     assert not unused, f"drop stale exceptions from ALLOWED: {unused}"
 
@@ -681,7 +689,7 @@ def _cycles(imports: list[Import]) -> list[list[str]]:
 
 
 def test_no_import_cycles() -> None:
-    cycles = _cycles(ALL_IMPORTS)
+    cycles = _cycles(all_imports())
     assert not cycles, f"{len(cycles)} import cycles:\n" + "\n".join(map(" <-> ".join, cycles))
 
 
@@ -709,7 +717,7 @@ def test_the_cycle_count_sees_imports_by_name() -> None:
 
 
 def test_no_hidden_hooks() -> None:
-    bad = [f"{h.module}:{h.line}: {h.what}" for h in ALL_HOOKS]
+    bad = [f"{h.module}:{h.line}: {h.what}" for h in all_hooks()]
     assert not bad, "hidden hooks (use a declared extension point, STYLE §2):\n" + "\n".join(bad)
 
 

@@ -31,7 +31,7 @@ import numpy as np
 from didax import array, core, dtypes, interrupts
 from didax.array import Array
 from didax.config import config
-from didax.runtime import plugins
+from didax.runtime import host_memory, plugins
 
 JAXLIB_VERSION = plugins.JAXLIB_VERSION  # tested; its private API changes between minors
 
@@ -113,6 +113,10 @@ class _Runtime:
         n = config.lock("jax_num_cpu_devices")
         platforms = plugins.requested(config.lock("jax_platforms"))
         state = global_state  # several processes: every process's devices
+        # glibc keeps the memory results free for the next call (None: left as it was)
+        self.malloc_thresholds = host_memory.keep_freed_memory(
+            config.lock("didax_malloc_trim_threshold")
+        )
 
         def make_cpu() -> Any:
             return self.xc.make_cpu_client(

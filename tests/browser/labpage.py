@@ -75,11 +75,30 @@ def shutdown_kernels(base: str) -> None:
         _api(base, f"/api/kernels/{k['id']}", "DELETE")
 
 
-def save_and_reopen(page: Any, base: str, name: str, workspace: str) -> None:
-    """Save the open notebook as its user does (Ctrl+S: no widget state), shut its kernel
-    down and open it again in a new workspace: what a reader of the stored notebook sees."""
+def save(page: Any, path: Path) -> None:
+    """Save the open notebook `path` as its user does (Ctrl+S: no widget state); return once
+    the server wrote the file (it replaces it whole) and the tab no longer shows unsaved
+    changes. Polled with page.wait_for_timeout: the route guard runs while it waits."""
+    from playwright.sync_api import expect
+
+    before = path.stat().st_mtime_ns
     page.keyboard.press("Control+s")
-    page.wait_for_timeout(2000)
+    for _ in range(300):
+        if path.stat().st_mtime_ns != before:
+            break
+        page.wait_for_timeout(50)
+    else:
+        raise AssertionError(f"{path.name} was not saved within 15 s")
+    tab = page.get_by_role("tab", name=path.name)
+    expect(tab).not_to_have_class(re.compile(r"\bjp-mod-dirty\b"))
+
+
+def save_and_reopen(page: Any, base: str, path: Path, workspace: str) -> None:
+    """Save the open notebook `path` as its user does (Ctrl+S: no widget state), shut its
+    kernel down and open it again in a new workspace: what a reader of the stored notebook
+    sees."""
+    name = path.name
+    save(page, path)
     shutdown_kernels(base)
     page.goto(f"{base}/lab/workspaces/{workspace}/tree/{name}?token={TOKEN}")
 

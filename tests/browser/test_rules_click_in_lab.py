@@ -80,7 +80,7 @@ def test_click_a_primitive_to_read_its_rules_live_stored_and_untrusted(notebook,
     _name(stepper, "sin").click()
     expect(stepper.locator(".dx-rules-of:visible")).to_contain_text(JVP)
 
-    save_and_reopen(page, base, name, "rules_stored")
+    save_and_reopen(page, base, nbdir / name, "rules_stored")
     out = cell_output(page, 2)
     out.locator(".dx-standin .dx-jaxpr").first.wait_for(state="visible", timeout=60_000)
     assert page.get_by_text("Error displaying widget").count() == 0

@@ -9,7 +9,15 @@ from __future__ import annotations
 import re
 
 import pytest
-from labpage import TOKEN, cell_output, hex_colour, normalized, save_and_reopen, set_theme
+from labpage import (
+    TOKEN,
+    cell_output,
+    hex_colour,
+    normalized,
+    save,
+    save_and_reopen,
+    set_theme,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -49,7 +57,7 @@ def test_a_stored_view_shows_what_the_live_one_showed(notebook, lab):
     live_marks, live_code, _ = _seen(page)
     assert [m for m, _ in live_marks if m == "primal of eqn 1"], live_marks
     assert len(live_code) == 4
-    save_and_reopen(page, base, name, "stored")
+    save_and_reopen(page, base, nbdir / name, "stored")
     stored_out = cell_output(page, 2)
     stored_out.locator(".dx-view .dx-jaxpr").first.wait_for(state="visible", timeout=60_000)
     idle = page.get_by_role("contentinfo").get_by_role("button", name=re.compile(r"\| Idle$"))
@@ -99,8 +107,7 @@ def test_an_untrusted_stored_view_keeps_its_colours_in_both_themes(notebook, lab
     live_out = cell_output(page, 2)
     live_out.locator(".dx-view .dx-jaxpr").first.wait_for(state="visible")
     live = page.evaluate(_COLOURED, live_out.element_handle())
-    page.keyboard.press("Control+s")
-    page.wait_for_timeout(2000)
+    save(page, nbdir / "untrusted_live.ipynb")
     nb = nbformat.read(nbdir / "untrusted_live.ipynb", as_version=4)
     # a copy its reader never ran: its digest is not in the server's signature store, so
     # JupyterLab does not trust it (as a notebook downloaded from elsewhere)

@@ -14,7 +14,7 @@ import re
 
 import didax
 import pytest
-from labpage import TOKEN, cell_output, error_outputs, normalized, shutdown_kernels
+from labpage import TOKEN, cell_output, error_outputs, normalized, save, shutdown_kernels
 
 pytestmark = pytest.mark.browser
 
@@ -71,8 +71,7 @@ def test_widget_views_show_their_program_when_stored(notebook, lab):
         assert out.locator(".dx-code:visible").count() == 1
     expect(cell_output(page, JIT_CELL).get_by_role("tab", name="optimized HLO")).to_be_visible()
     _assert_visible(page, jaxpr, ops)
-    page.keyboard.press("Control+s")
-    page.wait_for_timeout(2000)
+    save(page, nbdir / name)
     shutdown_kernels(base)
     nb = nbformat.read(nbdir / name, as_version=4)
     assert nb.cells[2].outputs and not nb.metadata.get("widgets")  # saved, no widget state

@@ -6,7 +6,7 @@ Every notebook in demo_notebooks/ is executed here except those in `COVERED_ELSE
 A cell tagged `raises-exception` must raise; any other cell must not, nor write to stderr
 (jaxlib's C++ log lines aside). To refresh the stored outputs after a change to didax:
 
-    python tests/notebooks/test_demo_notebooks.py [NAME.ipynb ...]
+    PYTHONPATH=tests python tests/notebooks/test_demo_notebooks.py [NAME.ipynb ...]
 
 (that executes the notebooks and drops jaxlib's log lines, which `nbconvert --execute` keeps).
 """
@@ -23,6 +23,7 @@ import os
 import re
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +39,10 @@ _CI = os.environ.get("CI", "").lower() not in ("", "0", "false")
 try:
     import ipykernel  # noqa: F401 - the kernel the notebooks run in
     import nbformat
+    from jupyter_client import AsyncKernelManager
     from nbclient import NotebookClient
+    from nbclient.util import run_sync
+    from nbformat.v4 import new_code_cell
 except ImportError as e:  # pragma: no cover - depends on the environment
     if _CI:  # CI must run the notebooks, never skip them
         raise ImportError(f"notebook tests need nbclient, nbformat and ipykernel: {e}") from e
@@ -90,14 +94,15 @@ def write_kernelspec(root: Path) -> str:
 
 
 def execute(name: str, kernel_name: str) -> Any:
-    """Run a demo notebook in a fresh kernel; cells tagged raises-exception may raise."""
+    """Run a demo notebook in a fresh kernel, in its folder (as JupyterLab runs it); cells
+    tagged raises-exception may raise."""
     nb = nbformat.read(DEMOS / name, as_version=4)
     NotebookClient(
         nb,
         kernel_name=kernel_name,
         timeout=120,
         startup_timeout=60,
-        resources={"metadata": {"path": str(DEMOS)}},
+        resources={"metadata": {"path": str((DEMOS / name).parent)}},
     ).execute()
     return nb
 
@@ -184,10 +189,129 @@ def kernel_name(tmp_path_factory: pytest.TempPathFactory) -> Any:
         os.environ["JUPYTER_PATH"] = old
 
 
+# A fresh kernel costs about a second of CPU (ipykernel, `import didax`, the XLA client), so
+# the notebooks of one lesson run in one kernel, once per test module: first the student
+# copy (in a fresh kernel, as a learner runs it), then the teacher's notebook and its worked
+# solutions, each after RESET (not kept). Whatever a notebook left in the kernel that changed
+# the next one's outputs would fail test_stored_outputs_are_current: `refresh` writes the
+# stored outputs from a fresh kernel each. A notebook that needs a fresh process starts a
+# kernel of its own: one that asks for CPU devices (before anything runs), or whose outputs
+# show what happens once per process (`%jit`'s compiler start-up).
+RESET = """\
+import os as _os, numpy as _np
+if "didax" in get_ipython().extension_manager.loaded:
+    get_ipython().extension_manager.unload_extension("didax")
+_np.seterr(divide="warn", over="warn", under="ignore", invalid="warn")  # NumPy's defaults
+_os.chdir({folder!r})
+%reset -f
+"""
+FRESH_PROCESS = ("jax_num_cpu_devices", "(once per process)")
+
+
+def kernel_run(key: str) -> list[str]:
+    """The notebooks (paths under demo_notebooks/) run one after the other in the kernel that
+    runs `key`."""
+    lesson = Path(key).name[:2]
+    order = ("student/", "", "solutions/")
+    runs: list[list[str]] = []
+    for name in sorted(
+        (
+            n
+            for n in [f"student/{n}" for n in STUDENT_COPIES] + NOTEBOOKS
+            if Path(n).name[:2] == lesson
+        ),
+        key=lambda n: order.index(n[: n.find("/") + 1]),
+    ):
+        text = (DEMOS / name).read_text(encoding="utf-8")
+        if not runs or any(s in text for s in FRESH_PROCESS):
+            runs.append([])
+        runs[-1].append(name)
+    (found,) = [r for r in runs if key in r]
+    return found
+
+
+class Lessons:
+    """Each notebook executed once, in its lesson's kernel (`kernel_run`): `executed(key)` is
+    the notebook (cleaned unless a student copy, whose test reads the cells' timing first)
+    and the cells APPENDED to it, run after its own. A notebook that failed raises its error
+    for its own tests only: the next notebook of the lesson gets a fresh kernel."""
+
+    def __init__(self, kernel_name: str) -> None:
+        self.kernel_name = kernel_name
+        self.done: dict[str, Any] = {}
+
+    def executed(self, key: str) -> tuple[Any, list[Any]]:
+        if key not in self.done:
+            self._run(kernel_run(key))
+        found = self.done[key]
+        if isinstance(found, BaseException):
+            raise found
+        return found
+
+    def _run(self, keys: list[str]) -> None:
+        km = None  # the kernel; None: the next notebook starts a fresh one
+        try:
+            for key in keys:
+                if km is not None:
+                    folder = str((DEMOS / key).parent)
+                    reset = nbformat.v4.new_notebook(
+                        cells=[new_code_cell(RESET.format(folder=folder))]
+                    )
+                    try:
+                        self._execute(km, key, reset)
+                    except Exception:  # noqa: BLE001 - then a fresh kernel
+                        km = _shut_down(km)
+                km = km or AsyncKernelManager(kernel_name=self.kernel_name)
+                nb = nbformat.read(DEMOS / key, as_version=4)
+                own = len(nb.cells)
+                for source in APPENDED.get(key, []):  # tagged: an error there stops nothing
+                    nb.cells.append(new_code_cell(source, metadata={"tags": [RAISES]}))
+                try:
+                    self._execute(km, key, nb)
+                except Exception as e:  # noqa: BLE001 - raised by the notebook's own tests
+                    self.done[key] = e
+                    km = _shut_down(km)
+                    continue
+                appended = nb.cells[own:]
+                del nb.cells[own:]
+                self.done[key] = (nb if key.startswith("student/") else clean(nb), appended)
+        finally:
+            if km is not None:
+                _shut_down(km)
+
+    @staticmethod
+    def _execute(km: Any, key: str, nb: Any) -> None:
+        """Execute `nb` (as notebook `key` runs) in the kernel of `km`, starting it if need be."""
+        client = NotebookClient(
+            nb,
+            km=km,
+            timeout=60 if key.startswith("student/") else 120,
+            startup_timeout=60,
+            record_timing=True,
+            resources={"metadata": {"path": str((DEMOS / key).parent)}},
+        )
+        try:
+            client.execute()
+        finally:
+            if client.kc is not None:  # the client's channels; the kernel stays
+                client.kc.stop_channels()
+
+
+def _shut_down(km: Any) -> None:
+    """Shut the kernel of `km` down; None, for `km = _shut_down(km)`: no kernel now."""
+    with contextlib.suppress(Exception):  # already dead
+        run_sync(km.shutdown_kernel)(now=True)
+
+
 @pytest.fixture(scope="module")
-def run(kernel_name: str) -> Any:
+def lessons(kernel_name: str) -> Lessons:
+    return Lessons(kernel_name)
+
+
+@pytest.fixture(scope="module")
+def run(lessons: Lessons) -> Any:
     """`run(name)`: the notebook executed in a kernel, once per test module."""
-    return functools.cache(lambda name: clean(execute(name, kernel_name)))
+    return lambda name: lessons.executed(name)[0]
 
 
 # --------------------------------------------------------------------------- in this process
@@ -341,7 +465,7 @@ def test_stored_outputs_are_current(name: str, run: Any) -> None:
         # floats within float_text's tolerance: machines differ in the last digits
         assert outputs_match(shown(old), shown(new)), (
             f"stored outputs of {name} are stale; refresh them with "
-            f"`python tests/notebooks/test_demo_notebooks.py {name}`\n{old.source}"
+            f"`PYTHONPATH=tests python tests/notebooks/test_demo_notebooks.py {name}`\n{old.source}"
         )
 
 
@@ -1213,15 +1337,48 @@ PLANTED_ANSWERS += [
 ]
 
 
-def exercises_here(name: str) -> dict[str, Any]:
-    return replay(name)  # afresh: a plant may register a class or replace a rule
+# A notebook is replayed once for all of its plants (09's and 20's replays train a model);
+# `exercises_here` undoes what a plant changed, so that each plant meets the worked notebook.
+_replayed = functools.cache(replay)
+
+
+def _rule_tables(ns: dict[str, Any]) -> list[didax.core.RuleTable]:
+    """didax's rule tables and the notebook's own (08's `inverse_rules`)."""
+    spaces = [vars(didax.core), ns]
+    return [t for space in spaces for t in space.values() if isinstance(t, didax.core.RuleTable)]
+
+
+@contextlib.contextmanager
+def exercises_here(name: str) -> Iterator[dict[str, Any]]:
+    """The namespace of notebook `name` replayed (once per test session); afterwards its names
+    are put back as they were, and so is every rule a plant replaced (`replace=True`). A plant
+    that makes a new primitive or class leaves only that new object registered."""
+    ns = _replayed(name)
+    names = dict(ns)
+    tables = [(t, {p: t[p] for p in t.primitives()}) for t in _rule_tables(ns)]
+    try:
+        yield ns
+    finally:
+        ns.clear()
+        ns.update(names)
+        for table, rules in tables:
+            for prim, rule in rules.items():
+                if table[prim] is not rule:
+                    table.register(prim, rule, replace=True)
 
 
 @pytest.mark.parametrize(("name", "checker", "answer", "message"), PLANTED_ANSWERS)
 def test_a_planted_wrong_answer_gets_a_message(
     name: str, checker: str, answer: str, message: str
 ) -> None:
-    ns = exercises_here(name)
+    with exercises_here(name) as ns:
+        said = _answer_planted(ns, checker, answer)
+    assert message in said, said
+    assert not said.rstrip().endswith("The error was:"), said  # not cut before the reason
+
+
+def _answer_planted(ns: dict[str, Any], checker: str, answer: str) -> str:
+    """Run `answer` in `ns`, then its checker: what the checker printed (within 10 s)."""
     exec(answer, ns)  # noqa: S102 - the test's own code
     check = ns[checker]
     if "run_check" in ns:  # the answer is a primitive with rules, checked by the code given
@@ -1238,10 +1395,7 @@ def test_a_planted_wrong_answer_gets_a_message(
         run_it()
     said = out.getvalue()
     assert time.monotonic() - start < 10.0, said
-    assert message in said, said
-    assert not said.rstrip().endswith("The error was:"), said  # not cut before the reason
-    if checker == "check_inverse_exercise":  # the notebook still works: the worked rule
-        ns["inverse_rules"].register(ns["jit_p"], ns["jit_inverse"], replace=True)
+    return said
 
 
 # the new lessons' checkers (12, 14, 15): a wrong value, an exception, an endless loop
@@ -1402,24 +1556,16 @@ def run_time(cell: Any) -> Any:
     )
 
 
-def test_build_your_own_checkers_answer_planted_mistakes_in_a_kernel(kernel_name: str) -> None:
+def test_build_your_own_checkers_answer_planted_mistakes_in_a_kernel(lessons: Lessons) -> None:
     """Each planted mistake gets its message within 10 s, and the kernel runs the next cell
     under the interpreter it expects."""
-    nb = nbformat.read(DEMOS / "solutions" / "11_solutions.ipynb", as_version=4)
-    first = len(nb.cells)
-    for plant, step, _ in BUILD_PLANTS:
-        # each plant is undone after its check, so that the next one meets the worked engine
-        source = f"_keep = dict(globals())\n{plant}\ncourse.check({step!r}, globals())"
-        nb.cells.append(nbformat.v4.new_code_cell(source + "\nglobals().update(_keep)"))
-    nb.cells.append(
-        nbformat.v4.new_code_cell("print(type(current_interpreter).__name__, add(1.0, 2.0))")
-    )
-    NotebookClient(nb, kernel_name=kernel_name, timeout=60, record_timing=True).execute()
-    for cell, (_, _, message) in zip(nb.cells[first:], BUILD_PLANTS, strict=False):
+    cells = lessons.executed(BUILD_SOLVED)[1]
+    for cell, (_, _, message) in zip(cells, BUILD_PLANTS, strict=False):
         took = run_time(cell)
         assert took < np.timedelta64(10, "s"), (cell.source, took)
         assert message in stdout(cell), (cell.source, stdout(cell))
-    assert stdout(nb.cells[-1]) == "EvalInterpreter 3.0\n"  # the loop left no interpreter
+    assert len(cells) == len(BUILD_PLANTS) + 1
+    assert stdout(cells[-1]) == "EvalInterpreter 3.0\n"  # the loop left no interpreter
 
 
 # notebook 10's checker, in a kernel (the notebook asks for 4 CPU devices before anything
@@ -1439,26 +1585,33 @@ MANY_PLANTS = [
 ]
 
 
-def test_many_devices_checker_answers_planted_mistakes_in_a_kernel(kernel_name: str) -> None:
-    nb = nbformat.read(DEMOS / MANY, as_version=4)
-    first = len(nb.cells)
-    for plant, _ in MANY_PLANTS:
-        nb.cells.append(nbformat.v4.new_code_cell(f"{plant}\ncheck_global_max(answer)"))
-    # the kernel still works, and the worked answer passes
-    nb.cells.append(
-        nbformat.v4.new_code_cell("check_global_max(lambda row: lax.pmax(jnp.max(row), 'i'))")
-    )
-    NotebookClient(
-        nb,
-        kernel_name=kernel_name,
-        timeout=60,
-        record_timing=True,
-        resources={"metadata": {"path": str(DEMOS)}},
-    ).execute()
-    for cell, (_, message) in zip(nb.cells[first:], MANY_PLANTS, strict=False):
+def test_many_devices_checker_answers_planted_mistakes_in_a_kernel(lessons: Lessons) -> None:
+    cells = lessons.executed(MANY)[1]
+    for cell, (_, message) in zip(cells, MANY_PLANTS, strict=False):
         assert run_time(cell) < np.timedelta64(10, "s"), (cell.source, run_time(cell))
         assert message in stdout(cell), (cell.source, stdout(cell))
-    assert stdout(nb.cells[-1]).startswith("✓ every device holds the global maximum")
+    assert len(cells) == len(MANY_PLANTS) + 1
+    assert stdout(cells[-1]).startswith("✓ every device holds the global maximum")
+
+
+# Cells run after a notebook's own, in its kernel (`Lessons`): each plant of notebook 11
+# is undone after its check, so that the next one meets the worked engine; then the kernel
+# still works. Each of notebook 10's plants is followed by the worked answer, which passes.
+BUILD_SOLVED = "solutions/11_solutions.ipynb"
+APPENDED = {
+    BUILD_SOLVED: [
+        *(
+            f"_keep = dict(globals())\n{plant}\ncourse.check({step!r}, globals())\n"
+            "globals().update(_keep)"
+            for plant, step, _ in BUILD_PLANTS
+        ),
+        "print(type(current_interpreter).__name__, add(1.0, 2.0))",
+    ],
+    MANY: [
+        *(f"{plant}\ncheck_global_max(answer)" for plant, _ in MANY_PLANTS),
+        "check_global_max(lambda row: lax.pmax(jnp.max(row), 'i'))",
+    ],
+}
 
 
 # --------------------------------------------------------------------------- student copies
@@ -1471,12 +1624,15 @@ def test_every_teacher_notebook_has_a_student_copy() -> None:
     assert STUDENT_COPIES == teacher
 
 
-@pytest.mark.parametrize("path", sorted(make_student.generated(), key=str), ids=lambda p: p.name)
+GENERATED = make_student.generated()  # once: each test compares one of its files
+
+
+@pytest.mark.parametrize("path", sorted(GENERATED, key=str), ids=lambda p: p.name)
 def test_generated_notebooks_are_current(path: Path) -> None:
     """student/ and solutions/11 are what make_student.py writes from the teacher notebooks
     as they are now (regenerated here, in memory)."""
     assert path.exists(), f"run `python demo_notebooks/make_student.py` to write {path.name}"
-    assert path.read_text(encoding="utf-8") == make_student.generated()[path], (
+    assert path.read_text(encoding="utf-8") == GENERATED[path], (
         f"{path} is stale: run `python demo_notebooks/make_student.py`"
     )
 
@@ -1557,19 +1713,11 @@ def test_student_copy_links_open_in_lab(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", STUDENT_COPIES)
-def test_student_copy_runs_top_to_bottom(name: str, kernel_name: str) -> None:
+def test_student_copy_runs_top_to_bottom(name: str, lessons: Lessons) -> None:
     """A learner's copy runs with every exercise as given (first tries, stubs): no uncaught
     error, no cell over 30 s; each checker says what is not done yet, and a cell that needs
-    a finished engine says so."""
-    nb = nbformat.read(DEMOS / "student" / name, as_version=4)
-    NotebookClient(
-        nb,
-        kernel_name=kernel_name,
-        timeout=60,
-        startup_timeout=60,
-        record_timing=True,
-        resources={"metadata": {"path": str(DEMOS / "student")}},
-    ).execute()
+    a finished engine says so. It runs first in its lesson's kernel: a fresh kernel."""
+    nb = lessons.executed(f"student/{name}")[0]
     for cell in code_cells(nb):
         took = run_time(cell)
         assert took < np.timedelta64(30, "s"), (cell.source, took)
@@ -1628,12 +1776,12 @@ PROJECT_PLANTS = [
 def test_final_project_checker_answers_planted_mistakes(
     step: str, plant: str, message: str
 ) -> None:
-    ns = replay(PROJECT)  # a fresh namespace: a plant re-registers the primitive's rules
-    assert didax.course.project_verdict(step, ns).startswith("✓")  # the worked project
-    exec(plant, ns)  # noqa: S102 - the test's own code
-    start = time.monotonic()
-    said = didax.course.project_verdict(step, ns)
-    assert time.monotonic() - start < 10.0, said
+    with exercises_here(PROJECT) as ns:  # a plant re-registers the primitive's rules
+        assert didax.course.project_verdict(step, ns).startswith("✓")  # the worked project
+        exec(plant, ns)  # noqa: S102 - the test's own code
+        start = time.monotonic()
+        said = didax.course.project_verdict(step, ns)
+        assert time.monotonic() - start < 10.0, said
     assert said.startswith("✗ not yet") and message in said, said
 
 
