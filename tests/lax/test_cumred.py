@@ -13,6 +13,7 @@ from didax.test_util import check_rules
 
 jax = pytest.importorskip("jax")
 from helpers.jaxpr_text import canonical
+from helpers.oracle import JaxOracle
 
 pytestmark = pytest.mark.oracle
 
@@ -21,20 +22,50 @@ PRIMS = {"cummax": cummax_p, "cummin": cummin_p, "cumlogsumexp": cumlogsumexp_p}
 NAMES = sorted(PRIMS)
 
 
+def _loss(f, axis, reverse):
+    return lambda x: (f(x, axis, reverse) ** 2).sum()
+
+
+def _jax_value_and_grad(name, axis, reverse):
+    theirs = getattr(jax.lax, name)
+    return lambda x: (theirs(x, axis, reverse), jax.grad(_loss(theirs, axis, reverse))(x))
+
+
+def _jax_vmap(name):
+    return lambda xs: jax.vmap(lambda x: getattr(jax.lax, name)(x, 1, True), in_axes=2)(xs)
+
+
+XS = np.stack([X, X[::-1]])
+# JAX's side of the value, gradient and vmap tests as one compiled program (eagerly, each of
+# JAX's operations is a compile of its own: up to 71 a test).
+ORACLE = JaxOracle(
+    {
+        "all": [
+            *(
+                ((name, axis, reverse), _jax_value_and_grad(name, axis, reverse), [X])
+                for name in NAMES
+                for axis in (0, 1)
+                for reverse in (False, True)
+            ),
+            *(((name, "vmap"), _jax_vmap(name), [XS]) for name in NAMES),
+        ]
+    }
+)
+
+
 @pytest.mark.parametrize("name", NAMES)
 @pytest.mark.parametrize("axis", [0, 1])
 @pytest.mark.parametrize("reverse", [False, True])
 def test_rules_values_and_grads(name, axis, reverse):
     check_rules(PRIMS[name], X, axis=axis, reverse=reverse)
-    ours, theirs = getattr(didax.lax, name), getattr(jax.lax, name)
-    want = theirs(X, axis, reverse)
+    ours = getattr(didax.lax, name)
+    want, want_grad = ORACLE.get((name, axis, reverse))
     for fn in (ours, didax.jit(ours, static_argnums=(1, 2))):
         got = fn(X, axis, reverse)
         assert got.dtype == want.dtype and got.shape == want.shape
         np.testing.assert_allclose(np.asarray(got), want, rtol=1e-5, atol=1e-6)
-    loss = lambda f: lambda x: (f(x, axis, reverse) ** 2).sum()  # noqa: E731
-    want_grad = jax.grad(loss(theirs))(X)
-    for grad in (didax.grad(loss(ours)), didax.jit(didax.grad(loss(ours)))):
+    loss = _loss(ours, axis, reverse)
+    for grad in (didax.grad(loss), didax.jit(didax.grad(loss))):
         np.testing.assert_allclose(np.asarray(grad(X)), want_grad, rtol=1e-4, atol=1e-5)
 
 
@@ -76,10 +107,9 @@ def test_cumlogsumexp_infinities():
 
 @pytest.mark.parametrize("name", NAMES)
 def test_vmap_matches_jax(name):
-    ours, theirs = getattr(didax.lax, name), getattr(jax.lax, name)
-    xs = np.stack([X, X[::-1]])
-    got = didax.vmap(lambda x: ours(x, 1, True), in_axes=2)(xs)
-    want = jax.vmap(lambda x: theirs(x, 1, True), in_axes=2)(xs)
+    ours = getattr(didax.lax, name)
+    got = didax.vmap(lambda x: ours(x, 1, True), in_axes=2)(XS)
+    want = ORACLE.get((name, "vmap"))
     np.testing.assert_allclose(np.asarray(got), want, rtol=1e-5, atol=1e-6)
 
 

@@ -12,6 +12,7 @@ import pytest
 jax = pytest.importorskip("jax")
 jjnp = pytest.importorskip("jax.numpy")
 from helpers.jaxpr_text import canonical
+from helpers.oracle import JaxOracle
 
 pytestmark = pytest.mark.oracle
 
@@ -60,23 +61,46 @@ CASES = [
 ]
 
 
+def _args(i: int) -> list[np.ndarray]:
+    return [np.random.default_rng([11, i]).normal(size=s).astype(np.float32) for s in CASES[i][1]]
+
+
+def _loss(m, subscripts):
+    return lambda *a: (m.einsum(subscripts, *a) ** 2).sum()
+
+
+def _jax_member(i: int):
+    subscripts, shapes = CASES[i]
+    argnums = tuple(range(len(shapes)))
+
+    def value_and_grads(*a):
+        return jjnp.einsum(subscripts, *a), jax.grad(_loss(jjnp, subscripts), argnums)(*a)
+
+    return i, value_and_grads, _args(i)
+
+
+# JAX's values and gradients, 10 cases to a compiled program (eagerly, each of JAX's
+# operations is a compile of its own: ~7 a case).
+ORACLE = JaxOracle.in_chunks([_jax_member(i) for i in range(len(CASES))], 10)
+
+
 @pytest.mark.parametrize(
-    "subscripts, shapes", CASES, ids=[f"{c[0]}-{'x'.join(map(str, c[1][0]))}" for c in CASES]
+    "i", range(len(CASES)), ids=[f"{c[0]}-{'x'.join(map(str, c[1][0]))}" for c in CASES]
 )
-def test_einsum_values_jaxpr_and_grads(subscripts, shapes):
-    args = [RNG.normal(size=s).astype(np.float32) for s in shapes]
-    got, want = jnp.einsum(subscripts, *args), jjnp.einsum(subscripts, *args)
+def test_einsum_values_jaxpr_and_grads(i):
+    subscripts, shapes = CASES[i]
+    args = _args(i)
+    want, want_grads = ORACLE.get(i)
+    got = jnp.einsum(subscripts, *args)
     assert got.shape == want.shape and got.dtype == want.dtype
     np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-5, atol=1e-5)
     text = str(didax.make_jaxpr(lambda *a: jnp.einsum(subscripts, *a))(*args))
     assert canonical(text) == canonical(
         str(jax.make_jaxpr(lambda *a: jjnp.einsum(subscripts, *a))(*args))
     ), text
-    loss = lambda m: lambda *a: (m.einsum(subscripts, *a) ** 2).sum()  # noqa: E731
     argnums = tuple(range(len(args)))
-    for g, w in zip(
-        didax.grad(loss(jnp), argnums)(*args), jax.grad(loss(jjnp), argnums)(*args), strict=True
-    ):
+    got_grads = didax.grad(_loss(jnp, subscripts), argnums)(*args)
+    for g, w in zip(got_grads, want_grads, strict=True):
         np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-4, atol=1e-4)
 
 

@@ -11,7 +11,7 @@ import didax.scipy.special as dspecial
 import didax.scipy.stats as dstats
 import numpy as np
 import pytest
-from helpers.oracle import JaxOracle, assert_matches
+from helpers.oracle import JaxOracle, assert_matches, jax_quick
 
 jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")
@@ -94,12 +94,24 @@ def test_special(name: str, special_oracle: JaxOracle) -> None:
 
 
 def test_special_scalars_integers_and_orders() -> None:
-    for name, args in [("expit", (1.0,)), ("xlogy", (1, 2)), ("gammaln", (3,)), ("erf", (1,))]:
-        assert_matches(getattr(dspecial, name)(*args), getattr(jspecial, name)(*args))
-    assert_matches(dspecial.polygamma(1, POS), jspecial.polygamma(1, POS))
-    assert_matches(dspecial.polygamma(np.int32(2), POS), jspecial.polygamma(np.int32(2), POS))
-    assert_matches(dspecial.multigammaln(POS + 2, 3), jspecial.multigammaln(POS + 2, 3))
-    assert_matches(dspecial.log_ndtr(X, series_order=5), jspecial.log_ndtr(X, series_order=5))
+    def calls(special, pos, x, scalars):
+        e, a, b, g, r = scalars
+        return [
+            special.expit(e),
+            special.xlogy(a, b),
+            special.gammaln(g),
+            special.erf(r),
+            special.polygamma(1, pos),
+            special.polygamma(np.int32(2), pos),
+            special.multigammaln(pos + 2, 3),
+            special.log_ndtr(x, series_order=5),
+        ]
+
+    args = (POS, X, (1.0, 1, 2, 3, 1))  # Python scalars: weak-typed, as in an eager call
+    # JAX's answers as one program (eagerly, each of its operations is a compile of its own)
+    wants = jax_quick(lambda *a: calls(jspecial, *a), *args)
+    for got, want in zip(calls(dspecial, *args), wants, strict=True):
+        assert_matches(got, want)
     for lib in (jspecial, dspecial):
         with pytest.raises(ValueError):
             lib.polygamma(1.5, POS)
@@ -163,12 +175,19 @@ XMVN = _RNG.normal(size=(4, 3)).astype(F)
 
 
 def test_multivariate_normal() -> None:
-    for args in [(XMVN, MEAN, COV), (XMVN[0], MEAN, COV), (XMVN, MEAN, 2.0), (1.5, 0.5, 2.0)]:
-        assert_matches(
-            dstats.multivariate_normal.logpdf(*args), jstats.multivariate_normal.logpdf(*args)
-        )
-        assert_matches(dstats.multivariate_normal.pdf(*args), jstats.multivariate_normal.pdf(*args))
-    want = jax.grad(lambda c: jstats.multivariate_normal.logpdf(XMVN, MEAN, c).sum())(COV)
+    cases = [(XMVN, MEAN, COV), (XMVN[0], MEAN, COV), (XMVN, MEAN, 2.0), (1.5, 0.5, 2.0)]
+
+    def jax_side(cases, x, mean, cov):
+        mvn = jstats.multivariate_normal
+        grad = jax.grad(lambda c: mvn.logpdf(x, mean, c).sum())(cov)
+        return [(mvn.logpdf(*a), mvn.pdf(*a)) for a in cases], grad
+
+    # JAX's answers as one program (eagerly, each of its operations is a compile of its own:
+    # 96 here); the Python scalars are weak-typed arguments, as in an eager call
+    wants, want = jax_quick(jax_side, cases, XMVN, MEAN, COV)
+    for args, (want_logpdf, want_pdf) in zip(cases, wants, strict=True):
+        assert_matches(dstats.multivariate_normal.logpdf(*args), want_logpdf)
+        assert_matches(dstats.multivariate_normal.pdf(*args), want_pdf)
     got = didax.grad(lambda c: dstats.multivariate_normal.logpdf(XMVN, MEAN, c).sum())(COV)
     np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-4, atol=1e-5)
     for lib in (jstats, dstats):

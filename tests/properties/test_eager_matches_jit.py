@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 from didax.tree_util import tree_leaves
 from helpers.grouped import program, traces
-from hypothesis import given, settings
+from hypothesis import Phase, given, seed, settings
 from hypothesis import strategies as st
 from op_cases import CASES, Arr, OpCase
 
@@ -63,6 +63,8 @@ def _outcome(fn: Any, args: list[Any]) -> Any:
 
 def assert_same_bits(got: np.ndarray, want: np.ndarray, what: str, scale: float = 1.0) -> None:
     assert got.dtype == want.dtype and got.shape == want.shape, what
+    if got.tobytes() == want.tobytes():  # the same bits pass every check below
+        return
     if want.dtype.kind in "biu":
         np.testing.assert_array_equal(got, want, err_msg=what)
         return
@@ -124,9 +126,16 @@ EDGE_CASES = [
     else pytest.param(c, id=c.id)
     for c in RUN
 ]
-GROUPS: dict[str, list[OpCase]] = defaultdict(list)  # the cases of each function
+_BY_FUNCTION: dict[str, list[OpCase]] = defaultdict(list)  # the cases of each function
 for _case in RUN:
-    GROUPS[f"{_case.module}.{_case.name}"].append(_case)
+    _BY_FUNCTION[f"{_case.module}.{_case.name}"].append(_case)
+_FUNCTIONS_PER_GROUP = 16  # XLA's fixed cost per compile is ~20 ms; a run of the group ~25 us
+_NAMES = list(_BY_FUNCTION)
+GROUPS = [
+    [c for name in _NAMES[i : i + _FUNCTIONS_PER_GROUP] for c in _BY_FUNCTION[name]]
+    for i in range(0, len(_NAMES), _FUNCTIONS_PER_GROUP)
+]
+GROUP_OF = {c.id: group for group in GROUPS for c in group}
 _FUNCTIONS: dict[str, tuple[Any, Any]] = {}
 
 
@@ -144,9 +153,9 @@ def _on_arrays(case: OpCase) -> Any:
 
 
 def _jit_group(cases: list[OpCase]) -> None:
-    """Each case's eager function and its `jit`, for the cases of one function of the table.
+    """Each case's eager function and its `jit`, for the cases of one group of the table.
 
-    XLA compiles one program per function, holding all its cases, instead of one per case:
+    XLA compiles one program per 16 functions, holding all their cases, instead of one per case:
     a case's `jit` runs that program on its own arrays, the other cases' table inputs as
     placeholders (same shapes and dtypes, so every example reuses the compiled program), and
     returns its own part. A case whose tracing raises gets its own `jit`, which raises as
@@ -186,35 +195,58 @@ def _array_args(case: OpCase, rng: np.random.Generator) -> list[np.ndarray]:
 def _functions(case: OpCase) -> tuple[Any, Any]:
     """The case as a function of its arrays and its `jit` (see `_jit_group`)."""
     if case.id not in _FUNCTIONS:
-        _jit_group(GROUPS[f"{case.module}.{case.name}"])
+        _jit_group(GROUP_OF[case.id])
     return _FUNCTIONS[case.id]
 
 
 # Hypothesis (6.170) fails a @given test parametrized over more than ~950 cases (each example
 # deepens its settings' fallback chain: RecursionError in `settings.database` from the ~950th);
-# so each case builds its own @given check.
-EDGE_SETTINGS = settings(max_examples=3, deadline=None, derandomize=True, database=None)
+# so each case builds its own @given check. No shrinking and no explaining of a failure: a seed
+# has no smaller form worth the reruns (they cost ~10 s CPU for the 8 xfails), and the failing
+# seed's inputs are in the message.
+EDGE_SETTINGS = settings(
+    max_examples=3,
+    deadline=None,
+    database=None,
+    phases=(Phase.explicit, Phase.reuse, Phase.generate),
+)
+
+
+def _check(case: OpCase, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    arrays = [didax.numpy.asarray(edge_array(case.args[i], rng)) for i in case.array_positions]
+    eager_fn, jitted_fn = _functions(case)
+    with np.errstate(all="ignore"):
+        eager = _outcome(eager_fn, arrays)
+    jitted = _outcome(jitted_fn, arrays)
+    try:
+        if isinstance(eager, type) or isinstance(jitted, type):
+            assert eager == jitted, f"eager {eager}, jit {jitted}"
+            return
+        assert len(eager) == len(jitted), f"{len(eager)} results, jit {len(jitted)}"
+        for e, j in zip(eager, jitted, strict=True):
+            assert_same_bits(e, j, case.id, _cancellation_scale(arrays))
+    except AssertionError as e:  # the inputs printed only for a failure (array2string is slow)
+        inputs = ", ".join(np.array2string(np.asarray(a), separator=",") for a in arrays)
+        raise AssertionError(f"{case.id} on {inputs}: {e}") from None
+
+
+# The seed `derandomize=True` drew for every case (a digest of the check's source, which
+# Hypothesis read twice per test: ~7 s CPU): the same examples as before, fixed.
+SEED = int(
+    "a1dabcfa4118b2b51589def526df6764fc8731a123f6cb3d"
+    "f988d6e222fe299665cffc13b3a1dfb5e635e0c52c77d221",
+    16,
+)
 
 
 @pytest.mark.parametrize("case", EDGE_CASES)
 def test_eager_equals_jit_on_edge_values(case: OpCase) -> None:
+    @seed(SEED)
     @EDGE_SETTINGS
     @given(seed=st.integers(0, 2**32 - 1))
     def check(seed: int) -> None:
-        rng = np.random.default_rng(seed)
-        arrays = [didax.numpy.asarray(edge_array(case.args[i], rng)) for i in case.array_positions]
-        eager_fn, jitted_fn = _functions(case)
-        with np.errstate(all="ignore"):
-            eager = _outcome(eager_fn, arrays)
-        jitted = _outcome(jitted_fn, arrays)
-        inputs = ", ".join(np.array2string(np.asarray(a), separator=",") for a in arrays)
-        what = f"{case.id} on {inputs}"
-        if isinstance(eager, type) or isinstance(jitted, type):
-            assert eager == jitted, f"{what}: eager {eager}, jit {jitted}"
-            return
-        assert len(eager) == len(jitted), what
-        for e, j in zip(eager, jitted, strict=True):
-            assert_same_bits(e, j, what, _cancellation_scale(arrays))
+        _check(case, seed)
 
     check()
 

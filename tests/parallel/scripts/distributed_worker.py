@@ -1,55 +1,24 @@
-"""One of two processes x two CPU devices (`python distributed_worker.py LIBRARY PID PORT`,
-tests/parallel/test_distributed.py): device queries, a pmap'd psum over all four devices and
-a data-parallel training step."""
+"""Two processes x two CPU devices on 127.0.0.1, each running the cases named on its command
+line in one `distributed.initialize` (tests/parallel/test_distributed.py starts the pair once
+per library):
 
+    python distributed_worker.py LIBRARY PID PORT CASE...
+
+with LIBRARY `didax` or `jax` and each CASE a module `distributed_CASE.py` beside this one
+whose `run(M, pid)` returns what the case saw (JSON). Prints one JSON line: each case's
+results by name, and whether the process was initialized before and after `shutdown`."""
+
+import importlib
 import json
 import sys
 
-lib, pid, port = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+lib, pid, port, *cases = sys.argv[1], int(sys.argv[2]), *sys.argv[3:]
 M = __import__(lib)
 if lib == "jax":
     M.config.update("jax_cpu_collectives_implementation", "gloo")
-    import jax.numpy as jnp
-    from jax import lax
-else:
-    import didax.numpy as jnp
-    from didax import lax
 M.config.update("jax_num_cpu_devices", 2)
 M.distributed.initialize(f"127.0.0.1:{port}", 2, pid)
-out = {
-    "devices": [repr(d) for d in M.devices()],
-    "local": [repr(d) for d in M.local_devices()],
-    "process_index": M.process_index(),
-    "process_count": M.process_count(),
-    "device_count": M.device_count(),
-    "local_device_count": M.local_device_count(),
-}
-x = jnp.arange(2.0) + 2 * pid  # this process's slice of [0, 1, 2, 3]
-out["psum"] = M.pmap(lambda v: lax.psum(v, "i"), axis_name="i")(x).tolist()
-out["axis_index"] = M.pmap(lambda v: lax.axis_index("i"), axis_name="i")(x).tolist()
-
-# data parallel: each device holds 3 rows of a 12-row batch; gradients averaged by pmean
-X = jnp.arange(36.0).reshape(12, 3) / 36.0
-Y = jnp.sin(jnp.arange(12.0))
-
-
-def loss(w, b, x, y):
-    return jnp.mean((x @ w + b - y) ** 2)
-
-
-def step(w, b, x, y):
-    gw, gb = M.grad(loss, argnums=(0, 1))(w, b, x, y)
-    gw, gb = lax.pmean((gw, gb), "i")
-    return w - 0.5 * gw, b - 0.5 * gb
-
-
-pstep = M.pmap(step, axis_name="i", in_axes=(None, None, 0, 0), out_axes=None)
-mine = slice(6 * pid, 6 * pid + 6)  # this process's two devices' rows
-xs, ys = X[mine].reshape(2, 3, 3), Y[mine].reshape(2, 3)
-w, b = jnp.zeros(3), 0.0
-for _ in range(3):
-    w, b = pstep(w, b, xs, ys)
-out["w"], out["b"] = w.tolist(), float(b)
+out = {case: importlib.import_module(f"distributed_{case}").run(M, pid) for case in cases}
 out["initialized"] = M.distributed.is_initialized()
 M.distributed.shutdown()
 out["initialized_after_shutdown"] = M.distributed.is_initialized()
