@@ -19,6 +19,7 @@ import test_cond
 import test_scan
 import test_while
 from cf_helpers import assert_close, namespaces
+from helpers.grouped import of_args_at
 from helpers.oracle import JaxOracle
 
 jax = pytest.importorskip("jax")
@@ -43,15 +44,7 @@ def _loss(ns: SimpleNamespace, fn: Callable[..., Any]) -> Callable[..., Any]:
 
 def _of_floats(prog: Any, fn: Callable[..., Any]) -> Callable[..., Any]:
     """`fn` as a function of `prog`'s float arguments, the others held at their values."""
-    argnums = _float_argnums(prog.args)
-
-    def call(*xs: Any) -> Any:
-        args = list(prog.args)
-        for i, x in zip(argnums, xs, strict=True):
-            args[i] = x
-        return fn(*args)
-
-    return call
+    return of_args_at(fn, prog.args, _float_argnums(prog.args))
 
 
 GRADS = [

@@ -24,6 +24,19 @@ from typing import Any
 Call = tuple[Callable[..., Any], Sequence[Any]]  # a function and its positional arguments
 
 
+def of_args_at(fn: Callable[..., Any], args: Sequence[Any], positions: Sequence[int]) -> Callable:
+    """`fn` as a function of its arguments at `positions` (in that order), the others held at
+    their values in `args`: what a grouped program, a gradient or a jvp takes."""
+
+    def call(*xs: Any) -> Any:
+        full = list(args)
+        for i, x in zip(positions, xs, strict=True):
+            full[i] = x
+        return fn(*full)
+
+    return call
+
+
 def jit_together(jit: Callable[..., Any], calls: Sequence[Call]) -> list[Any]:
     """`jit(fn)(*args)` for each call, as one program: each call's result, or the exception
     its own `jit` raises when its tracing raises."""

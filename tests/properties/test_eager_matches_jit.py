@@ -21,7 +21,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 from didax.tree_util import tree_leaves
-from helpers.grouped import program, traces
+from helpers.grouped import of_args_at, program, traces
 from hypothesis import Phase, given, seed, settings
 from hypothesis import strategies as st
 from op_cases import CASES, Arr, OpCase
@@ -141,15 +141,7 @@ _FUNCTIONS: dict[str, tuple[Any, Any]] = {}
 
 def _on_arrays(case: OpCase) -> Any:
     """The case as a function of its arrays (its other arguments fixed)."""
-    fn, positions = case.didax_fn, case.array_positions
-
-    def on_arrays(*arrays: Any) -> Any:
-        full = list(case.args)
-        for i, x in zip(positions, arrays, strict=True):
-            full[i] = x
-        return fn(*full)
-
-    return on_arrays
+    return of_args_at(case.didax_fn, case.args, case.array_positions)
 
 
 def _jit_group(cases: list[OpCase]) -> None:
