@@ -121,7 +121,18 @@ def filled(items: Sequence[Doc], separator: str = "") -> Doc:
     """`items` on one line if they fit, else filled: each break between two items is a group
     of its own, so a line takes items while it has room and then breaks, continuing indented
     by 2 (JAX's `pp_vars`: a jaxpr's binders, an equation's arguments, the outputs)."""
+    if len(items) == 1 and _unbreakable(items[0]):
+        # most equations bind one variable: with no break inside, the group and the nest
+        # would change nothing, and a view of 20,000 equations would build 80,000 more objects
+        return items[0]
     return Nest(2, Group(join(concat(text(separator), Group(Break())), items)))
+
+
+def _unbreakable(doc: Doc) -> bool:
+    """Whether `doc` is a text or a concatenation of texts (an atom, a binder)."""
+    if isinstance(doc, Concat):
+        return all(isinstance(d, Text) for d in doc.children)
+    return isinstance(doc, Text)
 
 
 def _fits(doc: Doc, room: int) -> bool:
