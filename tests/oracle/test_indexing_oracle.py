@@ -75,6 +75,8 @@ GETITEM = [
     "x[True, i]",
     "x[..., True]",
     "x[None, True, ::2]",
+    "x[:, False, ..., False]",  # NumPy moves the two bools' axis to the front; JAX does not
+    "x[:, True, ..., True]",
     "x[i[:0]]",
 ]
 
