@@ -75,7 +75,7 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
         if watchdog is not None:
             watchdog.cancel()
     if nextitem is None or getattr(nextitem, "module", None) is not getattr(item, "module", None):
-        memory.give_back()  # between modules: the heap XLA's compiles left free (helpers/memory.py)
+        memory.settle()  # between modules: GC's old objects frozen, the free heap given back
 
 
 @pytest.fixture(scope="session")
