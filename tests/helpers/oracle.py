@@ -14,7 +14,7 @@ semantics, not a property of eager execution); the inner `jit`s of `jnp.where`, 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Hashable, Iterator
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -22,6 +22,7 @@ import didax
 import jax
 import ml_dtypes
 import numpy as np
+from helpers.grouped import of_args_at, traces
 
 # XLA's CPU compiler spends most of its time optimizing kernels; these tests run each once.
 _QUICK_COMPILE = {
@@ -113,6 +114,9 @@ class JaxOracle:
         trace under `jit` costs a compile per member of its chunk only."""
         return cls({i // size: members[i : i + size] for i in range(0, len(members), size)})
 
+    def __contains__(self, key: Hashable) -> bool:
+        return key in self._group_of
+
     def get(self, key: Hashable) -> Any:
         """`result` of the group that holds `key`."""
         return self.result(self._group_of[key], key)
@@ -147,6 +151,51 @@ class JaxOracle:
             except Exception as err:  # noqa: BLE001 - reported to that member's test
                 results[key] = err
         return results
+
+
+def _traced_form(fn: Callable, args: Sequence[Any], kwargs: dict) -> tuple[Callable, list] | None:
+    """`fn(*args, **kwargs)` as `(function, inputs)` that `jax.jit` traces: the NumPy arrays
+    among `args` as the inputs (the rest held), else every argument held; None if neither
+    traces (the call needs concrete values, or raises)."""
+    arrays = [i for i, a in enumerate(args) if isinstance(a, np.ndarray)]
+    for positions in (arrays, []):
+        call = of_args_at(lambda *a: fn(*a, **kwargs), args, positions)
+        inputs = [args[i] for i in positions]
+        if traces(jax.jit, call, inputs):
+            return call, inputs
+    return None
+
+
+class EagerJax:
+    """The outcomes of eager JAX calls `(fn, args, kwargs)` (a table's, made by `calls()` on
+    the first request): the calls that trace under `jax.jit` as `JaxOracle` programs of
+    `chunk` calls each (eager JAX's values, dtypes and weak types: `jit` does not change
+    them); the others (JAX needs concrete values there, or raises while tracing) eagerly,
+    as before. `outcome(i)` is the result or the exception JAX raised."""
+
+    def __init__(
+        self, calls: Callable[[], Sequence[tuple[Callable, Sequence, dict]]], chunk: int = 40
+    ) -> None:
+        self._calls, self._chunk = calls, chunk
+        self._table: Sequence[tuple[Callable, Sequence, dict]] | None = None
+        self._oracle: JaxOracle | None = None
+
+    def outcome(self, index: int) -> Any:
+        if self._table is None:
+            self._table = self._calls()
+            members = []
+            for i, (fn, args, kwargs) in enumerate(self._table):
+                form = _traced_form(fn, args, kwargs)
+                if form is not None:
+                    members.append((i, *form))
+            self._oracle = JaxOracle.in_chunks(members, self._chunk)
+        try:
+            if index in self._oracle:
+                return self._oracle.get(index)
+            fn, args, kwargs = self._table[index]
+            return fn(*args, **kwargs)
+        except Exception as err:  # noqa: BLE001 - compared by the caller
+            return err
 
 
 def jax_per_key(
