@@ -171,7 +171,7 @@ class EagerJax:
     the first request): the calls that trace under `jax.jit` as `JaxOracle` programs of
     `chunk` calls each (eager JAX's values, dtypes and weak types: `jit` does not change
     them); the others (JAX needs concrete values there, or raises while tracing) eagerly,
-    as before. `outcome(i)` is the result or the exception JAX raised."""
+    as before. `outcome(i)` is the result or the exception JAX raised; `result(i)` the result."""
 
     def __init__(
         self, calls: Callable[[], Sequence[tuple[Callable, Sequence, dict]]], chunk: int = 40
@@ -196,6 +196,13 @@ class EagerJax:
             return fn(*args, **kwargs)
         except Exception as err:  # noqa: BLE001 - compared by the caller
             return err
+
+    def result(self, index: int) -> Any:
+        """The call's result; raises what JAX raised."""
+        outcome = self.outcome(index)
+        if isinstance(outcome, Exception):
+            raise outcome
+        return outcome
 
 
 def jax_per_key(
