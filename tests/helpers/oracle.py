@@ -170,8 +170,8 @@ class EagerJax:
     """The outcomes of eager JAX calls `(fn, args, kwargs)` (a table's, made by `calls()` on
     the first request): the calls that trace under `jax.jit` as `JaxOracle` programs of
     `chunk` calls each (eager JAX's values, dtypes and weak types: `jit` does not change
-    them); the others (JAX needs concrete values there, or raises while tracing) eagerly,
-    as before. `outcome(i)` is the result or the exception JAX raised; `result(i)` the result."""
+    them); the others (JAX needs concrete values there, or raises while tracing), and those
+    whose program fails (XLA's quick options have no complex `clamp`), eagerly, as before. `outcome(i)` is the result or the exception JAX raised; `result(i)` the result."""
 
     def __init__(
         self, calls: Callable[[], Sequence[tuple[Callable, Sequence, dict]]], chunk: int = 40
@@ -189,10 +189,13 @@ class EagerJax:
                 if form is not None:
                     members.append((i, *form))
             self._oracle = JaxOracle.in_chunks(members, self._chunk)
-        try:
-            if index in self._oracle:
+        if index in self._oracle:
+            try:
                 return self._oracle.get(index)
-            fn, args, kwargs = self._table[index]
+            except Exception:  # noqa: BLE001 - XLA's quick options lack a kernel: eagerly
+                pass
+        fn, args, kwargs = self._table[index]
+        try:
             return fn(*args, **kwargs)
         except Exception as err:  # noqa: BLE001 - compared by the caller
             return err
