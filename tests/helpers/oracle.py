@@ -99,8 +99,8 @@ class JaxOracle:
 
     `result(group, key, fn, inputs)`: on the first request for `group`, `self.groups[group]`
     (a list of `(key, fn, inputs)`) is evaluated at once; `fn(*inputs)` must be JAX code. If
-    the group fails to trace, each member is compiled alone, so that one bad member only
-    fails its own test. Returns the output, or raises what JAX raised for that member.
+    the group fails, the members that trace are compiled together (and if that fails, each
+    alone), so that one bad member only fails its own test. Returns the output, or raises what JAX raised for that member.
     """
 
     def __init__(self, groups: dict[Hashable, list[tuple[Hashable, Callable, list]]]) -> None:
@@ -140,12 +140,28 @@ class JaxOracle:
         keys, fns, inputs = zip(*members, strict=True)
         try:
             outs = self._compiled(list(fns), list(inputs))
-        except Exception:  # noqa: BLE001 - a member fails: compile each alone, below
+        except Exception:  # noqa: BLE001 - a member fails: those that trace together, below
             outs = None
         if outs is not None:
             return dict(zip(keys, outs, strict=True))
         results = {}
-        for key, fn, xs in members:
+        tracing = []
+        for key, fn, xs in members:  # a member that fails to trace: its error, no compile
+            try:
+                jax.jit(fn).trace(*xs)
+            except Exception as err:  # noqa: BLE001 - reported to that member's test
+                results[key] = err
+            else:
+                tracing.append((key, fn, xs))
+        if len(tracing) < len(members) and tracing:
+            keys, fns, inputs = zip(*tracing, strict=True)
+            try:
+                return results | dict(
+                    zip(keys, self._compiled(list(fns), list(inputs)), strict=True)
+                )
+            except Exception:  # noqa: BLE001 - one fails to compile: each alone, below
+                pass
+        for key, fn, xs in tracing:
             try:
                 results[key] = self._compiled([fn], [xs])[0]
             except Exception as err:  # noqa: BLE001 - reported to that member's test
