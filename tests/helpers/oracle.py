@@ -171,9 +171,9 @@ class JaxOracle:
 
 def _traced_form(fn: Callable, args: Sequence[Any], kwargs: dict) -> tuple[Callable, list] | None:
     """`fn(*args, **kwargs)` as `(function, inputs)` that `jax.jit` traces: the NumPy arrays
-    among `args` as the inputs (the rest held), else every argument held; None if neither
-    traces (the call needs concrete values, or raises)."""
-    arrays = [i for i, a in enumerate(args) if isinstance(a, np.ndarray)]
+    and scalars among `args` as the inputs (the rest held), else every argument held; None
+    if neither traces (the call needs concrete values, or raises)."""
+    arrays = [i for i, a in enumerate(args) if isinstance(a, (np.ndarray, np.generic))]
     for positions in (arrays, []):
         call = of_args_at(lambda *a: fn(*a, **kwargs), args, positions)
         inputs = [args[i] for i in positions]
