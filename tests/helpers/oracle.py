@@ -9,6 +9,9 @@ operation on its own (about 30 ms each on a 2-core machine), which would make a 
 comparisons take minutes. `jit` keeps JAX's values, dtypes and weak types (they are JAX's
 semantics, not a property of eager execution); the inner `jit`s of `jnp.where`, `jnp.clip`
 ... are inlined into the same program either way.
+
+`EagerJax` puts a table of eager JAX calls into such programs: those that trace under `jit`
+(the others, where JAX needs concrete values or raises while tracing, stay eager).
 """
 
 from __future__ import annotations
@@ -100,7 +103,8 @@ class JaxOracle:
     `result(group, key, fn, inputs)`: on the first request for `group`, `self.groups[group]`
     (a list of `(key, fn, inputs)`) is evaluated at once; `fn(*inputs)` must be JAX code. If
     the group fails, the members that trace are compiled together (and if that fails, each
-    alone), so that one bad member only fails its own test. Returns the output, or raises what JAX raised for that member.
+    alone), so that one bad member only fails its own test. Returns the output, or raises
+    what JAX raised for that member.
     """
 
     def __init__(self, groups: dict[Hashable, list[tuple[Hashable, Callable, list]]]) -> None:
@@ -187,7 +191,10 @@ class EagerJax:
     the first request): the calls that trace under `jax.jit` as `JaxOracle` programs of
     `chunk` calls each (eager JAX's values, dtypes and weak types: `jit` does not change
     them); the others (JAX needs concrete values there, or raises while tracing), and those
-    whose program fails (XLA's quick options have no complex `clamp`), eagerly, as before. `outcome(i)` is the result or the exception JAX raised; `result(i)` the result."""
+    whose program fails (XLA's quick options have no complex `clamp`), eagerly, as before.
+    `outcome(i)` is the result or the exception JAX raised; `result(i)` the result. Results
+    may differ from eager JAX's in the last float bit (XLA's quick options); the tests'
+    tolerances are far wider."""
 
     def __init__(
         self, calls: Callable[[], Sequence[tuple[Callable, Sequence, dict]]], chunk: int = 40
