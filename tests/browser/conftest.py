@@ -1,7 +1,10 @@
 """Browser-test fixtures: ONE JupyterLab server and ONE Debian Chromium (driven by Playwright)
-per pytest session, a fresh page per test that fails the test on any request leaving
-127.0.0.1, a screenshot per test in `test-artifacts/`, and `notebook(cells)`: write a notebook,
-open it in JupyterLab, run all cells and return the page once every cell has run.
+per pytest session, and ONE page with JupyterLab loaded (`lab_page`): each test opens its
+notebooks in it (loading and parsing JupyterLab's JavaScript once, not once per notebook), and
+finds it as a page load leaves it (no document open, no kernel, Light theme). `page` is a
+fresh page for a test's own HTML. Both fail the test on any request leaving 127.0.0.1 and save
+a screenshot per test in `test-artifacts/`. `notebook(cells)`: write a notebook, open it in
+JupyterLab, run all cells and return the page once every cell has run.
 
 Nothing is downloaded at run time: Chromium is Debian's `chromium` package (never
 `playwright install`). With CI set, a missing browser, Playwright or JupyterLab is an ERROR;
@@ -27,7 +30,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from labpage import KERNEL_DISPLAY, TOKEN, open_and_run_all, shutdown_kernels, write_notebook
+from labpage import (
+    KERNEL_DISPLAY,
+    TOKEN,
+    close_all,
+    load_lab,
+    open_and_run_all,
+    set_theme,
+    shutdown_kernels,
+    write_notebook,
+)
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")  # Debian package `chromium`
 CHROME_ARGS = [
@@ -40,7 +52,9 @@ CHROME_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-LOCAL = re.compile(r"^(https?|wss?)://(127\.0\.0\.1|localhost)[:/]")
+VIEWPORT = {"width": 1280, "height": 900}
+# every URL but http(s)/ws(s) to 127.0.0.1 or localhost, data: and blob:
+NON_LOCAL = re.compile(r"^(?!(https?|wss?)://(127\.0\.0\.1|localhost)[:/]|data:|blob:)")
 _CI = os.environ.get("CI", "").lower() not in ("", "0", "false")
 
 
@@ -94,34 +108,90 @@ def browser() -> Iterator[Any]:
         b.close()
 
 
-@pytest.fixture
-def page(browser: Any, request: pytest.FixtureRequest) -> Iterator[Any]:
-    """A fresh context and page. Every request that leaves 127.0.0.1 is aborted and fails the
-    test at teardown; a full-page screenshot goes to test-artifacts/<test name>.png.
-    The guard runs in Python: never time.sleep() in a test (requests stall while Python
-    sleeps), use page.wait_for_timeout(ms) or expect(...)."""
-    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
-    pg = ctx.new_page()
-    pg.set_default_timeout(30_000)
+def _guarded(pg: Any) -> list[str]:
+    """Abort every request of `pg` that leaves 127.0.0.1; return the list its URLs go to.
+    The pattern is matched in Playwright's driver: local requests never reach Python."""
     outside: list[str] = []
 
-    def guard(route: Any) -> None:
-        url = route.request.url
-        if LOCAL.match(url) or url.startswith(("data:", "blob:")):
-            route.continue_()
-        else:
-            outside.append(url)
-            route.abort()
+    def abort(route: Any) -> None:
+        outside.append(route.request.url)
+        route.abort()
 
-    pg.route("**/*", guard)
-    request.node.stash[OUTSIDE] = outside
-    yield pg
+    pg.route(NON_LOCAL, abort)
+    return outside
+
+
+def _screenshot(pg: Any, request: pytest.FixtureRequest) -> None:
+    """A full-page screenshot to test-artifacts/<test name>.png (never hiding the test's own
+    failure)."""
     artifacts = request.config.rootpath / "test-artifacts"
     artifacts.mkdir(exist_ok=True)
     name = re.sub(r"[^\w.-]", "_", request.node.name)
-    with contextlib.suppress(Exception):  # a screenshot must not hide the test's own failure
+    with contextlib.suppress(Exception):
         pg.screenshot(path=str(artifacts / f"{name}.png"), full_page=True)
+
+
+@pytest.fixture
+def page(browser: Any, request: pytest.FixtureRequest) -> Iterator[Any]:
+    """A fresh context and page (for a test's own HTML: `set_content`). Every request that
+    leaves 127.0.0.1 is aborted and fails the test at teardown; a full-page screenshot goes to
+    test-artifacts/<test name>.png. Never time.sleep() in a test, use
+    page.wait_for_timeout(ms) or expect(...)."""
+    ctx = browser.new_context(viewport=VIEWPORT)
+    pg = ctx.new_page()
+    pg.set_default_timeout(30_000)
+    outside = _guarded(pg)
+    request.node.stash[OUTSIDE] = outside
+    yield pg
+    _screenshot(pg, request)
     ctx.close()
+    assert not outside, f"requests to non-local hosts: {outside}"
+
+
+@pytest.fixture(scope="session")
+def _lab_session(browser: Any, lab: tuple[str, Path]) -> Iterator[tuple[Any, list[str]]]:
+    """One page with JupyterLab loaded, for the whole session, and its guard's list."""
+    ctx = browser.new_context(viewport=VIEWPORT, accept_downloads=True)
+    pg = ctx.new_page()
+    pg.set_default_timeout(30_000)
+    outside = _guarded(pg)
+    load_lab(pg, lab[0])
+    yield pg, outside
+    ctx.close()
+
+
+_LEFT_OPEN = """() => { const shell = window.jupyterapp.shell;
+  if (shell.leftCollapsed) window.jupyterapp.commands.execute('application:toggle-left-area');
+  return true; }"""
+
+
+@pytest.fixture
+def lab_page(
+    _lab_session: tuple[Any, list[str]], lab: tuple[str, Path], request: pytest.FixtureRequest
+) -> Iterator[Any]:
+    """The session's JupyterLab page, as a page load would leave it: no document open, no
+    kernel running, the default viewport, the file browser shown, the Light theme. Every
+    request that leaves 127.0.0.1 is aborted and fails the test at teardown; a full-page
+    screenshot goes to test-artifacts/<test name>.png. Open notebooks with
+    labpage.open_notebook / open_and_run_all (not page.goto: that loads JupyterLab again)."""
+    pg, outside = _lab_session
+    base = lab[0]
+    try:
+        close_all(pg)
+    except Exception:  # a test before left the page unusable: load JupyterLab again
+        load_lab(pg, base)
+    with contextlib.suppress(OSError):
+        shutdown_kernels(base)
+    pg.set_viewport_size(VIEWPORT)
+    pg.evaluate(_LEFT_OPEN)
+    if pg.evaluate("() => document.body.dataset.jpThemeLight") != "true":
+        set_theme(pg, "JupyterLab Light")
+    outside.clear()
+    request.node.stash[OUTSIDE] = outside
+    yield pg
+    _screenshot(pg, request)
+    with contextlib.suppress(Exception):
+        close_all(pg)
     assert not outside, f"requests to non-local hosts: {outside}"
 
 
@@ -234,18 +304,18 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
 
 @pytest.fixture
 def notebook(
-    lab: tuple[str, Path], page: Any, request: pytest.FixtureRequest
+    lab: tuple[str, Path], lab_page: Any, request: pytest.FixtureRequest
 ) -> Iterator[Callable[..., Any]]:
     """`notebook(cells, name=None)`: write the cells (a list of sources) as a notebook, open it
-    in JupyterLab, run all cells and return the page after every cell ran. Kernels are shut
-    down after the test."""
+    in the session's JupyterLab (`lab_page`), run all cells and return the page after every
+    cell ran. Kernels are shut down after the test."""
     base, nbdir = lab
 
     def run(cells: list[str], name: str | None = None) -> Any:
         name = name or re.sub(r"[^\w-]", "_", request.node.name) + ".ipynb"
         write_notebook(nbdir / name, cells)
-        open_and_run_all(page, base, name)
-        return page
+        open_and_run_all(lab_page, name)
+        return lab_page
 
     yield run
     with contextlib.suppress(OSError):

@@ -39,22 +39,67 @@ def write_notebook(path: Path, sources: list[str]) -> None:
     nbformat.write(nb, path)
 
 
-def open_and_run_all(page: Any, base: str, name: str, timeout_ms: int = 180_000) -> None:
-    """Open `name` in its own empty workspace (the default one is saved server-side and would
-    reopen earlier tests' tabs), wait for the kernel, Run All, wait until every cell ran."""
+def load_lab(page: Any, base: str) -> None:
+    """Load JupyterLab into `page` once, in an empty workspace of its own (the default one is
+    saved server-side), and wait until it is restored: the tests open their notebooks in it
+    with `open_notebook` rather than loading and parsing JupyterLab's JavaScript again."""
+    page.goto(f"{base}/lab/workspaces/didax-tests?token={TOKEN}")
+    page.wait_for_function(
+        "() => window.jupyterapp && window.jupyterapp.commands.hasCommand('docmanager:open')",
+        timeout=90_000,
+        polling=100,
+    )
+    page.evaluate("() => window.jupyterapp.restored.then(() => true)")
+
+
+_CLOSE_ALL = """async () => {
+  const shell = window.jupyterapp.shell;
+  for (const w of [...shell.widgets('main')]) {
+    // a notebook that ran is dirty: closing it would ask whether to save
+    if (w.context && w.context.model) w.context.model.dirty = false;
+    w.close();
+  }
+  document.querySelectorAll('.jp-Dialog').forEach(d => d.remove());
+  return true;
+}"""
+_NONE_OPEN = "() => [...window.jupyterapp.shell.widgets('main')].every(w => !w.context)"
+
+
+def close_all(page: Any) -> None:
+    """Close every open document of the loaded JupyterLab without saving (their kernels keep
+    running, as after a page load: `shutdown_kernels` ends them)."""
+    page.evaluate(_CLOSE_ALL)
+    page.wait_for_function(_NONE_OPEN, polling=100)
+
+
+def open_notebook(page: Any, name: str) -> None:
+    """Open `name` (a path in the server's root) alone in the loaded JupyterLab, as a page
+    load of a workspace holding only it would: every other document closed first."""
     from playwright.sync_api import expect
 
-    ws = re.sub(r"\W", "_", name)
-    page.goto(f"{base}/lab/workspaces/{ws}/tree/{name}?token={TOKEN}")
+    close_all(page)
+    page.evaluate(
+        "async p => { await window.jupyterapp.commands.execute('docmanager:open', {path: p});"
+        " return true; }",
+        name,
+    )
     tab = page.get_by_role("tab", name=name)
     expect(tab).to_have_attribute("aria-selected", "true", timeout=90_000)
+
+
+def open_and_run_all(page: Any, name: str, timeout_ms: int = 180_000) -> None:
+    """Open `name` alone in the loaded JupyterLab, wait for the kernel, Run All (the menu's
+    clicks), wait until every cell ran."""
+    from playwright.sync_api import expect
+
+    open_notebook(page, name)
     # the status bar's "Python 3 (ipykernel) | Idle": the notebook's indicator says idle
     # while the kernel is still initializing
     idle = page.get_by_role("contentinfo").get_by_role("button", name=re.compile(r"\| Idle$"))
     expect(idle).to_be_visible(timeout=90_000)
     page.get_by_role("menuitem", name="Run", exact=True).click()
     page.get_by_role("menuitem", name="Run All Cells", exact=True).click()
-    page.wait_for_function(_ALL_RAN, timeout=timeout_ms)
+    page.wait_for_function(_ALL_RAN, timeout=timeout_ms, polling=100)
 
 
 # --------------------------------------------------------------------------- the server
@@ -93,14 +138,14 @@ def save(page: Any, path: Path) -> None:
     expect(tab).not_to_have_class(re.compile(r"\bjp-mod-dirty\b"))
 
 
-def save_and_reopen(page: Any, base: str, path: Path, workspace: str) -> None:
-    """Save the open notebook `path` as its user does (Ctrl+S: no widget state), shut its
-    kernel down and open it again in a new workspace: what a reader of the stored notebook
-    sees."""
-    name = path.name
+def save_and_reopen(page: Any, base: str, path: Path) -> None:
+    """Save the open notebook `path` as its user does (Ctrl+S: no widget state), close it,
+    shut its kernel down and open it again (a new kernel, a new widget manager without the
+    old models): what a reader of the stored notebook sees."""
     save(page, path)
+    close_all(page)
     shutdown_kernels(base)
-    page.goto(f"{base}/lab/workspaces/{workspace}/tree/{name}?token={TOKEN}")
+    open_notebook(page, path.name)
 
 
 # --------------------------------------------------------------------------- reading outputs

@@ -59,8 +59,8 @@ def _cleared_copy(path: Path, nbdir: Path) -> Any:
     return stored
 
 
-def test_tour_notebook_renders_its_views(lab, page, request):
-    base, nbdir = lab
+def test_tour_notebook_renders_its_views(lab, lab_page, request):
+    page, nbdir = lab_page, lab[1]
     nb = _cleared_copy(TOUR, nbdir)
     views = _stored_views(nb)
     assert len(views) == 6, views  # %jaxpr, %%jaxpr, %grad, %grad --jaxpr, %vmap, %jit
@@ -69,7 +69,7 @@ def test_tour_notebook_renders_its_views(lab, page, request):
     assert mistake == len(code) - 1, "Run All stops at the cell that raises: keep it last"
 
     page.set_viewport_size({"width": 1400, "height": 1000})  # room for the programs
-    open_and_run_all(page, base, TOUR.name)
+    open_and_run_all(page, TOUR.name)
     page.keyboard.press("Control+b")  # hide the file browser: room for the view
 
     # the one error shown is the mistake the notebook makes on purpose, in one line
@@ -102,13 +102,13 @@ def test_tour_notebook_renders_its_views(lab, page, request):
     out.locator(".jp-OutputArea-output").first.screenshot(path=str(artifacts / SCREENSHOT))
 
 
-def test_engine_tour_stepper_steps_in_the_browser(lab, page):
-    base, nbdir = lab
+def test_engine_tour_stepper_steps_in_the_browser(lab, lab_page):
+    page, nbdir = lab_page, lab[1]
     nb = _cleared_copy(ENGINE, nbdir)
     code = [c for c in nb.cells if c.cell_type == "code"]
     (i,) = [k for k, c in enumerate(code) if "stepper = Stepper(closed, x)" in c.source]
 
-    open_and_run_all(page, base, ENGINE.name)
+    open_and_run_all(page, ENGINE.name)
     assert error_outputs(page) == []
     assert page.get_by_text("Error displaying widget").count() == 0
     # the widget, not its stand-in output (hidden, as the stepper was when displayed)

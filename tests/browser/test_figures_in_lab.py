@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from didax.display import theme as theme_module
-from labpage import TOKEN, cell_output
+from labpage import cell_output, open_notebook, set_theme
 
 pytestmark = pytest.mark.browser
 
@@ -34,17 +34,14 @@ _SEEN = """img => {
 }"""
 
 
-def test_a_stored_diagram_shows_in_the_dark_theme(lab, page):
-    base, nbdir = lab
+def test_a_stored_diagram_shows_in_the_dark_theme(lab, lab_page):
+    page, nbdir = lab_page, lab[1]
     shutil.copy(REVERSE, nbdir / REVERSE.name)
-    settings = nbdir.parent / "jhome" / "settings" / "@jupyterlab" / "apputils-extension"
-    settings.mkdir(parents=True, exist_ok=True)
-    theme = settings / "themes.jupyterlab-settings"
-    theme.write_text(json.dumps({"theme": "JupyterLab Dark"}))
     cells = [c for c in json.loads(REVERSE.read_text())["cells"] if c["cell_type"] == "code"]
     index = next(i for i, c in enumerate(cells) if "diagram(" in "".join(c["source"]))
     try:
-        page.goto(f"{base}/lab/workspaces/figures/tree/{REVERSE.name}?token={TOKEN}")
+        set_theme(page, "JupyterLab Dark")  # a learner's saved setting, before opening it
+        open_notebook(page, REVERSE.name)
         img = cell_output(page, index).locator("img").first
         img.wait_for(state="visible", timeout=90_000)
         page.wait_for_function(
@@ -53,8 +50,8 @@ def test_a_stored_diagram_shows_in_the_dark_theme(lab, page):
         page.wait_for_function("img => img.complete", arg=img.element_handle(), timeout=10_000)
         seen = page.evaluate(_SEEN, img.element_handle())
         img.screenshot(path=str(Path("test-artifacts") / "figure-dark-theme.png"))
-    finally:
-        theme.unlink()
+    finally:  # the theme is a saved setting: the tests after expect Light
+        set_theme(page, "JupyterLab Light")
     assert seen["dark"] and seen["loaded"], seen
     assert seen["size"] == [620, 150], seen
     assert seen["alt"].startswith("reverse mode: a forward sweep keeps residuals"), seen

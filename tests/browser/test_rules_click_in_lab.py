@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from labpage import TOKEN, cell_output, error_outputs, save_and_reopen
+from labpage import cell_output, error_outputs, open_notebook, save_and_reopen
 
 pytestmark = pytest.mark.browser
 
@@ -80,7 +80,7 @@ def test_click_a_primitive_to_read_its_rules_live_stored_and_untrusted(notebook,
     _name(stepper, "sin").click()
     expect(stepper.locator(".dx-rules-of:visible")).to_contain_text(JVP)
 
-    save_and_reopen(page, base, nbdir / name, "rules_stored")
+    save_and_reopen(page, base, nbdir / name)
     out = cell_output(page, 2)
     out.locator(".dx-standin .dx-jaxpr").first.wait_for(state="visible", timeout=60_000)
     assert page.get_by_text("Error displaying widget").count() == 0
@@ -89,7 +89,7 @@ def test_click_a_primitive_to_read_its_rules_live_stored_and_untrusted(notebook,
     nb = nbformat.read(nbdir / name, as_version=4)
     nb.metadata["didax_test_copy"] = "untrusted"  # not run here: Lab sanitizes its HTML
     nbformat.write(nb, nbdir / "rules_untrusted.ipynb")
-    page.goto(f"{base}/lab/workspaces/rules_untrusted/tree/rules_untrusted.ipynb?token={TOKEN}")
+    open_notebook(page, "rules_untrusted.ipynb")
     out = cell_output(page, 2)
     out.locator(".dx-view .dx-jaxpr").first.wait_for(state="visible", timeout=60_000)
     assert out.locator("style").count() == 0

@@ -10,10 +10,10 @@ import re
 
 import pytest
 from labpage import (
-    TOKEN,
     cell_output,
     hex_colour,
     normalized,
+    open_notebook,
     save,
     save_and_reopen,
     set_theme,
@@ -57,7 +57,7 @@ def test_a_stored_view_shows_what_the_live_one_showed(notebook, lab):
     live_marks, live_code, _ = _seen(page)
     assert [m for m, _ in live_marks if m == "primal of eqn 1"], live_marks
     assert len(live_code) == 4
-    save_and_reopen(page, base, nbdir / name, "stored")
+    save_and_reopen(page, base, nbdir / name)
     stored_out = cell_output(page, 2)
     stored_out.locator(".dx-view .dx-jaxpr").first.wait_for(state="visible", timeout=60_000)
     idle = page.get_by_role("contentinfo").get_by_role("button", name=re.compile(r"\| Idle$"))
@@ -115,7 +115,7 @@ def test_an_untrusted_stored_view_keeps_its_colours_in_both_themes(notebook, lab
     nbformat.write(nb, nbdir / "untrusted.ipynb")
     try:
         for theme_name in ("JupyterLab Light", "JupyterLab Dark"):
-            page.goto(f"{base}/lab/workspaces/untrusted/tree/untrusted.ipynb?token={TOKEN}")
+            open_notebook(page, "untrusted.ipynb")
             if theme_name != "JupyterLab Light":
                 set_theme(page, theme_name)
             out = cell_output(page, 2)

@@ -14,7 +14,15 @@ import re
 
 import didax
 import pytest
-from labpage import TOKEN, cell_output, error_outputs, normalized, save, shutdown_kernels
+from labpage import (
+    cell_output,
+    close_all,
+    error_outputs,
+    normalized,
+    open_notebook,
+    save,
+    shutdown_kernels,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -72,13 +80,12 @@ def test_widget_views_show_their_program_when_stored(notebook, lab):
     expect(cell_output(page, JIT_CELL).get_by_role("tab", name="optimized HLO")).to_be_visible()
     _assert_visible(page, jaxpr, ops)
     save(page, nbdir / name)
+    close_all(page)
     shutdown_kernels(base)
     nb = nbformat.read(nbdir / name, as_version=4)
     assert nb.cells[2].outputs and not nb.metadata.get("widgets")  # saved, no widget state
 
-    page.goto(f"{base}/lab/workspaces/copies/tree/{name}?token={TOKEN}")
-    tab = page.get_by_role("tab", name=name)
-    expect(tab).to_have_attribute("aria-selected", "true", timeout=60_000)
+    open_notebook(page, name)
     idle = page.get_by_role("contentinfo").get_by_role("button", name=re.compile(r"\| Idle$"))
     expect(idle).to_be_visible(timeout=90_000)  # a new kernel, without the old models
     # the fact the stand-ins exist for: JupyterLab did not fall back to each bundle's
@@ -93,7 +100,7 @@ def test_widget_views_show_their_program_when_stored(notebook, lab):
     # sanitized; the stand-in stays hidden, so the program shows once
     nb.metadata["didax_test_copy"] = "untrusted"
     nbformat.write(nb, nbdir / "widget_copies_untrusted.ipynb")
-    page.goto(f"{base}/lab/workspaces/copies2/tree/widget_copies_untrusted.ipynb?token={TOKEN}")
+    open_notebook(page, "widget_copies_untrusted.ipynb")
     cell_output(page, 2).locator(".dx-code").first.wait_for(state="visible", timeout=60_000)
     assert cell_output(page, 2).locator("style").count() == 0  # sanitized
     _assert_visible(page, jaxpr, ops)

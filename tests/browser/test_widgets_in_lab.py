@@ -107,9 +107,14 @@ def test_views_render_and_respond(notebook, request):
     _assert_clean(page)
 
 
-def test_hostile_name_renders_as_text_and_nothing_runs(notebook, page):
+def test_hostile_name_renders_as_text_and_nothing_runs(notebook, lab_page):
     dialogs: list[str] = []
-    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+
+    def seen(dialog) -> None:
+        dialogs.append(dialog.message)
+        dialog.dismiss()
+
+    lab_page.on("dialog", seen)
     evil = "<img src=x onerror=alert(1)>"
     cells = [
         "%load_ext didax",
@@ -128,4 +133,5 @@ def test_hostile_name_renders_as_text_and_nothing_runs(notebook, page):
         assert out.locator("img").count() == 0
         assert evil in out.inner_text()
     page.wait_for_timeout(500)
+    page.remove_listener("dialog", seen)  # the page is the session's: the next tests use it
     assert dialogs == []
