@@ -9,12 +9,15 @@ operation on its own (about 30 ms each on a 2-core machine), which would make a 
 comparisons take minutes. `jit` keeps JAX's values, dtypes and weak types (they are JAX's
 semantics, not a property of eager execution); the inner `jit`s of `jnp.where`, `jnp.clip`
 ... are inlined into the same program either way.
+
+`EagerJax` puts a table of eager JAX calls into such programs: those that trace under `jit`
+(the others, where JAX needs concrete values or raises while tracing, stay eager).
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Hashable, Iterator
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -22,6 +25,7 @@ import didax
 import jax
 import ml_dtypes
 import numpy as np
+from helpers.grouped import of_args_at, traces
 
 # XLA's CPU compiler spends most of its time optimizing kernels; these tests run each once.
 _QUICK_COMPILE = {
@@ -98,8 +102,9 @@ class JaxOracle:
 
     `result(group, key, fn, inputs)`: on the first request for `group`, `self.groups[group]`
     (a list of `(key, fn, inputs)`) is evaluated at once; `fn(*inputs)` must be JAX code. If
-    the group fails to trace, each member is compiled alone, so that one bad member only
-    fails its own test. Returns the output, or raises what JAX raised for that member.
+    the group fails, the members that trace are compiled together (and if that fails, each
+    alone), so that one bad member only fails its own test. Returns the output, or raises
+    what JAX raised for that member.
     """
 
     def __init__(self, groups: dict[Hashable, list[tuple[Hashable, Callable, list]]]) -> None:
@@ -112,6 +117,9 @@ class JaxOracle:
         """An oracle whose groups are `size` members each, in order: a member that fails to
         trace under `jit` costs a compile per member of its chunk only."""
         return cls({i // size: members[i : i + size] for i in range(0, len(members), size)})
+
+    def __contains__(self, key: Hashable) -> bool:
+        return key in self._group_of
 
     def get(self, key: Hashable) -> Any:
         """`result` of the group that holds `key`."""
@@ -136,17 +144,91 @@ class JaxOracle:
         keys, fns, inputs = zip(*members, strict=True)
         try:
             outs = self._compiled(list(fns), list(inputs))
-        except Exception:  # noqa: BLE001 - a member fails: compile each alone, below
+        except Exception:  # noqa: BLE001 - a member fails: those that trace together, below
             outs = None
         if outs is not None:
             return dict(zip(keys, outs, strict=True))
         results = {}
-        for key, fn, xs in members:
+        tracing = []
+        for key, fn, xs in members:  # a member that fails to trace: its error, no compile
+            try:
+                jax.jit(fn).trace(*xs)
+            except Exception as err:  # noqa: BLE001 - reported to that member's test
+                results[key] = err
+            else:
+                tracing.append((key, fn, xs))
+        if len(tracing) < len(members) and tracing:
+            keys, fns, inputs = zip(*tracing, strict=True)
+            try:
+                return results | dict(
+                    zip(keys, self._compiled(list(fns), list(inputs)), strict=True)
+                )
+            except Exception:  # noqa: BLE001 - one fails to compile: each alone, below
+                pass
+        for key, fn, xs in tracing:
             try:
                 results[key] = self._compiled([fn], [xs])[0]
             except Exception as err:  # noqa: BLE001 - reported to that member's test
                 results[key] = err
         return results
+
+
+def _traced_form(fn: Callable, args: Sequence[Any], kwargs: dict) -> tuple[Callable, list] | None:
+    """`fn(*args, **kwargs)` as `(function, inputs)` that `jax.jit` traces: the NumPy arrays
+    and scalars among `args` as the inputs (the rest held), else every argument held; None
+    if neither traces (the call needs concrete values, or raises)."""
+    arrays = [i for i, a in enumerate(args) if isinstance(a, (np.ndarray, np.generic))]
+    for positions in (arrays, []):
+        call = of_args_at(lambda *a: fn(*a, **kwargs), args, positions)
+        inputs = [args[i] for i in positions]
+        if traces(jax.jit, call, inputs):
+            return call, inputs
+    return None
+
+
+class EagerJax:
+    """The outcomes of eager JAX calls `(fn, args, kwargs)` (a table's, made by `calls()` on
+    the first request): the calls that trace under `jax.jit` as `JaxOracle` programs of
+    `chunk` calls each (eager JAX's values, dtypes and weak types: `jit` does not change
+    them); the others (JAX needs concrete values there, or raises while tracing), and those
+    whose program fails (XLA's quick options have no complex `clamp`), eagerly, as before.
+    `outcome(i)` is the result or the exception JAX raised; `result(i)` the result. Results
+    may differ from eager JAX's in the last float bit (XLA's quick options); the tests'
+    tolerances are far wider."""
+
+    def __init__(
+        self, calls: Callable[[], Sequence[tuple[Callable, Sequence, dict]]], chunk: int = 40
+    ) -> None:
+        self._calls, self._chunk = calls, chunk
+        self._table: Sequence[tuple[Callable, Sequence, dict]] | None = None
+        self._oracle: JaxOracle | None = None
+
+    def outcome(self, index: int) -> Any:
+        if self._table is None:
+            self._table = self._calls()
+            members = []
+            for i, (fn, args, kwargs) in enumerate(self._table):
+                form = _traced_form(fn, args, kwargs)
+                if form is not None:
+                    members.append((i, *form))
+            self._oracle = JaxOracle.in_chunks(members, self._chunk)
+        if index in self._oracle:
+            try:
+                return self._oracle.get(index)
+            except Exception:  # noqa: BLE001 - XLA's quick options lack a kernel: eagerly
+                pass
+        fn, args, kwargs = self._table[index]
+        try:
+            return fn(*args, **kwargs)
+        except Exception as err:  # noqa: BLE001 - compared by the caller
+            return err
+
+    def result(self, index: int) -> Any:
+        """The call's result; raises what JAX raised."""
+        outcome = self.outcome(index)
+        if isinstance(outcome, Exception):
+            raise outcome
+        return outcome
 
 
 def jax_per_key(

@@ -14,7 +14,7 @@ from didax import lax as dlax
 
 jax = pytest.importorskip("jax")
 from helpers.jaxpr_text import canonical
-from helpers.oracle import JaxOracle, assert_same_leaves
+from helpers.oracle import JaxOracle, assert_same_leaves, jax_quick
 from jax import lax as jlax
 
 pytestmark = pytest.mark.oracle
@@ -294,17 +294,26 @@ def test_computation_closing_over_concrete_arrays(kind):
     x = RNG.normal(size=(3, 4)).astype(np.float32)
     # JAX: the same computation with the closed-over sum as a literal (NumPy scalar)
     want_fn = _reducers(jax, lambda: np.float32(2.0))[kind]
-    for w in (W, didax.numpy.asarray(W)):  # a NumPy array, an Array
+    ws = (W, didax.numpy.asarray(W))  # a NumPy array, an Array
+    ts = [RNG.normal(size=x.shape).astype(np.float32) for _ in ws]  # a tangent for each
+    xs = np.stack([x, x + 1])
+    g = lambda f: lambda x: f(x).sum()  # noqa: E731
+
+    def jax_side(x, xs, ts):  # one program (eagerly, each JAX operation is a compile)
+        jvps = [jax.jvp(want_fn, (x,), (t,)) for t in ts]
+        # the generic reduce_window has no transpose (nor in JAX)
+        grad = jax.grad(g(want_fn))(x) if kind == 0 else None
+        return want_fn(x), jax.vmap(want_fn)(xs), jvps, grad
+
+    want, want_vmap, want_jvps, want_grad = jax_quick(jax_side, x, xs, ts)
+    for w, t, want_jvp in zip(ws, ts, want_jvps, strict=True):
         f = _reducers(didax, lambda w=w: didax.numpy.sum(w))[kind]
-        _same(f(x), want_fn(x), 1e-5)
-        _same(didax.jit(f)(x), want_fn(x), 1e-5)
-        xs = np.stack([x, x + 1])
-        _same(didax.vmap(f)(xs), jax.vmap(want_fn)(xs), 1e-5)
-        t = RNG.normal(size=x.shape).astype(np.float32)
-        _same(didax.jvp(f, (x,), (t,)), jax.jvp(want_fn, (x,), (t,)), 1e-4)
-        if kind == 0:  # the generic reduce_window has no transpose (nor in JAX)
-            g = lambda f: lambda x: f(x).sum()  # noqa: E731
-            _same(didax.grad(g(f))(x), jax.grad(g(want_fn))(x), 1e-4)
+        _same(f(x), want, 1e-5)
+        _same(didax.jit(f)(x), want, 1e-5)
+        _same(didax.vmap(f)(xs), want_vmap, 1e-5)
+        _same(didax.jvp(f, (x,), (t,)), want_jvp, 1e-4)
+        if kind == 0:
+            _same(didax.grad(g(f))(x), want_grad, 1e-4)
     jax_f = _reducers(jax, lambda: jax.numpy.sum(W))[kind]
     failure = (AssertionError, TypeError)[kind]
     assert _raised(jax_f, x)[0] is failure  # JAX's own fails: see above

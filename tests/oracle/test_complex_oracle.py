@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 from didax.test_util import check_grads
 from helpers.grouped import Grouped
-from helpers.oracle import assert_matches, jax_quick
+from helpers.oracle import EagerJax, assert_matches, jax_quick
 
 jax = pytest.importorskip("jax")
 jnp = jax.numpy
@@ -29,11 +29,6 @@ from helpers.jaxpr_text import canonical
 Z = np.array([1 + 2j, -0.5 + 0.3j, 2.0 - 1.5j], np.complex64)
 W = np.array([0.25 - 1j, 1.5 + 0.5j, -1.0 + 0.75j], np.complex64)
 X = np.array([0.5, -1.25, 2.0], np.float32)
-
-
-def both(make):
-    """`make(lib, np_module)` under didax and under JAX."""
-    return make(didax, dnp), make(jax, jnp)
 
 
 def assert_tree_matches(got, want):
@@ -50,44 +45,53 @@ DTYPES = ["bool", "int32", "float16", "bfloat16", "float32", "complex64"]
 DTYPE = {name: np.dtype(ml_dtypes.bfloat16 if name == "bfloat16" else name) for name in DTYPES}
 
 
+def _with_scalar(dtype, scalar, lib, np_):
+    x = np_.ones(2, dtype=DTYPE[dtype])
+    return x + scalar, scalar * x
+
+
+def _with_array(a, b, lib, np_):
+    x = np_.ones(2, dtype=DTYPE[a])
+    y = np_.full(2, 2, dtype=DTYPE[b])
+    return x * y
+
+
+def _matches_jax(key, make):
+    """didax's `make(didax, dnp)` matches JAX's (JAX_SIDE, below)."""
+    assert_tree_matches(make(didax, dnp), JAX_SIDE.result(JAX_KEYS.index(key)))
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("scalar", SCALARS, ids=repr)
 def test_promotion_with_python_scalars(dtype, scalar):
-    def make(lib, np_):
-        x = np_.ones(2, dtype=DTYPE[dtype])
-        return x + scalar, scalar * x
-
-    assert_tree_matches(*both(make))
+    _matches_jax(("scalar", dtype, repr(scalar)), partial(_with_scalar, dtype, scalar))
 
 
-@pytest.mark.parametrize(
-    ("a", "b"), [(a, b) for a in DTYPES for b in DTYPES if "complex64" in (a, b)]
-)
+ARRAY_PAIRS = [(a, b) for a in DTYPES for b in DTYPES if "complex64" in (a, b)]
+
+
+@pytest.mark.parametrize(("a", "b"), ARRAY_PAIRS)
 def test_promotion_of_arrays_with_complex(a, b):
-    def make(lib, np_):
-        x = np_.ones(2, dtype=DTYPE[a])
-        y = np_.full(2, 2, dtype=DTYPE[b])
-        return x * y
+    _matches_jax(("arrays", a, b), partial(_with_array, a, b))
 
-    assert_tree_matches(*both(make))
+
+def _scalars_and_arrays(lib, np_):
+    return (
+        np_.asarray(1j),
+        np_.array([1 + 2j, 3]),
+        np_.asarray(np.array([1 + 2j], np.complex128)),  # complex128 -> complex64
+        np_.zeros(2, np.complex64),
+        np_.asarray(2.0) + 1j,
+        np_.ones(2, np_.int32) * 1j,
+        np_.exp(1j),  # a weak complex scalar gives weak results
+        lib.lax.real(1j),
+        lib.lax.abs(2j),
+        lib.jvp(np_.exp, (1j,), (1.0 + 0j,)),
+    )
 
 
 def test_scalars_and_arrays_of_complex():
-    def make(lib, np_):
-        return (
-            np_.asarray(1j),
-            np_.array([1 + 2j, 3]),
-            np_.asarray(np.array([1 + 2j], np.complex128)),  # complex128 -> complex64
-            np_.zeros(2, np.complex64),
-            np_.asarray(2.0) + 1j,
-            np_.ones(2, np_.int32) * 1j,
-            np_.exp(1j),  # a weak complex scalar gives weak results
-            lib.lax.real(1j),
-            lib.lax.abs(2j),
-            lib.jvp(np_.exp, (1j,), (1.0 + 0j,)),
-        )
-
-    assert_tree_matches(*both(make))
+    _matches_jax("scalars_and_arrays", _scalars_and_arrays)
     assert complex(dnp.asarray(1 + 2j)) == 1 + 2j
 
 
@@ -166,11 +170,7 @@ def test_complex_operations(name, jitted):
         index = sorted(UNARY).index(name)
         assert_tree_matches(JITTED_UNARY[didax].result(index), JITTED_UNARY[jax].result(index))
         return
-
-    def make(lib, np_):
-        return UNARY[name](np_, lib.numpy.asarray(Z))
-
-    assert_tree_matches(*both(make))
+    _matches_jax(("unary", name), lambda lib, np_: UNARY[name](np_, lib.numpy.asarray(Z)))
 
 
 BINARY = {
@@ -204,11 +204,7 @@ def test_complex_binary_operations(name, jitted):
         index = sorted(BINARY).index(name)
         assert_tree_matches(JITTED_BINARY[didax].result(index), JITTED_BINARY[jax].result(index))
         return
-
-    def make(lib, np_):
-        return BINARY[name](np_.asarray(Z), np_.asarray(W))
-
-    assert_tree_matches(*both(make))
+    _matches_jax(("binary", name), lambda lib, np_: BINARY[name](np_.asarray(Z), np_.asarray(W)))
 
 
 REJECTED = {
@@ -261,13 +257,14 @@ REAL_OF_COMPLEX = {
 }
 
 
+def _grads_of_real(name, lib, np_):
+    f = lambda z: REAL_OF_COMPLEX[name](np_, z)  # noqa: E731
+    return lib.grad(f)(Z), lib.jit(lib.grad(f))(Z), lib.value_and_grad(f)(Z)
+
+
 @pytest.mark.parametrize("name", sorted(REAL_OF_COMPLEX))
 def test_grad_of_real_function_of_complex_input(name):
-    def make(lib, np_):
-        f = lambda z: REAL_OF_COMPLEX[name](np_, z)  # noqa: E731
-        return lib.grad(f)(Z), lib.jit(lib.grad(f))(Z), lib.value_and_grad(f)(Z)
-
-    assert_tree_matches(*both(make))
+    _matches_jax(("real_of_complex", name), partial(_grads_of_real, name))
 
 
 HOLOMORPHIC = {
@@ -297,44 +294,52 @@ def test_holomorphic_derivatives(name):
     assert_tree_matches(make(didax, dnp, Z, W), want)
 
 
-def test_jvp_is_complex_linear_and_vjp_matches():
-    def make(lib, np_):
-        f = lambda z, x: np_.sin(z) * x + np_.conj(z) * np_.abs(z)  # noqa: E731
-        out, pullback = lib.vjp(f, Z, X)
-        return lib.jvp(f, (Z, X), (W, X)), out, pullback(W)
+def _jvp_and_vjp(lib, np_):
+    f = lambda z, x: np_.sin(z) * x + np_.conj(z) * np_.abs(z)  # noqa: E731
+    out, pullback = lib.vjp(f, Z, X)
+    return lib.jvp(f, (Z, X), (W, X)), out, pullback(W)
 
-    assert_tree_matches(*both(make))
+
+def test_jvp_is_complex_linear_and_vjp_matches():
+    _matches_jax("jvp_and_vjp", _jvp_and_vjp)
+
+
+def _real_input(lib, np_):
+    f = lambda x: np_.real(np_.exp(1j * x) * (2 - 1j)).sum()  # noqa: E731
+    return lib.grad(f)(X), lib.jacfwd(lambda x: np_.abs(x * (1 + 1j)))(X)
 
 
 def test_real_input_complex_intermediate():
-    def make(lib, np_):
-        f = lambda x: np_.real(np_.exp(1j * x) * (2 - 1j)).sum()  # noqa: E731
-        return lib.grad(f)(X), lib.jacfwd(lambda x: np_.abs(x * (1 + 1j)))(X)
+    _matches_jax("real_input", _real_input)
 
-    assert_tree_matches(*both(make))
+
+def _complex_parts(lib, np_):
+    f = lambda x, y: np_.abs(lib.lax.complex(x, y)) ** 2 + np_.imag(lib.lax.complex(x, y))  # noqa: E731
+    return lib.grad(f, argnums=(0, 1))(np.float32(1.5), np.float32(-2.0))
 
 
 def test_grad_of_complex_parts():
-    def make(lib, np_):
-        f = lambda x, y: np_.abs(lib.lax.complex(x, y)) ** 2 + np_.imag(lib.lax.complex(x, y))  # noqa: E731
-        return lib.grad(f, argnums=(0, 1))(np.float32(1.5), np.float32(-2.0))
+    _matches_jax("complex_parts", _complex_parts)
 
-    assert_tree_matches(*both(make))
+
+TRANSPOSED = {
+    "real": (lambda lib, z: lib.lax.real(z), Z, X),
+    "imag": (lambda lib, z: lib.lax.imag(z), Z, X),
+    "conj": (lambda lib, z: lib.lax.conj(z), Z, W),
+    "conj_of_real": (lambda lib, x: lib.lax.conj(x), X, W),
+    "complex_x": (lambda lib, x: lib.lax.complex(x, X), X, W),
+    "mul_by_complex_constant": (lambda lib, z: z * (2 - 3j), Z, W),
+}
+
+
+def _transposed(name, lib, np_):
+    f, primal, ct = TRANSPOSED[name]
+    return lib.linear_transpose(lambda v: f(lib, v), primal)(ct)
 
 
 def test_linear_transposes_of_complex_primitives():
-    cases = {
-        "real": (lambda lib, z: lib.lax.real(z), Z, X),
-        "imag": (lambda lib, z: lib.lax.imag(z), Z, X),
-        "conj": (lambda lib, z: lib.lax.conj(z), Z, W),
-        "conj_of_real": (lambda lib, x: lib.lax.conj(x), X, W),
-        "complex_x": (lambda lib, x: lib.lax.complex(x, X), X, W),
-        "mul_by_complex_constant": (lambda lib, z: z * (2 - 3j), Z, W),
-    }
-    for name, (f, primal, ct) in cases.items():
-        got = didax.linear_transpose(lambda v, f=f: f(didax, v), primal)(ct)
-        want = jax.linear_transpose(lambda v, f=f: f(jax, v), primal)(ct)
-        assert_tree_matches(got, want), name
+    for name in TRANSPOSED:
+        _matches_jax(("transpose", name), partial(_transposed, name))
 
 
 def test_grad_errors_as_jax():
@@ -381,6 +386,28 @@ def test_check_grads_uses_jax_convention_for_complex_cotangents():
     check_grads(_scaled(conjugated=False), (Z,), order=1, modes=("rev",))
     with pytest.raises(AssertionError):
         check_grads(_scaled(conjugated=True), (Z,), order=1, modes=("rev",))
+
+
+# JAX's side of the tests above that compare whole computations, by key: compiled programs
+# where they trace under `jit` (helpers/oracle.py; eagerly, each of JAX's operations is a
+# compile of its own), eagerly where not
+JAX_MAKERS = {
+    **{("scalar", d, repr(s)): partial(_with_scalar, d, s) for d in DTYPES for s in SCALARS},
+    **{("arrays", a, b): partial(_with_array, a, b) for a, b in ARRAY_PAIRS},
+    "scalars_and_arrays": _scalars_and_arrays,
+    **{("unary", n): lambda lib, np_, n=n: UNARY[n](np_, lib.numpy.asarray(Z)) for n in UNARY},
+    **{
+        ("binary", n): lambda lib, np_, n=n: BINARY[n](np_.asarray(Z), np_.asarray(W))
+        for n in BINARY
+    },
+    **{("real_of_complex", n): partial(_grads_of_real, n) for n in REAL_OF_COMPLEX},
+    "jvp_and_vjp": _jvp_and_vjp,
+    "real_input": _real_input,
+    "complex_parts": _complex_parts,
+    **{("transpose", n): partial(_transposed, n) for n in TRANSPOSED},
+}
+JAX_KEYS = list(JAX_MAKERS)
+JAX_SIDE = EagerJax(lambda: [(JAX_MAKERS[k], (jax, jnp), {}) for k in JAX_KEYS], chunk=16)
 
 
 # ----------------------------------------------------------------------------- jaxprs

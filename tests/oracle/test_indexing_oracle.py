@@ -16,6 +16,7 @@ jax = pytest.importorskip("jax")
 import jax.numpy as jnp  # noqa: E402
 from helpers.grouped import Grouped
 from helpers.jaxpr_text import canonical
+from helpers.oracle import EagerJax, jax_quick
 
 pytestmark = pytest.mark.oracle
 
@@ -294,7 +295,8 @@ def _batched_index_outputs(mod, vmap):
 
 
 def test_vmap_of_batched_indices_matches_jax() -> None:
-    want = _batched_index_outputs(jnp, jax.vmap)
+    # JAX's side as one program (eagerly, each of its operations is a compile of its own)
+    want = jax_quick(lambda: _batched_index_outputs(jnp, jax.vmap))
     got = _batched_index_outputs(dnp, didax.vmap)
     for g, w in zip(got, want, strict=True):
         np.testing.assert_allclose(np.asarray(g), np.asarray(w))
@@ -382,12 +384,22 @@ def _take_fn(expr: str, lib: str):
 JITTED_TAKE = Grouped(didax.jit, lambda: [(_take_fn(e, "didax"), (dnp.asarray(X),)) for e in TAKE])
 
 
+def _take_and_grad(expr):
+    f = _take_fn(expr, "jax")
+    return lambda x: (f(x), jax.grad(lambda x: jnp.sum(jnp.sin(f(x))))(x))
+
+
+# JAX's values and gradients, one program (helpers/oracle.py: eagerly, each of JAX's
+# operations is a compile of its own)
+JAX_TAKE = EagerJax(lambda: [(_take_and_grad(e), (X,), {}) for e in TAKE])
+
+
 @pytest.mark.parametrize("index", range(len(TAKE)), ids=TAKE)
 def test_take_matches_jax(index: int) -> None:
     expr = TAKE[index]
     fn = lambda lib: _take_fn(expr, lib)  # noqa: E731
 
-    want = fn("jax")(jnp.asarray(X))
+    want, g_want = JAX_TAKE.result(index)
     for got in (fn("didax")(dnp.asarray(X)), JITTED_TAKE.result(index)):
         assert (got.shape, got.dtype) == (want.shape, want.dtype)
         np.testing.assert_allclose(np.asarray(got), np.asarray(want))
@@ -396,7 +408,6 @@ def test_take_matches_jax(index: int) -> None:
     assert canonical(jax_text) == canonical(didax_text), (
         f"\n--- jax\n{jax_text}\n--- didax\n{didax_text}"
     )
-    g_want = jax.grad(lambda x: jnp.sum(jnp.sin(fn("jax")(x))))(jnp.asarray(X))
     g_got = didax.grad(lambda x: dnp.sum(dnp.sin(fn("didax")(x))))(dnp.asarray(X))
     np.testing.assert_allclose(np.asarray(g_got), np.asarray(g_want), rtol=1e-5, atol=1e-6)
 

@@ -11,7 +11,7 @@ import didax
 import didax.numpy as dnp
 import numpy as np
 import pytest
-from helpers.oracle import assert_matches
+from helpers.oracle import EagerJax, assert_matches, jax_quick
 
 jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")
@@ -37,16 +37,32 @@ OPERATORS = {
 }
 
 
+def _operand(op: str, x: np.ndarray) -> np.ndarray:
+    return np.abs(x) if x.dtype != np.uint8 and op in ("rlshift", "rrshift") else x
+
+
+def _value_and_vmap(fn):
+    return lambda x: (fn(x), jax.vmap(fn)(x.reshape(3, 1)))
+
+
+BIT_CASES = [(op, x) for op in sorted(OPERATORS) for x in BITS]  # each x of its own dtype
+# JAX's values and vmaps, compiled (helpers/oracle.py; eagerly, each of JAX's operations is a
+# compile of its own)
+JAX_BITS = EagerJax(
+    lambda: [(_value_and_vmap(OPERATORS[op]), (_operand(op, x),), {}) for op, x in BIT_CASES]
+)
+
+
 @pytest.mark.parametrize("op", sorted(OPERATORS))
 @pytest.mark.parametrize("x", BITS, ids=lambda x: x.dtype.name)
 def test_bit_operators(op: str, x: np.ndarray) -> None:
     fn = OPERATORS[op]
-    if x.dtype != np.uint8 and op in ("rlshift", "rrshift"):
-        x = np.abs(x)
-    want = fn(jnp.asarray(x))
+    keys = [(op, x.dtype) for op, x in BIT_CASES]
+    want, want_vmap = JAX_BITS.result(keys.index((op, x.dtype)))
+    x = _operand(op, x)
     assert_matches(fn(dnp.asarray(x)), want)
     assert_matches(didax.jit(fn)(x), want)
-    assert_matches(didax.vmap(fn)(x.reshape(3, 1)), jax.vmap(fn)(x.reshape(3, 1)))
+    assert_matches(didax.vmap(fn)(x.reshape(3, 1)), want_vmap)
 
 
 def test_invert_of_float_is_a_type_error() -> None:
@@ -76,11 +92,13 @@ F = np.array([2.0, 0.5], np.float32)
     ids=["c/f", "f/c", "divide", "true_divide", "c/np.float32", "mixed"],
 )
 def test_complex_by_float_promotes(fn) -> None:
-    want = fn(jnp, jnp.asarray(C), jnp.asarray(F))
+    def jax_side(c, f):  # one program (eagerly, each of JAX's operations is a compile)
+        return fn(jnp, c, f), jax.grad(lambda f: jnp.abs(fn(jnp, c, f)).sum())(f)
+
+    want, want_grad = jax_quick(jax_side, C, F)
     assert_matches(fn(dnp, dnp.asarray(C), dnp.asarray(F)), want)
     assert_matches(didax.jit(lambda c, f: fn(dnp, c, f))(C, F), want)
     assert_matches(didax.vmap(lambda c, f: fn(dnp, c, f))(C, F), want)
-    want_grad = jax.grad(lambda f: jnp.abs(fn(jnp, jnp.asarray(C), f)).sum())(F)
     assert_matches(didax.grad(lambda f: dnp.abs(fn(dnp, dnp.asarray(C), f)).sum())(F), want_grad)
 
 
@@ -144,11 +162,15 @@ def test_custom_vjp_bwd_gets_weak_arrays(transform) -> None:
     ids=["real", "imag", "abs2", "real_sq", "conj", "strong_operand"],
 )
 def test_complex_gradients_keep_jax_weak_type(fn) -> None:
-    for z in (3.0 + 4.0j, np.complex64(3 + 4j)):
-        assert_matches(didax.grad(lambda z: fn(didax, z))(z), jax.grad(lambda z: fn(jax, z))(z))
-    holomorphic = jax.grad(lambda z: z * z, holomorphic=True)(3.0 + 4.0j)
+    zs = (3.0 + 4.0j, np.complex64(3 + 4j))
+
+    def jax_side(zs, w, ct):  # one program (a Python scalar argument is weak, as eagerly)
+        grads = [jax.grad(lambda z: fn(jax, z))(z) for z in zs]
+        holomorphic = jax.grad(lambda z: z * z, holomorphic=True)(w)
+        return grads, holomorphic, jax.vjp(lambda z: z * z, w)[1](ct)[0]
+
+    grads, holomorphic, pulled = jax_quick(jax_side, zs, 3.0 + 4.0j, 1.0 + 0j)
+    for z, want in zip(zs, grads, strict=True):
+        assert_matches(didax.grad(lambda z: fn(didax, z))(z), want)
     assert_matches(didax.grad(lambda z: z * z, holomorphic=True)(3.0 + 4.0j), holomorphic)
-    assert_matches(
-        didax.vjp(lambda z: z * z, 3.0 + 4.0j)[1](1.0 + 0j)[0],
-        jax.vjp(lambda z: z * z, 3.0 + 4.0j)[1](1.0 + 0j)[0],
-    )
+    assert_matches(didax.vjp(lambda z: z * z, 3.0 + 4.0j)[1](1.0 + 0j)[0], pulled)

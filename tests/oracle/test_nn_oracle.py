@@ -9,7 +9,7 @@ import didax.numpy as dnp
 import numpy as np
 import pytest
 from helpers.grouped import Grouped
-from helpers.oracle import JaxOracle, assert_matches
+from helpers.oracle import EagerJax, JaxOracle, assert_matches, jax_quick
 
 jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")
@@ -94,22 +94,30 @@ def test_activation_grad(name: str, oracle: JaxOracle) -> None:
     assert_matches(didax.grad(lambda t: dnp.sum(fd(t)))(x), want)
 
 
-@pytest.mark.parametrize(
-    ("name", "kwargs"),
-    [
-        ("gelu", {"approximate": False}),
-        ("elu", {"alpha": 0.3}),
-        ("celu", {"alpha": 2.0}),
-        ("leaky_relu", {"negative_slope": 0.2}),
-        ("squareplus", {"b": 1.0}),
-    ],
-)
+OPTIONS = [
+    ("gelu", {"approximate": False}),
+    ("elu", {"alpha": 0.3}),
+    ("celu", {"alpha": 2.0}),
+    ("leaky_relu", {"negative_slope": 0.2}),
+    ("squareplus", {"b": 1.0}),
+]
+
+
+def _with_grads(fj):
+    return lambda x: (fj(x), jax.vmap(jax.grad(fj))(x))
+
+
+# JAX's values and gradients of the options, one program (helpers/oracle.py)
+JAX_OPTIONS = EagerJax(lambda: [(_with_grads(_both(n, **kw)[0]), (XS,), {}) for n, kw in OPTIONS])
+
+
+@pytest.mark.parametrize(("name", "kwargs"), OPTIONS)
 def test_activation_options(name: str, kwargs: dict) -> None:
-    fj, fd = _both(name, **kwargs)
-    want = jax.jit(fj)(XS)
+    _, fd = _both(name, **kwargs)
+    want, want_grad = JAX_OPTIONS.result(OPTIONS.index((name, kwargs)))
     assert_matches(fd(XS), want)
     assert_matches(didax.jit(fd)(XS), want)
-    assert_matches(didax.vmap(didax.grad(fd))(XS), jax.jit(jax.vmap(jax.grad(fj)))(XS))
+    assert_matches(didax.vmap(didax.grad(fd))(XS), want_grad)
 
 
 def test_gelu_exact_shows_erfc_as_jax() -> None:
@@ -121,33 +129,54 @@ def test_gelu_exact_shows_erfc_as_jax() -> None:
 
 def test_integer_inputs_keep_jax_dtypes() -> None:
     ints = np.arange(-3, 4, dtype=np.int32)
-    for name in ["relu", "relu6", "gelu", "softplus", "elu", "hard_tanh", "leaky_relu"]:
-        fj, fd = _both(name)
-        assert_matches(fd(ints), fj(ints))
+    names = ["relu", "relu6", "gelu", "softplus", "elu", "hard_tanh", "leaky_relu"]
+    # JAX's side as one program (eagerly, each of its operations is a compile of its own)
+    wants = jax_quick(lambda x: [_both(name)[0](x) for name in names], ints)
+    for name, want in zip(names, wants, strict=True):
+        assert_matches(_both(name)[1](ints), want)
 
 
-@pytest.mark.parametrize(
-    "kwargs", [{}, {"dtype": np.int32}, {"axis": 0}, {"axis": -2}, {"dtype": np.float16}]
-)
+ONE_HOT = [{}, {"dtype": np.int32}, {"axis": 0}, {"axis": -2}, {"dtype": np.float16}]
+CLASSES = np.array([[0, 2, 5], [-1, 1, 3]], np.int32)  # 5 and -1 fall outside: all zeros
+
+
+def _one_hot_and_vmap(kwargs):
+    f = lambda x: jax.nn.one_hot(x, 4, **kwargs)  # noqa: E731
+    return lambda x: (f(x), jax.vmap(f)(x))
+
+
+JAX_ONE_HOT = EagerJax(lambda: [(_one_hot_and_vmap(kw), (CLASSES,), {}) for kw in ONE_HOT])
+
+
+@pytest.mark.parametrize("kwargs", ONE_HOT)
 def test_one_hot(kwargs: dict) -> None:
-    x = np.array([[0, 2, 5], [-1, 1, 3]], np.int32)  # 5 and -1 fall outside: all zeros
-    assert_matches(didax.nn.one_hot(x, 4, **kwargs), jax.nn.one_hot(x, 4, **kwargs))
+    x = CLASSES
+    want, want_vmap = JAX_ONE_HOT.result(ONE_HOT.index(kwargs))
+    assert_matches(didax.nn.one_hot(x, 4, **kwargs), want)
     jitted = didax.jit(lambda x: didax.nn.one_hot(x, 4, **kwargs))
-    assert_matches(jitted(x), jax.nn.one_hot(x, 4, **kwargs))
-    assert_matches(
-        didax.vmap(lambda x: didax.nn.one_hot(x, 4, **kwargs))(x),
-        jax.vmap(lambda x: jax.nn.one_hot(x, 4, **kwargs))(x),
-    )
+    assert_matches(jitted(x), want)
+    assert_matches(didax.vmap(lambda x: didax.nn.one_hot(x, 4, **kwargs))(x), want_vmap)
 
 
-@pytest.mark.parametrize(
-    "kwargs",
-    [{}, {"axis": 0}, {"axis": (0, 1)}, {"algorithm": "stable"}, {"epsilon": 0.5}],
+STANDARDIZE = [{}, {"axis": 0}, {"axis": (0, 1)}, {"algorithm": "stable"}, {"epsilon": 0.5}]
+STANDARDIZED = np.arange(12, dtype=np.float32).reshape(3, 4) ** 1.5
+
+
+def _standardize_and_grad(kwargs):
+    f = lambda x: jax.nn.standardize(x, **kwargs)  # noqa: E731
+    return lambda x: (f(x), jax.grad(lambda x: jnp.sum(f(x) ** 3))(x))
+
+
+JAX_STANDARDIZE = EagerJax(
+    lambda: [(_standardize_and_grad(kw), (STANDARDIZED,), {}) for kw in STANDARDIZE]
 )
+
+
+@pytest.mark.parametrize("kwargs", STANDARDIZE)
 def test_standardize(kwargs: dict) -> None:
-    x = np.arange(12, dtype=np.float32).reshape(3, 4) ** 1.5
-    assert_matches(didax.nn.standardize(x, **kwargs), jax.nn.standardize(x, **kwargs))
-    want = jax.grad(lambda x: jnp.sum(jax.nn.standardize(x, **kwargs) ** 3))(x)
+    x = STANDARDIZED
+    want_value, want = JAX_STANDARDIZE.result(STANDARDIZE.index(kwargs))
+    assert_matches(didax.nn.standardize(x, **kwargs), want_value)
     got = didax.grad(lambda x: dnp.sum(didax.nn.standardize(x, **kwargs) ** 3))(x)
     np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-3, atol=1e-4)
 
@@ -164,13 +193,18 @@ def test_standardize_given_mean_variance_and_bad_algorithm() -> None:
 
 def test_glu_and_softmax_family() -> None:
     x = np.linspace(-2, 2, 12, dtype=np.float32).reshape(3, 4)
-    for axis in (-1, 0 if False else 1):
-        assert_matches(didax.nn.glu(x, axis), jax.nn.glu(x, axis))
-    assert_matches(didax.nn.logmeanexp(x, axis=1), jax.nn.logmeanexp(x, axis=1))
-    assert_matches(
-        didax.grad(lambda x: dnp.sum(didax.nn.glu(x) ** 2))(x),
-        jax.grad(lambda x: jnp.sum(jax.nn.glu(x) ** 2))(x),
-    )
+    axes = (-1, 0 if False else 1)
+
+    def jax_side(x):  # one program (eagerly, each of JAX's operations is a compile of its own)
+        glus = [jax.nn.glu(x, axis) for axis in axes]
+        grad = jax.grad(lambda x: jnp.sum(jax.nn.glu(x) ** 2))(x)
+        return glus, jax.nn.logmeanexp(x, axis=1), grad
+
+    want_glus, want_logmeanexp, want_grad = jax_quick(jax_side, x)
+    for axis, want in zip(axes, want_glus, strict=True):
+        assert_matches(didax.nn.glu(x, axis), want)
+    assert_matches(didax.nn.logmeanexp(x, axis=1), want_logmeanexp)
+    assert_matches(didax.grad(lambda x: dnp.sum(didax.nn.glu(x) ** 2))(x), want_grad)
     with pytest.raises(AssertionError):
         jax.nn.glu(x[:, :3])
     with pytest.raises(AssertionError):
@@ -197,13 +231,23 @@ ATTENTION_CASES = {
 }
 
 
+def _attention_and_grad(kw):
+    f = lambda q: jax.nn.dot_product_attention(q, K, V, **kw)  # noqa: E731
+    return lambda q: (f(q), jax.grad(lambda q: jnp.sum(f(q) ** 2))(q))
+
+
+# JAX's outputs and gradients, one program (helpers/oracle.py: eager JAX would compile each
+# of its operations on its own)
+JAX_ATTENTION = EagerJax(
+    lambda: [(_attention_and_grad(ATTENTION_CASES[c]), (Q,), {}) for c in sorted(ATTENTION_CASES)]
+)
+
+
 @pytest.mark.parametrize("case", sorted(ATTENTION_CASES))
 def test_dot_product_attention(case: str) -> None:
     kw = ATTENTION_CASES[case]
-    # JAX under one jit: eager JAX would compile each of its operations on its own
-    want_out = jax.jit(lambda q: jax.nn.dot_product_attention(q, K, V, **kw))(Q)
+    want_out, want = JAX_ATTENTION.result(sorted(ATTENTION_CASES).index(case))
     assert_matches(didax.nn.dot_product_attention(Q, K, V, **kw), want_out)
-    want = jax.jit(jax.grad(lambda q: jnp.sum(jax.nn.dot_product_attention(q, K, V, **kw) ** 2)))(Q)
     got = didax.grad(lambda q: dnp.sum(didax.nn.dot_product_attention(q, K, V, **kw) ** 2))(Q)
     np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-4, atol=1e-5)
 
@@ -279,29 +323,42 @@ XM = np.array([[1.0, 2.0, 3.0], [0.0, 5.0, -1.0]], np.float32)
 B = np.array([1.0, -1.0, 2.0], np.float32)
 
 
-@pytest.mark.parametrize(
-    ("name", "kwargs"),
-    [
-        ("softmax", {"where": MASK}),
-        ("log_softmax", {"where": MASK}),
-        ("logsumexp", {"axis": 1, "where": MASK}),
-        ("logsumexp", {"axis": 1, "b": B, "return_sign": True}),
-        ("logsumexp", {"axis": 1, "b": B, "return_sign": True, "where": MASK}),
-        ("logsumexp", {"axis": 0, "b": B[:2, None], "keepdims": True}),
-    ],
-)
+SOFTMAXES = [
+    ("softmax", {"where": MASK}),
+    ("log_softmax", {"where": MASK}),
+    ("logsumexp", {"axis": 1, "where": MASK}),
+    ("logsumexp", {"axis": 1, "b": B, "return_sign": True}),
+    ("logsumexp", {"axis": 1, "b": B, "return_sign": True, "where": MASK}),
+    ("logsumexp", {"axis": 0, "b": B[:2, None], "keepdims": True}),
+]
+
+
+def _masked_sum(lib, numpy, name, kwargs):
+    return lambda x: numpy.sum(numpy.where(MASK, getattr(lib.nn, name)(x, **kwargs), 0))
+
+
+def _softmax_and_grad(name, kwargs):
+    f = lambda x: getattr(jax.nn, name)(x, **kwargs)  # noqa: E731
+    if name == "logsumexp":
+        return f
+    return lambda x: (f(x), jax.grad(_masked_sum(jax, jnp, name, kwargs))(x))
+
+
+# JAX's values and gradients, one program (helpers/oracle.py)
+JAX_SOFTMAXES = EagerJax(lambda: [(_softmax_and_grad(n, kw), (XM,), {}) for n, kw in SOFTMAXES])
+
+
+@pytest.mark.parametrize(("name", "kwargs"), SOFTMAXES)
 def test_softmax_family_where_b_and_sign(name: str, kwargs: dict) -> None:
-    want = jax.jit(lambda x: getattr(jax.nn, name)(x, **kwargs))(XM)
+    index = next(i for i, case in enumerate(SOFTMAXES) if case[0] == name and case[1] is kwargs)
+    want = JAX_SOFTMAXES.result(index)
+    if name != "logsumexp":
+        want, want_grad = want
     got = getattr(didax.nn, name)(XM, **kwargs)
     for g, w in zip(jax.tree.leaves(got), jax.tree.leaves(want), strict=True):
         assert_matches(g, w)
     if name == "logsumexp":
         return
     # masked-out entries are constants (0 or -inf): the gradient is taken over the others
-
-    def masked_sum(lib, numpy):
-        return lambda x: numpy.sum(numpy.where(MASK, getattr(lib.nn, name)(x, **kwargs), 0))
-
-    want_grad = jax.jit(jax.grad(masked_sum(jax, jnp)))(XM)
-    got_grad = didax.grad(masked_sum(didax, dnp))(XM)
+    got_grad = didax.grad(_masked_sum(didax, dnp, name, kwargs))(XM)
     np.testing.assert_allclose(np.asarray(got_grad), np.asarray(want_grad), rtol=1e-5, atol=1e-6)

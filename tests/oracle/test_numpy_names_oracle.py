@@ -10,6 +10,7 @@ import didax.numpy as dnp
 import numpy as np
 import pytest
 from helpers.grouped import Grouped
+from helpers.oracle import EagerJax, jax_quick
 
 jax = pytest.importorskip("jax")
 jnp = jax.numpy
@@ -157,7 +158,7 @@ def _check_values(table, index):
         didax_jit, jax_jit, position = JITTED[id(table)]
         want = jax_jit.outcome(position[index])
     else:
-        want = _outcome(getattr(jnp, name), args, kwargs)
+        want = EAGER[id(table)].outcome(index)
     _check_same(_outcome(getattr(dnp, name), args, kwargs), want, f"{name} eager")
     if jit:
         _check_same(didax_jit.outcome(position[index]), want, f"{name} jit")
@@ -278,10 +279,12 @@ def _closed(lib, name, args, kwargs):
 # JAX result has the bits, dtype and weak type of eager JAX's (the oracle before), and where
 # eager JAX raises, the program raises the same type.
 JITTED = {id(table): _jitted(table) for table in (CASES, MORE_CASES)}
-
-
-def _both(fn):
-    return fn(jnp), fn(dnp)
+# JAX's eager outcomes of the other cases (helpers/oracle.py: compiled programs where they
+# trace under `jit`, eagerly where JAX needs concrete values)
+EAGER = {
+    id(table): EagerJax(lambda table=table: [(getattr(jnp, c[0]), c[1], c[2]) for c in table])
+    for table in (CASES, MORE_CASES)
+}
 
 
 FUNCTIONAL = [
@@ -310,9 +313,14 @@ FUNCTIONAL = [
 ]
 
 
-@pytest.mark.parametrize("name,fn", FUNCTIONAL, ids=[c[0] for c in FUNCTIONAL])
-def test_functional_against_jax(name, fn):
-    want, got = _both(fn)
+# JAX's outcomes (helpers/oracle.py: compiled where they trace under `jit`)
+EAGER_FUNCTIONAL = EagerJax(lambda: [(fn, (jnp,), {}) for _, fn in FUNCTIONAL])
+
+
+@pytest.mark.parametrize("index", range(len(FUNCTIONAL)), ids=[c[0] for c in FUNCTIONAL])
+def test_functional_against_jax(index):
+    name, fn = FUNCTIONAL[index]
+    want, got = EAGER_FUNCTIONAL.outcome(index), fn(dnp)
     if name == "vectorize-jit":
         want, got = jnp.ones(3) * 2, got(np.ones(3, np.float32))
     if name.startswith("einsum_path"):
@@ -324,11 +332,12 @@ def test_functional_against_jax(name, fn):
 def test_functional_gradients():
     f = lambda m, v: m.piecewise(v, [v < 0], [lambda t: t * t, lambda t: 3 * t])  # noqa: E731
     np.testing.assert_allclose(
-        didax.grad(lambda v: f(dnp, v))(2.0), jax.grad(lambda v: f(jnp, v))(2.0)
+        didax.grad(lambda v: f(dnp, v))(2.0), jax_quick(jax.grad(lambda v: f(jnp, v)), 2.0)
     )
     g = lambda m, x: m.gradient(x * x).sum() + m.unwrap(x * x).sum()  # noqa: E731
     x = np.float32([1, 2, 3, 4])
-    np.testing.assert_allclose(didax.grad(lambda v: g(dnp, v))(x), jax.grad(lambda v: g(jnp, v))(x))
+    want = jax_quick(jax.grad(lambda v: g(jnp, v)), x)
+    np.testing.assert_allclose(didax.grad(lambda v: g(dnp, v))(x), want)
 
 
 def test_host_io(tmp_path):
@@ -399,31 +408,44 @@ POLYFIT = [
 ]
 
 
-@pytest.mark.parametrize("kwargs", POLYFIT, ids=[str(k) for k in range(len(POLYFIT))])
-def test_polyfit_as_in_jax(kwargs):
-    want = _leaves(jnp.polyfit(PX, PY, **kwargs))
+TWO = np.stack([PY, 2 * PY], 1)
+# JAX's fits, one program (helpers/oracle.py); the last, of two columns
+EAGER_POLYFIT = EagerJax(
+    lambda: [(jnp.polyfit, (PX, PY), kw) for kw in POLYFIT] + [(jnp.polyfit, (PX, TWO, 2), {})]
+)
+
+
+@pytest.mark.parametrize("index", range(len(POLYFIT)), ids=[str(k) for k in range(len(POLYFIT))])
+def test_polyfit_as_in_jax(index):
+    kwargs = POLYFIT[index]
+    want = _leaves(EAGER_POLYFIT.outcome(index))
     got = _leaves(dnp.polyfit(PX, PY, **kwargs))
     for g, w in zip(got, want, strict=True):
         assert np.shape(g) == np.shape(w)
         np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-5)  # least squares in float32
-    two = np.stack([PY, 2 * PY], 1)
     np.testing.assert_allclose(
-        dnp.polyfit(PX, two, 2), jnp.polyfit(PX, two, 2), rtol=1e-4, atol=1e-5
+        dnp.polyfit(PX, TWO, 2), EAGER_POLYFIT.outcome(len(POLYFIT)), rtol=1e-4, atol=1e-5
     )
 
 
-@pytest.mark.parametrize(
-    "p",
-    [[1, -3, 2], [0, 0, 1, -3, 2], [1, 0, 0, -1], [2.0], [1, 2, 3, 4, 5], [0, 0, 0]],
-    ids=str,
+ROOTS = [[1, -3, 2], [0, 0, 1, -3, 2], [1, 0, 0, -1], [2.0], [1, 2, 3, 4, 5], [0, 0, 0]]
+# JAX's roots of each, stripped (eagerly: the strip needs concrete values) and not
+EAGER_ROOTS = EagerJax(
+    lambda: [
+        (jnp.roots, (np.float32(p),), dict(strip_zeros=s)) for p in ROOTS for s in (True, False)
+    ]
 )
+
+
+@pytest.mark.parametrize("p", ROOTS, ids=str)
 def test_roots_as_in_jax(p):
+    index = 2 * ROOTS.index(p)
     p = np.float32(p)
-    want, got = jnp.roots(p), dnp.roots(p)
+    want, got = EAGER_ROOTS.outcome(index), dnp.roots(p)
     assert got.dtype == want.dtype and got.shape == want.shape
     order = lambda v: np.sort_complex(np.asarray(v))  # noqa: E731 - eigenvalue order may differ
     np.testing.assert_allclose(order(got), order(want), atol=1e-5)
-    want = jnp.roots(p, strip_zeros=False)
+    want = EAGER_ROOTS.outcome(index + 1)
     for fn in (dnp.roots, didax.jit(dnp.roots, static_argnames="strip_zeros")):
         got = fn(p, strip_zeros=False)
         assert got.shape == want.shape

@@ -11,10 +11,9 @@ import pytest
 jax = pytest.importorskip("jax")
 jsl = pytest.importorskip("jax.scipy.linalg")
 from helpers.jaxpr_text import canonical
+from helpers.oracle import EagerJax
 
 pytestmark = pytest.mark.oracle
-
-RNG = np.random.default_rng(9)
 
 CASES = [
     ("qr", {}),
@@ -32,14 +31,57 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("shape", [(4, 4), (5, 3), (3, 5)], ids=str)
-@pytest.mark.parametrize("name, kwargs", CASES, ids=[f"{n}{k}" for n, k in CASES])
-def test_scipy_linalg_decompositions(shape, name, kwargs):
+SHAPES = [(4, 4), (5, 3), (3, 5)]
+
+
+def _input(index, shape):
+    """The matrix of case `index` at `shape` (its own seed: the same in any test order)."""
+    return np.random.default_rng([9, index, *shape]).normal(size=shape).astype(np.float32)
+
+
+def _call(m, index):
+    name, kwargs = CASES[index]
+    return lambda a: getattr(m, name)(a, **kwargs)
+
+
+def _loss(m, index):
+    return lambda a: sum((y**2).sum() for y in jax.tree.leaves(_call(m, index)(a)))
+
+
+def _has_grad(index):
+    name, kwargs = CASES[index]
+    return name in ("lu", "qr") or kwargs.get("compute_uv") is False
+
+
+# JAX's decomposition ("value") of every case and shape, and its gradient of the loss ("grad")
+ANSWERS = [
+    (kind, index, shape)
+    for index in range(len(CASES))
+    for shape in SHAPES
+    if CASES[index][0] != "eigh" or shape[0] == shape[1]
+    for kind in ("value", "grad")[: 1 + _has_grad(index)]
+]
+
+
+def _jax_calls():
+    fns = {"value": _call, "grad": lambda m, index: jax.grad(_loss(m, index))}
+    return [(fns[kind](jsl, index), (_input(index, shape),), {}) for kind, index, shape in ANSWERS]
+
+
+# JAX's answers, as compiled programs (helpers/oracle.py; eagerly, each of JAX's operations
+# is a compile of its own: up to 15 a test)
+JAX_ANSWERS = EagerJax(_jax_calls, chunk=12)
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
+@pytest.mark.parametrize("index", range(len(CASES)), ids=[f"{n}{k}" for n, k in CASES])
+def test_scipy_linalg_decompositions(shape, index):
+    name, kwargs = CASES[index]
     if name == "eigh" and shape[0] != shape[1]:
         return
-    x = RNG.normal(size=shape).astype(np.float32)
-    f = lambda m: lambda a: getattr(m, name)(a, **kwargs)  # noqa: E731
-    want = f(jsl)(x)
+    x = _input(index, shape)
+    f = lambda m: _call(m, index)  # noqa: E731
+    want = JAX_ANSWERS.result(ANSWERS.index(("value", index, shape)))
     got = f(dsl)(x)
     assert isinstance(got, tuple) == isinstance(want, tuple)
     for g, w in zip(jax.tree.leaves(got), jax.tree.leaves(want), strict=True):
@@ -51,11 +93,10 @@ def test_scipy_linalg_decompositions(shape, name, kwargs):
     if name != "lu":  # (lu's inner tril/triu are no inner jits in didax.numpy)
         got_j, want_j = str(didax.make_jaxpr(f(dsl))(x)), str(jax.make_jaxpr(f(jsl))(x))
         assert canonical(got_j) == canonical(want_j), (got_j, want_j)
-    if name in ("lu", "qr") or kwargs.get("compute_uv") is False:
-        loss = lambda m: lambda a: sum((y**2).sum() for y in jax.tree.leaves(f(m)(a)))  # noqa: E731
+    if _has_grad(index):
         np.testing.assert_allclose(
-            np.asarray(didax.grad(loss(dsl))(x)),
-            np.asarray(jax.grad(loss(jsl))(x)),
+            np.asarray(didax.grad(_loss(dsl, index))(x)),
+            np.asarray(JAX_ANSWERS.result(ANSWERS.index(("grad", index, shape)))),
             atol=2e-3,
             rtol=2e-3,
         )

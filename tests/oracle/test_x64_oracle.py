@@ -18,7 +18,7 @@ import didax
 import didax.numpy as dnp
 import numpy as np
 import pytest
-from helpers.oracle import assert_matches, x64_in_both
+from helpers.oracle import EagerJax, assert_matches, x64_in_both
 
 jax = pytest.importorskip("jax")
 jnp = jax.numpy
@@ -90,12 +90,22 @@ PROGRAMS = {
 }
 
 
+def _jax_programs():
+    """JAX's outcomes of the programs, in the flag's current setting: compiled programs
+    (helpers/oracle.py; eagerly, each of JAX's operations is a compile of its own)."""
+    return EagerJax(lambda: [(PROGRAMS[name], (jax, jnp), {}) for name in sorted(PROGRAMS)])
+
+
+# one for each setting of the flag, computed in the first test of that setting
+JAX_OUTCOMES = {True: _jax_programs(), False: _jax_programs()}
+
+
 def assert_same_outcome(name):
     # the same values, or the same exception type (2**40 overflows int32 in 32 bits)
-    try:
-        want = PROGRAMS[name](jax, jnp)
-    except Exception as e:  # noqa: BLE001 - JAX's exception is the expected one
-        with pytest.raises(type(e)):
+    x64 = jax.config.jax_enable_x64
+    want = JAX_OUTCOMES[x64].outcome(sorted(PROGRAMS).index(name))
+    if isinstance(want, Exception):  # JAX's exception is the expected one
+        with pytest.raises(type(want)):
             PROGRAMS[name](didax, dnp)
         return
     assert_tree_matches(PROGRAMS[name](didax, dnp), want)
