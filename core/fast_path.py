@@ -289,8 +289,17 @@ def _add_all(
             if found is None:
                 return False
             key.append(found[0])
-            if not _add_all(map(x.__getitem__, found[1]), key, leaves, host, home):
-                return False
+            for name in found[1]:  # its values in key order; an Array at home written out
+                v = x[name]
+                if (
+                    type(v) is Array
+                    and (buffer := v._buffer) is not None
+                    and buffer._sharding is home
+                ):
+                    key.append(v._aval)
+                    leaves.append(buffer)
+                elif not _add_all((v,), key, leaves, host, home):
+                    return False
         elif not _add(x, t, key, leaves, host, home):
             return False
     return True
