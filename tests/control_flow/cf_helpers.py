@@ -84,3 +84,28 @@ class Program:
     args: tuple
     batch: tuple | None = None
     in_axes: Any = 0
+
+
+def transform_calls(
+    programs: list[Program],
+    jx: SimpleNamespace,
+    jvp_call: Callable[[Program], Any],
+    grad_of: Callable[[Program], Callable[..., Any] | None],
+) -> dict[tuple[str, str], tuple[Callable, tuple, dict]]:
+    """JAX's eval, jvp, vmap and grad calls of a table of programs, keyed `(kind, name)`, for
+    `helpers.oracle.EagerJax`: `jvp_call(prog)` computes its jvp; vmap where a program has a
+    batch; grad where `grad_of(prog)` gives the gradient function (not None)."""
+    calls: dict[tuple[str, str], tuple[Callable, tuple, dict]] = {}
+    for prog in programs:
+        calls["eval", prog.name] = (prog.make(jx), prog.args, {})
+        calls["jvp", prog.name] = (lambda prog=prog: jvp_call(prog), (), {})
+        if prog.batch is not None:
+            calls["vmap", prog.name] = (
+                jx.vmap(prog.make(jx), in_axes=prog.in_axes),
+                prog.batch,
+                {},
+            )
+        grad = grad_of(prog)
+        if grad is not None:
+            calls["grad", prog.name] = (grad, prog.args, {})
+    return calls

@@ -11,7 +11,7 @@ from typing import Any
 import didax
 import numpy as np
 import pytest
-from cf_helpers import Program, Tagged, assert_close, namespaces
+from cf_helpers import Program, Tagged, assert_close, namespaces, transform_calls
 from didax.control_flow.cond import cond_p
 from helpers.jaxpr_text import canonical
 from hypothesis import given, settings
@@ -111,23 +111,8 @@ PROGRAMS = [
 BY_NAME = {p.name: p for p in PROGRAMS}
 
 
-def _jax_side() -> list:
-    """JAX's answers to the eval, jvp, vmap and grad tests, keyed as JAX_KEYS."""
-    calls = {}
-    for prog in PROGRAMS:
-        calls["eval", prog.name] = (prog.make(JX), prog.args)
-        calls["jvp", prog.name] = (lambda *_, prog=prog: _jvp_call(prog, JX, jax.jvp), ())
-        if prog.batch is not None:
-            calls["vmap", prog.name] = (jax.vmap(prog.make(JX)), prog.batch)
-        if prog.name in GRADS:
-            argnums = tuple(_float_args(prog))
-            calls["grad", prog.name] = (jax.grad(_scalar_loss(JX, prog), argnums), prog.args)
-    assert list(calls) == JAX_KEYS
-    return [(fn, args, {}) for fn, args in calls.values()]
-
-
 def _jax(kind: str, prog: Program) -> Any:
-    return JAX_ANSWERS.result(JAX_KEYS.index((kind, prog.name)))
+    return JAX_ANSWERS.result((kind, prog.name))
 
 
 @pytest.mark.parametrize("prog", PROGRAMS, ids=lambda p: p.name)
@@ -247,15 +232,21 @@ def test_grad_matches_jax(name: str) -> None:
     assert_close(got, _jax("grad", prog))
 
 
-JAX_KEYS = [
-    (kind, p.name)
-    for p in PROGRAMS
-    for kind in ("eval", "jvp", "vmap", "grad")
-    if (kind != "vmap" or p.batch is not None) and (kind != "grad" or p.name in GRADS)
-]
-# compiled programs (helpers/oracle.py; eagerly, each of JAX's operations is a compile of its
-# own)
-JAX_ANSWERS = EagerJax(_jax_side, chunk=12)
+# JAX's answers to the eval, jvp, vmap and grad tests as compiled programs (helpers/oracle.py;
+# eagerly, each of JAX's operations is a compile of its own)
+JAX_ANSWERS = EagerJax(
+    lambda: transform_calls(
+        PROGRAMS,
+        JX,
+        lambda prog: _jvp_call(prog, JX, jax.jvp),
+        lambda prog: (
+            jax.grad(_scalar_loss(JX, prog), tuple(_float_args(prog)))
+            if prog.name in GRADS
+            else None
+        ),
+    ),
+    chunk=12,
+)
 
 
 def test_grad_of_vmap_with_batched_predicate() -> None:

@@ -10,7 +10,7 @@ from typing import Any
 import didax
 import numpy as np
 import pytest
-from cf_helpers import Program, Tagged, assert_close, namespaces
+from cf_helpers import Program, Tagged, assert_close, namespaces, transform_calls
 from didax.control_flow.scan import scan_p
 from helpers.jaxpr_text import canonical
 from hypothesis import given, settings
@@ -133,34 +133,21 @@ def _jvp_call(prog: Program, ns: SimpleNamespace, jvp: Callable[..., Any]) -> An
     return jvp(lambda *xs: fn(*_with(prog.args, argnums, xs)), tuple(prog.args), tangents)
 
 
-def _jax_side() -> list:
-    """JAX's answers to the eval, jvp, vmap and grad tests, keyed as JAX_KEYS."""
-    calls = {}
-    for prog in PROGRAMS:
-        calls["eval", prog.name] = (prog.make(JX), prog.args)
-        calls["jvp", prog.name] = (lambda *_, prog=prog: _jvp_call(prog, JX, jax.jvp), ())
-        if prog.batch is not None:
-            vmapped = jax.vmap(prog.make(JX), in_axes=prog.in_axes)
-            calls["vmap", prog.name] = (vmapped, prog.batch)
-        argnums = tuple(range(len(prog.args)))
-        calls["grad", prog.name] = (jax.grad(_loss(JX, prog), argnums), prog.args)
-    assert list(calls) == JAX_KEYS
-    return [(fn, args, {}) for fn, args in calls.values()]
-
-
-JAX_KEYS = [
-    (kind, p.name)
-    for p in PROGRAMS
-    for kind in ("eval", "jvp", "vmap", "grad")
-    if kind != "vmap" or p.batch is not None
-]
-# compiled programs (helpers/oracle.py; eagerly, each of JAX's operations is a compile of its
-# own)
-JAX_ANSWERS = EagerJax(_jax_side, chunk=12)
+# JAX's answers to the eval, jvp, vmap and grad tests as compiled programs (helpers/oracle.py;
+# eagerly, each of JAX's operations is a compile of its own)
+JAX_ANSWERS = EagerJax(
+    lambda: transform_calls(
+        PROGRAMS,
+        JX,
+        lambda prog: _jvp_call(prog, JX, jax.jvp),
+        lambda prog: jax.grad(_loss(JX, prog), tuple(range(len(prog.args)))),
+    ),
+    chunk=12,
+)
 
 
 def _jax(kind: str, prog: Program) -> Any:
-    return JAX_ANSWERS.result(JAX_KEYS.index((kind, prog.name)))
+    return JAX_ANSWERS.result((kind, prog.name))
 
 
 @pytest.mark.parametrize("prog", PROGRAMS, ids=lambda p: p.name)

@@ -17,7 +17,7 @@ semantics, not a property of eager execution); the inner `jit`s of `jnp.where`, 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Hashable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -186,32 +186,44 @@ def _traced_form(fn: Callable, args: Sequence[Any], kwargs: dict) -> tuple[Calla
     return None
 
 
+Call = tuple[Callable, Sequence, dict]  # (fn, args, kwargs): an eager call
+
+
 class EagerJax:
     """The outcomes of eager JAX calls `(fn, args, kwargs)` (a table's, made by `calls()` on
     the first request): the calls that trace under `jax.jit` as `JaxOracle` programs of
     `chunk` calls each (eager JAX's values, dtypes and weak types: `jit` does not change
     them); the others (JAX needs concrete values there, or raises while tracing), and those
     whose program fails (XLA's quick options have no complex `clamp`), eagerly, as before.
-    `outcome(i)` is the result or the exception JAX raised; `result(i)` the result. Results
+    `outcome(i)` is the result or the exception JAX raised; `result(i)` the result; where
+    `calls()` gives a dict, `i` is a key of it (else a position). Results
     may differ from eager JAX's in the last float bit (XLA's quick options); the tests'
     tolerances are far wider."""
 
     def __init__(
-        self, calls: Callable[[], Sequence[tuple[Callable, Sequence, dict]]], chunk: int = 40
+        self,
+        calls: Callable[[], Sequence[Call] | Mapping[Hashable, Call]],
+        chunk: int = 40,
     ) -> None:
         self._calls, self._chunk = calls, chunk
-        self._table: Sequence[tuple[Callable, Sequence, dict]] | None = None
+        self._table: Sequence[Call] | None = None
+        self._position: dict[Hashable, int] | None = None  # a dict table's key -> position
         self._oracle: JaxOracle | None = None
 
-    def outcome(self, index: int) -> Any:
+    def outcome(self, key: Hashable) -> Any:
         if self._table is None:
-            self._table = self._calls()
+            table = self._calls()
+            if isinstance(table, Mapping):
+                self._position = {k: i for i, k in enumerate(table)}
+                table = list(table.values())
+            self._table = table
             members = []
             for i, (fn, args, kwargs) in enumerate(self._table):
                 form = _traced_form(fn, args, kwargs)
                 if form is not None:
                     members.append((i, *form))
             self._oracle = JaxOracle.in_chunks(members, self._chunk)
+        index = key if self._position is None else self._position[key]
         if index in self._oracle:
             try:
                 return self._oracle.get(index)
@@ -223,9 +235,9 @@ class EagerJax:
         except Exception as err:  # noqa: BLE001 - compared by the caller
             return err
 
-    def result(self, index: int) -> Any:
+    def result(self, key: Hashable) -> Any:
         """The call's result; raises what JAX raised."""
-        outcome = self.outcome(index)
+        outcome = self.outcome(key)
         if isinstance(outcome, Exception):
             raise outcome
         return outcome
