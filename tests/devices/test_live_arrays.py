@@ -25,20 +25,6 @@ def moves(lib, np_) -> list[int]:
     f = lib.jit(lambda a: a * 2.0)
     # each operation once before counting: compiled, any constants it caches made
     f(np_.ones(3)), np_.arange(4.0), np_.zeros(2), lib.device_put(np.ones(2, np.float32))
-    # Everything alive now moves to GC's permanent generation: each `count` then collects
-    # only what was made since (in an xdist worker late in the run a full collection of the
-    # heap the earlier modules left took ~0.7 s, 16 of them 12 s). didax.live_arrays() reads
-    # gc.get_objects(), which leaves frozen objects out: the Arrays alive before are out of
-    # every count alike, so the moves are the same (JAX counts in its client).
-    gc.collect()
-    gc.freeze()
-    try:
-        return _moves_from_here(lib, np_, f)
-    finally:
-        gc.unfreeze()
-
-
-def _moves_from_here(lib, np_, f) -> list[int]:
     start = count(lib)
     out = []
     x = np_.arange(4.0)  # eager
