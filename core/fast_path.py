@@ -34,12 +34,13 @@ An Array split over a mesh keys by its aval and NamedSharding: the general path 
 sharded call (a `stages.ShardedRun`) only when every argument was already split as that
 program takes it, and with no host values. A function with static arguments keys the others
 so, then the static values (`static_key`: the call split as the general path splits it,
-`JitFunction._split`). Anything else (a tracer, a namedtuple or custom pytree node, an Array
-on another single device) gives None: the general path, which is the one place for
-everything unusual (so are calls under a transformation, and every call of a function with
-donated arguments or effects, or of a sharded program with static arguments). The general
-path fills the fast table after a call it compiled for, so a key is only found for a
-signature it checked and traced. JAX does this in C++ (`jaxlib`'s `PjitFunction`).
+`JitFunction._split`; Arrays and static values passed by position are keyed in `jit_call`
+itself, from the split worked out once per number of arguments). Anything else (a tracer, a
+namedtuple or custom pytree node, an Array on another single device) gives None: the general
+path, which is the one place for everything unusual (so are calls under a transformation, and
+every call of a function with donated arguments or effects, or of a sharded program with
+static arguments). The general path fills the fast table after a call it compiled for, so a
+key is only found for a signature it checked and traced. JAX does this in C++ (`jaxlib`'s `PjitFunction`).
 """
 
 from __future__ import annotations
@@ -147,6 +148,8 @@ class Jitted(Protocol):
     _last: list[tuple[list, Any]]  # [(the key of the last hit, as a list; its hit)]
     _home: Any  # the first device's sharding, once the backend runs
     _has_static: bool  # static_argnums or static_argnames given
+    # by the number of positional arguments: (static positions, in order, the others)
+    _positions: dict[int, tuple[frozenset[int], tuple[int, ...], tuple[int, ...]]]
 
     def _call(self, args: tuple, kwargs: dict) -> Any:
         """The general path."""
@@ -177,7 +180,38 @@ def jit_call(jitted: Jitted, *args: Any, **kwargs: Any) -> Any:
             # The commonest calls, written out: Arrays on the default device, passed
             # positionally; `signature`'s key for them, built in this frame. One argument
             # on its own: each Python operation saved is ~1% of the call.
-            if len(args) == 1:
+            if jitted._has_static:
+                # static values by position, the other arguments Arrays at home:
+                # `static_key`'s key, from the split `_split` worked out for this many
+                # arguments, compared with the last hit's before it is hashed (below)
+                if (split := jitted._positions.get(len(args))) is not None:
+                    key = [_hot.trace_context]
+                    buffers = []
+                    for i in split[2]:
+                        x = args[i]
+                        if (
+                            type(x) is Array
+                            and (b := x._buffer) is not None
+                            and b._sharding is home
+                        ):
+                            key.append(x._aval)
+                            buffers.append(b)
+                        else:
+                            break
+                    else:
+                        key.append(_STATIC)
+                        key.append(tuple(map(args.__getitem__, split[1])))
+                        last = jitted._last[0]
+                        try:
+                            if key == last[0]:
+                                return last[1](buffers)
+                            hit = fast.get(tuple(key))
+                        except Exception:  # noqa: BLE001 - unhashable: the general path raises
+                            hit = None
+                        if hit is not None:
+                            jitted._last[0] = (key, hit)
+                            return hit(buffers)
+            elif len(args) == 1:
                 x = args[0]
                 if type(x) is Array and (b := x._buffer) is not None and b._sharding is home:
                     if (hit := fast.get((_hot.trace_context, x._aval))) is not None:

@@ -482,6 +482,30 @@ def test_a_numpy_argument_is_put_by_the_launch_the_fast_table_holds() -> None:
     np.testing.assert_array_equal(np.asarray(f(np.arange(3.0))), np.arange(3.0) * 2)  # (f64)
 
 
+def test_positional_static_arguments_are_keyed_in_the_call_itself() -> None:
+    # Arrays and static values by position: the key built in `jit_call` from the split worked
+    # out once for this many arguments (no `_split`, no walk of the others), compared with the
+    # last hit's before it is hashed (a loop calls with one signature), then the launch
+    js = didax.jit(lambda x, n, y: x * n + y, static_argnums=1)
+    x = didax.device_put(np.arange(3, dtype=np.float32))
+    js(x, 2, x), js(x, 3, x)  # compiled, remembered
+    general = _counting(js)
+    assert _frames(lambda: js(x, 2, x)) == ["jit_call", "__hash__", "__hash__", "launch"]
+    assert _frames(lambda: js(x, 2, x)) == ["jit_call", "launch"]  # the last hit's key
+    np.testing.assert_array_equal(np.asarray(js(x, 3, x)), np.arange(3) * 4.0)
+    np.testing.assert_array_equal(np.asarray(js(x, 2, x)), np.arange(3) * 3.0)
+    assert not general and js.compilations == 2
+    # what the lane does not take goes to the general path: a NumPy argument (the entry of
+    # its aval, f32[3]), a keyword and a new static value (each traced and compiled), an
+    # unhashable static value (it raises)
+    np.testing.assert_array_equal(np.asarray(js(np.ones(3, np.float32), 2, x)), np.arange(3) + 2.0)
+    np.testing.assert_array_equal(np.asarray(js(x, 2, y=x)), np.arange(3) * 3.0)
+    np.testing.assert_array_equal(np.asarray(js(x, 5, x)), np.arange(3) * 6.0)
+    with pytest.raises(ValueError, match="Non-hashable static arguments"):
+        js(x, [2], x)
+    assert len(general) == 4 and js.compilations == 4
+
+
 def test_a_pytree_call_compares_its_key_with_the_last_hit_before_hashing(monkeypatch) -> None:
     # A loop calls with one signature: its key (a list) is compared with the last hit's,
     # identical avals and all, and no aval is hashed (ShapedArray.__hash__ is Python's).
