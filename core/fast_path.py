@@ -202,14 +202,14 @@ def jit_call(jitted: Jitted, *args: Any, **kwargs: Any) -> Any:
                         key.append(_STATIC)
                         key.append(tuple(map(args.__getitem__, split[1])))
                         last = jitted._last[0]
-                        try:
+                        try:  # (the launch is outside: an error of the call is its own)
                             if key == last[0]:
-                                return last[1](buffers)
-                            hit = fast.get(tuple(key))
+                                hit = last[1]
+                            elif (hit := fast.get(tuple(key))) is not None:
+                                jitted._last[0] = (key, hit)
                         except Exception:  # noqa: BLE001 - unhashable: the general path raises
                             hit = None
                         if hit is not None:
-                            jitted._last[0] = (key, hit)
                             return hit(buffers)
             elif len(args) == 1:
                 x = args[0]

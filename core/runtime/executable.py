@@ -204,7 +204,9 @@ class Executable:
         except runtime().xla.JaxRuntimeError:
             # an argument on another device (an un-committed one a program for the default
             # device takes): copied there; the fast path pays nothing for this
-            results = self._exe.execute_sharded(self._on_its_device(buffers))
+            if (moved := self._on_its_device(buffers)) is None:
+                raise  # every argument was on its device: the program's own error
+            results = self._exe.execute_sharded(moved)
         return results.consume_with_handlers(self._handlers)
 
     def _execute_waiting(self, buffers: list[Any]) -> list[Any]:
@@ -213,7 +215,9 @@ class Executable:
         try:
             results = self._exe.execute_sharded(buffers, with_tokens=True)
         except runtime().xla.JaxRuntimeError:  # as in `execute`
-            results = self._exe.execute_sharded(self._on_its_device(buffers), with_tokens=True)
+            if (moved := self._on_its_device(buffers)) is None:
+                raise  # a callback's error: the program ran (once), it is not run again
+            results = self._exe.execute_sharded(moved, with_tokens=True)
         results.consume_token().block_until_ready()
         return results.consume_with_handlers(self._handlers)
 
@@ -241,13 +245,15 @@ class Executable:
         results = self._exe.execute_sharded(buffers)
         return results.consume_with_handlers(self._handlers)
 
-    def _on_its_device(self, buffers: list[Any]) -> list[Any]:
-        out = []
+    def _on_its_device(self, buffers: list[Any]) -> list[Any] | None:
+        """The arguments of a launch jaxlib refused, those on another device copied to this
+        program's; None if none was elsewhere (the error was not theirs)."""
+        out, moved = [], False
         for b, a in zip(buffers, self.in_avals, strict=True):
             if b._sharding is not self._sharding:  # (JAX's transfer guards let it through)
-                b = put(np.asarray(b), a, device=self.device)
+                b, moved = put(np.asarray(b), a, device=self.device), True
             out.append(b)
-        return out
+        return out if moved else None
 
     def execute_replicated(self, shards: list[list[Any]]) -> list[np.ndarray]:
         """Launch a replicated program (`compile_module(..., num_replicas=N)`): for each

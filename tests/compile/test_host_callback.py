@@ -106,3 +106,31 @@ def test_cached_calls_print_before_they_return(capsys):
     lines = capsys.readouterr().out.splitlines()
     assert [line.startswith("in ") for line in lines[::2]] == [True] * 30
     assert lines[1::2] == ["returned"] * 30
+
+
+@pytest.mark.parametrize("static", [False, True])
+def test_a_callback_that_raises_runs_once_per_call_as_in_jax(static):
+    # A callback's error fails the launch; the launch is not retried (the retry is for
+    # arguments on another device, and here none is): the callback ran once, as in JAX.
+    def run(lib, m):
+        calls = []
+
+        def callback(v):
+            calls.append(1)
+            if len(calls) >= 3:
+                raise ValueError("the third call fails")
+
+        def f(x, n):
+            lib.debug.callback(callback, x)
+            return x * n
+
+        g = lib.jit(f, static_argnums=1) if static else lib.jit(lambda x: f(x, 2))
+        x = lib.device_put(np.ones(2, np.float32))
+        args = (x, 2) if static else (x,)
+        lib.block_until_ready(g(*args))  # compiled
+        lib.block_until_ready(g(*args))  # the fast path
+        with pytest.raises(Exception) as raised:
+            lib.block_until_ready(g(*args))
+        return len(calls), type(raised.value).__name__
+
+    assert run(didax, dnp) == run(jax, jnp) == (3, "JaxRuntimeError")
