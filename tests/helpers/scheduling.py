@@ -6,29 +6,19 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
-# The slow scopes, handed out first: xdist orders scopes by their number of tests, which would
-# start these last and leave one worker running them alone at the end. Two kinds alternate:
-# scopes that mostly WAIT on processes they start (a JupyterLab and Chromium, kernels, pip,
-# peers of `distributed`, interrupted compiles) and scopes that COMPUTE (XLA compiling the
-# oracle tables). With all the waiting ones first, both workers waited together for the first
-# ~125 s and the 2 cores were 15-50% idle (`vmstat 5` over a run, 2026-11-26); alternated, a
-# worker waiting on a kernel leaves its core to the other's compiles. (A worker takes the next
-# scope when it is nearly out of work, so the pairs are set by the scopes' lengths, ~ below.)
+# Scopes whose tests start processes (a JupyterLab and Chromium, kernels, pip, a notebook run,
+# peers of `distributed`, interrupted compiles): a few tests of seconds each. xdist orders
+# scopes by their number of tests, which would start these last and leave one worker running
+# them alone at the end; they start first instead, the longest first.
 START_FIRST = (
-    "tests/notebooks/test_demo_notebooks.py",  # waits, ~90 s
-    "tests/oracle/test_random_distributions_oracle.py",  # computes, ~65 s
-    "tests/oracle/test_numpy_oracle.py",  # computes, ~40 s
-    "tests/browser",  # waits, ~60 s
-    "tests/oracle/test_random_oracle.py",  # computes, ~25 s
-    "tests/autodiff/test_reverse_oracle.py",  # computes, ~25 s
-    "tests/parallel/test_distributed.py",  # waits, ~20 s
-    "tests/compile/test_jit_ops.py",  # computes, ~23 s
-    "tests/compile/test_interrupt.py",  # waits, ~10 s
-    "tests/properties/test_eager_matches_jit.py",  # computes, ~23 s
-    "tests/test_install_layout.py",  # waits, ~10 s
-    "tests/corpus/test_corpus.py",  # waits and computes, ~13 s
-    "tests/magics/test_kernel.py",  # waits, ~4 s
-    "tests/magics/test_notebooks.py",  # waits, ~2 s
+    "tests/browser",
+    "tests/notebooks/test_demo_notebooks.py",
+    "tests/test_install_layout.py",
+    "tests/parallel/test_distributed.py",
+    "tests/compile/test_interrupt.py",
+    "tests/magics/test_kernel.py",
+    "tests/corpus/test_corpus.py",
+    "tests/magics/test_notebooks.py",
 )
 
 
