@@ -40,7 +40,8 @@ namedtuple or custom pytree node, an Array on another single device) gives None:
 path, which is the one place for everything unusual (so are calls under a transformation, and
 every call of a function with donated arguments or effects, or of a sharded program with
 static arguments). The general path fills the fast table after a call it compiled for, so a
-key is only found for a signature it checked and traced. JAX does this in C++ (`jaxlib`'s `PjitFunction`).
+key is only found for a signature it checked and traced. JAX does this in C++ (`jaxlib`'s
+`PjitFunction`).
 """
 
 from __future__ import annotations
