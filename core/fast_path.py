@@ -177,42 +177,13 @@ def jit_call(jitted: Jitted, *args: Any, **kwargs: Any) -> Any:
     fast = jitted._fast
     if fast and _trace_state() is _EAGER:
         home = jitted._home
+        leaves: list[Any] | None = None  # the arguments' buffers, once a key is made
         if not kwargs:
             # The commonest calls, written out: Arrays on the default device, passed
             # positionally; `signature`'s key for them, built in this frame. One argument
             # on its own: each Python operation saved is ~1% of the call.
-            if jitted._has_static:
-                # static values by position, the other arguments Arrays at home:
-                # `static_key`'s key, from the split `_split` worked out for this many
-                # arguments, compared with the last hit's before it is hashed (below)
-                if (split := jitted._positions.get(len(args))) is not None:
-                    key = [_hot.trace_context]
-                    buffers = []
-                    for i in split[2]:
-                        x = args[i]
-                        if (
-                            type(x) is Array
-                            and (b := x._buffer) is not None
-                            and b._sharding is home
-                        ):
-                            key.append(x._aval)
-                            buffers.append(b)
-                        else:
-                            break
-                    else:
-                        key.append(_STATIC)
-                        key.append(tuple(map(args.__getitem__, split[1])))
-                        last = jitted._last[0]
-                        try:  # (the launch is outside: an error of the call is its own)
-                            if key == last[0]:
-                                hit = last[1]
-                            elif (hit := fast.get(tuple(key))) is not None:
-                                jitted._last[0] = (key, hit)
-                        except Exception:  # noqa: BLE001 - unhashable: the general path raises
-                            hit = None
-                        if hit is not None:
-                            return hit(buffers)
-            elif len(args) == 1:
+            static = jitted._has_static
+            if len(args) == 1 and not static:
                 x = args[0]
                 if type(x) is Array and (b := x._buffer) is not None and b._sharding is home:
                     if (hit := fast.get((_hot.trace_context, x._aval))) is not None:
@@ -220,36 +191,45 @@ def jit_call(jitted: Jitted, *args: Any, **kwargs: Any) -> Any:
                 elif type(x) is np.ndarray:  # one NumPy array: its launch puts it (`putting`)
                     if (hit := fast.get((_hot.trace_context, _HOST, x.shape, x.dtype))) is not None:
                         return hit([x])
-            else:
+            # with static values by position: the other arguments, from the split `_split`
+            # worked out for this many arguments; then `static_key`'s key, looked up below
+            elif not static or (split := jitted._positions.get(len(args))) is not None:
                 key = [_hot.trace_context]
                 buffers = []
-                for x in args:
+                for x in map(args.__getitem__, split[2]) if static else args:
                     if type(x) is Array and (b := x._buffer) is not None and b._sharding is home:
                         key.append(x._aval)
                         buffers.append(b)
                     else:
                         break
                 else:
-                    if (hit := fast.get(tuple(key))) is not None:
+                    if static:
+                        key.append(_STATIC)
+                        key.append(tuple(map(args.__getitem__, split[1])))
+                        leaves = buffers
+                    elif (hit := fast.get(tuple(key))) is not None:
                         return hit(buffers)
-        # any other arguments the fast path takes (pytrees): the key as a list, compared
-        # with the last hit's first (a loop calls with one signature: no key to hash, its
-        # avals' `__hash__` being Python's, ~0.05 us each), then looked up
-        leaves: list[Any] = []
-        if jitted._has_static:  # the key of the other arguments, then the static values
-            key = static_key(jitted, args, kwargs, home, leaves, [])
-            try:
-                hit = None if key is None else fast.get(tuple(key))
-            except TypeError:  # an unhashable static value: the general path raises
-                hit = None
-            return jitted._call(args, kwargs) if hit is None else hit(leaves)
-        key = _key(args, kwargs, home, leaves, [])
+        if leaves is None:  # any other arguments the fast path takes (pytrees): walked
+            leaves = []
+            if jitted._has_static:  # the key of the other arguments, then the static values
+                key = static_key(jitted, args, kwargs, home, leaves, [])
+            else:
+                key = _key(args, kwargs, home, leaves, [])
         if key is not None:
+            # the key as a list, compared with the last hit's first (a loop calls with one
+            # signature: no key to hash, its avals' `__hash__` being Python's, ~0.05 us
+            # each), then looked up; one that does not hash or compare (an unhashable static
+            # value) is a miss, and the general path raises. The launch is outside the try:
+            # an error of the call is its own.
             last = jitted._last[0]
-            if key == last[0]:
-                return last[1](leaves)
-            if (hit := fast.get(tuple(key))) is not None:
-                jitted._last[0] = (key, hit)
+            try:
+                if key == last[0]:
+                    hit = last[1]
+                elif (hit := fast.get(tuple(key))) is not None:
+                    jitted._last[0] = (key, hit)
+            except Exception:  # noqa: BLE001 - the general path raises
+                hit = None
+            if hit is not None:
                 return hit(leaves)
     return jitted._call(args, kwargs)
 
