@@ -42,12 +42,12 @@ CASES = [
 
 # JAX's values, compiled (helpers/oracle.py; eagerly, each of JAX's operations is a compile
 # of its own); likewise for the tables below
-JAX_VALUES = EagerJax(lambda: [(lambda x, fn=fn: fn(jax.lax, x), (X,), {}) for _, fn in CASES])
+JAX_VALUES = EagerJax(lambda: {n: (lambda x, fn=fn: fn(jax.lax, x), (X,), {}) for n, fn in CASES})
 
 
 @pytest.mark.parametrize("name,fn", CASES, ids=[c[0] for c in CASES])
 def test_values_and_jaxprs(name, fn):
-    want = JAX_VALUES.result([c[0] for c in CASES].index(name))
+    want = JAX_VALUES.result(name)
     for ours in (lambda x: fn(didax.lax, x), didax.jit(lambda x: fn(didax.lax, x))):
         got = ours(X)
         assert got.dtype == want.dtype and got.shape == want.shape, (got, want)
@@ -99,9 +99,12 @@ def _bit_count_args(name, x):
     return (x, x[::-1].copy()) if name == "mulhi" else (x,)
 
 
-BIT_KEYS = [(name, x.dtype) for name in BIT_COUNTS for x in INTS]  # each x of its own dtype
-JAX_BIT_COUNTS = EagerJax(
-    lambda: [(getattr(jax.lax, n), _bit_count_args(n, x), {}) for n in BIT_COUNTS for x in INTS]
+JAX_BIT_COUNTS = EagerJax(  # keyed (name, dtype): each x of INTS has its own dtype
+    lambda: {
+        (n, x.dtype): (getattr(jax.lax, n), _bit_count_args(n, x), {})
+        for n in BIT_COUNTS
+        for x in INTS
+    }
 )
 
 
@@ -109,7 +112,7 @@ JAX_BIT_COUNTS = EagerJax(
 @pytest.mark.parametrize("x", INTS, ids=lambda x: x.dtype.name)
 def test_bit_counts(name, x):
     args = _bit_count_args(name, x)
-    want = np.asarray(JAX_BIT_COUNTS.result(BIT_KEYS.index((name, x.dtype))))
+    want = np.asarray(JAX_BIT_COUNTS.result((name, x.dtype)))
     for fn in (getattr(didax.lax, name), didax.jit(getattr(didax.lax, name))):
         got = np.asarray(fn(*args))
         assert got.dtype == want.dtype
@@ -145,12 +148,14 @@ def _reduced(bits):
     return lambda w, h: (jax.lax.reduce_precision(w, *bits), jax.lax.reduce_precision(h, 4, 3))
 
 
-JAX_REDUCED = EagerJax(lambda: [(_reduced(b), (WIDE, WIDE.astype(np.float16)), {}) for b in BITS])
+JAX_REDUCED = EagerJax(
+    lambda: {b: (_reduced(b), (WIDE, WIDE.astype(np.float16)), {}) for b in BITS}
+)
 
 
 @pytest.mark.parametrize("bits", BITS)
 def test_reduce_precision_bits_as_in_jax(bits):
-    want, want16 = JAX_REDUCED.result(BITS.index(bits))
+    want, want16 = JAX_REDUCED.result(bits)
     want = np.asarray(want).view(np.uint32)
     for fn in (
         didax.lax.reduce_precision,
@@ -294,9 +299,12 @@ def _bessel_and_grads(name):
     return lambda x, xs: (f(x), jax.vmap(jax.grad(f))(xs))
 
 
-BESSEL_KEYS = [(n, d) for n in BESSEL for d in (np.float32, np.float16)]
 JAX_BESSEL = EagerJax(
-    lambda: [(_bessel_and_grads(n), (BESSEL_X.astype(d), BESSEL_XS), {}) for n, d in BESSEL_KEYS]
+    lambda: {
+        (n, d): (_bessel_and_grads(n), (BESSEL_X.astype(d), BESSEL_XS), {})
+        for n in BESSEL
+        for d in (np.float32, np.float16)
+    }
 )
 
 
@@ -304,7 +312,7 @@ JAX_BESSEL = EagerJax(
 @pytest.mark.parametrize("dtype", [np.float32, np.float16])
 def test_bessel_as_in_jax(name, dtype):
     x = BESSEL_X.astype(dtype)
-    want, want_grad = JAX_BESSEL.result(BESSEL_KEYS.index((name, dtype)))
+    want, want_grad = JAX_BESSEL.result((name, dtype))
     want = np.asarray(want)
     for fn in (getattr(didax.lax, name), didax.jit(getattr(didax.lax, name))):
         got = np.asarray(fn(x))
