@@ -32,6 +32,7 @@ import jax
 import jax.numpy as jnp
 import jaxlib.version
 import numpy as np
+from didax.runtime import client
 
 
 def chain(np_: Any, n: int) -> Callable[[Any], Any]:
@@ -86,6 +87,21 @@ def dispatch_case(lib: Any, case: str, x: Any) -> Callable[[], Any]:
 
 
 CLOCK = time.perf_counter  # time.process_time with --cpu
+
+
+def put_time(x: np.ndarray, number: int = 2000, repeats: int = 15) -> float:
+    """The median time of one call of jaxlib's `batched_device_put` of `x`, with the
+    arguments didax's launch for a NumPy argument passes (`fast_path.putting`)."""
+    rt = client.runtime()
+    aval = dnp.asarray(x).aval
+    args = (aval, rt.sharding, [x], [rt.device], True, False, rt.alias)
+    times = []
+    for _ in range(repeats):
+        t0 = CLOCK()
+        for _ in range(number):
+            rt.put(*args, enable_x64=True)
+        times.append((CLOCK() - t0) / number)
+    return statistics.median(times)
 
 
 def dispatch(case: str, dx: Any, jx: Any, number: int, repeats: int = 15) -> tuple[float, float]:
@@ -181,6 +197,7 @@ def main(only_dispatch: bool = False, cpu: bool = False) -> None:
     print(f"{'':<40} {'didax':>10} {'jax':>10}     {'ratio':>8}")
     x8 = np.arange(8, dtype=np.float32)
     dx8, jx8 = didax.device_put(x8), jax.device_put(x8)
+    times: dict[str, tuple[float, float]] = {}
     for case, label in (
         ("1", "1 x f32[8]"),
         ("3", "3 x f32[8]"),
@@ -189,7 +206,16 @@ def main(only_dispatch: bool = False, cpu: bool = False) -> None:
         ("numpy", "NumPy f32[8]"),
         ("static", "f32[8] and a static int"),
     ):
-        row(f"cached dispatch, {label}", *dispatch(case, dx8, jx8, 2000), "us")
+        times[case] = dispatch(case, dx8, jx8, 2000)
+        row(f"cached dispatch, {label}", *times[case], "us")
+    # what putting the NumPy argument costs: jaxlib's `batched_device_put` called alone, as
+    # didax's launch calls it; JAX's, its NumPy call's time less its Array call's
+    row(
+        "put of the NumPy f32[8] (JAX: NumPy - Array)",
+        put_time(x8),
+        times["numpy"][1] - times["1"][1],
+        "us",
+    )
     row("cached dispatch, f32[8] on 4 devices", *sharded_dispatch(cpu=cpu), "us")
     if only_dispatch:
         return
