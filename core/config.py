@@ -36,6 +36,11 @@ Layer 1 (no imports from didax). Options:
   transfer in that direction does (runtime/transfer_guard.py): None or "allow", "log",
   "disallow" (implicit transfers), "log_explicit", "disallow_explicit" (all of them);
   `jax_transfer_guard` sets the three at once, as JAX's.
+- `jax_disable_most_optimizations`: XLA compiles with little optimizing work (LLVM at its
+  lowest optimization level, its expensive passes off), for programs that run once or twice,
+  where optimizing costs more than it saves (runtime/executable.py). Its start value comes
+  from `JAX_DISABLE_MOST_OPTIMIZATIONS`, as JAX reads it. Read at each compile and not part
+  of jit's cache keys, as in JAX: programs compiled before an update keep their options.
 - `jax_numpy_rank_promotion`: what `didax.numpy` does when it broadcasts operands of
   different ranks (`f32[2,3] + f32[3]`): "allow" (the default), "warn" or "raise"
   (numpy/promotion.py).
@@ -90,6 +95,7 @@ _DEFAULTS: dict[str, Any] = {
     "jax_transfer_guard_host_to_device": None,
     "jax_transfer_guard_device_to_device": None,
     "jax_transfer_guard_device_to_host": None,
+    "jax_disable_most_optimizations": _env_flag("JAX_DISABLE_MOST_OPTIMIZATIONS"),
 }
 # the options a trace reads (its jaxpr changes with them, or its program's device): jit's
 # cache keys hold their values
@@ -114,6 +120,7 @@ _BOOLEANS = (
     "jax_disable_jit",
     "jax_explain_cache_misses",
     "jax_log_compiles",
+    "jax_disable_most_optimizations",
 )
 # the values JAX 0.10.2 accepts for `jax_default_matmul_precision` (besides None)
 MATMUL_PRECISIONS = (

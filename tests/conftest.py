@@ -1,7 +1,8 @@
 """Shared pytest set-up: the session's multi-device workers (`device_workers`, see
-`helpers/devices.py`), how pytest-xdist shares the tests out, one bytecode cache for the
-session's processes when the environment turns Python's off (`helpers/bytecode.py`), and a
-watchdog that backs pytest-timeout up against hangs it cannot interrupt. (tests/ is on sys.path through
+`helpers/devices.py`), how pytest-xdist shares the tests out, the environment the session's
+processes start in (one bytecode cache, most of XLA's optimizations off:
+`helpers/environment.py`), and a watchdog that backs pytest-timeout up against hangs it
+cannot interrupt. (tests/ is on sys.path through
 `pythonpath` in pyproject.toml: `helpers` and `op_cases` import from every test folder.)
 
 pytest-xdist (`-n 2` in pyproject.toml's addopts; `-n 0` runs in one process) hands each
@@ -25,7 +26,7 @@ import threading
 from collections.abc import Iterator
 
 import pytest
-from helpers import bytecode, memory
+from helpers import environment, memory
 from helpers.devices import DeviceWorkers
 from helpers.scheduling import SlowFirst
 from xdist.scheduler import LoadScopeScheduling
@@ -37,9 +38,10 @@ def pytest_configure(config: pytest.Config) -> None:
     # in the controlling process, before xdist starts its workers: they and every process
     # they start inherit the environment
     if not hasattr(config, "workerinput"):
-        restore = bytecode.share_for_session()
-        if restore is not None:
-            config.add_cleanup(restore)
+        for change in (environment.share_bytecode_cache, environment.compile_quickly):
+            restore = change()
+            if restore is not None:
+                config.add_cleanup(restore)
 
 
 def _time_limit(item: pytest.Item) -> float:

@@ -373,14 +373,14 @@ def compile_module(
     one = rt.devices[:1] if device is None else [device]  # a single-device program's
     if host_callbacks:
         devices = rt.xla.DeviceList(tuple(one))
-        options = rt.xc.CompileOptions()
+        options = _compile_options()
         if device is not None:
             options.device_assignment = rt.xc.DeviceAssignment.create(np.array([[device.id]]))
         exe = _compile_and_load(module, devices, options, list(host_callbacks))
         return Executable(exe, in_avals, out_avals, host_callbacks, device=device)
     bytecode = io.BytesIO()
     module.operation.write_bytecode(bytecode)  # faster to hand over than text
-    options = rt.xc.CompileOptions()
+    options = _compile_options()
     if num_partitions is not None:
         devices = list(device_assignment if device_assignment is not None else rt.devices)
         options.num_replicas = 1
@@ -417,6 +417,19 @@ def compile_module(
     options.device_assignment = rt.xc.DeviceAssignment.create(ids)
     exe = _compile_and_load(bytecode.getvalue(), devices, options)
     return Executable(exe, in_avals, out_avals, devices=devices)
+
+
+def _compile_options() -> Any:
+    """New compile options; under `jax_disable_most_optimizations`, those JAX's option sets:
+    XLA's LLVM backend at its lowest level and without its expensive passes (the HLO passes,
+    fusion among them, still run)."""
+    options = runtime().xc.CompileOptions()
+    if config.read("jax_disable_most_optimizations"):
+        debug = options.executable_build_options.debug_options
+        debug.xla_backend_optimization_level = 0
+        debug.xla_llvm_disable_expensive_passes = True
+        debug.xla_test_all_input_layouts = False
+    return options
 
 
 def _compile_and_load(*args: Any) -> Any:

@@ -32,6 +32,7 @@ import didax.figures
 import numpy as np
 import pytest
 from float_text import outputs_match
+from helpers.environment import AS_A_LEARNER
 
 pytestmark = pytest.mark.notebooks
 
@@ -78,7 +79,9 @@ KERNEL_PID = re.compile(r"ipykernel_\d+")
 
 def write_kernelspec(root: Path) -> str:
     """A kernelspec under `root` that runs this interpreter (the one didax is installed in),
-    whatever `python` on the PATH is; put `root` on JUPYTER_PATH to use it."""
+    whatever `python` on the PATH is, with XLA's default options (the session turns most of
+    its optimizations off: `helpers.environment`), as a learner runs the lessons; put `root`
+    on JUPYTER_PATH to use it."""
     spec = root / "kernels" / "didax-notebooks"
     spec.mkdir(parents=True, exist_ok=True)
     (spec / "kernel.json").write_text(
@@ -87,6 +90,7 @@ def write_kernelspec(root: Path) -> str:
                 "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
                 "display_name": "didax notebooks",
                 "language": "python",
+                "env": AS_A_LEARNER,
             }
         )
     )
@@ -921,7 +925,7 @@ def test_many_devices_prints_what_jax_prints(run: Any) -> None:
     proc = subprocess.run(
         [sys.executable, "-c", _UNDER_JAX],
         input=json.dumps([c.source for c in cells]),
-        env={**env, "JAX_PLATFORMS": "cpu", "TF_CPP_MIN_LOG_LEVEL": "2"},
+        env={**env, **AS_A_LEARNER, "JAX_PLATFORMS": "cpu", "TF_CPP_MIN_LOG_LEVEL": "2"},
         capture_output=True,
         text=True,
         timeout=300,

@@ -10,7 +10,9 @@ give JAX's value, exception type and message (the re-run note JAX prints include
 
 from __future__ import annotations
 
+import json
 import logging
+import os
 import re
 import warnings
 from collections.abc import Callable
@@ -350,3 +352,68 @@ def test_numpy_rank_promotion_option_validates_like_jax():
                 lib.numpy.add(_X23, _X3)
         finally:
             lib.config.update("jax_numpy_rank_promotion", "allow")
+
+
+# ----------------------------------------------------------------- jax_disable_most_optimizations
+
+_OPTIMIZING = (  # the debug options JAX 0.10.2's option sets
+    "xla_backend_optimization_level",
+    "xla_llvm_disable_expensive_passes",
+    "xla_test_all_input_layouts",
+)
+
+
+@pytest.fixture
+def optimizations_option() -> Any:
+    """Restores `jax_disable_most_optimizations` in both libraries to the session's value."""
+    before = [lib.config.values["jax_disable_most_optimizations"] for lib, _ in LIBS]
+    yield
+    for (lib, _), value in zip(LIBS, before, strict=True):
+        lib.config.update("jax_disable_most_optimizations", value)
+
+
+@pytest.mark.parametrize("off", [False, True])
+def test_disable_most_optimizations_compiles_with_jax_options(
+    off, optimizations_option, monkeypatch
+):
+    from didax.runtime import executable
+    from jax._src import compiler
+
+    for lib, _ in LIBS:
+        lib.config.update("jax_disable_most_optimizations", off)
+    passed = []
+
+    def compile_and_load(*args: Any) -> Any:
+        passed.append(args[2])  # (program, devices, options[, host callbacks])
+        return original(*args)
+
+    original = executable._compile_and_load
+    monkeypatch.setattr(executable, "_compile_and_load", compile_and_load)
+    assert float(didax.jit(lambda x: x * 3.0 + off)(1.0)) == 3.0 + off  # a new program
+    theirs = compiler.get_compile_options(num_replicas=1, num_partitions=1)
+    [options] = passed
+    mine = options.executable_build_options.debug_options
+    theirs = theirs.executable_build_options.debug_options
+    assert [getattr(mine, name) for name in _OPTIMIZING] == [
+        getattr(theirs, name) for name in _OPTIMIZING
+    ]
+    assert (mine.xla_backend_optimization_level == 0) == off
+
+
+@pytest.mark.parametrize("value", ["1", "0", "true", "off"])
+def test_disable_most_optimizations_starts_from_the_environment_as_jax(value):
+    import subprocess
+    import sys
+
+    code = (
+        "import didax, jax, json; "
+        "print(json.dumps([lib.config.values['jax_disable_most_optimizations'] "
+        "for lib in (didax, jax)]))"
+    )
+    env = {**os.environ, "JAX_DISABLE_MOST_OPTIMIZATIONS": value, "JAX_PLATFORMS": "cpu"}
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    mine, theirs = json.loads(done.stdout.splitlines()[-1])
+    assert mine == theirs == (value in ("1", "true"))
