@@ -247,8 +247,8 @@ def jax_per_key(
     calls: list[tuple[Callable[..., Any], list[Any]]], key_of: Callable[[int], Any]
 ) -> Callable[[int], list[Any]]:
     """`seed -> [fn(key_of(seed), *params) for fn, params in calls]`, computed by one `jax.jit`
-    program compiled once (with XLA's default options: the quick ones change random bits) and
-    run once per seed. The params are the program's arguments, as they are the arguments of
+    program compiled once (with the options didax's side compiles with, the session's:
+    `helpers.environment`; `_QUICK_COMPILE` would change random bits) and run once per seed. The params are the program's arguments, as they are the arguments of
     JAX's jitted samplers in an eager call, so XLA compiles the same arithmetic."""
 
     def program(key: Any, all_params: list[list[Any]]) -> list[Any]:

@@ -293,7 +293,7 @@ def _jax_draw(name: str, args: tuple):
     return lambda key: init(key, (3, 2, 4)), (jax.random.key(3),)
 
 
-# JAX's draws as one `jax.jit` program (XLA's default options, as a jitted initializer gets);
+# JAX's draws as one `jax.jit` program (the session's options, as a jitted initializer gets);
 # checked when grouped (2026-11-26): each draw has the bits of its own `jax.jit`.
 JAX_DRAWS = Grouped(jax.jit, lambda: [_jax_draw(name, args) for name, args in INITIALIZERS])
 

@@ -10,8 +10,9 @@ family is one `jax.jit` program run for each seed (`helpers.oracle.jax_per_key`)
 program is compiled once for all its seeds (`_didax_jitted`). JAX's samplers are themselves
 jitted functions whose eager calls pass the parameters as arguments; the programs here take
 them as arguments too (Python ints, which JAX's samplers take as static, closed over), so XLA
-compiles the same arithmetic and gives eager JAX's bits (with XLA's default options: its quick
-ones, `helpers.oracle._QUICK_COMPILE`, change the bits of cauchy, maxwell and wald). A JAX
+compiles the same arithmetic and gives eager JAX's bits (with the session's options, which
+didax's side compiles with too: `helpers.environment`; the oracles' quick ones,
+`helpers.oracle._QUICK_COMPILE`, change the bits of cauchy, maxwell and wald). A JAX
 error in such a program fails all its tests: JAX is the oracle, and all its cases run."""
 
 from __future__ import annotations
