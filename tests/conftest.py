@@ -2,8 +2,8 @@
 `helpers/devices.py`), how pytest-xdist shares the tests out, the environment the session's
 processes start in (one bytecode cache, most of XLA's optimizations off:
 `helpers/environment.py`), and a watchdog that backs pytest-timeout up against hangs it
-cannot interrupt. (tests/ is on sys.path through
-`pythonpath` in pyproject.toml: `helpers` and `op_cases` import from every test folder.)
+cannot interrupt. (tests/ is on sys.path through `pythonpath` in pyproject.toml: `helpers`
+and `op_cases` import from every test folder.)
 
 pytest-xdist (`-n 2` in pyproject.toml's addopts; `-n 0` runs in one process) hands each
 worker whole test modules, so that a module-scoped fixture (the parallel scripts' results, a
