@@ -18,13 +18,14 @@ of 165.6 s. Without the setting Python caches bytecode beside the sources, and n
 **Most of XLA's optimizations off** (`compile_quickly`): `JAX_DISABLE_MOST_OPTIMIZATIONS=1`,
 which JAX reads for its `jax_disable_most_optimizations` option, made for smoke tests whose
 programs run once, and didax for the same option: XLA's LLVM backend then compiles at its
-lowest level and skips its expensive passes; the HLO passes (fusion among them) still run.
-A test program runs once or twice, and compiling it is most of the suite's CPU time. Both
-libraries compile with the same options, so where a test compares didax's bits with JAX's
-they are still the same programs' bits. Measured: six compile-bound modules took 151 s of CPU
-instead of 187 s, the whole suite 346 s instead of 408-445 s. The lessons' kernels run with
-XLA's defaults (`AS_A_LEARNER`), since their stored outputs are what a learner sees; set the
-variable to 0 to run the whole suite with XLA's defaults.
+lowest level and skips its expensive passes; the HLO passes (fusion among them) still run. A
+test program runs once or twice, and compiling it is most of the suite's CPU time. Both
+libraries compile with the same options, so where a test compares didax's bits with JAX's they
+are still the same programs' bits. Measured on the 2-core machine: six compile-bound modules
+took 151 s of CPU instead of 187 s; with both changes, clean-clone CI runs took 343–346 s
+instead of 397–414 s (README.md). The lessons' kernels run with XLA's defaults
+(`AS_A_LEARNER`), since their stored outputs are what a learner sees; set the variable to 0 to
+run the whole suite with XLA's defaults.
 """
 
 from __future__ import annotations
