@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.kernels import write_kernelspec
 from labpage import (
     KERNEL_DISPLAY,
     TOKEN,
@@ -227,11 +228,7 @@ def _write_config(home: Path) -> None:
     tracker = home / "settings" / "@jupyterlab" / "notebook-extension"
     tracker.mkdir(parents=True)
     (tracker / "tracker.jupyterlab-settings").write_text(json.dumps({"windowingMode": "none"}))
-    spec = home / "data" / "kernels" / "python3"
-    spec.mkdir(parents=True)
-    argv = [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"]
-    spec_json = {"argv": argv, "display_name": KERNEL_DISPLAY, "language": "python"}
-    (spec / "kernel.json").write_text(json.dumps(spec_json))
+    write_kernelspec(home / "data" / "kernels" / "python3", KERNEL_DISPLAY)
 
 
 @pytest.fixture(scope="session")

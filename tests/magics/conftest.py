@@ -3,9 +3,6 @@
 
 from __future__ import annotations
 
-import json
-import os
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -14,6 +11,7 @@ import pytest
 
 IPython = pytest.importorskip("IPython")
 
+from helpers.kernels import on_jupyter_path, write_kernelspec
 from helpers.outputs import is_standin
 from IPython.core.displaypub import CapturingDisplayPublisher
 from IPython.testing import globalipapp
@@ -117,21 +115,6 @@ def kernel_name(tmp_path_factory):
     """A kernelspec running this interpreter (the one didax is installed in), whatever
     `python` on the PATH is."""
     root = tmp_path_factory.mktemp("jupyter")
-    spec = root / "kernels" / "didax-test"
-    spec.mkdir(parents=True)
-    (spec / "kernel.json").write_text(
-        json.dumps(
-            {
-                "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-                "display_name": "didax test",
-                "language": "python",
-            }
-        )
-    )
-    old = os.environ.get("JUPYTER_PATH")
-    os.environ["JUPYTER_PATH"] = os.pathsep.join(filter(None, [str(root), old]))
-    yield "didax-test"
-    if old is None:
-        os.environ.pop("JUPYTER_PATH", None)
-    else:
-        os.environ["JUPYTER_PATH"] = old
+    write_kernelspec(root / "kernels" / "didax-test", "didax test")
+    with on_jupyter_path(root):
+        yield "didax-test"

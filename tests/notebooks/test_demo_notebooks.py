@@ -32,6 +32,7 @@ import didax.figures
 import numpy as np
 import pytest
 from float_text import outputs_match
+from helpers import kernels
 from helpers.environment import AS_A_LEARNER
 
 pytestmark = pytest.mark.notebooks
@@ -78,22 +79,10 @@ KERNEL_PID = re.compile(r"ipykernel_\d+")
 
 
 def write_kernelspec(root: Path) -> str:
-    """A kernelspec under `root` that runs this interpreter (the one didax is installed in),
-    whatever `python` on the PATH is, with XLA's default options (the session turns most of
-    its optimizations off: `helpers.environment`), as a learner runs the lessons; put `root`
-    on JUPYTER_PATH to use it."""
-    spec = root / "kernels" / "didax-notebooks"
-    spec.mkdir(parents=True, exist_ok=True)
-    (spec / "kernel.json").write_text(
-        json.dumps(
-            {
-                "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-                "display_name": "didax notebooks",
-                "language": "python",
-                "env": AS_A_LEARNER,
-            }
-        )
-    )
+    """A kernelspec under `root` with XLA's default options (the session turns most of its
+    optimizations off: `helpers.environment`), as a learner runs the lessons; put `root` on
+    JUPYTER_PATH to use it (`helpers.kernels.on_jupyter_path`). Returns its name."""
+    kernels.write_kernelspec(root / "kernels" / "didax-notebooks", "didax notebooks", AS_A_LEARNER)
     return "didax-notebooks"
 
 
@@ -184,13 +173,8 @@ def cell_with(nb: Any, snippet: str) -> Any:
 def kernel_name(tmp_path_factory: pytest.TempPathFactory) -> Any:
     root = tmp_path_factory.mktemp("jupyter")
     name = write_kernelspec(root)
-    old = os.environ.get("JUPYTER_PATH")
-    os.environ["JUPYTER_PATH"] = os.pathsep.join(filter(None, [str(root), old]))
-    yield name
-    if old is None:
-        os.environ.pop("JUPYTER_PATH", None)
-    else:
-        os.environ["JUPYTER_PATH"] = old
+    with kernels.on_jupyter_path(root):
+        yield name
 
 
 # A fresh kernel costs about a second of CPU (ipykernel, `import didax`, the XLA client), so
@@ -954,8 +938,7 @@ def refresh(names: list[str]) -> None:
     """Execute the named notebooks (default: those this file tests) and store the outputs."""
     import tempfile
 
-    with tempfile.TemporaryDirectory() as root:
-        os.environ["JUPYTER_PATH"] = root
+    with tempfile.TemporaryDirectory() as root, kernels.on_jupyter_path(Path(root)):
         kernel = write_kernelspec(Path(root))
         for name in names or NOTEBOOKS:
             nb = clean(execute(name, kernel))
