@@ -22,7 +22,7 @@ lowest level and skips its expensive passes; the HLO passes (fusion among them) 
 test program runs once or twice, and compiling it is most of the suite's CPU time. Both
 libraries compile with the same options, so where a test compares didax's bits with JAX's they
 are still the same programs' bits. Measured on the 2-core machine: six compile-bound modules
-took 151 s of CPU instead of 187 s; with both changes, clean-clone CI runs took 314–351 s
+took 151 s of CPU instead of 187 s; with both changes, clean-clone CI runs took 314–360 s
 instead of 397–414 s (README.md). The lessons' kernels run with XLA's defaults
 (`AS_A_LEARNER`), since their stored outputs are what a learner sees; set the variable to 0 to
 run the whole suite with XLA's defaults.
