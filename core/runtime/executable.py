@@ -373,14 +373,14 @@ def compile_module(
     one = rt.devices[:1] if device is None else [device]  # a single-device program's
     if host_callbacks:
         devices = rt.xla.DeviceList(tuple(one))
-        options = _compile_options()
+        options = _compile_options(rt)
         if device is not None:
             options.device_assignment = rt.xc.DeviceAssignment.create(np.array([[device.id]]))
         exe = _compile_and_load(module, devices, options, list(host_callbacks))
         return Executable(exe, in_avals, out_avals, host_callbacks, device=device)
     bytecode = io.BytesIO()
     module.operation.write_bytecode(bytecode)  # faster to hand over than text
-    options = _compile_options()
+    options = _compile_options(rt)
     if num_partitions is not None:
         devices = list(device_assignment if device_assignment is not None else rt.devices)
         options.num_replicas = 1
@@ -419,11 +419,11 @@ def compile_module(
     return Executable(exe, in_avals, out_avals, devices=devices)
 
 
-def _compile_options() -> Any:
-    """New compile options; under `jax_disable_most_optimizations`, those JAX's option sets:
+def _compile_options(rt: Any) -> Any:
+    """New compile options (of the runtime `rt`); under `jax_disable_most_optimizations`, those JAX's option sets:
     XLA's LLVM backend at its lowest level and without its expensive passes (the HLO passes,
     fusion among them, still run)."""
-    options = runtime().xc.CompileOptions()
+    options = rt.xc.CompileOptions()
     if config.read("jax_disable_most_optimizations"):
         debug = options.executable_build_options.debug_options
         debug.xla_backend_optimization_level = 0
