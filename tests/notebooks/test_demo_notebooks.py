@@ -436,7 +436,7 @@ _SLOW_RUN = re.compile(
 
 # With the numbers hidden, so is the layout around them: NumPy pads an array's columns and
 # wraps its rows by the width of its widest float, which a last digit changes from one CPU to
-# another (`-0.13840477` here, `-0.1384048` there: three columns a line, or four). Whitespace
+# another (`-0.13840477` here, `-0.1384048` there: a row wraps after another column). Whitespace
 # goes, and so does a comma after a number (`_NUMBER` takes it with the number unless padding
 # came between). The words, brackets and signs still must match.
 _LAYOUT = re.compile(r"\s+|(?<=#),")
