@@ -5,9 +5,10 @@ against XLA's, round differently in the last digit of a float32 (`0.19154243` on
 `0.19154195` on another after a training loop), which is not a change of what the program
 says. So two texts match when they split into the same tokens, each float within `rtol`
 (relative) or `atol` (absolute) of its counterpart and every other token identical. Spacing
-within a line is not compared (NumPy pads an array's columns to the widest float, so a digit
-more pads its neighbours), but the line structure is: a change of any word, integer, name,
-shape or line still fails."""
+is not compared, nor are line breaks inside an array's brackets: NumPy pads an array's
+columns to the widest float and wraps its rows at 75 characters, so a digit more pads its
+neighbours and can move a column to the next line. Every other line break is compared (a
+jaxpr's, a printed loss's): a change of any word, integer, name, shape or line still fails."""
 
 from __future__ import annotations
 
@@ -17,7 +18,8 @@ import re
 # a float literal as NumPy, JAX and Python print one: a decimal point or an exponent is needed
 # (integers, shapes and counts are compared exactly)
 _FLOAT = r"[-+]?(?:\d+\.\d*|\.\d+)(?:[eE][-+]?\d+)?|[-+]?\d+[eE][-+]?\d+"
-_TOKEN = re.compile(rf"(?P<float>{_FLOAT})|(?P<other>\S)")
+_TOKEN = re.compile(rf"(?P<float>{_FLOAT})|(?P<newline>\n)|(?P<other>\S)")
+_NAMED = re.compile(r"\w")  # a bracket right after a name indexes it: not an array
 
 # float32 carries about 7 significant digits; outputs after a few hundred float32 operations
 # (a training loop) differ by tens of ulps. 1e-5 relative accepts that and rejects a change in
@@ -26,29 +28,36 @@ RTOL = 1e-5
 ATOL = 1e-6
 
 
-def _tokens(line: str) -> list[tuple[str, str]]:
-    return [(m.lastgroup or "", m.group()) for m in _TOKEN.finditer(line)]
+def _tokens(text: str) -> list[tuple[str, str]]:
+    """The text's floats and other characters, and its line breaks outside arrays."""
+    tokens, depth = [], 0  # depth: of the array brackets around the token
+    for m in _TOKEN.finditer(text):
+        kind, token = m.lastgroup or "", m.group()
+        if kind == "newline" and depth:
+            continue  # inside an array: NumPy's wrapping
+        if token == "[" and (depth or not _NAMED.match(text, max(m.start() - 1, 0))):
+            depth += 1  # an array's bracket: not a shape's (`f32[3]`) nor a jaxpr's `pjit[`
+        elif token == "]" and depth:
+            depth -= 1
+        tokens.append((kind, token))
+    return tokens
 
 
 def texts_match(a: str, b: str, rtol: float = RTOL, atol: float = ATOL) -> bool:
     """Whether `a` and `b` print the same thing, floats compared within `rtol`/`atol`."""
     if a == b:
         return True
-    lines_a, lines_b = a.splitlines(), b.splitlines()
-    if len(lines_a) != len(lines_b):
+    tokens_a, tokens_b = _tokens(a), _tokens(b)
+    if len(tokens_a) != len(tokens_b):
         return False
-    for line_a, line_b in zip(lines_a, lines_b, strict=True):
-        tokens_a, tokens_b = _tokens(line_a), _tokens(line_b)
-        if len(tokens_a) != len(tokens_b):
+    for (kind_a, text_a), (kind_b, text_b) in zip(tokens_a, tokens_b, strict=True):
+        if kind_a != kind_b:
             return False
-        for (kind_a, text_a), (kind_b, text_b) in zip(tokens_a, tokens_b, strict=True):
-            if kind_a != kind_b:
+        if kind_a != "float":
+            if text_a != text_b:
                 return False
-            if kind_a == "other":
-                if text_a != text_b:
-                    return False
-            elif not math.isclose(float(text_a), float(text_b), rel_tol=rtol, abs_tol=atol):
-                return False
+        elif not math.isclose(float(text_a), float(text_b), rel_tol=rtol, abs_tol=atol):
+            return False
     return True
 
 
