@@ -158,10 +158,12 @@ def measure_per_example(lib, m, params, x, y) -> dict[str, float]:
 def per_example_setups(rng: np.random.Generator, repeats: int = 61) -> None:
     """The big MLP's `jit(vmap(grad))`, per way of making the arguments: medians of calls
     alternating between didax and JAX, and the minor page faults per call (13 MB fresh
-    result memory shows as ~3,500 faults). Both run the same HLO, so the ratio is the
-    machine's noise around 1.0 unless one side faults: medians of 9 calls swung 0.79-1.68 in
-    four runs on an idle machine (2026-11-26, two in CPU time); medians of 61 stayed within 0.86-1.09 in six
-    (three of them with JAX's calls first)."""
+    result memory shows as ~3,500 faults). Both run the same HLO, so the ratio is noise
+    around 1.0 unless one side faults, and much of the noise is the process's: on an idle
+    machine (2026-11-26), medians of 9 calls swung 0.79-1.68 in four runs; medians of 61, in
+    eight fresh processes that ran only these rows, 0.88-1.11 (median 0.99), and at the end
+    of this script 0.87-0.92 in one run, 1.12-1.34 in the next (the three rows move
+    together within a process)."""
     p = make_params(rng, SIZES)
     x, y = make_data(rng, SIZES, 8)
     calls = {}
