@@ -19,7 +19,7 @@ Conventions in a teacher notebook (cell tags, set in Lab's property inspector):
 
 Links to other files are rewritten to stay valid from the copy's folder. Every other cell is
 copied with its stored output (the teacher notebook's, which the tests keep current).
-`tests/notebooks/test_student_copies.py` checks that the files here are what this script
+`tests/notebooks/test_course_materials.py` checks that the files here are what this script
 writes, and runs each student copy in a kernel.
 """
 

@@ -6,9 +6,10 @@ cannot interrupt. (tests/ is on sys.path through `pythonpath` in pyproject.toml:
 and `op_cases` import from every test folder.)
 
 pytest-xdist (`-n 2` in pyproject.toml's addopts; `-n 0` runs in one process) hands each
-worker whole test modules, so that a module-scoped fixture (the parallel scripts' results, a
-notebook run) runs once, and the whole of tests/browser to one worker, which starts one
-JupyterLab and one Chromium for it.
+worker whole test modules, so that a module-scoped fixture (the parallel scripts' results)
+runs once, and each folder of `helpers.scheduling.ONE_SCOPE` to one worker: tests/browser,
+which starts one JupyterLab and one Chromium for it, and tests/notebooks, which runs each
+lesson's notebooks once for it.
 
 Every test has a time limit (`timeout` in pyproject.toml, a `@pytest.mark.timeout(N)` marker
 to change it). pytest-timeout's signal method fails the test and the run goes on, but its
@@ -28,7 +29,7 @@ from collections.abc import Iterator
 import pytest
 from helpers import environment, memory
 from helpers.devices import DeviceWorkers
-from helpers.scheduling import SlowFirst
+from helpers.scheduling import SlowFirst, scope_of
 from xdist.scheduler import LoadScopeScheduling
 
 _GRACE = 30.0  # seconds past the limit before the watchdog gives up on pytest-timeout
@@ -100,15 +101,15 @@ def device_workers() -> Iterator[DeviceWorkers]:
 
 class _ByModule(LoadScopeScheduling):
     """xdist's load-by-scope scheduling, a scope being a test module (not a class in it),
-    tests/browser one scope, and the slow scopes of `START_FIRST` handed out first."""
+    each folder of `ONE_SCOPE` one scope, and the slow scopes of `START_FIRST` handed out
+    first."""
 
     def __init__(self, config: pytest.Config, log: object = None) -> None:
         super().__init__(config, log)
         self.workqueue = SlowFirst()
 
     def _split_scope(self, nodeid: str) -> str:
-        module = nodeid.split("::", 1)[0]
-        return "tests/browser" if module.startswith("tests/browser/") else module
+        return scope_of(nodeid)
 
 
 @pytest.hookimpl(optionalhook=True)

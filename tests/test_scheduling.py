@@ -1,4 +1,5 @@
-"""The xdist scheduling of tests/conftest.py: the slow scopes of `START_FIRST` exist (a renamed
+"""The xdist scheduling of tests/conftest.py: the folders of `ONE_SCOPE` are one scope each;
+the slow scopes of `START_FIRST` exist (a renamed
 module would silently lose its head start) and leave the work queue first, in their order,
 then the others in xdist's order; and xdist still takes work with `popitem(last=False)`, the
 one call `SlowFirst` changes."""
@@ -8,7 +9,7 @@ from __future__ import annotations
 import inspect
 from pathlib import Path
 
-from helpers.scheduling import START_FIRST, SlowFirst
+from helpers.scheduling import ONE_SCOPE, START_FIRST, SlowFirst, scope_of
 from xdist.scheduler import LoadScopeScheduling
 
 ROOT = Path(__file__).parent.parent
@@ -17,6 +18,16 @@ ROOT = Path(__file__).parent.parent
 def test_start_first_scopes_exist() -> None:
     missing = [scope for scope in START_FIRST if not (ROOT / scope).exists()]
     assert not missing, f"START_FIRST names no such test module or folder: {missing}"
+
+
+def test_a_folder_of_one_scope_goes_to_one_worker() -> None:
+    assert all((ROOT / folder).is_dir() for folder in ONE_SCOPE), ONE_SCOPE
+    notebooks = [p for p in (ROOT / "tests/notebooks").glob("test_*.py")]
+    assert len(notebooks) > 1  # the package-scoped lesson runs are shared by several modules
+    scopes = {scope_of(f"{p.relative_to(ROOT).as_posix()}::test_x[a]") for p in notebooks}
+    assert scopes == {"tests/notebooks"}
+    assert scope_of("tests/browser/test_lab.py::test_x") == "tests/browser"
+    assert scope_of("tests/core/test_course.py::test_x") == "tests/core/test_course.py"
 
 
 def test_slow_scopes_leave_the_queue_first() -> None:

@@ -10,9 +10,13 @@ from collections import OrderedDict
 # peers of `distributed`, interrupted compiles): a few tests of seconds each. xdist orders
 # scopes by their number of tests, which would start these last and leave one worker running
 # them alone at the end; they start first instead, the longest first.
+# Folders whose modules go to one worker together: tests/browser shares one JupyterLab and
+# one Chromium, tests/notebooks one run of each lesson's notebooks (package-scoped fixtures).
+ONE_SCOPE = ("tests/browser", "tests/notebooks")
+
 START_FIRST = (
     "tests/browser",
-    "tests/notebooks/test_demo_notebooks.py",
+    "tests/notebooks",
     "tests/test_install_layout.py",
     "tests/parallel/test_distributed.py",
     "tests/compile/test_interrupt.py",
@@ -20,6 +24,15 @@ START_FIRST = (
     "tests/corpus/test_corpus.py",
     "tests/magics/test_notebooks.py",
 )
+
+
+def scope_of(nodeid: str) -> str:
+    """The scope a test belongs to: its module, or the folder of `ONE_SCOPE` it is in."""
+    module = nodeid.split("::", 1)[0]
+    for folder in ONE_SCOPE:
+        if module.startswith(f"{folder}/"):
+            return folder
+    return module
 
 
 class SlowFirst(OrderedDict):

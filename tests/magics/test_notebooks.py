@@ -1,6 +1,6 @@
 """The demo notebook demo_notebooks/01_tour.ipynb runs top to bottom in a real kernel
 (marker `notebooks`). To refresh its stored outputs after a change:
-`PYTHONPATH=tests python tests/notebooks/test_demo_notebooks.py 01_tour.ipynb`."""
+`PYTHONPATH=tests python tests/notebooks/lesson_runs.py 01_tour.ipynb`."""
 
 from __future__ import annotations
 
