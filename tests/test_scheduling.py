@@ -1,8 +1,7 @@
 """The xdist scheduling of tests/conftest.py: the folders of `ONE_SCOPE` are one scope each;
-the slow scopes of `START_FIRST` exist (a renamed
-module would silently lose its head start) and leave the work queue first, in their order,
-then the others in xdist's order; and xdist still takes work with `popitem(last=False)`, the
-one call `SlowFirst` changes."""
+the slow scopes of `START_FIRST` exist (a renamed module would silently lose its head start)
+and leave the work queue first, in their order, then the others in xdist's order; and xdist
+still takes work with `popitem(last=False)`, the one call `SlowFirst` changes."""
 
 from __future__ import annotations
 
@@ -22,7 +21,7 @@ def test_start_first_scopes_exist() -> None:
 
 def test_a_folder_of_one_scope_goes_to_one_worker() -> None:
     assert all((ROOT / folder).is_dir() for folder in ONE_SCOPE), ONE_SCOPE
-    notebooks = [p for p in (ROOT / "tests/notebooks").glob("test_*.py")]
+    notebooks = sorted((ROOT / "tests/notebooks").glob("test_*.py"))
     assert len(notebooks) > 1  # the package-scoped lesson runs are shared by several modules
     scopes = {scope_of(f"{p.relative_to(ROOT).as_posix()}::test_x[a]") for p in notebooks}
     assert scopes == {"tests/notebooks"}

@@ -6,14 +6,14 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
-# Scopes whose tests start processes (a JupyterLab and Chromium, kernels, pip, a notebook run,
-# peers of `distributed`, interrupted compiles): a few tests of seconds each. xdist orders
-# scopes by their number of tests, which would start these last and leave one worker running
-# them alone at the end; they start first instead, the longest first.
 # Folders whose modules go to one worker together: tests/browser shares one JupyterLab and
 # one Chromium, tests/notebooks one run of each lesson's notebooks (package-scoped fixtures).
 ONE_SCOPE = ("tests/browser", "tests/notebooks")
 
+# Scopes whose tests start processes (a JupyterLab and Chromium, kernels, pip, a notebook run,
+# peers of `distributed`, interrupted compiles): a few tests of seconds each. xdist orders
+# scopes by their number of tests, which would start these last and leave one worker running
+# them alone at the end; they start first instead, the longest first.
 START_FIRST = (
     "tests/browser",
     "tests/notebooks",

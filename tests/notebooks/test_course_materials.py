@@ -9,10 +9,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-import nbformat
 import numpy as np
 import pytest
-from lesson_runs import (
+from lesson_runs import (  # nbformat through it: it skips without Jupyter
     COVERED_ELSEWHERE,
     DEMOS,
     NOTEBOOKS,
@@ -22,6 +21,7 @@ from lesson_runs import (
     clean,
     code_cells,
     make_student,
+    nbformat,
     run_time,
     stdout,
     svg_image,

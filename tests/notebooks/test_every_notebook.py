@@ -7,17 +7,17 @@ import json
 import re
 from typing import Any
 
-import nbformat
 import numpy as np
 import pytest
 from float_text import outputs_match
-from lesson_runs import (
+from lesson_runs import (  # nbformat through it: it skips without Jupyter
     COVERED_ELSEWHERE,
     DEMOS,
     JAXLIB_LOG,
     NOTEBOOKS,
     RAISES,
     code_cells,
+    nbformat,
     shown,
 )
 

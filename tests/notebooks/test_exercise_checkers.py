@@ -11,11 +11,9 @@ import time
 from typing import Any
 
 import didax
-import didax.figures
-import nbformat
 import numpy as np
 import pytest
-from lesson_runs import (
+from lesson_runs import (  # nbformat through it: it skips without Jupyter
     BUILD,
     BUILD_SOLVED,
     DEMOS,
@@ -26,6 +24,7 @@ from lesson_runs import (
     cell_with,
     code_cells,
     exercises_here,
+    nbformat,
     run_time,
     stdout,
 )

@@ -13,12 +13,10 @@ import sys
 from typing import Any
 
 import didax
-import didax.figures
-import nbformat
 import numpy as np
 import pytest
 from helpers.environment import AS_A_LEARNER
-from lesson_runs import (
+from lesson_runs import (  # nbformat through it: it skips without Jupyter
     COVERED_ELSEWHERE,
     DEMOS,
     EXTENDING,
@@ -27,6 +25,7 @@ from lesson_runs import (
     as_jax,
     cell_with,
     code_cells,
+    nbformat,
     replay,
     result,
     stdout,
