@@ -420,9 +420,9 @@ def compile_module(
 
 
 def _compile_options(rt: Any) -> Any:
-    """New compile options (of the runtime `rt`); under `jax_disable_most_optimizations`, those JAX's option sets:
-    XLA's LLVM backend at its lowest level and without its expensive passes (the HLO passes,
-    fusion among them, still run)."""
+    """New compile options (of the runtime `rt`); under `jax_disable_most_optimizations`,
+    those JAX's option sets: XLA's LLVM backend at its lowest level and without its expensive
+    passes (the HLO passes, fusion among them, still run)."""
     options = rt.xc.CompileOptions()
     if config.read("jax_disable_most_optimizations"):
         debug = options.executable_build_options.debug_options

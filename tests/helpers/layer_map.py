@@ -19,7 +19,17 @@ LAYER_6 = ("didax.display", "didax.figures", "didax.widgets", "didax.magics")
 # module of lower rank only. Package `__init__`s of runtime/, primitives/, interpreters/,
 # control_flow/, compile/ and parallel/ only hold a docstring; each sits before its modules.
 ORDER: dict[str, tuple[int, int]] = {}
-for i, name in enumerate(
+
+
+def _rank(layer: int, prefix: str, names: list[str]) -> None:
+    """Rank `prefix + name` for each of `names`, in order, in `layer`."""
+    for i, name in enumerate(names):
+        ORDER[prefix + name] = (layer, i)
+
+
+_rank(
+    1,
+    "didax.",
     [
         "interrupts",
         "config",
@@ -56,11 +66,12 @@ for i, name in enumerate(
         "typed_sharding",
         "tree_util",
         "api_util",
-    ]
-):
-    ORDER[f"didax.{name}"] = (1, i)
+    ],
+)
 ORDER["didax.primitives"] = (2, -1)
-for i, name in enumerate(
+_rank(
+    2,
+    "didax.primitives.",
     [
         "rules",
         "convert",
@@ -101,21 +112,24 @@ for i, name in enumerate(
         "windows",
         "cumulative",
         "sharding_rules",
-    ]
-):
-    ORDER[f"didax.primitives.{name}"] = (2, i)
+    ],
+)
 ORDER["didax.interpreters"] = (3, -1)
-for i, name in enumerate(
-    ["staging", "discharge", "jvp", "vmap", "partial_eval", "transpose", "lowering", "stepping"]
-):
-    ORDER[f"didax.interpreters.{name}"] = (3, i)
+_rank(
+    3,
+    "didax.interpreters.",
+    ["staging", "discharge", "jvp", "vmap", "partial_eval", "transpose", "lowering", "stepping"],
+)
 # Layer 4, three packages in this order, each `__init__` only a docstring: control_flow
 # (common holds the helpers cond, scan and while_loop share; custom_derivatives holds
 # custom_jvp and what custom_vjp shares; while_loop uses scan: fori_loop with static bounds is
 # a scan), compile (jit: its sharding constraints, AOT stages and sharded programs, its
-# primitive, then the call path, eager operations on split Arrays) and parallel (the collectives, the spec helpers and checks,
-# then shard_map and pmap, which are jitted programs).
-for i, name in enumerate(
+# primitive, then the call path, eager operations on split Arrays) and parallel (the
+# collectives, the spec helpers and checks, then shard_map and pmap, which are jitted
+# programs).
+_rank(
+    4,
+    "didax.",
     [
         "control_flow",
         "control_flow.common",
@@ -151,10 +165,11 @@ for i, name in enumerate(
         "parallel.replicated",
         "parallel.shard_map",
         "parallel.pmap",
-    ]
-):
-    ORDER[f"didax.{name}"] = (4, i)
-for i, name in enumerate(
+    ],
+)
+_rank(
+    5,
+    "",
     # didax.lax is the facade over primitives (layer 2) and control flow (layer 4)
     [
         "didax.lax.linalg",
@@ -244,9 +259,8 @@ for i, name in enumerate(
         "didax.experimental",
         "didax",
         "didax.course",  # the build-it-yourself notebook's checkers, over the public API
-    ]
-):
-    ORDER[name] = (5, i)
+    ],
+)
 
 # Layer 6 (display/, magics/, widgets/) uses the public API only (+ didax.core, didax.jaxpr
 # and didax.pretty to inspect and print jaxprs, and the stepping interpreter the Stepper

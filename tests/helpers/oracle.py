@@ -248,8 +248,9 @@ def jax_per_key(
 ) -> Callable[[int], list[Any]]:
     """`seed -> [fn(key_of(seed), *params) for fn, params in calls]`, computed by one `jax.jit`
     program compiled once (with the options didax's side compiles with, the session's:
-    `helpers.environment`; `_QUICK_COMPILE` would change random bits) and run once per seed. The params are the program's arguments, as they are the arguments of
-    JAX's jitted samplers in an eager call, so XLA compiles the same arithmetic."""
+    `helpers.environment`; `_QUICK_COMPILE` would change random bits) and run once per seed.
+    The params are the program's arguments, as they are the arguments of JAX's jitted
+    samplers in an eager call, so XLA compiles the same arithmetic."""
 
     def program(key: Any, all_params: list[list[Any]]) -> list[Any]:
         return [fn(key, *params) for (fn, _), params in zip(calls, all_params, strict=True)]

@@ -207,8 +207,9 @@ def kernel_run(key: str) -> list[str]:
 class Lessons:
     """Each notebook executed once, in its lesson's kernel (`kernel_run`): `executed(key)` is
     the notebook (cleaned unless a student copy, whose test reads the cells' timing first)
-    and the cells `appended` to it (by key), run after its own. A notebook that failed raises its error
-    for its own tests only: the next notebook of the lesson gets a fresh kernel."""
+    and the cells `appended` to it (by key), run after its own. A notebook that failed
+    raises its error for its own tests only: the next notebook of the lesson gets a fresh
+    kernel."""
 
     def __init__(self, kernel_name: str, appended: dict[str, list[str]]) -> None:
         self.kernel_name = kernel_name
