@@ -3,6 +3,7 @@
     python benchmarks/bench_autodiff.py
     python benchmarks/bench_autodiff.py alone   # the big jit(vmap(grad)), each library alone
     python benchmarks/bench_autodiff.py --cpu   # in CPU time (a loaded machine; also with alone)
+    python benchmarks/bench_autodiff.py setups  # only the big MLP's rows by argument set-up
 
 The model of issue 4: an MLP 256 -> 512 -> 512 -> 16 with tanh, mean squared error, batch 128.
 Prints medians of 7 repeats (milliseconds per call, waiting for the result) for both libraries,
@@ -160,10 +161,10 @@ def per_example_setups(rng: np.random.Generator, repeats: int = 61) -> None:
     alternating between didax and JAX, and the minor page faults per call (13 MB fresh
     result memory shows as ~3,500 faults). Both run the same HLO, so the ratio is noise
     around 1.0 unless one side faults, and much of the noise is the process's: on an idle
-    machine (2026-11-26), medians of 9 calls swung 0.79-1.68 in four runs; medians of 61, in
-    eight fresh processes that ran only these rows, 0.88-1.11 (median 0.99), and at the end
-    of this script 0.87-0.92 in one run, 1.12-1.34 in the next (the three rows move
-    together within a process)."""
+    machine (2026-11-26), medians of 9 calls swung 0.79-1.68 in four runs; medians of 61,
+    in eight fresh processes that ran only these rows (`setups`), 0.88-1.11 (median 0.99),
+    and at the end of this script 0.87-0.92 in one run, 1.12-1.34 in the next (the three
+    rows move together within a process)."""
     p = make_params(rng, SIZES)
     x, y = make_data(rng, SIZES, 8)
     calls = {}
@@ -319,5 +320,7 @@ if __name__ == "__main__":
         alone(sys.argv[2])
     elif sys.argv[1:] == ["alone"]:
         alone_rows()
+    elif sys.argv[1:] == ["setups"]:
+        per_example_setups(np.random.default_rng(0))
     else:
         main()

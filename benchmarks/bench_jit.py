@@ -3,6 +3,7 @@
     python benchmarks/bench_jit.py            # about a minute on a 2-core machine
     python benchmarks/bench_jit.py dispatch   # the cached-dispatch rows only
     python benchmarks/bench_jit.py dispatch --cpu   # the same in CPU time (a loaded machine)
+    python benchmarks/bench_jit.py puts --cpu       # the NumPy argument's put, each way
 
 Rows: the first call of a 100-op and a 1,000-op elementwise chain (trace, lower, compile,
 run; a fresh function each repeat), cached dispatch with 1 and 3 float32[8] device arrays,
@@ -89,19 +90,38 @@ def dispatch_case(lib: Any, case: str, x: Any) -> Callable[[], Any]:
 CLOCK = time.perf_counter  # time.process_time with --cpu
 
 
-def put_time(x: np.ndarray, number: int = 2000, repeats: int = 15) -> float:
+def put_time(x: np.ndarray, how: str = "lend", number: int = 2000, repeats: int = 15) -> float:
     """The median time of one call of jaxlib's `batched_device_put` of `x`, with the
-    arguments didax's launch for a NumPy argument passes (`fast_path.putting`)."""
+    arguments didax's launch for a NumPy argument passes (`fast_path.putting`): `x` lent to
+    the device ("lend"), or copied during the call ("copy"); or ("dlpack") the same array
+    through DLPack, `dlpack_managed_tensor_to_buffer`, the other host-to-device route jaxlib
+    exposes."""
     rt = client.runtime()
     aval = dnp.asarray(x).aval
-    args = (aval, rt.sharding, [x], [rt.device], True, False, rt.alias)
+    if how == "dlpack":
+        to_buffer, device = rt.xla.dlpack_managed_tensor_to_buffer, rt.device
+        put = lambda: to_buffer(x.__dlpack__(), device, None)  # noqa: E731
+    else:
+        semantics = {"lend": rt.alias, "copy": rt.copy}[how]
+        args = (aval, rt.sharding, [x], [rt.device], True, False, semantics)
+        put = lambda: rt.put(*args, enable_x64=True)  # noqa: E731
     times = []
     for _ in range(repeats):
         t0 = CLOCK()
         for _ in range(number):
-            rt.put(*args, enable_x64=True)
+            put()
         times.append((CLOCK() - t0) / number)
     return statistics.median(times)
+
+
+def puts() -> None:
+    """`python benchmarks/bench_jit.py puts [--cpu]`: the NumPy argument's put, each way
+    jaxlib offers, at a few sizes (didax's only; the dispatch rows set JAX's beside it)."""
+    print(f"{'put of a NumPy float32 array (us)':<40} {'lend':>10} {'copy':>10} {'dlpack':>10}")
+    for n in (8, 1024, 16384):
+        x = np.arange(n, dtype=np.float32)
+        cells = [put_time(x, how) * 1e6 for how in ("lend", "copy", "dlpack")]
+        print(f"{'f32[' + str(n) + ']':<40} " + " ".join(f"{c:>10.2f}" for c in cells))
 
 
 def dispatch(case: str, dx: Any, jx: Any, number: int, repeats: int = 15) -> tuple[float, float]:
@@ -258,5 +278,7 @@ if __name__ == "__main__":
         cpu = False
     if sys.argv[1:2] == ["--sharded-row"]:
         _sharded_row(int(sys.argv[2]), int(sys.argv[3]))
+    elif sys.argv[1:] == ["puts"]:
+        puts()
     else:
         main(only_dispatch=sys.argv[1:] == ["dispatch"], cpu=cpu)
