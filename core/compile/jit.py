@@ -221,8 +221,11 @@ class JitFunction:
         self._last = [fast_path.NO_LAST] if self._donating else self._shared.last
         self._lock = self._shared.lock
         self._home: Any = None  # the first device's sharding, once the backend runs
-        # by number of positional arguments: (static positions, in order, the others)
-        self._positions: dict[int, tuple[frozenset[int], tuple[int, ...], tuple[int, ...]]] = {}
+        # by number of positional arguments: (static positions, where the static values stand,
+        # where the others stand) (`fast_path.positions`)
+        self._positions: dict[
+            int, tuple[frozenset[int], fast_path.Positions, fast_path.Positions]
+        ] = {}
 
     @property
     def compilations(self) -> int:
@@ -500,17 +503,17 @@ class JitFunction:
         found = self._positions.get(len(args))
         if found is None:  # (an out-of-range negative number raises here, every time)
             static = frozenset(self._spec.static_positions(len(args)))
-            rest = tuple(i for i in range(len(args)) if i not in static)
-            found = self._positions[len(args)] = (static, tuple(sorted(static)), rest)
+            rest = fast_path.positions(i for i in range(len(args)) if i not in static)
+            found = self._positions[len(args)] = (static, fast_path.positions(sorted(static)), rest)
         static, order, rest = found
         static_kw = {}
         if kwargs and self._spec.static_argnames:
             static_kw = {k: v for k, v in kwargs.items() if k in self._spec.static_argnames}
             kwargs = {k: v for k, v in kwargs.items() if k not in static_kw}
-        statics = tuple(map(args.__getitem__, order))
+        statics = fast_path.pick(args, order)
         if static_kw:
             statics += tuple(sorted(static_kw.items()))
-        return static, static_kw, statics, tuple(map(args.__getitem__, rest)), kwargs
+        return static, static_kw, statics, fast_path.pick(args, rest), kwargs
 
     def _equal_entry(self, key: tuple) -> Entry | None:
         # A static argument mutated after it keyed an entry (a method's `self`) no longer
