@@ -2,10 +2,25 @@
 
 from __future__ import annotations
 
+import importlib
 import statistics
 import time
 import timeit
 from collections.abc import Callable
+from typing import Any
+
+
+def as_alone(lib: Any) -> None:
+    """Set what `lib` (didax or jax) finds in a process of its own, before timing it in a
+    process that holds both: jaxlib's recording of a Python traceback for every array it
+    makes, a switch of the process's. JAX leaves it on (jaxlib's default); didax's client
+    turns it off when it starts (the option `didax_jaxlib_tracebacks`), and JAX's calls timed
+    after that would run without it, faster than a JAX user's."""
+    if lib is None or lib.__name__ not in ("didax", "jax"):
+        return
+    # (a didax older than the option, run by before_after.py, left them on)
+    keep = lib.__name__ == "jax" or getattr(lib.config, "didax_jaxlib_tracebacks", True)
+    importlib.import_module("jaxlib._jax").set_tracebacks_enabled(bool(keep))
 
 
 def median_time(
@@ -14,9 +29,12 @@ def median_time(
     repeat: int = 7,
     min_time: float = 0.05,
     clock: Callable[[], float] = time.perf_counter,
+    lib: Any = None,
 ) -> float:
     """Median seconds per call of `fn`, each repeat looping long enough to time reliably;
-    `clock=time.process_time` counts CPU time (every thread) instead of the wall clock."""
+    `clock=time.process_time` counts CPU time (every thread) instead of the wall clock.
+    `lib`: the library `fn` calls, timed as it runs alone (`as_alone`)."""
+    as_alone(lib)
     timer = timeit.Timer(fn, timer=clock)
     number, _ = timer.autorange()
     number = max(1, int(number * min_time / 0.2))

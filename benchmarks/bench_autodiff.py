@@ -59,7 +59,7 @@ import numpy as np  # noqa: E402
 sys.path.insert(0, os.path.dirname(__file__))
 import didax  # noqa: E402
 import didax.numpy as dnp  # noqa: E402
-from _util import median_time  # noqa: E402
+from _util import as_alone, median_time  # noqa: E402
 
 try:
     import jax
@@ -131,6 +131,7 @@ def measure(lib, m, params, x, y) -> dict[str, float]:
     grad = lib.grad(loss)
     ready(lib, jit_loss(params, x, y))
     ready(lib, jit_vg(params, x, y))
+    as_alone(lib)  # jaxlib's tracebacks as the library leaves them
     return {
         "jit loss": ms(lambda: ready(lib, jit_loss(params, x, y))),
         "jit value_and_grad": ms(lambda: ready(lib, jit_vg(params, x, y))),
@@ -149,6 +150,7 @@ def measure_per_example(lib, m, params, x, y) -> dict[str, float]:
     rows = [(x[i], y[i]) for i in range(x.shape[0])]
     ready(lib, per_example(params, x, y))
     ready(lib, one(params, *rows[0]))
+    as_alone(lib)
     return {
         "vmap": ms(lambda: ready(lib, per_example(params, x, y))),
         "loop": ms(lambda: ready(lib, [one(params, xi, yi) for xi, yi in rows])),
@@ -191,6 +193,7 @@ def per_example_setups(rng: np.random.Generator, repeats: int = 61) -> None:
     faults: dict[tuple, list[int]] = {k: [] for k in calls}
     for _ in range(repeats):
         for k, call in calls.items():
+            as_alone(didax if k[1] == "didax" else jax)
             f0 = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
             t0 = CLOCK()
             call()

@@ -52,8 +52,8 @@ def _first_call(fn, *args) -> float:
     return time.perf_counter() - start
 
 
-def _steady(fn, *args) -> float:
-    return median_time(lambda: fn(*args).block_until_ready())
+def _steady(lib, fn, *args) -> float:
+    return median_time(lambda: fn(*args).block_until_ready(), lib=lib)
 
 
 def main() -> None:
@@ -72,8 +72,8 @@ def main() -> None:
             np.testing.assert_allclose(
                 np.asarray(d_fn(*args)), np.asarray(j_fn(*args)), rtol=1e-4, atol=1e-5
             )
-        t_d = _steady(d_fn, *args)
-        t_j = _steady(j_fn, *args) if jax else None
+        t_d = _steady(didax, d_fn, *args)
+        t_j = _steady(jax, j_fn, *args) if jax else None
         print(row(name, t_d, t_j, None))
         print(row("  first call (trace+compile), ms", d_first, j_first, None, unit=1e-3))
 

@@ -62,8 +62,8 @@ def main() -> None:
     xs = np.float32(0.5)
     d_x = dnp.asarray(xs)
     j_x = jnp.asarray(xs) if jnp else None
-    t_d = median_time(lambda: dnp.sin(d_x))
-    t_j = median_time(lambda: jnp.sin(j_x)) if jnp else None
+    t_d = median_time(lambda: dnp.sin(d_x), lib=didax)
+    t_j = median_time(lambda: jnp.sin(j_x), lib=jax) if jnp else None
     t_n = median_time(lambda: np.sin(xs))
     print(row("eager sin, scalar f32", t_d, t_j, t_n, target="<= 1.5 us"))
 
@@ -71,13 +71,13 @@ def main() -> None:
     b = np.linspace(1, 2, 1000, dtype=np.float32)
     d_a, d_b = dnp.asarray(a), dnp.asarray(b)
     j_a, j_b = (jnp.asarray(a), jnp.asarray(b)) if jnp else (None, None)
-    t_d = median_time(lambda: dnp.sin(d_a))
-    t_j = median_time(lambda: jnp.sin(j_a)) if jnp else None
+    t_d = median_time(lambda: dnp.sin(d_a), lib=didax)
+    t_j = median_time(lambda: jnp.sin(j_a), lib=jax) if jnp else None
     t_n = median_time(lambda: np.sin(a))
     print(row("eager sin, f32[1000]", t_d, t_j, t_n))
 
-    t_d = median_time(lambda: d_a * d_b + d_a)
-    t_j = median_time(lambda: (j_a * j_b + j_a).block_until_ready()) if jnp else None
+    t_d = median_time(lambda: d_a * d_b + d_a, lib=didax)
+    t_j = median_time(lambda: (j_a * j_b + j_a).block_until_ready(), lib=jax) if jnp else None
     t_n = median_time(lambda: a * b + a)
     print(row("eager x*y+x, f32[1000]", t_d, t_j, t_n, target="<= 3 us"))
     # The floor for any array type written in Python: one method call and one object per op
@@ -95,8 +95,12 @@ def main() -> None:
         return f
 
     n_eqns = 1000
-    t_d = median_time(lambda: didax.make_jaxpr(chain(dnp))(d_x), repeat=5) / n_eqns
-    t_j = median_time(lambda: jax.make_jaxpr(chain(jnp))(j_x), repeat=5) / n_eqns if jax else None
+    t_d = median_time(lambda: didax.make_jaxpr(chain(dnp))(d_x), repeat=5, lib=didax) / n_eqns
+    t_j = (
+        median_time(lambda: jax.make_jaxpr(chain(jnp))(j_x), repeat=5, lib=jax) / n_eqns
+        if jax
+        else None
+    )
     print(row("make_jaxpr per equation (1000 ops)", t_d, t_j, None, target="<= 8 us"))
     print(
         f"\n(python {sys.version.split()[0]}, numpy {np.__version__}"
@@ -110,18 +114,18 @@ def sizes() -> None:
     for n in (10**3, 10**4, 10**5, 10**6, 10**7):
         a = np.linspace(0, 1, n, dtype=np.float32)
         d_a, j_a = dnp.asarray(a), (jnp.asarray(a) if jnp else None)
-        t_d = median_time(lambda: d_a + 1.0)  # noqa: B023 - timed at once
-        t_j = median_time(lambda: (j_a + 1.0).block_until_ready()) if jnp else None  # noqa: B023
-        t_c = median_time(lambda: add(d_a).block_until_ready())  # noqa: B023
+        t_d = median_time(lambda: d_a + 1.0, lib=didax)  # noqa: B023 - timed at once
+        t_j = median_time(lambda: (j_a + 1.0).block_until_ready(), lib=jax) if jnp else None  # noqa: B023
+        t_c = median_time(lambda: add(d_a).block_until_ready(), lib=didax)  # noqa: B023
         print(row(f"eager x + 1.0, f32[{n:.0e}]", t_d, t_j, None))
         print(row("  didax jit(x + 1.0)", t_c, t_j, None))
     mm = didax.jit(dnp.matmul)
     for n in (32, 64, 128, 256, 512, 1024):
         a = np.random.default_rng(0).standard_normal((n, n)).astype(np.float32)
         d_a, j_a = dnp.asarray(a), (jnp.asarray(a) if jnp else None)
-        t_d = median_time(lambda: d_a @ d_a)  # noqa: B023
-        t_j = median_time(lambda: (j_a @ j_a).block_until_ready()) if jnp else None  # noqa: B023
-        t_c = median_time(lambda: mm(d_a, d_a).block_until_ready())  # noqa: B023
+        t_d = median_time(lambda: d_a @ d_a, lib=didax)  # noqa: B023
+        t_j = median_time(lambda: (j_a @ j_a).block_until_ready(), lib=jax) if jnp else None  # noqa: B023
+        t_c = median_time(lambda: mm(d_a, d_a).block_until_ready(), lib=didax)  # noqa: B023
         print(row(f"eager matmul f32[{n},{n}]", t_d, t_j, None))
         print(row("  didax jit(matmul)", t_c, t_j, None))
 

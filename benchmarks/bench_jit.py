@@ -33,6 +33,7 @@ import jax
 import jax.numpy as jnp
 import jaxlib.version
 import numpy as np
+from _util import as_alone
 from didax.runtime import client
 
 
@@ -62,6 +63,7 @@ def first_call(lib: Any, np_: Any, n: int, x: np.ndarray, repeats: int) -> float
     def once():
         lib.jit(chain(np_, n))(x).block_until_ready()  # a new function: nothing cached
 
+    as_alone(lib)
     return median_time(once, repeats)
 
 
@@ -97,6 +99,7 @@ def put_time(x: np.ndarray, how: str = "lend", number: int = 2000, repeats: int 
     through DLPack, `dlpack_managed_tensor_to_buffer`, the other host-to-device route jaxlib
     exposes."""
     rt = client.runtime()
+    as_alone(didax)
     aval = dnp.asarray(x).aval
     if how == "dlpack":
         to_buffer, device = rt.xla.dlpack_managed_tensor_to_buffer, rt.device
@@ -129,7 +132,8 @@ def dispatch(case: str, dx: Any, jx: Any, number: int, repeats: int = 15) -> tup
     ours, theirs = dispatch_case(didax, case, dx), dispatch_case(jax, case, jx)
     times: tuple[list[float], list[float]] = ([], [])
     for _ in range(repeats):
-        for fn, out in ((ours, times[0]), (theirs, times[1])):
+        for lib, fn, out in ((didax, ours, times[0]), (jax, theirs, times[1])):
+            as_alone(lib)  # jaxlib's tracebacks as each library leaves them
             t0 = CLOCK()
             for _ in range(number):
                 fn()
@@ -174,7 +178,8 @@ def _sharded_row(number: int, repeats: int) -> None:
     print(*dispatch("1", dx, jx, number, repeats))
 
 
-def steady(fn: Callable[..., Any], args: tuple, repeats: int) -> float:
+def steady(lib: Any, fn: Callable[..., Any], args: tuple, repeats: int) -> float:
+    as_alone(lib)
     fn(*args).block_until_ready()
     return median_time(lambda: fn(*args).block_until_ready(), repeats)
 
@@ -255,15 +260,15 @@ def main(only_dispatch: bool = False, cpu: bool = False) -> None:
     big = np.linspace(-1, 1, 10_000_000, dtype=np.float32)
     row(
         "20-op chain on 1e7 elements",
-        steady(didax.jit(chain(dnp, 20)), (didax.device_put(big),), 7),
-        steady(jax.jit(chain(jnp, 20)), (jax.device_put(big),), 7),
+        steady(didax, didax.jit(chain(dnp, 20)), (didax.device_put(big),), 7),
+        steady(jax, jax.jit(chain(jnp, 20)), (jax.device_put(big),), 7),
     )
     a = np.random.default_rng(0).standard_normal((2048, 2048)).astype(np.float32)
     da = didax.device_put(a)
     row(
         "matmul f32[2048,2048]",
-        steady(didax.jit(dnp.matmul), (da, da), 7),
-        steady(jax.jit(jnp.matmul), (jax.device_put(a), jax.device_put(a)), 7),
+        steady(didax, didax.jit(dnp.matmul), (da, da), 7),
+        steady(jax, jax.jit(jnp.matmul), (jax.device_put(a), jax.device_put(a)), 7),
     )
     row("import (fresh interpreter)", import_time("didax"), import_time("jax"))
     row("import, CPU time", import_time("didax", cpu=True), import_time("jax", cpu=True))

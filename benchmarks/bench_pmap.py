@@ -72,8 +72,10 @@ def main() -> None:
             np.testing.assert_allclose(
                 np.asarray(d_fn(*args)), np.asarray(j_fn(*args)), rtol=1e-4, atol=1e-5
             )
-        t_d = median_time(lambda f=d_fn, a=args: f(*a).block_until_ready())
-        t_j = median_time(lambda f=j_fn, a=args: f(*a).block_until_ready()) if jax else None
+        t_d = median_time(lambda f=d_fn, a=args: f(*a).block_until_ready(), lib=didax)
+        t_j = (
+            median_time(lambda f=j_fn, a=args: f(*a).block_until_ready(), lib=jax) if jax else None
+        )
         print(row(name, t_d, t_j, None))
         print(row("  first call (trace+compile), ms", d_first, j_first, None, unit=1e-3))
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import functools
 import importlib
 import os
+import sys
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -117,6 +118,11 @@ class _Runtime:
         self.malloc_thresholds = host_memory.keep_freed_memory(
             config.lock("didax_malloc_trim_threshold")
         )
+        # jaxlib records the Python stack of each array and program it makes, ~0.1 us an
+        # array; didax reads none of them. JAX does (its source locations): a process that
+        # has imported it keeps them (the option `didax_jaxlib_tracebacks`, config.py).
+        if not config.lock("didax_jaxlib_tracebacks") and "jax" not in sys.modules:
+            self.xla.set_tracebacks_enabled(False)
 
         def make_cpu() -> Any:
             return self.xc.make_cpu_client(
