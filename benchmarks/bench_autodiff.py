@@ -27,7 +27,9 @@ its arguments are not the cause: the same HLO as JAX's). didax's client fixes gl
 thresholds when it starts (runtime/host_memory.py, option `didax_malloc_trim_threshold`):
 no call faults after the first two. The setting is the process's, so in this script JAX's
 calls get it too once didax's client has started (in the alternating rows both run the same
-program with the same allocator; JAX sets no allocator option).
+program with the same allocator; JAX sets no allocator option). jaxlib's traceback recording,
+also the process's, is set for each library's rows as it would find it alone: on for JAX,
+off for didax (`_util.as_alone`).
 `alone`: the same call with `device_put` arguments, each library in a fresh process of its
 own (three processes each, alternating): the median time and page faults per call of each
 process. Measured so (issue 26's session, load ~12 on 2 cores, two runs of `alone`), before
@@ -288,6 +290,7 @@ def alone(lib_name: str, repeats: int = 15) -> None:
     single = lambda q, xi, yi: loss(q, xi[None], yi[None])  # noqa: E731
     f = lib.jit(lib.vmap(lib.grad(single), in_axes=(None, 0, 0)))
     args = lib.tree_util.tree_map(lib.device_put, (p, x, y))
+    as_alone(lib)  # (this script imports both)
     for _ in range(3):
         lib.block_until_ready(f(*args))
     times, faults = [], []

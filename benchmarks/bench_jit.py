@@ -15,6 +15,8 @@ a fresh interpreter. A ratio is didax's time over JAX's: below 1.0, didax is fas
 With `--cpu` the dispatch rows count the process's CPU time (`time.process_time`, every
 thread) instead of the wall clock: on a machine shared with other work the wall clock counts
 the time the process waited for a core, which drowns a difference of a microsecond.
+Both libraries run in this process, so each is timed with jaxlib's traceback recording (a
+switch of the process's) as it would find it alone: on for JAX, off for didax (`_util.as_alone`).
 """
 
 from __future__ import annotations
