@@ -41,6 +41,35 @@ def median_time(
     return statistics.median(t / number for t in timer.repeat(repeat=repeat, number=number))
 
 
+def alternating(
+    fns: dict[Any, tuple[Any, Callable[[], object]]],
+    *,
+    repeat: int = 7,
+    min_time: float = 0.05,
+    number: int | None = None,
+    clock: Callable[[], float] = time.perf_counter,
+) -> dict[Any, float]:
+    """Median seconds per call of each of `fns` (key -> (its library, the call)), timed in
+    alternation: each repeat times every call in turn, so the drift of a loaded machine falls
+    on all of them alike, each with its library's settings (`as_alone`). Each timing loops
+    `number` calls, by default enough for `min_time` seconds (worked out once per call)."""
+    numbers = {}
+    for key, (lib, fn) in fns.items():
+        as_alone(lib)
+        n = number or max(1, int(timeit.Timer(fn, timer=clock).autorange()[0] * min_time / 0.2))
+        numbers[key] = n
+    samples: dict[Any, list[float]] = {key: [] for key in fns}
+    for _ in range(repeat):
+        for key, (lib, fn) in fns.items():
+            as_alone(lib)
+            n = numbers[key]
+            t0 = clock()
+            for _ in range(n):
+                fn()
+            samples[key].append((clock() - t0) / n)
+    return {key: statistics.median(times) for key, times in samples.items()}
+
+
 def row(
     name: str,
     didax_s: float,

@@ -7,6 +7,7 @@
 
 The model of issue 4: an MLP 256 -> 512 -> 512 -> 16 with tanh, mean squared error, batch 128.
 Prints medians of 7 repeats (milliseconds per call, waiting for the result) for both libraries,
+timed in alternation (`_util.alternating`),
 then the ratios the issue sets targets for (didax's, with JAX's beside them):
 - `jit(value_and_grad(loss))` over `jit(loss)`: <= 2.5x (the cost of the backward pass);
 - eager `grad(loss)` over eager `loss`: <= 4x (the cost of tracing reverse mode eagerly);
@@ -53,6 +54,7 @@ import statistics
 import subprocess
 import sys
 import time
+from typing import Any
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # before NumPy loads OpenBLAS
 
@@ -61,7 +63,7 @@ import numpy as np  # noqa: E402
 sys.path.insert(0, os.path.dirname(__file__))
 import didax  # noqa: E402
 import didax.numpy as dnp  # noqa: E402
-from _util import as_alone, median_time  # noqa: E402
+from _util import alternating, as_alone  # noqa: E402
 
 try:
     import jax
@@ -111,8 +113,14 @@ def make_loss(m):  # m: didax.numpy or jax.numpy
 CLOCK = time.perf_counter  # time.process_time with --cpu
 
 
-def ms(fn) -> float:
-    return median_time(fn, clock=CLOCK) * 1e3
+def timed(ours: dict, theirs: dict | None) -> tuple[dict, dict | None]:
+    """ms per call of each of `ours` (name -> call) and of `theirs` (the same names, JAX's),
+    timed in alternation (`_util.alternating`: medians of 7)."""
+    calls = {("didax", k): (didax, f) for k, f in ours.items()}
+    calls |= {("jax", k): (jax, f) for k, f in (theirs or {}).items()}
+    times = alternating(calls, clock=CLOCK)
+    d = {k: times["didax", k] * 1e3 for k in ours}
+    return d, theirs and {k: times["jax", k] * 1e3 for k in theirs}
 
 
 def ready(lib, tree):
@@ -125,7 +133,8 @@ def converter(lib):
     return lambda t: didax.tree_util.tree_map(dnp.asarray, t)
 
 
-def measure(lib, m, params, x, y) -> dict[str, float]:
+def measure(lib, m, params, x, y) -> tuple[dict, Any]:
+    """The calls timed on the MLP (name -> call), and its gradients."""
     loss = make_loss(m)
     params, x, y = converter(lib)((params, x, y))
     jit_loss = lib.jit(loss)
@@ -133,17 +142,16 @@ def measure(lib, m, params, x, y) -> dict[str, float]:
     grad = lib.grad(loss)
     ready(lib, jit_loss(params, x, y))
     ready(lib, jit_vg(params, x, y))
-    as_alone(lib)  # jaxlib's tracebacks as the library leaves them
     return {
-        "jit loss": ms(lambda: ready(lib, jit_loss(params, x, y))),
-        "jit value_and_grad": ms(lambda: ready(lib, jit_vg(params, x, y))),
-        "eager loss": ms(lambda: ready(lib, loss(params, x, y))),
-        "eager grad": ms(lambda: ready(lib, grad(params, x, y))),
-        "_grads": jit_vg(params, x, y)[1],
-    }
+        "jit loss": lambda: ready(lib, jit_loss(params, x, y)),
+        "jit value_and_grad": lambda: ready(lib, jit_vg(params, x, y)),
+        "eager loss": lambda: ready(lib, loss(params, x, y)),
+        "eager grad": lambda: ready(lib, grad(params, x, y)),
+    }, jit_vg(params, x, y)[1]
 
 
-def measure_per_example(lib, m, params, x, y) -> dict[str, float]:
+def measure_per_example(lib, m, params, x, y) -> tuple[dict, Any]:
+    """The per-example calls (name -> call), and the per-example gradients."""
     loss = make_loss(m)
     params, x, y = converter(lib)((params, x, y))
     single = lambda p, xi, yi: loss(p, xi[None], yi[None])  # noqa: E731 - a batch of one
@@ -152,12 +160,10 @@ def measure_per_example(lib, m, params, x, y) -> dict[str, float]:
     rows = [(x[i], y[i]) for i in range(x.shape[0])]
     ready(lib, per_example(params, x, y))
     ready(lib, one(params, *rows[0]))
-    as_alone(lib)
     return {
-        "vmap": ms(lambda: ready(lib, per_example(params, x, y))),
-        "loop": ms(lambda: ready(lib, [one(params, xi, yi) for xi, yi in rows])),
-        "_grads": per_example(params, x, y),
-    }
+        "vmap": lambda: ready(lib, per_example(params, x, y)),
+        "loop": lambda: ready(lib, [one(params, xi, yi) for xi, yi in rows]),
+    }, per_example(params, x, y)
 
 
 def per_example_setups(rng: np.random.Generator, repeats: int = 61) -> None:
@@ -221,9 +227,9 @@ def per_example_setups(rng: np.random.Generator, repeats: int = 61) -> None:
             print(f"{'arguments from ' + setup:<60} {d:9.3f}   faults {fd:.0f}")
 
 
-def check(d: dict, j: dict) -> None:
-    d_leaves = didax.tree_util.tree_leaves(d["_grads"])
-    j_leaves = jax.tree_util.tree_leaves(j["_grads"])
+def check(d_grads: Any, j_grads: Any) -> None:
+    d_leaves = didax.tree_util.tree_leaves(d_grads)
+    j_leaves = jax.tree_util.tree_leaves(j_grads)
     for a, b in zip(d_leaves, j_leaves, strict=True):
         np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-3, atol=1e-5)
 
@@ -236,12 +242,14 @@ def main() -> None:
     rng = np.random.default_rng(0)
     params = make_params(rng)
     x, y = make_data(rng, SIZES, BATCH)
-    d = measure(didax, dnp, params, x, y)
-    j = measure(jax, jnp, params, x, y) if jax else None
+    d, d_grads = measure(didax, dnp, params, x, y)
+    j, j_grads = measure(jax, jnp, params, x, y) if jax else (None, None)
     if j:
-        check(d, j)
+        check(d_grads, j_grads)
+    d, j = timed(d, j)
     print(
-        f"MLP {' -> '.join(map(str, SIZES))}, tanh, MSE, batch {BATCH}  (ms, median of 7; "
+        f"MLP {' -> '.join(map(str, SIZES))}, tanh, MSE, batch {BATCH}  (ms, median of 7 "
+        "alternating; "
         f"{'CPU time; ' if CLOCK is time.process_time else ''}"
         f"OPENBLAS_NUM_THREADS={os.environ['OPENBLAS_NUM_THREADS']})"
     )
@@ -252,10 +260,11 @@ def main() -> None:
     for sizes, n in PER_EXAMPLE:
         p = make_params(rng, sizes)
         px, py = make_data(rng, sizes, n)
-        pd = measure_per_example(didax, dnp, p, px, py)
-        pj = measure_per_example(jax, jnp, p, px, py) if jax else None
+        pd, pd_grads = measure_per_example(didax, dnp, p, px, py)
+        pj, pj_grads = measure_per_example(jax, jnp, p, px, py) if jax else (None, None)
         if pj:
-            check(pd, pj)
+            check(pd_grads, pj_grads)
+        pd, pj = timed(pd, pj)
         name = f"{' -> '.join(map(str, sizes))}, {n} examples"
         per_example.append((name, pd, pj))
         for key, label in (("vmap", "jit(vmap(grad))"), ("loop", "loop of jit(grad)")):

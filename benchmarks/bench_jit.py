@@ -35,7 +35,7 @@ import jax
 import jax.numpy as jnp
 import jaxlib.version
 import numpy as np
-from _util import as_alone
+from _util import alternating, as_alone
 from didax.runtime import client
 
 
@@ -131,16 +131,12 @@ def puts() -> None:
 
 def dispatch(case: str, dx: Any, jx: Any, number: int, repeats: int = 15) -> tuple[float, float]:
     """Medians for didax and JAX, timed in alternation (a loaded machine drifts)."""
-    ours, theirs = dispatch_case(didax, case, dx), dispatch_case(jax, case, jx)
-    times: tuple[list[float], list[float]] = ([], [])
-    for _ in range(repeats):
-        for lib, fn, out in ((didax, ours, times[0]), (jax, theirs, times[1])):
-            as_alone(lib)  # jaxlib's tracebacks as each library leaves them
-            t0 = CLOCK()
-            for _ in range(number):
-                fn()
-            out.append((CLOCK() - t0) / number)
-    return statistics.median(times[0]), statistics.median(times[1])
+    calls = {
+        "didax": (didax, dispatch_case(didax, case, dx)),
+        "jax": (jax, dispatch_case(jax, case, jx)),
+    }
+    times = alternating(calls, repeat=repeats, number=number, clock=CLOCK)
+    return times["didax"], times["jax"]
 
 
 def sharded_dispatch(
