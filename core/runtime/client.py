@@ -118,9 +118,10 @@ class _Runtime:
         self.malloc_thresholds = host_memory.keep_freed_memory(
             config.lock("didax_malloc_trim_threshold")
         )
-        # jaxlib records the Python stack of each array and program it makes, ~0.1 us an
-        # array; didax reads none of them. JAX does (its source locations): a process that
-        # has imported it keeps them (the option `didax_jaxlib_tracebacks`, config.py).
+        # jaxlib records the Python stack of each array and program it makes (a cached call
+        # of one f32[8]: 5.7 us of CPU without, 6.5 us with, 7.4-9.3 us 40 frames deeper);
+        # didax reads none of them. JAX does (its source locations): a process that has
+        # imported it keeps them (the option `didax_jaxlib_tracebacks`, config.py).
         if not config.lock("didax_jaxlib_tracebacks") and "jax" not in sys.modules:
             self.xla.set_tracebacks_enabled(False)
 
