@@ -10,6 +10,7 @@ from didax import (  # noqa: F401
     ad_checkpoint,
     core,
     custom_batching,  # noqa: F401
+    custom_derivatives,  # noqa: F401
     debug,
     distributed,  # noqa: F401
     dtypes,

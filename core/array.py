@@ -105,7 +105,7 @@ class ShapedArray:
     def __repr__(self) -> str:
         shape = ",".join(map(str, self.shape))
         weak = ", weak_type=True" if self.weak_type else ""
-        return f"ShapedArray({self.dtype.name}[{shape}]{weak})"
+        return f"ShapedArray({dtypes.long_name(self.dtype)}[{shape}]{weak})"
 
 
 class VaryingArray(ShapedArray):
@@ -147,7 +147,7 @@ class VaryingArray(ShapedArray):
     def __repr__(self) -> str:  # ShapedArray(float32[2]{V:x}), as JAX's
         shape = ",".join(map(str, self.shape))
         weak = ", weak_type=True" if self.weak_type else ""
-        return f"ShapedArray({self.dtype.name}[{shape}]{self._suffix()}{weak})"
+        return f"ShapedArray({dtypes.long_name(self.dtype)}[{shape}]{self._suffix()}{weak})"
 
 
 def vma_suffix(vma: frozenset, mesh_axes: tuple) -> str:

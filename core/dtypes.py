@@ -214,6 +214,11 @@ def result_type(*types: tuple[np.dtype, bool]) -> tuple[np.dtype, bool]:
     return out, False
 
 
+def long_name(dtype: np.dtype) -> str:
+    """A dtype's name as JAX's types print it (`float32`; `float0`, which NumPy names `void`)."""
+    return "float0" if dtype == float0 else dtype.name
+
+
 def short_name(dtype: np.dtype) -> str:
     """JAX's short dtype names, as jaxprs print them (f32, i32, bool, ...).
 
@@ -234,6 +239,8 @@ def _short_name(dtype: np.dtype) -> str:
     dtype = np.dtype(dtype)
     if dtype == bool_:
         return "bool"
+    if dtype == float0:  # the type of an integer's tangent, as JAX prints it
+        return "float0"
     if bfloat16 is not None and dtype == bfloat16:
         return "bf16"
     if dtype.name in NARROW_FLOATS:  # float8_e4m3fn -> f8_e4m3fn

@@ -8,6 +8,8 @@ closes over become leading operands, `num_consts`) and binds `custom_jvp_call` (
 `call_jaxpr` (the call rules here serve both). The jvp rule of `custom_jvp_call` calls the
 user's rule instead of differentiating `call_jaxpr`; vmap batches `call_jaxpr` and wraps the
 user's rule in vmap. Outside any transformation, a decorated function is simply called.
+A rule defined with `symbolic_zeros=True` gets a `SymbolicZero` for each input that is not
+being differentiated, instead of an array of zeros, and may return one.
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ import inspect
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from didax import core
+import numpy as np
+from didax import core, dtypes
 from didax.core import NOT_MAPPED, ShapedArray, Zero
 from didax.interpreters import staging
 from didax.interpreters.jvp import JVPTrace, JVPTracer
@@ -25,7 +28,7 @@ from didax.interpreters.vmap import vmap_flat, vmap_jaxpr
 from didax.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr, pp_params_rules
 from didax.primitives import ad_helpers, shape
 from didax.primitives.elementwise import add_tangents
-from didax.tree_util import PyTreeDef, tree_flatten, tree_unflatten
+from didax.tree_util import PyTreeDef, tree_flatten, tree_map, tree_unflatten
 
 # --------------------------------------------------------------------------- helpers
 
@@ -107,6 +110,61 @@ def check_no_closure_tangents(kind: str, name: str, tangents: Sequence[Any]) -> 
         )
 
 
+# =========================================================================== symbolic zeros
+
+
+class SymbolicZero:
+    """The tangent of an input that is not being differentiated, as a jvp rule defined with
+    `symbolic_zeros=True` receives it (and may return it for an output whose tangent is
+    zero). Like `jax.custom_derivatives.SymbolicZero`: not an array (arithmetic on it fails);
+    its attributes are its tangent type's (`shape`, `dtype`, `ndim`, ...): an integer input's
+    tangent has dtype float0."""
+
+    def __init__(self, aval: ShapedArray) -> None:
+        self.aval = aval
+
+    def __repr__(self) -> str:
+        return "SymbolicZero"
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "aval":  # (not set yet: no recursion)
+            raise AttributeError(name)
+        return getattr(self.aval, name)
+
+    @staticmethod
+    def from_primal_value(val: Any) -> SymbolicZero:
+        return SymbolicZero(tangent_aval(core.get_aval(val)))
+
+
+def tangent_aval(aval: ShapedArray) -> ShapedArray:
+    """The type of a tangent of a value of type `aval`: the same for a float, float0 (no
+    tangent) for an integer or a bool. Like JAX's `to_tangent_aval`."""
+    if dtypes.is_float(aval.dtype):
+        return aval
+    return ShapedArray(aval.shape, dtypes.float0, aval.weak_type)
+
+
+def zero_from_primal(val: Any, symbolic_zeros: bool = False) -> Any:
+    """A zero tangent for each leaf of `val`: a `SymbolicZero`, or with `symbolic_zeros`
+    False an array of zeros (float0 ones for integers). Like
+    `jax.custom_derivatives.zero_from_primal`."""
+
+    def zero(x: Any) -> Any:
+        aval = tangent_aval(core.get_aval(x))
+        if symbolic_zeros:
+            return SymbolicZero(aval)
+        if aval.dtype == dtypes.float0:
+            return np.zeros(aval.shape, dtypes.float0)
+        return ad_helpers.instantiate(Zero(aval))
+
+    return tree_map(zero, val)
+
+
+def _symbolic(t: Any) -> Any:
+    # what the rule receives for an input's tangent known to be zero
+    return SymbolicZero(tangent_aval(t.aval)) if isinstance(t, Zero) else t
+
+
 # =========================================================================== custom_jvp
 
 
@@ -173,12 +231,14 @@ class custom_jvp(CustomFunction):  # noqa: N801 - JAX's name
     def __init__(self, fun: Callable[..., Any], nondiff_argnums: Sequence[int] = ()) -> None:
         super().__init__(fun, nondiff_argnums)
         self.jvp: Callable[..., Any] | None = None
+        self.symbolic_zeros = False
 
     def defjvp(self, jvp: Callable[..., Any], symbolic_zeros: bool = False) -> Callable[..., Any]:
-        """Set the jvp rule; returns it, so this works as a decorator."""
-        if symbolic_zeros:
-            raise NotImplementedError("custom_jvp: symbolic_zeros=True is not supported")
+        """Set the jvp rule; returns it, so this works as a decorator. With
+        `symbolic_zeros`, the rule gets a `SymbolicZero` as the tangent of each input that is
+        not being differentiated, instead of an array of zeros."""
         self.jvp = jvp
+        self.symbolic_zeros = symbolic_zeros
         return jvp
 
     def defjvps(self, *jvps: Callable[..., Any] | None) -> None:
@@ -207,23 +267,25 @@ class custom_jvp(CustomFunction):  # noqa: N801 - JAX's name
         self, trace: JVPTrace, name: str, nondiff: list, leaves: list, in_tree: PyTreeDef
     ) -> Any:
         # the user's rule on the primal values; the function itself is not traced
-        rule = CustomJvpRule(self.jvp, name, nondiff, in_tree, None, None)
+        rule = CustomJvpRule(self.jvp, name, nondiff, in_tree, None, None, self.symbolic_zeros)
         tracers = [trace.full_raise(x) for x in leaves]
         primals_out, tangents_out = rule(
-            [t.primal for t in tracers], [ad_helpers.instantiate(t.tangent) for t in tracers]
+            [t.primal for t in tracers], [rule.tangent_in(t.tangent) for t in tracers]
         )
         outs = [JVPTracer(trace, p, t) for p, t in zip(primals_out, tangents_out, strict=True)]
         return tree_unflatten(rule.result_tree, outs)
 
     def _bind(self, name, nondiff, leaves, in_tree, closed, consts, out_tree):  # noqa: ANN001, ANN202
-        rule = CustomJvpRule(self.jvp, name, nondiff, in_tree, out_tree, closed.out_avals)
+        rule = CustomJvpRule(
+            self.jvp, name, nondiff, in_tree, out_tree, closed.out_avals, self.symbolic_zeros
+        )
         return custom_jvp_call_p.bind(
             *consts,
             *leaves,
             call_jaxpr=closed,
             jvp=rule,
             num_consts=len(consts),
-            symbolic_zeros=False,
+            symbolic_zeros=self.symbolic_zeros,
             name=name,
         )
 
@@ -231,7 +293,9 @@ class custom_jvp(CustomFunction):  # noqa: N801 - JAX's name
 class CustomJvpRule:
     """The user's jvp rule as a function of flat lists: (primals, tangents) -> (primals out,
     tangents out), checking what it returns. A param of `custom_jvp_call` (hashed by
-    identity); it prints as the rule's name."""
+    identity); it prints as the rule's name. Input tangents may be `Zero`s where
+    `symbolic_zeros` is set (`tangent_in`): the user's rule gets them as `SymbolicZero`s. A
+    `SymbolicZero` it returns is a `Zero` tangent out (with or without the option, as JAX)."""
 
     def __init__(
         self,
@@ -241,18 +305,25 @@ class CustomJvpRule:
         in_tree: PyTreeDef,
         out_tree: PyTreeDef | None,
         out_avals: Sequence[ShapedArray] | None,
+        symbolic_zeros: bool = False,
     ) -> None:
         # out_tree/out_avals are None when the function was not traced (called under jvp):
         # the outputs are then checked against each other only
         self.jvp, self.fun_name, self.nondiff = jvp, fun_name, nondiff
         self.in_tree, self.out_tree = in_tree, out_tree
         self.out_avals = None if out_avals is None else list(out_avals)
+        self.symbolic_zeros = symbolic_zeros
         self.result_tree: PyTreeDef | None = None
         self.__name__ = getattr(jvp, "__name__", "jvp")
 
+    def tangent_in(self, t: Any) -> Any:
+        """An input's tangent as the rule takes it: a `Zero` stays symbolic with the option,
+        else it becomes an array of zeros."""
+        return t if self.symbolic_zeros else ad_helpers.instantiate(t)
+
     def __call__(self, primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[list, list]:
         py_primals = tuple(tree_unflatten(self.in_tree, primals))
-        py_tangents = tuple(tree_unflatten(self.in_tree, tangents))
+        py_tangents = tuple(tree_unflatten(self.in_tree, [_symbolic(t) for t in tangents]))
         result = self.jvp(*self.nondiff, py_primals, py_tangents)
         if not (isinstance(result, (tuple, list)) and len(result) == 2):
             raise TypeError(
@@ -277,46 +348,71 @@ class CustomJvpRule:
             )
         self.result_tree = p_tree
         expected_avals = self.out_avals or [core.get_aval(p) for p in p_leaves]
-        for p, t, expected in zip(p_leaves, t_leaves, expected_avals, strict=True):
-            pa, ta = core.get_aval(p), core.get_aval(t)
+        for i, (p, t, expected) in enumerate(zip(p_leaves, t_leaves, expected_avals, strict=True)):
+            pa = core.get_aval(p)
             if not core.types_match(pa, expected):
                 raise TypeError(
                     "Custom JVP rule must produce primal outputs with the same "
                     f"shapes and dtypes as the function: expected "
                     f"{long_aval(expected)} but got {long_aval(pa)}."
                 )
-            want = expected
+            zero = isinstance(t, SymbolicZero)
+            ta, want = (t.aval, tangent_aval(expected)) if zero else (core.get_aval(t), expected)
             if ta.shape != want.shape or ta.dtype != want.dtype:
                 raise TypeError(
                     "Custom JVP rule must produce primal and tangent outputs with "
                     f"corresponding shapes and dtypes. Expected {long_aval(want)} "
                     f"(tangent type of {long_aval(expected)}) but got {long_aval(ta)}."
                 )
+            if zero:
+                t_leaves[i] = Zero(pa)
         return p_leaves, t_leaves
 
 
 class BatchedJvpRule:
-    """A jvp rule mapped over a batch axis: inputs batched at `in_dims`, outputs at 0."""
+    """A jvp rule mapped over a batch axis: inputs batched at `in_dims` (0 or NOT_MAPPED),
+    outputs at 0. `Zero` tangents (a rule with symbolic zeros) are not mapped: the rule gets
+    them as `Zero`s of one example's type, and a `Zero` it returns comes back as one."""
 
     def __init__(self, rule: Any, axis_size: int, in_dims: Sequence[Any]) -> None:
         self.rule, self.axis_size, self.in_dims = rule, axis_size, list(in_dims)
+        self.symbolic_zeros = getattr(rule, "symbolic_zeros", False)
         self.__name__ = rule.__name__
+
+    def tangent_in(self, t: Any) -> Any:
+        return t if self.symbolic_zeros else ad_helpers.instantiate(t)
 
     def __call__(self, primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[list, list]:
         n = len(primals)
+        dims = [None if d is NOT_MAPPED else d for d in self.in_dims]
+        zeros = [  # one example's Zero for each zero tangent, else None
+            None if not isinstance(t, Zero) else Zero(_example_aval(t.aval, d))
+            for t, d in zip(tangents, dims, strict=True)
+        ]
+        live = [t for t, z in zip(tangents, zeros, strict=True) if z is None]
         n_out: list[int] = []
+        zero_out: list[bool] = []
 
         def flat(*xs: Any) -> list[Any]:
-            p_out, t_out = self.rule(xs[:n], xs[n:])
+            it = iter(xs[n:])
+            p_out, t_out = self.rule(xs[:n], [next(it) if z is None else z for z in zeros])
             n_out[:] = [len(p_out)]
-            return [*p_out, *t_out]
+            zero_out[:] = [isinstance(t, Zero) for t in t_out]
+            return [*p_out, *(t for t in t_out if not isinstance(t, Zero))]
 
-        dims = [None if d is NOT_MAPPED else d for d in self.in_dims]
-        outs, out_dims = vmap_flat(flat, self.axis_size, dims + dims, [*primals, *tangents])
+        live_dims = [d for d, z in zip(dims, zeros, strict=True) if z is None]
+        outs, out_dims = vmap_flat(flat, self.axis_size, dims + live_dims, [*primals, *live])
         outs = [
             shape.move_axis(x, d, 0, self.axis_size) for x, d in zip(outs, out_dims, strict=True)
         ]
-        return outs[: n_out[0]], outs[n_out[0] :]
+        p_out, rest = outs[: n_out[0]], iter(outs[n_out[0] :])
+        t_out = [Zero.like(p) if z else next(rest) for p, z in zip(p_out, zero_out, strict=True)]
+        return p_out, t_out
+
+
+def _example_aval(aval: ShapedArray, dim: int | None) -> ShapedArray:
+    # the type of one example of a value batched at `dim` (0 or None)
+    return aval if dim is None else ShapedArray(aval.shape[1:], aval.dtype, aval.weak_type)
 
 
 custom_jvp_call_p = core.Primitive("custom_jvp_call", multiple_results=True)
@@ -342,8 +438,7 @@ core.abstract_eval_rules.register(custom_jvp_call_p, custom_call_abstract_eval)
 def _custom_jvp_call_jvp(primals, tangents, *, call_jaxpr, jvp, num_consts, symbolic_zeros, name):
     check_no_closure_tangents("custom_jvp", name, tangents[:num_consts])
     args = primals[num_consts:]
-    arg_tangents = [ad_helpers.instantiate(t) for t in tangents[num_consts:]]
-    return jvp(args, arg_tangents)
+    return jvp(args, [jvp.tangent_in(t) for t in tangents[num_consts:]])
 
 
 # no transpose rule: custom_jvp_call is not linear (reverse mode transposes the user's rule)

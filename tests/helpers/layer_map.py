@@ -179,6 +179,7 @@ _rank(
         "didax.derivatives",
         "didax.ad_checkpoint",
         "didax.custom_batching",
+        "didax.custom_derivatives",
         "didax.debug",
         "didax.errors",
         "didax.sharding",
