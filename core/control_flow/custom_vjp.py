@@ -4,11 +4,15 @@
 Layer 4, after custom_derivatives.py (whose staging, call rules and argument helpers it
 shares). The jvp rule of `custom_vjp_call` runs the user's forward function and emits
 `custom_lin` of the tangents: so grad works, and forward mode raises, as in JAX. vmap
-batches `call_jaxpr` and wraps the user's forward and backward functions in vmap.
+batches `call_jaxpr` and wraps the user's forward and backward functions in vmap. With
+`symbolic_zeros=True`, the forward function gets each argument leaf as a `CustomVJPPrimal`
+(its value, and whether it is being differentiated), and the backward function a
+`SymbolicZero` for each output cotangent known to be zero.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -16,6 +20,7 @@ import numpy as np
 from didax import array, core, dtypes
 from didax.control_flow.custom_derivatives import (
     CustomFunction,
+    SymbolicZero,
     batched_operands,
     check_no_closure_tangents,
     custom_call_abstract_eval,
@@ -23,13 +28,36 @@ from didax.control_flow.custom_derivatives import (
     custom_call_lowering,
     long_aval,
     merge_nondiff,
+    tangent_aval,
 )
 from didax.core import NOT_MAPPED, ShapedArray, Zero
 from didax.interpreters.jvp import JVPTrace, JVPTracer
 from didax.interpreters.vmap import vmap_flat, vmap_jaxpr
 from didax.jaxpr import pp_params_rules
 from didax.primitives import ad_helpers, shape
-from didax.tree_util import PyTreeDef, tree_flatten, tree_unflatten
+from didax.tree_util import PyTreeDef, tree_flatten, tree_map, tree_unflatten
+
+
+@dataclasses.dataclass(slots=True)
+class CustomVJPPrimal:
+    """An argument leaf as a forward function defined with `symbolic_zeros=True` gets it:
+    its value, and whether it is being differentiated. Like
+    `jax.custom_derivatives.CustomVJPPrimal`."""
+
+    value: Any
+    perturbed: bool
+
+
+def custom_vjp_primal_tree_values(tree: Any) -> Any:
+    """`tree` with each `CustomVJPPrimal` leaf replaced by its value. Like
+    `jax.custom_derivatives.custom_vjp_primal_tree_values`."""
+
+    def value(leaf: Any) -> Any:
+        if type(leaf) is not CustomVJPPrimal:
+            raise TypeError(f"unexpected leaf type {type(leaf)}")
+        return leaf.value
+
+    return tree_map(value, tree)
 
 
 class custom_vjp(CustomFunction):  # noqa: N801 - JAX's name
@@ -44,14 +72,25 @@ class custom_vjp(CustomFunction):  # noqa: N801 - JAX's name
         super().__init__(fun, nondiff_argnums)
         self.fwd: Callable[..., Any] | None = None
         self.bwd: Callable[..., Any] | None = None
+        self.symbolic_zeros = False
 
     def defvjp(
-        self, fwd: Callable[..., Any], bwd: Callable[..., Any], symbolic_zeros: bool = False
+        self,
+        fwd: Callable[..., Any],
+        bwd: Callable[..., Any],
+        symbolic_zeros: bool = False,
+        optimize_remat: bool = False,
     ) -> None:
-        """Set the forward and backward functions."""
-        if symbolic_zeros:
-            raise NotImplementedError("custom_vjp: symbolic_zeros=True is not supported")
-        self.fwd, self.bwd = fwd, bwd
+        """Set the forward and backward functions. With `symbolic_zeros`, `fwd` gets each
+        argument leaf as a `CustomVJPPrimal` and `bwd` a `SymbolicZero` for each output
+        cotangent known to be zero; `bwd` may return one (or None) for an input.
+        `optimize_remat` is accepted and changes nothing: JAX's optimization of the function
+        under `remat` (its `remat_opt` equation) is not built; the values are the same."""
+        if symbolic_zeros and optimize_remat:
+            raise NotImplementedError(
+                "remat optimization for custom_vjp does not support symbolic zeros"
+            )
+        self.fwd, self.bwd, self.symbolic_zeros = fwd, bwd, symbolic_zeros
 
     def _check_defined(self, name: str) -> None:
         if self.fwd is None or self.bwd is None:
@@ -59,9 +98,17 @@ class custom_vjp(CustomFunction):  # noqa: N801 - JAX's name
 
     def _bind(self, name, nondiff, leaves, in_tree, closed, consts, out_tree):  # noqa: ANN001, ANN202
         fwd = CustomVjpFwd(
-            self.fwd, name, nondiff, self.nondiff_argnums, in_tree, out_tree, closed.out_avals
+            self.fwd,
+            name,
+            nondiff,
+            self.nondiff_argnums,
+            in_tree,
+            out_tree,
+            closed.out_avals,
+            self.symbolic_zeros,
         )
-        bwd = CustomVjpBwd(self.bwd, name, nondiff, in_tree, [core.get_aval(x) for x in leaves])
+        avals = [core.get_aval(x) for x in leaves]
+        bwd = CustomVjpBwd(self.bwd, name, nondiff, in_tree, avals, self.symbolic_zeros)
         return custom_vjp_call_p.bind(
             *consts,
             *leaves,
@@ -69,7 +116,7 @@ class custom_vjp(CustomFunction):  # noqa: N801 - JAX's name
             fwd=fwd,
             bwd=bwd,
             num_consts=len(consts),
-            symbolic_zeros=False,
+            symbolic_zeros=self.symbolic_zeros,
             name=name,
         )
 
@@ -79,9 +126,13 @@ class custom_vjp(CustomFunction):  # noqa: N801 - JAX's name
         # fwd on the primal values (the function itself is not traced), then `custom_lin`
         # of the tangents, as `custom_vjp_call`'s jvp rule does
         tracers = [trace.full_raise(x) for x in leaves]
-        fwd = CustomVjpFwd(self.fwd, name, nondiff, self.nondiff_argnums, in_tree, None, None)
-        outs, res, res_tree = fwd([t.primal for t in tracers])
-        bwd = CustomVjpBwd(self.bwd, name, nondiff, in_tree, [t.aval for t in tracers])
+        fwd = CustomVjpFwd(
+            self.fwd, name, nondiff, self.nondiff_argnums, in_tree, None, None, self.symbolic_zeros
+        )
+        perturbed = [not isinstance(t.tangent, Zero) for t in tracers]
+        outs, res, res_tree = fwd([t.primal for t in tracers], perturbed)
+        avals = [t.aval for t in tracers]
+        bwd = CustomVjpBwd(self.bwd, name, nondiff, in_tree, avals, self.symbolic_zeros)
         bwd = bwd.for_residuals(res)
         tangents_out = custom_lin_p.bind(
             *res,
@@ -97,8 +148,9 @@ class custom_vjp(CustomFunction):  # noqa: N801 - JAX's name
 
 
 class CustomVjpFwd:
-    """The user's forward function on flat lists: args -> (outputs, residuals, residual
-    tree). A param of `custom_vjp_call`; prints as the function's name."""
+    """The user's forward function on flat lists: (args, which are perturbed) -> (outputs,
+    residuals, residual tree). A param of `custom_vjp_call`; prints as the function's name.
+    With `symbolic_zeros`, the function gets each arg as a `CustomVJPPrimal`."""
 
     def __init__(
         self,
@@ -109,15 +161,21 @@ class CustomVjpFwd:
         in_tree: PyTreeDef,
         out_tree: PyTreeDef | None,
         out_avals: Sequence[ShapedArray] | None,
+        symbolic_zeros: bool = False,
     ) -> None:
         # out_tree/out_avals are None when the function was not traced (called under jvp)
         self.fwd, self.fun_name, self.nondiff = fwd, fun_name, nondiff
         self.nondiff_argnums, self.in_tree, self.out_tree = nondiff_argnums, in_tree, out_tree
         self.out_avals = None if out_avals is None else list(out_avals)
+        self.symbolic_zeros = symbolic_zeros
         self.result_tree: PyTreeDef | None = None
         self.__name__ = getattr(fwd, "__name__", "fwd")
 
-    def __call__(self, args: Sequence[Any]) -> tuple[list, list, PyTreeDef]:
+    def __call__(
+        self, args: Sequence[Any], perturbed: Sequence[bool]
+    ) -> tuple[list, list, PyTreeDef]:
+        if self.symbolic_zeros:
+            args = [CustomVJPPrimal(x, p) for x, p in zip(args, perturbed, strict=True)]
         dyn = tree_unflatten(self.in_tree, args)
         result = self.fwd(*merge_nondiff(self.nondiff, dyn, self.nondiff_argnums))
         if not (isinstance(result, (tuple, list)) and len(result) == 2):
@@ -155,7 +213,9 @@ class CustomVjpFwd:
 
 class CustomVjpBwd:
     """The user's backward function on flat lists: (residuals, residual tree, output
-    cotangents) -> one cotangent (or `Zero`) per input. Prints as the function's name."""
+    cotangents) -> one cotangent (or `Zero`) per input. Prints as the function's name.
+    Output cotangents may be `Zero`s where `symbolic_zeros` is set (`cotangent_in`): the
+    function gets them as `SymbolicZero`s. A `SymbolicZero` it returns is a `Zero`."""
 
     def __init__(
         self,
@@ -164,9 +224,11 @@ class CustomVjpBwd:
         nondiff: list,
         in_tree: PyTreeDef,
         in_avals: Sequence[ShapedArray],
+        symbolic_zeros: bool = False,
     ) -> None:
         self.bwd, self.fun_name, self.nondiff = bwd, fun_name, nondiff
         self.in_tree, self.in_avals = in_tree, list(in_avals)
+        self.symbolic_zeros = symbolic_zeros
         self.__name__ = getattr(bwd, "__name__", "bwd")
         self.python_scalars: tuple[bool, ...] = ()  # which residuals fwd gave as Python scalars
 
@@ -174,9 +236,16 @@ class CustomVjpBwd:
         """This backward function, told which of fwd's residuals were Python scalars: a
         scalar Array residual staged as a literal comes back a Python scalar, and bwd gets it
         as the weakly typed Array it was, as JAX's does."""
-        out = CustomVjpBwd(self.bwd, self.fun_name, self.nondiff, self.in_tree, self.in_avals)
+        out = CustomVjpBwd(
+            self.bwd, self.fun_name, self.nondiff, self.in_tree, self.in_avals, self.symbolic_zeros
+        )
         out.python_scalars = tuple(dtypes.is_python_scalar(r) for r in res)
         return out
+
+    def cotangent_in(self, ct: Any) -> Any:
+        """An output's cotangent as this takes it: a `Zero` stays symbolic with the option,
+        else it becomes an array of zeros."""
+        return ct if self.symbolic_zeros else ad_helpers.instantiate(ct)
 
     def _as_given(self, res: Sequence[Any]) -> list[Any]:
         return [
@@ -191,6 +260,7 @@ class CustomVjpBwd:
     def __call__(
         self, res: Sequence[Any], res_tree: PyTreeDef, out_tree: PyTreeDef, cts: Sequence[Any]
     ) -> list[Any]:
+        cts = [SymbolicZero(tangent_aval(c.aval)) if isinstance(c, Zero) else c for c in cts]
         result = self.bwd(
             *self.nondiff,
             tree_unflatten(res_tree, self._as_given(res)),
@@ -223,7 +293,15 @@ class CustomVjpBwd:
             leaves += ct_leaves
         out = []
         for i, (ct, aval) in enumerate(zip(leaves, self.in_avals, strict=True)):
-            if ct is None:
+            if isinstance(ct, SymbolicZero) and ct.aval.shape != aval.shape:
+                raise ValueError(
+                    "Custom VJP bwd rule produced a SymbolicZero with a shape/dtype that "
+                    "does not match the corresponding input tangent shape/dtype: at "
+                    f"output[{i}] the SymbolicZero had shape/dtype {long_aval(ct.aval)} "
+                    f"while the corresponding input had shape/dtype {long_aval(aval)}. "
+                    "Consider just returning a None here instead of a SymbolicZero object."
+                )
+            if ct is None or isinstance(ct, SymbolicZero):
                 out.append(Zero(aval))
                 continue
             ct_aval = core.get_aval(ct)
@@ -247,11 +325,13 @@ class BatchedVjpFwd:
         self.out_tree = fwd.out_tree
         self.__name__ = fwd.__name__
 
-    def __call__(self, args: Sequence[Any]) -> tuple[list, list, PyTreeDef]:
+    def __call__(
+        self, args: Sequence[Any], perturbed: Sequence[bool]
+    ) -> tuple[list, list, PyTreeDef]:
         found: list[Any] = []
 
         def flat(*xs: Any) -> list[Any]:
-            outs, res, res_tree = self.fwd(xs)
+            outs, res, res_tree = self.fwd(xs, perturbed)
             found[:] = [len(outs), res_tree]
             return [*outs, *res]
 
@@ -266,27 +346,43 @@ class BatchedVjpFwd:
 
 class BatchedVjpBwd:
     """A backward function mapped over a batch axis: residuals and cotangents batched at 0;
-    each input cotangent returned at its input's batch dim (summed where it is unbatched)."""
+    each input cotangent returned at its input's batch dim (summed where it is unbatched).
+    `Zero` cotangents (symbolic zeros) are not mapped: the inner function gets one
+    example's `Zero`."""
 
     def __init__(self, bwd: Any, axis_size: int, in_dims: Sequence[Any]) -> None:
         self.bwd, self.axis_size, self.in_dims = bwd, axis_size, list(in_dims)
+        self.symbolic_zeros = bwd.symbolic_zeros
         self.__name__ = bwd.__name__
 
     def for_residuals(self, res: Sequence[Any]) -> BatchedVjpBwd:
         return self  # the inner bwd sees batch tracers, never Python scalars
+
+    def cotangent_in(self, ct: Any) -> Any:
+        return ct if self.symbolic_zeros else ad_helpers.instantiate(ct)
 
     def __call__(
         self, res: Sequence[Any], res_tree: PyTreeDef, out_tree: PyTreeDef, cts: Sequence[Any]
     ) -> list[Any]:
         n_res = len(res)
         zero_mask: list[bool] = []
+        # one example's Zero for each zero cotangent (outputs are batched at 0), else None
+        zeros = [
+            Zero(ShapedArray(c.aval.shape[1:], c.aval.dtype, c.aval.weak_type))
+            if isinstance(c, Zero)
+            else None
+            for c in cts
+        ]
+        live = [c for c, z in zip(cts, zeros, strict=True) if z is None]
 
         def flat(*xs: Any) -> list[Any]:
-            cts_in = self.bwd(xs[:n_res], res_tree, out_tree, xs[n_res:])
+            it = iter(xs[n_res:])
+            cts_out = [next(it) if z is None else z for z in zeros]
+            cts_in = self.bwd(xs[:n_res], res_tree, out_tree, cts_out)
             zero_mask[:] = [c is None or isinstance(c, Zero) for c in cts_in]
             return [c for c, z in zip(cts_in, zero_mask, strict=True) if not z]
 
-        vals, dims = vmap_flat(flat, self.axis_size, [0] * (n_res + len(cts)), [*res, *cts])
+        vals, dims = vmap_flat(flat, self.axis_size, [0] * (n_res + len(live)), [*res, *live])
         it = zip(vals, dims, strict=True)
         out = []
         for is_zero, d_in in zip(zero_mask, self.in_dims, strict=True):
@@ -313,7 +409,9 @@ def _custom_vjp_call_jvp(
     primals, tangents, *, call_jaxpr, fwd, bwd, num_consts, symbolic_zeros, name
 ):
     check_no_closure_tangents("custom_vjp", name, tangents[:num_consts])
-    outs, res, res_tree = fwd(primals[num_consts:])
+    outs, res, res_tree = fwd(
+        primals[num_consts:], [not isinstance(t, Zero) for t in tangents[num_consts:]]
+    )
     arg_tangents = [ad_helpers.instantiate(t) for t in tangents[num_consts:]]
     out_avals = tuple(a for a in call_jaxpr.out_avals)
     tangents_out = custom_lin_p.bind(
@@ -387,7 +485,7 @@ def _custom_lin_jvp(primals, tangents, **params):
 @core.transpose_rules.register(custom_lin_p)
 def _custom_lin_transpose(cts, *args, num_res, bwd, res_tree, out_tree, out_avals):
     res = args[:num_res]
-    cts = [ad_helpers.instantiate(ct) for ct in cts]
+    cts = [bwd.cotangent_in(ct) for ct in cts]
     return [None] * num_res + bwd(res, res_tree, out_tree, cts)
 
 

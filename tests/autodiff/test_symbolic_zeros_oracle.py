@@ -67,19 +67,25 @@ CASES: dict[str, Callable[[Any, Any, Callable], Any]] = {
 }
 
 
-@pytest.mark.parametrize("case", CASES)
-def test_the_rule_gets_symbolic_zeros_as_in_jax(case: str) -> None:
+def _same_as_jax(run: Callable, make: Callable) -> None:
+    """`run(lib, m, f)` with `f = make(lib, cd, log)`, in didax and in JAX: the same values
+    and dtypes, and the same log of what the rules were given (and they ran)."""
     results = {}
     for name, (lib, m, cd) in LIBS.items():
-        seen: list = []
-        out = CASES[case](lib, m, _product(lib, cd, seen))
-        results[name] = (lib.tree_util.tree_leaves(out), seen)
-    (d_out, d_seen), (j_out, j_seen) = results["didax"], results["jax"]
-    assert d_seen == j_seen and d_seen  # the rule ran, with the same zeros marked
+        log: list = []
+        out = run(lib, m, make(lib, cd, log))
+        results[name] = (lib.tree_util.tree_leaves(out), log)
+    (d_out, d_log), (j_out, j_log) = results["didax"], results["jax"]
+    assert d_log == j_log and d_log
     assert len(d_out) == len(j_out)
     for d, j in zip(d_out, j_out, strict=True):
         np.testing.assert_allclose(np.asarray(d), np.asarray(j), rtol=1e-6)
         assert np.asarray(d).dtype == np.asarray(j).dtype
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_the_rule_gets_symbolic_zeros_as_in_jax(case: str) -> None:
+    _same_as_jax(CASES[case], _product)
 
 
 def test_an_integer_inputs_symbolic_zero_has_dtype_float0() -> None:
@@ -182,3 +188,117 @@ def test_the_module_has_jaxs_names() -> None:
     for name in didax_cd.__all__:
         assert hasattr(jax_cd, name), name
     assert didax_cd.custom_jvp is didax.custom_jvp and didax_cd.custom_vjp is didax.custom_vjp
+
+
+# --------------------------------------------------------------------------- custom_vjp
+
+
+def _sum_and_product(lib: Any, cd: Any, log: list) -> Callable[..., Any]:
+    """`(x * y, x + y)` whose fwd records which arguments are perturbed and whose bwd records
+    which output cotangents are symbolic zeros (and uses only the others)."""
+
+    @lib.custom_vjp
+    def f(x, y):
+        return x * y, x + y
+
+    def f_fwd(x, y):
+        log.append(("fwd", type(x).__name__, x.perturbed, y.perturbed))
+        xv, yv = cd.custom_vjp_primal_tree_values((x, y))
+        return f(xv, yv), (xv, yv)
+
+    def f_bwd(res, cts):
+        x, y = res
+        product, total = cts
+        log.append(("bwd", *(isinstance(c, cd.SymbolicZero) for c in cts)))
+        gx = gy = 0.0
+        if not isinstance(product, cd.SymbolicZero):
+            gx, gy = gx + product * y, gy + product * x
+        if not isinstance(total, cd.SymbolicZero):
+            gx, gy = gx + total, gy + total
+        return gx, gy
+
+    f.defvjp(f_fwd, f_bwd, symbolic_zeros=True)
+    return f
+
+
+VJP_CASES: dict[str, Callable[[Any, Any, Callable], Any]] = {
+    "grad of the product in x": lambda lib, m, f: lib.grad(lambda x, y: f(x, y)[0])(2.0, 3.0),
+    "grad of the sum in y": lambda lib, m, f: lib.grad(lambda x, y: f(x, y)[1], argnums=1)(
+        2.0, 3.0
+    ),
+    "grad of both in both": lambda lib, m, f: lib.grad(
+        lambda x, y: f(x, y)[0] + f(x, y)[1], argnums=(0, 1)
+    )(2.0, 3.0),
+    "jit of grad": lambda lib, m, f: lib.jit(lib.grad(lambda x, y: f(x, y)[0]))(2.0, 3.0),
+    "vmap of grad": lambda lib, m, f: lib.vmap(lib.grad(lambda x, y: f(x, y)[0]))(
+        m.ones(3), m.arange(3.0)
+    ),
+    "grad of vmap": lambda lib, m, f: lib.grad(lambda x: lib.vmap(lambda a: f(a, 2.0)[0])(x).sum())(
+        m.arange(3.0)
+    ),
+}
+
+
+@pytest.mark.parametrize("case", VJP_CASES)
+def test_fwd_and_bwd_get_perturbations_and_symbolic_zeros_as_in_jax(case: str) -> None:
+    _same_as_jax(VJP_CASES[case], _sum_and_product)
+
+
+def test_bwd_may_return_a_symbolic_zero_of_its_inputs_type_only() -> None:
+    errors = {}
+    for name, (lib, m, cd) in LIBS.items():
+
+        @lib.custom_vjp
+        def g(x, y):
+            return x * y
+
+        g.defvjp(
+            lambda x, y: (g(x.value, y.value), (x.value, y.value)),
+            lambda r, ct, cd=cd: (ct * r[1], cd.SymbolicZero.from_primal_value(r[1])),
+            symbolic_zeros=True,
+        )
+        gx, gy = lib.grad(g, argnums=(0, 1))(2.0, 3.0)
+        assert (float(gx), float(gy)) == (3.0, 0.0)
+
+        @lib.custom_vjp
+        def h(x):
+            return x * 2.0
+
+        h.defvjp(
+            lambda x: (x.value * 2.0, None),
+            lambda r, ct, cd=cd, m=m: (cd.SymbolicZero.from_primal_value(m.ones(3)),),
+            symbolic_zeros=True,
+        )
+        with pytest.raises(ValueError) as info:
+            lib.grad(h)(1.0)
+        errors[name] = str(info.value).split(":")[0]
+    assert errors["didax"] == errors["jax"]
+
+
+def test_custom_vjp_with_symbolic_zeros_prints_as_jax() -> None:
+    texts = []
+    for lib, _, cd in LIBS.values():
+        f = _sum_and_product(lib, cd, [])
+        texts.append(canonical(str(lib.make_jaxpr(f)(2.0, 3.0))))
+    assert "symbolic_zeros=True" in texts[0] and texts[0] == texts[1]
+
+
+def test_custom_vjp_primal_helpers_as_jax() -> None:
+    def describe(cd: Any) -> list:
+        try:
+            cd.custom_vjp_primal_tree_values([1.0])
+        except TypeError as e:
+            error = str(e)
+        return [
+            cd.custom_vjp_primal_tree_values({"a": cd.CustomVJPPrimal(1.0, True)}),
+            repr(cd.CustomVJPPrimal(1.0, False)),
+            error,
+        ]
+
+    assert describe(didax_cd) == describe(jax_cd)
+    for lib in (didax, jax):
+        f = lib.custom_vjp(lambda x: x)
+        with pytest.raises(NotImplementedError, match="does not support symbolic zeros"):
+            f.defvjp(
+                lambda x: (x, None), lambda r, g: (g,), symbolic_zeros=True, optimize_remat=True
+            )
