@@ -1,6 +1,6 @@
 """`didax.scipy` against `jax.scipy`: `special` (values, dtypes, weak types, jit, and vmap of
 grad, through the custom JVPs at 0 and in the tails), `stats` (every distribution function
-didax has, with its gradient in x), `linalg` (triangular and Cholesky solves, block_diag).
+didax has, with its gradient in x, and the CDFs at the edges of their supports), `linalg` (triangular and Cholesky solves, block_diag).
 JAX runs under `jit` (one program per case, JAX's values and weak types)."""
 
 from __future__ import annotations
@@ -122,6 +122,7 @@ def test_special_scalars_integers_and_orders() -> None:
 Q = np.array([0.01, 0.2, 0.5, 0.9, 0.999], F)
 XS = np.array([-3.0, -0.5, 0.0, 0.5, 1.0, 2.5], F)
 K = np.array([0.0, 1.0, 2.0, 5.0, -1.0, 1.5], F)
+CDFS = ("cdf", "logcdf", "sf", "logsf")
 STATS = [
     *[("norm", f, (XS, 0.5, 2.0)) for f in ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf")],
     *[("norm", f, (Q, 0.5, 2.0)) for f in ("ppf", "isf")],
@@ -136,8 +137,13 @@ STATS = [
     ("uniform", "ppf", (Q, -1.0, 2.0)),
     *[("t", f, (XS, 3.0, 0.5, 2.0)) for f in ("logpdf", "pdf")],
     *[("gamma", f, (POS, 2.0, 0.0, 1.5)) for f in ("logpdf", "pdf")],
+    *[("gamma", f, (XS, 2.0, -1.0, 1.5)) for f in CDFS],
     *[("beta", f, (Q, 2.0, 3.0)) for f in ("logpdf", "pdf")],
-    *[("poisson", f, (K, 2.0)) for f in ("logpmf", "pmf")],
+    *[("beta", f, (XS, 2.0, 3.0, -1.0, 3.0)) for f in CDFS],
+    *[("chi2", f, (POS, 3.0, 0.0, 1.5)) for f in ("logpdf", "pdf")],
+    *[("chi2", f, (XS, 3.0, -1.0, 1.5)) for f in CDFS],
+    *[("truncnorm", f, (XS, -1.0, 1.5, 0.5, 2.0)) for f in ("logpdf", "pdf", *CDFS)],
+    *[("poisson", f, (K, 2.0)) for f in ("logpmf", "pmf", "cdf")],
     *[("bernoulli", f, (K[:5], 0.3)) for f in ("logpmf", "pmf", "cdf")],
     ("bernoulli", "ppf", (Q, 0.3)),
 ]
@@ -165,6 +171,61 @@ def test_stats(dist: str, fn: str, args: tuple, stats_oracle: JaxOracle) -> None
     np.testing.assert_allclose(
         np.asarray(got), np.asarray(want), rtol=1e-3, atol=1e-4, equal_nan=True
     )
+
+
+# the edges: below and above the support, at its ends, inf and NaN; shapes at the edges
+EDGES = np.array([-np.inf, -1.0, 0.0, 0.3, 1.0, 2.5, 40.0, np.inf, np.nan], F)
+EDGE_CASES = [
+    *[("gamma", f, (EDGES, a)) for f in CDFS for a in (0.5, 1.0)],
+    *[("chi2", f, (EDGES, df)) for f in ("logpdf", *CDFS) for df in (1.0, 2.0)],
+    *[("beta", f, (EDGES, 0.5, 2.0)) for f in CDFS],
+    ("poisson", "cdf", (EDGES, 0.5, 1.0)),
+    *[
+        ("truncnorm", f, (EDGES, a, b))
+        for f in ("logpdf", *CDFS)
+        for a, b in ((-4.0, -2.0), (5.0, 8.0), (-np.inf, 0.5), (1.0, 1.0), (2.0, 1.0))
+    ],
+]
+
+
+@pytest.fixture(scope="module")
+def edge_oracle() -> JaxOracle:
+    members = [
+        ((dist, fn, repr(args[1:])), getattr(getattr(jstats, dist), fn), list(args))
+        for dist, fn, args in EDGE_CASES
+    ]
+    return JaxOracle.in_chunks(members, 32)
+
+
+def test_stats_at_the_edges(edge_oracle: JaxOracle) -> None:
+    for dist, fn, args in EDGE_CASES:
+        got = getattr(getattr(dstats, dist), fn)(*args)
+        want = edge_oracle.get((dist, fn, repr(args[1:])))
+        assert got.dtype == want.dtype, (dist, fn, args[1:])
+        np.testing.assert_allclose(
+            np.asarray(got),
+            np.asarray(want),
+            rtol=2e-5,
+            atol=1e-6,
+            err_msg=f"{dist}.{fn}{args[1:]}",
+        )
+
+
+def test_dirichlet() -> None:
+    alpha = np.array([0.5, 2.0, 3.0], F)
+    points = np.array([[0.2, 0.3, 0.5], [0.1, 0.1, 0.8], [0.0, 0.5, 0.5], [0.3, 0.3, 0.3]], F).T
+    for x in (points, points[:2], points[:, 0]):  # every entry, one fewer, one point
+        for fn in ("logpdf", "pdf"):
+            want = jax_quick(getattr(jstats.dirichlet, fn), x, alpha)
+            assert_matches(getattr(dstats.dirichlet, fn)(x, alpha), want)
+    got = didax.grad(lambda a: dstats.dirichlet.logpdf(points[:, :2], a).sum())(alpha)
+    want = jax.grad(lambda a: jstats.dirichlet.logpdf(points[:, :2], a).sum())(alpha)
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-4)
+    for lib in (dstats, jstats):
+        with pytest.raises(ValueError, match="`alpha` must be one-dimensional"):
+            lib.dirichlet.logpdf(points, np.ones((3, 1), F))
+        with pytest.raises(ValueError, match="one entry fewer"):
+            lib.dirichlet.logpdf(points[:1], alpha)
 
 
 _RNG = np.random.default_rng(0)

@@ -5,6 +5,8 @@ from didax.scipy.stats import (  # noqa: F401
     bernoulli,
     beta,
     cauchy,
+    chi2,
+    dirichlet,
     expon,
     gamma,
     laplace,
@@ -13,5 +15,6 @@ from didax.scipy.stats import (  # noqa: F401
     norm,
     poisson,
     t,
+    truncnorm,
     uniform,
 )
