@@ -289,9 +289,11 @@ _linspace_jit = inner_jit(_linspace, "_linspace", static_argnums=(2, 3, 4))
 def eye(N: int, M: int | None = None, k: int = 0, dtype: Any = None) -> Any:  # noqa: N803
     """Like `jax.numpy.eye`."""
     M = N if M is None else M  # noqa: N806
-    rows = lax.broadcasted_iota(dtypes.int32, (N, M), 0)
-    cols = lax.broadcasted_iota(dtypes.int32, (N, M), 1)
-    return lax.convert_element_type(lax.eq(lax.add(rows, k), cols), _float_or(dtype), False)
+    index = dtypes.default_int()  # int64 under x64, as JAX's (a traced int32 + k would not add)
+    rows = lax.broadcasted_iota(index, (N, M), 0)
+    cols = lax.broadcasted_iota(index, (N, M), 1)
+    on = lax.eq(lax.add(rows, lax.full((), k, index)), cols)
+    return lax.convert_element_type(on, _float_or(dtype), False)
 
 
 __all__ = [

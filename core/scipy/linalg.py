@@ -1,6 +1,7 @@
 """`didax.scipy.linalg`: triangular solves, Cholesky factors and solves, `block_diag`, `det`,
-`inv`, `solve` over `didax.numpy.linalg`, and thin wrappers of `lax.linalg`'s decompositions
-(`qr`, `svd`, `eigh`, `lu`, `schur`, `hessenberg`). Like `jax.scipy.linalg`.
+`inv`, `solve` over `didax.numpy.linalg`, thin wrappers of `lax.linalg`'s decompositions
+(`qr`, `svd`, `eigh`, `lu`, `schur`, `hessenberg`), and the matrix exponential `expm`. Like
+`jax.scipy.linalg`.
 
 Layer 5, over `didax.lax.linalg`. SciPy's `overwrite_*`,
 `check_finite` and `debug` options are accepted and ignored, as in JAX.
@@ -8,9 +9,11 @@ Layer 5, over `didax.lax.linalg`. SciPy's `overwrite_*`,
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
-from didax import core, dtypes
+import numpy as np
+from didax import core, dtypes, lax
 from didax import numpy as jnp
 from didax.lax import linalg as lax_linalg
 from didax.numpy.inner_jit import inner_jit
@@ -23,6 +26,7 @@ __all__ = [
     "cholesky",
     "det",
     "eigh",
+    "expm",
     "hessenberg",
     "inv",
     "lu",
@@ -295,3 +299,103 @@ def hessenberg(
     """The upper Hessenberg form `h` of `a` (zeros below the first subdiagonal), and with
     `calc_q` the unitary `q` with a = q h q^H. Like `jax.scipy.linalg.hessenberg`."""
     return _hessenberg_inner(a, bool(calc_q))
+
+
+# --------------------------------------------------------------------------- expm
+
+# The Padé approximant of degree m of exp(A) is Q(A)^-1 P(A), with P = V + U and Q = V - U:
+# U holds the odd powers of A, V the even ones, with the coefficients b_k of A^k below
+# (Higham, "The scaling and squaring method for the matrix exponential revisited", 2005).
+_PADE = {
+    3: (120.0, 60.0, 12.0, 1.0),
+    5: (30240.0, 15120.0, 3360.0, 420.0, 30.0, 1.0),
+    7: (17297280.0, 8648640.0, 1995840.0, 277200.0, 25200.0, 1512.0, 56.0, 1.0),
+    9: (
+        17643225600.0, 8821612800.0, 2075673600.0, 302702400.0, 30270240.0,
+        2162160.0, 110880.0, 3960.0, 90.0, 1.0,
+    ),
+    13: (
+        64764752532480000.0, 32382376266240000.0, 7771770303897600.0, 1187353796428800.0,
+        129060195264000.0, 10559470521600.0, 670442572800.0, 33522128640.0,
+        1323241920.0, 40840800.0, 960960.0, 16380.0, 182.0, 1.0,
+    ),
+}  # fmt: skip
+# For each precision, (m, theta_m): degree m is accurate while the 1-norm of A is below
+# theta_m; above the last theta, A is first scaled by 2^-s down to it, and the result
+# squared s times. As JAX, float32 stops at degree 7 (its rounding error dominates beyond).
+_DEGREES = {
+    np.dtype("float32"): ((3, 0.4258730016922831), (5, 1.880152677804762), (7, 3.92572478313866)),
+    np.dtype("float64"): (
+        (3, 0.01495585217958292),
+        (5, 0.253939833006323),
+        (7, 0.9504178996162932),
+        (9, 2.097847961257068),
+        (13, 5.371920351148152),
+    ),
+}
+
+
+def _pade_terms(a: Any, m: int) -> tuple[Any, Any]:
+    """(U, V) of the degree-`m` approximant, highest powers summed first."""
+    b = _PADE[m]
+    dot = functools.partial(jnp.dot, precision=lax.Precision.HIGHEST)
+    eye = jnp.eye(*a.shape, dtype=a.dtype)
+    evens = [eye, dot(a, a)]  # I, A^2, A^4, ...: up to A^(m-1), or A^6 for degree 13
+    while len(evens) < (4 if m == 13 else (m - 1) // 2 + 1):
+        evens.append(dot(evens[-1], evens[1]))
+
+    def poly(ks: range) -> Any:
+        # sum of b[k] A^(k - k % 2), for k in ks (from the highest)
+        total = b[ks[0]] * evens[ks[0] // 2]
+        for k in ks[1:]:
+            total = total + b[k] * evens[k // 2]
+        return total
+
+    if m < 13:
+        return dot(a, poly(range(m, 0, -2))), poly(range(m - 1, -1, -2))
+    # degree 13 from A^2, A^4, A^6 only: A^8, A^10, A^12 as A^6 times a lower polynomial
+    a6 = evens[3]
+    high_u = b[13] * a6 + b[11] * evens[2] + b[9] * evens[1]
+    high_v = b[12] * a6 + b[10] * evens[2] + b[8] * evens[1]
+    u = dot(a, dot(a6, high_u) + poly(range(7, 0, -2)))
+    return u, dot(a6, high_v) + poly(range(6, -1, -2))
+
+
+def _expm_2d(a: Any, upper_triangular: bool, max_squarings: int) -> Any:
+    table = _DEGREES.get(np.dtype(dtypes.real_of(a.dtype)))
+    if table is None:
+        raise TypeError(f"A.dtype={a.dtype} is not supported.")
+    degrees, thetas = zip(*table, strict=True)
+    norm = jnp.linalg.norm(a, 1)
+    squarings = jnp.maximum(0, jnp.floor(jnp.log2(norm / thetas[-1])))
+    a = a / 2 ** squarings.astype(a.dtype)
+    which = jnp.digitize(norm, jnp.array(thetas[:-1], dtype=norm.dtype))
+    u, v = lax.switch(which, [functools.partial(_pade_terms, m=m) for m in degrees], a)
+    p, q = u + v, v - u
+
+    def approximate(p: Any, q: Any) -> Any:
+        r = solve_triangular(q, p) if upper_triangular else jnp.linalg.solve(q, p)
+
+        def square(r: Any, i: Any) -> tuple[Any, None]:
+            # a scan of fixed length, so that reverse mode goes through it
+            step = lambda r: jnp.dot(r, r, precision=lax.Precision.HIGHEST)  # noqa: E731
+            return lax.cond(i < squarings, step, lambda r: r, r), None
+
+        return lax.scan(square, r, jnp.arange(max_squarings, dtype=squarings.dtype))[0]
+
+    too_large = lambda p, q: jnp.full_like(p, jnp.nan)  # noqa: E731 - beyond max_squarings
+    return lax.cond(squarings > max_squarings, too_large, approximate, p, q)
+
+
+def expm(a: Any, *, upper_triangular: bool = False, max_squarings: int = 16) -> Any:
+    """The matrix exponential of `a` (a square matrix, or a batch of them), by scaling and
+    squaring a Padé approximant; NaN where `a` needs more than `max_squarings` squarings.
+    `upper_triangular`: `a` is upper triangular (a triangular solve). Like
+    `jax.scipy.linalg.expm`."""
+    (a,) = promote_args_inexact("expm", a)
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+        raise ValueError(f"Expected A to be a (batched) square matrix, got A.shape={a.shape!r}.")
+    one = functools.partial(
+        _expm_2d, upper_triangular=bool(upper_triangular), max_squarings=int(max_squarings)
+    )
+    return one(a) if a.ndim == 2 else jnp.vectorize(one, signature="(n,n)->(n,n)")(a)

@@ -1,9 +1,13 @@
 """`didax.scipy` against `jax.scipy`: `special` (values, dtypes, weak types, jit, and vmap of
 grad, through the custom JVPs at 0 and in the tails), `stats` (every distribution function
-didax has, with its gradient in x, and the CDFs at the edges of their supports), `linalg` (triangular and Cholesky solves, block_diag).
+didax has, with its gradient in x, and the CDFs at the edges of their supports), `linalg`
+(triangular and Cholesky solves, block_diag, expm in every range of its Padé degrees).
 JAX runs under `jit` (one program per case, JAX's values and weak types)."""
 
 from __future__ import annotations
+
+import contextlib
+from typing import Any
 
 import didax
 import didax.scipy.linalg as dlinalg
@@ -11,7 +15,7 @@ import didax.scipy.special as dspecial
 import didax.scipy.stats as dstats
 import numpy as np
 import pytest
-from helpers.oracle import JaxOracle, assert_matches, jax_quick
+from helpers.oracle import JaxOracle, assert_matches, jax_quick, x64_in_both
 
 jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")
@@ -296,3 +300,52 @@ def test_block_diag() -> None:
         jlinalg.block_diag(np.ones((2, 2, 2)))
     with pytest.raises(ValueError):
         dlinalg.block_diag(np.ones((2, 2, 2)))
+
+
+# matrices whose 1-norms fall in each range of Padé degrees, and beyond (scaled, squared)
+_EXPM_SCALES = (0.01, 0.2, 0.7, 1.5, 2.5, 4.0, 12.0, 150.0)
+
+
+def _expm_matches(got: Any, want: Any) -> None:
+    # JAX's dtype, and its values to 1e-4 in 32 bits, 1e-10 in 64 (not assert_matches'
+    # 1e-12: each of up to 8 squarings here doubles the relative rounding error)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    rtol = 1e-4 if got.dtype in (np.float32, np.complex64) else 1e-10
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=rtol, atol=rtol)
+
+
+@pytest.mark.parametrize("x64", [False, True], ids=["float32", "float64"])
+def test_expm(x64: bool) -> None:
+    rng = np.random.default_rng(1)
+    dtype = np.float64 if x64 else F
+    cases = [
+        (rng.standard_normal((n, n)) * s / n).astype(dtype) for s in _EXPM_SCALES for n in (1, 3)
+    ]
+    with x64_in_both() if x64 else contextlib.nullcontext():
+        for a in cases:
+            _expm_matches(dlinalg.expm(a), jlinalg.expm(a))
+        upper = np.triu(cases[9])
+        _expm_matches(
+            dlinalg.expm(upper, upper_triangular=True), jlinalg.expm(upper, upper_triangular=True)
+        )
+        complex_a = (cases[5] + 1j * cases[7]).astype(np.complex128 if x64 else np.complex64)
+        _expm_matches(dlinalg.expm(complex_a), jlinalg.expm(complex_a))
+
+
+def test_expm_batches_gradients_and_errors() -> None:
+    rng = np.random.default_rng(2)
+    batch = (rng.standard_normal((2, 3, 3, 3)) * 2).astype(F)
+    assert_matches(dlinalg.expm(batch), jlinalg.expm(batch))
+    assert_matches(didax.vmap(dlinalg.expm)(batch[0]), jax.vmap(jlinalg.expm)(batch[0]))
+    assert_matches(didax.jit(dlinalg.expm)(batch[0, 0]), jax.jit(jlinalg.expm)(batch[0, 0]))
+    got = didax.grad(lambda a: dlinalg.expm(a).sum())(batch[0, 1])
+    want = jax.grad(lambda a: jlinalg.expm(a).sum())(batch[0, 1])
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-4, atol=1e-4)
+    huge = np.eye(2, dtype=F) * 1e6  # needs 18 squarings: NaN beyond max_squarings
+    assert_matches(dlinalg.expm(huge, max_squarings=4), jlinalg.expm(huge, max_squarings=4))
+    assert_matches(dlinalg.expm(np.eye(2, dtype=np.int32)), jlinalg.expm(np.eye(2, dtype=np.int32)))
+    for bad in (np.ones(3, F), np.ones((2, 3), F)):
+        with pytest.raises(ValueError, match=r"Expected A to be a \(batched\) square matrix"):
+            dlinalg.expm(bad)
+    with pytest.raises(TypeError, match="A.dtype=float16 is not supported"):
+        dlinalg.expm(np.eye(2, dtype=np.float16))

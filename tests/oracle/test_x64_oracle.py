@@ -125,8 +125,8 @@ def test_programs_back_in_32_bits(name):
 
 
 def test_jaxprs_under_x64(x64):
-    def f(np_, x):
-        return x * 1.1 + np_.sin(x) + np_.sum(np_.arange(3))
+    def f(np_, x):  # eye's iotas are of the default int (a traced int32 + k did not add)
+        return x * 1.1 + np_.sin(x) + np_.sum(np_.arange(3)) + np_.eye(3, k=1)[0]
 
     for arg in (2.0, np.float32(2.0), np.arange(3.0)):
         got = didax.make_jaxpr(lambda x: f(dnp, x))(arg)
