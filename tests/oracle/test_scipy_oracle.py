@@ -148,6 +148,10 @@ STATS = [
     *[("chi2", f, (XS, 3.0, -1.0, 1.5)) for f in CDFS],
     *[("truncnorm", f, (XS, -1.0, 1.5, 0.5, 2.0)) for f in ("logpdf", "pdf", *CDFS)],
     *[("poisson", f, (K, 2.0)) for f in ("logpmf", "pmf", "cdf")],
+    *[("geom", f, (K, 0.3, -1.0)) for f in ("logpmf", "pmf")],
+    *[("nbinom", f, (K, 2.5, 0.4)) for f in ("logpmf", "pmf")],
+    *[("pareto", f, (XS, 2.0, -1.0, 1.5)) for f in ("logpdf", "pdf", *CDFS)],
+    *[(g, f, (XS, 0.5, 2.0)) for g in ("gumbel_l", "gumbel_r") for f in ("logpdf", "pdf", *CDFS)],
     *[("bernoulli", f, (K[:5], 0.3)) for f in ("logpmf", "pmf", "cdf")],
     ("bernoulli", "ppf", (Q, 0.3)),
 ]
@@ -184,6 +188,16 @@ EDGE_CASES = [
     *[("chi2", f, (EDGES, df)) for f in ("logpdf", *CDFS) for df in (1.0, 2.0)],
     *[("beta", f, (EDGES, 0.5, 2.0)) for f in CDFS],
     ("poisson", "cdf", (EDGES, 0.5, 1.0)),
+    *[(d, f, (EDGES, 0.7, 1.0)) for d in ("geom", "nbinom") for f in ("logpmf", "pmf")],
+    *[("pareto", f, (EDGES, 0.5, -1.0, 2.0)) for f in ("logpdf", *CDFS)],
+    ("pareto", "ppf", (EDGES - 0.2, 2.0)),
+    *[
+        (g, f, (EDGES, 0.5, scale))
+        for g in ("gumbel_l", "gumbel_r")
+        for f in ("logpdf", *CDFS)
+        for scale in (2.0, 0.0, -1.0)
+    ],
+    *[(g, "ppf", (EDGES - 0.2, 0.5, 2.0)) for g in ("gumbel_l", "gumbel_r")],
     *[
         ("truncnorm", f, (EDGES, a, b))
         for f in ("logpdf", *CDFS)
