@@ -14,6 +14,8 @@ import json
 import logging
 import os
 import re
+import subprocess
+import sys
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -417,3 +419,19 @@ def test_disable_most_optimizations_starts_from_the_environment_as_jax(value):
     assert done.returncode == 0, done.stderr[-2000:]
     mine, theirs = json.loads(done.stdout.splitlines()[-1])
     assert mine == theirs == (value in ("1", "true"))
+
+
+def test_inf_and_nan_come_silently_as_in_jax():
+    # Eager didax computes with NumPy, which warns on log(0), x / 0, sqrt(-1); JAX computes
+    # the same values silently, and so does didax (nan_checks.py's warnings filter). The
+    # user's own NumPy code still warns. In a fresh process: pytest sets its own filters.
+    script = (
+        "import numpy as np, didax, didax.numpy as jnp\n"
+        "print(jnp.log(0.0), jnp.array(1.0) / 0.0, jnp.sqrt(-1.0), jnp.log(jnp.zeros(2)))\n"
+        "print(didax.jit(jnp.log)(0.0), didax.grad(jnp.sqrt)(0.0))\n"
+        "np.log(np.zeros(1))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["-inf", "inf", "nan", "[-inf", "-inf]", "-inf", "inf"]
+    warned = [line for line in out.stderr.splitlines() if "Warning" in line]
+    assert warned == ["<string>:4: RuntimeWarning: divide by zero encountered in log"], warned
