@@ -6,7 +6,9 @@ Without them, a nan or an inf is a value like any other, silently, as in JAX. Ea
 operations compute with NumPy, which warns (a RuntimeWarning) on a division by zero, the log
 of 0, an overflow...: the warnings filter below drops the RuntimeWarnings raised from
 didax's own modules (a warning is attributed to the module whose code called NumPy), so a
-user's own NumPy code still warns as it always does.
+user's own NumPy code still warns as it always does. (pytest restores the warnings filters
+after collecting: where didax is first imported by a test module, its RuntimeWarnings show
+in pytest's warnings summary.)
 
 Layer 1, after config.
 """
