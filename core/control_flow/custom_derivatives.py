@@ -165,6 +165,18 @@ def _symbolic(t: Any) -> Any:
     return SymbolicZero(tangent_aval(t.aval)) if isinstance(t, Zero) else t
 
 
+def rule_input(t: Any, symbolic_zeros: bool) -> Any:
+    """A tangent (or cotangent) as a custom rule takes it: a `Zero` stays symbolic for a
+    rule defined with `symbolic_zeros` (custom_jvp's or custom_vjp's), else it becomes an
+    array of zeros."""
+    return t if symbolic_zeros else ad_helpers.instantiate(t)
+
+
+def example_aval(aval: ShapedArray, dim: int | None) -> ShapedArray:
+    """The type of one example of a value batched at `dim` (0, or None: not batched)."""
+    return aval if dim is None else ShapedArray(aval.shape[1:], aval.dtype, aval.weak_type)
+
+
 # =========================================================================== custom_jvp
 
 
@@ -270,7 +282,8 @@ class custom_jvp(CustomFunction):  # noqa: N801 - JAX's name
         rule = CustomJvpRule(self.jvp, name, nondiff, in_tree, None, None, self.symbolic_zeros)
         tracers = [trace.full_raise(x) for x in leaves]
         primals_out, tangents_out = rule(
-            [t.primal for t in tracers], [rule.tangent_in(t.tangent) for t in tracers]
+            [t.primal for t in tracers],
+            [rule_input(t.tangent, self.symbolic_zeros) for t in tracers],
         )
         outs = [JVPTracer(trace, p, t) for p, t in zip(primals_out, tangents_out, strict=True)]
         return tree_unflatten(rule.result_tree, outs)
@@ -294,7 +307,7 @@ class CustomJvpRule:
     """The user's jvp rule as a function of flat lists: (primals, tangents) -> (primals out,
     tangents out), checking what it returns. A param of `custom_jvp_call` (hashed by
     identity); it prints as the rule's name. Input tangents may be `Zero`s where
-    `symbolic_zeros` is set (`tangent_in`): the user's rule gets them as `SymbolicZero`s. A
+    `symbolic_zeros` is set (`rule_input`): the user's rule gets them as `SymbolicZero`s. A
     `SymbolicZero` it returns is a `Zero` tangent out (with or without the option, as JAX)."""
 
     def __init__(
@@ -315,11 +328,6 @@ class CustomJvpRule:
         self.symbolic_zeros = symbolic_zeros
         self.result_tree: PyTreeDef | None = None
         self.__name__ = getattr(jvp, "__name__", "jvp")
-
-    def tangent_in(self, t: Any) -> Any:
-        """An input's tangent as the rule takes it: a `Zero` stays symbolic with the option,
-        else it becomes an array of zeros."""
-        return t if self.symbolic_zeros else ad_helpers.instantiate(t)
 
     def __call__(self, primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[list, list]:
         py_primals = tuple(tree_unflatten(self.in_tree, primals))
@@ -379,14 +387,11 @@ class BatchedJvpRule:
         self.symbolic_zeros = getattr(rule, "symbolic_zeros", False)
         self.__name__ = rule.__name__
 
-    def tangent_in(self, t: Any) -> Any:
-        return t if self.symbolic_zeros else ad_helpers.instantiate(t)
-
     def __call__(self, primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[list, list]:
         n = len(primals)
         dims = [None if d is NOT_MAPPED else d for d in self.in_dims]
         zeros = [  # one example's Zero for each zero tangent, else None
-            None if not isinstance(t, Zero) else Zero(_example_aval(t.aval, d))
+            None if not isinstance(t, Zero) else Zero(example_aval(t.aval, d))
             for t, d in zip(tangents, dims, strict=True)
         ]
         live = [t for t, z in zip(tangents, zeros, strict=True) if z is None]
@@ -408,11 +413,6 @@ class BatchedJvpRule:
         p_out, rest = outs[: n_out[0]], iter(outs[n_out[0] :])
         t_out = [Zero.like(p) if z else next(rest) for p, z in zip(p_out, zero_out, strict=True)]
         return p_out, t_out
-
-
-def _example_aval(aval: ShapedArray, dim: int | None) -> ShapedArray:
-    # the type of one example of a value batched at `dim` (0 or None)
-    return aval if dim is None else ShapedArray(aval.shape[1:], aval.dtype, aval.weak_type)
 
 
 custom_jvp_call_p = core.Primitive("custom_jvp_call", multiple_results=True)
@@ -438,7 +438,7 @@ core.abstract_eval_rules.register(custom_jvp_call_p, custom_call_abstract_eval)
 def _custom_jvp_call_jvp(primals, tangents, *, call_jaxpr, jvp, num_consts, symbolic_zeros, name):
     check_no_closure_tangents("custom_jvp", name, tangents[:num_consts])
     args = primals[num_consts:]
-    return jvp(args, [jvp.tangent_in(t) for t in tangents[num_consts:]])
+    return jvp(args, [rule_input(t, jvp.symbolic_zeros) for t in tangents[num_consts:]])
 
 
 # no transpose rule: custom_jvp_call is not linear (reverse mode transposes the user's rule)

@@ -26,8 +26,10 @@ from didax.control_flow.custom_derivatives import (
     custom_call_abstract_eval,
     custom_call_impl,
     custom_call_lowering,
+    example_aval,
     long_aval,
     merge_nondiff,
+    rule_input,
     tangent_aval,
 )
 from didax.core import NOT_MAPPED, ShapedArray, Zero
@@ -214,7 +216,7 @@ class CustomVjpFwd:
 class CustomVjpBwd:
     """The user's backward function on flat lists: (residuals, residual tree, output
     cotangents) -> one cotangent (or `Zero`) per input. Prints as the function's name.
-    Output cotangents may be `Zero`s where `symbolic_zeros` is set (`cotangent_in`): the
+    Output cotangents may be `Zero`s where `symbolic_zeros` is set (`rule_input`): the
     function gets them as `SymbolicZero`s. A `SymbolicZero` it returns is a `Zero`."""
 
     def __init__(
@@ -241,11 +243,6 @@ class CustomVjpBwd:
         )
         out.python_scalars = tuple(dtypes.is_python_scalar(r) for r in res)
         return out
-
-    def cotangent_in(self, ct: Any) -> Any:
-        """An output's cotangent as this takes it: a `Zero` stays symbolic with the option,
-        else it becomes an array of zeros."""
-        return ct if self.symbolic_zeros else ad_helpers.instantiate(ct)
 
     def _as_given(self, res: Sequence[Any]) -> list[Any]:
         return [
@@ -358,21 +355,13 @@ class BatchedVjpBwd:
     def for_residuals(self, res: Sequence[Any]) -> BatchedVjpBwd:
         return self  # the inner bwd sees batch tracers, never Python scalars
 
-    def cotangent_in(self, ct: Any) -> Any:
-        return ct if self.symbolic_zeros else ad_helpers.instantiate(ct)
-
     def __call__(
         self, res: Sequence[Any], res_tree: PyTreeDef, out_tree: PyTreeDef, cts: Sequence[Any]
     ) -> list[Any]:
         n_res = len(res)
         zero_mask: list[bool] = []
         # one example's Zero for each zero cotangent (outputs are batched at 0), else None
-        zeros = [
-            Zero(ShapedArray(c.aval.shape[1:], c.aval.dtype, c.aval.weak_type))
-            if isinstance(c, Zero)
-            else None
-            for c in cts
-        ]
+        zeros = [Zero(example_aval(c.aval, 0)) if isinstance(c, Zero) else None for c in cts]
         live = [c for c, z in zip(cts, zeros, strict=True) if z is None]
 
         def flat(*xs: Any) -> list[Any]:
@@ -485,7 +474,7 @@ def _custom_lin_jvp(primals, tangents, **params):
 @core.transpose_rules.register(custom_lin_p)
 def _custom_lin_transpose(cts, *args, num_res, bwd, res_tree, out_tree, out_avals):
     res = args[:num_res]
-    cts = [bwd.cotangent_in(ct) for ct in cts]
+    cts = [rule_input(ct, bwd.symbolic_zeros) for ct in cts]
     return [None] * num_res + bwd(res, res_tree, out_tree, cts)
 
 
