@@ -8,17 +8,12 @@ from typing import Any
 
 from didax import numpy as jnp
 from didax.scipy.special import promote_args_inexact
-
-
-def _z(name: str, x: Any, loc: Any, scale: Any) -> tuple[Any, Any, Any]:
-    # (z, scale, whether scale > 0)
-    x, loc, scale = promote_args_inexact(name, x, loc, scale)
-    return (x - loc) / scale, scale, scale > 0
+from didax.scipy.stats.gumbel_r import standardized
 
 
 def logpdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
     """Log of the density, -log(scale) + z - exp(z). Like `jax.scipy.stats.gumbel_l.logpdf`."""
-    z, scale, ok = _z("gumbel_l.logpdf", x, loc, scale)
+    z, scale, ok = standardized("gumbel_l.logpdf", x, loc, scale)
     return jnp.where(ok, -jnp.log(scale) + (z - jnp.exp(z)), jnp.nan)
 
 
@@ -29,7 +24,7 @@ def pdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
 
 def logcdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
     """Log of the CDF, log(1 - exp(-exp(z))). Like `jax.scipy.stats.gumbel_l.logcdf`."""
-    z, _, ok = _z("gumbel_l.logcdf", x, loc, scale)
+    z, _, ok = standardized("gumbel_l.logcdf", x, loc, scale)
     return jnp.where(ok, jnp.log(-jnp.expm1(-jnp.exp(z))), jnp.nan)
 
 
@@ -40,7 +35,7 @@ def cdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
 
 def logsf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
     """Log of the survival function, -exp(z). Like `jax.scipy.stats.gumbel_l.logsf`."""
-    z, _, ok = _z("gumbel_l.logsf", x, loc, scale)
+    z, _, ok = standardized("gumbel_l.logsf", x, loc, scale)
     return jnp.where(ok, -jnp.exp(z), jnp.nan)
 
 

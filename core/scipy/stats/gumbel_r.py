@@ -10,15 +10,16 @@ from didax.nn import log1mexp
 from didax.scipy.special import promote_args_inexact
 
 
-def _z(name: str, x: Any, loc: Any, scale: Any) -> tuple[Any, Any, Any]:
-    # (z, scale, whether scale > 0)
+def standardized(name: str, x: Any, loc: Any, scale: Any) -> tuple[Any, Any, Any]:
+    """(z = (x - loc) / scale, scale, whether scale > 0), of one inexact dtype (`name`'s
+    errors): what both Gumbel distributions compute from."""
     x, loc, scale = promote_args_inexact(name, x, loc, scale)
     return (x - loc) / scale, scale, scale > 0
 
 
 def logpdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
     """Log of the density, -log(scale) - z - exp(-z). Like `jax.scipy.stats.gumbel_r.logpdf`."""
-    z, scale, ok = _z("gumbel_r.logpdf", x, loc, scale)
+    z, scale, ok = standardized("gumbel_r.logpdf", x, loc, scale)
     return jnp.where(ok, -jnp.log(scale) - (z + jnp.exp(-z)), jnp.nan)
 
 
@@ -29,7 +30,7 @@ def pdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
 
 def logcdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
     """Log of the CDF, -exp(-z). Like `jax.scipy.stats.gumbel_r.logcdf`."""
-    z, _, ok = _z("gumbel_r.logcdf", x, loc, scale)
+    z, _, ok = standardized("gumbel_r.logcdf", x, loc, scale)
     return jnp.where(ok, -jnp.exp(-z), jnp.nan)
 
 
@@ -41,13 +42,13 @@ def cdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
 def sf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
     """The survival function, 1 - exp(-exp(-z)) (as an `expm1`, exact in the right tail).
     Like `jax.scipy.stats.gumbel_r.sf`."""
-    z, _, ok = _z("gumbel_r.sf", x, loc, scale)
+    z, _, ok = standardized("gumbel_r.sf", x, loc, scale)
     return jnp.where(ok, -jnp.expm1(-jnp.exp(-z)), jnp.nan)
 
 
 def logsf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
     """Log of the survival function. Like `jax.scipy.stats.gumbel_r.logsf`."""
-    z, _, ok = _z("gumbel_r.logsf", x, loc, scale)
+    z, _, ok = standardized("gumbel_r.logsf", x, loc, scale)
     return jnp.where(ok, log1mexp(jnp.exp(-z)), jnp.nan)
 
 
