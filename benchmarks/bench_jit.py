@@ -4,6 +4,7 @@
     python benchmarks/bench_jit.py dispatch   # the cached-dispatch rows only
     python benchmarks/bench_jit.py dispatch --cpu   # the same in CPU time (a loaded machine)
     python benchmarks/bench_jit.py puts --cpu       # the NumPy argument's put, each way
+    python benchmarks/bench_jit.py tracebacks --cpu # a call with jaxlib's tracebacks on/off
 
 Rows: the first call of a 100-op and a 1,000-op elementwise chain (trace, lower, compile,
 run; a fresh function each repeat), cached dispatch with 1 and 3 float32[8] device arrays,
@@ -127,6 +128,34 @@ def puts() -> None:
         x = np.arange(n, dtype=np.float32)
         cells = [put_time(x, how) * 1e6 for how in ("lend", "copy", "dlpack")]
         print(f"{'f32[' + str(n) + ']':<40} " + " ".join(f"{c:>10.2f}" for c in cells))
+
+
+def tracebacks(depth: int = 40) -> None:
+    """`python benchmarks/bench_jit.py tracebacks [--cpu]`: a cached call of `a + 1.0` on a
+    f32[8] (not waited for) with jaxlib's traceback recording on, as JAX leaves it, and off,
+    as didax's client sets it (`didax_jaxlib_tracebacks`), here and `depth` frames deeper in
+    the stack (a notebook cell runs under IPython's frames; jaxlib records the whole stack for
+    each array it makes). Each call sets the switch first (a cost the four rows share), in
+    alternation. didax's only: the switch is jaxlib's, not a difference from JAX."""
+    xla = client.runtime().xla
+    f, x = didax.jit(lambda a: a + 1.0), didax.device_put(np.arange(8, dtype=np.float32))
+    f(x).block_until_ready()
+
+    def deeper(n: int, call: Callable[[], Any]) -> Callable[[], Any]:
+        return call if n == 0 else deeper(n - 1, lambda: call())
+
+    calls = {}
+    for frames in (0, depth):
+        call = deeper(frames, lambda: f(x))
+        for on in (True, False):
+            calls[frames, on] = (None, lambda c=call, on=on: (xla.set_tracebacks_enabled(on), c()))
+    times = alternating(calls, repeat=15, number=2000, clock=CLOCK)
+    xla.set_tracebacks_enabled(bool(didax.config.read("didax_jaxlib_tracebacks")))
+    print(f"{'cached call of a + 1.0, f32[8] (us)':<40} {'recorded':>10} {'not':>10}")
+    for frames in (0, depth):
+        label = "at the benchmark's depth" if frames == 0 else f"{frames} frames deeper"
+        on, off = times[frames, True] * 1e6, times[frames, False] * 1e6
+        print(f"{label:<40} {on:>10.2f} {off:>10.2f}")
 
 
 def dispatch(case: str, dx: Any, jx: Any, number: int, repeats: int = 15) -> tuple[float, float]:
@@ -283,5 +312,7 @@ if __name__ == "__main__":
         _sharded_row(int(sys.argv[2]), int(sys.argv[3]))
     elif sys.argv[1:] == ["puts"]:
         puts()
+    elif sys.argv[1:] == ["tracebacks"]:
+        tracebacks()
     else:
         main(only_dispatch=sys.argv[1:] == ["dispatch"], cpu=cpu)

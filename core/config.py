@@ -20,8 +20,9 @@ Layer 1 (no imports from didax). Options:
   the client starts, as `jax_num_cpu_devices`.
 - `didax_jaxlib_tracebacks` (didax's own): whether jaxlib keeps recording the Python stack
   of every device array and program it makes. didax reads none of them, so by default its
-  client turns the recording off when it starts (runtime/client.py): it cost ~0.8 us of a
-  6.5 us cached jitted call. JAX reads them (the source locations of its jaxprs, HLO
+  client turns the recording off when it starts (runtime/client.py): it cost 0.4 us of a
+  4.2 us cached jitted call, 2.2 us of 7.1 with 40 more frames on the stack
+  (`python benchmarks/bench_jit.py tracebacks --cpu`). JAX reads them (the source locations of its jaxprs, HLO
   metadata and some errors, a JAX Array's `traceback`), and jaxlib's switch is the
   process's: in a process that has imported `jax` when didax's client starts, the switch is
   left on; JAX imported later finds it off, and its source locations are then missing. On

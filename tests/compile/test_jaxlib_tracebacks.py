@@ -48,7 +48,7 @@ def _run(*args: str, **variables: str) -> str:
 
 
 def test_the_client_turns_jaxlibs_tracebacks_off() -> None:
-    # a cached jitted call of one f32[8] took 6.5 us with them, 5.7 us without (CPU time);
+    # what it saves: `python benchmarks/bench_jit.py tracebacks --cpu` (README);
     # JAX imported after that finds them off: its jaxprs have no source locations
     assert _run() == "True False False False"
     assert _run("off") == "True False False False"
